@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+
+/* Open-addressing hash set of uint32 indices into some array. */
+struct hset {
+	uint32_t *slot; /* index + 1, 0 = empty */
+	size_t cap;     /* power of two */
+	size_t n;
+};
+
+struct fkey {
+	int64_t name, sys, file, start;
+};
+
+struct lkey {
+	uint64_t mapping, addr;
+};
+
+struct psym_builder {
+	struct psym_profile *p;
+	struct hset strs, funcs, locs;
+	size_t cap_strings, cap_functions, cap_locations, cap_mappings, cap_samples;
+	size_t cap_sample_types, cap_comments;
+	uint64_t next_function_id, next_location_id, next_mapping_id;
+	int err;
+};
+
+static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h);
+
+static uint64_t hash_bytes(const void *data, size_t n)
+{
+	const unsigned char *s = data;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h ^ (h >> 29);
+}
+
+static uint64_t hash_u64s(const uint64_t *v, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= v[i] + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+		h *= 0xff51afd7ed558ccdULL;
+	}
+	return h ^ (h >> 33);
+}
+
+static int hset_grow(struct hset *h, uint64_t (*hash)(struct psym_builder *, uint32_t),
+		     struct psym_builder *b)
+{
+	size_t ncap = h->cap ? h->cap * 2 : 1024;
+	uint32_t *ns = calloc(ncap, sizeof(*ns));
+
+	if (!ns)
+		return PSYM_ENOMEM;
+	for (size_t i = 0; i < h->cap; i++) {
+		uint32_t v = h->slot[i];
+		size_t j;
+
+		if (!v)
+			continue;
+		j = hash(b, v - 1) & (ncap - 1);
+		while (ns[j])
+			j = (j + 1) & (ncap - 1);
+		ns[j] = v;
+	}
+	free(h->slot);
+	h->slot = ns;
+	h->cap = ncap;
+	return 0;
+}
+
+/* ---- hashing of existing entries ---------------------------------------- */
+
+static uint64_t str_hash_at(struct psym_builder *b, uint32_t i)
+{
+	const char *s = b->p->pb->string_table[i];
+
+	return hash_bytes(s, strlen(s));
+}
+
+static void fkey_of(const pb_function *f, struct fkey *k)
+{
+	k->name = f->name;
+	k->sys = f->system_name;
+	k->file = f->filename;
+	k->start = f->start_line;
+}
+
+static uint64_t func_hash_at(struct psym_builder *b, uint32_t i)
+{
+	struct fkey k;
+
+	fkey_of(b->p->pb->function[i], &k);
+	return hash_u64s((const uint64_t *)&k, 4);
+}
+
+static uint64_t loc_hash_at(struct psym_builder *b, uint32_t i)
+{
+	const pb_location *l = b->p->pb->location[i];
+	uint64_t k[2] = { l->mapping_id, l->address };
+
+	return hash_u64s(k, 2);
+}
+
+/* Insert index i (already in the array) into the set. */
+static int hset_insert(struct psym_builder *b, struct hset *h, uint32_t i,
+		       uint64_t (*hash)(struct psym_builder *, uint32_t))
+{
+	size_t j;
+
+	if ((h->n + 1) * 4 > h->cap * 3) {
+		int ret = hset_grow(h, hash, b);
+
+		if (ret)
+			return ret;
+	}
+	j = hash(b, i) & (h->cap - 1);
+	while (h->slot[j])
+		j = (j + 1) & (h->cap - 1);
+	h->slot[j] = i + 1;
+	h->n++;
+	return 0;
+}
+
+int psym_builder_new(struct psym_profile *p, struct psym_builder **out,
+		     struct psym_err *e)
+{
+	struct psym_builder *b = calloc(1, sizeof(*b));
+	pb_profile *pb = p->pb;
+	int ret = 0;
+
+	if (!b)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	b->p = p;
+	b->cap_strings = pb->n_string_table;
+	b->cap_functions = pb->n_function;
+	b->cap_locations = pb->n_location;
+	b->cap_mappings = pb->n_mapping;
+	b->cap_samples = pb->n_sample;
+	b->cap_sample_types = pb->n_sample_type;
+	b->cap_comments = pb->n_comment;
+	if (pb->n_string_table > UINT32_MAX - 1 || pb->n_function > UINT32_MAX - 1 ||
+	    pb->n_location > UINT32_MAX - 1) {
+		free(b);
+		return psym_err_set(e, PSYM_ELIMIT, "profile too large for the builder");
+	}
+	/* First occurrence of a duplicate string wins, like pprof's own writer. */
+	for (size_t i = 0; i < pb->n_string_table && !ret; i++) {
+		const char *s;
+
+		if (!pb->string_table[i])
+			pb->string_table[i] = (char *)"";
+		s = pb->string_table[i];
+		if (str_find(b, s, hash_bytes(s, strlen(s))) < 0)
+			ret = hset_insert(b, &b->strs, (uint32_t)i, str_hash_at);
+	}
+	for (size_t i = 0; i < pb->n_function && !ret; i++) {
+		if (pb->function[i]->id >= b->next_function_id)
+			b->next_function_id = pb->function[i]->id;
+		ret = hset_insert(b, &b->funcs, (uint32_t)i, func_hash_at);
+	}
+	for (size_t i = 0; i < pb->n_location && !ret; i++) {
+		if (pb->location[i]->id >= b->next_location_id)
+			b->next_location_id = pb->location[i]->id;
+		ret = hset_insert(b, &b->locs, (uint32_t)i, loc_hash_at);
+	}
+	for (size_t i = 0; i < pb->n_mapping; i++)
+		if (pb->mapping[i]->id >= b->next_mapping_id)
+			b->next_mapping_id = pb->mapping[i]->id;
+	b->next_function_id++;
+	b->next_location_id++;
+	b->next_mapping_id++;
+	if (ret) {
+		psym_builder_free(b);
+		return psym_err_set(e, ret, "out of memory indexing the profile");
+	}
+	*out = b;
+	return 0;
+}
+
+void psym_builder_free(struct psym_builder *b)
+{
+	if (!b)
+		return;
+	free(b->strs.slot);
+	free(b->funcs.slot);
+	free(b->locs.slot);
+	free(b);
+}
+
+int psym_builder_error(const struct psym_builder *b)
+{
+	return b->err ? b->err : PSYM_ENOMEM;
+}
+
+static int fail(struct psym_builder *b, int code)
+{
+	b->err = code;
+	return code;
+}
+
+/* Append ptr to a profile pointer array (n, arr) with capacity *cap. */
+static int push_ptr(struct psym_builder *b, void ***arr, size_t *n, size_t *cap,
+		    void *ptr)
+{
+	int ret = psym_arena_grow(&b->p->arena, (void **)arr, cap, *n + 1,
+				  sizeof(void *));
+
+	if (ret)
+		return fail(b, ret);
+	(*arr)[(*n)++] = ptr;
+	return 0;
+}
+
+static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h)
+{
+	pb_profile *pb = b->p->pb;
+
+	if (!b->strs.cap)
+		return -1;
+	for (size_t j = h & (b->strs.cap - 1); b->strs.slot[j];
+	     j = (j + 1) & (b->strs.cap - 1)) {
+		uint32_t i = b->strs.slot[j] - 1;
+
+		if (strcmp(pb->string_table[i], s) == 0)
+			return i;
+	}
+	return -1;
+}
+
+int64_t psym_builder_str(struct psym_builder *b, const char *s)
+{
+	pb_profile *pb = b->p->pb;
+	size_t len = strlen(s);
+	int64_t found = str_find(b, s, hash_bytes(s, len));
+	char *copy;
+	int ret;
+
+	if (found >= 0)
+		return found;
+	if (pb->n_string_table >= UINT32_MAX - 1)
+		return fail(b, PSYM_ELIMIT);
+	copy = psym_arena_strndup(&b->p->arena, s, len);
+	if (!copy)
+		return fail(b, psym_arena_error(&b->p->arena));
+	ret = push_ptr(b, (void ***)&pb->string_table, &pb->n_string_table,
+		       &b->cap_strings, copy);
+	if (ret)
+		return ret;
+	ret = hset_insert(b, &b->strs, (uint32_t)(pb->n_string_table - 1), str_hash_at);
+	if (ret)
+		return fail(b, ret);
+	return (int64_t)pb->n_string_table - 1;
+}
+
+uint64_t psym_builder_function(struct psym_builder *b, const char *name,
+			       const char *system_name, const char *filename,
+			       int64_t start_line)
+{
+	pb_profile *pb = b->p->pb;
+	struct fkey k;
+	pb_function *f;
+	size_t j;
+
+	k.name = psym_builder_str(b, name ? name : "");
+	k.sys = psym_builder_str(b, system_name ? system_name : "");
+	k.file = psym_builder_str(b, filename ? filename : "");
+	k.start = start_line;
+	if (k.name < 0 || k.sys < 0 || k.file < 0)
+		return 0;
+	if (b->funcs.cap) {
+		uint64_t h = hash_u64s((const uint64_t *)&k, 4);
+
+		for (j = h & (b->funcs.cap - 1); b->funcs.slot[j];
+		     j = (j + 1) & (b->funcs.cap - 1)) {
+			struct fkey o;
+
+			fkey_of(pb->function[b->funcs.slot[j] - 1], &o);
+			if (memcmp(&o, &k, sizeof(k)) == 0)
+				return pb->function[b->funcs.slot[j] - 1]->id;
+		}
+	}
+	f = psym_arena_alloc(&b->p->arena, sizeof(*f));
+	if (!f) {
+		fail(b, psym_arena_error(&b->p->arena));
+		return 0;
+	}
+	perftools__profiles__function__init(f);
+	f->id = b->next_function_id++;
+	f->name = k.name;
+	f->system_name = k.sys;
+	f->filename = k.file;
+	f->start_line = k.start;
+	if (push_ptr(b, (void ***)&pb->function, &pb->n_function, &b->cap_functions, f))
+		return 0;
+	if (hset_insert(b, &b->funcs, (uint32_t)(pb->n_function - 1), func_hash_at)) {
+		fail(b, PSYM_ENOMEM);
+		return 0;
+	}
+	return f->id;
+}
+
+pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start,
+				 uint64_t limit, uint64_t offset,
+				 const char *filename, const char *build_id)
+{
+	pb_profile *pb = b->p->pb;
+	int64_t fi = psym_builder_str(b, filename ? filename : "");
+	int64_t bi = psym_builder_str(b, build_id ? build_id : "");
+	pb_mapping *m;
+
+	if (fi < 0 || bi < 0)
+		return NULL;
+	m = psym_arena_alloc(&b->p->arena, sizeof(*m));
+	if (!m) {
+		fail(b, psym_arena_error(&b->p->arena));
+		return NULL;
+	}
+	perftools__profiles__mapping__init(m);
+	m->id = b->next_mapping_id++;
+	m->memory_start = start;
+	m->memory_limit = limit;
+	m->file_offset = offset;
+	m->filename = fi;
+	m->build_id = bi;
+	if (push_ptr(b, (void ***)&pb->mapping, &pb->n_mapping, &b->cap_mappings, m))
+		return NULL;
+	return m;
+}
+
+uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id,
+			       uint64_t address)
+{
+	pb_profile *pb = b->p->pb;
+	uint64_t k[2] = { mapping_id, address };
+	pb_location *l;
+
+	if (b->locs.cap) {
+		uint64_t h = hash_u64s(k, 2);
+
+		for (size_t j = h & (b->locs.cap - 1); b->locs.slot[j];
+		     j = (j + 1) & (b->locs.cap - 1)) {
+			pb_location *o = pb->location[b->locs.slot[j] - 1];
+
+			if (o->mapping_id == mapping_id && o->address == address)
+				return o->id;
+		}
+	}
+	l = psym_arena_alloc(&b->p->arena, sizeof(*l));
+	if (!l) {
+		fail(b, psym_arena_error(&b->p->arena));
+		return 0;
+	}
+	perftools__profiles__location__init(l);
+	l->id = b->next_location_id++;
+	l->mapping_id = mapping_id;
+	l->address = address;
+	if (push_ptr(b, (void ***)&pb->location, &pb->n_location, &b->cap_locations, l))
+		return 0;
+	if (hset_insert(b, &b->locs, (uint32_t)(pb->n_location - 1), loc_hash_at)) {
+		fail(b, PSYM_ENOMEM);
+		return 0;
+	}
+	return l->id;
+}
+
+int psym_builder_add_line(struct psym_builder *b, pb_location *loc,
+			  uint64_t function_id, int64_t line, int64_t column)
+{
+	pb_line *ln = psym_arena_alloc(&b->p->arena, sizeof(*ln));
+	size_t cap = loc->n_line;
+	pb_line **arr;
+
+	if (!ln)
+		return fail(b, psym_arena_error(&b->p->arena));
+	perftools__profiles__line__init(ln);
+	ln->function_id = function_id;
+	ln->line = line;
+	ln->column = column;
+	/* Lines are few per location: grow exactly, the arena keeps it cheap. */
+	arr = psym_arena_alloc(&b->p->arena, (cap + 1) * sizeof(*arr));
+	if (!arr)
+		return fail(b, psym_arena_error(&b->p->arena));
+	if (cap)
+		memcpy(arr, loc->line, cap * sizeof(*arr));
+	arr[cap] = ln;
+	loc->line = arr;
+	loc->n_line = cap + 1;
+	return 0;
+}
+
+int psym_builder_sample_type(struct psym_builder *b, const char *type,
+			     const char *unit)
+{
+	pb_profile *pb = b->p->pb;
+	pb_value_type *vt = psym_arena_alloc(&b->p->arena, sizeof(*vt));
+	int64_t t, u;
+
+	if (!vt)
+		return fail(b, psym_arena_error(&b->p->arena));
+	perftools__profiles__value_type__init(vt);
+	t = psym_builder_str(b, type);
+	u = psym_builder_str(b, unit);
+	if (t < 0 || u < 0)
+		return b->err;
+	vt->type = t;
+	vt->unit = u;
+	return push_ptr(b, (void ***)&pb->sample_type, &pb->n_sample_type,
+			&b->cap_sample_types, vt);
+}
+
+pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs,
+			       size_t nlocs, const int64_t *values, size_t nvalues)
+{
+	pb_profile *pb = b->p->pb;
+	pb_sample *s = psym_arena_alloc(&b->p->arena, sizeof(*s));
+
+	if (!s) {
+		fail(b, psym_arena_error(&b->p->arena));
+		return NULL;
+	}
+	perftools__profiles__sample__init(s);
+	s->location_id = psym_arena_calloc(&b->p->arena, nlocs ? nlocs : 1, sizeof(uint64_t));
+	s->value = psym_arena_calloc(&b->p->arena, nvalues ? nvalues : 1, sizeof(int64_t));
+	if (!s->location_id || !s->value) {
+		fail(b, psym_arena_error(&b->p->arena));
+		return NULL;
+	}
+	if (nlocs)
+		memcpy(s->location_id, locs, nlocs * sizeof(uint64_t));
+	if (nvalues)
+		memcpy(s->value, values, nvalues * sizeof(int64_t));
+	s->n_location_id = nlocs;
+	s->n_value = nvalues;
+	if (push_ptr(b, (void ***)&pb->sample, &pb->n_sample, &b->cap_samples, s))
+		return NULL;
+	return s;
+}
+
+static int add_label(struct psym_builder *b, pb_sample *s, pb_label *lb)
+{
+	size_t n = s->n_label;
+	pb_label **arr = psym_arena_alloc(&b->p->arena, (n + 1) * sizeof(*arr));
+
+	if (!arr)
+		return fail(b, psym_arena_error(&b->p->arena));
+	if (n)
+		memcpy(arr, s->label, n * sizeof(*arr));
+	arr[n] = lb;
+	s->label = arr;
+	s->n_label = n + 1;
+	return 0;
+}
+
+int psym_builder_label_str(struct psym_builder *b, pb_sample *s, const char *key,
+			   const char *str)
+{
+	pb_label *lb = psym_arena_alloc(&b->p->arena, sizeof(*lb));
+	int64_t k, v;
+
+	if (!lb)
+		return fail(b, psym_arena_error(&b->p->arena));
+	perftools__profiles__label__init(lb);
+	k = psym_builder_str(b, key);
+	v = psym_builder_str(b, str);
+	if (k < 0 || v < 0)
+		return b->err;
+	lb->key = k;
+	lb->str = v;
+	return add_label(b, s, lb);
+}
+
+int psym_builder_label_num(struct psym_builder *b, pb_sample *s, const char *key,
+			   int64_t num, const char *unit)
+{
+	pb_label *lb = psym_arena_alloc(&b->p->arena, sizeof(*lb));
+	int64_t k, u = 0;
+
+	if (!lb)
+		return fail(b, psym_arena_error(&b->p->arena));
+	perftools__profiles__label__init(lb);
+	k = psym_builder_str(b, key);
+	if (unit)
+		u = psym_builder_str(b, unit);
+	if (k < 0 || u < 0)
+		return b->err;
+	lb->key = k;
+	lb->num = num;
+	lb->num_unit = u;
+	return add_label(b, s, lb);
+}
+
+int psym_builder_comment(struct psym_builder *b, const char *text)
+{
+	pb_profile *pb = b->p->pb;
+	int64_t c = psym_builder_str(b, text);
+	int ret;
+
+	if (c < 0)
+		return b->err;
+	ret = psym_arena_grow(&b->p->arena, (void **)&pb->comment, &b->cap_comments,
+			      pb->n_comment + 1, sizeof(int64_t));
+	if (ret)
+		return fail(b, ret);
+	pb->comment[pb->n_comment++] = c;
+	return 0;
+}

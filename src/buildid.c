@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <ctype.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buildid.h"
+#include "fileio.h"
+
+#ifndef NT_GNU_BUILD_ID
+#define NT_GNU_BUILD_ID 3
+#endif
+
+static uint32_t rd32(const unsigned char *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static size_t align_up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
+			char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	const unsigned char *p = notes;
+	size_t off = 0;
+
+	if (align != 8)
+		align = 4;
+	while (len - off >= 12 && off <= len) {
+		uint32_t namesz = rd32(p + off, swap);
+		uint32_t descsz = rd32(p + off + 4, swap);
+		uint32_t type = rd32(p + off + 8, swap);
+		size_t name_off = off + 12, desc_off, next;
+
+		if (namesz > len || descsz > len)
+			break;
+		desc_off = align_up(name_off + namesz, align);
+		if (desc_off > len || descsz > len - desc_off)
+			break;
+		next = align_up(desc_off + descsz, align);
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    memcmp(p + name_off, "GNU", 4) == 0 && descsz >= 1 &&
+		    descsz <= PSYM_BUILD_ID_MAX) {
+			static const char hex[] = "0123456789abcdef";
+
+			for (uint32_t i = 0; i < descsz; i++) {
+				out[2 * i] = hex[p[desc_off + i] >> 4];
+				out[2 * i + 1] = hex[p[desc_off + i] & 15];
+			}
+			out[2 * descsz] = '\0';
+			return 0;
+		}
+		if (next <= off)
+			break;
+		off = next;
+		if (off > len)
+			break;
+	}
+	return PSYM_NOENT;
+}
+
+int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+			 struct psym_err *e)
+{
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t n;
+	int ret = PSYM_NOENT;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
+		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", name);
+		goto out;
+	}
+	if (elf_getphdrnum(elf, &n) == 0) {
+		for (size_t i = 0; i < n && ret == PSYM_NOENT; i++) {
+			GElf_Phdr ph;
+			Elf_Data *d;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+				continue;
+			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
+						 ELF_T_NHDR);
+			if (d && d->d_buf)
+				ret = psym_notes_build_id(d->d_buf, d->d_size,
+							  ph.p_align == 8 ? 8 : 4, false, out);
+		}
+	}
+	if (ret == PSYM_NOENT) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(elf, scn)) && ret == PSYM_NOENT) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+
+			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+			    (sh.sh_flags & SHF_COMPRESSED))
+				continue;
+			d = elf_getdata(scn, NULL);
+			if (d && d->d_buf)
+				ret = psym_notes_build_id(d->d_buf, d->d_size,
+							  sh.sh_addralign == 8 ? 8 : 4, false, out);
+		}
+	}
+out:
+	elf_end(elf);
+	return ret;
+}
+
+int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
+			   struct psym_err *e)
+{
+	int fd = psym_open_regular(path, e), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = psym_elf_fd_build_id(fd, path, out, e);
+	close(fd);
+	return ret;
+}
+
+int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
+			       struct psym_err *e)
+{
+	unsigned char *buf;
+	size_t len;
+	int ret;
+
+	/* /sys files report size 4096 but are not regular in every kernel: read
+	 * them directly with a small cap. */
+	ret = psym_read_file(path, 1 << 20, &buf, &len, e);
+	if (ret)
+		return ret;
+	ret = psym_notes_build_id(buf, len, 4, false, out);
+	free(buf);
+	return ret;
+}
+
+bool psym_build_id_valid(const char *s)
+{
+	size_t n = 0;
+
+	for (; s[n]; n++)
+		if (!isxdigit((unsigned char)s[n]))
+			return false;
+	return n >= 2 && n <= 2 * PSYM_BUILD_ID_MAX && n % 2 == 0;
+}
+
+void psym_build_id_lower(char *s)
+{
+	for (; *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+}

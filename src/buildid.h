@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GNU build IDs: read from ELF note data, from ELF files, and from the
+ * kernel's /sys/kernel/notes; formatted as lowercase hex.
+ */
+#ifndef PSYM_BUILDID_H
+#define PSYM_BUILDID_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+/* Longest build ID accepted (bytes); real ones are 16-20 (sha1) or 32. */
+#define PSYM_BUILD_ID_MAX 64
+/* Buffer size for the hex form including the NUL. */
+#define PSYM_BUILD_ID_HEX_MAX (2 * PSYM_BUILD_ID_MAX + 1)
+
+/*
+ * Find an NT_GNU_BUILD_ID note ("GNU" owner) in a buffer of ELF notes (the
+ * contents of a PT_NOTE segment, an SHT_NOTE section or /sys/kernel/notes).
+ * Bounds-checked; align is 4 or 8. Writes hex to out and returns 0, or
+ * PSYM_NOENT when no build ID note is present.
+ */
+int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
+			char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/*
+ * Build ID of an ELF file, read from its notes (program headers first, then
+ * section headers). Opens only regular files. Returns 0, PSYM_NOENT (no
+ * build ID) or a negative error with a message naming the file.
+ */
+int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
+			   struct psym_err *e);
+/* Same, on an open file descriptor (not closed). */
+int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+			 struct psym_err *e);
+
+/* Kernel build ID from a /sys/kernel/notes style file. */
+int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
+			       struct psym_err *e);
+
+/* True when s is 2..2*PSYM_BUILD_ID_MAX lowercase/uppercase hex digits, even. */
+bool psym_build_id_valid(const char *s);
+
+/* Normalize hex to lowercase in place. */
+void psym_build_id_lower(char *s);
+
+#endif

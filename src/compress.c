@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "compress.h"
+
+bool psym_is_gzip(const unsigned char *buf, size_t len)
+{
+	return len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
+}
+
+int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *name,
+		unsigned char **outp, size_t *outlenp, struct psym_err *e)
+{
+	unsigned char *out = NULL, *nb;
+	size_t cap = 0, used = 0;
+	z_stream zs;
+	int zr, ret = 0;
+
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
+		return psym_err_set(e, PSYM_ENOMEM, "'%s': cannot start gzip decoder", name);
+	zs.next_in = (unsigned char *)in;
+	for (;;) {
+		size_t chunk_in = len - (size_t)(zs.next_in - in);
+
+		zs.avail_in = chunk_in > UINT32_MAX ? UINT32_MAX : (uInt)chunk_in;
+		if (used == cap) {
+			size_t ncap = cap ? cap * 2 : (len < 65536 ? 65536 : len * 4);
+
+			if (cap >= max + 1) {
+				ret = psym_err_set(e, PSYM_ELIMIT,
+						   "'%s': decompresses to more than the limit of %zu bytes",
+						   name, max);
+				goto out;
+			}
+			if (ncap > max + 1)
+				ncap = max + 1;
+			nb = realloc(out, ncap);
+			if (!nb) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
+				goto out;
+			}
+			out = nb;
+			cap = ncap;
+		}
+		zs.next_out = out + used;
+		zs.avail_out = (cap - used) > UINT32_MAX ? UINT32_MAX : (uInt)(cap - used);
+		{
+			uInt before = zs.avail_out;
+
+			zr = inflate(&zs, Z_NO_FLUSH);
+			used += before - zs.avail_out;
+		}
+		if (used > max) {
+			ret = psym_err_set(e, PSYM_ELIMIT,
+					   "'%s': decompresses to more than the limit of %zu bytes",
+					   name, max);
+			goto out;
+		}
+		if (zr == Z_STREAM_END) {
+			/* Another gzip member may follow. */
+			size_t rest = len - (size_t)(zs.next_in - in);
+
+			if (rest == 0)
+				break;
+			if (!psym_is_gzip(zs.next_in, rest)) {
+				ret = psym_err_set(e, PSYM_EBADGZIP,
+						   "'%s': trailing garbage after gzip data", name);
+				goto out;
+			}
+			inflateReset(&zs);
+			continue;
+		}
+		if (zr == Z_BUF_ERROR && zs.avail_in == 0 && zs.avail_out != 0) {
+			ret = psym_err_set(e, PSYM_EBADGZIP, "'%s': truncated gzip data", name);
+			goto out;
+		}
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			ret = psym_err_set(e, zr == Z_MEM_ERROR ? PSYM_ENOMEM : PSYM_EBADGZIP,
+					   "'%s': corrupt gzip data (%s)", name,
+					   zs.msg ? zs.msg : "inflate failed");
+			goto out;
+		}
+		if (zs.avail_in == 0 && zs.avail_out != 0 && zr == Z_OK &&
+		    (size_t)(zs.next_in - in) == len) {
+			/* All input consumed, output room left, no stream end. */
+			ret = psym_err_set(e, PSYM_EBADGZIP, "'%s': truncated gzip data", name);
+			goto out;
+		}
+	}
+	*outp = out;
+	*outlenp = used;
+	out = NULL;
+out:
+	inflateEnd(&zs);
+	free(out);
+	return ret;
+}
+
+int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp,
+	      size_t *outlenp, struct psym_err *e)
+{
+	unsigned char *out;
+	size_t cap;
+	z_stream zs;
+	int zr;
+
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK)
+		return psym_err_set(e, PSYM_ENOMEM, "cannot start gzip encoder");
+	if (len > UINT32_MAX / 2) {
+		deflateEnd(&zs);
+		return psym_err_set(e, PSYM_ELIMIT, "profile too large to compress");
+	}
+	cap = deflateBound(&zs, (uLong)len) + 32;
+	out = malloc(cap);
+	if (!out) {
+		deflateEnd(&zs);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	zs.next_in = (unsigned char *)in;
+	zs.avail_in = (uInt)len;
+	zs.next_out = out;
+	zs.avail_out = (uInt)cap;
+	zr = deflate(&zs, Z_FINISH);
+	if (zr != Z_STREAM_END) {
+		deflateEnd(&zs);
+		free(out);
+		return psym_err_set(e, PSYM_EINTERNAL, "gzip compression failed");
+	}
+	*outlenp = zs.total_out;
+	*outp = out;
+	deflateEnd(&zs);
+	return 0;
+}

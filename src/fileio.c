@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
+int psym_open_regular(const char *path, struct psym_err *e)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return psym_err_set(e, errno == ENOMEM ? PSYM_ENOMEM : PSYM_EIO,
+				    "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		int err = errno;
+
+		close(fd);
+		return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path,
+				    strerror(err));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return psym_err_set(e, PSYM_ENOTREG, "'%s': not a regular file",
+				    path);
+	}
+	/* Back to blocking reads now that we know it is a plain file. */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+int psym_read_file(const char *path, size_t max, unsigned char **bufp,
+		   size_t *lenp, struct psym_err *e)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	const char *name = is_stdin ? "<stdin>" : path;
+	unsigned char *buf = NULL, *nb;
+	size_t len = 0, cap = 0;
+	int fd, ret = 0;
+
+	fd = is_stdin ? STDIN_FILENO : psym_open_regular(path, e);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			size_t ncap = cap ? cap * 2 : 65536;
+
+			if (cap > max) {
+				ret = psym_err_set(e, PSYM_ELIMIT,
+						   "'%s': larger than the limit of %zu bytes",
+						   name, max);
+				goto out_free;
+			}
+			nb = realloc(buf, ncap + 1);
+			if (!nb) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
+				goto out_free;
+			}
+			buf = nb;
+			cap = ncap;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = psym_err_set(e, PSYM_EIO, "cannot read '%s': %s", name,
+					   strerror(errno));
+			goto out_free;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > max) {
+			ret = psym_err_set(e, PSYM_ELIMIT,
+					   "'%s': larger than the limit of %zu bytes", name,
+					   max);
+			goto out_free;
+		}
+	}
+	if (!buf) {
+		buf = malloc(1);
+		if (!buf) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
+			goto out_close;
+		}
+	}
+	*bufp = buf;
+	*lenp = len;
+	goto out_close;
+out_free:
+	free(buf);
+out_close:
+	if (!is_stdin)
+		close(fd);
+	return ret;
+}
+
+/* Temporaries are named ".BASE.psym-tmp-PID-XXXXXX" next to the output. */
+static void remove_stale_tmps(const char *dir, const char *base)
+{
+	char prefix[512], full[4096];
+	struct dirent *de;
+	DIR *d;
+	size_t plen;
+
+	if (snprintf(prefix, sizeof(prefix), ".%s.psym-tmp-", base) >= (int)sizeof(prefix))
+		return;
+	plen = strlen(prefix);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, prefix, plen) != 0)
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + plen, &end, 10);
+		if (errno || end == de->d_name + plen || *end != '-' || pid <= 0)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* its writer may still be running */
+		if (snprintf(full, sizeof(full), "%s/%s", dir, de->d_name) < (int)sizeof(full))
+			unlink(full);
+	}
+	closedir(d);
+}
+
+int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
+{
+	char *dir = NULL, *slash;
+	const char *base;
+	int fd, ret = 0;
+
+	memset(o, 0, sizeof(*o));
+	if (strcmp(path, "-") == 0) {
+		o->path = strdup("-");
+		o->fp = stdout;
+		if (!o->path)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		return 0;
+	}
+	o->path = strdup(path);
+	dir = strdup(path);
+	if (!o->path || !dir) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto fail;
+	}
+	slash = strrchr(dir, '/');
+	if (slash) {
+		*slash = '\0';
+		base = slash + 1;
+		if (slash == dir) {
+			dir[0] = '/';
+			dir[1] = '\0';
+			base = path + 1;
+		}
+	} else {
+		base = dir;
+	}
+	if (!*base) {
+		ret = psym_err_set(e, PSYM_EUSAGE, "'%s': output is a directory", path);
+		goto fail;
+	}
+	{
+		const char *d = slash ? dir : ".";
+		size_t n = strlen(d) + strlen(base) + 64;
+
+		o->tmp = malloc(n);
+		if (!o->tmp) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto fail;
+		}
+		remove_stale_tmps(d, base);
+		snprintf(o->tmp, n, "%s/.%s.psym-tmp-%ld-XXXXXX", d, base, (long)getpid());
+	}
+	fd = mkstemp(o->tmp);
+	if (fd < 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot create a file next to '%s': %s",
+				   path, strerror(errno));
+		free(o->tmp);
+		o->tmp = NULL;
+		goto fail;
+	}
+	{
+		mode_t um = umask(077);
+
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
+	o->fp = fdopen(fd, "wb");
+	if (!o->fp) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		close(fd);
+		unlink(o->tmp);
+		goto fail;
+	}
+	free(dir);
+	return 0;
+fail:
+	free(dir);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	return ret;
+}
+
+int psym_out_commit(struct psym_out *o, struct psym_err *e)
+{
+	int ret = 0;
+
+	if (!o->fp)
+		return psym_err_set(e, PSYM_EINTERNAL, "output not open");
+	if (!o->tmp) {
+		if (fflush(o->fp) != 0 || ferror(o->fp))
+			ret = psym_err_set(e, PSYM_EIO, "cannot write to standard output: %s",
+					   strerror(errno));
+		o->fp = NULL;
+		free(o->path);
+		o->path = NULL;
+		return ret;
+	}
+	if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fileno(o->fp)) != 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", o->path,
+				   strerror(errno ? errno : EIO));
+		goto abort;
+	}
+	if (fclose(o->fp) != 0) {
+		o->fp = NULL;
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", o->path,
+				   strerror(errno));
+		goto abort;
+	}
+	o->fp = NULL;
+	if (rename(o->tmp, o->path) != 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot rename into '%s': %s", o->path,
+				   strerror(errno));
+		goto abort;
+	}
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+	return 0;
+abort:
+	psym_out_abort(o);
+	return ret;
+}
+
+void psym_out_abort(struct psym_out *o)
+{
+	if (!o)
+		return;
+	if (o->fp && o->fp != stdout)
+		fclose(o->fp);
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	free(o->path);
+	memset(o, 0, sizeof(*o));
+}
+
+bool psym_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return false;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}

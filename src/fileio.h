@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Safe file input and atomic file output.
+ *
+ * Input: only regular files are opened (a FIFO, device or directory named by
+ * an untrusted profile must not hang or crash psym), with a size cap.
+ * Output: written to a temporary file in the destination directory, flushed,
+ * fsync'd and renamed over the destination, so a crash or a full disk never
+ * leaves a half-written output behind.
+ */
+#ifndef PSYM_FILEIO_H
+#define PSYM_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/*
+ * Open path read-only if it is a regular file. Never blocks on a FIFO.
+ * Returns an fd >= 0, or a negative code (PSYM_ENOTREG, PSYM_EIO) with a
+ * message naming the file in e.
+ */
+int psym_open_regular(const char *path, struct psym_err *e);
+
+/*
+ * Read a whole file ("-" is standard input) into a malloc'd buffer that the
+ * caller frees. Fails with PSYM_ELIMIT if it is larger than max bytes.
+ */
+int psym_read_file(const char *path, size_t max, unsigned char **buf,
+		   size_t *len, struct psym_err *e);
+
+struct psym_out {
+	char *path;   /* destination ("-" for stdout) */
+	char *tmp;    /* temporary file, NULL for stdout */
+	FILE *fp;
+};
+
+/* Start writing path ("-" = stdout). Removes stale temporaries of dead psyms. */
+int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e);
+/* Flush, fsync and rename into place; closes o in all cases. */
+int psym_out_commit(struct psym_out *o, struct psym_err *e);
+/* Drop the temporary file; the destination is untouched. Accepts closed o. */
+void psym_out_abort(struct psym_out *o);
+
+/* Same file (device + inode)? false if either cannot be stat'ed. */
+bool psym_same_file(const char *a, const char *b);
+
+#endif

@@ -1,0 +1,451 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "pprof.h"
+
+void psym_limits_default(struct psym_limits *l)
+{
+	l->max_input = PSYM_DEFAULT_MAX_INPUT;
+	l->max_profile = PSYM_DEFAULT_MAX_PROFILE;
+	l->max_memory = PSYM_DEFAULT_MAX_MEMORY;
+}
+
+static int profile_alloc(const struct psym_limits *lim, struct psym_profile **out,
+			 struct psym_err *e)
+{
+	struct psym_profile *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	psym_arena_init(&p->arena, lim ? lim->max_memory : 0);
+	*out = p;
+	return 0;
+}
+
+int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out,
+		     struct psym_err *e)
+{
+	struct psym_profile *p = NULL;
+	int ret = profile_alloc(lim, &p, e);
+
+	if (ret)
+		return ret;
+	p->pb = psym_arena_alloc(&p->arena, sizeof(*p->pb));
+	if (p->pb) {
+		perftools__profiles__profile__init(p->pb);
+		p->pb->string_table = psym_arena_alloc(&p->arena, sizeof(char *));
+	}
+	if (!p->pb || !p->pb->string_table) {
+		psym_profile_free(p);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	p->pb->string_table[0] = (char *)"";
+	p->pb->n_string_table = 1;
+	p->was_gzip = true;
+	*out = p;
+	return 0;
+}
+
+int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
+		       const struct psym_limits *limp, struct psym_profile **out,
+		       struct psym_err *e)
+{
+	struct psym_limits lim;
+	struct psym_profile *p = NULL;
+	unsigned char *raw = NULL;
+	const unsigned char *msg = buf;
+	size_t msglen = len;
+	int ret;
+
+	if (limp)
+		lim = *limp;
+	else
+		psym_limits_default(&lim);
+	ret = profile_alloc(&lim, &p, e);
+	if (ret)
+		return ret;
+	if (psym_is_gzip(buf, len)) {
+		ret = psym_gunzip(buf, len, lim.max_profile, name, &raw, &msglen, e);
+		if (ret)
+			goto fail;
+		msg = raw;
+		p->was_gzip = true;
+	} else if (len > lim.max_profile) {
+		ret = psym_err_set(e, PSYM_ELIMIT,
+				   "'%s': profile larger than the limit of %zu bytes", name,
+				   lim.max_profile);
+		goto fail;
+	}
+	p->pb = perftools__profiles__profile__unpack(&p->arena.pbc, msglen, msg);
+	if (!p->pb) {
+		if (p->arena.over_limit)
+			ret = psym_err_set(e, PSYM_ELIMIT,
+					   "'%s': decoding needs more than the memory limit of %zu bytes",
+					   name, lim.max_memory);
+		else if (p->arena.oom)
+			ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
+		else
+			ret = psym_err_set(e, PSYM_EBADPROTO,
+					   "'%s': not a pprof profile (protobuf decoding failed)",
+					   name);
+		goto fail;
+	}
+	free(raw);
+	*out = p;
+	return 0;
+fail:
+	free(raw);
+	psym_profile_free(p);
+	return ret;
+}
+
+int psym_profile_read(const char *path, const struct psym_limits *limp,
+		      struct psym_profile **out, struct psym_err *e)
+{
+	struct psym_limits lim;
+	unsigned char *buf;
+	size_t len;
+	int ret;
+
+	if (limp)
+		lim = *limp;
+	else
+		psym_limits_default(&lim);
+	ret = psym_read_file(path, lim.max_input, &buf, &len, e);
+	if (ret)
+		return ret;
+	if (len == 0) {
+		free(buf);
+		return psym_err_set(e, PSYM_EBADPROTO, "'%s': empty file",
+				    strcmp(path, "-") ? path : "<stdin>");
+	}
+	ret = psym_profile_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", &lim,
+				 out, e);
+	free(buf);
+	return ret;
+}
+
+void psym_profile_free(struct psym_profile *p)
+{
+	if (!p)
+		return;
+	psym_arena_free(&p->arena);
+	free(p);
+}
+
+const char *psym_profile_str(const struct psym_profile *p, int64_t idx)
+{
+	if (idx < 0 || (uint64_t)idx >= p->pb->n_string_table ||
+	    !p->pb->string_table[idx])
+		return "";
+	return p->pb->string_table[idx];
+}
+
+/* ---- id indexes ------------------------------------------------------- */
+
+struct id_pos {
+	uint64_t id;
+	uint32_t pos;
+};
+
+static int cmp_id_pos(const void *a, const void *b)
+{
+	const struct id_pos *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/*
+ * Build an index over n messages whose id is at byte offset id_off. what
+ * names the message kind for errors.
+ */
+static int idindex_build(struct psym_profile *p, struct psym_idindex *ix,
+			 void **msgs, size_t n, size_t id_off, const char *what,
+			 struct psym_err *e)
+{
+	struct id_pos *tmp;
+	bool dense = true;
+	int ret = 0;
+
+	memset(ix, 0, sizeof(*ix));
+	ix->n = n;
+	if (n > UINT32_MAX)
+		return psym_err_set(e, PSYM_ELIMIT, "too many %ss (%zu)", what, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t id = *(const uint64_t *)((const char *)msgs[i] + id_off);
+
+		if (id == 0)
+			return psym_err_set(e, PSYM_EBADPROFILE,
+					    "%s[%zu]: id is 0 (ids must be nonzero)", what, i);
+		if (id != i + 1)
+			dense = false;
+	}
+	if (dense) {
+		ix->dense = true;
+		return 0;
+	}
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		tmp[i].id = *(const uint64_t *)((const char *)msgs[i] + id_off);
+		tmp[i].pos = (uint32_t)i;
+	}
+	qsort(tmp, n, sizeof(*tmp), cmp_id_pos);
+	for (size_t i = 1; i < n; i++) {
+		if (tmp[i].id == tmp[i - 1].id) {
+			ret = psym_err_set(e, PSYM_EBADPROFILE,
+					   "%s[%u]: id %" PRIu64 " is also used by %s[%u]",
+					   what, tmp[i].pos, tmp[i].id, what, tmp[i - 1].pos);
+			goto out;
+		}
+	}
+	ix->ids = psym_arena_calloc(&p->arena, n, sizeof(*ix->ids));
+	ix->pos = psym_arena_calloc(&p->arena, n, sizeof(*ix->pos));
+	if (!ix->ids || !ix->pos) {
+		ret = psym_err_set(e, psym_arena_error(&p->arena), "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ix->ids[i] = tmp[i].id;
+		ix->pos[i] = tmp[i].pos;
+	}
+out:
+	free(tmp);
+	return ret;
+}
+
+static long idindex_find(const struct psym_idindex *ix, uint64_t id)
+{
+	size_t lo = 0, hi;
+
+	if (ix->dense)
+		return (id >= 1 && id <= ix->n) ? (long)(id - 1) : -1;
+	hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->ids[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ix->n && ix->ids[lo] == id)
+		return ix->pos[lo];
+	return -1;
+}
+
+int psym_profile_index(struct psym_profile *p, struct psym_err *e)
+{
+	pb_profile *pb = p->pb;
+	int ret;
+
+	ret = idindex_build(p, &p->mapping_ix, (void **)pb->mapping, pb->n_mapping,
+			    offsetof(pb_mapping, id), "mapping", e);
+	if (!ret)
+		ret = idindex_build(p, &p->location_ix, (void **)pb->location,
+				    pb->n_location, offsetof(pb_location, id), "location", e);
+	if (!ret)
+		ret = idindex_build(p, &p->function_ix, (void **)pb->function,
+				    pb->n_function, offsetof(pb_function, id), "function", e);
+	return ret;
+}
+
+pb_mapping *psym_profile_mapping(const struct psym_profile *p, uint64_t id)
+{
+	long i = idindex_find(&p->mapping_ix, id);
+
+	return i < 0 || (size_t)i >= p->pb->n_mapping ? NULL : p->pb->mapping[i];
+}
+
+pb_location *psym_profile_location(const struct psym_profile *p, uint64_t id)
+{
+	long i = idindex_find(&p->location_ix, id);
+
+	return i < 0 || (size_t)i >= p->pb->n_location ? NULL : p->pb->location[i];
+}
+
+pb_function *psym_profile_function(const struct psym_profile *p, uint64_t id)
+{
+	long i = idindex_find(&p->function_ix, id);
+
+	return i < 0 || (size_t)i >= p->pb->n_function ? NULL : p->pb->function[i];
+}
+
+/* ---- validation --------------------------------------------------------- */
+
+#define BAD(...) psym_err_set(e, PSYM_EBADPROFILE, __VA_ARGS__)
+
+static int check_str(const struct psym_profile *p, int64_t idx, const char *where,
+		     size_t i, const char *field, struct psym_err *e)
+{
+	if (idx < 0 || (uint64_t)idx >= p->pb->n_string_table) {
+		if (i == SIZE_MAX)
+			return BAD("%s: string index %" PRId64 " out of range (string_table has %zu entries)",
+				   field, idx, p->pb->n_string_table);
+		return BAD("%s[%zu].%s: string index %" PRId64
+			   " out of range (string_table has %zu entries)",
+			   where, i, field, idx, p->pb->n_string_table);
+	}
+	return 0;
+}
+
+int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
+{
+	pb_profile *pb = p->pb;
+	int ret;
+
+	if (pb->n_string_table == 0)
+		return BAD("string_table is empty (string_table[0] must be \"\")");
+	if (!pb->string_table[0] || pb->string_table[0][0] != '\0')
+		return BAD("string_table[0] is not \"\"");
+	if (pb->n_sample_type == 0 && pb->n_sample > 0)
+		return BAD("sample_type: missing (samples have no value types)");
+	for (size_t i = 0; i < pb->n_sample_type; i++) {
+		if ((ret = check_str(p, pb->sample_type[i]->type, "sample_type", i, "type", e)) ||
+		    (ret = check_str(p, pb->sample_type[i]->unit, "sample_type", i, "unit", e)))
+			return ret;
+	}
+	if (pb->period_type) {
+		if ((ret = check_str(p, pb->period_type->type, "", SIZE_MAX, "period_type.type", e)) ||
+		    (ret = check_str(p, pb->period_type->unit, "", SIZE_MAX, "period_type.unit", e)))
+			return ret;
+	}
+	if ((ret = check_str(p, pb->drop_frames, "", SIZE_MAX, "drop_frames", e)) ||
+	    (ret = check_str(p, pb->keep_frames, "", SIZE_MAX, "keep_frames", e)) ||
+	    (ret = check_str(p, pb->default_sample_type, "", SIZE_MAX, "default_sample_type", e)) ||
+	    (ret = check_str(p, pb->doc_url, "", SIZE_MAX, "doc_url", e)))
+		return ret;
+	for (size_t i = 0; i < pb->n_comment; i++)
+		if ((ret = check_str(p, pb->comment[i], "comment", i, "", e)))
+			return ret;
+
+	ret = psym_profile_index(p, e);
+	if (ret)
+		return ret;
+
+	for (size_t i = 0; i < pb->n_mapping; i++) {
+		pb_mapping *m = pb->mapping[i];
+
+		if ((ret = check_str(p, m->filename, "mapping", i, "filename", e)) ||
+		    (ret = check_str(p, m->build_id, "mapping", i, "build_id", e)))
+			return ret;
+	}
+	for (size_t i = 0; i < pb->n_function; i++) {
+		pb_function *f = pb->function[i];
+
+		if ((ret = check_str(p, f->name, "function", i, "name", e)) ||
+		    (ret = check_str(p, f->system_name, "function", i, "system_name", e)) ||
+		    (ret = check_str(p, f->filename, "function", i, "filename", e)))
+			return ret;
+	}
+	for (size_t i = 0; i < pb->n_location; i++) {
+		pb_location *l = pb->location[i];
+
+		if (l->mapping_id && !psym_profile_mapping(p, l->mapping_id))
+			return BAD("location[%zu].mapping_id %" PRIu64 ": no mapping has this id",
+				   i, l->mapping_id);
+		for (size_t j = 0; j < l->n_line; j++) {
+			uint64_t fid = l->line[j]->function_id;
+
+			if (fid == 0)
+				return BAD("location[%zu].line[%zu].function_id is 0", i, j);
+			if (!psym_profile_function(p, fid))
+				return BAD("location[%zu].line[%zu].function_id %" PRIu64
+					   ": no function has this id", i, j, fid);
+		}
+	}
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		pb_sample *s = pb->sample[i];
+
+		if (s->n_value != pb->n_sample_type)
+			return BAD("sample[%zu]: has %zu values but there are %zu sample types",
+				   i, s->n_value, pb->n_sample_type);
+		for (size_t j = 0; j < s->n_location_id; j++) {
+			if (!psym_profile_location(p, s->location_id[j]))
+				return BAD("sample[%zu].location_id[%zu] %" PRIu64
+					   ": no location has this id", i, j, s->location_id[j]);
+		}
+		for (size_t j = 0; j < s->n_label; j++) {
+			pb_label *lb = s->label[j];
+			char field[64];
+
+			snprintf(field, sizeof(field), "label[%zu].key", j);
+			if ((ret = check_str(p, lb->key, "sample", i, field, e)))
+				return ret;
+			snprintf(field, sizeof(field), "label[%zu].str", j);
+			if ((ret = check_str(p, lb->str, "sample", i, field, e)))
+				return ret;
+			snprintf(field, sizeof(field), "label[%zu].num_unit", j);
+			if ((ret = check_str(p, lb->num_unit, "sample", i, field, e)))
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+int psym_profile_encode(const struct psym_profile *p, bool gzip,
+			unsigned char **bufp, size_t *lenp, struct psym_err *e)
+{
+	const ProtobufCMessage *m = &p->pb->base;
+	size_t n = protobuf_c_message_get_packed_size(m), got;
+	unsigned char *buf, *gz;
+	size_t gzlen;
+	int ret;
+
+	buf = malloc(n ? n : 1);
+	if (!buf)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory encoding the profile");
+	got = protobuf_c_message_pack(m, buf);
+	if (got != n) {
+		free(buf);
+		return psym_err_set(e, PSYM_EINTERNAL,
+				    "encoded size %zu differs from computed size %zu", got, n);
+	}
+	if (!gzip) {
+		*bufp = buf;
+		*lenp = n;
+		return 0;
+	}
+	ret = psym_gzip(buf, n, &gz, &gzlen, e);
+	free(buf);
+	if (ret)
+		return ret;
+	*bufp = gz;
+	*lenp = gzlen;
+	return 0;
+}
+
+int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,
+		       struct psym_err *e)
+{
+	struct psym_out o;
+	unsigned char *buf;
+	size_t len;
+	int ret;
+
+	ret = psym_profile_encode(p, gzip, &buf, &len, e);
+	if (ret)
+		return ret;
+	ret = psym_out_open(&o, path, e);
+	if (ret)
+		goto out;
+	if (fwrite(buf, 1, len, o.fp) != len) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s'", path);
+		psym_out_abort(&o);
+		goto out;
+	}
+	ret = psym_out_commit(&o, e);
+out:
+	free(buf);
+	return ret;
+}

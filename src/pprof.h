@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pprof profiles: read (gzip or raw, auto-detected), validate, write.
+ *
+ * The profile is the protobuf-c message itself, allocated from the profile's
+ * arena, so fields psym does not know survive a read/write round trip. All
+ * memory of a profile is released by psym_profile_free().
+ */
+#ifndef PSYM_PPROF_H
+#define PSYM_PPROF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "compress.h"
+#include "error.h"
+#include "proto/profile.pb-c.h"
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__ValueType pb_value_type;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Label pb_label;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+
+/* Caps on what an input may make psym read or allocate. */
+struct psym_limits {
+	size_t max_input;    /* bytes of the (possibly compressed) file */
+	size_t max_profile;  /* bytes of the decoded protobuf message */
+	size_t max_memory;   /* arena cap of one profile */
+};
+
+#define PSYM_DEFAULT_MAX_INPUT ((size_t)1 << 30)
+#define PSYM_DEFAULT_MAX_PROFILE ((size_t)1 << 30)
+#define PSYM_DEFAULT_MAX_MEMORY ((size_t)8 << 30)
+
+void psym_limits_default(struct psym_limits *l);
+
+/* Sorted id -> message index, for mappings, locations and functions. */
+struct psym_idindex {
+	size_t n;
+	bool dense;       /* id == position + 1 for all: no table needed */
+	uint64_t *ids;    /* sorted ids (NULL when dense) */
+	uint32_t *pos;    /* position of ids[i] in the message array */
+};
+
+struct psym_profile {
+	struct psym_arena arena;
+	pb_profile *pb;
+	bool was_gzip;
+	/* Filled by psym_profile_index() (called by validate). */
+	struct psym_idindex mapping_ix, location_ix, function_ix;
+};
+
+/* A new empty profile (string_table = {""}), for writers. */
+int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out,
+		     struct psym_err *e);
+
+/*
+ * Read and decode a profile from path ("-" = stdin). Does not validate.
+ * Errors name the file.
+ */
+int psym_profile_read(const char *path, const struct psym_limits *lim,
+		      struct psym_profile **out, struct psym_err *e);
+
+/* Decode from memory (gzip or raw). name is used in messages. */
+int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
+		       const struct psym_limits *lim, struct psym_profile **out,
+		       struct psym_err *e);
+
+/*
+ * Check the profile the way pprof does and build the id indexes. Reports the
+ * first violation naming message, field and index (PSYM_EBADPROFILE).
+ */
+int psym_profile_validate(struct psym_profile *p, struct psym_err *e);
+
+/* (Re)build the id indexes only; fails on duplicate or zero ids. */
+int psym_profile_index(struct psym_profile *p, struct psym_err *e);
+
+/* Lookups by id through the indexes; NULL when absent. */
+pb_mapping *psym_profile_mapping(const struct psym_profile *p, uint64_t id);
+pb_location *psym_profile_location(const struct psym_profile *p, uint64_t id);
+pb_function *psym_profile_function(const struct psym_profile *p, uint64_t id);
+
+/* string_table[idx], or "" when idx is out of range. */
+const char *psym_profile_str(const struct psym_profile *p, int64_t idx);
+
+/* Encode to a malloc'd buffer (caller frees). */
+int psym_profile_encode(const struct psym_profile *p, bool gzip,
+			unsigned char **buf, size_t *len, struct psym_err *e);
+
+/* Encode and write atomically to path ("-" = stdout). */
+int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,
+		       struct psym_err *e);
+
+void psym_profile_free(struct psym_profile *p);
+
+#endif

@@ -1,0 +1,58 @@
+# Shared helpers for psym's shell tests. Source it: . "$top_srcdir/tests/lib.sh"
+# Each test runs in its own temporary directory, exits 0 (pass), 1 (fail)
+# or 77 (skip, with the reason printed).
+set -u
+: "${top_srcdir:?run through make check}"
+: "${top_builddir:?run through make check}"
+PSYM=${PSYM:-$top_builddir/psym}
+unset DEBUGINFOD_URLS
+export LC_ALL=C
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/psym-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 99
+
+n_fail=0
+n_ok=0
+
+pass() { n_ok=$((n_ok + 1)); echo "ok - $*"; }
+fail() { n_fail=$((n_fail + 1)); echo "FAIL - $*"; }
+skip() { echo "SKIP: $*"; exit 77; }
+need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed${2:+ ($2)}"; }
+
+# check NAME CMD...: run CMD, pass if it exits 0.
+check() {
+	local name=$1
+	shift
+	if "$@"; then pass "$name"; else fail "$name"; fi
+}
+
+# expect_exit CODE NAME CMD...: pass if CMD exits with CODE.
+expect_exit() {
+	local want=$1 name=$2 rc
+	shift 2
+	"$@" && rc=0 || rc=$?
+	if [ "$rc" = "$want" ]; then pass "$name"; else fail "$name (exit $rc, want $want)"; fi
+}
+
+# The profile.proto for protoc --decode / --encode.
+PROTO_DIR=$top_srcdir/proto
+
+# encode_txtpb IN.txtpb OUT.pb: protoc text format -> binary profile.
+encode_txtpb() {
+	protoc --proto_path="$PROTO_DIR" --encode=perftools.profiles.Profile profile.proto <"$1" >"$2"
+}
+
+# decode_pb FILE: binary (gzip'd or not) profile -> protoc text format.
+decode_pb() {
+	if [ "$(head -c2 "$1" | od -An -tx1 | tr -d ' ')" = "1f8b" ]; then
+		gzip -dc "$1"
+	else
+		cat "$1"
+	fi | protoc --proto_path="$PROTO_DIR" --decode=perftools.profiles.Profile profile.proto
+}
+
+finish() {
+	echo "# $n_ok passed, $n_fail failed"
+	[ "$n_fail" -eq 0 ]
+}
