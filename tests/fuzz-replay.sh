@@ -1,0 +1,21 @@
+#!/bin/sh
+# Replay every fuzz corpus (tests/fuzz/corpus/NAME) through its target with
+# the plain driver, plus the hostile inputs in testdata/bad/. Any crash or
+# sanitizer report fails the test.
+. "$top_srcdir/tests/lib.sh"
+for bin in "$top_builddir"/tests/fuzz/*-replay; do
+	[ -x "$bin" ] || continue
+	name=$(basename "$bin" -replay)
+	dirs=""
+	[ -d "$top_srcdir/tests/fuzz/corpus/$name" ] && dirs="$top_srcdir/tests/fuzz/corpus/$name"
+	[ "$name" = pprof ] && [ -d "$top_srcdir/testdata/bad" ] && dirs="$dirs $top_srcdir/testdata/bad"
+	[ -n "$dirs" ] || { fail "$name: no corpus"; continue; }
+	# shellcheck disable=SC2086
+	if out=$("$bin" $dirs 2>&1); then
+		pass "$name: $(echo "$out" | tail -n1)"
+	else
+		echo "$out" | tail -n 30
+		fail "$name: replay crashed"
+	fi
+done
+finish
