@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One symbolized frame: what becomes a pprof Line and its Function.
+ *
+ * Resolvers (symbol tables, DWARF, perf maps, kallsyms) return arrays of
+ * frames innermost first: frames[0] is the innermost inlined function, the
+ * last one the function that physically contains the address (pprof's order
+ * for Location.line). Strings are borrowed from the resolver that produced
+ * them and live as long as it does (or until its next lookup, as its header
+ * says).
+ */
+#ifndef PSYM_FRAME_H
+#define PSYM_FRAME_H
+
+#include <stdint.h>
+
+struct psym_frame {
+	const char *name;         /* name as the source spells it (DW_AT_name,
+				   * symbol name, JIT name); never NULL */
+	const char *linkage_name; /* mangled/system name, NULL when none */
+	const char *file;         /* source file of `line`, NULL if unknown */
+	int64_t line;             /* 0 if unknown */
+	int64_t column;           /* 0 if unknown */
+	int64_t start_line;       /* line of the function's declaration, 0 if unknown */
+};
+
+#endif
