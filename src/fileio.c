@@ -19,7 +19,10 @@ int psym_open_regular(const char *path, struct psym_err *e)
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return psym_err_set(e, errno == ENOMEM ? PSYM_ENOMEM : PSYM_EIO,
+		return psym_err_set(e, errno == ENOMEM ? PSYM_ENOMEM :
+				    (errno == ENOENT || errno == ENOTDIR ||
+				     errno == ELOOP || errno == ENAMETOOLONG) ?
+				    PSYM_EBADINPUT : PSYM_EIO,
 				    "cannot open '%s': %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		int err = errno;

@@ -89,7 +89,7 @@ enum {
 #define LIMIT_HELP                                                                 \
 	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n" \
 	"      --max-profile-size N   refuse profiles that decompress to more than N bytes\n" \
-	"                             (default 1G)\n"                                  \
+	"                             (default 512M)\n"                                  \
 	"      --max-memory N         memory cap for one profile (default 8G)\n"       \
 	"  -h, --help                 show this help\n"
 

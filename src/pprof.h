@@ -35,7 +35,7 @@ struct psym_limits {
 };
 
 #define PSYM_DEFAULT_MAX_INPUT ((size_t)1 << 30)
-#define PSYM_DEFAULT_MAX_PROFILE ((size_t)1 << 30)
+#define PSYM_DEFAULT_MAX_PROFILE ((size_t)512 << 20)
 #define PSYM_DEFAULT_MAX_MEMORY ((size_t)8 << 30)
 
 void psym_limits_default(struct psym_limits *l);

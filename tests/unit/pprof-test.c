@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Builder + writer + reader: a profile built here must read back with the
+ * same content, deduplicated, and validate; limits must trip cleanly.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "psym.h"
+#include "tap.h"
+
+int main(void)
+{
+	struct psym_profile *p = NULL, *q = NULL;
+	struct psym_builder *b = NULL;
+	struct psym_err e = { 0 };
+	struct psym_limits lim;
+	unsigned char *buf, *raw;
+	size_t len, rawlen;
+	uint64_t f1, f2, f3, l1, l2, l3;
+	pb_mapping *m;
+	pb_sample *s;
+	int ret;
+
+	psym_limits_default(&lim);
+	ok(psym_profile_new(&lim, &p, &e) == 0, "new profile");
+	ok(psym_builder_new(p, &b, &e) == 0, "new builder");
+	is_int(psym_builder_str(b, ""), 0, "empty string is index 0");
+	is_int(psym_builder_str(b, "cpu"), 1, "first string");
+	is_int(psym_builder_str(b, "cpu"), 1, "interned");
+	ok(psym_builder_sample_type(b, "samples", "count") == 0, "sample type");
+	ok(psym_builder_sample_type(b, "cpu", "nanoseconds") == 0, "sample type 2");
+	m = psym_builder_mapping(b, 0x400000, 0x401000, 0, "/bin/x", "abcd");
+	ok(m && m->id == 1, "mapping id 1");
+	f1 = psym_builder_function(b, "main", "main", "x.c", 3);
+	f2 = psym_builder_function(b, "main", "main", "x.c", 3);
+	f3 = psym_builder_function(b, "main", "main", "y.c", 3);
+	ok(f1 && f1 == f2, "functions deduplicated");
+	ok(f3 && f3 != f1, "different file, different function");
+	l1 = psym_builder_location(b, 1, 0x400100);
+	l2 = psym_builder_location(b, 1, 0x400100);
+	l3 = psym_builder_location(b, 1, 0x400200);
+	ok(l1 && l1 == l2 && l3 != l1, "locations deduplicated per (mapping, address)");
+	ok(psym_builder_add_line(b, psym_profile_location(p, l1) ?
+				 psym_profile_location(p, l1) : p->pb->location[0],
+				 f1, 10, 2) == 0, "add line");
+	{
+		uint64_t locs[] = { l1, l3 };
+		int64_t vals[] = { 3, 30000000 };
+
+		s = psym_builder_sample(b, locs, 2, vals, 2);
+	}
+	ok(s != NULL, "sample");
+	ok(psym_builder_label_num(b, s, "pid", 42, NULL) == 0, "num label");
+	ok(psym_builder_label_str(b, s, "comm", "x") == 0, "str label");
+	ok(psym_builder_comment(b, "hello") == 0, "comment");
+	ret = psym_profile_validate(p, &e);
+	ok(ret == 0, "built profile validates (%s)", e.msg);
+
+	ok(psym_profile_encode(p, true, &buf, &len, &e) == 0, "encode gzip");
+	ok(psym_is_gzip(buf, len), "gzip magic");
+	ok(psym_profile_parse(buf, len, "mem", &lim, &q, &e) == 0, "parse back");
+	ok(psym_profile_validate(q, &e) == 0, "validates");
+	is_int(q->pb->n_function, 2, "two functions");
+	is_int(q->pb->n_location, 2, "two locations");
+	is_str(psym_profile_str(q, q->pb->mapping[0]->build_id), "abcd", "build id");
+	is_str(psym_profile_str(q, q->pb->comment[0]), "hello", "comment text");
+	is_int(q->pb->location[0]->line[0]->line, 10, "line number");
+	is_int(q->pb->location[0]->line[0]->column, 2, "column");
+	is_str(psym_profile_str(q, 999), "", "out-of-range string is empty");
+
+	/* A builder over a read profile reuses strings and functions. */
+	{
+		struct psym_builder *b2 = NULL;
+
+		ok(psym_builder_new(q, &b2, &e) == 0, "builder over a read profile");
+		is_int(psym_builder_str(b2, "cpu"), psym_builder_str(b2, "cpu"), "stable");
+		ok(psym_builder_function(b2, "main", "main", "x.c", 3) == f1,
+		   "existing function found");
+		ok(psym_builder_location(b2, 1, 0x400200) == l3, "existing location found");
+		psym_builder_free(b2);
+	}
+
+	/* Limits: profile cap and memory cap are errors, not crashes. */
+	{
+		struct psym_limits small = lim;
+		struct psym_profile *r = NULL;
+
+		small.max_profile = 16;
+		ret = psym_profile_parse(buf, len, "mem", &small, &r, &e);
+		is_int(ret, PSYM_ELIMIT, "decompressed size cap: %s", e.msg);
+		small = lim;
+		small.max_memory = 256;
+		ret = psym_profile_parse(buf, len, "mem", &small, &r, &e);
+		is_int(ret, PSYM_ELIMIT, "memory cap: %s", e.msg);
+		ok(r == NULL, "no profile on failure");
+	}
+	ok(psym_gunzip(buf, len, 1 << 20, "mem", &raw, &rawlen, &e) == 0, "gunzip");
+	is_int(psym_gunzip(buf, len / 2, 1 << 20, "mem", &raw, &rawlen, &e), PSYM_EBADGZIP,
+	       "truncated gzip detected: %s", e.msg);
+	free(raw);
+	free(buf);
+	psym_builder_free(b);
+	psym_builder_free(NULL);
+	psym_profile_free(p);
+	psym_profile_free(q);
+	psym_profile_free(NULL);
+	return tap_done();
+}
