@@ -1,0 +1,694 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <lzma.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "deb.h"
+#include "fileio.h"
+
+#define DEB_DEFAULT_MAX_BYTES ((uint64_t)8 << 30)
+#define DEB_DEFAULT_MAX_FILES 1000000
+#define TAR_MAX_NAME 4096
+
+/* ---- compressed input: the data.tar member, raw bytes from fd or memory - */
+
+struct src {
+	const unsigned char *mem; /* memory source, or NULL for fd */
+	int fd;
+	uint64_t off, end;        /* region of the member */
+};
+
+static ssize_t src_read(struct src *s, unsigned char *buf, size_t n)
+{
+	ssize_t r;
+
+	if (n > s->end - s->off)
+		n = (size_t)(s->end - s->off);
+	if (n == 0)
+		return 0;
+	if (s->mem) {
+		memcpy(buf, s->mem + s->off, n);
+		s->off += n;
+		return (ssize_t)n;
+	}
+	do
+		r = pread(s->fd, buf, n, (off_t)s->off);
+	while (r < 0 && errno == EINTR);
+	if (r > 0)
+		s->off += (uint64_t)r;
+	return r;
+}
+
+enum codec { CODEC_NONE, CODEC_GZ, CODEC_XZ, CODEC_ZST };
+
+/* Decompressing reader: dec_read() hands out tar bytes. */
+struct dec {
+	struct src src;
+	enum codec codec;
+	const char *name;
+	struct psym_err *e;
+	unsigned char in[1 << 16];
+	size_t in_pos, in_len;
+	bool in_eof, out_eof;
+	z_stream z;
+	lzma_stream x;
+	ZSTD_DStream *zs;
+	bool z_init, x_init;
+};
+
+static int dec_fill(struct dec *d)
+{
+	ssize_t r;
+
+	if (d->in_pos < d->in_len || d->in_eof)
+		return 0;
+	r = src_read(&d->src, d->in, sizeof(d->in));
+	if (r < 0)
+		return psym_err_set(d->e, PSYM_EIO, "cannot read '%s': %s", d->name,
+				    strerror(errno));
+	d->in_pos = 0;
+	d->in_len = (size_t)r;
+	if (r == 0)
+		d->in_eof = true;
+	return 0;
+}
+
+/* Read up to n bytes; returns bytes read (0 at the end) or a negative code. */
+static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
+{
+	int ret;
+
+	for (;;) {
+		size_t got = 0;
+
+		if (d->out_eof)
+			return 0;
+		ret = dec_fill(d);
+		if (ret)
+			return ret;
+		switch (d->codec) {
+		case CODEC_NONE:
+			got = d->in_len - d->in_pos < n ? d->in_len - d->in_pos : n;
+			memcpy(out, d->in + d->in_pos, got);
+			d->in_pos += got;
+			if (!got && d->in_eof)
+				d->out_eof = true;
+			break;
+		case CODEC_GZ: {
+			int zr;
+
+			d->z.next_in = d->in + d->in_pos;
+			d->z.avail_in = (uInt)(d->in_len - d->in_pos);
+			d->z.next_out = out;
+			d->z.avail_out = (uInt)n;
+			zr = inflate(&d->z, Z_NO_FLUSH);
+			d->in_pos = d->in_len - d->z.avail_in;
+			got = n - d->z.avail_out;
+			if (zr == Z_STREAM_END)
+				d->out_eof = true;
+			else if (zr != Z_OK && !(zr == Z_BUF_ERROR && !d->in_eof))
+				return psym_err_set(d->e, PSYM_EBADINPUT,
+						    "'%s': corrupt gzip data in data.tar", d->name);
+			break;
+		}
+		case CODEC_XZ: {
+			lzma_ret xr;
+
+			d->x.next_in = d->in + d->in_pos;
+			d->x.avail_in = d->in_len - d->in_pos;
+			d->x.next_out = out;
+			d->x.avail_out = n;
+			xr = lzma_code(&d->x, d->in_eof ? LZMA_FINISH : LZMA_RUN);
+			d->in_pos = d->in_len - d->x.avail_in;
+			got = n - d->x.avail_out;
+			if (xr == LZMA_STREAM_END)
+				d->out_eof = true;
+			else if (xr != LZMA_OK && !(xr == LZMA_BUF_ERROR && !d->in_eof))
+				return psym_err_set(d->e, PSYM_EBADINPUT,
+						    "'%s': corrupt xz data in data.tar (code %d)",
+						    d->name, (int)xr);
+			break;
+		}
+		case CODEC_ZST: {
+			ZSTD_inBuffer ib = { d->in + d->in_pos, d->in_len - d->in_pos, 0 };
+			ZSTD_outBuffer ob = { out, n, 0 };
+			size_t zr = ZSTD_decompressStream(d->zs, &ob, &ib);
+
+			d->in_pos += ib.pos;
+			got = ob.pos;
+			if (ZSTD_isError(zr))
+				return psym_err_set(d->e, PSYM_EBADINPUT,
+						    "'%s': corrupt zstd data in data.tar (%s)",
+						    d->name, ZSTD_getErrorName(zr));
+			if (zr == 0 && d->in_eof && d->in_pos == d->in_len)
+				d->out_eof = true;
+			break;
+		}
+		}
+		if (got)
+			return (ssize_t)got;
+		if (d->in_eof && d->in_pos >= d->in_len) {
+			if (d->codec == CODEC_NONE || d->out_eof)
+				return 0;
+			return psym_err_set(d->e, PSYM_EBADINPUT,
+					    "'%s': truncated data.tar member", d->name);
+		}
+	}
+}
+
+/* Read exactly n bytes; a short read is a truncated archive. */
+static int dec_exact(struct dec *d, unsigned char *out, size_t n)
+{
+	while (n) {
+		ssize_t r = dec_some(d, out, n);
+
+		if (r < 0)
+			return (int)r;
+		if (r == 0)
+			return psym_err_set(d->e, PSYM_EBADINPUT, "'%s': truncated tar archive",
+					    d->name);
+		out += r;
+		n -= (size_t)r;
+	}
+	return 0;
+}
+
+static void dec_end(struct dec *d)
+{
+	if (d->z_init)
+		inflateEnd(&d->z);
+	if (d->x_init)
+		lzma_end(&d->x);
+	ZSTD_freeDStream(d->zs);
+}
+
+static int dec_start(struct dec *d, enum codec c)
+{
+	d->codec = c;
+	switch (c) {
+	case CODEC_GZ:
+		if (inflateInit2(&d->z, 16 + MAX_WBITS) != Z_OK)
+			return psym_err_set(d->e, PSYM_ENOMEM, "cannot start gzip decoder");
+		d->z_init = true;
+		break;
+	case CODEC_XZ: {
+		lzma_stream init = LZMA_STREAM_INIT;
+
+		d->x = init;
+		if (lzma_stream_decoder(&d->x, UINT64_MAX, 0) != LZMA_OK)
+			return psym_err_set(d->e, PSYM_ENOMEM, "cannot start xz decoder");
+		d->x_init = true;
+		break;
+	}
+	case CODEC_ZST:
+		d->zs = ZSTD_createDStream();
+		if (!d->zs || ZSTD_isError(ZSTD_initDStream(d->zs)))
+			return psym_err_set(d->e, PSYM_ENOMEM, "cannot start zstd decoder");
+		/* Bound the window a hostile frame may ask for (128 MiB). */
+		ZSTD_DCtx_setParameter(d->zs, ZSTD_d_windowLogMax, 27);
+		break;
+	case CODEC_NONE:
+		break;
+	}
+	return 0;
+}
+
+/* ---- tar ------------------------------------------------------------------ */
+
+static bool tar_number(const unsigned char *f, size_t n, uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i = 0;
+
+	if (f[0] & 0x80) { /* GNU base-256 */
+		if (f[0] != 0x80)
+			return false; /* negative or too large */
+		for (i = 1; i < n; i++) {
+			if (v >> 56)
+				return false;
+			v = (v << 8) | f[i];
+		}
+		*out = v;
+		return true;
+	}
+	while (i < n && (f[i] == ' ' || f[i] == '\0'))
+		i++;
+	for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
+		if (v >> 60)
+			return false;
+		v = v * 8 + (f[i] - '0');
+	}
+	for (; i < n; i++)
+		if (f[i] != ' ' && f[i] != '\0')
+			return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * Normalize an archive path: drop leading "./" and "/", refuse "..",
+ * empty names and control characters. Returns false for unsafe names.
+ */
+static bool safe_path(char *p)
+{
+	char *r = p, *w = p;
+
+	while (*r == '/' || (r[0] == '.' && r[1] == '/'))
+		r += (*r == '/') ? 1 : 2;
+	while (*r) {
+		char *seg = r;
+		size_t len;
+
+		while (*r && *r != '/')
+			r++;
+		len = (size_t)(r - seg);
+		while (*r == '/')
+			r++;
+		if (len == 0 || (len == 1 && seg[0] == '.'))
+			continue;
+		if (len == 2 && seg[0] == '.' && seg[1] == '.')
+			return false;
+		for (size_t i = 0; i < len; i++)
+			if ((unsigned char)seg[i] < 0x20)
+				return false;
+		if (w != p)
+			*w++ = '/';
+		memmove(w, seg, len);
+		w += len;
+	}
+	*w = '\0';
+	return w != p;
+}
+
+/* pax extended header: take "path" if present. */
+static void pax_path(const char *rec, size_t len, char *path, size_t pathsz)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		size_t n = 0, i = off;
+		const char *kv, *eq, *end;
+
+		while (i < len && rec[i] >= '0' && rec[i] <= '9' && n < len)
+			n = n * 10 + (size_t)(rec[i++] - '0');
+		if (i >= len || rec[i] != ' ' || n == 0 || n > len - off)
+			return;
+		kv = rec + i + 1;
+		end = rec + off + n - 1; /* the '\n' */
+		eq = memchr(kv, '=', (size_t)(end - kv));
+		if (eq && eq - kv == 4 && memcmp(kv, "path", 4) == 0 &&
+		    (size_t)(end - eq - 1) < pathsz) {
+			memcpy(path, eq + 1, (size_t)(end - eq - 1));
+			path[end - eq - 1] = '\0';
+		}
+		off += n;
+	}
+}
+
+static int tar_walk(struct dec *d, const struct psym_deb_limits *lim,
+		    psym_deb_file_fn fn, void *ud)
+{
+	unsigned char h[512], buf[1 << 16];
+	char path[TAR_MAX_NAME + 1], next_path[TAR_MAX_NAME + 1] = "";
+	uint64_t files = 0, bytes = 0;
+	int zero_blocks = 0, ret;
+
+	for (;;) {
+		uint64_t size, pad;
+		char type;
+		bool want;
+
+		ret = dec_exact(d, h, sizeof(h));
+		if (ret)
+			return ret;
+		if (memcmp(h, (unsigned char[512]){ 0 }, 512) == 0) {
+			if (++zero_blocks == 2)
+				return 0;
+			continue;
+		}
+		zero_blocks = 0;
+		if (!tar_number(h + 124, 12, &size))
+			return psym_err_set(d->e, PSYM_EBADINPUT, "'%s': bad tar entry size",
+					    d->name);
+		type = (char)h[156];
+		pad = (512 - size % 512) % 512;
+		if (type == 'L' || type == 'x') {
+			/* GNU long name or pax header: small payloads only. */
+			if (size > TAR_MAX_NAME * 4)
+				return psym_err_set(d->e, PSYM_EBADINPUT,
+						    "'%s': tar header record too large", d->name);
+			ret = dec_exact(d, buf, (size_t)(size + pad));
+			if (ret)
+				return ret;
+			if (type == 'L') {
+				size_t n = size < TAR_MAX_NAME ? (size_t)size : TAR_MAX_NAME;
+
+				memcpy(next_path, buf, n);
+				next_path[n] = '\0';
+			} else {
+				pax_path((const char *)buf, (size_t)size, next_path,
+					 sizeof(next_path));
+			}
+			continue;
+		}
+		if (next_path[0]) {
+			memcpy(path, next_path, sizeof(path));
+			next_path[0] = '\0';
+		} else {
+			char name[101], prefix[156];
+
+			memcpy(name, h, 100);
+			name[100] = '\0';
+			memcpy(prefix, h + 345, 155);
+			prefix[155] = '\0';
+			if (memcmp(h + 257, "ustar", 5) == 0 && prefix[0])
+				snprintf(path, sizeof(path), "%s/%s", prefix, name);
+			else
+				snprintf(path, sizeof(path), "%s", name);
+		}
+		want = (type == '0' || type == '\0') && safe_path(path) &&
+		       strncmp(path, "usr/lib/debug/", 14) == 0;
+		if (want) {
+			if (++files > lim->max_files)
+				return psym_err_set(d->e, PSYM_ELIMIT,
+						    "'%s': more than %llu debug files", d->name,
+						    (unsigned long long)lim->max_files);
+			if (size > lim->max_bytes - bytes)
+				return psym_err_set(d->e, PSYM_ELIMIT,
+						    "'%s': debug files larger than the limit of %llu bytes",
+						    d->name, (unsigned long long)lim->max_bytes);
+			bytes += size;
+		}
+		for (uint64_t left = size + pad; left;) {
+			size_t n = left < sizeof(buf) ? (size_t)left : sizeof(buf);
+			uint64_t data_left = left > pad ? left - pad : 0;
+
+			ret = dec_exact(d, buf, n);
+			if (ret)
+				return ret;
+			if (want && data_left) {
+				size_t dn = data_left < n ? (size_t)data_left : n;
+
+				ret = fn(ud, path, size, buf, dn);
+				if (ret)
+					return ret;
+			}
+			left -= n;
+		}
+		if (want) {
+			ret = fn(ud, path, size, NULL, 0);
+			if (ret)
+				return ret;
+		}
+	}
+}
+
+/* ---- ar ------------------------------------------------------------------ */
+
+static int deb_walk(struct src *whole, const char *name,
+		    const struct psym_deb_limits *limp, psym_deb_file_fn fn, void *ud,
+		    struct psym_err *e)
+{
+	struct psym_deb_limits lim = { DEB_DEFAULT_MAX_BYTES, DEB_DEFAULT_MAX_FILES };
+	unsigned char magic[8], hdr[60];
+	uint64_t off = 8;
+	int ret;
+
+	if (limp) {
+		if (limp->max_bytes)
+			lim.max_bytes = limp->max_bytes;
+		if (limp->max_files)
+			lim.max_files = limp->max_files;
+	}
+	whole->off = 0;
+	if (src_read(whole, magic, 8) != 8 || memcmp(magic, "!<arch>\n", 8) != 0)
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s': not a Debian package (no ar header)",
+				    name);
+	while (off + 60 <= whole->end) {
+		char mname[17];
+		uint64_t size;
+		enum codec c;
+		struct dec *d;
+
+		whole->off = off;
+		if (src_read(whole, hdr, 60) != 60 || hdr[58] != '`' || hdr[59] != '\n')
+			return psym_err_set(e, PSYM_EBADINPUT, "'%s': corrupt ar member header",
+					    name);
+		memcpy(mname, hdr, 16);
+		mname[16] = '\0';
+		for (int i = 15; i >= 0 && (mname[i] == ' ' || mname[i] == '/'); i--)
+			mname[i] = '\0';
+		{
+			char num[11];
+			char *end;
+
+			memcpy(num, hdr + 48, 10);
+			num[10] = '\0';
+			errno = 0;
+			size = strtoull(num, &end, 10);
+			if (errno || end == num)
+				return psym_err_set(e, PSYM_EBADINPUT, "'%s': bad ar member size",
+						    name);
+		}
+		if (size > whole->end - off - 60)
+			return psym_err_set(e, PSYM_EBADINPUT, "'%s': ar member '%s' truncated",
+					    name, mname);
+		if (strncmp(mname, "data.tar", 8) != 0) {
+			off += 60 + size + (size & 1);
+			continue;
+		}
+		if (!strcmp(mname, "data.tar"))
+			c = CODEC_NONE;
+		else if (!strcmp(mname, "data.tar.gz"))
+			c = CODEC_GZ;
+		else if (!strcmp(mname, "data.tar.xz"))
+			c = CODEC_XZ;
+		else if (!strcmp(mname, "data.tar.zst"))
+			c = CODEC_ZST;
+		else
+			return psym_err_set(e, PSYM_EUNSUPPORTED, "'%s': unsupported member '%s'",
+					    name, mname);
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		d->src = *whole;
+		d->src.off = off + 60;
+		d->src.end = off + 60 + size;
+		d->name = name;
+		d->e = e;
+		ret = dec_start(d, c);
+		if (!ret)
+			ret = tar_walk(d, &lim, fn, ud);
+		dec_end(d);
+		free(d);
+		return ret;
+	}
+	return psym_err_set(e, PSYM_EBADINPUT, "'%s': no data.tar member", name);
+}
+
+int psym_deb_parse_mem(const unsigned char *buf, size_t len, const char *name,
+		       const struct psym_deb_limits *limits, psym_deb_file_fn fn,
+		       void *ud, struct psym_err *e)
+{
+	struct src s = { .mem = buf, .fd = -1, .off = 0, .end = len };
+
+	return deb_walk(&s, name, limits, fn, ud, e);
+}
+
+/* ---- extraction into the cache ------------------------------------------- */
+
+struct extract {
+	char *root;     /* temporary extraction root */
+	FILE *out;      /* current file */
+	char cur[TAR_MAX_NAME + 1];
+	struct psym_err *e;
+};
+
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+static int extract_cb(void *ud, const char *path, uint64_t size,
+		      const unsigned char *data, size_t len)
+{
+	struct extract *x = ud;
+	char full[TAR_MAX_NAME + 512];
+
+	(void)size;
+	if (!data) {
+		if (x->out && fclose(x->out) != 0) {
+			x->out = NULL;
+			return psym_err_set(x->e, PSYM_EIO, "cannot write '%s/%s': %s",
+					    x->root, path, strerror(errno));
+		}
+		x->out = NULL;
+		/* An empty file has no data callback: create it now. */
+		if (strcmp(x->cur, path) != 0) {
+			snprintf(full, sizeof(full), "%s/%s", x->root, path);
+			if (mkdirs(full) == 0) {
+				FILE *f = fopen(full, "wbx");
+
+				if (f)
+					fclose(f);
+			}
+		}
+		x->cur[0] = '\0';
+		return 0;
+	}
+	if (!x->out) {
+		snprintf(full, sizeof(full), "%s/%s", x->root, path);
+		/* The root is a fresh directory of ours: no links inside it. */
+		if (mkdirs(full) != 0)
+			return psym_err_set(x->e, PSYM_EIO, "cannot create directories for '%s': %s",
+					    full, strerror(errno));
+		x->out = fopen(full, "wbx");
+		if (!x->out) /* a duplicate entry: the first one wins */
+			x->out = fopen("/dev/null", "wb");
+		if (!x->out)
+			return psym_err_set(x->e, PSYM_EIO, "cannot create '%s': %s", full,
+					    strerror(errno));
+		snprintf(x->cur, sizeof(x->cur), "%s", path);
+	}
+	if (fwrite(data, 1, len, x->out) != len)
+		return psym_err_set(x->e, PSYM_EIO, "cannot write '%s/%s': %s", x->root, path,
+				    strerror(errno));
+	return 0;
+}
+
+static int rm_rf(const char *path);
+
+int psym_deb_extract_debug(const char *deb_path, const char *cache_root,
+			   const struct psym_deb_limits *limits, char **debug_root,
+			   struct psym_err *e)
+{
+	struct extract x = { .e = e };
+	struct stat st;
+	char *key = NULL, *final = NULL, *result = NULL;
+	const char *base;
+	struct src s;
+	int fd, ret;
+
+	fd = psym_open_regular(deb_path, e);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) != 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", deb_path, strerror(errno));
+		goto out_close;
+	}
+	base = strrchr(deb_path, '/');
+	base = base ? base + 1 : deb_path;
+	if (mkdir(cache_root, 0755) != 0 && errno != EEXIST) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot create cache '%s': %s", cache_root,
+				   strerror(errno));
+		goto out_close;
+	}
+	/* One cache entry per package file identity (name, size, mtime). */
+	if (asprintf(&key, "%s/%s-%llx-%llx", cache_root, base,
+		     (unsigned long long)st.st_size,
+		     (unsigned long long)st.st_mtim.tv_sec) < 0) {
+		key = NULL;
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out_close;
+	}
+	if (asprintf(&result, "%s/usr/lib/debug", key) < 0) {
+		result = NULL;
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out_free;
+	}
+	if (stat(key, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ret = 0; /* extracted by an earlier run */
+		goto done;
+	}
+	if (asprintf(&x.root, "%s/.tmp-XXXXXX", cache_root) < 0) {
+		x.root = NULL;
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out_free;
+	}
+	if (!mkdtemp(x.root)) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot create a directory in '%s': %s",
+				   cache_root, strerror(errno));
+		goto out_free;
+	}
+	s.mem = NULL;
+	s.fd = fd;
+	s.off = 0;
+	s.end = (uint64_t)st.st_size;
+	ret = deb_walk(&s, deb_path, limits, extract_cb, &x, e);
+	if (x.out)
+		fclose(x.out);
+	if (!ret) {
+		(void)final;
+		if (rename(x.root, key) != 0 && errno != ENOTEMPTY && errno != EEXIST)
+			ret = psym_err_set(e, PSYM_EIO, "cannot rename into '%s': %s", key,
+					   strerror(errno));
+	}
+	rm_rf(x.root); /* no-op after a successful rename */
+done:
+	if (!ret) {
+		*debug_root = result;
+		result = NULL;
+	}
+out_free:
+	free(x.root);
+	free(result);
+	free(key);
+out_close:
+	close(fd);
+	return ret;
+}
+
+#include <dirent.h>
+
+/* Remove a tree we created (bounded depth: our own extraction layout). */
+static int rm_rf_depth(const char *path, int depth)
+{
+	struct dirent *de;
+	DIR *d;
+
+	if (depth > 64)
+		return -1;
+	d = opendir(path);
+	if (!d)
+		return unlink(path);
+	while ((de = readdir(d))) {
+		char *child;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (asprintf(&child, "%s/%s", path, de->d_name) < 0)
+			break;
+		if (de->d_type == DT_DIR)
+			rm_rf_depth(child, depth + 1);
+		else
+			unlink(child);
+		free(child);
+	}
+	closedir(d);
+	return rmdir(path);
+}
+
+static int rm_rf(const char *path)
+{
+	return rm_rf_depth(path, 0);
+}
