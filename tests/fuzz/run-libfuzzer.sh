@@ -8,7 +8,7 @@ out=$build/fuzz-build
 mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 inc="-I$build -I$build/src -I$src/src $DWARF_CFLAGS"
-libsrcs=$(sed -n 's/^\t*\(src\/[a-z_0-9]*\.c\).*/\1/p' "$src/Makefile.am" "$src/src/modules.am" | sort -u)
+libsrcs=$(grep -oh 'src/[a-z_0-9]*\.c' "$src/Makefile.am" "$src/src/modules.am" | grep -v 'src/main\.c' | sort -u)
 for t in $FUZZ_TARGETS; do
 	echo "== building $t"
 	objs=""
