@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <lzma.h>
 #include <zlib.h>
 
 #include "compress.h"
@@ -138,4 +139,65 @@ int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp,
 	*outp = out;
 	deflateEnd(&zs);
 	return 0;
+}
+
+int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
+	      unsigned char **outp, size_t *outlenp, struct psym_err *e)
+{
+	lzma_stream xs = LZMA_STREAM_INIT;
+	unsigned char *out = NULL, *nb;
+	size_t cap = 0;
+	lzma_ret xr;
+	int ret = 0;
+
+	/* 256 MiB of decoder memory covers every preset (xz -9 needs 65 MiB). */
+	if (lzma_stream_decoder(&xs, (uint64_t)256 << 20, 0) != LZMA_OK)
+		return psym_err_set(e, PSYM_ENOMEM, "'%s': cannot start xz decoder", name);
+	xs.next_in = in;
+	xs.avail_in = len;
+	for (;;) {
+		if (xs.total_out == cap) {
+			size_t ncap = cap ? cap * 2 : (len < 16384 ? 65536 : len * 4);
+
+			if (cap > max) {
+				ret = psym_err_set(e, PSYM_ELIMIT,
+						   "'%s': decompresses to more than the limit of %zu bytes",
+						   name, max);
+				goto out;
+			}
+			if (ncap > max + 1)
+				ncap = max + 1;
+			nb = realloc(out, ncap);
+			if (!nb) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
+				goto out;
+			}
+			out = nb;
+			cap = ncap;
+		}
+		xs.next_out = out + xs.total_out;
+		xs.avail_out = cap - xs.total_out;
+		xr = lzma_code(&xs, LZMA_FINISH);
+		if (xs.total_out > max) {
+			ret = psym_err_set(e, PSYM_ELIMIT,
+					   "'%s': decompresses to more than the limit of %zu bytes",
+					   name, max);
+			goto out;
+		}
+		if (xr == LZMA_STREAM_END)
+			break;
+		if (xr == LZMA_OK && xs.avail_out == 0)
+			continue;
+		ret = psym_err_set(e, xr == LZMA_MEM_ERROR || xr == LZMA_MEMLIMIT_ERROR ?
+				   PSYM_ELIMIT : PSYM_EBADINPUT,
+				   "'%s': corrupt or truncated xz data (code %d)", name, (int)xr);
+		goto out;
+	}
+	*outp = out;
+	*outlenp = xs.total_out;
+	out = NULL;
+out:
+	lzma_end(&xs);
+	free(out);
+	return ret;
 }

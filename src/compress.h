@@ -21,6 +21,13 @@ bool psym_is_gzip(const unsigned char *buf, size_t len);
 int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *name,
 		unsigned char **out, size_t *outlen, struct psym_err *e);
 
+/*
+ * Decode an xz stream (e.g. MiniDebugInfo's .gnu_debugdata) into a
+ * malloc'd buffer of at most max bytes; decoder memory is capped too.
+ */
+int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
+	      unsigned char **out, size_t *outlen, struct psym_err *e);
+
 /* Deterministic gzip (mtime 0) into a malloc'd buffer. */
 int psym_gzip(const unsigned char *in, size_t len, unsigned char **out,
 	      size_t *outlen, struct psym_err *e);

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/* Capped decompression: xz (liblzma's encoder as the reference) and gzip. */
+#include "config.h"
+
+#include <lzma.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compress.h"
+#include "tap.h"
+
+int main(void)
+{
+	static unsigned char plain[1 << 20], xz[1 << 20];
+	struct psym_err e = { 0 };
+	unsigned char *out = NULL, *gz = NULL;
+	size_t xzlen = 0, outlen = 0, gzlen = 0;
+
+	for (size_t i = 0; i < sizeof(plain); i++)
+		plain[i] = (unsigned char)((i * 2654435761u) >> 13);
+	ok(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, plain, sizeof(plain), xz,
+				   &xzlen, sizeof(xz)) == LZMA_OK, "reference xz encode");
+	ok(psym_unxz(xz, xzlen, sizeof(plain), "t", &out, &outlen, &e) == 0, "unxz");
+	ok(outlen == sizeof(plain) && memcmp(out, plain, outlen) == 0, "unxz round trip");
+	free(out);
+	out = NULL;
+	is_int(psym_unxz(xz, xzlen, sizeof(plain) - 1, "t", &out, &outlen, &e), PSYM_ELIMIT,
+	       "unxz cap: %s", e.msg);
+	is_int(psym_unxz(xz, xzlen / 2, sizeof(plain), "t", &out, &outlen, &e), PSYM_EBADINPUT,
+	       "truncated xz: %s", e.msg);
+	is_int(psym_unxz(plain, 100, sizeof(plain), "t", &out, &outlen, &e), PSYM_EBADINPUT,
+	       "not xz: %s", e.msg);
+
+	ok(psym_gzip(plain, sizeof(plain), &gz, &gzlen, &e) == 0, "gzip");
+	ok(psym_is_gzip(gz, gzlen), "gzip magic");
+	ok(psym_gunzip(gz, gzlen, sizeof(plain), "t", &out, &outlen, &e) == 0 &&
+	   outlen == sizeof(plain) && memcmp(out, plain, outlen) == 0, "gunzip round trip");
+	free(out);
+	is_int(psym_gunzip(gz, gzlen, 1000, "t", &out, &outlen, &e), PSYM_ELIMIT,
+	       "gunzip cap: %s", e.msg);
+	{
+		/* Two concatenated members decode as one stream (like gzip -dc). */
+		unsigned char *two = malloc(2 * gzlen);
+
+		memcpy(two, gz, gzlen);
+		memcpy(two + gzlen, gz, gzlen);
+		ok(psym_gunzip(two, 2 * gzlen, 4 << 20, "t", &out, &outlen, &e) == 0 &&
+		   outlen == 2 * sizeof(plain), "concatenated gzip members");
+		free(out);
+		free(two);
+	}
+	free(gz);
+	return tap_done();
+}
