@@ -51,6 +51,51 @@ int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out,
 	return 0;
 }
 
+/*
+ * protobuf-c keeps fields it does not know as unknown fields and writes
+ * them back; one with field number 0 (reachable through a non-minimal tag
+ * varint) would make psym write a file no reader accepts. Refuse it here.
+ */
+static bool bad_unknown(const ProtobufCMessage *m)
+{
+	for (unsigned i = 0; i < m->n_unknown_fields; i++)
+		if (m->unknown_fields[i].tag == 0)
+			return true;
+	return false;
+}
+
+static const char *bad_unknown_fields(const pb_profile *pb)
+{
+	if (bad_unknown(&pb->base))
+		return "profile";
+	if (pb->period_type && bad_unknown(&pb->period_type->base))
+		return "period_type";
+	for (size_t i = 0; i < pb->n_sample_type; i++)
+		if (bad_unknown(&pb->sample_type[i]->base))
+			return "sample_type";
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		if (bad_unknown(&pb->sample[i]->base))
+			return "sample";
+		for (size_t j = 0; j < pb->sample[i]->n_label; j++)
+			if (bad_unknown(&pb->sample[i]->label[j]->base))
+				return "label";
+	}
+	for (size_t i = 0; i < pb->n_mapping; i++)
+		if (bad_unknown(&pb->mapping[i]->base))
+			return "mapping";
+	for (size_t i = 0; i < pb->n_location; i++) {
+		if (bad_unknown(&pb->location[i]->base))
+			return "location";
+		for (size_t j = 0; j < pb->location[i]->n_line; j++)
+			if (bad_unknown(&pb->location[i]->line[j]->base))
+				return "line";
+	}
+	for (size_t i = 0; i < pb->n_function; i++)
+		if (bad_unknown(&pb->function[i]->base))
+			return "function";
+	return NULL;
+}
+
 int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 		       const struct psym_limits *limp, struct psym_profile **out,
 		       struct psym_err *e)
@@ -94,6 +139,16 @@ int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 					   "'%s': not a pprof profile (protobuf decoding failed)",
 					   name);
 		goto fail;
+	}
+	{
+		const char *where = bad_unknown_fields(p->pb);
+
+		if (where) {
+			ret = psym_err_set(e, PSYM_EBADPROTO,
+					   "'%s': not a pprof profile (field number 0 in a %s message)",
+					   name, where);
+			goto fail;
+		}
 	}
 	free(raw);
 	*out = p;
