@@ -69,20 +69,12 @@ int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
 	return PSYM_NOENT;
 }
 
-int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
-			 struct psym_err *e)
+int psym_libelf_build_id(void *handle, char out[PSYM_BUILD_ID_HEX_MAX])
 {
-	Elf *elf;
-	GElf_Ehdr eh;
-	size_t n;
+	Elf *elf = handle;
 	int ret = PSYM_NOENT;
+	size_t n;
 
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh)) {
-		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", name);
-		goto out;
-	}
 	if (elf_getphdrnum(elf, &n) == 0) {
 		for (size_t i = 0; i < n && ret == PSYM_NOENT; i++) {
 			GElf_Phdr ph;
@@ -113,7 +105,22 @@ int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MA
 							  sh.sh_addralign == 8 ? 8 : 4, false, out);
 		}
 	}
-out:
+	return ret;
+}
+
+int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+			 struct psym_err *e)
+{
+	GElf_Ehdr eh;
+	Elf *elf;
+	int ret;
+
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", name);
+	else
+		ret = psym_libelf_build_id(elf, out);
 	elf_end(elf);
 	return ret;
 }

@@ -37,6 +37,9 @@ int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
 int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
 			 struct psym_err *e);
 
+/* Same, on a libelf handle (an `Elf *`). */
+int psym_libelf_build_id(void *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
+
 /* Kernel build ID from a /sys/kernel/notes style file. */
 int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
 			       struct psym_err *e);

@@ -226,11 +226,26 @@ static int cmd_check(int argc, char **argv)
 
 static const char symbolize_help[] =
 	"Usage: psym symbolize [OPTIONS] IN -o OUT\n"
-	"Rewrite a profile with Function and Line entries filled in.\n\n"
+	"Rewrite a profile with Function and Line entries filled in from the\n"
+	"binaries its mappings name, checked by build ID.\n\n"
 	"  -o, --output FILE          where to write (- for stdout); written to a\n"
 	"                             temporary file and renamed into place\n"
 	"      --in-place             overwrite IN (only with this option)\n"
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
+	"\nFinding binaries (in this order):\n"
+	"      --main-binary FILE     use FILE for the first mapping\n"
+	"      --binary-path DIR[:DIR...]  search DIR/BUILDID/BASENAME, DIR/BUILDID/*,\n"
+	"                             DIR/BUILDID, DIR/PATH/BUILDID, DIR/BASENAME,\n"
+	"                             DIR/PATH; then $PPROF_BINARY_PATH the same way\n"
+	"      --sysroot DIR          look for each mapping's own path under DIR\n"
+	"                             (default /); '..' never leaves DIR\n"
+	"\nWhat to do:\n"
+	"      --force                replace lines that locations already have\n"
+	"\nReporting (on stderr):\n"
+	"      --explain              list every file tried for each mapping\n"
+	"      --strict               exit 1 when a location of a file-backed\n"
+	"                             mapping stays unresolved\n"
+	"  -q, --quiet                no per-mapping summary\n"
 	LIMIT_HELP;
 
 static struct psym_out *volatile active_out;
@@ -245,33 +260,95 @@ static void on_signal(int sig)
 	raise(sig);
 }
 
+enum {
+	OPT_BINARY_PATH = OPT_NEXT,
+	OPT_SYSROOT,
+	OPT_MAIN_BINARY,
+	OPT_FORCE,
+	OPT_EXPLAIN,
+	OPT_STRICT,
+};
+
+/* Split a colon-separated list into *list (appending). Strings are strdup'd. */
+static void add_path_list(const char *arg, const char ***list, size_t *n)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
+		const char **nl = realloc(*list, (*n + 1) * sizeof(**list));
+		char *d = strdup(tok);
+
+		if (!nl || !d) {
+			free(d);
+			if (nl)
+				*list = nl;
+			break;
+		}
+		*list = nl;
+		(*list)[(*n)++] = d;
+	}
+	free(copy);
+}
+
+static void free_list(const char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)list[i]);
+	free(list);
+}
+
 static int cmd_symbolize(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 		{ "raw", no_argument, NULL, OPT_RAW },
+		{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "main-binary", required_argument, NULL, OPT_MAIN_BINARY },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "explain", no_argument, NULL, OPT_EXPLAIN },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
 		LIMIT_OPTIONS, { 0 }
 	};
+	struct psym_symbolize_opts so = { .log = stderr };
+	struct psym_symbolize_result res;
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
-	const char *in, *out = NULL;
-	bool in_place = false, raw = false;
+	const char *in, *out = NULL, **bpath = NULL, *env;
+	size_t n_bpath = 0;
+	bool in_place = false, raw = false, strict = false;
 	int c, ret;
 
 	psym_limits_default(&lim);
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:q", opts, NULL)) != -1) {
 		if (limit_option(c, optarg, &lim, "symbolize "))
 			continue;
 		switch (c) {
 		case 'o': out = optarg; break;
 		case OPT_IN_PLACE: in_place = true; break;
 		case OPT_RAW: raw = true; break;
+		case OPT_BINARY_PATH: add_path_list(optarg, &bpath, &n_bpath); break;
+		case OPT_SYSROOT: so.sysroot = optarg; break;
+		case OPT_MAIN_BINARY: so.main_binary = optarg; break;
+		case OPT_FORCE: so.force = true; break;
+		case OPT_EXPLAIN: so.explain = true; break;
+		case OPT_STRICT: strict = true; break;
+		case 'q': so.quiet = true; break;
 		case 'h': fputs(symbolize_help, stdout); return 0;
 		default: die_usage("symbolize ", "invalid option");
 		}
 	}
+	env = getenv("PPROF_BINARY_PATH");
+	if (env && *env)
+		add_path_list(env, &bpath, &n_bpath);
+	so.binary_path = bpath;
+	so.n_binary_path = n_bpath;
+	so.progress = isatty(STDERR_FILENO);
 	if (argc - optind != 1)
 		die_usage("symbolize ", "expected exactly one input profile");
 	in = argv[optind];
@@ -289,8 +366,15 @@ static int cmd_symbolize(int argc, char **argv)
 		die_usage("symbolize ", "output '%s' is the input: use --in-place to overwrite it",
 			  out);
 	ret = load(in, &lim, &p);
-	if (ret)
+	if (ret) {
+		free_list(bpath, n_bpath);
 		return ret;
+	}
+	ret = psym_symbolize(p, &so, &res, &e);
+	if (ret) {
+		psym_err_prefix(&e, "'%s'", in);
+		goto fail;
+	}
 	{
 		struct psym_out o;
 		unsigned char *buf;
@@ -320,9 +404,17 @@ static int cmd_symbolize(int argc, char **argv)
 			goto fail;
 	}
 	psym_profile_free(p);
+	free_list(bpath, n_bpath);
+	if (!so.quiet)
+		fprintf(stderr, "psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
+			"files, %zu in other mappings)\n", res.resolved + res.kept, res.locations,
+			res.kept, res.unresolved_file, res.unresolved_other);
+	if (strict && res.unresolved_file)
+		return PSYM_EXIT_PARTIAL;
 	return 0;
 fail:
 	psym_profile_free(p);
+	free_list(bpath, n_bpath);
 	return report(&e, ret);
 }
 

@@ -320,6 +320,13 @@ pb_mapping *psym_profile_mapping(const struct psym_profile *p, uint64_t id)
 	return i < 0 || (size_t)i >= p->pb->n_mapping ? NULL : p->pb->mapping[i];
 }
 
+long psym_profile_mapping_pos(const struct psym_profile *p, uint64_t id)
+{
+	long i = idindex_find(&p->mapping_ix, id);
+
+	return i < 0 || (size_t)i >= p->pb->n_mapping ? -1 : i;
+}
+
 pb_location *psym_profile_location(const struct psym_profile *p, uint64_t id)
 {
 	long i = idindex_find(&p->location_ix, id);

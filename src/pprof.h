@@ -86,6 +86,9 @@ pb_mapping *psym_profile_mapping(const struct psym_profile *p, uint64_t id);
 pb_location *psym_profile_location(const struct psym_profile *p, uint64_t id);
 pb_function *psym_profile_function(const struct psym_profile *p, uint64_t id);
 
+/* Position of the mapping with this id in pb->mapping, or -1. */
+long psym_profile_mapping_pos(const struct psym_profile *p, uint64_t id);
+
 /* string_table[idx], or "" when idx is out of range. */
 const char *psym_profile_str(const struct psym_profile *p, int64_t idx);
 

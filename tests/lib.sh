@@ -9,7 +9,11 @@ unset DEBUGINFOD_URLS
 export LC_ALL=C
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/psym-test.XXXXXX")
-trap 'rm -rf "$T"' EXIT
+# Only the test's own shell cleans up: dash runs EXIT traps in background
+# subshells too, which would delete $T under a running test.
+TOPPID=$(sh -c 'echo $PPID')
+cleanup() { [ "$(sh -c 'echo $PPID')" = "$TOPPID" ] && rm -rf "$T"; }
+trap cleanup EXIT
 cd "$T" || exit 99
 
 n_fail=0

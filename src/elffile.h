@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ELF facts psym needs from a binary or debug file: type, build ID,
+ * PT_LOAD segments (runtime address -> ELF virtual address), symbol tables
+ * (.symtab, .dynsym, synthesized name@plt), .gnu_debuglink, sections.
+ *
+ * Files are untrusted: only regular files are opened, libelf does the
+ * bounds-checked parsing, section and symbol counts are capped, names
+ * outside their string table are ignored. All strings returned are
+ * borrowed from the psym_elf and live until psym_elf_close().
+ */
+#ifndef PSYM_ELFFILE_H
+#define PSYM_ELFFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buildid.h"
+#include "error.h"
+#include "frame.h"
+
+struct psym_elf;
+
+struct psym_elf_load {
+	uint64_t offset, vaddr, filesz, memsz;
+	uint32_t flags; /* PF_X | PF_W | PF_R */
+};
+
+/* Caps against hostile files; 0 fields take the defaults. */
+struct psym_elf_limits {
+	size_t max_sections; /* default 65536 */
+	size_t max_symbols;  /* default 16 million */
+};
+
+/* Open an ELF file (regular files only). */
+int psym_elf_open(const char *path, const struct psym_elf_limits *lim,
+		  struct psym_elf **out, struct psym_err *e);
+/*
+ * Open an ELF image held in memory; with take_ownership the buffer (malloc'd)
+ * is freed by psym_elf_close(). name is used in messages.
+ */
+int psym_elf_open_mem(void *buf, size_t len, bool take_ownership, const char *name,
+		      const struct psym_elf_limits *lim, struct psym_elf **out,
+		      struct psym_err *e);
+void psym_elf_close(struct psym_elf *elf);
+
+const char *psym_elf_path(const struct psym_elf *elf);
+/* ET_EXEC, ET_DYN, ... */
+int psym_elf_type(const struct psym_elf *elf);
+/* Lowercase hex build ID, or NULL when the file has none. */
+const char *psym_elf_build_id(const struct psym_elf *elf);
+
+size_t psym_elf_loads(const struct psym_elf *elf, const struct psym_elf_load **loads);
+
+/*
+ * Runtime address -> ELF virtual address, for an address inside a mapping
+ * of this file at [start, limit) with file offset `offset` (as in
+ * /proc/PID/maps): file offset -> the PT_LOAD that holds it -> vaddr,
+ * computed per address. Returns 0, or PSYM_NOENT when no PT_LOAD holds it.
+ */
+int psym_elf_normalize(const struct psym_elf *elf, uint64_t start, uint64_t limit,
+		       uint64_t offset, uint64_t addr, uint64_t *vaddr);
+
+/* Number of symbols indexed (functions and PLT stubs). */
+size_t psym_elf_nsymbols(struct psym_elf *elf);
+
+/*
+ * Merge the function symbols of another ELF (a debug file's .symtab, the
+ * MiniDebugInfo image) into elf's table. src must outlive elf (its strings
+ * are borrowed): psym_elf_adopt() hands src over to be closed with elf.
+ */
+int psym_elf_add_symbols(struct psym_elf *elf, struct psym_elf *src, struct psym_err *e);
+void psym_elf_adopt(struct psym_elf *elf, struct psym_elf *child);
+
+/*
+ * Symbol-table lookup of a virtual address: the function containing it
+ * (size-aware; zero-size symbols extend to the next one). Fills frame with
+ * name (version suffix removed) and linkage_name; 0 or PSYM_NOENT.
+ */
+int psym_elf_lookup(struct psym_elf *elf, uint64_t vaddr, struct psym_frame *frame);
+
+/* .gnu_debuglink file name and CRC; PSYM_NOENT when absent or malformed. */
+int psym_elf_debuglink(const struct psym_elf *elf, const char **name, uint32_t *crc);
+
+/*
+ * Raw contents of the named section (not decompressed); PSYM_NOENT when
+ * absent. *data is borrowed from elf.
+ */
+int psym_elf_section(const struct psym_elf *elf, const char *name, const void **data,
+		     size_t *len);
+
+/* True when the file has DWARF line or info sections (.debug_* or .zdebug_*). */
+bool psym_elf_has_dwarf(const struct psym_elf *elf);
+
+/*
+ * MiniDebugInfo: decompress .gnu_debugdata (xz) and open it as an ELF.
+ * PSYM_NOENT when the section is absent.
+ */
+int psym_elf_open_minidebuginfo(const struct psym_elf *elf, struct psym_elf **out,
+				struct psym_err *e);
+
+#endif

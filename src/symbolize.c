@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "binfind.h"
+#include "builder.h"
+#include "mapping.h"
+#include "symbolize.h"
+
+#define MAX_FRAMES 256
+
+/* One opened binary, shared by every mapping of the same file. */
+struct binary {
+	struct psym_elf *elf;
+	char *key;   /* path + build ID */
+};
+
+struct run {
+	struct psym_profile *p;
+	const struct psym_symbolize_opts *o;
+	struct psym_symbolize_result *r;
+	struct psym_builder *b;
+	struct binary *bins;
+	size_t nbins;
+	struct timespec start, last_progress;
+	bool progress_shown;
+};
+
+static void logf_(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void logf_(const struct run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!run->o->log || run->o->quiet)
+		return;
+	va_start(ap, fmt);
+	vfprintf(run->o->log, fmt, ap);
+	va_end(ap);
+}
+
+static void explain_cb(void *ud, const char *path, const char *verdict)
+{
+	const struct run *run = ud;
+
+	if (run->o->log)
+		fprintf(run->o->log, "    tried '%s': %s\n", path, verdict);
+}
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+static void progress(struct run *run, size_t mi, size_t nm)
+{
+	struct timespec now;
+
+	if (!run->o->progress || !run->o->log)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (elapsed(&run->start, &now) < 1.0 || elapsed(&run->last_progress, &now) < 0.2)
+		return;
+	run->last_progress = now;
+	run->progress_shown = true;
+	fprintf(run->o->log, "\rpsym: symbolizing mapping %zu/%zu, %zu locations resolved ", mi + 1,
+		nm, run->r->resolved);
+	fflush(run->o->log);
+}
+
+static void progress_clear(struct run *run)
+{
+	if (run->progress_shown && run->o->log)
+		fprintf(run->o->log, "\r\033[K");
+	run->progress_shown = false;
+}
+
+/*
+ * The resolver step: frames for an ELF virtual address, innermost first.
+ * Today the symbol table; DWARF (lines, inlines) goes first when present.
+ */
+static size_t resolve_addr(struct binary *bin, uint64_t vaddr, struct psym_frame *frames,
+			   size_t max)
+{
+	if (max && psym_elf_lookup(bin->elf, vaddr, &frames[0]) == 0)
+		return 1;
+	return 0;
+}
+
+/* The one place names are made presentable (demangling goes here). */
+static const char *display_name(const struct psym_frame *f)
+{
+	return f->name;
+}
+
+static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames,
+		      size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct psym_frame *f = &frames[i];
+		uint64_t fid = psym_builder_function(run->b, display_name(f),
+						     f->linkage_name ? f->linkage_name : f->name,
+						     f->file ? f->file : "", f->start_line);
+		int ret;
+
+		if (!fid)
+			return psym_builder_error(run->b);
+		ret = psym_builder_add_line(run->b, loc, fid, f->line, f->column);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static int open_binary(struct run *run, const char *path, const char *build_id,
+		       const char *override, struct binary **out, char *why, size_t whysz,
+		       struct psym_err *e)
+{
+	struct psym_binfind_opts bo = {
+		.search = run->o->binary_path,
+		.n_search = run->o->n_binary_path,
+		.sysroot = run->o->sysroot,
+		.explain = run->o->explain ? explain_cb : NULL,
+		.explain_ud = run,
+		.elf_limits = &run->o->elf_limits,
+	};
+	struct psym_elf *elf = NULL;
+	struct binary *nb;
+	char *key;
+	int ret;
+
+	if (asprintf(&key, "%s\n%s\n%s", override ? override : "", path,
+		     build_id ? build_id : "") < 0)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < run->nbins; i++) {
+		if (strcmp(run->bins[i].key, key) == 0) {
+			free(key);
+			*out = &run->bins[i];
+			if (!run->bins[i].elf)
+				snprintf(why, whysz, "not found (see above)");
+			return run->bins[i].elf ? 0 : PSYM_NOENT;
+		}
+	}
+	ret = psym_binfind(&bo, path, build_id, override, &elf, why, whysz, e);
+	if (ret < 0) {
+		free(key);
+		return ret;
+	}
+	nb = realloc(run->bins, (run->nbins + 1) * sizeof(*nb));
+	if (!nb) {
+		psym_elf_close(elf);
+		free(key);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	run->bins = nb;
+	run->bins[run->nbins] = (struct binary){ .elf = ret == 0 ? elf : NULL, .key = key };
+	*out = &run->bins[run->nbins++];
+	return ret;
+}
+
+static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_location **locs,
+			     size_t nlocs, struct psym_err *e)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	const char *name = psym_profile_str(run->p, m->filename);
+	const char *bid = psym_profile_str(run->p, m->build_id);
+	char clean[4096], why[1024] = "";
+	struct psym_frame frames[MAX_FRAMES];
+	struct binary *bin = NULL;
+	enum psym_map_class cls;
+	size_t todo = 0, done = 0, kept = 0;
+	bool deleted;
+	int ret;
+
+	for (size_t i = 0; i < nlocs; i++) {
+		if (locs[i]->n_line && !o->force)
+			kept++;
+		else
+			todo++;
+	}
+	run->r->locations += nlocs;
+	run->r->kept += kept;
+	cls = psym_mapping_classify(name, clean, sizeof(clean), &deleted);
+	if (todo == 0) {
+		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
+		      m->id, name, kept);
+		return 0;
+	}
+	if (cls != PSYM_MAP_FILE) {
+		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: skipped (%s mapping: no "
+		      "resolver for this class)\n", m->id, *name ? name : "(no name)", todo,
+		      psym_map_class_name(cls));
+		run->r->unresolved_other += todo;
+		return 0;
+	}
+	if (o->explain)
+		logf_(run, "psym: mapping %" PRIu64 " '%s'%s%s:\n", m->id, name,
+		      *bid ? " build ID " : "", bid);
+	ret = open_binary(run, clean, *bid ? bid : NULL, mi == 0 ? o->main_binary : NULL, &bin,
+			  why, sizeof(why), e);
+	if (ret < 0)
+		return ret;
+	if (ret == PSYM_NOENT) {
+		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id, name, todo,
+		      why);
+		run->r->unresolved_file += todo;
+		return 0;
+	}
+	if (psym_elf_nsymbols(bin->elf) == 0) {
+		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: '%s' has no symbols\n",
+		      m->id, name, todo, psym_elf_path(bin->elf));
+		run->r->unresolved_file += todo;
+		return 0;
+	}
+	for (size_t i = 0; i < nlocs; i++) {
+		pb_location *loc = locs[i];
+		uint64_t vaddr;
+		size_t n;
+
+		if (loc->n_line && !o->force)
+			continue;
+		if ((i & 1023) == 0)
+			progress(run, mi, run->p->pb->n_mapping);
+		if (psym_elf_normalize(bin->elf, m->memory_start, m->memory_limit, m->file_offset,
+				       loc->address, &vaddr) != 0)
+			continue;
+		n = resolve_addr(bin, vaddr, frames, MAX_FRAMES);
+		if (!n)
+			continue;
+		loc->n_line = 0; /* --force: replace what was there */
+		ret = add_frames(run, loc, frames, n);
+		if (ret)
+			return psym_err_set(e, ret, "out of memory while symbolizing");
+		m->has_functions = true;
+		done++;
+	}
+	run->r->resolved += done;
+	run->r->unresolved_file += todo - done;
+	progress_clear(run);
+	logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations from '%s'%s\n", m->id, name,
+	      done, todo, psym_elf_path(bin->elf), kept ? " (others kept)" : "");
+	return 0;
+}
+
+int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
+		   struct psym_symbolize_result *r, struct psym_err *e)
+{
+	struct run run = { .p = p, .o = o, .r = r };
+	pb_profile *pb = p->pb;
+	size_t *first = NULL, *fill = NULL, nomap = 0, acc = 0;
+	pb_location **order = NULL;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	clock_gettime(CLOCK_MONOTONIC, &run.start);
+	ret = psym_builder_new(p, &run.b, e);
+	if (ret)
+		return ret;
+	/* Bucket locations by mapping position, keeping profile order in each. */
+	first = calloc(pb->n_mapping + 1, sizeof(*first));
+	fill = calloc(pb->n_mapping + 1, sizeof(*fill));
+	order = calloc(pb->n_location + 1, sizeof(*order));
+	if (!first || !fill || !order) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < pb->n_location; i++) {
+		long k = psym_profile_mapping_pos(p, pb->location[i]->mapping_id);
+
+		if (k < 0)
+			nomap++;
+		else
+			fill[k]++;
+	}
+	for (size_t k = 0; k < pb->n_mapping; k++) {
+		first[k] = acc;
+		acc += fill[k];
+		fill[k] = 0;
+	}
+	for (size_t i = 0; i < pb->n_location; i++) {
+		long k = psym_profile_mapping_pos(p, pb->location[i]->mapping_id);
+
+		if (k >= 0)
+			order[first[k] + fill[k]++] = pb->location[i];
+	}
+	for (size_t k = 0; k < pb->n_mapping && !ret; k++)
+		ret = symbolize_mapping(&run, k, pb->mapping[k], order + first[k], fill[k], e);
+	if (nomap && !ret) {
+		logf_(&run, "psym: %zu locations have no mapping: left as addresses\n", nomap);
+		r->locations += nomap;
+		r->unresolved_other += nomap;
+	}
+out:
+	progress_clear(&run);
+	for (size_t i = 0; i < run.nbins; i++) {
+		psym_elf_close(run.bins[i].elf);
+		free(run.bins[i].key);
+	}
+	free(run.bins);
+	free(first);
+	free(fill);
+	free(order);
+	psym_builder_free(run.b);
+	return ret;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The symbolize driver: fills Function and Line entries into a profile.
+ *
+ * Per mapping: classify it, find its binary (binfind), then for each of its
+ * locations turn the runtime address into an ELF virtual address (per
+ * address, through the PT_LOAD segments) and ask the resolvers for frames,
+ * innermost first. Frames become pprof Lines whose Functions are interned
+ * (deduplicated) across the profile. A per-mapping summary goes to the log.
+ */
+#ifndef PSYM_SYMBOLIZE_H
+#define PSYM_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "elffile.h"
+#include "pprof.h"
+
+struct psym_symbolize_opts {
+	const char *const *binary_path; /* --binary-path dirs + $PPROF_BINARY_PATH */
+	size_t n_binary_path;
+	const char *sysroot;            /* NULL = "/" */
+	const char *main_binary;        /* overrides the first mapping, or NULL */
+	bool force;                     /* replace existing lines */
+	bool explain;                   /* list every candidate tried */
+	bool quiet;                     /* no per-mapping summary */
+	bool progress;                  /* progress line on the log (a terminal) */
+	FILE *log;                      /* summary stream (stderr); NULL = none */
+	struct psym_elf_limits elf_limits;
+};
+
+struct psym_symbolize_result {
+	size_t locations;              /* locations looked at */
+	size_t resolved;               /* given lines by this run */
+	size_t kept;                   /* already had lines, kept */
+	size_t unresolved_file;        /* of file-backed mappings, left unresolved */
+	size_t unresolved_other;       /* of other mappings (kernel, JIT, ...) */
+};
+
+/* The profile must have been validated. */
+int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
+		   struct psym_symbolize_result *r, struct psym_err *e);
+
+#endif
