@@ -21,9 +21,11 @@
 
 struct sym {
 	uint64_t addr, size, end;
+	const char *file;    /* STT_FILE in force for a local symbol, or NULL */
 	const char *name;    /* display name (version suffix removed) */
 	const char *linkage; /* raw name (version suffix removed), for system_name */
 	uint8_t rank;        /* lower is better among aliases */
+	uint32_t order;      /* position in the symbol table(s) */
 };
 
 struct psym_elf {
@@ -365,6 +367,8 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn,
 	size_t n;
 	int ret;
 
+	const char *file = NULL;
+
 	if (!d || sh->sh_entsize == 0)
 		return 0;
 	n = d->d_size / (sh->sh_entsize ? sh->sh_entsize : 1);
@@ -379,6 +383,13 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn,
 			break;
 		type = GELF_ST_TYPE(s.st_info);
 		bind = GELF_ST_BIND(s.st_info);
+		if (type == STT_FILE) {
+			/* The source file of the local symbols that follow. */
+			file = elf_strptr(src->elf, sh->sh_link, s.st_name);
+			if (file && !*file)
+				file = NULL;
+			continue;
+		}
 		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS || s.st_value == 0)
 			continue;
 		if (s.st_shndx < SHN_LORESERVE) {
@@ -400,11 +411,13 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn,
 		out.addr = s.st_value;
 		out.size = s.st_size;
 		out.end = 0;
+		out.file = bind == STB_LOCAL ? file : NULL;
 		out.name = name;
 		out.linkage = name;
 		/* Prefer global, then weak, then local; unversioned; FUNC over NOTYPE. */
 		out.rank = (uint8_t)((bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 4 : 8) +
 				     (versioned ? 2 : 0) + (type == STT_NOTYPE ? 1 : 0));
+		out.order = (uint32_t)f->nsyms;
 		ret = push_sym(f, &out, e);
 		if (ret)
 			return ret;
@@ -466,7 +479,7 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 		if (i * step > psh.sh_size)
 			break;
 		out = (struct sym){ .addr = base + i * step, .size = step, .name = name,
-				    .linkage = name, .rank = 16 };
+				    .linkage = name, .rank = 16, .order = (uint32_t)f->nsyms };
 		ret = push_sym(f, &out, e);
 		if (ret)
 			return ret;
@@ -501,9 +514,14 @@ static int cmp_sym(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? -1 : 1;
-	/* Bigger size first among equals, then by name: deterministic. */
+	/*
+	 * Bigger size first among equals, then the alias that comes last in
+	 * the symbol table (as llvm-symbolizer keeps), then by name.
+	 */
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
+	if (x->order != y->order)
+		return x->order > y->order ? -1 : 1;
 	c = strcmp(x->name, y->name);
 	return c;
 }
@@ -620,6 +638,7 @@ int psym_elf_lookup(struct psym_elf *f, uint64_t vaddr, struct psym_frame *frame
 			memset(frame, 0, sizeof(*frame));
 			frame->name = s->name;
 			frame->linkage_name = s->linkage;
+			frame->file = s->file;
 			return 0;
 		}
 		if (s->size == 0 && k == 0)

@@ -11,12 +11,14 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "psym.h"
 
 static const char *progname = "psym";
@@ -239,8 +241,23 @@ static const char symbolize_help[] =
 	"                             DIR/PATH; then $PPROF_BINARY_PATH the same way\n"
 	"      --sysroot DIR          look for each mapping's own path under DIR\n"
 	"                             (default /); '..' never leaves DIR\n"
+	"\nDebug information (lines, inline frames; looked for in this order):\n"
+	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug and\n"
+	"                             DIR/<binary's dir>/<debuglink> (repeatable;\n"
+	"                             /usr/lib/debug is always searched last)\n"
+	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"
+	"                             extracted once into the cache)\n"
+	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"
+	"                             default: $DEBUGINFOD_URLS)\n"
+	"      --debuginfod-timeout S seconds per request (default 10)\n"
+	"      --offline              never use the network\n"
 	"\nWhat to do:\n"
 	"      --force                replace lines that locations already have\n"
+	"      --no-inlines           only the function that contains the code\n"
+	"      --no-demangle          keep mangled names\n"
+	"      --adjust-callers       the producer recorded return addresses: look\n"
+	"                             up address-1 for locations that are never a\n"
+	"                             sample's leaf (psym-collect does not need it)\n"
 	"\nReporting (on stderr):\n"
 	"      --explain              list every file tried for each mapping\n"
 	"      --strict               exit 1 when a location of a file-backed\n"
@@ -267,7 +284,49 @@ enum {
 	OPT_FORCE,
 	OPT_EXPLAIN,
 	OPT_STRICT,
+	OPT_DEBUG_DIR,
+	OPT_DEBUG_PKG,
+	OPT_DEBUGINFOD,
+	OPT_DEBUGINFOD_TIMEOUT,
+	OPT_OFFLINE,
+	OPT_NO_INLINES,
+	OPT_NO_DEMANGLE,
+	OPT_ADJUST_CALLERS,
 };
+
+/* $XDG_CACHE_HOME/psym or ~/.cache/psym (malloc'd), NULL if neither is set. */
+static char *cache_dir(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *d = NULL;
+
+	if (x && *x) {
+		if (asprintf(&d, "%s/psym", x) < 0)
+			d = NULL;
+	} else if (home && *home) {
+		if (asprintf(&d, "%s/.cache/psym", home) < 0)
+			d = NULL;
+	}
+	return d;
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
 
 /* Split a colon-separated list into *list (appending). Strings are strdup'd. */
 static void add_path_list(const char *arg, const char ***list, size_t *n)
@@ -292,6 +351,22 @@ static void add_path_list(const char *arg, const char ***list, size_t *n)
 	free(copy);
 }
 
+/* Append one strdup'd string (URLs and file names may contain ':'). */
+static void add_one(const char *arg, const char ***list, size_t *n)
+{
+	const char **nl = realloc(*list, (*n + 1) * sizeof(**list));
+	char *d = strdup(arg);
+
+	if (!nl || !d) {
+		free(d);
+		if (nl)
+			*list = nl;
+		return;
+	}
+	*list = nl;
+	(*list)[(*n)++] = d;
+}
+
 static void free_list(const char **list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -312,9 +387,20 @@ static int cmd_symbolize(int argc, char **argv)
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "debug-pkg", required_argument, NULL, OPT_DEBUG_PKG },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
 		LIMIT_OPTIONS, { 0 }
 	};
 	struct psym_symbolize_opts so = { .log = stderr };
+	struct psym_debuginfod_opts dio = { 0 };
+	const char **ddirs = NULL, **pkgs = NULL, **urls = NULL;
+	size_t n_ddirs = 0, n_pkgs = 0, n_urls = 0;
 	struct psym_symbolize_result res;
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
@@ -339,9 +425,66 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_EXPLAIN: so.explain = true; break;
 		case OPT_STRICT: strict = true; break;
 		case 'q': so.quiet = true; break;
+		case OPT_DEBUG_DIR: add_path_list(optarg, &ddirs, &n_ddirs); break;
+		case OPT_DEBUG_PKG: add_one(optarg, &pkgs, &n_pkgs); break;
+		case OPT_DEBUGINFOD: add_one(optarg, &urls, &n_urls); break;
+		case OPT_DEBUGINFOD_TIMEOUT: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v <= 0 || v > 3600)
+				die_usage("symbolize ", "invalid timeout '%s'", optarg);
+			dio.timeout_s = (int)v;
+			break;
+		}
+		case OPT_OFFLINE: dio.offline = true; break;
+		case OPT_NO_INLINES: so.no_inlines = true; break;
+		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
+		case OPT_ADJUST_CALLERS: so.adjust_callers = true; break;
 		case 'h': fputs(symbolize_help, stdout); return 0;
 		default: die_usage("symbolize ", "invalid option");
 		}
+	}
+	/* Debian debug packages become debug dirs (extracted into the cache). */
+	for (size_t i = 0; i < n_pkgs; i++) {
+		char *cache = cache_dir(), *debs = NULL, *root = NULL;
+
+		if (!cache || asprintf(&debs, "%s/debs", cache) < 0 || mkdir_p(debs) != 0 ||
+		    psym_deb_extract_debug(pkgs[i], debs, NULL, &root, &e) != 0) {
+			if (!e.msg[0])
+				psym_err_set(&e, PSYM_EIO, "cannot create the cache for '%s'", pkgs[i]);
+			free(cache);
+			free(debs);
+			free_list(ddirs, n_ddirs);
+			free_list(pkgs, n_pkgs);
+			free_list(urls, n_urls);
+			return report(&e, e.code ? e.code : PSYM_EIO);
+		}
+		{
+			const char **nl = realloc(ddirs, (n_ddirs + 1) * sizeof(*nl));
+
+			if (nl) {
+				ddirs = nl;
+				ddirs[n_ddirs++] = root;
+			} else {
+				free(root);
+			}
+		}
+		free(cache);
+		free(debs);
+	}
+	add_path_list("/usr/lib/debug", &ddirs, &n_ddirs);
+	so.debug_dirs = ddirs;
+	so.n_debug_dirs = n_ddirs;
+	dio.urls = urls;
+	dio.n_urls = n_urls;
+	{
+		char sbuf[4096];
+
+		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf)))
+			so.debuginfod = &dio;
 	}
 	env = getenv("PPROF_BINARY_PATH");
 	if (env && *env)
@@ -368,6 +511,9 @@ static int cmd_symbolize(int argc, char **argv)
 	ret = load(in, &lim, &p);
 	if (ret) {
 		free_list(bpath, n_bpath);
+		free_list(ddirs, n_ddirs);
+		free_list(pkgs, n_pkgs);
+		free_list(urls, n_urls);
 		return ret;
 	}
 	ret = psym_symbolize(p, &so, &res, &e);
@@ -405,6 +551,9 @@ static int cmd_symbolize(int argc, char **argv)
 	}
 	psym_profile_free(p);
 	free_list(bpath, n_bpath);
+	free_list(ddirs, n_ddirs);
+	free_list(pkgs, n_pkgs);
+	free_list(urls, n_urls);
 	if (!so.quiet)
 		fprintf(stderr, "psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
 			"files, %zu in other mappings)\n", res.resolved + res.kept, res.locations,
@@ -415,7 +564,145 @@ static int cmd_symbolize(int argc, char **argv)
 fail:
 	psym_profile_free(p);
 	free_list(bpath, n_bpath);
+	free_list(ddirs, n_ddirs);
+	free_list(pkgs, n_pkgs);
+	free_list(urls, n_urls);
 	return report(&e, ret);
+}
+
+/* ---- addr ------------------------------------------------------------------ */
+
+static const char addr_help[] =
+	"Usage: psym addr -e BINARY [OPTIONS] [ADDRESS...]\n"
+	"Symbolize addresses of BINARY (ELF virtual addresses, hex, as addr2line\n"
+	"takes them; read from standard input when none are given), with inline\n"
+	"frames, in addr2line -f -i -C style or JSON.\n\n"
+	"  -e, --exe FILE             the binary\n"
+	"      --json                 one JSON object per address, frames innermost\n"
+	"                             first (FunctionName, FileName, Line, Column,\n"
+	"                             StartLine)\n"
+	"  -a, --addresses            print each address before its frames\n"
+	"      --debug-dir DIR        also search DIR for separate debug files\n"
+	"      --no-inlines           only the function that contains the code\n"
+	"      --no-demangle          keep mangled names\n"
+	"  -h, --help                 show this help\n";
+
+static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n,
+		       bool json, bool show_addr, bool demangle)
+{
+	if (json) {
+		fprintf(out, "{\"Address\":\"0x%" PRIx64 "\",\"Symbol\":[", addr);
+	} else if (show_addr) {
+		fprintf(out, "0x%016" PRIx64 "\n", addr);
+	}
+	if (n == 0) {
+		if (json)
+			fprintf(out, "{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
+				"\"Column\":0,\"StartLine\":0}");
+		else
+			fprintf(out, "??\n??:0\n");
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *sys = fr[i].linkage_name ? fr[i].linkage_name : fr[i].name;
+		char *dem = demangle ? psym_demangle(sys) : NULL;
+		const char *name = dem ? dem : (demangle ? fr[i].name : sys);
+
+		if (json) {
+			fprintf(out, "%s{\"FunctionName\":", i ? "," : "");
+			psym_json_string(out, name && *name ? name : "??");
+			fprintf(out, ",\"FileName\":");
+			psym_json_string(out, fr[i].file ? fr[i].file : "??");
+			fprintf(out, ",\"Line\":%" PRId64 ",\"Column\":%" PRId64
+				",\"StartLine\":%" PRId64 "}", fr[i].line, fr[i].column,
+				fr[i].start_line);
+		} else {
+			fprintf(out, "%s\n%s:%" PRId64 "\n", name && *name ? name : "??",
+				fr[i].file ? fr[i].file : "??", fr[i].line);
+		}
+		free(dem);
+	}
+	if (json)
+		fprintf(out, "]}\n");
+}
+
+static int cmd_addr(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "exe", required_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "addresses", no_argument, NULL, 'a' },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct psym_frame frames[256];
+	struct psym_binary_opts bo = { .inlines = true };
+	struct psym_binary *bin = NULL;
+	struct psym_elf *elf = NULL;
+	struct psym_err e = { 0 };
+	const char *exe = NULL, **ddirs = NULL;
+	size_t n_ddirs = 0;
+	bool json = false, show_addr = false, demangle = true;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "he:aCfi", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e': exe = optarg; break;
+		case OPT_JSON: json = true; break;
+		case 'a': show_addr = true; break;
+		case 'C': case 'f': case 'i': break; /* addr2line habits: always on */
+		case OPT_DEBUG_DIR: add_path_list(optarg, &ddirs, &n_ddirs); break;
+		case OPT_NO_INLINES: bo.inlines = false; break;
+		case OPT_NO_DEMANGLE: demangle = false; break;
+		case 'h': fputs(addr_help, stdout); return 0;
+		default: die_usage("addr ", "invalid option");
+		}
+	}
+	if (!exe)
+		die_usage("addr ", "no binary: give -e FILE");
+	add_path_list("/usr/lib/debug", &ddirs, &n_ddirs);
+	bo.debug_dirs = ddirs;
+	bo.n_debug_dirs = n_ddirs;
+	ret = psym_elf_open(exe, NULL, &elf, &e);
+	if (!ret)
+		ret = psym_binary_new(elf, &bo, &bin, &e);
+	if (ret) {
+		free_list(ddirs, n_ddirs);
+		return report(&e, ret);
+	}
+	for (int i = optind;; i++) {
+		char line[256], *end;
+		const char *arg;
+		uint64_t a;
+
+		if (optind < argc) {
+			if (i >= argc)
+				break;
+			arg = argv[i];
+		} else {
+			if (!fgets(line, sizeof(line), stdin))
+				break;
+			line[strcspn(line, " \t\r\n")] = '\0';
+			if (!line[0])
+				continue;
+			arg = line;
+		}
+		errno = 0;
+		a = strtoull(arg, &end, 16);
+		if (errno || end == arg || *end) {
+			fprintf(stderr, "%s: '%s': not a hex address\n", progname, arg);
+			continue;
+		}
+		print_addr(stdout, a, frames, psym_binary_resolve(bin, a, frames, 256), json,
+			   show_addr, demangle);
+	}
+	psym_binary_free(bin);
+	free_list(ddirs, n_ddirs);
+	if (fflush(stdout) != 0)
+		return PSYM_EXIT_SYSTEM;
+	return 0;
 }
 
 /* ---- dispatch ------------------------------------------------------------- */
@@ -428,6 +715,7 @@ static const struct {
 	{ "symbolize", cmd_symbolize, "fill function names, files and lines into a profile" },
 	{ "show", cmd_show, "print a readable (or --json) dump of a profile" },
 	{ "check", cmd_check, "validate profiles" },
+	{ "addr", cmd_addr, "symbolize addresses of one binary (addr2line style or JSON)" },
 };
 
 static void usage(FILE *out)

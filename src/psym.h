@@ -18,6 +18,7 @@
 #include "arena.h"
 #include "builder.h"
 #include "buildid.h"
+#include "deb.h"
 #include "symbolize.h"
 #include "compress.h"
 #include "error.h"

@@ -9,6 +9,7 @@
 
 #include "binfind.h"
 #include "builder.h"
+#include "demangle.h"
 #include "mapping.h"
 #include "symbolize.h"
 
@@ -16,8 +17,9 @@
 
 /* One opened binary, shared by every mapping of the same file. */
 struct binary {
-	struct psym_elf *elf;
-	char *key;   /* path + build ID */
+	struct psym_binary *bin; /* NULL when not found */
+	char *key;               /* path + build ID */
+	char why[1024];          /* why not found */
 };
 
 struct run {
@@ -27,6 +29,8 @@ struct run {
 	struct psym_builder *b;
 	struct binary *bins;
 	size_t nbins;
+	struct psym_binary_opts bopts;
+	bool *caller_only;       /* by location position, for --adjust-callers */
 	struct timespec start, last_progress;
 	bool progress_shown;
 };
@@ -81,21 +85,14 @@ static void progress_clear(struct run *run)
 }
 
 /*
- * The resolver step: frames for an ELF virtual address, innermost first.
- * Today the symbol table; DWARF (lines, inlines) goes first when present.
+ * The resolver step: frames for an ELF virtual address, innermost first:
+ * DWARF lines and inline frames when there is debug information, else the
+ * symbol table.
  */
 static size_t resolve_addr(struct binary *bin, uint64_t vaddr, struct psym_frame *frames,
 			   size_t max)
 {
-	if (max && psym_elf_lookup(bin->elf, vaddr, &frames[0]) == 0)
-		return 1;
-	return 0;
-}
-
-/* The one place names are made presentable (demangling goes here). */
-static const char *display_name(const struct psym_frame *f)
-{
-	return f->name;
+	return psym_binary_resolve(bin->bin, vaddr, frames, max);
 }
 
 static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames,
@@ -103,11 +100,13 @@ static int add_frames(struct run *run, pb_location *loc, const struct psym_frame
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
-		uint64_t fid = psym_builder_function(run->b, display_name(f),
-						     f->linkage_name ? f->linkage_name : f->name,
+		const char *sys = f->linkage_name ? f->linkage_name : f->name;
+		char *dem = run->o->no_demangle ? NULL : psym_demangle(sys);
+		uint64_t fid = psym_builder_function(run->b, dem ? dem : f->name, sys,
 						     f->file ? f->file : "", f->start_line);
 		int ret;
 
+		free(dem);
 		if (!fid)
 			return psym_builder_error(run->b);
 		ret = psym_builder_add_line(run->b, loc, fid, f->line, f->column);
@@ -117,9 +116,70 @@ static int add_frames(struct run *run, pb_location *loc, const struct psym_frame
 	return 0;
 }
 
+/*
+ * When the binary itself cannot be found, a file with the same build ID can
+ * stand in: the binary in a debug dir's .build-id tree, its separate debug
+ * file (debug files keep the program headers and the symbol table), or
+ * what debuginfod has for it.
+ */
+static int find_by_build_id(struct run *run, const char *build_id, struct psym_elf **out,
+			    char *why, size_t whysz)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	struct psym_err e = { 0 };
+	char path[4096];
+
+	if (!build_id || !psym_build_id_valid(build_id))
+		return PSYM_NOENT;
+	for (size_t i = 0; i < o->n_debug_dirs; i++) {
+		static const char *const suffixes[] = { "", ".debug" };
+
+		for (size_t k = 0; k < 2; k++) {
+			if (!psym_build_id_path(o->debug_dirs[i], build_id, suffixes[k], path,
+						sizeof(path)) ||
+			    psym_elf_open(path, &o->elf_limits, out, &e) != 0)
+				continue;
+			if (psym_elf_build_id(*out) && !strcmp(psym_elf_build_id(*out), build_id)) {
+				if (o->explain)
+					explain_cb(run, path, "used (found by build ID)");
+				return 0;
+			}
+			psym_elf_close(*out);
+		}
+	}
+	if (o->debuginfod) {
+		static const enum psym_debuginfod_kind kinds[] = { PSYM_DEBUGINFOD_EXECUTABLE,
+								   PSYM_DEBUGINFOD_DEBUGINFO };
+
+		for (size_t k = 0; k < 2; k++) {
+			struct psym_debuginfod_req r = { .build_id = build_id, .kind = kinds[k] };
+
+			if (psym_debuginfod_fetch(o->debuginfod, &r, 1, &e) != 0 || !r.path) {
+				if (o->explain)
+					explain_cb(run, build_id, r.reason);
+				if (k == 1)
+					snprintf(why + strlen(why), whysz - strlen(why), "; %s",
+						 r.reason);
+				continue;
+			}
+			if (psym_elf_open(r.path, &o->elf_limits, out, &e) == 0 &&
+			    psym_elf_build_id(*out) && !strcmp(psym_elf_build_id(*out), build_id)) {
+				if (o->explain)
+					explain_cb(run, r.path, "used (from debuginfod)");
+				psym_debuginfod_reqs_free(&r, 1);
+				return 0;
+			}
+			if (*out)
+				psym_elf_close(*out);
+			*out = NULL;
+			psym_debuginfod_reqs_free(&r, 1);
+		}
+	}
+	return PSYM_NOENT;
+}
+
 static int open_binary(struct run *run, const char *path, const char *build_id,
-		       const char *override, struct binary **out, char *why, size_t whysz,
-		       struct psym_err *e)
+		       const char *override, struct binary **out, struct psym_err *e)
 {
 	struct psym_binfind_opts bo = {
 		.search = run->o->binary_path,
@@ -130,7 +190,7 @@ static int open_binary(struct run *run, const char *path, const char *build_id,
 		.elf_limits = &run->o->elf_limits,
 	};
 	struct psym_elf *elf = NULL;
-	struct binary *nb;
+	struct binary *nb, *slot;
 	char *key;
 	int ret;
 
@@ -141,26 +201,26 @@ static int open_binary(struct run *run, const char *path, const char *build_id,
 		if (strcmp(run->bins[i].key, key) == 0) {
 			free(key);
 			*out = &run->bins[i];
-			if (!run->bins[i].elf)
-				snprintf(why, whysz, "not found (see above)");
-			return run->bins[i].elf ? 0 : PSYM_NOENT;
+			return 0;
 		}
-	}
-	ret = psym_binfind(&bo, path, build_id, override, &elf, why, whysz, e);
-	if (ret < 0) {
-		free(key);
-		return ret;
 	}
 	nb = realloc(run->bins, (run->nbins + 1) * sizeof(*nb));
 	if (!nb) {
-		psym_elf_close(elf);
 		free(key);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	run->bins = nb;
-	run->bins[run->nbins] = (struct binary){ .elf = ret == 0 ? elf : NULL, .key = key };
-	*out = &run->bins[run->nbins++];
-	return ret;
+	slot = &run->bins[run->nbins++];
+	memset(slot, 0, sizeof(*slot));
+	slot->key = key;
+	*out = slot;
+	ret = psym_binfind(&bo, path, build_id, override, &elf, slot->why, sizeof(slot->why), e);
+	if (ret < 0)
+		return ret;
+	if (ret == PSYM_NOENT &&
+	    (override || find_by_build_id(run, build_id, &elf, slot->why, sizeof(slot->why)) != 0))
+		return 0;
+	return psym_binary_new(elf, &run->bopts, &slot->bin, e);
 }
 
 static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_location **locs,
@@ -169,9 +229,10 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	const struct psym_symbolize_opts *o = run->o;
 	const char *name = psym_profile_str(run->p, m->filename);
 	const char *bid = psym_profile_str(run->p, m->build_id);
-	char clean[4096], why[1024] = "";
+	char clean[4096];
 	struct psym_frame frames[MAX_FRAMES];
 	struct binary *bin = NULL;
+	struct psym_elf *elf;
 	enum psym_map_class cls;
 	size_t todo = 0, done = 0, kept = 0;
 	bool deleted;
@@ -202,21 +263,16 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 		logf_(run, "psym: mapping %" PRIu64 " '%s'%s%s:\n", m->id, name,
 		      *bid ? " build ID " : "", bid);
 	ret = open_binary(run, clean, *bid ? bid : NULL, mi == 0 ? o->main_binary : NULL, &bin,
-			  why, sizeof(why), e);
+			  e);
 	if (ret < 0)
 		return ret;
-	if (ret == PSYM_NOENT) {
+	if (!bin->bin) {
 		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id, name, todo,
-		      why);
+		      bin->why);
 		run->r->unresolved_file += todo;
 		return 0;
 	}
-	if (psym_elf_nsymbols(bin->elf) == 0) {
-		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: '%s' has no symbols\n",
-		      m->id, name, todo, psym_elf_path(bin->elf));
-		run->r->unresolved_file += todo;
-		return 0;
-	}
+	elf = psym_binary_elf(bin->bin);
 	for (size_t i = 0; i < nlocs; i++) {
 		pb_location *loc = locs[i];
 		uint64_t vaddr;
@@ -226,9 +282,15 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 			continue;
 		if ((i & 1023) == 0)
 			progress(run, mi, run->p->pb->n_mapping);
-		if (psym_elf_normalize(bin->elf, m->memory_start, m->memory_limit, m->file_offset,
+		if (psym_elf_normalize(elf, m->memory_start, m->memory_limit, m->file_offset,
 				       loc->address, &vaddr) != 0)
 			continue;
+		if (run->caller_only && vaddr > 0) {
+			long pos = psym_profile_location_pos(run->p, loc->id);
+
+			if (pos >= 0 && run->caller_only[pos])
+				vaddr--;
+		}
 		n = resolve_addr(bin, vaddr, frames, MAX_FRAMES);
 		if (!n)
 			continue;
@@ -237,13 +299,31 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 		if (ret)
 			return psym_err_set(e, ret, "out of memory while symbolizing");
 		m->has_functions = true;
+		if (frames[0].file)
+			m->has_filenames = true;
+		if (frames[0].line)
+			m->has_line_numbers = true;
 		done++;
 	}
+	if (psym_binary_has_inlines(bin->bin))
+		m->has_inline_frames = true;
 	run->r->resolved += done;
 	run->r->unresolved_file += todo - done;
 	progress_clear(run);
-	logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations from '%s'%s\n", m->id, name,
-	      done, todo, psym_elf_path(bin->elf), kept ? " (others kept)" : "");
+	{
+		const char *dw = psym_binary_dwarf_path(bin->bin);
+		const char *note = psym_binary_debug_note(bin->bin);
+		char lines[1200];
+
+		if (dw && strcmp(dw, psym_elf_path(elf)) != 0)
+			snprintf(lines, sizeof(lines), ", lines from '%s'", dw);
+		else if (dw)
+			snprintf(lines, sizeof(lines), ", with lines");
+		else
+			snprintf(lines, sizeof(lines), ", no lines: %s", note ? note : "no DWARF");
+		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations from '%s'%s%s\n", m->id,
+		      name, done, todo, psym_elf_path(elf), lines, kept ? " (others kept)" : "");
+	}
 	return 0;
 }
 
@@ -258,9 +338,37 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &run.start);
+	run.bopts = (struct psym_binary_opts){
+		.inlines = !o->no_inlines,
+		.debug_dirs = o->debug_dirs,
+		.n_debug_dirs = o->n_debug_dirs,
+		.debuginfod = o->debuginfod,
+		.explain = o->explain ? explain_cb : NULL,
+		.explain_ud = &run,
+		.elf_limits = &o->elf_limits,
+	};
 	ret = psym_builder_new(p, &run.b, e);
 	if (ret)
 		return ret;
+	if (o->adjust_callers) {
+		/* Locations that are never a sample's leaf hold return addresses. */
+		run.caller_only = calloc(pb->n_location + 1, sizeof(bool));
+		if (!run.caller_only) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < pb->n_location; i++)
+			run.caller_only[i] = true;
+		for (size_t i = 0; i < pb->n_sample; i++) {
+			long pos;
+
+			if (!pb->sample[i]->n_location_id)
+				continue;
+			pos = psym_profile_location_pos(p, pb->sample[i]->location_id[0]);
+			if (pos >= 0)
+				run.caller_only[pos] = false;
+		}
+	}
 	/* Bucket locations by mapping position, keeping profile order in each. */
 	first = calloc(pb->n_mapping + 1, sizeof(*first));
 	fill = calloc(pb->n_mapping + 1, sizeof(*fill));
@@ -298,10 +406,11 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 out:
 	progress_clear(&run);
 	for (size_t i = 0; i < run.nbins; i++) {
-		psym_elf_close(run.bins[i].elf);
+		psym_binary_free(run.bins[i].bin);
 		free(run.bins[i].key);
 	}
 	free(run.bins);
+	free(run.caller_only);
 	free(first);
 	free(fill);
 	free(order);

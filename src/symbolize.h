@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "binary.h"
 #include "elffile.h"
 #include "pprof.h"
 
@@ -22,6 +23,12 @@ struct psym_symbolize_opts {
 	size_t n_binary_path;
 	const char *sysroot;            /* NULL = "/" */
 	const char *main_binary;        /* overrides the first mapping, or NULL */
+	const char *const *debug_dirs;  /* separate debug files, in order */
+	size_t n_debug_dirs;
+	const struct psym_debuginfod_opts *debuginfod; /* NULL: no debuginfod */
+	bool no_inlines;                /* physical functions only */
+	bool no_demangle;               /* keep mangled names as Function.name */
+	bool adjust_callers;            /* look up address-1 for caller-only locations */
 	bool force;                     /* replace existing lines */
 	bool explain;                   /* list every candidate tried */
 	bool quiet;                     /* no per-mapping summary */

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "binary.h"
+
+struct psym_binary {
+	const struct psym_binary_opts *o;
+	struct psym_elf *elf;
+	struct psym_dwarf *dwarf;
+	char *dwarf_path;
+	char note[1024];
+	bool debug_tried;
+	bool inlines_seen;
+};
+
+int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
+		    struct psym_binary **out, struct psym_err *e)
+{
+	struct psym_binary *b = calloc(1, sizeof(*b));
+
+	if (!b) {
+		psym_elf_close(elf);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	b->o = o;
+	b->elf = elf;
+	*out = b;
+	return 0;
+}
+
+void psym_binary_free(struct psym_binary *b)
+{
+	if (!b)
+		return;
+	psym_dwarf_close(b->dwarf);
+	psym_elf_close(b->elf);
+	free(b->dwarf_path);
+	free(b);
+}
+
+struct psym_elf *psym_binary_elf(struct psym_binary *b)
+{
+	return b->elf;
+}
+
+const char *psym_binary_dwarf_path(const struct psym_binary *b)
+{
+	return b->dwarf_path;
+}
+
+const char *psym_binary_debug_note(const struct psym_binary *b)
+{
+	return b->note[0] ? b->note : NULL;
+}
+
+bool psym_binary_has_inlines(const struct psym_binary *b)
+{
+	return b->inlines_seen;
+}
+
+static void explain(const struct psym_binary *b, const char *path, const char *what)
+{
+	if (b->o->explain)
+		b->o->explain(b->o->explain_ud, path, what);
+}
+
+/* Open DWARF at path; true when it has some. */
+static bool try_dwarf(struct psym_binary *b, const char *path)
+{
+	struct psym_dwarf_opts dopt = { .inlines = b->o->inlines };
+	struct psym_err e = { 0 };
+	int ret = psym_dwarf_open(path, &dopt, &b->dwarf, &e);
+
+	if (ret == 0) {
+		b->dwarf_path = strdup(path);
+		return true;
+	}
+	if (ret < 0) {
+		snprintf(b->note, sizeof(b->note), "%s", e.msg);
+		explain(b, path, e.msg);
+	}
+	b->dwarf = NULL;
+	return false;
+}
+
+/* A separate debug file: symbols merged, DWARF opened. */
+static bool use_debug_file(struct psym_binary *b, const char *path)
+{
+	struct psym_elf *dbg = NULL;
+	struct psym_err e = { 0 };
+	const char *want = psym_elf_build_id(b->elf), *have;
+
+	if (psym_elf_open(path, b->o->elf_limits, &dbg, &e) != 0) {
+		explain(b, path, e.msg);
+		return false;
+	}
+	have = psym_elf_build_id(dbg);
+	if (want && have && strcmp(want, have) != 0) {
+		explain(b, path, "rejected: build ID differs");
+		psym_elf_close(dbg);
+		return false;
+	}
+	if (psym_elf_add_symbols(b->elf, dbg, &e) != 0)
+		explain(b, path, e.msg);
+	psym_elf_adopt(b->elf, dbg);
+	return try_dwarf(b, path);
+}
+
+static void find_debug(struct psym_binary *b)
+{
+	struct psym_debugfind_opts fo = {
+		.dirs = b->o->debug_dirs,
+		.n_dirs = b->o->n_debug_dirs,
+		.explain = b->o->explain,
+		.explain_ud = b->o->explain_ud,
+	};
+	struct psym_debug_key k = {
+		.build_id = psym_elf_build_id(b->elf),
+		.binary_path = psym_elf_path(b->elf),
+	};
+	struct psym_err e = { 0 };
+	struct psym_elf *mini = NULL;
+	char *path = NULL;
+
+	b->debug_tried = true;
+	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, psym_elf_path(b->elf)))
+		return;
+	psym_elf_debuglink(b->elf, &k.debuglink, &k.debuglink_crc);
+	if (psym_debugfind(&fo, &k, &path, &e) == 0) {
+		bool ok = use_debug_file(b, path);
+
+		free(path);
+		if (ok)
+			return;
+	}
+	if (k.build_id && b->o->debuginfod) {
+		struct psym_debuginfod_req r = {
+			.build_id = k.build_id, .kind = PSYM_DEBUGINFOD_DEBUGINFO,
+		};
+
+		if (psym_debuginfod_fetch(b->o->debuginfod, &r, 1, &e) == 0) {
+			if (r.path) {
+				explain(b, r.path, "fetched with debuginfod");
+				if (use_debug_file(b, r.path)) {
+					psym_debuginfod_reqs_free(&r, 1);
+					return;
+				}
+			} else {
+				explain(b, k.build_id, r.reason);
+				snprintf(b->note, sizeof(b->note), "%s", r.reason);
+			}
+			psym_debuginfod_reqs_free(&r, 1);
+		}
+	}
+	/* MiniDebugInfo: a symbol table at least. */
+	if (psym_elf_open_minidebuginfo(b->elf, &mini, &e) == 0) {
+		explain(b, psym_elf_path(b->elf), "symbols from .gnu_debugdata (MiniDebugInfo)");
+		psym_elf_add_symbols(b->elf, mini, &e);
+		psym_elf_adopt(b->elf, mini);
+	}
+	if (!b->note[0])
+		snprintf(b->note, sizeof(b->note), "no debug information found");
+}
+
+size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+			   size_t max)
+{
+	const struct psym_frame *df;
+	struct psym_err e = { 0 };
+	size_t n = 0;
+
+	if (!max)
+		return 0;
+	if (!b->debug_tried)
+		find_debug(b);
+	if (b->dwarf && psym_dwarf_lookup(b->dwarf, vaddr, &df, &n, &e) == 0 && n) {
+		if (n > max)
+			n = max;
+		memcpy(frames, df, n * sizeof(*frames));
+		if (n > 1)
+			b->inlines_seen = true;
+		/*
+		 * The function that physically holds the code is named by the
+		 * symbol table when it covers the address (as llvm-symbolizer
+		 * does): it tells split parts apart (main.cold) and names code
+		 * whose DWARF has lines but no function DIE.
+		 */
+		{
+			struct psym_frame sym;
+
+			if (psym_elf_lookup(b->elf, vaddr, &sym) == 0) {
+				frames[n - 1].name = sym.name;
+				frames[n - 1].linkage_name = sym.linkage_name;
+			} else if (!frames[n - 1].name) {
+				/* Lines but no name anywhere: pprof keeps the line. */
+				frames[n - 1].name = "";
+			}
+		}
+		return n;
+	}
+	if (e.code && !b->note[0])
+		snprintf(b->note, sizeof(b->note), "%s", e.msg);
+	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
+		return 1;
+	return 0;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One resolved binary: its ELF (symbols, address normalization) plus, found
+ * lazily on the first lookup, its debug information: DWARF in the binary
+ * itself, else a separate debug file (build-ID trees and .gnu_debuglink in
+ * the debug dirs, then debuginfod), else MiniDebugInfo (.gnu_debugdata).
+ * Symbols of a debug file are merged into the binary's table; lines and
+ * inline frames come from DWARF, names of addresses no CU covers from the
+ * symbol table.
+ */
+#ifndef PSYM_BINARY_H
+#define PSYM_BINARY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "debugfind.h"
+#include "debuginfod.h"
+#include "dwarfsym.h"
+#include "elffile.h"
+
+struct psym_binary_opts {
+	bool inlines;                         /* inline frames from DWARF */
+	const char *const *debug_dirs;        /* searched in order */
+	size_t n_debug_dirs;
+	const struct psym_debuginfod_opts *debuginfod; /* NULL: never */
+	psym_explain_fn explain;              /* may be NULL */
+	void *explain_ud;
+	const struct psym_elf_limits *elf_limits;
+};
+
+struct psym_binary;
+
+/* Takes ownership of elf. o must outlive the binary. */
+int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
+		    struct psym_binary **out, struct psym_err *e);
+void psym_binary_free(struct psym_binary *b);
+
+struct psym_elf *psym_binary_elf(struct psym_binary *b);
+
+/*
+ * Frames for an ELF virtual address, innermost first, into frames[max].
+ * Returns the number of frames (0: nothing known). Errors of the debug
+ * information (a corrupt CU) are remembered for the report, not fatal.
+ */
+size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+			   size_t max);
+
+/* Where lines came from (NULL if no DWARF), and why not, for the report. */
+const char *psym_binary_dwarf_path(const struct psym_binary *b);
+const char *psym_binary_debug_note(const struct psym_binary *b);
+bool psym_binary_has_inlines(const struct psym_binary *b);
+
+#endif

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: MIT */
+/* Demangling of Itanium C++ and Rust (legacy and v0) names, via libiberty. */
+#ifndef PSYM_DEMANGLE_H
+#define PSYM_DEMANGLE_H
+
+/*
+ * A malloc'd demangled form of name (caller frees), or NULL when name is
+ * not mangled or cannot be demangled. libiberty's recursion limit stays on,
+ * so hostile names cannot exhaust the stack.
+ */
+char *psym_demangle(const char *name);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Source lines and inline frames from DWARF (libdwarf 20210528 API).
+ *
+ * psym_dwarf_open() builds a sorted table of the address ranges of every
+ * compile unit from the CUs themselves (low_pc/high_pc or DW_AT_ranges,
+ * DWARF 4 .debug_ranges and DWARF 5 .debug_rnglists; .debug_aranges is not
+ * needed). A CU is decoded only when an address inside it is looked up:
+ * its subprogram / inlined-subroutine tree and its line table are then
+ * kept, sorted, for the life of the psym_dwarf. Memory grows with what was
+ * looked up, not with the size of the DWARF.
+ *
+ * DWARF is untrusted: DIE nesting depth, abstract_origin/specification
+ * chains (cycles end), entries per CU and line rows are all capped.
+ */
+#ifndef PSYM_DWARFSYM_H
+#define PSYM_DWARFSYM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "frame.h"
+
+struct psym_dwarf;
+
+struct psym_dwarf_opts {
+	bool inlines;           /* false: only the physical function */
+	size_t max_depth;       /* DIE nesting (default 512) */
+	size_t max_entries;     /* functions + inlines per CU (default 16 M) */
+	size_t max_rows;        /* line rows per CU (default 64 M) */
+};
+
+/*
+ * Open the DWARF of the ELF file at path (a regular file). PSYM_NOENT when
+ * it has no DWARF. o may be NULL (inlines on, default limits).
+ */
+int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
+		    struct psym_dwarf **out, struct psym_err *e);
+void psym_dwarf_close(struct psym_dwarf *d);
+
+/*
+ * Frames for an ELF virtual address, innermost first: frames[0] is the
+ * innermost inlined function with the line-table row of the address; each
+ * later frame is the caller, with the call site of the frame before it;
+ * the last is the function that physically contains the address.
+ * When no function DIE covers the address but the line table does, one
+ * frame with name NULL and the file/line is returned (the caller takes
+ * the name from the symbol table). Returns 0 or PSYM_NOENT; a CU that
+ * cannot be decoded is reported once through e and then treated as absent.
+ * *frames and its strings stay valid until the next lookup or close.
+ */
+int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t vaddr, const struct psym_frame **frames,
+		      size_t *n, struct psym_err *e);
+
+/* Counts for reports and tests. */
+size_t psym_dwarf_ncus(const struct psym_dwarf *d);
+size_t psym_dwarf_ncus_decoded(const struct psym_dwarf *d);
+
+#endif
