@@ -48,5 +48,5 @@ fi_cmd() {
 fi_cmd "check" - -- check "$S"
 fi_cmd "show" - -- show "$S"
 fi_cmd "show --json" - -- show --json "$S"
-fi_cmd "symbolize" out.pb.gz -- symbolize "$S" -o out.pb.gz
+fi_cmd "symbolize" out.pb.gz -- symbolize -q "$S" -o out.pb.gz
 finish
