@@ -1,0 +1,110 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * psym-collect's BPF side: on each CPU-clock sample, record the user and
+ * kernel stacks in a stack-trace map and count samples per (pid, tid, comm,
+ * user stack, kernel stack) in a hash map that user space drains. Failures
+ * are counted per CPU. No vmlinux.h: UAPI headers suffice.
+ */
+#include <linux/bpf.h>
+#include <linux/bpf_perf_event.h>
+#include <linux/errno.h>
+#include <linux/types.h>
+#include <bpf/bpf_helpers.h>
+
+#include "profile.h"
+
+const volatile __u32 filter_pids[PSYM_MAX_PIDS] = {};
+const volatile __u32 n_filter_pids = 0;
+const volatile __u8 no_user = 0;
+const volatile __u8 no_kernel = 0;
+const volatile __u32 self_pid = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_STACK_TRACE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, PSYM_MAX_STACK * sizeof(__u64));
+	__uint(max_entries, PSYM_STACK_ENTRIES);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct psym_sample_key);
+	__type(value, __u64);
+	__uint(max_entries, PSYM_COUNT_ENTRIES);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, PSYM_ERR_NR);
+} errors SEC(".maps");
+
+static __always_inline void count_error(__u32 which)
+{
+	__u64 *v = bpf_map_lookup_elem(&errors, &which);
+
+	if (v)
+		*v += 1;
+}
+
+static __always_inline int wanted(__u32 pid)
+{
+	if (pid == 0 || pid == self_pid)
+		return 0; /* the idle task, and ourselves */
+	if (n_filter_pids == 0)
+		return 1;
+	for (int i = 0; i < PSYM_MAX_PIDS; i++) {
+		if (i >= n_filter_pids)
+			break;
+		if (filter_pids[i] == pid)
+			return 1;
+	}
+	return 0;
+}
+
+SEC("perf_event")
+int psym_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct psym_sample_key key = {};
+	__u64 one = 1, *val;
+	long err;
+
+	key.pid = id >> 32;
+	key.tid = (__u32)id;
+	if (!wanted(key.pid))
+		return 0;
+	bpf_get_current_comm(&key.comm, sizeof(key.comm));
+	key.user_stack_id = -1;
+	key.kern_stack_id = -1;
+	if (!no_user) {
+		key.user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
+		if (key.user_stack_id < 0)
+			count_error(key.user_stack_id == -EEXIST ? PSYM_ERR_COLLISION
+								  : PSYM_ERR_USER_STACK);
+	}
+	if (!no_kernel) {
+		key.kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
+		/* A user-mode sample has no kernel stack: not an error. */
+		if (key.kern_stack_id < 0 && key.kern_stack_id != -EFAULT)
+			count_error(key.kern_stack_id == -EEXIST ? PSYM_ERR_COLLISION
+								  : PSYM_ERR_KERN_STACK);
+	}
+	val = bpf_map_lookup_elem(&counts, &key);
+	if (val) {
+		__sync_fetch_and_add(val, 1);
+		return 0;
+	}
+	err = bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST);
+	if (err == -EEXIST) {
+		val = bpf_map_lookup_elem(&counts, &key);
+		if (val)
+			__sync_fetch_and_add(val, 1);
+	} else if (err) {
+		count_error(PSYM_ERR_COUNTS_FULL);
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The collector's profile builder: turns plain tuples (pid, tid, comm,
+ * kernel stack, user stack, count) plus each process's mappings into an
+ * unsymbolized pprof profile. No BPF here: unit tests drive it directly.
+ *
+ * Stacks are leaf first, as bpf_get_stackid returns them. Every frame but
+ * the leaf is a return address and is recorded as address - 1 (inside the
+ * call instruction), the rule written into the profile's comment. Kernel
+ * frames come first (above user frames). Locations are deduplicated per
+ * (mapping, address), mappings per (start, limit, offset, path, build ID).
+ */
+#ifndef PSYM_COLLECTPROF_H
+#define PSYM_COLLECTPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pprof.h"
+#include "procmaps.h"
+
+struct psym_collectprof;
+
+struct psym_collect_meta {
+	int64_t period_ns;    /* sampling period */
+	int64_t time_ns;      /* start, ns since the epoch */
+	int64_t duration_ns;
+	const char *kernel_build_id; /* from /sys/kernel/notes, or NULL */
+	uint64_t kernel_start, kernel_limit; /* [kernel.kallsyms] range, 0 = auto */
+};
+
+#define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"
+
+int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_collectprof **out,
+			 struct psym_err *e);
+void psym_collectprof_free(struct psym_collectprof *c);
+
+/*
+ * The executable mappings of a process (copied). Called again after a
+ * re-read (e.g. dlopen): the newest set is used for later samples.
+ */
+int psym_collectprof_process(struct psym_collectprof *c, int pid,
+			     const struct psym_procmap *maps, size_t n);
+
+/* One distinct stack and how many times it was seen. */
+int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const char *comm,
+			 const uint64_t *kstack, size_t nk, const uint64_t *ustack, size_t nu,
+			 uint64_t count);
+
+/*
+ * User addresses of pid that no known mapping holds (so the caller knows
+ * to re-read /proc/PID/maps): true when any of them is outside.
+ */
+bool psym_collectprof_unknown(struct psym_collectprof *c, int pid, const uint64_t *ustack,
+			      size_t nu);
+
+/* The profile (owned by c until psym_collectprof_free). */
+struct psym_profile *psym_collectprof_profile(struct psym_collectprof *c);
+
+struct psym_collect_stats {
+	uint64_t samples, stacks, processes, frames_unmapped, processes_without_maps;
+};
+void psym_collectprof_stats(const struct psym_collectprof *c, struct psym_collect_stats *s);
+
+#endif

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * /proc/PID/maps: parse the executable mappings of a process (bounded; the
+ * text may come from another machine or change while it is read).
+ */
+#ifndef PSYM_PROCMAPS_H
+#define PSYM_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buildid.h"
+#include "error.h"
+
+struct psym_procmap {
+	uint64_t start, limit, offset;
+	char path[512];      /* "" for anonymous memory */
+	char build_id[PSYM_BUILD_ID_HEX_MAX]; /* filled by psym_procmaps_build_ids */
+	bool exec;
+};
+
+/* At most this many mappings are kept per process. */
+#define PSYM_PROCMAPS_MAX 4096
+
+/*
+ * Parse maps text (NUL-terminated or len bytes); keeps only executable
+ * mappings. *out is malloc'd (caller frees), *n its length. Malformed lines
+ * are skipped. Returns 0 or a negative code.
+ */
+int psym_procmaps_parse(const char *text, size_t len, struct psym_procmap **out, size_t *n,
+			struct psym_err *e);
+
+/* Read and parse /proc/PID/maps. */
+int psym_procmaps_read(int pid, struct psym_procmap **out, size_t *n, struct psym_err *e);
+
+/*
+ * Fill build IDs of file-backed mappings, reading the ELF through
+ * /proc/PID/map_files/START-END (works for deleted files and containers),
+ * else /proc/PID/root/PATH.
+ */
+void psym_procmaps_build_ids(int pid, struct psym_procmap *maps, size_t n);
+
+#endif
