@@ -282,3 +282,62 @@ bool psym_same_file(const char *a, const char *b)
 		return false;
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
+
+int psym_read_lines(int fd, const char *name, size_t max_line,
+		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
+		    size_t *skipped, struct psym_err *e)
+{
+	size_t cap = max_line + 1 > 65536 ? max_line + 1 : 65536, len = 0;
+	char *buf = malloc(cap);
+	bool overlong = false;
+	int ret = 0;
+
+	if (!buf)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		size_t start = 0;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = psym_err_set(e, PSYM_EIO, "cannot read '%s': %s", name, strerror(errno));
+			break;
+		}
+		if (n == 0) {
+			if (len && !overlong)
+				ret = fn(ud, buf, len);
+			else if (len && skipped)
+				(*skipped)++;
+			break;
+		}
+		len += (size_t)n;
+		for (;;) {
+			char *nl = memchr(buf + start, '\n', len - start);
+
+			if (!nl)
+				break;
+			if (overlong) {
+				if (skipped)
+					(*skipped)++;
+				overlong = false;
+			} else if ((size_t)(nl - (buf + start)) > max_line) {
+				if (skipped)
+					(*skipped)++;
+			} else if ((ret = fn(ud, buf + start, (size_t)(nl - (buf + start)))) != 0) {
+				goto out;
+			}
+			start = (size_t)(nl - buf) + 1;
+		}
+		/* Keep the partial line; drop it (and what follows) if too long. */
+		memmove(buf, buf + start, len - start);
+		len -= start;
+		if (len > max_line) {
+			overlong = true;
+			len = 0;
+		}
+	}
+out:
+	free(buf);
+	return ret;
+}

@@ -31,6 +31,17 @@ int psym_open_regular(const char *path, struct psym_err *e);
 int psym_read_file(const char *path, size_t max, unsigned char **buf,
 		   size_t *len, struct psym_err *e);
 
+/*
+ * Stream the lines of an open file (fd not closed) through fn, with a fixed
+ * buffer: a line longer than max_line bytes is skipped and counted in
+ * *skipped (so a huge or sparse file costs time, never memory). Lines are
+ * passed without their '\n' and may contain NUL bytes (len is exact). fn
+ * returns 0 to go on, else that value stops the read and is returned.
+ */
+int psym_read_lines(int fd, const char *name, size_t max_line,
+		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
+		    size_t *skipped, struct psym_err *e);
+
 struct psym_out {
 	char *path;   /* destination ("-" for stdout) */
 	char *tmp;    /* temporary file, NULL for stdout */

@@ -251,6 +251,14 @@ static const char symbolize_help[] =
 	"                             default: $DEBUGINFOD_URLS)\n"
 	"      --debuginfod-timeout S seconds per request (default 10)\n"
 	"      --offline              never use the network\n"
+	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
+	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
+	"      --vdso FILE            the profiled host's vDSO image\n"
+	"      --perf-map FILE        perf map or jitdump for anonymous (JIT) code\n"
+	"                             (repeatable)\n"
+	"      --perf-map-dir DIR     where perf-PID.map / jit-PID.dump are (repeatable;\n"
+	"                             default /tmp); PID from each sample's pid label\n"
+	"      --pid PID              the process of a single-process profile\n"
 	"\nWhat to do:\n"
 	"      --force                replace lines that locations already have\n"
 	"      --no-inlines           only the function that contains the code\n"
@@ -292,6 +300,11 @@ enum {
 	OPT_NO_INLINES,
 	OPT_NO_DEMANGLE,
 	OPT_ADJUST_CALLERS,
+	OPT_KALLSYMS,
+	OPT_VDSO,
+	OPT_PERF_MAP,
+	OPT_PERF_MAP_DIR,
+	OPT_PID,
 };
 
 /* $XDG_CACHE_HOME/psym or ~/.cache/psym (malloc'd), NULL if neither is set. */
@@ -395,9 +408,17 @@ static int cmd_symbolize(int argc, char **argv)
 		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "vdso", required_argument, NULL, OPT_VDSO },
+		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
+		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
+		{ "pid", required_argument, NULL, OPT_PID },
 		LIMIT_OPTIONS, { 0 }
 	};
 	struct psym_symbolize_opts so = { .log = stderr };
+	const char **pmaps = NULL, **pmdirs = NULL;
+	size_t n_pmaps = 0, n_pmdirs = 0;
+	char *side = NULL;
 	struct psym_debuginfod_opts dio = { 0 };
 	const char **ddirs = NULL, **pkgs = NULL, **urls = NULL;
 	size_t n_ddirs = 0, n_pkgs = 0, n_urls = 0;
@@ -443,6 +464,21 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_NO_INLINES: so.no_inlines = true; break;
 		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
 		case OPT_ADJUST_CALLERS: so.adjust_callers = true; break;
+		case OPT_KALLSYMS: so.kallsyms = optarg; break;
+		case OPT_VDSO: so.vdso = optarg; break;
+		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
+		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
+		case OPT_PID: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || end == optarg || v <= 0 || v > INT32_MAX)
+				die_usage("symbolize ", "invalid pid '%s'", optarg);
+			so.pid = (int)v;
+			break;
+		}
 		case 'h': fputs(symbolize_help, stdout); return 0;
 		default: die_usage("symbolize ", "invalid option");
 		}
@@ -476,6 +512,12 @@ static int cmd_symbolize(int argc, char **argv)
 		free(debs);
 	}
 	add_path_list("/usr/lib/debug", &ddirs, &n_ddirs);
+	if (!n_pmdirs)
+		add_one("/tmp", &pmdirs, &n_pmdirs);
+	so.perf_maps = pmaps;
+	so.n_perf_maps = n_pmaps;
+	so.perf_map_dirs = pmdirs;
+	so.n_perf_map_dirs = n_pmdirs;
 	so.debug_dirs = ddirs;
 	so.n_debug_dirs = n_ddirs;
 	dio.urls = urls;
@@ -495,6 +537,13 @@ static int cmd_symbolize(int argc, char **argv)
 	if (argc - optind != 1)
 		die_usage("symbolize ", "expected exactly one input profile");
 	in = argv[optind];
+	/* The collector's side files sit next to its profile: IN.d/. */
+	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0) {
+		struct stat st;
+
+		if (stat(side, &st) == 0 && S_ISDIR(st.st_mode))
+			so.side_dir = side;
+	}
 	if (in_place) {
 		if (out)
 			die_usage("symbolize ", "--in-place and -o exclude each other");
@@ -514,6 +563,9 @@ static int cmd_symbolize(int argc, char **argv)
 		free_list(ddirs, n_ddirs);
 		free_list(pkgs, n_pkgs);
 		free_list(urls, n_urls);
+		free_list(pmaps, n_pmaps);
+		free_list(pmdirs, n_pmdirs);
+		free(side);
 		return ret;
 	}
 	ret = psym_symbolize(p, &so, &res, &e);
@@ -554,6 +606,9 @@ static int cmd_symbolize(int argc, char **argv)
 	free_list(ddirs, n_ddirs);
 	free_list(pkgs, n_pkgs);
 	free_list(urls, n_urls);
+	free_list(pmaps, n_pmaps);
+	free_list(pmdirs, n_pmdirs);
+	free(side);
 	if (!so.quiet)
 		fprintf(stderr, "psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
 			"files, %zu in other mappings)\n", res.resolved + res.kept, res.locations,
@@ -567,6 +622,9 @@ fail:
 	free_list(ddirs, n_ddirs);
 	free_list(pkgs, n_pkgs);
 	free_list(urls, n_urls);
+	free_list(pmaps, n_pmaps);
+	free_list(pmdirs, n_pmdirs);
+	free(side);
 	return report(&e, ret);
 }
 

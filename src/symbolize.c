@@ -6,10 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include "binfind.h"
 #include "builder.h"
 #include "demangle.h"
+#include "kallsyms.h"
+#include "perfmap.h"
 #include "mapping.h"
 #include "symbolize.h"
 
@@ -31,6 +35,20 @@ struct run {
 	size_t nbins;
 	struct psym_binary_opts bopts;
 	bool *caller_only;       /* by location position, for --adjust-callers */
+	int *loc_pid;            /* by location position: pid label of a sample */
+	struct psym_kallsyms *ks;
+	bool ks_tried;
+	char ks_why[1100];
+	struct pmcache {
+		int pid;
+		struct psym_perfmap *pm; /* NULL: none found */
+		char why[1100];
+	} *pms;
+	size_t npms;
+	struct psym_binary *vdso;
+	bool vdso_tried;
+	char vdso_why[1100];
+	char vdso_side[4200];
 	struct timespec start, last_progress;
 	bool progress_shown;
 };
@@ -223,6 +241,226 @@ static int open_binary(struct run *run, const char *path, const char *build_id,
 	return psym_binary_new(elf, &run->bopts, &slot->bin, e);
 }
 
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static struct psym_kallsyms *get_kallsyms(struct run *run)
+{
+	struct psym_err e = { 0 };
+	char path[4200];
+	const char *src = run->o->kallsyms;
+
+	if (run->ks_tried)
+		return run->ks;
+	run->ks_tried = true;
+	if (!src && run->o->side_dir) {
+		snprintf(path, sizeof(path), "%s/kallsyms", run->o->side_dir);
+		if (is_file(path))
+			src = path;
+	}
+	if (!src) {
+		snprintf(run->ks_why, sizeof(run->ks_why),
+			 "no kallsyms copy (give --kallsyms FILE, or keep the collector's side "
+			 "directory next to the profile)");
+		return NULL;
+	}
+	if (psym_kallsyms_open(src, &run->ks, &e) != 0) {
+		snprintf(run->ks_why, sizeof(run->ks_why), "%s", e.msg);
+		run->ks = NULL;
+	} else if (run->o->explain) {
+		explain_cb(run, src, "kernel symbols used");
+	}
+	return run->ks;
+}
+
+/* The perf map (and jitdump) of a process, loaded once. */
+static struct pmcache *get_perfmap(struct run *run, int pid)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	struct psym_err e = { 0 };
+	struct pmcache *c, *n;
+	char path[4200];
+	size_t found = 0;
+
+	for (size_t i = 0; i < run->npms; i++)
+		if (run->pms[i].pid == pid)
+			return &run->pms[i];
+	n = realloc(run->pms, (run->npms + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	run->pms = n;
+	c = &run->pms[run->npms++];
+	memset(c, 0, sizeof(*c));
+	c->pid = pid;
+	if (psym_perfmap_new(NULL, &c->pm, &e) != 0)
+		return c;
+	for (size_t i = 0; i < o->n_perf_maps; i++) {
+		const char *f = o->perf_maps[i];
+		size_t len = strlen(f);
+		int ret = len > 5 && !strcmp(f + len - 5, ".dump") ?
+				  psym_perfmap_add_jitdump(c->pm, f, &e) :
+				  psym_perfmap_add_file(c->pm, f, &e);
+
+		if (ret)
+			snprintf(c->why, sizeof(c->why), "%s", e.msg);
+		else
+			found++;
+	}
+	if (pid > 0) {
+		const char *dirs[64];
+		size_t nd = 0;
+
+		if (o->side_dir)
+			dirs[nd++] = o->side_dir;
+		for (size_t i = 0; i < o->n_perf_map_dirs && nd < 64; i++)
+			dirs[nd++] = o->perf_map_dirs[i];
+		for (size_t i = 0; i < nd; i++) {
+			snprintf(path, sizeof(path), "%s/perf-%d.map", dirs[i], pid);
+			if (is_file(path)) {
+				if (psym_perfmap_add_file(c->pm, path, &e) == 0) {
+					found++;
+					if (o->explain)
+						explain_cb(run, path, "perf map used");
+					break; /* the first (newest: the saved snapshot) wins */
+				}
+				snprintf(c->why, sizeof(c->why), "%s", e.msg);
+			} else if (o->explain) {
+				explain_cb(run, path, "not found");
+			}
+		}
+		for (size_t i = 0; i < nd; i++) {
+			snprintf(path, sizeof(path), "%s/jit-%d.dump", dirs[i], pid);
+			if (is_file(path) && psym_perfmap_add_jitdump(c->pm, path, &e) == 0) {
+				found++;
+				break;
+			}
+		}
+	}
+	if (!found) {
+		psym_perfmap_free(c->pm);
+		c->pm = NULL;
+		if (!c->why[0])
+			snprintf(c->why, sizeof(c->why), "no perf map for pid %d", pid);
+	}
+	return c;
+}
+
+static struct psym_binary *get_vdso(struct run *run)
+{
+	struct psym_err e = { 0 };
+	struct psym_elf *elf = NULL;
+	struct utsname u;
+	char path[4200];
+	const char *cands[3];
+	size_t n = 0;
+
+	if (run->vdso_tried)
+		return run->vdso;
+	run->vdso_tried = true;
+	if (run->o->vdso)
+		cands[n++] = run->o->vdso;
+	if (run->o->side_dir) {
+		snprintf(run->vdso_side, sizeof(run->vdso_side), "%s/vdso.so", run->o->side_dir);
+		cands[n++] = run->vdso_side;
+	}
+	if (uname(&u) == 0) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/vdso/vdso64.so", u.release);
+		cands[n++] = path;
+	}
+	snprintf(run->vdso_why, sizeof(run->vdso_why),
+		 "no vDSO image (give --vdso FILE, or keep the collector's side directory)");
+	for (size_t i = 0; i < n; i++) {
+		if (!is_file(cands[i])) {
+			if (run->o->explain)
+				explain_cb(run, cands[i], "not found");
+			continue;
+		}
+		if (psym_elf_open(cands[i], &run->o->elf_limits, &elf, &e) != 0) {
+			snprintf(run->vdso_why, sizeof(run->vdso_why), "%s", e.msg);
+			continue;
+		}
+		if (run->o->explain)
+			explain_cb(run, cands[i], "vDSO image used");
+		if (psym_binary_new(elf, &run->bopts, &run->vdso, &e) != 0)
+			run->vdso = NULL;
+		break;
+	}
+	return run->vdso;
+}
+
+/* Kernel, JIT and vDSO mappings: resolved from what the collector saved. */
+static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mapping *m,
+			     const char *name, pb_location **locs, size_t nlocs, size_t todo,
+			     struct psym_err *e)
+{
+	struct psym_frame frames[MAX_FRAMES];
+	const char *why = NULL;
+	size_t done = 0;
+	int ret;
+
+	for (size_t i = 0; i < nlocs; i++) {
+		pb_location *loc = locs[i];
+		size_t n = 0;
+
+		if (loc->n_line && !run->o->force)
+			continue;
+		if (cls == PSYM_MAP_KERNEL || cls == PSYM_MAP_KMODULE) {
+			struct psym_kallsyms *ks = get_kallsyms(run);
+
+			if (!ks) {
+				why = run->ks_why;
+				break;
+			}
+			n = psym_kallsyms_lookup(ks, loc->address, &frames[0]) == 0;
+		} else if (cls == PSYM_MAP_ANON) {
+			long pos = psym_profile_location_pos(run->p, loc->id);
+			int pid = run->o->pid ? run->o->pid : (pos >= 0 ? run->loc_pid[pos] : 0);
+			struct pmcache *c = get_perfmap(run, pid);
+
+			if (!c || !c->pm) {
+				why = c ? c->why : "out of memory";
+				continue;
+			}
+			n = psym_perfmap_lookup(c->pm, loc->address, &frames[0]) == 0;
+		} else if (cls == PSYM_MAP_VDSO) {
+			struct psym_binary *v = get_vdso(run);
+			uint64_t vaddr;
+
+			if (!v) {
+				why = run->vdso_why;
+				break;
+			}
+			if (psym_elf_normalize(psym_binary_elf(v), m->memory_start, m->memory_limit,
+					       m->file_offset, loc->address, &vaddr) == 0)
+				n = psym_binary_resolve(v, vaddr, frames, MAX_FRAMES);
+		} else {
+			why = "no code to symbolize in this kind of mapping";
+			break;
+		}
+		if (!n)
+			continue;
+		loc->n_line = 0;
+		ret = add_frames(run, loc, frames, n);
+		if (ret)
+			return psym_err_set(e, ret, "out of memory while symbolizing");
+		m->has_functions = true;
+		done++;
+	}
+	run->r->resolved += done;
+	run->r->unresolved_other += todo - done;
+	if (done < todo && why)
+		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", m->id,
+		      *name ? name : "(no name)", done, todo, psym_map_class_name(cls), why);
+	else
+		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", m->id,
+		      *name ? name : "(no name)", done, todo, psym_map_class_name(cls));
+	return 0;
+}
+
 static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_location **locs,
 			     size_t nlocs, struct psym_err *e)
 {
@@ -252,13 +490,8 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 		      m->id, name, kept);
 		return 0;
 	}
-	if (cls != PSYM_MAP_FILE) {
-		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: skipped (%s mapping: no "
-		      "resolver for this class)\n", m->id, *name ? name : "(no name)", todo,
-		      psym_map_class_name(cls));
-		run->r->unresolved_other += todo;
-		return 0;
-	}
+	if (cls != PSYM_MAP_FILE)
+		return symbolize_special(run, cls, m, name, locs, nlocs, todo, e);
 	if (o->explain)
 		logf_(run, "psym: mapping %" PRIu64 " '%s'%s%s:\n", m->id, name,
 		      *bid ? " build ID " : "", bid);
@@ -350,6 +583,27 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	ret = psym_builder_new(p, &run.b, e);
 	if (ret)
 		return ret;
+	/* The process of each location, from its samples' numeric pid label. */
+	run.loc_pid = calloc(pb->n_location + 1, sizeof(int));
+	if (!run.loc_pid) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		pb_sample *smp = pb->sample[i];
+		int pid = 0;
+
+		for (size_t j = 0; j < smp->n_label; j++)
+			if (!strcmp(psym_profile_str(p, smp->label[j]->key), "pid") &&
+			    smp->label[j]->num > 0 && smp->label[j]->num < INT32_MAX)
+				pid = (int)smp->label[j]->num;
+		for (size_t j = 0; pid && j < smp->n_location_id; j++) {
+			long pos = psym_profile_location_pos(p, smp->location_id[j]);
+
+			if (pos >= 0 && !run.loc_pid[pos])
+				run.loc_pid[pos] = pid;
+		}
+	}
 	if (o->adjust_callers) {
 		/* Locations that are never a sample's leaf hold return addresses. */
 		run.caller_only = calloc(pb->n_location + 1, sizeof(bool));
@@ -411,6 +665,12 @@ out:
 	}
 	free(run.bins);
 	free(run.caller_only);
+	free(run.loc_pid);
+	psym_kallsyms_free(run.ks);
+	for (size_t i = 0; i < run.npms; i++)
+		psym_perfmap_free(run.pms[i].pm);
+	free(run.pms);
+	psym_binary_free(run.vdso);
 	free(first);
 	free(fill);
 	free(order);

@@ -30,6 +30,15 @@ struct psym_symbolize_opts {
 	bool no_demangle;               /* keep mangled names as Function.name */
 	bool adjust_callers;            /* look up address-1 for caller-only locations */
 	bool force;                     /* replace existing lines */
+	const char *side_dir;           /* the collector's IN.d/ (kallsyms, vdso.so,
+					 * perf-PID.map), or NULL */
+	const char *kallsyms;           /* copy of /proc/kallsyms, or NULL */
+	const char *vdso;               /* saved vDSO image, or NULL */
+	const char *const *perf_maps;   /* perf maps / jitdumps for every process */
+	size_t n_perf_maps;
+	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
+	size_t n_perf_map_dirs;
+	int pid;                        /* process of a single-process profile, or 0 */
 	bool explain;                   /* list every candidate tried */
 	bool quiet;                     /* no per-mapping summary */
 	bool progress;                  /* progress line on the log (a terminal) */

@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "fileio.h"
+#include "perfmap.h"
+
+#define LINE_MAX_BYTES 8192
+#define SCAN_BACK 64
+
+struct pm_entry {
+	uint64_t start, end;
+	uint64_t seq; /* later wins */
+	const char *name;
+};
+
+struct psym_perfmap {
+	struct psym_perfmap_limits lim;
+	struct pm_entry *e;
+	size_t n, cap;
+	uint64_t seq;
+	size_t malformed, name_bytes;
+	bool sorted;
+	uint64_t *maxend; /* prefix maximum of end, for early stop */
+	struct psym_arena names;
+};
+
+int psym_perfmap_new(const struct psym_perfmap_limits *lim, struct psym_perfmap **out,
+		     struct psym_err *e)
+{
+	struct psym_perfmap *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	m->lim.max_entries = lim && lim->max_entries ? lim->max_entries : (size_t)16 << 20;
+	m->lim.max_name_bytes = lim && lim->max_name_bytes ? lim->max_name_bytes : (size_t)1 << 30;
+	psym_arena_init(&m->names, m->lim.max_name_bytes + (1 << 20));
+	*out = m;
+	return 0;
+}
+
+void psym_perfmap_free(struct psym_perfmap *m)
+{
+	if (!m)
+		return;
+	free(m->e);
+	free(m->maxend);
+	psym_arena_free(&m->names);
+	free(m);
+}
+
+size_t psym_perfmap_entries(const struct psym_perfmap *m)
+{
+	return m->n;
+}
+
+size_t psym_perfmap_malformed(const struct psym_perfmap *m)
+{
+	return m->malformed;
+}
+
+static int add_entry(struct psym_perfmap *m, uint64_t start, uint64_t size, const char *name,
+		     size_t nlen, const char *src, struct psym_err *e)
+{
+	char *copy;
+
+	if (size == 0 || start + size < start) {
+		m->malformed++;
+		return 0;
+	}
+	if (m->n >= m->lim.max_entries)
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu JIT entries", src,
+				    m->lim.max_entries);
+	if (m->name_bytes + nlen + 1 > m->lim.max_name_bytes)
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': JIT names larger than %zu bytes", src,
+				    m->lim.max_name_bytes);
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 4096;
+		struct pm_entry *ne = realloc(m->e, ncap * sizeof(*ne));
+
+		if (!ne)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		m->e = ne;
+		m->cap = ncap;
+	}
+	copy = psym_arena_strndup(&m->names, name, nlen);
+	if (!copy)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	m->name_bytes += nlen + 1;
+	m->e[m->n++] = (struct pm_entry){ start, start + size, m->seq++, copy };
+	m->sorted = false;
+	return 0;
+}
+
+static bool hexnum(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	int digits = 0;
+
+	if (end - *p >= 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
+		*p += 2;
+	while (*p < end) {
+		char c = **p;
+		int d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if (c >= 'a' && c <= 'f')
+			d = c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			d = c - 'A' + 10;
+		else
+			break;
+		if (++digits > 16)
+			return false;
+		v = v << 4 | (uint64_t)d;
+		(*p)++;
+	}
+	*out = v;
+	return digits > 0;
+}
+
+/* One line: "START SIZE name". */
+static int add_line(struct psym_perfmap *m, const char *p, size_t len, const char *src,
+		    struct psym_err *e)
+{
+	const char *end = p + len;
+	uint64_t start, size;
+
+	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
+		end--;
+	if (memchr(p, '\0', (size_t)(end - p)) || !hexnum(&p, end, &start) || p >= end ||
+	    *p != ' ')
+		goto bad;
+	while (p < end && *p == ' ')
+		p++;
+	if (!hexnum(&p, end, &size) || p >= end || *p != ' ')
+		goto bad;
+	p++;
+	if (p >= end)
+		goto bad;
+	return add_entry(m, start, size, p, (size_t)(end - p), src, e);
+bad:
+	m->malformed++;
+	return 0;
+}
+
+int psym_perfmap_add_text(struct psym_perfmap *m, const char *text, size_t len,
+			  const char *name, struct psym_err *e)
+{
+	const char *p = text, *end = text + len;
+	int ret = 0;
+
+	while (p < end && !ret) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+
+		if (n > LINE_MAX_BYTES)
+			m->malformed++;
+		else
+			ret = add_line(m, p, n, name, e);
+		p = nl ? nl + 1 : end;
+	}
+	return ret;
+}
+
+struct line_ctx {
+	struct psym_perfmap *m;
+	const char *src;
+	struct psym_err *e;
+};
+
+static int line_cb(void *ud, const char *line, size_t len)
+{
+	struct line_ctx *c = ud;
+
+	return add_line(c->m, line, len, c->src, c->e);
+}
+
+int psym_perfmap_add_file(struct psym_perfmap *m, const char *path, struct psym_err *e)
+{
+	struct line_ctx c = { m, path, e };
+	int fd = psym_open_regular(path, e), ret;
+
+	if (fd < 0)
+		return fd;
+	ret = psym_read_lines(fd, path, LINE_MAX_BYTES, line_cb, &c, &m->malformed, e);
+	close(fd);
+	return ret;
+}
+
+/* ---- jitdump ----------------------------------------------------------------- */
+
+#define JITDUMP_MAGIC 0x4A695444u
+#define JIT_CODE_LOAD 0
+#define JIT_CODE_MOVE 1
+
+static uint32_t rd32(const unsigned char *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t rd64(const unsigned char *p, bool swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *buf, size_t len,
+				 const char *src, struct psym_err *e)
+{
+	uint32_t magic, hdr_size;
+	bool swap;
+	size_t off;
+	int ret;
+
+	if (len < 40)
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s': not a jitdump file (too short)", src);
+	memcpy(&magic, buf, 4);
+	if (magic == JITDUMP_MAGIC)
+		swap = false;
+	else if (magic == __builtin_bswap32(JITDUMP_MAGIC))
+		swap = true;
+	else
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s': not a jitdump file (bad magic)", src);
+	hdr_size = rd32(buf + 8, swap);
+	if (hdr_size < 40 || hdr_size > len)
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s': bad jitdump header size", src);
+	off = hdr_size;
+	while (len - off >= 16) {
+		uint32_t id = rd32(buf + off, swap), size = rd32(buf + off + 4, swap);
+		const unsigned char *r = buf + off;
+
+		if (size < 16 || size > len - off)
+			break; /* truncated: keep what came before */
+		if (id == JIT_CODE_LOAD && size >= 16 + 40 + 1) {
+			uint64_t code_addr = rd64(r + 16 + 16, swap);
+			uint64_t code_size = rd64(r + 16 + 24, swap);
+			const char *name = (const char *)r + 16 + 40;
+			size_t maxn = size - (16 + 40);
+			size_t n = strnlen(name, maxn);
+
+			if (n < maxn) {
+				ret = add_entry(m, code_addr, code_size, name, n, src, e);
+				if (ret)
+					return ret;
+			} else {
+				m->malformed++;
+			}
+		} else if (id == JIT_CODE_MOVE && size >= 16 + 48) {
+			uint64_t old_addr = rd64(r + 16 + 16, swap);
+			uint64_t new_addr = rd64(r + 16 + 24, swap);
+			uint64_t code_size = rd64(r + 16 + 32, swap);
+
+			/* Same name at the new place: the latest entry at the old one. */
+			for (size_t i = m->n; i-- > 0;) {
+				if (m->e[i].start == old_addr) {
+					ret = add_entry(m, new_addr, code_size, m->e[i].name,
+							strlen(m->e[i].name), src, e);
+					if (ret)
+						return ret;
+					break;
+				}
+			}
+		}
+		off += size;
+	}
+	return 0;
+}
+
+int psym_perfmap_add_jitdump(struct psym_perfmap *m, const char *path, struct psym_err *e)
+{
+	unsigned char *buf;
+	size_t len;
+	int ret = psym_read_file(path, (size_t)4 << 30, &buf, &len, e);
+
+	if (ret)
+		return ret;
+	ret = psym_perfmap_add_jitdump_mem(m, buf, len, path, e);
+	free(buf);
+	return ret;
+}
+
+/* ---- lookup ------------------------------------------------------------------- */
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct pm_entry *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static void sort_entries(struct psym_perfmap *m)
+{
+	uint64_t mx = 0;
+
+	qsort(m->e, m->n, sizeof(*m->e), cmp_entry);
+	free(m->maxend);
+	m->maxend = malloc((m->n ? m->n : 1) * sizeof(*m->maxend));
+	for (size_t i = 0; m->maxend && i < m->n; i++) {
+		if (m->e[i].end > mx)
+			mx = m->e[i].end;
+		m->maxend[i] = mx;
+	}
+	m->sorted = true;
+}
+
+int psym_perfmap_lookup(struct psym_perfmap *m, uint64_t a, struct psym_frame *frame)
+{
+	const struct pm_entry *best = NULL;
+	size_t lo = 0, hi;
+
+	if (!m->sorted)
+		sort_entries(m);
+	hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->e[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Every entry starting at or before a may cover it: the latest wins. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < SCAN_BACK * 16; k++) {
+		if (m->maxend && m->maxend[i] <= a)
+			break;
+		if (a < m->e[i].end && (!best || m->e[i].seq > best->seq))
+			best = &m->e[i];
+	}
+	if (!best)
+		return PSYM_NOENT;
+	memset(frame, 0, sizeof(*frame));
+	frame->name = best->name;
+	return 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * JIT symbols: perf maps (/tmp/perf-PID.map: "START SIZE name", hex, the
+ * name is the rest of the line; Linux tools/perf/Documentation/
+ * jit-interface.txt) and jitdump files (jit-PID.dump: JIT_CODE_LOAD and
+ * JIT_CODE_MOVE records).
+ *
+ * Files are read in one streaming pass with a fixed line buffer, so a huge
+ * or sparse file costs time, not memory; malformed lines are skipped and
+ * counted; entries and name bytes are capped. Later entries win over
+ * earlier overlapping ones (code is recompiled and re-emitted).
+ */
+#ifndef PSYM_PERFMAP_H
+#define PSYM_PERFMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "frame.h"
+
+struct psym_perfmap;
+
+struct psym_perfmap_limits {
+	size_t max_entries;   /* default 16 million */
+	size_t max_name_bytes; /* default 1 GiB */
+};
+
+int psym_perfmap_new(const struct psym_perfmap_limits *lim, struct psym_perfmap **out,
+		     struct psym_err *e);
+void psym_perfmap_free(struct psym_perfmap *m);
+
+/* Add a perf map file (regular files only) / one held in memory. */
+int psym_perfmap_add_file(struct psym_perfmap *m, const char *path, struct psym_err *e);
+int psym_perfmap_add_text(struct psym_perfmap *m, const char *text, size_t len,
+			  const char *name, struct psym_err *e);
+
+/* Add a jitdump file / buffer (JIT_CODE_LOAD, JIT_CODE_MOVE). */
+int psym_perfmap_add_jitdump(struct psym_perfmap *m, const char *path, struct psym_err *e);
+int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *buf, size_t len,
+				 const char *name, struct psym_err *e);
+
+/*
+ * Name of the code at addr (the latest entry covering it). Returns 0 with
+ * frame->name set (borrowed, lives as long as m), or PSYM_NOENT.
+ */
+int psym_perfmap_lookup(struct psym_perfmap *m, uint64_t addr, struct psym_frame *frame);
+
+size_t psym_perfmap_entries(const struct psym_perfmap *m);
+size_t psym_perfmap_malformed(const struct psym_perfmap *m);
+
+#endif
