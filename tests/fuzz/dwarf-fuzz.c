@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target: DWARF index builder and lookups (libdwarf reads a file, so
+ * the input goes into a memfd), plus the combined binary resolver.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "dwarfsym.h"
+#include "elffile.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct psym_dwarf_opts o = { .inlines = true, .max_depth = 64, .max_entries = 1 << 16,
+				     .max_rows = 1 << 18 };
+	struct psym_dwarf *d = NULL;
+	struct psym_elf *elf = NULL;
+	struct psym_err e = { 0 };
+	char path[64];
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	if (write(fd, data, size) != (ssize_t)size) {
+		close(fd);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if (psym_dwarf_open(path, &o, &d, &e) == 0) {
+		const struct psym_frame *fr;
+		size_t n;
+
+		if (psym_elf_open(path, NULL, &elf, &e) == 0) {
+			const struct psym_elf_load *l;
+			size_t nl = psym_elf_loads(elf, &l);
+
+			for (size_t i = 0; i < nl && i < 4; i++)
+				for (uint64_t a = l[i].vaddr; a < l[i].vaddr + l[i].filesz && a < l[i].vaddr + 4096;
+				     a += 61)
+					psym_dwarf_lookup(d, a, &fr, &n, &e);
+			psym_elf_close(elf);
+		}
+		for (uint64_t a = 0; a < 0x3000; a += 97)
+			psym_dwarf_lookup(d, a, &fr, &n, &e);
+		psym_dwarf_close(d);
+	}
+	close(fd);
+	return 0;
+}
