@@ -307,7 +307,8 @@ static void sort_entries(struct psym_perfmap *m)
 {
 	uint64_t mx = 0;
 
-	qsort(m->e, m->n, sizeof(*m->e), cmp_entry);
+	if (m->n)
+		qsort(m->e, m->n, sizeof(*m->e), cmp_entry);
 	free(m->maxend);
 	m->maxend = malloc((m->n ? m->n : 1) * sizeof(*m->maxend));
 	for (size_t i = 0; m->maxend && i < m->n; i++) {
