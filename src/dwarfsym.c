@@ -380,6 +380,11 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 
 	if (!d)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	/*
+	 * Every libdwarf allocation here is paired with its dealloc, so its
+	 * (costly) record of all allocations is not needed.
+	 */
+	dwarf_set_de_alloc_flag(0);
 	d->fd = -1;
 	d->o.inlines = o ? o->inlines : true;
 	d->o.max_depth = o && o->max_depth ? o->max_depth : 512;
@@ -627,9 +632,13 @@ static int cmp_row(const void *a, const void *b)
 
 static const char *join_dir(struct psym_dwarf *d, const char *dir, const char *name)
 {
+	size_t dl = dir ? strlen(dir) : 0;
+
 	if (!name)
 		return NULL;
-	if (name[0] == '/' || !dir || !*dir)
+	/* libdwarf joins the include directory; a relative comp_dir is already in. */
+	if (name[0] == '/' || !dir || !*dir ||
+	    (strncmp(name, dir, dl) == 0 && (name[dl] == '/' || name[dl] == '\0')))
 		return psym_arena_strdup(&d->strings, name);
 	return psym_arena_printf(&d->strings, "%s/%s", dir, name);
 }
@@ -841,8 +850,17 @@ static int decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 				c->nranges = first;
 			}
 		}
-		/* Descend: into functions and scopes, with a depth bound. */
-		if (depth < d->o.max_depth && dwarf_child(die, &child, &err) == DW_DLV_OK) {
+		/*
+		 * Descend only where code can be: functions, inlined calls, lexical
+		 * blocks, namespaces and modules (member functions with code are
+		 * defined outside their class, through DW_AT_specification).
+		 * Types, variables, parameters and call sites are skipped whole.
+		 */
+		if (depth < d->o.max_depth &&
+		    (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine ||
+		     tag == DW_TAG_lexical_block || tag == DW_TAG_namespace ||
+		     tag == DW_TAG_module || tag == DW_TAG_try_block || tag == DW_TAG_catch_block) &&
+		    dwarf_child(die, &child, &err) == DW_DLV_OK) {
 			stack[depth].die = die;
 			stack[depth].entry = mine;
 			depth++;
