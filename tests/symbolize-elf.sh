@@ -199,9 +199,9 @@ EOF2
 python3 "$MK" maps.pie stacks.pie >mixed.txtpb && encode_txtpb mixed.txtpb mixed.pb
 rc=0; timeout 30 "$PSYM" symbolize mixed.pb -o mixed.pb.gz 2>log.mixed || rc=$?
 check "hostile mappings: psym finishes (exit $rc)" [ $rc = 0 ]
-check "vdso skipped with its class" grep -q "'\[vdso\]'.*skipped (vdso" log.mixed
-check "anonymous mapping skipped as possible JIT" grep -q "'(no name)'.*skipped (anonymous" log.mixed
-check "kernel mapping skipped" grep -q "kernel.kallsyms.*skipped (kernel" log.mixed
+check "vdso: reported with its class" grep -q "'\[vdso\]': 0/1 locations (vdso)" log.mixed
+check "anonymous mapping: reported as possible JIT with the reason" grep -q "'(no name)': 0/1 locations (anonymous (JIT?)): no perf map" log.mixed
+check "kernel mapping: reported with the reason" grep -q "kernel.kallsyms.*0/1 locations (kernel): no kallsyms copy" log.mixed
 check "FIFO refused, not opened" grep -q "fifo.*not a regular file" log.mixed
 check "directory refused" grep -q "adir.*not a regular file" log.mixed
 check "truncated ELF reported" grep -q "truncated.elf.*: 0/1 locations" log.mixed
