@@ -341,3 +341,29 @@ out:
 	free(buf);
 	return ret;
 }
+
+bool psym_parse_hex(const char **p, const char *end, uint64_t *out)
+{
+	uint64_t v = 0;
+	int digits = 0;
+
+	while (*p < end) {
+		char ch = **p;
+		int d;
+
+		if (ch >= '0' && ch <= '9')
+			d = ch - '0';
+		else if (ch >= 'a' && ch <= 'f')
+			d = ch - 'a' + 10;
+		else if (ch >= 'A' && ch <= 'F')
+			d = ch - 'A' + 10;
+		else
+			break;
+		if (++digits > 16)
+			return false;
+		v = v << 4 | (uint64_t)d;
+		(*p)++;
+	}
+	*out = v;
+	return digits > 0;
+}

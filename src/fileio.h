@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -41,6 +42,12 @@ int psym_read_file(const char *path, size_t max, unsigned char **buf,
 int psym_read_lines(int fd, const char *name, size_t max_line,
 		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
 		    size_t *skipped, struct psym_err *e);
+
+/*
+ * Parse hex digits at *p (at most 16, no prefix) up to end; advances *p.
+ * False when there is no digit or the number does not fit 64 bits.
+ */
+bool psym_parse_hex(const char **p, const char *end, uint64_t *out);
 
 struct psym_out {
 	char *path;   /* destination ("-" for stdout) */

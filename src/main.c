@@ -342,6 +342,25 @@ static int mkdir_p(const char *path)
 	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+/* Append one string to *list, taking ownership of it (freed if it cannot be kept). */
+static void add_owned(char *s, const char ***list, size_t *n)
+{
+	const char **nl = s ? realloc(*list, (*n + 1) * sizeof(**list)) : NULL;
+
+	if (!nl) {
+		free(s);
+		return;
+	}
+	*list = nl;
+	(*list)[(*n)++] = s;
+}
+
+/* Append one strdup'd string (URLs and file names may contain ':'). */
+static void add_one(const char *arg, const char ***list, size_t *n)
+{
+	add_owned(strdup(arg), list, n);
+}
+
 /* Split a colon-separated list into *list (appending). Strings are strdup'd. */
 static void add_path_list(const char *arg, const char ***list, size_t *n)
 {
@@ -349,36 +368,22 @@ static void add_path_list(const char *arg, const char ***list, size_t *n)
 
 	if (!copy)
 		return;
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		const char **nl = realloc(*list, (*n + 1) * sizeof(**list));
-		char *d = strdup(tok);
-
-		if (!nl || !d) {
-			free(d);
-			if (nl)
-				*list = nl;
-			break;
-		}
-		*list = nl;
-		(*list)[(*n)++] = d;
-	}
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+		add_one(tok, list, n);
 	free(copy);
 }
 
-/* Append one strdup'd string (URLs and file names may contain ':'). */
-static void add_one(const char *arg, const char ***list, size_t *n)
+/* A whole decimal number in [lo, hi], or a usage error naming what it is. */
+static long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what)
 {
-	const char **nl = realloc(*list, (*n + 1) * sizeof(**list));
-	char *d = strdup(arg);
+	char *end;
+	long v;
 
-	if (!nl || !d) {
-		free(d);
-		if (nl)
-			*list = nl;
-		return;
-	}
-	*list = nl;
-	(*list)[(*n)++] = d;
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < lo || v > hi)
+		die_usage(cmd, "invalid %s '%s'", what, arg);
+	return v;
 }
 
 static void free_list(const char **list, size_t n)
@@ -430,7 +435,7 @@ static int cmd_symbolize(int argc, char **argv)
 	const char *in, *out = NULL, **bpath = NULL, *env;
 	size_t n_bpath = 0;
 	bool in_place = false, raw = false, strict = false;
-	int c, ret;
+	int c, ret, exit_code = PSYM_EXIT_OK;
 
 	psym_limits_default(&lim);
 	while ((c = getopt_long(argc, argv, "ho:q", opts, NULL)) != -1) {
@@ -450,17 +455,9 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_DEBUG_DIR: add_path_list(optarg, &ddirs, &n_ddirs); break;
 		case OPT_DEBUG_PKG: add_one(optarg, &pkgs, &n_pkgs); break;
 		case OPT_DEBUGINFOD: add_one(optarg, &urls, &n_urls); break;
-		case OPT_DEBUGINFOD_TIMEOUT: {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v <= 0 || v > 3600)
-				die_usage("symbolize ", "invalid timeout '%s'", optarg);
-			dio.timeout_s = (int)v;
+		case OPT_DEBUGINFOD_TIMEOUT:
+			dio.timeout_s = (int)parse_long_arg("symbolize ", optarg, 1, 3600, "timeout");
 			break;
-		}
 		case OPT_OFFLINE: dio.offline = true; break;
 		case OPT_NO_INLINES: so.no_inlines = true; break;
 		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
@@ -469,17 +466,9 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_VDSO: so.vdso = optarg; break;
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
-		case OPT_PID: {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v <= 0 || v > INT32_MAX)
-				die_usage("symbolize ", "invalid pid '%s'", optarg);
-			so.pid = (int)v;
+		case OPT_PID:
+			so.pid = (int)parse_long_arg("symbolize ", optarg, 1, INT32_MAX, "pid");
 			break;
-		}
 		case 'h': fputs(symbolize_help, stdout); return 0;
 		default: die_usage("symbolize ", "invalid option");
 		}
@@ -494,21 +483,10 @@ static int cmd_symbolize(int argc, char **argv)
 				psym_err_set(&e, PSYM_EIO, "cannot create the cache for '%s'", pkgs[i]);
 			free(cache);
 			free(debs);
-			free_list(ddirs, n_ddirs);
-			free_list(pkgs, n_pkgs);
-			free_list(urls, n_urls);
-			return report(&e, e.code ? e.code : PSYM_EIO);
+			exit_code = report(&e, e.code ? e.code : PSYM_EIO);
+			goto out;
 		}
-		{
-			const char **nl = realloc(ddirs, (n_ddirs + 1) * sizeof(*nl));
-
-			if (nl) {
-				ddirs = nl;
-				ddirs[n_ddirs++] = root;
-			} else {
-				free(root);
-			}
-		}
+		add_owned(root, &ddirs, &n_ddirs);
 		free(cache);
 		free(debs);
 	}
@@ -558,17 +536,9 @@ static int cmd_symbolize(int argc, char **argv)
 	    (strcmp(in, out) == 0 || psym_same_file(in, out)))
 		die_usage("symbolize ", "output '%s' is the input: use --in-place to overwrite it",
 			  out);
-	ret = load(in, &lim, &p);
-	if (ret) {
-		free_list(bpath, n_bpath);
-		free_list(ddirs, n_ddirs);
-		free_list(pkgs, n_pkgs);
-		free_list(urls, n_urls);
-		free_list(pmaps, n_pmaps);
-		free_list(pmdirs, n_pmdirs);
-		free(side);
-		return ret;
-	}
+	exit_code = load(in, &lim, &p);
+	if (exit_code)
+		goto out;
 	ret = psym_symbolize(p, &so, &res, &e);
 	if (ret) {
 		psym_err_prefix(&e, "'%s'", in);
@@ -602,22 +572,15 @@ static int cmd_symbolize(int argc, char **argv)
 		if (ret)
 			goto fail;
 	}
-	psym_profile_free(p);
-	free_list(bpath, n_bpath);
-	free_list(ddirs, n_ddirs);
-	free_list(pkgs, n_pkgs);
-	free_list(urls, n_urls);
-	free_list(pmaps, n_pmaps);
-	free_list(pmdirs, n_pmdirs);
-	free(side);
 	if (!so.quiet)
 		fprintf(stderr, "psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
 			"files, %zu in other mappings)\n", res.resolved + res.kept, res.locations,
 			res.kept, res.unresolved_file, res.unresolved_other);
-	if (strict && res.unresolved_file)
-		return PSYM_EXIT_PARTIAL;
-	return 0;
+	exit_code = strict && res.unresolved_file ? PSYM_EXIT_PARTIAL : PSYM_EXIT_OK;
+	goto out;
 fail:
+	exit_code = report(&e, ret);
+out:
 	psym_profile_free(p);
 	free_list(bpath, n_bpath);
 	free_list(ddirs, n_ddirs);
@@ -626,7 +589,7 @@ fail:
 	free_list(pmaps, n_pmaps);
 	free_list(pmdirs, n_pmdirs);
 	free(side);
-	return report(&e, ret);
+	return exit_code;
 }
 
 /* ---- addr ------------------------------------------------------------------ */
@@ -849,17 +812,9 @@ static int cmd_report(int argc, char **argv, int which)
 				ro.sample_name = optarg;
 			break;
 		}
-		case 'n': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || v <= 0)
-				die_usage(names[which], "invalid number '%s'", optarg);
-			ro.max_rows = (size_t)v;
+		case 'n':
+			ro.max_rows = (size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "number");
 			break;
-		}
 		case OPT_CUM: ro.sort_cum = true; break;
 		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
 		case OPT_FILES: ro.by = PSYM_BY_FILE; break;

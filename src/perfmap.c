@@ -98,32 +98,12 @@ static int add_entry(struct psym_perfmap *m, uint64_t start, uint64_t size, cons
 	return 0;
 }
 
+/* Hex with an optional 0x prefix. */
 static bool hexnum(const char **p, const char *end, uint64_t *out)
 {
-	uint64_t v = 0;
-	int digits = 0;
-
 	if (end - *p >= 2 && (*p)[0] == '0' && ((*p)[1] == 'x' || (*p)[1] == 'X'))
 		*p += 2;
-	while (*p < end) {
-		char c = **p;
-		int d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			break;
-		if (++digits > 16)
-			return false;
-		v = v << 4 | (uint64_t)d;
-		(*p)++;
-	}
-	*out = v;
-	return digits > 0;
+	return psym_parse_hex(p, end, out);
 }
 
 /* One line: "START SIZE name". */

@@ -10,32 +10,6 @@
 #include "fileio.h"
 #include "procmaps.h"
 
-static bool hex_field(const char **p, const char *end, uint64_t *out)
-{
-	uint64_t v = 0;
-	int digits = 0;
-
-	while (*p < end) {
-		char c = **p;
-		int d;
-
-		if (c >= '0' && c <= '9')
-			d = c - '0';
-		else if (c >= 'a' && c <= 'f')
-			d = c - 'a' + 10;
-		else if (c >= 'A' && c <= 'F')
-			d = c - 'A' + 10;
-		else
-			break;
-		if (++digits > 16)
-			return false;
-		v = v << 4 | (uint64_t)d;
-		(*p)++;
-	}
-	*out = v;
-	return digits > 0;
-}
-
 static void skip_spaces(const char **p, const char *end)
 {
 	while (*p < end && (**p == ' ' || **p == '\t'))
@@ -58,8 +32,8 @@ static bool parse_line(const char *p, const char *end, struct psym_procmap *m)
 	size_t n;
 
 	memset(m, 0, sizeof(*m));
-	if (!hex_field(&p, end, &m->start) || p >= end || *p++ != '-' ||
-	    !hex_field(&p, end, &m->limit) || m->limit <= m->start)
+	if (!psym_parse_hex(&p, end, &m->start) || p >= end || *p++ != '-' ||
+	    !psym_parse_hex(&p, end, &m->limit) || m->limit <= m->start)
 		return false;
 	skip_spaces(&p, end);
 	perms = p;
@@ -67,7 +41,7 @@ static bool parse_line(const char *p, const char *end, struct psym_procmap *m)
 		return false;
 	m->exec = perms[2] == 'x';
 	skip_spaces(&p, end);
-	if (!hex_field(&p, end, &m->offset))
+	if (!psym_parse_hex(&p, end, &m->offset))
 		return false;
 	skip_spaces(&p, end);
 	if (!skip_word(&p, end)) /* dev */

@@ -18,22 +18,7 @@ if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
 	skip "BPF unavailable: $(tail -1 probe.err)"
 fi
 
-cat >fib.c <<'EOF2'
-#include <stdio.h>
-#include <stdlib.h>
-long fibNaive(long n) {
-    if (n <= 2) {
-        return 1;
-    }
-    return fibNaive(n-2) + fibNaive(n-1);
-}
-int main(int argc, char **argv) {
-    long n = argc > 1 ? atol(argv[1]) : 50;
-    long res = fibNaive(n);
-    printf("Fibonacci number %li: %li\n", n, res);
-    return 0;
-}
-EOF2
+cp "$top_srcdir/testdata/fib.c" fib.c
 gcc -O1 -g -fno-omit-frame-pointer -fno-pie -no-pie -o fib-nopie fib.c
 gcc -O1 -g -fno-omit-frame-pointer -fPIE -pie -o fib-pie fib.c
 

@@ -59,22 +59,8 @@ if ! command -v debuginfod >/dev/null; then
 	echo "SKIP part: debuginfod server not installed (Debian package debuginfod)"
 	finish; exit $?
 fi
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p served && cp prog.full served/prog
-debuginfod -F served -p "$port" -d "$T/db.sqlite" -t 0 >server.log 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null; rm -rf "$T"' EXIT
-url=http://127.0.0.1:$port
-python3 - "$url" "$bid" <<'PY' || { cat server.log; fail "debuginfod did not index in time"; }
-import sys, time, urllib.request
-url, bid = sys.argv[1:]
-for _ in range(300):
-    try:
-        urllib.request.urlopen(f"{url}/buildid/{bid}/debuginfo", timeout=2).read(); sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit(1)
-PY
+start_debuginfod served "$bid" || { cat "$T"/debuginfod-*.log; fail "debuginfod did not index in time"; }
 out=$("$L" -u "$url" -C "$T/dcache" "$bid")
 check "debuginfod: debug file fetched" sh -c "echo '$out' | grep -q '^debuginfod: $T/dcache/'"
 f=${out#debuginfod: }

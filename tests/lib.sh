@@ -12,7 +12,11 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/psym-test.XXXXXX")
 # Only the test's own shell cleans up: dash runs EXIT traps in background
 # subshells too, which would delete $T under a running test.
 TOPPID=$(sh -c 'echo $PPID')
-cleanup() { [ "$(sh -c 'echo $PPID')" = "$TOPPID" ] && rm -rf "$T"; }
+cleanup() {
+	[ "$(sh -c 'echo $PPID')" = "$TOPPID" ] || return 0
+	[ -n "${server:-}" ] && kill "$server" 2>/dev/null
+	rm -rf "$T"
+}
 trap cleanup EXIT
 cd "$T" || exit 99
 
@@ -54,6 +58,25 @@ decode_pb() {
 	else
 		cat "$1"
 	fi | protoc --proto_path="$PROTO_DIR" --decode=perftools.profiles.Profile profile.proto
+}
+
+# start_debuginfod DIR: a real debuginfod server on a free loopback port
+# indexing DIR; sets $url and $server, and waits until BUILDID ($2) is served.
+start_debuginfod() {
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	debuginfod -F "$1" -p "$port" -d "$T/db-$port.sqlite" -t 0 >"$T/debuginfod-$port.log" 2>&1 &
+	server=$!
+	url=http://127.0.0.1:$port
+	python3 - "$url" "$2" <<'PY'
+import sys, time, urllib.request
+url, bid = sys.argv[1:]
+for _ in range(300):
+    try:
+        urllib.request.urlopen(f"{url}/buildid/{bid}/debuginfo", timeout=2).read(); sys.exit(0)
+    except Exception:
+        time.sleep(0.1)
+sys.exit(1)
+PY
 }
 
 finish() {

@@ -82,6 +82,18 @@ mv prog.debug away.debug
 check "build-id tree: lines and inlines equal llvm-symbolizer's on the unstripped binary" compare a.pb.gz
 check "build-id tree: the summary names the debug file" grep -q "lines from '$T/dbg/.build-id/" a.log
 
+# 1b. The same debug file inside a Debian -dbgsym package (--debug-pkg).
+if command -v dpkg-deb >/dev/null; then
+	d2=$(echo $bid | cut -c1-2)
+	mkdir -p pkg/DEBIAN pkg/usr/lib/debug/.build-id/$d2
+	cp away.debug pkg/usr/lib/debug/.build-id/$d2/$(echo $bid | cut -c3-).debug
+	printf 'Package: prog-dbgsym\nVersion: 1\nArchitecture: amd64\nMaintainer: t <t@t>\nDescription: t\n' >pkg/DEBIAN/control
+	dpkg-deb --root-owner-group --build pkg prog-dbgsym.deb >/dev/null
+	XDG_CACHE_HOME=$T/cache "$PSYM" symbolize --offline --debug-pkg prog-dbgsym.deb prof.pb -o p.pb.gz 2>p.log
+	check "--debug-pkg: lines and inlines equal llvm-symbolizer's" compare p.pb.gz
+	check "--debug-pkg: extracted into the cache" test -d "$T/cache/psym/debs"
+fi
+
 # 2. .gnu_debuglink next to the binary (CRC checked), and a wrong one rejected.
 cp away.debug run/prog.debug
 "$PSYM" symbolize --offline prof.pb -o b.pb.gz 2>b.log
@@ -136,21 +148,8 @@ fi
 
 # 4. debuginfod: a real server on loopback; the local binaries deleted.
 if command -v debuginfod >/dev/null; then
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 	mkdir -p served && cp prog.full served/prog
-	debuginfod -F served -p "$port" -d "$T/db.sqlite" -t 0 >server.log 2>&1 &
-	server=$!
-	url=http://127.0.0.1:$port
-	python3 - "$url" "$bid" <<'PY' || fail "debuginfod did not index in time"
-import sys, time, urllib.request
-url, bid = sys.argv[1:]
-for _ in range(300):
-    try:
-        urllib.request.urlopen(f"{url}/buildid/{bid}/debuginfo", timeout=2).read(); sys.exit(0)
-    except Exception:
-        time.sleep(0.1)
-sys.exit(1)
-PY
+	start_debuginfod served "$bid" || fail "debuginfod did not index in time"
 	mv run/prog run-prog.bak
 	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/dcache "$PSYM" symbolize --debuginfod-timeout 5 \
 		prof.pb -o d.pb.gz 2>d.log
