@@ -646,3 +646,15 @@ int psym_elf_lookup(struct psym_elf *f, uint64_t vaddr, struct psym_frame *frame
 	}
 	return PSYM_NOENT;
 }
+
+int psym_elf_find_symbol(struct psym_elf *f, const char *name, uint64_t *addr)
+{
+	load_symbols(f, NULL);
+	for (size_t i = 0; i < f->nsyms; i++) {
+		if (strcmp(f->syms[i].name, name) == 0) {
+			*addr = f->syms[i].addr;
+			return 0;
+		}
+	}
+	return PSYM_NOENT;
+}

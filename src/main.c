@@ -21,6 +21,7 @@
 #include "demangle.h"
 #include "psym.h"
 #include "report.h"
+#include "crashlog.h"
 
 static const char *progname = "psym";
 
@@ -306,6 +307,8 @@ enum {
 	OPT_PERF_MAP,
 	OPT_PERF_MAP_DIR,
 	OPT_PID,
+	OPT_BUILD_ID,
+	OPT_FILTER,
 };
 
 /* $XDG_CACHE_HOME/psym or ~/.cache/psym (malloc'd), NULL if neither is set. */
@@ -600,6 +603,12 @@ static const char addr_help[] =
 	"takes them; read from standard input when none are given), with inline\n"
 	"frames, in addr2line -f -i -C style or JSON.\n\n"
 	"  -e, --exe FILE             the binary\n"
+	"      --build-id ID          the binary with this build ID, found in the debug\n"
+	"                             dirs (.build-id trees) or with debuginfod\n"
+	"      --filter               copy standard input to standard output, filling in\n"
+	"                             sanitizer frames (#N 0x... (module+0x...)),\n"
+	"                             backtrace_symbols lines (prog(+0x...)[0x...]) and\n"
+	"                             module+0xoffset frames; other lines unchanged\n"
 	"      --json                 one JSON object per address, frames innermost\n"
 	"                             first (FunctionName, FileName, Line, Column,\n"
 	"                             StartLine)\n"
@@ -656,10 +665,18 @@ static int cmd_addr(int argc, char **argv)
 		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
+		{ "filter", no_argument, NULL, OPT_FILTER },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct psym_frame frames[256];
+	struct psym_debuginfod_opts dio = { 0 };
+	const char *build_id = NULL, **urls = NULL;
+	size_t n_urls = 0;
+	bool filter = false;
 	struct psym_binary_opts bo = { .inlines = true };
 	struct psym_binary *bin = NULL;
 	struct psym_elf *elf = NULL;
@@ -678,20 +695,72 @@ static int cmd_addr(int argc, char **argv)
 		case OPT_DEBUG_DIR: add_path_list(optarg, &ddirs, &n_ddirs); break;
 		case OPT_NO_INLINES: bo.inlines = false; break;
 		case OPT_NO_DEMANGLE: demangle = false; break;
+		case OPT_BUILD_ID: build_id = optarg; break;
+		case OPT_FILTER: filter = true; break;
+		case OPT_DEBUGINFOD: add_one(optarg, &urls, &n_urls); break;
+		case OPT_OFFLINE: dio.offline = true; break;
 		case 'h': fputs(addr_help, stdout); return 0;
 		default: die_usage("addr ", "invalid option");
 		}
 	}
-	if (!exe)
-		die_usage("addr ", "no binary: give -e FILE");
 	add_path_list("/usr/lib/debug", &ddirs, &n_ddirs);
 	bo.debug_dirs = ddirs;
 	bo.n_debug_dirs = n_ddirs;
-	ret = psym_elf_open(exe, NULL, &elf, &e);
+	dio.urls = urls;
+	dio.n_urls = n_urls;
+	{
+		char sbuf[4096];
+
+		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf)))
+			bo.debuginfod = &dio;
+	}
+	if (filter) {
+		struct psym_crashlog_opts co = { .binary = &bo, .demangle = demangle };
+
+		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
+		free_list(ddirs, n_ddirs);
+		free_list(urls, n_urls);
+		return ret ? report(&e, ret) : 0;
+	}
+	if (!exe && !build_id)
+		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
+	if (!exe) {
+		/* Find the binary (or its debug file) by build ID. */
+		char path[4200];
+
+		if (!psym_build_id_valid(build_id))
+			die_usage("addr ", "'%s' is not a build ID", build_id);
+		ret = PSYM_NOENT;
+		for (size_t i = 0; i < n_ddirs && ret; i++) {
+			static const char *const sfx[] = { "", ".debug" };
+
+			for (int k = 0; k < 2 && ret; k++)
+				if (psym_build_id_path(ddirs[i], build_id, sfx[k], path, sizeof(path)))
+					ret = psym_elf_open(path, NULL, &elf, &e) ? PSYM_NOENT : 0;
+		}
+		if (ret && bo.debuginfod) {
+			struct psym_debuginfod_req r = { .build_id = build_id,
+							 .kind = PSYM_DEBUGINFOD_EXECUTABLE };
+
+			if (psym_debuginfod_fetch(&dio, &r, 1, &e) == 0 && r.path)
+				ret = psym_elf_open(r.path, NULL, &elf, &e) ? PSYM_NOENT : 0;
+			psym_debuginfod_reqs_free(&r, 1);
+		}
+		if (ret) {
+			free_list(ddirs, n_ddirs);
+			free_list(urls, n_urls);
+			psym_err_set(&e, PSYM_EBADINPUT, "no binary with build ID %s in the debug dirs%s",
+				     build_id, bo.debuginfod ? " or on the debuginfod servers" : "");
+			return report(&e, PSYM_EBADINPUT);
+		}
+	} else {
+		ret = psym_elf_open(exe, NULL, &elf, &e);
+	}
 	if (!ret)
 		ret = psym_binary_new(elf, &bo, &bin, &e);
 	if (ret) {
 		free_list(ddirs, n_ddirs);
+		free_list(urls, n_urls);
 		return report(&e, ret);
 	}
 	for (int i = optind;; i++) {
@@ -722,6 +791,7 @@ static int cmd_addr(int argc, char **argv)
 	}
 	psym_binary_free(bin);
 	free_list(ddirs, n_ddirs);
+	free_list(urls, n_urls);
 	if (fflush(stdout) != 0)
 		return PSYM_EXIT_SYSTEM;
 	return 0;

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Crash-log filter: reads text (sanitizer reports with unsymbolized frames
+ * "#3 0x... (/path/bin+0x1139) (BuildId: ...)", glibc backtrace_symbols
+ * lines "./prog(+0x1139)[0x55...]" or "./prog(func+0x15)[0x...]", and
+ * "module+0xoffset" frames) and writes it back with function, file and
+ * line filled in, inline frames included. Lines it cannot resolve are
+ * written unchanged. Return addresses (sanitizer frames after #0, every
+ * backtrace_symbols frame) are looked up as address - 1.
+ */
+#ifndef PSYM_CRASHLOG_H
+#define PSYM_CRASHLOG_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "binary.h"
+
+struct psym_crashlog_opts {
+	const struct psym_binary_opts *binary; /* debug dirs etc. */
+	bool demangle;
+};
+
+int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o,
+			 struct psym_err *e);
+
+#endif
