@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "dwarfsym.h"
+#include "elffile.h"
 #include "fileio.h"
 
 #define MAX_FRAMES 256
@@ -371,6 +372,63 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 	return 0;
 }
 
+/*
+ * libdwarf 20210528 double-frees on some corrupt .debug_rnglists (found by
+ * libFuzzer, inside dwarf_next_cu_header_d): check the unit headers of an
+ * uncompressed .debug_rnglists ourselves first and refuse what is not sane.
+ */
+static bool rnglists_sane(const char *path)
+{
+	struct psym_elf *elf = NULL;
+	struct psym_err e = { 0 };
+	const unsigned char *p;
+	const void *data;
+	size_t len, off = 0;
+	bool ok = true;
+
+	if (psym_elf_open(path, NULL, &elf, &e) != 0)
+		return true; /* libdwarf will say what is wrong */
+	if (psym_elf_section(elf, ".debug_rnglists", &data, &len) != 0 ||
+	    psym_elf_section_compressed(elf, ".debug_rnglists"))
+		goto out;
+	p = data;
+	while (ok && off < len) {
+		uint64_t unit;
+		size_t hdr = 4, offsz = 4;
+		uint32_t u32, count;
+		uint16_t version;
+
+		if (len - off < 12) {
+			ok = false;
+			break;
+		}
+		memcpy(&u32, p + off, 4);
+		unit = u32;
+		if (u32 == 0xffffffffu) {
+			if (len - off < 20) {
+				ok = false;
+				break;
+			}
+			memcpy(&unit, p + off + 4, 8);
+			hdr = 12;
+			offsz = 8;
+		}
+		if (unit < 8 || unit > len - off - hdr) {
+			ok = false;
+			break;
+		}
+		memcpy(&version, p + off + hdr, 2);
+		memcpy(&count, p + off + hdr + 4, 4);
+		if (version != 5 || (p[off + hdr + 2] != 4 && p[off + hdr + 2] != 8) ||
+		    p[off + hdr + 3] != 0 || (uint64_t)count * offsz > unit - 8)
+			ok = false;
+		off += hdr + (size_t)unit;
+	}
+out:
+	psym_elf_close(elf);
+	return ok;
+}
+
 int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 		    struct psym_dwarf **out, struct psym_err *e)
 {
@@ -400,6 +458,10 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 	if (d->fd < 0) {
 		ret = d->fd;
 		d->fd = -1;
+		goto fail;
+	}
+	if (!rnglists_sane(path)) {
+		ret = psym_err_set(e, PSYM_EBADDWARF, "'%s': corrupt .debug_rnglists", path);
 		goto fail;
 	}
 	res = dwarf_init_b(d->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &d->dbg, &err);

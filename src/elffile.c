@@ -275,6 +275,13 @@ int psym_elf_section(const struct psym_elf *f, const char *name, const void **da
 	return 0;
 }
 
+bool psym_elf_section_compressed(const struct psym_elf *f, const char *name)
+{
+	GElf_Shdr sh;
+
+	return find_section(f, name, &sh) && (sh.sh_flags & SHF_COMPRESSED);
+}
+
 bool psym_elf_has_dwarf(const struct psym_elf *f)
 {
 	GElf_Shdr sh;

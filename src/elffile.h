@@ -93,6 +93,9 @@ int psym_elf_debuglink(const struct psym_elf *elf, const char **name, uint32_t *
 int psym_elf_section(const struct psym_elf *elf, const char *name, const void **data,
 		     size_t *len);
 
+/* True when the named section exists and is SHF_COMPRESSED. */
+bool psym_elf_section_compressed(const struct psym_elf *elf, const char *name);
+
 /* True when the file has DWARF line or info sections (.debug_* or .zdebug_*). */
 bool psym_elf_has_dwarf(const struct psym_elf *elf);
 
