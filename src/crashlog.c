@@ -249,18 +249,43 @@ static bool module_offset_line(struct filter *f, const char *line, FILE *out)
 	return true;
 }
 
+/* Up to cap - 1 bytes, ending after the first '\n'; NUL-terminated; 0 at EOF. */
+static size_t read_chunk(FILE *in, char *buf, size_t cap)
+{
+	size_t n = 0;
+	int c;
+
+	while (n + 1 < cap && (c = getc(in)) != EOF) {
+		buf[n++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
 int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o,
 			 struct psym_err *e)
 {
 	struct filter f = { .o = o };
 	char line[LINE_MAX_BYTES];
+	bool continued = false; /* inside a line longer than the buffer */
+	size_t n;
 	int ret = 0;
 
-	while (fgets(line, sizeof(line), in)) {
-		if (sanitizer_line(&f, line, out) || backtrace_line(&f, line, out) ||
-		    module_offset_line(&f, line, out))
+	/*
+	 * Lines that are not frames go out byte for byte (NUL bytes and
+	 * over-long lines included); only whole text lines are parsed.
+	 */
+	while ((n = read_chunk(in, line, sizeof(line))) > 0) {
+		bool whole = line[n - 1] == '\n' || n < sizeof(line) - 1;
+
+		if (!continued && whole && !memchr(line, '\0', n) &&
+		    (sanitizer_line(&f, line, out) || backtrace_line(&f, line, out) ||
+		     module_offset_line(&f, line, out)))
 			continue;
-		fputs(line, out);
+		fwrite(line, 1, n, out);
+		continued = line[n - 1] != '\n';
 	}
 	if (ferror(in))
 		ret = psym_err_set(e, PSYM_EIO, "cannot read standard input");

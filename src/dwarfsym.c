@@ -377,17 +377,17 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
  * libFuzzer, inside dwarf_next_cu_header_d): check the unit headers of an
  * uncompressed .debug_rnglists ourselves first and refuse what is not sane.
  */
-static bool rnglists_sane(const char *path)
+static bool rnglists_sane(const char *path, struct psym_err *e)
 {
 	struct psym_elf *elf = NULL;
-	struct psym_err e = { 0 };
 	const unsigned char *p;
 	const void *data;
 	size_t len, off = 0;
 	bool ok = true;
 
-	if (psym_elf_open(path, NULL, &elf, &e) != 0)
-		return true; /* libdwarf will say what is wrong */
+	/* A file our ELF reader refuses (truncated, lying headers) is not read. */
+	if (psym_elf_open(path, NULL, &elf, e) != 0)
+		return false;
 	if (psym_elf_section(elf, ".debug_rnglists", &data, &len) != 0 ||
 	    psym_elf_section_compressed(elf, ".debug_rnglists"))
 		goto out;
@@ -460,8 +460,9 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 		d->fd = -1;
 		goto fail;
 	}
-	if (!rnglists_sane(path)) {
-		ret = psym_err_set(e, PSYM_EBADDWARF, "'%s': corrupt .debug_rnglists", path);
+	if (!rnglists_sane(path, e)) {
+		ret = e->code ? e->code :
+				psym_err_set(e, PSYM_EBADDWARF, "'%s': corrupt .debug_rnglists", path);
 		goto fail;
 	}
 	res = dwarf_init_b(d->fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, NULL, NULL, &d->dbg, &err);
@@ -585,7 +586,8 @@ static void origin_put(struct psym_dwarf *d, const struct origin *o)
  * Fill name, linkage name and decl_line of a function DIE, following
  * DW_AT_abstract_origin and DW_AT_specification (bounded hops).
  */
-static void resolve_names(struct psym_dwarf *d, Dwarf_Die die, struct entry *en)
+static void resolve_names_depth(struct psym_dwarf *d, Dwarf_Die die, struct entry *en,
+				int depth)
 {
 	Dwarf_Die cur = die, owned = NULL;
 	Dwarf_Error err = NULL;
@@ -593,7 +595,7 @@ static void resolve_names(struct psym_dwarf *d, Dwarf_Die die, struct entry *en)
 	en->name = NULL;
 	en->linkage = NULL;
 	en->decl_line = 0;
-	for (int hop = 0; hop < MAX_ORIGIN_HOPS; hop++) {
+	for (int hop = 0; hop + depth < MAX_ORIGIN_HOPS; hop++) {
 		Dwarf_Unsigned u;
 		Dwarf_Off ref;
 		Dwarf_Die next = NULL;
@@ -634,7 +636,7 @@ static void resolve_names(struct psym_dwarf *d, Dwarf_Die die, struct entry *en)
 			/* Cache what the origin itself resolves to (its own chain). */
 			struct entry sub;
 
-			resolve_names(d, next, &sub);
+			resolve_names_depth(d, next, &sub, depth + 1);
 			origin_put(d, &(struct origin){ ref, sub.name, sub.linkage,
 							 sub.decl_line });
 			if (!en->name)
@@ -648,6 +650,12 @@ static void resolve_names(struct psym_dwarf *d, Dwarf_Die die, struct entry *en)
 	}
 	if (owned)
 		dwarf_dealloc_die(owned);
+}
+
+/* The recursion through origins is bounded with the hops: cycles end. */
+static void resolve_names(struct psym_dwarf *d, Dwarf_Die die, struct entry *en)
+{
+	resolve_names_depth(d, die, en, 0);
 }
 
 /* ---- decoding one CU --------------------------------------------------------- */

@@ -56,6 +56,51 @@ static int elf_fail(struct psym_err *e, const char *path, const char *what)
 			    elf_errmsg(-1) ? ": " : "", elf_errmsg(-1) ? elf_errmsg(-1) : "");
 }
 
+/*
+ * A truncated or lying file is named as such: the header tables and every
+ * section with file contents must lie inside the file (libelf would
+ * otherwise just return no data for them and the file would look empty).
+ */
+static int check_extent(struct psym_elf *f, struct psym_err *e)
+{
+	size_t size = 0;
+	uint64_t end, shnum;
+
+	if (!elf_rawfile(f->elf, &size))
+		return 0;
+	if (f->eh.e_phnum && (__builtin_mul_overflow((uint64_t)f->eh.e_phnum,
+						     f->eh.e_phentsize, &end) ||
+			      __builtin_add_overflow(end, f->eh.e_phoff, &end) || end > size))
+		goto truncated_headers;
+	if (f->eh.e_shoff && !f->eh.e_shnum && f->nsections <= 1)
+		return psym_err_set(e, PSYM_EBADELF,
+				    "'%s': corrupt section count (extended numbering)", f->path);
+	shnum = f->nsections > f->eh.e_shnum ? f->nsections : f->eh.e_shnum;
+	if (shnum && f->eh.e_shoff &&
+	    (__builtin_mul_overflow(shnum, f->eh.e_shentsize, &end) ||
+	     __builtin_add_overflow(end, f->eh.e_shoff, &end) || end > size))
+		goto truncated_headers;
+	for (size_t i = 1; i < f->nsections && i < f->lim.max_sections; i++) {
+		Elf_Scn *scn = elf_getscn(f->elf, i);
+		GElf_Shdr sh;
+
+		if (!scn || !gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL || !sh.sh_size)
+			continue;
+		if (__builtin_add_overflow(sh.sh_offset, sh.sh_size, &end) || end > size) {
+			return psym_err_set(e, PSYM_EBADELF,
+					    "'%s': truncated or corrupt: section [%zu] ends past the "
+					    "end of the file (%zu bytes)", f->path, i, size);
+		}
+	}
+	return 0;
+truncated_headers:
+	return psym_err_set(e, PSYM_EBADELF,
+			    "'%s': truncated or corrupt: header tables end past the end of the "
+			    "file (%zu bytes)", f->path, size);
+}
+
 static int load_headers(struct psym_elf *f, struct psym_err *e)
 {
 	size_t nph = 0;
@@ -66,6 +111,8 @@ static int load_headers(struct psym_elf *f, struct psym_err *e)
 		return elf_fail(e, f->path, "bad ELF header");
 	if (elf_getshdrnum(f->elf, &f->nsections) != 0)
 		return elf_fail(e, f->path, "bad section count");
+	if (check_extent(f, e))
+		return PSYM_EBADELF;
 	if (f->nsections > f->lim.max_sections)
 		return psym_err_set(e, PSYM_ELIMIT, "'%s': %zu sections (limit %zu)", f->path,
 				    f->nsections, f->lim.max_sections);

@@ -22,7 +22,7 @@ struct ksym {
 
 struct psym_kallsyms {
 	struct ksym *s;
-	size_t n, cap, lines, zero;
+	size_t n, cap, lines, zero, malformed;
 	uint64_t text;
 	struct psym_arena strings;
 	bool sorted;
@@ -57,11 +57,11 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 	errno = 0;
 	a = strtoull(p, &end, 16);
 	if (errno || end == p || *end != ' ')
-		return 0;
+		goto malformed;
 	p = end + 1;
 	type = *p;
 	if (!type || p[1] != ' ')
-		return 0;
+		goto malformed;
 	name = p + 2;
 	name[strcspn(name, "\r\n")] = '\0';
 	{
@@ -77,7 +77,7 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 		}
 	}
 	if (!*name)
-		return 0;
+		goto malformed;
 	k->lines++;
 	if (a == 0)
 		k->zero++;
@@ -104,6 +104,10 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 	if (!k->s[k->n].name)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	k->n++;
+	return 0;
+malformed:
+	if (line[strspn(line, " \t\r\n")])
+		k->malformed++; /* blank lines are not malformed */
 	return 0;
 }
 
@@ -197,7 +201,7 @@ int psym_kallsyms_open(const char *path, struct psym_kallsyms **out, struct psym
 	ret = k_new(&k, e);
 	c = (struct kline_ctx){ k, path, e };
 	if (!ret)
-		ret = psym_read_lines(fd, path, LINE_BYTES - 1, kline_cb, &c, NULL, e);
+		ret = psym_read_lines(fd, path, LINE_BYTES - 1, kline_cb, &c, &k->malformed, e);
 	close(fd);
 	if (!ret)
 		ret = k_finish(k, path, e);
@@ -242,6 +246,11 @@ int psym_kallsyms_lookup(struct psym_kallsyms *k, uint64_t a, struct psym_frame 
 uint64_t psym_kallsyms_text_addr(const struct psym_kallsyms *k)
 {
 	return k->text;
+}
+
+size_t psym_kallsyms_malformed(const struct psym_kallsyms *k)
+{
+	return k->malformed;
 }
 
 size_t psym_kallsyms_count(const struct psym_kallsyms *k)

@@ -789,6 +789,9 @@ static int cmd_addr(int argc, char **argv)
 		print_addr(stdout, a, frames, psym_binary_resolve(bin, a, frames, 256), json,
 			   show_addr, demangle);
 	}
+	/* Debug info that could not be read: said once, like llvm-symbolizer. */
+	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
+		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
 	psym_binary_free(bin);
 	free_list(ddirs, n_ddirs);
 	free_list(urls, n_urls);

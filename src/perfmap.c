@@ -222,8 +222,10 @@ int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *bu
 		uint32_t id = rd32(buf + off, swap), size = rd32(buf + off + 4, swap);
 		const unsigned char *r = buf + off;
 
-		if (size < 16 || size > len - off)
-			break; /* truncated: keep what came before */
+		if (size < 16 || size > len - off) {
+			m->malformed++; /* truncated or corrupt: keep what came before */
+			break;
+		}
 		if (id == JIT_CODE_LOAD && size >= 16 + 40 + 1) {
 			uint64_t code_addr = rd64(r + 16 + 16, swap);
 			uint64_t code_size = rd64(r + 16 + 24, swap);
@@ -256,6 +258,8 @@ int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *bu
 		}
 		off += size;
 	}
+	if (off < len && len - off < 16)
+		m->malformed++; /* a partial record header at the end */
 	return 0;
 }
 

@@ -271,13 +271,32 @@ static struct psym_kallsyms *get_kallsyms(struct run *run)
 	if (psym_kallsyms_open(src, &run->ks, &e) != 0) {
 		snprintf(run->ks_why, sizeof(run->ks_why), "%s", e.msg);
 		run->ks = NULL;
-	} else if (run->o->explain) {
-		explain_cb(run, src, "kernel symbols used");
+	} else {
+		if (psym_kallsyms_malformed(run->ks))
+			logf_(run, "psym: '%s': %zu malformed lines skipped\n", src,
+			      psym_kallsyms_malformed(run->ks));
+		if (run->o->explain)
+			explain_cb(run, src, "kernel symbols used");
 	}
 	return run->ks;
 }
 
 /* The perf map (and jitdump) of a process, loaded once. */
+/* Add one perf map or jitdump file to c, saying how many lines were skipped. */
+static int add_perfmap(struct run *run, struct pmcache *c, const char *path, bool jitdump,
+		       struct psym_err *e)
+{
+	size_t before = psym_perfmap_malformed(c->pm);
+	int ret = jitdump ? psym_perfmap_add_jitdump(c->pm, path, e) :
+			    psym_perfmap_add_file(c->pm, path, e);
+	size_t bad = psym_perfmap_malformed(c->pm) - before;
+
+	if (ret == 0 && bad)
+		logf_(run, "psym: '%s': %zu malformed %s skipped\n", path, bad,
+		      jitdump ? "records" : "lines");
+	return ret;
+}
+
 static struct pmcache *get_perfmap(struct run *run, int pid)
 {
 	const struct psym_symbolize_opts *o = run->o;
@@ -301,9 +320,7 @@ static struct pmcache *get_perfmap(struct run *run, int pid)
 	for (size_t i = 0; i < o->n_perf_maps; i++) {
 		const char *f = o->perf_maps[i];
 		size_t len = strlen(f);
-		int ret = len > 5 && !strcmp(f + len - 5, ".dump") ?
-				  psym_perfmap_add_jitdump(c->pm, f, &e) :
-				  psym_perfmap_add_file(c->pm, f, &e);
+		int ret = add_perfmap(run, c, f, len > 5 && !strcmp(f + len - 5, ".dump"), &e);
 
 		if (ret)
 			snprintf(c->why, sizeof(c->why), "%s", e.msg);
@@ -321,7 +338,7 @@ static struct pmcache *get_perfmap(struct run *run, int pid)
 		for (size_t i = 0; i < nd; i++) {
 			snprintf(path, sizeof(path), "%s/perf-%d.map", dirs[i], pid);
 			if (is_file(path)) {
-				if (psym_perfmap_add_file(c->pm, path, &e) == 0) {
+				if (add_perfmap(run, c, path, false, &e) == 0) {
 					found++;
 					if (o->explain)
 						explain_cb(run, path, "perf map used");
@@ -334,7 +351,7 @@ static struct pmcache *get_perfmap(struct run *run, int pid)
 		}
 		for (size_t i = 0; i < nd; i++) {
 			snprintf(path, sizeof(path), "%s/jit-%d.dump", dirs[i], pid);
-			if (is_file(path) && psym_perfmap_add_jitdump(c->pm, path, &e) == 0) {
+			if (is_file(path) && add_perfmap(run, c, path, true, &e) == 0) {
 				found++;
 				break;
 			}

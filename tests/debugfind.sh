@@ -83,6 +83,7 @@ python3 -c "
 import socket, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('127.0.0.1', $port2)); s.listen(8)
+open('mute.ready', 'w').close()
 conns = []
 end = time.time() + 30
 while time.time() < end:
@@ -91,7 +92,9 @@ while time.time() < end:
     except OSError: pass
 " &
 mute=$!
-sleep 0.5
+# Wait until it listens (a loaded machine may take a while to start python).
+i=0
+while [ ! -e mute.ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 start=$(date +%s)
 out=$("$L" -u "http://127.0.0.1:$port2" -t 3 -C "$T/dcache4" "$bid" || true)
 took=$(( $(date +%s) - start ))

@@ -8,7 +8,15 @@ for bin in "$top_builddir"/tests/fuzz/*-replay; do
 	name=$(basename "$bin" -replay)
 	dirs=""
 	[ -d "$top_srcdir/tests/fuzz/corpus/$name" ] && dirs="$top_srcdir/tests/fuzz/corpus/$name"
-	[ "$name" = pprof ] && [ -d "$top_srcdir/testdata/bad" ] && dirs="$dirs $top_srcdir/testdata/bad"
+	# The hostile corpus of testdata/bad goes through the matching reader too.
+	case $name in
+	pprof) dirs="$dirs $top_srcdir/testdata/bad" ;;
+	elf|dwarf) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/elf-* "$top_srcdir"/testdata/bad/dwarf-*)" ;;
+	kallsyms) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/kallsyms-*)" ;;
+	perfmap) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/perfmap-* "$top_srcdir"/testdata/bad/jit-*)" ;;
+	deb) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/deb-*)" ;;
+	crashlog) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/crashlog-*)" ;;
+	esac
 	[ -n "$dirs" ] || { fail "$name: no corpus"; continue; }
 	# shellcheck disable=SC2086
 	if out=$("$bin" $dirs 2>&1); then

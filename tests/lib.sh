@@ -7,6 +7,9 @@ set -u
 PSYM=${PSYM:-$top_builddir/psym}
 unset DEBUGINFOD_URLS
 export LC_ALL=C
+# Sanitizer builds: leaks inside system libraries psym cannot free (see the file).
+LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/fuzz/lsan.supp:print_suppressions=0
+export LSAN_OPTIONS
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/psym-test.XXXXXX")
 # Only the test's own shell cleans up: dash runs EXIT traps in background

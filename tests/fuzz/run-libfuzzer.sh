@@ -1,28 +1,54 @@
 #!/bin/sh
-# Build each fuzz target with libFuzzer + ASan + UBSan and run it for
-# FUZZ_SECONDS on a copy of its corpus. Usage: run-libfuzzer.sh SRCDIR BUILDDIR
+# Build every fuzz target with libFuzzer + ASan + UBSan (the library is
+# compiled once, with coverage) and run each for FUZZ_SECONDS on a working
+# copy of its seed corpus. Usage: run-libfuzzer.sh SRCDIR BUILDDIR
+#
+# Environment: FUZZ_CC (clang), FUZZ_SECONDS, FUZZ_TARGETS, PSYM_LIBS,
+# DWARF_CFLAGS; FUZZ_BUILD_ONLY=1 only builds. Exit status 1 when a target
+# found a crash (the input is kept as BUILDDIR/fuzz-build/crash-TARGET-*).
 set -eu
 src=$1
 build=$2
+cc=${FUZZ_CC:-clang}
 out=$build/fuzz-build
-mkdir -p "$out"
-flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-inc="-I$build -I$build/src -I$src/src $DWARF_CFLAGS"
+mkdir -p "$out/obj"
+flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
+inc="-I$build -I$build/src -I$src/src ${DWARF_CFLAGS:-}"
 libsrcs=$(grep -oh 'src/[a-z_0-9]*\.c' "$src/Makefile.am" "$src/src/modules.am" | grep -v 'src/main\.c' | sort -u)
+objs=""
+for s in $libsrcs "$build/proto/profile.pb-c.c"; do
+	case $s in /*) f=$s ;; *) f=$src/$s ;; esac
+	o=$out/obj/$(basename "$s" .c).o
+	if [ ! -e "$o" ] || [ "$f" -nt "$o" ]; then
+		# shellcheck disable=SC2086
+		$cc $flags -fsanitize=fuzzer-no-link -std=gnu11 $inc -c "$f" -o "$o"
+	fi
+	objs="$objs $o"
+done
+rm -f "$out/libpsym-fuzz.a"
+# shellcheck disable=SC2086
+ar rcs "$out/libpsym-fuzz.a" $objs
+status=0
+# Leaks inside system libraries that psym cannot free are listed there.
+LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp:print_suppressions=0
+export LSAN_OPTIONS
 for t in $FUZZ_TARGETS; do
 	echo "== building $t"
-	objs=""
-	for s in $libsrcs "$build/proto/profile.pb-c.c"; do
-		case $s in /*) f=$s ;; *) f=$src/$s ;; esac
-		o=$out/$(basename "$s" .c).o
-		clang $flags -fsanitize=fuzzer-no-link -std=gnu11 $inc -c "$f" -o "$o"
-		objs="$objs $o"
-	done
 	# shellcheck disable=SC2086
-	clang $flags $inc "$src/tests/fuzz/$t-fuzz.c" $objs $PSYM_LIBS -o "$out/$t-fuzz"
+	$cc $flags -fsanitize=fuzzer $inc "$src/tests/fuzz/$t-fuzz.c" "$out/libpsym-fuzz.a" \
+		${PSYM_LIBS:-} -o "$out/$t-fuzz"
+	[ "${FUZZ_BUILD_ONLY:-0}" = 1 ] && continue
 	mkdir -p "$out/corpus-$t"
 	cp -r "$src/tests/fuzz/corpus/$t/." "$out/corpus-$t/" 2>/dev/null || true
-	echo "== running $t for $FUZZ_SECONDS s"
-	"$out/$t-fuzz" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=4096 \
-		-artifact_prefix="$out/crash-$t-" "$out/corpus-$t"
+	echo "== running $t for ${FUZZ_SECONDS:-60} s"
+	if ! "$out/$t-fuzz" -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=4096 \
+		-print_final_stats=1 -artifact_prefix="$out/crash-$t-" "$out/corpus-$t" \
+		>"$out/log-$t" 2>&1; then
+		echo "== $t: CRASH, see $out/log-$t"
+		tail -40 "$out/log-$t"
+		status=1
+	else
+		grep -E 'stat::number_of_executed_units|cov:' "$out/log-$t" | tail -2
+	fi
 done
+exit $status

@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""Regenerate the hostile non-profile inputs of testdata/bad/ (ELF, DWARF,
+kallsyms, perf maps, jitdump, .deb, crash logs). Their expected outcomes are
+in testdata/bad/READERS. The committed files are what the tests use; this
+script documents how each was made and can remake them:
+
+    cd testdata/bad && python3 make-bad.py
+
+Base binary: tests/fuzz/corpus/dwarf/t-exe (gcc 12 -O2 -g DWARF 5, PIE,
+function `work` at 0x1170). The cyclic/deep DWARF files are assembled from
+hand-written DWARF 4 with gcc (needs gcc; everything else only Python).
+Python stdlib only, deterministic (fixed seeds).
+"""
+import io
+import lzma
+import os
+import random
+import struct
+import subprocess
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BASE = os.path.join(HERE, "..", "..", "tests", "fuzz", "corpus", "dwarf", "t-exe")
+
+
+def put(name, data):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(data)
+
+
+# ---- tiny ELF64 little-endian editor ---------------------------------------------
+class Elf:
+    def __init__(self, data):
+        self.d = bytearray(data)
+        (self.shoff,) = struct.unpack_from("<Q", self.d, 0x28)
+        self.shentsize, self.shnum, self.shstrndx = struct.unpack_from("<HHH", self.d, 0x3A)
+        self.secs = {}
+        stroff = self.sh(self.shstrndx)["offset"]
+        for i in range(self.shnum):
+            s = self.sh(i)
+            end = self.d.index(b"\0", stroff + s["name"])
+            self.secs[self.d[stroff + s["name"]:end].decode()] = i
+
+    def sh_at(self, i):
+        return self.shoff + i * self.shentsize
+
+    def sh(self, i):
+        f = struct.unpack_from("<IIQQQQIIQQ", self.d, self.sh_at(i))
+        keys = ("name", "type", "flags", "addr", "offset", "size", "link", "info", "align", "entsize")
+        return dict(zip(keys, f))
+
+    def set_sh(self, name, **kw):
+        i = self.secs[name]
+        s = self.sh(i)
+        s.update(kw)
+        struct.pack_into("<IIQQQQIIQQ", self.d, self.sh_at(i), s["name"], s["type"], s["flags"],
+                         s["addr"], s["offset"], s["size"], s["link"], s["info"], s["align"],
+                         s["entsize"])
+
+    def sec(self, name):
+        s = self.sh(self.secs[name])
+        return s["offset"], s["size"]
+
+    def fill(self, name, byte):
+        off, size = self.sec(name)
+        self.d[off:off + size] = bytes([byte]) * size
+
+    def bytes(self):
+        return bytes(self.d)
+
+
+def base():
+    return Elf(open(BASE, "rb").read())
+
+
+def elf_cases():
+    raw = open(BASE, "rb").read()
+    put("elf-truncated-40", raw[:40])
+    put("elf-truncated-shdrs", raw[:12000])
+    e = base(); struct.pack_into("<Q", e.d, 0x28, 0xFFFFFFFFFFFF0000); put("elf-shoff-huge", e.bytes())
+    e = base(); struct.pack_into("<Q", e.d, 0x20, 0x7FFFFFFFFFFFFF00); put("elf-phoff-huge", e.bytes())
+    e = base(); e.d[4] = 9; put("elf-bad-class", e.bytes())
+    e = base(); e.d[5] = 2; put("elf-big-endian-flag", e.bytes())
+    e = base(); e.set_sh(".symtab", offset=len(raw) - 16); put("elf-section-past-eof", e.bytes())
+    # Extended section numbering: e_shnum = 0, count in section 0's sh_size.
+    e = base(); struct.pack_into("<H", e.d, 0x3C, 0)
+    struct.pack_into("<Q", e.d, e.sh_at(0) + 0x20, 0x7FFFFFFF); put("elf-shnum-extended-huge", e.bytes())
+    e = base(); e.set_sh(".symtab", link=200); put("elf-symtab-link-oob", e.bytes())
+    e = base(); e.set_sh(".symtab", entsize=7); put("elf-symtab-entsize-odd", e.bytes())
+    e = base(); e.fill(".strtab", ord("A")); put("elf-strtab-no-nul", e.bytes())
+    e = base(); off, size = e.sec(".symtab")
+    for p in range(off, off + size, 24):
+        struct.pack_into("<I", e.d, p, 0xFFFFFF00)
+    put("elf-symbol-names-oob", e.bytes())
+    e = base(); off, size = e.sec(".symtab")
+    for p in range(off, off + size, 24):
+        struct.pack_into("<Q", e.d, p + 16, 1 << 63)
+    put("elf-symbol-sizes-huge", e.bytes())
+    e = base(); off, _ = e.sec(".note.gnu.build-id"); struct.pack_into("<I", e.d, off, 0xFFFFFFF0)
+    put("elf-buildid-namesz-huge", e.bytes())
+    e = base(); off, _ = e.sec(".note.gnu.build-id"); struct.pack_into("<I", e.d, off + 4, 0xFFFFFFF0)
+    put("elf-buildid-descsz-huge", e.bytes())
+    # Compressed .debug_info whose header claims 1 TiB; one with an unknown
+    # compression type; one with a valid header and a garbage stream.
+    for name, ctype, csize, body in (("elf-compressed-bomb", 1, 1 << 40, b"\x78\x9c" + b"\0" * 32),
+                                     ("elf-compressed-bad-type", 77, 4096, b"\0" * 32),
+                                     ("elf-compressed-garbage", 1, 4096, b"\x78\x9c" + b"\xff" * 64)):
+        e = base(); off, size = e.sec(".debug_info")
+        chdr = struct.pack("<IIQQ", ctype, 0, csize, 1) + body
+        e.d[off:off + len(chdr)] = chdr
+        e.set_sh(".debug_info", flags=0x800, size=len(chdr))
+        put(name, e.bytes())
+    r = random.Random(7)
+    e = base()
+    for _ in range(60):
+        p = r.randrange(64, len(e.d))
+        e.d[p] ^= 1 << r.randrange(8)
+    put("elf-bitflips", e.bytes())
+    put("elf-random", b"\x7fELF\x02\x01\x01" + r.randbytes(4089))
+    with tempfile.TemporaryDirectory() as t:
+        for name, content, sec in (("elf-debuglink-no-nul", b"A" * 64, ".gnu_debuglink"),
+                                   ("elf-gnu-debugdata-garbage", r.randbytes(512), ".gnu_debugdata"),
+                                   ("elf-gnu-debugdata-not-elf",
+                                    lzma.compress(b"not an ELF image\n" * 64), ".gnu_debugdata")):
+            blob = os.path.join(t, "blob")
+            open(blob, "wb").write(content)
+            out = os.path.join(HERE, name)
+            subprocess.run(["objcopy", "--add-section", sec + "=" + blob, BASE, out], check=True)
+
+
+def dwarf_cases():
+    e = base(); off, _ = e.sec(".debug_info"); struct.pack_into("<I", e.d, off, 0x7FFFFFFF)
+    put("dwarf-unit-length-huge", e.bytes())
+    e = base(); off, _ = e.sec(".debug_info"); struct.pack_into("<I", e.d, off, 0xFFFFFFF0)
+    put("dwarf-unit-length-reserved", e.bytes())
+    e = base(); off, _ = e.sec(".debug_info"); struct.pack_into("<H", e.d, off + 4, 99)
+    put("dwarf-version-99", e.bytes())
+    # DWARF 5 unit header: length(4) version(2) unit_type(1) addr_size(1) abbrev_offset(4)
+    e = base(); off, _ = e.sec(".debug_info"); struct.pack_into("<I", e.d, off + 8, 0xFFFFFF)
+    put("dwarf-abbrev-offset-oob", e.bytes())
+    e = base(); e.fill(".debug_abbrev", 0xFF); put("dwarf-abbrev-garbage", e.bytes())
+    e = base(); off, size = e.sec(".debug_info"); r = random.Random(11)
+    for _ in range(40):
+        p = off + 12 + r.randrange(size - 12)
+        e.d[p] ^= 1 << r.randrange(8)
+    put("dwarf-info-bitflips", e.bytes())
+    # .debug_line v5: length(4) version(2) addr_size(1) seg_sel(1) header_length(4)
+    e = base(); off, _ = e.sec(".debug_line"); struct.pack_into("<I", e.d, off + 8, 0xFFFFFFF0)
+    put("dwarf-line-header-length-huge", e.bytes())
+    e = base(); off, size = e.sec(".debug_line"); r = random.Random(12)
+    e.d[off + 40:off + size] = r.randbytes(size - 40); put("dwarf-line-garbage", e.bytes())
+    e = base(); e.fill(".debug_str", ord("A")); e.fill(".debug_line_str", ord("B"))
+    put("dwarf-strings-no-nul", e.bytes())
+    # .debug_rnglists v5 header: length(4) version(2) addr(1) seg(1) offset_entry_count(4)
+    e = base(); off, _ = e.sec(".debug_rnglists"); struct.pack_into("<I", e.d, off + 8, 0x7FFFFFFF)
+    put("dwarf-rnglists-count-huge", e.bytes())
+    e = base(); e.fill(".debug_rnglists", 0x07); put("dwarf-rnglists-garbage", e.bytes())
+    e = base(); e.fill(".debug_aranges", 0xFF); put("dwarf-aranges-garbage", e.bytes())
+    with tempfile.TemporaryDirectory() as t:
+        for name, src in (("dwarf-origin-self-cycle", asm_dwarf("self")),
+                          ("dwarf-origin-two-cycle", asm_dwarf("two")),
+                          ("dwarf-deep-nesting", asm_dwarf("deep"))):
+            s = os.path.join(t, name + ".s")
+            open(s, "w").write(src)
+            subprocess.run(["gcc", "-nostdlib", "-no-pie", "-Wl,--build-id", "-o",
+                            os.path.join(HERE, name), s], check=True)
+
+
+def asm_dwarf(kind):
+    """A 32-byte function hostile_fn with hand-written DWARF 4 around it."""
+    a = []
+    w = a.append
+    w("\t.text\n\t.globl _start\n\t.type _start,@function\n_start:\n\tret\n")
+    w("\t.globl hostile_fn\n\t.type hostile_fn,@function\nhostile_fn:\n\t.fill 32,1,0x90\n")
+    w("\t.size hostile_fn,32\n")
+    # abbrevs: 1 CU, 2 subprogram(children), 3 inlined(origin, children),
+    # 4 lexical_block(children), 5 subprogram decl with specification, 6 leaf inlined
+    w("\t.section .debug_abbrev,\"\",@progbits\n")
+    w("\t.uleb128 1\n\t.uleb128 0x11\n\t.byte 1\n\t.uleb128 0x03\n\t.uleb128 0x08\n"
+      "\t.uleb128 0x11\n\t.uleb128 0x01\n\t.uleb128 0x12\n\t.uleb128 0x07\n\t.byte 0,0\n")
+    w("\t.uleb128 2\n\t.uleb128 0x2e\n\t.byte 1\n\t.uleb128 0x03\n\t.uleb128 0x08\n"
+      "\t.uleb128 0x11\n\t.uleb128 0x01\n\t.uleb128 0x12\n\t.uleb128 0x07\n\t.byte 0,0\n")
+    w("\t.uleb128 3\n\t.uleb128 0x1d\n\t.byte 1\n\t.uleb128 0x31\n\t.uleb128 0x13\n"
+      "\t.uleb128 0x11\n\t.uleb128 0x01\n\t.uleb128 0x12\n\t.uleb128 0x07\n\t.byte 0,0\n")
+    w("\t.uleb128 4\n\t.uleb128 0x0b\n\t.byte 1\n"
+      "\t.uleb128 0x11\n\t.uleb128 0x01\n\t.uleb128 0x12\n\t.uleb128 0x07\n\t.byte 0,0\n")
+    w("\t.uleb128 5\n\t.uleb128 0x2e\n\t.byte 0\n\t.uleb128 0x47\n\t.uleb128 0x13\n\t.byte 0,0\n")
+    w("\t.byte 0\n")
+    w("\t.section .debug_info,\"\",@progbits\n.Lcu:\n\t.long .Lcu_end - .Lcu - 4\n"
+      "\t.short 4\n\t.long 0\n\t.byte 8\n")
+    w("\t.uleb128 1\n\t.asciz \"hostile.c\"\n\t.quad hostile_fn\n\t.quad 32\n")
+    w("\t.uleb128 2\n\t.asciz \"hostile_fn\"\n\t.quad hostile_fn\n\t.quad 32\n")
+    if kind == "self":
+        w(".Lself:\n\t.uleb128 3\n\t.long .Lself - .Lcu\n\t.quad hostile_fn\n\t.quad 16\n\t.byte 0\n")
+    elif kind == "two":
+        w("\t.uleb128 3\n\t.long .Lx - .Lcu\n\t.quad hostile_fn\n\t.quad 16\n\t.byte 0\n")
+        w(".Lx:\n\t.uleb128 5\n\t.long .Ly - .Lcu\n")
+        w(".Ly:\n\t.uleb128 5\n\t.long .Lx - .Lcu\n")
+    else:
+        depth = 5000
+        for _ in range(depth):
+            w("\t.uleb128 4\n\t.quad hostile_fn\n\t.quad 32\n")
+        w("\t.byte 0\n" * depth)
+    w("\t.byte 0\n")  # end of subprogram children
+    w("\t.byte 0\n")  # end of CU children
+    w(".Lcu_end:\n")
+    return "".join(a)
+
+
+def kallsyms_cases():
+    r = random.Random(21)
+    put("kallsyms-binary", r.randbytes(8192))
+    put("kallsyms-long-line", b"ffffffff81000000 T " + b"x" * (1 << 20) + b"\nffffffff81001000 T after_long\n")
+    put("kallsyms-addr-overflow", b"1" * 40 + b" T too_wide\nffffffff81000000 T ok_one\n")
+    put("kallsyms-nul-bytes", b"ffffffff81000000 T a\0b\n\0\0\0\nffffffff81000100 T next\n")
+
+
+def perfmap_cases():
+    r = random.Random(22)
+    put("perfmap-binary", r.randbytes(8192))
+    put("perfmap-wraparound.map", b"ffffffffffffff00 1000 wraps_around\n1000 10 fine\n")
+    put("perfmap-long-line.map", b"1000 10 " + b"n" * (1 << 20) + b"\n2000 10 after_long\n")
+    put("perfmap-zero-and-overlap.map",
+        b"1000 0 zero_size\n1000 100 outer\n1010 10 inner_later\n1000 100 outer_again\n")
+
+
+def jitdump_cases():
+    good = open(os.path.join(HERE, "..", "..", "tests", "fuzz", "corpus", "perfmap", "jitdump"), "rb").read()[1:]  # fuzz selector byte
+    hdr = struct.unpack_from("<I", good, 8)[0]  # header total_size
+    put("jit-bad-magic.dump", b"XXXX" + good[4:])
+    put("jit-truncated.dump", good[:hdr + 20])
+    d = bytearray(good); struct.pack_into("<I", d, hdr + 4, 0); put("jit-record-size-zero.dump", bytes(d))
+    d = bytearray(good); struct.pack_into("<I", d, hdr + 4, 0xFFFFFFF0); put("jit-record-size-huge.dump", bytes(d))
+    d = bytearray(good); struct.pack_into("<I", d, 8, 0xFFFFFFF0); put("jit-header-size-huge.dump", bytes(d))
+    # The name runs to the end of the record without a NUL.
+    d = bytearray(good)
+    name_at = good.index(b"jitted_fn")
+    d[name_at:name_at + 10] = b"Z" * 10
+    put("jit-name-no-nul.dump", bytes(d))
+
+
+def deb(name, entries, truncate=None, member_size=None):
+    tb = io.BytesIO()
+    with tarfile.open(fileobj=tb, mode="w", format=tarfile.GNU_FORMAT) as t:
+        for path, data, kind in entries:
+            ti = tarfile.TarInfo(path)
+            if kind == "link":
+                ti.type = tarfile.SYMTYPE
+                ti.linkname = data.decode()
+                t.addfile(ti)
+            else:
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data))
+    data = lzma.compress(tb.getvalue())
+    if truncate:
+        data = data[:truncate]
+    out = io.BytesIO()
+    out.write(b"!<arch>\n")
+    for mname, body in ((b"debian-binary", b"2.0\n"), (b"data.tar.xz", data)):
+        size = member_size if (member_size and mname != b"debian-binary") else len(body)
+        out.write(mname.ljust(16) + b"0".ljust(12) + b"0".ljust(6) + b"0".ljust(6)
+                  + b"100644".ljust(8) + str(size).encode().ljust(10) + b"`\n")
+        out.write(body + (b"\n" if len(body) % 2 else b""))
+    put(name, out.getvalue())
+
+
+def deb_cases():
+    r = random.Random(23)
+    deb("deb-traversal.deb", [("./usr/lib/debug/../../../../escaped", b"x", "file")])
+    deb("deb-absolute.deb", [("/etc/evil", b"x", "file")])
+    deb("deb-symlink-escape.deb", [("usr/lib/debug/.build-id/aa/bb.debug", b"/etc/passwd", "link")])
+    deb("deb-truncated.deb", [("usr/lib/debug/big.debug", r.randbytes(100000), "file")], truncate=5000)
+    deb("deb-member-size-huge.deb", [("usr/lib/debug/x.debug", b"x", "file")], member_size=99999999999)
+    put("deb-not-ar.deb", b"hello world, not an archive\n")
+
+
+def crashlog_cases():
+    r = random.Random(24)
+    put("crashlog-binary.txt", r.randbytes(8192))
+    put("crashlog-hostile.txt",
+        b"    #0 0xffffffffffffffffff in (/nonexistent+0x99999999999999999999)\n"
+        b"    #1 0x1 (../../../../etc/passwd+0x10)\n"
+        b"prog(+0x" + b"f" * 5000 + b")[0x1]\n"
+        b"    #2 0x1234 (" + b"/" * 8000 + b"+0x10)\n")
+
+
+if __name__ == "__main__":
+    elf_cases()
+    dwarf_cases()
+    kallsyms_cases()
+    perfmap_cases()
+    jitdump_cases()
+    deb_cases()
+    crashlog_cases()
