@@ -54,7 +54,9 @@ const char *psym_binary_dwarf_path(const struct psym_binary *b)
 
 const char *psym_binary_debug_note(const struct psym_binary *b)
 {
-	return b->note[0] ? b->note : NULL;
+	if (b->note[0])
+		return b->note;
+	return psym_elf_symbols_error(b->elf);
 }
 
 bool psym_binary_has_inlines(const struct psym_binary *b)
@@ -71,7 +73,13 @@ static void explain(const struct psym_binary *b, const char *path, const char *w
 /* Open DWARF at path; true when it has some. */
 static bool try_dwarf(struct psym_binary *b, const char *path)
 {
-	struct psym_dwarf_opts dopt = { .inlines = b->o->inlines };
+	const struct psym_reader_limits *l = b->o->limits;
+	struct psym_dwarf_opts dopt = {
+		.inlines = b->o->inlines,
+		.max_depth = l ? l->dwarf_depth : 0,
+		.max_entries = l ? l->dwarf_entries : 0,
+		.max_rows = l ? l->dwarf_rows : 0,
+	};
 	struct psym_err e = { 0 };
 	int ret = psym_dwarf_open(path, &dopt, &b->dwarf, &e);
 

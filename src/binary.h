@@ -18,6 +18,7 @@
 #include "debuginfod.h"
 #include "dwarfsym.h"
 #include "elffile.h"
+#include "readlimits.h"
 
 struct psym_binary_opts {
 	bool inlines;                         /* inline frames from DWARF */
@@ -27,6 +28,7 @@ struct psym_binary_opts {
 	psym_explain_fn explain;              /* may be NULL */
 	void *explain_ud;
 	const struct psym_elf_limits *elf_limits;
+	const struct psym_reader_limits *limits; /* DWARF caps; NULL: defaults */
 };
 
 struct psym_binary;

@@ -381,11 +381,11 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim,
 		if (want) {
 			if (++files > lim->max_files)
 				return psym_err_set(d->e, PSYM_ELIMIT,
-						    "'%s': more than %llu debug files", d->name,
+						    "'%s': more than %llu debug files (--limit deb-files=N)", d->name,
 						    (unsigned long long)lim->max_files);
 			if (size > lim->max_bytes - bytes)
 				return psym_err_set(d->e, PSYM_ELIMIT,
-						    "'%s': debug files larger than the limit of %llu bytes",
+						    "'%s': debug files larger than %llu bytes (--limit deb-bytes=N)",
 						    d->name, (unsigned long long)lim->max_bytes);
 			bytes += size;
 		}

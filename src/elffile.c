@@ -45,6 +45,7 @@ struct psym_elf {
 	struct sym *syms;
 	size_t nsyms, capsyms;
 	bool syms_ready, syms_loaded;
+	char sym_err[1024]; /* why the symbol table was dropped, "" if it was not */
 	struct psym_arena strings;
 	struct psym_elf **children; /* adopted ELFs whose strings we borrow */
 	size_t nchildren;
@@ -114,7 +115,8 @@ static int load_headers(struct psym_elf *f, struct psym_err *e)
 	if (check_extent(f, e))
 		return PSYM_EBADELF;
 	if (f->nsections > f->lim.max_sections)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': %zu sections (limit %zu)", f->path,
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': %zu sections (limit %zu; --limit elf-sections=N)",
+				    f->path,
 				    f->nsections, f->lim.max_sections);
 	if (f->nsections && elf_getshdrstrndx(f->elf, &f->shstrndx) != 0)
 		f->shstrndx = 0;
@@ -387,7 +389,7 @@ int psym_elf_open_minidebuginfo(const struct psym_elf *f, struct psym_elf **out,
 static int push_sym(struct psym_elf *f, const struct sym *s, struct psym_err *e)
 {
 	if (f->nsyms >= f->lim.max_symbols)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu symbols", f->path,
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu symbols (--limit elf-symbols=N)", f->path,
 				    f->lim.max_symbols);
 	if (f->nsyms == f->capsyms) {
 		size_t ncap = f->capsyms ? f->capsyms * 2 : 1024;
@@ -629,16 +631,30 @@ static void finish_symbols(struct psym_elf *f)
 
 static int load_symbols(struct psym_elf *f, struct psym_err *e)
 {
+	struct psym_err le = { 0 };
 	int ret;
 
 	if (f->syms_loaded)
 		return 0;
 	f->syms_loaded = true;
-	ret = read_symbols_of(f, f, e);
+	ret = read_symbols_of(f, f, &le);
 	if (!ret)
-		ret = read_plt(f, e);
+		ret = read_plt(f, &le);
+	if (ret) {
+		/* A partial table would name addresses wrongly: none at all. */
+		f->nsyms = 0;
+		snprintf(f->sym_err, sizeof(f->sym_err), "%s", le.msg);
+		if (e)
+			*e = le;
+	}
 	finish_symbols(f);
 	return ret;
+}
+
+const char *psym_elf_symbols_error(struct psym_elf *f)
+{
+	load_symbols(f, NULL);
+	return f->sym_err[0] ? f->sym_err : NULL;
 }
 
 size_t psym_elf_nsymbols(struct psym_elf *f)

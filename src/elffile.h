@@ -62,6 +62,13 @@ size_t psym_elf_loads(const struct psym_elf *elf, const struct psym_elf_load **l
 int psym_elf_normalize(const struct psym_elf *elf, uint64_t start, uint64_t limit,
 		       uint64_t offset, uint64_t addr, uint64_t *vaddr);
 
+/*
+ * Why the symbol table could not be used (a cap was hit, memory ran out),
+ * NULL when it is fine. Such a table is dropped whole rather than kept
+ * partial.
+ */
+const char *psym_elf_symbols_error(struct psym_elf *elf);
+
 /* Number of symbols indexed (functions and PLT stubs). */
 size_t psym_elf_nsymbols(struct psym_elf *elf);
 

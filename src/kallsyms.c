@@ -22,7 +22,7 @@ struct ksym {
 
 struct psym_kallsyms {
 	struct ksym *s;
-	size_t n, cap, lines, zero, malformed;
+	size_t n, cap, lines, zero, malformed, max;
 	uint64_t text;
 	struct psym_arena strings;
 	bool sorted;
@@ -35,6 +35,7 @@ static int k_new(struct psym_kallsyms **out, struct psym_err *e)
 	if (!k)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	psym_arena_init(&k->strings, (size_t)2 << 30);
+	k->max = MAX_SYMS;
 	*out = k;
 	return 0;
 }
@@ -87,8 +88,10 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 		return 0;
 	if (a == 0)
 		return 0;
-	if (k->n >= MAX_SYMS)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu kernel symbols", src, MAX_SYMS);
+	if (k->n >= k->max)
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': more than %zu kernel symbols (--limit kallsyms-symbols=N)",
+				    src, k->max);
 	if (k->n == k->cap) {
 		size_t ncap = k->cap ? k->cap * 2 : 65536;
 		struct ksym *ns = realloc(k->s, ncap * sizeof(*ns));
@@ -184,7 +187,8 @@ static int kline_cb(void *ud, const char *text, size_t n)
 	return k_line(c->k, line, c->src, c->e);
 }
 
-int psym_kallsyms_open(const char *path, struct psym_kallsyms **out, struct psym_err *e)
+int psym_kallsyms_open(const char *path, size_t max_symbols, struct psym_kallsyms **out,
+		       struct psym_err *e)
 {
 	struct psym_kallsyms *k = NULL;
 	struct kline_ctx c;
@@ -199,6 +203,8 @@ int psym_kallsyms_open(const char *path, struct psym_kallsyms **out, struct psym
 		return fd == -1 ? psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", path,
 					       strerror(errno)) : fd;
 	ret = k_new(&k, e);
+	if (!ret && max_symbols)
+		k->max = max_symbols;
 	c = (struct kline_ctx){ k, path, e };
 	if (!ret)
 		ret = psym_read_lines(fd, path, LINE_BYTES - 1, kline_cb, &c, &k->malformed, e);

@@ -50,27 +50,12 @@ static int report(const struct psym_err *e, int code)
 /* Parse a byte size with optional K/M/G suffix (powers of 1024). */
 static bool parse_size(const char *s, size_t *out)
 {
-	char *end;
 	unsigned long long v;
-	int shift = 0;
 
-	if (!s || !*s || *s == '-')
+	if (!psym_parse_size(s, &v) || v > SIZE_MAX)
 		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	case '\0': break;
-	default: return false;
-	}
-	if (*end || (shift && v > (ULLONG_MAX >> shift)))
-		return false;
-	*out = (size_t)(v << shift);
-	return *out > 0;
+	*out = (size_t)v;
+	return true;
 }
 
 /* Options shared by every command that reads a profile. */
@@ -89,6 +74,12 @@ enum {
 	{ "max-profile-size", required_argument, NULL, OPT_MAX_PROFILE },     \
 	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },            \
 	{ "help", no_argument, NULL, 'h' }
+
+#define READER_LIMIT_HELP                                                          \
+	"      --limit NAME=N         raise (or lower) a cap on what one input may\n"  \
+	"                             cost: ELF sections/symbols, DWARF depth/entries/\n" \
+	"                             rows, perf map entries, kallsyms symbols, .deb\n" \
+	"                             bytes/files; --limit help lists them\n"
 
 #define LIMIT_HELP                                                                 \
 	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n" \
@@ -273,7 +264,22 @@ static const char symbolize_help[] =
 	"      --strict               exit 1 when a location of a file-backed\n"
 	"                             mapping stays unresolved\n"
 	"  -q, --quiet                no per-mapping summary\n"
+	READER_LIMIT_HELP
 	LIMIT_HELP;
+
+/* --limit NAME=N for the readers of binaries, debug info, maps, packages. */
+static void reader_limit_option(const char *arg, struct psym_reader_limits *rl, const char *cmd)
+{
+	struct psym_err e = { 0 };
+
+	if (!strcmp(arg, "help")) {
+		printf("Limits (--limit NAME=N, N with K/M/G; current values):\n");
+		psym_reader_limits_print(rl, stdout);
+		exit(0);
+	}
+	if (psym_reader_limits_set(rl, arg, &e) != 0)
+		die_usage(cmd, "%s", e.msg);
+}
 
 static struct psym_out *volatile active_out;
 
@@ -308,6 +314,7 @@ enum {
 	OPT_PERF_MAP_DIR,
 	OPT_PID,
 	OPT_BUILD_ID,
+	OPT_LIMIT,
 	OPT_FILTER,
 };
 
@@ -422,6 +429,7 @@ static int cmd_symbolize(int argc, char **argv)
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
 		LIMIT_OPTIONS, { 0 }
 	};
 	struct psym_symbolize_opts so = { .log = stderr };
@@ -441,6 +449,7 @@ static int cmd_symbolize(int argc, char **argv)
 	int c, ret, exit_code = PSYM_EXIT_OK;
 
 	psym_limits_default(&lim);
+	psym_reader_limits_default(&so.limits);
 	while ((c = getopt_long(argc, argv, "ho:q", opts, NULL)) != -1) {
 		if (limit_option(c, optarg, &lim, "symbolize "))
 			continue;
@@ -466,6 +475,7 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
 		case OPT_ADJUST_CALLERS: so.adjust_callers = true; break;
 		case OPT_KALLSYMS: so.kallsyms = optarg; break;
+		case OPT_LIMIT: reader_limit_option(optarg, &so.limits, "symbolize "); break;
 		case OPT_VDSO: so.vdso = optarg; break;
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
@@ -481,7 +491,7 @@ static int cmd_symbolize(int argc, char **argv)
 		char *cache = cache_dir(), *debs = NULL, *root = NULL;
 
 		if (!cache || asprintf(&debs, "%s/debs", cache) < 0 || mkdir_p(debs) != 0 ||
-		    psym_deb_extract_debug(pkgs[i], debs, NULL, &root, &e) != 0) {
+		    psym_deb_extract_debug(pkgs[i], debs, &so.limits.deb, &root, &e) != 0) {
 			if (!e.msg[0])
 				psym_err_set(&e, PSYM_EIO, "cannot create the cache for '%s'", pkgs[i]);
 			free(cache);
@@ -616,6 +626,7 @@ static const char addr_help[] =
 	"      --debug-dir DIR        also search DIR for separate debug files\n"
 	"      --no-inlines           only the function that contains the code\n"
 	"      --no-demangle          keep mangled names\n"
+	READER_LIMIT_HELP
 	"  -h, --help                 show this help\n";
 
 static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n,
@@ -669,9 +680,11 @@ static int cmd_addr(int argc, char **argv)
 		{ "filter", no_argument, NULL, OPT_FILTER },
 		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 		{ "offline", no_argument, NULL, OPT_OFFLINE },
+		{ "limit", required_argument, NULL, OPT_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	struct psym_reader_limits rl;
 	struct psym_frame frames[256];
 	struct psym_debuginfod_opts dio = { 0 };
 	const char *build_id = NULL, **urls = NULL;
@@ -686,6 +699,9 @@ static int cmd_addr(int argc, char **argv)
 	bool json = false, show_addr = false, demangle = true;
 	int c, ret;
 
+	psym_reader_limits_default(&rl);
+	bo.limits = &rl;
+	bo.elf_limits = &rl.elf;
 	while ((c = getopt_long(argc, argv, "he:aCfi", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e': exe = optarg; break;
@@ -699,6 +715,7 @@ static int cmd_addr(int argc, char **argv)
 		case OPT_FILTER: filter = true; break;
 		case OPT_DEBUGINFOD: add_one(optarg, &urls, &n_urls); break;
 		case OPT_OFFLINE: dio.offline = true; break;
+		case OPT_LIMIT: reader_limit_option(optarg, &rl, "addr "); break;
 		case 'h': fputs(addr_help, stdout); return 0;
 		default: die_usage("addr ", "invalid option");
 		}
@@ -736,14 +753,14 @@ static int cmd_addr(int argc, char **argv)
 
 			for (int k = 0; k < 2 && ret; k++)
 				if (psym_build_id_path(ddirs[i], build_id, sfx[k], path, sizeof(path)))
-					ret = psym_elf_open(path, NULL, &elf, &e) ? PSYM_NOENT : 0;
+					ret = psym_elf_open(path, &rl.elf, &elf, &e) ? PSYM_NOENT : 0;
 		}
 		if (ret && bo.debuginfod) {
 			struct psym_debuginfod_req r = { .build_id = build_id,
 							 .kind = PSYM_DEBUGINFOD_EXECUTABLE };
 
 			if (psym_debuginfod_fetch(&dio, &r, 1, &e) == 0 && r.path)
-				ret = psym_elf_open(r.path, NULL, &elf, &e) ? PSYM_NOENT : 0;
+				ret = psym_elf_open(r.path, &rl.elf, &elf, &e) ? PSYM_NOENT : 0;
 			psym_debuginfod_reqs_free(&r, 1);
 		}
 		if (ret) {
@@ -754,7 +771,7 @@ static int cmd_addr(int argc, char **argv)
 			return report(&e, PSYM_EBADINPUT);
 		}
 	} else {
-		ret = psym_elf_open(exe, NULL, &elf, &e);
+		ret = psym_elf_open(exe, &rl.elf, &elf, &e);
 	}
 	if (!ret)
 		ret = psym_binary_new(elf, &bo, &bin, &e);

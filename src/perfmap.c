@@ -75,10 +75,10 @@ static int add_entry(struct psym_perfmap *m, uint64_t start, uint64_t size, cons
 		return 0;
 	}
 	if (m->n >= m->lim.max_entries)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu JIT entries", src,
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu JIT entries (--limit perfmap-entries=N)", src,
 				    m->lim.max_entries);
 	if (m->name_bytes + nlen + 1 > m->lim.max_name_bytes)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': JIT names larger than %zu bytes", src,
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': JIT names larger than %zu bytes (--limit perfmap-names=N)", src,
 				    m->lim.max_name_bytes);
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 4096;

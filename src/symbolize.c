@@ -155,7 +155,7 @@ static int find_by_build_id(struct run *run, const char *build_id, struct psym_e
 		for (size_t k = 0; k < 2; k++) {
 			if (!psym_build_id_path(o->debug_dirs[i], build_id, suffixes[k], path,
 						sizeof(path)) ||
-			    psym_elf_open(path, &o->elf_limits, out, &e) != 0)
+			    psym_elf_open(path, &o->limits.elf, out, &e) != 0)
 				continue;
 			if (psym_elf_build_id(*out) && !strcmp(psym_elf_build_id(*out), build_id)) {
 				if (o->explain)
@@ -180,7 +180,7 @@ static int find_by_build_id(struct run *run, const char *build_id, struct psym_e
 						 r.reason);
 				continue;
 			}
-			if (psym_elf_open(r.path, &o->elf_limits, out, &e) == 0 &&
+			if (psym_elf_open(r.path, &o->limits.elf, out, &e) == 0 &&
 			    psym_elf_build_id(*out) && !strcmp(psym_elf_build_id(*out), build_id)) {
 				if (o->explain)
 					explain_cb(run, r.path, "used (from debuginfod)");
@@ -205,7 +205,7 @@ static int open_binary(struct run *run, const char *path, const char *build_id,
 		.sysroot = run->o->sysroot,
 		.explain = run->o->explain ? explain_cb : NULL,
 		.explain_ud = run,
-		.elf_limits = &run->o->elf_limits,
+		.elf_limits = &run->o->limits.elf,
 	};
 	struct psym_elf *elf = NULL;
 	struct binary *nb, *slot;
@@ -268,7 +268,7 @@ static struct psym_kallsyms *get_kallsyms(struct run *run)
 			 "directory next to the profile)");
 		return NULL;
 	}
-	if (psym_kallsyms_open(src, &run->ks, &e) != 0) {
+	if (psym_kallsyms_open(src, run->o->limits.kallsyms_symbols, &run->ks, &e) != 0) {
 		snprintf(run->ks_why, sizeof(run->ks_why), "%s", e.msg);
 		run->ks = NULL;
 	} else {
@@ -315,7 +315,7 @@ static struct pmcache *get_perfmap(struct run *run, int pid)
 	c = &run->pms[run->npms++];
 	memset(c, 0, sizeof(*c));
 	c->pid = pid;
-	if (psym_perfmap_new(NULL, &c->pm, &e) != 0)
+	if (psym_perfmap_new(&o->limits.perfmap, &c->pm, &e) != 0)
 		return c;
 	for (size_t i = 0; i < o->n_perf_maps; i++) {
 		const char *f = o->perf_maps[i];
@@ -396,7 +396,7 @@ static struct psym_binary *get_vdso(struct run *run)
 				explain_cb(run, cands[i], "not found");
 			continue;
 		}
-		if (psym_elf_open(cands[i], &run->o->elf_limits, &elf, &e) != 0) {
+		if (psym_elf_open(cands[i], &run->o->limits.elf, &elf, &e) != 0) {
 			snprintf(run->vdso_why, sizeof(run->vdso_why), "%s", e.msg);
 			continue;
 		}
@@ -595,7 +595,8 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		.debuginfod = o->debuginfod,
 		.explain = o->explain ? explain_cb : NULL,
 		.explain_ud = &run,
-		.elf_limits = &o->elf_limits,
+		.elf_limits = &o->limits.elf,
+		.limits = &o->limits,
 	};
 	ret = psym_builder_new(p, &run.b, e);
 	if (ret)

@@ -43,7 +43,7 @@ struct psym_symbolize_opts {
 	bool quiet;                     /* no per-mapping summary */
 	bool progress;                  /* progress line on the log (a terminal) */
 	FILE *log;                      /* summary stream (stderr); NULL = none */
-	struct psym_elf_limits elf_limits;
+	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
 };
 
 struct psym_symbolize_result {

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Caps on what one input may make psym do, for every reader: ELF section
+ * and symbol counts, DWARF nesting and per-CU sizes, perf map entries,
+ * kallsyms symbols, .deb extraction. Each has a default that real inputs
+ * never reach; `--limit NAME=N` raises (or lowers) one. Hitting a cap is a
+ * clear error for that input, never a crash. The profile's own caps
+ * (input size, decompressed size, memory) are struct psym_limits in pprof.h.
+ */
+#ifndef PSYM_READLIMITS_H
+#define PSYM_READLIMITS_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "deb.h"
+#include "elffile.h"
+#include "error.h"
+#include "perfmap.h"
+
+struct psym_reader_limits {
+	struct psym_elf_limits elf;
+	size_t dwarf_depth, dwarf_entries, dwarf_rows;
+	struct psym_perfmap_limits perfmap;
+	size_t kallsyms_symbols;
+	struct psym_deb_limits deb;
+};
+
+void psym_reader_limits_default(struct psym_reader_limits *l);
+
+/* Apply "NAME=N" (N with optional K/M/G suffix); PSYM_EUSAGE when bad. */
+int psym_reader_limits_set(struct psym_reader_limits *l, const char *spec, struct psym_err *e);
+
+/* One line per limit: name, current value, what it bounds. */
+void psym_reader_limits_print(const struct psym_reader_limits *l, FILE *out);
+
+/* A byte size or count with optional K/M/G suffix (powers of 1024), > 0. */
+bool psym_parse_size(const char *s, unsigned long long *out);
+
+#endif
