@@ -4,13 +4,14 @@
 # copy of its seed corpus. Usage: run-libfuzzer.sh SRCDIR BUILDDIR
 #
 # Environment: FUZZ_CC (clang), FUZZ_SECONDS, FUZZ_TARGETS, PSYM_LIBS,
-# DWARF_CFLAGS; FUZZ_BUILD_ONLY=1 only builds. Exit status 1 when a target
+# DWARF_CFLAGS, FUZZ_OUT (work dir, default BUILDDIR/fuzz-build);
+# FUZZ_BUILD_ONLY=1 only builds. Exit status 1 when a target
 # found a crash (the input is kept as BUILDDIR/fuzz-build/crash-TARGET-*).
 set -eu
 src=$1
 build=$2
 cc=${FUZZ_CC:-clang}
-out=$build/fuzz-build
+out=${FUZZ_OUT:-$build/fuzz-build}
 mkdir -p "$out/obj"
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
 inc="-I$build -I$build/src -I$src/src ${DWARF_CFLAGS:-}"
