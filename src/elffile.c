@@ -719,11 +719,39 @@ int psym_elf_lookup(struct psym_elf *f, uint64_t vaddr, struct psym_frame *frame
 
 int psym_elf_find_symbol(struct psym_elf *f, const char *name, uint64_t *addr)
 {
+	Elf_Scn *scn = NULL;
+
 	load_symbols(f, NULL);
 	for (size_t i = 0; i < f->nsyms; i++) {
 		if (strcmp(f->syms[i].name, name) == 0) {
 			*addr = f->syms[i].addr;
 			return 0;
+		}
+	}
+	/*
+	 * Not a function, or an alias that lost to a better name at its
+	 * address (vmlinux's _text): scan the raw tables, bounded by the cap.
+	 */
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
+		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = d->d_size / sh.sh_entsize;
+		for (size_t i = 1; i < n && i < f->lim.max_symbols; i++) {
+			GElf_Sym s;
+			const char *nm;
+
+			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
+				continue;
+			nm = elf_strptr(f->elf, sh.sh_link, s.st_name);
+			if (nm && strcmp(nm, name) == 0) {
+				*addr = s.st_value;
+				return 0;
+			}
 		}
 	}
 	return PSYM_NOENT;

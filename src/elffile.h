@@ -87,7 +87,10 @@ void psym_elf_adopt(struct psym_elf *elf, struct psym_elf *child);
  */
 int psym_elf_lookup(struct psym_elf *elf, uint64_t vaddr, struct psym_frame *frame);
 
-/* Address of the function symbol named name (version suffix ignored): 0 or PSYM_NOENT. */
+/*
+ * Address of the symbol named name: a function symbol (version suffix
+ * ignored), else any defined symbol of that exact name. 0 or PSYM_NOENT.
+ */
 int psym_elf_find_symbol(struct psym_elf *elf, const char *name, uint64_t *addr);
 
 /* .gnu_debuglink file name and CRC; PSYM_NOENT when absent or malformed. */

@@ -247,6 +247,10 @@ static const char symbolize_help[] =
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
 	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
 	"      --vdso FILE            the profiled host's vDSO image\n"
+	"      --vmlinux FILE         kernel image with symbols/DWARF (default: found\n"
+	"                             by the kernel's build ID in the debug dirs,\n"
+	"                             debuginfod, /usr/lib/debug/boot); relocated\n"
+	"                             by _text for KASLR\n"
 	"      --perf-map FILE        perf map or jitdump for anonymous (JIT) code\n"
 	"                             (repeatable)\n"
 	"      --perf-map-dir DIR     where perf-PID.map / jit-PID.dump are (repeatable;\n"
@@ -315,6 +319,7 @@ enum {
 	OPT_PID,
 	OPT_BUILD_ID,
 	OPT_LIMIT,
+	OPT_VMLINUX,
 	OPT_FILTER,
 };
 
@@ -426,6 +431,7 @@ static int cmd_symbolize(int argc, char **argv)
 		{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "vdso", required_argument, NULL, OPT_VDSO },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -477,6 +483,7 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_KALLSYMS: so.kallsyms = optarg; break;
 		case OPT_LIMIT: reader_limit_option(optarg, &so.limits, "symbolize "); break;
 		case OPT_VDSO: so.vdso = optarg; break;
+		case OPT_VMLINUX: so.vmlinux = optarg; break;
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
 		case OPT_PID:

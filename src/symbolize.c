@@ -45,6 +45,10 @@ struct run {
 		char why[1100];
 	} *pms;
 	size_t npms;
+	struct psym_binary *vmlinux; /* kernel image with DWARF, NULL: none */
+	bool vmlinux_tried;
+	uint64_t vmlinux_text;       /* link-time _text of vmlinux */
+	char vmlinux_why[1100];
 	struct psym_binary *vdso;
 	bool vdso_tried;
 	char vdso_why[1100];
@@ -409,13 +413,126 @@ static struct psym_binary *get_vdso(struct run *run)
 	return run->vdso;
 }
 
+/* vmlinux's own build ID must be the running kernel's, when both are known. */
+static bool vmlinux_ok(struct run *run, struct psym_elf *elf, const char *want, const char *path,
+		       bool explicit)
+{
+	const char *have = psym_elf_build_id(elf);
+	uint64_t text;
+
+	if (want && *want && have && strcmp(want, have) != 0) {
+		snprintf(run->vmlinux_why, sizeof(run->vmlinux_why),
+			 "'%s': build ID %s is not the profiled kernel's (%s)", path, have, want);
+		return false;
+	}
+	if (!explicit && (!want || !*want || !have))
+		return false; /* a guess by path needs build IDs to agree */
+	if (psym_elf_find_symbol(elf, "_text", &text) != 0 &&
+	    psym_elf_find_symbol(elf, "_stext", &text) != 0) {
+		snprintf(run->vmlinux_why, sizeof(run->vmlinux_why),
+			 "'%s': no _text symbol (not a vmlinux?)", path);
+		return false;
+	}
+	run->vmlinux_text = text;
+	return true;
+}
+
+/*
+ * The kernel image, for names, lines and inline frames of kernel code:
+ * --vmlinux, else by the kernel mapping's build ID (debug dirs'
+ * .build-id trees, debuginfod), else the usual places of Debian's
+ * linux-image-*-dbg for the running release when the build ID agrees.
+ */
+static struct psym_binary *get_vmlinux(struct run *run, const char *build_id)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	struct psym_elf *elf = NULL;
+	struct psym_err e = { 0 };
+	char why[1100] = "", paths[4][600];
+	struct utsname u;
+	size_t np = 0;
+
+	if (run->vmlinux_tried)
+		return run->vmlinux;
+	run->vmlinux_tried = true;
+	if (o->vmlinux) {
+		if (psym_elf_open(o->vmlinux, &o->limits.elf, &elf, &e) != 0) {
+			snprintf(run->vmlinux_why, sizeof(run->vmlinux_why), "%s", e.msg);
+			return NULL;
+		}
+		if (!vmlinux_ok(run, elf, build_id, o->vmlinux, true)) {
+			psym_elf_close(elf);
+			return NULL;
+		}
+	} else if (find_by_build_id(run, build_id, &elf, why, sizeof(why)) == 0) {
+		if (!vmlinux_ok(run, elf, build_id, psym_elf_path(elf), true)) {
+			psym_elf_close(elf);
+			elf = NULL;
+		}
+	}
+	if (!elf && !o->vmlinux && uname(&u) == 0) {
+		snprintf(paths[np++], sizeof(paths[0]), "/usr/lib/debug/boot/vmlinux-%s", u.release);
+		snprintf(paths[np++], sizeof(paths[0]), "/usr/lib/debug/lib/modules/%s/vmlinux",
+			 u.release);
+		snprintf(paths[np++], sizeof(paths[0]), "/boot/vmlinux-%s", u.release);
+		snprintf(paths[np++], sizeof(paths[0]), "/lib/modules/%s/build/vmlinux", u.release);
+		for (size_t i = 0; i < np && !elf; i++) {
+			if (psym_elf_open(paths[i], &o->limits.elf, &elf, &e) != 0) {
+				if (o->explain)
+					explain_cb(run, paths[i], "not found");
+				elf = NULL;
+				continue;
+			}
+			if (!vmlinux_ok(run, elf, build_id, paths[i], false)) {
+				if (o->explain)
+					explain_cb(run, paths[i], "rejected: build IDs unknown or differ");
+				psym_elf_close(elf);
+				elf = NULL;
+			}
+		}
+	}
+	if (!elf) {
+		if (!run->vmlinux_why[0])
+			snprintf(run->vmlinux_why, sizeof(run->vmlinux_why),
+				 "no vmlinux for kernel build ID %s", build_id && *build_id ?
+				 build_id : "(unknown)");
+		return NULL;
+	}
+	if (o->explain)
+		explain_cb(run, psym_elf_path(elf), "vmlinux used");
+	if (psym_binary_new(elf, &run->bopts, &run->vmlinux, &e) != 0)
+		run->vmlinux = NULL;
+	return run->vmlinux;
+}
+
+/*
+ * Where the profiled kernel's _text was at run time (KASLR): from the
+ * kallsyms copy, else from the kernel mapping (perf and psym-collect put
+ * _text at memory_start, perf's "[kernel.kallsyms]_text" may carry it in
+ * file_offset). 0 when unknown.
+ */
+static uint64_t kernel_runtime_text(struct run *run, const pb_mapping *m)
+{
+	struct psym_kallsyms *ks = get_kallsyms(run);
+
+	if (ks && psym_kallsyms_text_addr(ks))
+		return psym_kallsyms_text_addr(ks);
+	if (m->file_offset >= 0xffff000000000000ULL)
+		return m->file_offset;
+	/* psym-collect's fallback start when it could not read _text. */
+	if (m->memory_start == 0xffff800000000000ULL)
+		return 0;
+	return m->memory_start;
+}
+
 /* Kernel, JIT and vDSO mappings: resolved from what the collector saved. */
 static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mapping *m,
 			     const char *name, pb_location **locs, size_t nlocs, size_t todo,
 			     struct psym_err *e)
 {
 	struct psym_frame frames[MAX_FRAMES];
-	const char *why = NULL;
+	const char *why = NULL, *bid = psym_profile_str(run->p, m->build_id);
+	char kwhy[2300];
 	size_t done = 0;
 	int ret;
 
@@ -426,10 +543,25 @@ static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mappin
 		if (loc->n_line && !run->o->force)
 			continue;
 		if (cls == PSYM_MAP_KERNEL || cls == PSYM_MAP_KMODULE) {
-			struct psym_kallsyms *ks = get_kallsyms(run);
+			struct psym_binary *vm = cls == PSYM_MAP_KERNEL ? get_vmlinux(run, bid) : NULL;
+			struct psym_kallsyms *ks;
+			uint64_t rt = vm ? kernel_runtime_text(run, m) : 0;
 
+			/* vmlinux first (lines, inlines), relocated by the KASLR slide. */
+			if (vm && rt)
+				n = psym_binary_resolve(vm, loc->address - rt + run->vmlinux_text, frames,
+							MAX_FRAMES);
+			if (n)
+				goto found;
+			ks = get_kallsyms(run);
 			if (!ks) {
-				why = run->ks_why;
+				why = vm && !rt ? "runtime _text unknown (KASLR): give --kallsyms" :
+						  run->ks_why;
+				if (!vm && run->vmlinux_why[0] && cls == PSYM_MAP_KERNEL) {
+					snprintf(kwhy, sizeof(kwhy), "%s; %s", run->ks_why,
+						 run->vmlinux_why);
+					why = kwhy;
+				}
 				break;
 			}
 			n = psym_kallsyms_lookup(ks, loc->address, &frames[0]) == 0;
@@ -460,6 +592,7 @@ static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mappin
 		}
 		if (!n)
 			continue;
+found:
 		loc->n_line = 0;
 		ret = add_frames(run, loc, frames, n);
 		if (ret)
@@ -689,6 +822,7 @@ out:
 		psym_perfmap_free(run.pms[i].pm);
 	free(run.pms);
 	psym_binary_free(run.vdso);
+	psym_binary_free(run.vmlinux);
 	free(first);
 	free(fill);
 	free(order);

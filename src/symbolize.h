@@ -34,6 +34,8 @@ struct psym_symbolize_opts {
 					 * perf-PID.map), or NULL */
 	const char *kallsyms;           /* copy of /proc/kallsyms, or NULL */
 	const char *vdso;               /* saved vDSO image, or NULL */
+	const char *vmlinux;            /* kernel image with symbols/DWARF, or NULL
+					 * (else found by the kernel's build ID) */
 	const char *const *perf_maps;   /* perf maps / jitdumps for every process */
 	size_t n_perf_maps;
 	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
