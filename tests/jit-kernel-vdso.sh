@@ -75,6 +75,65 @@ PY
 	else
 		echo "note: node wrote no perf map here: JIT checks skipped"
 	fi
+	# A real jitdump: V8's --perf-prof writes jit-PID.dump in the current
+	# directory. Read independently here (JIT_CODE_LOAD records, later
+	# records win) and compared address by address; found by pid too.
+	mkdir -p jd && (cd jd && node --perf-prof ../hot.js >/dev/null 2>&1)
+	dump=$(ls jd/jit-*.dump 2>/dev/null | head -1)
+	if [ -n "$dump" ]; then
+		jpid=$(basename "$dump" .dump | sed 's/^jit-//')
+		python3 - "$dump" >stacks.jd <<'PY'
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+assert struct.unpack_from("<I", b, 0)[0] == 0x4A695444
+off = struct.unpack_from("<I", b, 8)[0]
+ents = []
+while off + 16 <= len(b):
+    rid, size = struct.unpack_from("<II", b, off)
+    if size < 16 or off + size > len(b): break
+    if rid == 0:
+        pid, tid, vma, addr, csize, idx = struct.unpack_from("<IIQQQQ", b, off + 16)
+        name = b[off + 56:b.index(b"\0", off + 56)].decode("utf-8", "replace")
+        ents.append((addr, csize, len(ents), name))
+    off += size
+with open("jd.ents", "w") as f:
+    for e in ents: f.write("%x %x %d %s\n" % e)
+lo = min(e[0] for e in ents); hi = max(e[0] + e[1] for e in ents)
+print("mapping %x %x 0" % (lo & ~0xfff, (hi + 0xfff) & ~0xfff))
+for e in ents:
+    if e[1] and (e[2] % 5 == 0 or "hotLoop" in e[3]):
+        for a in (e[0], e[0] + e[1] // 2, e[0] + e[1] - 1):
+            print("%x" % a)
+PY
+		python3 "$MK" maps.empty stacks.jd >jd.txtpb && encode_txtpb jd.txtpb jd.pb
+		"$PSYM" symbolize --perf-map "$dump" jd.pb -o jd.sym.pb 2>jd.log
+		names jd.sym.pb >jd.got
+		check "real jitdump (node --perf-prof, $(wc -l <jd.ents) code loads): names as read independently" python3 - jd.ents jd.got <<'PY'
+import sys
+ents = []
+for l in open(sys.argv[1]):
+    a, n, i, name = l.rstrip("\n").split(" ", 3)
+    ents.append((int(a, 16), int(n, 16), int(i), name))
+bad = n = 0
+for line in open(sys.argv[2]):
+    a, name = line.split(" ", 1)
+    a = int(a, 16); name = name.rstrip("\n")
+    cover = [e for e in ents if e[0] <= a < e[0] + e[1]]
+    want = max(cover, key=lambda e: e[2])[3] if cover else "-"
+    n += 1
+    if want != name:
+        bad += 1
+        if bad < 5: print(hex(a), "got", name, "want", want)
+print(n, "addresses,", bad, "wrong")
+sys.exit(1 if bad or n < 20 else 0)
+PY
+		check "JS function names present" grep -q hotLoop jd.got
+		"$PSYM" symbolize --pid "$jpid" --perf-map-dir jd jd.pb -o jd2.sym.pb 2>jd2.log
+		names jd2.sym.pb >jd2.got
+		check "jit-PID.dump found by pid in --perf-map-dir" cmp -s jd.got jd2.got
+	else
+		echo "note: node wrote no jitdump here: jitdump checks skipped"
+	fi
 else
 	echo "note: node not installed: JIT checks skipped"
 fi
@@ -127,6 +186,18 @@ assert not bad"
 	awk '{$1 = "0000000000000000"; print}' ksyms >kzero
 	"$PSYM" symbolize --kallsyms kzero k.pb -o kz.pb.gz 2>kz.log
 	check "zeroed kallsyms copy: clear reason" grep -q "has no addresses (taken without root?)" kz.log
+	# Module symbols as /proc/kallsyms lists them ("[module]" column), for
+	# machines without loaded modules: a copy with two modules appended.
+	cp ksyms kmods
+	printf 'ffffffffc0a01000 t mod_probe\t[fake_mod]\nffffffffc0a01100 T mod_exit\t[fake_mod]\nffffffffc0a02000 t other_fn\t[other_mod]\n' >>kmods
+	printf 'mapping ffffffffc0000000 ffffffffc1000000 0 [kernel.kallsyms]\nffffffffc0a01010\nffffffffc0a01180\nffffffffc0a02004\n' >stacks.km
+	python3 "$MK" maps.empty stacks.km >km.txtpb && encode_txtpb km.txtpb km.pb
+	"$PSYM" symbolize --kallsyms kmods km.pb -o km.sym.pb 2>km.log
+	names km.sym.pb >km.got
+	check "module symbols from the [module] column" sh -c \
+		'grep -q "^ffffffffc0a01010 mod_probe$" km.got && grep -q "^ffffffffc0a01180 mod_exit$" km.got && grep -q "^ffffffffc0a02004 other_fn$" km.got'
+	"$PSYM" show km.sym.pb | grep -q "fake_mod" && pass "module name kept as the frame's file ([fake_mod])" ||
+		fail "module name not kept: $("$PSYM" show km.sym.pb | grep mod_probe)"
 else
 	echo "note: not root or kallsyms hidden: kernel checks skipped"
 fi
