@@ -14,7 +14,6 @@ struct psym_binary {
 	char *dwarf_path;
 	char note[1024];
 	bool debug_tried;
-	bool inlines_seen;
 };
 
 int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
@@ -57,11 +56,6 @@ const char *psym_binary_debug_note(const struct psym_binary *b)
 	if (b->note[0])
 		return b->note;
 	return psym_elf_symbols_error(b->elf);
-}
-
-bool psym_binary_has_inlines(const struct psym_binary *b)
-{
-	return b->inlines_seen;
 }
 
 static void explain(const struct psym_binary *b, const char *path, const char *what)
@@ -189,8 +183,6 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 		if (n > max)
 			n = max;
 		memcpy(frames, df, n * sizeof(*frames));
-		if (n > 1)
-			b->inlines_seen = true;
 		/*
 		 * The function that physically holds the code is named by the
 		 * symbol table when it covers the address (as llvm-symbolizer

@@ -51,6 +51,5 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 /* Where lines came from (NULL if no DWARF), and why not, for the report. */
 const char *psym_binary_dwarf_path(const struct psym_binary *b);
 const char *psym_binary_debug_note(const struct psym_binary *b);
-bool psym_binary_has_inlines(const struct psym_binary *b);
 
 #endif

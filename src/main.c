@@ -221,11 +221,16 @@ static int cmd_check(int argc, char **argv)
 
 static const char symbolize_help[] =
 	"Usage: psym symbolize [OPTIONS] IN -o OUT\n"
+	"       psym symbolize [OPTIONS] [-j N] IN... -o OUTDIR\n"
 	"Rewrite a profile with Function and Line entries filled in from the\n"
-	"binaries its mappings name, checked by build ID.\n\n"
+	"binaries its mappings name, checked by build ID. With several inputs, a\n"
+	"directory of profiles or -j, every profile is written to OUTDIR under its\n"
+	"own name; binaries and debug files are opened once for all of them; a bad\n"
+	"input is reported and skipped.\n\n"
 	"  -o, --output FILE          where to write (- for stdout); written to a\n"
 	"                             temporary file and renamed into place\n"
 	"      --in-place             overwrite IN (only with this option)\n"
+	"  -j, --jobs N               batch: N profiles at once (default: CPUs)\n"
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
 	"\nFinding binaries (in this order):\n"
 	"      --main-binary FILE     use FILE for the first mapping\n"
@@ -287,6 +292,13 @@ static void reader_limit_option(const char *arg, struct psym_reader_limits *rl, 
 
 static struct psym_out *volatile active_out;
 
+static bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static void on_signal(int sig)
 {
 	struct psym_out *o = active_out;
@@ -320,6 +332,7 @@ enum {
 	OPT_BUILD_ID,
 	OPT_LIMIT,
 	OPT_VMLINUX,
+	OPT_JOBS,
 	OPT_FILTER,
 };
 
@@ -432,6 +445,7 @@ static int cmd_symbolize(int argc, char **argv)
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "vdso", required_argument, NULL, OPT_VDSO },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -452,11 +466,12 @@ static int cmd_symbolize(int argc, char **argv)
 	const char *in, *out = NULL, **bpath = NULL, *env;
 	size_t n_bpath = 0;
 	bool in_place = false, raw = false, strict = false;
+	unsigned jobs = 0;
 	int c, ret, exit_code = PSYM_EXIT_OK;
 
 	psym_limits_default(&lim);
 	psym_reader_limits_default(&so.limits);
-	while ((c = getopt_long(argc, argv, "ho:q", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ho:qj:", opts, NULL)) != -1) {
 		if (limit_option(c, optarg, &lim, "symbolize "))
 			continue;
 		switch (c) {
@@ -484,6 +499,7 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_LIMIT: reader_limit_option(optarg, &so.limits, "symbolize "); break;
 		case OPT_VDSO: so.vdso = optarg; break;
 		case OPT_VMLINUX: so.vmlinux = optarg; break;
+		case 'j': jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "jobs"); break;
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
 		case OPT_PID:
@@ -533,16 +549,39 @@ static int cmd_symbolize(int argc, char **argv)
 	so.binary_path = bpath;
 	so.n_binary_path = n_bpath;
 	so.progress = isatty(STDERR_FILENO);
-	if (argc - optind != 1)
-		die_usage("symbolize ", "expected exactly one input profile");
+	if (argc - optind < 1)
+		die_usage("symbolize ", "no input profile");
+	if (jobs || argc - optind > 1 || is_dir(argv[optind])) {
+		/* Batch: many profiles, one output directory, binaries shared. */
+		struct psym_batch_opts bo = {
+			.inputs = (const char *const *)argv + optind,
+			.n_inputs = (size_t)(argc - optind),
+			.outdir = out,
+			.jobs = jobs,
+			.gzip = !raw,
+			.strict = strict,
+			.lim = &lim,
+			.so = &so,
+			.log = so.quiet ? NULL : stderr,
+		};
+		struct psym_batch_result br;
+
+		if (in_place || !out)
+			die_usage("symbolize ", "several inputs: give -o OUTDIR (not --in-place)");
+		ret = psym_batch_symbolize(&bo, &br, &e);
+		if (ret)
+			goto fail;
+		if (!so.quiet)
+			fprintf(stderr, "psym: %zu/%zu profiles written, %zu failed; %zu/%zu locations "
+				"symbolized\n", br.written, br.files, br.failed,
+				br.total.resolved + br.total.kept, br.total.locations);
+		exit_code = br.failed ? psym_exit_code(br.worst) : PSYM_EXIT_OK;
+		goto out;
+	}
 	in = argv[optind];
 	/* The collector's side files sit next to its profile: IN.d/. */
-	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0) {
-		struct stat st;
-
-		if (stat(side, &st) == 0 && S_ISDIR(st.st_mode))
-			so.side_dir = side;
-	}
+	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0 && is_dir(side))
+		so.side_dir = side;
 	if (in_place) {
 		if (out)
 			die_usage("symbolize ", "--in-place and -o exclude each other");
@@ -556,42 +595,9 @@ static int cmd_symbolize(int argc, char **argv)
 	    (strcmp(in, out) == 0 || psym_same_file(in, out)))
 		die_usage("symbolize ", "output '%s' is the input: use --in-place to overwrite it",
 			  out);
-	exit_code = load(in, &lim, &p);
-	if (exit_code)
-		goto out;
-	ret = psym_symbolize(p, &so, &res, &e);
-	if (ret) {
-		psym_err_prefix(&e, "'%s'", in);
+	ret = psym_symbolize_file(in, out, &lim, &so, !raw, &res, &active_out, &e);
+	if (ret)
 		goto fail;
-	}
-	{
-		struct psym_out o;
-		unsigned char *buf;
-		size_t len;
-
-		ret = psym_profile_encode(p, !raw, &buf, &len, &e);
-		if (ret)
-			goto fail;
-		ret = psym_out_open(&o, out, &e);
-		if (ret) {
-			free(buf);
-			goto fail;
-		}
-		active_out = &o;
-		if (fwrite(buf, 1, len, o.fp) != len) {
-			ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", out,
-					   strerror(errno));
-			active_out = NULL;
-			psym_out_abort(&o);
-			free(buf);
-			goto fail;
-		}
-		free(buf);
-		ret = psym_out_commit(&o, &e);
-		active_out = NULL;
-		if (ret)
-			goto fail;
-	}
 	if (!so.quiet)
 		fprintf(stderr, "psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
 			"files, %zu in other mappings)\n", res.resolved + res.kept, res.locations,

@@ -25,5 +25,6 @@
 #include "fileio.h"
 #include "pprof.h"
 #include "show.h"
+#include "batch.h"
 
 #endif

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,15 +25,65 @@ struct binary {
 	struct psym_binary *bin; /* NULL when not found */
 	char *key;               /* path + build ID */
 	char why[1024];          /* why not found */
+	pthread_mutex_t mu;      /* held while opening and while a mapping uses it */
 };
+
+/*
+ * Binaries by key. A run has its own; the runs of a batch share one, so
+ * each binary and debug file is opened and indexed once for all profiles.
+ * Lookups into one binary are serialized (its DWARF caches are not
+ * thread-safe); different binaries are used in parallel.
+ */
+struct psym_bincache {
+	pthread_mutex_t mu;
+	struct binary **bins;
+	size_t n;
+	bool shared;
+	struct psym_binary_opts bopts;  /* shared: a copy that outlives the runs */
+	struct psym_reader_limits limits;
+};
+
+struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
+{
+	struct psym_bincache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->mu, NULL);
+	c->shared = true;
+	c->limits = o->limits;
+	c->bopts = (struct psym_binary_opts){
+		.inlines = !o->no_inlines,
+		.debug_dirs = o->debug_dirs,
+		.n_debug_dirs = o->n_debug_dirs,
+		.debuginfod = o->debuginfod,
+		.elf_limits = &c->limits.elf,
+		.limits = &c->limits,
+	};
+	return c;
+}
+
+void psym_bincache_free(struct psym_bincache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		psym_binary_free(c->bins[i]->bin);
+		free(c->bins[i]->key);
+		pthread_mutex_destroy(&c->bins[i]->mu);
+		free(c->bins[i]);
+	}
+	free(c->bins);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
 
 struct run {
 	struct psym_profile *p;
 	const struct psym_symbolize_opts *o;
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
-	struct binary *bins;
-	size_t nbins;
+	struct psym_bincache own, *cache; /* cache: &own, or the batch's */
 	struct psym_binary_opts bopts;
 	bool *caller_only;       /* by location position, for --adjust-callers */
 	int *loc_pid;            /* by location position: pid label of a sample */
@@ -200,6 +251,10 @@ static int find_by_build_id(struct run *run, const char *build_id, struct psym_e
 	return PSYM_NOENT;
 }
 
+/*
+ * The binary for a mapping, opened once per cache; returned with its mutex
+ * held (the caller unlocks it when done with the mapping).
+ */
 static int open_binary(struct run *run, const char *path, const char *build_id,
 		       const char *override, struct binary **out, struct psym_err *e)
 {
@@ -211,30 +266,42 @@ static int open_binary(struct run *run, const char *path, const char *build_id,
 		.explain_ud = run,
 		.elf_limits = &run->o->limits.elf,
 	};
+	struct psym_bincache *c = run->cache;
 	struct psym_elf *elf = NULL;
-	struct binary *nb, *slot;
+	struct binary **nb, *slot;
 	char *key;
 	int ret;
 
 	if (asprintf(&key, "%s\n%s\n%s", override ? override : "", path,
 		     build_id ? build_id : "") < 0)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	for (size_t i = 0; i < run->nbins; i++) {
-		if (strcmp(run->bins[i].key, key) == 0) {
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < c->n; i++) {
+		if (strcmp(c->bins[i]->key, key) == 0) {
+			slot = c->bins[i];
+			pthread_mutex_unlock(&c->mu);
 			free(key);
-			*out = &run->bins[i];
+			pthread_mutex_lock(&slot->mu); /* waits while another run opens it */
+			*out = slot;
 			return 0;
 		}
 	}
-	nb = realloc(run->bins, (run->nbins + 1) * sizeof(*nb));
-	if (!nb) {
+	nb = realloc(c->bins, (c->n + 1) * sizeof(*nb));
+	slot = calloc(1, sizeof(*slot));
+	if (!nb || !slot) {
+		if (nb)
+			c->bins = nb;
+		pthread_mutex_unlock(&c->mu);
+		free(slot);
 		free(key);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
-	run->bins = nb;
-	slot = &run->bins[run->nbins++];
-	memset(slot, 0, sizeof(*slot));
+	c->bins = nb;
 	slot->key = key;
+	pthread_mutex_init(&slot->mu, NULL);
+	pthread_mutex_lock(&slot->mu);
+	c->bins[c->n++] = slot;
+	pthread_mutex_unlock(&c->mu);
 	*out = slot;
 	ret = psym_binfind(&bo, path, build_id, override, &elf, slot->why, sizeof(slot->why), e);
 	if (ret < 0)
@@ -242,7 +309,7 @@ static int open_binary(struct run *run, const char *path, const char *build_id,
 	if (ret == PSYM_NOENT &&
 	    (override || find_by_build_id(run, build_id, &elf, slot->why, sizeof(slot->why)) != 0))
 		return 0;
-	return psym_binary_new(elf, &run->bopts, &slot->bin, e);
+	return psym_binary_new(elf, c->shared ? &c->bopts : &run->bopts, &slot->bin, e);
 }
 
 static bool is_file(const char *path)
@@ -611,6 +678,10 @@ found:
 	return 0;
 }
 
+static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char *name,
+			   struct binary *bin, pb_location **locs, size_t nlocs, size_t todo,
+			   size_t kept, struct psym_err *e);
+
 static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_location **locs,
 			     size_t nlocs, struct psym_err *e)
 {
@@ -618,11 +689,9 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	const char *name = psym_profile_str(run->p, m->filename);
 	const char *bid = psym_profile_str(run->p, m->build_id);
 	char clean[4096];
-	struct psym_frame frames[MAX_FRAMES];
 	struct binary *bin = NULL;
-	struct psym_elf *elf;
 	enum psym_map_class cls;
-	size_t todo = 0, done = 0, kept = 0;
+	size_t todo = 0, kept = 0;
 	bool deleted;
 	int ret;
 
@@ -647,8 +716,23 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 		      *bid ? " build ID " : "", bid);
 	ret = open_binary(run, clean, *bid ? bid : NULL, mi == 0 ? o->main_binary : NULL, &bin,
 			  e);
-	if (ret < 0)
-		return ret;
+	if (ret >= 0)
+		ret = resolve_mapping(run, mi, m, name, bin, locs, nlocs, todo, kept, e);
+	pthread_mutex_unlock(&bin->mu);
+	return ret;
+}
+
+/* The locations of one file-backed mapping, with its binary held. */
+static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char *name,
+			   struct binary *bin, pb_location **locs, size_t nlocs, size_t todo,
+			   size_t kept, struct psym_err *e)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	struct psym_frame frames[MAX_FRAMES];
+	struct psym_elf *elf;
+	size_t done = 0;
+	int ret;
+
 	if (!bin->bin) {
 		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id, name, todo,
 		      bin->why);
@@ -686,10 +770,10 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 			m->has_filenames = true;
 		if (frames[0].line)
 			m->has_line_numbers = true;
+		if (n > 1)
+			m->has_inline_frames = true;
 		done++;
 	}
-	if (psym_binary_has_inlines(bin->bin))
-		m->has_inline_frames = true;
 	run->r->resolved += done;
 	run->r->unresolved_file += todo - done;
 	progress_clear(run);
@@ -721,6 +805,8 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &run.start);
+	pthread_mutex_init(&run.own.mu, NULL);
+	run.cache = o->shared ? o->shared : &run.own;
 	run.bopts = (struct psym_binary_opts){
 		.inlines = !o->no_inlines,
 		.debug_dirs = o->debug_dirs,
@@ -810,11 +896,14 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	}
 out:
 	progress_clear(&run);
-	for (size_t i = 0; i < run.nbins; i++) {
-		psym_binary_free(run.bins[i].bin);
-		free(run.bins[i].key);
+	for (size_t i = 0; i < run.own.n; i++) {
+		psym_binary_free(run.own.bins[i]->bin);
+		free(run.own.bins[i]->key);
+		pthread_mutex_destroy(&run.own.bins[i]->mu);
+		free(run.own.bins[i]);
 	}
-	free(run.bins);
+	free(run.own.bins);
+	pthread_mutex_destroy(&run.own.mu);
 	free(run.caller_only);
 	free(run.loc_pid);
 	psym_kallsyms_free(run.ks);

@@ -46,7 +46,18 @@ struct psym_symbolize_opts {
 	bool progress;                  /* progress line on the log (a terminal) */
 	FILE *log;                      /* summary stream (stderr); NULL = none */
 	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
+	struct psym_bincache *shared;   /* binaries shared by a batch's runs, or NULL */
 };
+
+/*
+ * Binaries opened once and shared by several psym_symbolize() calls, also
+ * from several threads at once (a batch). Made from the options every run
+ * of the batch shares (debug dirs, debuginfod, limits, inlines); those must
+ * outlive it. --explain output is not given for shared binaries.
+ */
+struct psym_bincache;
+struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o);
+void psym_bincache_free(struct psym_bincache *c);
 
 struct psym_symbolize_result {
 	size_t locations;              /* locations looked at */

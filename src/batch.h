@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Symbolizing profile files: one file (read, validate, symbolize, write
+ * atomically), and a batch of them on N worker threads sharing one cache
+ * of binaries, so each binary and debug file is opened and indexed once.
+ * A bad input is reported and skipped; the others are written.
+ */
+#ifndef PSYM_BATCH_H
+#define PSYM_BATCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "fileio.h"
+#include "pprof.h"
+#include "symbolize.h"
+
+/*
+ * in -> out. *active (may be NULL) holds the open output while it is being
+ * written, for a signal handler to remove its temporary file.
+ */
+int psym_symbolize_file(const char *in, const char *out, const struct psym_limits *lim,
+			const struct psym_symbolize_opts *o, bool gzip,
+			struct psym_symbolize_result *r, struct psym_out *volatile *active,
+			struct psym_err *e);
+
+struct psym_batch_opts {
+	const char *const *inputs;   /* profile files and directories of them */
+	size_t n_inputs;
+	const char *outdir;          /* created when missing */
+	unsigned jobs;               /* worker threads (0: number of CPUs) */
+	bool gzip;
+	bool strict;                 /* unresolved file-backed locations fail a file */
+	const struct psym_limits *lim;
+	const struct psym_symbolize_opts *so; /* per-file summaries off unless verbose */
+	FILE *log;                   /* one line per file and a total; NULL = none */
+};
+
+struct psym_batch_result {
+	size_t files, written, failed;
+	int worst;                   /* the error code of the worst failure, or 0 */
+	struct psym_symbolize_result total;
+};
+
+int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_result *r,
+			 struct psym_err *e);
+
+#endif
