@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "binary.h"
+#include "symcache.h"
 
 struct psym_binary {
 	const struct psym_binary_opts *o;
@@ -14,6 +15,8 @@ struct psym_binary {
 	char *dwarf_path;
 	char note[1024];
 	bool debug_tried;
+	struct psym_symcache *cache; /* NULL: off or unavailable */
+	bool cache_tried;
 };
 
 int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
@@ -35,6 +38,7 @@ void psym_binary_free(struct psym_binary *b)
 {
 	if (!b)
 		return;
+	psym_symcache_close(b->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
@@ -168,8 +172,60 @@ static void find_debug(struct psym_binary *b)
 		snprintf(b->note, sizeof(b->note), "no debug information found");
 }
 
+static size_t resolve_uncached(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+			       size_t max);
+
+static void open_cache(struct psym_binary *b)
+{
+	struct psym_err e = { 0 };
+	char key[200];
+	const char *note = NULL;
+
+	b->cache_tried = true;
+	if (!b->o->cache_dir ||
+	    psym_symcache_key(psym_elf_build_id(b->elf), psym_elf_path(b->elf), key, sizeof(key)))
+		return;
+	/* Answers depend on the options and on psym itself: both in the variant. */
+	if (psym_symcache_open(b->o->cache_dir, key, b->o->inlines ? "i-" PACKAGE_VERSION :
+								      "n-" PACKAGE_VERSION,
+			       &b->cache, &note, &e) != 0)
+		b->cache = NULL;
+	else if (note && b->o->explain)
+		b->o->explain(b->o->explain_ud, key, note);
+}
+
+/*
+ * With a cache, an address answered before is answered from it without
+ * opening the debug information. Only answers made with DWARF are stored:
+ * they depend on the build alone, not on which debug dirs this run had.
+ */
 size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			   size_t max)
+{
+	const struct psym_frame *cf;
+	size_t n;
+
+	if (!b->cache_tried)
+		open_cache(b);
+	if (b->cache && psym_symcache_lookup(b->cache, vaddr, &cf, &n)) {
+		if (n > max)
+			n = max;
+		memcpy(frames, cf, n * sizeof(*frames));
+		return n;
+	}
+	n = resolve_uncached(b, vaddr, frames, max);
+	if (b->cache && b->dwarf)
+		psym_symcache_add(b->cache, vaddr, frames, n);
+	return n;
+}
+
+void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses)
+{
+	psym_symcache_stats(b->cache, hits, misses);
+}
+
+static size_t resolve_uncached(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+			       size_t max)
 {
 	const struct psym_frame *df;
 	struct psym_err e = { 0 };

@@ -29,6 +29,7 @@ struct psym_binary_opts {
 	void *explain_ud;
 	const struct psym_elf_limits *elf_limits;
 	const struct psym_reader_limits *limits; /* DWARF caps; NULL: defaults */
+	const char *cache_dir;                /* persistent symbol cache, NULL: off */
 };
 
 struct psym_binary;
@@ -51,5 +52,7 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 /* Where lines came from (NULL if no DWARF), and why not, for the report. */
 const char *psym_binary_dwarf_path(const struct psym_binary *b);
 const char *psym_binary_debug_note(const struct psym_binary *b);
+/* Lookups answered by the persistent cache, and not. */
+void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses);
 
 #endif

@@ -231,6 +231,11 @@ static const char symbolize_help[] =
 	"                             temporary file and renamed into place\n"
 	"      --in-place             overwrite IN (only with this option)\n"
 	"  -j, --jobs N               batch: N profiles at once (default: CPUs)\n"
+	"      --cache DIR            persistent symbol cache: addresses answered\n"
+	"                             from DWARF before are answered from DIR without\n"
+	"                             reading it again (default $XDG_CACHE_HOME/psym/\n"
+	"                             symbols or ~/.cache/psym/symbols)\n"
+	"      --no-cache             neither read nor write the symbol cache\n"
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
 	"\nFinding binaries (in this order):\n"
 	"      --main-binary FILE     use FILE for the first mapping\n"
@@ -333,6 +338,8 @@ enum {
 	OPT_LIMIT,
 	OPT_VMLINUX,
 	OPT_JOBS,
+	OPT_CACHE,
+	OPT_NO_CACHE,
 	OPT_FILTER,
 };
 
@@ -446,6 +453,8 @@ static int cmd_symbolize(int argc, char **argv)
 		{ "vdso", required_argument, NULL, OPT_VDSO },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -467,6 +476,9 @@ static int cmd_symbolize(int argc, char **argv)
 	size_t n_bpath = 0;
 	bool in_place = false, raw = false, strict = false;
 	unsigned jobs = 0;
+	const char *cache_opt = NULL;
+	char *symcache = NULL;
+	bool no_cache = false;
 	int c, ret, exit_code = PSYM_EXIT_OK;
 
 	psym_limits_default(&lim);
@@ -499,6 +511,8 @@ static int cmd_symbolize(int argc, char **argv)
 		case OPT_LIMIT: reader_limit_option(optarg, &so.limits, "symbolize "); break;
 		case OPT_VDSO: so.vdso = optarg; break;
 		case OPT_VMLINUX: so.vmlinux = optarg; break;
+		case OPT_CACHE: cache_opt = optarg; break;
+		case OPT_NO_CACHE: no_cache = true; break;
 		case 'j': jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "jobs"); break;
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
@@ -551,6 +565,15 @@ static int cmd_symbolize(int argc, char **argv)
 	so.progress = isatty(STDERR_FILENO);
 	if (argc - optind < 1)
 		die_usage("symbolize ", "no input profile");
+	if (!no_cache) {
+		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
+
+		if (base && (cache_opt ? asprintf(&symcache, "%s", base) :
+					 asprintf(&symcache, "%s/symbols", base)) < 0)
+			symcache = NULL;
+		free(base);
+		so.cache_dir = symcache;
+	}
 	if (jobs || argc - optind > 1 || is_dir(argv[optind])) {
 		/* Batch: many profiles, one output directory, binaries shared. */
 		struct psym_batch_opts bo = {
@@ -615,6 +638,7 @@ out:
 	free_list(pmaps, n_pmaps);
 	free_list(pmdirs, n_pmdirs);
 	free(side);
+	free(symcache);
 	return exit_code;
 }
 

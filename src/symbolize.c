@@ -59,6 +59,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 		.debuginfod = o->debuginfod,
 		.elf_limits = &c->limits.elf,
 		.limits = &c->limits,
+		.cache_dir = o->cache_dir,
 	};
 	return c;
 }
@@ -782,7 +783,12 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 		const char *note = psym_binary_debug_note(bin->bin);
 		char lines[1200];
 
-		if (dw && strcmp(dw, psym_elf_path(elf)) != 0)
+		size_t hits, misses;
+
+		psym_binary_cache_stats(bin->bin, &hits, &misses);
+		if (hits && !misses)
+			snprintf(lines, sizeof(lines), ", from the symbol cache");
+		else if (dw && strcmp(dw, psym_elf_path(elf)) != 0)
 			snprintf(lines, sizeof(lines), ", lines from '%s'", dw);
 		else if (dw)
 			snprintf(lines, sizeof(lines), ", with lines");
@@ -816,6 +822,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		.explain_ud = &run,
 		.elf_limits = &o->limits.elf,
 		.limits = &o->limits,
+		.cache_dir = o->cache_dir,
 	};
 	ret = psym_builder_new(p, &run.b, e);
 	if (ret)

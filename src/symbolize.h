@@ -47,6 +47,7 @@ struct psym_symbolize_opts {
 	FILE *log;                      /* summary stream (stderr); NULL = none */
 	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
 	struct psym_bincache *shared;   /* binaries shared by a batch's runs, or NULL */
+	const char *cache_dir;          /* persistent symbol cache (symcache.h), NULL: off */
 };
 
 /*

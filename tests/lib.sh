@@ -22,6 +22,9 @@ cleanup() {
 }
 trap cleanup EXIT
 cd "$T" || exit 99
+# Each test has its own caches (the symbol cache, extracted packages).
+XDG_CACHE_HOME=$T/.cache
+export XDG_CACHE_HOME
 
 n_fail=0
 n_ok=0

@@ -13,7 +13,9 @@ build=$2
 cc=${FUZZ_CC:-clang}
 out=${FUZZ_OUT:-$build/fuzz-build}
 mkdir -p "$out/obj"
-flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all"
+# FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the libFuzzer/OSS-Fuzz convention)
+# lets the fuzzer past checksums it cannot forge.
+flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
 inc="-I$build -I$build/src -I$src/src ${DWARF_CFLAGS:-}"
 libsrcs=$(grep -oh 'src/[a-z_0-9]*\.c' "$src/Makefile.am" "$src/src/modules.am" | grep -v 'src/main\.c' | sort -u)
 objs=""

@@ -1,0 +1,581 @@
+// SPDX-License-Identifier: MIT
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "arena.h"
+#include "symcache.h"
+
+#define MAGIC "PSYMSC1\n"
+#define CACHE_VERSION 1
+#define NO_STR UINT32_MAX
+#define MAX_FILE ((uint64_t)1 << 30)
+#define MAX_FRAMES_PER_ADDR 256
+
+struct hdr {
+	char magic[8];
+	uint32_t version, hdr_size;
+	uint64_t n_entries, n_frames, str_size;
+	char variant[16];
+	uint32_t crc, pad;
+};
+
+struct dent {
+	uint64_t vaddr;
+	uint32_t first, n;
+};
+
+struct dframe {
+	uint32_t name, linkage, file, pad;
+	int64_t line, column, start_line;
+};
+
+struct add {
+	uint64_t vaddr;
+	size_t first, n; /* into c->aframes */
+};
+
+struct psym_symcache {
+	char *path, *dir;
+	char variant[16];
+	/* the file, mmap'd and checked */
+	void *map;
+	size_t map_len;
+	const struct dent *ents;
+	const struct dframe *frames;
+	const char *strs;
+	uint64_t n_ents, n_frames, str_size;
+	/* answers added by this run */
+	struct add *adds;
+	size_t n_adds, cap_adds;
+	struct psym_frame *aframes;
+	size_t n_aframes, cap_aframes;
+	size_t *slots; /* hash of adds by vaddr: index + 1, 0 = empty */
+	size_t n_slots;
+	struct psym_arena strings;
+	struct psym_frame scratch[MAX_FRAMES_PER_ADDR];
+	size_t hits, misses;
+};
+
+static uint64_t fnv(const void *p, size_t n, uint64_t h)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+int psym_symcache_key(const char *build_id, const char *path, char *key, size_t keysz)
+{
+	struct stat st;
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	if (build_id && *build_id && strspn(build_id, "0123456789abcdef") == strlen(build_id) &&
+	    strlen(build_id) <= 80) {
+		snprintf(key, keysz, "%s", build_id);
+		return 0;
+	}
+	if (!path || stat(path, &st) != 0)
+		return PSYM_NOENT;
+	h = fnv(path, strlen(path), h);
+	h = fnv(&st.st_size, sizeof(st.st_size), h);
+	h = fnv(&st.st_mtim, sizeof(st.st_mtim), h);
+	h = fnv(&st.st_ino, sizeof(st.st_ino), h);
+	snprintf(key, keysz, "f-%016llx", (unsigned long long)h);
+	return 0;
+}
+
+/* Check the whole mapped file; false (and why) when it cannot be trusted. */
+static bool check_file(struct psym_symcache *c, const char **why)
+{
+	const struct hdr *h = c->map;
+	const unsigned char *body;
+	uint64_t need;
+
+	*why = "truncated";
+	if (c->map_len < sizeof(*h))
+		return false;
+	*why = "not a psym cache file";
+	if (memcmp(h->magic, MAGIC, 8) != 0)
+		return false;
+	*why = "another cache version";
+	if (h->version != CACHE_VERSION || h->hdr_size != sizeof(*h))
+		return false;
+	*why = "written with other options";
+	if (memcmp(h->variant, c->variant, sizeof(h->variant)) != 0)
+		return false;
+	*why = "truncated or corrupt (sizes)";
+	if (h->n_entries > MAX_FILE / sizeof(struct dent) ||
+	    h->n_frames > MAX_FILE / sizeof(struct dframe) || h->str_size > MAX_FILE)
+		return false;
+	need = sizeof(*h) + h->n_entries * sizeof(struct dent) + h->n_frames * sizeof(struct dframe) +
+	       h->str_size;
+	if (need != c->map_len)
+		return false;
+	body = (const unsigned char *)c->map + sizeof(*h);
+	*why = "corrupt (checksum)";
+	{
+		uLong crc = crc32(0L, Z_NULL, 0);
+		size_t left = c->map_len - sizeof(*h);
+		const unsigned char *p = body;
+
+		while (left) {
+			uInt chunk = left > (1u << 30) ? 1u << 30 : (uInt)left;
+
+			crc = crc32(crc, p, chunk);
+			p += chunk;
+			left -= chunk;
+		}
+#ifndef FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION
+		/* (A fuzzer cannot forge checksums: it skips this to reach the checks below.) */
+		if ((uint32_t)crc != h->crc)
+			return false;
+#endif
+	}
+	c->ents = (const struct dent *)(const void *)body;
+	c->frames = (const struct dframe *)(const void *)(body + h->n_entries * sizeof(struct dent));
+	c->strs = (const char *)(body + h->n_entries * sizeof(struct dent) +
+				 h->n_frames * sizeof(struct dframe));
+	c->n_ents = h->n_entries;
+	c->n_frames = h->n_frames;
+	c->str_size = h->str_size;
+	*why = "corrupt (contents)";
+	if (c->str_size && c->strs[c->str_size - 1] != '\0')
+		return false;
+	/* Entries by address, their frames one after another, all of them used. */
+	{
+		uint64_t next = 0;
+
+		for (uint64_t i = 0; i < c->n_ents; i++) {
+			const struct dent *d = &c->ents[i];
+
+			if ((i && d->vaddr <= c->ents[i - 1].vaddr) || d->n > MAX_FRAMES_PER_ADDR ||
+			    d->first != next)
+				return false;
+			next += d->n;
+		}
+		if (next != c->n_frames)
+			return false;
+	}
+	for (uint64_t i = 0; i < c->n_frames; i++) {
+		const struct dframe *f = &c->frames[i];
+
+		if (f->name == NO_STR || f->name >= c->str_size ||
+		    (f->linkage != NO_STR && f->linkage >= c->str_size) ||
+		    (f->file != NO_STR && f->file >= c->str_size))
+			return false;
+	}
+	return true;
+}
+
+int psym_symcache_open(const char *dir, const char *key, const char *variant,
+		       struct psym_symcache **out, const char **note, struct psym_err *e)
+{
+	struct psym_symcache *c = calloc(1, sizeof(*c));
+	struct stat st;
+	int fd;
+
+	if (note)
+		*note = NULL;
+	if (!c || asprintf(&c->dir, "%s/v%d", dir, CACHE_VERSION) < 0 ||
+	    asprintf(&c->path, "%s/%s.psc", c->dir, key) < 0) {
+		if (c)
+			free(c->dir);
+		free(c);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	strncpy(c->variant, variant, sizeof(c->variant) - 1);
+	psym_arena_init(&c->strings, (size_t)1 << 30);
+	*out = c;
+	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > MAX_FILE) {
+		close(fd);
+		if (note)
+			*note = "not a usable cache file";
+		return 0;
+	}
+	c->map_len = (size_t)st.st_size;
+	c->map = mmap(NULL, c->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (c->map == MAP_FAILED) {
+		c->map = NULL;
+		return 0;
+	}
+	{
+		const char *why;
+
+		if (!check_file(c, &why)) {
+			munmap(c->map, c->map_len);
+			c->map = NULL;
+			c->n_ents = c->n_frames = c->str_size = 0;
+			if (note)
+				*note = why;
+		}
+	}
+	return 0;
+}
+
+static const struct add *find_add(const struct psym_symcache *c, uint64_t vaddr)
+{
+	if (!c->n_slots)
+		return NULL;
+	for (size_t i = (size_t)(vaddr * 0x9e3779b97f4a7c15ULL) & (c->n_slots - 1);;
+	     i = (i + 1) & (c->n_slots - 1)) {
+		if (!c->slots[i])
+			return NULL;
+		if (c->adds[c->slots[i] - 1].vaddr == vaddr)
+			return &c->adds[c->slots[i] - 1];
+	}
+}
+
+int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame **frames,
+			 size_t *n)
+{
+	size_t lo = 0, hi = c->n_ents;
+	const struct add *a;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->ents[mid].vaddr < vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->n_ents && c->ents[lo].vaddr == vaddr) {
+		const struct dent *d = &c->ents[lo];
+
+		for (uint32_t i = 0; i < d->n; i++) {
+			const struct dframe *f = &c->frames[d->first + i];
+
+			c->scratch[i] = (struct psym_frame){
+				.name = c->strs + f->name,
+				.linkage_name = f->linkage == NO_STR ? NULL : c->strs + f->linkage,
+				.file = f->file == NO_STR ? NULL : c->strs + f->file,
+				.line = f->line,
+				.column = f->column,
+				.start_line = f->start_line,
+			};
+		}
+		*frames = c->scratch;
+		*n = d->n;
+		c->hits++;
+		return 1;
+	}
+	a = find_add(c, vaddr);
+	if (a) {
+		*frames = c->aframes + a->first;
+		*n = a->n;
+		c->hits++;
+		return 1;
+	}
+	c->misses++;
+	return 0;
+}
+
+static int grow_slots(struct psym_symcache *c)
+{
+	size_t ns = c->n_slots ? c->n_slots * 2 : 1024;
+	size_t *s = calloc(ns, sizeof(*s));
+
+	if (!s)
+		return PSYM_ENOMEM;
+	free(c->slots);
+	c->slots = s;
+	c->n_slots = ns;
+	for (size_t k = 0; k < c->n_adds; k++) {
+		size_t i = (size_t)(c->adds[k].vaddr * 0x9e3779b97f4a7c15ULL) & (ns - 1);
+
+		while (s[i])
+			i = (i + 1) & (ns - 1);
+		s[i] = k + 1;
+	}
+	return 0;
+}
+
+static const char *keep(struct psym_symcache *c, const char *s)
+{
+	return s ? psym_arena_strdup(&c->strings, s) : NULL;
+}
+
+int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
+		      size_t n)
+{
+	struct add *a;
+
+	if (n > MAX_FRAMES_PER_ADDR || find_add(c, vaddr))
+		return 0;
+	if ((c->n_adds + 1) * 2 > c->n_slots && grow_slots(c))
+		return PSYM_ENOMEM;
+	if (c->n_adds == c->cap_adds) {
+		size_t ncap = c->cap_adds ? c->cap_adds * 2 : 1024;
+		struct add *na = realloc(c->adds, ncap * sizeof(*na));
+
+		if (!na)
+			return PSYM_ENOMEM;
+		c->adds = na;
+		c->cap_adds = ncap;
+	}
+	while (c->n_aframes + n > c->cap_aframes) {
+		size_t ncap = c->cap_aframes ? c->cap_aframes * 2 : 4096;
+		struct psym_frame *nf = realloc(c->aframes, ncap * sizeof(*nf));
+
+		if (!nf)
+			return PSYM_ENOMEM;
+		c->aframes = nf;
+		c->cap_aframes = ncap;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct psym_frame *f = &c->aframes[c->n_aframes + i];
+
+		*f = frames[i];
+		f->name = keep(c, frames[i].name ? frames[i].name : "");
+		f->linkage_name = keep(c, frames[i].linkage_name);
+		f->file = keep(c, frames[i].file);
+		if (!f->name || (frames[i].linkage_name && !f->linkage_name) ||
+		    (frames[i].file && !f->file))
+			return PSYM_ENOMEM;
+	}
+	a = &c->adds[c->n_adds++];
+	a->vaddr = vaddr;
+	a->first = c->n_aframes;
+	a->n = n;
+	c->n_aframes += n;
+	{
+		size_t i = (size_t)(vaddr * 0x9e3779b97f4a7c15ULL) & (c->n_slots - 1);
+
+		while (c->slots[i])
+			i = (i + 1) & (c->n_slots - 1);
+		c->slots[i] = c->n_adds;
+	}
+	return 0;
+}
+
+void psym_symcache_stats(const struct psym_symcache *c, size_t *hits, size_t *misses)
+{
+	*hits = c ? c->hits : 0;
+	*misses = c ? c->misses : 0;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+struct writer {
+	struct dent *ents;
+	struct dframe *frames;
+	char *strs;
+	size_t n_ents, n_frames, str_size, str_cap;
+	uint32_t *shash; /* string offset + 1 by hash */
+	size_t n_shash;
+	bool oom;
+};
+
+static uint32_t put_str(struct writer *w, const char *s)
+{
+	size_t len;
+	uint64_t h;
+	size_t i;
+
+	if (!s)
+		return NO_STR;
+	len = strlen(s);
+	h = fnv(s, len, 0xcbf29ce484222325ULL);
+	for (i = (size_t)h & (w->n_shash - 1); w->shash[i]; i = (i + 1) & (w->n_shash - 1))
+		if (strcmp(w->strs + w->shash[i] - 1, s) == 0)
+			return w->shash[i] - 1;
+	if (w->str_size + len + 1 > w->str_cap) {
+		size_t ncap = (w->str_cap + len + 1) * 2;
+		char *ns = ncap > MAX_FILE ? NULL : realloc(w->strs, ncap);
+
+		if (!ns) {
+			w->oom = true;
+			return NO_STR;
+		}
+		w->strs = ns;
+		w->str_cap = ncap;
+	}
+	memcpy(w->strs + w->str_size, s, len + 1);
+	w->shash[i] = (uint32_t)w->str_size + 1;
+	w->str_size += len + 1;
+	return w->shash[i] - 1;
+}
+
+static void put_entry(struct writer *w, uint64_t vaddr, const struct psym_frame *fr, size_t n)
+{
+	w->ents[w->n_ents++] = (struct dent){ vaddr, (uint32_t)w->n_frames, (uint32_t)n };
+	for (size_t i = 0; i < n; i++) {
+		struct dframe *d = &w->frames[w->n_frames++];
+
+		d->name = put_str(w, fr[i].name ? fr[i].name : "");
+		d->linkage = put_str(w, fr[i].linkage_name);
+		d->file = put_str(w, fr[i].file);
+		d->pad = 0;
+		d->line = fr[i].line;
+		d->column = fr[i].column;
+		d->start_line = fr[i].start_line;
+	}
+}
+
+static int cmp_add(const void *a, const void *b)
+{
+	const struct add *x = a, *y = b;
+
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t k = write(fd, s, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int write_file(struct psym_symcache *c, struct psym_err *e)
+{
+	struct writer w = { 0 };
+	size_t total_frames = c->n_frames + c->n_aframes, total_ents = c->n_ents + c->n_adds;
+	size_t ia = 0;
+	struct hdr h = { 0 };
+	char *tmp = NULL;
+	int fd = -1, ret = 0;
+	uLong crc;
+
+	qsort(c->adds, c->n_adds, sizeof(*c->adds), cmp_add);
+	w.ents = malloc((total_ents + 1) * sizeof(*w.ents));
+	w.frames = malloc((total_frames + 1) * sizeof(*w.frames));
+	w.n_shash = 1024;
+	while (w.n_shash < total_frames * 4 + 16)
+		w.n_shash *= 2;
+	w.shash = calloc(w.n_shash, sizeof(*w.shash));
+	if (!w.ents || !w.frames || !w.shash) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Merge the file's entries with this run's, by address. */
+	for (size_t io = 0; io <= c->n_ents; io++) {
+		uint64_t ov = io < c->n_ents ? c->ents[io].vaddr : UINT64_MAX;
+
+		for (; ia < c->n_adds && (c->adds[ia].vaddr < ov || io == c->n_ents); ia++)
+			put_entry(&w, c->adds[ia].vaddr, c->aframes + c->adds[ia].first,
+				  c->adds[ia].n);
+		if (ia < c->n_adds && c->adds[ia].vaddr == ov)
+			ia++; /* already in the file */
+		if (io < c->n_ents) {
+			const struct dent *d = &c->ents[io];
+			const struct psym_frame *fr;
+			size_t n;
+
+			/* Re-read through lookup's decoding (scratch) to re-intern. */
+			psym_symcache_lookup(c, d->vaddr, &fr, &n);
+			put_entry(&w, d->vaddr, fr, n);
+		}
+	}
+	if (w.oom) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(h.magic, MAGIC, 8);
+	h.version = CACHE_VERSION;
+	h.hdr_size = sizeof(h);
+	h.n_entries = w.n_ents;
+	h.n_frames = w.n_frames;
+	h.str_size = w.str_size;
+	memcpy(h.variant, c->variant, sizeof(h.variant));
+	crc = crc32(0L, Z_NULL, 0);
+	crc = crc32(crc, (const Bytef *)w.ents, (uInt)(w.n_ents * sizeof(*w.ents)));
+	crc = crc32(crc, (const Bytef *)w.frames, (uInt)(w.n_frames * sizeof(*w.frames)));
+	crc = crc32(crc, (const Bytef *)w.strs, (uInt)w.str_size);
+	h.crc = (uint32_t)crc;
+	if (mkdir(c->dir, 0777) != 0 && errno != EEXIST) {
+		char *slash = strrchr(c->dir, '/');
+
+		/* DIR itself may be missing: one level up, then again. */
+		if (slash) {
+			*slash = '\0';
+			mkdir(c->dir, 0777);
+			*slash = '/';
+		}
+		if (mkdir(c->dir, 0777) != 0 && errno != EEXIST) {
+			ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", c->dir,
+					   strerror(errno));
+			goto out;
+		}
+	}
+	if (asprintf(&tmp, "%s.tmp.%ld.XXXXXX", c->path, (long)getpid()) < 0) {
+		tmp = NULL;
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, &h, sizeof(h)) || write_all(fd, w.ents, w.n_ents * sizeof(*w.ents)) ||
+	    write_all(fd, w.frames, w.n_frames * sizeof(*w.frames)) ||
+	    write_all(fd, w.strs, w.str_size) || fsync(fd) != 0 || close(fd) != 0) {
+		fd = -1;
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, c->path) != 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot rename '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	free(tmp);
+	tmp = NULL;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (tmp)
+		unlink(tmp);
+	free(tmp);
+	free(w.ents);
+	free(w.frames);
+	free(w.strs);
+	free(w.shash);
+	return ret;
+}
+
+int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
+{
+	int ret = 0;
+
+	if (!c)
+		return 0;
+	if (c->n_adds)
+		ret = write_file(c, e);
+	if (c->map)
+		munmap(c->map, c->map_len);
+	free(c->adds);
+	free(c->aframes);
+	free(c->slots);
+	psym_arena_free(&c->strings);
+	free(c->path);
+	free(c->dir);
+	free(c);
+	return ret;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Persistent symbol cache: for one binary (keyed by build ID, else by path,
+ * size and mtime), the frames each looked-up address resolved to, inline
+ * chains and "nothing here" answers included. A later run answers those
+ * addresses from the cache without opening the DWARF at all.
+ *
+ * File DIR/v1/KEY.psc: a fixed header (magic, version, counts, CRC-32 of
+ * everything after the header), entries sorted by address, frames, string
+ * table; mmap'd read-only and checked whole before use: a truncated,
+ * corrupted or foreign file is ignored (and rewritten). New answers are
+ * merged into a fresh file written to a temporary name, fsync'ed and
+ * renamed, so concurrent psym processes never see a partial file (the last
+ * writer wins; a cache only ever loses entries, never gains wrong ones).
+ */
+#ifndef PSYM_SYMCACHE_H
+#define PSYM_SYMCACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "frame.h"
+
+struct psym_symcache;
+
+/*
+ * Open the cache of the binary with this key in dir (created on first
+ * write). variant separates answers that depend on options (inlines on or
+ * off). A missing or bad file is an empty cache; *note (may be NULL) says
+ * why a file was ignored. Returns 0 or PSYM_ENOMEM.
+ */
+int psym_symcache_open(const char *dir, const char *key, const char *variant,
+		       struct psym_symcache **out, const char **note, struct psym_err *e);
+
+/*
+ * Frames cached for vaddr: 1 and *n (0 = known to resolve to nothing), or 0
+ * when the address is not in the cache. Strings live until close.
+ */
+int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame **frames,
+			 size_t *n);
+
+/* Remember the answer for vaddr (frames copied). */
+int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
+		      size_t n);
+
+/* Write what was added (merged with the file) and free everything. */
+int psym_symcache_close(struct psym_symcache *c, struct psym_err *e);
+
+/* Hits and misses so far (for reports). */
+void psym_symcache_stats(const struct psym_symcache *c, size_t *hits, size_t *misses);
+
+/* The cache key of a file: its build ID, else "f-" + a hash of path, size, mtime. */
+int psym_symcache_key(const char *build_id, const char *path, char *key, size_t keysz);
+
+#endif

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Fuzz target: the persistent symbol cache reader. The input is written as
+ * a cache file, opened (checked whole), looked up at many addresses, given
+ * one new answer and written back merged (then read again).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "symcache.h"
+
+#define VARIANT "i-" PACKAGE_VERSION
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static char dir[64];
+	char path[128];
+	struct psym_symcache *c = NULL;
+	struct psym_err e = { 0 };
+	const struct psym_frame *fr;
+	struct psym_frame add = { .name = "added", .file = "f.c", .line = 7 };
+	size_t n;
+	FILE *f;
+
+	if (!dir[0]) {
+		snprintf(dir, sizeof(dir), "/tmp/psym-symcache-fuzz.%ld", (long)getpid());
+		snprintf(path, sizeof(path), "%s/v1", dir);
+		mkdir(dir, 0700);
+		mkdir(path, 0700);
+	}
+	snprintf(path, sizeof(path), "%s/v1/k.psc", dir);
+	f = fopen(path, "wb");
+	if (!f)
+		return 0;
+	fwrite(data, 1, size, f);
+	fclose(f);
+	if (psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e) != 0)
+		return 0;
+	for (uint64_t a = 0; a < 0x2000; a += 7)
+		psym_symcache_lookup(c, a, &fr, &n);
+	psym_symcache_lookup(c, 0x401000, &fr, &n);
+	psym_symcache_lookup(c, UINT64_MAX, &fr, &n);
+	psym_symcache_add(c, 0x1234, &add, 1);
+	psym_symcache_close(c, &e);
+	if (psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e) == 0) {
+		if (!psym_symcache_lookup(c, 0x1234, &fr, &n) || n != 1 || strcmp(fr[0].name, "added"))
+			abort(); /* what was written must read back */
+		psym_symcache_close(c, &e);
+	}
+	return 0;
+}
