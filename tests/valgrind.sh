@@ -1,7 +1,9 @@
 #!/bin/sh
-# The hostile-profile corpus under valgrind memcheck: no invalid access, no
-# uninitialized use, no leak, on every error path. (The sanitizer build runs
-# the same corpus under ASan/UBSan in tests/bad-profiles.sh.)
+# The hostile corpus under valgrind memcheck: no invalid access, no
+# uninitialized use, no leak, on every error path: the profiles of
+# testdata/bad/EXPECTED and the other readers' inputs of testdata/bad/READERS.
+# (The sanitizer build runs the same corpus under ASan/UBSan in
+# tests/bad-profiles.sh and tests/bad-inputs.sh.)
 . "$top_srcdir/tests/lib.sh"
 need valgrind
 if ldd "$PSYM" 2>/dev/null | grep -q -e libasan -e libubsan; then
@@ -18,4 +20,35 @@ for f in "$top_srcdir"/testdata/bad/*.pb* "$top_srcdir"/testdata/bad/*.bin "$top
 		pass "valgrind clean: $(basename "$f") (exit $rc)"
 	fi
 done
+# Every reader's hostile inputs, with the arguments READERS gives them.
+bad=$top_srcdir/testdata/bad
+encode_txtpb "$bad/host-kernel.txtpb" kernel.pb
+encode_txtpb "$bad/host-jit.txtpb" jit.pb
+mkdir -p root/dir
+mkfifo root/fifo
+grep -v '^#' "$bad/READERS" | grep . >table
+n=0
+while IFS='	' read -r file want_rc args want; do
+	n=$((n + 1))
+	f=$bad/$file
+	case $file in
+	*.txtpb) encode_txtpb "$f" "in-$n.pb"; f=$PWD/in-$n.pb ;;
+	esac
+	# shellcheck disable=SC2086
+	set -- $args
+	argv=""
+	for a in "$@"; do
+		[ "$a" = "{}" ] && a=$f
+		argv="$argv $a"
+	done
+	rc=0
+	# shellcheck disable=SC2086
+	HOME=$PWD XDG_CACHE_HOME=$PWD/.cache timeout 300 $vg "$PSYM" $argv <"$f" >/dev/null 2>vg.out || rc=$?
+	if [ $rc = 99 ] || grep -q "==[0-9]*==" vg.out; then
+		fail "valgrind: $file"; head -30 vg.out
+	else
+		pass "valgrind clean: $file (exit $rc)"
+	fi
+	rm -f out.pb
+done <table
 finish
