@@ -7,29 +7,16 @@
 # writes nothing outside its cache.
 . "$top_srcdir/tests/lib.sh"
 bad=$top_srcdir/testdata/bad
-encode_txtpb "$bad/host-kernel.txtpb" kernel.pb
-encode_txtpb "$bad/host-jit.txtpb" jit.pb
-mkdir -p root/dir home
-mkfifo root/fifo
+readers_setup
+mkdir -p home
 # A private cache for --debug-pkg, so escapes would land under $PWD/home.
 HOME=$PWD/home XDG_CACHE_HOME=$PWD/home/.cache
 export HOME XDG_CACHE_HOME
 (cd "$bad" && ls -la && cat ./*) | md5sum >before.sum
 n=0
-grep -v '^#' "$bad/READERS" | grep . >table
 while IFS='	' read -r file want_rc args want; do
 	n=$((n + 1))
-	f=$bad/$file
-	case $file in
-	*.txtpb) encode_txtpb "$f" "in-$n.pb"; f=$PWD/in-$n.pb ;;
-	esac
-	# shellcheck disable=SC2086
-	set -- $args
-	argv=""
-	for a in "$@"; do
-		[ "$a" = "{}" ] && a=$f
-		argv="$argv $a"
-	done
+	readers_argv "$n" "$file" "$args"
 	rm -f out.pb stdout stderr
 	rc=0
 	# shellcheck disable=SC2086

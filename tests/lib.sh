@@ -89,3 +89,30 @@ finish() {
 	echo "# $n_ok passed, $n_fail failed"
 	[ "$n_fail" -eq 0 ]
 }
+
+# ---- testdata/bad/READERS: the hostile inputs of every reader --------------
+# readers_setup: the profiles and sysroot the READERS arguments refer to,
+# and "table" (the rows without comments) in the current directory.
+readers_setup() {
+	encode_txtpb "$top_srcdir/testdata/bad/host-kernel.txtpb" kernel.pb
+	encode_txtpb "$top_srcdir/testdata/bad/host-jit.txtpb" jit.pb
+	mkdir -p root/dir
+	mkfifo root/fifo
+	grep -v '^#' "$top_srcdir/testdata/bad/READERS" | grep . >table
+}
+
+# readers_argv N FILE ARGS: sets $f (the input, a .txtpb encoded first) and
+# $argv (ARGS with {} replaced by it).
+readers_argv() {
+	f=$top_srcdir/testdata/bad/$2
+	case $2 in
+	*.txtpb) encode_txtpb "$f" "in-$1.pb"; f=$PWD/in-$1.pb ;;
+	esac
+	# shellcheck disable=SC2086
+	set -- $3
+	argv=""
+	for a in "$@"; do
+		[ "$a" = "{}" ] && a=$f
+		argv="$argv $a"
+	done
+}

@@ -21,26 +21,11 @@ for f in "$top_srcdir"/testdata/bad/*.pb* "$top_srcdir"/testdata/bad/*.bin "$top
 	fi
 done
 # Every reader's hostile inputs, with the arguments READERS gives them.
-bad=$top_srcdir/testdata/bad
-encode_txtpb "$bad/host-kernel.txtpb" kernel.pb
-encode_txtpb "$bad/host-jit.txtpb" jit.pb
-mkdir -p root/dir
-mkfifo root/fifo
-grep -v '^#' "$bad/READERS" | grep . >table
+readers_setup
 n=0
 while IFS='	' read -r file want_rc args want; do
 	n=$((n + 1))
-	f=$bad/$file
-	case $file in
-	*.txtpb) encode_txtpb "$f" "in-$n.pb"; f=$PWD/in-$n.pb ;;
-	esac
-	# shellcheck disable=SC2086
-	set -- $args
-	argv=""
-	for a in "$@"; do
-		[ "$a" = "{}" ] && a=$f
-		argv="$argv $a"
-	done
+	readers_argv "$n" "$file" "$args"
 	rc=0
 	# shellcheck disable=SC2086
 	HOME=$PWD XDG_CACHE_HOME=$PWD/.cache timeout 300 $vg "$PSYM" $argv <"$f" >/dev/null 2>vg.out || rc=$?
