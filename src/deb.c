@@ -303,6 +303,9 @@ static void pax_path(const char *rec, size_t len, char *path, size_t pathsz)
 			n = n * 10 + (size_t)(rec[i++] - '0');
 		if (i >= len || rec[i] != ' ' || n == 0 || n > len - off)
 			return;
+		/* "LEN KEY=VALUE\n": LEN counts itself, so the key starts inside. */
+		if (i + 1 > off + n - 1 || rec[off + n - 1] != '\n')
+			return;
 		kv = rec + i + 1;
 		end = rec + off + n - 1; /* the '\n' */
 		eq = memchr(kv, '=', (size_t)(end - kv));
