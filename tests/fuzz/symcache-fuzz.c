@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct psym_frame *fr;
 	struct psym_frame add = { .name = "added", .file = "f.c", .line = 7 };
 	size_t n;
+	bool fresh;
 	FILE *f;
 
 	if (!dir[0]) {
@@ -46,9 +48,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		psym_symcache_lookup(c, a, &fr, &n);
 	psym_symcache_lookup(c, 0x401000, &fr, &n);
 	psym_symcache_lookup(c, UINT64_MAX, &fr, &n);
+	/* A new answer must read back (an address already cached keeps its own). */
+	fresh = !psym_symcache_lookup(c, 0x1234, &fr, &n);
 	psym_symcache_add(c, 0x1234, &add, 1);
 	psym_symcache_close(c, &e);
-	if (psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e) == 0) {
+	if (fresh && psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e) == 0) {
 		if (!psym_symcache_lookup(c, 0x1234, &fr, &n) || n != 1 || strcmp(fr[0].name, "added"))
 			abort(); /* what was written must read back */
 		psym_symcache_close(c, &e);
