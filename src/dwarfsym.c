@@ -332,14 +332,27 @@ struct entry {
 	const char *name, *linkage;
 	uint32_t decl_line;
 	uint32_t call_file, call_line, call_column;
-	uint32_t parent, first_child, next_sibling;
+	uint32_t parent;
+	uint32_t kid_first, kid_count; /* slice of cu->kids */
 	uint32_t range_first, range_count;
 	bool resolved;
+};
+
+/* One range of an inlined subroutine, in its parent's slice sorted by lo. */
+struct kid {
+	uint64_t lo, hi;
+	uint32_t entry;
 };
 
 struct top {
 	uint64_t lo, hi;
 	uint32_t entry;
+};
+
+/* A line-table sequence: rows [start, start + n), addresses [lo, hi). */
+struct seq {
+	uint64_t lo, hi;
+	size_t start, n;
 };
 
 struct row {
@@ -366,8 +379,12 @@ struct cu {
 	size_t nranges, capranges;
 	struct top *tops;
 	size_t ntops;
+	struct kid *kids;
+	size_t nkids;
 	struct row *rows;
 	size_t nrows;
+	struct seq *seqs; /* sorted by lo */
+	size_t nseqs;
 	const char **files;
 	size_t nfiles;
 };
@@ -1469,7 +1486,9 @@ static void cu_free(struct cu *c)
 	free(c->entries);
 	free(c->ranges);
 	free(c->tops);
+	free(c->kids);
 	free(c->rows);
+	free(c->seqs);
 	free(c->files);
 }
 
@@ -1722,11 +1741,6 @@ static bool read_entry_v5(struct psym_dwarf *d, struct cu *u, struct cur *c,
 	return true;
 }
 
-struct seq {
-	uint64_t lo, hi;
-	size_t start, n;
-};
-
 struct linestate {
 	struct psym_dwarf *d;
 	struct cu *u;
@@ -1773,6 +1787,8 @@ static void end_seq(struct linestate *s)
 	s->seqstart = s->n;
 	q.lo = s->rows[q.start].addr;
 	q.hi = s->rows[q.start + q.n - 1].addr;
+	if (!(s->rows[q.start + q.n - 1].column & ROW_END) && q.hi < UINT64_MAX)
+		q.hi++; /* unterminated: its last row covers its own address */
 	if (s->nseqs == s->capseqs) {
 		size_t ncap = s->capseqs ? s->capseqs * 2 : 64;
 		struct seq *n = realloc(s->seqs, ncap * sizeof(*n));
@@ -2083,32 +2099,14 @@ done:
 			      : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
-	/* Sequences in address order; rows are in place when they already are. */
-	{
-		bool inorder = true;
-
-		for (size_t i = 1; i < s.nseqs; i++)
-			if (cmp_seq(&s.seqs[i - 1], &s.seqs[i]) > 0)
-				inorder = false;
-		if (inorder) {
-			u->rows = s.rows;
-			u->nrows = s.n;
-			s.rows = NULL;
-		} else {
-			struct row *n = malloc((s.n ? s.n : 1) * sizeof(*n));
-			size_t k = 0;
-
-			if (!n)
-				goto nomem;
-			qsort(s.seqs, s.nseqs, sizeof(*s.seqs), cmp_seq);
-			for (size_t i = 0; i < s.nseqs; i++) {
-				memcpy(n + k, s.rows + s.seqs[i].start, s.seqs[i].n * sizeof(*n));
-				k += s.seqs[i].n;
-			}
-			u->rows = n;
-			u->nrows = k;
-		}
-	}
+	/* Rows stay where they are; the sequences are sorted by address. */
+	qsort(s.seqs, s.nseqs, sizeof(*s.seqs), cmp_seq);
+	u->rows = s.rows;
+	u->nrows = s.n;
+	u->seqs = s.seqs;
+	u->nseqs = s.nseqs;
+	s.rows = NULL;
+	s.seqs = NULL;
 out:
 	free(s.rows);
 	free(s.seqs);
@@ -2154,14 +2152,79 @@ static int new_entry(struct psym_dwarf *d, struct cu *c, uint32_t parent, uint32
 	en = &c->entries[c->nentries];
 	memset(en, 0, sizeof(*en));
 	en->parent = parent;
-	en->first_child = NONE;
-	en->next_sibling = NONE;
-	if (parent != NONE) {
-		/* Children are prepended; their order does not matter for lookup. */
-		en->next_sibling = c->entries[parent].first_child;
-		c->entries[parent].first_child = (uint32_t)c->nentries;
-	}
 	*out = (uint32_t)c->nentries++;
+	return 0;
+}
+
+static int cmp_kid(const void *a, const void *b)
+{
+	const struct kid *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/*
+ * Index the ranges of each entry's children, sorted by start, in one array
+ * (a counting sort by parent keeps DIE order, which is mostly address order).
+ */
+static int index_kids(struct cu *c)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < c->nentries; i++) {
+		struct entry *en = &c->entries[i];
+
+		en->kid_first = en->kid_count = 0;
+	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct entry *en = &c->entries[i];
+
+		if (en->parent != NONE) {
+			c->entries[en->parent].kid_count += en->range_count;
+			total += en->range_count;
+		}
+	}
+	if (total >= UINT32_MAX)
+		return PSYM_ELIMIT;
+	c->kids = malloc((total ? total : 1) * sizeof(*c->kids));
+	if (!c->kids)
+		return PSYM_ENOMEM;
+	c->nkids = total;
+	total = 0;
+	for (size_t i = 0; i < c->nentries; i++) {
+		struct entry *en = &c->entries[i];
+
+		en->kid_first = (uint32_t)total;
+		total += en->kid_count;
+		en->kid_count = 0;
+	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct entry *en = &c->entries[i];
+		struct entry *p;
+
+		if (en->parent == NONE)
+			continue;
+		p = &c->entries[en->parent];
+		for (uint32_t k = 0; k < en->range_count; k++) {
+			const struct erange *r = &c->ranges[en->range_first + k];
+
+			c->kids[p->kid_first + p->kid_count++] =
+				(struct kid){ r->lo, r->hi, (uint32_t)i };
+		}
+	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct entry *en = &c->entries[i];
+		const struct kid *k = c->kids + en->kid_first;
+
+		for (uint32_t j = 1; j < en->kid_count; j++) {
+			if (cmp_kid(&k[j - 1], &k[j]) > 0) {
+				qsort(c->kids + en->kid_first, en->kid_count, sizeof(*k), cmp_kid);
+				break;
+			}
+		}
+	}
 	return 0;
 }
 
@@ -2336,6 +2399,9 @@ tops:
 							    (uint32_t)i };
 	}
 	qsort(c->tops, c->ntops, sizeof(*c->tops), cmp_top);
+	ret = index_kids(c);
+	if (ret)
+		ret = psym_err_set(e, ret, "'%s': %s", d->path, psym_strerror(ret));
 out:
 	free(rb.r);
 	free(stack);
@@ -2358,32 +2424,60 @@ static int decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 
 /* ---- lookup --------------------------------------------------------------------- */
 
-static bool entry_has(const struct cu *c, const struct entry *en, uint64_t a)
+/* The child of en whose range holds a: the closest start wins. */
+static uint32_t find_kid(const struct cu *c, const struct entry *en, uint64_t a)
 {
-	for (uint32_t k = 0; k < en->range_count; k++) {
-		const struct erange *r = &c->ranges[en->range_first + k];
-
-		if (a >= r->lo && a < r->hi)
-			return true;
-	}
-	return false;
-}
-
-static const struct row *find_row(const struct cu *c, uint64_t a)
-{
-	size_t lo = 0, hi = c->nrows;
+	size_t lo = en->kid_first, hi = lo + en->kid_count, first = lo;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (c->rows[mid].addr <= a)
+		if (c->kids[mid].lo <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == 0 || (c->rows[lo - 1].column & ROW_END))
-		return NULL;
-	return &c->rows[lo - 1];
+	for (size_t k = 0; k < 16 && lo > first + k; k++) {
+		const struct kid *r = &c->kids[lo - 1 - k];
+
+		if (a < r->hi)
+			return r->entry;
+	}
+	return NONE;
+}
+
+static const struct row *find_row(const struct cu *c, uint64_t a)
+{
+	size_t lo = 0, hi = c->nseqs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->seqs[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Overlapping sequences are rare; look at a few before giving up. */
+	for (size_t k = 0; k < 16 && lo > k; k++) {
+		const struct seq *q = &c->seqs[lo - 1 - k];
+		size_t rlo = q->start, rhi = q->start + q->n;
+
+		if (a >= q->hi)
+			continue;
+		while (rlo < rhi) {
+			size_t mid = rlo + (rhi - rlo) / 2;
+
+			if (c->rows[mid].addr <= a)
+				rlo = mid + 1;
+			else
+				rhi = mid;
+		}
+		if (rlo == q->start || (c->rows[rlo - 1].column & ROW_END))
+			return NULL;
+		return &c->rows[rlo - 1];
+	}
+	return NULL;
 }
 
 static uint32_t find_top(const struct cu *c, uint64_t a)
@@ -2473,13 +2567,8 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 
 		chain[depth++] = cur;
 		while (depth < MAX_FRAMES) {
-			uint32_t ch = c->entries[cur].first_child, next = NONE;
+			uint32_t next = find_kid(c, &c->entries[cur], a);
 
-			for (; ch != NONE; ch = c->entries[ch].next_sibling)
-				if (entry_has(c, &c->entries[ch], a)) {
-					next = ch;
-					break;
-				}
 			if (next == NONE)
 				break;
 			chain[depth++] = cur = next;
