@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -284,6 +285,7 @@ struct section {
 	const uint8_t *p;
 	size_t len;
 	uint8_t *owned;       /* inflated copy, or NULL when p is the file's data */
+	size_t ownedlen;      /* its mapping's length when mmap'd, else 0 */
 	const uint8_t *z;     /* compressed bytes, until inflated */
 	size_t zlen;
 	uint64_t size;        /* decompressed size */
@@ -1138,28 +1140,64 @@ static int die_ranges(const struct psym_dwarf *d, const struct cu *u, const stru
 
 /* ---- open: sections, CU table ---------------------------------------------------- */
 
+#define HUGE_BUF ((size_t)8 << 20)
+
+/*
+ * Memory for an inflated section. Big ones are mapped and asked for
+ * transparent huge pages: faulting in 250 MB page by page costs more than
+ * the zeroing itself.
+ */
+static uint8_t *section_alloc(struct section *s)
+{
+	size_t len = s->size ? (size_t)s->size : 1;
+	void *p;
+
+	if (len < HUGE_BUF)
+		return malloc(len);
+	len = (len + HUGE_BUF - 1) & ~(HUGE_BUF - 1);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+#ifdef MADV_HUGEPAGE
+	madvise(p, len, MADV_HUGEPAGE);
+#endif
+	s->ownedlen = len;
+	return p;
+}
+
+static void section_free(struct section *s)
+{
+	if (s->ownedlen)
+		munmap(s->owned, s->ownedlen);
+	else
+		free(s->owned);
+	s->owned = NULL;
+	s->ownedlen = 0;
+}
+
 static int inflate_section(struct section *s)
 {
 	uint8_t *out;
 
 	if (s->size > MAX_SECTION_SIZE)
 		return PSYM_ELIMIT;
-	out = malloc(s->size ? s->size : 1);
+	out = section_alloc(s);
 	if (!out)
 		return PSYM_ENOMEM;
+	s->owned = out;
 	if (s->kind == ELFCOMPRESS_ZLIB) {
 		struct libdeflate_decompressor *dec = libdeflate_alloc_decompressor();
 		size_t got = 0;
 		enum libdeflate_result r;
 
 		if (!dec) {
-			free(out);
+			section_free(s);
 			return PSYM_ENOMEM;
 		}
 		r = libdeflate_zlib_decompress(dec, s->z, s->zlen, out, s->size, &got);
 		libdeflate_free_decompressor(dec);
 		if (r != LIBDEFLATE_SUCCESS) {
-			free(out);
+			section_free(s);
 			return PSYM_EBADDWARF;
 		}
 		s->len = got;
@@ -1167,12 +1205,11 @@ static int inflate_section(struct section *s)
 		size_t got = ZSTD_decompress(out, s->size, s->z, s->zlen);
 
 		if (ZSTD_isError(got)) {
-			free(out);
+			section_free(s);
 			return PSYM_EBADDWARF;
 		}
 		s->len = got;
 	}
-	s->owned = out;
 	s->p = out;
 	return 0;
 }
@@ -1505,7 +1542,7 @@ void psym_dwarf_close(struct psym_dwarf *d)
 		abtab_free(d->abtabs[i]);
 	free(d->abtabs);
 	for (int i = 0; i < S_N; i++)
-		free(d->sec[i].owned);
+		section_free(&d->sec[i]);
 	if (d->elf)
 		elf_end(d->elf);
 	if (d->fd >= 0)
