@@ -295,8 +295,12 @@ struct section {
 
 /* ---- abbreviations ------------------------------------------------------------ */
 
+/* How to skip a form: a fixed size (>= 0) or one of these. */
+enum { SZ_VAR = -1, SZ_ADDR = -2, SZ_OFF = -3, SZ_REFADDR = -4, SZ_LEB = -5, SZ_STR = -6 };
+
 struct attrspec {
 	uint16_t name, form;
+	int8_t size;
 	int64_t implicit;
 };
 
@@ -588,6 +592,23 @@ static bool skip_form(struct cur *c, const struct unitfmt *u, uint32_t form)
 	}
 }
 
+static int form_size_class(uint32_t form)
+{
+	int kind, n = form_fixed(form, &kind);
+
+	if (n >= 0)
+		return kind == 1 ? SZ_ADDR : kind == 2 ? SZ_OFF : kind == 3 ? SZ_REFADDR : n;
+	switch (form) {
+	case FORM_sdata: case FORM_udata: case FORM_ref_udata: case FORM_strx: case FORM_addrx:
+	case FORM_loclistx: case FORM_rnglistx: case FORM_GNU_addr_index: case FORM_GNU_str_index:
+		return SZ_LEB;
+	case FORM_string:
+		return SZ_STR;
+	default:
+		return SZ_VAR;
+	}
+}
+
 static bool form_is_const(uint32_t f)
 {
 	return f == FORM_data1 || f == FORM_data2 || f == FORM_data4 || f == FORM_data8 ||
@@ -669,15 +690,16 @@ static struct abtab *abtab_parse(struct psym_dwarf *d, uint64_t off)
 				t->attrs = na;
 				capattrs = ncap;
 			}
-			t->attrs[t->nattrs++] = (struct attrspec){ (uint16_t)name, (uint16_t)form,
-								   implicit };
+			n = form_fixed((uint32_t)form, &kind);
+			t->attrs[t->nattrs++] = (struct attrspec){
+				(uint16_t)name, (uint16_t)form, (int8_t)form_size_class((uint32_t)form),
+				implicit };
 			if (name > UINT16_MAX || form > UINT16_MAX)
-				t->attrs[t->nattrs - 1] = (struct attrspec){ 0, UINT16_MAX, 0 };
+				t->attrs[t->nattrs - 1] = (struct attrspec){ 0, UINT16_MAX, SZ_VAR, 0 };
 			if (name == AT_sibling && a.sibling < 0 && a.nattr < INT16_MAX)
 				a.sibling = (int16_t)a.nattr;
 			if (name == AT_low_pc || name == AT_ranges)
 				a.has_pc = true;
-			n = form_fixed((uint32_t)form, &kind);
 			if (n < 0 || a.fixed < 0) {
 				a.fixed = -1;
 			} else {
@@ -792,9 +814,34 @@ static inline bool skip_attrs(struct cur *c, const struct unitfmt *u, const stru
 				(uint64_t)a->nrefaddr * (u->version <= 2 ? u->addr_size : u->offsz));
 		return c->ok;
 	}
-	for (uint32_t i = 0; i < a->nattr; i++)
-		if (!skip_form(c, u, t->attrs[a->attr0 + i].form))
+	for (uint32_t i = 0; i < a->nattr; i++) {
+		const struct attrspec *as = &t->attrs[a->attr0 + i];
+
+		switch (as->size) {
+		case SZ_LEB:
+			while (c->p < c->end && (*c->p & 0x80))
+				c->p++;
+			skip(c, 1);
+			break;
+		case SZ_STR:
+			rd_cstr(c);
+			break;
+		case SZ_ADDR:
+			skip(c, u->addr_size);
+			break;
+		case SZ_OFF:
+			skip(c, u->offsz);
+			break;
+		case SZ_VAR: case SZ_REFADDR:
+			skip_form(c, u, as->form);
+			break;
+		default:
+			skip(c, (uint64_t)as->size);
+			break;
+		}
+		if (!c->ok)
 			return false;
+	}
 	return true;
 }
 
@@ -1328,6 +1375,22 @@ static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 	}
 	if (threaded)
 		pthread_join(th, NULL);
+	/*
+	 * The compressed bytes are not read again: give their pages back (the
+	 * file's read-only private mapping refetches them if ever touched).
+	 */
+	for (int i = 0; i < S_N; i++) {
+		long pg = sysconf(_SC_PAGESIZE);
+		uintptr_t lo, hi;
+
+		if (!d->sec[i].z || pg <= 0)
+			continue;
+		lo = ((uintptr_t)d->sec[i].z + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
+		hi = ((uintptr_t)d->sec[i].z + d->sec[i].zlen) & ~((uintptr_t)pg - 1);
+		if (hi > lo)
+			madvise((void *)lo, hi - lo, MADV_DONTNEED);
+		d->sec[i].z = NULL;
+	}
 	for (int i = 0; i < S_N; i++) {
 		if (!d->sec[i].err)
 			continue;
