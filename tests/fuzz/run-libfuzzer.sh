@@ -7,7 +7,7 @@ build=$2
 out=$build/fuzz-build
 mkdir -p "$out"
 flags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
-inc="-I$build -I$build/src -I$src/src $DWARF_CFLAGS"
+inc="-I$build -I$build/src -I$src/src"
 libsrcs=$(grep -oh 'src/[a-z_0-9]*\.c' "$src/Makefile.am" "$src/src/modules.am" | grep -v 'src/main\.c' | sort -u)
 for t in $FUZZ_TARGETS; do
 	echo "== building $t"
