@@ -95,7 +95,14 @@ struct cur {
 
 static inline struct cur cur_at(const uint8_t *base, size_t len, uint64_t off, bool swap)
 {
-	struct cur c = { base + len, base + len, false, swap };
+	static const uint8_t empty[1];
+	struct cur c;
+
+	if (!base) { /* an absent section */
+		base = empty;
+		len = 0;
+	}
+	c = (struct cur){ base + len, base + len, false, swap };
 
 	if (off <= len) {
 		c.p = base + off;
