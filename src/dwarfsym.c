@@ -351,9 +351,13 @@ struct entry {
 	bool resolved;
 };
 
-/* One range of an inlined subroutine, in its parent's slice sorted by lo. */
+/*
+ * One range of an inlined subroutine, in its parent's slice sorted by lo;
+ * maxhi is the largest hi up to here in the slice, to know when to stop
+ * looking back for overlapping siblings.
+ */
 struct kid {
-	uint64_t lo, hi;
+	uint64_t lo, hi, maxhi;
 	uint32_t entry;
 };
 
@@ -403,7 +407,7 @@ struct cu {
 };
 
 struct curange {
-	uint64_t lo, hi;
+	uint64_t lo, hi, maxhi; /* maxhi: the largest hi up to here */
 	uint32_t cu;
 };
 
@@ -1538,7 +1542,7 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 				d->capcuranges = ncap;
 			}
 			d->curanges[d->ncuranges++] =
-				(struct curange){ rb.r[i].lo, rb.r[i].hi, (uint32_t)d->ncus };
+				(struct curange){ rb.r[i].lo, rb.r[i].hi, 0, (uint32_t)d->ncus };
 		}
 		d->ncus++;
 		if (d->ncus >= UINT32_MAX - 1) {
@@ -1548,6 +1552,11 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 	}
 	if (d->ncuranges)
 		qsort(d->curanges, d->ncuranges, sizeof(*d->curanges), cmp_curange);
+	for (size_t i = 0; i < d->ncuranges; i++) {
+		uint64_t prev = i ? d->curanges[i - 1].maxhi : 0;
+
+		d->curanges[i].maxhi = d->curanges[i].hi > prev ? d->curanges[i].hi : prev;
+	}
 out:
 	free(rb.r);
 	return ret;
@@ -2337,18 +2346,24 @@ static int index_kids(struct cu *c)
 			const struct erange *r = &c->ranges[en->range_first + k];
 
 			c->kids[p->kid_first + p->kid_count++] =
-				(struct kid){ r->lo, r->hi, (uint32_t)i };
+				(struct kid){ r->lo, r->hi, 0, (uint32_t)i };
 		}
 	}
 	for (size_t i = 0; i < c->nentries; i++) {
 		const struct entry *en = &c->entries[i];
-		const struct kid *k = c->kids + en->kid_first;
+		struct kid *k = c->kids + en->kid_first;
+		uint64_t maxhi = 0;
 
 		for (uint32_t j = 1; j < en->kid_count; j++) {
 			if (cmp_kid(&k[j - 1], &k[j]) > 0) {
-				qsort(c->kids + en->kid_first, en->kid_count, sizeof(*k), cmp_kid);
+				qsort(k, en->kid_count, sizeof(*k), cmp_kid);
 				break;
 			}
+		}
+		for (uint32_t j = 0; j < en->kid_count; j++) {
+			if (k[j].hi > maxhi)
+				maxhi = k[j].hi;
+			k[j].maxhi = maxhi;
 		}
 	}
 	return 0;
@@ -2558,10 +2573,14 @@ static int decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 
 /* ---- lookup --------------------------------------------------------------------- */
 
-/* The child of en whose range holds a: the closest start wins. */
+/*
+ * The child of en whose range holds a. Siblings should not overlap; when
+ * they do, the first in DIE order wins, as with llvm-symbolizer.
+ */
 static uint32_t find_kid(const struct cu *c, const struct entry *en, uint64_t a)
 {
 	size_t lo = en->kid_first, hi = lo + en->kid_count, first = lo;
+	uint32_t best = NONE;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -2571,13 +2590,15 @@ static uint32_t find_kid(const struct cu *c, const struct entry *en, uint64_t a)
 		else
 			hi = mid;
 	}
-	for (size_t k = 0; k < 16 && lo > first + k; k++) {
-		const struct kid *r = &c->kids[lo - 1 - k];
+	for (size_t k = lo, n = 0; k > first && n < 4096; k--, n++) {
+		const struct kid *r = &c->kids[k - 1];
 
-		if (a < r->hi)
-			return r->entry;
+		if (r->maxhi <= a)
+			break; /* nothing at or before k - 1 reaches a */
+		if (a < r->hi && r->entry < best)
+			best = r->entry;
 	}
-	return NONE;
+	return best;
 }
 
 static const struct row *find_row(const struct cu *c, uint64_t a)
@@ -2636,9 +2657,22 @@ static uint32_t find_top(const struct cu *c, uint64_t a)
 	return NONE;
 }
 
-static struct cu *find_cu(struct psym_dwarf *d, uint64_t a, size_t *skip)
+#define MAX_CU_CANDIDATES 16
+
+static int cmp_u32(const void *a, const void *b)
 {
-	size_t lo = 0, hi = d->ncuranges;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The CUs whose ranges hold a, lowest .debug_info offset first (as
+ * llvm-symbolizer picks among overlapping CUs). Returns how many.
+ */
+static size_t find_cus(const struct psym_dwarf *d, uint64_t a, uint32_t *out)
+{
+	size_t lo = 0, hi = d->ncuranges, n = 0;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -2648,15 +2682,23 @@ static struct cu *find_cu(struct psym_dwarf *d, uint64_t a, size_t *skip)
 		else
 			hi = mid;
 	}
-	for (size_t k = *skip; k < 16 && lo > k; k++) {
-		const struct curange *r = &d->curanges[lo - 1 - k];
+	for (size_t k = lo, steps = 0; k > 0 && n < MAX_CU_CANDIDATES && steps < 4096;
+	     k--, steps++) {
+		const struct curange *r = &d->curanges[k - 1];
 
+		if (r->maxhi <= a)
+			break;
 		if (a < r->hi) {
-			*skip = k + 1;
-			return &d->cus[r->cu];
+			bool dup = false;
+
+			for (size_t i = 0; i < n; i++)
+				dup |= out[i] == r->cu;
+			if (!dup)
+				out[n++] = r->cu;
 		}
 	}
-	return NULL;
+	qsort(out, n, sizeof(*out), cmp_u32);
+	return n;
 }
 
 static inline const char *row_file(const struct cu *c, const struct row *r)
@@ -2667,18 +2709,16 @@ static inline const char *row_file(const struct cu *c, const struct row *r)
 int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame **frames,
 		      size_t *np, struct psym_err *e)
 {
-	uint32_t chain[MAX_FRAMES];
-	size_t skip = 0, depth = 0, n = 0;
+	uint32_t chain[MAX_FRAMES], cands[MAX_CU_CANDIDATES];
+	size_t ncands = find_cus(d, a, cands), depth = 0, n = 0;
 	const struct row *row = NULL;
 	struct cu *c = NULL;
 	uint32_t top = NONE;
 
 	/* Overlapping CU ranges happen (e.g. with LTO): take the first that knows a. */
-	for (;;) {
-		struct cu *cand = find_cu(d, a, &skip);
+	for (size_t i = 0; i < ncands; i++) {
+		struct cu *cand = &d->cus[cands[i]];
 
-		if (!cand)
-			break;
 		if (!cand->decoded) {
 			int ret = decode_cu(d, cand, e);
 
