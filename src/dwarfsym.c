@@ -2235,7 +2235,8 @@ done:
 		goto out;
 	}
 	/* Rows stay where they are; the sequences are sorted by address. */
-	qsort(s.seqs, s.nseqs, sizeof(*s.seqs), cmp_seq);
+	if (s.nseqs > 1)
+		qsort(s.seqs, s.nseqs, sizeof(*s.seqs), cmp_seq);
 	u->rows = s.rows;
 	u->nrows = s.n;
 	u->seqs = s.seqs;
