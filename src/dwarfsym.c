@@ -962,7 +962,7 @@ static inline bool const_val(const struct fval *v, int64_t *out)
 static bool read_die(struct cur *c, const struct cu *u, const struct abbrev *a, struct die *x)
 {
 	const struct unitfmt uf = { u->version, u->addr_size, u->offsz };
-	const struct attrspec *as = &u->ab->attrs[a->attr0];
+	const struct attrspec *as = a->nattr ? &u->ab->attrs[a->attr0] : NULL;
 	bool ok;
 
 	memset(x, 0, sizeof(*x));
