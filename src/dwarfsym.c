@@ -430,6 +430,7 @@ struct psym_dwarf {
 	size_t ncuranges, capcuranges;
 	struct abtab **abtabs; /* hash by offset */
 	size_t nabtabs, capabtabs;
+	uint64_t abbrev_bytes;  /* parsed so far, against overlapping tables */
 	struct origin *origins; /* hash: DIE offset -> resolved names */
 	size_t norigins, caporigins;
 	struct psym_arena strings;
@@ -661,6 +662,7 @@ static int cmp_abbrev(const void *a, const void *b)
 static struct abtab *abtab_parse(struct psym_dwarf *d, uint64_t off)
 {
 	struct cur c = sec_cur(d, S_ABBREV, off);
+	const uint8_t *start = c.p;
 	struct abtab *t = calloc(1, sizeof(*t));
 	size_t cap = 0, capattrs = 0;
 	uint64_t maxcode = 0;
@@ -742,6 +744,7 @@ static struct abtab *abtab_parse(struct psym_dwarf *d, uint64_t off)
 			maxcode = code;
 	}
 	/* Codes are usually 1..n: index them directly; else sort for bsearch. */
+	d->abbrev_bytes += (uint64_t)(c.p - start);
 	if (t->n && maxcode <= 4 * (uint64_t)t->n + 256) {
 		t->ndense = (size_t)maxcode + 1;
 		t->dense = calloc(t->ndense, sizeof(*t->dense));
@@ -760,11 +763,17 @@ nomem:
 	return NULL;
 }
 
-static struct abtab *abtab_get(struct psym_dwarf *d, uint64_t off)
+/*
+ * The table at off, parsed on first use. NULL when out of memory, or with
+ * *over set when the units of a hostile file make us parse the section
+ * many times over (tables at offsets inside each other).
+ */
+static struct abtab *abtab_get(struct psym_dwarf *d, uint64_t off, bool *over)
 {
 	struct abtab *t;
 	size_t j;
 
+	*over = false;
 	if (d->capabtabs) {
 		for (j = hash_off(off) & (d->capabtabs - 1); d->abtabs[j];
 		     j = (j + 1) & (d->capabtabs - 1))
@@ -787,6 +796,10 @@ static struct abtab *abtab_get(struct psym_dwarf *d, uint64_t off)
 		free(d->abtabs);
 		d->abtabs = n;
 		d->capabtabs = ncap;
+	}
+	if (d->abbrev_bytes > 4 * (uint64_t)d->sec[S_ABBREV].len + ((uint64_t)1 << 20)) {
+		*over = true;
+		return NULL;
 	}
 	t = abtab_parse(d, off);
 	if (!t)
@@ -1471,6 +1484,7 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 		const struct abbrev *a;
 		struct die x;
 		uint8_t ut = UT_compile;
+		bool over;
 
 		if (!c.ok || ulen > cur_left(&c))
 			break; /* a truncated or corrupt tail: keep what came before */
@@ -1504,7 +1518,9 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 			continue;
 		u->unit_type = ut;
 		u->die_off = (uint64_t)(c.p - d->sec[S_INFO].p);
-		u->ab = abtab_get(d, abbrev_off);
+		u->ab = abtab_get(d, abbrev_off, &over);
+		if (!u->ab && over)
+			continue; /* this unit is left out */
 		if (!u->ab) {
 			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 			goto out;
