@@ -1330,6 +1330,12 @@ static int section_setup(struct psym_dwarf *d, struct section *s, const uint8_t 
 		return PSYM_ELIMIT;
 	s->z = c.p;
 	s->zlen = cur_left(&c);
+	/*
+	 * Deflate expands at most 1032 times; zstd more in theory, not on
+	 * DWARF. A larger claim is a lie that would cost memory.
+	 */
+	if (s->size / 1032 > s->zlen + 1024)
+		return PSYM_EBADDWARF;
 	s->p = NULL;
 	s->len = 0;
 	return 0;
