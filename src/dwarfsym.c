@@ -15,6 +15,11 @@
  * or skipped DIE by DIE, in O(1) when the abbreviation is all fixed size),
  * and its line program. Names through abstract_origin/specification are
  * resolved on lookup only, and cached.
+ *
+ * Where DWARF is ambiguous the answer is llvm-symbolizer's (the tests'
+ * oracle): among CUs with overlapping ranges the lowest offset wins, among
+ * overlapping sibling inlines the first in DIE order; file names are
+ * joined as it joins them (comp_dir / include dir / name).
  */
 #include "config.h"
 
