@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Source lines and inline frames from DWARF (libdwarf 20210528 API).
+ * Source lines and inline frames from DWARF (our own reader, DWARF 2-5).
  *
  * psym_dwarf_open() builds a sorted table of the address ranges of every
  * compile unit from the CUs themselves (low_pc/high_pc or DW_AT_ranges,
  * DWARF 4 .debug_ranges and DWARF 5 .debug_rnglists; .debug_aranges is not
  * needed). A CU is decoded only when an address inside it is looked up:
  * its subprogram / inlined-subroutine tree and its line table are then
- * kept, sorted, for the life of the psym_dwarf. Memory grows with what was
- * looked up, not with the size of the DWARF.
+ * kept, sorted, for the life of the psym_dwarf. Beyond the DWARF sections
+ * themselves (mapped, or inflated once when compressed), memory grows with
+ * what was looked up.
  *
  * DWARF is untrusted: DIE nesting depth, abstract_origin/specification
  * chains (cycles end), entries per CU and line rows are all capped.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Fuzz target: DWARF index builder and lookups (libdwarf reads a file, so
+ * Fuzz target: DWARF index builder and lookups (the reader opens a file, so
  * the input goes into a memfd), plus the combined binary resolver.
  */
 #include "config.h"

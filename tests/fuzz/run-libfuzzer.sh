@@ -4,7 +4,7 @@
 # copy of its seed corpus. Usage: run-libfuzzer.sh SRCDIR BUILDDIR
 #
 # Environment: FUZZ_CC (clang), FUZZ_SECONDS, FUZZ_TARGETS, PSYM_LIBS,
-# DWARF_CFLAGS, FUZZ_OUT (work dir, default BUILDDIR/fuzz-build);
+# FUZZ_OUT (work dir, default BUILDDIR/fuzz-build);
 # FUZZ_BUILD_ONLY=1 only builds. Exit status 1 when a target
 # found a crash (the input is kept as BUILDDIR/fuzz-build/crash-TARGET-*).
 set -eu
@@ -16,7 +16,7 @@ mkdir -p "$out/obj"
 # FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the libFuzzer/OSS-Fuzz convention)
 # lets the fuzzer past checksums it cannot forge.
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
-inc="-I$build -I$build/src -I$src/src ${DWARF_CFLAGS:-}"
+inc="-I$build -I$build/src -I$src/src"
 libsrcs=$(grep -oh 'src/[a-z_0-9]*\.c' "$src/Makefile.am" "$src/src/modules.am" | grep -v 'src/main\.c' | sort -u)
 objs=""
 for s in $libsrcs "$build/proto/profile.pb-c.c"; do
