@@ -423,6 +423,7 @@ struct origin {
 };
 
 struct psym_dwarf {
+	size_t bad_units; /* .debug_info units whose header could not be read */
 	char *path;
 	int fd;
 	Elf *elf;
@@ -1497,8 +1498,10 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 		uint8_t ut = UT_compile;
 		bool over;
 
-		if (!c.ok || ulen > cur_left(&c))
+		if (!c.ok || ulen > cur_left(&c)) {
+			d->bad_units++;
 			break; /* a truncated or corrupt tail: keep what came before */
+		}
 		next = (uint64_t)(c.p - d->sec[S_INFO].p) + ulen;
 		c.end = c.p + ulen;
 		ret = add_cu(d, e);
@@ -1510,8 +1513,10 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 		u->offsz = (uint8_t)offsz;
 		u->version = rd_u16(&c);
 		off = next;
-		if (u->version < 2 || u->version > 5)
+		if (u->version < 2 || u->version > 5) {
+			d->bad_units++;
 			continue;
+		}
 		if (u->version >= 5) {
 			ut = rd_u8(&c);
 			u->addr_size = rd_u8(&c);
@@ -1525,20 +1530,26 @@ static int index_cus(struct psym_dwarf *d, struct psym_err *e)
 			u->addr_size = rd_u8(&c);
 		}
 		if (!c.ok || (u->addr_size != 4 && u->addr_size != 8 && u->addr_size != 2 &&
-			      u->addr_size != 1))
+			      u->addr_size != 1)) {
+			d->bad_units++;
 			continue;
+		}
 		u->unit_type = ut;
 		u->die_off = (uint64_t)(c.p - d->sec[S_INFO].p);
 		u->ab = abtab_get(d, abbrev_off, &over);
-		if (!u->ab && over)
+		if (!u->ab && over) {
+			d->bad_units++;
 			continue; /* this unit is left out */
+		}
 		if (!u->ab) {
 			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 			goto out;
 		}
 		a = abbrev_find(u->ab, rd_uleb(&c));
-		if (!c.ok || !a || !read_die(&c, u, a, &x))
+		if (!c.ok || !a || !read_die(&c, u, a, &x)) {
+			d->bad_units++;
 			continue;
+		}
 		u->str_off_base = x.has_str_off_base ? x.str_off_base : 8;
 		u->addr_base = x.addr_base;
 		u->rng_base = x.rng_base;
@@ -1633,7 +1644,11 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 	if (ret)
 		goto fail;
 	if (d->ncuranges == 0) {
-		ret = PSYM_NOENT;
+		/* Units there but none readable: corrupt, not "no DWARF". */
+		ret = d->bad_units ? psym_err_set(e, PSYM_EBADDWARF,
+						  "'%s': corrupt DWARF: %zu unreadable unit headers "
+						  "in .debug_info", d->path, d->bad_units) :
+				     PSYM_NOENT;
 		goto fail;
 	}
 	*out = d;
