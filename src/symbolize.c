@@ -719,7 +719,8 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 			  e);
 	if (ret >= 0)
 		ret = resolve_mapping(run, mi, m, name, bin, locs, nlocs, todo, kept, e);
-	pthread_mutex_unlock(&bin->mu);
+	if (bin) /* NULL when open_binary failed before making its entry */
+		pthread_mutex_unlock(&bin->mu);
 	return ret;
 }
 
