@@ -54,6 +54,8 @@ for i in 1 2 3 4 5 6; do
 done
 check "every batch output equals the single run's ($same/6)" [ "$same" = 6 ]
 check "inline frames present" sh -c "\"$PSYM\" show out/p1.pb | grep -q '(inlined)'"
+check "batch outputs equal llvm-symbolizer's (binary a)" llvm_agree out/p1.pb a
+check "batch outputs equal llvm-symbolizer's (binary b)" llvm_agree out/p2.pb b
 if command -v go >/dev/null; then
 	check "go tool pprof reads a batch output" sh -c "go tool pprof -top out/p2.pb 2>/dev/null | grep -q alpha"
 fi

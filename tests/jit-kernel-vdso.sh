@@ -239,35 +239,12 @@ with open("kv.kallsyms", "w") as f:
 PY
 	for v in kv kv-nostart kv-wrongbid; do encode_txtpb $v.txtpb $v.pb; done
 	slide=$(cat kslide)
-	sed 's/^/0x/' kinsns | llvm-symbolizer --inlines --output-style=JSON -e vmlinux >kv.llvm
-	kv_compare() { # PROFILE: psym's frames per address (slide removed) vs llvm-symbolizer
-		"$PSYM" show --json "$1" | python3 -c "
-import json, sys
-slide = int('$slide', 16)
-d = json.load(sys.stdin)
-fn = {f['id']: f for f in d['functions']}
-want = {}
-for l in open('kv.llvm'):
-    o = json.loads(l)
-    want[int(o['Address'], 16)] = [(f['FunctionName'], f['FileName'], f['Line']) for f in o['Symbol']]
-good = bad = 0
-for loc in d['locations']:
-    got = [(fn[x['function_id']]['system_name'], fn[x['function_id']]['filename'], x['line']) for x in loc.get('lines', [])]
-    a = loc['address'] - slide
-    if got == want.get(a):
-        good += 1
-    else:
-        bad += 1
-        if bad < 5: print(hex(a), got, want.get(a))
-print(good, 'of', good + bad, 'agree')
-sys.exit(1 if bad or not good else 0)"
-	}
 	"$PSYM" symbolize --debug-dir kdbg kv.pb -o kv.sym.pb 2>kv.log
-	check "vmlinux by build ID, KASLR slide 0x$slide: every instruction as llvm-symbolizer (inlines, lines)" kv_compare kv.sym.pb
+	check "vmlinux by build ID, KASLR slide 0x$slide: every instruction as llvm-symbolizer (inlines, lines)" llvm_agree kv.sym.pb vmlinux "$slide"
 	"$PSYM" symbolize --vmlinux vmlinux kv.pb -o kv2.sym.pb 2>kv2.log
-	check "--vmlinux FILE: the same" kv_compare kv2.sym.pb
+	check "--vmlinux FILE: the same" llvm_agree kv2.sym.pb vmlinux "$slide"
 	"$PSYM" symbolize --vmlinux vmlinux --kallsyms kv.kallsyms kv-nostart.pb -o kv3.sym.pb 2>kv3.log
-	check "runtime _text from the kallsyms copy when the mapping lacks it" kv_compare kv3.sym.pb
+	check "runtime _text from the kallsyms copy when the mapping lacks it" llvm_agree kv3.sym.pb vmlinux "$slide"
 	"$PSYM" symbolize --vmlinux vmlinux kv-nostart.pb -o kv4.sym.pb 2>kv4.log
 	check "runtime _text unknown: said, not guessed" grep -q "runtime _text unknown (KASLR)" kv4.log
 	"$PSYM" symbolize --vmlinux vmlinux kv-wrongbid.pb -o kv5.sym.pb 2>kv5.log

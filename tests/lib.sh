@@ -116,3 +116,48 @@ readers_argv() {
 		argv="$argv $a"
 	done
 }
+
+# llvm_agree PROFILE ELF [SLIDE]: every location of a symbolized PROFILE
+# (address - SLIDE, hex, = ELF virtual address) has the frames
+# llvm-symbolizer --inlines gives for ELF: same function (mangled), file and
+# line for each inline level, wherever llvm-symbolizer has DWARF lines. An
+# independent oracle for symbolize's output.
+llvm_agree() {
+	"$PSYM" show --json "$1" >agree.json || return 1
+	python3 - "${3:-0}" <<'PY' >agree.addrs || return 1
+import json, sys
+slide = int(sys.argv[1], 16)
+for loc in json.load(open("agree.json"))["locations"]:
+    print("0x%x" % (loc["address"] - slide))
+PY
+	llvm-symbolizer --inlines --no-demangle --output-style=JSON -e "$2" <agree.addrs >agree.llvm || return 1
+	python3 - "${3:-0}" <<'PY'
+import json, sys
+slide = int(sys.argv[1], 16)
+d = json.load(open("agree.json"))
+fn = {f["id"]: f for f in d["functions"]}
+want = {}
+for l in open("agree.llvm"):
+    o = json.loads(l)
+    fr = [(f["FunctionName"], f["FileName"], f["Line"]) for f in o["Symbol"]]
+    # Only addresses with DWARF lines are compared here (symbol-table-only
+    # answers, e.g. past a section's end, are checked against nm elsewhere).
+    if fr and fr[0][1]:
+        want[int(o["Address"], 16)] = fr
+good = bad = 0
+for loc in d["locations"]:
+    got = [(fn[x["function_id"]]["system_name"], fn[x["function_id"]]["filename"], x["line"])
+           for x in loc.get("lines", [])]
+    a = loc["address"] - slide
+    if a not in want:
+        continue
+    if got == want[a]:
+        good += 1
+    else:
+        bad += 1
+        if bad < 5: print(hex(a), got, want.get(a))
+print(good, "of", good + bad, "agree with llvm-symbolizer")
+sys.exit(1 if bad or not good else 0)
+PY
+}
+

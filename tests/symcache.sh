@@ -22,6 +22,7 @@ gcc -g -O2 -fno-pie -no-pie -Wl,--build-id -o c c.c
 bid=$(readelf -n c | sed -n 's/.*Build ID: //p')
 mkdir -p dbg/.build-id/$(echo "$bid" | cut -c1-2)
 objcopy --only-keep-debug c "dbg/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).debug"
+cp c c.full
 objcopy --strip-debug c
 : >maps.empty
 mkprof() { # NAME SEED COUNT: a profile of COUNT addresses of c's text
@@ -54,6 +55,7 @@ fi
 check "second run: same profile" cmp -s a2.pb ref-a.pb
 check "second run: said to come from the cache" grep -q "from the symbol cache" a2.log
 check "inline frames kept through the cache" sh -c "\"$PSYM\" show a2.pb | grep -q '(inlined)'"
+check "answers from the cache equal llvm-symbolizer's (inline chains, lines)" llvm_agree a2.pb c.full
 # New addresses are merged in; then both profiles are answered whole.
 sym --no-cache b.pb -o ref-b.pb 2>/dev/null
 sym --cache sc b.pb -o b1.pb 2>/dev/null
@@ -61,6 +63,7 @@ check "partly cached profile: same as --no-cache" cmp -s b1.pb ref-b.pb
 sym --cache sc a.pb -o a3.pb 2>a3.log
 sym --cache sc b.pb -o b3.pb 2>b3.log
 check "after merging, both answered from the cache" sh -c 'grep -q "from the symbol cache" a3.log && grep -q "from the symbol cache" b3.log'
+check "merged answers equal llvm-symbolizer's" llvm_agree b3.pb c.full
 # Damaged cache files: ignored, output still right, file rewritten whole.
 f=sc/v1/$bid.psc
 size=$(wc -c <"$f")
