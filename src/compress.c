@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <lzma.h>
+#include <libdeflate.h>
 #include <zlib.h>
 
 #include "compress.h"
@@ -106,38 +107,33 @@ out:
 int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp,
 	      size_t *outlenp, struct psym_err *e)
 {
+	struct libdeflate_compressor *c;
 	unsigned char *out;
-	size_t cap;
-	z_stream zs;
-	int zr;
+	size_t cap, n;
 
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
-			 Z_DEFAULT_STRATEGY) != Z_OK)
-		return psym_err_set(e, PSYM_ENOMEM, "cannot start gzip encoder");
-	if (len > UINT32_MAX / 2) {
-		deflateEnd(&zs);
+	if (len > UINT32_MAX / 2)
 		return psym_err_set(e, PSYM_ELIMIT, "profile too large to compress");
-	}
-	cap = deflateBound(&zs, (uLong)len) + 32;
+	/*
+	 * libdeflate at zlib's default level: the same ratio in about a third
+	 * of zlib's time, and its header has no mtime (output is reproducible).
+	 */
+	c = libdeflate_alloc_compressor(6);
+	if (!c)
+		return psym_err_set(e, PSYM_ENOMEM, "cannot start gzip encoder");
+	cap = libdeflate_gzip_compress_bound(c, len);
 	out = malloc(cap);
 	if (!out) {
-		deflateEnd(&zs);
+		libdeflate_free_compressor(c);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
-	zs.next_in = (unsigned char *)in;
-	zs.avail_in = (uInt)len;
-	zs.next_out = out;
-	zs.avail_out = (uInt)cap;
-	zr = deflate(&zs, Z_FINISH);
-	if (zr != Z_STREAM_END) {
-		deflateEnd(&zs);
+	n = libdeflate_gzip_compress(c, in, len, out, cap);
+	libdeflate_free_compressor(c);
+	if (!n) {
 		free(out);
 		return psym_err_set(e, PSYM_EINTERNAL, "gzip compression failed");
 	}
-	*outlenp = zs.total_out;
+	*outlenp = n;
 	*outp = out;
-	deflateEnd(&zs);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "binfind.h"
 #include "builder.h"
 #include "demangle.h"
+#include "funcmemo.h"
 #include "kallsyms.h"
 #include "perfmap.h"
 #include "mapping.h"
@@ -84,6 +85,7 @@ struct run {
 	const struct psym_symbolize_opts *o;
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
+	struct psym_funcmemo *memo; /* NULL: out of memory, go without */
 	struct psym_bincache own, *cache; /* cache: &own, or the batch's */
 	struct psym_binary_opts bopts;
 	bool *caller_only;       /* by location position, for --adjust-callers */
@@ -169,20 +171,31 @@ static size_t resolve_addr(struct binary *bin, uint64_t vaddr, struct psym_frame
 	return psym_binary_resolve(bin->bin, vaddr, frames, max);
 }
 
+/*
+ * Append frames as Lines of loc. memo: the frames' strings live as long as
+ * the run (binaries, not perf maps or kallsyms), so a function seen before
+ * is found by their addresses without demangling again.
+ */
 static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames,
-		      size_t n)
+		      size_t n, bool memo)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
-		const char *sys = f->linkage_name ? f->linkage_name : f->name;
-		char *dem = run->o->no_demangle ? NULL : psym_demangle(sys);
-		uint64_t fid = psym_builder_function(run->b, dem ? dem : f->name, sys,
-						     f->file ? f->file : "", f->start_line);
+		uint64_t fid = memo ? psym_funcmemo_get(run->memo, f) : 0;
 		int ret;
 
-		free(dem);
-		if (!fid)
-			return psym_builder_error(run->b);
+		if (!fid) {
+			const char *sys = f->linkage_name ? f->linkage_name : f->name;
+			char *dem = run->o->no_demangle ? NULL : psym_demangle(sys);
+
+			fid = psym_builder_function(run->b, dem ? dem : f->name, sys,
+						    f->file ? f->file : "", f->start_line);
+			free(dem);
+			if (!fid)
+				return psym_builder_error(run->b);
+			if (memo)
+				psym_funcmemo_put(run->memo, f, fid);
+		}
 		ret = psym_builder_add_line(run->b, loc, fid, f->line, f->column);
 		if (ret)
 			return ret;
@@ -607,6 +620,7 @@ static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mappin
 	for (size_t i = 0; i < nlocs; i++) {
 		pb_location *loc = locs[i];
 		size_t n = 0;
+		bool stable = false; /* frames from a binary, not a perf map or kallsyms */
 
 		if (loc->n_line && !run->o->force)
 			continue;
@@ -619,6 +633,7 @@ static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mappin
 			if (vm && rt)
 				n = psym_binary_resolve(vm, loc->address - rt + run->vmlinux_text, frames,
 							MAX_FRAMES);
+			stable = n > 0;
 			if (n)
 				goto found;
 			ks = get_kallsyms(run);
@@ -654,6 +669,7 @@ static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mappin
 			if (psym_elf_normalize(psym_binary_elf(v), m->memory_start, m->memory_limit,
 					       m->file_offset, loc->address, &vaddr) == 0)
 				n = psym_binary_resolve(v, vaddr, frames, MAX_FRAMES);
+			stable = true;
 		} else {
 			why = "no code to symbolize in this kind of mapping";
 			break;
@@ -662,7 +678,7 @@ static int symbolize_special(struct run *run, enum psym_map_class cls, pb_mappin
 			continue;
 found:
 		loc->n_line = 0;
-		ret = add_frames(run, loc, frames, n);
+		ret = add_frames(run, loc, frames, n, stable);
 		if (ret)
 			return psym_err_set(e, ret, "out of memory while symbolizing");
 		m->has_functions = true;
@@ -724,7 +740,20 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	return ret;
 }
 
-/* The locations of one file-backed mapping, with its binary held. */
+static int cmp_loc_addr(const void *a, const void *b)
+{
+	const pb_location *x = *(pb_location *const *)a, *y = *(pb_location *const *)b;
+
+	if (x->address != y->address)
+		return x->address < y->address ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The locations of one file-backed mapping, with its binary held. They are
+ * resolved in address order: consecutive lookups then fall in the same
+ * compile unit, function and line rows, which stay in the CPU caches.
+ */
 static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char *name,
 			   struct binary *bin, pb_location **locs, size_t nlocs, size_t todo,
 			   size_t kept, struct psym_err *e)
@@ -742,6 +771,7 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 		return 0;
 	}
 	elf = psym_binary_elf(bin->bin);
+	qsort(locs, nlocs, sizeof(*locs), cmp_loc_addr);
 	for (size_t i = 0; i < nlocs; i++) {
 		pb_location *loc = locs[i];
 		uint64_t vaddr;
@@ -764,7 +794,7 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 		if (!n)
 			continue;
 		loc->n_line = 0; /* --force: replace what was there */
-		ret = add_frames(run, loc, frames, n);
+		ret = add_frames(run, loc, frames, n, true);
 		if (ret)
 			return psym_err_set(e, ret, "out of memory while symbolizing");
 		m->has_functions = true;
@@ -828,6 +858,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	ret = psym_builder_new(p, &run.b, e);
 	if (ret)
 		return ret;
+	run.memo = psym_funcmemo_new();
 	/* The process of each location, from its samples' numeric pid label. */
 	run.loc_pid = calloc(pb->n_location + 1, sizeof(int));
 	if (!run.loc_pid) {
@@ -923,6 +954,7 @@ out:
 	free(first);
 	free(fill);
 	free(order);
+	psym_funcmemo_free(run.memo);
 	psym_builder_free(run.b);
 	return ret;
 }
