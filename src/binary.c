@@ -55,6 +55,12 @@ const char *psym_binary_dwarf_path(const struct psym_binary *b)
 	return b->dwarf_path;
 }
 
+void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t *decoded)
+{
+	*total = b->dwarf ? psym_dwarf_ncus(b->dwarf) : 0;
+	*decoded = b->dwarf ? psym_dwarf_ncus_decoded(b->dwarf) : 0;
+}
+
 const char *psym_binary_debug_note(const struct psym_binary *b)
 {
 	if (b->note[0])

@@ -51,6 +51,8 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 
 /* Where lines came from (NULL if no DWARF), and why not, for the report. */
 const char *psym_binary_dwarf_path(const struct psym_binary *b);
+/* Compile units in its DWARF and how many were decoded so far (0, 0: none). */
+void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t *decoded);
 const char *psym_binary_debug_note(const struct psym_binary *b);
 /* Lookups answered by the persistent cache, and not. */
 void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses);

@@ -827,6 +827,13 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 			snprintf(lines, sizeof(lines), ", no lines: %s", note ? note : "no DWARF");
 		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations from '%s'%s%s\n", m->id,
 		      name, done, todo, psym_elf_path(elf), lines, kept ? " (others kept)" : "");
+		if (o->explain && dw) {
+			size_t units, decoded;
+
+			psym_binary_dwarf_units(bin->bin, &units, &decoded);
+			logf_(run, "    DWARF: %zu of %zu compile units decoded so far\n", decoded,
+			      units);
+		}
 	}
 	return 0;
 }
