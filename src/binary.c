@@ -83,6 +83,7 @@ static bool try_dwarf(struct psym_binary *b, const char *path)
 		.max_depth = l ? l->dwarf_depth : 0,
 		.max_entries = l ? l->dwarf_entries : 0,
 		.max_rows = l ? l->dwarf_rows : 0,
+		.threads = b->o->threads,
 	};
 	struct psym_err e = { 0 };
 	int ret = psym_dwarf_open(path, &dopt, &b->dwarf, &e);
@@ -223,6 +224,41 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 	if (b->cache && b->dwarf)
 		psym_symcache_add(b->cache, vaddr, frames, n);
 	return n;
+}
+
+int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
+			struct psym_err *e)
+{
+	uint64_t *miss = NULL;
+	size_t nmiss = 0;
+	int ret;
+
+	if (!b->cache_tried)
+		open_cache(b);
+	if (b->cache) {
+		miss = malloc((n ? n : 1) * sizeof(*miss));
+		if (!miss)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		for (size_t i = 0; i < n; i++)
+			if (!psym_symcache_has(b->cache, vaddrs[i]))
+				miss[nmiss++] = vaddrs[i];
+		vaddrs = miss;
+		n = nmiss;
+	}
+	if (n && !b->debug_tried)
+		find_debug(b);
+	ret = 0;
+	if (n && b->dwarf) {
+		struct psym_err de = { 0 };
+
+		ret = psym_dwarf_prepare(b->dwarf, vaddrs, n, &de);
+		if (ret == PSYM_ENOMEM)
+			psym_err_set(e, ret, "%s", de.msg);
+		else if (de.code && !b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", de.msg);
+	}
+	free(miss);
+	return ret;
 }
 
 void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses)

@@ -30,6 +30,7 @@ struct psym_binary_opts {
 	const struct psym_elf_limits *elf_limits;
 	const struct psym_reader_limits *limits; /* DWARF caps; NULL: defaults */
 	const char *cache_dir;                /* persistent symbol cache, NULL: off */
+	unsigned threads;                     /* DWARF decoding threads, 0: online CPUs */
 };
 
 struct psym_binary;
@@ -51,6 +52,15 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 
 /* Where lines came from (NULL if no DWARF), and why not, for the report. */
 const char *psym_binary_dwarf_path(const struct psym_binary *b);
+/*
+ * Get ready to resolve these addresses (any order): what the symbol cache
+ * does not answer is decoded from DWARF now, on several threads. Optional
+ * (psym_binary_resolve does the same work on one thread when needed);
+ * returns 0 or PSYM_ENOMEM.
+ */
+int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
+			struct psym_err *e);
+
 /* Compile units in its DWARF and how many were decoded so far (0, 0: none). */
 void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t *decoded);
 const char *psym_binary_debug_note(const struct psym_binary *b);

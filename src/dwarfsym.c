@@ -440,6 +440,7 @@ struct psym_dwarf {
 	struct origin *origins; /* hash: DIE offset -> resolved names */
 	size_t norigins, caporigins;
 	struct psym_arena strings;
+	pthread_mutex_t strings_mu; /* strings and ndecoded, while preparing on threads */
 	struct psym_frame frames[MAX_FRAMES];
 };
 
@@ -1613,6 +1614,14 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 	d->o.max_depth = o && o->max_depth ? o->max_depth : 512;
 	d->o.max_entries = o && o->max_entries ? o->max_entries : (size_t)16 << 20;
 	d->o.max_rows = o && o->max_rows ? o->max_rows : (size_t)64 << 20;
+	d->o.threads = o ? o->threads : 0;
+	if (d->o.threads == 0) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+		d->o.threads = cpus > 0 ? (unsigned)cpus : 1;
+	}
+	if (d->o.threads > 8)
+		d->o.threads = 8;
 	if (d->o.max_depth > 1 << 20)
 		d->o.max_depth = 1 << 20;
 	if (d->o.max_entries > UINT32_MAX - 1)
@@ -1620,6 +1629,7 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 	if (d->o.max_rows > UINT32_MAX - 1)
 		d->o.max_rows = UINT32_MAX - 1;
 	psym_arena_init(&d->strings, (size_t)4 << 30);
+	pthread_mutex_init(&d->strings_mu, NULL);
 	d->path = strdup(path);
 	if (!d->path) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -1688,6 +1698,7 @@ void psym_dwarf_close(struct psym_dwarf *d)
 	if (d->fd >= 0)
 		close(d->fd);
 	psym_arena_free(&d->strings);
+	pthread_mutex_destroy(&d->strings_mu);
 	free(d->path);
 	free(d);
 }
@@ -1874,7 +1885,9 @@ static const char *join_path(struct psym_dwarf *d, const char *comp_dir, const c
 	cl = strlen(comp_dir);
 	dl = strlen(dir);
 	nl = strlen(name);
+	pthread_mutex_lock(&d->strings_mu);
 	out = psym_arena_alloc(&d->strings, cl + dl + nl + 3);
+	pthread_mutex_unlock(&d->strings_mu);
 	if (!out)
 		return NULL;
 	{
@@ -2605,7 +2618,9 @@ static int decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	int ret;
 
 	c->decoded = true;
+	pthread_mutex_lock(&d->strings_mu);
 	d->ndecoded++;
+	pthread_mutex_unlock(&d->strings_mu);
 	ret = decode_lines(d, c, e);
 	if (!ret)
 		ret = decode_dies(d, c, e);
@@ -2615,6 +2630,8 @@ static int decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 }
 
 /* ---- lookup --------------------------------------------------------------------- */
+
+
 
 /*
  * The child of en whose range holds a. Siblings should not overlap; when
@@ -2747,6 +2764,93 @@ static size_t find_cus(const struct psym_dwarf *d, uint64_t a, uint32_t *out)
 static inline const char *row_file(const struct cu *c, const struct row *r)
 {
 	return r->file == UINT16_MAX ? NULL : cu_file(c, r->file);
+}
+
+/* ---- decoding ahead, on several threads -------------------------------------------- */
+
+struct prep {
+	struct psym_dwarf *d;
+	const uint32_t *todo; /* CU indexes */
+	size_t n;
+	pthread_mutex_t mu; /* next and the first error */
+	size_t next;
+	struct psym_err first;
+};
+
+static void *prepare_worker(void *arg)
+{
+	struct prep *p = arg;
+
+	for (;;) {
+		struct psym_err e = { 0 };
+		size_t i;
+		int ret;
+
+		pthread_mutex_lock(&p->mu);
+		i = p->first.code == PSYM_ENOMEM ? p->n : p->next++;
+		pthread_mutex_unlock(&p->mu);
+		if (i >= p->n)
+			break;
+		/* Each CU is decoded by one thread; what CUs share is locked inside. */
+		ret = decode_cu(p->d, &p->d->cus[p->todo[i]], &e);
+		if (ret) {
+			pthread_mutex_lock(&p->mu);
+			if (!p->first.code || ret == PSYM_ENOMEM)
+				p->first = e;
+			pthread_mutex_unlock(&p->mu);
+		}
+	}
+	return NULL;
+}
+
+int psym_dwarf_prepare(struct psym_dwarf *d, const uint64_t *addrs, size_t n, struct psym_err *e)
+{
+	struct prep p = { .d = d };
+	pthread_t th[8];
+	unsigned started = 0;
+	uint32_t cands[MAX_CU_CANDIDATES];
+	uint32_t *todo;
+	uint8_t *want;
+	size_t ntodo = 0;
+
+	if (!d->ncus)
+		return 0;
+	want = calloc(d->ncus, 1);
+	todo = malloc(d->ncus * sizeof(*todo));
+	if (!want || !todo) {
+		free(want);
+		free(todo);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t k = find_cus(d, addrs[i], cands);
+
+		/* Overlapping CUs: all candidates (lookups take the first that knows). */
+		for (size_t j = 0; j < k; j++)
+			if (!d->cus[cands[j]].decoded && !want[cands[j]]) {
+				want[cands[j]] = 1;
+				todo[ntodo++] = cands[j];
+			}
+	}
+	free(want);
+	p.todo = todo;
+	p.n = ntodo;
+	pthread_mutex_init(&p.mu, NULL);
+	/* This thread works too; helpers only when there is more than one CU. */
+	for (unsigned t = 1; t < d->o.threads && t < ntodo; t++)
+		if (pthread_create(&th[started], NULL, prepare_worker, &p) == 0)
+			started++;
+	prepare_worker(&p);
+	for (unsigned t = 0; t < started; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_destroy(&p.mu);
+	free(todo);
+	if (p.first.code) {
+		*e = p.first;
+		if (p.first.code == PSYM_ENOMEM)
+			return PSYM_ENOMEM;
+	}
+	return 0;
 }
 
 int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame **frames,

@@ -31,6 +31,7 @@ struct psym_dwarf_opts {
 	size_t max_depth;       /* DIE nesting (default 512) */
 	size_t max_entries;     /* functions + inlines per CU (default 16 M) */
 	size_t max_rows;        /* line rows per CU (default 64 M) */
+	unsigned threads;       /* for psym_dwarf_prepare (0: online CPUs, at most 8) */
 };
 
 /*
@@ -54,6 +55,15 @@ void psym_dwarf_close(struct psym_dwarf *d);
  */
 int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t vaddr, const struct psym_frame **frames,
 		      size_t *n, struct psym_err *e);
+
+/*
+ * Decode now, on several threads, every compile unit that holds one of the
+ * n addresses (any order), so that their lookups find them decoded. Only
+ * an optimization: lookups decode what is still missing. Returns 0, or
+ * PSYM_ENOMEM; a CU that cannot be decoded is reported through e (the first
+ * one) and then treated as absent, as with lookups.
+ */
+int psym_dwarf_prepare(struct psym_dwarf *d, const uint64_t *addrs, size_t n, struct psym_err *e);
 
 /* Counts for reports and tests. */
 size_t psym_dwarf_ncus(const struct psym_dwarf *d);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -462,35 +463,182 @@ int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
 
 /* ---- writing ------------------------------------------------------------ */
 
+/*
+ * Large profiles are packed (and compressed) in two pieces on two threads.
+ * Each piece is a shallow copy of the profile holding a run of its fields in
+ * packing order, the biggest repeated field cut in the middle: protobuf-c
+ * packs fields in descriptor order, so the two encodings laid end to end
+ * are byte for byte the encoding of the whole; compressed, they are two
+ * gzip members, which every gzip reader joins. Whether and where to cut
+ * depends only on the profile, never on the machine: output is the same
+ * everywhere.
+ */
+#define SPLIT_MIN_ELEMENTS 50000
+
+struct piece {
+	pb_profile msg;
+	bool gzip;
+	unsigned char *buf;
+	size_t len;
+	int ret;
+	struct psym_err e;
+};
+
+static void *encode_piece(void *arg)
+{
+	struct piece *pc = arg;
+	const ProtobufCMessage *m = &pc->msg.base;
+	size_t n = protobuf_c_message_get_packed_size(m);
+	unsigned char *gz;
+	size_t gzlen;
+
+	pc->buf = malloc(n ? n : 1);
+	if (!pc->buf) {
+		pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM, "out of memory encoding the profile");
+		return NULL;
+	}
+	pc->len = protobuf_c_message_pack(m, pc->buf);
+	if (pc->len != n) {
+		pc->ret = psym_err_set(&pc->e, PSYM_EINTERNAL,
+				       "encoded size %zu differs from computed size %zu", pc->len, n);
+		return NULL;
+	}
+	if (!pc->gzip)
+		return NULL;
+	pc->ret = psym_gzip(pc->buf, pc->len, &gz, &gzlen, &pc->e);
+	if (pc->ret)
+		return NULL;
+	free(pc->buf);
+	pc->buf = gz;
+	pc->len = gzlen;
+	return NULL;
+}
+
+/* Leave field f out of msg (a shallow copy). False when f is of a kind not handled. */
+static bool drop_field(pb_profile *msg, const ProtobufCFieldDescriptor *f)
+{
+	char *base = (char *)msg;
+
+	if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
+		return false;
+	if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+		*(size_t *)(base + f->quantifier_offset) = 0;
+		return true;
+	}
+	if (f->label != PROTOBUF_C_LABEL_NONE)
+		return false; /* proto3: no required/optional fields */
+	switch (f->type) {
+	case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
+	case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_ENUM:
+		*(uint32_t *)(base + f->offset) = 0;
+		return true;
+	case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
+	case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
+		*(uint64_t *)(base + f->offset) = 0;
+		return true;
+	case PROTOBUF_C_TYPE_MESSAGE:
+		*(void **)(base + f->offset) = NULL;
+		return true;
+	case PROTOBUF_C_TYPE_STRING:
+		*(const char **)(base + f->offset) = "";
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Cut pb into a and b (see above); false when it is too small or cannot be cut. */
+static bool split_profile(const pb_profile *pb, pb_profile *a, pb_profile *b)
+{
+	const ProtobufCMessageDescriptor *d = pb->base.descriptor;
+	const char *base = (const char *)pb;
+	size_t cut = d->n_fields, most = 0;
+
+	for (size_t i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+		size_t n;
+
+		if (f->label != PROTOBUF_C_LABEL_REPEATED)
+			continue;
+		n = *(const size_t *)(base + f->quantifier_offset);
+		if (n > most) {
+			most = n;
+			cut = i;
+		}
+	}
+	if (most < SPLIT_MIN_ELEMENTS)
+		return false;
+	*a = *pb;
+	*b = *pb;
+	for (size_t i = 0; i < d->n_fields; i++) {
+		const ProtobufCFieldDescriptor *f = &d->fields[i];
+
+		if (i == cut) {
+			size_t half = most / 2, sz;
+
+			/* Elements are pointers (messages, strings) or scalars: one stride. */
+			sz = f->type == PROTOBUF_C_TYPE_MESSAGE || f->type == PROTOBUF_C_TYPE_STRING ?
+				     sizeof(void *) : sizeof(uint64_t);
+			if ((f->type != PROTOBUF_C_TYPE_MESSAGE && f->type != PROTOBUF_C_TYPE_STRING &&
+			     f->type != PROTOBUF_C_TYPE_UINT64 && f->type != PROTOBUF_C_TYPE_INT64) ||
+			    (f->flags & PROTOBUF_C_FIELD_FLAG_PACKED))
+				return false;
+			*(size_t *)((char *)a + f->quantifier_offset) = half;
+			*(size_t *)((char *)b + f->quantifier_offset) = most - half;
+			*(char **)((char *)b + f->offset) = *(char *const *)(base + f->offset) + half * sz;
+		} else if (!drop_field(i < cut ? b : a, f)) {
+			return false;
+		}
+	}
+	a->base.n_unknown_fields = 0; /* packed after every field: in b */
+	a->base.unknown_fields = NULL;
+	return true;
+}
+
 int psym_profile_encode(const struct psym_profile *p, bool gzip,
 			unsigned char **bufp, size_t *lenp, struct psym_err *e)
 {
-	const ProtobufCMessage *m = &p->pb->base;
-	size_t n = protobuf_c_message_get_packed_size(m), got;
-	unsigned char *buf, *gz;
-	size_t gzlen;
-	int ret;
+	struct piece pc[2] = { { .gzip = gzip }, { .gzip = gzip } };
+	size_t npc = 1;
+	pthread_t th;
+	bool threaded = false;
+	int ret = 0;
 
-	buf = malloc(n ? n : 1);
-	if (!buf)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory encoding the profile");
-	got = protobuf_c_message_pack(m, buf);
-	if (got != n) {
-		free(buf);
-		return psym_err_set(e, PSYM_EINTERNAL,
-				    "encoded size %zu differs from computed size %zu", got, n);
+	if (split_profile(p->pb, &pc[0].msg, &pc[1].msg)) {
+		npc = 2;
+		threaded = pthread_create(&th, NULL, encode_piece, &pc[0]) == 0;
+		if (!threaded)
+			encode_piece(&pc[0]);
+		encode_piece(&pc[1]);
+		if (threaded)
+			pthread_join(th, NULL);
+	} else {
+		pc[0].msg = *p->pb;
+		encode_piece(&pc[0]);
 	}
-	if (!gzip) {
-		*bufp = buf;
-		*lenp = n;
-		return 0;
+	for (size_t i = 0; i < npc && !ret; i++)
+		if (pc[i].ret) {
+			*e = pc[i].e;
+			ret = pc[i].ret;
+		}
+	if (!ret && npc == 2) {
+		unsigned char *all = realloc(pc[0].buf, pc[0].len + pc[1].len);
+
+		if (!all) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory encoding the profile");
+		} else {
+			memcpy(all + pc[0].len, pc[1].buf, pc[1].len);
+			pc[0].buf = all;
+			pc[0].len += pc[1].len;
+		}
 	}
-	ret = psym_gzip(buf, n, &gz, &gzlen, e);
-	free(buf);
-	if (ret)
+	free(pc[1].buf);
+	if (ret) {
+		free(pc[0].buf);
 		return ret;
-	*bufp = gz;
-	*lenp = gzlen;
+	}
+	*bufp = pc[0].buf;
+	*lenp = pc[0].len;
 	return 0;
 }
 

@@ -740,6 +740,8 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	return ret;
 }
 
+#define NO_VADDR UINT64_MAX /* location not to resolve */
+
 static int cmp_loc_addr(const void *a, const void *b)
 {
 	const pb_location *x = *(pb_location *const *)a, *y = *(pb_location *const *)b;
@@ -761,8 +763,9 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 	const struct psym_symbolize_opts *o = run->o;
 	struct psym_frame frames[MAX_FRAMES];
 	struct psym_elf *elf;
-	size_t done = 0;
-	int ret;
+	uint64_t *vaddrs = NULL, *want = NULL;
+	size_t done = 0, nwant = 0;
+	int ret = 0;
 
 	if (!bin->bin) {
 		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id, name, todo,
@@ -772,16 +775,20 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 	}
 	elf = psym_binary_elf(bin->bin);
 	qsort(locs, nlocs, sizeof(*locs), cmp_loc_addr);
+	/* File addresses first, so the DWARF they need is decoded up front on all cores. */
+	vaddrs = malloc((nlocs ? nlocs : 1) * sizeof(*vaddrs));
+	want = malloc((nlocs ? nlocs : 1) * sizeof(*want));
+	if (!vaddrs || !want) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory while symbolizing");
+		goto out;
+	}
 	for (size_t i = 0; i < nlocs; i++) {
 		pb_location *loc = locs[i];
 		uint64_t vaddr;
-		size_t n;
 
-		if (loc->n_line && !o->force)
-			continue;
-		if ((i & 1023) == 0)
-			progress(run, mi, run->p->pb->n_mapping);
-		if (psym_elf_normalize(elf, m->memory_start, m->memory_limit, m->file_offset,
+		vaddrs[i] = NO_VADDR;
+		if ((loc->n_line && !o->force) ||
+		    psym_elf_normalize(elf, m->memory_start, m->memory_limit, m->file_offset,
 				       loc->address, &vaddr) != 0)
 			continue;
 		if (run->caller_only && vaddr > 0) {
@@ -790,13 +797,30 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 			if (pos >= 0 && run->caller_only[pos])
 				vaddr--;
 		}
+		vaddrs[i] = vaddr;
+		want[nwant++] = vaddr;
+	}
+	ret = psym_binary_prepare(bin->bin, want, nwant, e);
+	if (ret)
+		goto out;
+	for (size_t i = 0; i < nlocs; i++) {
+		pb_location *loc = locs[i];
+		uint64_t vaddr = vaddrs[i];
+		size_t n;
+
+		if (vaddr == NO_VADDR)
+			continue;
+		if ((i & 1023) == 0)
+			progress(run, mi, run->p->pb->n_mapping);
 		n = resolve_addr(bin, vaddr, frames, MAX_FRAMES);
 		if (!n)
 			continue;
 		loc->n_line = 0; /* --force: replace what was there */
 		ret = add_frames(run, loc, frames, n, true);
-		if (ret)
-			return psym_err_set(e, ret, "out of memory while symbolizing");
+		if (ret) {
+			ret = psym_err_set(e, ret, "out of memory while symbolizing");
+			goto out;
+		}
 		m->has_functions = true;
 		if (frames[0].file)
 			m->has_filenames = true;
@@ -835,7 +859,10 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 			      units);
 		}
 	}
-	return 0;
+out:
+	free(vaddrs);
+	free(want);
+	return ret;
 }
 
 int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,

@@ -240,11 +240,10 @@ static const struct add *find_add(const struct psym_symcache *c, uint64_t vaddr)
 	}
 }
 
-int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame **frames,
-			 size_t *n)
+/* Position of vaddr among the file's entries, n_ents when absent. */
+static size_t find_ent(const struct psym_symcache *c, uint64_t vaddr)
 {
 	size_t lo = 0, hi = c->n_ents;
-	const struct add *a;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -254,7 +253,21 @@ int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct p
 		else
 			hi = mid;
 	}
-	if (lo < c->n_ents && c->ents[lo].vaddr == vaddr) {
+	return lo < c->n_ents && c->ents[lo].vaddr == vaddr ? lo : c->n_ents;
+}
+
+bool psym_symcache_has(const struct psym_symcache *c, uint64_t vaddr)
+{
+	return find_ent(c, vaddr) < c->n_ents || find_add(c, vaddr);
+}
+
+int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame **frames,
+			 size_t *n)
+{
+	size_t lo = find_ent(c, vaddr);
+	const struct add *a;
+
+	if (lo < c->n_ents) {
 		const struct dent *d = &c->ents[lo];
 
 		for (uint32_t i = 0; i < d->n; i++) {

@@ -41,6 +41,9 @@ int psym_symcache_open(const char *dir, const char *key, const char *variant,
 int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame **frames,
 			 size_t *n);
 
+/* Whether vaddr has an answer in the cache (no effect on the statistics). */
+bool psym_symcache_has(const struct psym_symcache *c, uint64_t vaddr);
+
 /* Remember the answer for vaddr (frames copied). */
 int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
 		      size_t n);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: DWARF index builder and lookups (the reader opens a file, so
- * the input goes into a memfd), plus the combined binary resolver.
+ * the input goes into a memfd), decoding ahead on two threads, lookups.
  */
 #include "config.h"
 
@@ -16,7 +16,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct psym_dwarf_opts o = { .inlines = true, .max_depth = 64, .max_entries = 1 << 16,
-				     .max_rows = 1 << 18 };
+				     .max_rows = 1 << 18, .threads = 2 };
 	struct psym_dwarf *d = NULL;
 	struct psym_elf *elf = NULL;
 	struct psym_err e = { 0 };
@@ -33,6 +33,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (psym_dwarf_open(path, &o, &d, &e) == 0) {
 		const struct psym_frame *fr;
 		size_t n;
+
+		/* Odd sizes: decode ahead on two threads first (lookups then find it done). */
+		if (size & 1) {
+			uint64_t want[0x3000 / 97 + 1];
+			size_t nw = 0;
+
+			for (uint64_t a = 0; a < 0x3000; a += 97)
+				want[nw++] = a;
+			psym_dwarf_prepare(d, want, nw, &e);
+		}
 
 		if (psym_elf_open(path, NULL, &elf, &e) == 0) {
 			const struct psym_elf_load *l;

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "psym.h"
 #include "tap.h"
@@ -101,6 +102,61 @@ int main(void)
 	       "truncated gzip detected: %s", e.msg);
 	free(raw);
 	free(buf);
+
+	/*
+	 * Large profiles are encoded in two pieces on two threads: the bytes
+	 * must be exactly protobuf-c's encoding of the whole, and the two gzip
+	 * members must read back as one profile.
+	 */
+	for (int big = 0; big < 2; big++) {
+		size_t nloc = big ? 120001 : 40000, n;
+		unsigned char *whole, *gz, *back;
+		size_t gzlen, backlen;
+		struct psym_profile *r = NULL;
+
+		for (size_t i = 0; i < nloc; i++) {
+			uint64_t loc = psym_builder_location(b, 1, 0x500000 + 4 * i);
+			uint64_t fn = psym_builder_function(b, i % 3 ? "f" : "g", "sys", "z.c",
+							    (int64_t)(i % 7));
+			int64_t v[2] = { (int64_t)i, 1 };
+
+			if (!loc || !fn ||
+			    psym_builder_add_line(b, psym_profile_location(p, loc) ?
+							     psym_profile_location(p, loc) :
+							     p->pb->location[p->pb->n_location - 1],
+						  fn, (int64_t)i, 0) != 0 ||
+			    !psym_builder_sample(b, &loc, 1, v, 2))
+				break;
+		}
+		n = protobuf_c_message_get_packed_size(&p->pb->base);
+		whole = malloc(n);
+		ok(whole && protobuf_c_message_pack(&p->pb->base, whole) == n, "pack whole (%zu)",
+		   (size_t)p->pb->n_location);
+		ok(psym_profile_encode(p, false, &buf, &len, &e) == 0, "encode raw");
+		ok(len == n && memcmp(buf, whole, n) == 0,
+		   "%zu locations: encoding equals protobuf-c's of the whole", (size_t)p->pb->n_location);
+		ok(psym_profile_encode(p, true, &gz, &gzlen, &e) == 0, "encode gzip");
+		ok(psym_gunzip(gz, gzlen, (size_t)1 << 30, "mem", &back, &backlen, &e) == 0 &&
+			   backlen == n && memcmp(back, whole, n) == 0,
+		   "gzip (one or two members) inflates to the same bytes");
+		if (big) {
+			size_t members = 0;
+
+			for (size_t k = 0; k + 3 < gzlen; k++)
+				members += gz[k] == 0x1f && gz[k + 1] == 0x8b && gz[k + 2] == 8 &&
+					   gz[k + 3] == 0;
+			ok(members >= 2, "a large profile is two gzip members (%zu headers seen)",
+			   members);
+		}
+		ok(psym_profile_parse(gz, gzlen, "mem", &lim, &r, &e) == 0 &&
+			   r->pb->n_location == p->pb->n_location && r->pb->n_sample == p->pb->n_sample,
+		   "parses back whole");
+		psym_profile_free(r);
+		free(back);
+		free(gz);
+		free(buf);
+		free(whole);
+	}
 	psym_builder_free(b);
 	psym_builder_free(NULL);
 	psym_profile_free(p);
