@@ -1355,6 +1355,8 @@ static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 	Elf_Scn *scn = NULL;
 	pthread_t th;
 	bool threaded = false;
+	uint8_t *info_buf = NULL;
+	size_t info_len = 0;
 	int ret = 0;
 
 	if (elf_kind(d->elf) != ELF_K_ELF || !gelf_getehdr(d->elf, &eh))
@@ -1405,8 +1407,10 @@ static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 	/* The biggest section inflates on a second thread while we do the rest. */
 	if (d->sec[S_INFO].z && d->sec[S_INFO].size <= MAX_SECTION_SIZE) {
 		d->sec[S_INFO].owned = section_alloc(&d->sec[S_INFO]);
-		if (d->sec[S_INFO].owned &&
-		    pthread_create(&th, NULL, inflate_thread, &d->sec[S_INFO]) == 0)
+		/* The other thread owns the section until joined: keep what we need. */
+		info_buf = d->sec[S_INFO].owned;
+		info_len = d->sec[S_INFO].ownedlen;
+		if (info_buf && pthread_create(&th, NULL, inflate_thread, &d->sec[S_INFO]) == 0)
 			threaded = true;
 	}
 	for (int i = 0; i < S_N; i++) {
@@ -1421,11 +1425,9 @@ static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 	 * zeroing 250 MB costs about a third of the inflating. Contents are
 	 * not touched; where the inflater got first this is a no-op.
 	 */
-	if (threaded && d->sec[S_INFO].ownedlen) {
-		struct section *s = &d->sec[S_INFO];
-
-		for (size_t end = s->ownedlen; end > HUGE_BUF; end -= HUGE_BUF)
-			if (madvise(s->owned + end - HUGE_BUF, HUGE_BUF, MADV_POPULATE_WRITE) != 0)
+	if (threaded && info_len) {
+		for (size_t end = info_len; end > HUGE_BUF; end -= HUGE_BUF)
+			if (madvise(info_buf + end - HUGE_BUF, HUGE_BUF, MADV_POPULATE_WRITE) != 0)
 				break;
 	}
 #endif
