@@ -11,11 +11,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "arena.h"
 #include "symcache.h"
 
 #define MAGIC "PSYMSC1\n"
-#define CACHE_VERSION 1
+#define CACHE_VERSION PSYM_SYMCACHE_VERSION
 #define NO_STR UINT32_MAX
 #define MAX_FILE ((uint64_t)1 << 30)
 #define MAX_FRAMES_PER_ADDR 256
@@ -34,8 +33,8 @@ struct dent {
 };
 
 struct dframe {
-	uint32_t name, linkage, file, pad;
-	int64_t line, column, start_line;
+	uint32_t name, linkage, file;
+	uint32_t line, column, start_line; /* DWARF's own are 32-bit at most here */
 };
 
 struct add {
@@ -60,7 +59,6 @@ struct psym_symcache {
 	size_t n_aframes, cap_aframes;
 	size_t *slots; /* hash of adds by vaddr: index + 1, 0 = empty */
 	size_t n_slots;
-	struct psym_arena strings;
 	struct psym_frame scratch[MAX_FRAMES_PER_ADDR];
 	size_t hits, misses;
 };
@@ -194,7 +192,6 @@ int psym_symcache_open(const char *dir, const char *key, const char *variant,
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	strncpy(c->variant, variant, sizeof(c->variant) - 1);
-	psym_arena_init(&c->strings, (size_t)1 << 30);
 	*out = c;
 	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -318,11 +315,6 @@ static int grow_slots(struct psym_symcache *c)
 	return 0;
 }
 
-static const char *keep(struct psym_symcache *c, const char *s)
-{
-	return s ? psym_arena_strdup(&c->strings, s) : NULL;
-}
-
 int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
 		      size_t n)
 {
@@ -350,17 +342,8 @@ int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym
 		c->aframes = nf;
 		c->cap_aframes = ncap;
 	}
-	for (size_t i = 0; i < n; i++) {
-		struct psym_frame *f = &c->aframes[c->n_aframes + i];
-
-		*f = frames[i];
-		f->name = keep(c, frames[i].name ? frames[i].name : "");
-		f->linkage_name = keep(c, frames[i].linkage_name);
-		f->file = keep(c, frames[i].file);
-		if (!f->name || (frames[i].linkage_name && !f->linkage_name) ||
-		    (frames[i].file && !f->file))
-			return PSYM_ENOMEM;
-	}
+	/* Strings are borrowed: the caller keeps them alive until close. */
+	memcpy(&c->aframes[c->n_aframes], frames, n * sizeof(*frames));
 	a = &c->adds[c->n_adds++];
 	a->vaddr = vaddr;
 	a->first = c->n_aframes;
@@ -389,19 +372,40 @@ struct writer {
 	struct dframe *frames;
 	char *strs;
 	size_t n_ents, n_frames, str_size, str_cap;
-	uint32_t *shash; /* string offset + 1 by hash */
+	uint32_t *shash; /* string offset + 1 by hash of the text */
 	size_t n_shash;
+	struct pslot {
+		const char *p;
+		uint32_t off;
+	} *phash; /* by address: resolvers hand out one pointer per string */
+	size_t n_phash;
 	bool oom;
 };
 
+static uint32_t put_str_text(struct writer *w, const char *s);
+
+/* Offset of s in the string table, adding it once; by address first. */
 static uint32_t put_str(struct writer *w, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NO_STR;
+	for (i = (size_t)(((uintptr_t)s * 0x9e3779b97f4a7c15ULL) >> 20) & (w->n_phash - 1);
+	     w->phash[i].p; i = (i + 1) & (w->n_phash - 1))
+		if (w->phash[i].p == s)
+			return w->phash[i].off;
+	w->phash[i].p = s;
+	w->phash[i].off = put_str_text(w, s);
+	return w->phash[i].off;
+}
+
+static uint32_t put_str_text(struct writer *w, const char *s)
 {
 	size_t len;
 	uint64_t h;
 	size_t i;
 
-	if (!s)
-		return NO_STR;
 	len = strlen(s);
 	h = fnv(s, len, 0xcbf29ce484222325ULL);
 	for (i = (size_t)h & (w->n_shash - 1); w->shash[i]; i = (i + 1) & (w->n_shash - 1))
@@ -424,6 +428,11 @@ static uint32_t put_str(struct writer *w, const char *s)
 	return w->shash[i] - 1;
 }
 
+static uint32_t clamp32(int64_t v)
+{
+	return v < 0 || v > UINT32_MAX ? 0 : (uint32_t)v;
+}
+
 static void put_entry(struct writer *w, uint64_t vaddr, const struct psym_frame *fr, size_t n)
 {
 	w->ents[w->n_ents++] = (struct dent){ vaddr, (uint32_t)w->n_frames, (uint32_t)n };
@@ -433,10 +442,9 @@ static void put_entry(struct writer *w, uint64_t vaddr, const struct psym_frame 
 		d->name = put_str(w, fr[i].name ? fr[i].name : "");
 		d->linkage = put_str(w, fr[i].linkage_name);
 		d->file = put_str(w, fr[i].file);
-		d->pad = 0;
-		d->line = fr[i].line;
-		d->column = fr[i].column;
-		d->start_line = fr[i].start_line;
+		d->line = clamp32(fr[i].line);
+		d->column = clamp32(fr[i].column);
+		d->start_line = clamp32(fr[i].start_line);
 	}
 }
 
@@ -482,7 +490,9 @@ static int write_file(struct psym_symcache *c, struct psym_err *e)
 	while (w.n_shash < total_frames * 4 + 16)
 		w.n_shash *= 2;
 	w.shash = calloc(w.n_shash, sizeof(*w.shash));
-	if (!w.ents || !w.frames || !w.shash) {
+	w.n_phash = w.n_shash;
+	w.phash = calloc(w.n_phash, sizeof(*w.phash));
+	if (!w.ents || !w.frames || !w.shash || !w.phash) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -570,6 +580,7 @@ out:
 	free(w.frames);
 	free(w.strs);
 	free(w.shash);
+	free(w.phash);
 	return ret;
 }
 
@@ -586,7 +597,6 @@ int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
 	free(c->adds);
 	free(c->aframes);
 	free(c->slots);
-	psym_arena_free(&c->strings);
 	free(c->path);
 	free(c->dir);
 	free(c);

@@ -5,9 +5,9 @@
  * chains and "nothing here" answers included. A later run answers those
  * addresses from the cache without opening the DWARF at all.
  *
- * File DIR/v1/KEY.psc: a fixed header (magic, version, counts, CRC-32 of
- * everything after the header), entries sorted by address, frames, string
- * table; mmap'd read-only and checked whole before use: a truncated,
+ * File DIR/vN/KEY.psc (N = PSYM_SYMCACHE_VERSION): a fixed header (magic,
+ * version, counts, CRC-32 of everything after the header), entries sorted by
+ * address, frames (32-bit string offsets, lines, columns), string table; mmap'd read-only and checked whole before use: a truncated,
  * corrupted or foreign file is ignored (and rewritten). New answers are
  * merged into a fresh file written to a temporary name, fsync'ed and
  * renamed, so concurrent psym processes never see a partial file (the last
@@ -24,6 +24,9 @@
 #include "frame.h"
 
 struct psym_symcache;
+
+/* Format version: its own directory, and in every file's header. */
+#define PSYM_SYMCACHE_VERSION 2
 
 /*
  * Open the cache of the binary with this key in dir (created on first
@@ -44,7 +47,11 @@ int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct p
 /* Whether vaddr has an answer in the cache (no effect on the statistics). */
 bool psym_symcache_has(const struct psym_symcache *c, uint64_t vaddr);
 
-/* Remember the answer for vaddr (frames copied). */
+/*
+ * Remember the answer for vaddr. The frames are copied, their strings are
+ * not: they must stay valid until psym_symcache_close() (a binary closes its
+ * cache before its DWARF and symbols).
+ */
 int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
 		      size_t n);
 

@@ -44,7 +44,8 @@ sym() { "$PSYM" symbolize --offline --debug-dir dbg "$@"; }
 sym --no-cache a.pb -o ref-a.pb 2>/dev/null
 check "--no-cache writes no cache" [ ! -d .cache/psym/symbols ]
 sym --cache sc a.pb -o a1.pb 2>a1.log
-check "first run writes the cache file" [ -s "sc/v1/$bid.psc" ]
+v=$(sed -n 's/^#define PSYM_SYMCACHE_VERSION //p' "$top_srcdir/src/symcache.h")
+check "first run writes the cache file (format $v)" [ -s "sc/v$v/$bid.psc" ]
 check "first run output equals --no-cache's" cmp -s a1.pb ref-a.pb
 if command -v strace >/dev/null; then
 	strace -f -e trace=openat -o tr.txt "$PSYM" symbolize --offline --debug-dir dbg --cache sc a.pb -o a2.pb 2>a2.log
@@ -65,7 +66,7 @@ sym --cache sc b.pb -o b3.pb 2>b3.log
 check "after merging, both answered from the cache" sh -c 'grep -q "from the symbol cache" a3.log && grep -q "from the symbol cache" b3.log'
 check "merged answers equal llvm-symbolizer's" llvm_agree b3.pb c.full
 # Damaged cache files: ignored, output still right, file rewritten whole.
-f=sc/v1/$bid.psc
+f=sc/v$v/$bid.psc
 size=$(wc -c <"$f")
 head -c $((size / 2)) "$f" >t && mv t "$f"
 sym --cache sc a.pb -o a4.pb 2>a4.log
@@ -90,7 +91,7 @@ check "--no-inlines does not take cached inline answers" cmp -s ni.pb ref-ni.pb
 for i in 3 4 5 6 7 8; do mkprof p$i $i 40; done
 for i in 3 4 5 6 7 8; do sym --cache pc p$i.pb -o po$i.pb 2>/dev/null & done
 wait
-check "parallel writers: no temporary files left" sh -c "! ls pc/v1 | grep -q tmp"
+check "parallel writers: no temporary files left" sh -c "! ls pc/v$v | grep -q tmp"
 ok=0
 for i in 3 4 5 6 7 8; do
 	sym --no-cache p$i.pb -o pr$i.pb 2>/dev/null

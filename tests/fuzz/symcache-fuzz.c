@@ -32,11 +32,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!dir[0]) {
 		snprintf(dir, sizeof(dir), "/tmp/psym-symcache-fuzz.%ld", (long)getpid());
-		snprintf(path, sizeof(path), "%s/v1", dir);
+		snprintf(path, sizeof(path), "%s/v%d", dir, PSYM_SYMCACHE_VERSION);
 		mkdir(dir, 0700);
 		mkdir(path, 0700);
 	}
-	snprintf(path, sizeof(path), "%s/v1/k.psc", dir);
+	snprintf(path, sizeof(path), "%s/v%d/k.psc", dir, PSYM_SYMCACHE_VERSION);
 	f = fopen(path, "wb");
 	if (!f)
 		return 0;
