@@ -55,11 +55,16 @@ static uint64_t hash_u64s(const uint64_t *v, size_t n)
 	return h ^ (h >> 33);
 }
 
+/* Double h, or make it hold at least want entries (0: just double). */
 static int hset_grow(struct hset *h, uint64_t (*hash)(struct psym_builder *, uint32_t),
-		     struct psym_builder *b)
+		     struct psym_builder *b, size_t want)
 {
 	size_t ncap = h->cap ? h->cap * 2 : 1024;
-	uint32_t *ns = calloc(ncap, sizeof(*ns));
+	uint32_t *ns;
+
+	while (want && ncap / 4 * 3 < want && ncap < ((size_t)1 << 31))
+		ncap *= 2;
+	ns = calloc(ncap, sizeof(*ns));
 
 	if (!ns)
 		return PSYM_ENOMEM;
@@ -120,7 +125,7 @@ static int hset_insert(struct psym_builder *b, struct hset *h, uint32_t i,
 	size_t j;
 
 	if ((h->n + 1) * 4 > h->cap * 3) {
-		int ret = hset_grow(h, hash, b);
+		int ret = hset_grow(h, hash, b, 0);
 
 		if (ret)
 			return ret;
@@ -155,6 +160,15 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out,
 		free(b);
 		return psym_err_set(e, PSYM_ELIMIT, "profile too large for the builder");
 	}
+	/*
+	 * Room for what symbolizing usually adds (a function and a few strings
+	 * per location): rehashing every string on each doubling cost more
+	 * than the lookups themselves.
+	 */
+	if (hset_grow(&b->strs, str_hash_at, b, pb->n_string_table + 2 * pb->n_location) ||
+	    hset_grow(&b->funcs, func_hash_at, b, pb->n_function + pb->n_location) ||
+	    hset_grow(&b->locs, loc_hash_at, b, pb->n_location))
+		ret = PSYM_ENOMEM;
 	/* First occurrence of a duplicate string wins, like pprof's own writer. */
 	for (size_t i = 0; i < pb->n_string_table && !ret; i++) {
 		const char *s;

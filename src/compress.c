@@ -114,10 +114,11 @@ int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp,
 	if (len > UINT32_MAX / 2)
 		return psym_err_set(e, PSYM_ELIMIT, "profile too large to compress");
 	/*
-	 * libdeflate at zlib's default level: the same ratio in about a third
-	 * of zlib's time, and its header has no mtime (output is reproducible).
+	 * libdeflate level 3: on symbolized profiles within 1-1.5% of the size
+	 * at level 6 in half the time (zlib's default level took six times
+	 * as long), and its header has no mtime (output is reproducible).
 	 */
-	c = libdeflate_alloc_compressor(6);
+	c = libdeflate_alloc_compressor(3);
 	if (!c)
 		return psym_err_set(e, PSYM_ENOMEM, "cannot start gzip encoder");
 	cap = libdeflate_gzip_compress_bound(c, len);

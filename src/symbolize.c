@@ -835,7 +835,7 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 	progress_clear(run);
 	{
 		const char *dw = psym_binary_dwarf_path(bin->bin);
-		const char *note = psym_binary_debug_note(bin->bin);
+		const char *note;
 		char lines[1200];
 
 		size_t hits, misses;
@@ -847,8 +847,10 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 			snprintf(lines, sizeof(lines), ", lines from '%s'", dw);
 		else if (dw)
 			snprintf(lines, sizeof(lines), ", with lines");
+		else if ((note = psym_binary_debug_note(bin->bin))) /* may load symbols: last */
+			snprintf(lines, sizeof(lines), ", no lines: %s", note);
 		else
-			snprintf(lines, sizeof(lines), ", no lines: %s", note ? note : "no DWARF");
+			snprintf(lines, sizeof(lines), ", no lines: no DWARF");
 		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations from '%s'%s%s\n", m->id,
 		      name, done, todo, psym_elf_path(elf), lines, kept ? " (others kept)" : "");
 		if (o->explain && dw) {
