@@ -8,6 +8,7 @@
 
 #include "fileio.h"
 #include "pprof.h"
+#include "pprofpack.h"
 
 void psym_limits_default(struct psym_limits *l)
 {
@@ -466,8 +467,8 @@ int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
 /*
  * Large profiles are packed (and compressed) in two pieces on two threads.
  * Each piece is a shallow copy of the profile holding a run of its fields in
- * packing order, the biggest repeated field cut in the middle: protobuf-c
- * packs fields in descriptor order, so the two encodings laid end to end
+ * packing order, the biggest repeated field cut in the middle: fields are
+ * packed in field-number order (pprofpack.c), so the two encodings laid end to end
  * are byte for byte the encoding of the whole; compressed, they are two
  * gzip members, which every gzip reader joins. Whether and where to cut
  * depends only on the profile, never on the machine: output is the same
@@ -487,8 +488,7 @@ struct piece {
 static void *encode_piece(void *arg)
 {
 	struct piece *pc = arg;
-	const ProtobufCMessage *m = &pc->msg.base;
-	size_t n = protobuf_c_message_get_packed_size(m);
+	size_t n = psym_pprof_packed_size(&pc->msg);
 	unsigned char *gz;
 	size_t gzlen;
 
@@ -497,7 +497,7 @@ static void *encode_piece(void *arg)
 		pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM, "out of memory encoding the profile");
 		return NULL;
 	}
-	pc->len = protobuf_c_message_pack(m, pc->buf);
+	pc->len = psym_pprof_pack(&pc->msg, pc->buf);
 	if (pc->len != n) {
 		pc->ret = psym_err_set(&pc->e, PSYM_EINTERNAL,
 				       "encoded size %zu differs from computed size %zu", pc->len, n);

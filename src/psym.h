@@ -24,6 +24,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "pprof.h"
+#include "pprofpack.h"
 #include "show.h"
 #include "batch.h"
 

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz target: pprof decode (gzip or raw) + validate + show + re-encode. */
+/*
+ * Fuzz target: pprof decode (gzip or raw) + validate + show + re-encode,
+ * and psym's own packer checked against protobuf-c's on whatever decoded.
+ */
 #include "config.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "psym.h"
 
@@ -28,6 +32,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			psym_show_json(p, devnull);
 			fclose(devnull);
 		}
+	}
+	{
+		size_t n = psym_pprof_packed_size(p->pb);
+		uint8_t *a = malloc(n ? n : 1), *b = malloc(n ? n : 1);
+
+		if (a && b) {
+			if (protobuf_c_message_get_packed_size(&p->pb->base) != n ||
+			    protobuf_c_message_pack(&p->pb->base, a) != n ||
+			    psym_pprof_pack(p->pb, b) != n || memcmp(a, b, n) != 0)
+				abort();
+		}
+		free(a);
+		free(b);
 	}
 	/* Whatever decoded must encode and decode again. */
 	if (psym_profile_encode(p, false, &buf, &len, &e) == 0) {

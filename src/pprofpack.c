@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <string.h>
+
+#include "pprofpack.h"
+
+/*
+ * Every field number in profile.proto is below 16, so each known field's
+ * tag is one byte: (number << 3) | wire type.
+ */
+#define VARINT 0
+#define LEN 2
+#define TAG(num, wt) ((uint8_t)((num) << 3 | (wt)))
+
+/* Bytes of v as a base-128 varint: ceil(significant bits / 7). */
+static inline size_t vlen(uint64_t v)
+{
+	return (size_t)(((64 - __builtin_clzll(v | 1)) * 9 + 64) / 64);
+}
+
+static inline uint8_t *put_varint(uint8_t *o, uint64_t v)
+{
+	while (v >= 0x80) {
+		*o++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*o++ = (uint8_t)v;
+	return o;
+}
+
+/* A proto3 scalar: left out when zero. int64 values are sign-extended to 64 bits. */
+static inline size_t scalar_size(uint64_t v)
+{
+	return v ? 1 + vlen(v) : 0;
+}
+
+static inline uint8_t *put_scalar(uint8_t *o, unsigned num, uint64_t v)
+{
+	if (!v)
+		return o;
+	*o++ = TAG(num, VARINT);
+	return put_varint(o, v);
+}
+
+/* A length-delimited field of len bytes (nested message, string, packed array). */
+static inline size_t delimited_size(size_t len)
+{
+	return 1 + vlen(len) + len;
+}
+
+static inline uint8_t *put_header(uint8_t *o, unsigned num, size_t len)
+{
+	*o++ = TAG(num, LEN);
+	return put_varint(o, len);
+}
+
+/* Fields this program does not know, kept from the input: after the known ones. */
+static size_t unknown_size(const ProtobufCMessage *m)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_unknown_fields; i++)
+		n += vlen((uint64_t)m->unknown_fields[i].tag << 3) + m->unknown_fields[i].len;
+	return n;
+}
+
+static uint8_t *put_unknown(uint8_t *o, const ProtobufCMessage *m)
+{
+	for (size_t i = 0; i < m->n_unknown_fields; i++) {
+		const ProtobufCMessageUnknownField *u = &m->unknown_fields[i];
+
+		o = put_varint(o, (uint64_t)u->tag << 3 | u->wire_type);
+		memcpy(o, u->data, u->len);
+		o += u->len;
+	}
+	return o;
+}
+
+/* Packed repeated varints: payload bytes. */
+static size_t packed_payload(const uint64_t *v, size_t n)
+{
+	size_t len = 0;
+
+	for (size_t i = 0; i < n; i++)
+		len += vlen(v[i]);
+	return len;
+}
+
+static inline size_t packed_size(const uint64_t *v, size_t n)
+{
+	return n ? delimited_size(packed_payload(v, n)) : 0;
+}
+
+static uint8_t *put_packed(uint8_t *o, unsigned num, const uint64_t *v, size_t n)
+{
+	if (!n)
+		return o;
+	o = put_header(o, num, packed_payload(v, n));
+	for (size_t i = 0; i < n; i++)
+		o = put_varint(o, v[i]);
+	return o;
+}
+
+#define U(x) ((uint64_t)(x))
+
+/* ---- one size function and one writer per message -------------------- */
+
+static size_t value_type_size(const pb_value_type *m)
+{
+	return scalar_size(U(m->type)) + scalar_size(U(m->unit)) + unknown_size(&m->base);
+}
+
+static uint8_t *put_value_type(uint8_t *o, const pb_value_type *m)
+{
+	o = put_scalar(o, 1, U(m->type));
+	o = put_scalar(o, 2, U(m->unit));
+	return put_unknown(o, &m->base);
+}
+
+static size_t label_size(const pb_label *m)
+{
+	return scalar_size(U(m->key)) + scalar_size(U(m->str)) + scalar_size(U(m->num)) +
+	       scalar_size(U(m->num_unit)) + unknown_size(&m->base);
+}
+
+static uint8_t *put_label(uint8_t *o, const pb_label *m)
+{
+	o = put_scalar(o, 1, U(m->key));
+	o = put_scalar(o, 2, U(m->str));
+	o = put_scalar(o, 3, U(m->num));
+	o = put_scalar(o, 4, U(m->num_unit));
+	return put_unknown(o, &m->base);
+}
+
+static size_t sample_size(const pb_sample *m)
+{
+	size_t n = packed_size(m->location_id, m->n_location_id) +
+		   packed_size((const uint64_t *)(const void *)m->value, m->n_value);
+
+	for (size_t i = 0; i < m->n_label; i++)
+		n += delimited_size(label_size(m->label[i]));
+	return n + unknown_size(&m->base);
+}
+
+static uint8_t *put_sample(uint8_t *o, const pb_sample *m)
+{
+	o = put_packed(o, 1, m->location_id, m->n_location_id);
+	o = put_packed(o, 2, (const uint64_t *)(const void *)m->value, m->n_value);
+	for (size_t i = 0; i < m->n_label; i++) {
+		o = put_header(o, 3, label_size(m->label[i]));
+		o = put_label(o, m->label[i]);
+	}
+	return put_unknown(o, &m->base);
+}
+
+static size_t mapping_size(const pb_mapping *m)
+{
+	return scalar_size(m->id) + scalar_size(m->memory_start) + scalar_size(m->memory_limit) +
+	       scalar_size(m->file_offset) + scalar_size(U(m->filename)) +
+	       scalar_size(U(m->build_id)) + scalar_size(U(!!m->has_functions)) +
+	       scalar_size(U(!!m->has_filenames)) + scalar_size(U(!!m->has_line_numbers)) +
+	       scalar_size(U(!!m->has_inline_frames)) + unknown_size(&m->base);
+}
+
+static uint8_t *put_mapping(uint8_t *o, const pb_mapping *m)
+{
+	o = put_scalar(o, 1, m->id);
+	o = put_scalar(o, 2, m->memory_start);
+	o = put_scalar(o, 3, m->memory_limit);
+	o = put_scalar(o, 4, m->file_offset);
+	o = put_scalar(o, 5, U(m->filename));
+	o = put_scalar(o, 6, U(m->build_id));
+	o = put_scalar(o, 7, U(!!m->has_functions));
+	o = put_scalar(o, 8, U(!!m->has_filenames));
+	o = put_scalar(o, 9, U(!!m->has_line_numbers));
+	o = put_scalar(o, 10, U(!!m->has_inline_frames));
+	return put_unknown(o, &m->base);
+}
+
+static size_t line_size(const pb_line *m)
+{
+	return scalar_size(m->function_id) + scalar_size(U(m->line)) + scalar_size(U(m->column)) +
+	       unknown_size(&m->base);
+}
+
+static uint8_t *put_line(uint8_t *o, const pb_line *m)
+{
+	o = put_scalar(o, 1, m->function_id);
+	o = put_scalar(o, 2, U(m->line));
+	o = put_scalar(o, 3, U(m->column));
+	return put_unknown(o, &m->base);
+}
+
+static size_t location_size(const pb_location *m)
+{
+	size_t n = scalar_size(m->id) + scalar_size(m->mapping_id) + scalar_size(m->address) +
+		   scalar_size(U(!!m->is_folded));
+
+	for (size_t i = 0; i < m->n_line; i++)
+		n += delimited_size(line_size(m->line[i]));
+	return n + unknown_size(&m->base);
+}
+
+static uint8_t *put_location(uint8_t *o, const pb_location *m)
+{
+	o = put_scalar(o, 1, m->id);
+	o = put_scalar(o, 2, m->mapping_id);
+	o = put_scalar(o, 3, m->address);
+	for (size_t i = 0; i < m->n_line; i++) {
+		o = put_header(o, 4, line_size(m->line[i]));
+		o = put_line(o, m->line[i]);
+	}
+	o = put_scalar(o, 5, U(!!m->is_folded));
+	return put_unknown(o, &m->base);
+}
+
+static size_t function_size(const pb_function *m)
+{
+	return scalar_size(m->id) + scalar_size(U(m->name)) + scalar_size(U(m->system_name)) +
+	       scalar_size(U(m->filename)) + scalar_size(U(m->start_line)) +
+	       unknown_size(&m->base);
+}
+
+static uint8_t *put_function(uint8_t *o, const pb_function *m)
+{
+	o = put_scalar(o, 1, m->id);
+	o = put_scalar(o, 2, U(m->name));
+	o = put_scalar(o, 3, U(m->system_name));
+	o = put_scalar(o, 4, U(m->filename));
+	o = put_scalar(o, 5, U(m->start_line));
+	return put_unknown(o, &m->base);
+}
+
+/* Repeated messages: each one delimited. */
+#define REPEATED(type, name)                                                              \
+	static size_t name##s_size(type *const *a, size_t n)                              \
+	{                                                                                 \
+		size_t s = 0;                                                             \
+                                                                                          \
+		for (size_t i = 0; i < n; i++)                                            \
+			s += delimited_size(name##_size(a[i]));                           \
+		return s;                                                                 \
+	}                                                                                 \
+	static uint8_t *put_##name##s(uint8_t *o, unsigned num, type *const *a, size_t n) \
+	{                                                                                 \
+		for (size_t i = 0; i < n; i++) {                                          \
+			o = put_header(o, num, name##_size(a[i]));                        \
+			o = put_##name(o, a[i]);                                          \
+		}                                                                         \
+		return o;                                                                 \
+	}
+
+REPEATED(pb_value_type, value_type)
+REPEATED(pb_sample, sample)
+REPEATED(pb_mapping, mapping)
+REPEATED(pb_location, location)
+REPEATED(pb_function, function)
+
+size_t psym_pprof_packed_size(const pb_profile *p)
+{
+	size_t n = 0;
+
+	n += value_types_size(p->sample_type, p->n_sample_type);
+	n += samples_size(p->sample, p->n_sample);
+	n += mappings_size(p->mapping, p->n_mapping);
+	n += locations_size(p->location, p->n_location);
+	n += functions_size(p->function, p->n_function);
+	for (size_t i = 0; i < p->n_string_table; i++)
+		n += delimited_size(p->string_table[i] ? strlen(p->string_table[i]) : 0);
+	n += scalar_size(U(p->drop_frames)) + scalar_size(U(p->keep_frames)) +
+	     scalar_size(U(p->time_nanos)) + scalar_size(U(p->duration_nanos));
+	if (p->period_type)
+		n += delimited_size(value_type_size(p->period_type));
+	n += scalar_size(U(p->period));
+	n += packed_size((const uint64_t *)(const void *)p->comment, p->n_comment);
+	n += scalar_size(U(p->default_sample_type)) + scalar_size(U(p->doc_url));
+	return n + unknown_size(&p->base);
+}
+
+size_t psym_pprof_pack(const pb_profile *p, uint8_t *out)
+{
+	uint8_t *o = out;
+
+	o = put_value_types(o, 1, p->sample_type, p->n_sample_type);
+	o = put_samples(o, 2, p->sample, p->n_sample);
+	o = put_mappings(o, 3, p->mapping, p->n_mapping);
+	o = put_locations(o, 4, p->location, p->n_location);
+	o = put_functions(o, 5, p->function, p->n_function);
+	for (size_t i = 0; i < p->n_string_table; i++) {
+		const char *s = p->string_table[i] ? p->string_table[i] : "";
+		size_t len = strlen(s);
+
+		o = put_header(o, 6, len);
+		memcpy(o, s, len);
+		o += len;
+	}
+	o = put_scalar(o, 7, U(p->drop_frames));
+	o = put_scalar(o, 8, U(p->keep_frames));
+	o = put_scalar(o, 9, U(p->time_nanos));
+	o = put_scalar(o, 10, U(p->duration_nanos));
+	if (p->period_type) {
+		o = put_header(o, 11, value_type_size(p->period_type));
+		o = put_value_type(o, p->period_type);
+	}
+	o = put_scalar(o, 12, U(p->period));
+	o = put_packed(o, 13, (const uint64_t *)(const void *)p->comment, p->n_comment);
+	o = put_scalar(o, 14, U(p->default_sample_type));
+	o = put_scalar(o, 15, U(p->doc_url));
+	o = put_unknown(o, &p->base);
+	return (size_t)(o - out);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The pprof Profile message packed by code written for its schema.
+ *
+ * protobuf-c packs any message by walking its descriptor field by field,
+ * and computes every nested message's size anew at each level; for a
+ * symbolized profile of a million locations that is most of the time spent
+ * writing it. These two functions know profile.proto's fields and do the
+ * same work directly. Their output is byte for byte what
+ * protobuf_c_message_get_packed_size() and protobuf_c_message_pack() give
+ * for the same message (proto3 rules: zero scalars, empty strings and NULL
+ * messages left out; repeated scalars packed; unknown fields kept, after
+ * the known ones), which the unit tests check against protobuf-c itself.
+ */
+#ifndef PSYM_PPROFPACK_H
+#define PSYM_PPROFPACK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pprof.h"
+
+/* Bytes psym_pprof_pack() writes for p. */
+size_t psym_pprof_packed_size(const pb_profile *p);
+
+/* Write p to out, which holds psym_pprof_packed_size(p) bytes; returns the bytes written. */
+size_t psym_pprof_pack(const pb_profile *p, uint8_t *out);
+
+#endif
