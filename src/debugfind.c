@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "buildid.h"
 #include "debugfind.h"
@@ -46,7 +46,7 @@ bool psym_build_id_path(const char *dir, const char *build_id, const char *suffi
 int psym_file_crc32(const char *path, uint32_t *crcp, struct psym_err *e)
 {
 	unsigned char buf[1 << 16];
-	uLong crc = crc32(0L, Z_NULL, 0);
+	uint32_t crc = 0;
 	int fd = psym_open_regular(path, e);
 	ssize_t n;
 
@@ -60,10 +60,10 @@ int psym_file_crc32(const char *path, uint32_t *crcp, struct psym_err *e)
 			return psym_err_set(e, PSYM_EIO, "cannot read '%s': %s", path,
 					    strerror(errno));
 		}
-		crc = crc32(crc, buf, (uInt)n);
+		crc = libdeflate_crc32(crc, buf, (size_t)n);
 	}
 	close(fd);
-	*crcp = (uint32_t)crc;
+	*crcp = crc;
 	return 0;
 }
 
