@@ -335,7 +335,8 @@ int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym
 		c->cap_aframes = ncap;
 	}
 	/* Strings are borrowed: the caller keeps them alive until close. */
-	memcpy(&c->aframes[c->n_aframes], frames, n * sizeof(*frames));
+	if (n) /* "no frames" answers are cached too: then aframes may still be NULL */
+		memcpy(&c->aframes[c->n_aframes], frames, n * sizeof(*frames));
 	a = &c->adds[c->n_adds++];
 	a->vaddr = vaddr;
 	a->first = c->n_aframes;

@@ -83,6 +83,36 @@ check "bit-flipped cache: checksum catches it, right output" cmp -s a5.pb ref-a.
 printf 'garbage that is not a cache file at all, long enough to have a header..\n' >"$f"
 sym --cache sc a.pb -o a6.pb 2>a6.log
 check "foreign file in the cache: ignored, right output" cmp -s a6.pb ref-a.pb
+# An address that resolves to nothing (padding between functions) is an
+# answer too: cached, and the first answer of a fresh cache.
+python3 - "$PWD/c.full" >stacks.z <<'PY'
+import subprocess, sys
+out = subprocess.run(["objdump", "-d", sys.argv[1]], capture_output=True, text=True).stdout
+ins = sorted({int(l.split(":")[0], 16) for l in out.splitlines() if l.startswith("  4")})
+syms = []  # (start, size or None): an unsized symbol reaches to the next one
+for l in subprocess.run(["nm", "-S", "--defined-only", sys.argv[1]], capture_output=True, text=True).stdout.splitlines():
+    f = l.split()
+    if len(f) == 4 and f[2] in "tTwW":
+        syms.append((int(f[0], 16), int(f[1], 16)))
+    elif len(f) == 3 and f[1] in "tTwW":
+        syms.append((int(f[0], 16), None))
+syms.sort()
+def gap(a):
+    before = [s for s in syms if s[0] <= a]
+    return before and before[-1][1] is not None and a >= before[-1][0] + before[-1][1]
+gaps = [a for a in ins if gap(a)]
+print("mapping 400000 500000 0 %s" % sys.argv[1].replace(".full", ""))
+if gaps:
+    print("%x" % gaps[0])
+PY
+if [ "$(wc -l <stacks.z)" = 2 ]; then
+	python3 "$MK" maps.empty stacks.z >z.txtpb && encode_txtpb z.txtpb z.pb
+	sym --no-cache z.pb -o ref-z.pb 2>/dev/null
+	sym --cache zc z.pb -o z1.pb 2>z1.log
+	sym --cache zc z.pb -o z2.pb 2>z2.log
+	check "unresolvable address first in a fresh cache: right output, twice" \
+		sh -c 'cmp -s z1.pb ref-z.pb && cmp -s z2.pb ref-z.pb && grep -q "0/1 locations" z2.log'
+fi
 # Other options: their answers are kept apart.
 sym --no-cache --no-inlines a.pb -o ref-ni.pb 2>/dev/null
 sym --cache sc --no-inlines a.pb -o ni.pb 2>/dev/null
