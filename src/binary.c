@@ -70,8 +70,8 @@ const char *psym_binary_debug_note(const struct psym_binary *b)
 
 static void explain(const struct psym_binary *b, const char *path, const char *what)
 {
-	if (b->o->explain)
-		b->o->explain(b->o->explain_ud, path, what);
+	if (b->o->locate && b->o->locate->explain)
+		b->o->locate->explain(b->o->locate->explain_ud, path, what);
 }
 
 /* Open DWARF at path; true when it has some. */
@@ -100,74 +100,33 @@ static bool try_dwarf(struct psym_binary *b, const char *path)
 	return false;
 }
 
-/* A separate debug file: symbols merged, DWARF opened. */
-static bool use_debug_file(struct psym_binary *b, const char *path)
+/* A separate debug file (verified by the locator): symbols merged, DWARF opened. */
+static bool use_debug_file(struct psym_binary *b, struct psym_elf *dbg)
 {
-	struct psym_elf *dbg = NULL;
 	struct psym_err e = { 0 };
-	const char *want = psym_elf_build_id(b->elf), *have;
 
-	if (psym_elf_open(path, b->o->elf_limits, &dbg, &e) != 0) {
-		explain(b, path, e.msg);
-		return false;
-	}
-	have = psym_elf_build_id(dbg);
-	if (want && have && strcmp(want, have) != 0) {
-		explain(b, path, "rejected: build ID differs");
-		psym_elf_close(dbg);
-		return false;
-	}
 	if (psym_elf_add_symbols(b->elf, dbg, &e) != 0)
-		explain(b, path, e.msg);
+		explain(b, psym_elf_path(dbg), e.msg);
 	psym_elf_adopt(b->elf, dbg);
-	return try_dwarf(b, path);
+	return try_dwarf(b, psym_elf_path(dbg));
 }
 
 static void find_debug(struct psym_binary *b)
 {
-	struct psym_debugfind_opts fo = {
-		.dirs = b->o->debug_dirs,
-		.n_dirs = b->o->n_debug_dirs,
-		.explain = b->o->explain,
-		.explain_ud = b->o->explain_ud,
-	};
-	struct psym_debug_key k = {
-		.build_id = psym_elf_build_id(b->elf),
-		.binary_path = psym_elf_path(b->elf),
-	};
+	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
-	struct psym_elf *mini = NULL;
-	char *path = NULL;
+	struct psym_elf *mini = NULL, *dbg = NULL;
 
 	b->debug_tried = true;
 	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, psym_elf_path(b->elf)))
 		return;
-	psym_elf_debuglink(b->elf, &k.debuglink, &k.debuglink_crc);
-	if (psym_debugfind(&fo, &k, &path, &e) == 0) {
-		bool ok = use_debug_file(b, path);
+	if (b->o->locate) {
+		int ret = psym_locate_debug(b->o->locate, b->elf, &dbg, &why, &e);
 
-		free(path);
-		if (ok)
+		if (ret == 0 && use_debug_file(b, dbg))
 			return;
-	}
-	if (k.build_id && b->o->debuginfod) {
-		struct psym_debuginfod_req r = {
-			.build_id = k.build_id, .kind = PSYM_DEBUGINFOD_DEBUGINFO,
-		};
-
-		if (psym_debuginfod_fetch(b->o->debuginfod, &r, 1, &e) == 0) {
-			if (r.path) {
-				explain(b, r.path, "fetched with debuginfod");
-				if (use_debug_file(b, r.path)) {
-					psym_debuginfod_reqs_free(&r, 1);
-					return;
-				}
-			} else {
-				explain(b, k.build_id, r.reason);
-				snprintf(b->note, sizeof(b->note), "%s", r.reason);
-			}
-			psym_debuginfod_reqs_free(&r, 1);
-		}
+		if (ret == PSYM_NOENT && why.code == PSYM_R_DEBUGINFOD && !b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", psym_reason_text(&why));
 	}
 	/* MiniDebugInfo: a symbol table at least. */
 	if (psym_elf_open_minidebuginfo(b->elf, &mini, &e) == 0) {
@@ -197,8 +156,8 @@ static void open_cache(struct psym_binary *b)
 								      "n-" PACKAGE_VERSION,
 			       &b->cache, &note, &e) != 0)
 		b->cache = NULL;
-	else if (note && b->o->explain)
-		b->o->explain(b->o->explain_ud, key, note);
+	else if (note)
+		explain(b, key, note);
 }
 
 /*

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One resolved binary: its ELF (symbols, address normalization) plus, found
- * lazily on the first lookup, its debug information: DWARF in the binary
- * itself, else a separate debug file (build-ID trees and .gnu_debuglink in
- * the debug dirs, then debuginfod), else MiniDebugInfo (.gnu_debugdata).
+ * lazily on the first lookup that the symbol cache does not answer, its
+ * debug information: DWARF in the binary itself, else a separate debug file
+ * found by the locator (locate.h), else MiniDebugInfo (.gnu_debugdata).
  * Symbols of a debug file are merged into the binary's table; lines and
  * inline frames come from DWARF, names of addresses no CU covers from the
  * symbol table.
@@ -14,20 +14,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "debugfind.h"
-#include "debuginfod.h"
 #include "dwarfsym.h"
 #include "elffile.h"
+#include "frame.h"
+#include "locate.h"
 #include "readlimits.h"
 
 struct psym_binary_opts {
 	bool inlines;                         /* inline frames from DWARF */
-	const char *const *debug_dirs;        /* searched in order */
-	size_t n_debug_dirs;
-	const struct psym_debuginfod_opts *debuginfod; /* NULL: never */
-	psym_explain_fn explain;              /* may be NULL */
-	void *explain_ud;
-	const struct psym_elf_limits *elf_limits;
+	const struct psym_locate_opts *locate; /* finding the debug file; NULL: none */
 	const struct psym_reader_limits *limits; /* DWARF caps; NULL: defaults */
 	const char *cache_dir;                /* persistent symbol cache, NULL: off */
 	unsigned threads;                     /* DWARF decoding threads, 0: online CPUs */

@@ -8,69 +8,87 @@
 #include <sys/stat.h>
 
 #include "crashlog.h"
-#include "debugfind.h"
 #include "demangle.h"
+#include "registry.h"
+#include "resolvers.h"
 
-#define MAX_FRAMES 64
 #define LINE_MAX_BYTES 8192
-
-struct modcache {
-	char *key;                 /* path + build ID */
-	struct psym_binary *bin;   /* NULL: not found */
-};
 
 struct filter {
 	const struct psym_crashlog_opts *o;
-	long frameno; /* sanitizer frames are renumbered: inline frames count */
-	struct modcache *mods;
-	size_t nmods;
+	long frameno;                /* sanitizer frames are renumbered: inline frames count */
+	struct psym_registry *mods;  /* modules by path and build ID, opened once */
+	struct psym_frames *fr;
+	size_t unresolved;           /* frames left as they were */
+	struct psym_reason why;      /* the last reason a module was not found */
 };
 
-static struct psym_binary *module(struct filter *f, const char *path, const char *bid)
+struct modref {
+	const struct psym_crashlog_opts *o;
+	const char *path, *build_id;
+};
+
+static int open_module(void *ud, struct psym_resolver **out, struct psym_reason *why,
+		       struct psym_err *e)
 {
-	struct psym_err e = { 0 };
+	const struct modref *m = ud;
+	struct psym_objkey k = { .path = m->path, .build_id = m->build_id };
+	const char *named = m->o->named, *nb, *pb;
 	struct psym_elf *elf = NULL;
-	struct modcache *n;
-	char key[4200];
+	int ret;
 
-	snprintf(key, sizeof(key), "%s\n%s", path, bid ? bid : "");
-	for (size_t i = 0; i < f->nmods; i++)
-		if (!strcmp(f->mods[i].key, key))
-			return f->mods[i].bin;
-	n = realloc(f->mods, (f->nmods + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	f->mods = n;
-	n = &f->mods[f->nmods];
-	n->key = strdup(key);
-	n->bin = NULL;
-	if (!n->key)
-		return NULL;
-	f->nmods++;
-	if (psym_elf_open(path, f->o->binary->elf_limits, &elf, &e) != 0 ||
-	    (bid && psym_elf_build_id(elf) && strcmp(psym_elf_build_id(elf), bid))) {
-		/* Not there (or another build): look for the build ID. */
-		const struct psym_binary_opts *bo = f->o->binary;
-
-		psym_elf_close(elf);
-		elf = NULL;
-		for (size_t i = 0; bid && i < bo->n_debug_dirs && !elf; i++) {
-			static const char *const sfx[] = { "", ".debug" };
-
-			for (int k = 0; k < 2 && !elf; k++) {
-				char p[4200];
-
-				if (psym_build_id_path(bo->debug_dirs[i], bid, sfx[k], p, sizeof(p)) &&
-				    psym_elf_open(p, bo->elf_limits, &elf, &e) != 0)
-					elf = NULL;
-			}
-		}
-		if (!elf)
-			return NULL;
+	/* -e FILE stands for the log's modules of the same name. */
+	if (named) {
+		nb = strrchr(named, '/') ? strrchr(named, '/') + 1 : named;
+		pb = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
+		if (strcmp(nb, pb) == 0)
+			k.named = named;
 	}
-	if (psym_binary_new(elf, f->o->binary, &n->bin, &e) != 0)
-		n->bin = NULL;
-	return n->bin;
+	if (!m->o->binary->locate) {
+		psym_reason_set(why, PSYM_R_NOT_FOUND, "no places to look for modules");
+		return PSYM_NOENT;
+	}
+	ret = psym_locate_binary(m->o->binary->locate, &k, &elf, why, e);
+	return ret ? ret : psym_file_resolver_new(elf, m->o->binary, "file", out, e);
+}
+
+/*
+ * The module named by a frame, located like every other binary (path,
+ * search dirs, sysroot, then its build ID in the debug dirs and with
+ * debuginfod); NULL when not found, with the reason kept for the summary.
+ * The entry is released at once: the filter runs on one thread.
+ */
+static struct psym_resolver *module(struct filter *f, const char *path, const char *bid)
+{
+	struct modref ref = { .o = f->o, .path = path, .build_id = bid };
+	struct psym_regentry *x;
+	struct psym_resolver *r;
+	struct psym_err e = { 0 };
+	char *key;
+
+	if (!f->mods || asprintf(&key, "%s\n%s", path, bid ? bid : "") < 0)
+		return NULL;
+	if (psym_registry_get(f->mods, key, open_module, &ref, &x, &e) != 0) {
+		free(key);
+		return NULL;
+	}
+	free(key);
+	r = psym_regentry_resolver(x);
+	if (!r)
+		f->why = *psym_regentry_reason(x);
+	psym_regentry_release(x);
+	return r;
+}
+
+/* Frames for module+offset (an ELF virtual address); how many. */
+static size_t lookup(struct filter *f, struct psym_resolver *r, uint64_t vaddr)
+{
+	struct psym_lookup_ctx ctx = { 0 };
+	struct psym_reason why = { 0 };
+
+	if (!r || !f->fr || psym_resolver_lookup(r, &ctx, vaddr, f->fr, &why) != 0)
+		return 0;
+	return f->fr->n;
 }
 
 static const char *fname(const struct psym_frame *fr, bool demangle, char **tofree)
@@ -84,13 +102,14 @@ static const char *fname(const struct psym_frame *fr, bool demangle, char **tofr
 	return fr->name && *fr->name ? fr->name : "??";
 }
 
-/* Resolve module+offset; returns the number of frames. */
-static size_t resolve(struct filter *f, const char *path, const char *bid, uint64_t off,
-		      struct psym_frame *frames)
+/* Resolve module+offset; returns the number of frames, counting a miss. */
+static size_t resolve(struct filter *f, const char *path, const char *bid, uint64_t off)
 {
-	struct psym_binary *b = module(f, path, bid);
+	size_t n = lookup(f, module(f, path, bid), off);
 
-	return b ? psym_binary_resolve(b, off, frames, MAX_FRAMES) : 0;
+	if (!n)
+		f->unresolved++;
+	return n;
 }
 
 static bool parse_hex(const char *s, const char **end, uint64_t *v)
@@ -107,7 +126,7 @@ static bool parse_hex(const char *s, const char **end, uint64_t *v)
 /* "    #3 0x55d1c0a1b139 ... (/path/bin+0x1139) (BuildId: ab12)" */
 static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 {
-	struct psym_frame fr[MAX_FRAMES];
+	const struct psym_frame *fr = f->fr ? f->fr->f : NULL;
 	const char *p = line, *q, *open, *plus, *close;
 	char path[4096], bid[256] = "", *free_me;
 	uint64_t pc, off;
@@ -138,7 +157,7 @@ static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 			for (char *c = bid; *c; c++)
 				*c = (char)tolower((unsigned char)*c);
 	}
-	n = resolve(f, path, bid[0] ? bid : NULL, num > 0 && off ? off - 1 : off, fr);
+	n = resolve(f, path, bid[0] ? bid : NULL, num > 0 && off ? off - 1 : off);
 	if (num == 0)
 		f->frameno = 0; /* a new stack */
 	if (!n) {
@@ -171,10 +190,11 @@ static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 /* "./prog(+0x1139)[0x55...]" or "./prog(func+0x15)[0x...]" */
 static bool backtrace_line(struct filter *f, const char *line, FILE *out)
 {
-	struct psym_frame fr[MAX_FRAMES];
+	const struct psym_frame *fr = f->fr ? f->fr->f : NULL;
 	const char *open = strchr(line, '('), *plus, *close, *q;
 	char path[4096], sym[1024], *free_me, *nl;
 	uint64_t off, base = 0;
+	struct psym_resolver *r;
 	struct psym_binary *b;
 	size_t n;
 
@@ -188,15 +208,22 @@ static bool backtrace_line(struct filter *f, const char *line, FILE *out)
 	sym[plus - open - 1] = '\0';
 	if (!parse_hex(plus + 1, &q, &off) || q != close)
 		return false;
-	b = module(f, path, NULL);
-	if (!b)
+	r = module(f, path, NULL);
+	b = psym_file_resolver_binary(r);
+	if (!b) {
+		f->unresolved++;
 		return false;
-	if (sym[0] && psym_elf_find_symbol(psym_binary_elf(b), sym, &base) != 0)
+	}
+	if (sym[0] && psym_elf_find_symbol(psym_binary_elf(b), sym, &base) != 0) {
+		f->unresolved++;
 		return false;
+	}
 	/* Every backtrace() frame is a return address. */
-	n = psym_binary_resolve(b, base + off - (base + off ? 1 : 0), fr, MAX_FRAMES);
-	if (!n)
+	n = lookup(f, r, base + off - (base + off ? 1 : 0));
+	if (!n) {
+		f->unresolved++;
 		return false;
+	}
 	nl = strchr(line, '\n');
 	fprintf(out, "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
 	for (size_t i = 0; i < n; i++) {
@@ -214,7 +241,7 @@ static bool backtrace_line(struct filter *f, const char *line, FILE *out)
 /* Any "module+0xoffset" token: the frame appended in brackets. */
 static bool module_offset_line(struct filter *f, const char *line, FILE *out)
 {
-	struct psym_frame fr[MAX_FRAMES];
+	const struct psym_frame *fr = f->fr ? f->fr->f : NULL;
 	const char *plus = strstr(line, "+0x"), *start, *q;
 	char path[4096], *free_me, *nl;
 	uint64_t off;
@@ -232,7 +259,7 @@ static bool module_offset_line(struct filter *f, const char *line, FILE *out)
 	path[plus - start] = '\0';
 	if (!strchr(path, '/') && !strstr(path, ".so"))
 		return false;
-	n = resolve(f, path, NULL, off, fr);
+	n = resolve(f, path, NULL, off);
 	if (!n)
 		return false;
 	nl = strchr(line, '\n');
@@ -269,6 +296,14 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 {
 	struct filter f = { .o = o };
 	char line[LINE_MAX_BYTES];
+
+	f.mods = psym_registry_new();
+	f.fr = malloc(sizeof(*f.fr));
+	if (!f.mods || !f.fr) {
+		psym_registry_free(f.mods);
+		free(f.fr);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
 	bool continued = false; /* inside a line longer than the buffer */
 	size_t n;
 	int ret = 0;
@@ -291,10 +326,13 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 		ret = psym_err_set(e, PSYM_EIO, "cannot read standard input");
 	else if (ferror(out))
 		ret = psym_err_set(e, PSYM_EIO, "cannot write to standard output");
-	for (size_t i = 0; i < f.nmods; i++) {
-		psym_binary_free(f.mods[i].bin);
-		free(f.mods[i].key);
-	}
-	free(f.mods);
+	if (f.unresolved && o->log)
+		fprintf(o->log, "psym: %zu frame%s left unresolved%s%s\n", f.unresolved,
+			f.unresolved == 1 ? "" : "s", f.why.code ? ": " : "",
+			f.why.code ? psym_reason_text(&f.why) : "");
+	if (o->unresolved)
+		*o->unresolved = f.unresolved;
+	psym_registry_free(f.mods);
+	free(f.fr);
 	return ret;
 }

@@ -4,8 +4,9 @@
  * "#3 0x... (/path/bin+0x1139) (BuildId: ...)", glibc backtrace_symbols
  * lines "./prog(+0x1139)[0x55...]" or "./prog(func+0x15)[0x...]", and
  * "module+0xoffset" frames) and writes it back with function, file and
- * line filled in, inline frames included. Lines it cannot resolve are
- * written unchanged. Return addresses (sanitizer frames after #0, every
+ * line filled in, inline frames included. Modules are found like every
+ * other binary (locate.h). Lines it cannot resolve are written unchanged
+ * and counted. Return addresses (sanitizer frames after #0, every
  * backtrace_symbols frame) are looked up as address - 1.
  */
 #ifndef PSYM_CRASHLOG_H
@@ -17,8 +18,11 @@
 #include "binary.h"
 
 struct psym_crashlog_opts {
-	const struct psym_binary_opts *binary; /* debug dirs etc. */
+	const struct psym_binary_opts *binary; /* its locate options find modules */
 	bool demangle;
+	const char *named;    /* -e FILE: used for modules with its base name, or NULL */
+	FILE *log;            /* one line about unresolved frames; NULL: none */
+	size_t *unresolved;   /* out: frames left unresolved, or NULL */
 };
 
 int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o,

@@ -18,10 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "demangle.h"
 #include "psym.h"
-#include "report.h"
-#include "crashlog.h"
 
 static const char *progname = "psym";
 
@@ -80,6 +77,40 @@ enum {
 	"                             cost: ELF sections/symbols, DWARF depth/entries/\n" \
 	"                             rows, perf map entries, kallsyms symbols, .deb\n" \
 	"                             bytes/files; --limit help lists them\n"
+
+#define DISCOVERY_OPTIONS                                                             \
+	{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },                  \
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },                          \
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },                      \
+	{ "debug-pkg", required_argument, NULL, OPT_DEBUG_PKG },                      \
+	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },                    \
+	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },    \
+	{ "offline", no_argument, NULL, OPT_OFFLINE },                                \
+	{ "limit", required_argument, NULL, OPT_LIMIT }
+
+#define DISCOVERY_HELP                                                                 \
+	"\nFinding binaries (in this order):\n"                                          \
+	"      --binary-path DIR[:DIR...]  search DIR/BUILDID/BASENAME, DIR/BUILDID/*,\n" \
+	"                             DIR/BUILDID, DIR/PATH/BUILDID, DIR/BASENAME,\n"    \
+	"                             DIR/PATH; then $PPROF_BINARY_PATH the same way\n"  \
+	"      --sysroot DIR          look for each binary's own path under DIR\n"       \
+	"                             (default /); '..' never leaves DIR; then files\n"  \
+	"                             with the binary's build ID in the debug dirs\n"    \
+	"                             and on debuginfod servers\n"                       \
+	"\nDebug information (lines, inline frames; looked for in this order):\n"       \
+	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug,\n"            \
+	"                             DIR/<binary's dir>/<debuglink> and\n"             \
+	"                             DIR/<debuglink> (repeatable; /usr/lib/debug is\n" \
+	"                             always searched last)\n"                           \
+	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"  \
+	"                             extracted once into the cache)\n"                  \
+	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"         \
+	"                             default: $DEBUGINFOD_URLS)\n"                      \
+	"      --debuginfod-timeout S seconds per request (default 10)\n"                \
+	"      --offline              never use the network\n"                           \
+	"A file whose build ID differs from the profile's (or that has none when the\n" \
+	"profile has one) is never used unless named explicitly.\n"                      \
+	READER_LIMIT_HELP
 
 #define LIMIT_HELP                                                                 \
 	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n" \
@@ -237,23 +268,8 @@ static const char symbolize_help[] =
 	"                             symbols or ~/.cache/psym/symbols)\n"
 	"      --no-cache             neither read nor write the symbol cache\n"
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
-	"\nFinding binaries (in this order):\n"
-	"      --main-binary FILE     use FILE for the first mapping\n"
-	"      --binary-path DIR[:DIR...]  search DIR/BUILDID/BASENAME, DIR/BUILDID/*,\n"
-	"                             DIR/BUILDID, DIR/PATH/BUILDID, DIR/BASENAME,\n"
-	"                             DIR/PATH; then $PPROF_BINARY_PATH the same way\n"
-	"      --sysroot DIR          look for each mapping's own path under DIR\n"
-	"                             (default /); '..' never leaves DIR\n"
-	"\nDebug information (lines, inline frames; looked for in this order):\n"
-	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug and\n"
-	"                             DIR/<binary's dir>/<debuglink> (repeatable;\n"
-	"                             /usr/lib/debug is always searched last)\n"
-	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"
-	"                             extracted once into the cache)\n"
-	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"
-	"                             default: $DEBUGINFOD_URLS)\n"
-	"      --debuginfod-timeout S seconds per request (default 10)\n"
-	"      --offline              never use the network\n"
+	"      --main-binary FILE     use FILE for the first user-space mapping\n"
+	DISCOVERY_HELP
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
 	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
 	"      --vdso FILE            the profiled host's vDSO image\n"
@@ -278,7 +294,6 @@ static const char symbolize_help[] =
 	"      --strict               exit 1 when a location of a file-backed\n"
 	"                             mapping stays unresolved\n"
 	"  -q, --quiet                no per-mapping summary\n"
-	READER_LIMIT_HELP
 	LIMIT_HELP;
 
 /* --limit NAME=N for the readers of binaries, debug info, maps, packages. */
@@ -428,24 +443,112 @@ static void free_list(const char **list, size_t n)
 	free(list);
 }
 
+/*
+ * Discovery options: how every command that resolves addresses finds
+ * binaries and their debug information (symbolize, addr, addr --filter).
+ * Declared once, so every command finds files the same way.
+ */
+struct discovery {
+	const char **bpath, **ddirs, **pkgs, **urls;
+	size_t n_bpath, n_ddirs, n_pkgs, n_urls;
+	const char *sysroot;
+	struct psym_debuginfod_opts dio;
+	struct psym_reader_limits limits;
+	struct psym_locate_opts lo; /* made by discovery_finish */
+};
+
+static void discovery_init(struct discovery *d)
+{
+	memset(d, 0, sizeof(*d));
+	psym_reader_limits_default(&d->limits);
+}
+
+/* One discovery option; false when c is not one. */
+static bool discovery_option(int c, const char *arg, struct discovery *d, const char *cmd)
+{
+	switch (c) {
+	case OPT_BINARY_PATH: add_path_list(arg, &d->bpath, &d->n_bpath); break;
+	case OPT_SYSROOT: d->sysroot = arg; break;
+	case OPT_DEBUG_DIR: add_path_list(arg, &d->ddirs, &d->n_ddirs); break;
+	case OPT_DEBUG_PKG: add_one(arg, &d->pkgs, &d->n_pkgs); break;
+	case OPT_DEBUGINFOD: add_one(arg, &d->urls, &d->n_urls); break;
+	case OPT_DEBUGINFOD_TIMEOUT:
+		d->dio.timeout_s = (int)parse_long_arg(cmd, arg, 1, 3600, "timeout");
+		break;
+	case OPT_OFFLINE: d->dio.offline = true; break;
+	case OPT_LIMIT: reader_limit_option(arg, &d->limits, cmd); break;
+	default: return false;
+	}
+	return true;
+}
+
+/*
+ * After the options: Debian packages extracted into the cache and added
+ * as debug dirs, /usr/lib/debug last, $PPROF_BINARY_PATH after
+ * --binary-path, debuginfod servers, then the locator's options.
+ */
+static int discovery_finish(struct discovery *d, struct psym_err *e)
+{
+	const char *env;
+
+	for (size_t i = 0; i < d->n_pkgs; i++) {
+		char *cache = cache_dir(), *debs = NULL, *root = NULL;
+
+		if (!cache || asprintf(&debs, "%s/debs", cache) < 0 || mkdir_p(debs) != 0 ||
+		    psym_deb_extract_debug(d->pkgs[i], debs, &d->limits.deb, &root, e) != 0) {
+			if (!e->msg[0])
+				psym_err_set(e, PSYM_EIO, "cannot create the cache for '%s'",
+					     d->pkgs[i]);
+			free(cache);
+			free(debs);
+			return e->code ? e->code : PSYM_EIO;
+		}
+		add_owned(root, &d->ddirs, &d->n_ddirs);
+		free(cache);
+		free(debs);
+	}
+	add_path_list("/usr/lib/debug", &d->ddirs, &d->n_ddirs);
+	env = getenv("PPROF_BINARY_PATH");
+	if (env && *env)
+		add_path_list(env, &d->bpath, &d->n_bpath);
+	d->dio.urls = d->urls;
+	d->dio.n_urls = d->n_urls;
+	d->lo = (struct psym_locate_opts){
+		.search = d->bpath,
+		.n_search = d->n_bpath,
+		.sysroot = d->sysroot,
+		.debug_dirs = d->ddirs,
+		.n_debug_dirs = d->n_ddirs,
+		.elf_limits = &d->limits.elf,
+	};
+	{
+		char sbuf[4096];
+
+		if (!d->dio.offline && psym_debuginfod_servers(&d->dio, sbuf, sizeof(sbuf)))
+			d->lo.debuginfod = &d->dio;
+	}
+	return 0;
+}
+
+static void discovery_free(struct discovery *d)
+{
+	free_list(d->bpath, d->n_bpath);
+	free_list(d->ddirs, d->n_ddirs);
+	free_list(d->pkgs, d->n_pkgs);
+	free_list(d->urls, d->n_urls);
+}
+
 static int cmd_symbolize(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 		{ "raw", no_argument, NULL, OPT_RAW },
-		{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },
-		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "main-binary", required_argument, NULL, OPT_MAIN_BINARY },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "explain", no_argument, NULL, OPT_EXPLAIN },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "quiet", no_argument, NULL, 'q' },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-		{ "debug-pkg", required_argument, NULL, OPT_DEBUG_PKG },
-		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
-		{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },
-		{ "offline", no_argument, NULL, OPT_OFFLINE },
 		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
@@ -458,22 +561,18 @@ static int cmd_symbolize(int argc, char **argv)
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
-		{ "limit", required_argument, NULL, OPT_LIMIT },
-		LIMIT_OPTIONS, { 0 }
+		DISCOVERY_OPTIONS, LIMIT_OPTIONS, { 0 }
 	};
 	struct psym_symbolize_opts so = { .log = stderr };
 	const char **pmaps = NULL, **pmdirs = NULL;
 	size_t n_pmaps = 0, n_pmdirs = 0;
 	char *side = NULL;
-	struct psym_debuginfod_opts dio = { 0 };
-	const char **ddirs = NULL, **pkgs = NULL, **urls = NULL;
-	size_t n_ddirs = 0, n_pkgs = 0, n_urls = 0;
+	struct discovery d;
 	struct psym_symbolize_result res;
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
-	const char *in, *out = NULL, **bpath = NULL, *env;
-	size_t n_bpath = 0;
+	const char *in, *out = NULL;
 	bool in_place = false, raw = false, strict = false;
 	unsigned jobs = 0;
 	const char *cache_opt = NULL;
@@ -482,33 +581,24 @@ static int cmd_symbolize(int argc, char **argv)
 	int c, ret, exit_code = PSYM_EXIT_OK;
 
 	psym_limits_default(&lim);
-	psym_reader_limits_default(&so.limits);
+	discovery_init(&d);
 	while ((c = getopt_long(argc, argv, "ho:qj:", opts, NULL)) != -1) {
-		if (limit_option(c, optarg, &lim, "symbolize "))
+		if (limit_option(c, optarg, &lim, "symbolize ") ||
+		    discovery_option(c, optarg, &d, "symbolize "))
 			continue;
 		switch (c) {
 		case 'o': out = optarg; break;
 		case OPT_IN_PLACE: in_place = true; break;
 		case OPT_RAW: raw = true; break;
-		case OPT_BINARY_PATH: add_path_list(optarg, &bpath, &n_bpath); break;
-		case OPT_SYSROOT: so.sysroot = optarg; break;
 		case OPT_MAIN_BINARY: so.main_binary = optarg; break;
 		case OPT_FORCE: so.force = true; break;
 		case OPT_EXPLAIN: so.explain = true; break;
 		case OPT_STRICT: strict = true; break;
 		case 'q': so.quiet = true; break;
-		case OPT_DEBUG_DIR: add_path_list(optarg, &ddirs, &n_ddirs); break;
-		case OPT_DEBUG_PKG: add_one(optarg, &pkgs, &n_pkgs); break;
-		case OPT_DEBUGINFOD: add_one(optarg, &urls, &n_urls); break;
-		case OPT_DEBUGINFOD_TIMEOUT:
-			dio.timeout_s = (int)parse_long_arg("symbolize ", optarg, 1, 3600, "timeout");
-			break;
-		case OPT_OFFLINE: dio.offline = true; break;
 		case OPT_NO_INLINES: so.no_inlines = true; break;
 		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
 		case OPT_ADJUST_CALLERS: so.adjust_callers = true; break;
 		case OPT_KALLSYMS: so.kallsyms = optarg; break;
-		case OPT_LIMIT: reader_limit_option(optarg, &so.limits, "symbolize "); break;
 		case OPT_VDSO: so.vdso = optarg; break;
 		case OPT_VMLINUX: so.vmlinux = optarg; break;
 		case OPT_CACHE: cache_opt = optarg; break;
@@ -523,45 +613,32 @@ static int cmd_symbolize(int argc, char **argv)
 		default: die_usage("symbolize ", "invalid option");
 		}
 	}
-	/* Debian debug packages become debug dirs (extracted into the cache). */
-	for (size_t i = 0; i < n_pkgs; i++) {
-		char *cache = cache_dir(), *debs = NULL, *root = NULL;
+	if (so.main_binary) {
+		struct stat st;
 
-		if (!cache || asprintf(&debs, "%s/debs", cache) < 0 || mkdir_p(debs) != 0 ||
-		    psym_deb_extract_debug(pkgs[i], debs, &so.limits.deb, &root, &e) != 0) {
-			if (!e.msg[0])
-				psym_err_set(&e, PSYM_EIO, "cannot create the cache for '%s'", pkgs[i]);
-			free(cache);
-			free(debs);
-			exit_code = report(&e, e.code ? e.code : PSYM_EIO);
-			goto out;
-		}
-		add_owned(root, &ddirs, &n_ddirs);
-		free(cache);
-		free(debs);
+		if (stat(so.main_binary, &st) != 0 || !S_ISREG(st.st_mode))
+			die_usage("symbolize ", "--main-binary '%s': %s", so.main_binary,
+				  errno && stat(so.main_binary, &st) != 0 ? strerror(errno) :
+									  "not a regular file");
 	}
-	add_path_list("/usr/lib/debug", &ddirs, &n_ddirs);
+	ret = discovery_finish(&d, &e);
+	if (ret) {
+		exit_code = report(&e, ret);
+		goto out;
+	}
 	if (!n_pmdirs)
 		add_one("/tmp", &pmdirs, &n_pmdirs);
 	so.perf_maps = pmaps;
 	so.n_perf_maps = n_pmaps;
 	so.perf_map_dirs = pmdirs;
 	so.n_perf_map_dirs = n_pmdirs;
-	so.debug_dirs = ddirs;
-	so.n_debug_dirs = n_ddirs;
-	dio.urls = urls;
-	dio.n_urls = n_urls;
-	{
-		char sbuf[4096];
-
-		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf)))
-			so.debuginfod = &dio;
-	}
-	env = getenv("PPROF_BINARY_PATH");
-	if (env && *env)
-		add_path_list(env, &bpath, &n_bpath);
-	so.binary_path = bpath;
-	so.n_binary_path = n_bpath;
+	so.debug_dirs = d.ddirs;
+	so.n_debug_dirs = d.n_ddirs;
+	so.debuginfod = d.lo.debuginfod;
+	so.binary_path = d.bpath;
+	so.n_binary_path = d.n_bpath;
+	so.sysroot = d.sysroot;
+	so.limits = d.limits;
 	so.progress = isatty(STDERR_FILENO);
 	if (argc - optind < 1)
 		die_usage("symbolize ", "no input profile");
@@ -631,10 +708,7 @@ fail:
 	exit_code = report(&e, ret);
 out:
 	psym_profile_free(p);
-	free_list(bpath, n_bpath);
-	free_list(ddirs, n_ddirs);
-	free_list(pkgs, n_pkgs);
-	free_list(urls, n_urls);
+	discovery_free(&d);
 	free_list(pmaps, n_pmaps);
 	free_list(pmdirs, n_pmdirs);
 	free(side);
@@ -660,10 +734,11 @@ static const char addr_help[] =
 	"                             first (FunctionName, FileName, Line, Column,\n"
 	"                             StartLine)\n"
 	"  -a, --addresses            print each address before its frames\n"
-	"      --debug-dir DIR        also search DIR for separate debug files\n"
 	"      --no-inlines           only the function that contains the code\n"
 	"      --no-demangle          keep mangled names\n"
-	READER_LIMIT_HELP
+	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
+	"name; frames left unresolved are counted on standard error.\n"
+	DISCOVERY_HELP
 	"  -h, --help                 show this help\n";
 
 static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n,
@@ -710,114 +785,87 @@ static int cmd_addr(int argc, char **argv)
 		{ "exe", required_argument, NULL, 'e' },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "addresses", no_argument, NULL, 'a' },
-		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
 		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
 		{ "filter", no_argument, NULL, OPT_FILTER },
-		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
-		{ "offline", no_argument, NULL, OPT_OFFLINE },
-		{ "limit", required_argument, NULL, OPT_LIMIT },
+		DISCOVERY_OPTIONS,
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct psym_reader_limits rl;
-	struct psym_frame frames[256];
-	struct psym_debuginfod_opts dio = { 0 };
-	const char *build_id = NULL, **urls = NULL;
-	size_t n_urls = 0;
-	bool filter = false;
+	struct psym_frames *fr = NULL;
 	struct psym_binary_opts bo = { .inlines = true };
-	struct psym_binary *bin = NULL;
+	struct psym_resolver *res = NULL;
+	struct psym_binary *bin;
 	struct psym_elf *elf = NULL;
+	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
-	const char *exe = NULL, **ddirs = NULL;
-	size_t n_ddirs = 0;
-	bool json = false, show_addr = false, demangle = true;
+	struct discovery d;
+	const char *exe = NULL, *build_id = NULL;
+	bool filter = false, json = false, show_addr = false, demangle = true, bad = false;
 	int c, ret;
 
-	psym_reader_limits_default(&rl);
-	bo.limits = &rl;
-	bo.elf_limits = &rl.elf;
+	discovery_init(&d);
 	while ((c = getopt_long(argc, argv, "he:aCfi", opts, NULL)) != -1) {
+		if (discovery_option(c, optarg, &d, "addr "))
+			continue;
 		switch (c) {
 		case 'e': exe = optarg; break;
 		case OPT_JSON: json = true; break;
 		case 'a': show_addr = true; break;
 		case 'C': case 'f': case 'i': break; /* addr2line habits: always on */
-		case OPT_DEBUG_DIR: add_path_list(optarg, &ddirs, &n_ddirs); break;
 		case OPT_NO_INLINES: bo.inlines = false; break;
 		case OPT_NO_DEMANGLE: demangle = false; break;
 		case OPT_BUILD_ID: build_id = optarg; break;
 		case OPT_FILTER: filter = true; break;
-		case OPT_DEBUGINFOD: add_one(optarg, &urls, &n_urls); break;
-		case OPT_OFFLINE: dio.offline = true; break;
-		case OPT_LIMIT: reader_limit_option(optarg, &rl, "addr "); break;
 		case 'h': fputs(addr_help, stdout); return 0;
 		default: die_usage("addr ", "invalid option");
 		}
 	}
-	add_path_list("/usr/lib/debug", &ddirs, &n_ddirs);
-	bo.debug_dirs = ddirs;
-	bo.n_debug_dirs = n_ddirs;
-	dio.urls = urls;
-	dio.n_urls = n_urls;
-	{
-		char sbuf[4096];
-
-		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf)))
-			bo.debuginfod = &dio;
-	}
+	if (filter && build_id)
+		die_usage("addr ", "--filter takes the build IDs from the log, not --build-id");
+	if (!filter && !exe && !build_id)
+		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
+	if (build_id && !psym_build_id_valid(build_id))
+		die_usage("addr ", "'%s' is not a build ID", build_id);
+	ret = discovery_finish(&d, &e);
+	if (ret)
+		goto fail;
+	bo.locate = &d.lo;
+	bo.limits = &d.limits;
 	if (filter) {
-		struct psym_crashlog_opts co = { .binary = &bo, .demangle = demangle };
+		struct psym_crashlog_opts co = {
+			.binary = &bo, .demangle = demangle, .named = exe, .log = stderr,
+		};
 
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
-		free_list(ddirs, n_ddirs);
-		free_list(urls, n_urls);
-		return ret ? report(&e, ret) : 0;
+		if (ret)
+			goto fail;
+		goto out;
 	}
-	if (!exe && !build_id)
-		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
-	if (!exe) {
-		/* Find the binary (or its debug file) by build ID. */
-		char path[4200];
+	/* The binary: the file named, or any file with the build ID (checked). */
+	if (exe) {
+		struct psym_objkey k = { .path = exe, .build_id = build_id, .named = exe };
 
-		if (!psym_build_id_valid(build_id))
-			die_usage("addr ", "'%s' is not a build ID", build_id);
-		ret = PSYM_NOENT;
-		for (size_t i = 0; i < n_ddirs && ret; i++) {
-			static const char *const sfx[] = { "", ".debug" };
-
-			for (int k = 0; k < 2 && ret; k++)
-				if (psym_build_id_path(ddirs[i], build_id, sfx[k], path, sizeof(path)))
-					ret = psym_elf_open(path, &rl.elf, &elf, &e) ? PSYM_NOENT : 0;
-		}
-		if (ret && bo.debuginfod) {
-			struct psym_debuginfod_req r = { .build_id = build_id,
-							 .kind = PSYM_DEBUGINFOD_EXECUTABLE };
-
-			if (psym_debuginfod_fetch(&dio, &r, 1, &e) == 0 && r.path)
-				ret = psym_elf_open(r.path, &rl.elf, &elf, &e) ? PSYM_NOENT : 0;
-			psym_debuginfod_reqs_free(&r, 1);
-		}
-		if (ret) {
-			free_list(ddirs, n_ddirs);
-			free_list(urls, n_urls);
-			psym_err_set(&e, PSYM_EBADINPUT, "no binary with build ID %s in the debug dirs%s",
-				     build_id, bo.debuginfod ? " or on the debuginfod servers" : "");
-			return report(&e, PSYM_EBADINPUT);
-		}
+		ret = psym_locate_binary(&d.lo, &k, &elf, &why, &e);
 	} else {
-		ret = psym_elf_open(exe, &rl.elf, &elf, &e);
+		ret = psym_locate_by_build_id(&d.lo, build_id, &elf, &why, &e);
+	}
+	if (ret == PSYM_NOENT) {
+		ret = psym_err_set(&e, PSYM_EBADINPUT, "%s%s%s", exe ? "" : "no file with build ID ",
+				   exe ? "" : build_id, exe ? "" : ": ");
+		psym_err_set(&e, PSYM_EBADINPUT, "%s%s", e.msg, psym_reason_text(&why));
 	}
 	if (!ret)
-		ret = psym_binary_new(elf, &bo, &bin, &e);
-	if (ret) {
-		free_list(ddirs, n_ddirs);
-		free_list(urls, n_urls);
-		return report(&e, ret);
-	}
+		ret = psym_file_resolver_new(elf, &bo, "file", &res, &e);
+	fr = ret ? NULL : malloc(sizeof(*fr));
+	if (!ret && !fr)
+		ret = psym_err_set(&e, PSYM_ENOMEM, "out of memory");
+	if (ret)
+		goto fail;
+	bin = psym_file_resolver_binary(res);
 	for (int i = optind;; i++) {
+		struct psym_lookup_ctx ctx = { 0 };
 		char line[256], *end;
 		const char *arg;
 		uint64_t a;
@@ -837,21 +885,33 @@ static int cmd_addr(int argc, char **argv)
 		errno = 0;
 		a = strtoull(arg, &end, 16);
 		if (errno || end == arg || *end) {
+			/* Answered all the same, so the output stays aligned with the input. */
 			fprintf(stderr, "%s: '%s': not a hex address\n", progname, arg);
+			print_addr(stdout, 0, NULL, 0, json, show_addr, demangle);
+			bad = true;
 			continue;
 		}
-		print_addr(stdout, a, frames, psym_binary_resolve(bin, a, frames, 256), json,
-			   show_addr, demangle);
+		if (psym_resolver_lookup(res, &ctx, a, fr, &why) != 0)
+			fr->n = 0;
+		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);
 	}
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
 		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
-	psym_binary_free(bin);
-	free_list(ddirs, n_ddirs);
-	free_list(urls, n_urls);
+	goto out;
+fail:
+	ret = report(&e, ret);
+	free(fr);
+	psym_resolver_free(res);
+	discovery_free(&d);
+	return ret;
+out:
+	free(fr);
+	psym_resolver_free(res);
+	discovery_free(&d);
 	if (fflush(stdout) != 0)
 		return PSYM_EXIT_SYSTEM;
-	return 0;
+	return bad ? PSYM_EXIT_PARTIAL : 0;
 }
 
 /* ---- top, folded, flame ------------------------------------------------------ */

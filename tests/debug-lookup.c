@@ -13,8 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "debugfind.h"
-#include "debuginfod.h"
+#include "psym.h"
 
 static void show(void *ud, const char *path, const char *verdict)
 {
@@ -25,18 +24,20 @@ static void show(void *ud, const char *path, const char *verdict)
 int main(int argc, char **argv)
 {
 	const char *dirs[16], *urls[8];
-	struct psym_debugfind_opts o = { .dirs = dirs };
+	struct psym_locate_opts o = { .debug_dirs = dirs };
+	struct psym_reason why = { 0 };
+	struct psym_elf *elf = NULL;
 	struct psym_debuginfod_opts dopt = { .urls = urls };
 	struct psym_debug_key k = { 0 };
 	struct psym_err e = { 0 };
 	bool exe = false;
-	char *path = NULL;
+	const char *binary = NULL;
 	int c, ret;
 
 	while ((c = getopt(argc, argv, "d:b:l:c:u:ot:C:xE")) != -1) {
 		switch (c) {
-		case 'd': if (o.n_dirs < 16) dirs[o.n_dirs++] = optarg; break;
-		case 'b': k.binary_path = optarg; break;
+		case 'd': if (o.n_debug_dirs < 16) dirs[o.n_debug_dirs++] = optarg; break;
+		case 'b': binary = optarg; break;
 		case 'l': k.debuglink = optarg; break;
 		case 'c': k.debuglink_crc = (uint32_t)strtoul(optarg, NULL, 16); break;
 		case 'u': if (dopt.n_urls < 8) urls[dopt.n_urls++] = optarg; break;
@@ -53,14 +54,15 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "-"))
 		k.build_id = argv[optind];
 	if (!exe) {
-		ret = psym_debugfind(&o, &k, &path, &e);
+		ret = psym_locate_debug_file(&o, k.build_id, binary, k.debuglink,
+					     k.debuglink_crc, &elf, &why, &e);
 		if (ret < 0) {
 			fprintf(stderr, "debug-lookup: %s\n", e.msg);
 			return 3;
 		}
 		if (ret == 0) {
-			printf("local: %s\n", path);
-			free(path);
+			printf("local: %s\n", psym_elf_path(elf));
+			psym_elf_close(elf);
 			return 0;
 		}
 	}

@@ -49,6 +49,12 @@ mkdir -p bad/.build-id/$dd && cp other bad/.build-id/$dd/${bid#??}.debug
 gcc -g -O0 -o other2 prog.c -Wl,--build-id=sha1 -DX=1 -Wl,-z,norelro && cp other2 bad/.build-id/$dd/${bid#??}.debug
 out=$("$L" -x -d bad "$bid" || true)
 check "mismatching build ID rejected" sh -c "echo '$out' | grep -q 'rejected: build ID'"
+# A debug file without any build ID in the tree of a binary that has one:
+# another program's DWARF would give silently wrong answers. Rejected.
+mkdir -p nobid/.build-id/$dd && cp other nobid/.build-id/$dd/${bid#??}.debug
+out=$("$L" -x -d nobid "$bid" || true)
+check "a build-ID tree file without a build ID is rejected" sh -c "echo '$out' | grep -q 'rejected: the file has no build ID'"
+check "... and not used" sh -c "echo '$out' | grep -q '^none'"
 out=$("$L" -x -d dbg -b bin/prog -l ../../etc/passwd -c 0 - || true)
 check "a debuglink with a path is never followed" sh -c "echo '$out' | grep -q 'not a plain file name'"
 out=$("$L" -d dbg "../../etc" || true)

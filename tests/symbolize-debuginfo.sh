@@ -100,7 +100,11 @@ cp away.debug run/prog.debug
 check "debuglink: lines and inlines equal llvm-symbolizer's" compare b.pb.gz
 gcc -O0 -g -Wl,--build-id=none -o other prog.c && objcopy --only-keep-debug other run/prog.debug
 "$PSYM" symbolize --offline --explain prof.pb -o c.pb.gz 2>c.log
-check "debuglink: a file with the wrong CRC is rejected" grep -q "run/prog.debug': rejected: CRC" c.log
+# The binary has a build ID and this file has none: rejected before its CRC
+# is even read (a file without the build ID is used only when named).
+check "debuglink: a debug file without the binary's build ID is rejected" \
+	grep -q "run/prog.debug': rejected: the file has no build ID" c.log
+check "debuglink: no file or line from the rejected file" sh -c "! '$PSYM' show c.pb.gz | grep -q 'prog\.c'"
 rm run/prog.debug
 
 # 3. libc through Debian's libc6-dbg (build-ID tree in /usr/lib/debug).

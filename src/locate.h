@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The locator: every rule psym has for finding a file, in one place, used
+ * by every command (symbolize, addr, addr --filter, the kernel and vDSO
+ * resolvers).
+ *
+ * Two halves:
+ *   - candidate paths as pure functions (no I/O, unit-tested): for a
+ *     binary, pprof's conventions in each search dir, then the mapping's
+ *     own path under the sysroot; for a separate debug file, GDB's and
+ *     elfutils' conventions (.build-id trees, .gnu_debuglink beside the
+ *     binary, in .debug/, under each debug dir by the binary's directory and
+ *     by name alone);
+ *   - a verifier that opens each candidate as a regular ELF file and checks
+ *     it: one build-ID rule everywhere (compared without regard to case):
+ *     when the object has a build ID, a candidate with another one, or with
+ *     none, is rejected with the reason; a file without a build ID is used
+ *     only where the user named it (-e, --main-binary, --vmlinux) or, for
+ *     an object without a build ID, where a debuglink CRC vouches for it.
+ * Then, for what is still missing, files of the same build ID in the debug
+ * dirs and debuginfod.
+ *
+ * Every candidate and its verdict go to the optional explain callback.
+ */
+#ifndef PSYM_LOCATE_H
+#define PSYM_LOCATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "debuginfod.h"
+#include "elffile.h"
+#include "error.h"
+#include "reason.h"
+
+/* Called for each candidate: path tried and what was found there. */
+typedef void (*psym_explain_fn)(void *ud, const char *path, const char *verdict);
+
+/* The discovery options every command shares (see cli's discovery options). */
+struct psym_locate_opts {
+	const char *const *search;     /* --binary-path dirs + $PPROF_BINARY_PATH */
+	size_t n_search;
+	const char *sysroot;           /* NULL or "" = "/" */
+	const char *const *debug_dirs; /* separate debug files, in order */
+	size_t n_debug_dirs;
+	const struct psym_debuginfod_opts *debuginfod; /* NULL: never */
+	const struct psym_elf_limits *elf_limits;
+	psym_explain_fn explain;       /* may be NULL */
+	void *explain_ud;
+	/* Kernel, vDSO and JIT objects: */
+	const char *side_dir;          /* the collector's IN.d/, or NULL */
+	const char *vmlinux;           /* --vmlinux, or NULL */
+	const char *vdso;              /* --vdso, or NULL */
+	const char *kallsyms;          /* --kallsyms, or NULL */
+	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
+	size_t n_perf_map_dirs;
+	const char *release;           /* kernel release for the usual places of
+					* vmlinux and the vDSO; NULL: none */
+};
+
+/* What an object is looked for by. */
+struct psym_objkey {
+	const char *path;     /* the path the profile or log names (cleaned), or NULL */
+	const char *build_id; /* hex, any case, or NULL when unknown */
+	const char *named;    /* a file the user named for this object, or NULL:
+			       * the only candidate (its build ID still checked
+			       * when both have one) */
+};
+
+/* Which rule produced a candidate (for unit tests and --explain). */
+enum psym_cand_rule {
+	PSYM_CAND_NAMED,          /* the file the user named */
+	PSYM_CAND_BUILDID_BASE,   /* SEARCH/BUILDID/BASENAME */
+	PSYM_CAND_BUILDID_DIR,    /* SEARCH/BUILDID/: each regular file in it */
+	PSYM_CAND_BUILDID,        /* SEARCH/BUILDID */
+	PSYM_CAND_PATH_BUILDID,   /* SEARCH/PATH/BUILDID */
+	PSYM_CAND_BASENAME,       /* SEARCH/BASENAME */
+	PSYM_CAND_PATH,           /* SEARCH/PATH */
+	PSYM_CAND_SYSROOT,        /* SYSROOT/PATH */
+	PSYM_CAND_TREE,           /* DEBUGDIR/.build-id/NN/REST (the binary) */
+	PSYM_CAND_TREE_DEBUG,     /* DEBUGDIR/.build-id/NN/REST.debug */
+	PSYM_CAND_LINK_BESIDE,    /* BINDIR/DEBUGLINK */
+	PSYM_CAND_LINK_DOTDEBUG,  /* BINDIR/.debug/DEBUGLINK */
+	PSYM_CAND_LINK_DEBUGDIR,  /* DEBUGDIR/BINDIR/DEBUGLINK */
+	PSYM_CAND_LINK_FLAT,      /* DEBUGDIR/DEBUGLINK */
+};
+
+/* Return true to stop the enumeration. */
+typedef bool (*psym_cand_fn)(void *ud, const char *path, enum psym_cand_rule rule);
+
+/*
+ * Candidates for the binary of k, in order, without I/O: k->named alone
+ * when set; else for each search dir, with a valid build ID,
+ * BUILDID/BASENAME, BUILDID/ (a directory), BUILDID, PATH/BUILDID, then
+ * BASENAME and PATH; then PATH under the sysroot. A path whose ".."
+ * components would leave the root is normalized first and never leaves
+ * it. Returns true when fn stopped the enumeration.
+ */
+bool psym_locate_binary_candidates(const struct psym_locate_opts *o, const struct psym_objkey *k,
+				   psym_cand_fn fn, void *ud);
+
+/* What is known of a binary whose separate debug file is wanted. */
+struct psym_debug_key {
+	const char *build_id;   /* hex, or NULL */
+	const char *binary_dir; /* directory of the binary as given, or NULL */
+	const char *binary_dir_abs; /* the same made absolute (symlinks resolved) */
+	const char *debuglink;  /* .gnu_debuglink file name, or NULL */
+	uint32_t debuglink_crc; /* its CRC32 */
+};
+
+/*
+ * Candidates for the debug file, in order, without I/O: each debug dir's
+ * .build-id/NN/REST.debug; then, with a debuglink that is a plain file
+ * name, BINDIR/NAME, BINDIR/.debug/NAME, and for each debug dir
+ * DEBUGDIR/BINDIR/NAME and DEBUGDIR/NAME.
+ */
+bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct psym_debug_key *k,
+				  psym_cand_fn fn, void *ud);
+
+/*
+ * Find and open the binary for k (see above; then, when the binary itself
+ * is nowhere, a file with its build ID in the debug dirs' .build-id trees
+ * or from debuginfod can stand in: debug files keep the program headers
+ * and symbols). Returns 0 with *out, PSYM_NOENT with the most telling
+ * reason in why, or a negative error (ENOMEM).
+ */
+int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objkey *k,
+		       struct psym_elf **out, struct psym_reason *why, struct psym_err *e);
+
+/*
+ * Find and open the separate debug file of an opened binary (build-ID
+ * trees, debuglink, then debuginfod). Returns 0 with *out, PSYM_NOENT with
+ * why, or a negative error.
+ */
+int psym_locate_debug(const struct psym_locate_opts *o, struct psym_elf *binary,
+		      struct psym_elf **out, struct psym_reason *why, struct psym_err *e);
+
+/*
+ * The same for what is known of a binary: its build ID (or NULL), path
+ * (or NULL: no debuglink rules), debuglink name and CRC (or NULL, 0).
+ */
+int psym_locate_debug_file(const struct psym_locate_opts *o, const char *build_id,
+			   const char *binary_path, const char *debuglink, uint32_t crc,
+			   struct psym_elf **out, struct psym_reason *why, struct psym_err *e);
+
+/*
+ * Any file with this build ID: the debug dirs' .build-id trees (the binary,
+ * then its debug file), then debuginfod (executable, then debuginfo). The
+ * file's own build ID must be build_id. For psym addr --build-id and for
+ * objects found only by their build ID (a kernel).
+ */
+int psym_locate_by_build_id(const struct psym_locate_opts *o, const char *build_id,
+			    struct psym_elf **out, struct psym_reason *why, struct psym_err *e);
+
+/*
+ * The kernel image: --vmlinux, else by the kernel's build ID (debug dirs,
+ * debuginfod), else the usual places of the release's debug image when
+ * build IDs agree. A found image must define _text (or _stext): its
+ * link-time address goes to *text. Returns 0, PSYM_NOENT with why, or an
+ * error.
+ */
+int psym_locate_vmlinux(const struct psym_locate_opts *o, const char *build_id,
+			struct psym_elf **out, uint64_t *text, struct psym_reason *why,
+			struct psym_err *e);
+
+/* The vDSO image: --vdso, the side dir's vdso.so, the release's vdso64.so. */
+int psym_locate_vdso(const struct psym_locate_opts *o, struct psym_elf **out,
+		     struct psym_reason *why, struct psym_err *e);
+
+/*
+ * The kallsyms copy: --kallsyms, else the side dir's kallsyms. Writes the
+ * path into buf and returns 0, or PSYM_NOENT with why.
+ */
+int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
+			 struct psym_reason *why);
+
+/*
+ * Perf maps and jitdumps of process pid: for each of the side dir and the
+ * perf map dirs, DIR/perf-PID.map and DIR/jit-PID.dump; fn gets each one
+ * that exists (jitdump: true for a jitdump) and returns true to stop that
+ * kind of file (the first that loads wins).
+ */
+typedef bool (*psym_perfmap_fn)(void *ud, const char *path, bool jitdump);
+void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfmap_fn fn,
+			   void *ud);
+
+/* Build IDs are hex: equal when they are the same digits, in any case. */
+bool psym_build_id_equal(const char *a, const char *b);
+
+/* DIR/.build-id/NN/REST<suffix> into buf; false if build_id is not sane hex. */
+bool psym_build_id_path(const char *dir, const char *build_id, const char *suffix, char *buf,
+			size_t bufsz);
+
+/* CRC32 (the .gnu_debuglink polynomial, zlib's) of a whole regular file. */
+int psym_file_crc32(const char *path, uint32_t *crc, struct psym_err *e);
+
+/*
+ * Lexically normalize a path: drop "." and empty components, resolve ".."
+ * without ever going above the root. Writes the "/a/b" form into buf.
+ * False if it does not fit.
+ */
+bool psym_path_normalize(const char *path, char *buf, size_t bufsz);
+
+#endif

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The resolver registry: each object (a binary by path and build ID, the
+ * kernel, the vDSO, JIT maps) is located and opened once, the first time a
+ * key asks for it, and shared by every mapping, and by every run of a
+ * batch, that names the same key. Keys are hashed: a profile with 200,000
+ * distinct mappings costs 200,000 lookups, not their square.
+ *
+ * Thread-safe: an entry is returned locked (a resolver's calls are not
+ * thread-safe); another thread asking for the same key waits while it is
+ * opened or used; different keys proceed in parallel.
+ */
+#ifndef PSYM_REGISTRY_H
+#define PSYM_REGISTRY_H
+
+#include "reason.h"
+#include "resolver.h"
+
+struct psym_registry;
+struct psym_regentry;
+
+struct psym_registry *psym_registry_new(void);
+/* Frees every resolver. NULL is fine. No entry may be held. */
+void psym_registry_free(struct psym_registry *g);
+
+/*
+ * Opens the object of a new key: 0 with *out, PSYM_NOENT with why (the
+ * key then stays unresolved for the registry's life, with that reason), or
+ * a negative error (nothing is remembered; the next get tries again).
+ */
+typedef int (*psym_open_fn)(void *ud, struct psym_resolver **out, struct psym_reason *why,
+			    struct psym_err *e);
+
+/*
+ * The entry for key (any bytes up to the NUL), opened with open_fn(ud) on
+ * first use. Returned locked: release it with psym_regentry_release.
+ */
+int psym_registry_get(struct psym_registry *g, const char *key, psym_open_fn open_fn, void *ud,
+		      struct psym_regentry **out, struct psym_err *e);
+
+/* The resolver (NULL when the object was not found) and why not. */
+struct psym_resolver *psym_regentry_resolver(const struct psym_regentry *x);
+const struct psym_reason *psym_regentry_reason(const struct psym_regentry *x);
+
+void psym_regentry_release(struct psym_regentry *x);
+
+#endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* The file resolver: an ELF file and its debug information (binary.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolvers.h"
+
+struct file_resolver {
+	struct psym_resolver base;
+	struct psym_binary *bin;
+	const char *kind;
+};
+
+static struct file_resolver *from(struct psym_resolver *r)
+{
+	return (struct file_resolver *)r;
+}
+
+static int file_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
+			 uint64_t *vaddr)
+{
+	return psym_elf_normalize(psym_binary_elf(from(r)->bin), m->start, m->limit,
+				  m->file_offset, addr, vaddr);
+}
+
+static int file_prepare(struct psym_resolver *r, const uint64_t *vaddrs, size_t n,
+			struct psym_err *e)
+{
+	return psym_binary_prepare(from(r)->bin, vaddrs, n, e);
+}
+
+static int file_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t vaddr,
+		       struct psym_frames *out, struct psym_reason *why)
+{
+	(void)ctx;
+	out->n = psym_binary_resolve(from(r)->bin, vaddr, out->f, PSYM_MAX_FRAMES);
+	if (!out->n) {
+		psym_reason_set(why, PSYM_R_NO_SYMBOL, NULL);
+		return PSYM_NOENT;
+	}
+	for (size_t i = 0; i < out->n; i++)
+		if (!out->f[i].name)
+			out->f[i].name = ""; /* an unnamed DIE: pprof keeps the line */
+	out->stable = true;
+	return 0;
+}
+
+static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct psym_binary *b = from(r)->bin;
+	const char *path = psym_elf_path(psym_binary_elf(b));
+	const char *dw = psym_binary_dwarf_path(b), *note;
+	size_t hits, misses;
+
+	psym_binary_cache_stats(b, &hits, &misses);
+	if (hits && !misses)
+		snprintf(buf, bufsz, "from '%s', from the symbol cache", path);
+	else if (dw && strcmp(dw, path) != 0)
+		snprintf(buf, bufsz, "from '%s', lines from '%s'", path, dw);
+	else if (dw)
+		snprintf(buf, bufsz, "from '%s', with lines", path);
+	else if ((note = psym_binary_debug_note(b))) /* may load symbols: last */
+		snprintf(buf, bufsz, "from '%s', no lines: %s", path, note);
+	else
+		snprintf(buf, bufsz, "from '%s', no lines: no DWARF", path);
+}
+
+static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	size_t units, decoded;
+
+	buf[0] = '\0';
+	if (!psym_binary_dwarf_path(from(r)->bin))
+		return;
+	psym_binary_dwarf_units(from(r)->bin, &units, &decoded);
+	snprintf(buf, bufsz, "DWARF: %zu of %zu compile units decoded so far", decoded, units);
+}
+
+static void file_destroy(struct psym_resolver *r)
+{
+	psym_binary_free(from(r)->bin);
+	free(r);
+}
+
+static const struct psym_resolver_ops file_ops = {
+	.kind = "file",
+	.to_vaddr = file_to_vaddr,
+	.prepare = file_prepare,
+	.lookup = file_lookup,
+	.describe = file_describe,
+	.explain = file_explain,
+	.destroy = file_destroy,
+};
+
+int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o,
+			   const char *kind, struct psym_resolver **out, struct psym_err *e)
+{
+	struct file_resolver *f = calloc(1, sizeof(*f));
+	int ret;
+
+	if (!f) {
+		psym_elf_close(elf);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	ret = psym_binary_new(elf, o, &f->bin, e);
+	if (ret) {
+		free(f);
+		return ret;
+	}
+	f->base.ops = &file_ops;
+	f->kind = kind;
+	*out = &f->base;
+	return 0;
+}
+
+struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r)
+{
+	return r && r->ops == &file_ops ? from(r)->bin : NULL;
+}

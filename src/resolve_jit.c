@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The JIT resolver: perf maps and jitdump files, one table per process,
+ * each loaded once, on the first address of that process.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolvers.h"
+
+struct jit_table {
+	int pid;
+	struct psym_perfmap *pm; /* NULL: none found */
+	struct psym_reason why;
+};
+
+struct jit_resolver {
+	struct psym_resolver base;
+	const struct psym_locate_opts *lo;
+	const struct psym_perfmap_limits *lim;
+	const char *const *files;
+	size_t nfiles;
+	int pid;                 /* every address's process (a single-process profile), or 0 */
+	FILE *log;
+	struct jit_table *t;
+	size_t nt;
+	size_t used;             /* tables that answered something */
+	char last[4200];         /* the last file loaded, for the summary */
+};
+
+static struct jit_resolver *from(struct psym_resolver *r)
+{
+	return (struct jit_resolver *)r;
+}
+
+static int jit_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
+			uint64_t *vaddr)
+{
+	(void)r;
+	(void)m;
+	*vaddr = addr;
+	return 0;
+}
+
+/* Add one perf map or jitdump file, saying how many lines were skipped. */
+static int add_file(struct jit_resolver *j, struct jit_table *t, const char *path, bool jitdump)
+{
+	struct psym_err e = { 0 };
+	size_t before = psym_perfmap_malformed(t->pm);
+	int ret = jitdump ? psym_perfmap_add_jitdump(t->pm, path, &e) :
+			    psym_perfmap_add_file(t->pm, path, &e);
+	size_t bad = psym_perfmap_malformed(t->pm) - before;
+
+	if (ret) {
+		psym_reason_set(&t->why, PSYM_R_BAD_FILE, "%s", e.msg);
+		return ret;
+	}
+	if (bad && j->log)
+		fprintf(j->log, "psym: '%s': %zu malformed %s skipped\n", path, bad,
+			jitdump ? "records" : "lines");
+	snprintf(j->last, sizeof(j->last), "%s", path);
+	return 0;
+}
+
+struct found_ctx {
+	struct jit_resolver *j;
+	struct jit_table *t;
+	size_t found;
+};
+
+static bool found_file(void *ud, const char *path, bool jitdump)
+{
+	struct found_ctx *c = ud;
+
+	if (add_file(c->j, c->t, path, jitdump) != 0)
+		return false;
+	c->found++;
+	if (!jitdump && c->j->lo->explain)
+		c->j->lo->explain(c->j->lo->explain_ud, path, "perf map used");
+	return true;
+}
+
+static struct jit_table *table(struct jit_resolver *j, int pid)
+{
+	struct psym_err e = { 0 };
+	struct found_ctx c = { .j = j };
+	struct jit_table *n;
+
+	for (size_t i = 0; i < j->nt; i++)
+		if (j->t[i].pid == pid)
+			return &j->t[i];
+	n = realloc(j->t, (j->nt + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	j->t = n;
+	c.t = &j->t[j->nt++];
+	memset(c.t, 0, sizeof(*c.t));
+	c.t->pid = pid;
+	if (psym_perfmap_new(j->lim, &c.t->pm, &e) != 0) {
+		psym_reason_set(&c.t->why, PSYM_R_ERROR, "%s", e.msg);
+		return c.t;
+	}
+	for (size_t i = 0; i < j->nfiles; i++) {
+		size_t len = strlen(j->files[i]);
+
+		if (add_file(j, c.t, j->files[i], len > 5 && !strcmp(j->files[i] + len - 5, ".dump")) ==
+		    0)
+			c.found++;
+	}
+	psym_locate_perf_maps(j->lo, pid, found_file, &c);
+	if (!c.found) {
+		psym_perfmap_free(c.t->pm);
+		c.t->pm = NULL;
+		if (c.t->why.code == PSYM_R_NONE)
+			psym_reason_set(&c.t->why, PSYM_R_NO_PERF_MAP, "no perf map for pid %d", pid);
+	}
+	return c.t;
+}
+
+static int jit_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t addr,
+		      struct psym_frames *out, struct psym_reason *why)
+{
+	struct jit_resolver *j = from(r);
+	struct jit_table *t = table(j, j->pid ? j->pid : ctx->pid);
+
+	if (!t) {
+		psym_reason_set(why, PSYM_R_ERROR, "out of memory");
+		return PSYM_NOENT;
+	}
+	if (!t->pm) {
+		*why = t->why;
+		return PSYM_NOENT;
+	}
+	if (psym_perfmap_lookup(t->pm, addr, &out->f[0]) != 0) {
+		psym_reason_set(why, PSYM_R_NO_SYMBOL, NULL);
+		return PSYM_NOENT;
+	}
+	out->n = 1;
+	return 0;
+}
+
+static void jit_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct jit_resolver *j = from(r);
+
+	if (j->last[0])
+		snprintf(buf, bufsz, "from '%s'%s", j->last, j->nt > 1 ? " and others" : "");
+	else
+		snprintf(buf, bufsz, "no perf map");
+}
+
+static void jit_destroy(struct psym_resolver *r)
+{
+	struct jit_resolver *j = from(r);
+
+	for (size_t i = 0; i < j->nt; i++)
+		psym_perfmap_free(j->t[i].pm);
+	free(j->t);
+	free(j);
+}
+
+static const struct psym_resolver_ops jit_ops = {
+	.kind = "jit",
+	.to_vaddr = jit_to_vaddr,
+	.lookup = jit_lookup,
+	.describe = jit_describe,
+	.destroy = jit_destroy,
+};
+
+int psym_jit_resolver_new(const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
+			  const char *const *files, size_t nfiles, int pid, FILE *log,
+			  struct psym_resolver **out, struct psym_err *e)
+{
+	struct jit_resolver *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	j->base.ops = &jit_ops;
+	j->lo = lo;
+	j->lim = lim;
+	j->files = files;
+	j->nfiles = nfiles;
+	j->pid = pid;
+	j->log = log;
+	*out = &j->base;
+	return 0;
+}

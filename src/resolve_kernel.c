@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The kernel resolver: a vmlinux with DWARF first (lines, inline frames),
+ * relocated by the KASLR slide, else the kallsyms copy.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolvers.h"
+
+struct kernel_resolver {
+	struct psym_resolver base;
+	struct psym_binary *vmlinux;  /* NULL: none */
+	uint64_t vmlinux_text;        /* its link-time _text */
+	struct psym_reason vmlinux_why;
+	struct psym_kallsyms *ks;     /* NULL: none */
+	struct psym_reason ks_why;
+	char ks_path[4200];
+	bool modules;
+};
+
+static struct kernel_resolver *from(struct psym_resolver *r)
+{
+	return (struct kernel_resolver *)r;
+}
+
+static int kernel_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
+			   uint64_t *vaddr)
+{
+	(void)r;
+	(void)m;
+	*vaddr = addr; /* kernel addresses are looked up as they ran */
+	return 0;
+}
+
+/*
+ * Where the profiled kernel's _text was at run time (KASLR): from the
+ * kallsyms copy, else from the kernel mapping (perf and psym-collect put
+ * _text at memory_start, perf's "[kernel.kallsyms]_text" may carry it in
+ * file_offset). 0 when unknown.
+ */
+static uint64_t runtime_text(const struct kernel_resolver *k, const struct psym_mapinfo *m)
+{
+	if (k->ks && psym_kallsyms_text_addr(k->ks))
+		return psym_kallsyms_text_addr(k->ks);
+	if (!m)
+		return 0;
+	if (m->file_offset >= 0xffff000000000000ULL)
+		return m->file_offset;
+	/* psym-collect's fallback start when it could not read _text. */
+	if (m->start == 0xffff800000000000ULL)
+		return 0;
+	return m->start;
+}
+
+static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx,
+			 uint64_t addr, struct psym_frames *out, struct psym_reason *why)
+{
+	struct kernel_resolver *k = from(r);
+	uint64_t rt = k->vmlinux ? runtime_text(k, ctx->map) : 0;
+
+	if (k->vmlinux && rt) {
+		out->n = psym_binary_resolve(k->vmlinux, addr - rt + k->vmlinux_text, out->f,
+					     PSYM_MAX_FRAMES);
+		if (out->n) {
+			for (size_t i = 0; i < out->n; i++)
+				if (!out->f[i].name)
+					out->f[i].name = "";
+			out->stable = true;
+			return 0;
+		}
+	}
+	if (!k->ks) {
+		if (k->vmlinux && !rt)
+			psym_reason_set(why, PSYM_R_KASLR_UNKNOWN,
+					"runtime _text unknown (KASLR): give --kallsyms");
+		else if (!k->vmlinux && !k->modules)
+			psym_reason_set(why, PSYM_R_NO_KALLSYMS, "%s; %s",
+					psym_reason_text(&k->ks_why),
+					psym_reason_text(&k->vmlinux_why));
+		else
+			*why = k->ks_why;
+		return PSYM_NOENT;
+	}
+	if (psym_kallsyms_lookup(k->ks, addr, &out->f[0]) != 0) {
+		psym_reason_set(why, PSYM_R_NO_SYMBOL, NULL);
+		return PSYM_NOENT;
+	}
+	out->n = 1;
+	return 0;
+}
+
+static void kernel_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct kernel_resolver *k = from(r);
+
+	if (k->vmlinux)
+		snprintf(buf, bufsz, "from '%s'%s%s%s",
+			 psym_elf_path(psym_binary_elf(k->vmlinux)), k->ks ? " and '" : "",
+			 k->ks ? k->ks_path : "", k->ks ? "'" : "");
+	else if (k->ks)
+		snprintf(buf, bufsz, "from '%s'", k->ks_path);
+	else
+		snprintf(buf, bufsz, "%s", psym_reason_text(&k->ks_why));
+}
+
+static void kernel_destroy(struct psym_resolver *r)
+{
+	struct kernel_resolver *k = from(r);
+
+	psym_binary_free(k->vmlinux);
+	psym_kallsyms_free(k->ks);
+	free(k);
+}
+
+static const struct psym_resolver_ops kernel_ops = {
+	.kind = "kernel",
+	.to_vaddr = kernel_to_vaddr,
+	.lookup = kernel_lookup,
+	.describe = kernel_describe,
+	.destroy = kernel_destroy,
+};
+
+int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+			     const char *build_id, bool modules, size_t max_symbols, FILE *log,
+			     struct psym_resolver **out, struct psym_err *e)
+{
+	struct kernel_resolver *k = calloc(1, sizeof(*k));
+	struct psym_err le = { 0 };
+	int ret = 0;
+
+	if (!k)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	k->base.ops = &kernel_ops;
+	k->modules = modules;
+	if (!modules) {
+		struct psym_elf *elf = NULL;
+
+		ret = psym_locate_vmlinux(lo, build_id, &elf, &k->vmlinux_text, &k->vmlinux_why, e);
+		if (ret < 0)
+			goto fail;
+		if (ret == 0 && psym_binary_new(elf, bo, &k->vmlinux, &le) != 0)
+			k->vmlinux = NULL;
+		ret = 0;
+	}
+	if (psym_locate_kallsyms(lo, k->ks_path, sizeof(k->ks_path), &k->ks_why) == 0) {
+		if (psym_kallsyms_open(k->ks_path, max_symbols, &k->ks, &le) != 0) {
+			psym_reason_set(&k->ks_why, PSYM_R_BAD_FILE, "%s", le.msg);
+			k->ks = NULL;
+		} else {
+			if (psym_kallsyms_malformed(k->ks) && log)
+				fprintf(log, "psym: '%s': %zu malformed lines skipped\n", k->ks_path,
+					psym_kallsyms_malformed(k->ks));
+			if (lo->explain)
+				lo->explain(lo->explain_ud, k->ks_path, "kernel symbols used");
+		}
+	}
+	*out = &k->base;
+	return 0;
+fail:
+	kernel_destroy(&k->base);
+	return ret;
+}

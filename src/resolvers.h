@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The resolvers psym has, each behind the interface of resolver.h:
+ *
+ *   file    an ELF file and its debug information (binary.h): symbols,
+ *           lines, inline frames; addresses normalized through PT_LOADs;
+ *           also the vDSO image;
+ *   kernel  a vmlinux with DWARF relocated by the KASLR slide, else a
+ *           kallsyms copy; kernel modules by kallsyms alone;
+ *   jit     perf maps and jitdump files, per process.
+ */
+#ifndef PSYM_RESOLVERS_H
+#define PSYM_RESOLVERS_H
+
+#include "binary.h"
+#include "kallsyms.h"
+#include "locate.h"
+#include "perfmap.h"
+#include "resolver.h"
+
+/*
+ * An ELF file. Takes ownership of elf (also on failure); o must outlive
+ * the resolver. kind names it in summaries ("file", "vdso").
+ */
+int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o,
+			   const char *kind, struct psym_resolver **out, struct psym_err *e);
+
+/* The binary behind a file resolver (NULL for other kinds). */
+struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r);
+
+/*
+ * The kernel: vmlinux (found by the locator for build_id; may be absent)
+ * and kallsyms, both looked for once, at creation. modules: for kernel
+ * modules, kallsyms only. bo (for the vmlinux's DWARF) and lo must outlive
+ * the resolver.
+ */
+int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+			     const char *build_id, bool modules, size_t max_symbols, FILE *log,
+			     struct psym_resolver **out, struct psym_err *e);
+
+/*
+ * JIT code: perf maps and jitdumps given for every process (files), else
+ * those of each sample's process found by the locator. lo must outlive it.
+ */
+int psym_jit_resolver_new(const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
+			  const char *const *files, size_t nfiles, int pid, FILE *log,
+			  struct psym_resolver **out, struct psym_err *e);
+
+#endif
