@@ -24,7 +24,6 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "collectprof.h"
 #include "psym.h"
 #include "profile.h"
 #include "profile.skel.h"

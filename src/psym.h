@@ -19,6 +19,7 @@
 #include "arena.h"
 #include "batch.h"
 #include "builder.h"
+#include "collectprof.h"
 #include "buildid.h"
 #include "compress.h"
 #include "crashlog.h"

@@ -104,6 +104,13 @@ struct run {
 	int *loc_pid;                /* by location position: pid label of a sample */
 	long main_mapping;           /* the mapping --main-binary names, or -1 */
 	size_t done_in_mapping;      /* for the progress line */
+	struct sumline {             /* per-mapping summary lines, held back */
+		size_t unresolved;
+		size_t order;
+		char *text;
+	} *sum;
+	size_t nsum;
+	size_t full, partial, none;  /* mappings by how much was resolved */
 	struct timespec start, last_progress;
 	bool progress_shown;
 };
@@ -303,30 +310,117 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 
 #define NO_VADDR UINT64_MAX /* location not to resolve */
 
+/*
+ * Profiles with more mappings than this get a summary (counts and the
+ * mappings with the most unresolved locations) instead of a line per
+ * mapping; --explain always lists every mapping.
+ */
+#define SUMMARY_ALL_UP_TO 20
+#define SUMMARY_WORST 10
+
+/* One mapping's line: printed now with --explain, else held for the end. */
+static void sumline(struct run *run, size_t unresolved, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void sumline(struct run *run, size_t unresolved, const char *fmt, ...)
+{
+	struct sumline *n;
+	va_list ap;
+	char *text;
+
+	if (!run->o->log || run->o->quiet)
+		return;
+	va_start(ap, fmt);
+	if (run->o->explain) {
+		vfprintf(run->o->log, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	if (vasprintf(&text, fmt, ap) < 0)
+		text = NULL;
+	va_end(ap);
+	n = text ? realloc(run->sum, (run->nsum + 1) * sizeof(*n)) : NULL;
+	if (!n) {
+		if (text)
+			fputs(text, run->o->log); /* no memory to hold it: say it now */
+		free(text);
+		return;
+	}
+	run->sum = n;
+	run->sum[run->nsum] = (struct sumline){ unresolved, run->nsum, text };
+	run->nsum++;
+}
+
+static int cmp_worst(const void *a, const void *b)
+{
+	const struct sumline *x = a, *y = b;
+
+	if (x->unresolved != y->unresolved)
+		return x->unresolved > y->unresolved ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct sumline *x = a, *y = b;
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* The held-back lines: all of them, or counts and the worst. */
+static void summary_flush(struct run *run)
+{
+	size_t shown = run->nsum;
+
+	if (!run->nsum)
+		return;
+	if (run->nsum > SUMMARY_ALL_UP_TO) {
+		qsort(run->sum, run->nsum, sizeof(*run->sum), cmp_worst);
+		shown = 0;
+		while (shown < SUMMARY_WORST && shown < run->nsum && run->sum[shown].unresolved)
+			shown++;
+		qsort(run->sum, shown, sizeof(*run->sum), cmp_order);
+		fprintf(run->o->log,
+			"psym: %zu mappings: %zu fully resolved, %zu in part, %zu not at all%s\n",
+			run->nsum, run->full, run->partial, run->none,
+			shown ? "; those with the most unresolved locations:" : "");
+	}
+	for (size_t i = 0; i < shown; i++)
+		fputs(run->sum[i].text, run->o->log);
+	if (shown < run->nsum)
+		fprintf(run->o->log, "psym: %zu more mappings not listed (--explain lists every one)\n",
+			run->nsum - shown);
+}
+
 /* The summary line of one mapping. */
 static void summary(struct run *run, const pb_mapping *m, const char *name, enum psym_map_class cls,
 		    struct psym_resolver *res, const struct psym_reason *why, size_t done,
 		    size_t todo, size_t kept)
 {
 	char desc[2400] = "", more[300] = "";
+	size_t un = todo - done;
 
-	if (!run->o->log || run->o->quiet)
-		return;
+	if (done == todo)
+		run->full++;
+	else if (done)
+		run->partial++;
+	else
+		run->none++;
 	if (res)
 		psym_resolver_describe(res, desc, sizeof(desc));
 	if (cls == PSYM_MAP_FILE && res)
-		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s\n", m->id, name,
-		      done, todo, desc, kept ? " (others kept)" : "");
+		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s\n", m->id,
+			name, done, todo, desc, kept ? " (others kept)" : "");
 	else if (cls == PSYM_MAP_FILE)
-		logf_(run, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id, name, todo,
-		      psym_reason_text(why));
+		sumline(run, un, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id, name,
+			todo, psym_reason_text(why));
 	else if (done < todo && why->code != PSYM_R_NONE && why->code != PSYM_R_NO_SYMBOL)
-		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", m->id,
-		      *name ? name : "(no name)", done, todo, psym_map_class_name(cls),
-		      psym_reason_text(why));
+		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n",
+			m->id, *name ? name : "(no name)", done, todo, psym_map_class_name(cls),
+			psym_reason_text(why));
 	else
-		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", m->id,
-		      *name ? name : "(no name)", done, todo, psym_map_class_name(cls));
+		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", m->id,
+			*name ? name : "(no name)", done, todo, psym_map_class_name(cls));
 	if (run->o->explain && res && res->ops->explain) {
 		res->ops->explain(res, more, sizeof(more));
 		if (more[0])
@@ -456,8 +550,8 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	run->r->kept += kept;
 	ref.cls = psym_mapping_classify(name, clean, sizeof(clean), &deleted);
 	if (todo == 0) {
-		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
-		      m->id, name, kept);
+		sumline(run, 0, "psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
+			m->id, name, kept);
 		return 0;
 	}
 	if ((long)mi == run->main_mapping)
@@ -607,6 +701,8 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	}
 	for (size_t k = 0; k < pb->n_mapping && !ret; k++)
 		ret = symbolize_mapping(&run, k, pb->mapping[k], order + first[k], fill[k], e);
+	if (!ret)
+		summary_flush(&run);
 	if (nomap && !ret) {
 		logf_(&run, "psym: %zu locations have no mapping: left as addresses\n", nomap);
 		r->locations += nomap;
@@ -614,6 +710,9 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	}
 out:
 	progress_clear(&run);
+	for (size_t i = 0; i < run.nsum; i++)
+		free(run.sum[i].text);
+	free(run.sum);
 	psym_registry_free(run.own);
 	free(run.caller_only);
 	free(run.loc_pid);

@@ -85,9 +85,34 @@ sys.exit(1)
 PY
 }
 
+# unbuildable NAME REASON: a fixture that could not be built here. The test
+# then ends as a skip (exit 77) naming it, never as a silent pass.
+n_unbuilt=0
+unbuilt=""
+unbuildable() {
+	n_unbuilt=$((n_unbuilt + 1))
+	unbuilt="$unbuilt
+  $1: $2"
+	echo "SKIP-PART - $1 cannot be built here: $2"
+}
+
+# finish: the test's verdict. Failures fail; a test that checked nothing
+# fails too (it proved nothing); fixtures that could not be built make it
+# a skip with their reasons.
 finish() {
 	echo "# $n_ok passed, $n_fail failed"
-	[ "$n_fail" -eq 0 ]
+	if [ "$n_fail" -ne 0 ]; then
+		return 1
+	fi
+	if [ "$n_ok" -eq 0 ]; then
+		echo "FAIL - no check ran: the test proved nothing"
+		return 1
+	fi
+	if [ "$n_unbuilt" -ne 0 ]; then
+		echo "SKIP: $n_unbuilt fixture(s) could not be built:$unbuilt"
+		exit 77
+	fi
+	return 0
 }
 
 # ---- testdata/bad/READERS: the hostile inputs of every reader --------------

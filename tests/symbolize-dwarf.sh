@@ -60,7 +60,7 @@ fixture() {
 	name=$1
 	shift
 	if ! "$@" -o "$name" 2>build.err; then
-		echo "note: cannot build $name here: $(head -c 200 build.err)"
+		unbuildable "$name" "$(head -c 200 build.err | tr '\n' ' ')"
 		return
 	fi
 	# Every instruction address in .text (capped by even sampling).

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The locator's candidate paths, rule by rule, as pure functions: no file
+ * is opened. (The verifier is exercised by the shell tests on real files.)
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "locate.h"
+#include "tap.h"
+
+#define MAXC 64
+
+struct got {
+	char path[MAXC][512];
+	enum psym_cand_rule rule[MAXC];
+	size_t n, stop_at; /* stop_at: 1-based candidate to stop at, 0: never */
+};
+
+static bool collect(void *ud, const char *path, enum psym_cand_rule rule)
+{
+	struct got *g = ud;
+
+	if (g->n < MAXC) {
+		snprintf(g->path[g->n], sizeof(g->path[0]), "%s", path);
+		g->rule[g->n] = rule;
+	}
+	g->n++;
+	return g->stop_at && g->n == g->stop_at;
+}
+
+static void want(const struct got *g, size_t i, const char *path, enum psym_cand_rule rule,
+		 const char *what)
+{
+	is_str(i < g->n ? g->path[i] : NULL, path, "%s: candidate %zu path", what, i);
+	is_int(i < g->n ? (int)g->rule[i] : -1, (int)rule, "%s: candidate %zu rule", what, i);
+}
+
+int main(void)
+{
+	const char *search[] = { "/s1", "/s2" }, *debug[] = { "/d1", "/usr/lib/debug" };
+	struct psym_locate_opts o = { .search = search, .n_search = 2, .debug_dirs = debug,
+				      .n_debug_dirs = 2 };
+	struct psym_objkey k = { .path = "/usr/lib/libx.so.1", .build_id = "ABCDEF0123" };
+	struct psym_debug_key dk = { 0 };
+	struct got g = { 0 };
+	bool stopped;
+
+	/* Binary: pprof's conventions per search dir, then the sysroot. */
+	psym_locate_binary_candidates(&o, &k, collect, &g);
+	is_int((int)g.n, 13, "binary: 6 per search dir + sysroot");
+	want(&g, 0, "/s1/abcdef0123/libx.so.1", PSYM_CAND_BUILDID_BASE, "build ID lowercased");
+	want(&g, 1, "/s1/abcdef0123", PSYM_CAND_BUILDID_DIR, "build-ID directory");
+	want(&g, 2, "/s1/abcdef0123", PSYM_CAND_BUILDID, "build-ID file");
+	want(&g, 3, "/s1/usr/lib/libx.so.1/abcdef0123", PSYM_CAND_PATH_BUILDID, "path/build ID");
+	want(&g, 4, "/s1/libx.so.1", PSYM_CAND_BASENAME, "basename");
+	want(&g, 5, "/s1/usr/lib/libx.so.1", PSYM_CAND_PATH, "path");
+	want(&g, 6, "/s2/abcdef0123/libx.so.1", PSYM_CAND_BUILDID_BASE, "second dir");
+	want(&g, 12, "/usr/lib/libx.so.1", PSYM_CAND_SYSROOT, "own path last");
+
+	/* Stops where the callback says. */
+	memset(&g, 0, sizeof(g));
+	g.stop_at = 3;
+	stopped = psym_locate_binary_candidates(&o, &k, collect, &g);
+	ok(stopped && g.n == 3, "enumeration stops when the callback returns true");
+
+	/* A build ID that is not hex never becomes a path. */
+	memset(&g, 0, sizeof(g));
+	k.build_id = "../../etc";
+	psym_locate_binary_candidates(&o, &k, collect, &g);
+	is_int((int)g.n, 5, "non-hex build ID: only basename and path rules");
+	for (size_t i = 0; i < g.n && i < MAXC; i++)
+		ok(!strstr(g.path[i], "etc/") || g.rule[i] != PSYM_CAND_BUILDID,
+		   "no build-ID rule from a non-hex build ID (%zu)", i);
+
+	/* '..' in a profile's path never leaves the sysroot. */
+	memset(&g, 0, sizeof(g));
+	o.n_search = 0;
+	o.sysroot = "/root";
+	k.path = "/../../../etc/../etc/passwd";
+	k.build_id = NULL;
+	psym_locate_binary_candidates(&o, &k, collect, &g);
+	is_int((int)g.n, 1, "sysroot: one candidate");
+	want(&g, 0, "/root/etc/passwd", PSYM_CAND_SYSROOT, "'..' stays under the sysroot");
+
+	/* A relative path (crash log's ./prog) with no sysroot: as given. */
+	memset(&g, 0, sizeof(g));
+	o.sysroot = NULL;
+	k.path = "./prog";
+	psym_locate_binary_candidates(&o, &k, collect, &g);
+	want(&g, 0, "./prog", PSYM_CAND_SYSROOT, "relative path as given");
+
+	/* A file the user named is the only candidate. */
+	memset(&g, 0, sizeof(g));
+	o.n_search = 2;
+	k.named = "/tmp/mine";
+	psym_locate_binary_candidates(&o, &k, collect, &g);
+	is_int((int)g.n, 1, "named: the only candidate");
+	want(&g, 0, "/tmp/mine", PSYM_CAND_NAMED, "named file");
+
+	/* Debug file: build-ID trees, then the debuglink rules. */
+	memset(&g, 0, sizeof(g));
+	dk.build_id = "0A1b2c";
+	dk.binary_dir = "bin";
+	dk.binary_dir_abs = "/work/bin";
+	dk.debuglink = "libx.so.1.debug";
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 8, "debug: 2 trees + 2 beside + 2 per debug dir");
+	want(&g, 0, "/d1/.build-id/0a/1b2c.debug", PSYM_CAND_TREE_DEBUG, "tree, lowercased");
+	want(&g, 1, "/usr/lib/debug/.build-id/0a/1b2c.debug", PSYM_CAND_TREE_DEBUG, "second tree");
+	want(&g, 2, "bin/libx.so.1.debug", PSYM_CAND_LINK_BESIDE, "beside the binary");
+	want(&g, 3, "bin/.debug/libx.so.1.debug", PSYM_CAND_LINK_DOTDEBUG, "in .debug/");
+	want(&g, 4, "/d1/work/bin/libx.so.1.debug", PSYM_CAND_LINK_DEBUGDIR, "debug dir + abs dir");
+	want(&g, 5, "/d1/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat debug dir");
+	want(&g, 7, "/usr/lib/debug/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat, last dir");
+
+	/* A debuglink that is a path is never followed. */
+	memset(&g, 0, sizeof(g));
+	dk.build_id = NULL;
+	dk.debuglink = "../../etc/passwd";
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 0, "debuglink with a slash: no candidate");
+	dk.debuglink = "..";
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 0, "debuglink '..': no candidate");
+
+	/* The build-ID rule: same digits in any case. */
+	ok(psym_build_id_equal("ABcd01", "abCD01"), "build IDs compare without case");
+	ok(!psym_build_id_equal("abcd01", "abcd0"), "a prefix is not equal");
+	ok(!psym_build_id_equal("abcd01", NULL), "NULL is never equal");
+	return tap_done();
+}

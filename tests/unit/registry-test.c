@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The registry opens each key once (also under threads), remembers
+ * "not found" with its reason, and retries after an error; with many keys
+ * it stays linear (200,000 distinct keys, the hostile-mappings case).
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+#include "tap.h"
+
+struct counting {
+	struct psym_resolver base;
+	int id;
+};
+
+static int opens, destroys;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void destroy(struct psym_resolver *r)
+{
+	pthread_mutex_lock(&mu);
+	destroys++;
+	pthread_mutex_unlock(&mu);
+	free(r);
+}
+
+static void describe(struct psym_resolver *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "counting %d", ((struct counting *)r)->id);
+}
+
+static const struct psym_resolver_ops ops = { .kind = "test", .describe = describe,
+					      .destroy = destroy };
+
+/* ud: 0 found, 1 not found, 2 error. */
+static int open_fn(void *ud, struct psym_resolver **out, struct psym_reason *why,
+		   struct psym_err *e)
+{
+	int mode = *(int *)ud;
+	struct counting *c;
+
+	pthread_mutex_lock(&mu);
+	opens++;
+	pthread_mutex_unlock(&mu);
+	if (mode == 1) {
+		psym_reason_set(why, PSYM_R_NOT_FOUND, "'%s': not found", "x");
+		return PSYM_NOENT;
+	}
+	if (mode == 2)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	c = calloc(1, sizeof(*c));
+	c->base.ops = &ops;
+	c->id = opens;
+	*out = &c->base;
+	return 0;
+}
+
+static struct psym_registry *shared;
+
+static void *worker(void *arg)
+{
+	int found = 0;
+
+	(void)arg;
+	for (int i = 0; i < 1000; i++) {
+		struct psym_regentry *x;
+		struct psym_err e = { 0 };
+		char key[32];
+
+		snprintf(key, sizeof(key), "k%d", i % 50);
+		if (psym_registry_get(shared, key, open_fn, &found, &x, &e) == 0)
+			psym_regentry_release(x);
+	}
+	return NULL;
+}
+
+int main(void)
+{
+	struct psym_registry *g = psym_registry_new();
+	struct psym_regentry *x;
+	struct psym_err e = { 0 };
+	int found = 0, missing = 1, failing = 2;
+	pthread_t t[4];
+	char buf[64];
+
+	ok(psym_registry_get(g, "a", open_fn, &found, &x, &e) == 0, "get a new key");
+	ok(psym_regentry_resolver(x) != NULL, "it has a resolver");
+	psym_resolver_describe(psym_regentry_resolver(x), buf, sizeof(buf));
+	is_str(buf, "counting 1", "the resolver answers through the interface");
+	psym_regentry_release(x);
+	ok(psym_registry_get(g, "a", open_fn, &found, &x, &e) == 0, "get it again");
+	psym_regentry_release(x);
+	is_int(opens, 1, "opened once");
+
+	ok(psym_registry_get(g, "b", open_fn, &missing, &x, &e) == 0, "a missing object is no error");
+	ok(psym_regentry_resolver(x) == NULL, "no resolver");
+	is_int((int)psym_regentry_reason(x)->code, PSYM_R_NOT_FOUND, "with its reason");
+	is_str(psym_reason_text(psym_regentry_reason(x)), "'x': not found", "reason text");
+	psym_regentry_release(x);
+	ok(psym_registry_get(g, "b", open_fn, &found, &x, &e) == 0 &&
+		   psym_regentry_resolver(x) == NULL,
+	   "not found is remembered for the registry's life");
+	psym_regentry_release(x);
+	is_int(opens, 2, "not reopened");
+
+	ok(psym_registry_get(g, "c", open_fn, &failing, &x, &e) == PSYM_ENOMEM, "an error is returned");
+	ok(psym_registry_get(g, "c", open_fn, &found, &x, &e) == 0 && psym_regentry_resolver(x),
+	   "and retried on the next get");
+	psym_regentry_release(x);
+
+	/* Many distinct keys: linear, and every one kept. */
+	opens = 0;
+	for (int i = 0; i < 200000; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "/lib/m%d.so\n%x", i, i);
+		if (psym_registry_get(g, key, open_fn, &missing, &x, &e) != 0)
+			break;
+		psym_regentry_release(x);
+	}
+	is_int(opens, 200000, "200,000 distinct keys opened once each");
+	psym_registry_free(g);
+	is_int(destroys, 2, "free destroys every resolver");
+
+	/* Four threads on 50 keys: each opened exactly once. */
+	opens = destroys = 0;
+	shared = psym_registry_new();
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	is_int(opens, 50, "threads: each key opened once");
+	psym_registry_free(shared);
+	is_int(destroys, 50, "threads: each resolver destroyed once");
+	psym_registry_free(NULL);
+	return tap_done();
+}

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Each resolver kind behind the one interface: file (this very test
+ * program, an ELF with symbols), kernel (a kallsyms copy), JIT (a perf map
+ * of one process): address translation, lookups, and the reason given
+ * when there is nothing to answer with.
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "psym.h"
+#include "tap.h"
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+}
+
+__attribute__((noinline)) int resolve_test_marker(int x)
+{
+	return x * 3 + 1;
+}
+
+static void file_resolver(void)
+{
+	struct psym_reader_limits lim;
+	struct psym_binary_opts bo = { .inlines = true };
+	const struct psym_elf_load *loads;
+	struct psym_resolver *r = NULL;
+	struct psym_lookup_ctx ctx = { 0 };
+	struct psym_reason why = { 0 };
+	struct psym_frames *fr = malloc(sizeof(*fr));
+	struct psym_elf *elf = NULL;
+	struct psym_err e = { 0 };
+	struct psym_mapinfo m = { 0 };
+	uint64_t sym, vaddr, base = 0x7f1234000000ULL;
+	size_t nl;
+	char desc[512];
+
+	psym_reader_limits_default(&lim);
+	bo.limits = &lim;
+	ok(psym_elf_open("/proc/self/exe", &lim.elf, &elf, &e) == 0, "file: open this program");
+	ok(psym_elf_find_symbol(elf, "resolve_test_marker", &sym) == 0, "file: marker symbol");
+	nl = psym_elf_loads(elf, &loads);
+	ok(psym_file_resolver_new(elf, &bo, "file", &r, &e) == 0, "file: resolver made");
+	/* The executable segment mapped at base, as a profile would say it. */
+	for (size_t i = 0; i < nl; i++) {
+		if (!(loads[i].flags & PF_X))
+			continue;
+		m.start = base + (loads[i].vaddr & ~0xfffULL);
+		m.limit = m.start + loads[i].memsz + 0x1000;
+		m.file_offset = loads[i].offset & ~0xfffULL;
+		break;
+	}
+	ok(psym_resolver_to_vaddr(r, &m, base + sym, &vaddr) == 0 && vaddr == sym,
+	   "file: runtime address -> ELF virtual address (got 0x%" PRIx64 ", want 0x%" PRIx64 ")",
+	   vaddr, sym);
+	ok(psym_resolver_to_vaddr(r, &m, m.limit + 0x100000, &vaddr) != 0,
+	   "file: an address outside the mapping has no virtual address");
+	ok(psym_resolver_lookup(r, &ctx, sym, fr, &why) == 0 && fr->n >= 1, "file: lookup");
+	is_str(fr->f[fr->n - 1].name, "resolve_test_marker", "file: the function's name");
+	ok(fr->stable, "file: strings stable for the resolver's life");
+	ok(psym_resolver_lookup(r, &ctx, 0x10, fr, &why) == PSYM_NOENT, "file: nothing at 0x10");
+	is_int((int)why.code, PSYM_R_NO_SYMBOL, "file: reason: no symbol");
+	psym_resolver_describe(r, desc, sizeof(desc));
+	ok(strstr(desc, "from '/proc/self/exe'") != NULL, "file: describe names the file (%s)", desc);
+	psym_resolver_free(r);
+	free(fr);
+}
+
+static void kernel_resolver(void)
+{
+	struct psym_locate_opts lo = { 0 };
+	struct psym_binary_opts bo = { .inlines = true, .locate = &lo };
+	struct psym_resolver *r = NULL;
+	struct psym_mapinfo m = { .start = 0xffffffff81000000ULL, .limit = 0xffffffffff000000ULL };
+	struct psym_lookup_ctx ctx = { .map = &m };
+	struct psym_reason why = { 0 };
+	struct psym_frames *fr = malloc(sizeof(*fr));
+	struct psym_err e = { 0 };
+	char path[128];
+	uint64_t v;
+
+	/* No kallsyms, no vmlinux: the reason says what to give. */
+	ok(psym_kernel_resolver_new(&lo, &bo, "", false, 0, NULL, &r, &e) == 0, "kernel: made");
+	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000100ULL, fr, &why) == PSYM_NOENT,
+	   "kernel: nothing to answer with");
+	is_int((int)why.code, PSYM_R_NO_KALLSYMS, "kernel: reason: no kallsyms");
+	ok(strstr(why.detail, "--kallsyms") != NULL, "kernel: reason names --kallsyms");
+	psym_resolver_free(r);
+
+	write_file("kallsyms", "ffffffff81000000 T _text\nffffffff81000100 T do_work\n"
+			       "ffffffff81000200 t helper\nffffffff81000300 T _etext\n");
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	lo.kallsyms = path;
+	ok(psym_kernel_resolver_new(&lo, &bo, "", false, 0, NULL, &r, &e) == 0, "kernel: with kallsyms");
+	ok(psym_resolver_to_vaddr(r, &m, 0xffffffff81000123ULL, &v) == 0 &&
+		   v == 0xffffffff81000123ULL,
+	   "kernel: addresses are looked up as they ran");
+	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000123ULL, fr, &why) == 0 && fr->n == 1,
+	   "kernel: lookup");
+	is_str(fr->f[0].name, "do_work", "kernel: symbol covering the address");
+	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000234ULL, fr, &why) == 0, "kernel: local symbol");
+	is_str(fr->f[0].name, "helper", "kernel: local symbol name");
+	psym_resolver_free(r);
+	free(fr);
+}
+
+static void jit_resolver(void)
+{
+	const char *dirs[] = { dir };
+	struct psym_locate_opts lo = { .perf_map_dirs = dirs, .n_perf_map_dirs = 1 };
+	struct psym_perfmap_limits pl = { 0 };
+	struct psym_resolver *r = NULL;
+	struct psym_lookup_ctx ctx = { .pid = 4242 };
+	struct psym_reason why = { 0 };
+	struct psym_frames *fr = malloc(sizeof(*fr));
+	struct psym_err e = { 0 };
+
+	write_file("perf-4242.map", "7f0000001000 100 LazyCompile:*fib\n7f0000002000 80 Stub\n");
+	ok(psym_jit_resolver_new(&lo, &pl, NULL, 0, 0, NULL, &r, &e) == 0, "jit: made");
+	ok(psym_resolver_lookup(r, &ctx, 0x7f0000001050ULL, fr, &why) == 0 && fr->n == 1,
+	   "jit: lookup in the sample's process");
+	is_str(fr->f[0].name, "LazyCompile:*fib", "jit: name from the perf map");
+	ctx.pid = 4243;
+	ok(psym_resolver_lookup(r, &ctx, 0x7f0000001050ULL, fr, &why) == PSYM_NOENT,
+	   "jit: another process has no map");
+	is_int((int)why.code, PSYM_R_NO_PERF_MAP, "jit: reason: no perf map");
+	ok(strstr(why.detail, "4243") != NULL, "jit: reason names the pid");
+	ctx.pid = 4242;
+	ok(psym_resolver_lookup(r, &ctx, 0x7f0000003000ULL, fr, &why) == PSYM_NOENT,
+	   "jit: an address no entry covers");
+	psym_resolver_free(r);
+	free(fr);
+}
+
+int main(void)
+{
+	char path[160];
+
+	snprintf(dir, sizeof(dir), "/tmp/psym-resolve-test.XXXXXX");
+	if (!mkdtemp(dir))
+		return 99;
+	if (resolve_test_marker(1) != 4)
+		return 99;
+	file_resolver();
+	kernel_resolver();
+	jit_resolver();
+	snprintf(path, sizeof(path), "%s/kallsyms", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/perf-4242.map", dir);
+	unlink(path);
+	rmdir(dir);
+	return tap_done();
+}
