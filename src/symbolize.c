@@ -353,7 +353,8 @@ static struct psym_kallsyms *get_kallsyms(struct run *run)
 			 "directory next to the profile)");
 		return NULL;
 	}
-	if (psym_kallsyms_open(src, run->o->limits.kallsyms_symbols, &run->ks, &e) != 0) {
+	if (psym_kallsyms_open(src, run->o->limits.kallsyms_symbols, run->o->limits.kallsyms_bytes,
+			       &run->ks, &e) != 0) {
 		snprintf(run->ks_why, sizeof(run->ks_why), "%s", e.msg);
 		run->ks = NULL;
 	} else {
