@@ -10,9 +10,16 @@
 #include "crashlog.h"
 #include "debugfind.h"
 #include "demangle.h"
+#include "hashtab.h"
 
 #define MAX_FRAMES 64
 #define LINE_MAX_BYTES 8192
+/*
+ * Distinct modules remembered, and the bytes of their keys: a log naming
+ * more is still filtered, the modules past the cap left unresolved.
+ */
+#define MAX_MODULES ((size_t)1 << 20)
+#define MAX_MODULE_KEY_BYTES ((size_t)256 << 20)
 
 struct modcache {
 	char *key;                 /* path + build ID */
@@ -22,8 +29,8 @@ struct modcache {
 struct filter {
 	const struct psym_crashlog_opts *o;
 	long frameno; /* sanitizer frames are renumbered: inline frames count */
-	struct modcache *mods;
-	size_t nmods;
+	struct psym_hashtab mods; /* key -> struct modcache (owned) */
+	size_t key_bytes;
 };
 
 static struct psym_binary *module(struct filter *f, const char *path, const char *bid)
@@ -32,21 +39,25 @@ static struct psym_binary *module(struct filter *f, const char *path, const char
 	struct psym_elf *elf = NULL;
 	struct modcache *n;
 	char key[4200];
+	void *found;
+	int len;
 
-	snprintf(key, sizeof(key), "%s\n%s", path, bid ? bid : "");
-	for (size_t i = 0; i < f->nmods; i++)
-		if (!strcmp(f->mods[i].key, key))
-			return f->mods[i].bin;
-	n = realloc(f->mods, (f->nmods + 1) * sizeof(*n));
-	if (!n)
+	len = snprintf(key, sizeof(key), "%s\n%s", path, bid ? bid : "");
+	if (len < 0 || (size_t)len >= sizeof(key))
 		return NULL;
-	f->mods = n;
-	n = &f->mods[f->nmods];
-	n->key = strdup(key);
-	n->bin = NULL;
-	if (!n->key)
+	if (psym_hashtab_get(&f->mods, key, (size_t)len, &found) == 0)
+		return ((struct modcache *)found)->bin;
+	if (f->key_bytes + (size_t)len + 1 > MAX_MODULE_KEY_BYTES)
 		return NULL;
-	f->nmods++;
+	n = calloc(1, sizeof(*n));
+	if (!n || !(n->key = strdup(key)) ||
+	    psym_hashtab_put(&f->mods, n->key, (size_t)len, n, &e) != 0) {
+		if (n)
+			free(n->key);
+		free(n);
+		return NULL;
+	}
+	f->key_bytes += (size_t)len + 1;
 	if (psym_elf_open(path, f->o->binary->elf_limits, &elf, &e) != 0 ||
 	    (bid && psym_elf_build_id(elf) && strcmp(psym_elf_build_id(elf), bid))) {
 		/* Not there (or another build): look for the build ID. */
@@ -269,10 +280,13 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 {
 	struct filter f = { .o = o };
 	char line[LINE_MAX_BYTES];
+	void *v;
+	size_t pos = 0;
 	bool continued = false; /* inside a line longer than the buffer */
 	size_t n;
 	int ret = 0;
 
+	psym_hashtab_init(&f.mods, MAX_MODULES);
 	/*
 	 * Lines that are not frames go out byte for byte (NUL bytes and
 	 * over-long lines included); only whole text lines are parsed.
@@ -291,10 +305,13 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 		ret = psym_err_set(e, PSYM_EIO, "cannot read standard input");
 	else if (ferror(out))
 		ret = psym_err_set(e, PSYM_EIO, "cannot write to standard output");
-	for (size_t i = 0; i < f.nmods; i++) {
-		psym_binary_free(f.mods[i].bin);
-		free(f.mods[i].key);
+	while (psym_hashtab_next(&f.mods, &pos, NULL, NULL, &v)) {
+		struct modcache *m = v;
+
+		psym_binary_free(m->bin);
+		free(m->key);
+		free(m);
 	}
-	free(f.mods);
+	psym_hashtab_free(&f.mods);
 	return ret;
 }
