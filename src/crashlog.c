@@ -13,6 +13,8 @@
 #include "resolvers.h"
 
 #define LINE_MAX_BYTES 8192
+/* Modules remembered at most: a log naming more passes their lines through. */
+#define CRASHLOG_MAX_MODULES ((size_t)1 << 20)
 
 struct filter {
 	const struct psym_crashlog_opts *o;
@@ -297,7 +299,7 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 	struct filter f = { .o = o };
 	char line[LINE_MAX_BYTES];
 
-	f.mods = psym_registry_new();
+	f.mods = psym_registry_new(CRASHLOG_MAX_MODULES);
 	f.fr = malloc(sizeof(*f.fr));
 	if (!f.mods || !f.fr) {
 		psym_registry_free(f.mods);

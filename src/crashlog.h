@@ -8,6 +8,10 @@
  * other binary (locate.h). Lines it cannot resolve are written unchanged
  * and counted. Return addresses (sanitizer frames after #0, every
  * backtrace_symbols frame) are looked up as address - 1.
+ *
+ * Each distinct module (path and build ID) is opened once and remembered in
+ * a hash table; past 1 Mi modules or 256 MiB of their names, lines naming
+ * new modules are written unchanged.
  */
 #ifndef PSYM_CRASHLOG_H
 #define PSYM_CRASHLOG_H

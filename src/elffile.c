@@ -582,25 +582,98 @@ static int cmp_sym(const void *a, const void *b)
 	return c;
 }
 
-/* Section end for zero-size symbols: the executable section holding addr. */
-static uint64_t exec_section_end(const struct psym_elf *f, uint64_t addr)
-{
-	Elf_Scn *scn = NULL;
+/*
+ * Ends of zero-size symbols. Such a symbol runs to the next symbol, but not
+ * past the end of the allocated section holding it (the first such section
+ * in section-table order when sections overlap, as .tbss does). One sweep
+ * over the sorted symbols, with the sections sorted by start and a min-heap
+ * by section index of those started: O((symbols + sections) log sections),
+ * where a scan of the section table per symbol was quadratic on a file with
+ * many sections and zero-size symbols.
+ */
+struct secrange {
+	uint64_t start, end; /* end saturates at UINT64_MAX */
+	size_t idx;
+};
 
-	while ((scn = elf_nextscn(f->elf, scn))) {
+static int cmp_secrange(const void *a, const void *b)
+{
+	const struct secrange *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void heap_push(struct secrange *h, size_t *n, const struct secrange *v)
+{
+	size_t i = (*n)++;
+
+	while (i && h[(i - 1) / 2].idx > v->idx) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = *v;
+}
+
+static void heap_pop(struct secrange *h, size_t *n)
+{
+	struct secrange last = h[--*n];
+	size_t i = 0;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && h[c + 1].idx < h[c].idx)
+			c++;
+		if (h[c].idx >= last.idx)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (*n)
+		h[i] = last;
+}
+
+/*
+ * Allocated, non-empty sections, sorted by start, in *out (caller frees).
+ * Returns how many, or 0 (with *out NULL) when there are none or no memory.
+ */
+static size_t alloc_sections(const struct psym_elf *f, struct secrange **out)
+{
+	struct secrange *r = NULL;
+	Elf_Scn *scn = NULL;
+	size_t n = 0, cap = f->nsections;
+
+	*out = NULL;
+	if (!cap || !(r = malloc(cap * sizeof(*r))))
+		return 0;
+	while ((scn = elf_nextscn(f->elf, scn)) && n < cap) {
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
 			continue;
-		if (addr >= sh.sh_addr && addr - sh.sh_addr < sh.sh_size)
-			return sh.sh_addr + sh.sh_size;
+		r[n].start = sh.sh_addr;
+		r[n].end = sh.sh_addr + sh.sh_size < sh.sh_addr ? UINT64_MAX :
+							      sh.sh_addr + sh.sh_size;
+		r[n].idx = elf_ndxscn(scn);
+		n++;
 	}
-	return UINT64_MAX;
+	if (!n) {
+		free(r);
+		return 0;
+	}
+	qsort(r, n, sizeof(*r), cmp_secrange);
+	*out = r;
+	return n;
 }
 
 static void finish_symbols(struct psym_elf *f)
 {
-	size_t w = 0;
+	struct secrange *secs = NULL, *heap = NULL;
+	size_t w = 0, nsecs, next = 0, nheap = 0;
 
 	if (f->nsyms)
 		qsort(f->syms, f->nsyms, sizeof(*f->syms), cmp_sym);
@@ -614,18 +687,31 @@ static void finish_symbols(struct psym_elf *f)
 		f->syms[w++] = f->syms[r];
 	}
 	f->nsyms = w;
+	/* Out of memory for the section list: zero-size symbols end at the next. */
+	nsecs = f->nsyms ? alloc_sections(f, &secs) : 0;
+	if (nsecs && !(heap = malloc(nsecs * sizeof(*heap))))
+		nsecs = 0;
 	for (size_t i = 0; i < f->nsyms; i++) {
 		struct sym *s = &f->syms[i];
+		uint64_t nextaddr, send = UINT64_MAX;
 
 		if (s->size) {
 			s->end = s->addr + s->size < s->addr ? UINT64_MAX : s->addr + s->size;
-		} else {
-			uint64_t next = i + 1 < f->nsyms ? f->syms[i + 1].addr : UINT64_MAX;
-			uint64_t send = exec_section_end(f, s->addr);
-
-			s->end = next < send ? next : send;
+			continue;
 		}
+		nextaddr = i + 1 < f->nsyms ? f->syms[i + 1].addr : UINT64_MAX;
+		/* Symbols come by address: sections once started stay in the heap. */
+		while (next < nsecs && secs[next].start <= s->addr)
+			heap_push(heap, &nheap, &secs[next++]);
+		/* Sections that ended can never hold a later symbol. */
+		while (nheap && heap[0].end <= s->addr)
+			heap_pop(heap, &nheap);
+		if (nheap)
+			send = heap[0].end;
+		s->end = nextaddr < send ? nextaddr : send;
 	}
+	free(secs);
+	free(heap);
 	f->syms_ready = true;
 }
 

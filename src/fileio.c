@@ -41,30 +41,54 @@ int psym_open_regular(const char *path, struct psym_err *e)
 	return fd;
 }
 
-int psym_read_file(const char *path, size_t max, unsigned char **bufp,
-		   size_t *lenp, struct psym_err *e)
+/* The one-line refusal of an input over its cap; size 0: not known. */
+static int too_large(struct psym_err *e, const char *name, uint64_t size, uint64_t max,
+		     const char *raise)
+{
+	if (size)
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': %llu bytes, larger than the limit of %llu bytes%s%s%s",
+				    name, (unsigned long long)size, (unsigned long long)max,
+				    raise ? " (" : "", raise ? raise : "", raise ? ")" : "");
+	return psym_err_set(e, PSYM_ELIMIT, "'%s': larger than the limit of %llu bytes%s%s%s",
+			    name, (unsigned long long)max, raise ? " (" : "", raise ? raise : "",
+			    raise ? ")" : "");
+}
+
+int psym_read_file_cap(const char *path, size_t max, const char *raise, unsigned char **bufp,
+		       size_t *lenp, struct psym_err *e)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	const char *name = is_stdin ? "<stdin>" : path;
 	unsigned char *buf = NULL, *nb;
-	size_t len = 0, cap = 0;
+	size_t len = 0, cap = 0, first = 65536;
+	struct stat st;
 	int fd, ret = 0;
 
 	fd = is_stdin ? STDIN_FILENO : psym_open_regular(path, e);
 	if (fd < 0)
 		return fd;
+	/* A regular file says its size: refuse it before reading a byte. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		if ((uint64_t)st.st_size > max) {
+			ret = too_large(e, name, (uint64_t)st.st_size, max, raise);
+			goto out_close;
+		}
+		first = (size_t)st.st_size + 1; /* one read, then end of file */
+	}
 	for (;;) {
 		ssize_t n;
 
 		if (len == cap) {
-			size_t ncap = cap ? cap * 2 : 65536;
+			size_t ncap = cap ? (cap > SIZE_MAX / 4 ? SIZE_MAX / 2 : cap * 2) : first;
 
 			if (cap > max) {
-				ret = psym_err_set(e, PSYM_ELIMIT,
-						   "'%s': larger than the limit of %zu bytes",
-						   name, max);
+				ret = too_large(e, name, 0, max, raise);
 				goto out_free;
 			}
+			/* Never more than max + 1 bytes: enough to see it is too long. */
+			if (max < SIZE_MAX / 2 && ncap > max + 1)
+				ncap = max + 1;
 			nb = realloc(buf, ncap + 1);
 			if (!nb) {
 				ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
@@ -85,9 +109,7 @@ int psym_read_file(const char *path, size_t max, unsigned char **bufp,
 			break;
 		len += (size_t)n;
 		if (len > max) {
-			ret = psym_err_set(e, PSYM_ELIMIT,
-					   "'%s': larger than the limit of %zu bytes", name,
-					   max);
+			ret = too_large(e, name, 0, max, raise);
 			goto out_free;
 		}
 	}
@@ -107,6 +129,12 @@ out_close:
 	if (!is_stdin)
 		close(fd);
 	return ret;
+}
+
+int psym_read_file(const char *path, size_t max, unsigned char **bufp, size_t *lenp,
+		   struct psym_err *e)
+{
+	return psym_read_file_cap(path, max, NULL, bufp, lenp, e);
 }
 
 /* Temporaries are named ".BASE.psym-tmp-PID-XXXXXX" next to the output. */
@@ -283,15 +311,21 @@ bool psym_same_file(const char *a, const char *b)
 	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-int psym_read_lines(int fd, const char *name, size_t max_line,
-		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
-		    size_t *skipped, struct psym_err *e)
+int psym_read_lines_cap(int fd, const char *name, size_t max_line, uint64_t max_bytes,
+			const char *raise, int (*fn)(void *ud, const char *line, size_t len),
+			void *ud, size_t *skipped, struct psym_err *e)
 {
 	size_t cap = max_line + 1 > 65536 ? max_line + 1 : 65536, len = 0;
-	char *buf = malloc(cap);
+	uint64_t total = 0;
 	bool overlong = false;
+	struct stat st;
+	char *buf;
 	int ret = 0;
 
+	/* A regular file says its size (/proc files say 0): refuse it unread. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size > max_bytes)
+		return too_large(e, name, (uint64_t)st.st_size, max_bytes, raise);
+	buf = malloc(cap);
 	if (!buf)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (;;) {
@@ -309,6 +343,12 @@ int psym_read_lines(int fd, const char *name, size_t max_line,
 				ret = fn(ud, buf, len);
 			else if (len && skipped)
 				(*skipped)++;
+			break;
+		}
+		total += (uint64_t)n;
+		if (total > max_bytes) {
+			/* It grew, or it is a file with no size: the same cap. */
+			ret = too_large(e, name, 0, max_bytes, raise);
 			break;
 		}
 		len += (size_t)n;
@@ -340,6 +380,13 @@ int psym_read_lines(int fd, const char *name, size_t max_line,
 out:
 	free(buf);
 	return ret;
+}
+
+int psym_read_lines(int fd, const char *name, size_t max_line,
+		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
+		    size_t *skipped, struct psym_err *e)
+{
+	return psym_read_lines_cap(fd, name, max_line, UINT64_MAX, NULL, fn, ud, skipped, e);
 }
 
 bool psym_parse_hex(const char **p, const char *end, uint64_t *out)

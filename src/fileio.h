@@ -33,6 +33,15 @@ int psym_read_file(const char *path, size_t max, unsigned char **buf,
 		   size_t *len, struct psym_err *e);
 
 /*
+ * psym_read_file naming in its error the option that raises max (raise,
+ * e.g. "--max-input-size N"; NULL: none). A regular file larger than max is
+ * refused from its size before a byte is read; a pipe is read up to max + 1
+ * bytes, never into a buffer larger than that.
+ */
+int psym_read_file_cap(const char *path, size_t max, const char *raise,
+		       unsigned char **buf, size_t *len, struct psym_err *e);
+
+/*
  * Stream the lines of an open file (fd not closed) through fn, with a fixed
  * buffer: a line longer than max_line bytes is skipped and counted in
  * *skipped (so a huge or sparse file costs time, never memory). Lines are
@@ -42,6 +51,17 @@ int psym_read_file(const char *path, size_t max, unsigned char **buf,
 int psym_read_lines(int fd, const char *name, size_t max_line,
 		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
 		    size_t *skipped, struct psym_err *e);
+
+/*
+ * psym_read_lines for a file of at most max_bytes bytes: PSYM_ELIMIT with
+ * the file, its size and raise (the option that raises the cap, may be
+ * NULL) named in e. A regular file is refused from its size before any
+ * line is read; a file whose size is not known (/proc) or that grows is
+ * refused when the cap is passed (fn has seen the lines before that).
+ */
+int psym_read_lines_cap(int fd, const char *name, size_t max_line, uint64_t max_bytes,
+			const char *raise, int (*fn)(void *ud, const char *line, size_t len),
+			void *ud, size_t *skipped, struct psym_err *e);
 
 /*
  * Parse hex digits at *p (at most 16, no prefix) up to end; advances *p.

@@ -13,6 +13,7 @@
 #include "kallsyms.h"
 
 #define MAX_SYMS ((size_t)16 << 20)
+#define MAX_BYTES ((size_t)256 << 20)
 #define LINE_BYTES 1024
 
 struct ksym {
@@ -187,8 +188,8 @@ static int kline_cb(void *ud, const char *text, size_t n)
 	return k_line(c->k, line, c->src, c->e);
 }
 
-int psym_kallsyms_open(const char *path, size_t max_symbols, struct psym_kallsyms **out,
-		       struct psym_err *e)
+int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
+		       struct psym_kallsyms **out, struct psym_err *e)
 {
 	struct psym_kallsyms *k = NULL;
 	struct kline_ctx c;
@@ -207,7 +208,9 @@ int psym_kallsyms_open(const char *path, size_t max_symbols, struct psym_kallsym
 		k->max = max_symbols;
 	c = (struct kline_ctx){ k, path, e };
 	if (!ret)
-		ret = psym_read_lines(fd, path, LINE_BYTES - 1, kline_cb, &c, &k->malformed, e);
+		ret = psym_read_lines_cap(fd, path, LINE_BYTES - 1, max_bytes ? max_bytes : MAX_BYTES,
+					  "--limit kallsyms-bytes=N", kline_cb, &c, &k->malformed,
+					  e);
 	close(fd);
 	if (!ret)
 		ret = k_finish(k, path, e);

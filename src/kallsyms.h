@@ -17,9 +17,13 @@
 
 struct psym_kallsyms;
 
-/* max_symbols 0: the default (16 M). */
-int psym_kallsyms_open(const char *path, size_t max_symbols, struct psym_kallsyms **out,
-		       struct psym_err *e);
+/*
+ * max_symbols 0: the default (16 M); max_bytes 0: the default (256 MiB), a
+ * bigger file is refused (PSYM_ELIMIT) before it is read, /proc/kallsyms
+ * (no size) when it passes the cap.
+ */
+int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
+		       struct psym_kallsyms **out, struct psym_err *e);
 int psym_kallsyms_parse(const char *text, size_t len, const char *name,
 			struct psym_kallsyms **out, struct psym_err *e);
 void psym_kallsyms_free(struct psym_kallsyms *k);

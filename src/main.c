@@ -734,6 +734,8 @@ static const char addr_help[] =
 	"                             first (FunctionName, FileName, Line, Column,\n"
 	"                             StartLine)\n"
 	"  -a, --addresses            print each address before its frames\n"
+	"An ADDRESS (or input line) that is not hex is answered ?? and ??:0, as\n"
+	"addr2line does, so answers line up with the input; psym then exits 1.\n"
 	"      --no-inlines           only the function that contains the code\n"
 	"      --no-demangle          keep mangled names\n"
 	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
@@ -779,6 +781,64 @@ static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, si
 		fprintf(out, "]}\n");
 }
 
+/* Longest line psym addr reads from standard input. */
+#define ADDR_LINE_MAX ((size_t)1 << 20)
+
+/*
+ * One line of in (without its '\n') into *buf, which grows up to max + 1
+ * bytes; the rest of a longer line is read and dropped, *overlong set.
+ * Returns the bytes kept, or -1 at the end of the input.
+ */
+static ssize_t read_addr_line(FILE *in, char **buf, size_t *cap, size_t max, bool *overlong)
+{
+	size_t n = 0;
+	int c;
+
+	*overlong = false;
+	while ((c = getc(in)) != EOF && c != '\n') {
+		if (n == max) {
+			*overlong = true;
+			continue;
+		}
+		if (n + 1 >= *cap) {
+			size_t ncap = *cap ? *cap * 2 : 256;
+			char *nb;
+
+			if (ncap > max + 1)
+				ncap = max + 1;
+			nb = realloc(*buf, ncap);
+			if (!nb) {
+				*overlong = true; /* answered as not an address */
+				continue;
+			}
+			*buf = nb;
+			*cap = ncap;
+		}
+		(*buf)[n++] = (char)c;
+	}
+	if (c == EOF && n == 0 && !*overlong)
+		return -1;
+	if (*buf)
+		(*buf)[n] = '\0';
+	return (ssize_t)n;
+}
+
+/* The answer for an input that is not an address: "??", as addr2line gives. */
+static void print_bad_addr(FILE *out, const char *arg, bool json, bool show_addr)
+{
+	if (json) {
+		fprintf(out, "{\"Address\":\"??\",\"Error\":{\"Message\":\"not a hex address\"},"
+			"\"Input\":");
+		psym_json_string(out, arg);
+		fprintf(out, ",\"Symbol\":[{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
+			"\"Column\":0,\"StartLine\":0}]}\n");
+		return;
+	}
+	if (show_addr)
+		fprintf(out, "??\n");
+	fprintf(out, "??\n??:0\n");
+}
+
 static int cmd_addr(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -802,7 +862,9 @@ static int cmd_addr(int argc, char **argv)
 	struct psym_err e = { 0 };
 	struct discovery d;
 	const char *exe = NULL, *build_id = NULL;
-	bool filter = false, json = false, show_addr = false, demangle = true, bad = false;
+	bool filter = false, json = false, show_addr = false, demangle = true;
+	char *line = NULL;
+	size_t linecap = 0, lineno = 0, nbad = 0;
 	int c, ret;
 
 	discovery_init(&d);
@@ -864,10 +926,16 @@ static int cmd_addr(int argc, char **argv)
 	if (ret)
 		goto fail;
 	bin = psym_file_resolver_binary(res);
+	/*
+	 * Every argument, every input line gets exactly one answer, "??" for
+	 * one that is not an address (said on stderr, exit 1 at the end), so
+	 * the output lines up with the input as addr2line's does. A line is
+	 * read whole (up to ADDR_LINE_MAX bytes); its first word is the address.
+	 */
 	for (int i = optind;; i++) {
 		struct psym_lookup_ctx ctx = { 0 };
-		char line[256], *end;
-		const char *arg;
+		char *end, *arg;
+		bool overlong = false;
 		uint64_t a;
 
 		if (optind < argc) {
@@ -875,26 +943,36 @@ static int cmd_addr(int argc, char **argv)
 				break;
 			arg = argv[i];
 		} else {
-			if (!fgets(line, sizeof(line), stdin))
+			if (read_addr_line(stdin, &line, &linecap, ADDR_LINE_MAX, &overlong) < 0)
 				break;
-			line[strcspn(line, " \t\r\n")] = '\0';
-			if (!line[0])
-				continue;
-			arg = line;
+			lineno++;
+			arg = line ? line + strspn(line, " \t\r") : (char *)"";
+			arg[strcspn(arg, " \t\r")] = '\0';
+		}
+		if (overlong) {
+			fprintf(stderr, "%s: standard input, line %zu: longer than %zu bytes, not an "
+				"address\n", progname, lineno, ADDR_LINE_MAX);
+			print_bad_addr(stdout, "", json, show_addr);
+			nbad++;
+			continue;
 		}
 		errno = 0;
 		a = strtoull(arg, &end, 16);
 		if (errno || end == arg || *end) {
-			/* Answered all the same, so the output stays aligned with the input. */
-			fprintf(stderr, "%s: '%s': not a hex address\n", progname, arg);
-			print_addr(stdout, 0, NULL, 0, json, show_addr, demangle);
-			bad = true;
+			if (optind < argc)
+				fprintf(stderr, "%s: '%.200s': not a hex address\n", progname, arg);
+			else
+				fprintf(stderr, "%s: standard input, line %zu: '%.200s': not a hex address\n",
+					progname, lineno, arg);
+			print_bad_addr(stdout, arg, json, show_addr);
+			nbad++;
 			continue;
 		}
 		if (psym_resolver_lookup(res, &ctx, a, fr, &why) != 0)
 			fr->n = 0;
 		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);
 	}
+	free(line);
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
 		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
@@ -911,7 +989,7 @@ out:
 	discovery_free(&d);
 	if (fflush(stdout) != 0)
 		return PSYM_EXIT_SYSTEM;
-	return bad ? PSYM_EXIT_PARTIAL : 0;
+	return nbad ? PSYM_EXIT_PARTIAL : 0;
 }
 
 /* ---- top, folded, flame ------------------------------------------------------ */

@@ -13,6 +13,8 @@
 
 #define LINE_MAX_BYTES 8192
 #define SCAN_BACK 64
+#define DEFAULT_MAX_FILE ((size_t)1 << 30)
+#define RAISE_FILE "--limit perfmap-bytes=N"
 
 struct pm_entry {
 	uint64_t start, end;
@@ -40,6 +42,7 @@ int psym_perfmap_new(const struct psym_perfmap_limits *lim, struct psym_perfmap 
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	m->lim.max_entries = lim && lim->max_entries ? lim->max_entries : (size_t)16 << 20;
 	m->lim.max_name_bytes = lim && lim->max_name_bytes ? lim->max_name_bytes : (size_t)1 << 30;
+	m->lim.max_file_bytes = lim && lim->max_file_bytes ? lim->max_file_bytes : DEFAULT_MAX_FILE;
 	psym_arena_init(&m->names, m->lim.max_name_bytes + (1 << 20));
 	*out = m;
 	return 0;
@@ -170,7 +173,8 @@ int psym_perfmap_add_file(struct psym_perfmap *m, const char *path, struct psym_
 
 	if (fd < 0)
 		return fd;
-	ret = psym_read_lines(fd, path, LINE_MAX_BYTES, line_cb, &c, &m->malformed, e);
+	ret = psym_read_lines_cap(fd, path, LINE_MAX_BYTES, m->lim.max_file_bytes, RAISE_FILE,
+				  line_cb, &c, &m->malformed, e);
 	close(fd);
 	return ret;
 }
@@ -267,7 +271,7 @@ int psym_perfmap_add_jitdump(struct psym_perfmap *m, const char *path, struct ps
 {
 	unsigned char *buf;
 	size_t len;
-	int ret = psym_read_file(path, (size_t)4 << 30, &buf, &len, e);
+	int ret = psym_read_file_cap(path, m->lim.max_file_bytes, RAISE_FILE, &buf, &len, e);
 
 	if (ret)
 		return ret;

@@ -24,18 +24,22 @@ struct psym_perfmap;
 struct psym_perfmap_limits {
 	size_t max_entries;   /* default 16 million */
 	size_t max_name_bytes; /* default 1 GiB */
+	size_t max_file_bytes; /* size of one perf map or jitdump file, default 1 GiB */
 };
 
 int psym_perfmap_new(const struct psym_perfmap_limits *lim, struct psym_perfmap **out,
 		     struct psym_err *e);
 void psym_perfmap_free(struct psym_perfmap *m);
 
-/* Add a perf map file (regular files only) / one held in memory. */
+/*
+ * Add a perf map file (regular files only) / one held in memory. A file
+ * larger than max_file_bytes is refused (PSYM_ELIMIT) before it is read.
+ */
 int psym_perfmap_add_file(struct psym_perfmap *m, const char *path, struct psym_err *e);
 int psym_perfmap_add_text(struct psym_perfmap *m, const char *text, size_t len,
 			  const char *name, struct psym_err *e);
 
-/* Add a jitdump file / buffer (JIT_CODE_LOAD, JIT_CODE_MOVE). */
+/* Add a jitdump file (at most max_file_bytes) / buffer (JIT_CODE_LOAD, JIT_CODE_MOVE). */
 int psym_perfmap_add_jitdump(struct psym_perfmap *m, const char *path, struct psym_err *e);
 int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *buf, size_t len,
 				 const char *name, struct psym_err *e);

@@ -22,7 +22,7 @@ struct psym_reader_limits {
 	struct psym_elf_limits elf;
 	size_t dwarf_depth, dwarf_entries, dwarf_rows;
 	struct psym_perfmap_limits perfmap;
-	size_t kallsyms_symbols;
+	size_t kallsyms_symbols, kallsyms_bytes;
 	struct psym_deb_limits deb;
 };
 

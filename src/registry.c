@@ -2,15 +2,14 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtab.h"
 #include "registry.h"
 
 struct psym_regentry {
 	char *key;
-	uint64_t hash;
 	struct psym_resolver *r;
 	struct psym_reason why;
 	int state;              /* 0: not opened yet, 1: opened (r or why) */
@@ -19,92 +18,62 @@ struct psym_regentry {
 
 struct psym_registry {
 	pthread_mutex_t mu;     /* guards the table, not the entries */
-	struct psym_regentry **slots;
-	size_t cap, n;          /* cap: a power of two, at most half full */
+	struct psym_hashtab tab; /* key -> entry; keys owned by the entries */
 };
 
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a */
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
-struct psym_registry *psym_registry_new(void)
+struct psym_registry *psym_registry_new(size_t max)
 {
 	struct psym_registry *g = calloc(1, sizeof(*g));
 
 	if (!g)
 		return NULL;
 	pthread_mutex_init(&g->mu, NULL);
+	psym_hashtab_init(&g->tab, max);
 	return g;
 }
 
 void psym_registry_free(struct psym_registry *g)
 {
+	size_t pos = 0;
+	void *v;
+
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->cap; i++) {
-		struct psym_regentry *x = g->slots[i];
+	while (psym_hashtab_next(&g->tab, &pos, NULL, NULL, &v)) {
+		struct psym_regentry *x = v;
 
-		if (!x)
-			continue;
 		psym_resolver_free(x->r);
 		pthread_mutex_destroy(&x->mu);
 		free(x->key);
 		free(x);
 	}
-	free(g->slots);
+	psym_hashtab_free(&g->tab);
 	pthread_mutex_destroy(&g->mu);
 	free(g);
 }
 
-static bool grow(struct psym_registry *g)
+/* The entry for key, made when new; NULL with e set on failure. g->mu held. */
+static struct psym_regentry *find_or_add(struct psym_registry *g, const char *key,
+					 struct psym_err *e)
 {
-	size_t cap = g->cap ? g->cap * 2 : 64;
-	struct psym_regentry **s = calloc(cap, sizeof(*s));
-
-	if (!s)
-		return false;
-	for (size_t i = 0; i < g->cap; i++) {
-		struct psym_regentry *x = g->slots[i];
-		size_t j;
-
-		if (!x)
-			continue;
-		for (j = x->hash & (cap - 1); s[j]; j = (j + 1) & (cap - 1))
-			;
-		s[j] = x;
-	}
-	free(g->slots);
-	g->slots = s;
-	g->cap = cap;
-	return true;
-}
-
-/* The entry for key, made when new; NULL when out of memory. g->mu held. */
-static struct psym_regentry *find_or_add(struct psym_registry *g, const char *key)
-{
-	uint64_t h = hash_str(key);
+	size_t len = strlen(key);
 	struct psym_regentry *x;
-	size_t j;
+	void *v;
 
-	if ((g->n + 1) * 2 > g->cap && !grow(g))
-		return NULL;
-	for (j = h & (g->cap - 1); g->slots[j]; j = (j + 1) & (g->cap - 1))
-		if (g->slots[j]->hash == h && strcmp(g->slots[j]->key, key) == 0)
-			return g->slots[j];
+	if (psym_hashtab_get(&g->tab, key, len, &v) == 0)
+		return v;
 	x = calloc(1, sizeof(*x));
 	if (!x || !(x->key = strdup(key))) {
 		free(x);
+		psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		return NULL;
 	}
-	x->hash = h;
+	if (psym_hashtab_put(&g->tab, x->key, len, x, e) != 0) {
+		free(x->key);
+		free(x);
+		return NULL;
+	}
 	pthread_mutex_init(&x->mu, NULL);
-	g->slots[j] = x;
-	g->n++;
 	return x;
 }
 
@@ -115,10 +84,10 @@ int psym_registry_get(struct psym_registry *g, const char *key, psym_open_fn ope
 	int ret;
 
 	pthread_mutex_lock(&g->mu);
-	x = find_or_add(g, key);
+	x = find_or_add(g, key, e);
 	pthread_mutex_unlock(&g->mu);
 	if (!x)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		return e->code ? e->code : PSYM_ENOMEM;
 	pthread_mutex_lock(&x->mu); /* waits while another thread opens or uses it */
 	if (x->state == 0) {
 		memset(&x->why, 0, sizeof(x->why));

@@ -3,8 +3,8 @@
  * The resolver registry: each object (a binary by path and build ID, the
  * kernel, the vDSO, JIT maps) is located and opened once, the first time a
  * key asks for it, and shared by every mapping, and by every run of a
- * batch, that names the same key. Keys are hashed: a profile with 200,000
- * distinct mappings costs 200,000 lookups, not their square.
+ * batch, that names the same key. Keys are hashed (hashtab.h): a profile
+ * with 200,000 distinct mappings costs 200,000 lookups, not their square.
  *
  * Thread-safe: an entry is returned locked (a resolver's calls are not
  * thread-safe); another thread asking for the same key waits while it is
@@ -19,7 +19,8 @@
 struct psym_registry;
 struct psym_regentry;
 
-struct psym_registry *psym_registry_new(void);
+/* An empty registry of at most max keys (0: no cap); PSYM_ELIMIT past it. */
+struct psym_registry *psym_registry_new(size_t max);
 /* Frees every resolver. NULL is fine. No entry may be held. */
 void psym_registry_free(struct psym_registry *g);
 

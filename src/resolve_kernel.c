@@ -126,7 +126,8 @@ static const struct psym_resolver_ops kernel_ops = {
 };
 
 int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-			     const char *build_id, bool modules, size_t max_symbols, FILE *log,
+			     const char *build_id, bool modules, const struct psym_reader_limits *lim,
+			     FILE *log,
 			     struct psym_resolver **out, struct psym_err *e)
 {
 	struct kernel_resolver *k = calloc(1, sizeof(*k));
@@ -148,7 +149,8 @@ int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psy
 		ret = 0;
 	}
 	if (psym_locate_kallsyms(lo, k->ks_path, sizeof(k->ks_path), &k->ks_why) == 0) {
-		if (psym_kallsyms_open(k->ks_path, max_symbols, &k->ks, &le) != 0) {
+		if (psym_kallsyms_open(k->ks_path, lim->kallsyms_symbols, lim->kallsyms_bytes, &k->ks,
+				       &le) != 0) {
 			psym_reason_set(&k->ks_why, PSYM_R_BAD_FILE, "%s", le.msg);
 			k->ks = NULL;
 		} else {

@@ -16,6 +16,7 @@
 #include "kallsyms.h"
 #include "locate.h"
 #include "perfmap.h"
+#include "readlimits.h"
 #include "resolver.h"
 
 /*
@@ -32,10 +33,11 @@ struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r);
  * The kernel: vmlinux (found by the locator for build_id; may be absent)
  * and kallsyms, both looked for once, at creation. modules: for kernel
  * modules, kallsyms only. bo (for the vmlinux's DWARF) and lo must outlive
- * the resolver.
+ * the resolver; lim caps the kallsyms copy.
  */
 int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-			     const char *build_id, bool modules, size_t max_symbols, FILE *log,
+			     const char *build_id, bool modules, const struct psym_reader_limits *lim,
+			     FILE *log,
 			     struct psym_resolver **out, struct psym_err *e);
 
 /*

@@ -64,7 +64,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 
 	if (!c)
 		return NULL;
-	c->reg = psym_registry_new();
+	c->reg = psym_registry_new(0);
 	if (!c->reg) {
 		free(c);
 		return NULL;
@@ -296,8 +296,7 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 	case PSYM_MAP_KERNEL:
 	case PSYM_MAP_KMODULE:
 		return psym_kernel_resolver_new(&run->lo, &run->bopts, ref->build_id,
-						ref->cls == PSYM_MAP_KMODULE, o->limits.kallsyms_symbols,
-						log, out, e);
+						ref->cls == PSYM_MAP_KMODULE, &o->limits, log, out, e);
 	case PSYM_MAP_ANON:
 		return psym_jit_resolver_new(&run->lo, &o->limits.perfmap, o->perf_maps,
 					     o->n_perf_maps, o->pid, log, out, e);
@@ -612,7 +611,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		.cache_dir = o->cache_dir,
 	};
 	run.file_bopts = o->shared ? &o->shared->bopts : &run.bopts;
-	run.own = psym_registry_new();
+	run.own = psym_registry_new(0);
 	if (!run.own)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	run.files = o->shared ? o->shared->reg : run.own;

@@ -286,10 +286,17 @@ check "garbage perf map: malformed line ignored" grep -q "^2004 -$" h.got
 printf '1000 20 sparse_entry\n' >sparse.map
 truncate -s 3G sparse.map
 printf '\n2000 20 after_sparse\n' >>sparse.map
+# Over the default perfmap-bytes cap (1 GiB): refused unread, the cap named.
+"$PSYM" symbolize --perf-map sparse.map h.pb -o s.pb.gz 2>s.log
+check "3 GB sparse perf map: refused at the default cap" \
+	grep -q "'sparse.map': [0-9]* bytes, larger than .*(--limit perfmap-bytes=N)" s.log
+# With the cap raised it is streamed in bounded memory.
 if command -v /usr/bin/time >/dev/null; then
-	/usr/bin/time -f "%M" -o rss.txt "$PSYM" symbolize --perf-map sparse.map h.pb -o s.pb.gz 2>s.log
+	/usr/bin/time -f "%M" -o rss.txt "$PSYM" symbolize --limit perfmap-bytes=4G --perf-map sparse.map h.pb -o s.pb.gz 2>s.log
 	rss=$(tail -1 rss.txt)
 	check "3 GB sparse perf map: bounded memory (${rss} KB max RSS)" [ "$rss" -lt 200000 ]
+else
+	"$PSYM" symbolize --limit perfmap-bytes=4G --perf-map sparse.map h.pb -o s.pb.gz 2>s.log
 fi
 names s.pb.gz >s.got
 check "3 GB sparse perf map: the line before the hole is found" grep -q sparse_entry s.got

@@ -82,7 +82,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
-	struct psym_registry *g = psym_registry_new();
+	struct psym_registry *g = psym_registry_new(0);
 	struct psym_regentry *x;
 	struct psym_err e = { 0 };
 	int found = 0, missing = 1, failing = 2;
@@ -130,7 +130,7 @@ int main(void)
 
 	/* Four threads on 50 keys: each opened exactly once. */
 	opens = destroys = 0;
-	shared = psym_registry_new();
+	shared = psym_registry_new(0);
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
 	for (int i = 0; i < 4; i++)

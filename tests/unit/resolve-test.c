@@ -92,11 +92,13 @@ static void kernel_resolver(void)
 	struct psym_reason why = { 0 };
 	struct psym_frames *fr = malloc(sizeof(*fr));
 	struct psym_err e = { 0 };
+	struct psym_reader_limits lim;
 	char path[128];
 	uint64_t v;
 
+	psym_reader_limits_default(&lim);
 	/* No kallsyms, no vmlinux: the reason says what to give. */
-	ok(psym_kernel_resolver_new(&lo, &bo, "", false, 0, NULL, &r, &e) == 0, "kernel: made");
+	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0, "kernel: made");
 	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000100ULL, fr, &why) == PSYM_NOENT,
 	   "kernel: nothing to answer with");
 	is_int((int)why.code, PSYM_R_NO_KALLSYMS, "kernel: reason: no kallsyms");
@@ -107,7 +109,7 @@ static void kernel_resolver(void)
 			       "ffffffff81000200 t helper\nffffffff81000300 T _etext\n");
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	lo.kallsyms = path;
-	ok(psym_kernel_resolver_new(&lo, &bo, "", false, 0, NULL, &r, &e) == 0, "kernel: with kallsyms");
+	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0, "kernel: with kallsyms");
 	ok(psym_resolver_to_vaddr(r, &m, 0xffffffff81000123ULL, &v) == 0 &&
 		   v == 0xffffffff81000123ULL,
 	   "kernel: addresses are looked up as they ran");

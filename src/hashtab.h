@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A small open-addressing hash table from byte-string keys to pointers, for
+ * sets and maps whose keys come from untrusted input (module paths in a
+ * crash log, names in a profile).
+ *
+ * Hash: 64-bit FNV-1a (Fowler/Noll/Vo: for each byte, h ^= byte, then
+ * h *= 0x100000001b3; start value 0xcbf29ce484222325), with the start
+ * value xor'ed with a per-table random seed, then a 64-bit finalizer so
+ * the low bits that pick the slot depend on every byte. FNV-1a is not a
+ * keyed hash: the seed keeps an input from being built offline so that its
+ * keys share one probe chain. Linear probing in a power-of-two array kept
+ * at most half full; entries are never removed.
+ *
+ * Ownership: keys and values are borrowed. The caller keeps each key's
+ * bytes alive and unchanged as long as the table, and frees keys and
+ * values itself (psym_hashtab_next walks the entries; the order depends on
+ * the seed, so it must never decide what psym prints).
+ *
+ * Caps: at most max entries (PSYM_ELIMIT past it), so one input cannot make
+ * the table grow without bound.
+ */
+#ifndef PSYM_HASHTAB_H
+#define PSYM_HASHTAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#define PSYM_FNV1A_INIT 0xcbf29ce484222325ULL
+
+/* Plain FNV-1a of n bytes at p, continuing from h (PSYM_FNV1A_INIT first). */
+uint64_t psym_fnv1a(const void *p, size_t n, uint64_t h);
+
+struct psym_hashtab_slot;
+
+struct psym_hashtab {
+	struct psym_hashtab_slot *slots; /* NULL until the first put */
+	size_t n, mask, max;
+	uint64_t seed;
+};
+
+/* An empty table of at most max entries (0: no cap but SIZE_MAX / 4). */
+void psym_hashtab_init(struct psym_hashtab *h, size_t max);
+/* Free the table itself (not keys or values). Accepts NULL; h can be reused after init. */
+void psym_hashtab_free(struct psym_hashtab *h);
+
+/* The value stored under key (len bytes, may hold NUL): 0, or PSYM_NOENT. */
+int psym_hashtab_get(const struct psym_hashtab *h, const void *key, size_t len, void **value);
+
+/*
+ * Store value under key (borrowed, see above), replacing the value of an
+ * equal key. 0, PSYM_ENOMEM, or PSYM_ELIMIT (max entries reached); e says
+ * which. The table is unchanged on failure.
+ */
+int psym_hashtab_put(struct psym_hashtab *h, const void *key, size_t len, void *value,
+		     struct psym_err *e);
+
+size_t psym_hashtab_count(const struct psym_hashtab *h);
+
+/*
+ * Walk the entries: start with *pos = 0; each call that returns true gives
+ * one entry (key, len, value may be NULL when not wanted).
+ */
+bool psym_hashtab_next(const struct psym_hashtab *h, size_t *pos, const void **key, size_t *len,
+		       void **value);
+
+#endif
