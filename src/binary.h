@@ -24,7 +24,7 @@ struct psym_binary_opts {
 	bool inlines;                         /* inline frames from DWARF */
 	const char *const *debug_dirs;        /* searched in order */
 	size_t n_debug_dirs;
-	const struct psym_debuginfod_opts *debuginfod; /* NULL: never */
+	struct psym_debuginfod *debuginfod;   /* session, shared; NULL: never */
 	psym_explain_fn explain;              /* may be NULL */
 	void *explain_ud;
 	const struct psym_elf_limits *elf_limits;

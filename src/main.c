@@ -252,7 +252,9 @@ static const char symbolize_help[] =
 	"                             extracted once into the cache)\n"
 	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"
 	"                             default: $DEBUGINFOD_URLS)\n"
-	"      --debuginfod-timeout S seconds per request (default 10)\n"
+	"      --debuginfod-timeout S seconds for all debuginfod lookups of the run\n"
+	"                             together (a batch is one run; default 30);\n"
+	"                             then the rest are not asked\n"
 	"      --offline              never use the network\n"
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
 	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
@@ -466,6 +468,7 @@ static int cmd_symbolize(int argc, char **argv)
 	size_t n_pmaps = 0, n_pmdirs = 0;
 	char *side = NULL;
 	struct psym_debuginfod_opts dio = { 0 };
+	struct psym_debuginfod *dsess = NULL;
 	const char **ddirs = NULL, **pkgs = NULL, **urls = NULL;
 	size_t n_ddirs = 0, n_pkgs = 0, n_urls = 0;
 	struct psym_symbolize_result res;
@@ -554,8 +557,13 @@ static int cmd_symbolize(int argc, char **argv)
 	{
 		char sbuf[4096];
 
-		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf)))
-			so.debuginfod = &dio;
+		/* One session for the run (a batch too), made before any thread. */
+		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf))) {
+			ret = psym_debuginfod_new(&dio, &dsess, &e);
+			if (ret)
+				goto fail;
+			so.debuginfod = dsess;
+		}
 	}
 	env = getenv("PPROF_BINARY_PATH");
 	if (env && *env)
@@ -631,6 +639,7 @@ fail:
 	exit_code = report(&e, ret);
 out:
 	psym_profile_free(p);
+	psym_debuginfod_free(dsess);
 	free_list(bpath, n_bpath);
 	free_list(ddirs, n_ddirs);
 	free_list(pkgs, n_pkgs);
@@ -724,6 +733,7 @@ static int cmd_addr(int argc, char **argv)
 	struct psym_reader_limits rl;
 	struct psym_frame frames[256];
 	struct psym_debuginfod_opts dio = { 0 };
+	struct psym_debuginfod *dsess = NULL;
 	const char *build_id = NULL, **urls = NULL;
 	size_t n_urls = 0;
 	bool filter = false;
@@ -765,8 +775,15 @@ static int cmd_addr(int argc, char **argv)
 	{
 		char sbuf[4096];
 
-		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf)))
-			bo.debuginfod = &dio;
+		if (!dio.offline && psym_debuginfod_servers(&dio, sbuf, sizeof(sbuf))) {
+			ret = psym_debuginfod_new(&dio, &dsess, &e);
+			if (ret) {
+				free_list(ddirs, n_ddirs);
+				free_list(urls, n_urls);
+				return report(&e, ret);
+			}
+			bo.debuginfod = dsess;
+		}
 	}
 	if (filter) {
 		struct psym_crashlog_opts co = { .binary = &bo, .demangle = demangle };
@@ -774,6 +791,7 @@ static int cmd_addr(int argc, char **argv)
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
 		free_list(ddirs, n_ddirs);
 		free_list(urls, n_urls);
+		psym_debuginfod_free(dsess);
 		return ret ? report(&e, ret) : 0;
 	}
 	if (!exe && !build_id)
@@ -796,7 +814,7 @@ static int cmd_addr(int argc, char **argv)
 			struct psym_debuginfod_req r = { .build_id = build_id,
 							 .kind = PSYM_DEBUGINFOD_EXECUTABLE };
 
-			if (psym_debuginfod_fetch(&dio, &r, 1, &e) == 0 && r.path)
+			if (psym_debuginfod_fetch(dsess, &r, 1, &e) == 0 && r.path)
 				ret = psym_elf_open(r.path, &rl.elf, &elf, &e) ? PSYM_NOENT : 0;
 			psym_debuginfod_reqs_free(&r, 1);
 		}
@@ -804,7 +822,8 @@ static int cmd_addr(int argc, char **argv)
 			free_list(ddirs, n_ddirs);
 			free_list(urls, n_urls);
 			psym_err_set(&e, PSYM_EBADINPUT, "no binary with build ID %s in the debug dirs%s",
-				     build_id, bo.debuginfod ? " or on the debuginfod servers" : "");
+				     build_id, dsess ? " or on the debuginfod servers" : "");
+			psym_debuginfod_free(dsess);
 			return report(&e, PSYM_EBADINPUT);
 		}
 	} else {
@@ -815,6 +834,7 @@ static int cmd_addr(int argc, char **argv)
 	if (ret) {
 		free_list(ddirs, n_ddirs);
 		free_list(urls, n_urls);
+		psym_debuginfod_free(dsess);
 		return report(&e, ret);
 	}
 	for (int i = optind;; i++) {
@@ -849,6 +869,7 @@ static int cmd_addr(int argc, char **argv)
 	psym_binary_free(bin);
 	free_list(ddirs, n_ddirs);
 	free_list(urls, n_urls);
+	psym_debuginfod_free(dsess);
 	if (fflush(stdout) != 0)
 		return PSYM_EXIT_SYSTEM;
 	return 0;
