@@ -417,7 +417,11 @@ static void fetch_one(struct psym_debuginfod *s, struct psym_debuginfod_req *r)
 	} else if (fd == -ENOENT) {
 		snprintf(r->reason, sizeof(r->reason), "debuginfod: not found on the servers");
 	} else {
-		snprintf(r->reason, sizeof(r->reason), "debuginfod: %s", strerror(-fd));
+		char eb[128];
+
+		/* GNU strerror_r: strerror is not safe from several threads. */
+		snprintf(r->reason, sizeof(r->reason), "debuginfod: %s",
+			 strerror_r(-fd, eb, sizeof(eb)));
 	}
 	free(path);
 	put_client(s, c, timed_out);
