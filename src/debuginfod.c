@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,24 @@
 
 #include "buildid.h"
 #include "debuginfod.h"
+
+struct psym_debuginfod {
+	char *servers;          /* space-separated, NULL: none */
+	bool offline;
+	int timeout_s;
+	int max_clients;
+#ifdef HAVE_DEBUGINFOD
+	char *cache;            /* libdebuginfod's cache dir, as set in the environment */
+	pthread_mutex_t mu;     /* guards everything below */
+	pthread_cond_t freed;   /* a client went back to the pool */
+	debuginfod_client *idle[PSYM_DEBUGINFOD_THREADS_MAX];
+	int n_idle;
+	int n_clients;          /* made so far: idle + in use */
+	bool clock_started;
+	struct timespec deadline;
+	bool timed_out;         /* the servers did not answer in time */
+#endif
+};
 
 bool psym_debuginfod_built(void)
 {
@@ -57,36 +76,310 @@ void psym_debuginfod_reqs_free(struct psym_debuginfod_req *reqs, size_t n)
 	}
 }
 
+/* The servers, joined with spaces (all of them, unlike the fixed-size buffer). */
+static char *join_servers(const struct psym_debuginfod_opts *o)
+{
+	const char *env;
+	size_t len = 1;
+	char *s;
+
+	if (!o->n_urls) {
+		env = getenv("DEBUGINFOD_URLS");
+		return strdup(env ? env : "");
+	}
+	for (size_t i = 0; i < o->n_urls; i++)
+		len += strlen(o->urls[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; i < o->n_urls; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, o->urls[i]);
+	}
+	return s;
+}
+
 #ifdef HAVE_DEBUGINFOD
 
-struct pool {
-	struct psym_debuginfod_req *reqs;
-	size_t n, next;
-	pthread_mutex_t lock;
-	int timeout_s;
+/*
+ * The cache directory libdebuginfod 0.188 would pick (debuginfod-client.c:
+ * $DEBUGINFOD_CACHE_PATH, else ~/.debuginfod_client_cache if it exists,
+ * else $XDG_CACHE_HOME or ~/.cache, plus /debuginfod_client). psym sets
+ * DEBUGINFOD_CACHE_PATH to it, so that both agree on where files are.
+ */
+static char *cache_dir(const struct psym_debuginfod_opts *o)
+{
+	const char *env = getenv("DEBUGINFOD_CACHE_PATH");
+	const char *home = getenv("HOME");
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	char *base = NULL, *p = NULL;
+	struct stat st;
+
+	if (o->cache_dir && *o->cache_dir)
+		return strdup(o->cache_dir);
+	if (env && *env)
+		return strdup(env);
+	if (!home)
+		home = "/";
+	if (asprintf(&p, "%s/.debuginfod_client_cache", home) < 0)
+		return NULL;
+	if (stat(p, &st) == 0)
+		return p;
+	free(p);
+	p = NULL;
+	if (xdg && *xdg)
+		base = strdup(xdg);
+	else if (asprintf(&base, "%s/.cache", home) < 0)
+		base = NULL;
+	if (!base)
+		return NULL;
+	/*
+	 * libdebuginfod makes this directory when it picks the default
+	 * itself, but not the parent of a DEBUGINFOD_CACHE_PATH. A failure
+	 * shows in the first request's reason.
+	 */
+	(void)mkdir(base, 0700);
+	if (asprintf(&p, "%s/debuginfod_client", base) < 0)
+		p = NULL;
+	free(base);
+	return p;
+}
+
+/*
+ * Set libdebuginfod's environment: once, from psym_debuginfod_new only.
+ * Its own timeouts (no progress for DEBUGINFOD_TIMEOUT seconds, a transfer
+ * longer than DEBUGINFOD_MAXTIME) are only a backstop, set beyond the
+ * session's deadline: libdebuginfod retries a timed-out query (twice by
+ * default), which would reconnect after the deadline; the progress
+ * callback, called about once a second, aborts first and for good.
+ */
+static int set_env(struct psym_debuginfod *s)
+{
+	char t[32];
+
+	snprintf(t, sizeof(t), "%d", s->timeout_s + 5);
+	if (setenv("DEBUGINFOD_URLS", s->servers, 1) || setenv("DEBUGINFOD_TIMEOUT", t, 1) ||
+	    setenv("DEBUGINFOD_MAXTIME", t, 1) || setenv("DEBUGINFOD_CACHE_PATH", s->cache, 1))
+		return PSYM_ENOMEM;
+	return 0;
+}
+
+#endif
+
+int psym_debuginfod_new(const struct psym_debuginfod_opts *o, struct psym_debuginfod **out,
+			struct psym_err *e)
+{
+	struct psym_debuginfod *s = calloc(1, sizeof(*s));
+	int ret = 0;
+
+	*out = NULL;
+	if (!s)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	s->offline = o->offline;
+	s->timeout_s = o->timeout_s > 0 ? o->timeout_s : PSYM_DEBUGINFOD_TIMEOUT_DEFAULT;
+	s->max_clients = o->max_threads > 0 ? o->max_threads : PSYM_DEBUGINFOD_THREADS_DEFAULT;
+	if (s->max_clients > PSYM_DEBUGINFOD_THREADS_MAX)
+		s->max_clients = PSYM_DEBUGINFOD_THREADS_MAX;
+	s->servers = join_servers(o);
+	if (!s->servers) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto free_s;
+	}
+	if (!s->servers[0]) {
+		free(s->servers);
+		s->servers = NULL;
+	}
+#ifdef HAVE_DEBUGINFOD
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->freed, NULL);
+	if (s->servers && !s->offline) {
+		s->cache = cache_dir(o);
+		if (!s->cache || set_env(s)) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto free_s;
+		}
+	}
+#endif
+	*out = s;
+	return 0;
+free_s:
+	psym_debuginfod_free(s);
+	return ret;
+}
+
+void psym_debuginfod_free(struct psym_debuginfod *s)
+{
+	if (!s)
+		return;
+#ifdef HAVE_DEBUGINFOD
+	for (int i = 0; i < s->n_idle; i++)
+		debuginfod_end(s->idle[i]);
+	pthread_cond_destroy(&s->freed);
+	pthread_mutex_destroy(&s->mu);
+	free(s->cache);
+#endif
+	free(s->servers);
+	free(s);
+}
+
+#ifdef HAVE_DEBUGINFOD
+
+/* One request in flight: what the progress callback needs. */
+struct transfer {
+	struct timespec deadline;
+	bool cancelled;
 };
 
-struct deadline {
-	struct timespec end;
-};
+static bool passed(const struct timespec *now, const struct timespec *end)
+{
+	return now->tv_sec > end->tv_sec ||
+	       (now->tv_sec == end->tv_sec && now->tv_nsec >= end->tv_nsec);
+}
 
+/* Called by libdebuginfod about once a second during a query. */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	struct deadline *d = debuginfod_get_user_data(c);
+	struct transfer *t = debuginfod_get_user_data(c);
 	struct timespec now;
 
 	(void)a;
 	(void)b;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	/* Non-zero aborts the transfer. */
-	return now.tv_sec > d->end.tv_sec ||
-	       (now.tv_sec == d->end.tv_sec && now.tv_nsec >= d->end.tv_nsec);
+	if (!passed(&now, &t->deadline))
+		return 0;
+	t->cancelled = true;
+	return 1; /* non-zero aborts the transfer */
 }
 
-static void fetch_one(struct pool *p, struct psym_debuginfod_req *r)
+static const char *kind_name(enum psym_debuginfod_kind k)
 {
-	struct deadline dl;
+	return k == PSYM_DEBUGINFOD_EXECUTABLE ? "executable" : "debuginfo";
+}
+
+/*
+ * The file libdebuginfod keeps for a request: <cache>/<build ID>/<kind>.
+ * Returns false when the name does not fit.
+ */
+static bool cache_path(const struct psym_debuginfod *s, const struct psym_debuginfod_req *r,
+		       char *buf, size_t bufsz)
+{
+	int n = snprintf(buf, bufsz, "%s/%s/%s", s->cache, r->build_id, kind_name(r->kind));
+
+	return n > 0 && (size_t)n < bufsz;
+}
+
+/* A file already in the cache, handed out without contacting anything. */
+static void from_cache(const struct psym_debuginfod *s, struct psym_debuginfod_req *r)
+{
+	char path[4096];
+	struct stat st;
+
+	if (cache_path(s, r, path, sizeof(path)) && stat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size > 0) {
+		r->path = strdup(path);
+		if (r->path)
+			r->reason[0] = '\0';
+	}
+}
+
+/*
+ * libdebuginfod 0.188 records a query that the progress callback aborted as
+ * "not found" (an empty file in the cache, believed for 10 minutes): that
+ * would hide the file from the next runs. A query only gets that far when
+ * no such file was there before, so the empty file is this query's.
+ */
+static void forget_cancelled(const struct psym_debuginfod *s, const struct psym_debuginfod_req *r)
+{
+	char path[4096];
+	struct stat st;
+
+	if (cache_path(s, r, path, sizeof(path)) && lstat(path, &st) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(path);
+}
+
+/*
+ * Why a request is not sent: the deadline passed or the servers timed
+ * out before. Call with s->mu held; starts the clock on the first request.
+ */
+static bool refused(struct psym_debuginfod *s, struct psym_debuginfod_req *r)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!s->clock_started) {
+		s->clock_started = true;
+		s->deadline = now;
+		s->deadline.tv_sec += s->timeout_s;
+		return false;
+	}
+	if (passed(&now, &s->deadline)) {
+		snprintf(r->reason, sizeof(r->reason), "debuginfod deadline (%d s) passed%s%s%s",
+			 s->timeout_s, s->timed_out ? "; " : "", s->timed_out ? s->servers : "",
+			 s->timed_out ? " timed out, not asked again" : "");
+		return true;
+	}
+	if (s->timed_out) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "debuginfod: %s timed out before in this run; not asked again",
+			 s->servers);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * A client from the pool (waits while all are in use), or NULL with a
+ * reason; *not_sent tells that the deadline or an earlier timeout is why.
+ */
+static debuginfod_client *get_client(struct psym_debuginfod *s, struct psym_debuginfod_req *r,
+				     struct timespec *deadline, bool *not_sent)
+{
+	debuginfod_client *c = NULL;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		*not_sent = refused(s, r);
+		if (*not_sent)
+			break;
+		if (s->n_idle) {
+			c = s->idle[--s->n_idle];
+			break;
+		}
+		if (s->n_clients < s->max_clients) {
+			c = debuginfod_begin();
+			if (c)
+				s->n_clients++;
+			else
+				snprintf(r->reason, sizeof(r->reason),
+					 "cannot start the debuginfod client");
+			break;
+		}
+		pthread_cond_wait(&s->freed, &s->mu);
+	}
+	*deadline = s->deadline;
+	pthread_mutex_unlock(&s->mu);
+	return c;
+}
+
+static void put_client(struct psym_debuginfod *s, debuginfod_client *c, bool timed_out)
+{
+	pthread_mutex_lock(&s->mu);
+	s->idle[s->n_idle++] = c;
+	if (timed_out)
+		s->timed_out = true;
+	pthread_cond_signal(&s->freed);
+	pthread_mutex_unlock(&s->mu);
+}
+
+static void fetch_one(struct psym_debuginfod *s, struct psym_debuginfod_req *r)
+{
+	const unsigned char *bid = (const unsigned char *)r->build_id;
+	struct transfer t = { .cancelled = false };
 	debuginfod_client *c;
+	bool timed_out = false, not_sent;
 	char *path = NULL;
 	int fd;
 
@@ -94,119 +387,107 @@ static void fetch_one(struct pool *p, struct psym_debuginfod_req *r)
 		snprintf(r->reason, sizeof(r->reason), "build ID is not hex");
 		return;
 	}
-	c = debuginfod_begin();
+	c = get_client(s, r, &t.deadline, &not_sent);
 	if (!c) {
-		snprintf(r->reason, sizeof(r->reason), "cannot start the debuginfod client");
+		if (not_sent)
+			from_cache(s, r);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &dl.end);
-	dl.end.tv_sec += p->timeout_s;
-	debuginfod_set_user_data(c, &dl);
+	debuginfod_set_user_data(c, &t);
 	debuginfod_set_progressfn(c, progress);
 	if (r->kind == PSYM_DEBUGINFOD_DEBUGINFO)
-		fd = debuginfod_find_debuginfo(c, (const unsigned char *)r->build_id, 0, &path);
+		fd = debuginfod_find_debuginfo(c, bid, 0, &path);
 	else
-		fd = debuginfod_find_executable(c, (const unsigned char *)r->build_id, 0, &path);
+		fd = debuginfod_find_executable(c, bid, 0, &path);
+	debuginfod_set_user_data(c, NULL);
 	if (fd >= 0) {
 		close(fd);
 		r->path = path;
+		path = NULL;
+	} else if (t.cancelled) {
+		forget_cancelled(s, r);
+		/* No server had sent a byte of the file: they timed out. */
+		timed_out = !debuginfod_get_url(c);
+		snprintf(r->reason, sizeof(r->reason), "debuginfod deadline (%d s) passed%s%s",
+			 s->timeout_s, timed_out ? "; no answer from " : " during the transfer",
+			 timed_out ? s->servers : "");
+	} else if (fd == -ETIME || fd == -ETIMEDOUT) {
+		timed_out = true;
+		snprintf(r->reason, sizeof(r->reason), "debuginfod: %s timed out", s->servers);
+	} else if (fd == -ENOENT) {
+		snprintf(r->reason, sizeof(r->reason), "debuginfod: not found on the servers");
 	} else {
-		struct timespec now;
+		char eb[128];
 
-		free(path);
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		/* libdebuginfod may report an aborted or timed-out transfer as ENOENT. */
-		if (now.tv_sec >= dl.end.tv_sec)
-			snprintf(r->reason, sizeof(r->reason),
-				 "debuginfod: no answer within %d s", p->timeout_s);
-		else if (fd == -ENOENT)
-			snprintf(r->reason, sizeof(r->reason), "debuginfod: not found on the servers");
-		else if (fd == -ETIME || fd == -ETIMEDOUT || fd == -ECANCELED)
-			snprintf(r->reason, sizeof(r->reason),
-				 "debuginfod: no answer within %d s", p->timeout_s);
-		else
-			snprintf(r->reason, sizeof(r->reason), "debuginfod: %s", strerror(-fd));
+		/* GNU strerror_r: strerror is not safe from several threads. */
+		snprintf(r->reason, sizeof(r->reason), "debuginfod: %s",
+			 strerror_r(-fd, eb, sizeof(eb)));
 	}
-	debuginfod_end(c);
+	free(path);
+	put_client(s, c, timed_out);
 }
+
+/* The requests of one psym_debuginfod_fetch call, shared by its threads. */
+struct queue {
+	struct psym_debuginfod *s;
+	struct psym_debuginfod_req *reqs;
+	size_t n, next;
+};
 
 static void *worker(void *arg)
 {
-	struct pool *p = arg;
+	struct queue *q = arg;
 
 	for (;;) {
-		struct psym_debuginfod_req *r = NULL;
+		size_t i = __atomic_fetch_add(&q->next, 1, __ATOMIC_RELAXED);
 
-		pthread_mutex_lock(&p->lock);
-		if (p->next < p->n)
-			r = &p->reqs[p->next++];
-		pthread_mutex_unlock(&p->lock);
-		if (!r)
+		if (i >= q->n)
 			return NULL;
-		fetch_one(p, r);
+		fetch_one(q->s, &q->reqs[i]);
 	}
 }
 
-int psym_debuginfod_fetch(const struct psym_debuginfod_opts *o,
-			  struct psym_debuginfod_req *reqs, size_t n, struct psym_err *e)
+static void run_all(struct psym_debuginfod *s, struct psym_debuginfod_req *reqs, size_t n)
 {
-	struct pool p = { .reqs = reqs, .n = n };
-	char sbuf[4096];
-	const char *servers = psym_debuginfod_servers(o, sbuf, sizeof(sbuf));
-	pthread_t th[16];
-	int nth = o->max_threads > 0 ? o->max_threads : 4, started = 0;
-	char tbuf[32];
+	struct queue q = { .s = s, .reqs = reqs, .n = n };
+	pthread_t th[PSYM_DEBUGINFOD_THREADS_MAX];
+	size_t helpers = n < (size_t)s->max_clients ? n - 1 : (size_t)s->max_clients - 1;
+	size_t started = 0;
 
+	/* The calling thread works too: one request needs no thread. */
+	while (started < helpers && pthread_create(&th[started], NULL, worker, &q) == 0)
+		started++;
+	worker(&q);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+}
+
+#endif
+
+int psym_debuginfod_fetch(struct psym_debuginfod *s, struct psym_debuginfod_req *reqs, size_t n,
+			  struct psym_err *e)
+{
+	const char *why = NULL;
+
+	(void)e;
 	for (size_t i = 0; i < n; i++) {
 		reqs[i].path = NULL;
 		reqs[i].reason[0] = '\0';
 	}
-	if (o->offline || !servers) {
+	if (!psym_debuginfod_built())
+		why = "debuginfod: psym was built without libdebuginfod";
+	else if (s->offline)
+		why = "debuginfod: not asked (--offline)";
+	else if (!s->servers)
+		why = "debuginfod: no servers (DEBUGINFOD_URLS is empty)";
+	if (why) {
 		for (size_t i = 0; i < n; i++)
-			snprintf(reqs[i].reason, sizeof(reqs[i].reason), "%s",
-				 o->offline ? "debuginfod: not asked (--offline)"
-					    : "debuginfod: no servers (DEBUGINFOD_URLS is empty)");
+			snprintf(reqs[i].reason, sizeof(reqs[i].reason), "%s", why);
 		return 0;
 	}
-	p.timeout_s = o->timeout_s > 0 ? o->timeout_s : 10;
-	/*
-	 * libdebuginfod reads its settings from the environment at each
-	 * request: set them once, before any thread starts.
-	 */
-	snprintf(tbuf, sizeof(tbuf), "%d", p.timeout_s);
-	if (setenv("DEBUGINFOD_URLS", servers, 1) || setenv("DEBUGINFOD_TIMEOUT", tbuf, 1) ||
-	    setenv("DEBUGINFOD_MAXTIME", tbuf, 1) ||
-	    (o->cache_dir && setenv("DEBUGINFOD_CACHE_PATH", o->cache_dir, 1)))
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	if (nth > 16)
-		nth = 16;
-	if ((size_t)nth > n)
-		nth = (int)n;
-	pthread_mutex_init(&p.lock, NULL);
-	for (int i = 0; i < nth; i++)
-		if (pthread_create(&th[i], NULL, worker, &p) == 0)
-			started++;
-	if (!started)
-		worker(&p);
-	for (int i = 0; i < started; i++)
-		pthread_join(th[i], NULL);
-	pthread_mutex_destroy(&p.lock);
-	return 0;
-}
-
-#else /* !HAVE_DEBUGINFOD */
-
-int psym_debuginfod_fetch(const struct psym_debuginfod_opts *o,
-			  struct psym_debuginfod_req *reqs, size_t n, struct psym_err *e)
-{
-	(void)o;
-	(void)e;
-	for (size_t i = 0; i < n; i++) {
-		reqs[i].path = NULL;
-		snprintf(reqs[i].reason, sizeof(reqs[i].reason),
-			 "debuginfod: psym was built without libdebuginfod");
-	}
-	return 0;
-}
-
+#ifdef HAVE_DEBUGINFOD
+	if (n)
+		run_all(s, reqs, n);
 #endif
+	return 0;
+}

@@ -241,6 +241,9 @@ static void verdict(struct search *s, const char *path, enum psym_reason_code co
 	va_end(ap);
 	if (s->o->explain)
 		s->o->explain(s->o->explain_ud, path, msg);
+	/* debuginfod's later answer (the debug file after the executable) is the newer news. */
+	if (code == PSYM_R_DEBUGINFOD && s->why->code == PSYM_R_DEBUGINFOD)
+		s->why->code = PSYM_R_NONE;
 	if (code != PSYM_R_NONE)
 		psym_reason_offer(s->why, code, rank, "%.600s: %s", path, msg);
 }

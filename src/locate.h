@@ -44,7 +44,7 @@ struct psym_locate_opts {
 	const char *sysroot;           /* NULL or "" = "/" */
 	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
-	const struct psym_debuginfod_opts *debuginfod; /* NULL: never */
+	struct psym_debuginfod *debuginfod; /* the run's session (debuginfod.h); NULL: never */
 	const struct psym_elf_limits *elf_limits;
 	psym_explain_fn explain;       /* may be NULL */
 	void *explain_ud;

@@ -106,7 +106,9 @@ enum {
 	"                             extracted once into the cache)\n"                  \
 	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"         \
 	"                             default: $DEBUGINFOD_URLS)\n"                      \
-	"      --debuginfod-timeout S seconds per request (default 10)\n"                \
+	"      --debuginfod-timeout S seconds for all debuginfod lookups of the run\n"  \
+	"                             together (a batch is one run; default 30);\n"    \
+	"                             then the rest are not asked\n"                     \
 	"      --offline              never use the network\n"                           \
 	"A file whose build ID differs from the profile's (or that has none when the\n" \
 	"profile has one) is never used unless named explicitly.\n"                      \
@@ -453,6 +455,7 @@ struct discovery {
 	size_t n_bpath, n_ddirs, n_pkgs, n_urls;
 	const char *sysroot;
 	struct psym_debuginfod_opts dio;
+	struct psym_debuginfod *dsess; /* one session for the run, made before any thread */
 	struct psym_reader_limits limits;
 	struct psym_locate_opts lo; /* made by discovery_finish */
 };
@@ -524,14 +527,20 @@ static int discovery_finish(struct discovery *d, struct psym_err *e)
 	{
 		char sbuf[4096];
 
-		if (!d->dio.offline && psym_debuginfod_servers(&d->dio, sbuf, sizeof(sbuf)))
-			d->lo.debuginfod = &d->dio;
+		if (!d->dio.offline && psym_debuginfod_servers(&d->dio, sbuf, sizeof(sbuf))) {
+			int ret = psym_debuginfod_new(&d->dio, &d->dsess, e);
+
+			if (ret)
+				return ret;
+			d->lo.debuginfod = d->dsess;
+		}
 	}
 	return 0;
 }
 
 static void discovery_free(struct discovery *d)
 {
+	psym_debuginfod_free(d->dsess);
 	free_list(d->bpath, d->n_bpath);
 	free_list(d->ddirs, d->n_ddirs);
 	free_list(d->pkgs, d->n_pkgs);

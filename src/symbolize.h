@@ -25,7 +25,7 @@ struct psym_symbolize_opts {
 	const char *main_binary;        /* overrides the first mapping, or NULL */
 	const char *const *debug_dirs;  /* separate debug files, in order */
 	size_t n_debug_dirs;
-	const struct psym_debuginfod_opts *debuginfod; /* NULL: no debuginfod */
+	struct psym_debuginfod *debuginfod; /* session (debuginfod.h), NULL: none */
 	bool no_inlines;                /* physical functions only */
 	bool no_demangle;               /* keep mangled names as Function.name */
 	bool adjust_callers;            /* look up address-1 for caller-only locations */

@@ -72,10 +72,15 @@ int main(int argc, char **argv)
 			.kind = exe ? PSYM_DEBUGINFOD_EXECUTABLE : PSYM_DEBUGINFOD_DEBUGINFO,
 		};
 
-		if (psym_debuginfod_fetch(&dopt, &r, 1, &e) != 0) {
+		struct psym_debuginfod *s = NULL;
+
+		if (psym_debuginfod_new(&dopt, &s, &e) != 0 ||
+		    psym_debuginfod_fetch(s, &r, 1, &e) != 0) {
 			fprintf(stderr, "debug-lookup: %s\n", e.msg);
+			psym_debuginfod_free(s);
 			return 3;
 		}
+		psym_debuginfod_free(s);
 		if (r.path) {
 			printf("debuginfod: %s\n", r.path);
 			psym_debuginfod_reqs_free(&r, 1);
