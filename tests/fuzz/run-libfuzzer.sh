@@ -16,8 +16,12 @@ mkdir -p "$out/obj"
 # FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION (the libFuzzer/OSS-Fuzz convention)
 # lets the fuzzer past checksums it cannot forge.
 flags="-g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION"
-inc="-I$build -I$build/src -I$src/src"
-libsrcs=$(grep -oh 'src/[a-z_0-9]*\.c' "$src/Makefile.am" "$src/src/modules.am" | grep -v 'src/main\.c' | sort -u)
+inc="-I$build -I$build/src"
+# The layer directories: Makefile.am's PSYM_SRC_DIRS (a backslash-continued list).
+for d in $(awk '/^PSYM_SRC_DIRS =/{f=1; sub(/^PSYM_SRC_DIRS =/, "")} f{c=/\\$/; gsub(/\\/, ""); print; if (!c) exit}' "$src/Makefile.am"); do
+	inc="$inc -I$src/$d"
+done
+libsrcs=$(grep -oh 'src/[a-z_0-9/]*\.c' "$src/Makefile.am" "$src/src/modules.am" | grep -v 'main\.c' | sort -u)
 objs=""
 for s in $libsrcs "$build/proto/profile.pb-c.c"; do
 	case $s in /*) f=$s ;; *) f=$src/$s ;; esac
