@@ -12,8 +12,17 @@
 
 /* ---- names: an interner of frame names -------------------------------------- */
 
+/* Colour class of a frame in the flame graph. */
+enum kind { K_USER, K_KERNEL, K_JIT, K_UNKNOWN };
+
+/*
+ * kind[] grows with s[]: each name carries the kind of the locations it
+ * came from, so no array indexed by name id is ever sized before the
+ * table is complete.
+ */
 struct names {
 	char **s;
+	unsigned char *kind; /* enum kind */
 	size_t n, cap;
 	uint32_t *slot; /* open addressing: index + 1 */
 	size_t slots;
@@ -55,15 +64,21 @@ static long names_add(struct names *t, const char *s)
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256;
 		char **n = realloc(t->s, nc * sizeof(*n));
+		unsigned char *k;
 
 		if (!n)
 			return -1;
 		t->s = n;
+		k = realloc(t->kind, nc * sizeof(*k));
+		if (!k)
+			return -1;
+		t->kind = k;
 		t->cap = nc;
 	}
 	t->s[t->n] = strdup(s);
 	if (!t->s[t->n])
 		return -1;
+	t->kind[t->n] = K_USER;
 	t->slot[j] = (uint32_t)t->n + 1;
 	return (long)t->n++;
 }
@@ -73,6 +88,7 @@ static void names_free(struct names *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->s[i]);
 	free(t->s);
+	free(t->kind);
 	free(t->slot);
 }
 
@@ -86,6 +102,43 @@ static int64_t sat_add(int64_t a, int64_t b)
 }
 
 /* ---- frames of a sample ------------------------------------------------------ */
+
+/* Kind of a location's code, from its mapping (K_USER when nothing special). */
+static enum kind location_kind(const struct psym_profile *p, const pb_location *l)
+{
+	const pb_mapping *m = psym_profile_mapping(p, l->mapping_id);
+	const char *mn = m ? psym_profile_str(p, m->filename) : "";
+
+	if (!strncmp(mn, "[kernel", 7) || (!m && l->address >= 0xffff800000000000ULL))
+		return K_KERNEL;
+	if (m && (!*mn || !strncmp(mn, "[anon", 5) || !strcmp(mn, "//anon") ||
+		  !strncmp(mn, "/memfd:", 7)))
+		return K_JIT;
+	return K_USER;
+}
+
+/* Kind of a frame: its location's, else what its name says. */
+static enum kind frame_kind(enum kind loc, const char *n)
+{
+	if (loc != K_USER)
+		return loc;
+	if (!strncmp(n, "0x", 2) || n[0] == '[')
+		return K_UNKNOWN;
+	if (!strncmp(n, "JS:", 3) || !strncmp(n, "LazyCompile:", 12) || strstr(n, "Interpreted") ||
+	    !strncmp(n, "py::", 4))
+		return K_JIT;
+	return K_USER;
+}
+
+/* Intern a frame name and note its kind (kernel/JIT locations win). */
+static long frame_add(struct names *t, const char *name, enum kind loc)
+{
+	long id = names_add(t, name);
+
+	if (id >= 0 && (loc != K_USER || t->kind[id] == K_USER))
+		t->kind[id] = frame_kind(loc, name);
+	return id;
+}
 
 int psym_report_sample_index(const struct psym_profile *p, const struct psym_report_opts *o,
 			     size_t *idx, struct psym_err *e)
@@ -151,9 +204,11 @@ static long sample_frames(const struct psym_profile *p, const pb_sample *s,
 
 	for (size_t i = 0; i < s->n_location_id && n < max; i++) {
 		const pb_location *loc = psym_profile_location(p, s->location_id[i]);
+		enum kind k;
 
 		if (!loc)
 			continue;
+		k = location_kind(p, loc);
 		if (loc->n_line == 0) {
 			/* Like pprof: "[binary]" for a mapping's unsymbolized code. */
 			const pb_mapping *m = psym_profile_mapping(p, loc->mapping_id);
@@ -164,7 +219,7 @@ static long sample_frames(const struct psym_profile *p, const pb_sample *s,
 				snprintf(buf, sizeof(buf), "[%s]", b ? b + 1 : mn);
 			else
 				snprintf(buf, sizeof(buf), "0x%" PRIx64, loc->address);
-			if ((ids[n++] = names_add(t, buf)) < 0)
+			if ((ids[n++] = frame_add(t, buf, K_UNKNOWN)) < 0)
 				return -1;
 			continue;
 		}
@@ -184,7 +239,7 @@ static long sample_frames(const struct psym_profile *p, const pb_sample *s,
 				snprintf(buf, sizeof(buf), "%s", *file ? file : "??");
 			else
 				snprintf(buf, sizeof(buf), "%s", fn);
-			if ((ids[n++] = names_add(t, buf)) < 0)
+			if ((ids[n++] = frame_add(t, buf, k)) < 0)
 				return -1;
 		}
 	}
@@ -501,18 +556,6 @@ static void xml_text(FILE *out, const char *s)
 	}
 }
 
-enum kind { K_USER, K_KERNEL, K_JIT, K_UNKNOWN };
-
-static enum kind name_kind(const char *n)
-{
-	if (!strncmp(n, "0x", 2) || n[0] == '[')
-		return K_UNKNOWN;
-	if (!strncmp(n, "JS:", 3) || !strncmp(n, "LazyCompile:", 12) || strstr(n, "Interpreted") ||
-	    !strncmp(n, "py::", 4))
-		return K_JIT;
-	return K_USER;
-}
-
 int psym_report_flame(const struct psym_profile *p, const struct psym_report_opts *o,
 		      const char *title, FILE *out, struct psym_err *e)
 {
@@ -520,7 +563,6 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 	const double W = 1200.0, H = 17.0, pad = 10.0;
 	struct stacks st = { 0 };
 	size_t maxdepth = 0, drawn = 0, omitted = 0;
-	enum kind *kinds = NULL;
 	int ret = collect_stacks(p, o, &st, e);
 
 	if (ret)
@@ -529,37 +571,6 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 	for (size_t i = 0; i < st.n; i++)
 		if (st.s[i].n > maxdepth)
 			maxdepth = st.s[i].n;
-	/* Kernel frames: the names that came from [kernel.kallsyms] locations. */
-	kinds = calloc(st.names.n + 1, sizeof(*kinds));
-	if (!kinds) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < st.names.n; i++)
-		kinds[i] = name_kind(st.names.s[i]);
-	for (size_t i = 0; i < p->pb->n_location; i++) {
-		const pb_location *l = p->pb->location[i];
-		const pb_mapping *m = psym_profile_mapping(p, l->mapping_id);
-		const char *mn = m ? psym_profile_str(p, m->filename) : "";
-		enum kind k = !strncmp(mn, "[kernel", 7) || (!m && l->address >= 0xffff800000000000ULL) ?
-				      K_KERNEL :
-				      (m && (!*mn || !strncmp(mn, "[anon", 5) || !strcmp(mn, "//anon") ||
-					     !strncmp(mn, "/memfd:", 7))) ? K_JIT : K_USER;
-
-		if (k == K_USER)
-			continue;
-		for (size_t j = 0; j < l->n_line; j++) {
-			const pb_function *f = psym_profile_function(p, l->line[j]->function_id);
-			long id;
-
-			if (!f || o->by != PSYM_BY_FUNCTION)
-				continue;
-			id = names_add(&st.names, *psym_profile_str(p, f->name) ?
-							psym_profile_str(p, f->name) : "??");
-			if (id >= 0 && (size_t)id < st.names.n && kinds && (size_t)id < st.names.n)
-				kinds[id] = k;
-		}
-	}
 	{
 		double height = (double)(maxdepth + 3) * H + 2 * pad;
 
@@ -661,7 +672,7 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 							val,
 							100.0 * fw, pad + px * (W - 2 * pad),
 							(double)(maxdepth + 2 - d) * H + pad, rw > 0.5 ? rw - 0.5 : rw,
-							H - 1, fill[kinds && (size_t)id < st.names.n ? kinds[id] : 0],
+							H - 1, fill[st.names.kind[id]],
 							pad + px * (W - 2 * pad) + 3,
 							(double)(maxdepth + 2 - d) * H + pad + 12);
 						xml_text(out, nm);
@@ -698,7 +709,6 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 	}
 	(void)drawn;
 out:
-	free(kinds);
 	stacks_free(&st);
 	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }

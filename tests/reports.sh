@@ -138,6 +138,47 @@ else
 	echo "note: chromium not installed: render check skipped"
 fi
 
+# A kernel location whose inline functions are in no sample (their names
+# are not frames of any stack): once wrote past a per-name array (ASan).
+cat >kern.txtpb <<'EOF2'
+sample_type { type: 1 unit: 2 }
+mapping { id: 1 memory_start: 18446744071562067968 memory_limit: 18446744073709551615 filename: 3 has_functions: true }
+mapping { id: 2 memory_start: 4194304 memory_limit: 8388608 filename: 4 has_functions: true }
+function { id: 1 name: 5 }
+function { id: 2 name: 6 }
+function { id: 3 name: 7 }
+function { id: 4 name: 8 }
+function { id: 5 name: 9 }
+function { id: 6 name: 10 }
+function { id: 7 name: 11 }
+location { id: 1 mapping_id: 2 address: 4194400 line { function_id: 1 } }
+location { id: 2 mapping_id: 1 address: 18446744071562068000 line { function_id: 2 } }
+location { id: 3 mapping_id: 1 address: 18446744071562069000 line { function_id: 3 } line { function_id: 4 } line { function_id: 5 } line { function_id: 6 } line { function_id: 7 } }
+sample { location_id: [2, 1] value: [5] }
+string_table: ""
+string_table: "samples"
+string_table: "count"
+string_table: "[kernel.kallsyms]"
+string_table: "/bin/app"
+string_table: "main"
+string_table: "do_syscall_64"
+string_table: "inl_a"
+string_table: "inl_b"
+string_table: "inl_c"
+string_table: "inl_d"
+string_table: "inl_e"
+EOF2
+encode_txtpb kern.txtpb kern.pb
+expect_exit 0 "flame: kernel inline functions in no sample" "$PSYM" flame kern.pb -o kern.svg
+check "flame: kernel frame coloured as kernel, user frame as user" python3 - kern.svg <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+fill = {g.find(ns + "text").get("data-n"): g.find(ns + "rect").get("fill")
+        for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("class") == "f"}
+assert set(fill) == {"main", "do_syscall_64"}, fill
+assert fill["do_syscall_64"] == "#e76f51" and fill["main"] == "#f4a261", fill
+PY
+
 # Bad input: one-line error naming the file, exit 2.
 for cmd in top folded; do
 	expect_exit 2 "$cmd on a bad profile" "$PSYM" $cmd "$top_srcdir/testdata/bad/zero-id.pb"
