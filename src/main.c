@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -45,6 +46,29 @@ static int report(const struct psym_err *e, int code)
 {
 	fprintf(stderr, "%s: %s\n", progname, e->msg[0] ? e->msg : psym_strerror(code));
 	return psym_exit_code(code);
+}
+
+/*
+ * Flush standard output: 0 when everything was written, 1 when it failed
+ * because its reader went away (EPIPE: `psym folded f | head -1`), -1 on
+ * any other write error (errno says which). A reader that went away is no
+ * error for a filter: the command stops and exits 0 without a message,
+ * like coreutils. SIGPIPE is ignored (so that an interrupted writer can
+ * still clean up), hence the look at errno and, in case errno went stale,
+ * at the pipe itself.
+ */
+static int stdout_state(void)
+{
+	struct pollfd pfd = { .fd = STDOUT_FILENO };
+	int err;
+
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	err = errno;
+	if (err == EPIPE || (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR)))
+		return 1;
+	errno = err;
+	return -1;
 }
 
 /* Parse a byte size with optional K/M/G suffix (powers of 1024). */
@@ -161,7 +185,8 @@ static int cmd_show(int argc, char **argv)
 		return ret;
 	ret = json ? psym_show_json(p, stdout) : psym_show_text(p, stdout);
 	psym_profile_free(p);
-	if (fflush(stdout) != 0 || ret) {
+	c = stdout_state();
+	if (c < 0 || (ret && c == 0)) {
 		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
 			strerror(errno));
 		return PSYM_EXIT_SYSTEM;
@@ -774,6 +799,8 @@ static int cmd_addr(int argc, char **argv)
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
 		free_list(ddirs, n_ddirs);
 		free_list(urls, n_urls);
+		if (stdout_state() > 0)
+			return 0;
 		return ret ? report(&e, ret) : 0;
 	}
 	if (!exe && !build_id)
@@ -822,6 +849,8 @@ static int cmd_addr(int argc, char **argv)
 		const char *arg;
 		uint64_t a;
 
+		if (ferror(stdout))
+			break; /* nobody reads the answers any more */
 		if (optind < argc) {
 			if (i >= argc)
 				break;
@@ -849,8 +878,12 @@ static int cmd_addr(int argc, char **argv)
 	psym_binary_free(bin);
 	free_list(ddirs, n_ddirs);
 	free_list(urls, n_urls);
-	if (fflush(stdout) != 0)
+	c = stdout_state();
+	if (c < 0) {
+		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
+			strerror(errno));
 		return PSYM_EXIT_SYSTEM;
+	}
 	return 0;
 }
 
@@ -973,12 +1006,25 @@ static int cmd_report(int argc, char **argv, int which)
 				ret = psym_out_commit(&o, &e);
 			active_out = NULL;
 		}
+		if (ret && !strcmp(out, "-")) {
+			c = stdout_state();
+			if (c > 0)
+				ret = 0;
+			else if (ret == PSYM_EIO && !e.msg[0])
+				psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
+					     c < 0 ? strerror(errno) : psym_strerror(ret));
+		}
 	} else {
 		ret = which == 0 ? psym_report_top(p, &ro, stdout, &e)
 				 : psym_report_folded(p, &ro, stdout, &e);
-		if (!ret && fflush(stdout) != 0)
-			ret = psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
-					   strerror(errno));
+		if (!ret || ret == PSYM_EIO) {
+			c = stdout_state();
+			if (c > 0)
+				ret = 0;
+			else if (c < 0 || ret)
+				ret = psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
+						   strerror(errno));
+		}
 	}
 	psym_profile_free(p);
 	if (ret) {

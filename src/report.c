@@ -523,7 +523,7 @@ int psym_report_folded(const struct psym_profile *p, const struct psym_report_op
 
 	if (!ret) {
 		merge_stacks(&st);
-		for (size_t i = 0; i < st.n; i++) {
+		for (size_t i = 0; i < st.n && !ferror(out); i++) {
 			for (size_t k = 0; k < st.s[i].n; k++) {
 				/* ';' separates frames: keep it out of names. */
 				for (const char *c = st.names.s[st.s[i].ids[k]]; *c; c++)

@@ -179,6 +179,35 @@ assert set(fill) == {"main", "do_syscall_64"}, fill
 assert fill["do_syscall_64"] == "#e76f51" and fill["main"] == "#f4a261", fill
 PY
 
+# A reader that goes away is no error for a filter (coreutils-like): no
+# message, exit 0. With `| head -1` on outputs larger than a pipe's buffer
+# (psym blocks, then gets EPIPE), and with a reader that is gone before
+# psym writes anything (small outputs too).
+cat >pipe.c <<'EOF2'
+int main(void) { return 0; }
+EOF2
+cc -g -O0 -o pipebin pipe.c
+pipe_check() { # NAME RC-FILE ERR-FILE
+	if [ "$(cat "$2")" = 0 ] && [ ! -s "$3" ]; then pass "$1"; else
+		fail "$1 (exit $(cat "$2"), stderr: $(head -c 300 "$3"))"; fi
+}
+for cmd in "show g1.pb" "folded --lines g1.pb" "flame -o - g1.pb"; do
+	{ "$PSYM" $cmd 2>err; echo $? >rc; } | head -1 >/dev/null
+	pipe_check "psym $cmd | head -1: quiet, exit 0" rc err
+done
+for cmd in "show g1.pb" "show --json g1.pb" "top g1.pb" "folded g1.pb" "flame -o - g1.pb" \
+	"addr -e pipebin 0x1000 0x1001 0x1002"; do
+	{ sleep 1; "$PSYM" $cmd 2>err; echo $? >rc; } | true
+	pipe_check "psym $cmd into a closed pipe: quiet, exit 0" rc err
+done
+{ sleep 1; seq 1 20000 | sed 's/^/0x/' | "$PSYM" addr -e pipebin 2>err; echo $? >rc; } | true
+pipe_check "psym addr (stdin) into a closed pipe: quiet, exit 0" rc err
+if [ -w /dev/full ]; then
+	expect_exit 3 "top into a full disk is still an error" sh -c "'$PSYM' top g1.pb >/dev/full"
+	expect_exit 3 "addr into a full disk is still an error" \
+		sh -c "'$PSYM' addr -e pipebin 0x1000 >/dev/full"
+fi
+
 # Bad input: one-line error naming the file, exit 2.
 for cmd in top folded; do
 	expect_exit 2 "$cmd on a bad profile" "$PSYM" $cmd "$top_srcdir/testdata/bad/zero-id.pb"
