@@ -896,8 +896,10 @@ static int cmd_addr(int argc, char **argv)
 
 static const char top_help[] =
 	"Usage: psym top [OPTIONS] FILE\n"
-	"Flat and cumulative values of the top functions, like pprof -top. Inline\n"
-	"frames count as their own functions; recursion counts once per sample.\n\n"
+	"Flat and cumulative values of the top functions, printed as pprof -top\n"
+	"prints them (units, scaling, \"(inline)\" marks, \"[binary]\" and \"<unknown>\"\n"
+	"for unsymbolized code). Inline frames count as their own functions;\n"
+	"recursion counts once per sample.\n\n"
 	"  -n, --nodes N              show the top N rows (default: all)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one row per function and source line\n"
