@@ -650,6 +650,26 @@ static struct edge *edge_get(struct edges *t, uint32_t from, uint32_t to)
 	return &t->e[j];
 }
 
+/* One call parent -> id in sample i (pprof's AddToEdgeDiv); -1: no memory. */
+static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool inl, size_t i)
+{
+	struct edge *ed;
+
+	if (parent == UINT32_MAX || parent == id)
+		return 0;
+	ed = edge_get(edges, parent, id);
+	if (!ed)
+		return -1;
+	if (ed->stamp != i + 1) {
+		ed->stamp = i + 1;
+		if (!inl)
+			ed->inl = false;
+	}
+	return 0;
+}
+
+static void edges_mark(const struct edges *edges, struct node *nodes);
+
 /*
  * pprof's "(inline)" and "(partial-inline)": a caller -> callee edge is
  * inline when every call it counts is from an outer frame of the same
@@ -680,24 +700,22 @@ static int mark_inline(struct rep *r, struct node *nodes, bool kept, struct edge
 				return -1;
 			for (long ni = nf; ni-- > 0;) {
 				uint32_t id = f[ni];
-				struct edge *ed;
 
 				if (kept && !nodes[id].stamp)
 					continue;
-				if (parent != UINT32_MAX && parent != id) {
-					ed = edge_get(edges, parent, id);
-					if (!ed)
-						return -1;
-					if (ed->stamp != i + 1) {
-						ed->stamp = i + 1;
-						if (ni == nf - 1)
-							ed->inl = false;
-					}
-				}
+				if (edge_count(edges, parent, id, ni != nf - 1, i))
+					return -1;
 				parent = id;
 			}
 		}
 	}
+	edges_mark(edges, nodes);
+	return 0;
+}
+
+/* Each node's inl/noinl from its in-edges. */
+static void edges_mark(const struct edges *edges, struct node *nodes)
+{
 	for (size_t j = 0; j < edges->slots; j++) {
 		struct node *callee;
 
@@ -709,7 +727,6 @@ static int mark_inline(struct rep *r, struct node *nodes, bool kept, struct edge
 		else
 			callee->noinl = true;
 	}
-	return 0;
 }
 
 struct row_ctx {
@@ -820,6 +837,9 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 					nodes[id].stamp = i + 1;
 					nodes[id].cum = sat_add(nodes[id].cum, v);
 				}
+				/* All rows shown: the edges of this same walk mark them. */
+				if (!o->max_rows && edge_count(&edges, parent, id, ni != nf - 1, i))
+					goto oom;
 				parent = id;
 			}
 		}
@@ -839,13 +859,17 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	}
 	shown = o->max_rows && o->max_rows < nrows ? o->max_rows : nrows;
 	/* pprof marks inline nodes in the graph of the rows it shows. */
-	if (shown < nrows)
-		for (size_t j = 0; j < ncap; j++)
-			nodes[j].stamp = 0;
-	for (size_t i = 0; i < shown; i++)
-		nodes[rows[i]].stamp = 1;
-	if (mark_inline(&r, nodes, shown < nrows, &edges))
-		goto oom;
+	if (!o->max_rows) {
+		edges_mark(&edges, nodes);
+	} else {
+		if (shown < nrows)
+			for (size_t j = 0; j < ncap; j++)
+				nodes[j].stamp = 0;
+		for (size_t i = 0; i < shown; i++)
+			nodes[rows[i]].stamp = 1;
+		if (mark_inline(&r, nodes, shown < nrows, &edges))
+			goto oom;
+	}
 	/* pprof's selectOutputUnit: one unit for the report, from the smallest value. */
 	{
 		int64_t minv = 0, maxv = total;
@@ -1115,29 +1139,38 @@ int psym_report_folded(const struct psym_profile *p, const struct psym_report_op
 		       FILE *out, struct psym_err *e)
 {
 	struct stacks st = { 0 };
+	size_t *len = NULL;
 	int ret = collect_stacks(p, o, &st, e);
 
 	if (!ret)
 		ret = merge_stacks(&st, e);
 	if (!ret) {
 		/* ';' separates frames and '\n' stacks: keep them out of names. */
-		for (size_t i = 0; i < st.r.names.n; i++)
-			for (char *c = st.r.names.s[i]; *c; c++)
+		len = malloc((st.r.names.n ? st.r.names.n : 1) * sizeof(*len));
+		if (!len)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		for (size_t i = 0; len && i < st.r.names.n; i++) {
+			char *c = st.r.names.s[i];
+
+			for (; *c; c++)
 				if (*c == ';')
 					*c = ':';
 				else if (*c == '\n')
 					*c = ' ';
-		for (size_t i = 0; i < st.n && !ferror(out); i++) {
+			len[i] = (size_t)(c - st.r.names.s[i]);
+		}
+		for (size_t i = 0; len && i < st.n && !ferror(out); i++) {
 			const uint32_t *ids = st.ids + st.s[i].off;
 
 			for (size_t k = 0; k < st.s[i].n; k++) {
 				if (k)
 					putc(';', out);
-				fputs(st.r.names.s[ids[k]], out);
+				fwrite(st.r.names.s[ids[k]], 1, len[ids[k]], out);
 			}
 			fprintf(out, " %" PRId64 "\n", st.s[i].v);
 		}
 	}
+	free(len);
 	stacks_free(&st);
 	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }
