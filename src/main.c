@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/stat.h>
@@ -42,6 +43,29 @@ static int report(const struct psym_err *e, int code)
 {
 	fprintf(stderr, "%s: %s\n", progname, e->msg[0] ? e->msg : psym_strerror(code));
 	return psym_exit_code(code);
+}
+
+/*
+ * Flush standard output: 0 when everything was written, 1 when it failed
+ * because its reader went away (EPIPE: `psym folded f | head -1`), -1 on
+ * any other write error (errno says which). A reader that went away is no
+ * error for a filter: the command stops and exits 0 without a message,
+ * like coreutils. SIGPIPE is ignored (so that an interrupted writer can
+ * still clean up), hence the look at errno and, in case errno went stale,
+ * at the pipe itself.
+ */
+static int stdout_state(void)
+{
+	struct pollfd pfd = { .fd = STDOUT_FILENO };
+	int err;
+
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	err = errno;
+	if (err == EPIPE || (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR)))
+		return 1;
+	errno = err;
+	return -1;
 }
 
 /* Parse a byte size with optional K/M/G suffix (powers of 1024). */
@@ -194,7 +218,8 @@ static int cmd_show(int argc, char **argv)
 		return ret;
 	ret = json ? psym_show_json(p, stdout) : psym_show_text(p, stdout);
 	psym_profile_free(p);
-	if (fflush(stdout) != 0 || ret) {
+	c = stdout_state();
+	if (c < 0 || (ret && c == 0)) {
 		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
 			strerror(errno));
 		return PSYM_EXIT_SYSTEM;
@@ -910,6 +935,10 @@ static int cmd_addr(int argc, char **argv)
 		};
 
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
+		if (stdout_state() > 0) {
+			ret = 0; /* the reader went away: not an error for a filter */
+			goto out_quiet;
+		}
 		if (ret)
 			goto fail;
 		goto out;
@@ -947,6 +976,8 @@ static int cmd_addr(int argc, char **argv)
 		bool overlong = false;
 		uint64_t a;
 
+		if (ferror(stdout))
+			break; /* nobody reads the answers any more */
 		if (optind < argc) {
 			if (i >= argc)
 				break;
@@ -996,9 +1027,18 @@ out:
 	free(fr);
 	psym_resolver_free(res);
 	discovery_free(&d);
-	if (fflush(stdout) != 0)
+	c = stdout_state();
+	if (c < 0) {
+		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
+			strerror(errno));
 		return PSYM_EXIT_SYSTEM;
-	return nbad ? PSYM_EXIT_PARTIAL : 0;
+	}
+	return nbad && c == 0 ? PSYM_EXIT_PARTIAL : 0;
+out_quiet:
+	free(fr);
+	psym_resolver_free(res);
+	discovery_free(&d);
+	return 0;
 }
 
 /* ---- top, folded, flame ------------------------------------------------------ */
@@ -1010,8 +1050,10 @@ out:
 
 static const char top_help[] =
 	"Usage: psym top [OPTIONS] FILE\n"
-	"Flat and cumulative values of the top functions, like pprof -top. Inline\n"
-	"frames count as their own functions; recursion counts once per sample.\n\n"
+	"Flat and cumulative values of the top functions, printed as pprof -top\n"
+	"prints them (units, scaling, \"(inline)\" marks, \"[binary]\" and \"<unknown>\"\n"
+	"for unsymbolized code). Inline frames count as their own functions;\n"
+	"recursion counts once per sample.\n\n"
 	"  -n, --nodes N              show the top N rows (default: all)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one row per function and source line\n"
@@ -1045,6 +1087,9 @@ enum {
 	OPT_PIDFRAME,
 	OPT_TITLE,
 };
+
+/* Share of a profile's value in unsymbolized code from which reports hint. */
+#define UNSYMBOLIZED_HINT 0.25
 
 static int cmd_report(int argc, char **argv, int which)
 {
@@ -1107,6 +1152,16 @@ static int cmd_report(int argc, char **argv, int which)
 	ret = load(argv[optind], &lim, &p);
 	if (ret)
 		return ret;
+	{
+		/* Mostly raw addresses: say how to get names (stderr, once). */
+		double share;
+
+		if (!psym_report_unsymbolized(p, &ro, &share, &e) && share >= UNSYMBOLIZED_HINT)
+			fprintf(stderr, "%s: note: %.0f%% of '%s' is in unsymbolized code; "
+				"'psym symbolize %s -o OUT' adds function names and lines\n",
+				progname, 100 * share, argv[optind], argv[optind]);
+		e = (struct psym_err){ 0 };
+	}
 	if (which == 2) {
 		struct psym_out o;
 
@@ -1120,12 +1175,25 @@ static int cmd_report(int argc, char **argv, int which)
 				ret = psym_out_commit(&o, &e);
 			active_out = NULL;
 		}
+		if (ret && !strcmp(out, "-")) {
+			c = stdout_state();
+			if (c > 0)
+				ret = 0;
+			else if (ret == PSYM_EIO && !e.msg[0])
+				psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
+					     c < 0 ? strerror(errno) : psym_strerror(ret));
+		}
 	} else {
 		ret = which == 0 ? psym_report_top(p, &ro, stdout, &e)
 				 : psym_report_folded(p, &ro, stdout, &e);
-		if (!ret && fflush(stdout) != 0)
-			ret = psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
-					   strerror(errno));
+		if (!ret || ret == PSYM_EIO) {
+			c = stdout_state();
+			if (c > 0)
+				ret = 0;
+			else if (c < 0 || ret)
+				ret = psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
+						   strerror(errno));
+		}
 	}
 	psym_profile_free(p);
 	if (ret) {

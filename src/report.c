@@ -4,16 +4,31 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "report.h"
 #include "show.h"
 
 #define MAX_STACK 4096
+/* Report nodes and edges are 32-bit ids; a profile with more is refused. */
+#define MAX_NODES ((size_t)UINT32_MAX - 1)
 
 /* ---- names: an interner of frame names -------------------------------------- */
 
+/* Colour class of a frame in the flame graph. */
+enum kind { K_USER, K_KERNEL, K_JIT, K_UNKNOWN };
+
+/*
+ * Keys of report nodes. A key is the node's printable name, optionally
+ * followed by '\x1f' and what else tells nodes of the same name apart (as
+ * pprof's NodeInfo does: the binary and start line of a nameless function).
+ * kind[] grows with s[]: each name carries the kind of the locations it
+ * came from, so no array indexed by name id is ever sized before the table
+ * is complete.
+ */
 struct names {
 	char **s;
+	unsigned char *kind; /* enum kind */
 	size_t n, cap;
 	uint32_t *slot; /* open addressing: index + 1 */
 	size_t slots;
@@ -34,6 +49,8 @@ static long names_add(struct names *t, const char *s)
 {
 	size_t j;
 
+	if (t->n >= MAX_NODES)
+		return -1;
 	if ((t->n + 1) * 2 > t->slots) {
 		size_t ns = t->slots ? t->slots * 2 : 1024;
 		uint32_t *nsl = calloc(ns, sizeof(*nsl));
@@ -55,15 +72,21 @@ static long names_add(struct names *t, const char *s)
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256;
 		char **n = realloc(t->s, nc * sizeof(*n));
+		unsigned char *k;
 
 		if (!n)
 			return -1;
 		t->s = n;
+		k = realloc(t->kind, nc * sizeof(*k));
+		if (!k)
+			return -1;
+		t->kind = k;
 		t->cap = nc;
 	}
 	t->s[t->n] = strdup(s);
 	if (!t->s[t->n])
 		return -1;
+	t->kind[t->n] = K_USER;
 	t->slot[j] = (uint32_t)t->n + 1;
 	return (long)t->n++;
 }
@@ -73,7 +96,14 @@ static void names_free(struct names *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->s[i]);
 	free(t->s);
+	free(t->kind);
 	free(t->slot);
+}
+
+/* Length of the printable part of a key. */
+static size_t name_len(const char *key)
+{
+	return strcspn(key, "\x1f");
 }
 
 static int64_t sat_add(int64_t a, int64_t b)
@@ -83,6 +113,377 @@ static int64_t sat_add(int64_t a, int64_t b)
 	if (__builtin_add_overflow(a, b, &r))
 		return b > 0 ? INT64_MAX : INT64_MIN;
 	return r;
+}
+
+static int64_t abs64(int64_t v)
+{
+	return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+}
+
+/* ---- units, as pprof's internal/measurement prints them ---------------------- */
+
+struct unit {
+	const char *name;
+	const char *alias[4];
+	double factor;
+};
+
+struct unit_type {
+	struct unit u[9];
+	struct unit def;
+};
+
+static const struct unit_type unit_types[] = {
+	{ { { "B", { "b", "byte" }, 1 },
+	    { "kB", { "kb", "kbyte", "kilobyte" }, 1024.0 },
+	    { "MB", { "mb", "mbyte", "megabyte" }, 1048576.0 },
+	    { "GB", { "gb", "gbyte", "gigabyte" }, 1073741824.0 },
+	    { "TB", { "tb", "tbyte", "terabyte" }, 1099511627776.0 },
+	    { "PB", { "pb", "pbyte", "petabyte" }, 1125899906842624.0 } },
+	  { "B", { 0 }, 1 } },
+	{ { { "ns", { "ns", "nanosecond" }, 1 },
+	    { "us", { "\xce\xbcs", "us", "microsecond" }, 1e3 },
+	    { "ms", { "ms", "millisecond" }, 1e6 },
+	    { "s", { "s", "sec", "second" }, 1e9 },
+	    { "hrs", { "hour", "hr" }, 3600e9 } },
+	  { "s", { 0 }, 1e9 } },
+	{ { { "n*GCU", { "nanogcu" }, 1e-9 },
+	    { "u*GCU", { "microgcu" }, 1e-6 },
+	    { "m*GCU", { "milligcu" }, 1e-3 },
+	    { "GCU", { "gcu" }, 1 },
+	    { "k*GCU", { "kilogcu" }, 1e3 },
+	    { "M*GCU", { "megagcu" }, 1e6 },
+	    { "G*GCU", { "gigagcu" }, 1e9 },
+	    { "T*GCU", { "teragcu" }, 1e12 },
+	    { "P*GCU", { "petagcu" }, 1e15 } },
+	  { "GCU", { 0 }, 1 } },
+};
+
+/* pprof's sniffUnit: lower case, a plural 's' dropped, then the aliases. */
+static const struct unit *sniff_unit(const struct unit_type *ut, const char *name)
+{
+	char low[32];
+	size_t n = strlen(name);
+
+	if (n >= sizeof(low))
+		return NULL;
+	for (size_t i = 0; i <= n; i++)
+		low[i] = (name[i] >= 'A' && name[i] <= 'Z') ? (char)(name[i] - 'A' + 'a') : name[i];
+	if (n > 2 && low[n - 1] == 's')
+		low[n - 1] = '\0';
+	for (size_t i = 0; i < sizeof(ut->u) / sizeof(ut->u[0]) && ut->u[i].name; i++)
+		for (size_t k = 0; k < 4 && ut->u[i].alias[k]; k++)
+			if (!strcmp(ut->u[i].alias[k], low))
+				return &ut->u[i];
+	return NULL;
+}
+
+/*
+ * pprof's measurement.Scale: value in from, scaled to the unit to ("auto"
+ * or "minimum": the largest unit the value is at least 1 of). *out_unit is
+ * "" for units not worth printing (count, samples).
+ */
+static double scale(int64_t value, const char *from, const char *to, const char **out_unit)
+{
+	if (value < 0 && value != INT64_MIN)
+		return -scale(-value, from, to, out_unit);
+	for (size_t t = 0; t < sizeof(unit_types) / sizeof(unit_types[0]); t++) {
+		const struct unit_type *ut = &unit_types[t];
+		const struct unit *fu = sniff_unit(ut, from), *tu;
+		double v;
+
+		if (!fu)
+			continue;
+		v = (double)value * fu->factor;
+		if (!strcmp(to, "minimum") || !strcmp(to, "auto")) {
+			double f = 0;
+			const char *un = NULL;
+
+			for (size_t i = 0; i < sizeof(ut->u) / sizeof(ut->u[0]) && ut->u[i].name; i++)
+				if (ut->u[i].factor >= f && v / ut->u[i].factor >= 1.0) {
+					f = ut->u[i].factor;
+					un = ut->u[i].name;
+				}
+			if (un) {
+				*out_unit = un;
+				return v / f;
+			}
+			*out_unit = ut->def.name;
+			return v / ut->def.factor;
+		}
+		tu = sniff_unit(ut, to);
+		if (!tu) {
+			*out_unit = ut->def.name;
+			return v / ut->def.factor;
+		}
+		*out_unit = tu->name;
+		return v / tu->factor;
+	}
+	if (!strcmp(to, "count") || !strcmp(to, "sample") || !strcmp(to, "unit") ||
+	    !strcmp(to, "minimum") || !strcmp(to, "auto"))
+		*out_unit = "";
+	else
+		*out_unit = to;
+	return (double)value;
+}
+
+/* pprof's measurement.ScaledLabel: "%.2f" without ".00", then the unit. */
+static void scaled_label(char *buf, size_t sz, int64_t value, const char *from, const char *to)
+{
+	const char *u;
+	double v = scale(value, from, to, &u);
+	size_t n;
+
+	snprintf(buf, sz, "%.2f", v);
+	n = strlen(buf);
+	if (n > 3 && !strcmp(buf + n - 3, ".00"))
+		buf[n - 3] = '\0';
+	if (!strcmp(buf, "0") || !strcmp(buf, "-0")) {
+		snprintf(buf, sz, "0");
+		return;
+	}
+	n = strlen(buf);
+	snprintf(buf + n, sz - n, "%s", u);
+}
+
+void psym_report_value(char *buf, size_t sz, int64_t value, const char *unit)
+{
+	scaled_label(buf, sz, value, unit, "auto");
+}
+
+/* pprof's measurement.Percentage. */
+static void percentage(char *buf, size_t sz, int64_t value, int64_t total)
+{
+	double r = total ? (double)abs64(value) / (double)abs64(total) * 100 : 0;
+
+	if (r >= 99.95 && r <= 100.05)
+		snprintf(buf, sz, "  100%%");
+	else if (r >= 1.0)
+		snprintf(buf, sz, "%5.2f%%", r);
+	else
+		snprintf(buf, sz, "%5.2g%%", r);
+}
+
+/* ---- nodes of locations ------------------------------------------------------ */
+
+/*
+ * The report's view of a profile: each location's frames as node ids,
+ * computed once per location (innermost first, as its lines are).
+ */
+struct rep {
+	const struct psym_profile *p;
+	enum psym_report_granularity by;
+	bool exact;         /* keys tell apart what pprof's NodeInfo does */
+	size_t idx;         /* sample value index */
+	struct names names;
+	uint32_t *loc_first; /* per location position: first frame; UINT32_MAX: not yet */
+	uint32_t *loc_n;
+	uint32_t *frames;
+	size_t nframes, cap;
+};
+
+static int rep_init(struct rep *r, const struct psym_profile *p, const struct psym_report_opts *o,
+		    bool exact, struct psym_err *e)
+{
+	size_t nl = p->pb->n_location;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->p = p;
+	r->by = o->by;
+	r->exact = exact;
+	ret = psym_report_sample_index(p, o, &r->idx, e);
+	if (ret)
+		return ret;
+	r->loc_first = malloc((nl ? nl : 1) * sizeof(*r->loc_first));
+	r->loc_n = calloc(nl ? nl : 1, sizeof(*r->loc_n));
+	if (!r->loc_first || !r->loc_n)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	memset(r->loc_first, 0xff, (nl ? nl : 1) * sizeof(*r->loc_first));
+	return 0;
+}
+
+static void rep_free(struct rep *r)
+{
+	free(r->loc_first);
+	free(r->loc_n);
+	free(r->frames);
+	names_free(&r->names);
+}
+
+/* Kind of a location's code, from its mapping (K_USER when nothing special). */
+static enum kind location_kind(const struct psym_profile *p, const pb_location *l)
+{
+	const pb_mapping *m = psym_profile_mapping(p, l->mapping_id);
+	const char *mn = m ? psym_profile_str(p, m->filename) : "";
+
+	if (!strncmp(mn, "[kernel", 7) || (!m && l->address >= 0xffff800000000000ULL))
+		return K_KERNEL;
+	if (m && (!*mn || !strncmp(mn, "[anon", 5) || !strcmp(mn, "//anon") ||
+		  !strncmp(mn, "/memfd:", 7)))
+		return K_JIT;
+	return K_USER;
+}
+
+/* Kind of a frame: its location's, else what its name says. */
+static enum kind frame_kind(enum kind loc, const char *n)
+{
+	if (loc != K_USER)
+		return loc;
+	if (!strncmp(n, "JS:", 3) || !strncmp(n, "LazyCompile:", 12) || strstr(n, "Interpreted") ||
+	    !strncmp(n, "py::", 4))
+		return K_JIT;
+	return K_USER;
+}
+
+/* Go's filepath.Clean, which pprof applies to file names; into buf. */
+static void clean_path(char *buf, size_t sz, const char *path)
+{
+	size_t n = 0, start;
+	bool rooted = path[0] == '/';
+	const char *c = path;
+
+	if (sz < 2)
+		return;
+	if (!*path) {
+		snprintf(buf, sz, ".");
+		return;
+	}
+	if (rooted)
+		buf[n++] = '/';
+	start = n;
+	while (*c) {
+		size_t len = strcspn(c, "/");
+
+		if (len == 0 || (len == 1 && c[0] == '.')) {
+			/* empty or "." */
+		} else if (len == 2 && c[0] == '.' && c[1] == '.') {
+			size_t d = n;
+
+			/* back to the previous '/', unless that is a "..". */
+			while (d > start && buf[d - 1] != '/')
+				d--;
+			if (n > start && !(n - d == 2 && buf[d] == '.' && buf[d + 1] == '.')) {
+				n = d > start ? d - 1 : start;
+			} else if (!rooted) {
+				if (n > start && n + 1 < sz)
+					buf[n++] = '/';
+				if (n + 2 < sz) {
+					buf[n++] = '.';
+					buf[n++] = '.';
+				}
+			}
+		} else {
+			if (n > start && n + 1 < sz)
+				buf[n++] = '/';
+			for (size_t i = 0; i < len && n + 1 < sz; i++)
+				buf[n++] = c[i];
+		}
+		c += len;
+		if (*c == '/')
+			c++;
+	}
+	if (n == 0)
+		buf[n++] = '.';
+	buf[n] = '\0';
+}
+
+/*
+ * The key of the node of one line of a location (ln NULL: a location
+ * without lines), named as pprof's NodeInfo.PrintableName names it at
+ * this granularity.
+ */
+static void node_key(const struct rep *r, const pb_location *loc, const pb_line *ln, char *buf,
+		     size_t sz)
+{
+	const struct psym_profile *p = r->p;
+	const pb_mapping *m = psym_profile_mapping(p, loc->mapping_id);
+	const char *obj = m ? psym_profile_str(p, m->filename) : "";
+	const char *base = strrchr(obj, '/');
+	const pb_function *f = ln ? psym_profile_function(p, ln->function_id) : NULL;
+	const char *name = f && r->by != PSYM_BY_FILE ? psym_profile_str(p, f->name) : "";
+	const char *file = f && r->by != PSYM_BY_FUNCTION ? psym_profile_str(p, f->filename) : "";
+	int64_t line = ln && r->by == PSYM_BY_LINE ? ln->line : 0;
+	char cfile[4096];
+	size_t n = 0;
+
+	base = base ? base + 1 : obj;
+	if (*file)
+		clean_path(cfile, sizeof(cfile), file);
+	else
+		cfile[0] = '\0';
+	buf[0] = '\0';
+	if (*name)
+		n = (size_t)snprintf(buf, sz, "%s", name);
+	if (n >= sz)
+		n = sz - 1;
+	if (line)
+		n += (size_t)snprintf(buf + n, sz - n, "%s%s:%" PRId64, n ? " " : "", cfile, line);
+	else if (*cfile)
+		n += (size_t)snprintf(buf + n, sz - n, "%s%s", n ? " " : "", cfile);
+	else if (*name)
+		;
+	else if (*obj)
+		n += (size_t)snprintf(buf + n, sz - n, "[%s]", base);
+	else
+		n += (size_t)snprintf(buf + n, sz - n, "<unknown>");
+	if (n >= sz)
+		n = sz - 1;
+	/* pprof keeps the binary and start line of nameless functions apart. */
+	if (r->exact && !*name && (*obj || (f && f->start_line)))
+		snprintf(buf + n, sz - n, "\x1f%s\x1f%" PRId64, obj, f ? f->start_line : 0);
+}
+
+static int push_frame(struct rep *r, uint32_t id)
+{
+	if (r->nframes == r->cap) {
+		size_t nc = r->cap ? r->cap * 2 : 4096;
+		uint32_t *nf;
+
+		if (nc > UINT32_MAX)
+			return -1;
+		nf = realloc(r->frames, nc * sizeof(*nf));
+		if (!nf)
+			return -1;
+		r->frames = nf;
+		r->cap = nc;
+	}
+	r->frames[r->nframes++] = id;
+	return 0;
+}
+
+/* Frames (node ids, innermost first) of the location at position pos; -1: no memory. */
+static long loc_frames(struct rep *r, size_t pos, const uint32_t **out)
+{
+	const pb_location *loc = r->p->pb->location[pos];
+	enum kind k;
+	char buf[8192];
+	size_t first = r->nframes;
+
+	if (r->loc_first[pos] != UINT32_MAX) {
+		*out = r->frames + r->loc_first[pos];
+		return r->loc_n[pos];
+	}
+	k = location_kind(r->p, loc);
+	for (size_t j = 0; j < (loc->n_line ? loc->n_line : 1); j++) {
+		long id;
+
+		node_key(r, loc, loc->n_line ? loc->line[j] : NULL, buf, sizeof(buf));
+		id = names_add(&r->names, buf);
+		if (id < 0 || push_frame(r, (uint32_t)id))
+			return -1;
+		/* Kernel/JIT locations win; unsymbolized frames are "unknown". */
+		if (!loc->n_line)
+			r->names.kind[id] = K_UNKNOWN;
+		else if (k != K_USER || r->names.kind[id] == K_USER)
+			r->names.kind[id] = frame_kind(k, buf);
+	}
+	if (r->nframes - first > UINT32_MAX)
+		return -1;
+	r->loc_first[pos] = (uint32_t)first;
+	r->loc_n[pos] = (uint32_t)(r->nframes - first);
+	*out = r->frames + first;
+	return (long)(r->nframes - first);
 }
 
 /* ---- frames of a sample ------------------------------------------------------ */
@@ -123,6 +524,33 @@ int psym_report_sample_index(const struct psym_profile *p, const struct psym_rep
 	return 0;
 }
 
+int psym_report_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *o,
+			     double *share, struct psym_err *e)
+{
+	const pb_profile *pb = p->pb;
+	double all = 0, raw = 0;
+	size_t idx;
+	int ret = psym_report_sample_index(p, o, &idx, e);
+
+	*share = 0;
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const pb_sample *s = pb->sample[i];
+		double v = (double)abs64(s->value[idx]);
+		const pb_location *l;
+
+		if (!s->n_location_id)
+			continue;
+		all += v;
+		l = psym_profile_location(p, s->location_id[0]);
+		if (l && l->n_line == 0)
+			raw += v;
+	}
+	*share = all > 0 ? raw / all : 0;
+	return 0;
+}
+
 static const char *label_str(const struct psym_profile *p, const pb_sample *s, const char *key,
 			     char *buf, size_t bufsz)
 {
@@ -140,225 +568,445 @@ static const char *label_str(const struct psym_profile *p, const pb_sample *s, c
 }
 
 /*
- * Frame names of a sample into ids[], leaf first (inline frames innermost
- * first within a location). Returns the count, or -1 on out of memory.
+ * Frames of a sample into ids[], leaf first (inline frames innermost first
+ * within a location), at most max. Returns the count, or -1 on out of memory.
  */
-static long sample_frames(const struct psym_profile *p, const pb_sample *s,
-			  enum psym_report_granularity by, struct names *t, long *ids, size_t max)
+static long sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, size_t max)
 {
 	size_t n = 0;
-	char buf[8192];
 
 	for (size_t i = 0; i < s->n_location_id && n < max; i++) {
-		const pb_location *loc = psym_profile_location(p, s->location_id[i]);
+		long pos = psym_profile_location_pos(r->p, s->location_id[i]);
+		const uint32_t *f;
+		long k;
 
-		if (!loc)
+		if (pos < 0)
 			continue;
-		if (loc->n_line == 0) {
-			/* Like pprof: "[binary]" for a mapping's unsymbolized code. */
-			const pb_mapping *m = psym_profile_mapping(p, loc->mapping_id);
-			const char *mn = m ? psym_profile_str(p, m->filename) : "";
-			const char *b = strrchr(mn, '/');
-
-			if (*mn)
-				snprintf(buf, sizeof(buf), "[%s]", b ? b + 1 : mn);
-			else
-				snprintf(buf, sizeof(buf), "0x%" PRIx64, loc->address);
-			if ((ids[n++] = names_add(t, buf)) < 0)
-				return -1;
-			continue;
-		}
-		for (size_t j = 0; j < loc->n_line && n < max; j++) {
-			const pb_line *ln = loc->line[j];
-			const pb_function *f = psym_profile_function(p, ln->function_id);
-			const char *fn = f ? psym_profile_str(p, f->name) : "";
-			const char *file = f ? psym_profile_str(p, f->filename) : "";
-
-			if (!*fn && f)
-				fn = psym_profile_str(p, f->system_name);
-			if (!*fn)
-				fn = "??";
-			if (by == PSYM_BY_LINE)
-				snprintf(buf, sizeof(buf), "%s %s:%" PRId64, fn, file, ln->line);
-			else if (by == PSYM_BY_FILE)
-				snprintf(buf, sizeof(buf), "%s", *file ? file : "??");
-			else
-				snprintf(buf, sizeof(buf), "%s", fn);
-			if ((ids[n++] = names_add(t, buf)) < 0)
-				return -1;
-		}
+		k = loc_frames(r, (size_t)pos, &f);
+		if (k < 0)
+			return -1;
+		for (long j = 0; j < k && n < max; j++)
+			ids[n++] = f[j];
 	}
 	return (long)n;
 }
 
 /* ---- top -------------------------------------------------------------------- */
 
-static void fmt_value(char *buf, size_t sz, int64_t v, const char *unit)
-{
-	double d = (double)v;
+struct node {
+	int64_t flat, cum;
+	size_t stamp; /* last sample counted in cum, + 1; then: a row shown */
+	bool inl, noinl; /* incoming edges: some inline, some not */
+};
 
-	if (!strcmp(unit, "nanoseconds")) {
-		if (v == 0)
-			snprintf(buf, sz, "0");
-		else if (d >= 1e9 || d <= -1e9)
-			snprintf(buf, sz, "%.2fs", d / 1e9);
-		else if (d >= 1e6 || d <= -1e6)
-			snprintf(buf, sz, "%.2fms", d / 1e6);
-		else if (d >= 1e3 || d <= -1e3)
-			snprintf(buf, sz, "%.2fus", d / 1e3);
+/* Caller -> callee edges, for pprof's "(inline)" marks. */
+struct edge {
+	uint64_t key;   /* (caller + 1) << 32 | (callee + 1); 0: empty slot */
+	size_t stamp;   /* last sample that counted it, + 1 */
+	bool inl;       /* every counted call was inline */
+};
+
+struct edges {
+	struct edge *e;
+	size_t n, slots;
+};
+
+static uint64_t hkey(uint64_t k)
+{
+	k ^= k >> 33;
+	k *= 0xff51afd7ed558ccdULL;
+	k ^= k >> 33;
+	return k;
+}
+
+static struct edge *edge_get(struct edges *t, uint32_t from, uint32_t to)
+{
+	uint64_t key = ((uint64_t)from + 1) << 32 | ((uint64_t)to + 1);
+	size_t j;
+
+	if ((t->n + 1) * 2 > t->slots) {
+		size_t ns = t->slots ? t->slots * 2 : 4096;
+		struct edge *ne = calloc(ns, sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		for (size_t i = 0; i < t->slots; i++) {
+			if (!t->e[i].key)
+				continue;
+			for (j = hkey(t->e[i].key) & (ns - 1); ne[j].key; j = (j + 1) & (ns - 1))
+				;
+			ne[j] = t->e[i];
+		}
+		free(t->e);
+		t->e = ne;
+		t->slots = ns;
+	}
+	for (j = hkey(key) & (t->slots - 1); t->e[j].key; j = (j + 1) & (t->slots - 1))
+		if (t->e[j].key == key)
+			return &t->e[j];
+	t->e[j].key = key;
+	t->e[j].inl = true;
+	t->n++;
+	return &t->e[j];
+}
+
+/* One call parent -> id in sample i (pprof's AddToEdgeDiv); -1: no memory. */
+static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool inl, size_t i)
+{
+	struct edge *ed;
+
+	if (parent == UINT32_MAX || parent == id)
+		return 0;
+	ed = edge_get(edges, parent, id);
+	if (!ed)
+		return -1;
+	if (ed->stamp != i + 1) {
+		ed->stamp = i + 1;
+		if (!inl)
+			ed->inl = false;
+	}
+	return 0;
+}
+
+static void edges_mark(const struct edges *edges, struct node *nodes);
+
+/*
+ * pprof's "(inline)" and "(partial-inline)": a caller -> callee edge is
+ * inline when every call it counts is from an outer frame of the same
+ * location; an edge counts once per sample (its first call from the root);
+ * calls of a node to itself are no edges. With kept, only nodes whose
+ * stamp is set are in the graph (pprof rebuilds it from the rows shown):
+ * the others are skipped. Sets each node's inl/noinl from its in-edges.
+ */
+static int mark_inline(struct rep *r, struct node *nodes, bool kept, struct edges *edges)
+{
+	const pb_profile *pb = r->p->pb;
+
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const pb_sample *s = pb->sample[i];
+		uint32_t parent = UINT32_MAX;
+
+		if (s->value[r->idx] == 0)
+			continue;
+		for (size_t li = s->n_location_id; li-- > 0;) {
+			long pos = psym_profile_location_pos(r->p, s->location_id[li]);
+			const uint32_t *f;
+			long nf;
+
+			if (pos < 0)
+				continue;
+			nf = loc_frames(r, (size_t)pos, &f); /* known by now: no new names */
+			if (nf < 0)
+				return -1;
+			for (long ni = nf; ni-- > 0;) {
+				uint32_t id = f[ni];
+
+				if (kept && !nodes[id].stamp)
+					continue;
+				if (edge_count(edges, parent, id, ni != nf - 1, i))
+					return -1;
+				parent = id;
+			}
+		}
+	}
+	edges_mark(edges, nodes);
+	return 0;
+}
+
+/* Each node's inl/noinl from its in-edges. */
+static void edges_mark(const struct edges *edges, struct node *nodes)
+{
+	for (size_t j = 0; j < edges->slots; j++) {
+		struct node *callee;
+
+		if (!edges->e[j].key)
+			continue;
+		callee = &nodes[(uint32_t)edges->e[j].key - 1];
+		if (edges->e[j].inl)
+			callee->inl = true;
 		else
-			snprintf(buf, sz, "%" PRId64 "ns", v);
-	} else if (!strcmp(unit, "bytes")) {
-		if (d >= 1048576)
-			snprintf(buf, sz, "%.2fMB", d / 1048576);
-		else if (d >= 1024)
-			snprintf(buf, sz, "%.2fkB", d / 1024);
-		else
-			snprintf(buf, sz, "%" PRId64 "B", v);
-	} else {
-		snprintf(buf, sz, "%" PRId64, v);
+			callee->noinl = true;
 	}
 }
 
-struct row {
-	long id;
-	int64_t flat, cum;
-};
-
 struct row_ctx {
 	const struct names *names;
+	const struct node *nodes;
 	bool by_cum;
 };
 
 static int cmp_row(const void *a, const void *b, void *ctx)
 {
-	const struct row *x = a, *y = b;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	const struct row_ctx *c = ctx;
-	int64_t kx = c->by_cum ? x->cum : x->flat, ky = c->by_cum ? y->cum : y->flat;
+	const struct node *nx = &c->nodes[x], *ny = &c->nodes[y];
+	int64_t kx = abs64(c->by_cum ? nx->cum : nx->flat), ky = abs64(c->by_cum ? ny->cum : ny->flat);
+	int r;
 
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
-	if (x->cum != y->cum)
-		return x->cum > y->cum ? -1 : 1;
-	return strcmp(c->names->s[x->id], c->names->s[y->id]);
+	{
+		/* Printable names first, as pprof sorts: keys can differ after them. */
+		const char *sx = c->names->s[x], *sy = c->names->s[y];
+		size_t lx = name_len(sx), ly = name_len(sy);
+
+		r = memcmp(sx, sy, lx < ly ? lx : ly);
+		if (r || lx != ly)
+			return r ? r : (lx < ly ? -1 : 1);
+	}
+	kx = abs64(c->by_cum ? nx->flat : nx->cum);
+	ky = abs64(c->by_cum ? ny->flat : ny->cum);
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return strcmp(c->names->s[x], c->names->s[y]);
+}
+
+/* Go's time layout "Jan 2, 2006 at 3:04pm (MST)", local time. */
+static void fmt_time(char *buf, size_t sz, int64_t nanos)
+{
+	time_t t = (time_t)(nanos / 1000000000);
+	struct tm tm;
+	char zone[64];
+
+	if (!localtime_r(&t, &tm)) {
+		snprintf(buf, sz, "?");
+		return;
+	}
+	strftime(zone, sizeof(zone), "%Z", &tm);
+	snprintf(buf, sz, "%s %d, %d at %d:%02d%s (%s)",
+		 (const char *[]){ "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
+				   "Oct", "Nov", "Dec" }[tm.tm_mon % 12],
+		 tm.tm_mday, tm.tm_year + 1900, tm.tm_hour % 12 ? tm.tm_hour % 12 : 12, tm.tm_min,
+		 tm.tm_hour < 12 ? "am" : "pm", zone);
 }
 
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e)
 {
 	const pb_profile *pb = p->pb;
-	struct names t = { 0 };
-	struct row *rows = NULL;
-	size_t *stamp = NULL, idx, cap = 0;
-	long *ids = malloc(MAX_STACK * sizeof(*ids));
-	int64_t total = 0, shown = 0, sum = 0;
-	const char *unit;
-	char a[64], b[64];
-	int ret = psym_report_sample_index(p, o, &idx, e);
+	struct rep r;
+	struct node *nodes = NULL;
+	struct edges edges = { 0 };
+	uint32_t *rows = NULL;
+	size_t ncap = 0, nrows = 0, shown;
+	int64_t total = 0, flat_sum = 0, sum = 0;
+	const char *unit, *ounit = NULL;
+	char a[64], b[64], pa[32], pb2[32], pc[32];
+	int ret = rep_init(&r, p, o, true, e);
 
-	if (ret || !ids)
+	if (ret)
 		goto out;
-	unit = psym_profile_str(p, pb->sample_type[idx]->unit);
+	unit = psym_profile_str(p, pb->sample_type[r.idx]->unit);
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		const pb_sample *s = pb->sample[i];
-		int64_t v = s->value[idx];
-		long n = sample_frames(p, s, o->by, &t, ids, MAX_STACK);
+		int64_t v = s->value[r.idx];
+		uint32_t parent = UINT32_MAX;
 
-		if (n < 0)
-			goto oom;
-		total = sat_add(total, v);
-		if (t.n > cap) {
-			size_t nc = t.cap;
-			struct row *nr = realloc(rows, nc * sizeof(*nr));
-			size_t *ns = realloc(stamp, nc * sizeof(*ns));
+		total = sat_add(total, abs64(v));
+		if (v == 0)
+			continue; /* pprof: a zero sample adds no node and no edge */
+		/*
+		 * Root to leaf as pprof walks it: a node counts once per sample in
+		 * cum (recursion). The leaf (innermost frame of the first
+		 * location) gets the flat value.
+		 */
+		for (size_t li = s->n_location_id; li-- > 0;) {
+			long pos = psym_profile_location_pos(p, s->location_id[li]);
+			const uint32_t *f;
+			long nf;
 
-			if (!nr || !ns) {
-				free(nr ? nr : rows);
-				free(ns ? ns : stamp);
-				rows = NULL;
-				stamp = NULL;
-				goto oom;
-			}
-			rows = nr;
-			stamp = ns;
-			for (size_t k = cap; k < nc; k++) {
-				rows[k] = (struct row){ (long)k, 0, 0 };
-				stamp[k] = SIZE_MAX;
-			}
-			cap = nc;
-		}
-		if (n > 0)
-			rows[ids[0]].flat = sat_add(rows[ids[0]].flat, v);
-		for (long k = 0; k < n; k++) {
-			/* Recursion: a frame counts once per sample in cum. */
-			if (stamp[ids[k]] == i)
+			if (pos < 0)
 				continue;
-			stamp[ids[k]] = i;
-			rows[ids[k]].cum = sat_add(rows[ids[k]].cum, v);
-		}
-	}
-	if (t.n) {
-		struct row_ctx c = { &t, o->sort_cum };
+			nf = loc_frames(&r, (size_t)pos, &f);
+			if (nf < 0)
+				goto oom;
+			if (r.names.n > ncap) {
+				size_t nc = r.names.cap;
+				struct node *nn = realloc(nodes, nc * sizeof(*nn));
 
-		qsort_r(rows, t.n, sizeof(*rows), cmp_row, &c);
+				if (!nn)
+					goto oom;
+				nodes = nn;
+				memset(nodes + ncap, 0, (nc - ncap) * sizeof(*nodes));
+				ncap = nc;
+			}
+			for (long ni = nf; ni-- > 0;) {
+				uint32_t id = f[ni];
+
+				if (nodes[id].stamp != i + 1) {
+					nodes[id].stamp = i + 1;
+					nodes[id].cum = sat_add(nodes[id].cum, v);
+				}
+				/* All rows shown: the edges of this same walk mark them. */
+				if (!o->max_rows && edge_count(&edges, parent, id, ni != nf - 1, i))
+					goto oom;
+				parent = id;
+			}
+		}
+		if (parent != UINT32_MAX)
+			nodes[parent].flat = sat_add(nodes[parent].flat, v);
 	}
+	rows = malloc((r.names.n ? r.names.n : 1) * sizeof(*rows));
+	if (!rows)
+		goto oom;
+	for (size_t j = 0; j < r.names.n && j < ncap; j++)
+		if (nodes[j].flat || nodes[j].cum)
+			rows[nrows++] = (uint32_t)j;
+	if (nrows) {
+		struct row_ctx c = { &r.names, nodes, o->sort_cum };
+
+		qsort_r(rows, nrows, sizeof(*rows), cmp_row, &c);
+	}
+	shown = o->max_rows && o->max_rows < nrows ? o->max_rows : nrows;
+	/* pprof marks inline nodes in the graph of the rows it shows. */
+	if (!o->max_rows) {
+		edges_mark(&edges, nodes);
+	} else {
+		if (shown < nrows)
+			for (size_t j = 0; j < ncap; j++)
+				nodes[j].stamp = 0;
+		for (size_t i = 0; i < shown; i++)
+			nodes[rows[i]].stamp = 1;
+		if (mark_inline(&r, nodes, shown < nrows, &edges))
+			goto oom;
+	}
+	/* pprof's selectOutputUnit: one unit for the report, from the smallest value. */
 	{
-		size_t nrows = o->max_rows && o->max_rows < t.n ? o->max_rows : t.n;
+		int64_t minv = 0, maxv = total;
+		const char *minu, *maxu;
 
-		for (size_t i = 0; i < nrows; i++)
-			shown = sat_add(shown, rows[i].flat);
-		fmt_value(a, sizeof(a), shown, unit);
-		fmt_value(b, sizeof(b), total, unit);
-		fprintf(out, "Type: %s\n", psym_profile_str(p, pb->sample_type[idx]->type));
-		fprintf(out, "Showing nodes accounting for %s, %.2f%% of %s total\n", a,
-			total ? 100.0 * (double)shown / (double)total : 0.0, b);
-		if (nrows < t.n)
-			fprintf(out, "Showing top %zu nodes out of %zu\n", nrows, t.n);
-		fprintf(out, "%10s %6s %6s %10s %6s\n", "flat", "flat%", "sum%", "cum", "cum%");
-		for (size_t i = 0; i < nrows; i++) {
-			sum = sat_add(sum, rows[i].flat);
-			fmt_value(a, sizeof(a), rows[i].flat, unit);
-			fmt_value(b, sizeof(b), rows[i].cum, unit);
-			fprintf(out, "%10s %5.2f%% %5.2f%% %10s %5.2f%%  %s\n", a,
-				total ? 100.0 * (double)rows[i].flat / (double)total : 0.0,
-				total ? 100.0 * (double)sum / (double)total : 0.0, b,
-				total ? 100.0 * (double)rows[i].cum / (double)total : 0.0,
-				t.s[rows[i].id]);
+		for (size_t i = 0; i < shown; i++) {
+			int64_t m = abs64(nodes[rows[i]].flat);
+
+			if (!m)
+				m = abs64(nodes[rows[i]].cum);
+			if (m && (!minv || m < minv))
+				minv = m;
 		}
+		if (!minv)
+			minv = maxv;
+		scale(minv, unit, "minimum", &minu);
+		scale(maxv, unit, "minimum", &maxu);
+		ounit = minu;
+		if (strcmp(minu, maxu) && minv <= INT64_MAX / 100 && minv * 100 < maxv)
+			scale(minv * 100, unit, "minimum", &ounit);
+		if (!*ounit)
+			ounit = unit;
+	}
+	for (size_t i = 0; i < shown; i++)
+		flat_sum = sat_add(flat_sum, nodes[rows[i]].flat);
+	/* pprof's ProfileLabels */
+	if (pb->n_mapping) {
+		const char *f = psym_profile_str(p, pb->mapping[0]->filename);
+		const char *bs = strrchr(f, '/');
+
+		if (*f)
+			fprintf(out, "File: %s\n", bs && bs[1] ? bs + 1 : f);
+		if (*psym_profile_str(p, pb->mapping[0]->build_id))
+			fprintf(out, "Build ID: %s\n", psym_profile_str(p, pb->mapping[0]->build_id));
+	}
+	for (size_t i = 0; i < pb->n_comment; i++) {
+		const char *c = psym_profile_str(p, pb->comment[i]);
+
+		if (c[0] != '#')
+			fprintf(out, "%s\n", c);
+	}
+	fprintf(out, "Type: %s\n", psym_profile_str(p, pb->sample_type[r.idx]->type));
+	if (pb->time_nanos) {
+		char tb[128];
+
+		fmt_time(tb, sizeof(tb), pb->time_nanos);
+		fprintf(out, "Time: %s\n", tb);
+	}
+	if (pb->duration_nanos) {
+		const char *tu;
+		double tn = scale(total, unit, "nanoseconds", &tu);
+
+		scaled_label(a, sizeof(a), pb->duration_nanos, "nanoseconds", "auto");
+		scaled_label(b, sizeof(b), total, unit, ounit);
+		if (!strcmp(tu, "ns") && tn != 0) {
+			percentage(pa, sizeof(pa), tn >= 9.2e18 ? INT64_MAX : (int64_t)tn,
+				   pb->duration_nanos);
+			fprintf(out, "Duration: %s, Total samples = %s (%s)\n", a, b, pa);
+		} else {
+			fprintf(out, "Duration: %s, Total samples = %s \n", a, b);
+		}
+	}
+	scaled_label(a, sizeof(a), flat_sum, unit, ounit);
+	scaled_label(b, sizeof(b), total, unit, ounit);
+	percentage(pa, sizeof(pa), flat_sum, total);
+	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a,
+		pa + strspn(pa, " "), b);
+	if (total && shown < nrows)
+		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, nrows);
+	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
+	for (size_t i = 0; i < shown && !ferror(out); i++) {
+		const struct node *nd = &nodes[rows[i]];
+		const char *key = r.names.s[rows[i]];
+
+		sum = sat_add(sum, nd->flat);
+		scaled_label(a, sizeof(a), nd->flat, unit, ounit);
+		scaled_label(b, sizeof(b), nd->cum, unit, ounit);
+		percentage(pa, sizeof(pa), nd->flat, total);
+		percentage(pb2, sizeof(pb2), sum, total);
+		percentage(pc, sizeof(pc), nd->cum, total);
+		fprintf(out, "%10s %s %s %10s %s  %.*s%s\n", a, pa, pb2, b, pc, (int)name_len(key),
+			key, nd->inl ? (nd->noinl ? " (partial-inline)" : " (inline)") : "");
 	}
 	goto out;
 oom:
 	ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 out:
-	free(ids);
 	free(rows);
-	free(stamp);
-	names_free(&t);
+	free(nodes);
+	free(edges.e);
+	rep_free(&r);
 	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }
 
 /* ---- stacks, shared by folded and flame ---------------------------------------- */
 
 struct stack {
-	long *ids; /* root first */
+	size_t off; /* frames at ids[off..off + n), root first */
 	size_t n;
 	int64_t v;
 };
 
 struct stacks {
-	struct names names;
+	struct rep r;
+	uint32_t *ids;
+	size_t nids, capids;
 	struct stack *s;
 	size_t n, cap;
 	int64_t total;
+	uint32_t *rank; /* per name id: its place in name order */
 };
+
+static int push_ids(struct stacks *st, const uint32_t *ids, size_t n, bool reverse)
+{
+	if (st->nids + n > st->capids) {
+		size_t nc = st->capids ? st->capids : 4096;
+		uint32_t *ni;
+
+		while (nc < st->nids + n)
+			nc *= 2;
+		ni = realloc(st->ids, nc * sizeof(*ni));
+		if (!ni)
+			return -1;
+		st->ids = ni;
+		st->capids = nc;
+	}
+	for (size_t k = 0; k < n; k++)
+		st->ids[st->nids++] = reverse ? ids[n - 1 - k] : ids[k];
+	return 0;
+}
 
 static int collect_stacks(const struct psym_profile *p, const struct psym_report_opts *o,
 			  struct stacks *st, struct psym_err *e)
 {
 	const pb_profile *pb = p->pb;
-	long *ids = malloc((MAX_STACK + 2) * sizeof(*ids));
-	size_t idx;
-	int ret = psym_report_sample_index(p, o, &idx, e);
+	uint32_t *ids = malloc(MAX_STACK * sizeof(*ids));
+	int ret = rep_init(&st->r, p, o, false, e);
 
 	if (ret || !ids) {
 		free(ids);
@@ -366,21 +1014,35 @@ static int collect_stacks(const struct psym_profile *p, const struct psym_report
 	}
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		const pb_sample *s = pb->sample[i];
-		long n = sample_frames(p, s, o->by, &st->names, ids, MAX_STACK);
 		struct stack *sk;
+		uint32_t pre[2];
 		size_t extra = 0;
-		long pre[2];
+		long n;
 		char buf[64];
 		const char *l;
 
-		if (n < 0)
-			goto oom;
-		if (s->value[idx] == 0 || n == 0)
-			continue; /* nothing to draw: no frames at all */
-		if (o->comm_frame && (l = label_str(p, s, "comm", buf, sizeof(buf))))
-			pre[extra++] = names_add(&st->names, l);
-		if (o->pid_frame && (l = label_str(p, s, "pid", buf, sizeof(buf))))
-			pre[extra++] = names_add(&st->names, l);
+		if (s->value[st->r.idx] == 0 || s->n_location_id == 0)
+			continue; /* nothing to draw */
+		n = sample_frames(&st->r, s, ids, MAX_STACK);
+		if (n <= 0) {
+			if (n < 0)
+				goto oom;
+			continue;
+		}
+		if (o->comm_frame && (l = label_str(p, s, "comm", buf, sizeof(buf)))) {
+			long id = names_add(&st->r.names, l);
+
+			if (id < 0)
+				goto oom;
+			pre[extra++] = (uint32_t)id;
+		}
+		if (o->pid_frame && (l = label_str(p, s, "pid", buf, sizeof(buf)))) {
+			long id = names_add(&st->r.names, l);
+
+			if (id < 0)
+				goto oom;
+			pre[extra++] = (uint32_t)id;
+		}
 		if (st->n == st->cap) {
 			size_t nc = st->cap ? st->cap * 2 : 1024;
 			struct stack *ns = realloc(st->s, nc * sizeof(*ns));
@@ -391,15 +1053,11 @@ static int collect_stacks(const struct psym_profile *p, const struct psym_report
 			st->cap = nc;
 		}
 		sk = &st->s[st->n];
+		sk->off = st->nids;
 		sk->n = (size_t)n + extra;
-		sk->v = s->value[idx];
-		sk->ids = malloc((sk->n ? sk->n : 1) * sizeof(long));
-		if (!sk->ids)
+		sk->v = s->value[st->r.idx];
+		if (push_ids(st, pre, extra, false) || push_ids(st, ids, (size_t)n, true))
 			goto oom;
-		for (size_t k = 0; k < extra; k++)
-			sk->ids[k] = pre[k];
-		for (long k = 0; k < n; k++)
-			sk->ids[extra + (size_t)k] = ids[n - 1 - k];
 		st->total = sat_add(st->total, sk->v);
 		st->n++;
 	}
@@ -412,73 +1070,107 @@ oom:
 
 static void stacks_free(struct stacks *st)
 {
-	for (size_t i = 0; i < st->n; i++)
-		free(st->s[i].ids);
+	free(st->ids);
 	free(st->s);
-	names_free(&st->names);
+	free(st->rank);
+	rep_free(&st->r);
+}
+
+static int cmp_name(const void *a, const void *b, void *ctx)
+{
+	const struct names *t = ctx;
+
+	return strcmp(t->s[*(const uint32_t *)a], t->s[*(const uint32_t *)b]);
 }
 
 static int cmp_stack(const void *a, const void *b, void *ctx)
 {
 	const struct stack *x = a, *y = b;
 	const struct stacks *st = ctx;
+	const uint32_t *xi = st->ids + x->off, *yi = st->ids + y->off;
 
-	for (size_t i = 0; i < x->n && i < y->n; i++) {
-		int c = strcmp(st->names.s[x->ids[i]], st->names.s[y->ids[i]]);
-
-		if (c)
-			return c;
-	}
+	for (size_t i = 0; i < x->n && i < y->n; i++)
+		if (xi[i] != yi[i])
+			return st->rank[xi[i]] < st->rank[yi[i]] ? -1 : 1;
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
-static bool same_stack(const struct stack *x, const struct stack *y)
+static bool same_stack(const struct stacks *st, const struct stack *x, const struct stack *y)
 {
-	if (x->n != y->n)
-		return false;
-	for (size_t i = 0; i < x->n; i++)
-		if (x->ids[i] != y->ids[i])
-			return false;
-	return true;
+	return x->n == y->n && !memcmp(st->ids + x->off, st->ids + y->off, x->n * sizeof(uint32_t));
 }
 
-/* Sort and merge identical stacks. */
-static void merge_stacks(struct stacks *st)
+/*
+ * Sort the stacks by their frames' names (each name ranked once, so the
+ * sort compares integers) and merge identical ones.
+ */
+static int merge_stacks(struct stacks *st, struct psym_err *e)
 {
+	const struct names *t = &st->r.names;
+	uint32_t *order = malloc((t->n ? t->n : 1) * sizeof(*order));
 	size_t w = 0;
 
+	st->rank = malloc((t->n ? t->n : 1) * sizeof(*st->rank));
+	if (!order || !st->rank) {
+		free(order);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < t->n; i++)
+		order[i] = (uint32_t)i;
+	if (t->n)
+		qsort_r(order, t->n, sizeof(*order), cmp_name, (void *)t);
+	for (size_t i = 0; i < t->n; i++)
+		st->rank[order[i]] = (uint32_t)i;
+	free(order);
 	if (st->n)
 		qsort_r(st->s, st->n, sizeof(*st->s), cmp_stack, st);
 	for (size_t r = 0; r < st->n; r++) {
-		if (w && same_stack(&st->s[w - 1], &st->s[r])) {
+		if (w && same_stack(st, &st->s[w - 1], &st->s[r])) {
 			st->s[w - 1].v = sat_add(st->s[w - 1].v, st->s[r].v);
-			free(st->s[r].ids);
 			continue;
 		}
 		st->s[w++] = st->s[r];
 	}
 	st->n = w;
+	return 0;
 }
 
 int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o,
 		       FILE *out, struct psym_err *e)
 {
 	struct stacks st = { 0 };
+	size_t *len = NULL;
 	int ret = collect_stacks(p, o, &st, e);
 
+	if (!ret)
+		ret = merge_stacks(&st, e);
 	if (!ret) {
-		merge_stacks(&st);
-		for (size_t i = 0; i < st.n; i++) {
+		/* ';' separates frames and '\n' stacks: keep them out of names. */
+		len = malloc((st.r.names.n ? st.r.names.n : 1) * sizeof(*len));
+		if (!len)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		for (size_t i = 0; len && i < st.r.names.n; i++) {
+			char *c = st.r.names.s[i];
+
+			for (; *c; c++)
+				if (*c == ';')
+					*c = ':';
+				else if (*c == '\n')
+					*c = ' ';
+			len[i] = (size_t)(c - st.r.names.s[i]);
+		}
+		for (size_t i = 0; len && i < st.n && !ferror(out); i++) {
+			const uint32_t *ids = st.ids + st.s[i].off;
+
 			for (size_t k = 0; k < st.s[i].n; k++) {
-				/* ';' separates frames: keep it out of names. */
-				for (const char *c = st.names.s[st.s[i].ids[k]]; *c; c++)
-					fputc(*c == ';' ? ':' : (*c == '\n' ? ' ' : *c), out);
-				if (k + 1 < st.s[i].n)
-					fputc(';', out);
+				if (k)
+					putc(';', out);
+				fwrite(st.r.names.s[ids[k]], 1, len[ids[k]], out);
 			}
 			fprintf(out, " %" PRId64 "\n", st.s[i].v);
 		}
 	}
+	free(len);
 	stacks_free(&st);
 	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }
@@ -496,21 +1188,44 @@ static void xml_text(FILE *out, const char *s)
 		case '\'': fputs("&apos;", out); break;
 		default:
 			if (*c >= 0x20 && *c != 0x7f)
-				fputc(*c, out);
+				putc(*c, out);
 		}
 	}
 }
 
-enum kind { K_USER, K_KERNEL, K_JIT, K_UNKNOWN };
-
-static enum kind name_kind(const char *n)
+/* One frame: a (depth, run of stacks with equal prefix) of the merged stacks. */
+static void flame_frame(FILE *out, const struct stacks *st, const char *unit, uint32_t id,
+			size_t d, int64_t x, int64_t val, double W, double H, double pad,
+			double y0)
 {
-	if (!strncmp(n, "0x", 2) || n[0] == '[')
-		return K_UNKNOWN;
-	if (!strncmp(n, "JS:", 3) || !strncmp(n, "LazyCompile:", 12) || strstr(n, "Interpreted") ||
-	    !strncmp(n, "py::", 4))
-		return K_JIT;
-	return K_USER;
+	static const char *const fill[] = { "#f4a261", "#e76f51", "#2a9d8f", "#b0b0b0" };
+	const char *nm = st->r.names.s[id];
+	double fw = (double)val / (double)st->total;
+	double px = (double)x / (double)st->total;
+	double rw = fw * (W - 2 * pad), y = y0 + (double)d * H;
+	size_t c = (size_t)(rw / 7);
+	char v[64], pct[32];
+
+	psym_report_value(v, sizeof(v), val, unit);
+	percentage(pct, sizeof(pct), val, st->total);
+	fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%zu\"><title>", px, fw,
+		d);
+	xml_text(out, nm);
+	fprintf(out, " (%s, %s)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+		"fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\" data-n=\"", v,
+		pct + strspn(pct, " "), pad + px * (W - 2 * pad), y, rw > 0.5 ? rw - 0.5 : rw, H - 1,
+		fill[st->r.names.kind[id] & 3], pad + px * (W - 2 * pad) + 3, y + 12);
+	xml_text(out, nm);
+	fprintf(out, "\">");
+	if (c >= 3) {
+		char buf[512];
+
+		snprintf(buf, sizeof(buf), "%s", nm);
+		if (strlen(buf) > c)
+			strcpy(buf + c - 2, "..");
+		xml_text(out, buf);
+	}
+	fprintf(out, "</text></g>\n");
 }
 
 int psym_report_flame(const struct psym_profile *p, const struct psym_report_opts *o,
@@ -519,49 +1234,23 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 	static const char *const fill[] = { "#f4a261", "#e76f51", "#2a9d8f", "#b0b0b0" };
 	const double W = 1200.0, H = 17.0, pad = 10.0;
 	struct stacks st = { 0 };
-	size_t maxdepth = 0, drawn = 0, omitted = 0;
-	enum kind *kinds = NULL;
+	size_t maxdepth = 0, omitted = 0;
+	int64_t *acc = NULL;
+	const char *unit;
 	int ret = collect_stacks(p, o, &st, e);
 
+	if (!ret)
+		ret = merge_stacks(&st, e);
 	if (ret)
 		goto out;
-	merge_stacks(&st);
+	unit = psym_profile_str(p, p->pb->sample_type[st.r.idx]->unit);
 	for (size_t i = 0; i < st.n; i++)
 		if (st.s[i].n > maxdepth)
 			maxdepth = st.s[i].n;
-	/* Kernel frames: the names that came from [kernel.kallsyms] locations. */
-	kinds = calloc(st.names.n + 1, sizeof(*kinds));
-	if (!kinds) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < st.names.n; i++)
-		kinds[i] = name_kind(st.names.s[i]);
-	for (size_t i = 0; i < p->pb->n_location; i++) {
-		const pb_location *l = p->pb->location[i];
-		const pb_mapping *m = psym_profile_mapping(p, l->mapping_id);
-		const char *mn = m ? psym_profile_str(p, m->filename) : "";
-		enum kind k = !strncmp(mn, "[kernel", 7) || (!m && l->address >= 0xffff800000000000ULL) ?
-				      K_KERNEL :
-				      (m && (!*mn || !strncmp(mn, "[anon", 5) || !strcmp(mn, "//anon") ||
-					     !strncmp(mn, "/memfd:", 7))) ? K_JIT : K_USER;
-
-		if (k == K_USER)
-			continue;
-		for (size_t j = 0; j < l->n_line; j++) {
-			const pb_function *f = psym_profile_function(p, l->line[j]->function_id);
-			long id;
-
-			if (!f || o->by != PSYM_BY_FUNCTION)
-				continue;
-			id = names_add(&st.names, *psym_profile_str(p, f->name) ?
-							psym_profile_str(p, f->name) : "??");
-			if (id >= 0 && (size_t)id < st.names.n && kinds && (size_t)id < st.names.n)
-				kinds[id] = k;
-		}
-	}
 	{
-		double height = (double)(maxdepth + 3) * H + 2 * pad;
+		/* Root at the top, under the title: what a viewer sees first. */
+		double y0 = pad + 2.5 * H, height = y0 + (double)(maxdepth + 1) * H + pad;
+		char tv[64];
 
 		fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 			"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
@@ -596,7 +1285,12 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"16\">",
 			W / 2, pad + 12);
 		xml_text(out, title ? title : "Flame graph");
-		fprintf(out, "</text>\n<text id=\"search\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" "
+		psym_report_value(tv, sizeof(tv), st.total, unit);
+		fprintf(out, "</text>\n<text id=\"total\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">",
+			W / 2, pad + 12 + H);
+		xml_text(out, psym_profile_str(p, p->pb->sample_type[st.r.idx]->type));
+		fprintf(out, ": %s total</text>\n", tv);
+		fprintf(out, "<text id=\"search\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" "
 			"style=\"cursor:pointer\">Search</text>\n", W - pad, pad + 12);
 		fprintf(out, "<text id=\"reset\" x=\"%.0f\" y=\"%.0f\" style=\"cursor:pointer\">Reset zoom"
 			"</text>\n", pad, pad + 12);
@@ -615,70 +1309,38 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 		 * adjacent; each (depth, run of equal prefix) is one frame.
 		 */
 		if (st.total > 0) {
-			size_t *start = calloc(maxdepth + 1, sizeof(*start));
-			int64_t *acc = calloc(maxdepth + 1, sizeof(*acc));
 			int64_t x = 0;
 
-			if (!start || !acc) {
-				free(start);
-				free(acc);
+			acc = calloc(maxdepth + 1, sizeof(*acc));
+			if (!acc) {
 				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 				goto out;
 			}
-			for (size_t i = 0; i <= st.n; i++) {
+			for (size_t i = 0; i <= st.n && !ferror(out); i++) {
 				/* Depth at which stack i differs from stack i-1. */
 				size_t common = 0;
 
-				if (i > 0 && i < st.n)
+				if (i > 0 && i < st.n) {
+					const uint32_t *a = st.ids + st.s[i].off, *b = st.ids + st.s[i - 1].off;
+
 					while (common < st.s[i].n && common < st.s[i - 1].n &&
-					       st.s[i].ids[common] == st.s[i - 1].ids[common])
+					       a[common] == b[common])
 						common++;
+				}
 				if (i > 0) {
 					/* Close frames of stack i-1 deeper than common. */
 					const struct stack *pv = &st.s[i - 1];
 
 					for (size_t d = pv->n; d-- > common;) {
-						int64_t fx = x - acc[d];
-						double fw = (double)acc[d] / (double)st.total;
-						double px = (double)fx / (double)st.total;
-						long id = pv->ids[d];
-						const char *nm = st.names.s[id];
-						double rw = fw * (W - 2 * pad);
 						int64_t val = acc[d];
 
 						acc[d] = 0;
-						if (rw < 0.1) {
+						if ((double)val / (double)st.total * (W - 2 * pad) < 0.1) {
 							omitted++;
 							continue;
 						}
-						drawn++;
-						fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" "
-							"data-d=\"%zu\"><title>", px, fw, d);
-						xml_text(out, nm);
-						fprintf(out, " (%" PRId64 ", %.2f%%)</title><rect x=\"%.2f\" "
-							"y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" fill=\"%s\" "
-							"rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\" data-n=\"",
-							val,
-							100.0 * fw, pad + px * (W - 2 * pad),
-							(double)(maxdepth + 2 - d) * H + pad, rw > 0.5 ? rw - 0.5 : rw,
-							H - 1, fill[kinds && (size_t)id < st.names.n ? kinds[id] : 0],
-							pad + px * (W - 2 * pad) + 3,
-							(double)(maxdepth + 2 - d) * H + pad + 12);
-						xml_text(out, nm);
-						fprintf(out, "\">");
-						{
-							size_t c = (size_t)(rw / 7);
-
-							if (c >= 3) {
-								char buf[512];
-
-								snprintf(buf, sizeof(buf), "%s", nm);
-								if (strlen(buf) > c && c >= 3)
-									strcpy(buf + c - 2, "..");
-								xml_text(out, buf);
-							}
-						}
-						fprintf(out, "</text></g>\n");
+						flame_frame(out, &st, unit, st.ids[pv->off + d], d, x - val, val,
+							    W, H, pad, y0);
 					}
 				}
 				if (i == st.n)
@@ -686,19 +1348,15 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 				for (size_t d = 0; d < st.s[i].n; d++)
 					acc[d] = sat_add(acc[d], st.s[i].v);
 				x = sat_add(x, st.s[i].v);
-				(void)start;
 			}
-			free(start);
-			free(acc);
 		}
 		if (omitted)
 			fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">%zu frames too narrow to "
 				"draw</text>\n", pad, height - 3, omitted);
 		fprintf(out, "</svg>\n");
 	}
-	(void)drawn;
 out:
-	free(kinds);
+	free(acc);
 	stacks_free(&st);
 	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }

@@ -4,9 +4,12 @@
  * function, line or file, like pprof -top), collapsed stacks ("a;b;c N",
  * root first, inline frames expanded) and an SVG flame graph.
  *
- * Frames are named as pprof names them: the function of each Line (inline
- * frames are their own frames), or the address when a location has no
- * lines. Values are summed with overflow checks (saturating).
+ * Frames are named as pprof names them (NodeInfo.PrintableName at the
+ * chosen granularity): the function of each Line (inline frames are their
+ * own frames), "[binary]" for a mapping's unsymbolized code and "<unknown>"
+ * for code in no mapping. top prints what pprof -top prints, with pprof's
+ * units, scaling, percentages and "(inline)" marks. Values are summed
+ * with overflow checks (saturating).
  */
 #ifndef PSYM_REPORT_H
 #define PSYM_REPORT_H
@@ -40,8 +43,27 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		    struct psym_err *e);
 int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o,
 		       FILE *out, struct psym_err *e);
-/* title: shown at the top of the graph. */
+/*
+ * title: shown at the top of the graph. The root frames are drawn at the
+ * top (where a viewer opens the file), tooltips give values in the sample
+ * type's unit, scaled as psym_report_value() does.
+ */
 int psym_report_flame(const struct psym_profile *p, const struct psym_report_opts *o,
 		      const char *title, FILE *out, struct psym_err *e);
+
+/*
+ * Share (0..1) of the chosen sample value whose leaf location has no lines
+ * (an unsymbolized profile is close to 1).
+ */
+int psym_report_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *o,
+			     double *share, struct psym_err *e);
+
+/*
+ * A value as pprof's measurement.Label prints it: scaled to the largest
+ * unit of its kind (ns..hrs, B..PB, GCU) that it is at least 1 of, "%.2f"
+ * without ".00"; units pprof does not know are printed as given, "count"
+ * and "samples" not at all.
+ */
+void psym_report_value(char *buf, size_t sz, int64_t value, const char *unit);
 
 #endif

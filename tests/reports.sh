@@ -78,6 +78,65 @@ for seed in 1 2 3; do
 	go tool pprof -traces -sample_index=samples -symbolize=none g$seed.pb >traces.$seed 2>/dev/null
 	check "folded agrees with pprof -traces (seed $seed)" python3 cmp_folded.py folded.$seed traces.$seed
 done
+# top prints exactly what pprof -top prints: units and pprof's scaling of
+# every unit it knows, percentages, labels, "(inline)" marks, unsymbolized
+# code folded into "[binary]" / "<unknown>", -n, --cum, --lines, --files.
+top_same() { # NAME PROFILE PSYM-ARGS -- PPROF-ARGS
+	local name=$1 prof=$2 pa="" ga=""
+	shift 2
+	while [ "$1" != -- ]; do pa="$pa $1"; shift; done
+	shift
+	ga="$*"
+	"$PSYM" top $pa "$prof" >top.a 2>/dev/null
+	go tool pprof -top $ga -nodefraction=0 -edgefraction=0 -symbolize=none "$prof" >top.b 2>/dev/null
+	if cmp -s top.a top.b; then pass "$name"; else
+		fail "$name"; diff top.a top.b | head -8; fi
+}
+for seed in 1 2 3 10; do
+	python3 "$top_srcdir/tests/genunits.py" $seed >u$seed.txtpb
+	encode_txtpb u$seed.txtpb u$seed.pb
+	for i in 0 1 2 3 4; do
+		top_same "top = pprof -top, byte for byte (units seed $seed, sample $i)" u$seed.pb \
+			--sample-index $i -- -sample_index=$i -nodecount=100000
+	done
+	top_same "top --lines --cum = pprof (units seed $seed)" u$seed.pb --lines --cum \
+		-- -lines -cum -nodecount=100000
+	top_same "top --files = pprof (units seed $seed)" u$seed.pb --files -- -files -nodecount=100000
+	top_same "top -n 3 = pprof -nodecount=3 (units seed $seed)" u$seed.pb -n 3 -- -nodecount=3
+done
+for seed in 1 2; do
+	top_same "top = pprof -top, byte for byte (seed $seed)" g$seed.pb -- -nodecount=100000
+	top_same "top -n 7 --cum = pprof (seed $seed)" g$seed.pb -n 7 --cum -- -nodecount=7 -cum
+done
+check "raw addresses of no mapping fold into one <unknown> row" \
+	test "$(grep -c '<unknown>$' top.a)" -le 1
+"$PSYM" top u1.pb >unk.txt
+check "top u1: one <unknown> row, one [app] row" \
+	test "$(grep -c ' <unknown>$' unk.txt) $(grep -c ' \[app\]$' unk.txt)" = "1 1"
+
+# Mostly unsymbolized: one line on stderr that says how to symbolize.
+cat >raw.txtpb <<'EOF2'
+sample_type { type: 1 unit: 2 }
+mapping { id: 1 memory_start: 4194304 memory_limit: 8388608 filename: 3 }
+location { id: 1 mapping_id: 1 address: 4194400 }
+location { id: 2 mapping_id: 1 address: 4194500 }
+sample { location_id: [1, 2] value: [30] }
+sample { location_id: [2] value: [10] }
+string_table: ""
+string_table: "cpu"
+string_table: "nanoseconds"
+string_table: "/usr/bin/bench"
+EOF2
+encode_txtpb raw.txtpb raw.pb
+for cmd in top folded "flame -o raw.svg"; do
+	"$PSYM" $cmd raw.pb >/dev/null 2>hint.err
+	check "$cmd on an unsymbolized profile: one hint line naming psym symbolize" \
+		sh -c "test \$(wc -l <hint.err) = 1 && grep -q \"psym symbolize raw.pb\" hint.err"
+done
+"$PSYM" top g1.pb >/dev/null 2>hint.err
+check "top on a symbolized profile: no hint" test ! -s hint.err
+"$PSYM" top raw.pb >raw.top 2>/dev/null
+check "raw top: 40ns in [bench], as pprof" grep -q "^ *40ns   100%   100%  *40ns   100%  \[bench\]$" raw.top
 "$PSYM" top -n 5 --cum g1.pb >cum.txt
 check "top -n 5 --cum: five rows sorted by cum" python3 -c "
 rows=[l.split() for l in open('cum.txt') if '%' in l and not l.startswith(('Showing','Type'))][1:]
@@ -116,6 +175,34 @@ assert abs(sum(float(g.get("data-w")) for g in d0) - 1) < 1e-6
 print(len(gs), "frames,", len(d0), "roots, proportional")
 PY
 check "flame: names are XML-escaped" grep -q "g1 &lt;&amp;&gt; test" flame.svg
+# The root is drawn at the top, where a viewer opens the file; tooltips give
+# values in the sample type's unit (pprof's scaling), matching folded's sums.
+check "flame: roots at the top, tooltips in the unit" python3 - flame.svg g1.pb "$PSYM" <<'PY'
+import re, subprocess, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+gs = [g for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("class") == "f"]
+y = {}
+for g in gs:
+    y.setdefault(int(g.get("data-d")), set()).add(float(g.find(ns + "rect").get("y")))
+assert max(y[0]) < 80, y[0]
+assert all(max(y[d]) < min(y[d + 1]) for d in range(len(y) - 1)), "depth grows downwards"
+folded = subprocess.run([sys.argv[3], "folded", sys.argv[2]], capture_output=True, text=True).stdout
+byroot = {}
+for l in folded.splitlines():
+    st, v = l.rsplit(" ", 1)
+    byroot[st.split(";")[0]] = byroot.get(st.split(";")[0], 0) + int(v)
+mult = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "hrs": 3600e9}
+for g in gs:
+    if g.get("data-d") != "0":
+        continue
+    t = g.find(ns + "title").text
+    m = re.match(r"^(.*) \(([0-9.]+)(ns|us|ms|s|hrs), [0-9.]+%\)$", t)
+    assert m, t
+    v = float(m.group(2)) * mult[m.group(3)]
+    want = byroot[m.group(1)]
+    assert abs(v - want) <= 0.006 * want, (t, want)
+print(len(y), "depths, roots at y", min(y[0]))
+PY
 if command -v chromium >/dev/null; then
 	chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
 		--disable-background-networking --disable-component-update --disable-sync \
@@ -133,9 +220,101 @@ raw = zlib.decompress(idat)
 colors = len(set(raw[i:i + 3] for i in range(0, min(len(raw), 2000000), 7)))
 print(w, h, colors, "distinct byte triples")
 assert colors > 20
+# Unfilter the scanlines; the top 200 rows must show frames (user orange),
+# not the blank background.
+bpp = {2: 3, 6: 4}[data[25]]
+stride, prev, rows, off = w * bpp, bytearray(w * bpp), [], 0
+for _ in range(min(h, 200)):
+    f, line = raw[off], bytearray(raw[off + 1:off + 1 + stride])
+    off += 1 + stride
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line); prev = line
+orange = sum(1 for r in rows[40:200] for x in range(0, stride, bpp)
+             if abs(r[x] - 0xf4) < 12 and abs(r[x + 1] - 0xa2) < 12 and abs(r[x + 2] - 0x61) < 12)
+print(orange, "frame pixels in the top 200 rows")
+assert orange > 2000, orange
 PY
 else
 	echo "note: chromium not installed: render check skipped"
+fi
+
+# A kernel location whose inline functions are in no sample (their names
+# are not frames of any stack): once wrote past a per-name array (ASan).
+cat >kern.txtpb <<'EOF2'
+sample_type { type: 1 unit: 2 }
+mapping { id: 1 memory_start: 18446744071562067968 memory_limit: 18446744073709551615 filename: 3 has_functions: true }
+mapping { id: 2 memory_start: 4194304 memory_limit: 8388608 filename: 4 has_functions: true }
+function { id: 1 name: 5 }
+function { id: 2 name: 6 }
+function { id: 3 name: 7 }
+function { id: 4 name: 8 }
+function { id: 5 name: 9 }
+function { id: 6 name: 10 }
+function { id: 7 name: 11 }
+location { id: 1 mapping_id: 2 address: 4194400 line { function_id: 1 } }
+location { id: 2 mapping_id: 1 address: 18446744071562068000 line { function_id: 2 } }
+location { id: 3 mapping_id: 1 address: 18446744071562069000 line { function_id: 3 } line { function_id: 4 } line { function_id: 5 } line { function_id: 6 } line { function_id: 7 } }
+sample { location_id: [2, 1] value: [5] }
+string_table: ""
+string_table: "samples"
+string_table: "count"
+string_table: "[kernel.kallsyms]"
+string_table: "/bin/app"
+string_table: "main"
+string_table: "do_syscall_64"
+string_table: "inl_a"
+string_table: "inl_b"
+string_table: "inl_c"
+string_table: "inl_d"
+string_table: "inl_e"
+EOF2
+encode_txtpb kern.txtpb kern.pb
+expect_exit 0 "flame: kernel inline functions in no sample" "$PSYM" flame kern.pb -o kern.svg
+check "flame: kernel frame coloured as kernel, user frame as user" python3 - kern.svg <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+fill = {g.find(ns + "text").get("data-n"): g.find(ns + "rect").get("fill")
+        for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("class") == "f"}
+assert set(fill) == {"main", "do_syscall_64"}, fill
+assert fill["do_syscall_64"] == "#e76f51" and fill["main"] == "#f4a261", fill
+PY
+
+# A reader that goes away is no error for a filter (coreutils-like): no
+# message, exit 0. With `| head -1` on outputs larger than a pipe's buffer
+# (psym blocks, then gets EPIPE), and with a reader that is gone before
+# psym writes anything (small outputs too).
+cat >pipe.c <<'EOF2'
+int main(void) { return 0; }
+EOF2
+cc -g -O0 -o pipebin pipe.c
+pipe_check() { # NAME RC-FILE ERR-FILE
+	if [ "$(cat "$2")" = 0 ] && [ ! -s "$3" ]; then pass "$1"; else
+		fail "$1 (exit $(cat "$2"), stderr: $(head -c 300 "$3"))"; fi
+}
+for cmd in "show g1.pb" "folded --lines g1.pb" "flame -o - g1.pb"; do
+	{ "$PSYM" $cmd 2>err; echo $? >rc; } | head -1 >/dev/null
+	pipe_check "psym $cmd | head -1: quiet, exit 0" rc err
+done
+for cmd in "show g1.pb" "show --json g1.pb" "top g1.pb" "folded g1.pb" "flame -o - g1.pb" \
+	"addr -e pipebin 0x1000 0x1001 0x1002"; do
+	{ sleep 1; "$PSYM" $cmd 2>err; echo $? >rc; } | true
+	pipe_check "psym $cmd into a closed pipe: quiet, exit 0" rc err
+done
+{ sleep 1; seq 1 20000 | sed 's/^/0x/' | "$PSYM" addr -e pipebin 2>err; echo $? >rc; } | true
+pipe_check "psym addr (stdin) into a closed pipe: quiet, exit 0" rc err
+if [ -w /dev/full ]; then
+	expect_exit 3 "top into a full disk is still an error" sh -c "'$PSYM' top g1.pb >/dev/full"
+	expect_exit 3 "addr into a full disk is still an error" \
+		sh -c "'$PSYM' addr -e pipebin 0x1000 >/dev/full"
 fi
 
 # Bad input: one-line error naming the file, exit 2.
