@@ -890,7 +890,7 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 	progress_clear(run);
 	{
 		const char *dw = psym_binary_dwarf_path(bin->bin);
-		const char *note;
+		const char *note, *cpath;
 		char lines[1200];
 
 		size_t hits, misses;
@@ -908,6 +908,9 @@ static int resolve_mapping(struct run *run, size_t mi, pb_mapping *m, const char
 			snprintf(lines, sizeof(lines), ", no lines: no DWARF");
 		logf_(run, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations from '%s'%s%s\n", m->id,
 		      name, done, todo, psym_elf_path(elf), lines, kept ? " (others kept)" : "");
+		if ((note = psym_binary_take_cache_damage(bin->bin, &cpath)))
+			logf_(run, "psym: warning: symbol cache '%s' ignored (%s): symbolized from '%s'\n",
+			      cpath, note, psym_elf_path(elf));
 		if (o->explain && dw) {
 			size_t units, decoded;
 

@@ -72,6 +72,7 @@ head -c $((size / 2)) "$f" >t && mv t "$f"
 sym --cache sc a.pb -o a4.pb 2>a4.log
 check "truncated cache: ignored, right output" cmp -s a4.pb ref-a.pb
 check "truncated cache: rewritten" sh -c "[ \$(wc -c <$f) -gt $((size / 2)) ]"
+check "truncated cache: one warning line naming it" sh -c "[ \$(grep -c 'warning: symbol cache .*$bid.psc. ignored (truncated' a4.log) = 1 ]"
 python3 - "$f" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())
@@ -83,6 +84,9 @@ check "bit-flipped cache: checksum catches it, right output" cmp -s a5.pb ref-a.
 printf 'garbage that is not a cache file at all, long enough to have a header..\n' >"$f"
 sym --cache sc a.pb -o a6.pb 2>a6.log
 check "foreign file in the cache: ignored, right output" cmp -s a6.pb ref-a.pb
+check "bit-flipped and foreign cache files: a warning each" sh -c "grep -q 'symbol cache .* ignored (corrupt (checksum))' a5.log && grep -q 'symbol cache .* ignored' a6.log"
+sym --cache sc --no-inlines a.pb -o a7.pb 2>a7.log
+check "a cache of other options is no warning" sh -c "! grep -q warning a7.log"
 # An address that resolves to nothing (padding between functions) is an
 # answer too: cached, and the first answer of a fresh cache.
 python3 - "$PWD/c.full" >stacks.z <<'PY'
