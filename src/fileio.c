@@ -113,17 +113,13 @@ out_close:
 	return ret;
 }
 
-/* Temporaries are named ".BASE.psym-tmp-PID-XXXXXX" next to the output. */
-static void remove_stale_tmps(const char *dir, const char *base)
+void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 {
-	char prefix[512], full[4096];
+	char full[4096];
 	struct dirent *de;
+	size_t plen = strlen(prefix);
 	DIR *d;
-	size_t plen;
 
-	if (snprintf(prefix, sizeof(prefix), ".%s.psym-tmp-", base) >= (int)sizeof(prefix))
-		return;
-	plen = strlen(prefix);
 	d = opendir(dir);
 	if (!d)
 		return;
@@ -133,9 +129,11 @@ static void remove_stale_tmps(const char *dir, const char *base)
 
 		if (strncmp(de->d_name, prefix, plen) != 0)
 			continue;
+		if (de->d_name[plen] < '1' || de->d_name[plen] > '9')
+			continue; /* strtol would take a sign or spaces */
 		errno = 0;
 		pid = strtol(de->d_name + plen, &end, 10);
-		if (errno || end == de->d_name + plen || *end != '-' || pid <= 0)
+		if (errno || *end != sep || pid <= 0 || pid > INT32_MAX)
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue; /* its writer may still be running */
@@ -143,6 +141,16 @@ static void remove_stale_tmps(const char *dir, const char *base)
 			unlink(full);
 	}
 	closedir(d);
+}
+
+/* Output temporaries are named ".BASE.psym-tmp-PID-XXXXXX" next to the output. */
+static void remove_stale_tmps(const char *dir, const char *base)
+{
+	char prefix[512];
+
+	if (snprintf(prefix, sizeof(prefix), ".%s.psym-tmp-", base) >= (int)sizeof(prefix))
+		return;
+	psym_remove_stale_tmps(dir, prefix, '-');
 }
 
 /* Most symbolic links followed for an output path (the kernel's own limit). */

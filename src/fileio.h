@@ -71,6 +71,13 @@ int psym_out_commit(struct psym_out *o, struct psym_err *e);
 /* Drop the temporary file; the destination is untouched. Accepts closed o. */
 void psym_out_abort(struct psym_out *o);
 
+/*
+ * Remove the files in dir named PREFIX + PID + sep + ... whose process PID
+ * no longer exists: temporaries of a writer killed before its rename. A
+ * live PID's files stay (its writer may still be at work).
+ */
+void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep);
+
 /* Same file (device + inode)? false if either cannot be stat'ed. */
 bool psym_same_file(const char *a, const char *b);
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <libdeflate.h>
 
+#include "fileio.h"
 #include "symcache.h"
 
 #define MAGIC "PSYMSC1\n"
@@ -607,6 +608,14 @@ static int write_file(struct psym_symcache *c, struct psym_err *e)
 		tmp = NULL;
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
+	}
+	{
+		/* Temporaries of writers killed before their rename: KEY.psc.tmp.PID.X */
+		char prefix[256];
+		const char *base = strrchr(c->path, '/') + 1; /* c->path is DIR/vN/KEY.psc */
+
+		if (snprintf(prefix, sizeof(prefix), "%s.tmp.", base) < (int)sizeof(prefix))
+			psym_remove_stale_tmps(c->dir, prefix, '.');
 	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {

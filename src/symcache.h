@@ -14,6 +14,8 @@
  * merged into a fresh file written to a temporary name, fsync'ed and
  * renamed, so concurrent psym processes never see a partial file (the last
  * writer wins; a cache only ever loses entries, never gains wrong ones).
+ * Temporaries left by a writer that was killed are removed by the next
+ * writer of the same key.
  */
 #ifndef PSYM_SYMCACHE_H
 #define PSYM_SYMCACHE_H

@@ -136,4 +136,18 @@ for i in 3 4 5 6 7 8; do
 	cmp -s po$i.pb pr$i.pb && cmp -s pq$i.pb pr$i.pb && ok=$((ok + 1))
 done
 check "parallel writers: every output right, before and after ($ok/6)" [ "$ok" = 6 ]
+# A writer killed before its rename leaves KEY.psc.tmp.PID.XXXXXX: the next
+# writer of that key removes it when PID is gone, not while it lives.
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+sleep 300 &
+live=$!
+: >"pc/v$v/$bid.psc.tmp.$dead.AbCdEf"
+: >"pc/v$v/$bid.psc.tmp.$live.AbCdEf"
+rm "pc/v$v/$bid.psc"
+sym --cache pc p3.pb -o pt.pb 2>/dev/null
+check "stale cache temporary of a dead writer removed" test ! -e "pc/v$v/$bid.psc.tmp.$dead.AbCdEf"
+check "cache temporary of a live writer kept" test -e "pc/v$v/$bid.psc.tmp.$live.AbCdEf"
+kill "$live"
 finish

@@ -3,7 +3,8 @@
  * The symbol cache against its file changing under it: truncated or
  * overwritten in place after open (answers must stay those of the file as it
  * was opened, never SIGBUS or wild offsets), damaged before open (ignored and
- * reported as damaged, unlike a file of other options).
+ * reported as damaged, unlike a file of other options), and the temporaries
+ * of a writer killed before its rename (removed for dead PIDs only).
  */
 #include "config.h"
 
@@ -126,6 +127,36 @@ static void damaged_before_open(void)
 	psym_symcache_close(c, &e);
 }
 
+static void stale_temporaries(void)
+{
+	struct psym_symcache *c;
+	struct psym_err e = { 0 };
+	struct psym_frame f = { .name = "x" };
+	char dead[200], live[200], other[200];
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0); /* a PID that no longer exists */
+	snprintf(dead, sizeof(dead), "%s/v%d/k.psc.tmp.%ld.AbCdEf", dir, PSYM_SYMCACHE_VERSION,
+		 (long)pid);
+	snprintf(live, sizeof(live), "%s/v%d/k.psc.tmp.%ld.AbCdEf", dir, PSYM_SYMCACHE_VERSION,
+		 (long)getpid());
+	snprintf(other, sizeof(other), "%s/v%d/k.psc.tmpx%ld.AbCdEf", dir, PSYM_SYMCACHE_VERSION,
+		 (long)pid);
+	fclose(fopen(dead, "w"));
+	fclose(fopen(live, "w"));
+	fclose(fopen(other, "w"));
+	psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e);
+	psym_symcache_add(c, 0x99, &f, 1);
+	is_int(psym_symcache_close(c, &e), 0, "write with temporaries around: %s", e.msg);
+	ok(access(dead, F_OK) != 0, "temporary of a dead writer removed");
+	ok(access(live, F_OK) == 0, "temporary of a live writer kept");
+	ok(access(other, F_OK) == 0, "a file not named like a temporary kept");
+	unlink(live);
+	unlink(other);
+}
+
 int main(void)
 {
 	char cmd[128];
@@ -138,6 +169,7 @@ int main(void)
 	under_change("truncated to 0 bytes", truncate_zero);
 	under_change("overwritten in place", overwrite);
 	damaged_before_open();
+	stale_temporaries();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		return 99;
