@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -249,7 +250,8 @@ static const char symbolize_help[] =
 	"                             DIR/<binary's dir>/<debuglink> (repeatable;\n"
 	"                             /usr/lib/debug is always searched last)\n"
 	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"
-	"                             extracted once into the cache)\n"
+	"                             what the profiles need of it is extracted into\n"
+	"                             the cache, or a temporary dir with --no-cache)\n"
 	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"
 	"                             default: $DEBUGINFOD_URLS)\n"
 	"      --debuginfod-timeout S seconds per request (default 10)\n"
@@ -428,6 +430,189 @@ static void free_list(const char **list, size_t n)
 	free(list);
 }
 
+/* ---- --debug-pkg: what the profiles need from Debian packages ------------- */
+
+struct idset {
+	char **ids;
+	size_t n, cap;
+};
+
+static int idset_add(struct idset *s, const char *id)
+{
+	char **ni;
+
+	if (!psym_build_id_valid(id))
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcasecmp(s->ids[i], id) == 0)
+			return 0;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 64;
+
+		ni = realloc(s->ids, ncap * sizeof(*ni));
+		if (!ni)
+			return PSYM_ENOMEM;
+		s->ids = ni;
+		s->cap = ncap;
+	}
+	if (!(s->ids[s->n] = strdup(id)))
+		return PSYM_ENOMEM;
+	psym_build_id_lower(s->ids[s->n++]);
+	return 0;
+}
+
+/* Build IDs of one profile's mappings: their own, else their file's. */
+static int profile_ids(const char *path, const struct psym_limits *lim, const char *sysroot,
+		       struct idset *s, struct psym_err *e)
+{
+	struct psym_profile *p = NULL;
+	int ret = psym_profile_read(path, lim, &p, e);
+
+	for (size_t i = 0; !ret && i < p->pb->n_mapping; i++) {
+		const pb_mapping *m = p->pb->mapping[i];
+		const char *bid = psym_profile_str(p, m->build_id);
+		const char *file = psym_profile_str(p, m->filename);
+		char own[PSYM_BUILD_ID_HEX_MAX], *full = NULL;
+
+		if (!*bid && file[0] == '/' &&
+		    asprintf(&full, "%s%s", sysroot ? sysroot : "", file) >= 0) {
+			if (psym_elf_file_build_id(full, own, NULL) == 0)
+				bid = own;
+			free(full);
+		}
+		if (*bid && idset_add(s, bid) != 0)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	psym_profile_free(p);
+	return ret;
+}
+
+/* The union over the inputs (files, or directories of them as in batch mode). */
+static int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const char *sysroot,
+		      struct idset *s, struct psym_err *e)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct dirent *de;
+		DIR *d;
+
+		if (strcmp(inputs[i], "-") == 0)
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "--debug-pkg reads the profile first: give a file, not stdin");
+		if (!is_dir(inputs[i])) {
+			/* A bad profile is for the symbolizer to report, in its own words. */
+			if (profile_ids(inputs[i], lim, sysroot, s, e) == PSYM_ENOMEM)
+				ret = PSYM_ENOMEM;
+			else
+				psym_err_clear(e);
+			continue;
+		}
+		d = opendir(inputs[i]);
+		if (!d)
+			return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", inputs[i],
+					    strerror(errno));
+		while (!ret && (de = readdir(d))) {
+			char *path;
+			struct stat st;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (asprintf(&path, "%s/%s", inputs[i], de->d_name) < 0) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				break;
+			}
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			    profile_ids(path, lim, sysroot, s, e) == PSYM_ENOMEM)
+				ret = PSYM_ENOMEM;
+			psym_err_clear(e);
+			free(path);
+		}
+		closedir(d);
+	}
+	return ret ? psym_err_set(e, ret, "out of memory") : 0;
+}
+
+/* --no-cache extraction root, removed at exit whatever the path out. */
+static char *deb_tmp_root;
+
+static void remove_deb_tmp_root(void)
+{
+	if (deb_tmp_root)
+		psym_deb_remove_tree(deb_tmp_root);
+	free(deb_tmp_root);
+	deb_tmp_root = NULL;
+}
+
+/*
+ * Extract what the profiles need from each --debug-pkg into CACHE/debs
+ * (--cache DIR: DIR/debs; --no-cache: a temporary directory removed at exit)
+ * and append the extracted debug roots to the debug dirs.
+ */
+static int debug_pkgs(const char **pkgs, size_t n_pkgs, char **inputs, size_t n_inputs,
+		      const struct psym_limits *lim, const struct psym_symbolize_opts *so,
+		      const char *cache_opt, bool no_cache, const char ***ddirs, size_t *n_ddirs,
+		      struct psym_err *e)
+{
+	struct idset ids = { 0 };
+	char *debs = NULL;
+	int ret;
+
+	if (!n_pkgs)
+		return 0;
+	ret = inputs_ids(inputs, n_inputs, lim, so->sysroot, &ids, e);
+	if (ret)
+		goto out;
+	if (no_cache) {
+		const char *tmp = getenv("TMPDIR");
+
+		if (asprintf(&deb_tmp_root, "%s/psym-debs-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+			deb_tmp_root = NULL;
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!mkdtemp(deb_tmp_root)) {
+			ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", deb_tmp_root,
+					   strerror(errno));
+			free(deb_tmp_root);
+			deb_tmp_root = NULL;
+			goto out;
+		}
+		atexit(remove_deb_tmp_root);
+		debs = strdup(deb_tmp_root);
+	} else {
+		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
+
+		if (!base || asprintf(&debs, "%s/debs", base) < 0)
+			debs = NULL;
+		free(base);
+	}
+	if (!debs || mkdir_p(debs) != 0) {
+		ret = psym_err_set(e, debs ? PSYM_EIO : PSYM_ENOMEM,
+				   "cannot create the cache for '%s'%s%s", pkgs[0],
+				   debs ? " in " : "", debs ? debs : "");
+		goto out;
+	}
+	for (size_t i = 0; i < n_pkgs; i++) {
+		char *root = NULL;
+
+		static const char *const none[1]; /* non-NULL: NULL would mean "all" */
+
+		ret = psym_deb_extract_debug(pkgs[i], debs, &so->limits.deb,
+					     ids.n ? (const char *const *)ids.ids : none, ids.n,
+					     &root, e);
+		if (ret)
+			goto out;
+		add_owned(root, ddirs, n_ddirs);
+	}
+out:
+	for (size_t i = 0; i < ids.n; i++)
+		free(ids.ids[i]);
+	free(ids.ids);
+	free(debs);
+	return ret;
+}
+
 static int cmd_symbolize(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -523,23 +708,13 @@ static int cmd_symbolize(int argc, char **argv)
 		default: die_usage("symbolize ", "invalid option");
 		}
 	}
-	/* Debian debug packages become debug dirs (extracted into the cache). */
-	for (size_t i = 0; i < n_pkgs; i++) {
-		char *cache = cache_dir(), *debs = NULL, *root = NULL;
-
-		if (!cache || asprintf(&debs, "%s/debs", cache) < 0 || mkdir_p(debs) != 0 ||
-		    psym_deb_extract_debug(pkgs[i], debs, &so.limits.deb, &root, &e) != 0) {
-			if (!e.msg[0])
-				psym_err_set(&e, PSYM_EIO, "cannot create the cache for '%s'", pkgs[i]);
-			free(cache);
-			free(debs);
-			exit_code = report(&e, e.code ? e.code : PSYM_EIO);
-			goto out;
-		}
-		add_owned(root, &ddirs, &n_ddirs);
-		free(cache);
-		free(debs);
-	}
+	if (argc - optind < 1)
+		die_usage("symbolize ", "no input profile");
+	/* Debian debug packages become debug dirs (what the profiles need of them). */
+	ret = debug_pkgs(pkgs, n_pkgs, argv + optind, (size_t)(argc - optind), &lim, &so, cache_opt,
+			 no_cache, &ddirs, &n_ddirs, &e);
+	if (ret)
+		goto fail;
 	add_path_list("/usr/lib/debug", &ddirs, &n_ddirs);
 	if (!n_pmdirs)
 		add_one("/tmp", &pmdirs, &n_pmdirs);
@@ -563,8 +738,6 @@ static int cmd_symbolize(int argc, char **argv)
 	so.binary_path = bpath;
 	so.n_binary_path = n_bpath;
 	so.progress = isatty(STDERR_FILENO);
-	if (argc - optind < 1)
-		die_usage("symbolize ", "no input profile");
 	if (!no_cache) {
 		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
 

@@ -35,7 +35,7 @@ static const struct limit_def {
 	  1ULL << 30, "bytes of JIT names of one process" },
 	{ "kallsyms-symbols", K_SIZE, offsetof(struct psym_reader_limits, kallsyms_symbols),
 	  16ULL << 20, "kernel symbols in a kallsyms copy" },
-	{ "deb-bytes", K_U64, offsetof(struct psym_reader_limits, deb.max_bytes), 8ULL << 30,
+	{ "deb-bytes", K_U64, offsetof(struct psym_reader_limits, deb.max_bytes), 2ULL << 30,
 	  "bytes extracted from one .deb" },
 	{ "deb-files", K_U64, offsetof(struct psym_reader_limits, deb.max_files), 1000000,
 	  "files extracted from one .deb" },
