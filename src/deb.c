@@ -542,8 +542,7 @@ struct extract {
 	/* the member being written */
 	int fd;
 	char *tmp, *final;
-	char link_id[PSYM_BUILD_ID_HEX_MAX]; /* classify: keep if its build ID is wanted */
-	bool classify;
+	bool classify;            /* outside .build-id/: keep if its ELF build ID is wanted */
 	uint64_t off;
 	struct psym_err *e;
 };
