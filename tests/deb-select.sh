@@ -82,6 +82,13 @@ check "b: other_fn() symbolized from the package" sh -c "\"$PSYM\" show b.out | 
 check "b: other.debug kept at its path" cmp -s "$dbg/usr/bin/other.debug" \
 	"$dbg/.build-id/$(echo "$oid" | cut -c1-2)/$(echo "$oid" | cut -c3-).debug"
 check "b: still no 1 GiB member" test ! -e "$dbg/.build-id/ab"
+# A run killed during extraction leaves ENTRY/.psym-tmp-PID-X: removed later.
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+: >"$entry/.psym-tmp-$dead-AbCdEf"
+sym --debug-pkg t-dbg.deb a.pb -o a2.out
+check "stale extraction temporary of a dead run removed" test ! -e "$entry/.psym-tmp-$dead-AbCdEf"
 
 # --no-cache: a temporary extraction, gone afterwards; --cache DIR: DIR/debs.
 rm -rf .cache
