@@ -17,6 +17,7 @@ struct psym_binary {
 	bool debug_tried;
 	struct psym_symcache *cache; /* NULL: off or unavailable */
 	bool cache_tried;
+	const char *cache_damage; /* why a damaged cache file was ignored, until reported */
 };
 
 int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
@@ -156,8 +157,19 @@ static void open_cache(struct psym_binary *b)
 								      "n-" PACKAGE_VERSION,
 			       &b->cache, &note, &e) != 0)
 		b->cache = NULL;
+	else if (note && psym_symcache_damaged(b->cache))
+		b->cache_damage = note;
 	else if (note)
 		explain(b, key, note);
+}
+
+const char *psym_binary_take_cache_damage(struct psym_binary *b, const char **path)
+{
+	const char *why = b->cache_damage;
+
+	b->cache_damage = NULL;
+	*path = psym_symcache_path(b->cache);
+	return why;
 }
 
 /*

@@ -61,5 +61,10 @@ void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t 
 const char *psym_binary_debug_note(const struct psym_binary *b);
 /* Lookups answered by the persistent cache, and not. */
 void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses);
+/*
+ * Why its symbol cache file (*path) was damaged and ignored, once (then
+ * NULL): to be reported, since the answers came from the binary instead.
+ */
+const char *psym_binary_take_cache_damage(struct psym_binary *b, const char **path);
 
 #endif

@@ -13,10 +13,11 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "buildid.h"
 #include "deb.h"
 #include "fileio.h"
 
-#define DEB_DEFAULT_MAX_BYTES ((uint64_t)8 << 30)
+#define DEB_DEFAULT_MAX_BYTES ((uint64_t)2 << 30)
 #define DEB_DEFAULT_MAX_FILES 1000000
 #define TAR_MAX_NAME 4096
 
@@ -318,7 +319,10 @@ static void pax_path(const char *rec, size_t len, char *path, size_t pathsz)
 	}
 }
 
-static int tar_walk(struct dec *d, const struct psym_deb_limits *lim,
+/* Whether to stream this file: 1 yes, 0 skip it, negative: an error. */
+typedef int (*select_fn)(void *ud, const char *path, uint64_t size);
+
+static int tar_walk(struct dec *d, const struct psym_deb_limits *lim, select_fn sel,
 		    psym_deb_file_fn fn, void *ud)
 {
 	unsigned char h[512], buf[1 << 16];
@@ -381,6 +385,12 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim,
 		}
 		want = (type == '0' || type == '\0') && safe_path(path) &&
 		       strncmp(path, "usr/lib/debug/", 14) == 0;
+		if (want && sel) {
+			ret = sel(ud, path, size);
+			if (ret < 0)
+				return ret;
+			want = ret > 0;
+		}
 		if (want) {
 			if (++files > lim->max_files)
 				return psym_err_set(d->e, PSYM_ELIMIT,
@@ -388,7 +398,7 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim,
 						    (unsigned long long)lim->max_files);
 			if (size > lim->max_bytes - bytes)
 				return psym_err_set(d->e, PSYM_ELIMIT,
-						    "'%s': debug files larger than %llu bytes (--limit deb-bytes=N)",
+						    "'%s': debug files to extract exceed %llu bytes (raise with --limit deb-bytes=N)",
 						    d->name, (unsigned long long)lim->max_bytes);
 			bytes += size;
 		}
@@ -419,7 +429,7 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim,
 /* ---- ar ------------------------------------------------------------------ */
 
 static int deb_walk(struct src *whole, const char *name,
-		    const struct psym_deb_limits *limp, psym_deb_file_fn fn, void *ud,
+		    const struct psym_deb_limits *limp, select_fn sel, psym_deb_file_fn fn, void *ud,
 		    struct psym_err *e)
 {
 	struct psym_deb_limits lim = { DEB_DEFAULT_MAX_BYTES, DEB_DEFAULT_MAX_FILES };
@@ -491,7 +501,7 @@ static int deb_walk(struct src *whole, const char *name,
 		d->e = e;
 		ret = dec_start(d, c);
 		if (!ret)
-			ret = tar_walk(d, &lim, fn, ud);
+			ret = tar_walk(d, &lim, sel, fn, ud);
 		dec_end(d);
 		free(d);
 		return ret;
@@ -505,15 +515,35 @@ int psym_deb_parse_mem(const unsigned char *buf, size_t len, const char *name,
 {
 	struct src s = { .mem = buf, .fd = -1, .off = 0, .end = len };
 
-	return deb_walk(&s, name, limits, fn, ud, e);
+	return deb_walk(&s, name, limits, NULL, fn, ud, e);
 }
 
 /* ---- extraction into the cache ------------------------------------------- */
 
+/*
+ * The cache entry of one package file (ROOT = CACHE/NAME-SIZE-MTIME) grows
+ * with what profiles ask for: ROOT/usr/lib/debug/... holds the members
+ * extracted so far, each written to ROOT/.psym-tmp-PID-XXXXXX and renamed
+ * into place (so a file there is always whole), and ROOT/.psym-build-ids
+ * lists every build ID the package provides, written after the first
+ * complete scan: a later run scans the package again only when it wants a
+ * build ID that the package has and the entry does not.
+ */
+#define INDEX_NAME ".psym-build-ids"
+#define TMP_PREFIX ".psym-tmp-"
+
 struct extract {
-	char *root;     /* temporary extraction root */
-	FILE *out;      /* current file */
-	char cur[TAR_MAX_NAME + 1];
+	const char *deb;          /* for messages */
+	char *root;               /* the package's cache entry */
+	const char *const *ids;   /* wanted build IDs; NULL: every debug file */
+	size_t n_ids;
+	char **seen;              /* build IDs found in the package */
+	size_t n_seen, cap_seen;
+	/* the member being written */
+	int fd;
+	char *tmp, *final;
+	bool classify;            /* outside .build-id/: keep if its ELF build ID is wanted */
+	uint64_t off;
 	struct psym_err *e;
 };
 
@@ -532,131 +562,379 @@ static int mkdirs(char *path)
 	return 0;
 }
 
+static bool wanted(const struct extract *x, const char *id)
+{
+	if (!x->ids)
+		return true;
+	for (size_t i = 0; i < x->n_ids; i++)
+		if (strcmp(x->ids[i], id) == 0)
+			return true;
+	return false;
+}
+
+static int add_seen(struct extract *x, const char *id)
+{
+	for (size_t i = 0; i < x->n_seen; i++)
+		if (strcmp(x->seen[i], id) == 0)
+			return 0;
+	if (x->n_seen == x->cap_seen) {
+		size_t ncap = x->cap_seen ? x->cap_seen * 2 : 64;
+		char **ns = realloc(x->seen, ncap * sizeof(*ns));
+
+		if (!ns)
+			return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+		x->seen = ns;
+		x->cap_seen = ncap;
+	}
+	x->seen[x->n_seen] = strdup(id);
+	if (!x->seen[x->n_seen])
+		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+	x->n_seen++;
+	return 0;
+}
+
+/* ROOT/usr/lib/debug/.build-id/NN/REST.debug (malloc'd), NULL on no memory. */
+static char *id_path(const struct extract *x, const char *id)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/usr/lib/debug/.build-id/%.2s/%s.debug", x->root, id, id + 2) < 0)
+		return NULL;
+	return p;
+}
+
+static bool exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+/* The build ID of a member named usr/lib/debug/.build-id/NN/REST.debug, else false. */
+static bool tree_build_id(const char *path, char id[PSYM_BUILD_ID_HEX_MAX])
+{
+	const char *p = path + strlen("usr/lib/debug/.build-id/");
+	size_t rest;
+
+	if (strncmp(path, "usr/lib/debug/.build-id/", 24) != 0 || strlen(p) < 3 + 6 ||
+	    p[2] != '/')
+		return false;
+	rest = strlen(p + 3) - 6;
+	if (strcmp(p + 3 + rest, ".debug") != 0 || 2 + rest >= PSYM_BUILD_ID_HEX_MAX)
+		return false;
+	memcpy(id, p, 2);
+	memcpy(id + 2, p + 3, rest);
+	id[2 + rest] = '\0';
+	if (!psym_build_id_valid(id))
+		return false;
+	psym_build_id_lower(id);
+	return true;
+}
+
+static void drop_member(struct extract *x)
+{
+	if (x->fd >= 0)
+		close(x->fd);
+	x->fd = -1;
+	if (x->tmp)
+		unlink(x->tmp);
+	free(x->tmp);
+	free(x->final);
+	x->tmp = x->final = NULL;
+}
+
+/* Decide about one member; open its temporary file when it is wanted. */
+static int select_cb(void *ud, const char *path, uint64_t size)
+{
+	struct extract *x = ud;
+	char id[PSYM_BUILD_ID_HEX_MAX];
+	bool in_tree = tree_build_id(path, id);
+	int ret;
+
+	(void)size;
+	drop_member(x);
+	x->classify = false;
+	if (in_tree) {
+		ret = add_seen(x, id);
+		if (ret)
+			return ret;
+		if (!wanted(x, id))
+			return 0;
+	} else if (x->ids && strncmp(path, "usr/lib/debug/.dwz/", 19) != 0) {
+		/* Outside the build-ID tree: its build ID is known once written. */
+		x->classify = true;
+	}
+	if (asprintf(&x->final, "%s/%s", x->root, path) < 0) {
+		x->final = NULL;
+		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+	}
+	if (exists(x->final)) { /* an earlier run's, or a duplicate entry: the first wins */
+		if (x->classify && psym_elf_file_build_id(x->final, id, NULL) == 0 &&
+		    (ret = add_seen(x, id)) != 0)
+			return ret;
+		free(x->final);
+		x->final = NULL;
+		return 0;
+	}
+	if (asprintf(&x->tmp, "%s/" TMP_PREFIX "%ld-XXXXXX", x->root, (long)getpid()) < 0) {
+		x->tmp = NULL;
+		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+	}
+	x->fd = mkstemp(x->tmp);
+	if (x->fd < 0) {
+		ret = psym_err_set(x->e, PSYM_EIO, "cannot create '%s': %s", x->tmp,
+				   strerror(errno));
+		free(x->tmp);
+		x->tmp = NULL;
+		return ret;
+	}
+	fchmod(x->fd, 0644);
+	x->off = 0;
+	return 1;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* The member is whole in its temporary file: keep it (rename) or drop it. */
+static int finish_member(struct extract *x, const char *path)
+{
+	char id[PSYM_BUILD_ID_HEX_MAX];
+	char *link_path = NULL;
+	int ret = 0;
+
+	if (ftruncate(x->fd, (off_t)x->off) != 0 || fsync(x->fd) != 0)
+		return psym_err_set(x->e, PSYM_EIO, "cannot write '%s': %s", x->tmp,
+				    strerror(errno));
+	if (x->classify) {
+		if (psym_elf_fd_build_id(x->fd, path, id, NULL) != 0)
+			return 0; /* not an ELF file with a build ID: nobody asks for it */
+		ret = add_seen(x, id);
+		if (ret || !wanted(x, id))
+			return ret; /* drop_member() removes the temporary */
+		link_path = id_path(x, id);
+		if (!link_path)
+			return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+	}
+	if (mkdirs(x->final) != 0) {
+		ret = psym_err_set(x->e, PSYM_EIO, "cannot create directories for '%s': %s",
+				   x->final, strerror(errno));
+		goto out;
+	}
+	if (rename(x->tmp, x->final) != 0) {
+		ret = psym_err_set(x->e, PSYM_EIO, "cannot rename into '%s': %s", x->final,
+				   strerror(errno));
+		goto out;
+	}
+	free(x->tmp);
+	x->tmp = NULL;
+	/* Found by build ID too, as the package's own .build-id symlink would. */
+	if (link_path && mkdirs(link_path) == 0 && link(x->final, link_path) != 0 &&
+	    errno != EEXIST)
+		ret = psym_err_set(x->e, PSYM_EIO, "cannot link '%s': %s", link_path,
+				   strerror(errno));
+out:
+	free(link_path);
+	return ret;
+}
+
 static int extract_cb(void *ud, const char *path, uint64_t size,
 		      const unsigned char *data, size_t len)
 {
 	struct extract *x = ud;
-	char full[TAR_MAX_NAME + 512];
+	int ret;
 
 	(void)size;
+	if (x->fd < 0)
+		return psym_err_set(x->e, PSYM_EINTERNAL, "no file open for '%s'", path);
 	if (!data) {
-		if (x->out && fclose(x->out) != 0) {
-			x->out = NULL;
-			return psym_err_set(x->e, PSYM_EIO, "cannot write '%s/%s': %s",
-					    x->root, path, strerror(errno));
-		}
-		x->out = NULL;
-		/* An empty file has no data callback: create it now. */
-		if (strcmp(x->cur, path) != 0) {
-			snprintf(full, sizeof(full), "%s/%s", x->root, path);
-			if (mkdirs(full) == 0) {
-				FILE *f = fopen(full, "wbx");
-
-				if (f)
-					fclose(f);
-			}
-		}
-		x->cur[0] = '\0';
+		ret = finish_member(x, path);
+		drop_member(x);
+		return ret;
+	}
+	/* Runs of zeros become holes: a sparse member costs no disk. */
+	if (len && data[0] == 0 && memcmp(data, data + 1, len - 1) == 0) {
+		x->off += len;
+		if (lseek(x->fd, (off_t)x->off, SEEK_SET) < 0)
+			return psym_err_set(x->e, PSYM_EIO, "cannot write '%s': %s", x->tmp,
+					    strerror(errno));
 		return 0;
 	}
-	if (!x->out) {
-		snprintf(full, sizeof(full), "%s/%s", x->root, path);
-		/* The root is a fresh directory of ours: no links inside it. */
-		if (mkdirs(full) != 0)
-			return psym_err_set(x->e, PSYM_EIO, "cannot create directories for '%s': %s",
-					    full, strerror(errno));
-		x->out = fopen(full, "wbx");
-		if (!x->out) /* a duplicate entry: the first one wins */
-			x->out = fopen("/dev/null", "wb");
-		if (!x->out)
-			return psym_err_set(x->e, PSYM_EIO, "cannot create '%s': %s", full,
-					    strerror(errno));
-		snprintf(x->cur, sizeof(x->cur), "%s", path);
-	}
-	if (fwrite(data, 1, len, x->out) != len)
-		return psym_err_set(x->e, PSYM_EIO, "cannot write '%s/%s': %s", x->root, path,
+	if (write_all(x->fd, data, len) != 0)
+		return psym_err_set(x->e, PSYM_EIO, "cannot write '%s': %s", x->tmp,
 				    strerror(errno));
+	x->off += len;
 	return 0;
 }
 
-static int rm_rf(const char *path);
+/* Read ROOT/.psym-build-ids into x->seen; false when there is none (or bad). */
+static bool read_index(struct extract *x)
+{
+	unsigned char *buf;
+	size_t len;
+	char *path;
+	bool ok = true;
+
+	if (asprintf(&path, "%s/" INDEX_NAME, x->root) < 0)
+		return false;
+	if (psym_read_file(path, (size_t)16 << 20, &buf, &len, NULL) != 0) {
+		free(path);
+		return false;
+	}
+	free(path);
+	buf[len] = '\0'; /* psym_read_file leaves room for it */
+	for (char *line = (char *)buf, *nl; ok && *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			break;
+		*nl = '\0';
+		ok = psym_build_id_valid(line) && add_seen(x, line) == 0;
+	}
+	free(buf);
+	return ok;
+}
+
+static int write_index(struct extract *x)
+{
+	char *tmp = NULL, *path = NULL;
+	FILE *f;
+	int fd, ret = 0;
+
+	if (asprintf(&path, "%s/" INDEX_NAME, x->root) < 0 ||
+	    asprintf(&tmp, "%s/" TMP_PREFIX "%ld-XXXXXX", x->root, (long)getpid()) < 0) {
+		ret = psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	fd = mkstemp(tmp);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		ret = psym_err_set(x->e, PSYM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+		goto out_unlink;
+	}
+	fchmod(fd, 0644);
+	for (size_t i = 0; i < x->n_seen; i++)
+		fprintf(f, "%s\n", x->seen[i]);
+	if (fflush(f) != 0 || fsync(fd) != 0 || fclose(f) != 0 || rename(tmp, path) != 0) {
+		ret = psym_err_set(x->e, PSYM_EIO, "cannot write '%s': %s", path, strerror(errno));
+		goto out_unlink;
+	}
+	goto out;
+out_unlink:
+	unlink(tmp);
+out:
+	free(tmp);
+	free(path);
+	return ret;
+}
+
+/* Does the entry lack a wanted build ID that the package (index) has? */
+static bool need_scan(struct extract *x)
+{
+	bool need = false;
+
+	if (!x->ids || !read_index(x))
+		return true;
+	for (size_t i = 0; i < x->n_seen && !need; i++) {
+		char *p;
+
+		if (!wanted(x, x->seen[i]))
+			continue;
+		p = id_path(x, x->seen[i]);
+		need = !p || !exists(p);
+		free(p);
+	}
+	return need;
+}
 
 int psym_deb_extract_debug(const char *deb_path, const char *cache_root,
-			   const struct psym_deb_limits *limits, char **debug_root,
-			   struct psym_err *e)
+			   const struct psym_deb_limits *limits, const char *const *build_ids,
+			   size_t n_build_ids, char **debug_root, struct psym_err *e)
 {
-	struct extract x = { .e = e };
+	struct extract x = { .deb = deb_path, .ids = build_ids, .n_ids = n_build_ids, .fd = -1,
+			     .e = e };
 	struct stat st;
-	char *key = NULL, *final = NULL, *result = NULL;
+	char *result = NULL;
 	const char *base;
 	struct src s;
-	int fd, ret;
+	int fd, ret = 0;
 
 	fd = psym_open_regular(deb_path, e);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) != 0) {
 		ret = psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", deb_path, strerror(errno));
-		goto out_close;
+		goto out;
 	}
 	base = strrchr(deb_path, '/');
 	base = base ? base + 1 : deb_path;
-	if (mkdir(cache_root, 0755) != 0 && errno != EEXIST) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot create cache '%s': %s", cache_root,
-				   strerror(errno));
-		goto out_close;
-	}
 	/* One cache entry per package file identity (name, size, mtime). */
-	if (asprintf(&key, "%s/%s-%llx-%llx", cache_root, base,
+	if (asprintf(&x.root, "%s/%s-%llx-%llx", cache_root, base,
 		     (unsigned long long)st.st_size,
-		     (unsigned long long)st.st_mtim.tv_sec) < 0) {
-		key = NULL;
+		     (unsigned long long)st.st_mtim.tv_sec) < 0 ||
+	    asprintf(&result, "%s/usr/lib/debug", x.root) < 0) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out_close;
+		goto out;
 	}
-	if (asprintf(&result, "%s/usr/lib/debug", key) < 0) {
-		result = NULL;
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out_free;
+	if ((mkdir(cache_root, 0755) != 0 && errno != EEXIST) ||
+	    (mkdir(x.root, 0755) != 0 && errno != EEXIST)) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", x.root, strerror(errno));
+		goto out;
 	}
-	if (stat(key, &st) == 0 && S_ISDIR(st.st_mode)) {
-		ret = 0; /* extracted by an earlier run */
-		goto done;
+	psym_remove_stale_tmps(x.root, TMP_PREFIX, '-');
+	if (need_scan(&x)) {
+		for (size_t i = 0; i < x.n_seen; i++)
+			free(x.seen[i]);
+		x.n_seen = 0;
+		s.mem = NULL;
+		s.fd = fd;
+		s.off = 0;
+		s.end = (uint64_t)st.st_size;
+		ret = deb_walk(&s, deb_path, limits, select_cb, extract_cb, &x, e);
+		drop_member(&x);
+		if (!ret && x.ids)
+			ret = write_index(&x);
+		if (ret) {
+			rmdir(x.root); /* an entry this run created and left empty */
+			goto out;
+		}
 	}
-	if (asprintf(&x.root, "%s/.tmp-XXXXXX", cache_root) < 0) {
-		x.root = NULL;
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out_free;
-	}
-	if (!mkdtemp(x.root)) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot create a directory in '%s': %s",
-				   cache_root, strerror(errno));
-		goto out_free;
-	}
-	s.mem = NULL;
-	s.fd = fd;
-	s.off = 0;
-	s.end = (uint64_t)st.st_size;
-	ret = deb_walk(&s, deb_path, limits, extract_cb, &x, e);
-	if (x.out)
-		fclose(x.out);
-	if (!ret) {
-		(void)final;
-		if (rename(x.root, key) != 0 && errno != ENOTEMPTY && errno != EEXIST)
-			ret = psym_err_set(e, PSYM_EIO, "cannot rename into '%s': %s", key,
+	/* The debug dir exists even when the package had nothing wanted. */
+	{
+		char *marker;
+
+		if (asprintf(&marker, "%s/", result) < 0) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (mkdirs(marker) != 0)
+			ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", result,
 					   strerror(errno));
+		free(marker);
 	}
-	rm_rf(x.root); /* no-op after a successful rename */
-done:
 	if (!ret) {
 		*debug_root = result;
 		result = NULL;
 	}
-out_free:
+out:
+	drop_member(&x);
+	for (size_t i = 0; i < x.n_seen; i++)
+		free(x.seen[i]);
+	free(x.seen);
 	free(x.root);
 	free(result);
-	free(key);
-out_close:
 	close(fd);
 	return ret;
 }
@@ -691,7 +969,7 @@ static int rm_rf_depth(const char *path, int depth)
 	return rmdir(path);
 }
 
-static int rm_rf(const char *path)
+void psym_deb_remove_tree(const char *path)
 {
-	return rm_rf_depth(path, 0);
+	rm_rf_depth(path, 0);
 }

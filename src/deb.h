@@ -3,13 +3,15 @@
  * Debian packages (.deb) as a source of debug files.
  *
  * A .deb is an ar archive whose data.tar.{xz,zst,gz} member holds the files.
- * psym_deb_extract_debug() extracts only the regular files below
- * usr/lib/debug/ into a cache directory and returns the path of the
- * extracted usr/lib/debug, which is then searched like any --debug-dir.
+ * psym_deb_extract_debug() extracts only the files below usr/lib/debug/
+ * that the profiles need (by build ID; dwz files always) into a cache
+ * directory and returns the path of the extracted usr/lib/debug, which is
+ * then searched like any --debug-dir.
  *
  * The package is untrusted: member and entry sizes are checked, names with
- * "..", absolute names, links and devices are never written, total size and
- * file count are capped, and nothing is written outside the cache.
+ * "..", absolute names, links and devices are never written, bytes written
+ * and file count are capped, nothing is written outside the cache, and
+ * every file is written to a temporary name and renamed when whole.
  */
 #ifndef PSYM_DEB_H
 #define PSYM_DEB_H
@@ -20,19 +22,27 @@
 #include "error.h"
 
 struct psym_deb_limits {
-	uint64_t max_bytes;  /* total bytes extracted (default 8 GiB) */
-	uint64_t max_files;  /* files extracted (default 1,000,000) */
+	uint64_t max_bytes;  /* bytes written per package and run (default 2 GiB) */
+	uint64_t max_files;  /* files written (default 1,000,000) */
 };
 
 /*
- * Extract deb_path's usr/lib/debug tree under cache_root (created if
- * needed) unless an earlier run already did. On success *debug_root is a
- * malloc'd path (caller frees) to the extracted usr/lib/debug directory.
+ * Make the debug files of deb_path for these build IDs (lowercase hex)
+ * available under cache_root/NAME-SIZE-MTIME (created if needed): members
+ * .build-id/NN/REST.debug whose build ID is wanted, members elsewhere below
+ * usr/lib/debug/ whose ELF build ID is wanted (also linked as
+ * .build-id/NN/REST.debug), and .dwz/ files. An entry grows over runs; the
+ * package is read again only when it has a wanted build ID that the entry
+ * lacks. build_ids NULL: every debug file (tests). On success *debug_root
+ * is a malloc'd path (caller frees) to the extracted usr/lib/debug.
  * limits may be NULL for the defaults.
  */
 int psym_deb_extract_debug(const char *deb_path, const char *cache_root,
-			   const struct psym_deb_limits *limits, char **debug_root,
-			   struct psym_err *e);
+			   const struct psym_deb_limits *limits, const char *const *build_ids,
+			   size_t n_build_ids, char **debug_root, struct psym_err *e);
+
+/* Remove a directory tree that psym created (a temporary extraction root). */
+void psym_deb_remove_tree(const char *path);
 
 /*
  * Parse a .deb held in memory and call fn for every regular file below

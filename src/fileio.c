@@ -7,7 +7,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/magic.h>
+#include <limits.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -137,17 +141,13 @@ int psym_read_file(const char *path, size_t max, unsigned char **bufp, size_t *l
 	return psym_read_file_cap(path, max, NULL, bufp, lenp, e);
 }
 
-/* Temporaries are named ".BASE.psym-tmp-PID-XXXXXX" next to the output. */
-static void remove_stale_tmps(const char *dir, const char *base)
+void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 {
-	char prefix[512], full[4096];
+	char full[4096];
 	struct dirent *de;
+	size_t plen = strlen(prefix);
 	DIR *d;
-	size_t plen;
 
-	if (snprintf(prefix, sizeof(prefix), ".%s.psym-tmp-", base) >= (int)sizeof(prefix))
-		return;
-	plen = strlen(prefix);
 	d = opendir(dir);
 	if (!d)
 		return;
@@ -157,9 +157,11 @@ static void remove_stale_tmps(const char *dir, const char *base)
 
 		if (strncmp(de->d_name, prefix, plen) != 0)
 			continue;
+		if (de->d_name[plen] < '1' || de->d_name[plen] > '9')
+			continue; /* strtol would take a sign or spaces */
 		errno = 0;
 		pid = strtol(de->d_name + plen, &end, 10);
-		if (errno || end == de->d_name + plen || *end != '-' || pid <= 0)
+		if (errno || *end != sep || pid <= 0 || pid > INT32_MAX)
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue; /* its writer may still be running */
@@ -169,10 +171,106 @@ static void remove_stale_tmps(const char *dir, const char *base)
 	closedir(d);
 }
 
+/* Output temporaries are named ".BASE.psym-tmp-PID-XXXXXX" next to the output. */
+static void remove_stale_tmps(const char *dir, const char *base)
+{
+	char prefix[512];
+
+	if (snprintf(prefix, sizeof(prefix), ".%s.psym-tmp-", base) >= (int)sizeof(prefix))
+		return;
+	psym_remove_stale_tmps(dir, prefix, '-');
+}
+
+/* Most symbolic links followed for an output path (the kernel's own limit). */
+#define MAX_LINK_HOPS 40
+
+/*
+ * Follow the symbolic links that path's last component names, even a dangling
+ * one, without touching the file. *real (malloc'd) is the path of what path
+ * finally names, which may not exist yet. *magic is set when a link lives in
+ * /proc (/dev/stdout, /dev/fd/N, /proc/self/fd/N): its target names an open
+ * file, not a path that a rename could replace.
+ */
+static int resolve_links(const char *path, char **real, bool *magic, struct psym_err *e)
+{
+	char *cur = strdup(path), target[PATH_MAX];
+
+	*magic = false;
+	if (!cur)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (int hops = 0;; hops++) {
+		struct statfs sf;
+		struct stat st;
+		char *slash, *next;
+		ssize_t n;
+
+		if (lstat(cur, &st) != 0) {
+			if (errno == ENOENT)
+				break; /* to be created */
+			free(cur);
+			return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path, strerror(errno));
+		}
+		if (!S_ISLNK(st.st_mode))
+			break;
+		if (hops == MAX_LINK_HOPS) {
+			free(cur);
+			return psym_err_set(e, PSYM_EUSAGE, "'%s': too many levels of symbolic links",
+					    path);
+		}
+		n = readlink(cur, target, sizeof(target) - 1);
+		if (n <= 0) {
+			free(cur);
+			return psym_err_set(e, PSYM_EIO, "cannot read the link '%s': %s", path,
+					    n < 0 ? strerror(errno) : "empty");
+		}
+		target[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (slash) { /* does this link live in /proc (statfs of its directory)? */
+			char keep = slash[1];
+
+			slash[1] = '\0';
+			if (statfs(cur, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC)
+				*magic = true;
+			slash[1] = keep;
+		}
+		if (*magic)
+			break;
+		if (target[0] == '/' || !slash)
+			next = strdup(target);
+		else if (asprintf(&next, "%.*s/%s", (int)(slash - cur), cur, target) < 0)
+			next = NULL;
+		free(cur);
+		cur = next;
+		if (!cur)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	*real = cur;
+	return 0;
+}
+
+/* Write straight into an existing file that is not ours to replace. */
+static int open_direct(struct psym_out *o, const char *path, int flags, struct psym_err *e)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | flags);
+
+	if (fd < 0)
+		return psym_err_set(e, PSYM_EIO, "cannot open '%s' for writing: %s", path,
+				    strerror(errno));
+	o->fp = fdopen(fd, "wb");
+	if (!o->fp) {
+		close(fd);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	o->direct = true;
+	return 0;
+}
+
 int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 {
-	char *dir = NULL, *slash;
+	char *dir = NULL, *real = NULL, *slash;
 	const char *base;
+	struct stat st;
+	bool magic = false;
 	int fd, ret = 0;
 
 	memset(o, 0, sizeof(*o));
@@ -184,11 +282,51 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 		return 0;
 	}
 	o->path = strdup(path);
-	dir = strdup(path);
-	if (!o->path || !dir) {
+	if (!o->path) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto fail;
 	}
+	/*
+	 * Only a regular file (or nothing) is replaced by a temporary file and
+	 * rename(): a device, FIFO, socket or terminal is written directly,
+	 * as is a file reached through /proc (our own standard output). A
+	 * symbolic link is followed and its target written, never replaced.
+	 */
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode)) {
+			ret = psym_err_set(e, PSYM_EUSAGE, "'%s': output is a directory", path);
+			goto fail;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			ret = open_direct(o, path, 0, e);
+			if (ret)
+				goto fail;
+			return 0;
+		}
+	} else if (errno != ENOENT) {
+		ret = psym_err_set(e, errno == ELOOP || errno == ENOTDIR ? PSYM_EUSAGE : PSYM_EIO,
+				   "cannot stat '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	ret = resolve_links(path, &real, &magic, e);
+	if (ret)
+		goto fail;
+	if (magic) {
+		/* Appending keeps what the shell's ">>" already holds; ">" emptied it. */
+		ret = open_direct(o, path, O_APPEND, e);
+		if (ret)
+			goto fail;
+		free(real);
+		return 0;
+	}
+	dir = strdup(real);
+	if (!dir) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto fail;
+	}
+	free(o->path);
+	o->path = real; /* the rename goes to the link's target */
+	real = NULL;
 	slash = strrchr(dir, '/');
 	if (slash) {
 		*slash = '\0';
@@ -196,7 +334,7 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 		if (slash == dir) {
 			dir[0] = '/';
 			dir[1] = '\0';
-			base = path + 1;
+			base = o->path + 1;
 		}
 	} else {
 		base = dir;
@@ -220,7 +358,7 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {
 		ret = psym_err_set(e, PSYM_EIO, "cannot create a file next to '%s': %s",
-				   path, strerror(errno));
+				   o->path, strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
 		goto fail;
@@ -242,6 +380,7 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 	return 0;
 fail:
 	free(dir);
+	free(real);
 	free(o->tmp);
 	free(o->path);
 	memset(o, 0, sizeof(*o));
@@ -255,12 +394,22 @@ int psym_out_commit(struct psym_out *o, struct psym_err *e)
 	if (!o->fp)
 		return psym_err_set(e, PSYM_EINTERNAL, "output not open");
 	if (!o->tmp) {
-		if (fflush(o->fp) != 0 || ferror(o->fp))
-			ret = psym_err_set(e, PSYM_EIO, "cannot write to standard output: %s",
+		/* Standard output, or a device/FIFO/terminal written directly. */
+		if (fflush(o->fp) != 0 || ferror(o->fp)) {
+			if (o->direct)
+				ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", o->path,
+						   strerror(errno ? errno : EIO));
+			else
+				ret = psym_err_set(e, PSYM_EIO,
+						   "cannot write to standard output: %s",
+						   strerror(errno ? errno : EIO));
+		}
+		if (o->direct && fclose(o->fp) != 0 && !ret)
+			ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", o->path,
 					   strerror(errno));
 		o->fp = NULL;
 		free(o->path);
-		o->path = NULL;
+		memset(o, 0, sizeof(*o));
 		return ret;
 	}
 	if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fileno(o->fp)) != 0) {

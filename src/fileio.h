@@ -6,7 +6,8 @@
  * an untrusted profile must not hang or crash psym), with a size cap.
  * Output: written to a temporary file in the destination directory, flushed,
  * fsync'd and renamed over the destination, so a crash or a full disk never
- * leaves a half-written output behind.
+ * leaves a half-written output behind; devices, FIFOs and terminals are
+ * written directly (see psym_out_open).
  */
 #ifndef PSYM_FILEIO_H
 #define PSYM_FILEIO_H
@@ -70,17 +71,32 @@ int psym_read_lines_cap(int fd, const char *name, size_t max_line, uint64_t max_
 bool psym_parse_hex(const char **p, const char *end, uint64_t *out);
 
 struct psym_out {
-	char *path;   /* destination ("-" for stdout) */
-	char *tmp;    /* temporary file, NULL for stdout */
+	char *path;   /* destination ("-" for stdout; a symlink's target) */
+	char *tmp;    /* temporary file, NULL for stdout or a direct write */
 	FILE *fp;
+	bool direct;  /* fp is a device, FIFO, terminal or /proc file of ours */
 };
 
-/* Start writing path ("-" = stdout). Removes stale temporaries of dead psyms. */
+/*
+ * Start writing path ("-" = stdout). A regular file (or a new one) is
+ * written to a temporary file and renamed into place; a symbolic link is
+ * followed and its target replaced, the link kept; a device, FIFO, socket,
+ * terminal or a file reached through /proc (/dev/stdout) is written
+ * directly, since it cannot be replaced (so an abort cannot take back what
+ * was written there). Removes stale temporaries of dead psyms.
+ */
 int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e);
 /* Flush, fsync and rename into place; closes o in all cases. */
 int psym_out_commit(struct psym_out *o, struct psym_err *e);
 /* Drop the temporary file; the destination is untouched. Accepts closed o. */
 void psym_out_abort(struct psym_out *o);
+
+/*
+ * Remove the files in dir named PREFIX + PID + sep + ... whose process PID
+ * no longer exists: temporaries of a writer killed before its rename. A
+ * live PID's files stay (its writer may still be at work).
+ */
+void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep);
 
 /* Same file (device + inode)? false if either cannot be stat'ed. */
 bool psym_same_file(const char *a, const char *b);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
@@ -127,7 +128,8 @@ enum {
 	"                             DIR/<debuglink> (repeatable; /usr/lib/debug is\n" \
 	"                             always searched last)\n"                           \
 	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"  \
-	"                             extracted once into the cache)\n"                  \
+	"                             what the run needs of it is extracted into\n"    \
+	"                             the cache, or a temporary dir with --no-cache)\n" \
 	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"         \
 	"                             default: $DEBUGINFOD_URLS)\n"                      \
 	"      --debuginfod-timeout S seconds for all debuginfod lookups of the run\n"  \
@@ -470,6 +472,120 @@ static void free_list(const char **list, size_t n)
 	free(list);
 }
 
+/* ---- --debug-pkg: what the profiles need from Debian packages ------------- */
+
+struct idset {
+	char **ids;
+	size_t n, cap;
+};
+
+static int idset_add(struct idset *s, const char *id)
+{
+	char **ni;
+
+	if (!psym_build_id_valid(id))
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcasecmp(s->ids[i], id) == 0)
+			return 0;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 64;
+
+		ni = realloc(s->ids, ncap * sizeof(*ni));
+		if (!ni)
+			return PSYM_ENOMEM;
+		s->ids = ni;
+		s->cap = ncap;
+	}
+	if (!(s->ids[s->n] = strdup(id)))
+		return PSYM_ENOMEM;
+	psym_build_id_lower(s->ids[s->n++]);
+	return 0;
+}
+
+/* Build IDs of one profile's mappings: their own, else their file's. */
+static int profile_ids(const char *path, const struct psym_limits *lim, const char *sysroot,
+		       struct idset *s, struct psym_err *e)
+{
+	struct psym_profile *p = NULL;
+	int ret = psym_profile_read(path, lim, &p, e);
+
+	for (size_t i = 0; !ret && i < p->pb->n_mapping; i++) {
+		const pb_mapping *m = p->pb->mapping[i];
+		const char *bid = psym_profile_str(p, m->build_id);
+		const char *file = psym_profile_str(p, m->filename);
+		char own[PSYM_BUILD_ID_HEX_MAX], *full = NULL;
+
+		if (!*bid && file[0] == '/' &&
+		    asprintf(&full, "%s%s", sysroot ? sysroot : "", file) >= 0) {
+			if (psym_elf_file_build_id(full, own, NULL) == 0)
+				bid = own;
+			free(full);
+		}
+		if (*bid && idset_add(s, bid) != 0)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	psym_profile_free(p);
+	return ret;
+}
+
+/* The union over the inputs (files, or directories of them as in batch mode). */
+static int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const char *sysroot,
+		      struct idset *s, struct psym_err *e)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct dirent *de;
+		DIR *d;
+
+		if (strcmp(inputs[i], "-") == 0)
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "--debug-pkg reads the profile first: give a file, not stdin");
+		if (!is_dir(inputs[i])) {
+			/* A bad profile is for the symbolizer to report, in its own words. */
+			if (profile_ids(inputs[i], lim, sysroot, s, e) == PSYM_ENOMEM)
+				ret = PSYM_ENOMEM;
+			else
+				psym_err_clear(e);
+			continue;
+		}
+		d = opendir(inputs[i]);
+		if (!d)
+			return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", inputs[i],
+					    strerror(errno));
+		while (!ret && (de = readdir(d))) {
+			char *path;
+			struct stat st;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (asprintf(&path, "%s/%s", inputs[i], de->d_name) < 0) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				break;
+			}
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			    profile_ids(path, lim, sysroot, s, e) == PSYM_ENOMEM)
+				ret = PSYM_ENOMEM;
+			psym_err_clear(e);
+			free(path);
+		}
+		closedir(d);
+	}
+	return ret ? psym_err_set(e, ret, "out of memory") : 0;
+}
+
+/* --no-cache extraction root, removed at exit whatever the path out. */
+static char *deb_tmp_root;
+
+static void remove_deb_tmp_root(void)
+{
+	if (deb_tmp_root)
+		psym_deb_remove_tree(deb_tmp_root);
+	free(deb_tmp_root);
+	deb_tmp_root = NULL;
+}
+
 /*
  * Discovery options: how every command that resolves addresses finds
  * binaries and their debug information (symbolize, addr, addr --filter).
@@ -483,6 +599,11 @@ struct discovery {
 	struct psym_debuginfod *dsess; /* one session for the run, made before any thread */
 	struct psym_reader_limits limits;
 	struct psym_locate_opts lo; /* made by discovery_finish */
+	/* --debug-pkg: what to extract, and where */
+	struct idset want;          /* build IDs the run needs */
+	bool want_all;              /* unknown in advance (addr --filter): all */
+	const char *cache_opt;      /* symbolize --cache DIR, or NULL */
+	bool no_cache;              /* symbolize --no-cache: a temporary dir */
 };
 
 static void discovery_init(struct discovery *d)
@@ -511,30 +632,77 @@ static bool discovery_option(int c, const char *arg, struct discovery *d, const 
 }
 
 /*
- * After the options: Debian packages extracted into the cache and added
- * as debug dirs, /usr/lib/debug last, $PPROF_BINARY_PATH after
+ * Extract what the run needs of each --debug-pkg (d->want, or everything
+ * when d->want_all) into CACHE/debs (--cache DIR: DIR/debs; --no-cache: a
+ * temporary directory removed at exit) and add the extracted debug roots
+ * to the debug dirs.
+ */
+static int debug_pkgs(struct discovery *d, struct psym_err *e)
+{
+	static const char *const none[1]; /* non-NULL: NULL would mean "all" */
+	char *debs = NULL;
+	int ret = 0;
+
+	if (!d->n_pkgs)
+		return 0;
+	if (d->no_cache) {
+		const char *tmp = getenv("TMPDIR");
+
+		if (asprintf(&deb_tmp_root, "%s/psym-debs-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+			deb_tmp_root = NULL;
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		}
+		if (!mkdtemp(deb_tmp_root)) {
+			ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", deb_tmp_root,
+					   strerror(errno));
+			free(deb_tmp_root);
+			deb_tmp_root = NULL;
+			return ret;
+		}
+		atexit(remove_deb_tmp_root);
+		debs = strdup(deb_tmp_root);
+	} else {
+		char *base = d->cache_opt ? strdup(d->cache_opt) : cache_dir();
+
+		if (!base || asprintf(&debs, "%s/debs", base) < 0)
+			debs = NULL;
+		free(base);
+	}
+	if (!debs || mkdir_p(debs) != 0) {
+		ret = psym_err_set(e, debs ? PSYM_EIO : PSYM_ENOMEM,
+				   "cannot create the cache for '%s'%s%s", d->pkgs[0],
+				   debs ? " in " : "", debs ? debs : "");
+		goto out;
+	}
+	for (size_t i = 0; i < d->n_pkgs; i++) {
+		const char *const *ids = d->want.n ? (const char *const *)d->want.ids : none;
+		char *root = NULL;
+
+		ret = psym_deb_extract_debug(d->pkgs[i], debs, &d->limits.deb,
+					     d->want_all ? NULL : ids, d->want_all ? 0 : d->want.n,
+					     &root, e);
+		if (ret)
+			goto out;
+		add_owned(root, &d->ddirs, &d->n_ddirs);
+	}
+out:
+	free(debs);
+	return ret;
+}
+
+/*
+ * After the options: what the run needs of the Debian packages extracted
+ * and added as debug dirs, /usr/lib/debug last, $PPROF_BINARY_PATH after
  * --binary-path, debuginfod servers, then the locator's options.
  */
 static int discovery_finish(struct discovery *d, struct psym_err *e)
 {
 	const char *env;
 
-	for (size_t i = 0; i < d->n_pkgs; i++) {
-		char *cache = cache_dir(), *debs = NULL, *root = NULL;
+	int ret = debug_pkgs(d, e);
 
-		if (!cache || asprintf(&debs, "%s/debs", cache) < 0 || mkdir_p(debs) != 0 ||
-		    psym_deb_extract_debug(d->pkgs[i], debs, &d->limits.deb, &root, e) != 0) {
-			if (!e->msg[0])
-				psym_err_set(e, PSYM_EIO, "cannot create the cache for '%s'",
-					     d->pkgs[i]);
-			free(cache);
-			free(debs);
-			return e->code ? e->code : PSYM_EIO;
-		}
-		add_owned(root, &d->ddirs, &d->n_ddirs);
-		free(cache);
-		free(debs);
-	}
+	if (ret)
+		return ret;
 	add_path_list("/usr/lib/debug", &d->ddirs, &d->n_ddirs);
 	env = getenv("PPROF_BINARY_PATH");
 	if (env && *env)
@@ -553,8 +721,7 @@ static int discovery_finish(struct discovery *d, struct psym_err *e)
 		char sbuf[4096];
 
 		if (!d->dio.offline && psym_debuginfod_servers(&d->dio, sbuf, sizeof(sbuf))) {
-			int ret = psym_debuginfod_new(&d->dio, &d->dsess, e);
-
+			ret = psym_debuginfod_new(&d->dio, &d->dsess, e);
 			if (ret)
 				return ret;
 			d->lo.debuginfod = d->dsess;
@@ -570,6 +737,9 @@ static void discovery_free(struct discovery *d)
 	free_list(d->ddirs, d->n_ddirs);
 	free_list(d->pkgs, d->n_pkgs);
 	free_list(d->urls, d->n_urls);
+	for (size_t i = 0; i < d->want.n; i++)
+		free(d->want.ids[i]);
+	free(d->want.ids);
 }
 
 static int cmd_symbolize(int argc, char **argv)
@@ -647,6 +817,8 @@ static int cmd_symbolize(int argc, char **argv)
 		default: die_usage("symbolize ", "invalid option");
 		}
 	}
+	if (argc - optind < 1)
+		die_usage("symbolize ", "no input profile");
 	if (so.main_binary) {
 		struct stat st;
 
@@ -654,6 +826,16 @@ static int cmd_symbolize(int argc, char **argv)
 			die_usage("symbolize ", "--main-binary '%s': %s", so.main_binary,
 				  errno && stat(so.main_binary, &st) != 0 ? strerror(errno) :
 									  "not a regular file");
+	}
+	/* --debug-pkg: only what the profiles' mappings need is extracted. */
+	d.cache_opt = cache_opt;
+	d.no_cache = no_cache;
+	if (d.n_pkgs) {
+		ret = inputs_ids(argv + optind, (size_t)(argc - optind), &lim, d.sysroot, &d.want, &e);
+		if (ret) {
+			exit_code = report(&e, ret);
+			goto out;
+		}
 	}
 	ret = discovery_finish(&d, &e);
 	if (ret) {
@@ -674,8 +856,6 @@ static int cmd_symbolize(int argc, char **argv)
 	so.sysroot = d.sysroot;
 	so.limits = d.limits;
 	so.progress = isatty(STDERR_FILENO);
-	if (argc - optind < 1)
-		die_usage("symbolize ", "no input profile");
 	if (!no_cache) {
 		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
 
@@ -924,7 +1104,19 @@ static int cmd_addr(int argc, char **argv)
 		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
 	if (build_id && !psym_build_id_valid(build_id))
 		die_usage("addr ", "'%s' is not a build ID", build_id);
-	ret = discovery_finish(&d, &e);
+	/* --debug-pkg: the binary's debug file (a log's modules: all of them). */
+	ret = 0;
+	if (filter) {
+		d.want_all = true;
+	} else if (build_id) {
+		ret = idset_add(&d.want, build_id);
+	} else {
+		char own[PSYM_BUILD_ID_HEX_MAX];
+
+		ret = psym_elf_file_build_id(exe, own, NULL) == 0 ? idset_add(&d.want, own) : 0;
+	}
+	if (!ret)
+		ret = discovery_finish(&d, &e);
 	if (ret)
 		goto fail;
 	bo.locate = &d.lo;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <libdeflate.h>
 
+#include "fileio.h"
 #include "symcache.h"
 
 #define MAGIC "PSYMSC1\n"
@@ -45,9 +46,10 @@ struct add {
 struct psym_symcache {
 	char *path, *dir;
 	char variant[16];
-	/* the file, mmap'd and checked */
+	/* the file, read into memory and checked */
 	void *map;
-	size_t map_len;
+	size_t map_len, map_cap; /* bytes used, allocated (malloc'd or mapped) */
+	bool damaged; /* the file was there but could not be used */
 	const struct dent *ents;
 	const struct dframe *frames;
 	const char *strs;
@@ -92,8 +94,11 @@ int psym_symcache_key(const char *build_id, const char *path, char *key, size_t 
 	return 0;
 }
 
-/* Check the whole mapped file; false (and why) when it cannot be trusted. */
-static bool check_file(struct psym_symcache *c, const char **why)
+/*
+ * Check the whole file image; false (and why) when it cannot be trusted.
+ * *benign: it is a sound file of another version or of other options.
+ */
+static bool check_file(struct psym_symcache *c, const char **why, bool *benign)
 {
 	const struct hdr *h = c->map;
 	const unsigned char *body;
@@ -106,11 +111,13 @@ static bool check_file(struct psym_symcache *c, const char **why)
 	if (memcmp(h->magic, MAGIC, 8) != 0)
 		return false;
 	*why = "another cache version";
+	*benign = true;
 	if (h->version != CACHE_VERSION || h->hdr_size != sizeof(*h))
 		return false;
 	*why = "written with other options";
 	if (memcmp(h->variant, c->variant, sizeof(h->variant)) != 0)
 		return false;
+	*benign = false;
 	*why = "truncated or corrupt (sizes)";
 	if (h->n_entries > MAX_FILE / sizeof(struct dent) ||
 	    h->n_frames > MAX_FILE / sizeof(struct dframe) || h->str_size > MAX_FILE)
@@ -167,10 +174,68 @@ static bool check_file(struct psym_symcache *c, const char **why)
 	return true;
 }
 
+/* Below this, the image is malloc'd; above, anonymous memory populated at once. */
+#define POPULATE_MIN ((size_t)1 << 20)
+
+/*
+ * Read the file whole into memory (at most MAX_FILE bytes). Not a file
+ * mapping: the file can be truncated or rewritten in place under a live
+ * mapping, and then a lookup would die of SIGBUS or follow offsets that were
+ * never checked (a SIGBUS handler would catch the first, not the second, and
+ * is process-wide state a library must not take). A private copy is checked
+ * once and stays as checked. The CRC check reads every byte anyway; the copy
+ * adds the kernel's memcpy from the page cache and the page faults of fresh
+ * memory, which MAP_POPULATE takes in one call (bench: see the commit).
+ */
+static const char *read_image(struct psym_symcache *c, int fd, size_t size)
+{
+	size_t got = 0;
+
+	c->map_cap = size + 1;
+	if (c->map_cap < POPULATE_MIN) {
+		c->map = malloc(c->map_cap);
+	} else {
+		c->map = mmap(NULL, c->map_cap, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		if (c->map == MAP_FAILED)
+			c->map = NULL;
+	}
+	if (!c->map)
+		return "too large to read";
+	/* One byte more than stat said: a file that grows meanwhile is caught. */
+	while (got < size + 1) {
+		ssize_t n = read(fd, (char *)c->map + got, size + 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return "unreadable";
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	if (got != size)
+		return "changed while being read";
+	c->map_len = size;
+	return NULL;
+}
+
+static void free_image(struct psym_symcache *c)
+{
+	if (c->map && c->map_cap < POPULATE_MIN)
+		free(c->map);
+	else if (c->map)
+		munmap(c->map, c->map_cap);
+	c->map = NULL;
+	c->map_len = c->map_cap = 0;
+}
+
 int psym_symcache_open(const char *dir, const char *key, const char *variant,
 		       struct psym_symcache **out, const char **note, struct psym_err *e)
 {
 	struct psym_symcache *c = calloc(1, sizeof(*c));
+	const char *why = NULL;
+	bool benign = false;
 	struct stat st;
 	int fd;
 
@@ -185,35 +250,36 @@ int psym_symcache_open(const char *dir, const char *key, const char *variant,
 	}
 	strncpy(c->variant, variant, sizeof(c->variant) - 1);
 	*out = c;
-	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > MAX_FILE) {
-		close(fd);
-		if (note)
-			*note = "not a usable cache file";
-		return 0;
-	}
-	c->map_len = (size_t)st.st_size;
-	c->map = mmap(NULL, c->map_len, PROT_READ, MAP_PRIVATE, fd, 0);
+	    (uint64_t)st.st_size > MAX_FILE)
+		why = "not a usable cache file";
+	else
+		why = read_image(c, fd, (size_t)st.st_size);
 	close(fd);
-	if (c->map == MAP_FAILED) {
-		c->map = NULL;
+	if (!why && check_file(c, &why, &benign))
 		return 0;
-	}
-	{
-		const char *why;
-
-		if (!check_file(c, &why)) {
-			munmap(c->map, c->map_len);
-			c->map = NULL;
-			c->n_ents = c->n_frames = c->str_size = 0;
-			if (note)
-				*note = why;
-		}
-	}
+	free_image(c);
+	c->ents = NULL;
+	c->frames = NULL;
+	c->strs = NULL;
+	c->n_ents = c->n_frames = c->str_size = 0;
+	c->damaged = !benign;
+	if (note)
+		*note = why;
 	return 0;
+}
+
+bool psym_symcache_damaged(const struct psym_symcache *c)
+{
+	return c && c->damaged;
+}
+
+const char *psym_symcache_path(const struct psym_symcache *c)
+{
+	return c ? c->path : NULL;
 }
 
 static const struct add *find_add(const struct psym_symcache *c, uint64_t vaddr)
@@ -543,6 +609,14 @@ static int write_file(struct psym_symcache *c, struct psym_err *e)
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
+	{
+		/* Temporaries of writers killed before their rename: KEY.psc.tmp.PID.X */
+		char prefix[256];
+		const char *base = strrchr(c->path, '/') + 1; /* c->path is DIR/vN/KEY.psc */
+
+		if (snprintf(prefix, sizeof(prefix), "%s.tmp.", base) < (int)sizeof(prefix))
+			psym_remove_stale_tmps(c->dir, prefix, '.');
+	}
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
@@ -584,8 +658,7 @@ int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
 		return 0;
 	if (c->n_adds)
 		ret = write_file(c, e);
-	if (c->map)
-		munmap(c->map, c->map_len);
+	free_image(c);
 	free(c->adds);
 	free(c->aframes);
 	free(c->slots);

@@ -7,11 +7,15 @@
  *
  * File DIR/vN/KEY.psc (N = PSYM_SYMCACHE_VERSION): a fixed header (magic,
  * version, counts, CRC-32 of everything after the header), entries sorted by
- * address, frames (32-bit string offsets, lines, columns), string table; mmap'd read-only and checked whole before use: a truncated,
- * corrupted or foreign file is ignored (and rewritten). New answers are
+ * address, frames (32-bit string offsets, lines, columns), string table;
+ * read whole into memory (not mapped: a file truncated or rewritten in place
+ * under a mapping would kill psym with SIGBUS) and checked before use: a
+ * truncated, corrupted or foreign file is ignored (and rewritten). New answers are
  * merged into a fresh file written to a temporary name, fsync'ed and
  * renamed, so concurrent psym processes never see a partial file (the last
  * writer wins; a cache only ever loses entries, never gains wrong ones).
+ * Temporaries left by a writer that was killed are removed by the next
+ * writer of the same key.
  */
 #ifndef PSYM_SYMCACHE_H
 #define PSYM_SYMCACHE_H
@@ -36,6 +40,15 @@ struct psym_symcache;
  */
 int psym_symcache_open(const char *dir, const char *key, const char *variant,
 		       struct psym_symcache **out, const char **note, struct psym_err *e);
+
+/*
+ * After open: whether a file was there but damaged (truncated, corrupt, not
+ * a cache file, changed while read) rather than absent or written by another
+ * version or with other options; the caller says so, then symbolizes from
+ * the binaries. The path of the cache file, for that message.
+ */
+bool psym_symcache_damaged(const struct psym_symcache *c);
+const char *psym_symcache_path(const struct psym_symcache *c);
 
 /*
  * Frames cached for vaddr: 1 and *n (0 = known to resolve to nothing), or 0

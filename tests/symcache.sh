@@ -72,6 +72,7 @@ head -c $((size / 2)) "$f" >t && mv t "$f"
 sym --cache sc a.pb -o a4.pb 2>a4.log
 check "truncated cache: ignored, right output" cmp -s a4.pb ref-a.pb
 check "truncated cache: rewritten" sh -c "[ \$(wc -c <$f) -gt $((size / 2)) ]"
+check "truncated cache: one warning line naming it" sh -c "[ \$(grep -c 'warning: symbol cache .*$bid.psc. ignored (truncated' a4.log) = 1 ]"
 python3 - "$f" <<'PY'
 import sys
 b = bytearray(open(sys.argv[1], "rb").read())
@@ -83,6 +84,9 @@ check "bit-flipped cache: checksum catches it, right output" cmp -s a5.pb ref-a.
 printf 'garbage that is not a cache file at all, long enough to have a header..\n' >"$f"
 sym --cache sc a.pb -o a6.pb 2>a6.log
 check "foreign file in the cache: ignored, right output" cmp -s a6.pb ref-a.pb
+check "bit-flipped and foreign cache files: a warning each" sh -c "grep -q 'symbol cache .* ignored (corrupt (checksum))' a5.log && grep -q 'symbol cache .* ignored' a6.log"
+sym --cache sc --no-inlines a.pb -o a7.pb 2>a7.log
+check "a cache of other options is no warning" sh -c "! grep -q warning a7.log"
 # An address that resolves to nothing (padding between functions) is an
 # answer too: cached, and the first answer of a fresh cache.
 python3 - "$PWD/c.full" >stacks.z <<'PY'
@@ -132,4 +136,18 @@ for i in 3 4 5 6 7 8; do
 	cmp -s po$i.pb pr$i.pb && cmp -s pq$i.pb pr$i.pb && ok=$((ok + 1))
 done
 check "parallel writers: every output right, before and after ($ok/6)" [ "$ok" = 6 ]
+# A writer killed before its rename leaves KEY.psc.tmp.PID.XXXXXX: the next
+# writer of that key removes it when PID is gone, not while it lives.
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+sleep 300 &
+live=$!
+: >"pc/v$v/$bid.psc.tmp.$dead.AbCdEf"
+: >"pc/v$v/$bid.psc.tmp.$live.AbCdEf"
+rm "pc/v$v/$bid.psc"
+sym --cache pc p3.pb -o pt.pb 2>/dev/null
+check "stale cache temporary of a dead writer removed" test ! -e "pc/v$v/$bid.psc.tmp.$dead.AbCdEf"
+check "cache temporary of a live writer kept" test -e "pc/v$v/$bid.psc.tmp.$live.AbCdEf"
+kill "$live"
 finish

@@ -39,7 +39,7 @@ static const struct limit_def {
 	  16ULL << 20, "kernel symbols in a kallsyms copy" },
 	{ "kallsyms-bytes", K_SIZE, offsetof(struct psym_reader_limits, kallsyms_bytes),
 	  256ULL << 20, "bytes of a kallsyms copy" },
-	{ "deb-bytes", K_U64, offsetof(struct psym_reader_limits, deb.max_bytes), 8ULL << 30,
+	{ "deb-bytes", K_U64, offsetof(struct psym_reader_limits, deb.max_bytes), 2ULL << 30,
 	  "bytes extracted from one .deb" },
 	{ "deb-files", K_U64, offsetof(struct psym_reader_limits, deb.max_files), 1000000,
 	  "files extracted from one .deb" },

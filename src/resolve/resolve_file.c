@@ -79,6 +79,17 @@ static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
 	snprintf(buf, bufsz, "DWARF: %zu of %zu compile units decoded so far", decoded, units);
 }
 
+static void file_warning(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct psym_binary *b = from(r)->bin;
+	const char *cpath, *why = psym_binary_take_cache_damage(b, &cpath);
+
+	buf[0] = '\0';
+	if (why)
+		snprintf(buf, bufsz, "symbol cache '%s' ignored (%s): symbolized from '%s'", cpath,
+			 why, psym_elf_path(psym_binary_elf(b)));
+}
+
 static void file_destroy(struct psym_resolver *r)
 {
 	psym_binary_free(from(r)->bin);
@@ -92,6 +103,7 @@ static const struct psym_resolver_ops file_ops = {
 	.lookup = file_lookup,
 	.describe = file_describe,
 	.explain = file_explain,
+	.warning = file_warning,
 	.destroy = file_destroy,
 };
 

@@ -66,6 +66,8 @@ struct psym_resolver_ops {
 	void (*describe)(struct psym_resolver *r, char *buf, size_t bufsz);
 	/* Extra lines for --explain (may be NULL). */
 	void (*explain)(struct psym_resolver *r, char *buf, size_t bufsz);
+	/* A warning to print once, e.g. a damaged cache file (may be NULL; "" none). */
+	void (*warning)(struct psym_resolver *r, char *buf, size_t bufsz);
 	void (*destroy)(struct psym_resolver *r);
 };
 

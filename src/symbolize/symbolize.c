@@ -396,7 +396,7 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 		    struct psym_resolver *res, const struct psym_reason *why, size_t done,
 		    size_t todo, size_t kept)
 {
-	char desc[2400] = "", more[300] = "";
+	char desc[2400] = "", more[4400] = "";
 	size_t un = todo - done;
 
 	if (done == todo)
@@ -420,6 +420,11 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 	else
 		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", m->id,
 			*name ? name : "(no name)", done, todo, psym_map_class_name(cls));
+	if (res && res->ops->warning) {
+		res->ops->warning(res, more, sizeof(more));
+		if (more[0])
+			logf_(run, "psym: warning: %s\n", more);
+	}
 	if (run->o->explain && res && res->ops->explain) {
 		res->ops->explain(res, more, sizeof(more));
 		if (more[0])
