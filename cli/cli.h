@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The psym command line: what the commands share. Each command lives in its
+ * own file (cmd_*.c) and only parses arguments, calls libpsym through its
+ * public header and prints; the discovery options (how binaries and debug
+ * information are found) are declared once here and shared by symbolize,
+ * addr and addr --filter.
+ */
+#ifndef PSYM_CLI_H
+#define PSYM_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "psym.h"
+
+extern const char *progname;
+
+/* Options shared by every command that reads a profile. */
+enum {
+	OPT_MAX_INPUT = 1000,
+	OPT_MAX_PROFILE,
+	OPT_MAX_MEMORY,
+	OPT_JSON,
+	OPT_RAW,
+	OPT_IN_PLACE,
+	OPT_NEXT, /* first free value for command-specific options */
+};
+
+enum {
+	OPT_BINARY_PATH = OPT_NEXT,
+	OPT_SYSROOT,
+	OPT_MAIN_BINARY,
+	OPT_FORCE,
+	OPT_EXPLAIN,
+	OPT_STRICT,
+	OPT_DEBUG_DIR,
+	OPT_DEBUG_PKG,
+	OPT_DEBUGINFOD,
+	OPT_DEBUGINFOD_TIMEOUT,
+	OPT_OFFLINE,
+	OPT_NO_INLINES,
+	OPT_NO_DEMANGLE,
+	OPT_ADJUST_CALLERS,
+	OPT_KALLSYMS,
+	OPT_VDSO,
+	OPT_PERF_MAP,
+	OPT_PERF_MAP_DIR,
+	OPT_PID,
+	OPT_BUILD_ID,
+	OPT_LIMIT,
+	OPT_VMLINUX,
+	OPT_JOBS,
+	OPT_CACHE,
+	OPT_NO_CACHE,
+	OPT_FILTER,
+};
+
+#define LIMIT_OPTIONS                                                        \
+	{ "max-input-size", required_argument, NULL, OPT_MAX_INPUT },         \
+	{ "max-profile-size", required_argument, NULL, OPT_MAX_PROFILE },     \
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },            \
+	{ "help", no_argument, NULL, 'h' }
+
+#define READER_LIMIT_HELP                                                          \
+	"      --limit NAME=N         raise (or lower) a cap on what one input may\n"  \
+	"                             cost: ELF sections/symbols, DWARF depth/entries/\n" \
+	"                             rows, perf map entries, kallsyms symbols, .deb\n" \
+	"                             bytes/files; --limit help lists them\n"
+
+#define DISCOVERY_OPTIONS                                                             \
+	{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },                  \
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },                          \
+	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },                      \
+	{ "debug-pkg", required_argument, NULL, OPT_DEBUG_PKG },                      \
+	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },                    \
+	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },    \
+	{ "offline", no_argument, NULL, OPT_OFFLINE },                                \
+	{ "limit", required_argument, NULL, OPT_LIMIT }
+
+#define DISCOVERY_HELP                                                                 \
+	"\nFinding binaries (in this order):\n"                                          \
+	"      --binary-path DIR[:DIR...]  search DIR/BUILDID/BASENAME, DIR/BUILDID/*,\n" \
+	"                             DIR/BUILDID, DIR/PATH/BUILDID, DIR/BASENAME,\n"    \
+	"                             DIR/PATH; then $PPROF_BINARY_PATH the same way\n"  \
+	"      --sysroot DIR          look for each binary's own path under DIR\n"       \
+	"                             (default /); '..' never leaves DIR; then files\n"  \
+	"                             with the binary's build ID in the debug dirs\n"    \
+	"                             and on debuginfod servers\n"                       \
+	"\nDebug information (lines, inline frames; looked for in this order):\n"       \
+	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug,\n"            \
+	"                             DIR/<binary's dir>/<debuglink> and\n"             \
+	"                             DIR/<debuglink> (repeatable; /usr/lib/debug is\n" \
+	"                             always searched last)\n"                           \
+	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"  \
+	"                             what the run needs of it is extracted into\n"    \
+	"                             the cache, or a temporary dir with --no-cache)\n" \
+	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"         \
+	"                             default: $DEBUGINFOD_URLS)\n"                      \
+	"      --debuginfod-timeout S seconds for all debuginfod lookups of the run\n"  \
+	"                             together (a batch is one run; default 30);\n"    \
+	"                             then the rest are not asked\n"                     \
+	"      --offline              never use the network\n"                           \
+	"A file whose build ID differs from the profile's (or that has none when the\n" \
+	"profile has one) is never used unless named explicitly.\n"                      \
+	READER_LIMIT_HELP
+
+#define LIMIT_HELP                                                                 \
+	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n" \
+	"      --max-profile-size N   refuse profiles that decompress to more than N bytes\n" \
+	"                             (default 512M)\n"                                  \
+	"      --max-memory N         memory cap for one profile (default 8G)\n"       \
+	"  -h, --help                 show this help\n"
+
+struct idset {
+	char **ids;
+	size_t n, cap;
+};
+
+/*
+ * Discovery options: how every command that resolves addresses finds
+ * binaries and their debug information (symbolize, addr, addr --filter).
+ * Declared once, so every command finds files the same way.
+ */
+struct discovery {
+	const char **bpath, **ddirs, **pkgs, **urls;
+	size_t n_bpath, n_ddirs, n_pkgs, n_urls;
+	const char *sysroot;
+	struct psym_debuginfod_opts dio;
+	struct psym_debuginfod *dsess; /* one session for the run, made before any thread */
+	struct psym_reader_limits limits;
+	struct psym_locate_opts lo; /* made by discovery_finish */
+	/* --debug-pkg: what to extract, and where */
+	struct idset want;          /* build IDs the run needs */
+	bool want_all;              /* unknown in advance (addr --filter): all */
+	const char *cache_opt;      /* symbolize --cache DIR, or NULL */
+	bool no_cache;              /* symbolize --no-cache: a temporary dir */
+};
+
+/* common.c */
+void die_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+int report(const struct psym_err *e, int code);
+int stdout_state(void);
+bool parse_size(const char *s, size_t *out);
+bool limit_option(int c, const char *arg, struct psym_limits *lim, const char *cmd);
+int load(const char *path, const struct psym_limits *lim, struct psym_profile **p);
+void reader_limit_option(const char *arg, struct psym_reader_limits *rl, const char *cmd);
+extern struct psym_out *volatile active_out;
+bool is_dir(const char *path);
+void on_signal(int sig);
+char *cache_dir(void);
+int mkdir_p(const char *path);
+void add_owned(char *s, const char ***list, size_t *n);
+void add_one(const char *arg, const char ***list, size_t *n);
+void add_path_list(const char *arg, const char ***list, size_t *n);
+long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what);
+void free_list(const char **list, size_t n);
+
+/* discovery.c */
+int idset_add(struct idset *s, const char *id);
+int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const char *sysroot,
+	       struct idset *s, struct psym_err *e);
+void discovery_init(struct discovery *d);
+bool discovery_option(int c, const char *arg, struct discovery *d, const char *cmd);
+int discovery_finish(struct discovery *d, struct psym_err *e);
+void discovery_free(struct discovery *d);
+
+/* The commands. */
+int cmd_show(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_symbolize(int argc, char **argv);
+int cmd_addr(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_folded(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+
+#endif

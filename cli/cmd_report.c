@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: MIT */
+/* psym top, folded and flame. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- top, folded, flame ------------------------------------------------------ */
+
+#define REPORT_HELP                                                                  \
+	"      --sample-index N|NAME  which value to use (default: the profile's\n"   \
+	"                             default sample type, else the last one)\n"     \
+	LIMIT_HELP
+
+static const char top_help[] =
+	"Usage: psym top [OPTIONS] FILE\n"
+	"Flat and cumulative values of the top functions, printed as pprof -top\n"
+	"prints them (units, scaling, \"(inline)\" marks, \"[binary]\" and \"<unknown>\"\n"
+	"for unsymbolized code). Inline frames count as their own functions;\n"
+	"recursion counts once per sample.\n\n"
+	"  -n, --nodes N              show the top N rows (default: all)\n"
+	"      --cum                  sort by cumulative value\n"
+	"      --lines                one row per function and source line\n"
+	"      --files                one row per source file\n"
+	REPORT_HELP;
+
+static const char folded_help[] =
+	"Usage: psym folded [OPTIONS] FILE\n"
+	"Collapsed stacks, root first (\"a;b;c VALUE\"), inline frames expanded,\n"
+	"for flamegraph.pl, speedscope and inferno.\n\n"
+	"      --lines                frames as \"function file:line\"\n"
+	"      --comm                 start each stack with the sample's comm label\n"
+	"      --pid                  start each stack with the sample's pid label\n"
+	REPORT_HELP;
+
+static const char flame_help[] =
+	"Usage: psym flame [OPTIONS] FILE -o flame.svg\n"
+	"A self-contained SVG flame graph (click to zoom, search; readable without\n"
+	"scripts), frames colored by kind: user, kernel, JIT, unknown.\n\n"
+	"  -o, --output FILE          the SVG (written atomically; - for stdout)\n"
+	"      --title TEXT           title of the graph\n"
+	"      --comm, --pid          start each stack with that label\n"
+	REPORT_HELP;
+
+enum {
+	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
+	OPT_CUM,
+	OPT_LINES,
+	OPT_FILES,
+	OPT_COMM,
+	OPT_PIDFRAME,
+	OPT_TITLE,
+};
+
+/* Share of a profile's value in unsymbolized code from which reports hint. */
+#define UNSYMBOLIZED_HINT 0.25
+
+static int cmd_report(int argc, char **argv, int which)
+{
+	static const struct option opts[] = {
+		{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "cum", no_argument, NULL, OPT_CUM },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "files", no_argument, NULL, OPT_FILES },
+		{ "comm", no_argument, NULL, OPT_COMM },
+		{ "pid", no_argument, NULL, OPT_PIDFRAME },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		LIMIT_OPTIONS, { 0 }
+	};
+	static const char *const names[] = { "top ", "folded ", "flame " };
+	static const char *const helps[] = { top_help, folded_help, flame_help };
+	struct psym_report_opts ro = { .sample_index = -1 };
+	struct psym_limits lim;
+	struct psym_profile *p = NULL;
+	struct psym_err e = { 0 };
+	const char *out = NULL, *title = NULL;
+	int c, ret;
+
+	psym_limits_default(&lim);
+	while ((c = getopt_long(argc, argv, "hn:o:", opts, NULL)) != -1) {
+		if (limit_option(c, optarg, &lim, names[which]))
+			continue;
+		switch (c) {
+		case OPT_SAMPLE_INDEX: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (!errno && *end == '\0' && end != optarg && v >= 0)
+				ro.sample_index = v;
+			else
+				ro.sample_name = optarg;
+			break;
+		}
+		case 'n':
+			ro.max_rows = (size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "number");
+			break;
+		case OPT_CUM: ro.sort_cum = true; break;
+		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
+		case OPT_FILES: ro.by = PSYM_BY_FILE; break;
+		case OPT_COMM: ro.comm_frame = true; break;
+		case OPT_PIDFRAME: ro.pid_frame = true; break;
+		case 'o': out = optarg; break;
+		case OPT_TITLE: title = optarg; break;
+		case 'h': fputs(helps[which], stdout); return 0;
+		default: die_usage(names[which], "invalid option");
+		}
+	}
+	if (argc - optind != 1)
+		die_usage(names[which], "expected exactly one FILE");
+	if (which == 2 && !out)
+		die_usage(names[which], "no output: give -o FILE.svg");
+	ret = load(argv[optind], &lim, &p);
+	if (ret)
+		return ret;
+	{
+		/* Mostly raw addresses: say how to get names (stderr, once). */
+		double share;
+
+		if (!psym_report_unsymbolized(p, &ro, &share, &e) && share >= UNSYMBOLIZED_HINT)
+			fprintf(stderr, "%s: note: %.0f%% of '%s' is in unsymbolized code; "
+				"'psym symbolize %s -o OUT' adds function names and lines\n",
+				progname, 100 * share, argv[optind], argv[optind]);
+		e = (struct psym_err){ 0 };
+	}
+	if (which == 2) {
+		struct psym_out o;
+
+		ret = psym_out_open(&o, out, &e);
+		if (!ret) {
+			active_out = &o;
+			ret = psym_report_flame(p, &ro, title ? title : argv[optind], o.fp, &e);
+			if (ret)
+				psym_out_abort(&o);
+			else
+				ret = psym_out_commit(&o, &e);
+			active_out = NULL;
+		}
+		if (ret && !strcmp(out, "-")) {
+			c = stdout_state();
+			if (c > 0)
+				ret = 0;
+			else if (ret == PSYM_EIO && !e.msg[0])
+				psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
+					     c < 0 ? strerror(errno) : psym_strerror(ret));
+		}
+	} else {
+		ret = which == 0 ? psym_report_top(p, &ro, stdout, &e)
+				 : psym_report_folded(p, &ro, stdout, &e);
+		if (!ret || ret == PSYM_EIO) {
+			c = stdout_state();
+			if (c > 0)
+				ret = 0;
+			else if (c < 0 || ret)
+				ret = psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
+						   strerror(errno));
+		}
+	}
+	psym_profile_free(p);
+	if (ret) {
+		if (ret != PSYM_EIO && ret != PSYM_ENOMEM)
+			psym_err_prefix(&e, "'%s'", argv[optind]);
+		return report(&e, ret);
+	}
+	return 0;
+}
+
+int cmd_top(int argc, char **argv)
+{
+	return cmd_report(argc, argv, 0);
+}
+
+int cmd_folded(int argc, char **argv)
+{
+	return cmd_report(argc, argv, 1);
+}
+
+int cmd_flame(int argc, char **argv)
+{
+	return cmd_report(argc, argv, 2);
+}
+

@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/* psym symbolize: one profile, or a batch. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- symbolize ------------------------------------------------------------ */
+
+static const char symbolize_help[] =
+	"Usage: psym symbolize [OPTIONS] IN -o OUT\n"
+	"       psym symbolize [OPTIONS] [-j N] IN... -o OUTDIR\n"
+	"Rewrite a profile with Function and Line entries filled in from the\n"
+	"binaries its mappings name, checked by build ID. With several inputs, a\n"
+	"directory of profiles or -j, every profile is written to OUTDIR under its\n"
+	"own name; binaries and debug files are opened once for all of them; a bad\n"
+	"input is reported and skipped.\n\n"
+	"  -o, --output FILE          where to write (- for stdout); written to a\n"
+	"                             temporary file and renamed into place\n"
+	"      --in-place             overwrite IN (only with this option)\n"
+	"  -j, --jobs N               batch: N profiles at once (default: CPUs)\n"
+	"      --cache DIR            persistent symbol cache: addresses answered\n"
+	"                             from DWARF before are answered from DIR without\n"
+	"                             reading it again (default $XDG_CACHE_HOME/psym/\n"
+	"                             symbols or ~/.cache/psym/symbols)\n"
+	"      --no-cache             neither read nor write the symbol cache\n"
+	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
+	"      --main-binary FILE     use FILE for the first user-space mapping\n"
+	DISCOVERY_HELP
+	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
+	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
+	"      --vdso FILE            the profiled host's vDSO image\n"
+	"      --vmlinux FILE         kernel image with symbols/DWARF (default: found\n"
+	"                             by the kernel's build ID in the debug dirs,\n"
+	"                             debuginfod, /usr/lib/debug/boot); relocated\n"
+	"                             by _text for KASLR\n"
+	"      --perf-map FILE        perf map or jitdump for anonymous (JIT) code\n"
+	"                             (repeatable)\n"
+	"      --perf-map-dir DIR     where perf-PID.map / jit-PID.dump are (repeatable;\n"
+	"                             default /tmp); PID from each sample's pid label\n"
+	"      --pid PID              the process of a single-process profile\n"
+	"\nWhat to do:\n"
+	"      --force                replace lines that locations already have\n"
+	"      --no-inlines           only the function that contains the code\n"
+	"      --no-demangle          keep mangled names\n"
+	"      --adjust-callers       the producer recorded return addresses: look\n"
+	"                             up address-1 for locations that are never a\n"
+	"                             sample's leaf (psym-collect does not need it)\n"
+	"\nReporting (on stderr):\n"
+	"      --explain              list every file tried for each mapping\n"
+	"      --strict               exit 1 when a location of a file-backed\n"
+	"                             mapping stays unresolved\n"
+	"  -q, --quiet                no per-mapping summary\n"
+	LIMIT_HELP;
+
+int cmd_symbolize(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "in-place", no_argument, NULL, OPT_IN_PLACE },
+		{ "raw", no_argument, NULL, OPT_RAW },
+		{ "main-binary", required_argument, NULL, OPT_MAIN_BINARY },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "explain", no_argument, NULL, OPT_EXPLAIN },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "vdso", required_argument, NULL, OPT_VDSO },
+		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "cache", required_argument, NULL, OPT_CACHE },
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
+		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
+		{ "pid", required_argument, NULL, OPT_PID },
+		DISCOVERY_OPTIONS, LIMIT_OPTIONS, { 0 }
+	};
+	struct psym_symbolize_opts so = { .log = stderr };
+	const char **pmaps = NULL, **pmdirs = NULL;
+	size_t n_pmaps = 0, n_pmdirs = 0;
+	char *side = NULL;
+	struct discovery d;
+	struct psym_symbolize_result res;
+	struct psym_limits lim;
+	struct psym_profile *p = NULL;
+	struct psym_err e = { 0 };
+	const char *in, *out = NULL;
+	bool in_place = false, raw = false, strict = false;
+	unsigned jobs = 0;
+	const char *cache_opt = NULL;
+	char *symcache = NULL;
+	bool no_cache = false;
+	int c, ret, exit_code = PSYM_EXIT_OK;
+
+	psym_limits_default(&lim);
+	discovery_init(&d);
+	while ((c = getopt_long(argc, argv, "ho:qj:", opts, NULL)) != -1) {
+		if (limit_option(c, optarg, &lim, "symbolize ") ||
+		    discovery_option(c, optarg, &d, "symbolize "))
+			continue;
+		switch (c) {
+		case 'o': out = optarg; break;
+		case OPT_IN_PLACE: in_place = true; break;
+		case OPT_RAW: raw = true; break;
+		case OPT_MAIN_BINARY: so.main_binary = optarg; break;
+		case OPT_FORCE: so.force = true; break;
+		case OPT_EXPLAIN: so.explain = true; break;
+		case OPT_STRICT: strict = true; break;
+		case 'q': so.quiet = true; break;
+		case OPT_NO_INLINES: so.no_inlines = true; break;
+		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
+		case OPT_ADJUST_CALLERS: so.adjust_callers = true; break;
+		case OPT_KALLSYMS: so.kallsyms = optarg; break;
+		case OPT_VDSO: so.vdso = optarg; break;
+		case OPT_VMLINUX: so.vmlinux = optarg; break;
+		case OPT_CACHE: cache_opt = optarg; break;
+		case OPT_NO_CACHE: no_cache = true; break;
+		case 'j': jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "jobs"); break;
+		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
+		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
+		case OPT_PID:
+			so.pid = (int)parse_long_arg("symbolize ", optarg, 1, INT32_MAX, "pid");
+			break;
+		case 'h': fputs(symbolize_help, stdout); return 0;
+		default: die_usage("symbolize ", "invalid option");
+		}
+	}
+	if (argc - optind < 1)
+		die_usage("symbolize ", "no input profile");
+	if (so.main_binary) {
+		struct stat st;
+
+		if (stat(so.main_binary, &st) != 0 || !S_ISREG(st.st_mode))
+			die_usage("symbolize ", "--main-binary '%s': %s", so.main_binary,
+				  errno && stat(so.main_binary, &st) != 0 ? strerror(errno) :
+									  "not a regular file");
+	}
+	/* --debug-pkg: only what the profiles' mappings need is extracted. */
+	d.cache_opt = cache_opt;
+	d.no_cache = no_cache;
+	if (d.n_pkgs) {
+		ret = inputs_ids(argv + optind, (size_t)(argc - optind), &lim, d.sysroot, &d.want, &e);
+		if (ret) {
+			exit_code = report(&e, ret);
+			goto out;
+		}
+	}
+	ret = discovery_finish(&d, &e);
+	if (ret) {
+		exit_code = report(&e, ret);
+		goto out;
+	}
+	if (!n_pmdirs)
+		add_one("/tmp", &pmdirs, &n_pmdirs);
+	so.perf_maps = pmaps;
+	so.n_perf_maps = n_pmaps;
+	so.perf_map_dirs = pmdirs;
+	so.n_perf_map_dirs = n_pmdirs;
+	so.debug_dirs = d.ddirs;
+	so.n_debug_dirs = d.n_ddirs;
+	so.debuginfod = d.lo.debuginfod;
+	so.binary_path = d.bpath;
+	so.n_binary_path = d.n_bpath;
+	so.sysroot = d.sysroot;
+	so.limits = d.limits;
+	so.progress = isatty(STDERR_FILENO);
+	if (!no_cache) {
+		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
+
+		if (base && (cache_opt ? asprintf(&symcache, "%s", base) :
+					 asprintf(&symcache, "%s/symbols", base)) < 0)
+			symcache = NULL;
+		free(base);
+		so.cache_dir = symcache;
+	}
+	if (jobs || argc - optind > 1 || is_dir(argv[optind])) {
+		/* Batch: many profiles, one output directory, binaries shared. */
+		struct psym_batch_opts bo = {
+			.inputs = (const char *const *)argv + optind,
+			.n_inputs = (size_t)(argc - optind),
+			.outdir = out,
+			.jobs = jobs,
+			.gzip = !raw,
+			.strict = strict,
+			.lim = &lim,
+			.so = &so,
+			.log = so.quiet ? NULL : stderr,
+		};
+		struct psym_batch_result br;
+
+		if (in_place || !out)
+			die_usage("symbolize ", "several inputs: give -o OUTDIR (not --in-place)");
+		ret = psym_batch_symbolize(&bo, &br, &e);
+		if (ret)
+			goto fail;
+		if (!so.quiet)
+			fprintf(stderr, "psym: %zu/%zu profiles written, %zu failed; %zu/%zu locations "
+				"symbolized\n", br.written, br.files, br.failed,
+				br.total.resolved + br.total.kept, br.total.locations);
+		exit_code = br.failed ? psym_exit_code(br.worst) : PSYM_EXIT_OK;
+		goto out;
+	}
+	in = argv[optind];
+	/* The collector's side files sit next to its profile: IN.d/. */
+	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0 && is_dir(side))
+		so.side_dir = side;
+	if (in_place) {
+		if (out)
+			die_usage("symbolize ", "--in-place and -o exclude each other");
+		if (strcmp(in, "-") == 0)
+			die_usage("symbolize ", "--in-place needs a file, not stdin");
+		out = in;
+	}
+	if (!out)
+		die_usage("symbolize ", "no output: give -o FILE (or --in-place)");
+	if (!in_place && strcmp(in, "-") && strcmp(out, "-") &&
+	    (strcmp(in, out) == 0 || psym_same_file(in, out)))
+		die_usage("symbolize ", "output '%s' is the input: use --in-place to overwrite it",
+			  out);
+	ret = psym_symbolize_file(in, out, &lim, &so, !raw, &res, &active_out, &e);
+	if (ret)
+		goto fail;
+	if (!so.quiet)
+		fprintf(stderr, "psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
+			"files, %zu in other mappings)\n", res.resolved + res.kept, res.locations,
+			res.kept, res.unresolved_file, res.unresolved_other);
+	exit_code = strict && res.unresolved_file ? PSYM_EXIT_PARTIAL : PSYM_EXIT_OK;
+	goto out;
+fail:
+	exit_code = report(&e, ret);
+out:
+	psym_profile_free(p);
+	discovery_free(&d);
+	free_list(pmaps, n_pmaps);
+	free_list(pmdirs, n_pmdirs);
+	free(side);
+	free(symcache);
+	return exit_code;
+}
+

@@ -1,0 +1,236 @@
+/* SPDX-License-Identifier: MIT */
+/* What the commands share: messages, exit codes, limits, lists, paths. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+const char *progname = "psym";
+
+void die_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", progname);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s %s--help' for more information.\n", progname,
+		cmd ? cmd : "");
+	exit(PSYM_EXIT_BADINPUT);
+}
+
+int report(const struct psym_err *e, int code)
+{
+	fprintf(stderr, "%s: %s\n", progname, e->msg[0] ? e->msg : psym_strerror(code));
+	return psym_exit_code(code);
+}
+
+/*
+ * Flush standard output: 0 when everything was written, 1 when it failed
+ * because its reader went away (EPIPE: `psym folded f | head -1`), -1 on
+ * any other write error (errno says which). A reader that went away is no
+ * error for a filter: the command stops and exits 0 without a message,
+ * like coreutils. SIGPIPE is ignored (so that an interrupted writer can
+ * still clean up), hence the look at errno and, in case errno went stale,
+ * at the pipe itself.
+ */
+int stdout_state(void)
+{
+	struct pollfd pfd = { .fd = STDOUT_FILENO };
+	int err;
+
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return 0;
+	err = errno;
+	if (err == EPIPE || (poll(&pfd, 1, 0) == 1 && (pfd.revents & POLLERR)))
+		return 1;
+	errno = err;
+	return -1;
+}
+
+/* Parse a byte size with optional K/M/G suffix (powers of 1024). */
+bool parse_size(const char *s, size_t *out)
+{
+	unsigned long long v;
+
+	if (!psym_parse_size(s, &v) || v > SIZE_MAX)
+		return false;
+	*out = (size_t)v;
+	return true;
+}
+
+
+
+
+
+
+
+bool limit_option(int c, const char *arg, struct psym_limits *lim,
+			 const char *cmd)
+{
+	size_t *dst;
+
+	switch (c) {
+	case OPT_MAX_INPUT: dst = &lim->max_input; break;
+	case OPT_MAX_PROFILE: dst = &lim->max_profile; break;
+	case OPT_MAX_MEMORY: dst = &lim->max_memory; break;
+	default: return false;
+	}
+	if (!parse_size(arg, dst))
+		die_usage(cmd, "invalid size '%s'", arg);
+	return true;
+}
+
+/* Read and validate; prints the error and returns an exit code on failure. */
+int load(const char *path, const struct psym_limits *lim,
+		struct psym_profile **p)
+{
+	struct psym_err e = { 0 };
+	int ret;
+
+	ret = psym_profile_read(path, lim, p, &e);
+	if (!ret) {
+		ret = psym_profile_validate(*p, &e);
+		if (ret) {
+			psym_err_prefix(&e, "'%s': invalid profile",
+					strcmp(path, "-") ? path : "<stdin>");
+			psym_profile_free(*p);
+			*p = NULL;
+		}
+	}
+	return ret ? report(&e, ret) : 0;
+}
+
+/* --limit NAME=N for the readers of binaries, debug info, maps, packages. */
+void reader_limit_option(const char *arg, struct psym_reader_limits *rl, const char *cmd)
+{
+	struct psym_err e = { 0 };
+
+	if (!strcmp(arg, "help")) {
+		printf("Limits (--limit NAME=N, N with K/M/G; current values):\n");
+		psym_reader_limits_print(rl, stdout);
+		exit(0);
+	}
+	if (psym_reader_limits_set(rl, arg, &e) != 0)
+		die_usage(cmd, "%s", e.msg);
+}
+
+struct psym_out *volatile active_out;
+
+bool is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+void on_signal(int sig)
+{
+	struct psym_out *o = active_out;
+
+	if (o && o->tmp)
+		unlink(o->tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* $XDG_CACHE_HOME/psym or ~/.cache/psym (malloc'd), NULL if neither is set. */
+char *cache_dir(void)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *d = NULL;
+
+	if (x && *x) {
+		if (asprintf(&d, "%s/psym", x) < 0)
+			d = NULL;
+	} else if (home && *home) {
+		if (asprintf(&d, "%s/.cache/psym", home) < 0)
+			d = NULL;
+	}
+	return d;
+}
+
+int mkdir_p(const char *path)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(buf, 0755);
+		*p = '/';
+	}
+	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* Append one string to *list, taking ownership of it (freed if it cannot be kept). */
+void add_owned(char *s, const char ***list, size_t *n)
+{
+	const char **nl = s ? realloc(*list, (*n + 1) * sizeof(**list)) : NULL;
+
+	if (!nl) {
+		free(s);
+		return;
+	}
+	*list = nl;
+	(*list)[(*n)++] = s;
+}
+
+/* Append one strdup'd string (URLs and file names may contain ':'). */
+void add_one(const char *arg, const char ***list, size_t *n)
+{
+	add_owned(strdup(arg), list, n);
+}
+
+/* Split a colon-separated list into *list (appending). Strings are strdup'd. */
+void add_path_list(const char *arg, const char ***list, size_t *n)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+
+	if (!copy)
+		return;
+	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
+		add_one(tok, list, n);
+	free(copy);
+}
+
+/* A whole decimal number in [lo, hi], or a usage error naming what it is. */
+long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < lo || v > hi)
+		die_usage(cmd, "invalid %s '%s'", what, arg);
+	return v;
+}
+
+void free_list(const char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)list[i]);
+	free(list);
+}
+

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/* Discovery options: how every command finds binaries and debug information. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- --debug-pkg: what the profiles need from Debian packages ------------- */
+
+
+int idset_add(struct idset *s, const char *id)
+{
+	char **ni;
+
+	if (!psym_build_id_valid(id))
+		return 0;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcasecmp(s->ids[i], id) == 0)
+			return 0;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 64;
+
+		ni = realloc(s->ids, ncap * sizeof(*ni));
+		if (!ni)
+			return PSYM_ENOMEM;
+		s->ids = ni;
+		s->cap = ncap;
+	}
+	if (!(s->ids[s->n] = strdup(id)))
+		return PSYM_ENOMEM;
+	psym_build_id_lower(s->ids[s->n++]);
+	return 0;
+}
+
+/* Build IDs of one profile's mappings: their own, else their file's. */
+static int profile_ids(const char *path, const struct psym_limits *lim, const char *sysroot,
+		       struct idset *s, struct psym_err *e)
+{
+	struct psym_profile *p = NULL;
+	int ret = psym_profile_read(path, lim, &p, e);
+
+	for (size_t i = 0; !ret && i < p->pb->n_mapping; i++) {
+		const pb_mapping *m = p->pb->mapping[i];
+		const char *bid = psym_profile_str(p, m->build_id);
+		const char *file = psym_profile_str(p, m->filename);
+		char own[PSYM_BUILD_ID_HEX_MAX], *full = NULL;
+
+		if (!*bid && file[0] == '/' &&
+		    asprintf(&full, "%s%s", sysroot ? sysroot : "", file) >= 0) {
+			if (psym_elf_file_build_id(full, own, NULL) == 0)
+				bid = own;
+			free(full);
+		}
+		if (*bid && idset_add(s, bid) != 0)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	psym_profile_free(p);
+	return ret;
+}
+
+/* The union over the inputs (files, or directories of them as in batch mode). */
+int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const char *sysroot,
+		      struct idset *s, struct psym_err *e)
+{
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct dirent *de;
+		DIR *d;
+
+		if (strcmp(inputs[i], "-") == 0)
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "--debug-pkg reads the profile first: give a file, not stdin");
+		if (!is_dir(inputs[i])) {
+			/* A bad profile is for the symbolizer to report, in its own words. */
+			if (profile_ids(inputs[i], lim, sysroot, s, e) == PSYM_ENOMEM)
+				ret = PSYM_ENOMEM;
+			else
+				psym_err_clear(e);
+			continue;
+		}
+		d = opendir(inputs[i]);
+		if (!d)
+			return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", inputs[i],
+					    strerror(errno));
+		while (!ret && (de = readdir(d))) {
+			char *path;
+			struct stat st;
+
+			if (de->d_name[0] == '.')
+				continue;
+			if (asprintf(&path, "%s/%s", inputs[i], de->d_name) < 0) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				break;
+			}
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+			    profile_ids(path, lim, sysroot, s, e) == PSYM_ENOMEM)
+				ret = PSYM_ENOMEM;
+			psym_err_clear(e);
+			free(path);
+		}
+		closedir(d);
+	}
+	return ret ? psym_err_set(e, ret, "out of memory") : 0;
+}
+
+/* --no-cache extraction root, removed at exit whatever the path out. */
+static char *deb_tmp_root;
+
+static void remove_deb_tmp_root(void)
+{
+	if (deb_tmp_root)
+		psym_deb_remove_tree(deb_tmp_root);
+	free(deb_tmp_root);
+	deb_tmp_root = NULL;
+}
+
+
+void discovery_init(struct discovery *d)
+{
+	memset(d, 0, sizeof(*d));
+	psym_reader_limits_default(&d->limits);
+}
+
+/* One discovery option; false when c is not one. */
+bool discovery_option(int c, const char *arg, struct discovery *d, const char *cmd)
+{
+	switch (c) {
+	case OPT_BINARY_PATH: add_path_list(arg, &d->bpath, &d->n_bpath); break;
+	case OPT_SYSROOT: d->sysroot = arg; break;
+	case OPT_DEBUG_DIR: add_path_list(arg, &d->ddirs, &d->n_ddirs); break;
+	case OPT_DEBUG_PKG: add_one(arg, &d->pkgs, &d->n_pkgs); break;
+	case OPT_DEBUGINFOD: add_one(arg, &d->urls, &d->n_urls); break;
+	case OPT_DEBUGINFOD_TIMEOUT:
+		d->dio.timeout_s = (int)parse_long_arg(cmd, arg, 1, 3600, "timeout");
+		break;
+	case OPT_OFFLINE: d->dio.offline = true; break;
+	case OPT_LIMIT: reader_limit_option(arg, &d->limits, cmd); break;
+	default: return false;
+	}
+	return true;
+}
+
+/*
+ * Extract what the run needs of each --debug-pkg (d->want, or everything
+ * when d->want_all) into CACHE/debs (--cache DIR: DIR/debs; --no-cache: a
+ * temporary directory removed at exit) and add the extracted debug roots
+ * to the debug dirs.
+ */
+static int debug_pkgs(struct discovery *d, struct psym_err *e)
+{
+	static const char *const none[1]; /* non-NULL: NULL would mean "all" */
+	char *debs = NULL;
+	int ret = 0;
+
+	if (!d->n_pkgs)
+		return 0;
+	if (d->no_cache) {
+		const char *tmp = getenv("TMPDIR");
+
+		if (asprintf(&deb_tmp_root, "%s/psym-debs-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+			deb_tmp_root = NULL;
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		}
+		if (!mkdtemp(deb_tmp_root)) {
+			ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", deb_tmp_root,
+					   strerror(errno));
+			free(deb_tmp_root);
+			deb_tmp_root = NULL;
+			return ret;
+		}
+		atexit(remove_deb_tmp_root);
+		debs = strdup(deb_tmp_root);
+	} else {
+		char *base = d->cache_opt ? strdup(d->cache_opt) : cache_dir();
+
+		if (!base || asprintf(&debs, "%s/debs", base) < 0)
+			debs = NULL;
+		free(base);
+	}
+	if (!debs || mkdir_p(debs) != 0) {
+		ret = psym_err_set(e, debs ? PSYM_EIO : PSYM_ENOMEM,
+				   "cannot create the cache for '%s'%s%s", d->pkgs[0],
+				   debs ? " in " : "", debs ? debs : "");
+		goto out;
+	}
+	for (size_t i = 0; i < d->n_pkgs; i++) {
+		const char *const *ids = d->want.n ? (const char *const *)d->want.ids : none;
+		char *root = NULL;
+
+		ret = psym_deb_extract_debug(d->pkgs[i], debs, &d->limits.deb,
+					     d->want_all ? NULL : ids, d->want_all ? 0 : d->want.n,
+					     &root, e);
+		if (ret)
+			goto out;
+		add_owned(root, &d->ddirs, &d->n_ddirs);
+	}
+out:
+	free(debs);
+	return ret;
+}
+
+/*
+ * After the options: what the run needs of the Debian packages extracted
+ * and added as debug dirs, /usr/lib/debug last, $PPROF_BINARY_PATH after
+ * --binary-path, debuginfod servers, then the locator's options.
+ */
+int discovery_finish(struct discovery *d, struct psym_err *e)
+{
+	const char *env;
+
+	int ret = debug_pkgs(d, e);
+
+	if (ret)
+		return ret;
+	add_path_list("/usr/lib/debug", &d->ddirs, &d->n_ddirs);
+	env = getenv("PPROF_BINARY_PATH");
+	if (env && *env)
+		add_path_list(env, &d->bpath, &d->n_bpath);
+	d->dio.urls = d->urls;
+	d->dio.n_urls = d->n_urls;
+	d->lo = (struct psym_locate_opts){
+		.search = d->bpath,
+		.n_search = d->n_bpath,
+		.sysroot = d->sysroot,
+		.debug_dirs = d->ddirs,
+		.n_debug_dirs = d->n_ddirs,
+		.elf_limits = &d->limits.elf,
+	};
+	{
+		char sbuf[4096];
+
+		if (!d->dio.offline && psym_debuginfod_servers(&d->dio, sbuf, sizeof(sbuf))) {
+			ret = psym_debuginfod_new(&d->dio, &d->dsess, e);
+			if (ret)
+				return ret;
+			d->lo.debuginfod = d->dsess;
+		}
+	}
+	return 0;
+}
+
+void discovery_free(struct discovery *d)
+{
+	psym_debuginfod_free(d->dsess);
+	free_list(d->bpath, d->n_bpath);
+	free_list(d->ddirs, d->n_ddirs);
+	free_list(d->pkgs, d->n_pkgs);
+	free_list(d->urls, d->n_urls);
+	for (size_t i = 0; i < d->want.n; i++)
+		free(d->want.ids[i]);
+	free(d->want.ids);
+}
+

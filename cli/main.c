@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psym: offline pprof post-processor. Thin main: find the command, let it
+ * parse its arguments and call libpsym; return a documented exit code.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+/* ---- dispatch ------------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *summary;
+} commands[] = {
+	{ "symbolize", cmd_symbolize, "fill function names, files and lines into a profile" },
+	{ "show", cmd_show, "print a readable (or --json) dump of a profile" },
+	{ "check", cmd_check, "validate profiles" },
+	{ "addr", cmd_addr, "symbolize addresses of one binary (addr2line style or JSON)" },
+	{ "top", cmd_top, "top functions (flat and cumulative), like pprof -top" },
+	{ "folded", cmd_folded, "collapsed stacks for flame graph tools" },
+	{ "flame", cmd_flame, "write an SVG flame graph" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: psym COMMAND [OPTIONS] ...\n"
+		"Symbolize and inspect pprof profiles.\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out,
+		"\n'psym COMMAND --help' describes each command.\n\n"
+		"Exit status:\n"
+		"  0  success\n"
+		"  1  partial result (e.g. unresolved frames under --strict)\n"
+		"  2  usage error or bad input\n"
+		"  3  system or I/O failure\n");
+}
+
+int main(int argc, char **argv)
+{
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	signal(SIGHUP, on_signal);
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return PSYM_EXIT_BADINPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("psym %s\n", PACKAGE_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(argv[1], commands[i].name) == 0) {
+			char prog[64];
+
+			snprintf(prog, sizeof(prog), "psym %s", commands[i].name);
+			argv[1] = prog;
+			return commands[i].fn(argc - 1, argv + 1);
+		}
+	}
+	fprintf(stderr, "%s: unknown command '%s'\nTry 'psym --help'.\n", progname, argv[1]);
+	return PSYM_EXIT_BADINPUT;
+}
+
