@@ -83,6 +83,8 @@ static bool try_dwarf(struct psym_binary *b, const char *path)
 		.max_depth = l ? l->dwarf_depth : 0,
 		.max_entries = l ? l->dwarf_entries : 0,
 		.max_rows = l ? l->dwarf_rows : 0,
+		.max_section = l ? l->dwarf_section_bytes : 0,
+		.max_memory = l ? l->memory : 0,
 		.threads = b->o->threads,
 	};
 	struct psym_err e = { 0 };

@@ -44,7 +44,7 @@
 #define MAX_FRAMES 256
 #define MAX_ORIGIN_HOPS 16
 #define MAX_SECTIONS 65536
-#define MAX_SECTION_SIZE ((uint64_t)4 << 30) /* decompressed */
+#define DEFAULT_MAX_SECTION ((uint64_t)4 << 30) /* decompressed */
 #define MAX_LINE_FILES ((uint64_t)1 << 20)   /* directories or files per line table */
 #define NONE UINT32_MAX
 #define NOREF UINT64_MAX
@@ -1257,7 +1257,7 @@ static int inflate_section(struct section *s)
 {
 	uint8_t *out;
 
-	if (s->size > MAX_SECTION_SIZE)
+	if (s->size > SIZE_MAX)
 		return PSYM_ELIMIT;
 	out = s->owned ? s->owned : section_alloc(s);
 	if (!out)
@@ -1333,8 +1333,6 @@ static int section_setup(struct psym_dwarf *d, struct section *s, const uint8_t 
 	} else {
 		return 0;
 	}
-	if (s->size > MAX_SECTION_SIZE)
-		return PSYM_ELIMIT;
 	s->z = c.p;
 	s->zlen = cur_left(&c);
 	/*
@@ -1345,6 +1343,36 @@ static int section_setup(struct psym_dwarf *d, struct section *s, const uint8_t 
 		return PSYM_EBADDWARF;
 	s->p = NULL;
 	s->len = 0;
+	return 0;
+}
+
+/*
+ * Refuse, before allocating anything, sections whose headers claim more
+ * than the caps once decompressed: one section (--limit
+ * dwarf-section-bytes) and all of them together (--max-memory).
+ */
+static int check_sizes(const struct psym_dwarf *d, struct psym_err *e)
+{
+	uint64_t total = 0;
+
+	for (int i = 0; i < S_N; i++) {
+		const struct section *s = &d->sec[i];
+
+		if (!s->z)
+			continue;
+		if (s->size > d->o.max_section || s->size > SIZE_MAX)
+			return psym_err_set(e, PSYM_ELIMIT,
+					    "'%s': .debug_%s decompresses to %llu bytes, over the limit "
+					    "of %llu (--limit dwarf-section-bytes=N)", d->path,
+					    sec_names[i], (unsigned long long)s->size,
+					    (unsigned long long)d->o.max_section);
+		total = total > UINT64_MAX - s->size ? UINT64_MAX : total + s->size;
+	}
+	if (d->o.max_memory && total > d->o.max_memory)
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': DWARF sections decompress to %llu bytes, over the memory "
+				    "cap of %llu (--max-memory)", d->path, (unsigned long long)total,
+				    (unsigned long long)d->o.max_memory);
 	return 0;
 }
 
@@ -1404,8 +1432,11 @@ static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 	}
 	if (!d->sec[S_INFO].p && !d->sec[S_INFO].z)
 		return PSYM_NOENT;
+	ret = check_sizes(d, e);
+	if (ret)
+		return ret;
 	/* The biggest section inflates on a second thread while we do the rest. */
-	if (d->sec[S_INFO].z && d->sec[S_INFO].size <= MAX_SECTION_SIZE) {
+	if (d->sec[S_INFO].z) {
 		d->sec[S_INFO].owned = section_alloc(&d->sec[S_INFO]);
 		/* The other thread owns the section until joined: keep what we need. */
 		info_buf = d->sec[S_INFO].owned;
@@ -1616,6 +1647,8 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 	d->o.max_depth = o && o->max_depth ? o->max_depth : 512;
 	d->o.max_entries = o && o->max_entries ? o->max_entries : (size_t)16 << 20;
 	d->o.max_rows = o && o->max_rows ? o->max_rows : (size_t)64 << 20;
+	d->o.max_section = o && o->max_section ? o->max_section : DEFAULT_MAX_SECTION;
+	d->o.max_memory = o ? o->max_memory : 0;
 	d->o.threads = o ? o->threads : 0;
 	if (d->o.threads == 0) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);

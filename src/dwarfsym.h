@@ -12,7 +12,9 @@
  * what was looked up.
  *
  * DWARF is untrusted: DIE nesting depth, abstract_origin/specification
- * chains (cycles end), entries per CU and line rows are all capped.
+ * chains (cycles end), entries per CU and line rows are all capped; so
+ * are the decompressed sizes of compressed sections, checked against
+ * their headers before anything is allocated or inflated.
  */
 #ifndef PSYM_DWARFSYM_H
 #define PSYM_DWARFSYM_H
@@ -31,6 +33,8 @@ struct psym_dwarf_opts {
 	size_t max_depth;       /* DIE nesting (default 512) */
 	size_t max_entries;     /* functions + inlines per CU (default 16 M) */
 	size_t max_rows;        /* line rows per CU (default 64 M) */
+	uint64_t max_section;   /* one section decompressed (default 4 G) */
+	uint64_t max_memory;    /* all sections decompressed together (0: no cap) */
 	unsigned threads;       /* for psym_dwarf_prepare (0: online CPUs, at most 8) */
 };
 

@@ -78,8 +78,9 @@ enum {
 #define READER_LIMIT_HELP                                                          \
 	"      --limit NAME=N         raise (or lower) a cap on what one input may\n"  \
 	"                             cost: ELF sections/symbols, DWARF depth/entries/\n" \
-	"                             rows, perf map entries, kallsyms symbols, .deb\n" \
-	"                             bytes/files; --limit help lists them\n"
+	"                             rows/section bytes, perf map entries, kallsyms\n" \
+	"                             symbols, .deb bytes/files; --limit help lists\n" \
+	"                             them\n"
 
 #define LIMIT_HELP                                                                 \
 	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n" \
@@ -523,6 +524,8 @@ static int cmd_symbolize(int argc, char **argv)
 		default: die_usage("symbolize ", "invalid option");
 		}
 	}
+	/* Decompressed DWARF counts against the profile's memory cap too. */
+	so.limits.memory = lim.max_memory;
 	/* Debian debug packages become debug dirs (extracted into the cache). */
 	for (size_t i = 0; i < n_pkgs; i++) {
 		char *cache = cache_dir(), *debs = NULL, *root = NULL;
