@@ -74,9 +74,10 @@ static void explain(const struct psym_binary *b, const char *path, const char *w
 		b->o->explain(b->o->explain_ud, path, what);
 }
 
-/* Open DWARF at path; true when it has some. */
-static bool try_dwarf(struct psym_binary *b, const char *path)
+/* Open the DWARF of elf (b->elf or one it adopted); true when it has some. */
+static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 {
+	const char *path = psym_elf_path(elf);
 	const struct psym_reader_limits *l = b->o->limits;
 	struct psym_dwarf_opts dopt = {
 		.inlines = b->o->inlines,
@@ -88,7 +89,7 @@ static bool try_dwarf(struct psym_binary *b, const char *path)
 		.threads = b->o->threads,
 	};
 	struct psym_err e = { 0 };
-	int ret = psym_dwarf_open(path, &dopt, &b->dwarf, &e);
+	int ret = psym_dwarf_open(elf, &dopt, &b->dwarf, &e);
 
 	if (ret == 0) {
 		b->dwarf_path = strdup(path);
@@ -122,7 +123,7 @@ static bool use_debug_file(struct psym_binary *b, const char *path)
 	if (psym_elf_add_symbols(b->elf, dbg, &e) != 0)
 		explain(b, path, e.msg);
 	psym_elf_adopt(b->elf, dbg);
-	return try_dwarf(b, path);
+	return try_dwarf(b, dbg);
 }
 
 static void find_debug(struct psym_binary *b)
@@ -142,7 +143,7 @@ static void find_debug(struct psym_binary *b)
 	char *path = NULL;
 
 	b->debug_tried = true;
-	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, psym_elf_path(b->elf)))
+	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, b->elf))
 		return;
 	psym_elf_debuglink(b->elf, &k.debuglink, &k.debuglink_crc);
 	if (psym_debugfind(&fo, &k, &path, &e) == 0) {

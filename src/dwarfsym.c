@@ -2,9 +2,9 @@
 /*
  * Our own DWARF 2-5 reader for lines and inline frames.
  *
- * Sections come from libelf; compressed ones (SHF_COMPRESSED zlib or zstd,
- * legacy .zdebug_) are inflated once into a malloc'd buffer, .debug_info
- * on a second thread. Everything read from the file goes through a cursor
+ * Sections come from the opened psym_elf; compressed ones (SHF_COMPRESSED
+ * zlib or zstd, legacy .zdebug_) are inflated once by compress.c into a
+ * buffer of ours, .debug_info on a second thread. Everything read from the file goes through a cursor
  * that never reads past the end of its section: a bad read sets ok to
  * false and moves the cursor to the end, so loops stop.
  *
@@ -23,19 +23,16 @@
  */
 #include "config.h"
 
-#include <gelf.h>
-#include <libdeflate.h>
-#include <libelf.h>
+#include <elf.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "arena.h"
+#include "compress.h"
 #include "dwarfsym.h"
-#include "fileio.h"
 
 #ifndef ELFCOMPRESS_ZSTD
 #define ELFCOMPRESS_ZSTD 2
@@ -43,7 +40,6 @@
 
 #define MAX_FRAMES 256
 #define MAX_ORIGIN_HOPS 16
-#define MAX_SECTIONS 65536
 #define DEFAULT_MAX_SECTION ((uint64_t)4 << 30) /* decompressed */
 #define MAX_LINE_FILES ((uint64_t)1 << 20)   /* directories or files per line table */
 #define NONE UINT32_MAX
@@ -424,9 +420,8 @@ struct origin {
 
 struct psym_dwarf {
 	size_t bad_units; /* .debug_info units whose header could not be read */
-	char *path;
-	int fd;
-	Elf *elf;
+	const struct psym_elf *elf; /* borrowed: outlives us */
+	const char *path;           /* its path, for messages */
 	bool swap;
 	struct section sec[S_N];
 	struct psym_dwarf_opts o;
@@ -1256,6 +1251,8 @@ static void section_free(struct section *s)
 static int inflate_section(struct section *s)
 {
 	uint8_t *out;
+	size_t got = 0;
+	int r;
 
 	if (s->size > SIZE_MAX)
 		return PSYM_ELIMIT;
@@ -1263,31 +1260,13 @@ static int inflate_section(struct section *s)
 	if (!out)
 		return PSYM_ENOMEM;
 	s->owned = out;
-	if (s->kind == ELFCOMPRESS_ZLIB) {
-		struct libdeflate_decompressor *dec = libdeflate_alloc_decompressor();
-		size_t got = 0;
-		enum libdeflate_result r;
-
-		if (!dec) {
-			section_free(s);
-			return PSYM_ENOMEM;
-		}
-		r = libdeflate_zlib_decompress(dec, s->z, s->zlen, out, s->size, &got);
-		libdeflate_free_decompressor(dec);
-		if (r != LIBDEFLATE_SUCCESS) {
-			section_free(s);
-			return PSYM_EBADDWARF;
-		}
-		s->len = got;
-	} else {
-		size_t got = ZSTD_decompress(out, s->size, s->z, s->zlen);
-
-		if (ZSTD_isError(got)) {
-			section_free(s);
-			return PSYM_EBADDWARF;
-		}
-		s->len = got;
+	r = psym_decompress_into(s->kind == ELFCOMPRESS_ZLIB ? PSYM_ZLIB : PSYM_ZSTD, s->z, s->zlen,
+				 out, (size_t)s->size, &got);
+	if (r) {
+		section_free(s);
+		return r == PSYM_ENOMEM ? r : PSYM_EBADDWARF;
 	}
+	s->len = got;
 	s->p = out;
 	return 0;
 }
@@ -1378,34 +1357,23 @@ static int check_sizes(const struct psym_dwarf *d, struct psym_err *e)
 
 static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 {
-	GElf_Ehdr eh;
-	size_t shstrndx, nsec;
-	Elf_Scn *scn = NULL;
+	size_t nsec = psym_elf_nsections(d->elf);
 	pthread_t th;
 	bool threaded = false;
 	uint8_t *info_buf = NULL;
 	size_t info_len = 0;
 	int ret = 0;
 
-	if (elf_kind(d->elf) != ELF_K_ELF || !gelf_getehdr(d->elf, &eh))
-		return psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", d->path);
-	d->swap = (eh.e_ident[EI_DATA] == ELFDATA2MSB) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
-	if (elf_getshdrnum(d->elf, &nsec) != 0 || elf_getshdrstrndx(d->elf, &shstrndx) != 0)
-		return PSYM_NOENT;
-	if (nsec > MAX_SECTIONS)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': %zu sections", d->path, nsec);
-	while ((scn = elf_nextscn(d->elf, scn)) != NULL) {
-		GElf_Shdr sh;
+	d->swap = psym_elf_is_msb(d->elf) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	for (size_t k = 1; k < nsec; k++) {
+		struct psym_elf_scn sc;
 		const char *name;
-		Elf_Data *data;
 		bool zdebug;
 		int r;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		if (psym_elf_scn(d->elf, k, &sc) != 0)
 			continue;
-		name = elf_strptr(d->elf, shstrndx, sh.sh_name);
-		if (!name)
-			continue;
+		name = sc.name;
 		if (strncmp(name, ".debug_", 7) == 0) {
 			name += 7;
 			zdebug = false;
@@ -1418,12 +1386,8 @@ static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 		for (int i = 0; i < S_N; i++) {
 			if (strcmp(name, sec_names[i]) != 0 || d->sec[i].p || d->sec[i].z)
 				continue;
-			data = elf_rawdata(scn, NULL);
-			if (!data || !data->d_buf || !data->d_size)
-				break;
-			r = section_setup(d, &d->sec[i], data->d_buf, data->d_size,
-					  sh.sh_flags & SHF_COMPRESSED, zdebug,
-					  eh.e_ident[EI_CLASS] == ELFCLASS64);
+			r = section_setup(d, &d->sec[i], sc.data, sc.len, sc.compressed, zdebug,
+					  psym_elf_is_64(d->elf));
 			if (r)
 				return psym_err_set(e, r, "'%s': bad compressed section %s%s",
 						    d->path, zdebug ? ".zdebug_" : ".debug_", name);
@@ -1472,8 +1436,12 @@ static int load_sections(struct psym_dwarf *d, struct psym_err *e)
 		long pg = sysconf(_SC_PAGESIZE);
 		uintptr_t lo, hi;
 
-		if (!d->sec[i].z || pg <= 0)
+		if (!d->sec[i].z)
 			continue;
+		if (pg <= 0 || !psym_elf_is_mapped(d->elf)) {
+			d->sec[i].z = NULL;
+			continue;
+		}
 		lo = ((uintptr_t)d->sec[i].z + (uintptr_t)pg - 1) & ~((uintptr_t)pg - 1);
 		hi = ((uintptr_t)d->sec[i].z + d->sec[i].zlen) & ~((uintptr_t)pg - 1);
 		if (hi > lo)
@@ -1634,7 +1602,7 @@ out:
 	return ret;
 }
 
-int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
+int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
 		    struct psym_dwarf **out, struct psym_err *e)
 {
 	struct psym_dwarf *d = calloc(1, sizeof(*d));
@@ -1642,7 +1610,8 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 
 	if (!d)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	d->fd = -1;
+	d->elf = elf;
+	d->path = psym_elf_path(elf);
 	d->o.inlines = o ? o->inlines : true;
 	d->o.max_depth = o && o->max_depth ? o->max_depth : 512;
 	d->o.max_entries = o && o->max_entries ? o->max_entries : (size_t)16 << 20;
@@ -1665,23 +1634,6 @@ int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
 		d->o.max_rows = UINT32_MAX - 1;
 	psym_arena_init(&d->strings, (size_t)4 << 30);
 	pthread_mutex_init(&d->strings_mu, NULL);
-	d->path = strdup(path);
-	if (!d->path) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto fail;
-	}
-	d->fd = psym_open_regular(path, e);
-	if (d->fd < 0) {
-		ret = d->fd;
-		d->fd = -1;
-		goto fail;
-	}
-	elf_version(EV_CURRENT);
-	d->elf = elf_begin(d->fd, ELF_C_READ_MMAP, NULL);
-	if (!d->elf) {
-		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", path);
-		goto fail;
-	}
 	ret = load_sections(d, e);
 	if (ret)
 		goto fail;
@@ -1728,13 +1680,8 @@ void psym_dwarf_close(struct psym_dwarf *d)
 	free(d->abtabs);
 	for (int i = 0; i < S_N; i++)
 		section_free(&d->sec[i]);
-	if (d->elf)
-		elf_end(d->elf);
-	if (d->fd >= 0)
-		close(d->fd);
 	psym_arena_free(&d->strings);
 	pthread_mutex_destroy(&d->strings_mu);
-	free(d->path);
 	free(d);
 }
 

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elffile.h"
 #include "error.h"
 #include "frame.h"
 
@@ -39,10 +40,12 @@ struct psym_dwarf_opts {
 };
 
 /*
- * Open the DWARF of the ELF file at path (a regular file). PSYM_NOENT when
- * it has no DWARF. o may be NULL (inlines on, default limits).
+ * Open the DWARF of an opened ELF file, which is borrowed and must outlive
+ * the psym_dwarf (its section count was capped when it was opened).
+ * PSYM_NOENT when it has no DWARF. o may be NULL (inlines on, default
+ * limits).
  */
-int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
+int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
 		    struct psym_dwarf **out, struct psym_err *e);
 void psym_dwarf_close(struct psym_dwarf *d);
 
