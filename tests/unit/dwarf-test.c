@@ -12,7 +12,9 @@
  * - the inline tree: abstract subprograms, a concrete out-of-line copy
  *   (abstract_origin), inlined subroutines nested two deep (one inside a
  *   lexical block), call_file/call_line/call_column of each call site,
- *   names and linkage names through abstract_origin, --no-inlines.
+ *   names and linkage names through abstract_origin, --no-inlines;
+ * - a function with code defined in a local class of an abstract instance
+ *   (a lambda's operator() in an inlined template, as g++ emits it).
  */
 #include "config.h"
 
@@ -155,7 +157,7 @@ static struct psym_elf *mkelf(const struct sec *secs, size_t n)
 
 enum {
 	TAG_compile_unit = 0x11, TAG_subprogram = 0x2e, TAG_inlined_subroutine = 0x1d,
-	TAG_lexical_block = 0x0b,
+	TAG_lexical_block = 0x0b, TAG_structure_type = 0x13,
 	AT_name = 0x03, AT_stmt_list = 0x10, AT_low_pc = 0x11, AT_high_pc = 0x12,
 	AT_comp_dir = 0x1b, AT_inline = 0x20, AT_abstract_origin = 0x31, AT_decl_line = 0x3b,
 	AT_call_column = 0x57, AT_call_file = 0x58, AT_call_line = 0x59, AT_linkage_name = 0x6e,
@@ -767,11 +769,133 @@ static void test_tree(void)
 	psym_elf_close(elf);
 }
 
+/*
+ * A function defined in a local class of a function that has no code of
+ * its own, as g++ puts the operator() of a lambda in a template that was
+ * only inlined: the abstract instance holds the closure type, which holds
+ * the concrete operator() with its inlined calls.
+ *
+ *   leaf       abstract, decl_line 11
+ *   apply      abstract (DW_AT_inline), no code
+ *     structure_type
+ *       operator() [0x1000, 0x1020), decl_line 5
+ *         inlined origin=leaf [0x1008, 0x1010) called at a.c:9:2
+ */
+static void test_local_class(void)
+{
+	struct buf abbrev = { 0 }, info = { 0 }, line = { 0 };
+	struct sec secs[3] = { { ".debug_abbrev", &abbrev }, { ".debug_info", &info },
+			       { ".debug_line", &line } };
+	enum { CU = 1, ABSTRACT, ABSTRACT_KIDS, STRUCT, CONCRETE, INLINED };
+	struct psym_elf *elf;
+	struct psym_dwarf *d;
+	size_t len_at, leaf;
+
+	uleb(&abbrev, CU);
+	uleb(&abbrev, TAG_compile_unit);
+	u8(&abbrev, 1);
+	abbrev_attr(&abbrev, AT_name, FORM_string);
+	abbrev_attr(&abbrev, AT_comp_dir, FORM_string);
+	abbrev_attr(&abbrev, AT_stmt_list, FORM_sec_offset);
+	abbrev_attr(&abbrev, AT_low_pc, FORM_addr);
+	abbrev_attr(&abbrev, AT_high_pc, FORM_data4);
+	abbrev_end(&abbrev);
+	uleb(&abbrev, ABSTRACT);
+	uleb(&abbrev, TAG_subprogram);
+	u8(&abbrev, 0);
+	abbrev_attr(&abbrev, AT_name, FORM_string);
+	abbrev_attr(&abbrev, AT_decl_line, FORM_data1);
+	abbrev_attr(&abbrev, AT_inline, FORM_data1);
+	abbrev_end(&abbrev);
+	uleb(&abbrev, ABSTRACT_KIDS);
+	uleb(&abbrev, TAG_subprogram);
+	u8(&abbrev, 1);
+	abbrev_attr(&abbrev, AT_name, FORM_string);
+	abbrev_attr(&abbrev, AT_inline, FORM_data1);
+	abbrev_end(&abbrev);
+	uleb(&abbrev, STRUCT);
+	uleb(&abbrev, TAG_structure_type);
+	u8(&abbrev, 1);
+	abbrev_end(&abbrev);
+	uleb(&abbrev, CONCRETE);
+	uleb(&abbrev, TAG_subprogram);
+	u8(&abbrev, 1);
+	abbrev_attr(&abbrev, AT_name, FORM_string);
+	abbrev_attr(&abbrev, AT_decl_line, FORM_data1);
+	abbrev_attr(&abbrev, AT_low_pc, FORM_addr);
+	abbrev_attr(&abbrev, AT_high_pc, FORM_data4);
+	abbrev_end(&abbrev);
+	uleb(&abbrev, INLINED);
+	uleb(&abbrev, TAG_inlined_subroutine);
+	u8(&abbrev, 0);
+	abbrev_attr(&abbrev, AT_abstract_origin, FORM_ref4);
+	abbrev_attr(&abbrev, AT_low_pc, FORM_addr);
+	abbrev_attr(&abbrev, AT_high_pc, FORM_data4);
+	abbrev_attr(&abbrev, AT_call_file, FORM_data1);
+	abbrev_attr(&abbrev, AT_call_line, FORM_data1);
+	abbrev_attr(&abbrev, AT_call_column, FORM_data1);
+	abbrev_end(&abbrev);
+	u8(&abbrev, 0);
+
+	len_at = info.n;
+	un(&info, 0, 4);
+	un(&info, 4, 2);
+	un(&info, 0, 4);
+	u8(&info, 8);
+	uleb(&info, CU);
+	str(&info, "t.cc");
+	str(&info, "/src");
+	un(&info, 0, 4);
+	un(&info, 0x1000, 8);
+	un(&info, 0x100, 4);
+	leaf = info.n;
+	uleb(&info, ABSTRACT);
+	str(&info, "leaf");
+	u8(&info, 11);
+	u8(&info, 1);
+	uleb(&info, ABSTRACT_KIDS);
+	str(&info, "apply");
+	u8(&info, 1);
+	uleb(&info, STRUCT);
+	uleb(&info, CONCRETE);
+	str(&info, "operator()");
+	u8(&info, 5);
+	un(&info, 0x1000, 8);
+	un(&info, 0x20, 4);
+	uleb(&info, INLINED);
+	un(&info, leaf, 4);
+	un(&info, 0x1008, 8);
+	un(&info, 0x8, 4);
+	u8(&info, 1);
+	u8(&info, 9);
+	u8(&info, 2);
+	u8(&info, 0); /* end of operator() */
+	u8(&info, 0); /* end of the structure */
+	u8(&info, 0); /* end of apply */
+	u8(&info, 0); /* end of the CU */
+	patch32(&info, len_at, info.n - len_at - 4);
+	line_v4(&line, 0x1000);
+	elf = mkelf(secs, 3);
+	d = open_dwarf(elf, true);
+	ok(d != NULL, "local class: opened");
+	if (d) {
+		const struct want w1009[] = { { "leaf", NULL, "/src/inc/b.h", 14, 7, 11 },
+					      { "operator()", NULL, "/src/a.c", 9, 2, 5 } };
+		const struct want w1004[] = { { "operator()", NULL, "/src/a.c", 4, 0, 5 } };
+
+		expect_frames(d, "local class", 0x1009, w1009, 2);
+		expect_frames(d, "local class", 0x1004, w1004, 1);
+	}
+	psym_dwarf_close(d);
+	psym_elf_close(elf);
+}
+
 int main(void)
 {
 	test_lines(4);
 	test_lines(5);
 	test_vliw();
 	test_tree();
+	test_local_class();
 	return tap_done();
 }

@@ -129,9 +129,12 @@ static int cmp_top(const void *a, const void *b)
 /*
  * Tags whose children can hold functions with code (besides functions
  * themselves). Classes only inside a function: the member functions of a
- * local class are defined in it, while gcc and clang define those of other
- * classes at namespace level (DW_AT_specification); walking every class
- * body of every header cost a quarter of the decoding time on libjvm.
+ * local class are defined in it (the operator() of every lambda, which g++
+ * puts in the closure type inside the enclosing function's DIE, even when
+ * that DIE is only the abstract instance of an inlined function), while
+ * gcc and clang define those of other classes at namespace level
+ * (DW_AT_specification); walking every class body of every header cost a
+ * quarter of the decoding time on libjvm.
  */
 static inline bool scope_tag(uint32_t tag, bool in_function)
 {
@@ -146,6 +149,16 @@ static inline bool scope_tag(uint32_t tag, bool in_function)
 	}
 }
 
+/*
+ * On the walk's stack, per open level: the nearest function entry (the
+ * parent of inlined subroutines found below), NONE outside any function,
+ * or IN_FUNCTION inside a function that has no entry (an abstract
+ * instance, a declaration, a function without ranges): classes there are
+ * walked for the functions with code they define, inlined subroutines
+ * there have no caller to hang from.
+ */
+#define IN_FUNCTION (NONE - 1)
+
 int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 {
 	const struct unitfmt uf = { c->version, c->addr_size, c->offsz };
@@ -153,7 +166,7 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	const uint8_t *base = d->sec[S_INFO].p;
 	struct cur cur = sec_cur(d, S_INFO, c->die_off);
 	struct rangebuf rb = { 0 };
-	uint32_t *stack = NULL; /* per open level: nearest function entry */
+	uint32_t *stack = NULL; /* per open level: see IN_FUNCTION */
 	size_t depth = 0, ntop = 0;
 	const struct abbrev *a;
 	int ret = 0;
@@ -170,7 +183,8 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	while (depth > 0 && cur.ok) {
 		const uint8_t *die = cur.p;
 		uint64_t code = rd_uleb(&cur);
-		uint32_t parent = stack[depth - 1], mine = parent;
+		uint32_t up = stack[depth - 1], mine = up;
+		uint32_t parent = up == IN_FUNCTION ? NONE : up;
 		uint32_t tag;
 		bool descend;
 
@@ -217,9 +231,17 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 					ntop += (size_t)nr;
 			} else {
 				rb.n = first;
+				if (tag == TAG_subprogram && up == NONE)
+					mine = IN_FUNCTION;
 			}
 			descend = true;
-		} else if (scope_tag(tag, parent != NONE)) {
+		} else if (tag == TAG_subprogram) {
+			/* No code of its own, but its local classes may have some. */
+			if (!skip_attrs(&cur, &uf, t, a))
+				break;
+			mine = IN_FUNCTION;
+			descend = true;
+		} else if (scope_tag(tag, up != NONE)) {
 			if (!skip_attrs(&cur, &uf, t, a))
 				break;
 			descend = true;
