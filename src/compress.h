@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Decompression with hard output caps: gzip, xz, and zlib / zstd streams
- * of a known size (compressed ELF sections). A stream that would inflate past the
- * cap is an error (PSYM_ELIMIT), never an unbounded allocation.
+ * Decompression with hard output caps: gzip and xz into buffers of at most
+ * a cap (a stream that would inflate past it is an error, PSYM_ELIMIT,
+ * never an unbounded allocation), and zlib / zstd streams of a known size
+ * (compressed ELF sections) into the caller's buffer.
  */
 #ifndef PSYM_COMPRESS_H
 #define PSYM_COMPRESS_H
