@@ -66,8 +66,9 @@ enum {
 #define READER_LIMIT_HELP                                                          \
 	"      --limit NAME=N         raise (or lower) a cap on what one input may\n"  \
 	"                             cost: ELF sections/symbols, DWARF depth/entries/\n" \
-	"                             rows, perf map entries, kallsyms symbols, .deb\n" \
-	"                             bytes/files; --limit help lists them\n"
+	"                             rows/section bytes, perf map entries, kallsyms\n" \
+	"                             symbols, .deb bytes/files; --limit help lists\n" \
+	"                             them\n"
 
 #define DISCOVERY_OPTIONS                                                             \
 	{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },                  \

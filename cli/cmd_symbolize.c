@@ -180,6 +180,8 @@ int cmd_symbolize(int argc, char **argv)
 	so.n_binary_path = d.n_bpath;
 	so.sysroot = d.sysroot;
 	so.limits = d.limits;
+	/* Decompressed DWARF counts against the profile's memory cap too. */
+	so.limits.memory = lim.max_memory;
 	so.progress = isatty(STDERR_FILENO);
 	if (!no_cache) {
 		char *base = cache_opt ? strdup(cache_opt) : cache_dir();

@@ -75,19 +75,22 @@ static void explain(const struct psym_binary *b, const char *path, const char *w
 		b->o->locate->explain(b->o->locate->explain_ud, path, what);
 }
 
-/* Open DWARF at path; true when it has some. */
-static bool try_dwarf(struct psym_binary *b, const char *path)
+/* Open the DWARF of elf (b->elf or one it adopted); true when it has some. */
+static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 {
+	const char *path = psym_elf_path(elf);
 	const struct psym_reader_limits *l = b->o->limits;
 	struct psym_dwarf_opts dopt = {
 		.inlines = b->o->inlines,
 		.max_depth = l ? l->dwarf_depth : 0,
 		.max_entries = l ? l->dwarf_entries : 0,
 		.max_rows = l ? l->dwarf_rows : 0,
+		.max_section = l ? l->dwarf_section_bytes : 0,
+		.max_memory = l ? l->memory : 0,
 		.threads = b->o->threads,
 	};
 	struct psym_err e = { 0 };
-	int ret = psym_dwarf_open(path, &dopt, &b->dwarf, &e);
+	int ret = psym_dwarf_open(elf, &dopt, &b->dwarf, &e);
 
 	if (ret == 0) {
 		b->dwarf_path = strdup(path);
@@ -109,7 +112,7 @@ static bool use_debug_file(struct psym_binary *b, struct psym_elf *dbg)
 	if (psym_elf_add_symbols(b->elf, dbg, &e) != 0)
 		explain(b, psym_elf_path(dbg), e.msg);
 	psym_elf_adopt(b->elf, dbg);
-	return try_dwarf(b, psym_elf_path(dbg));
+	return try_dwarf(b, dbg);
 }
 
 static void find_debug(struct psym_binary *b)
@@ -119,7 +122,7 @@ static void find_debug(struct psym_binary *b)
 	struct psym_elf *mini = NULL, *dbg = NULL;
 
 	b->debug_tried = true;
-	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, psym_elf_path(b->elf)))
+	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, b->elf))
 		return;
 	if (b->o->locate) {
 		int ret = psym_locate_debug(b->o->locate, b->elf, &dbg, &why, &e);

@@ -7,6 +7,7 @@
 #include <lzma.h>
 #include <libdeflate.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "compress.h"
 
@@ -197,4 +198,29 @@ out:
 	lzma_end(&xs);
 	free(out);
 	return ret;
+}
+
+int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *out, size_t cap,
+			 size_t *got)
+{
+	if (f == PSYM_ZLIB) {
+		struct libdeflate_decompressor *dec = libdeflate_alloc_decompressor();
+		enum libdeflate_result r;
+
+		if (!dec)
+			return PSYM_ENOMEM;
+		*got = 0;
+		r = libdeflate_zlib_decompress(dec, in, len, out, cap, got);
+		libdeflate_free_decompressor(dec);
+		return r == LIBDEFLATE_SUCCESS ? 0 : PSYM_EBADINPUT;
+	}
+	if (f == PSYM_ZSTD) {
+		size_t n = ZSTD_decompress(out, cap, in, len);
+
+		if (ZSTD_isError(n))
+			return PSYM_EBADINPUT;
+		*got = n;
+		return 0;
+	}
+	return PSYM_EBADINPUT;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Decompression with hard output caps (gzip/zlib here; other formats are
- * added by the readers that need them). A stream that would inflate past the
- * cap is an error (PSYM_ELIMIT), never an unbounded allocation.
+ * Decompression with hard output caps: gzip and xz into buffers of at most
+ * a cap (a stream that would inflate past it is an error, PSYM_ELIMIT,
+ * never an unbounded allocation), and zlib / zstd streams of a known size
+ * (compressed ELF sections) into the caller's buffer.
  */
 #ifndef PSYM_COMPRESS_H
 #define PSYM_COMPRESS_H
@@ -27,6 +28,20 @@ int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *nam
  */
 int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 	      unsigned char **out, size_t *outlen, struct psym_err *e);
+
+/* Stream formats of psym_decompress_into(): the ELFCOMPRESS_* values. */
+enum psym_zformat { PSYM_ZLIB = 1, PSYM_ZSTD = 2 };
+
+/*
+ * One-shot decoding of a whole zlib (RFC 1950) or zstd stream into the
+ * caller's buffer out[cap] (which may be mmap'd, and filled on another
+ * thread: this allocates only the decoder and sets no psym_err, so the
+ * caller words the message). *got is the number of bytes decoded.
+ * PSYM_EBADINPUT when the stream is corrupt or would decode past cap,
+ * PSYM_ENOMEM when no decoder could be made.
+ */
+int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *out, size_t cap,
+			 size_t *got);
 
 /* Deterministic gzip (mtime 0) into a malloc'd buffer. */
 int psym_gzip(const unsigned char *in, size_t len, unsigned char **out,

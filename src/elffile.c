@@ -331,6 +331,49 @@ bool psym_elf_section_compressed(const struct psym_elf *f, const char *name)
 	return find_section(f, name, &sh) && (sh.sh_flags & SHF_COMPRESSED);
 }
 
+size_t psym_elf_nsections(const struct psym_elf *f)
+{
+	return f->nsections;
+}
+
+int psym_elf_scn(const struct psym_elf *f, size_t i, struct psym_elf_scn *out)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	Elf_Data *d;
+	const char *name;
+
+	if (i == 0 || i >= f->nsections || !f->shstrndx)
+		return PSYM_NOENT;
+	scn = elf_getscn(f->elf, i);
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+		return PSYM_NOENT;
+	name = elf_strptr(f->elf, f->shstrndx, sh.sh_name);
+	if (!name)
+		return PSYM_NOENT;
+	d = elf_rawdata(scn, NULL);
+	if (!d || !d->d_buf || !d->d_size)
+		return PSYM_NOENT;
+	*out = (struct psym_elf_scn){ .name = name, .data = d->d_buf, .len = d->d_size,
+				      .compressed = (sh.sh_flags & SHF_COMPRESSED) != 0 };
+	return 0;
+}
+
+bool psym_elf_is_64(const struct psym_elf *f)
+{
+	return f->eh.e_ident[EI_CLASS] == ELFCLASS64;
+}
+
+bool psym_elf_is_msb(const struct psym_elf *f)
+{
+	return f->eh.e_ident[EI_DATA] == ELFDATA2MSB;
+}
+
+bool psym_elf_is_mapped(const struct psym_elf *f)
+{
+	return f->fd >= 0 && !f->mem;
+}
+
 bool psym_elf_has_dwarf(const struct psym_elf *f)
 {
 	GElf_Shdr sh;

@@ -106,6 +106,32 @@ int psym_elf_section(const struct psym_elf *elf, const char *name, const void **
 /* True when the named section exists and is SHF_COMPRESSED. */
 bool psym_elf_section_compressed(const struct psym_elf *elf, const char *name);
 
+/* A section's name and raw contents, as the DWARF reader walks them. */
+struct psym_elf_scn {
+	const char *name;
+	const void *data; /* as stored (compressed when SHF_COMPRESSED); borrowed */
+	size_t len;
+	bool compressed;  /* SHF_COMPRESSED */
+};
+
+/* Number of sections, index 0 included (at most --limit elf-sections). */
+size_t psym_elf_nsections(const struct psym_elf *elf);
+/*
+ * Section i (1 <= i < psym_elf_nsections()). PSYM_NOENT when it has no
+ * name or no contents in the file (SHT_NOBITS, empty).
+ */
+int psym_elf_scn(const struct psym_elf *elf, size_t i, struct psym_elf_scn *out);
+
+/* ELFCLASS64, and ELFDATA2MSB: how the file's own structures are laid out. */
+bool psym_elf_is_64(const struct psym_elf *elf);
+bool psym_elf_is_msb(const struct psym_elf *elf);
+/*
+ * True when the contents are a read-only mapping of the file: pages of
+ * data read once (compressed sections) may be given back with
+ * MADV_DONTNEED and are refetched if touched again.
+ */
+bool psym_elf_is_mapped(const struct psym_elf *elf);
+
 /* True when the file has DWARF line or info sections (.debug_* or .zdebug_*). */
 bool psym_elf_has_dwarf(const struct psym_elf *elf);
 

@@ -29,6 +29,8 @@ static const struct limit_def {
 	  "functions and inlined calls in one compile unit" },
 	{ "dwarf-rows", K_SIZE, offsetof(struct psym_reader_limits, dwarf_rows), 64ULL << 20,
 	  "line-table rows in one compile unit" },
+	{ "dwarf-section-bytes", K_U64, offsetof(struct psym_reader_limits, dwarf_section_bytes),
+	  4ULL << 30, "bytes of one DWARF section once decompressed" },
 	{ "perfmap-entries", K_SIZE, offsetof(struct psym_reader_limits, perfmap.max_entries),
 	  16ULL << 20, "perf map / jitdump entries of one process" },
 	{ "perfmap-names", K_SIZE, offsetof(struct psym_reader_limits, perfmap.max_name_bytes),
@@ -119,5 +121,5 @@ int psym_reader_limits_set(struct psym_reader_limits *l, const char *spec, struc
 void psym_reader_limits_print(const struct psym_reader_limits *l, FILE *out)
 {
 	for (size_t i = 0; i < NDEFS; i++)
-		fprintf(out, "%-18s %12llu  %s\n", defs[i].name, get(l, &defs[i]), defs[i].what);
+		fprintf(out, "%-19s %12llu  %s\n", defs[i].name, get(l, &defs[i]), defs[i].what);
 }

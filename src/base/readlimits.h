@@ -11,6 +11,7 @@
 #define PSYM_READLIMITS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "deb.h"
@@ -21,6 +22,12 @@
 struct psym_reader_limits {
 	struct psym_elf_limits elf;
 	size_t dwarf_depth, dwarf_entries, dwarf_rows;
+	uint64_t dwarf_section_bytes; /* one DWARF section, decompressed */
+	/*
+	 * All of one file's decompressed DWARF sections together: the
+	 * profile's --max-memory, set by the caller (0: no such cap).
+	 */
+	uint64_t memory;
 	struct psym_perfmap_limits perfmap;
 	size_t kallsyms_symbols, kallsyms_bytes;
 	struct psym_deb_limits deb;

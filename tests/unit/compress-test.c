@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Capped decompression: xz (liblzma's encoder as the reference) and gzip. */
+/*
+ * Capped decompression: xz (liblzma's encoder as the reference), gzip, and
+ * one-shot zlib / zstd into a buffer (zlib's and libzstd's encoders).
+ */
 #include "config.h"
 
 #include <lzma.h>
+#include <zlib.h>
+#include <zstd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,5 +55,29 @@ int main(void)
 		free(two);
 	}
 	free(gz);
+	{
+		/* One-shot into the caller's buffer, as compressed ELF sections are. */
+		static unsigned char z[(1 << 20) + 4096], back[1 << 20];
+		uLongf zlen = sizeof(z);
+		size_t zs, got = 0;
+
+		ok(compress2(z, &zlen, plain, sizeof(plain), 6) == Z_OK, "reference zlib encode");
+		ok(psym_decompress_into(PSYM_ZLIB, z, zlen, back, sizeof(back), &got) == 0 &&
+		   got == sizeof(plain) && memcmp(back, plain, got) == 0, "zlib one-shot round trip");
+		is_int(psym_decompress_into(PSYM_ZLIB, z, zlen, back, sizeof(back) - 1, &got),
+		       PSYM_EBADINPUT, "zlib one-shot: output past the buffer is refused");
+		is_int(psym_decompress_into(PSYM_ZLIB, z, zlen / 2, back, sizeof(back), &got),
+		       PSYM_EBADINPUT, "zlib one-shot: truncated stream");
+		zs = ZSTD_compress(z, sizeof(z), plain, sizeof(plain), 3);
+		ok(!ZSTD_isError(zs), "reference zstd encode");
+		ok(psym_decompress_into(PSYM_ZSTD, z, zs, back, sizeof(back), &got) == 0 &&
+		   got == sizeof(plain) && memcmp(back, plain, got) == 0, "zstd one-shot round trip");
+		is_int(psym_decompress_into(PSYM_ZSTD, z, zs, back, sizeof(back) - 1, &got),
+		       PSYM_EBADINPUT, "zstd one-shot: output past the buffer is refused");
+		is_int(psym_decompress_into(PSYM_ZSTD, plain, 100, back, sizeof(back), &got),
+		       PSYM_EBADINPUT, "zstd one-shot: not zstd");
+		is_int(psym_decompress_into((enum psym_zformat)7, z, zs, back, sizeof(back), &got),
+		       PSYM_EBADINPUT, "one-shot: unknown format");
+	}
 	return tap_done();
 }

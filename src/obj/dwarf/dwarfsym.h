@@ -12,7 +12,9 @@
  * what was looked up.
  *
  * DWARF is untrusted: DIE nesting depth, abstract_origin/specification
- * chains (cycles end), entries per CU and line rows are all capped.
+ * chains (cycles end), entries per CU and line rows are all capped; so
+ * are the decompressed sizes of compressed sections, checked against
+ * their headers before anything is allocated or inflated.
  */
 #ifndef PSYM_DWARFSYM_H
 #define PSYM_DWARFSYM_H
@@ -21,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "elffile.h"
 #include "error.h"
 #include "frame.h"
 
@@ -31,14 +34,18 @@ struct psym_dwarf_opts {
 	size_t max_depth;       /* DIE nesting (default 512) */
 	size_t max_entries;     /* functions + inlines per CU (default 16 M) */
 	size_t max_rows;        /* line rows per CU (default 64 M) */
+	uint64_t max_section;   /* one section decompressed (default 4 G) */
+	uint64_t max_memory;    /* all sections decompressed together (0: no cap) */
 	unsigned threads;       /* for psym_dwarf_prepare (0: online CPUs, at most 8) */
 };
 
 /*
- * Open the DWARF of the ELF file at path (a regular file). PSYM_NOENT when
- * it has no DWARF. o may be NULL (inlines on, default limits).
+ * Open the DWARF of an opened ELF file, which is borrowed and must outlive
+ * the psym_dwarf (its section count was capped when it was opened).
+ * PSYM_NOENT when it has no DWARF. o may be NULL (inlines on, default
+ * limits).
  */
-int psym_dwarf_open(const char *path, const struct psym_dwarf_opts *o,
+int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
 		    struct psym_dwarf **out, struct psym_err *e);
 void psym_dwarf_close(struct psym_dwarf *d);
 

@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Decoding one CU's DIEs into its function tree: subprograms and inlined
+ * subroutines that have code, each with its ranges; only the subtrees that
+ * can hold them are walked, the rest is jumped over with DW_AT_sibling or
+ * skipped DIE by DIE. Nesting depth and entries are capped.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "abbrev.h"
+#include "die.h"
+#include "inline.h"
+#include "ranges.h"
+
+static int new_entry(struct psym_dwarf *d, struct cu *c, uint32_t parent, uint32_t *out,
+		     struct psym_err *e)
+{
+	struct entry *en;
+
+	if (c->nentries >= d->o.max_entries)
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu functions in one CU",
+				    d->path, d->o.max_entries);
+	if (c->nentries == c->capentries) {
+		size_t ncap = c->capentries ? c->capentries * 2 : 256;
+		struct entry *n = realloc(c->entries, ncap * sizeof(*n));
+
+		if (!n)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		c->entries = n;
+		c->capentries = ncap;
+	}
+	en = &c->entries[c->nentries];
+	memset(en, 0, sizeof(*en));
+	en->parent = parent;
+	*out = (uint32_t)c->nentries++;
+	return 0;
+}
+
+static int cmp_kid(const void *a, const void *b)
+{
+	const struct kid *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/*
+ * Index the ranges of each entry's children, sorted by start, in one array
+ * (a counting sort by parent keeps DIE order, which is mostly address order).
+ */
+static int index_kids(struct cu *c)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < c->nentries; i++) {
+		struct entry *en = &c->entries[i];
+
+		en->kid_first = en->kid_count = 0;
+	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct entry *en = &c->entries[i];
+
+		if (en->parent != NONE) {
+			c->entries[en->parent].kid_count += en->range_count;
+			total += en->range_count;
+		}
+	}
+	if (total >= UINT32_MAX)
+		return PSYM_ELIMIT;
+	c->kids = malloc((total ? total : 1) * sizeof(*c->kids));
+	if (!c->kids)
+		return PSYM_ENOMEM;
+	c->nkids = total;
+	total = 0;
+	for (size_t i = 0; i < c->nentries; i++) {
+		struct entry *en = &c->entries[i];
+
+		en->kid_first = (uint32_t)total;
+		total += en->kid_count;
+		en->kid_count = 0;
+	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct entry *en = &c->entries[i];
+		struct entry *p;
+
+		if (en->parent == NONE)
+			continue;
+		p = &c->entries[en->parent];
+		for (uint32_t k = 0; k < en->range_count; k++) {
+			const struct erange *r = &c->ranges[en->range_first + k];
+
+			c->kids[p->kid_first + p->kid_count++] =
+				(struct kid){ r->lo, r->hi, 0, (uint32_t)i };
+		}
+	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		const struct entry *en = &c->entries[i];
+		struct kid *k = c->kids + en->kid_first;
+		uint64_t maxhi = 0;
+
+		for (uint32_t j = 1; j < en->kid_count; j++) {
+			if (cmp_kid(&k[j - 1], &k[j]) > 0) {
+				qsort(k, en->kid_count, sizeof(*k), cmp_kid);
+				break;
+			}
+		}
+		for (uint32_t j = 0; j < en->kid_count; j++) {
+			if (k[j].hi > maxhi)
+				maxhi = k[j].hi;
+			k[j].maxhi = maxhi;
+		}
+	}
+	return 0;
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct top *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/*
+ * Tags whose children can hold functions with code (besides functions
+ * themselves). Classes only inside a function: the member functions of a
+ * local class are defined in it (the operator() of every lambda, which g++
+ * puts in the closure type inside the enclosing function's DIE, even when
+ * that DIE is only the abstract instance of an inlined function), while
+ * gcc and clang define those of other classes at namespace level
+ * (DW_AT_specification); walking every class body of every header cost a
+ * quarter of the decoding time on libjvm.
+ */
+static inline bool scope_tag(uint32_t tag, bool in_function)
+{
+	switch (tag) {
+	case TAG_lexical_block: case TAG_namespace: case TAG_module: case TAG_try_block:
+	case TAG_catch_block:
+		return true;
+	case TAG_class_type: case TAG_structure_type: case TAG_union_type:
+		return in_function;
+	default:
+		return false;
+	}
+}
+
+/*
+ * On the walk's stack, per open level: the nearest function entry (the
+ * parent of inlined subroutines found below), NONE outside any function,
+ * or IN_FUNCTION inside a function that has no entry (an abstract
+ * instance, a declaration, a function without ranges): classes there are
+ * walked for the functions with code they define, inlined subroutines
+ * there have no caller to hang from.
+ */
+#define IN_FUNCTION (NONE - 1)
+
+int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
+{
+	const struct unitfmt uf = { c->version, c->addr_size, c->offsz };
+	const struct abtab *t = c->ab;
+	const uint8_t *base = d->sec[S_INFO].p;
+	struct cur cur = sec_cur(d, S_INFO, c->die_off);
+	struct rangebuf rb = { 0 };
+	uint32_t *stack = NULL; /* per open level: see IN_FUNCTION */
+	size_t depth = 0, ntop = 0;
+	const struct abbrev *a;
+	int ret = 0;
+
+	cur.end = base + c->end;
+	stack = malloc((d->o.max_depth + 1) * sizeof(*stack));
+	if (!stack)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	/* The CU DIE: its attributes were read at open. */
+	a = abbrev_find(t, rd_uleb(&cur));
+	if (!cur.ok || !a || !a->children || !skip_attrs(&cur, &uf, t, a))
+		goto tops;
+	stack[depth++] = NONE;
+	while (depth > 0 && cur.ok) {
+		const uint8_t *die = cur.p;
+		uint64_t code = rd_uleb(&cur);
+		uint32_t up = stack[depth - 1], mine = up;
+		uint32_t parent = up == IN_FUNCTION ? NONE : up;
+		uint32_t tag;
+		bool descend;
+
+		if (code == 0) {
+			depth--;
+			continue;
+		}
+		a = abbrev_find(t, code);
+		if (!a || !cur.ok)
+			break; /* corrupt: keep what was found */
+		tag = a->tag;
+		if (a->has_pc && (tag == TAG_subprogram ||
+				  (tag == TAG_inlined_subroutine && d->o.inlines))) {
+			struct die x;
+			size_t first = rb.n;
+			int nr;
+
+			if (!dw_read_die(&cur, c, a, &x))
+				break;
+			nr = dw_die_ranges(d, c, &x, c->low_pc, &rb);
+			if (nr < 0) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				goto out;
+			}
+			if (nr > 0 && (tag == TAG_subprogram || parent != NONE)) {
+				struct entry *en;
+
+				/* A subprogram nested in another is its own top level. */
+				ret = new_entry(d, c, tag == TAG_subprogram ? NONE : parent, &mine, e);
+				if (ret)
+					goto out;
+				en = &c->entries[mine];
+				en->range_first = (uint32_t)first;
+				en->range_count = (uint32_t)nr;
+				en->name = dw_resolve_str(d, c, &x.name);
+				en->linkage = dw_resolve_str(d, c, &x.linkage);
+				en->decl_line = x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
+				en->origin = x.origin != NOREF ? x.origin : x.spec;
+				en->call_file = x.call_file <= UINT32_MAX ? (uint32_t)x.call_file : 0;
+				en->call_line = x.call_line <= UINT32_MAX ? (uint32_t)x.call_line : 0;
+				en->call_column =
+					x.call_column <= UINT32_MAX ? (uint32_t)x.call_column : 0;
+				if (tag == TAG_subprogram)
+					ntop += (size_t)nr;
+			} else {
+				rb.n = first;
+				if (tag == TAG_subprogram && up == NONE)
+					mine = IN_FUNCTION;
+			}
+			descend = true;
+		} else if (tag == TAG_subprogram) {
+			/* No code of its own, but its local classes may have some. */
+			if (!skip_attrs(&cur, &uf, t, a))
+				break;
+			mine = IN_FUNCTION;
+			descend = true;
+		} else if (scope_tag(tag, up != NONE)) {
+			if (!skip_attrs(&cur, &uf, t, a))
+				break;
+			descend = true;
+		} else {
+			if (!a->children) {
+				if (!skip_attrs(&cur, &uf, t, a))
+					break;
+				continue;
+			}
+			descend = false;
+		}
+		if (!a->children)
+			continue;
+		if (descend && depth <= d->o.max_depth) {
+			stack[depth++] = mine;
+			continue;
+		}
+		/* Skip the whole subtree: by DW_AT_sibling, or DIE by DIE. */
+		if (!descend && a->sibling >= 0) {
+			const struct attrspec *as = &t->attrs[a->attr0];
+			struct fval v;
+			bool ok;
+			uint64_t sib;
+
+			for (int i = 0; i < a->sibling; i++)
+				if (!skip_sized(&cur, &uf, as[i].size, as[i].form))
+					goto tops;
+			if (!read_form(&cur, &uf, as[a->sibling].form, as[a->sibling].implicit, &v))
+				goto tops;
+			sib = ref_abs(c, &v, &ok);
+			if (ok && sib > (uint64_t)(die - base) && sib <= c->end) {
+				cur.p = base + sib;
+				continue;
+			}
+			for (int i = a->sibling + 1; i < a->nattr; i++)
+				if (!skip_sized(&cur, &uf, as[i].size, as[i].form))
+					goto tops;
+		} else if (!descend && !skip_attrs(&cur, &uf, t, a)) {
+			break;
+		}
+		for (size_t level = 1; level > 0 && cur.ok;) {
+			const struct abbrev *b;
+
+			code = rd_uleb(&cur);
+			if (code == 0) {
+				level--;
+				continue;
+			}
+			b = abbrev_find(t, code);
+			if (!b || !skip_attrs(&cur, &uf, t, b))
+				goto tops;
+			if (b->children)
+				level++;
+		}
+	}
+tops:
+	c->ranges = rb.r;
+	c->nranges = rb.n;
+	rb.r = NULL;
+	/* Top-level lookup table: every range of every subprogram. */
+	c->tops = calloc(ntop + 1, sizeof(*c->tops));
+	if (!c->tops) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < c->nentries; i++) {
+		struct entry *en = &c->entries[i];
+
+		if (en->parent != NONE)
+			continue;
+		for (uint32_t k = 0; k < en->range_count && c->ntops < ntop; k++)
+			c->tops[c->ntops++] = (struct top){ c->ranges[en->range_first + k].lo,
+							    c->ranges[en->range_first + k].hi,
+							    (uint32_t)i };
+	}
+	qsort(c->tops, c->ntops, sizeof(*c->tops), cmp_top);
+	ret = index_kids(c);
+	if (ret)
+		ret = psym_err_set(e, ret, "'%s': %s", d->path, psym_strerror(ret));
+out:
+	free(rb.r);
+	free(stack);
+	return ret;
+}
+
+uint32_t dw_find_top(const struct cu *c, uint64_t a)
+{
+	size_t lo = 0, hi = c->ntops;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->tops[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Nested or overlapping top-level ranges: the closest start wins. */
+	for (size_t k = 0; k < 32 && lo > k; k++) {
+		const struct top *t = &c->tops[lo - 1 - k];
+
+		if (a < t->hi)
+			return t->entry;
+	}
+	return NONE;
+}
+
+/*
+ * The child of en whose range holds a. Siblings should not overlap; when
+ * they do, the first in DIE order wins, as with llvm-symbolizer.
+ */
+uint32_t dw_find_kid(const struct cu *c, const struct entry *en, uint64_t a)
+{
+	size_t lo = en->kid_first, hi = lo + en->kid_count, first = lo;
+	uint32_t best = NONE;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->kids[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo, n = 0; k > first && n < 4096; k--, n++) {
+		const struct kid *r = &c->kids[k - 1];
+
+		if (r->maxhi <= a)
+			break; /* nothing at or before k - 1 reaches a */
+		if (a < r->hi && r->entry < best)
+			best = r->entry;
+	}
+	return best;
+}

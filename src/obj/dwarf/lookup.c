@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Address -> frames: the CU, the function tree walked down to the innermost
+ * inlined call, the line row, names resolved on the way.
+ */
+#include "config.h"
+
+#include "inline.h"
+#include "line.h"
+#include "lookup.h"
+#include "names.h"
+#include "unit.h"
+
+int dw_decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
+{
+	int ret;
+
+	c->decoded = true;
+	pthread_mutex_lock(&d->strings_mu);
+	d->ndecoded++;
+	pthread_mutex_unlock(&d->strings_mu);
+	ret = dw_decode_lines(d, c, e);
+	if (!ret)
+		ret = dw_decode_dies(d, c, e);
+	if (ret)
+		c->failed = true;
+	return ret;
+}
+
+int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame **frames,
+		      size_t *np, struct psym_err *e)
+{
+	uint32_t chain[MAX_FRAMES], cands[MAX_CU_CANDIDATES];
+	size_t ncands = dw_find_cus(d, a, cands), depth = 0, n = 0;
+	const struct row *row = NULL;
+	struct cu *c = NULL;
+	uint32_t top = NONE;
+
+	/* Overlapping CU ranges happen (e.g. with LTO): take the first that knows a. */
+	for (size_t i = 0; i < ncands; i++) {
+		struct cu *cand = &d->cus[cands[i]];
+
+		if (!cand->decoded) {
+			int ret = dw_decode_cu(d, cand, e);
+
+			if (ret == PSYM_ENOMEM)
+				return ret;
+		}
+		if (cand->failed)
+			continue;
+		top = dw_find_top(cand, a);
+		row = dw_find_row(cand, a);
+		if (top != NONE || row) {
+			c = cand;
+			break;
+		}
+	}
+	if (!c)
+		return PSYM_NOENT;
+	if (top != NONE) {
+		uint32_t cur = top;
+
+		chain[depth++] = cur;
+		while (depth < MAX_FRAMES) {
+			uint32_t next = dw_find_kid(c, &c->entries[cur], a);
+
+			if (next == NONE)
+				break;
+			chain[depth++] = cur = next;
+		}
+	}
+	if (depth == 0) {
+		/* Lines but no function DIE: the caller names it from the symbols. */
+		d->frames[0] = (struct psym_frame){
+			.name = NULL, .file = row_file(c, row), .line = row->line,
+			.column = row->column & ROW_COLMASK,
+		};
+		*frames = d->frames;
+		*np = 1;
+		return 0;
+	}
+	/* Innermost first. */
+	for (size_t i = depth; i-- > 0;) {
+		struct entry *en = &c->entries[chain[i]];
+		struct psym_frame *f = &d->frames[n++];
+
+		if (!en->resolved)
+			dw_entry_names(d, en);
+		f->name = en->name ? en->name : en->linkage;
+		f->linkage_name = en->linkage;
+		f->start_line = en->decl_line;
+		if (i == depth - 1) {
+			f->file = row ? row_file(c, row) : NULL;
+			f->line = row ? row->line : 0;
+			f->column = row ? row->column & ROW_COLMASK : 0;
+		} else {
+			const struct entry *callee = &c->entries[chain[i + 1]];
+
+			f->file = dw_cu_file(c, callee->call_file);
+			f->line = callee->call_line;
+			f->column = callee->call_column;
+		}
+	}
+	*frames = d->frames;
+	*np = n;
+	return 0;
+}

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Names through abstract_origin / specification, cached.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "die.h"
+#include "names.h"
+#include "unit.h"
+
+static struct origin *origin_find(struct psym_dwarf *d, uint64_t off)
+{
+	if (!d->caporigins)
+		return NULL;
+	for (size_t i = hash_off(off) & (d->caporigins - 1); d->origins[i].off;
+	     i = (i + 1) & (d->caporigins - 1))
+		if (d->origins[i].off == off)
+			return &d->origins[i];
+	return NULL;
+}
+
+static void origin_put(struct psym_dwarf *d, const struct origin *o)
+{
+	size_t j;
+
+	if ((d->norigins + 1) * 2 > d->caporigins) {
+		size_t ncap = d->caporigins ? d->caporigins * 2 : 4096;
+		struct origin *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return; /* the cache is an optimization only */
+		for (size_t i = 0; i < d->caporigins; i++) {
+			if (!d->origins[i].off)
+				continue;
+			for (j = hash_off(d->origins[i].off) & (ncap - 1); n[j].off;
+			     j = (j + 1) & (ncap - 1))
+				;
+			n[j] = d->origins[i];
+		}
+		free(d->origins);
+		d->origins = n;
+		d->caporigins = ncap;
+	}
+	for (j = hash_off(o->off) & (d->caporigins - 1); d->origins[j].off;
+	     j = (j + 1) & (d->caporigins - 1))
+		;
+	d->origins[j] = *o;
+	d->norigins++;
+}
+
+static inline bool names_done(const struct origin *r)
+{
+	return r->name && r->linkage && r->decl_line;
+}
+
+static inline void names_merge(struct origin *r, const struct origin *from)
+{
+	if (!r->name)
+		r->name = from->name;
+	if (!r->linkage)
+		r->linkage = from->linkage;
+	if (!r->decl_line)
+		r->decl_line = from->decl_line;
+}
+
+/*
+ * Names and decl_line of the DIE at off and what it refers to through
+ * abstract_origin / specification: the first of each along the chain.
+ * Bounded hops; the result for off is cached.
+ */
+static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off)
+{
+	struct origin r = { .off = off }, *cached = origin_find(d, off);
+	uint64_t cur = off;
+
+	if (cached)
+		return *cached;
+	for (int hop = 0; hop < MAX_ORIGIN_HOPS && !names_done(&r); hop++) {
+		struct cu *u;
+		struct die x;
+		struct origin here = { 0 };
+
+		if (hop > 0 && (cached = origin_find(d, cur)) != NULL) {
+			names_merge(&r, cached);
+			break;
+		}
+		if (!dw_die_at(d, cur, &u, &x))
+			break;
+		here.name = dw_resolve_str(d, u, &x.name);
+		here.linkage = dw_resolve_str(d, u, &x.linkage);
+		here.decl_line = x.decl_line > 0 && x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line
+									      : 0;
+		names_merge(&r, &here);
+		cur = x.origin != NOREF ? x.origin : x.spec;
+		if (cur == NOREF)
+			break;
+	}
+	r.off = off;
+	if (off)
+		origin_put(d, &r);
+	return r;
+}
+
+void dw_entry_names(struct psym_dwarf *d, struct entry *en)
+{
+	struct origin r = { .name = en->name, .linkage = en->linkage,
+			    .decl_line = en->decl_line };
+
+	en->resolved = true;
+	if (names_done(&r) || en->origin == NOREF)
+		return;
+	{
+		struct origin o = resolve_origin(d, en->origin);
+
+		names_merge(&r, &o);
+	}
+	en->name = r.name;
+	en->linkage = r.linkage;
+	en->decl_line = r.decl_line;
+}

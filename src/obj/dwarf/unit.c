@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Compile units: the index built at open, and finding units by offset and
+ * by address.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "abbrev.h"
+#include "ranges.h"
+#include "unit.h"
+
+static int add_cu(struct psym_dwarf *d, struct psym_err *e)
+{
+	if (d->ncus == d->capcus) {
+		size_t ncap = d->capcus ? d->capcus * 2 : 64;
+		struct cu *n = realloc(d->cus, ncap * sizeof(*n));
+
+		if (!n)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		d->cus = n;
+		d->capcus = ncap;
+	}
+	memset(&d->cus[d->ncus], 0, sizeof(d->cus[0]));
+	return 0;
+}
+
+static int cmp_curange(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	return x->cu < y->cu ? -1 : x->cu > y->cu;
+}
+
+int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
+{
+	struct rangebuf rb = { 0 };
+	uint64_t off = 0;
+	size_t len = d->sec[S_INFO].len;
+	int ret = 0;
+
+	while (off < len) {
+		struct cur c = sec_cur(d, S_INFO, off);
+		unsigned offsz;
+		uint64_t ulen = rd_unit_length(&c, &offsz), next, abbrev_off;
+		struct cu *u;
+		const struct abbrev *a;
+		struct die x;
+		uint8_t ut = UT_compile;
+		bool over;
+
+		if (!c.ok || ulen > cur_left(&c)) {
+			d->bad_units++;
+			break; /* a truncated or corrupt tail: keep what came before */
+		}
+		next = (uint64_t)(c.p - d->sec[S_INFO].p) + ulen;
+		c.end = c.p + ulen;
+		ret = add_cu(d, e);
+		if (ret)
+			goto out;
+		u = &d->cus[d->ncus];
+		u->off = off;
+		u->end = next;
+		u->offsz = (uint8_t)offsz;
+		u->version = rd_u16(&c);
+		off = next;
+		if (u->version < 2 || u->version > 5) {
+			d->bad_units++;
+			continue;
+		}
+		if (u->version >= 5) {
+			ut = rd_u8(&c);
+			u->addr_size = rd_u8(&c);
+			abbrev_off = rd_off(&c, offsz);
+			if (ut == UT_skeleton || ut == UT_split_compile)
+				rd_u64(&c);
+			else if (ut == UT_type || ut == UT_split_type)
+				continue;
+		} else {
+			abbrev_off = rd_off(&c, offsz);
+			u->addr_size = rd_u8(&c);
+		}
+		if (!c.ok || (u->addr_size != 4 && u->addr_size != 8 && u->addr_size != 2 &&
+			      u->addr_size != 1)) {
+			d->bad_units++;
+			continue;
+		}
+		u->unit_type = ut;
+		u->die_off = (uint64_t)(c.p - d->sec[S_INFO].p);
+		u->ab = dw_abtab_get(d, abbrev_off, &over);
+		if (!u->ab && over) {
+			d->bad_units++;
+			continue; /* this unit is left out */
+		}
+		if (!u->ab) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
+		a = abbrev_find(u->ab, rd_uleb(&c));
+		if (!c.ok || !a || !dw_read_die(&c, u, a, &x)) {
+			d->bad_units++;
+			continue;
+		}
+		u->str_off_base = x.has_str_off_base ? x.str_off_base : 8;
+		u->addr_base = x.addr_base;
+		u->rng_base = x.rng_base;
+		u->has_rng_base = x.has_rng_base;
+		u->stmt_list = x.stmt_list;
+		u->has_stmt = x.has_stmt;
+		u->comp_dir = dw_resolve_str(d, u, &x.comp_dir);
+		if (x.has_low) {
+			u->low_pc = x.low_pc;
+			if (form_is_addrx(x.low_form) && !dw_read_addrx(d, u, x.low_pc, &u->low_pc))
+				u->low_pc = 0;
+		}
+		rb.n = 0;
+		if (dw_die_ranges(d, u, &x, u->low_pc, &rb) < 0) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < rb.n; i++) {
+			if (d->ncuranges == d->capcuranges) {
+				size_t ncap = d->capcuranges ? d->capcuranges * 2 : 256;
+				struct curange *n = realloc(d->curanges, ncap * sizeof(*n));
+
+				if (!n) {
+					ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+					goto out;
+				}
+				d->curanges = n;
+				d->capcuranges = ncap;
+			}
+			d->curanges[d->ncuranges++] =
+				(struct curange){ rb.r[i].lo, rb.r[i].hi, 0, (uint32_t)d->ncus };
+		}
+		d->ncus++;
+		if (d->ncus >= UINT32_MAX - 1) {
+			ret = psym_err_set(e, PSYM_ELIMIT, "'%s': too many compile units", d->path);
+			goto out;
+		}
+	}
+	if (d->ncuranges)
+		qsort(d->curanges, d->ncuranges, sizeof(*d->curanges), cmp_curange);
+	for (size_t i = 0; i < d->ncuranges; i++) {
+		uint64_t prev = i ? d->curanges[i - 1].maxhi : 0;
+
+		d->curanges[i].maxhi = d->curanges[i].hi > prev ? d->curanges[i].hi : prev;
+	}
+out:
+	free(rb.r);
+	return ret;
+}
+
+void dw_cu_free(struct cu *c)
+{
+	free(c->entries);
+	free(c->ranges);
+	free(c->tops);
+	free(c->kids);
+	free(c->rows);
+	free(c->seqs);
+	free(c->files);
+}
+
+static struct cu *cu_of_offset(struct psym_dwarf *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->ncus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->cus[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	{
+		struct cu *u = &d->cus[lo - 1];
+
+		return off >= u->die_off && off < u->end && u->ab ? u : NULL;
+	}
+}
+
+/* Read the DIE at a .debug_info offset. */
+bool dw_die_at(struct psym_dwarf *d, uint64_t off, struct cu **up, struct die *x)
+{
+	struct cu *u = cu_of_offset(d, off);
+	const struct abbrev *a;
+	struct cur c;
+
+	if (!u)
+		return false;
+	c = sec_cur(d, S_INFO, off);
+	c.end = d->sec[S_INFO].p + u->end;
+	a = abbrev_find(u->ab, rd_uleb(&c));
+	if (!c.ok || !a || !dw_read_die(&c, u, a, x))
+		return false;
+	*up = u;
+	return true;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The CUs whose ranges hold a, lowest .debug_info offset first (as
+ * llvm-symbolizer picks among overlapping CUs). Returns how many.
+ */
+size_t dw_find_cus(const struct psym_dwarf *d, uint64_t a, uint32_t *out)
+{
+	size_t lo = 0, hi = d->ncuranges, n = 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->curanges[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t k = lo, steps = 0; k > 0 && n < MAX_CU_CANDIDATES && steps < 4096;
+	     k--, steps++) {
+		const struct curange *r = &d->curanges[k - 1];
+
+		if (r->maxhi <= a)
+			break;
+		if (a < r->hi) {
+			bool dup = false;
+
+			for (size_t i = 0; i < n; i++)
+				dup |= out[i] == r->cu;
+			if (!dup)
+				out[n++] = r->cu;
+		}
+	}
+	qsort(out, n, sizeof(*out), cmp_u32);
+	return n;
+}
