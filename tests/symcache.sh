@@ -44,7 +44,7 @@ sym() { "$PSYM" symbolize --offline --debug-dir dbg "$@"; }
 sym --no-cache a.pb -o ref-a.pb 2>/dev/null
 check "--no-cache writes no cache" [ ! -d .cache/psym/symbols ]
 sym --cache sc a.pb -o a1.pb 2>a1.log
-v=$(sed -n 's/^#define PSYM_SYMCACHE_VERSION //p' "$top_srcdir/src/symcache.h")
+v=$(sed -n 's/^#define PSYM_SYMCACHE_VERSION //p' "$top_srcdir/src/resolve/symcache.h")
 check "first run writes the cache file (format $v)" [ -s "sc/v$v/$bid.psc" ]
 check "first run output equals --no-cache's" cmp -s a1.pb ref-a.pb
 if command -v strace >/dev/null; then

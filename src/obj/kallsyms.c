@@ -262,7 +262,3 @@ size_t psym_kallsyms_malformed(const struct psym_kallsyms *k)
 	return k->malformed;
 }
 
-size_t psym_kallsyms_count(const struct psym_kallsyms *k)
-{
-	return k->n;
-}

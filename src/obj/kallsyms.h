@@ -37,7 +37,6 @@ int psym_kallsyms_lookup(struct psym_kallsyms *k, uint64_t addr, struct psym_fra
 
 /* Address of _text (or _stext), 0 when absent: KASLR relocation base. */
 uint64_t psym_kallsyms_text_addr(const struct psym_kallsyms *k);
-size_t psym_kallsyms_count(const struct psym_kallsyms *k);
 /* Lines that are not "ADDR TYPE NAME [MODULE]" (skipped). */
 size_t psym_kallsyms_malformed(const struct psym_kallsyms *k);
 

@@ -58,11 +58,6 @@ void psym_perfmap_free(struct psym_perfmap *m)
 	free(m);
 }
 
-size_t psym_perfmap_entries(const struct psym_perfmap *m)
-{
-	return m->n;
-}
-
 size_t psym_perfmap_malformed(const struct psym_perfmap *m)
 {
 	return m->malformed;

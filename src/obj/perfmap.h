@@ -50,7 +50,6 @@ int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *bu
  */
 int psym_perfmap_lookup(struct psym_perfmap *m, uint64_t addr, struct psym_frame *frame);
 
-size_t psym_perfmap_entries(const struct psym_perfmap *m);
 size_t psym_perfmap_malformed(const struct psym_perfmap *m);
 
 #endif

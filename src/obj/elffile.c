@@ -245,11 +245,6 @@ const char *psym_elf_path(const struct psym_elf *f)
 	return f->path;
 }
 
-int psym_elf_type(const struct psym_elf *f)
-{
-	return f->eh.e_type;
-}
-
 const char *psym_elf_build_id(const struct psym_elf *f)
 {
 	return f->has_build_id ? f->build_id : NULL;
@@ -322,13 +317,6 @@ int psym_elf_section(const struct psym_elf *f, const char *name, const void **da
 	*data = d->d_buf;
 	*len = d->d_size;
 	return 0;
-}
-
-bool psym_elf_section_compressed(const struct psym_elf *f, const char *name)
-{
-	GElf_Shdr sh;
-
-	return find_section(f, name, &sh) && (sh.sh_flags & SHF_COMPRESSED);
 }
 
 size_t psym_elf_nsections(const struct psym_elf *f)
@@ -784,12 +772,6 @@ const char *psym_elf_symbols_error(struct psym_elf *f)
 {
 	load_symbols(f, NULL);
 	return f->sym_err[0] ? f->sym_err : NULL;
-}
-
-size_t psym_elf_nsymbols(struct psym_elf *f)
-{
-	load_symbols(f, NULL);
-	return f->nsyms;
 }
 
 int psym_elf_add_symbols(struct psym_elf *f, struct psym_elf *src, struct psym_err *e)

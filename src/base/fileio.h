@@ -48,13 +48,7 @@ int psym_read_file_cap(const char *path, size_t max, const char *raise,
  * *skipped (so a huge or sparse file costs time, never memory). Lines are
  * passed without their '\n' and may contain NUL bytes (len is exact). fn
  * returns 0 to go on, else that value stops the read and is returned.
- */
-int psym_read_lines(int fd, const char *name, size_t max_line,
-		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
-		    size_t *skipped, struct psym_err *e);
-
-/*
- * psym_read_lines for a file of at most max_bytes bytes: PSYM_ELIMIT with
+ * The file may hold at most max_bytes bytes: PSYM_ELIMIT with
  * the file, its size and raise (the option that raises the cap, may be
  * NULL) named in e. A regular file is refused from its size before any
  * line is read; a file whose size is not known (/proc) or that grows is

@@ -531,13 +531,6 @@ out:
 	return ret;
 }
 
-int psym_read_lines(int fd, const char *name, size_t max_line,
-		    int (*fn)(void *ud, const char *line, size_t len), void *ud,
-		    size_t *skipped, struct psym_err *e)
-{
-	return psym_read_lines_cap(fd, name, max_line, UINT64_MAX, NULL, fn, ud, skipped, e);
-}
-
 bool psym_parse_hex(const char **p, const char *end, uint64_t *out)
 {
 	uint64_t v = 0;

@@ -46,8 +46,6 @@ int psym_elf_open_mem(void *buf, size_t len, bool take_ownership, const char *na
 void psym_elf_close(struct psym_elf *elf);
 
 const char *psym_elf_path(const struct psym_elf *elf);
-/* ET_EXEC, ET_DYN, ... */
-int psym_elf_type(const struct psym_elf *elf);
 /* Lowercase hex build ID, or NULL when the file has none. */
 const char *psym_elf_build_id(const struct psym_elf *elf);
 
@@ -68,9 +66,6 @@ int psym_elf_normalize(const struct psym_elf *elf, uint64_t start, uint64_t limi
  * partial.
  */
 const char *psym_elf_symbols_error(struct psym_elf *elf);
-
-/* Number of symbols indexed (functions and PLT stubs). */
-size_t psym_elf_nsymbols(struct psym_elf *elf);
 
 /*
  * Merge the function symbols of another ELF (a debug file's .symtab, the
@@ -102,9 +97,6 @@ int psym_elf_debuglink(const struct psym_elf *elf, const char **name, uint32_t *
  */
 int psym_elf_section(const struct psym_elf *elf, const char *name, const void **data,
 		     size_t *len);
-
-/* True when the named section exists and is SHF_COMPRESSED. */
-bool psym_elf_section_compressed(const struct psym_elf *elf, const char *name);
 
 /* A section's name and raw contents, as the DWARF reader walks them. */
 struct psym_elf_scn {
