@@ -103,6 +103,10 @@ n=$(grep -c "lib[0-9][0-9].so': .*$hurl timed out, not asked again" many.log)
 check "hung server: the server is not asked again ($n/20)" [ "$n" = 20 ]
 check "hung server: asked, at most 4 requests at once ($(max_conns))" \
 	within 1 "$(max_conns)" 4
+# All objects are located before any is resolved: the profile's missing
+# binaries are asked for together, not one mapping after another.
+check "hung server: one profile's objects asked for in parallel ($(max_conns) at once)" \
+	[ "$(max_conns)" -ge 2 ]
 check "hung server: the profile is still written" gzip -t many.out.pb.gz
 
 # 2. A batch (-j 8 threads, 8 profiles, one missing binary each): one

@@ -386,12 +386,17 @@ static bool try_candidate(void *ud, const char *path, enum psym_cand_rule rule)
 /* What debuginfod has for a build ID, as a verified ELF file. */
 static bool try_debuginfod(struct search *s, enum psym_debuginfod_kind kind)
 {
-	struct psym_debuginfod_req r = { .build_id = s->build_id, .kind = kind };
+	struct psym_debuginfod_req r = { .kind = kind };
+	char id[PSYM_BUILD_ID_HEX_MAX];
 	struct psym_err e = { 0 };
 	bool done;
 
-	if (!s->o->debuginfod || !s->build_id || !psym_build_id_valid(s->build_id))
+	if (!s->o->debuginfod || !s->build_id || !psym_build_id_valid(s->build_id) ||
+	    strlen(s->build_id) >= sizeof(id))
 		return false;
+	strcpy(id, s->build_id);
+	psym_build_id_lower(id); /* debuginfod's URLs are lowercase */
+	r.build_id = id;
 	if (psym_debuginfod_fetch(s->o->debuginfod, &r, 1, &e) != 0) {
 		verdict(s, s->build_id, PSYM_R_DEBUGINFOD, 2, "debuginfod: %s", e.msg);
 		return false;

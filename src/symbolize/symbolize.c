@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 
 #include "builder.h"
+#include "buildid.h"
 #include "demangle.h"
 #include "funcmemo.h"
 #include "mapping.h"
@@ -590,6 +592,75 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	return ret;
 }
 
+/* A local candidate exists for the binary of k (no file is opened). */
+static bool local_candidate(void *ud, const char *path, enum psym_cand_rule rule)
+{
+	struct stat st;
+
+	(void)ud;
+	(void)rule;
+	return stat(path, &st) == 0;
+}
+
+/*
+ * Every object is located before any is resolved; for debuginfod that
+ * means one parallel request for all binaries that no local candidate
+ * (search dirs, sysroot, .build-id trees) can supply, executable and
+ * debug file, under the session's one deadline. The answers land in
+ * debuginfod's cache, where the per-object lookups then find them at
+ * once. Without this, objects were fetched one after another.
+ */
+static void prefetch_debuginfod(struct run *run)
+{
+	const struct psym_locate_opts *lo = run->file_bopts->locate;
+	pb_profile *pb = run->p->pb;
+	struct psym_debuginfod_req *reqs;
+	struct psym_err e = { 0 };
+	char (*ids)[PSYM_BUILD_ID_HEX_MAX];
+	size_t n = 0;
+
+	if (!lo || !lo->debuginfod || !pb->n_mapping)
+		return;
+	reqs = calloc(pb->n_mapping * 2, sizeof(*reqs));
+	ids = calloc(pb->n_mapping, sizeof(*ids));
+	if (!reqs || !ids) {
+		free(reqs);
+		free(ids);
+		return; /* the per-object lookups still ask */
+	}
+	for (size_t k = 0; k < pb->n_mapping; k++) {
+		const char *name = psym_profile_str(run->p, pb->mapping[k]->filename);
+		const char *bid = psym_profile_str(run->p, pb->mapping[k]->build_id);
+		char clean[4096], path[4200];
+		struct psym_objkey key = { .path = clean, .build_id = bid };
+		bool deleted, local = false, dup = false;
+
+		if (!*bid || !psym_build_id_valid(bid) || (long)k == run->main_mapping ||
+		    psym_mapping_classify(name, clean, sizeof(clean), &deleted) != PSYM_MAP_FILE)
+			continue;
+		for (size_t i = 0; i < n && !dup; i++)
+			dup = psym_build_id_equal(reqs[i].build_id, bid);
+		if (dup || psym_locate_binary_candidates(lo, &key, local_candidate, NULL))
+			continue;
+		for (size_t i = 0; i < lo->n_debug_dirs && !local; i++)
+			local = psym_build_id_path(lo->debug_dirs[i], bid, "", path, sizeof(path)) &&
+				local_candidate(NULL, path, PSYM_CAND_TREE);
+		if (local || strlen(bid) >= sizeof(ids[0]))
+			continue;
+		strcpy(ids[n / 2], bid);
+		psym_build_id_lower(ids[n / 2]); /* debuginfod's URLs are lowercase */
+		reqs[n].build_id = reqs[n + 1].build_id = ids[n / 2];
+		reqs[n].kind = PSYM_DEBUGINFOD_EXECUTABLE;
+		reqs[n + 1].kind = PSYM_DEBUGINFOD_DEBUGINFO;
+		n += 2;
+	}
+	if (n > 2) /* one object is asked for by its own lookup just as fast */
+		psym_debuginfod_fetch(lo->debuginfod, reqs, n, &e);
+	psym_debuginfod_reqs_free(reqs, n);
+	free(reqs);
+	free(ids);
+}
+
 int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		   struct psym_symbolize_result *r, struct psym_err *e)
 {
@@ -676,6 +747,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 			break;
 		}
 	}
+	prefetch_debuginfod(&run);
 	/* Bucket locations by mapping position, keeping profile order in each. */
 	first = calloc(pb->n_mapping + 1, sizeof(*first));
 	fill = calloc(pb->n_mapping + 1, sizeof(*fill));
