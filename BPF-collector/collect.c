@@ -83,20 +83,23 @@ static long parse_long(const char *s, long lo, long hi, const char *what)
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_NO_KERNEL = 1000, O_NO_USER, O_NO_SIDE, O_VERSION };
-	static const struct option lo[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "frequency", required_argument, NULL, 'F' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "no-kernel", no_argument, NULL, O_NO_KERNEL },
-		{ "no-user", no_argument, NULL, O_NO_USER },
-		{ "no-side-files", no_argument, NULL, O_NO_SIDE },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ 0 }
+	enum {
+		O_NO_KERNEL = 1000,
+		O_NO_USER,
+		O_NO_SIDE,
+		O_VERSION
 	};
+	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
+					    { "frequency", required_argument, NULL, 'F' },
+					    { "duration", required_argument, NULL, 'd' },
+					    { "output", required_argument, NULL, 'o' },
+					    { "no-kernel", no_argument, NULL, O_NO_KERNEL },
+					    { "no-user", no_argument, NULL, O_NO_USER },
+					    { "no-side-files", no_argument, NULL, O_NO_SIDE },
+					    { "verbose", no_argument, NULL, 'v' },
+					    { "help", no_argument, NULL, 'h' },
+					    { "version", no_argument, NULL, O_VERSION },
+					    { 0 } };
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -110,7 +113,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->pids[o->npids++] = (int)parse_long(optarg, 1, 4194304, "invalid PID");
 			break;
 		case 'F': o->hz = parse_long(optarg, 1, 100000, "invalid frequency"); break;
-		case 'd': o->duration = (double)parse_long(optarg, 1, 86400 * 7, "invalid duration"); break;
+		case 'd':
+			o->duration = (double)parse_long(optarg, 1, 86400 * 7, "invalid duration");
+			break;
 		case 'o': o->out = optarg; break;
 		case O_NO_KERNEL: o->no_kernel = true; break;
 		case O_NO_USER: o->no_user = true; break;
@@ -288,7 +293,8 @@ static int copy_file(const char *src, const char *dst, size_t max, struct psym_e
 		if (fwrite(buf, 1, n, o.fp) != n) {
 			fclose(in);
 			psym_out_abort(&o);
-			return psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", dst, strerror(errno));
+			return psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", dst,
+					    strerror(errno));
 		}
 		total += n;
 	}
@@ -312,7 +318,8 @@ static int save_vdso(const char *dst, struct psym_err *e)
 	if (!f)
 		return psym_err_set(e, PSYM_EIO, "cannot read /proc/self/maps");
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &limit) == 2)
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &limit) == 2)
 			break;
 	fclose(f);
 	if (start != base || limit <= start || limit - start > (1 << 20))
@@ -437,8 +444,10 @@ int main(int argc, char **argv)
 	r.skel->rodata->no_kernel = r.o.no_kernel;
 	r.skel->rodata->self_pid = (uint32_t)getpid();
 	if (profile_bpf__load(r.skel)) {
-		fprintf(stderr, "psym-collect: cannot load the BPF program (needs root or "
-			"CAP_BPF+CAP_PERFMON): %s\n", strerror(errno));
+		fprintf(stderr,
+			"psym-collect: cannot load the BPF program (needs root or "
+			"CAP_BPF+CAP_PERFMON): %s\n",
+			strerror(errno));
 		exit_code = PSYM_EXIT_SYSTEM;
 		goto out_skel;
 	}
@@ -457,8 +466,8 @@ int main(int argc, char **argv)
 			continue;
 		fd = perf_open(cpu, r.o.hz);
 		if (fd < 0) {
-			fprintf(stderr, "psym-collect: cannot open a perf event on CPU %d: %s\n", cpu,
-				strerror(errno));
+			fprintf(stderr, "psym-collect: cannot open a perf event on CPU %d: %s\n",
+				cpu, strerror(errno));
 			exit_code = PSYM_EXIT_SYSTEM;
 			goto out_links;
 		}
@@ -510,12 +519,13 @@ int main(int argc, char **argv)
 	r.cp ? (void)0 : (void)0;
 	{
 		struct psym_profile *p = psym_collectprof_profile(r.cp);
-		int64_t dur = (int64_t)(now.tv_sec - t1.tv_sec) * 1000000000 +
-			      (now.tv_nsec - t1.tv_nsec);
+		int64_t dur =
+			(int64_t)(now.tv_sec - t1.tv_sec) * 1000000000 + (now.tv_nsec - t1.tv_nsec);
 
 		p->pb->duration_nanos = dur;
 		if (ret) {
-			fprintf(stderr, "psym-collect: out of memory while collecting: writing what "
+			fprintf(stderr,
+				"psym-collect: out of memory while collecting: writing what "
 				"was collected\n");
 			exit_code = PSYM_EXIT_SYSTEM;
 		}
@@ -527,7 +537,8 @@ int main(int argc, char **argv)
 			side_files(&r, &e);
 		}
 		for (uint32_t k = 0; k < PSYM_ERR_NR; k++) {
-			uint64_t *vals = calloc((size_t)libbpf_num_possible_cpus(), sizeof(uint64_t));
+			uint64_t *vals =
+				calloc((size_t)libbpf_num_possible_cpus(), sizeof(uint64_t));
 
 			if (vals && bpf_map_lookup_elem(r.errors_fd, &k, vals) == 0)
 				for (int c = 0; c < libbpf_num_possible_cpus(); c++)
@@ -537,7 +548,8 @@ int main(int argc, char **argv)
 		psym_collectprof_stats(r.cp, &st);
 		fprintf(stderr,
 			"psym-collect: %.1fs, %" PRIu64 " samples, %" PRIu64 " processes, %" PRIu64
-			" stacks -> %s\n", (double)dur / 1e9, st.samples, st.processes, st.stacks,
+			" stacks -> %s\n",
+			(double)dur / 1e9, st.samples, st.processes, st.stacks,
 			ret ? "(not written)" : r.o.out);
 		fprintf(stderr,
 			"psym-collect: lost: %" PRIu64 " user stacks unreadable, %" PRIu64
@@ -545,8 +557,9 @@ int main(int argc, char **argv)
 			" samples with the counts map full, %" PRIu64 " stacks evicted; %zu "
 			"processes exited before their maps were read (%" PRIu64
 			" frames without a mapping)\n",
-			errs[PSYM_ERR_USER_STACK], errs[PSYM_ERR_KERN_STACK], errs[PSYM_ERR_COLLISION],
-			errs[PSYM_ERR_COUNTS_FULL], r.stacks_evicted, r.nno_maps, st.frames_unmapped);
+			errs[PSYM_ERR_USER_STACK], errs[PSYM_ERR_KERN_STACK],
+			errs[PSYM_ERR_COLLISION], errs[PSYM_ERR_COUNTS_FULL], r.stacks_evicted,
+			r.nno_maps, st.frames_unmapped);
 	}
 out_links:
 	for (int i = 0; i < nlinks; i++)

@@ -82,14 +82,14 @@ int psym_sample(struct bpf_perf_event_data *ctx)
 		key.user_stack_id = bpf_get_stackid(ctx, &stacks, BPF_F_USER_STACK);
 		if (key.user_stack_id < 0)
 			count_error(key.user_stack_id == -EEXIST ? PSYM_ERR_COLLISION
-								  : PSYM_ERR_USER_STACK);
+								 : PSYM_ERR_USER_STACK);
 	}
 	if (!no_kernel) {
 		key.kern_stack_id = bpf_get_stackid(ctx, &stacks, 0);
 		/* A user-mode sample has no kernel stack: not an error. */
 		if (key.kern_stack_id < 0 && key.kern_stack_id != -EFAULT)
 			count_error(key.kern_stack_id == -EEXIST ? PSYM_ERR_COLLISION
-								  : PSYM_ERR_KERN_STACK);
+								 : PSYM_ERR_KERN_STACK);
 	}
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {

@@ -3,8 +3,8 @@
 #ifndef PSYM_COLLECT_PROFILE_H
 #define PSYM_COLLECT_PROFILE_H
 
-#define PSYM_MAX_STACK 127      /* frames per stack (kernel's default limit) */
-#define PSYM_MAX_PIDS 16        /* -p filters */
+#define PSYM_MAX_STACK 127 /* frames per stack (kernel's default limit) */
+#define PSYM_MAX_PIDS 16   /* -p filters */
 #define PSYM_STACK_ENTRIES 16384
 #define PSYM_COUNT_ENTRIES 16384
 #define PSYM_COMM_LEN 16
@@ -12,16 +12,16 @@
 struct psym_sample_key {
 	__u32 pid;
 	__u32 tid;
-	__s32 user_stack_id;   /* negative: none or failed */
+	__s32 user_stack_id; /* negative: none or failed */
 	__s32 kern_stack_id;
 	char comm[PSYM_COMM_LEN];
 };
 
 enum psym_collect_error {
-	PSYM_ERR_USER_STACK,   /* bpf_get_stackid(user) failed (e.g. -EFAULT) */
-	PSYM_ERR_KERN_STACK,   /* bpf_get_stackid(kernel) failed */
-	PSYM_ERR_COLLISION,    /* -EEXIST: stack map hash collision */
-	PSYM_ERR_COUNTS_FULL,  /* the counts hash map was full */
+	PSYM_ERR_USER_STACK,  /* bpf_get_stackid(user) failed (e.g. -EFAULT) */
+	PSYM_ERR_KERN_STACK,  /* bpf_get_stackid(kernel) failed */
+	PSYM_ERR_COLLISION,   /* -EEXIST: stack map hash collision */
+	PSYM_ERR_COUNTS_FULL, /* the counts hash map was full */
 	PSYM_ERR_NR,
 };
 

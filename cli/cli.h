@@ -57,61 +57,64 @@ enum {
 	OPT_FILTER,
 };
 
-#define LIMIT_OPTIONS                                                        \
-	{ "max-input-size", required_argument, NULL, OPT_MAX_INPUT },         \
-	{ "max-profile-size", required_argument, NULL, OPT_MAX_PROFILE },     \
-	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },            \
-	{ "help", no_argument, NULL, 'h' }
+#define LIMIT_OPTIONS                                                                              \
+	{ "max-input-size", required_argument, NULL, OPT_MAX_INPUT },                              \
+		{ "max-profile-size", required_argument, NULL, OPT_MAX_PROFILE },                  \
+		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },                         \
+	{                                                                                          \
+		"help", no_argument, NULL, 'h'                                                     \
+	}
 
-#define READER_LIMIT_HELP                                                          \
-	"      --limit NAME=N         raise (or lower) a cap on what one input may\n"  \
-	"                             cost: ELF sections/symbols, DWARF depth/entries/\n" \
-	"                             rows/section bytes, perf map entries, kallsyms\n" \
-	"                             symbols, .deb bytes/files; --limit help lists\n" \
+#define READER_LIMIT_HELP                                                                          \
+	"      --limit NAME=N         raise (or lower) a cap on what one input may\n"              \
+	"                             cost: ELF sections/symbols, DWARF depth/entries/\n"          \
+	"                             rows/section bytes, perf map entries, kallsyms\n"            \
+	"                             symbols, .deb bytes/files; --limit help lists\n"             \
 	"                             them\n"
 
-#define DISCOVERY_OPTIONS                                                             \
-	{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },                  \
-	{ "sysroot", required_argument, NULL, OPT_SYSROOT },                          \
-	{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },                      \
-	{ "debug-pkg", required_argument, NULL, OPT_DEBUG_PKG },                      \
-	{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },                    \
-	{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },    \
-	{ "offline", no_argument, NULL, OPT_OFFLINE },                                \
-	{ "limit", required_argument, NULL, OPT_LIMIT }
+#define DISCOVERY_OPTIONS                                                                          \
+	{ "binary-path", required_argument, NULL, OPT_BINARY_PATH },                               \
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },                               \
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },                           \
+		{ "debug-pkg", required_argument, NULL, OPT_DEBUG_PKG },                           \
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },                         \
+		{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },         \
+		{ "offline", no_argument, NULL, OPT_OFFLINE },                                     \
+	{                                                                                          \
+		"limit", required_argument, NULL, OPT_LIMIT                                        \
+	}
 
-#define DISCOVERY_HELP                                                                 \
-	"\nFinding binaries (in this order):\n"                                          \
-	"      --binary-path DIR[:DIR...]  search DIR/BUILDID/BASENAME, DIR/BUILDID/*,\n" \
-	"                             DIR/BUILDID, DIR/PATH/BUILDID, DIR/BASENAME,\n"    \
-	"                             DIR/PATH; then $PPROF_BINARY_PATH the same way\n"  \
-	"      --sysroot DIR          look for each binary's own path under DIR\n"       \
-	"                             (default /); '..' never leaves DIR; then files\n"  \
-	"                             with the binary's build ID in the debug dirs\n"    \
-	"                             and on debuginfod servers\n"                       \
-	"\nDebug information (lines, inline frames; looked for in this order):\n"       \
-	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug,\n"            \
-	"                             DIR/<binary's dir>/<debuglink> and\n"             \
-	"                             DIR/<debuglink> (repeatable; /usr/lib/debug is\n" \
-	"                             always searched last)\n"                           \
-	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"  \
-	"                             what the run needs of it is extracted into\n"    \
-	"                             the cache, or a temporary dir with --no-cache)\n" \
-	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"         \
-	"                             default: $DEBUGINFOD_URLS)\n"                      \
-	"      --debuginfod-timeout S seconds for all debuginfod lookups of the run\n"  \
-	"                             together (a batch is one run; default 30);\n"    \
-	"                             then the rest are not asked\n"                     \
-	"      --offline              never use the network\n"                           \
-	"A file whose build ID differs from the profile's (or that has none when the\n" \
-	"profile has one) is never used unless named explicitly.\n"                      \
-	READER_LIMIT_HELP
+#define DISCOVERY_HELP                                                                             \
+	"\nFinding binaries (in this order):\n"                                                    \
+	"      --binary-path DIR[:DIR...]  search DIR/BUILDID/BASENAME, DIR/BUILDID/*,\n"          \
+	"                             DIR/BUILDID, DIR/PATH/BUILDID, DIR/BASENAME,\n"              \
+	"                             DIR/PATH; then $PPROF_BINARY_PATH the same way\n"            \
+	"      --sysroot DIR          look for each binary's own path under DIR\n"                 \
+	"                             (default /); '..' never leaves DIR; then files\n"            \
+	"                             with the binary's build ID in the debug dirs\n"              \
+	"                             and on debuginfod servers\n"                                 \
+	"\nDebug information (lines, inline frames; looked for in this order):\n"                  \
+	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug,\n"                       \
+	"                             DIR/<binary's dir>/<debuglink> and\n"                        \
+	"                             DIR/<debuglink> (repeatable; /usr/lib/debug is\n"            \
+	"                             always searched last)\n"                                     \
+	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"            \
+	"                             what the run needs of it is extracted into\n"                \
+	"                             the cache, or a temporary dir with --no-cache)\n"            \
+	"      --debuginfod URL       ask this debuginfod server (repeatable;\n"                   \
+	"                             default: $DEBUGINFOD_URLS)\n"                                \
+	"      --debuginfod-timeout S seconds for all debuginfod lookups of the run\n"             \
+	"                             together (a batch is one run; default 30);\n"                \
+	"                             then the rest are not asked\n"                               \
+	"      --offline              never use the network\n"                                     \
+	"A file whose build ID differs from the profile's (or that has none when the\n"            \
+	"profile has one) is never used unless named explicitly.\n" READER_LIMIT_HELP
 
-#define LIMIT_HELP                                                                 \
-	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n" \
-	"      --max-profile-size N   refuse profiles that decompress to more than N bytes\n" \
-	"                             (default 512M)\n"                                  \
-	"      --max-memory N         memory cap for one profile (default 8G)\n"       \
+#define LIMIT_HELP                                                                                 \
+	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n"       \
+	"      --max-profile-size N   refuse profiles that decompress to more than N bytes\n"      \
+	"                             (default 512M)\n"                                            \
+	"      --max-memory N         memory cap for one profile (default 8G)\n"                   \
 	"  -h, --help                 show this help\n"
 
 struct idset {
@@ -133,14 +136,15 @@ struct discovery {
 	struct psym_reader_limits limits;
 	struct psym_locate_opts lo; /* made by discovery_finish */
 	/* --debug-pkg: what to extract, and where */
-	struct idset want;          /* build IDs the run needs */
-	bool want_all;              /* unknown in advance (addr --filter): all */
-	const char *cache_opt;      /* symbolize --cache DIR, or NULL */
-	bool no_cache;              /* symbolize --no-cache: a temporary dir */
+	struct idset want;     /* build IDs the run needs */
+	bool want_all;	       /* unknown in advance (addr --filter): all */
+	const char *cache_opt; /* symbolize --cache DIR, or NULL */
+	bool no_cache;	       /* symbolize --no-cache: a temporary dir */
 };
 
 /* common.c */
-void die_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+void die_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
 int report(const struct psym_err *e, int code);
 int stdout_state(void);
 bool parse_size(const char *s, size_t *out);

@@ -42,12 +42,11 @@ static const char addr_help[] =
 	"      --no-inlines           only the function that contains the code\n"
 	"      --no-demangle          keep mangled names\n"
 	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
-	"name; frames left unresolved are counted on standard error.\n"
-	DISCOVERY_HELP
+	"name; frames left unresolved are counted on standard error.\n" DISCOVERY_HELP
 	"  -h, --help                 show this help\n";
 
-static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n,
-		       bool json, bool show_addr, bool demangle)
+static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n, bool json,
+		       bool show_addr, bool demangle)
 {
 	if (json) {
 		fprintf(out, "{\"Address\":\"0x%" PRIx64 "\",\"Symbol\":[", addr);
@@ -57,7 +56,7 @@ static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, si
 	if (n == 0) {
 		if (json)
 			fprintf(out, "{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
-				"\"Column\":0,\"StartLine\":0}");
+				     "\"Column\":0,\"StartLine\":0}");
 		else
 			fprintf(out, "??\n??:0\n");
 	}
@@ -71,9 +70,10 @@ static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, si
 			psym_json_string(out, name && *name ? name : "??");
 			fprintf(out, ",\"FileName\":");
 			psym_json_string(out, fr[i].file ? fr[i].file : "??");
-			fprintf(out, ",\"Line\":%" PRId64 ",\"Column\":%" PRId64
-				",\"StartLine\":%" PRId64 "}", fr[i].line, fr[i].column,
-				fr[i].start_line);
+			fprintf(out,
+				",\"Line\":%" PRId64 ",\"Column\":%" PRId64
+				",\"StartLine\":%" PRId64 "}",
+				fr[i].line, fr[i].column, fr[i].start_line);
 		} else {
 			fprintf(out, "%s\n%s:%" PRId64 "\n", name && *name ? name : "??",
 				fr[i].file ? fr[i].file : "??", fr[i].line);
@@ -131,10 +131,10 @@ static void print_bad_addr(FILE *out, const char *arg, bool json, bool show_addr
 {
 	if (json) {
 		fprintf(out, "{\"Address\":\"??\",\"Error\":{\"Message\":\"not a hex address\"},"
-			"\"Input\":");
+			     "\"Input\":");
 		psym_json_string(out, arg);
 		fprintf(out, ",\"Symbol\":[{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
-			"\"Column\":0,\"StartLine\":0}]}\n");
+			     "\"Column\":0,\"StartLine\":0}]}\n");
 		return;
 	}
 	if (show_addr)
@@ -144,18 +144,16 @@ static void print_bad_addr(FILE *out, const char *arg, bool json, bool show_addr
 
 int cmd_addr(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "exe", required_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
-		{ "filter", no_argument, NULL, OPT_FILTER },
-		DISCOVERY_OPTIONS,
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
+	static const struct option opts[] = { { "exe", required_argument, NULL, 'e' },
+					      { "json", no_argument, NULL, OPT_JSON },
+					      { "addresses", no_argument, NULL, 'a' },
+					      { "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+					      { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+					      { "build-id", required_argument, NULL, OPT_BUILD_ID },
+					      { "filter", no_argument, NULL, OPT_FILTER },
+					      DISCOVERY_OPTIONS,
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	struct psym_frames *fr = NULL;
 	struct psym_binary_opts bo = { .inlines = true };
 	struct psym_resolver *res = NULL;
@@ -178,7 +176,9 @@ int cmd_addr(int argc, char **argv)
 		case 'e': exe = optarg; break;
 		case OPT_JSON: json = true; break;
 		case 'a': show_addr = true; break;
-		case 'C': case 'f': case 'i': break; /* addr2line habits: always on */
+		case 'C':
+		case 'f':
+		case 'i': break; /* addr2line habits: always on */
 		case OPT_NO_INLINES: bo.inlines = false; break;
 		case OPT_NO_DEMANGLE: demangle = false; break;
 		case OPT_BUILD_ID: build_id = optarg; break;
@@ -212,7 +212,10 @@ int cmd_addr(int argc, char **argv)
 	bo.limits = &d.limits;
 	if (filter) {
 		struct psym_crashlog_opts co = {
-			.binary = &bo, .demangle = demangle, .named = exe, .log = stderr,
+			.binary = &bo,
+			.demangle = demangle,
+			.named = exe,
+			.log = stderr,
 		};
 
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
@@ -233,8 +236,9 @@ int cmd_addr(int argc, char **argv)
 		ret = psym_locate_by_build_id(&d.lo, build_id, &elf, &why, &e);
 	}
 	if (ret == PSYM_NOENT) {
-		ret = psym_err_set(&e, PSYM_EBADINPUT, "%s%s%s", exe ? "" : "no file with build ID ",
-				   exe ? "" : build_id, exe ? "" : ": ");
+		ret = psym_err_set(&e, PSYM_EBADINPUT, "%s%s%s",
+				   exe ? "" : "no file with build ID ", exe ? "" : build_id,
+				   exe ? "" : ": ");
 		psym_err_set(&e, PSYM_EBADINPUT, "%s%s", e.msg, psym_reason_text(&why));
 	}
 	if (!ret)
@@ -271,8 +275,10 @@ int cmd_addr(int argc, char **argv)
 			arg[strcspn(arg, " \t\r")] = '\0';
 		}
 		if (overlong) {
-			fprintf(stderr, "%s: standard input, line %zu: longer than %zu bytes, not an "
-				"address\n", progname, lineno, ADDR_LINE_MAX);
+			fprintf(stderr,
+				"%s: standard input, line %zu: longer than %zu bytes, not an "
+				"address\n",
+				progname, lineno, ADDR_LINE_MAX);
 			print_bad_addr(stdout, "", json, show_addr);
 			nbad++;
 			continue;
@@ -283,7 +289,8 @@ int cmd_addr(int argc, char **argv)
 			if (optind < argc)
 				fprintf(stderr, "%s: '%.200s': not a hex address\n", progname, arg);
 			else
-				fprintf(stderr, "%s: standard input, line %zu: '%.200s': not a hex address\n",
+				fprintf(stderr,
+					"%s: standard input, line %zu: '%.200s': not a hex address\n",
 					progname, lineno, arg);
 			print_bad_addr(stdout, arg, json, show_addr);
 			nbad++;
@@ -321,4 +328,3 @@ out_quiet:
 	discovery_free(&d);
 	return 0;
 }
-

@@ -21,10 +21,9 @@
 
 /* ---- top, folded, flame ------------------------------------------------------ */
 
-#define REPORT_HELP                                                                  \
-	"      --sample-index N|NAME  which value to use (default: the profile's\n"   \
-	"                             default sample type, else the last one)\n"     \
-	LIMIT_HELP
+#define REPORT_HELP                                                                                \
+	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
+	"                             default sample type, else the last one)\n" LIMIT_HELP
 
 static const char top_help[] =
 	"Usage: psym top [OPTIONS] FILE\n"
@@ -35,8 +34,7 @@ static const char top_help[] =
 	"  -n, --nodes N              show the top N rows (default: all)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one row per function and source line\n"
-	"      --files                one row per source file\n"
-	REPORT_HELP;
+	"      --files                one row per source file\n" REPORT_HELP;
 
 static const char folded_help[] =
 	"Usage: psym folded [OPTIONS] FILE\n"
@@ -44,8 +42,7 @@ static const char folded_help[] =
 	"for flamegraph.pl, speedscope and inferno.\n\n"
 	"      --lines                frames as \"function file:line\"\n"
 	"      --comm                 start each stack with the sample's comm label\n"
-	"      --pid                  start each stack with the sample's pid label\n"
-	REPORT_HELP;
+	"      --pid                  start each stack with the sample's pid label\n" REPORT_HELP;
 
 static const char flame_help[] =
 	"Usage: psym flame [OPTIONS] FILE -o flame.svg\n"
@@ -53,8 +50,7 @@ static const char flame_help[] =
 	"scripts), frames colored by kind: user, kernel, JIT, unknown.\n\n"
 	"  -o, --output FILE          the SVG (written atomically; - for stdout)\n"
 	"      --title TEXT           title of the graph\n"
-	"      --comm, --pid          start each stack with that label\n"
-	REPORT_HELP;
+	"      --comm, --pid          start each stack with that label\n" REPORT_HELP;
 
 enum {
 	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
@@ -71,18 +67,18 @@ enum {
 
 static int cmd_report(int argc, char **argv, int which)
 {
-	static const struct option opts[] = {
-		{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "cum", no_argument, NULL, OPT_CUM },
-		{ "lines", no_argument, NULL, OPT_LINES },
-		{ "files", no_argument, NULL, OPT_FILES },
-		{ "comm", no_argument, NULL, OPT_COMM },
-		{ "pid", no_argument, NULL, OPT_PIDFRAME },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		LIMIT_OPTIONS, { 0 }
-	};
+	static const struct option opts[] = { { "sample-index", required_argument, NULL,
+						OPT_SAMPLE_INDEX },
+					      { "nodes", required_argument, NULL, 'n' },
+					      { "cum", no_argument, NULL, OPT_CUM },
+					      { "lines", no_argument, NULL, OPT_LINES },
+					      { "files", no_argument, NULL, OPT_FILES },
+					      { "comm", no_argument, NULL, OPT_COMM },
+					      { "pid", no_argument, NULL, OPT_PIDFRAME },
+					      { "output", required_argument, NULL, 'o' },
+					      { "title", required_argument, NULL, OPT_TITLE },
+					      LIMIT_OPTIONS,
+					      { 0 } };
 	static const char *const names[] = { "top ", "folded ", "flame " };
 	static const char *const helps[] = { top_help, folded_help, flame_help };
 	struct psym_report_opts ro = { .sample_index = -1 };
@@ -110,7 +106,8 @@ static int cmd_report(int argc, char **argv, int which)
 			break;
 		}
 		case 'n':
-			ro.max_rows = (size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "number");
+			ro.max_rows =
+				(size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "number");
 			break;
 		case OPT_CUM: ro.sort_cum = true; break;
 		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
@@ -135,7 +132,8 @@ static int cmd_report(int argc, char **argv, int which)
 		double share;
 
 		if (!psym_report_unsymbolized(p, &ro, &share, &e) && share >= UNSYMBOLIZED_HINT)
-			fprintf(stderr, "%s: note: %.0f%% of '%s' is in unsymbolized code; "
+			fprintf(stderr,
+				"%s: note: %.0f%% of '%s' is in unsymbolized code; "
 				"'psym symbolize %s -o OUT' adds function names and lines\n",
 				progname, 100 * share, argv[optind], argv[optind]);
 		e = (struct psym_err){ 0 };
@@ -169,7 +167,8 @@ static int cmd_report(int argc, char **argv, int which)
 			if (c > 0)
 				ret = 0;
 			else if (c < 0 || ret)
-				ret = psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
+				ret = psym_err_set(&e, PSYM_EIO,
+						   "cannot write to standard output: %s",
 						   strerror(errno));
 		}
 	}
@@ -196,4 +195,3 @@ int cmd_flame(int argc, char **argv)
 {
 	return cmd_report(argc, argv, 2);
 }
-

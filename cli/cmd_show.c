@@ -26,14 +26,13 @@ static const char show_help[] =
 	"Print a readable dump of a pprof profile (gzip'd or raw; - for stdin):\n"
 	"header, sample and period types, mappings with build IDs and has_* flags,\n"
 	"locations with their lines, samples with labels.\n\n"
-	"      --json                 print JSON instead, for scripts\n"
-	LIMIT_HELP;
+	"      --json                 print JSON instead, for scripts\n" LIMIT_HELP;
 
 int cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, OPT_JSON }, LIMIT_OPTIONS, { 0 }
-	};
+	static const struct option opts[] = { { "json", no_argument, NULL, OPT_JSON },
+					      LIMIT_OPTIONS,
+					      { 0 } };
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
 	bool json = false;
@@ -71,14 +70,13 @@ static const char check_help[] =
 	"Usage: psym check [OPTIONS] FILE...\n"
 	"Validate pprof profiles the way pprof does. Exit 0 when every FILE is\n"
 	"valid, 2 when one is not (the first problem of each is printed).\n\n"
-	"  -q, --quiet                print nothing for valid files\n"
-	LIMIT_HELP;
+	"  -q, --quiet                print nothing for valid files\n" LIMIT_HELP;
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "quiet", no_argument, NULL, 'q' }, LIMIT_OPTIONS, { 0 }
-	};
+	static const struct option opts[] = { { "quiet", no_argument, NULL, 'q' },
+					      LIMIT_OPTIONS,
+					      { 0 } };
 	struct psym_limits lim;
 	bool quiet = false;
 	int c, worst = 0;
@@ -112,4 +110,3 @@ int cmd_check(int argc, char **argv)
 	}
 	return worst;
 }
-

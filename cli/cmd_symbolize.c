@@ -39,8 +39,7 @@ static const char symbolize_help[] =
 	"                             symbols or ~/.cache/psym/symbols)\n"
 	"      --no-cache             neither read nor write the symbol cache\n"
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
-	"      --main-binary FILE     use FILE for the first user-space mapping\n"
-	DISCOVERY_HELP
+	"      --main-binary FILE     use FILE for the first user-space mapping\n" DISCOVERY_HELP
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
 	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
 	"      --vdso FILE            the profiled host's vDSO image\n"
@@ -64,8 +63,7 @@ static const char symbolize_help[] =
 	"      --explain              list every file tried for each mapping\n"
 	"      --strict               exit 1 when a location of a file-backed\n"
 	"                             mapping stays unresolved\n"
-	"  -q, --quiet                no per-mapping summary\n"
-	LIMIT_HELP;
+	"  -q, --quiet                no per-mapping summary\n" LIMIT_HELP;
 
 int cmd_symbolize(int argc, char **argv)
 {
@@ -90,7 +88,9 @@ int cmd_symbolize(int argc, char **argv)
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
-		DISCOVERY_OPTIONS, LIMIT_OPTIONS, { 0 }
+		DISCOVERY_OPTIONS,
+		LIMIT_OPTIONS,
+		{ 0 }
 	};
 	struct psym_symbolize_opts so = { .log = stderr };
 	const char **pmaps = NULL, **pmdirs = NULL;
@@ -132,7 +132,9 @@ int cmd_symbolize(int argc, char **argv)
 		case OPT_VMLINUX: so.vmlinux = optarg; break;
 		case OPT_CACHE: cache_opt = optarg; break;
 		case OPT_NO_CACHE: no_cache = true; break;
-		case 'j': jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "jobs"); break;
+		case 'j':
+			jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "jobs");
+			break;
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
 		case OPT_PID:
@@ -149,14 +151,15 @@ int cmd_symbolize(int argc, char **argv)
 
 		if (stat(so.main_binary, &st) != 0 || !S_ISREG(st.st_mode))
 			die_usage("symbolize ", "--main-binary '%s': %s", so.main_binary,
-				  errno && stat(so.main_binary, &st) != 0 ? strerror(errno) :
-									  "not a regular file");
+				  errno && stat(so.main_binary, &st) != 0 ? strerror(errno)
+									  : "not a regular file");
 	}
 	/* --debug-pkg: only what the profiles' mappings need is extracted. */
 	d.cache_opt = cache_opt;
 	d.no_cache = no_cache;
 	if (d.n_pkgs) {
-		ret = inputs_ids(argv + optind, (size_t)(argc - optind), &lim, d.sysroot, &d.want, &e);
+		ret = inputs_ids(argv + optind, (size_t)(argc - optind), &lim, d.sysroot, &d.want,
+				 &e);
 		if (ret) {
 			exit_code = report(&e, ret);
 			goto out;
@@ -186,8 +189,8 @@ int cmd_symbolize(int argc, char **argv)
 	if (!no_cache) {
 		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
 
-		if (base && (cache_opt ? asprintf(&symcache, "%s", base) :
-					 asprintf(&symcache, "%s/symbols", base)) < 0)
+		if (base && (cache_opt ? asprintf(&symcache, "%s", base)
+				       : asprintf(&symcache, "%s/symbols", base)) < 0)
 			symcache = NULL;
 		free(base);
 		so.cache_dir = symcache;
@@ -213,9 +216,11 @@ int cmd_symbolize(int argc, char **argv)
 		if (ret)
 			goto fail;
 		if (!so.quiet)
-			fprintf(stderr, "psym: %zu/%zu profiles written, %zu failed; %zu/%zu locations "
-				"symbolized\n", br.written, br.files, br.failed,
-				br.total.resolved + br.total.kept, br.total.locations);
+			fprintf(stderr,
+				"psym: %zu/%zu profiles written, %zu failed; %zu/%zu locations "
+				"symbolized\n",
+				br.written, br.files, br.failed, br.total.resolved + br.total.kept,
+				br.total.locations);
 		exit_code = br.failed ? psym_exit_code(br.worst) : PSYM_EXIT_OK;
 		goto out;
 	}
@@ -240,9 +245,11 @@ int cmd_symbolize(int argc, char **argv)
 	if (ret)
 		goto fail;
 	if (!so.quiet)
-		fprintf(stderr, "psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
-			"files, %zu in other mappings)\n", res.resolved + res.kept, res.locations,
-			res.kept, res.unresolved_file, res.unresolved_other);
+		fprintf(stderr,
+			"psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
+			"files, %zu in other mappings)\n",
+			res.resolved + res.kept, res.locations, res.kept, res.unresolved_file,
+			res.unresolved_other);
 	exit_code = strict && res.unresolved_file ? PSYM_EXIT_PARTIAL : PSYM_EXIT_OK;
 	goto out;
 fail:
@@ -256,4 +263,3 @@ out:
 	free(symcache);
 	return exit_code;
 }
-

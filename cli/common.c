@@ -29,8 +29,7 @@ void die_usage(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s %s--help' for more information.\n", progname,
-		cmd ? cmd : "");
+	fprintf(stderr, "\nTry '%s %s--help' for more information.\n", progname, cmd ? cmd : "");
 	exit(PSYM_EXIT_BADINPUT);
 }
 
@@ -74,14 +73,7 @@ bool parse_size(const char *s, size_t *out)
 	return true;
 }
 
-
-
-
-
-
-
-bool limit_option(int c, const char *arg, struct psym_limits *lim,
-			 const char *cmd)
+bool limit_option(int c, const char *arg, struct psym_limits *lim, const char *cmd)
 {
 	size_t *dst;
 
@@ -97,8 +89,7 @@ bool limit_option(int c, const char *arg, struct psym_limits *lim,
 }
 
 /* Read and validate; prints the error and returns an exit code on failure. */
-int load(const char *path, const struct psym_limits *lim,
-		struct psym_profile **p)
+int load(const char *path, const struct psym_limits *lim, struct psym_profile **p)
 {
 	struct psym_err e = { 0 };
 	int ret;
@@ -233,4 +224,3 @@ void free_list(const char **list, size_t n)
 		free((char *)list[i]);
 	free(list);
 }
-

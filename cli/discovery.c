@@ -21,7 +21,6 @@
 
 /* ---- --debug-pkg: what the profiles need from Debian packages ------------- */
 
-
 int idset_add(struct idset *s, const char *id)
 {
 	char **ni;
@@ -74,7 +73,7 @@ static int profile_ids(const char *path, const struct psym_limits *lim, const ch
 
 /* The union over the inputs (files, or directories of them as in batch mode). */
 int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const char *sysroot,
-		      struct idset *s, struct psym_err *e)
+	       struct idset *s, struct psym_err *e)
 {
 	int ret = 0;
 
@@ -83,8 +82,9 @@ int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const cha
 		DIR *d;
 
 		if (strcmp(inputs[i], "-") == 0)
-			return psym_err_set(e, PSYM_EUSAGE,
-					    "--debug-pkg reads the profile first: give a file, not stdin");
+			return psym_err_set(
+				e, PSYM_EUSAGE,
+				"--debug-pkg reads the profile first: give a file, not stdin");
 		if (!is_dir(inputs[i])) {
 			/* A bad profile is for the symbolizer to report, in its own words. */
 			if (profile_ids(inputs[i], lim, sysroot, s, e) == PSYM_ENOMEM)
@@ -129,7 +129,6 @@ static void remove_deb_tmp_root(void)
 	deb_tmp_root = NULL;
 }
 
-
 void discovery_init(struct discovery *d)
 {
 	memset(d, 0, sizeof(*d));
@@ -172,7 +171,8 @@ static int debug_pkgs(struct discovery *d, struct psym_err *e)
 	if (d->no_cache) {
 		const char *tmp = getenv("TMPDIR");
 
-		if (asprintf(&deb_tmp_root, "%s/psym-debs-XXXXXX", tmp && *tmp ? tmp : "/tmp") < 0) {
+		if (asprintf(&deb_tmp_root, "%s/psym-debs-XXXXXX", tmp && *tmp ? tmp : "/tmp") <
+		    0) {
 			deb_tmp_root = NULL;
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		}
@@ -265,4 +265,3 @@ void discovery_free(struct discovery *d)
 		free(d->want.ids[i]);
 	free(d->want.ids);
 }
-

@@ -40,18 +40,16 @@ static const struct {
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"Usage: psym COMMAND [OPTIONS] ...\n"
-		"Symbolize and inspect pprof profiles.\n\nCommands:\n");
+	fprintf(out, "Usage: psym COMMAND [OPTIONS] ...\n"
+		     "Symbolize and inspect pprof profiles.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out,
-		"\n'psym COMMAND --help' describes each command.\n\n"
-		"Exit status:\n"
-		"  0  success\n"
-		"  1  partial result (e.g. unresolved frames under --strict)\n"
-		"  2  usage error or bad input\n"
-		"  3  system or I/O failure\n");
+	fprintf(out, "\n'psym COMMAND --help' describes each command.\n\n"
+		     "Exit status:\n"
+		     "  0  success\n"
+		     "  1  partial result (e.g. unresolved frames under --strict)\n"
+		     "  2  usage error or bad input\n"
+		     "  3  system or I/O failure\n");
 }
 
 int main(int argc, char **argv)
@@ -84,4 +82,3 @@ int main(int argc, char **argv)
 	fprintf(stderr, "%s: unknown command '%s'\nTry 'psym --help'.\n", progname, argv[1]);
 	return PSYM_EXIT_BADINPUT;
 }
-

@@ -34,7 +34,8 @@ int main(int argc, char **argv)
 					     0, &root, &e);
 	else
 		ret = psym_deb_extract_debug(argv[a], argv[a + 1], &lim,
-					     argc - a > 2 ? (const char *const *)argv + a + 2 : NULL,
+					     argc - a > 2 ? (const char *const *)argv + a + 2
+							  : NULL,
 					     (size_t)(argc - a - 2), &root, &e);
 	if (ret) {
 		fprintf(stderr, "deb-extract: %s\n", e.msg);

@@ -36,11 +36,17 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "d:b:l:c:u:ot:C:xE")) != -1) {
 		switch (c) {
-		case 'd': if (o.n_debug_dirs < 16) dirs[o.n_debug_dirs++] = optarg; break;
+		case 'd':
+			if (o.n_debug_dirs < 16)
+				dirs[o.n_debug_dirs++] = optarg;
+			break;
 		case 'b': binary = optarg; break;
 		case 'l': k.debuglink = optarg; break;
 		case 'c': k.debuglink_crc = (uint32_t)strtoul(optarg, NULL, 16); break;
-		case 'u': if (dopt.n_urls < 8) urls[dopt.n_urls++] = optarg; break;
+		case 'u':
+			if (dopt.n_urls < 8)
+				urls[dopt.n_urls++] = optarg;
+			break;
 		case 'o': dopt.offline = true; break;
 		case 't': dopt.timeout_s = atoi(optarg); break;
 		case 'C': dopt.cache_dir = optarg; break;
@@ -54,8 +60,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[optind], "-"))
 		k.build_id = argv[optind];
 	if (!exe) {
-		ret = psym_locate_debug_file(&o, k.build_id, binary, k.debuglink,
-					     k.debuglink_crc, &elf, &why, &e);
+		ret = psym_locate_debug_file(&o, k.build_id, binary, k.debuglink, k.debuglink_crc,
+					     &elf, &why, &e);
 		if (ret < 0) {
 			fprintf(stderr, "debug-lookup: %s\n", e.msg);
 			return 3;

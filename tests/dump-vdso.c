@@ -22,7 +22,8 @@ int main(int argc, char **argv)
 	if (!f)
 		return 1;
 	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &limit) == 2)
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &limit) == 2)
 			break;
 	fclose(f);
 	if (start != base || limit <= start)

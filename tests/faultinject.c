@@ -129,21 +129,21 @@ char *strdup(const char *s)
 	return p;
 }
 
-#define IO_WRAP(ret_t, name, failval, params, args)                       \
-	ret_t name params                                                   \
-	{                                                                   \
-		static ret_t(*real) params;                                 \
-		if (!real)                                                  \
-			real = (ret_t(*) params)dlsym(RTLD_NEXT, #name);    \
-		if (should_fail_io()) {                                     \
-			errno = ENOSPC;                                     \
-			return failval;                                     \
-		}                                                           \
-		return real args;                                           \
+#define IO_WRAP(ret_t, name, failval, params, args)                                                \
+	ret_t name params                                                                          \
+	{                                                                                          \
+		static ret_t(*real) params;                                                        \
+		if (!real)                                                                         \
+			real = (ret_t(*) params)dlsym(RTLD_NEXT, #name);                           \
+		if (should_fail_io()) {                                                            \
+			errno = ENOSPC;                                                            \
+			return failval;                                                            \
+		}                                                                                  \
+		return real args;                                                                  \
 	}
 
 IO_WRAP(size_t, fwrite, 0, (const void *b, size_t s, size_t n, FILE *f), (b, s, n, f))
-IO_WRAP(int, fflush, EOF, (FILE *f), (f))
+IO_WRAP(int, fflush, EOF, (FILE * f), (f))
 IO_WRAP(int, fsync, -1, (int fd), (fd))
 IO_WRAP(int, rename, -1, (const char *a, const char *b), (a, b))
 IO_WRAP(int, mkstemp, -1, (char *t), (t))
@@ -162,8 +162,8 @@ int fclose(FILE *f)
 	return real(f);
 }
 
-int getopt_long(int argc, char *const argv[], const char *optstring,
-		const struct option *longopts, int *longindex)
+int getopt_long(int argc, char *const argv[], const char *optstring, const struct option *longopts,
+		int *longindex)
 {
 	static int (*real)(int, char *const[], const char *, const struct option *, int *);
 

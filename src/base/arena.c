@@ -158,8 +158,7 @@ char *psym_arena_printf(struct psym_arena *a, const char *fmt, ...)
 	return p;
 }
 
-int psym_arena_grow(struct psym_arena *a, void **arr, size_t *cap,
-		    size_t need, size_t elem)
+int psym_arena_grow(struct psym_arena *a, void **arr, size_t *cap, size_t need, size_t elem)
 {
 	size_t ncap = *cap ? *cap : 8;
 	void *p;

@@ -20,10 +20,10 @@ struct psym_arena_chunk;
 
 struct psym_arena {
 	struct psym_arena_chunk *head;
-	size_t used;      /* bytes handed out, including chunk slack */
-	size_t cap;       /* hard limit on bytes obtained from malloc */
-	bool over_limit;  /* an allocation failed because of cap */
-	bool oom;         /* an allocation failed because malloc failed */
+	size_t used;		/* bytes handed out, including chunk slack */
+	size_t cap;		/* hard limit on bytes obtained from malloc */
+	bool over_limit;	/* an allocation failed because of cap */
+	bool oom;		/* an allocation failed because malloc failed */
 	ProtobufCAllocator pbc; /* protobuf-c allocator backed by this arena */
 };
 
@@ -49,8 +49,7 @@ char *psym_arena_printf(struct psym_arena *a, const char *fmt, ...)
  * *arr and *cap are updated; old contents are copied (the old block stays in
  * the arena until it is freed). Returns 0 or PSYM_ENOMEM / PSYM_ELIMIT.
  */
-int psym_arena_grow(struct psym_arena *a, void **arr, size_t *cap,
-		    size_t need, size_t elem);
+int psym_arena_grow(struct psym_arena *a, void **arr, size_t *cap, size_t need, size_t elem);
 
 /* The error code for the last failure: PSYM_ELIMIT or PSYM_ENOMEM. */
 int psym_arena_error(const struct psym_arena *a);

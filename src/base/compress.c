@@ -36,9 +36,10 @@ int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *nam
 			size_t ncap = cap ? cap * 2 : (len < 65536 ? 65536 : len * 4);
 
 			if (cap >= max + 1) {
-				ret = psym_err_set(e, PSYM_ELIMIT,
-						   "'%s': decompresses to more than the limit of %zu bytes",
-						   name, max);
+				ret = psym_err_set(
+					e, PSYM_ELIMIT,
+					"'%s': decompresses to more than the limit of %zu bytes",
+					name, max);
 				goto out;
 			}
 			if (ncap > max + 1)
@@ -105,8 +106,8 @@ out:
 	return ret;
 }
 
-int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp,
-	      size_t *outlenp, struct psym_err *e)
+int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp, size_t *outlenp,
+	      struct psym_err *e)
 {
 	struct libdeflate_compressor *c;
 	unsigned char *out;
@@ -158,9 +159,10 @@ int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 			size_t ncap = cap ? cap * 2 : (len < 16384 ? 65536 : len * 4);
 
 			if (cap > max) {
-				ret = psym_err_set(e, PSYM_ELIMIT,
-						   "'%s': decompresses to more than the limit of %zu bytes",
-						   name, max);
+				ret = psym_err_set(
+					e, PSYM_ELIMIT,
+					"'%s': decompresses to more than the limit of %zu bytes",
+					name, max);
 				goto out;
 			}
 			if (ncap > max + 1)
@@ -186,8 +188,10 @@ int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 			break;
 		if (xr == LZMA_OK && xs.avail_out == 0)
 			continue;
-		ret = psym_err_set(e, xr == LZMA_MEM_ERROR || xr == LZMA_MEMLIMIT_ERROR ?
-				   PSYM_ELIMIT : PSYM_EBADINPUT,
+		ret = psym_err_set(e,
+				   xr == LZMA_MEM_ERROR || xr == LZMA_MEMLIMIT_ERROR
+					   ? PSYM_ELIMIT
+					   : PSYM_EBADINPUT,
 				   "'%s': corrupt or truncated xz data (code %d)", name, (int)xr);
 		goto out;
 	}

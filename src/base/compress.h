@@ -30,7 +30,10 @@ int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 	      unsigned char **out, size_t *outlen, struct psym_err *e);
 
 /* Stream formats of psym_decompress_into(): the ELFCOMPRESS_* values. */
-enum psym_zformat { PSYM_ZLIB = 1, PSYM_ZSTD = 2 };
+enum psym_zformat {
+	PSYM_ZLIB = 1,
+	PSYM_ZSTD = 2
+};
 
 /*
  * One-shot decoding of a whole zlib (RFC 1950) or zstd stream into the
@@ -44,7 +47,7 @@ int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *
 			 size_t *got);
 
 /* Deterministic gzip (mtime 0) into a malloc'd buffer. */
-int psym_gzip(const unsigned char *in, size_t len, unsigned char **out,
-	      size_t *outlen, struct psym_err *e);
+int psym_gzip(const unsigned char *in, size_t len, unsigned char **out, size_t *outlen,
+	      struct psym_err *e);
 
 #endif

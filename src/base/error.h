@@ -13,21 +13,21 @@
 #include <stddef.h>
 
 /* X(name, exit-code class, message) */
-#define PSYM_ERRORS(X)                                                    \
-	X(OK, 0, "success")                                               \
-	X(NOMEM, 3, "out of memory")                                      \
-	X(LIMIT, 2, "size limit exceeded")                                \
-	X(IO, 3, "input/output error")                                    \
-	X(USAGE, 2, "invalid usage")                                      \
-	X(BADGZIP, 2, "corrupt gzip data")                                \
-	X(BADPROTO, 2, "not a valid protocol buffer")                     \
-	X(BADPROFILE, 2, "invalid profile")                               \
-	X(BADELF, 2, "invalid ELF file")                                  \
-	X(BADDWARF, 2, "invalid DWARF data")                              \
-	X(BADINPUT, 2, "invalid input")                                   \
-	X(NOTREG, 2, "not a regular file")                                \
-	X(UNSUPPORTED, 2, "unsupported")                                  \
-	X(BPF, 3, "BPF failure")                                          \
+#define PSYM_ERRORS(X)                                                                             \
+	X(OK, 0, "success")                                                                        \
+	X(NOMEM, 3, "out of memory")                                                               \
+	X(LIMIT, 2, "size limit exceeded")                                                         \
+	X(IO, 3, "input/output error")                                                             \
+	X(USAGE, 2, "invalid usage")                                                               \
+	X(BADGZIP, 2, "corrupt gzip data")                                                         \
+	X(BADPROTO, 2, "not a valid protocol buffer")                                              \
+	X(BADPROFILE, 2, "invalid profile")                                                        \
+	X(BADELF, 2, "invalid ELF file")                                                           \
+	X(BADDWARF, 2, "invalid DWARF data")                                                       \
+	X(BADINPUT, 2, "invalid input")                                                            \
+	X(NOTREG, 2, "not a regular file")                                                         \
+	X(UNSUPPORTED, 2, "unsupported")                                                           \
+	X(BPF, 3, "BPF failure")                                                                   \
 	X(INTERNAL, 3, "internal error")
 
 enum psym_error {
@@ -39,7 +39,9 @@ enum psym_error {
 
 /* Negative error codes: PSYM_ENOMEM == -1, ... */
 #define PSYM_X_DEF(name, cls, msg) PSYM_E##name = -PSYM__IDX_##name,
-enum { PSYM_ERRORS(PSYM_X_DEF) };
+enum {
+	PSYM_ERRORS(PSYM_X_DEF)
+};
 #undef PSYM_X_DEF
 
 /* Positive "nothing found" result of a lookup: not an error. */
@@ -54,7 +56,7 @@ enum psym_exit {
 };
 
 struct psym_err {
-	int code;       /* last negative code, 0 if none */
+	int code;	/* last negative code, 0 if none */
 	char msg[1024]; /* one line, no trailing newline */
 };
 

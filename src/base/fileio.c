@@ -23,22 +23,22 @@ int psym_open_regular(const char *path, struct psym_err *e)
 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
-		return psym_err_set(e, errno == ENOMEM ? PSYM_ENOMEM :
-				    (errno == ENOENT || errno == ENOTDIR ||
-				     errno == ELOOP || errno == ENAMETOOLONG) ?
-				    PSYM_EBADINPUT : PSYM_EIO,
+		return psym_err_set(e,
+				    errno == ENOMEM ? PSYM_ENOMEM
+				    : (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
+				       errno == ENAMETOOLONG)
+					    ? PSYM_EBADINPUT
+					    : PSYM_EIO,
 				    "cannot open '%s': %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0) {
 		int err = errno;
 
 		close(fd);
-		return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path,
-				    strerror(err));
+		return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path, strerror(err));
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return psym_err_set(e, PSYM_ENOTREG, "'%s': not a regular file",
-				    path);
+		return psym_err_set(e, PSYM_ENOTREG, "'%s': not a regular file", path);
 	}
 	/* Back to blocking reads now that we know it is a plain file. */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -54,8 +54,8 @@ static int too_large(struct psym_err *e, const char *name, uint64_t size, uint64
 				    "'%s': %llu bytes, larger than the limit of %llu bytes%s%s%s",
 				    name, (unsigned long long)size, (unsigned long long)max,
 				    raise ? " (" : "", raise ? raise : "", raise ? ")" : "");
-	return psym_err_set(e, PSYM_ELIMIT, "'%s': larger than the limit of %llu bytes%s%s%s",
-			    name, (unsigned long long)max, raise ? " (" : "", raise ? raise : "",
+	return psym_err_set(e, PSYM_ELIMIT, "'%s': larger than the limit of %llu bytes%s%s%s", name,
+			    (unsigned long long)max, raise ? " (" : "", raise ? raise : "",
 			    raise ? ")" : "");
 }
 
@@ -208,14 +208,15 @@ static int resolve_links(const char *path, char **real, bool *magic, struct psym
 			if (errno == ENOENT)
 				break; /* to be created */
 			free(cur);
-			return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path, strerror(errno));
+			return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path,
+					    strerror(errno));
 		}
 		if (!S_ISLNK(st.st_mode))
 			break;
 		if (hops == MAX_LINK_HOPS) {
 			free(cur);
-			return psym_err_set(e, PSYM_EUSAGE, "'%s': too many levels of symbolic links",
-					    path);
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "'%s': too many levels of symbolic links", path);
 		}
 		n = readlink(cur, target, sizeof(target) - 1);
 		if (n <= 0) {
@@ -357,8 +358,8 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 	}
 	fd = mkstemp(o->tmp);
 	if (fd < 0) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot create a file next to '%s': %s",
-				   o->path, strerror(errno));
+		ret = psym_err_set(e, PSYM_EIO, "cannot create a file next to '%s': %s", o->path,
+				   strerror(errno));
 		free(o->tmp);
 		o->tmp = NULL;
 		goto fail;
@@ -419,8 +420,7 @@ int psym_out_commit(struct psym_out *o, struct psym_err *e)
 	}
 	if (fclose(o->fp) != 0) {
 		o->fp = NULL;
-		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", o->path,
-				   strerror(errno));
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", o->path, strerror(errno));
 		goto abort;
 	}
 	o->fp = NULL;
@@ -484,7 +484,8 @@ int psym_read_lines_cap(int fd, const char *name, size_t max_line, uint64_t max_
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			ret = psym_err_set(e, PSYM_EIO, "cannot read '%s': %s", name, strerror(errno));
+			ret = psym_err_set(e, PSYM_EIO, "cannot read '%s': %s", name,
+					   strerror(errno));
 			break;
 		}
 		if (n == 0) {

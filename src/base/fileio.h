@@ -30,8 +30,8 @@ int psym_open_regular(const char *path, struct psym_err *e);
  * Read a whole file ("-" is standard input) into a malloc'd buffer that the
  * caller frees. Fails with PSYM_ELIMIT if it is larger than max bytes.
  */
-int psym_read_file(const char *path, size_t max, unsigned char **buf,
-		   size_t *len, struct psym_err *e);
+int psym_read_file(const char *path, size_t max, unsigned char **buf, size_t *len,
+		   struct psym_err *e);
 
 /*
  * psym_read_file naming in its error the option that raises max (raise,
@@ -39,8 +39,8 @@ int psym_read_file(const char *path, size_t max, unsigned char **buf,
  * refused from its size before a byte is read; a pipe is read up to max + 1
  * bytes, never into a buffer larger than that.
  */
-int psym_read_file_cap(const char *path, size_t max, const char *raise,
-		       unsigned char **buf, size_t *len, struct psym_err *e);
+int psym_read_file_cap(const char *path, size_t max, const char *raise, unsigned char **buf,
+		       size_t *len, struct psym_err *e);
 
 /*
  * Stream the lines of an open file (fd not closed) through fn, with a fixed
@@ -65,10 +65,10 @@ int psym_read_lines_cap(int fd, const char *name, size_t max_line, uint64_t max_
 bool psym_parse_hex(const char **p, const char *end, uint64_t *out);
 
 struct psym_out {
-	char *path;   /* destination ("-" for stdout; a symlink's target) */
-	char *tmp;    /* temporary file, NULL for stdout or a direct write */
+	char *path; /* destination ("-" for stdout; a symlink's target) */
+	char *tmp;  /* temporary file, NULL for stdout or a direct write */
 	FILE *fp;
-	bool direct;  /* fp is a device, FIFO, terminal or /proc file of ours */
+	bool direct; /* fp is a device, FIFO, terminal or /proc file of ours */
 };
 
 /*

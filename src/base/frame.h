@@ -18,15 +18,15 @@
 #define PSYM_MAX_FRAMES 256
 
 struct psym_frame {
-	const char *name;         /* name as the source spells it (DW_AT_name,
+	const char *name;	  /* name as the source spells it (DW_AT_name,
 				   * symbol name, JIT name); never NULL from a
 				   * resolver ("" when unknown); the DWARF reader
 				   * itself gives NULL for unnamed DIEs */
 	const char *linkage_name; /* mangled/system name, NULL when none */
-	const char *file;         /* source file of `line`, NULL if unknown */
-	int64_t line;             /* 0 if unknown */
-	int64_t column;           /* 0 if unknown */
-	int64_t start_line;       /* line of the function's declaration, 0 if unknown */
+	const char *file;	  /* source file of `line`, NULL if unknown */
+	int64_t line;		  /* 0 if unknown */
+	int64_t column;		  /* 0 if unknown */
+	int64_t start_line;	  /* line of the function's declaration, 0 if unknown */
 };
 
 #endif

@@ -69,8 +69,8 @@ void psym_hashtab_free(struct psym_hashtab *h)
 }
 
 /* The slot holding key, or the empty slot where it would go. */
-static struct psym_hashtab_slot *probe(struct psym_hashtab_slot *slots, size_t mask,
-				       uint64_t hv, const void *key, size_t len)
+static struct psym_hashtab_slot *probe(struct psym_hashtab_slot *slots, size_t mask, uint64_t hv,
+				       const void *key, size_t len)
 {
 	for (size_t i = (size_t)hv & mask;; i = (i + 1) & mask) {
 		struct psym_hashtab_slot *s = &slots[i];
@@ -134,7 +134,8 @@ int psym_hashtab_put(struct psym_hashtab *h, const void *key, size_t len, void *
 		}
 	}
 	if (h->n >= h->max)
-		return psym_err_set(e, PSYM_ELIMIT, "more than %zu entries in a hash table", h->max);
+		return psym_err_set(e, PSYM_ELIMIT, "more than %zu entries in a hash table",
+				    h->max);
 	/* At most half full: short probe chains, and always an empty slot. */
 	if (!h->slots || h->n + 1 > (h->mask + 1) / 2) {
 		ret = grow(h, e);

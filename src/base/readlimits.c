@@ -10,7 +10,10 @@
 
 #include "readlimits.h"
 
-enum kind { K_SIZE, K_U64 };
+enum kind {
+	K_SIZE,
+	K_U64
+};
 
 static const struct limit_def {
 	const char *name;
@@ -63,8 +66,8 @@ static unsigned long long get(const struct psym_reader_limits *l, const struct l
 {
 	const char *p = (const char *)l + d->off;
 
-	return d->kind == K_SIZE ? *(const size_t *)(const void *)p :
-				   *(const uint64_t *)(const void *)p;
+	return d->kind == K_SIZE ? *(const size_t *)(const void *)p
+				 : *(const uint64_t *)(const void *)p;
 }
 
 void psym_reader_limits_default(struct psym_reader_limits *l)
@@ -87,9 +90,21 @@ bool psym_parse_size(const char *s, unsigned long long *out)
 	if (errno || end == s)
 		return false;
 	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
 	case '\0': break;
 	default: return false;
 	}
@@ -109,13 +124,15 @@ int psym_reader_limits_set(struct psym_reader_limits *l, const char *spec, struc
 		    strncmp(defs[i].name, spec, (size_t)(eq - spec)) != 0)
 			continue;
 		if (!psym_parse_size(eq + 1, &v) || (defs[i].kind == K_SIZE && v > SIZE_MAX))
-			return psym_err_set(e, PSYM_EUSAGE, "--limit %s: '%s' is not a positive size",
-					    defs[i].name, eq + 1);
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "--limit %s: '%s' is not a positive size", defs[i].name,
+					    eq + 1);
 		put(l, &defs[i], v);
 		return 0;
 	}
 	return psym_err_set(e, PSYM_EUSAGE,
-			    "--limit '%s': want NAME=N with NAME one of those of --limit help", spec);
+			    "--limit '%s': want NAME=N with NAME one of those of --limit help",
+			    spec);
 }
 
 void psym_reader_limits_print(const struct psym_reader_limits *l, FILE *out)

@@ -34,8 +34,8 @@ void psym_reason_set(struct psym_reason *r, enum psym_reason_code code, const ch
 	va_end(ap);
 }
 
-void psym_reason_offer(struct psym_reason *r, enum psym_reason_code code, int rank,
-		       const char *fmt, ...)
+void psym_reason_offer(struct psym_reason *r, enum psym_reason_code code, int rank, const char *fmt,
+		       ...)
 {
 	va_list ap;
 

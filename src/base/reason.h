@@ -10,25 +10,25 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#define PSYM_REASONS(X)                                                              \
-	X(NONE, "no reason")                                                         \
-	X(NOT_FOUND, "not found")                                                    \
-	X(NOT_REGULAR, "not a regular file")                                         \
-	X(BAD_FILE, "unreadable or not an ELF file")                                 \
-	X(BUILD_ID_MISMATCH, "build ID mismatch")                                    \
-	X(NO_BUILD_ID, "file has no build ID to check")                              \
-	X(CRC_MISMATCH, "debuglink CRC mismatch")                                    \
-	X(OUTSIDE_ROOT, "leads outside the sysroot")                                 \
-	X(DEBUGINFOD, "debuginfod")                                                  \
-	X(NO_DEBUG_INFO, "no debug information")                                     \
-	X(NO_KALLSYMS, "no kernel symbols")                                          \
-	X(NO_VMLINUX, "no vmlinux")                                                  \
-	X(KASLR_UNKNOWN, "kernel load address unknown")                              \
-	X(NO_PERF_MAP, "no perf map")                                                \
-	X(NO_VDSO, "no vDSO image")                                                  \
-	X(NOT_CODE, "no code in this kind of mapping")                               \
-	X(NO_ADDRESS, "address outside the object's segments")                       \
-	X(NO_SYMBOL, "no symbol or line covers the address")                         \
+#define PSYM_REASONS(X)                                                                            \
+	X(NONE, "no reason")                                                                       \
+	X(NOT_FOUND, "not found")                                                                  \
+	X(NOT_REGULAR, "not a regular file")                                                       \
+	X(BAD_FILE, "unreadable or not an ELF file")                                               \
+	X(BUILD_ID_MISMATCH, "build ID mismatch")                                                  \
+	X(NO_BUILD_ID, "file has no build ID to check")                                            \
+	X(CRC_MISMATCH, "debuglink CRC mismatch")                                                  \
+	X(OUTSIDE_ROOT, "leads outside the sysroot")                                               \
+	X(DEBUGINFOD, "debuginfod")                                                                \
+	X(NO_DEBUG_INFO, "no debug information")                                                   \
+	X(NO_KALLSYMS, "no kernel symbols")                                                        \
+	X(NO_VMLINUX, "no vmlinux")                                                                \
+	X(KASLR_UNKNOWN, "kernel load address unknown")                                            \
+	X(NO_PERF_MAP, "no perf map")                                                              \
+	X(NO_VDSO, "no vDSO image")                                                                \
+	X(NOT_CODE, "no code in this kind of mapping")                                             \
+	X(NO_ADDRESS, "address outside the object's segments")                                     \
+	X(NO_SYMBOL, "no symbol or line covers the address")                                       \
 	X(ERROR, "error")
 
 enum psym_reason_code {
@@ -57,8 +57,8 @@ void psym_reason_set(struct psym_reason *r, enum psym_reason_code code, const ch
 	__attribute__((format(printf, 3, 4)));
 
 /* Replace r when rank is higher than r's (a more telling reason). */
-void psym_reason_offer(struct psym_reason *r, enum psym_reason_code code, int rank,
-		       const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void psym_reason_offer(struct psym_reason *r, enum psym_reason_code code, int rank, const char *fmt,
+		       ...) __attribute__((format(printf, 4, 5)));
 
 /* The detail, or the code's name when there is no detail. Borrowed from r. */
 const char *psym_reason_text(const struct psym_reason *r);

@@ -124,8 +124,8 @@ static struct proc *find_proc(struct psym_collectprof *c, int pid)
 	return NULL;
 }
 
-int psym_collectprof_process(struct psym_collectprof *c, int pid,
-			     const struct psym_procmap *maps, size_t n)
+int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct psym_procmap *maps,
+			     size_t n)
 {
 	struct proc *pr = find_proc(c, pid);
 	struct psym_procmap *copy = malloc((n ? n : 1) * sizeof(*copy));
@@ -192,7 +192,8 @@ static uint64_t mapping_for(struct psym_collectprof *c, struct proc *pr, long mi
 		pb_mapping *x = pb->mapping[i];
 
 		if (x->memory_start == m->start && x->memory_limit == m->limit &&
-		    x->file_offset == m->offset && !strcmp(psym_profile_str(c->p, x->filename), name) &&
+		    x->file_offset == m->offset &&
+		    !strcmp(psym_profile_str(c->p, x->filename), name) &&
 		    !strcmp(psym_profile_str(c->p, x->build_id), m->build_id))
 			return pr->mapping_ids[mi] = x->id;
 	}
@@ -206,10 +207,10 @@ static uint64_t kernel_mapping(struct psym_collectprof *c)
 
 	if (c->kernel_mapping)
 		return c->kernel_mapping;
-	m = psym_builder_mapping(c->b,
-				 c->meta.kernel_start ? c->meta.kernel_start : 0xffff800000000000ULL,
-				 c->meta.kernel_limit ? c->meta.kernel_limit : UINT64_MAX, 0,
-				 "[kernel.kallsyms]", c->meta.kernel_build_id);
+	m = psym_builder_mapping(
+		c->b, c->meta.kernel_start ? c->meta.kernel_start : 0xffff800000000000ULL,
+		c->meta.kernel_limit ? c->meta.kernel_limit : UINT64_MAX, 0, "[kernel.kallsyms]",
+		c->meta.kernel_build_id);
 	if (m)
 		c->kernel_mapping = m->id;
 	return c->kernel_mapping;
@@ -273,7 +274,8 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 
 			if (!c->keys[i].bytes)
 				continue;
-			for (j = c->keys[i].hash & (ncap - 1); nk2[j].bytes; j = (j + 1) & (ncap - 1))
+			for (j = c->keys[i].hash & (ncap - 1); nk2[j].bytes;
+			     j = (j + 1) & (ncap - 1))
 				;
 			nk2[j] = c->keys[i];
 		}

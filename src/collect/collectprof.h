@@ -22,10 +22,10 @@
 struct psym_collectprof;
 
 struct psym_collect_meta {
-	int64_t period_ns;    /* sampling period */
-	int64_t time_ns;      /* start, ns since the epoch */
+	int64_t period_ns; /* sampling period */
+	int64_t time_ns;   /* start, ns since the epoch */
 	int64_t duration_ns;
-	const char *kernel_build_id; /* from /sys/kernel/notes, or NULL */
+	const char *kernel_build_id;	     /* from /sys/kernel/notes, or NULL */
 	uint64_t kernel_start, kernel_limit; /* [kernel.kallsyms] range, 0 = auto */
 };
 
@@ -39,8 +39,8 @@ void psym_collectprof_free(struct psym_collectprof *c);
  * The executable mappings of a process (copied). Called again after a
  * re-read (e.g. dlopen): the newest set is used for later samples.
  */
-int psym_collectprof_process(struct psym_collectprof *c, int pid,
-			     const struct psym_procmap *maps, size_t n);
+int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct psym_procmap *maps,
+			     size_t n);
 
 /* One distinct stack and how many times it was seen. */
 int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const char *comm,

@@ -18,20 +18,20 @@
 #include "debuginfod.h"
 
 struct psym_debuginfod {
-	char *servers;          /* space-separated, NULL: none */
+	char *servers; /* space-separated, NULL: none */
 	bool offline;
 	int timeout_s;
 	int max_clients;
 #ifdef HAVE_DEBUGINFOD
-	char *cache;            /* libdebuginfod's cache dir, as set in the environment */
-	pthread_mutex_t mu;     /* guards everything below */
-	pthread_cond_t freed;   /* a client went back to the pool */
+	char *cache;	      /* libdebuginfod's cache dir, as set in the environment */
+	pthread_mutex_t mu;   /* guards everything below */
+	pthread_cond_t freed; /* a client went back to the pool */
 	debuginfod_client *idle[PSYM_DEBUGINFOD_THREADS_MAX];
 	int n_idle;
-	int n_clients;          /* made so far: idle + in use */
+	int n_clients; /* made so far: idle + in use */
 	bool clock_started;
 	struct timespec deadline;
-	bool timed_out;         /* the servers did not answer in time */
+	bool timed_out; /* the servers did not answer in time */
 #endif
 };
 
@@ -55,8 +55,8 @@ const char *psym_debuginfod_servers(const struct psym_debuginfod_opts *o, char *
 			return NULL;
 		servers_buf[0] = '\0';
 		for (size_t i = 0; i < o->n_urls; i++) {
-			int n = snprintf(servers_buf + len, bufsz - len, "%s%s",
-					 i ? " " : "", o->urls[i]);
+			int n = snprintf(servers_buf + len, bufsz - len, "%s%s", i ? " " : "",
+					 o->urls[i]);
 
 			if (n < 0 || (size_t)n >= bufsz - len)
 				break;
@@ -276,8 +276,8 @@ static void from_cache(const struct psym_debuginfod *s, struct psym_debuginfod_r
 	char path[4096];
 	struct stat st;
 
-	if (cache_path(s, r, path, sizeof(path)) && stat(path, &st) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_size > 0) {
+	if (cache_path(s, r, path, sizeof(path)) && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size > 0) {
 		r->path = strdup(path);
 		if (r->path)
 			r->reason[0] = '\0';
@@ -295,8 +295,8 @@ static void forget_cancelled(const struct psym_debuginfod *s, const struct psym_
 	char path[4096];
 	struct stat st;
 
-	if (cache_path(s, r, path, sizeof(path)) && lstat(path, &st) == 0 &&
-	    S_ISREG(st.st_mode) && st.st_size == 0)
+	if (cache_path(s, r, path, sizeof(path)) && lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0)
 		unlink(path);
 }
 

@@ -44,20 +44,20 @@ enum psym_debuginfod_kind {
 struct psym_debuginfod_opts {
 	const char *const *urls; /* servers; none: $DEBUGINFOD_URLS */
 	size_t n_urls;
-	bool offline;            /* never touch the network */
-	int timeout_s;           /* for all requests of the session together;
+	bool offline;	       /* never touch the network */
+	int timeout_s;	       /* for all requests of the session together;
 				  * 0 = default (30) */
-	const char *cache_dir;   /* NULL: $DEBUGINFOD_CACHE_PATH, else
+	const char *cache_dir; /* NULL: $DEBUGINFOD_CACHE_PATH, else
 				  * libdebuginfod's default cache */
-	int max_threads;         /* requests in flight at once, for the whole
+	int max_threads;       /* requests in flight at once, for the whole
 				  * session; 0 = default (4), at most 16 */
 };
 
 struct psym_debuginfod_req {
-	const char *build_id;  /* in: lowercase hex */
+	const char *build_id; /* in: lowercase hex */
 	enum psym_debuginfod_kind kind;
-	char *path;            /* out: malloc'd path in the cache, or NULL */
-	char reason[256];      /* out: why not, when path is NULL */
+	char *path;	  /* out: malloc'd path in the cache, or NULL */
+	char reason[256]; /* out: why not, when path is NULL */
 };
 
 /* A session: servers, deadline, client pool. Opaque. */
@@ -71,8 +71,7 @@ bool psym_debuginfod_built(void);
  * result is buf (joined from o->urls) or the $DEBUGINFOD_URLS value.
  * Reads the environment: call it before threads start.
  */
-const char *psym_debuginfod_servers(const struct psym_debuginfod_opts *o, char *buf,
-				    size_t bufsz);
+const char *psym_debuginfod_servers(const struct psym_debuginfod_opts *o, char *buf, size_t bufsz);
 
 /*
  * Make a session from o (not kept: the session copies what it needs).

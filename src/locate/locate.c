@@ -153,14 +153,17 @@ bool psym_locate_binary_candidates(const struct psym_locate_opts *o, const struc
 			if (*base && offer(fn, ud, PSYM_CAND_BUILDID_BASE, cand, sizeof(cand),
 					   "%s/%s/%s", dir, bid, base))
 				return true;
-			if (offer(fn, ud, PSYM_CAND_BUILDID_DIR, cand, sizeof(cand), "%s/%s", dir, bid) ||
-			    offer(fn, ud, PSYM_CAND_BUILDID, cand, sizeof(cand), "%s/%s", dir, bid) ||
-			    offer(fn, ud, PSYM_CAND_PATH_BUILDID, cand, sizeof(cand), "%s%s/%s", dir,
-				  norm, bid))
+			if (offer(fn, ud, PSYM_CAND_BUILDID_DIR, cand, sizeof(cand), "%s/%s", dir,
+				  bid) ||
+			    offer(fn, ud, PSYM_CAND_BUILDID, cand, sizeof(cand), "%s/%s", dir,
+				  bid) ||
+			    offer(fn, ud, PSYM_CAND_PATH_BUILDID, cand, sizeof(cand), "%s%s/%s",
+				  dir, norm, bid))
 				return true;
 		}
-		if (*base && (offer(fn, ud, PSYM_CAND_BASENAME, cand, sizeof(cand), "%s/%s", dir, base) ||
-			      offer(fn, ud, PSYM_CAND_PATH, cand, sizeof(cand), "%s%s", dir, norm)))
+		if (*base &&
+		    (offer(fn, ud, PSYM_CAND_BASENAME, cand, sizeof(cand), "%s/%s", dir, base) ||
+		     offer(fn, ud, PSYM_CAND_PATH, cand, sizeof(cand), "%s%s", dir, norm)))
 			return true;
 	}
 	/* A relative path (a crash log's ./prog) is where the user is. */
@@ -181,8 +184,8 @@ bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct
 {
 	char buf[PATH_MAX * 2];
 	const char *dir = k->binary_dir && strcmp(k->binary_dir, "/") != 0 ? k->binary_dir : "";
-	const char *adir = k->binary_dir_abs && strcmp(k->binary_dir_abs, "/") != 0 ?
-				   k->binary_dir_abs : "";
+	const char *adir =
+		k->binary_dir_abs && strcmp(k->binary_dir_abs, "/") != 0 ? k->binary_dir_abs : "";
 
 	if (k->build_id && psym_build_id_valid(k->build_id)) {
 		for (size_t i = 0; i < o->n_debug_dirs; i++)
@@ -211,16 +214,19 @@ bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct
 
 /* ---- the verifier ---------------------------------------------------------- */
 
-enum want { WANT_BINARY, WANT_DEBUG };
+enum want {
+	WANT_BINARY,
+	WANT_DEBUG
+};
 
 struct search {
 	const struct psym_locate_opts *o;
 	enum want want;
-	const char *build_id;       /* wanted, or NULL */
-	const char *debuglink;      /* for WANT_DEBUG: the binary's debuglink */
+	const char *build_id;  /* wanted, or NULL */
+	const char *debuglink; /* for WANT_DEBUG: the binary's debuglink */
 	uint32_t crc;
-	const char *binary_path;    /* for WANT_DEBUG: never the binary itself */
-	const char *sysroot_real;   /* realpath of a sysroot other than "/" */
+	const char *binary_path;  /* for WANT_DEBUG: never the binary itself */
+	const char *sysroot_real; /* realpath of a sysroot other than "/" */
 	struct psym_reason *why;
 	struct psym_elf *found;
 	struct psym_err *e;
@@ -309,7 +315,8 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 	if (s->build_id && !bid && !named) {
 		verdict(s, path, PSYM_R_NO_BUILD_ID, 4,
 			"rejected: the file has no build ID, want %s (name it explicitly to "
-			"use it)", s->build_id);
+			"use it)",
+			s->build_id);
 		goto reject;
 	}
 	if (link && !(s->build_id && bid)) {
@@ -326,9 +333,11 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 		}
 		verdict(s, path, PSYM_R_NONE, 0, "used (debuglink CRC matches)");
 	} else if (s->build_id && !bid) {
-		verdict(s, path, PSYM_R_NONE, 0, "used as named (the file has no build ID to check)");
+		verdict(s, path, PSYM_R_NONE, 0,
+			"used as named (the file has no build ID to check)");
 	} else {
-		verdict(s, path, PSYM_R_NONE, 0, "used%s", s->build_id ? " (build ID matches)" : "");
+		verdict(s, path, PSYM_R_NONE, 0, "used%s",
+			s->build_id ? " (build ID matches)" : "");
 	}
 	s->found = elf;
 	return true;
@@ -424,8 +433,9 @@ static bool by_build_id(struct search *s, bool binary_first)
 		for (size_t k = 0; k < nsfx; k++)
 			if (psym_build_id_path(s->o->debug_dirs[i], s->build_id, sfx[k], path,
 					       sizeof(path)) &&
-			    try_candidate(s, path, k == 0 && binary_first ? PSYM_CAND_TREE :
-									    PSYM_CAND_TREE_DEBUG))
+			    try_candidate(s, path,
+					  k == 0 && binary_first ? PSYM_CAND_TREE
+								 : PSYM_CAND_TREE_DEBUG))
 				return true;
 	if (binary_first && try_debuginfod(s, PSYM_DEBUGINFOD_EXECUTABLE))
 		return true;
@@ -490,7 +500,9 @@ int psym_locate_debug_file(const struct psym_locate_opts *o, const char *build_i
 {
 	struct search s = { .o = o, .want = WANT_DEBUG, .why = why, .e = e };
 	struct psym_debug_key k = {
-		.build_id = build_id, .debuglink = debuglink, .debuglink_crc = crc,
+		.build_id = build_id,
+		.debuglink = debuglink,
+		.debuglink_crc = crc,
 	};
 	char real[PATH_MAX], given[PATH_MAX], *slash;
 
@@ -518,8 +530,8 @@ int psym_locate_debug_file(const struct psym_locate_opts *o, const char *build_i
 		k.binary_dir_abs = real[0] ? real : "/";
 	}
 	if (k.build_id && !psym_build_id_valid(k.build_id)) {
-		verdict(&s, "(build-id)", PSYM_R_NONE, 0, "not searched: build ID '%.40s' is not hex",
-			k.build_id);
+		verdict(&s, "(build-id)", PSYM_R_NONE, 0,
+			"not searched: build ID '%.40s' is not hex", k.build_id);
 		k.build_id = NULL;
 	}
 	if (!psym_locate_debug_candidates(o, &k, try_candidate, &s) && !s.found && !s.err)
@@ -702,8 +714,7 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 	return PSYM_NOENT;
 }
 
-void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfmap_fn fn,
-			   void *ud)
+void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfmap_fn fn, void *ud)
 {
 	char path[4200];
 

@@ -39,23 +39,23 @@ typedef void (*psym_explain_fn)(void *ud, const char *path, const char *verdict)
 
 /* The discovery options every command shares (see cli's discovery options). */
 struct psym_locate_opts {
-	const char *const *search;     /* --binary-path dirs + $PPROF_BINARY_PATH */
+	const char *const *search; /* --binary-path dirs + $PPROF_BINARY_PATH */
 	size_t n_search;
-	const char *sysroot;           /* NULL or "" = "/" */
+	const char *sysroot;	       /* NULL or "" = "/" */
 	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
 	struct psym_debuginfod *debuginfod; /* the run's session (debuginfod.h); NULL: never */
 	const struct psym_elf_limits *elf_limits;
-	psym_explain_fn explain;       /* may be NULL */
+	psym_explain_fn explain; /* may be NULL */
 	void *explain_ud;
 	/* Kernel, vDSO and JIT objects: */
-	const char *side_dir;          /* the collector's IN.d/, or NULL */
-	const char *vmlinux;           /* --vmlinux, or NULL */
-	const char *vdso;              /* --vdso, or NULL */
-	const char *kallsyms;          /* --kallsyms, or NULL */
+	const char *side_dir;		  /* the collector's IN.d/, or NULL */
+	const char *vmlinux;		  /* --vmlinux, or NULL */
+	const char *vdso;		  /* --vdso, or NULL */
+	const char *kallsyms;		  /* --kallsyms, or NULL */
 	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
 	size_t n_perf_map_dirs;
-	const char *release;           /* kernel release for the usual places of
+	const char *release; /* kernel release for the usual places of
 					* vmlinux and the vDSO; NULL: none */
 };
 
@@ -70,20 +70,20 @@ struct psym_objkey {
 
 /* Which rule produced a candidate (for unit tests and --explain). */
 enum psym_cand_rule {
-	PSYM_CAND_NAMED,          /* the file the user named */
-	PSYM_CAND_BUILDID_BASE,   /* SEARCH/BUILDID/BASENAME */
-	PSYM_CAND_BUILDID_DIR,    /* SEARCH/BUILDID/: each regular file in it */
-	PSYM_CAND_BUILDID,        /* SEARCH/BUILDID */
-	PSYM_CAND_PATH_BUILDID,   /* SEARCH/PATH/BUILDID */
-	PSYM_CAND_BASENAME,       /* SEARCH/BASENAME */
-	PSYM_CAND_PATH,           /* SEARCH/PATH */
-	PSYM_CAND_SYSROOT,        /* SYSROOT/PATH */
-	PSYM_CAND_TREE,           /* DEBUGDIR/.build-id/NN/REST (the binary) */
-	PSYM_CAND_TREE_DEBUG,     /* DEBUGDIR/.build-id/NN/REST.debug */
-	PSYM_CAND_LINK_BESIDE,    /* BINDIR/DEBUGLINK */
-	PSYM_CAND_LINK_DOTDEBUG,  /* BINDIR/.debug/DEBUGLINK */
-	PSYM_CAND_LINK_DEBUGDIR,  /* DEBUGDIR/BINDIR/DEBUGLINK */
-	PSYM_CAND_LINK_FLAT,      /* DEBUGDIR/DEBUGLINK */
+	PSYM_CAND_NAMED,	 /* the file the user named */
+	PSYM_CAND_BUILDID_BASE,	 /* SEARCH/BUILDID/BASENAME */
+	PSYM_CAND_BUILDID_DIR,	 /* SEARCH/BUILDID/: each regular file in it */
+	PSYM_CAND_BUILDID,	 /* SEARCH/BUILDID */
+	PSYM_CAND_PATH_BUILDID,	 /* SEARCH/PATH/BUILDID */
+	PSYM_CAND_BASENAME,	 /* SEARCH/BASENAME */
+	PSYM_CAND_PATH,		 /* SEARCH/PATH */
+	PSYM_CAND_SYSROOT,	 /* SYSROOT/PATH */
+	PSYM_CAND_TREE,		 /* DEBUGDIR/.build-id/NN/REST (the binary) */
+	PSYM_CAND_TREE_DEBUG,	 /* DEBUGDIR/.build-id/NN/REST.debug */
+	PSYM_CAND_LINK_BESIDE,	 /* BINDIR/DEBUGLINK */
+	PSYM_CAND_LINK_DOTDEBUG, /* BINDIR/.debug/DEBUGLINK */
+	PSYM_CAND_LINK_DEBUGDIR, /* DEBUGDIR/BINDIR/DEBUGLINK */
+	PSYM_CAND_LINK_FLAT,	 /* DEBUGDIR/DEBUGLINK */
 };
 
 /* Return true to stop the enumeration. */
@@ -102,11 +102,11 @@ bool psym_locate_binary_candidates(const struct psym_locate_opts *o, const struc
 
 /* What is known of a binary whose separate debug file is wanted. */
 struct psym_debug_key {
-	const char *build_id;   /* hex, or NULL */
-	const char *binary_dir; /* directory of the binary as given, or NULL */
+	const char *build_id;	    /* hex, or NULL */
+	const char *binary_dir;	    /* directory of the binary as given, or NULL */
 	const char *binary_dir_abs; /* the same made absolute (symlinks resolved) */
-	const char *debuglink;  /* .gnu_debuglink file name, or NULL */
-	uint32_t debuglink_crc; /* its CRC32 */
+	const char *debuglink;	    /* .gnu_debuglink file name, or NULL */
+	uint32_t debuglink_crc;	    /* its CRC32 */
 };
 
 /*
@@ -182,8 +182,7 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
  * kind of file (the first that loads wins).
  */
 typedef bool (*psym_perfmap_fn)(void *ud, const char *path, bool jitdump);
-void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfmap_fn fn,
-			   void *ud);
+void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfmap_fn fn, void *ud);
 
 /* Build IDs are hex: equal when they are the same digits, in any case. */
 bool psym_build_id_equal(const char *a, const char *b);

@@ -35,9 +35,9 @@ enum psym_map_class psym_mapping_classify(const char *name, char *clean, size_t 
 		n -= strlen(" (deleted)");
 		buf[n] = '\0';
 	}
-	if (n == 0 || !strcmp(buf, "//anon") || starts(buf, "[anon") ||
-	    starts(buf, "/memfd:") || starts(buf, "memfd:") || starts(buf, "/dev/zero") ||
-	    starts(buf, "[jit") || starts(buf, "/SYSV")) {
+	if (n == 0 || !strcmp(buf, "//anon") || starts(buf, "[anon") || starts(buf, "/memfd:") ||
+	    starts(buf, "memfd:") || starts(buf, "/dev/zero") || starts(buf, "[jit") ||
+	    starts(buf, "/SYSV")) {
 		c = PSYM_MAP_ANON;
 	} else if (!strcmp(buf, "[vdso]") || !strcmp(buf, "linux-vdso.so.1") ||
 		   !strcmp(buf, "linux-vdso.so") || !strcmp(buf, "linux-gate.so.1")) {
@@ -54,8 +54,8 @@ enum psym_map_class psym_mapping_classify(const char *name, char *clean, size_t 
 		c = PSYM_MAP_KMODULE;
 	} else if (buf[0] == '[') {
 		static const char *const specials[] = {
-			"[heap]", "[stack", "[vvar", "[vsyscall]", "[uprobes]", "[sigpage]",
-			"[vectors]", "[stack_guard",
+			"[heap]",    "[stack",	  "[vvar",     "[vsyscall]",
+			"[uprobes]", "[sigpage]", "[vectors]", "[stack_guard",
 		};
 
 		c = PSYM_MAP_SPECIAL;

@@ -10,11 +10,11 @@
 #include <stddef.h>
 
 enum psym_map_class {
-	PSYM_MAP_FILE,    /* a file-backed ELF mapping */
-	PSYM_MAP_VDSO,    /* [vdso], linux-vdso.so.1 */
+	PSYM_MAP_FILE,	  /* a file-backed ELF mapping */
+	PSYM_MAP_VDSO,	  /* [vdso], linux-vdso.so.1 */
 	PSYM_MAP_KERNEL,  /* [kernel.kallsyms], with or without _text/_stext */
 	PSYM_MAP_KMODULE, /* a kernel module: [ext4], /lib/modules/.../x.ko */
-	PSYM_MAP_ANON,    /* anonymous executable memory: maybe JIT code */
+	PSYM_MAP_ANON,	  /* anonymous executable memory: maybe JIT code */
 	PSYM_MAP_SPECIAL, /* [heap], [stack], [vsyscall], [vvar], ... */
 };
 

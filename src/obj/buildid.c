@@ -48,9 +48,8 @@ int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
 		if (desc_off > len || descsz > len - desc_off)
 			break;
 		next = align_up(desc_off + descsz, align);
-		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
-		    memcmp(p + name_off, "GNU", 4) == 0 && descsz >= 1 &&
-		    descsz <= PSYM_BUILD_ID_MAX) {
+		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name_off, "GNU", 4) == 0 &&
+		    descsz >= 1 && descsz <= PSYM_BUILD_ID_MAX) {
 			static const char hex[] = "0123456789abcdef";
 
 			for (uint32_t i = 0; i < descsz; i++) {
@@ -125,8 +124,7 @@ int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MA
 	return ret;
 }
 
-int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
-			   struct psym_err *e)
+int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX], struct psym_err *e)
 {
 	int fd = psym_open_regular(path, e), ret;
 

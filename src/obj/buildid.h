@@ -31,8 +31,7 @@ int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
  * section headers). Opens only regular files. Returns 0, PSYM_NOENT (no
  * build ID) or a negative error with a message naming the file.
  */
-int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
-			   struct psym_err *e);
+int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX], struct psym_err *e);
 /* Same, on an open file descriptor (not closed). */
 int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
 			 struct psym_err *e);

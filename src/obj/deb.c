@@ -26,7 +26,7 @@
 struct src {
 	const unsigned char *mem; /* memory source, or NULL for fd */
 	int fd;
-	uint64_t off, end;        /* region of the member */
+	uint64_t off, end; /* region of the member */
 };
 
 static ssize_t src_read(struct src *s, unsigned char *buf, size_t n)
@@ -50,7 +50,12 @@ static ssize_t src_read(struct src *s, unsigned char *buf, size_t n)
 	return r;
 }
 
-enum codec { CODEC_NONE, CODEC_GZ, CODEC_XZ, CODEC_ZST };
+enum codec {
+	CODEC_NONE,
+	CODEC_GZ,
+	CODEC_XZ,
+	CODEC_ZST
+};
 
 /* Decompressing reader: dec_read() hands out tar bytes. */
 struct dec {
@@ -161,8 +166,8 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 		if (d->in_eof && d->in_pos >= d->in_len) {
 			if (d->codec == CODEC_NONE || d->out_eof)
 				return 0;
-			return psym_err_set(d->e, PSYM_EBADINPUT,
-					    "'%s': truncated data.tar member", d->name);
+			return psym_err_set(d->e, PSYM_EBADINPUT, "'%s': truncated data.tar member",
+					    d->name);
 		}
 	}
 }
@@ -218,8 +223,7 @@ static int dec_start(struct dec *d, enum codec c)
 		/* Bound the window a hostile frame may ask for (128 MiB). */
 		ZSTD_DCtx_setParameter(d->zs, ZSTD_d_windowLogMax, 27);
 		break;
-	case CODEC_NONE:
-		break;
+	case CODEC_NONE: break;
 	}
 	return 0;
 }
@@ -393,13 +397,15 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim, select_fn 
 		}
 		if (want) {
 			if (++files > lim->max_files)
-				return psym_err_set(d->e, PSYM_ELIMIT,
-						    "'%s': more than %llu debug files (--limit deb-files=N)", d->name,
-						    (unsigned long long)lim->max_files);
+				return psym_err_set(
+					d->e, PSYM_ELIMIT,
+					"'%s': more than %llu debug files (--limit deb-files=N)",
+					d->name, (unsigned long long)lim->max_files);
 			if (size > lim->max_bytes - bytes)
-				return psym_err_set(d->e, PSYM_ELIMIT,
-						    "'%s': debug files to extract exceed %llu bytes (raise with --limit deb-bytes=N)",
-						    d->name, (unsigned long long)lim->max_bytes);
+				return psym_err_set(
+					d->e, PSYM_ELIMIT,
+					"'%s': debug files to extract exceed %llu bytes (raise with --limit deb-bytes=N)",
+					d->name, (unsigned long long)lim->max_bytes);
 			bytes += size;
 		}
 		for (uint64_t left = size + pad; left;) {
@@ -428,9 +434,8 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim, select_fn 
 
 /* ---- ar ------------------------------------------------------------------ */
 
-static int deb_walk(struct src *whole, const char *name,
-		    const struct psym_deb_limits *limp, select_fn sel, psym_deb_file_fn fn, void *ud,
-		    struct psym_err *e)
+static int deb_walk(struct src *whole, const char *name, const struct psym_deb_limits *limp,
+		    select_fn sel, psym_deb_file_fn fn, void *ud, struct psym_err *e)
 {
 	struct psym_deb_limits lim = { DEB_DEFAULT_MAX_BYTES, DEB_DEFAULT_MAX_FILES };
 	unsigned char magic[8], hdr[60];
@@ -510,8 +515,8 @@ static int deb_walk(struct src *whole, const char *name,
 }
 
 int psym_deb_parse_mem(const unsigned char *buf, size_t len, const char *name,
-		       const struct psym_deb_limits *limits, psym_deb_file_fn fn,
-		       void *ud, struct psym_err *e)
+		       const struct psym_deb_limits *limits, psym_deb_file_fn fn, void *ud,
+		       struct psym_err *e)
 {
 	struct src s = { .mem = buf, .fd = -1, .off = 0, .end = len };
 
@@ -533,16 +538,16 @@ int psym_deb_parse_mem(const unsigned char *buf, size_t len, const char *name,
 #define TMP_PREFIX ".psym-tmp-"
 
 struct extract {
-	const char *deb;          /* for messages */
-	char *root;               /* the package's cache entry */
-	const char *const *ids;   /* wanted build IDs; NULL: every debug file */
+	const char *deb;	/* for messages */
+	char *root;		/* the package's cache entry */
+	const char *const *ids; /* wanted build IDs; NULL: every debug file */
 	size_t n_ids;
-	char **seen;              /* build IDs found in the package */
+	char **seen; /* build IDs found in the package */
 	size_t n_seen, cap_seen;
 	/* the member being written */
 	int fd;
 	char *tmp, *final;
-	bool classify;            /* outside .build-id/: keep if its ELF build ID is wanted */
+	bool classify; /* outside .build-id/: keep if its ELF build ID is wanted */
 	uint64_t off;
 	struct psym_err *e;
 };
@@ -616,8 +621,7 @@ static bool tree_build_id(const char *path, char id[PSYM_BUILD_ID_HEX_MAX])
 	const char *p = path + strlen("usr/lib/debug/.build-id/");
 	size_t rest;
 
-	if (strncmp(path, "usr/lib/debug/.build-id/", 24) != 0 || strlen(p) < 3 + 6 ||
-	    p[2] != '/')
+	if (strncmp(path, "usr/lib/debug/.build-id/", 24) != 0 || strlen(p) < 3 + 6 || p[2] != '/')
 		return false;
 	rest = strlen(p + 3) - 6;
 	if (strcmp(p + 3 + rest, ".debug") != 0 || 2 + rest >= PSYM_BUILD_ID_HEX_MAX)
@@ -750,8 +754,8 @@ out:
 	return ret;
 }
 
-static int extract_cb(void *ud, const char *path, uint64_t size,
-		      const unsigned char *data, size_t len)
+static int extract_cb(void *ud, const char *path, uint64_t size, const unsigned char *data,
+		      size_t len)
 {
 	struct extract *x = ud;
 	int ret;
@@ -863,8 +867,9 @@ int psym_deb_extract_debug(const char *deb_path, const char *cache_root,
 			   const struct psym_deb_limits *limits, const char *const *build_ids,
 			   size_t n_build_ids, char **debug_root, struct psym_err *e)
 {
-	struct extract x = { .deb = deb_path, .ids = build_ids, .n_ids = n_build_ids, .fd = -1,
-			     .e = e };
+	struct extract x = {
+		.deb = deb_path, .ids = build_ids, .n_ids = n_build_ids, .fd = -1, .e = e
+	};
 	struct stat st;
 	char *result = NULL;
 	const char *base;
@@ -881,8 +886,7 @@ int psym_deb_extract_debug(const char *deb_path, const char *cache_root,
 	base = strrchr(deb_path, '/');
 	base = base ? base + 1 : deb_path;
 	/* One cache entry per package file identity (name, size, mtime). */
-	if (asprintf(&x.root, "%s/%s-%llx-%llx", cache_root, base,
-		     (unsigned long long)st.st_size,
+	if (asprintf(&x.root, "%s/%s-%llx-%llx", cache_root, base, (unsigned long long)st.st_size,
 		     (unsigned long long)st.st_mtim.tv_sec) < 0 ||
 	    asprintf(&result, "%s/usr/lib/debug", x.root) < 0) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");

@@ -22,8 +22,8 @@
 #include "error.h"
 
 struct psym_deb_limits {
-	uint64_t max_bytes;  /* bytes written per package and run (default 2 GiB) */
-	uint64_t max_files;  /* files written (default 1,000,000) */
+	uint64_t max_bytes; /* bytes written per package and run (default 2 GiB) */
+	uint64_t max_files; /* files written (default 1,000,000) */
 };
 
 /*
@@ -53,7 +53,7 @@ void psym_deb_remove_tree(const char *path);
 typedef int (*psym_deb_file_fn)(void *ud, const char *path, uint64_t size,
 				const unsigned char *data, size_t len);
 int psym_deb_parse_mem(const unsigned char *buf, size_t len, const char *name,
-		       const struct psym_deb_limits *limits, psym_deb_file_fn fn,
-		       void *ud, struct psym_err *e);
+		       const struct psym_deb_limits *limits, psym_deb_file_fn fn, void *ud,
+		       struct psym_err *e);
 
 #endif

@@ -24,8 +24,8 @@ struct sym {
 	const char *file;    /* STT_FILE in force for a local symbol, or NULL */
 	const char *name;    /* display name (version suffix removed) */
 	const char *linkage; /* raw name (version suffix removed), for system_name */
-	uint8_t rank;        /* lower is better among aliases */
-	uint32_t order;      /* position in the symbol table(s) */
+	uint8_t rank;	     /* lower is better among aliases */
+	uint32_t order;	     /* position in the symbol table(s) */
 };
 
 struct psym_elf {
@@ -53,8 +53,8 @@ struct psym_elf {
 
 static int elf_fail(struct psym_err *e, const char *path, const char *what)
 {
-	return psym_err_set(e, PSYM_EBADELF, "'%s': %s%s%s", path, what,
-			    elf_errmsg(-1) ? ": " : "", elf_errmsg(-1) ? elf_errmsg(-1) : "");
+	return psym_err_set(e, PSYM_EBADELF, "'%s': %s%s%s", path, what, elf_errmsg(-1) ? ": " : "",
+			    elf_errmsg(-1) ? elf_errmsg(-1) : "");
 }
 
 /*
@@ -69,9 +69,9 @@ static int check_extent(struct psym_elf *f, struct psym_err *e)
 
 	if (!elf_rawfile(f->elf, &size))
 		return 0;
-	if (f->eh.e_phnum && (__builtin_mul_overflow((uint64_t)f->eh.e_phnum,
-						     f->eh.e_phentsize, &end) ||
-			      __builtin_add_overflow(end, f->eh.e_phoff, &end) || end > size))
+	if (f->eh.e_phnum &&
+	    (__builtin_mul_overflow((uint64_t)f->eh.e_phnum, f->eh.e_phentsize, &end) ||
+	     __builtin_add_overflow(end, f->eh.e_phoff, &end) || end > size))
 		goto truncated_headers;
 	if (f->eh.e_shoff && !f->eh.e_shnum && f->nsections <= 1)
 		return psym_err_set(e, PSYM_EBADELF,
@@ -90,16 +90,19 @@ static int check_extent(struct psym_elf *f, struct psym_err *e)
 		if (sh.sh_type == SHT_NOBITS || sh.sh_type == SHT_NULL || !sh.sh_size)
 			continue;
 		if (__builtin_add_overflow(sh.sh_offset, sh.sh_size, &end) || end > size) {
-			return psym_err_set(e, PSYM_EBADELF,
-					    "'%s': truncated or corrupt: section [%zu] ends past the "
-					    "end of the file (%zu bytes)", f->path, i, size);
+			return psym_err_set(
+				e, PSYM_EBADELF,
+				"'%s': truncated or corrupt: section [%zu] ends past the "
+				"end of the file (%zu bytes)",
+				f->path, i, size);
 		}
 	}
 	return 0;
 truncated_headers:
 	return psym_err_set(e, PSYM_EBADELF,
 			    "'%s': truncated or corrupt: header tables end past the end of the "
-			    "file (%zu bytes)", f->path, size);
+			    "file (%zu bytes)",
+			    f->path, size);
 }
 
 static int load_headers(struct psym_elf *f, struct psym_err *e)
@@ -115,9 +118,9 @@ static int load_headers(struct psym_elf *f, struct psym_err *e)
 	if (check_extent(f, e))
 		return PSYM_EBADELF;
 	if (f->nsections > f->lim.max_sections)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': %zu sections (limit %zu; --limit elf-sections=N)",
-				    f->path,
-				    f->nsections, f->lim.max_sections);
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': %zu sections (limit %zu; --limit elf-sections=N)",
+				    f->path, f->nsections, f->lim.max_sections);
 	if (f->nsections && elf_getshdrstrndx(f->elf, &f->shstrndx) != 0)
 		f->shstrndx = 0;
 	if (elf_getphdrnum(f->elf, &nph) != 0)
@@ -133,8 +136,11 @@ static int load_headers(struct psym_elf *f, struct psym_err *e)
 		if (!gelf_getphdr(f->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
 		f->loads[f->nloads++] = (struct psym_elf_load){
-			.offset = ph.p_offset, .vaddr = ph.p_vaddr, .filesz = ph.p_filesz,
-			.memsz = ph.p_memsz, .flags = ph.p_flags,
+			.offset = ph.p_offset,
+			.vaddr = ph.p_vaddr,
+			.filesz = ph.p_filesz,
+			.memsz = ph.p_memsz,
+			.flags = ph.p_flags,
 		};
 	}
 	f->has_build_id = psym_libelf_build_id(f->elf, f->build_id) == 0;
@@ -159,8 +165,8 @@ static struct psym_elf *elf_new(const char *name, const struct psym_elf_limits *
 	return f;
 }
 
-int psym_elf_open(const char *path, const struct psym_elf_limits *lim,
-		  struct psym_elf **out, struct psym_err *e)
+int psym_elf_open(const char *path, const struct psym_elf_limits *lim, struct psym_elf **out,
+		  struct psym_err *e)
 {
 	struct psym_elf *f;
 	int ret;
@@ -191,8 +197,7 @@ fail:
 }
 
 int psym_elf_open_mem(void *buf, size_t len, bool take_ownership, const char *name,
-		      const struct psym_elf_limits *lim, struct psym_elf **out,
-		      struct psym_err *e)
+		      const struct psym_elf_limits *lim, struct psym_elf **out, struct psym_err *e)
 {
 	struct psym_elf *f;
 	int ret;
@@ -256,8 +261,8 @@ size_t psym_elf_loads(const struct psym_elf *f, const struct psym_elf_load **loa
 	return f->nloads;
 }
 
-int psym_elf_normalize(const struct psym_elf *f, uint64_t start, uint64_t limit,
-		       uint64_t offset, uint64_t addr, uint64_t *vaddr)
+int psym_elf_normalize(const struct psym_elf *f, uint64_t start, uint64_t limit, uint64_t offset,
+		       uint64_t addr, uint64_t *vaddr)
 {
 	uint64_t fo;
 
@@ -302,8 +307,7 @@ static Elf_Scn *find_section(const struct psym_elf *f, const char *name, GElf_Sh
 	return NULL;
 }
 
-int psym_elf_section(const struct psym_elf *f, const char *name, const void **data,
-		     size_t *len)
+int psym_elf_section(const struct psym_elf *f, const char *name, const void **data, size_t *len)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = find_section(f, name, &sh);
@@ -342,7 +346,9 @@ int psym_elf_scn(const struct psym_elf *f, size_t i, struct psym_elf_scn *out)
 	d = elf_rawdata(scn, NULL);
 	if (!d || !d->d_buf || !d->d_size)
 		return PSYM_NOENT;
-	*out = (struct psym_elf_scn){ .name = name, .data = d->d_buf, .len = d->d_size,
+	*out = (struct psym_elf_scn){ .name = name,
+				      .data = d->d_buf,
+				      .len = d->d_size,
 				      .compressed = (sh.sh_flags & SHF_COMPRESSED) != 0 };
 	return 0;
 }
@@ -397,8 +403,7 @@ int psym_elf_debuglink(const struct psym_elf *f, const char **name, uint32_t *cr
 	return 0;
 }
 
-int psym_elf_open_minidebuginfo(const struct psym_elf *f, struct psym_elf **out,
-				struct psym_err *e)
+int psym_elf_open_minidebuginfo(const struct psym_elf *f, struct psym_elf **out, struct psym_err *e)
 {
 	const void *data;
 	unsigned char *img;
@@ -420,7 +425,8 @@ int psym_elf_open_minidebuginfo(const struct psym_elf *f, struct psym_elf **out,
 static int push_sym(struct psym_elf *f, const struct sym *s, struct psym_err *e)
 {
 	if (f->nsyms >= f->lim.max_symbols)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu symbols (--limit elf-symbols=N)", f->path,
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': more than %zu symbols (--limit elf-symbols=N)", f->path,
 				    f->lim.max_symbols);
 	if (f->nsyms == f->capsyms) {
 		size_t ncap = f->capsyms ? f->capsyms * 2 : 1024;
@@ -447,8 +453,8 @@ static const char *strip_version(struct psym_elf *f, const char *raw, bool *vers
 }
 
 /* Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table. */
-static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn,
-		       const GElf_Shdr *sh, struct psym_err *e)
+static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, const GElf_Shdr *sh,
+		       struct psym_err *e)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t n;
@@ -502,7 +508,9 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn,
 		out.name = name;
 		out.linkage = name;
 		/* Prefer global, then weak, then local; unversioned; FUNC over NOTYPE. */
-		out.rank = (uint8_t)((bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 4 : 8) +
+		out.rank = (uint8_t)((bind == STB_GLOBAL ? 0
+				      : bind == STB_WEAK ? 4
+							 : 8) +
 				     (versioned ? 2 : 0) + (type == STT_NOTYPE ? 1 : 0));
 		out.order = (uint32_t)f->nsyms;
 		ret = push_sym(f, &out, e);
@@ -565,8 +573,12 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		if (i * step > psh.sh_size)
 			break;
-		out = (struct sym){ .addr = base + i * step, .size = step, .name = name,
-				    .linkage = name, .rank = 16, .order = (uint32_t)f->nsyms };
+		out = (struct sym){ .addr = base + i * step,
+				    .size = step,
+				    .name = name,
+				    .linkage = name,
+				    .rank = 16,
+				    .order = (uint32_t)f->nsyms };
 		ret = push_sym(f, &out, e);
 		if (ret)
 			return ret;
@@ -687,8 +699,8 @@ static size_t alloc_sections(const struct psym_elf *f, struct secrange **out)
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
 			continue;
 		r[n].start = sh.sh_addr;
-		r[n].end = sh.sh_addr + sh.sh_size < sh.sh_addr ? UINT64_MAX :
-							      sh.sh_addr + sh.sh_size;
+		r[n].end =
+			sh.sh_addr + sh.sh_size < sh.sh_addr ? UINT64_MAX : sh.sh_addr + sh.sh_size;
 		r[n].idx = elf_ndxscn(scn);
 		n++;
 	}
@@ -848,8 +860,9 @@ int psym_elf_find_symbol(struct psym_elf *f, const char *name, uint64_t *addr)
 		Elf_Data *d;
 		size_t n;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize || !(d = elf_getdata(scn, NULL)))
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
 			continue;
 		n = d->d_size / sh.sh_entsize;
 		for (size_t i = 1; i < n && i < f->lim.max_symbols; i++) {

@@ -34,15 +34,14 @@ struct psym_elf_limits {
 };
 
 /* Open an ELF file (regular files only). */
-int psym_elf_open(const char *path, const struct psym_elf_limits *lim,
-		  struct psym_elf **out, struct psym_err *e);
+int psym_elf_open(const char *path, const struct psym_elf_limits *lim, struct psym_elf **out,
+		  struct psym_err *e);
 /*
  * Open an ELF image held in memory; with take_ownership the buffer (malloc'd)
  * is freed by psym_elf_close(). name is used in messages.
  */
 int psym_elf_open_mem(void *buf, size_t len, bool take_ownership, const char *name,
-		      const struct psym_elf_limits *lim, struct psym_elf **out,
-		      struct psym_err *e);
+		      const struct psym_elf_limits *lim, struct psym_elf **out, struct psym_err *e);
 void psym_elf_close(struct psym_elf *elf);
 
 const char *psym_elf_path(const struct psym_elf *elf);
@@ -57,8 +56,8 @@ size_t psym_elf_loads(const struct psym_elf *elf, const struct psym_elf_load **l
  * /proc/PID/maps): file offset -> the PT_LOAD that holds it -> vaddr,
  * computed per address. Returns 0, or PSYM_NOENT when no PT_LOAD holds it.
  */
-int psym_elf_normalize(const struct psym_elf *elf, uint64_t start, uint64_t limit,
-		       uint64_t offset, uint64_t addr, uint64_t *vaddr);
+int psym_elf_normalize(const struct psym_elf *elf, uint64_t start, uint64_t limit, uint64_t offset,
+		       uint64_t addr, uint64_t *vaddr);
 
 /*
  * Why the symbol table could not be used (a cap was hit, memory ran out),
@@ -95,15 +94,14 @@ int psym_elf_debuglink(const struct psym_elf *elf, const char **name, uint32_t *
  * Raw contents of the named section (not decompressed); PSYM_NOENT when
  * absent. *data is borrowed from elf.
  */
-int psym_elf_section(const struct psym_elf *elf, const char *name, const void **data,
-		     size_t *len);
+int psym_elf_section(const struct psym_elf *elf, const char *name, const void **data, size_t *len);
 
 /* A section's name and raw contents, as the DWARF reader walks them. */
 struct psym_elf_scn {
 	const char *name;
 	const void *data; /* as stored (compressed when SHF_COMPRESSED); borrowed */
 	size_t len;
-	bool compressed;  /* SHF_COMPRESSED */
+	bool compressed; /* SHF_COMPRESSED */
 };
 
 /* Number of sections, index 0 included (at most --limit elf-sections). */

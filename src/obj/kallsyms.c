@@ -90,9 +90,10 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 	if (a == 0)
 		return 0;
 	if (k->n >= k->max)
-		return psym_err_set(e, PSYM_ELIMIT,
-				    "'%s': more than %zu kernel symbols (--limit kallsyms-symbols=N)",
-				    src, k->max);
+		return psym_err_set(
+			e, PSYM_ELIMIT,
+			"'%s': more than %zu kernel symbols (--limit kallsyms-symbols=N)", src,
+			k->max);
 	if (k->n == k->cap) {
 		size_t ncap = k->cap ? k->cap * 2 : 65536;
 		struct ksym *ns = realloc(k->s, ncap * sizeof(*ns));
@@ -131,7 +132,8 @@ static int k_finish(struct psym_kallsyms *k, const char *src, struct psym_err *e
 {
 	if (k->lines && k->zero == k->lines)
 		return psym_err_set(e, PSYM_EBADINPUT,
-				    "'%s': kallsyms copy has no addresses (taken without root?)", src);
+				    "'%s': kallsyms copy has no addresses (taken without root?)",
+				    src);
 	if (k->n == 0)
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s': no kernel text symbols", src);
 	qsort(k->s, k->n, sizeof(*k->s), cmp_ksym);
@@ -139,8 +141,8 @@ static int k_finish(struct psym_kallsyms *k, const char *src, struct psym_err *e
 	return 0;
 }
 
-int psym_kallsyms_parse(const char *text, size_t len, const char *src,
-			struct psym_kallsyms **out, struct psym_err *e)
+int psym_kallsyms_parse(const char *text, size_t len, const char *src, struct psym_kallsyms **out,
+			struct psym_err *e)
 {
 	struct psym_kallsyms *k = NULL;
 	const char *p = text, *end = text + len;
@@ -202,15 +204,16 @@ int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 		fd = psym_open_regular(path, e);
 	if (fd < 0)
 		return fd == -1 ? psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", path,
-					       strerror(errno)) : fd;
+					       strerror(errno))
+				: fd;
 	ret = k_new(&k, e);
 	if (!ret && max_symbols)
 		k->max = max_symbols;
 	c = (struct kline_ctx){ k, path, e };
 	if (!ret)
-		ret = psym_read_lines_cap(fd, path, LINE_BYTES - 1, max_bytes ? max_bytes : MAX_BYTES,
-					  "--limit kallsyms-bytes=N", kline_cb, &c, &k->malformed,
-					  e);
+		ret = psym_read_lines_cap(
+			fd, path, LINE_BYTES - 1, max_bytes ? max_bytes : MAX_BYTES,
+			"--limit kallsyms-bytes=N", kline_cb, &c, &k->malformed, e);
 	close(fd);
 	if (!ret)
 		ret = k_finish(k, path, e);
@@ -261,4 +264,3 @@ size_t psym_kallsyms_malformed(const struct psym_kallsyms *k)
 {
 	return k->malformed;
 }
-

@@ -24,8 +24,8 @@ struct psym_kallsyms;
  */
 int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 		       struct psym_kallsyms **out, struct psym_err *e);
-int psym_kallsyms_parse(const char *text, size_t len, const char *name,
-			struct psym_kallsyms **out, struct psym_err *e);
+int psym_kallsyms_parse(const char *text, size_t len, const char *name, struct psym_kallsyms **out,
+			struct psym_err *e);
 void psym_kallsyms_free(struct psym_kallsyms *k);
 
 /*

@@ -73,11 +73,14 @@ static int add_entry(struct psym_perfmap *m, uint64_t start, uint64_t size, cons
 		return 0;
 	}
 	if (m->n >= m->lim.max_entries)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu JIT entries (--limit perfmap-entries=N)", src,
-				    m->lim.max_entries);
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': more than %zu JIT entries (--limit perfmap-entries=N)",
+				    src, m->lim.max_entries);
 	if (m->name_bytes + nlen + 1 > m->lim.max_name_bytes)
-		return psym_err_set(e, PSYM_ELIMIT, "'%s': JIT names larger than %zu bytes (--limit perfmap-names=N)", src,
-				    m->lim.max_name_bytes);
+		return psym_err_set(
+			e, PSYM_ELIMIT,
+			"'%s': JIT names larger than %zu bytes (--limit perfmap-names=N)", src,
+			m->lim.max_name_bytes);
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 4096;
 		struct pm_entry *ne = realloc(m->e, ncap * sizeof(*ne));
@@ -113,8 +116,7 @@ static int add_line(struct psym_perfmap *m, const char *p, size_t len, const cha
 
 	while (end > p && (end[-1] == '\n' || end[-1] == '\r'))
 		end--;
-	if (memchr(p, '\0', (size_t)(end - p)) || !hexnum(&p, end, &start) || p >= end ||
-	    *p != ' ')
+	if (memchr(p, '\0', (size_t)(end - p)) || !hexnum(&p, end, &start) || p >= end || *p != ' ')
 		goto bad;
 	while (p < end && *p == ' ')
 		p++;
@@ -129,8 +131,8 @@ bad:
 	return 0;
 }
 
-int psym_perfmap_add_text(struct psym_perfmap *m, const char *text, size_t len,
-			  const char *name, struct psym_err *e)
+int psym_perfmap_add_text(struct psym_perfmap *m, const char *text, size_t len, const char *name,
+			  struct psym_err *e)
 {
 	const char *p = text, *end = text + len;
 	int ret = 0;

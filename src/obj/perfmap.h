@@ -22,7 +22,7 @@
 struct psym_perfmap;
 
 struct psym_perfmap_limits {
-	size_t max_entries;   /* default 16 million */
+	size_t max_entries;    /* default 16 million */
 	size_t max_name_bytes; /* default 1 GiB */
 	size_t max_file_bytes; /* size of one perf map or jitdump file, default 1 GiB */
 };
@@ -36,8 +36,8 @@ void psym_perfmap_free(struct psym_perfmap *m);
  * larger than max_file_bytes is refused (PSYM_ELIMIT) before it is read.
  */
 int psym_perfmap_add_file(struct psym_perfmap *m, const char *path, struct psym_err *e);
-int psym_perfmap_add_text(struct psym_perfmap *m, const char *text, size_t len,
-			  const char *name, struct psym_err *e);
+int psym_perfmap_add_text(struct psym_perfmap *m, const char *text, size_t len, const char *name,
+			  struct psym_err *e);
 
 /* Add a jitdump file (at most max_file_bytes) / buffer (JIT_CODE_LOAD, JIT_CODE_MOVE). */
 int psym_perfmap_add_jitdump(struct psym_perfmap *m, const char *path, struct psym_err *e);

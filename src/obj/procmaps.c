@@ -133,7 +133,8 @@ void psym_procmaps_build_ids(int pid, struct psym_procmap *maps, size_t n)
 		/* Reuse the answer for the same file in this process. */
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(maps[k].path, name)) {
-				memcpy(maps[i].build_id, maps[k].build_id, sizeof(maps[i].build_id));
+				memcpy(maps[i].build_id, maps[k].build_id,
+				       sizeof(maps[i].build_id));
 				goto next;
 			}
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
@@ -145,6 +146,6 @@ void psym_procmaps_build_ids(int pid, struct psym_procmap *maps, size_t n)
 		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, name);
 		if (psym_elf_file_build_id(path, maps[i].build_id, &e) != 0)
 			maps[i].build_id[0] = '\0';
-next:;
+	next:;
 	}
 }

@@ -9,7 +9,7 @@
 /* Open-addressing hash set of uint32 indices into some array. */
 struct hset {
 	uint32_t *slot; /* index + 1, 0 = empty */
-	size_t cap;     /* power of two */
+	size_t cap;	/* power of two */
 	size_t n;
 };
 
@@ -138,8 +138,7 @@ static int hset_insert(struct psym_builder *b, struct hset *h, uint32_t i,
 	return 0;
 }
 
-int psym_builder_new(struct psym_profile *p, struct psym_builder **out,
-		     struct psym_err *e)
+int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct psym_err *e)
 {
 	struct psym_builder *b = calloc(1, sizeof(*b));
 	pb_profile *pb = p->pb;
@@ -225,11 +224,9 @@ static int fail(struct psym_builder *b, int code)
 }
 
 /* Append ptr to a profile pointer array (n, arr) with capacity *cap. */
-static int push_ptr(struct psym_builder *b, void ***arr, size_t *n, size_t *cap,
-		    void *ptr)
+static int push_ptr(struct psym_builder *b, void ***arr, size_t *n, size_t *cap, void *ptr)
 {
-	int ret = psym_arena_grow(&b->p->arena, (void **)arr, cap, *n + 1,
-				  sizeof(void *));
+	int ret = psym_arena_grow(&b->p->arena, (void **)arr, cap, *n + 1, sizeof(void *));
 
 	if (ret)
 		return fail(b, ret);
@@ -243,8 +240,7 @@ static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h)
 
 	if (!b->strs.cap)
 		return -1;
-	for (size_t j = h & (b->strs.cap - 1); b->strs.slot[j];
-	     j = (j + 1) & (b->strs.cap - 1)) {
+	for (size_t j = h & (b->strs.cap - 1); b->strs.slot[j]; j = (j + 1) & (b->strs.cap - 1)) {
 		uint32_t i = b->strs.slot[j] - 1;
 
 		if (strcmp(pb->string_table[i], s) == 0)
@@ -268,8 +264,7 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s)
 	copy = psym_arena_strndup(&b->p->arena, s, len);
 	if (!copy)
 		return fail(b, psym_arena_error(&b->p->arena));
-	ret = push_ptr(b, (void ***)&pb->string_table, &pb->n_string_table,
-		       &b->cap_strings, copy);
+	ret = push_ptr(b, (void ***)&pb->string_table, &pb->n_string_table, &b->cap_strings, copy);
 	if (ret)
 		return ret;
 	ret = hset_insert(b, &b->strs, (uint32_t)(pb->n_string_table - 1), str_hash_at);
@@ -278,9 +273,8 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s)
 	return (int64_t)pb->n_string_table - 1;
 }
 
-uint64_t psym_builder_function(struct psym_builder *b, const char *name,
-			       const char *system_name, const char *filename,
-			       int64_t start_line)
+uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
+			       const char *filename, int64_t start_line)
 {
 	pb_profile *pb = b->p->pb;
 	struct fkey k;
@@ -325,9 +319,8 @@ uint64_t psym_builder_function(struct psym_builder *b, const char *name,
 	return f->id;
 }
 
-pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start,
-				 uint64_t limit, uint64_t offset,
-				 const char *filename, const char *build_id)
+pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start, uint64_t limit,
+				 uint64_t offset, const char *filename, const char *build_id)
 {
 	pb_profile *pb = b->p->pb;
 	int64_t fi = psym_builder_str(b, filename ? filename : "");
@@ -353,8 +346,7 @@ pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start,
 	return m;
 }
 
-uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id,
-			       uint64_t address)
+uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint64_t address)
 {
 	pb_profile *pb = b->p->pb;
 	uint64_t k[2] = { mapping_id, address };
@@ -389,8 +381,8 @@ uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id,
 	return l->id;
 }
 
-int psym_builder_add_line(struct psym_builder *b, pb_location *loc,
-			  uint64_t function_id, int64_t line, int64_t column)
+int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t function_id,
+			  int64_t line, int64_t column)
 {
 	pb_line *ln = psym_arena_alloc(&b->p->arena, sizeof(*ln));
 	size_t cap = loc->n_line;
@@ -414,8 +406,7 @@ int psym_builder_add_line(struct psym_builder *b, pb_location *loc,
 	return 0;
 }
 
-int psym_builder_sample_type(struct psym_builder *b, const char *type,
-			     const char *unit)
+int psym_builder_sample_type(struct psym_builder *b, const char *type, const char *unit)
 {
 	pb_profile *pb = b->p->pb;
 	pb_value_type *vt = psym_arena_alloc(&b->p->arena, sizeof(*vt));
@@ -430,12 +421,12 @@ int psym_builder_sample_type(struct psym_builder *b, const char *type,
 		return b->err;
 	vt->type = t;
 	vt->unit = u;
-	return push_ptr(b, (void ***)&pb->sample_type, &pb->n_sample_type,
-			&b->cap_sample_types, vt);
+	return push_ptr(b, (void ***)&pb->sample_type, &pb->n_sample_type, &b->cap_sample_types,
+			vt);
 }
 
-pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs,
-			       size_t nlocs, const int64_t *values, size_t nvalues)
+pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs, size_t nlocs,
+			       const int64_t *values, size_t nvalues)
 {
 	pb_profile *pb = b->p->pb;
 	pb_sample *s = psym_arena_alloc(&b->p->arena, sizeof(*s));
@@ -477,8 +468,7 @@ static int add_label(struct psym_builder *b, pb_sample *s, pb_label *lb)
 	return 0;
 }
 
-int psym_builder_label_str(struct psym_builder *b, pb_sample *s, const char *key,
-			   const char *str)
+int psym_builder_label_str(struct psym_builder *b, pb_sample *s, const char *key, const char *str)
 {
 	pb_label *lb = psym_arena_alloc(&b->p->arena, sizeof(*lb));
 	int64_t k, v;
@@ -495,8 +485,8 @@ int psym_builder_label_str(struct psym_builder *b, pb_sample *s, const char *key
 	return add_label(b, s, lb);
 }
 
-int psym_builder_label_num(struct psym_builder *b, pb_sample *s, const char *key,
-			   int64_t num, const char *unit)
+int psym_builder_label_num(struct psym_builder *b, pb_sample *s, const char *key, int64_t num,
+			   const char *unit)
 {
 	pb_label *lb = psym_arena_alloc(&b->p->arena, sizeof(*lb));
 	int64_t k, u = 0;

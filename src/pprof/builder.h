@@ -20,42 +20,36 @@
 
 struct psym_builder;
 
-int psym_builder_new(struct psym_profile *p, struct psym_builder **out,
-		     struct psym_err *e);
+int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct psym_err *e);
 void psym_builder_free(struct psym_builder *b);
 
 /* Index of s in string_table, adding it if new. Negative on error. */
 int64_t psym_builder_str(struct psym_builder *b, const char *s);
 
 /* Id of the function with these fields, adding it if new; 0 on error. */
-uint64_t psym_builder_function(struct psym_builder *b, const char *name,
-			       const char *system_name, const char *filename,
-			       int64_t start_line);
+uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
+			       const char *filename, int64_t start_line);
 
 /* Append a mapping; returns it (id assigned) or NULL on error. */
-pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start,
-				 uint64_t limit, uint64_t offset,
-				 const char *filename, const char *build_id);
+pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start, uint64_t limit,
+				 uint64_t offset, const char *filename, const char *build_id);
 
 /* Id of the location (mapping_id may be 0), adding it if new; 0 on error. */
-uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id,
-			       uint64_t address);
+uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint64_t address);
 
 /* Append a Line to a location. Returns 0 or a negative code. */
-int psym_builder_add_line(struct psym_builder *b, pb_location *loc,
-			  uint64_t function_id, int64_t line, int64_t column);
+int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t function_id,
+			  int64_t line, int64_t column);
 
 /* Append a value type to sample_type. */
-int psym_builder_sample_type(struct psym_builder *b, const char *type,
-			     const char *unit);
+int psym_builder_sample_type(struct psym_builder *b, const char *type, const char *unit);
 
 /* Append a sample; its location ids and values are copied. */
-pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs,
-			       size_t nlocs, const int64_t *values, size_t nvalues);
-int psym_builder_label_str(struct psym_builder *b, pb_sample *s, const char *key,
-			   const char *str);
-int psym_builder_label_num(struct psym_builder *b, pb_sample *s, const char *key,
-			   int64_t num, const char *unit);
+pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs, size_t nlocs,
+			       const int64_t *values, size_t nvalues);
+int psym_builder_label_str(struct psym_builder *b, pb_sample *s, const char *key, const char *str);
+int psym_builder_label_num(struct psym_builder *b, pb_sample *s, const char *key, int64_t num,
+			   const char *unit);
 
 int psym_builder_comment(struct psym_builder *b, const char *text);
 

@@ -29,8 +29,7 @@ static int profile_alloc(const struct psym_limits *lim, struct psym_profile **ou
 	return 0;
 }
 
-int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out,
-		     struct psym_err *e)
+int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out, struct psym_err *e)
 {
 	struct psym_profile *p = NULL;
 	int ret = profile_alloc(lim, &p, e);
@@ -131,9 +130,10 @@ int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 	p->pb = perftools__profiles__profile__unpack(&p->arena.pbc, msglen, msg);
 	if (!p->pb) {
 		if (p->arena.over_limit)
-			ret = psym_err_set(e, PSYM_ELIMIT,
-					   "'%s': decoding needs more than the memory limit of %zu bytes",
-					   name, lim.max_memory);
+			ret = psym_err_set(
+				e, PSYM_ELIMIT,
+				"'%s': decoding needs more than the memory limit of %zu bytes",
+				name, lim.max_memory);
 		else if (p->arena.oom)
 			ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
 		else
@@ -146,9 +146,10 @@ int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 		const char *where = bad_unknown_fields(p->pb);
 
 		if (where) {
-			ret = psym_err_set(e, PSYM_EBADPROTO,
-					   "'%s': not a pprof profile (field number 0 in a %s message)",
-					   name, where);
+			ret = psym_err_set(
+				e, PSYM_EBADPROTO,
+				"'%s': not a pprof profile (field number 0 in a %s message)", name,
+				where);
 			goto fail;
 		}
 	}
@@ -161,8 +162,8 @@ fail:
 	return ret;
 }
 
-int psym_profile_read(const char *path, const struct psym_limits *limp,
-		      struct psym_profile **out, struct psym_err *e)
+int psym_profile_read(const char *path, const struct psym_limits *limp, struct psym_profile **out,
+		      struct psym_err *e)
 {
 	struct psym_limits lim;
 	unsigned char *buf;
@@ -181,8 +182,7 @@ int psym_profile_read(const char *path, const struct psym_limits *limp,
 		return psym_err_set(e, PSYM_EBADPROTO, "'%s': empty file",
 				    strcmp(path, "-") ? path : "<stdin>");
 	}
-	ret = psym_profile_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", &lim,
-				 out, e);
+	ret = psym_profile_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", &lim, out, e);
 	free(buf);
 	return ret;
 }
@@ -197,8 +197,7 @@ void psym_profile_free(struct psym_profile *p)
 
 const char *psym_profile_str(const struct psym_profile *p, int64_t idx)
 {
-	if (idx < 0 || (uint64_t)idx >= p->pb->n_string_table ||
-	    !p->pb->string_table[idx])
+	if (idx < 0 || (uint64_t)idx >= p->pb->n_string_table || !p->pb->string_table[idx])
 		return "";
 	return p->pb->string_table[idx];
 }
@@ -223,9 +222,8 @@ static int cmp_id_pos(const void *a, const void *b)
  * Build an index over n messages whose id is at byte offset id_off. what
  * names the message kind for errors.
  */
-static int idindex_build(struct psym_profile *p, struct psym_idindex *ix,
-			 void **msgs, size_t n, size_t id_off, const char *what,
-			 struct psym_err *e)
+static int idindex_build(struct psym_profile *p, struct psym_idindex *ix, void **msgs, size_t n,
+			 size_t id_off, const char *what, struct psym_err *e)
 {
 	struct id_pos *tmp;
 	bool dense = true;
@@ -259,8 +257,8 @@ static int idindex_build(struct psym_profile *p, struct psym_idindex *ix,
 	for (size_t i = 1; i < n; i++) {
 		if (tmp[i].id == tmp[i - 1].id) {
 			ret = psym_err_set(e, PSYM_EBADPROFILE,
-					   "%s[%u]: id %" PRIu64 " is also used by %s[%u]",
-					   what, tmp[i].pos, tmp[i].id, what, tmp[i - 1].pos);
+					   "%s[%u]: id %" PRIu64 " is also used by %s[%u]", what,
+					   tmp[i].pos, tmp[i].id, what, tmp[i - 1].pos);
 			goto out;
 		}
 	}
@@ -307,11 +305,11 @@ int psym_profile_index(struct psym_profile *p, struct psym_err *e)
 	ret = idindex_build(p, &p->mapping_ix, (void **)pb->mapping, pb->n_mapping,
 			    offsetof(pb_mapping, id), "mapping", e);
 	if (!ret)
-		ret = idindex_build(p, &p->location_ix, (void **)pb->location,
-				    pb->n_location, offsetof(pb_location, id), "location", e);
+		ret = idindex_build(p, &p->location_ix, (void **)pb->location, pb->n_location,
+				    offsetof(pb_location, id), "location", e);
 	if (!ret)
-		ret = idindex_build(p, &p->function_ix, (void **)pb->function,
-				    pb->n_function, offsetof(pb_function, id), "function", e);
+		ret = idindex_build(p, &p->function_ix, (void **)pb->function, pb->n_function,
+				    offsetof(pb_function, id), "function", e);
 	return ret;
 }
 
@@ -354,12 +352,13 @@ pb_function *psym_profile_function(const struct psym_profile *p, uint64_t id)
 
 #define BAD(...) psym_err_set(e, PSYM_EBADPROFILE, __VA_ARGS__)
 
-static int check_str(const struct psym_profile *p, int64_t idx, const char *where,
-		     size_t i, const char *field, struct psym_err *e)
+static int check_str(const struct psym_profile *p, int64_t idx, const char *where, size_t i,
+		     const char *field, struct psym_err *e)
 {
 	if (idx < 0 || (uint64_t)idx >= p->pb->n_string_table) {
 		if (i == SIZE_MAX)
-			return BAD("%s: string index %" PRId64 " out of range (string_table has %zu entries)",
+			return BAD("%s: string index %" PRId64
+				   " out of range (string_table has %zu entries)",
 				   field, idx, p->pb->n_string_table);
 		return BAD("%s[%zu].%s: string index %" PRId64
 			   " out of range (string_table has %zu entries)",
@@ -385,8 +384,10 @@ int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
 			return ret;
 	}
 	if (pb->period_type) {
-		if ((ret = check_str(p, pb->period_type->type, "", SIZE_MAX, "period_type.type", e)) ||
-		    (ret = check_str(p, pb->period_type->unit, "", SIZE_MAX, "period_type.unit", e)))
+		if ((ret = check_str(p, pb->period_type->type, "", SIZE_MAX, "period_type.type",
+				     e)) ||
+		    (ret = check_str(p, pb->period_type->unit, "", SIZE_MAX, "period_type.unit",
+				     e)))
 			return ret;
 	}
 	if ((ret = check_str(p, pb->drop_frames, "", SIZE_MAX, "drop_frames", e)) ||
@@ -430,19 +431,21 @@ int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
 				return BAD("location[%zu].line[%zu].function_id is 0", i, j);
 			if (!psym_profile_function(p, fid))
 				return BAD("location[%zu].line[%zu].function_id %" PRIu64
-					   ": no function has this id", i, j, fid);
+					   ": no function has this id",
+					   i, j, fid);
 		}
 	}
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		pb_sample *s = pb->sample[i];
 
 		if (s->n_value != pb->n_sample_type)
-			return BAD("sample[%zu]: has %zu values but there are %zu sample types",
-				   i, s->n_value, pb->n_sample_type);
+			return BAD("sample[%zu]: has %zu values but there are %zu sample types", i,
+				   s->n_value, pb->n_sample_type);
 		for (size_t j = 0; j < s->n_location_id; j++) {
 			if (!psym_profile_location(p, s->location_id[j]))
 				return BAD("sample[%zu].location_id[%zu] %" PRIu64
-					   ": no location has this id", i, j, s->location_id[j]);
+					   ": no location has this id",
+					   i, j, s->location_id[j]);
 		}
 		for (size_t j = 0; j < s->n_label; j++) {
 			pb_label *lb = s->label[j];
@@ -499,8 +502,9 @@ static void *encode_piece(void *arg)
 	}
 	pc->len = psym_pprof_pack(&pc->msg, pc->buf);
 	if (pc->len != n) {
-		pc->ret = psym_err_set(&pc->e, PSYM_EINTERNAL,
-				       "encoded size %zu differs from computed size %zu", pc->len, n);
+		pc->ret =
+			psym_err_set(&pc->e, PSYM_EINTERNAL,
+				     "encoded size %zu differs from computed size %zu", pc->len, n);
 		return NULL;
 	}
 	if (!pc->gzip)
@@ -528,22 +532,20 @@ static bool drop_field(pb_profile *msg, const ProtobufCFieldDescriptor *f)
 	if (f->label != PROTOBUF_C_LABEL_NONE)
 		return false; /* proto3: no required/optional fields */
 	switch (f->type) {
-	case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_SFIXED32:
-	case PROTOBUF_C_TYPE_UINT32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_ENUM:
-		*(uint32_t *)(base + f->offset) = 0;
-		return true;
-	case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_SFIXED64:
-	case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_FIXED64:
-		*(uint64_t *)(base + f->offset) = 0;
-		return true;
-	case PROTOBUF_C_TYPE_MESSAGE:
-		*(void **)(base + f->offset) = NULL;
-		return true;
-	case PROTOBUF_C_TYPE_STRING:
-		*(const char **)(base + f->offset) = "";
-		return true;
-	default:
-		return false;
+	case PROTOBUF_C_TYPE_INT32:
+	case PROTOBUF_C_TYPE_SINT32:
+	case PROTOBUF_C_TYPE_SFIXED32:
+	case PROTOBUF_C_TYPE_UINT32:
+	case PROTOBUF_C_TYPE_FIXED32:
+	case PROTOBUF_C_TYPE_ENUM: *(uint32_t *)(base + f->offset) = 0; return true;
+	case PROTOBUF_C_TYPE_INT64:
+	case PROTOBUF_C_TYPE_SINT64:
+	case PROTOBUF_C_TYPE_SFIXED64:
+	case PROTOBUF_C_TYPE_UINT64:
+	case PROTOBUF_C_TYPE_FIXED64: *(uint64_t *)(base + f->offset) = 0; return true;
+	case PROTOBUF_C_TYPE_MESSAGE: *(void **)(base + f->offset) = NULL; return true;
+	case PROTOBUF_C_TYPE_STRING: *(const char **)(base + f->offset) = ""; return true;
+	default: return false;
 	}
 }
 
@@ -577,15 +579,19 @@ static bool split_profile(const pb_profile *pb, pb_profile *a, pb_profile *b)
 			size_t half = most / 2, sz;
 
 			/* Elements are pointers (messages, strings) or scalars: one stride. */
-			sz = f->type == PROTOBUF_C_TYPE_MESSAGE || f->type == PROTOBUF_C_TYPE_STRING ?
-				     sizeof(void *) : sizeof(uint64_t);
-			if ((f->type != PROTOBUF_C_TYPE_MESSAGE && f->type != PROTOBUF_C_TYPE_STRING &&
-			     f->type != PROTOBUF_C_TYPE_UINT64 && f->type != PROTOBUF_C_TYPE_INT64) ||
+			sz = f->type == PROTOBUF_C_TYPE_MESSAGE || f->type == PROTOBUF_C_TYPE_STRING
+				     ? sizeof(void *)
+				     : sizeof(uint64_t);
+			if ((f->type != PROTOBUF_C_TYPE_MESSAGE &&
+			     f->type != PROTOBUF_C_TYPE_STRING &&
+			     f->type != PROTOBUF_C_TYPE_UINT64 &&
+			     f->type != PROTOBUF_C_TYPE_INT64) ||
 			    (f->flags & PROTOBUF_C_FIELD_FLAG_PACKED))
 				return false;
 			*(size_t *)((char *)a + f->quantifier_offset) = half;
 			*(size_t *)((char *)b + f->quantifier_offset) = most - half;
-			*(char **)((char *)b + f->offset) = *(char *const *)(base + f->offset) + half * sz;
+			*(char **)((char *)b + f->offset) =
+				*(char *const *)(base + f->offset) + half * sz;
 		} else if (!drop_field(i < cut ? b : a, f)) {
 			return false;
 		}
@@ -595,8 +601,8 @@ static bool split_profile(const pb_profile *pb, pb_profile *a, pb_profile *b)
 	return true;
 }
 
-int psym_profile_encode(const struct psym_profile *p, bool gzip,
-			unsigned char **bufp, size_t *lenp, struct psym_err *e)
+int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char **bufp, size_t *lenp,
+			struct psym_err *e)
 {
 	struct piece pc[2] = { { .gzip = gzip }, { .gzip = gzip } };
 	size_t npc = 1;

@@ -29,9 +29,9 @@ typedef Perftools__Profiles__Function pb_function;
 
 /* Caps on what an input may make psym read or allocate. */
 struct psym_limits {
-	size_t max_input;    /* bytes of the (possibly compressed) file */
-	size_t max_profile;  /* bytes of the decoded protobuf message */
-	size_t max_memory;   /* arena cap of one profile */
+	size_t max_input;   /* bytes of the (possibly compressed) file */
+	size_t max_profile; /* bytes of the decoded protobuf message */
+	size_t max_memory;  /* arena cap of one profile */
 };
 
 #define PSYM_DEFAULT_MAX_INPUT ((size_t)1 << 30)
@@ -43,9 +43,9 @@ void psym_limits_default(struct psym_limits *l);
 /* Sorted id -> message index, for mappings, locations and functions. */
 struct psym_idindex {
 	size_t n;
-	bool dense;       /* id == position + 1 for all: no table needed */
-	uint64_t *ids;    /* sorted ids (NULL when dense) */
-	uint32_t *pos;    /* position of ids[i] in the message array */
+	bool dense;    /* id == position + 1 for all: no table needed */
+	uint64_t *ids; /* sorted ids (NULL when dense) */
+	uint32_t *pos; /* position of ids[i] in the message array */
 };
 
 struct psym_profile {
@@ -57,15 +57,14 @@ struct psym_profile {
 };
 
 /* A new empty profile (string_table = {""}), for writers. */
-int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out,
-		     struct psym_err *e);
+int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out, struct psym_err *e);
 
 /*
  * Read and decode a profile from path ("-" = stdin). Does not validate.
  * Errors name the file.
  */
-int psym_profile_read(const char *path, const struct psym_limits *lim,
-		      struct psym_profile **out, struct psym_err *e);
+int psym_profile_read(const char *path, const struct psym_limits *lim, struct psym_profile **out,
+		      struct psym_err *e);
 
 /* Decode from memory (gzip or raw). name is used in messages. */
 int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
@@ -96,8 +95,8 @@ long psym_profile_location_pos(const struct psym_profile *p, uint64_t id);
 const char *psym_profile_str(const struct psym_profile *p, int64_t idx);
 
 /* Encode to a malloc'd buffer (caller frees). */
-int psym_profile_encode(const struct psym_profile *p, bool gzip,
-			unsigned char **buf, size_t *len, struct psym_err *e);
+int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char **buf, size_t *len,
+			struct psym_err *e);
 
 /* Encode and write atomically to path ("-" = stdout). */
 int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,

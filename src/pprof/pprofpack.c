@@ -218,8 +218,7 @@ static uint8_t *put_location(uint8_t *o, const pb_location *m)
 static size_t function_size(const pb_function *m)
 {
 	return scalar_size(m->id) + scalar_size(U(m->name)) + scalar_size(U(m->system_name)) +
-	       scalar_size(U(m->filename)) + scalar_size(U(m->start_line)) +
-	       unknown_size(&m->base);
+	       scalar_size(U(m->filename)) + scalar_size(U(m->start_line)) + unknown_size(&m->base);
 }
 
 static uint8_t *put_function(uint8_t *o, const pb_function *m)
@@ -233,22 +232,22 @@ static uint8_t *put_function(uint8_t *o, const pb_function *m)
 }
 
 /* Repeated messages: each one delimited. */
-#define REPEATED(type, name)                                                              \
-	static size_t name##s_size(type *const *a, size_t n)                              \
-	{                                                                                 \
-		size_t s = 0;                                                             \
-                                                                                          \
-		for (size_t i = 0; i < n; i++)                                            \
-			s += delimited_size(name##_size(a[i]));                           \
-		return s;                                                                 \
-	}                                                                                 \
-	static uint8_t *put_##name##s(uint8_t *o, unsigned num, type *const *a, size_t n) \
-	{                                                                                 \
-		for (size_t i = 0; i < n; i++) {                                          \
-			o = put_header(o, num, name##_size(a[i]));                        \
-			o = put_##name(o, a[i]);                                          \
-		}                                                                         \
-		return o;                                                                 \
+#define REPEATED(type, name)                                                                       \
+	static size_t name##s_size(type *const *a, size_t n)                                       \
+	{                                                                                          \
+		size_t s = 0;                                                                      \
+                                                                                                   \
+		for (size_t i = 0; i < n; i++)                                                     \
+			s += delimited_size(name##_size(a[i]));                                    \
+		return s;                                                                          \
+	}                                                                                          \
+	static uint8_t *put_##name##s(uint8_t *o, unsigned num, type *const *a, size_t n)          \
+	{                                                                                          \
+		for (size_t i = 0; i < n; i++) {                                                   \
+			o = put_header(o, num, name##_size(a[i]));                                 \
+			o = put_##name(o, a[i]);                                                   \
+		}                                                                                  \
+		return o;                                                                          \
 	}
 
 REPEATED(pb_value_type, value_type)

@@ -9,8 +9,7 @@
 
 #define S(idx) psym_profile_str(p, (idx))
 
-static void print_value_type(const struct psym_profile *p, FILE *out,
-			     const pb_value_type *vt)
+static void print_value_type(const struct psym_profile *p, FILE *out, const pb_value_type *vt)
 {
 	fprintf(out, "%s/%s", S(vt->type), S(vt->unit));
 }
@@ -148,8 +147,7 @@ void psym_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static void json_value_type(const struct psym_profile *p, FILE *out,
-			    const pb_value_type *vt)
+static void json_value_type(const struct psym_profile *p, FILE *out, const pb_value_type *vt)
 {
 	fprintf(out, "{\"type\":");
 	psym_json_string(out, S(vt->type));
@@ -162,9 +160,10 @@ int psym_show_json(const struct psym_profile *p, FILE *out)
 {
 	const pb_profile *pb = p->pb;
 
-	fprintf(out, "{\n\"time_nanos\":%" PRId64 ",\n\"duration_nanos\":%" PRId64
-		",\n\"period\":%" PRId64 ",\n", pb->time_nanos, pb->duration_nanos,
-		pb->period);
+	fprintf(out,
+		"{\n\"time_nanos\":%" PRId64 ",\n\"duration_nanos\":%" PRId64
+		",\n\"period\":%" PRId64 ",\n",
+		pb->time_nanos, pb->duration_nanos, pb->period);
 	fprintf(out, "\"period_type\":");
 	if (pb->period_type)
 		json_value_type(p, out, pb->period_type);
@@ -192,13 +191,15 @@ int psym_show_json(const struct psym_profile *p, FILE *out)
 	for (size_t i = 0; i < pb->n_mapping; i++) {
 		const pb_mapping *m = pb->mapping[i];
 
-		fprintf(out, "%s\n {\"id\":%" PRIu64 ",\"memory_start\":%" PRIu64
+		fprintf(out,
+			"%s\n {\"id\":%" PRIu64 ",\"memory_start\":%" PRIu64
 			",\"memory_limit\":%" PRIu64 ",\"file_offset\":%" PRIu64 ",\"filename\":",
 			i ? "," : "", m->id, m->memory_start, m->memory_limit, m->file_offset);
 		psym_json_string(out, S(m->filename));
 		fprintf(out, ",\"build_id\":");
 		psym_json_string(out, S(m->build_id));
-		fprintf(out, ",\"has_functions\":%s,\"has_filenames\":%s,"
+		fprintf(out,
+			",\"has_functions\":%s,\"has_filenames\":%s,"
 			"\"has_line_numbers\":%s,\"has_inline_frames\":%s}",
 			m->has_functions ? "true" : "false", m->has_filenames ? "true" : "false",
 			m->has_line_numbers ? "true" : "false",
@@ -220,14 +221,17 @@ int psym_show_json(const struct psym_profile *p, FILE *out)
 	for (size_t i = 0; i < pb->n_location; i++) {
 		const pb_location *l = pb->location[i];
 
-		fprintf(out, "%s\n {\"id\":%" PRIu64 ",\"mapping_id\":%" PRIu64
-			",\"address\":%" PRIu64 ",\"is_folded\":%s,\"lines\":[",
+		fprintf(out,
+			"%s\n {\"id\":%" PRIu64 ",\"mapping_id\":%" PRIu64 ",\"address\":%" PRIu64
+			",\"is_folded\":%s,\"lines\":[",
 			i ? "," : "", l->id, l->mapping_id, l->address,
 			l->is_folded ? "true" : "false");
 		for (size_t j = 0; j < l->n_line; j++)
-			fprintf(out, "%s{\"function_id\":%" PRIu64 ",\"line\":%" PRId64
-				",\"column\":%" PRId64 "}", j ? "," : "", l->line[j]->function_id,
-				l->line[j]->line, l->line[j]->column);
+			fprintf(out,
+				"%s{\"function_id\":%" PRIu64 ",\"line\":%" PRId64
+				",\"column\":%" PRId64 "}",
+				j ? "," : "", l->line[j]->function_id, l->line[j]->line,
+				l->line[j]->column);
 		fprintf(out, "]}");
 	}
 	fprintf(out, "],\n\"samples\":[");

@@ -18,11 +18,11 @@
 
 struct filter {
 	const struct psym_crashlog_opts *o;
-	long frameno;                /* sanitizer frames are renumbered: inline frames count */
-	struct psym_registry *mods;  /* modules by path and build ID, opened once */
+	long frameno;		    /* sanitizer frames are renumbered: inline frames count */
+	struct psym_registry *mods; /* modules by path and build ID, opened once */
 	struct psym_frames *fr;
-	size_t unresolved;           /* frames left as they were */
-	struct psym_reason why;      /* the last reason a module was not found */
+	size_t unresolved;	/* frames left as they were */
+	struct psym_reason why; /* the last reason a module was not found */
 };
 
 struct modref {
@@ -255,7 +255,8 @@ static bool module_offset_line(struct filter *f, const char *line, FILE *out)
 	while (start > line && !isspace((unsigned char)start[-1]) && start[-1] != '(' &&
 	       start[-1] != '[' && start[-1] != '"')
 		start--;
-	if ((size_t)(plus - start) >= sizeof(path) || plus == start || !parse_hex(plus + 1, &q, &off))
+	if ((size_t)(plus - start) >= sizeof(path) || plus == start ||
+	    !parse_hex(plus + 1, &q, &off))
 		return false;
 	memcpy(path, start, (size_t)(plus - start));
 	path[plus - start] = '\0';

@@ -24,9 +24,9 @@
 struct psym_crashlog_opts {
 	const struct psym_binary_opts *binary; /* its locate options find modules */
 	bool demangle;
-	const char *named;    /* -e FILE: used for modules with its base name, or NULL */
-	FILE *log;            /* one line about unresolved frames; NULL: none */
-	size_t *unresolved;   /* out: frames left unresolved, or NULL */
+	const char *named;  /* -e FILE: used for modules with its base name, or NULL */
+	FILE *log;	    /* one line about unresolved frames; NULL: none */
+	size_t *unresolved; /* out: frames left unresolved, or NULL */
 };
 
 int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o,

@@ -16,7 +16,12 @@
 /* ---- names: an interner of frame names -------------------------------------- */
 
 /* Colour class of a frame in the flame graph. */
-enum kind { K_USER, K_KERNEL, K_JIT, K_UNKNOWN };
+enum kind {
+	K_USER,
+	K_KERNEL,
+	K_JIT,
+	K_UNKNOWN
+};
 
 /*
  * Keys of report nodes. A key is the node's printable name, optionally
@@ -199,7 +204,8 @@ static double scale(int64_t value, const char *from, const char *to, const char 
 			double f = 0;
 			const char *un = NULL;
 
-			for (size_t i = 0; i < sizeof(ut->u) / sizeof(ut->u[0]) && ut->u[i].name; i++)
+			for (size_t i = 0; i < sizeof(ut->u) / sizeof(ut->u[0]) && ut->u[i].name;
+			     i++)
 				if (ut->u[i].factor >= f && v / ut->u[i].factor >= 1.0) {
 					f = ut->u[i].factor;
 					un = ut->u[i].name;
@@ -273,8 +279,8 @@ static void percentage(char *buf, size_t sz, int64_t value, int64_t total)
 struct rep {
 	const struct psym_profile *p;
 	enum psym_report_granularity by;
-	bool exact;         /* keys tell apart what pprof's NodeInfo does */
-	size_t idx;         /* sample value index */
+	bool exact; /* keys tell apart what pprof's NodeInfo does */
+	size_t idx; /* sample value index */
 	struct names names;
 	uint32_t *loc_first; /* per location position: first frame; UINT32_MAX: not yet */
 	uint32_t *loc_n;
@@ -497,7 +503,8 @@ int psym_report_sample_index(const struct psym_profile *p, const struct psym_rep
 		return psym_err_set(e, PSYM_EBADPROFILE, "profile has no sample types");
 	if (o->sample_name) {
 		for (size_t i = 0; i < pb->n_sample_type; i++)
-			if (!strcmp(psym_profile_str(p, pb->sample_type[i]->type), o->sample_name)) {
+			if (!strcmp(psym_profile_str(p, pb->sample_type[i]->type),
+				    o->sample_name)) {
 				*idx = i;
 				return 0;
 			}
@@ -595,15 +602,15 @@ static long sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, size
 
 struct node {
 	int64_t flat, cum;
-	size_t stamp; /* last sample counted in cum, + 1; then: a row shown */
+	size_t stamp;	 /* last sample counted in cum, + 1; then: a row shown */
 	bool inl, noinl; /* incoming edges: some inline, some not */
 };
 
 /* Caller -> callee edges, for pprof's "(inline)" marks. */
 struct edge {
-	uint64_t key;   /* (caller + 1) << 32 | (callee + 1); 0: empty slot */
-	size_t stamp;   /* last sample that counted it, + 1 */
-	bool inl;       /* every counted call was inline */
+	uint64_t key; /* (caller + 1) << 32 | (callee + 1); 0: empty slot */
+	size_t stamp; /* last sample that counted it, + 1 */
+	bool inl;     /* every counted call was inline */
 };
 
 struct edges {
@@ -740,7 +747,8 @@ static int cmp_row(const void *a, const void *b, void *ctx)
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	const struct row_ctx *c = ctx;
 	const struct node *nx = &c->nodes[x], *ny = &c->nodes[y];
-	int64_t kx = abs64(c->by_cum ? nx->cum : nx->flat), ky = abs64(c->by_cum ? ny->cum : ny->flat);
+	int64_t kx = abs64(c->by_cum ? nx->cum : nx->flat),
+		ky = abs64(c->by_cum ? ny->cum : ny->flat);
 	int r;
 
 	if (kx != ky)
@@ -903,7 +911,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		if (*f)
 			fprintf(out, "File: %s\n", bs && bs[1] ? bs + 1 : f);
 		if (*psym_profile_str(p, pb->mapping[0]->build_id))
-			fprintf(out, "Build ID: %s\n", psym_profile_str(p, pb->mapping[0]->build_id));
+			fprintf(out, "Build ID: %s\n",
+				psym_profile_str(p, pb->mapping[0]->build_id));
 	}
 	for (size_t i = 0; i < pb->n_comment; i++) {
 		const char *c = psym_profile_str(p, pb->comment[i]);
@@ -935,8 +944,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	scaled_label(a, sizeof(a), flat_sum, unit, ounit);
 	scaled_label(b, sizeof(b), total, unit, ounit);
 	percentage(pa, sizeof(pa), flat_sum, total);
-	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a,
-		pa + strspn(pa, " "), b);
+	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a, pa + strspn(pa, " "),
+		b);
 	if (total && shown < nrows)
 		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, nrows);
 	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
@@ -1135,8 +1144,8 @@ static int merge_stacks(struct stacks *st, struct psym_err *e)
 	return 0;
 }
 
-int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o,
-		       FILE *out, struct psym_err *e)
+int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
+		       struct psym_err *e)
 {
 	struct stacks st = { 0 };
 	size_t *len = NULL;
@@ -1194,9 +1203,8 @@ static void xml_text(FILE *out, const char *s)
 }
 
 /* One frame: a (depth, run of stacks with equal prefix) of the merged stacks. */
-static void flame_frame(FILE *out, const struct stacks *st, const char *unit, uint32_t id,
-			size_t d, int64_t x, int64_t val, double W, double H, double pad,
-			double y0)
+static void flame_frame(FILE *out, const struct stacks *st, const char *unit, uint32_t id, size_t d,
+			int64_t x, int64_t val, double W, double H, double pad, double y0)
 {
 	static const char *const fill[] = { "#f4a261", "#e76f51", "#2a9d8f", "#b0b0b0" };
 	const char *nm = st->r.names.s[id];
@@ -1208,13 +1216,14 @@ static void flame_frame(FILE *out, const struct stacks *st, const char *unit, ui
 
 	psym_report_value(v, sizeof(v), val, unit);
 	percentage(pct, sizeof(pct), val, st->total);
-	fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%zu\"><title>", px, fw,
-		d);
+	fprintf(out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%zu\"><title>", px,
+		fw, d);
 	xml_text(out, nm);
-	fprintf(out, " (%s, %s)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
-		"fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\" data-n=\"", v,
-		pct + strspn(pct, " "), pad + px * (W - 2 * pad), y, rw > 0.5 ? rw - 0.5 : rw, H - 1,
-		fill[st->r.names.kind[id] & 3], pad + px * (W - 2 * pad) + 3, y + 12);
+	fprintf(out,
+		" (%s, %s)</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%.1f\" "
+		"fill=\"%s\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\" data-n=\"",
+		v, pct + strspn(pct, " "), pad + px * (W - 2 * pad), y, rw > 0.5 ? rw - 0.5 : rw,
+		H - 1, fill[st->r.names.kind[id] & 3], pad + px * (W - 2 * pad) + 3, y + 12);
 	xml_text(out, nm);
 	fprintf(out, "\">");
 	if (c >= 3) {
@@ -1252,7 +1261,8 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 		double y0 = pad + 2.5 * H, height = y0 + (double)(maxdepth + 1) * H + pad;
 		char tv[64];
 
-		fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		fprintf(out,
+			"<?xml version=\"1.0\" standalone=\"no\"?>\n"
 			"<svg version=\"1.1\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 			"xmlns=\"http://www.w3.org/2000/svg\" onload=\"init(evt)\">\n",
 			W, height, W, height);
@@ -1279,29 +1289,38 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 			"var re;try{re=new RegExp(q);}catch(e){return;}"
 			"frames.forEach(function(g){var n=g.querySelector('text').dataset.n;"
 			"g.classList.toggle('hl',q!==''&&re.test(n));});}\n"
-			"]]></script>\n", W, pad);
-		fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fdf6e3\"/>\n",
+			"]]></script>\n",
+			W, pad);
+		fprintf(out,
+			"<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#fdf6e3\"/>\n",
 			W, height);
 		fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" font-size=\"16\">",
 			W / 2, pad + 12);
 		xml_text(out, title ? title : "Flame graph");
 		psym_report_value(tv, sizeof(tv), st.total, unit);
-		fprintf(out, "</text>\n<text id=\"total\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">",
+		fprintf(out,
+			"</text>\n<text id=\"total\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">",
 			W / 2, pad + 12 + H);
 		xml_text(out, psym_profile_str(p, p->pb->sample_type[st.r.idx]->type));
 		fprintf(out, ": %s total</text>\n", tv);
-		fprintf(out, "<text id=\"search\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" "
-			"style=\"cursor:pointer\">Search</text>\n", W - pad, pad + 12);
-		fprintf(out, "<text id=\"reset\" x=\"%.0f\" y=\"%.0f\" style=\"cursor:pointer\">Reset zoom"
-			"</text>\n", pad, pad + 12);
+		fprintf(out,
+			"<text id=\"search\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\" "
+			"style=\"cursor:pointer\">Search</text>\n",
+			W - pad, pad + 12);
+		fprintf(out,
+			"<text id=\"reset\" x=\"%.0f\" y=\"%.0f\" style=\"cursor:pointer\">Reset zoom"
+			"</text>\n",
+			pad, pad + 12);
 		fprintf(out, "<g id=\"legend\">");
 		{
 			static const char *const kname[] = { "user", "kernel", "JIT", "unknown" };
 
 			for (int k = 0; k < 4; k++)
-				fprintf(out, "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
-					"<text x=\"%.0f\" y=\"%.0f\">%s</text>", W / 2 + 180 + k * 80.0,
-					pad + 3, fill[k], W / 2 + 194 + k * 80.0, pad + 12, kname[k]);
+				fprintf(out,
+					"<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+					"<text x=\"%.0f\" y=\"%.0f\">%s</text>",
+					W / 2 + 180 + k * 80.0, pad + 3, fill[k],
+					W / 2 + 194 + k * 80.0, pad + 12, kname[k]);
 		}
 		fprintf(out, "</g>\n");
 		/*
@@ -1321,7 +1340,8 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 				size_t common = 0;
 
 				if (i > 0 && i < st.n) {
-					const uint32_t *a = st.ids + st.s[i].off, *b = st.ids + st.s[i - 1].off;
+					const uint32_t *a = st.ids + st.s[i].off,
+						       *b = st.ids + st.s[i - 1].off;
 
 					while (common < st.s[i].n && common < st.s[i - 1].n &&
 					       a[common] == b[common])
@@ -1335,12 +1355,13 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 						int64_t val = acc[d];
 
 						acc[d] = 0;
-						if ((double)val / (double)st.total * (W - 2 * pad) < 0.1) {
+						if ((double)val / (double)st.total * (W - 2 * pad) <
+						    0.1) {
 							omitted++;
 							continue;
 						}
-						flame_frame(out, &st, unit, st.ids[pv->off + d], d, x - val, val,
-							    W, H, pad, y0);
+						flame_frame(out, &st, unit, st.ids[pv->off + d], d,
+							    x - val, val, W, H, pad, y0);
 					}
 				}
 				if (i == st.n)
@@ -1351,8 +1372,10 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
 			}
 		}
 		if (omitted)
-			fprintf(out, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">%zu frames too narrow to "
-				"draw</text>\n", pad, height - 3, omitted);
+			fprintf(out,
+				"<text x=\"%.0f\" y=\"%.0f\" font-size=\"10\">%zu frames too narrow to "
+				"draw</text>\n",
+				pad, height - 3, omitted);
 		fprintf(out, "</svg>\n");
 	}
 out:

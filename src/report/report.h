@@ -26,13 +26,13 @@ enum psym_report_granularity {
 };
 
 struct psym_report_opts {
-	long sample_index;      /* -1: default_sample_type or the last type */
+	long sample_index;	 /* -1: default_sample_type or the last type */
 	const char *sample_name; /* or by type name ("samples", "cpu") */
 	enum psym_report_granularity by;
-	size_t max_rows;        /* top: 0 = all */
-	bool sort_cum;          /* top: by cumulative value */
-	bool comm_frame;        /* folded/flame: prefix "comm" label frame */
-	bool pid_frame;         /* folded/flame: prefix "pid N" frame */
+	size_t max_rows; /* top: 0 = all */
+	bool sort_cum;	 /* top: by cumulative value */
+	bool comm_frame; /* folded/flame: prefix "comm" label frame */
+	bool pid_frame;	 /* folded/flame: prefix "pid N" frame */
 };
 
 /* Resolve the sample index; PSYM_EUSAGE with a message if it does not exist. */
@@ -41,8 +41,8 @@ int psym_report_sample_index(const struct psym_profile *p, const struct psym_rep
 
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e);
-int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o,
-		       FILE *out, struct psym_err *e);
+int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
+		       struct psym_err *e);
 /*
  * title: shown at the top of the graph. The root frames are drawn at the
  * top (where a viewer opens the file), tooltips give values in the sample

@@ -156,8 +156,8 @@ static void open_cache(struct psym_binary *b)
 	    psym_symcache_key(psym_elf_build_id(b->elf), psym_elf_path(b->elf), key, sizeof(key)))
 		return;
 	/* Answers depend on the options and on psym itself: both in the variant. */
-	if (psym_symcache_open(b->o->cache_dir, key, b->o->inlines ? "i-" PACKAGE_VERSION :
-								      "n-" PACKAGE_VERSION,
+	if (psym_symcache_open(b->o->cache_dir, key,
+			       b->o->inlines ? "i-" PACKAGE_VERSION : "n-" PACKAGE_VERSION,
 			       &b->cache, &note, &e) != 0)
 		b->cache = NULL;
 	else if (note && psym_symcache_damaged(b->cache))
@@ -200,8 +200,7 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 	return n;
 }
 
-int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
-			struct psym_err *e)
+int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n, struct psym_err *e)
 {
 	uint64_t *miss = NULL;
 	size_t nmiss = 0;

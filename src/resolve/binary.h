@@ -21,11 +21,11 @@
 #include "readlimits.h"
 
 struct psym_binary_opts {
-	bool inlines;                         /* inline frames from DWARF */
-	const struct psym_locate_opts *locate; /* finding the debug file; NULL: none */
+	bool inlines;				 /* inline frames from DWARF */
+	const struct psym_locate_opts *locate;	 /* finding the debug file; NULL: none */
 	const struct psym_reader_limits *limits; /* DWARF caps; NULL: defaults */
-	const char *cache_dir;                /* persistent symbol cache, NULL: off */
-	unsigned threads;                     /* DWARF decoding threads, 0: online CPUs */
+	const char *cache_dir;			 /* persistent symbol cache, NULL: off */
+	unsigned threads;			 /* DWARF decoding threads, 0: online CPUs */
 };
 
 struct psym_binary;

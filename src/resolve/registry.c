@@ -12,12 +12,12 @@ struct psym_regentry {
 	char *key;
 	struct psym_resolver *r;
 	struct psym_reason why;
-	int state;              /* 0: not opened yet, 1: opened (r or why) */
-	pthread_mutex_t mu;     /* held while opening and while a caller uses it */
+	int state;	    /* 0: not opened yet, 1: opened (r or why) */
+	pthread_mutex_t mu; /* held while opening and while a caller uses it */
 };
 
 struct psym_registry {
-	pthread_mutex_t mu;     /* guards the table, not the entries */
+	pthread_mutex_t mu;	 /* guards the table, not the entries */
 	struct psym_hashtab tab; /* key -> entry; keys owned by the entries */
 };
 

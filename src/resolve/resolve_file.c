@@ -22,8 +22,8 @@ static struct file_resolver *from(struct psym_resolver *r)
 static int file_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
 			 uint64_t *vaddr)
 {
-	return psym_elf_normalize(psym_binary_elf(from(r)->bin), m->start, m->limit,
-				  m->file_offset, addr, vaddr);
+	return psym_elf_normalize(psym_binary_elf(from(r)->bin), m->start, m->limit, m->file_offset,
+				  addr, vaddr);
 }
 
 static int file_prepare(struct psym_resolver *r, const uint64_t *vaddrs, size_t n,
@@ -107,8 +107,8 @@ static const struct psym_resolver_ops file_ops = {
 	.destroy = file_destroy,
 };
 
-int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o,
-			   const char *kind, struct psym_resolver **out, struct psym_err *e)
+int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,
+			   struct psym_resolver **out, struct psym_err *e)
 {
 	struct file_resolver *f = calloc(1, sizeof(*f));
 	int ret;

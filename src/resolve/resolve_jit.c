@@ -23,12 +23,12 @@ struct jit_resolver {
 	const struct psym_perfmap_limits *lim;
 	const char *const *files;
 	size_t nfiles;
-	int pid;                 /* every address's process (a single-process profile), or 0 */
+	int pid; /* every address's process (a single-process profile), or 0 */
 	FILE *log;
 	struct jit_table *t;
 	size_t nt;
-	size_t used;             /* tables that answered something */
-	char last[4200];         /* the last file loaded, for the summary */
+	size_t used;	 /* tables that answered something */
+	char last[4200]; /* the last file loaded, for the summary */
 };
 
 static struct jit_resolver *from(struct psym_resolver *r)
@@ -50,8 +50,8 @@ static int add_file(struct jit_resolver *j, struct jit_table *t, const char *pat
 {
 	struct psym_err e = { 0 };
 	size_t before = psym_perfmap_malformed(t->pm);
-	int ret = jitdump ? psym_perfmap_add_jitdump(t->pm, path, &e) :
-			    psym_perfmap_add_file(t->pm, path, &e);
+	int ret = jitdump ? psym_perfmap_add_jitdump(t->pm, path, &e)
+			  : psym_perfmap_add_file(t->pm, path, &e);
 	size_t bad = psym_perfmap_malformed(t->pm) - before;
 
 	if (ret) {
@@ -106,8 +106,8 @@ static struct jit_table *table(struct jit_resolver *j, int pid)
 	for (size_t i = 0; i < j->nfiles; i++) {
 		size_t len = strlen(j->files[i]);
 
-		if (add_file(j, c.t, j->files[i], len > 5 && !strcmp(j->files[i] + len - 5, ".dump")) ==
-		    0)
+		if (add_file(j, c.t, j->files[i],
+			     len > 5 && !strcmp(j->files[i] + len - 5, ".dump")) == 0)
 			c.found++;
 	}
 	psym_locate_perf_maps(j->lo, pid, found_file, &c);
@@ -115,7 +115,8 @@ static struct jit_table *table(struct jit_resolver *j, int pid)
 		psym_perfmap_free(c.t->pm);
 		c.t->pm = NULL;
 		if (c.t->why.code == PSYM_R_NONE)
-			psym_reason_set(&c.t->why, PSYM_R_NO_PERF_MAP, "no perf map for pid %d", pid);
+			psym_reason_set(&c.t->why, PSYM_R_NO_PERF_MAP, "no perf map for pid %d",
+					pid);
 	}
 	return c.t;
 }

@@ -14,10 +14,10 @@
 
 struct kernel_resolver {
 	struct psym_resolver base;
-	struct psym_binary *vmlinux;  /* NULL: none */
-	uint64_t vmlinux_text;        /* its link-time _text */
+	struct psym_binary *vmlinux; /* NULL: none */
+	uint64_t vmlinux_text;	     /* its link-time _text */
 	struct psym_reason vmlinux_why;
-	struct psym_kallsyms *ks;     /* NULL: none */
+	struct psym_kallsyms *ks; /* NULL: none */
 	struct psym_reason ks_why;
 	char ks_path[4200];
 	bool modules;
@@ -57,8 +57,8 @@ static uint64_t runtime_text(const struct kernel_resolver *k, const struct psym_
 	return m->start;
 }
 
-static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx,
-			 uint64_t addr, struct psym_frames *out, struct psym_reason *why)
+static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t addr,
+			 struct psym_frames *out, struct psym_reason *why)
 {
 	struct kernel_resolver *k = from(r);
 	uint64_t rt = k->vmlinux ? runtime_text(k, ctx->map) : 0;
@@ -99,9 +99,8 @@ static void kernel_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	struct kernel_resolver *k = from(r);
 
 	if (k->vmlinux)
-		snprintf(buf, bufsz, "from '%s'%s%s%s",
-			 psym_elf_path(psym_binary_elf(k->vmlinux)), k->ks ? " and '" : "",
-			 k->ks ? k->ks_path : "", k->ks ? "'" : "");
+		snprintf(buf, bufsz, "from '%s'%s%s%s", psym_elf_path(psym_binary_elf(k->vmlinux)),
+			 k->ks ? " and '" : "", k->ks ? k->ks_path : "", k->ks ? "'" : "");
 	else if (k->ks)
 		snprintf(buf, bufsz, "from '%s'", k->ks_path);
 	else
@@ -126,8 +125,8 @@ static const struct psym_resolver_ops kernel_ops = {
 };
 
 int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-			     const char *build_id, bool modules, const struct psym_reader_limits *lim,
-			     FILE *log,
+			     const char *build_id, bool modules,
+			     const struct psym_reader_limits *lim, FILE *log,
 			     struct psym_resolver **out, struct psym_err *e)
 {
 	struct kernel_resolver *k = calloc(1, sizeof(*k));
@@ -149,14 +148,14 @@ int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psy
 		ret = 0;
 	}
 	if (psym_locate_kallsyms(lo, k->ks_path, sizeof(k->ks_path), &k->ks_why) == 0) {
-		if (psym_kallsyms_open(k->ks_path, lim->kallsyms_symbols, lim->kallsyms_bytes, &k->ks,
-				       &le) != 0) {
+		if (psym_kallsyms_open(k->ks_path, lim->kallsyms_symbols, lim->kallsyms_bytes,
+				       &k->ks, &le) != 0) {
 			psym_reason_set(&k->ks_why, PSYM_R_BAD_FILE, "%s", le.msg);
 			k->ks = NULL;
 		} else {
 			if (psym_kallsyms_malformed(k->ks) && log)
-				fprintf(log, "psym: '%s': %zu malformed lines skipped\n", k->ks_path,
-					psym_kallsyms_malformed(k->ks));
+				fprintf(log, "psym: '%s': %zu malformed lines skipped\n",
+					k->ks_path, psym_kallsyms_malformed(k->ks));
 			if (lo->explain)
 				lo->explain(lo->explain_ud, k->ks_path, "kernel symbols used");
 		}

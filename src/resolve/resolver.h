@@ -39,7 +39,7 @@ struct psym_mapinfo {
 /* What a lookup may need besides the address. */
 struct psym_lookup_ctx {
 	const struct psym_mapinfo *map; /* the mapping of the address */
-	int pid;                        /* process of the sample, 0 when unknown */
+	int pid;			/* process of the sample, 0 when unknown */
 };
 
 /*

@@ -23,8 +23,8 @@
  * An ELF file. Takes ownership of elf (also on failure); o must outlive
  * the resolver. kind names it in summaries ("file", "vdso").
  */
-int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o,
-			   const char *kind, struct psym_resolver **out, struct psym_err *e);
+int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,
+			   struct psym_resolver **out, struct psym_err *e);
 
 /* The binary behind a file resolver (NULL for other kinds). */
 struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r);
@@ -36,8 +36,8 @@ struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r);
  * the resolver; lim caps the kallsyms copy.
  */
 int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-			     const char *build_id, bool modules, const struct psym_reader_limits *lim,
-			     FILE *log,
+			     const char *build_id, bool modules,
+			     const struct psym_reader_limits *lim, FILE *log,
 			     struct psym_resolver **out, struct psym_err *e);
 
 /*

@@ -49,7 +49,7 @@ struct psym_symcache {
 	/* the file, read into memory and checked */
 	void *map;
 	size_t map_len, map_cap; /* bytes used, allocated (malloc'd or mapped) */
-	bool damaged; /* the file was there but could not be used */
+	bool damaged;		 /* the file was there but could not be used */
 	const struct dent *ents;
 	const struct dframe *frames;
 	const char *strs;
@@ -122,8 +122,8 @@ static bool check_file(struct psym_symcache *c, const char **why, bool *benign)
 	if (h->n_entries > MAX_FILE / sizeof(struct dent) ||
 	    h->n_frames > MAX_FILE / sizeof(struct dframe) || h->str_size > MAX_FILE)
 		return false;
-	need = sizeof(*h) + h->n_entries * sizeof(struct dent) + h->n_frames * sizeof(struct dframe) +
-	       h->str_size;
+	need = sizeof(*h) + h->n_entries * sizeof(struct dent) +
+	       h->n_frames * sizeof(struct dframe) + h->str_size;
 	if (need != c->map_len)
 		return false;
 	body = (const unsigned char *)c->map + sizeof(*h);
@@ -139,7 +139,8 @@ static bool check_file(struct psym_symcache *c, const char **why, bool *benign)
 #endif
 	}
 	c->ents = (const struct dent *)(const void *)body;
-	c->frames = (const struct dframe *)(const void *)(body + h->n_entries * sizeof(struct dent));
+	c->frames =
+		(const struct dframe *)(const void *)(body + h->n_entries * sizeof(struct dent));
 	c->strs = (const char *)(body + h->n_entries * sizeof(struct dent) +
 				 h->n_frames * sizeof(struct dframe));
 	c->n_ents = h->n_entries;
@@ -436,7 +437,7 @@ struct writer {
 	struct pslot {
 		const char *p;
 		uint32_t off;
-	} *phash; /* by address: resolvers hand out one pointer per string */
+	} * phash; /* by address: resolvers hand out one pointer per string */
 	size_t n_phash;
 	bool oom;
 };

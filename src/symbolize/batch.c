@@ -111,7 +111,8 @@ static int add_job(struct batch *b, const char *in, struct psym_err *e)
 	/* Two inputs with one name would overwrite each other's output. */
 	for (size_t i = 0; i + 1 < b->n; i++)
 		if (strcmp(b->jobs[i].out, j->out) == 0)
-			return psym_err_set(e, PSYM_EUSAGE, "'%s' and '%s' would both be written to '%s'",
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "'%s' and '%s' would both be written to '%s'",
 					    b->jobs[i].in, in, j->out);
 	if (psym_same_file(in, j->out))
 		return psym_err_set(e, PSYM_EUSAGE, "output '%s' is the input '%s'", j->out, in);
@@ -190,17 +191,20 @@ static void *worker(void *arg)
 					     &j->e);
 		j->written = j->ret == 0;
 		if (!j->ret && b->o->strict && j->r.unresolved_file)
-			j->ret = psym_err_set(&j->e, PSYM_EBADINPUT,
-					      "'%s': %zu locations of file-backed mappings unresolved "
-					      "(--strict; written anyway)", j->in, j->r.unresolved_file);
+			j->ret = psym_err_set(
+				&j->e, PSYM_EBADINPUT,
+				"'%s': %zu locations of file-backed mappings unresolved "
+				"(--strict; written anyway)",
+				j->in, j->r.unresolved_file);
 		if (b->o->log) {
 			pthread_mutex_lock(&b->mu);
 			if (j->ret)
 				fprintf(b->o->log, "psym: %s\n",
 					j->e.msg[0] ? j->e.msg : psym_strerror(j->ret));
 			else
-				fprintf(b->o->log, "psym: '%s' -> '%s': %zu/%zu locations symbolized\n",
-					j->in, j->out, j->r.resolved + j->r.kept, j->r.locations);
+				fprintf(b->o->log,
+					"psym: '%s' -> '%s': %zu/%zu locations symbolized\n", j->in,
+					j->out, j->r.resolved + j->r.kept, j->r.locations);
 			pthread_mutex_unlock(&b->mu);
 		}
 	}
@@ -218,7 +222,8 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 	memset(r, 0, sizeof(*r));
 	pthread_mutex_init(&b.mu, NULL);
 	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", o->outdir, strerror(errno));
+		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", o->outdir,
+				   strerror(errno));
 		goto out;
 	}
 	for (size_t i = 0; i < o->n_inputs && !ret; i++) {

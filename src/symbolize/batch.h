@@ -27,20 +27,20 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 			struct psym_err *e);
 
 struct psym_batch_opts {
-	const char *const *inputs;   /* profile files and directories of them */
+	const char *const *inputs; /* profile files and directories of them */
 	size_t n_inputs;
-	const char *outdir;          /* created when missing */
-	unsigned jobs;               /* worker threads (0: number of CPUs) */
+	const char *outdir; /* created when missing */
+	unsigned jobs;	    /* worker threads (0: number of CPUs) */
 	bool gzip;
-	bool strict;                 /* unresolved file-backed locations fail a file */
+	bool strict; /* unresolved file-backed locations fail a file */
 	const struct psym_limits *lim;
 	const struct psym_symbolize_opts *so; /* per-file summaries off unless verbose */
-	FILE *log;                   /* one line per file and a total; NULL = none */
+	FILE *log;			      /* one line per file and a total; NULL = none */
 };
 
 struct psym_batch_result {
 	size_t files, written, failed;
-	int worst;                   /* the error code of the worst failure, or 0 */
+	int worst; /* the error code of the worst failure, or 0 */
 	struct psym_symbolize_result total;
 };
 

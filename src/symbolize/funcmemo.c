@@ -64,7 +64,8 @@ uint64_t psym_funcmemo_get(const struct psym_funcmemo *m, const struct psym_fram
 {
 	if (!m)
 		return 0;
-	for (size_t j = hash4(f->name, f->linkage_name, f->file, f->start_line) & (m->cap - 1); m->slot[j].id; j = (j + 1) & (m->cap - 1))
+	for (size_t j = hash4(f->name, f->linkage_name, f->file, f->start_line) & (m->cap - 1);
+	     m->slot[j].id; j = (j + 1) & (m->cap - 1))
 		if (same(&m->slot[j], f))
 			return m->slot[j].id;
 	return 0;

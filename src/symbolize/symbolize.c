@@ -35,7 +35,7 @@
 struct psym_bincache {
 	struct psym_registry *reg;
 	struct psym_reader_limits limits;
-	struct psym_locate_opts lo;     /* a copy without --explain */
+	struct psym_locate_opts lo; /* a copy without --explain */
 	struct psym_binary_opts bopts;
 };
 
@@ -101,23 +101,24 @@ struct run {
 	struct psym_locate_opts lo;
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
-	char release[65];            /* this machine's kernel release */
-	bool *caller_only;           /* by location position, for --adjust-callers */
-	int *loc_pid;                /* by location position: pid label of a sample */
-	long main_mapping;           /* the mapping --main-binary names, or -1 */
-	size_t done_in_mapping;      /* for the progress line */
-	struct sumline {             /* per-mapping summary lines, held back */
+	char release[65];			   /* this machine's kernel release */
+	bool *caller_only;			   /* by location position, for --adjust-callers */
+	int *loc_pid;				   /* by location position: pid label of a sample */
+	long main_mapping;			   /* the mapping --main-binary names, or -1 */
+	size_t done_in_mapping;			   /* for the progress line */
+	struct sumline {			   /* per-mapping summary lines, held back */
 		size_t unresolved;
 		size_t order;
 		char *text;
-	} *sum;
+	} * sum;
 	size_t nsum;
-	size_t full, partial, none;  /* mappings by how much was resolved */
+	size_t full, partial, none; /* mappings by how much was resolved */
 	struct timespec start, last_progress;
 	bool progress_shown;
 };
 
-static void logf_(const struct run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void logf_(const struct run *run, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static void logf_(const struct run *run, const char *fmt, ...)
 {
@@ -171,8 +172,8 @@ static void progress_clear(struct run *run)
  * the run (binaries, not perf maps or kallsyms), so a function seen before
  * is found by their addresses without demangling again.
  */
-static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames,
-		      size_t n, bool memo)
+static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames, size_t n,
+		      bool memo)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
@@ -298,13 +299,15 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 	case PSYM_MAP_KERNEL:
 	case PSYM_MAP_KMODULE:
 		return psym_kernel_resolver_new(&run->lo, &run->bopts, ref->build_id,
-						ref->cls == PSYM_MAP_KMODULE, &o->limits, log, out, e);
+						ref->cls == PSYM_MAP_KMODULE, &o->limits, log, out,
+						e);
 	case PSYM_MAP_ANON:
 		return psym_jit_resolver_new(&run->lo, &o->limits.perfmap, o->perf_maps,
 					     o->n_perf_maps, o->pid, log, out, e);
 	case PSYM_MAP_SPECIAL:
 	default:
-		psym_reason_set(why, PSYM_R_NOT_CODE, "no code to symbolize in this kind of mapping");
+		psym_reason_set(why, PSYM_R_NOT_CODE,
+				"no code to symbolize in this kind of mapping");
 		return PSYM_NOENT;
 	}
 }
@@ -389,7 +392,8 @@ static void summary_flush(struct run *run)
 	for (size_t i = 0; i < shown; i++)
 		fputs(run->sum[i].text, run->o->log);
 	if (shown < run->nsum)
-		fprintf(run->o->log, "psym: %zu more mappings not listed (--explain lists every one)\n",
+		fprintf(run->o->log,
+			"psym: %zu more mappings not listed (--explain lists every one)\n",
 			run->nsum - shown);
 }
 
@@ -413,8 +417,8 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s\n", m->id,
 			name, done, todo, desc, kept ? " (others kept)" : "");
 	else if (cls == PSYM_MAP_FILE)
-		sumline(run, un, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id, name,
-			todo, psym_reason_text(why));
+		sumline(run, un, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id,
+			name, todo, psym_reason_text(why));
 	else if (done < todo && why->code != PSYM_R_NONE && why->code != PSYM_R_NO_SYMBOL)
 		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n",
 			m->id, *name ? name : "(no name)", done, todo, psym_map_class_name(cls),
@@ -556,7 +560,8 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	run->r->kept += kept;
 	ref.cls = psym_mapping_classify(name, clean, sizeof(clean), &deleted);
 	if (todo == 0) {
-		sumline(run, 0, "psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
+		sumline(run, 0,
+			"psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
 			m->id, name, kept);
 		return 0;
 	}
@@ -616,7 +621,7 @@ static void prefetch_debuginfod(struct run *run)
 	pb_profile *pb = run->p->pb;
 	struct psym_debuginfod_req *reqs;
 	struct psym_err e = { 0 };
-	char (*ids)[PSYM_BUILD_ID_HEX_MAX];
+	char(*ids)[PSYM_BUILD_ID_HEX_MAX];
 	size_t n = 0;
 
 	if (!lo || !lo->debuginfod || !pb->n_mapping)
@@ -643,7 +648,8 @@ static void prefetch_debuginfod(struct run *run)
 		if (dup || psym_locate_binary_candidates(lo, &key, local_candidate, NULL))
 			continue;
 		for (size_t i = 0; i < lo->n_debug_dirs && !local; i++)
-			local = psym_build_id_path(lo->debug_dirs[i], bid, "", path, sizeof(path)) &&
+			local = psym_build_id_path(lo->debug_dirs[i], bid, "", path,
+						   sizeof(path)) &&
 				local_candidate(NULL, path, PSYM_CAND_TREE);
 		if (local || strlen(bid) >= sizeof(ids[0]))
 			continue;
@@ -742,8 +748,10 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		if (psym_mapping_classify(nm, NULL, 0, &(bool){ false }) == PSYM_MAP_FILE) {
 			run.main_mapping = (long)k;
 			if (k > 0)
-				logf_(&run, "psym: --main-binary applies to mapping %" PRIu64
-				      " '%s', the first user-space mapping\n", pb->mapping[k]->id, nm);
+				logf_(&run,
+				      "psym: --main-binary applies to mapping %" PRIu64
+				      " '%s', the first user-space mapping\n",
+				      pb->mapping[k]->id, nm);
 			break;
 		}
 	}

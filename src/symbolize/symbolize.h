@@ -21,33 +21,33 @@
 struct psym_symbolize_opts {
 	const char *const *binary_path; /* --binary-path dirs + $PPROF_BINARY_PATH */
 	size_t n_binary_path;
-	const char *sysroot;            /* NULL = "/" */
-	const char *main_binary;        /* overrides the first mapping, or NULL */
-	const char *const *debug_dirs;  /* separate debug files, in order */
+	const char *sysroot;	       /* NULL = "/" */
+	const char *main_binary;       /* overrides the first mapping, or NULL */
+	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
 	struct psym_debuginfod *debuginfod; /* session (debuginfod.h), NULL: none */
-	bool no_inlines;                /* physical functions only */
-	bool no_demangle;               /* keep mangled names as Function.name */
-	bool adjust_callers;            /* look up address-1 for caller-only locations */
-	bool force;                     /* replace existing lines */
-	const char *side_dir;           /* the collector's IN.d/ (kallsyms, vdso.so,
+	bool no_inlines;		    /* physical functions only */
+	bool no_demangle;		    /* keep mangled names as Function.name */
+	bool adjust_callers;		    /* look up address-1 for caller-only locations */
+	bool force;			    /* replace existing lines */
+	const char *side_dir;		    /* the collector's IN.d/ (kallsyms, vdso.so,
 					 * perf-PID.map), or NULL */
-	const char *kallsyms;           /* copy of /proc/kallsyms, or NULL */
-	const char *vdso;               /* saved vDSO image, or NULL */
-	const char *vmlinux;            /* kernel image with symbols/DWARF, or NULL
+	const char *kallsyms;		    /* copy of /proc/kallsyms, or NULL */
+	const char *vdso;		    /* saved vDSO image, or NULL */
+	const char *vmlinux;		    /* kernel image with symbols/DWARF, or NULL
 					 * (else found by the kernel's build ID) */
-	const char *const *perf_maps;   /* perf maps / jitdumps for every process */
+	const char *const *perf_maps;	    /* perf maps / jitdumps for every process */
 	size_t n_perf_maps;
 	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
 	size_t n_perf_map_dirs;
-	int pid;                        /* process of a single-process profile, or 0 */
-	bool explain;                   /* list every candidate tried */
-	bool quiet;                     /* no per-mapping summary */
-	bool progress;                  /* progress line on the log (a terminal) */
-	FILE *log;                      /* summary stream (stderr); NULL = none */
+	int pid;			  /* process of a single-process profile, or 0 */
+	bool explain;			  /* list every candidate tried */
+	bool quiet;			  /* no per-mapping summary */
+	bool progress;			  /* progress line on the log (a terminal) */
+	FILE *log;			  /* summary stream (stderr); NULL = none */
 	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
-	struct psym_bincache *shared;   /* binaries shared by a batch's runs, or NULL */
-	const char *cache_dir;          /* persistent symbol cache (symcache.h), NULL: off */
+	struct psym_bincache *shared;	  /* binaries shared by a batch's runs, or NULL */
+	const char *cache_dir;		  /* persistent symbol cache (symcache.h), NULL: off */
 };
 
 /*
@@ -61,11 +61,11 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o);
 void psym_bincache_free(struct psym_bincache *c);
 
 struct psym_symbolize_result {
-	size_t locations;              /* locations looked at */
-	size_t resolved;               /* given lines by this run */
-	size_t kept;                   /* already had lines, kept */
-	size_t unresolved_file;        /* of file-backed mappings, left unresolved */
-	size_t unresolved_other;       /* of other mappings (kernel, JIT, ...) */
+	size_t locations;	 /* locations looked at */
+	size_t resolved;	 /* given lines by this run */
+	size_t kept;		 /* already had lines, kept */
+	size_t unresolved_file;	 /* of file-backed mappings, left unresolved */
+	size_t unresolved_other; /* of other mappings (kernel, JIT, ...) */
 };
 
 /* The profile must have been validated. */

@@ -6,8 +6,8 @@
 
 #include "deb.h"
 
-static int count_cb(void *ud, const char *path, uint64_t size,
-		    const unsigned char *data, size_t len)
+static int count_cb(void *ud, const char *path, uint64_t size, const unsigned char *data,
+		    size_t len)
 {
 	(void)path;
 	(void)size;

@@ -16,9 +16,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct psym_dwarf_opts o = { .inlines = true, .max_depth = 64, .max_entries = 1 << 16,
-				     .max_rows = 1 << 18, .max_section = 64 << 20,
-				     .max_memory = 256 << 20, .threads = 2 };
+	struct psym_dwarf_opts o = { .inlines = true,
+				     .max_depth = 64,
+				     .max_entries = 1 << 16,
+				     .max_rows = 1 << 18,
+				     .max_section = 64 << 20,
+				     .max_memory = 256 << 20,
+				     .threads = 2 };
 	struct psym_dwarf *d = NULL;
 	struct psym_elf *elf = NULL;
 	struct psym_err e = { 0 };
@@ -52,8 +56,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		nl = psym_elf_loads(elf, &l);
 		for (size_t i = 0; i < nl && i < 4; i++)
-			for (uint64_t a = l[i].vaddr; a < l[i].vaddr + l[i].filesz && a < l[i].vaddr + 4096;
-			     a += 61)
+			for (uint64_t a = l[i].vaddr;
+			     a < l[i].vaddr + l[i].filesz && a < l[i].vaddr + 4096; a += 61)
 				psym_dwarf_lookup(d, a, &fr, &n, &e);
 		for (uint64_t a = 0; a < 0x3000; a += 97)
 			psym_dwarf_lookup(d, a, &fr, &n, &e);

@@ -15,7 +15,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct psym_limits lim = {
-		.max_input = 1 << 24, .max_profile = 1 << 24, .max_memory = 1 << 28,
+		.max_input = 1 << 24,
+		.max_profile = 1 << 24,
+		.max_memory = 1 << 28,
 	};
 	struct psym_profile *p = NULL, *q = NULL;
 	struct psym_err e = { 0 };

@@ -16,7 +16,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct psym_limits lim = {
-		.max_input = 1 << 24, .max_profile = 1 << 24, .max_memory = 1 << 28,
+		.max_input = 1 << 24,
+		.max_profile = 1 << 24,
+		.max_memory = 1 << 28,
 	};
 	static const struct psym_report_opts opts[] = {
 		{ .sample_index = -1 },

@@ -53,7 +53,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	psym_symcache_add(c, 0x1234, &add, 1);
 	psym_symcache_close(c, &e);
 	if (fresh && psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e) == 0) {
-		if (!psym_symcache_lookup(c, 0x1234, &fr, &n) || n != 1 || strcmp(fr[0].name, "added"))
+		if (!psym_symcache_lookup(c, 0x1234, &fr, &n) || n != 1 ||
+		    strcmp(fr[0].name, "added"))
 			abort(); /* what was written must read back */
 		psym_symcache_close(c, &e);
 	}

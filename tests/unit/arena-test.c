@@ -27,8 +27,8 @@ int main(void)
 	ok(psym_arena_grow(&a, &arr, &cap, 100, sizeof(int)) == 0 && cap >= 100,
 	   "grow to 100 ints");
 	((int *)arr)[99] = 7;
-	ok(psym_arena_grow(&a, &arr, &cap, 1000, sizeof(int)) == 0 &&
-	   ((int *)arr)[99] == 7, "grow keeps contents");
+	ok(psym_arena_grow(&a, &arr, &cap, 1000, sizeof(int)) == 0 && ((int *)arr)[99] == 7,
+	   "grow keeps contents");
 
 	/* The cap is a hard limit, reported as a limit, not as OOM. */
 	ok(psym_arena_alloc(&a, 2 << 20) == NULL, "allocation over the cap fails");

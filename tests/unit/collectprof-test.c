@@ -20,13 +20,22 @@ static const char *str(struct psym_profile *p, int64_t i)
 
 int main(void)
 {
-	struct psym_collect_meta meta = { .period_ns = 10101010, .time_ns = 1000,
-					  .duration_ns = 5, .kernel_build_id = "abcd" };
+	struct psym_collect_meta meta = {
+		.period_ns = 10101010, .time_ns = 1000, .duration_ns = 5, .kernel_build_id = "abcd"
+	};
 	struct psym_procmap maps[2] = {
-		{ .start = 0x400000, .limit = 0x401000, .offset = 0x1000, .path = "/bin/a",
-		  .build_id = "1111", .exec = true },
-		{ .start = 0x7f0000000000, .limit = 0x7f0000100000, .offset = 0, .path = "/lib/b.so",
-		  .build_id = "2222", .exec = true },
+		{ .start = 0x400000,
+		  .limit = 0x401000,
+		  .offset = 0x1000,
+		  .path = "/bin/a",
+		  .build_id = "1111",
+		  .exec = true },
+		{ .start = 0x7f0000000000,
+		  .limit = 0x7f0000100000,
+		  .offset = 0,
+		  .path = "/lib/b.so",
+		  .build_id = "2222",
+		  .exec = true },
 	};
 	uint64_t kstack[] = { 0xffffffff81000100, 0xffffffff81000200 };
 	uint64_t ustack[] = { 0x400100, 0x7f0000000200, 0x400300 };
@@ -96,7 +105,8 @@ int main(void)
 	is_int(st.samples, 9, "samples counted");
 	is_int(st.frames_unmapped, 1, "frames of a process without maps counted");
 	ok(psym_profile_encode(p, true, &buf, &len, &e) == 0, "encode");
-	ok(psym_profile_parse(buf, len, "mem", NULL, &q, &e) == 0 && psym_profile_validate(q, &e) == 0,
+	ok(psym_profile_parse(buf, len, "mem", NULL, &q, &e) == 0 &&
+		   psym_profile_validate(q, &e) == 0,
 	   "reads back valid");
 	free(buf);
 	psym_profile_free(q);

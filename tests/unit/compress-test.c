@@ -23,8 +23,9 @@ int main(void)
 
 	for (size_t i = 0; i < sizeof(plain); i++)
 		plain[i] = (unsigned char)((i * 2654435761u) >> 13);
-	ok(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, plain, sizeof(plain), xz,
-				   &xzlen, sizeof(xz)) == LZMA_OK, "reference xz encode");
+	ok(lzma_easy_buffer_encode(6, LZMA_CHECK_CRC64, NULL, plain, sizeof(plain), xz, &xzlen,
+				   sizeof(xz)) == LZMA_OK,
+	   "reference xz encode");
 	ok(psym_unxz(xz, xzlen, sizeof(plain), "t", &out, &outlen, &e) == 0, "unxz");
 	ok(outlen == sizeof(plain) && memcmp(out, plain, outlen) == 0, "unxz round trip");
 	free(out);
@@ -39,10 +40,11 @@ int main(void)
 	ok(psym_gzip(plain, sizeof(plain), &gz, &gzlen, &e) == 0, "gzip");
 	ok(psym_is_gzip(gz, gzlen), "gzip magic");
 	ok(psym_gunzip(gz, gzlen, sizeof(plain), "t", &out, &outlen, &e) == 0 &&
-	   outlen == sizeof(plain) && memcmp(out, plain, outlen) == 0, "gunzip round trip");
+		   outlen == sizeof(plain) && memcmp(out, plain, outlen) == 0,
+	   "gunzip round trip");
 	free(out);
-	is_int(psym_gunzip(gz, gzlen, 1000, "t", &out, &outlen, &e), PSYM_ELIMIT,
-	       "gunzip cap: %s", e.msg);
+	is_int(psym_gunzip(gz, gzlen, 1000, "t", &out, &outlen, &e), PSYM_ELIMIT, "gunzip cap: %s",
+	       e.msg);
 	{
 		/* Two concatenated members decode as one stream (like gzip -dc). */
 		unsigned char *two = malloc(2 * gzlen);
@@ -50,7 +52,8 @@ int main(void)
 		memcpy(two, gz, gzlen);
 		memcpy(two + gzlen, gz, gzlen);
 		ok(psym_gunzip(two, 2 * gzlen, 4 << 20, "t", &out, &outlen, &e) == 0 &&
-		   outlen == 2 * sizeof(plain), "concatenated gzip members");
+			   outlen == 2 * sizeof(plain),
+		   "concatenated gzip members");
 		free(out);
 		free(two);
 	}
@@ -63,7 +66,8 @@ int main(void)
 
 		ok(compress2(z, &zlen, plain, sizeof(plain), 6) == Z_OK, "reference zlib encode");
 		ok(psym_decompress_into(PSYM_ZLIB, z, zlen, back, sizeof(back), &got) == 0 &&
-		   got == sizeof(plain) && memcmp(back, plain, got) == 0, "zlib one-shot round trip");
+			   got == sizeof(plain) && memcmp(back, plain, got) == 0,
+		   "zlib one-shot round trip");
 		is_int(psym_decompress_into(PSYM_ZLIB, z, zlen, back, sizeof(back) - 1, &got),
 		       PSYM_EBADINPUT, "zlib one-shot: output past the buffer is refused");
 		is_int(psym_decompress_into(PSYM_ZLIB, z, zlen / 2, back, sizeof(back), &got),
@@ -71,7 +75,8 @@ int main(void)
 		zs = ZSTD_compress(z, sizeof(z), plain, sizeof(plain), 3);
 		ok(!ZSTD_isError(zs), "reference zstd encode");
 		ok(psym_decompress_into(PSYM_ZSTD, z, zs, back, sizeof(back), &got) == 0 &&
-		   got == sizeof(plain) && memcmp(back, plain, got) == 0, "zstd one-shot round trip");
+			   got == sizeof(plain) && memcmp(back, plain, got) == 0,
+		   "zstd one-shot round trip");
 		is_int(psym_decompress_into(PSYM_ZSTD, z, zs, back, sizeof(back) - 1, &got),
 		       PSYM_EBADINPUT, "zstd one-shot: output past the buffer is refused");
 		is_int(psym_decompress_into(PSYM_ZSTD, plain, 100, back, sizeof(back), &got),

@@ -124,12 +124,12 @@ static struct psym_elf *mkelf(const struct sec *secs, size_t n)
 	shoff = (pos + 7) & ~(size_t)7;
 	/* ELF header. */
 	memcpy(p, "\177ELF\2\1\1", 7);
-	p[16] = 2;     /* ET_EXEC */
-	p[18] = 62;    /* EM_X86_64 */
-	p[20] = 1;     /* EV_CURRENT */
+	p[16] = 2;  /* ET_EXEC */
+	p[18] = 62; /* EM_X86_64 */
+	p[20] = 1;  /* EV_CURRENT */
 	memcpy(p + 40, &shoff, 8);
-	p[52] = 64;    /* e_ehsize */
-	p[58] = 64;    /* e_shentsize */
+	p[52] = 64; /* e_ehsize */
+	p[58] = 64; /* e_shentsize */
 	p[60] = (uint8_t)(n + 2);
 	p[62] = (uint8_t)(n + 1); /* e_shstrndx */
 	/* Section headers: null, the sections, .shstrtab. */
@@ -156,14 +156,32 @@ static struct psym_elf *mkelf(const struct sec *secs, size_t n)
 /* ---- DWARF constants used here --------------------------------------------- */
 
 enum {
-	TAG_compile_unit = 0x11, TAG_subprogram = 0x2e, TAG_inlined_subroutine = 0x1d,
-	TAG_lexical_block = 0x0b, TAG_structure_type = 0x13,
-	AT_name = 0x03, AT_stmt_list = 0x10, AT_low_pc = 0x11, AT_high_pc = 0x12,
-	AT_comp_dir = 0x1b, AT_inline = 0x20, AT_abstract_origin = 0x31, AT_decl_line = 0x3b,
-	AT_call_column = 0x57, AT_call_file = 0x58, AT_call_line = 0x59, AT_linkage_name = 0x6e,
-	FORM_addr = 0x01, FORM_data1 = 0x0b, FORM_data4 = 0x06, FORM_string = 0x08,
-	FORM_udata = 0x0f, FORM_ref4 = 0x13, FORM_sec_offset = 0x17,
-	LNCT_path = 1, LNCT_directory_index = 2,
+	TAG_compile_unit = 0x11,
+	TAG_subprogram = 0x2e,
+	TAG_inlined_subroutine = 0x1d,
+	TAG_lexical_block = 0x0b,
+	TAG_structure_type = 0x13,
+	AT_name = 0x03,
+	AT_stmt_list = 0x10,
+	AT_low_pc = 0x11,
+	AT_high_pc = 0x12,
+	AT_comp_dir = 0x1b,
+	AT_inline = 0x20,
+	AT_abstract_origin = 0x31,
+	AT_decl_line = 0x3b,
+	AT_call_column = 0x57,
+	AT_call_file = 0x58,
+	AT_call_line = 0x59,
+	AT_linkage_name = 0x6e,
+	FORM_addr = 0x01,
+	FORM_data1 = 0x0b,
+	FORM_data4 = 0x06,
+	FORM_string = 0x08,
+	FORM_udata = 0x0f,
+	FORM_ref4 = 0x13,
+	FORM_sec_offset = 0x17,
+	LNCT_path = 1,
+	LNCT_directory_index = 2,
 };
 
 /* Standard opcode operand counts for opcode_base 13 (DWARF 4 and 5). */
@@ -244,9 +262,9 @@ static void line_v4(struct buf *b, uint64_t base)
 	hlen_at = b->n;
 	un(b, 0, 4);
 	hstart = b->n;
-	u8(b, 1);  /* minimum_instruction_length */
-	u8(b, 1);  /* maximum_operations_per_instruction */
-	u8(b, 1);  /* default_is_stmt */
+	u8(b, 1); /* minimum_instruction_length */
+	u8(b, 1); /* maximum_operations_per_instruction */
+	u8(b, 1); /* default_is_stmt */
 	u8(b, (uint8_t)LINE_BASE);
 	u8(b, LINE_RANGE);
 	u8(b, OPCODE_BASE);
@@ -380,8 +398,8 @@ static void expect_line(struct psym_dwarf *d, const char *what, uint64_t addr, c
 	bool same = ret == 0 && n == 1 && f[0].name == NULL && f[0].file &&
 		    !strcmp(f[0].file, file) && f[0].line == line && f[0].column == column;
 
-	ok(same, "%s: %#llx -> %s:%lld:%lld", what, (unsigned long long)addr, file,
-	   (long long)line, (long long)column);
+	ok(same, "%s: %#llx -> %s:%lld:%lld", what, (unsigned long long)addr, file, (long long)line,
+	   (long long)column);
 	if (!same && ret == 0 && n >= 1)
 		printf("#   got %zu frame(s), %s:%lld:%lld\n", n, f[0].file ? f[0].file : "(null)",
 		       (long long)f[0].line, (long long)f[0].column);
@@ -398,12 +416,12 @@ static void expect_none(struct psym_dwarf *d, const char *what, uint64_t addr)
 }
 
 /* The rows of program() at base, with the file names given. */
-static void check_program(struct psym_dwarf *d, const char *what, uint64_t base,
-			  const char *f1, const char *f2)
+static void check_program(struct psym_dwarf *d, const char *what, uint64_t base, const char *f1,
+			  const char *f2)
 {
 	expect_line(d, what, base + 0x00, f1, 1, 0);
 	expect_line(d, what, base + 0x01, f1, 1, 0);
-	expect_line(d, what, base + 0x02, f1, 4, 0);  /* special opcode */
+	expect_line(d, what, base + 0x02, f1, 4, 0); /* special opcode */
 	expect_line(d, what, base + 0x07, f1, 4, 0);
 	expect_line(d, what, base + 0x08, f2, 14, 7); /* advance_pc, set_file, ... */
 	expect_line(d, what, base + 0x18, f2, 14, 7);
@@ -411,14 +429,15 @@ static void check_program(struct psym_dwarf *d, const char *what, uint64_t base,
 	expect_line(d, what, base + 0x1f, f2, 10, 7);
 	expect_line(d, what, base + 0x20, f2, 10, 7); /* fixed_advance_pc */
 	expect_line(d, what, base + 0x2f, f2, 10, 7);
-	expect_none(d, what, base + 0x30);            /* end_sequence */
+	expect_none(d, what, base + 0x30); /* end_sequence */
 	expect_none(d, what, base - 1);
 }
 
 static void test_lines(int version)
 {
 	struct buf abbrev = { 0 }, info = { 0 }, line = { 0 };
-	struct sec secs[3] = { { ".debug_abbrev", &abbrev }, { ".debug_info", &info },
+	struct sec secs[3] = { { ".debug_abbrev", &abbrev },
+			       { ".debug_info", &info },
 			       { ".debug_line", &line } };
 	struct psym_elf *elf;
 	struct psym_dwarf *d;
@@ -452,7 +471,8 @@ static void test_lines(int version)
 static void test_vliw(void)
 {
 	struct buf abbrev = { 0 }, info = { 0 }, line = { 0 };
-	struct sec secs[3] = { { ".debug_abbrev", &abbrev }, { ".debug_info", &info },
+	struct sec secs[3] = { { ".debug_abbrev", &abbrev },
+			       { ".debug_info", &info },
 			       { ".debug_line", &line } };
 	struct psym_elf *elf;
 	struct psym_dwarf *d;
@@ -481,22 +501,22 @@ static void test_vliw(void)
 	u8(&line, 0);
 	patch32(&line, hlen_at, line.n - hstart);
 	set_address(&line, 0x3000);
-	u8(&line, 1);            /* 0x3000 line 1 */
+	u8(&line, 1); /* 0x3000 line 1 */
 	u8(&line, 2);
 	uleb(&line, 5);
 	u8(&line, 3);
 	sleb(&line, 1);
-	u8(&line, 1);            /* 0x3004 (op_index 2) line 2 */
+	u8(&line, 1); /* 0x3004 (op_index 2) line 2 */
 	u8(&line, 2);
 	uleb(&line, 1);
 	u8(&line, 3);
 	sleb(&line, 1);
-	u8(&line, 1);            /* 0x3008 line 3 */
+	u8(&line, 1); /* 0x3008 line 3 */
 	u8(&line, 2);
 	uleb(&line, 3);
 	u8(&line, 0);
 	uleb(&line, 1);
-	u8(&line, 1);            /* end at 0x300c */
+	u8(&line, 1); /* end at 0x300c */
 	patch32(&line, len_at, line.n - len_at - 4);
 	elf = mkelf(secs, 3);
 	d = open_dwarf(elf, true);
@@ -548,7 +568,15 @@ static void expect_frames(struct psym_dwarf *d, const char *what, uint64_t addr,
 	}
 }
 
-enum { AB_CU = 1, AB_ABSTRACT, AB_ABSTRACT_LINKAGE, AB_CONCRETE, AB_INLINED, AB_PLAIN, AB_BLOCK };
+enum {
+	AB_CU = 1,
+	AB_ABSTRACT,
+	AB_ABSTRACT_LINKAGE,
+	AB_CONCRETE,
+	AB_INLINED,
+	AB_PLAIN,
+	AB_BLOCK
+};
 
 static void abbrev_attr(struct buf *b, unsigned at, unsigned form)
 {
@@ -696,7 +724,8 @@ static void tree_info(struct buf *abbrev, struct buf *info, size_t *outer, size_
 static void test_tree(void)
 {
 	struct buf abbrev = { 0 }, info = { 0 }, line = { 0 };
-	struct sec secs[3] = { { ".debug_abbrev", &abbrev }, { ".debug_info", &info },
+	struct sec secs[3] = { { ".debug_abbrev", &abbrev },
+			       { ".debug_info", &info },
 			       { ".debug_line", &line } };
 	const char *a = "/src/a.c", *b = "/src/inc/b.h";
 	struct psym_elf *elf;
@@ -734,7 +763,8 @@ static void test_tree(void)
 			size_t n = 0;
 
 			ok(psym_dwarf_lookup(d, 0x1088, &f, &n, &e) == 0 && n == 1 && f[0].name &&
-			   !strcmp(f[0].name, w1088[0].name) && !f[0].file && f[0].line == 0,
+				   !strcmp(f[0].name, w1088[0].name) && !f[0].file &&
+				   f[0].line == 0,
 			   "tree: 0x1088 -> plain, no line");
 		}
 		/* Lines but no function: one frame without a name. */
@@ -784,9 +814,17 @@ static void test_tree(void)
 static void test_local_class(void)
 {
 	struct buf abbrev = { 0 }, info = { 0 }, line = { 0 };
-	struct sec secs[3] = { { ".debug_abbrev", &abbrev }, { ".debug_info", &info },
+	struct sec secs[3] = { { ".debug_abbrev", &abbrev },
+			       { ".debug_info", &info },
 			       { ".debug_line", &line } };
-	enum { CU = 1, ABSTRACT, ABSTRACT_KIDS, STRUCT, CONCRETE, INLINED };
+	enum {
+		CU = 1,
+		ABSTRACT,
+		ABSTRACT_KIDS,
+		STRUCT,
+		CONCRETE,
+		INLINED
+	};
 	struct psym_elf *elf;
 	struct psym_dwarf *d;
 	size_t len_at, leaf;

@@ -41,8 +41,9 @@ static void want(const struct got *g, size_t i, const char *path, enum psym_cand
 int main(void)
 {
 	const char *search[] = { "/s1", "/s2" }, *debug[] = { "/d1", "/usr/lib/debug" };
-	struct psym_locate_opts o = { .search = search, .n_search = 2, .debug_dirs = debug,
-				      .n_debug_dirs = 2 };
+	struct psym_locate_opts o = {
+		.search = search, .n_search = 2, .debug_dirs = debug, .n_debug_dirs = 2
+	};
 	struct psym_objkey k = { .path = "/usr/lib/libx.so.1", .build_id = "ABCDEF0123" };
 	struct psym_debug_key dk = { 0 };
 	struct got g = { 0 };

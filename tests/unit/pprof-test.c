@@ -43,9 +43,11 @@ int main(void)
 	l2 = psym_builder_location(b, 1, 0x400100);
 	l3 = psym_builder_location(b, 1, 0x400200);
 	ok(l1 && l1 == l2 && l3 != l1, "locations deduplicated per (mapping, address)");
-	ok(psym_builder_add_line(b, psym_profile_location(p, l1) ?
-				 psym_profile_location(p, l1) : p->pb->location[0],
-				 f1, 10, 2) == 0, "add line");
+	ok(psym_builder_add_line(b,
+				 psym_profile_location(p, l1) ? psym_profile_location(p, l1)
+							      : p->pb->location[0],
+				 f1, 10, 2) == 0,
+	   "add line");
 	{
 		uint64_t locs[] = { l1, l3 };
 		int64_t vals[] = { 3, 30000000 };
@@ -121,9 +123,10 @@ int main(void)
 			int64_t v[2] = { (int64_t)i, 1 };
 
 			if (!loc || !fn ||
-			    psym_builder_add_line(b, psym_profile_location(p, loc) ?
-							     psym_profile_location(p, loc) :
-							     p->pb->location[p->pb->n_location - 1],
+			    psym_builder_add_line(b,
+						  psym_profile_location(p, loc)
+							  ? psym_profile_location(p, loc)
+							  : p->pb->location[p->pb->n_location - 1],
 						  fn, (int64_t)i, 0) != 0 ||
 			    !psym_builder_sample(b, &loc, 1, v, 2))
 				break;
@@ -134,7 +137,8 @@ int main(void)
 		   (size_t)p->pb->n_location);
 		ok(psym_profile_encode(p, false, &buf, &len, &e) == 0, "encode raw");
 		ok(len == n && memcmp(buf, whole, n) == 0,
-		   "%zu locations: encoding equals protobuf-c's of the whole", (size_t)p->pb->n_location);
+		   "%zu locations: encoding equals protobuf-c's of the whole",
+		   (size_t)p->pb->n_location);
 		ok(psym_profile_encode(p, true, &gz, &gzlen, &e) == 0, "encode gzip");
 		ok(psym_gunzip(gz, gzlen, (size_t)1 << 30, "mem", &back, &backlen, &e) == 0 &&
 			   backlen == n && memcmp(back, whole, n) == 0,
@@ -149,7 +153,8 @@ int main(void)
 			   members);
 		}
 		ok(psym_profile_parse(gz, gzlen, "mem", &lim, &r, &e) == 0 &&
-			   r->pb->n_location == p->pb->n_location && r->pb->n_sample == p->pb->n_sample,
+			   r->pb->n_location == p->pb->n_location &&
+			   r->pb->n_sample == p->pb->n_sample,
 		   "parses back whole");
 		psym_profile_free(r);
 		free(back);

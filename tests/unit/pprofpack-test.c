@@ -32,7 +32,7 @@ static uint64_t value(void)
 	case 1: return rnd() % 128;
 	case 2: return rnd() % 100000;
 	case 3: return rnd();
-	case 4: return (uint64_t)-(int64_t)(rnd() % 1000 + 1);
+	case 4: return (uint64_t) - (int64_t)(rnd() % 1000 + 1);
 	default: return rnd() >> (rnd() % 64);
 	}
 }
@@ -237,7 +237,8 @@ int main(void)
 			ok(0, "profile %zu: size %zu, protobuf-c says %zu", r, ng, nw);
 			continue;
 		}
-		if (protobuf_c_message_pack(&p->base, want) != nw || psym_pprof_pack(p, got) != ng) {
+		if (protobuf_c_message_pack(&p->base, want) != nw ||
+		    psym_pprof_pack(p, got) != ng) {
 			ok(0, "profile %zu: packed length differs from the size", r);
 			continue;
 		}

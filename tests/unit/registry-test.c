@@ -35,7 +35,8 @@ static void describe(struct psym_resolver *r, char *buf, size_t n)
 	snprintf(buf, n, "counting %d", ((struct counting *)r)->id);
 }
 
-static const struct psym_resolver_ops ops = { .kind = "test", .describe = describe,
+static const struct psym_resolver_ops ops = { .kind = "test",
+					      .describe = describe,
 					      .destroy = destroy };
 
 /* ud: 0 found, 1 not found, 2 error. */
@@ -98,7 +99,8 @@ int main(void)
 	psym_regentry_release(x);
 	is_int(opens, 1, "opened once");
 
-	ok(psym_registry_get(g, "b", open_fn, &missing, &x, &e) == 0, "a missing object is no error");
+	ok(psym_registry_get(g, "b", open_fn, &missing, &x, &e) == 0,
+	   "a missing object is no error");
 	ok(psym_regentry_resolver(x) == NULL, "no resolver");
 	is_int((int)psym_regentry_reason(x)->code, PSYM_R_NOT_FOUND, "with its reason");
 	is_str(psym_reason_text(psym_regentry_reason(x)), "'x': not found", "reason text");
@@ -109,7 +111,8 @@ int main(void)
 	psym_regentry_release(x);
 	is_int(opens, 2, "not reopened");
 
-	ok(psym_registry_get(g, "c", open_fn, &failing, &x, &e) == PSYM_ENOMEM, "an error is returned");
+	ok(psym_registry_get(g, "c", open_fn, &failing, &x, &e) == PSYM_ENOMEM,
+	   "an error is returned");
 	ok(psym_registry_get(g, "c", open_fn, &found, &x, &e) == 0 && psym_regentry_resolver(x),
 	   "and retried on the next get");
 	psym_regentry_release(x);

@@ -77,7 +77,8 @@ static void file_resolver(void)
 	ok(psym_resolver_lookup(r, &ctx, 0x10, fr, &why) == PSYM_NOENT, "file: nothing at 0x10");
 	is_int((int)why.code, PSYM_R_NO_SYMBOL, "file: reason: no symbol");
 	psym_resolver_describe(r, desc, sizeof(desc));
-	ok(strstr(desc, "from '/proc/self/exe'") != NULL, "file: describe names the file (%s)", desc);
+	ok(strstr(desc, "from '/proc/self/exe'") != NULL, "file: describe names the file (%s)",
+	   desc);
 	psym_resolver_free(r);
 	free(fr);
 }
@@ -109,14 +110,16 @@ static void kernel_resolver(void)
 			       "ffffffff81000200 t helper\nffffffff81000300 T _etext\n");
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	lo.kallsyms = path;
-	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0, "kernel: with kallsyms");
+	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0,
+	   "kernel: with kallsyms");
 	ok(psym_resolver_to_vaddr(r, &m, 0xffffffff81000123ULL, &v) == 0 &&
 		   v == 0xffffffff81000123ULL,
 	   "kernel: addresses are looked up as they ran");
 	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000123ULL, fr, &why) == 0 && fr->n == 1,
 	   "kernel: lookup");
 	is_str(fr->f[0].name, "do_work", "kernel: symbol covering the address");
-	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000234ULL, fr, &why) == 0, "kernel: local symbol");
+	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000234ULL, fr, &why) == 0,
+	   "kernel: local symbol");
 	is_str(fr->f[0].name, "helper", "kernel: local symbol name");
 	psym_resolver_free(r);
 	free(fr);

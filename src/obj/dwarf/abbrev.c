@@ -76,7 +76,8 @@ static struct abtab *abtab_parse(struct psym_dwarf *d, uint64_t off)
 			t->attrs[t->nattrs++] = (struct attrspec){ (uint16_t)name, (uint16_t)form,
 								   (int8_t)cls, implicit };
 			if (name > UINT16_MAX || form > UINT16_MAX)
-				t->attrs[t->nattrs - 1] = (struct attrspec){ 0, UINT16_MAX, SZ_VAR, 0 };
+				t->attrs[t->nattrs - 1] =
+					(struct attrspec){ 0, UINT16_MAX, SZ_VAR, 0 };
 			if (name == AT_sibling && a.sibling < 0 && a.nattr < INT16_MAX)
 				a.sibling = (int16_t)a.nattr;
 			if (name == AT_low_pc || name == AT_ranges)
@@ -157,7 +158,8 @@ struct abtab *dw_abtab_get(struct psym_dwarf *d, uint64_t off, bool *over)
 		for (size_t i = 0; i < d->capabtabs; i++) {
 			if (!d->abtabs[i])
 				continue;
-			for (j = hash_off(d->abtabs[i]->off) & (ncap - 1); n[j]; j = (j + 1) & (ncap - 1))
+			for (j = hash_off(d->abtabs[i]->off) & (ncap - 1); n[j];
+			     j = (j + 1) & (ncap - 1))
 				;
 			n[j] = d->abtabs[i];
 		}

@@ -40,9 +40,10 @@ static inline bool skip_attrs(struct cur *c, const struct unitfmt *u, const stru
 			      const struct abbrev *a)
 {
 	if (a->fixed >= 0) {
-		skip(c, (uint64_t)a->fixed + (uint64_t)a->naddr * u->addr_size +
-				(uint64_t)a->noff * u->offsz +
-				(uint64_t)a->nrefaddr * (u->version <= 2 ? u->addr_size : u->offsz));
+		skip(c,
+		     (uint64_t)a->fixed + (uint64_t)a->naddr * u->addr_size +
+			     (uint64_t)a->noff * u->offsz +
+			     (uint64_t)a->nrefaddr * (u->version <= 2 ? u->addr_size : u->offsz));
 		return c->ok;
 	}
 	for (uint32_t i = 0; i < a->nattr; i++) {

@@ -17,19 +17,18 @@ static const char *sec_str(const struct psym_dwarf *d, enum sec s, uint64_t off)
 	return (const char *)sc->p + off;
 }
 
-const char *dw_resolve_str(const struct psym_dwarf *d, const struct cu *u,
-			       const struct strval *v)
+const char *dw_resolve_str(const struct psym_dwarf *d, const struct cu *u, const struct strval *v)
 {
 	switch (v->form) {
-	case 0:
-		return NULL;
-	case FORM_string:
-		return v->p;
-	case FORM_strp:
-		return sec_str(d, S_STR, v->u);
-	case FORM_line_strp:
-		return sec_str(d, S_LINE_STR, v->u);
-	case FORM_strx: case FORM_strx1: case FORM_strx2: case FORM_strx3: case FORM_strx4:
+	case 0: return NULL;
+	case FORM_string: return v->p;
+	case FORM_strp: return sec_str(d, S_STR, v->u);
+	case FORM_line_strp: return sec_str(d, S_LINE_STR, v->u);
+	case FORM_strx:
+	case FORM_strx1:
+	case FORM_strx2:
+	case FORM_strx3:
+	case FORM_strx4:
 	case FORM_GNU_str_index: {
 		struct cur c;
 		uint64_t off;
@@ -40,13 +39,11 @@ const char *dw_resolve_str(const struct psym_dwarf *d, const struct cu *u,
 		off = rd_off(&c, u->offsz);
 		return c.ok ? sec_str(d, S_STR, off) : NULL;
 	}
-	default:
-		return NULL; /* supplementary / alternate files are not read */
+	default: return NULL; /* supplementary / alternate files are not read */
 	}
 }
 
-bool dw_read_addrx(const struct psym_dwarf *d, const struct cu *u, uint64_t idx,
-		       uint64_t *out)
+bool dw_read_addrx(const struct psym_dwarf *d, const struct cu *u, uint64_t idx, uint64_t *out)
 {
 	struct cur c;
 
@@ -89,19 +86,13 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 			x->has_ranges = v.form == FORM_sec_offset || v.form == FORM_rnglistx ||
 					v.form == FORM_data4 || v.form == FORM_data8;
 			break;
-		case AT_name:
-			set_str(&x->name, &v);
-			break;
-		case AT_linkage_name:
-			set_str(&x->linkage, &v);
-			break;
+		case AT_name: set_str(&x->name, &v); break;
+		case AT_linkage_name: set_str(&x->linkage, &v); break;
 		case AT_MIPS_linkage_name:
 			if (!x->linkage.form)
 				set_str(&x->linkage, &v);
 			break;
-		case AT_comp_dir:
-			set_str(&x->comp_dir, &v);
-			break;
+		case AT_comp_dir: set_str(&x->comp_dir, &v); break;
 		case AT_abstract_origin:
 			x->origin = ref_abs(u, &v, &ok);
 			if (!ok)
@@ -117,18 +108,10 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 			if (!ok)
 				x->sibling = NOREF;
 			break;
-		case AT_decl_line:
-			const_val(&v, &x->decl_line);
-			break;
-		case AT_call_file:
-			const_val(&v, &x->call_file);
-			break;
-		case AT_call_line:
-			const_val(&v, &x->call_line);
-			break;
-		case AT_call_column:
-			const_val(&v, &x->call_column);
-			break;
+		case AT_decl_line: const_val(&v, &x->decl_line); break;
+		case AT_call_file: const_val(&v, &x->call_file); break;
+		case AT_call_line: const_val(&v, &x->call_line); break;
+		case AT_call_column: const_val(&v, &x->call_column); break;
 		case AT_stmt_list:
 			x->stmt_list = v.u;
 			x->has_stmt = v.form == FORM_sec_offset || v.form == FORM_data4 ||
@@ -138,7 +121,8 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 			x->str_off_base = v.u;
 			x->has_str_off_base = true;
 			break;
-		case AT_addr_base: case AT_GNU_addr_base:
+		case AT_addr_base:
+		case AT_GNU_addr_base:
 			x->addr_base = v.u;
 			x->has_addr_base = true;
 			break;
@@ -146,8 +130,7 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 			x->rng_base = v.u;
 			x->has_rng_base = true;
 			break;
-		default:
-			break;
+		default: break;
 		}
 	}
 	return true;

@@ -23,12 +23,10 @@ struct die {
 	uint32_t low_form, high_form, ranges_form;
 	struct strval name, linkage, comp_dir;
 	int64_t decl_line, call_file, call_line, call_column;
-	bool has_low, has_high, has_ranges, has_stmt, has_str_off_base, has_addr_base,
-		has_rng_base;
+	bool has_low, has_high, has_ranges, has_stmt, has_str_off_base, has_addr_base, has_rng_base;
 };
 
-const char *dw_resolve_str(const struct psym_dwarf *d, const struct cu *u,
-			   const struct strval *v);
+const char *dw_resolve_str(const struct psym_dwarf *d, const struct cu *u, const struct strval *v);
 bool dw_read_addrx(const struct psym_dwarf *d, const struct cu *u, uint64_t idx, uint64_t *out);
 /* Read all attributes of a DIE at c (after its code) into *x. */
 bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, struct die *x);
@@ -36,12 +34,12 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 static inline uint64_t ref_abs(const struct cu *u, const struct fval *v, bool *ok)
 {
 	switch (v->form) {
-	case FORM_ref1: case FORM_ref2: case FORM_ref4: case FORM_ref8: case FORM_ref_udata:
-		*ok = v->u < u->end - u->off;
-		return u->off + v->u;
-	case FORM_ref_addr:
-		*ok = true;
-		return v->u;
+	case FORM_ref1:
+	case FORM_ref2:
+	case FORM_ref4:
+	case FORM_ref8:
+	case FORM_ref_udata: *ok = v->u < u->end - u->off; return u->off + v->u;
+	case FORM_ref_addr: *ok = true; return v->u;
 	default:
 		*ok = false; /* ref_sig8, alternate files: not resolvable here */
 		return 0;

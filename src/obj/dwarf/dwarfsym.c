@@ -73,10 +73,12 @@ int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
 		goto fail;
 	if (d->ncuranges == 0) {
 		/* Units there but none readable: corrupt, not "no DWARF". */
-		ret = d->bad_units ? psym_err_set(e, PSYM_EBADDWARF,
-						  "'%s': corrupt DWARF: %zu unreadable unit headers "
-						  "in .debug_info", d->path, d->bad_units) :
-				     PSYM_NOENT;
+		ret = d->bad_units
+			      ? psym_err_set(e, PSYM_EBADDWARF,
+					     "'%s': corrupt DWARF: %zu unreadable unit headers "
+					     "in .debug_info",
+					     d->path, d->bad_units)
+			      : PSYM_NOENT;
 		goto fail;
 	}
 	*out = d;

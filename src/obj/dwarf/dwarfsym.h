@@ -30,13 +30,13 @@
 struct psym_dwarf;
 
 struct psym_dwarf_opts {
-	bool inlines;           /* false: only the physical function */
-	size_t max_depth;       /* DIE nesting (default 512) */
-	size_t max_entries;     /* functions + inlines per CU (default 16 M) */
-	size_t max_rows;        /* line rows per CU (default 64 M) */
-	uint64_t max_section;   /* one section decompressed (default 4 G) */
-	uint64_t max_memory;    /* all sections decompressed together (0: no cap) */
-	unsigned threads;       /* for psym_dwarf_prepare (0: online CPUs, at most 8) */
+	bool inlines;	      /* false: only the physical function */
+	size_t max_depth;     /* DIE nesting (default 512) */
+	size_t max_entries;   /* functions + inlines per CU (default 16 M) */
+	size_t max_rows;      /* line rows per CU (default 64 M) */
+	uint64_t max_section; /* one section decompressed (default 4 G) */
+	uint64_t max_memory;  /* all sections decompressed together (0: no cap) */
+	unsigned threads;     /* for psym_dwarf_prepare (0: online CPUs, at most 8) */
 };
 
 /*

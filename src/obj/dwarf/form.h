@@ -66,71 +66,65 @@ static inline bool read_form(struct cur *c, const struct unitfmt *u, uint32_t fo
 	v->form = form;
 	v->p = NULL;
 	switch (form) {
-	case FORM_addr:
-		v->u = rd_un(c, u->addr_size);
-		break;
-	case FORM_data1: case FORM_flag: case FORM_ref1: case FORM_strx1: case FORM_addrx1:
-		v->u = rd_u8(c);
-		break;
-	case FORM_data2: case FORM_ref2: case FORM_strx2: case FORM_addrx2:
-		v->u = rd_u16(c);
-		break;
-	case FORM_strx3: case FORM_addrx3:
-		v->u = rd_un(c, 3);
-		break;
-	case FORM_data4: case FORM_ref4: case FORM_ref_sup4: case FORM_strx4: case FORM_addrx4:
-		v->u = rd_u32(c);
-		break;
-	case FORM_data8: case FORM_ref8: case FORM_ref_sig8: case FORM_ref_sup8:
-		v->u = rd_u64(c);
-		break;
+	case FORM_addr: v->u = rd_un(c, u->addr_size); break;
+	case FORM_data1:
+	case FORM_flag:
+	case FORM_ref1:
+	case FORM_strx1:
+	case FORM_addrx1: v->u = rd_u8(c); break;
+	case FORM_data2:
+	case FORM_ref2:
+	case FORM_strx2:
+	case FORM_addrx2: v->u = rd_u16(c); break;
+	case FORM_strx3:
+	case FORM_addrx3: v->u = rd_un(c, 3); break;
+	case FORM_data4:
+	case FORM_ref4:
+	case FORM_ref_sup4:
+	case FORM_strx4:
+	case FORM_addrx4: v->u = rd_u32(c); break;
+	case FORM_data8:
+	case FORM_ref8:
+	case FORM_ref_sig8:
+	case FORM_ref_sup8: v->u = rd_u64(c); break;
 	case FORM_data16:
 		v->p = c->p;
 		v->u = 16;
 		skip(c, 16);
 		break;
-	case FORM_sdata:
-		v->u = (uint64_t)rd_sleb(c);
-		break;
-	case FORM_udata: case FORM_ref_udata: case FORM_strx: case FORM_addrx:
-	case FORM_loclistx: case FORM_rnglistx: case FORM_GNU_addr_index: case FORM_GNU_str_index:
-		v->u = rd_uleb(c);
-		break;
-	case FORM_strp: case FORM_sec_offset: case FORM_line_strp: case FORM_strp_sup:
-	case FORM_GNU_ref_alt: case FORM_GNU_strp_alt:
-		v->u = rd_off(c, u->offsz);
-		break;
-	case FORM_ref_addr:
-		v->u = rd_off(c, u->version <= 2 ? u->addr_size : u->offsz);
-		break;
+	case FORM_sdata: v->u = (uint64_t)rd_sleb(c); break;
+	case FORM_udata:
+	case FORM_ref_udata:
+	case FORM_strx:
+	case FORM_addrx:
+	case FORM_loclistx:
+	case FORM_rnglistx:
+	case FORM_GNU_addr_index:
+	case FORM_GNU_str_index: v->u = rd_uleb(c); break;
+	case FORM_strp:
+	case FORM_sec_offset:
+	case FORM_line_strp:
+	case FORM_strp_sup:
+	case FORM_GNU_ref_alt:
+	case FORM_GNU_strp_alt: v->u = rd_off(c, u->offsz); break;
+	case FORM_ref_addr: v->u = rd_off(c, u->version <= 2 ? u->addr_size : u->offsz); break;
 	case FORM_string:
 		v->p = (const uint8_t *)rd_cstr(c);
 		v->u = 0;
 		break;
-	case FORM_block1:
-		v->u = rd_u8(c);
-		goto block;
-	case FORM_block2:
-		v->u = rd_u16(c);
-		goto block;
-	case FORM_block4:
-		v->u = rd_u32(c);
-		goto block;
-	case FORM_block: case FORM_exprloc:
+	case FORM_block1: v->u = rd_u8(c); goto block;
+	case FORM_block2: v->u = rd_u16(c); goto block;
+	case FORM_block4: v->u = rd_u32(c); goto block;
+	case FORM_block:
+	case FORM_exprloc:
 		v->u = rd_uleb(c);
-block:
+	block:
 		v->p = c->p;
 		skip(c, v->u);
 		break;
-	case FORM_flag_present:
-		v->u = 1;
-		break;
-	case FORM_implicit_const:
-		v->u = (uint64_t)implicit;
-		break;
-	default:
-		cur_fail(c);
-		return false;
+	case FORM_flag_present: v->u = 1; break;
+	case FORM_implicit_const: v->u = (uint64_t)implicit; break;
+	default: cur_fail(c); return false;
 	}
 	return c->ok;
 }
@@ -146,23 +140,12 @@ static inline bool skip_sized(struct cur *c, const struct unitfmt *u, int cls, u
 			c->p++;
 		skip(c, 1);
 		break;
-	case SZ_STR:
-		rd_cstr(c);
-		break;
-	case SZ_ADDR:
-		skip(c, u->addr_size);
-		break;
-	case SZ_OFF:
-		skip(c, u->offsz);
-		break;
-	case SZ_REFADDR:
-		skip(c, u->version <= 2 ? u->addr_size : u->offsz);
-		break;
-	case SZ_VAR:
-		return read_form(c, u, form, 0, &v);
-	default:
-		skip(c, (uint64_t)cls);
-		break;
+	case SZ_STR: rd_cstr(c); break;
+	case SZ_ADDR: skip(c, u->addr_size); break;
+	case SZ_OFF: skip(c, u->offsz); break;
+	case SZ_REFADDR: skip(c, u->version <= 2 ? u->addr_size : u->offsz); break;
+	case SZ_VAR: return read_form(c, u, form, 0, &v);
+	default: skip(c, (uint64_t)cls); break;
 	}
 	return c->ok;
 }

@@ -139,13 +139,15 @@ static int cmp_top(const void *a, const void *b)
 static inline bool scope_tag(uint32_t tag, bool in_function)
 {
 	switch (tag) {
-	case TAG_lexical_block: case TAG_namespace: case TAG_module: case TAG_try_block:
-	case TAG_catch_block:
-		return true;
-	case TAG_class_type: case TAG_structure_type: case TAG_union_type:
-		return in_function;
-	default:
-		return false;
+	case TAG_lexical_block:
+	case TAG_namespace:
+	case TAG_module:
+	case TAG_try_block:
+	case TAG_catch_block: return true;
+	case TAG_class_type:
+	case TAG_structure_type:
+	case TAG_union_type: return in_function;
+	default: return false;
 	}
 }
 
@@ -196,8 +198,8 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 		if (!a || !cur.ok)
 			break; /* corrupt: keep what was found */
 		tag = a->tag;
-		if (a->has_pc && (tag == TAG_subprogram ||
-				  (tag == TAG_inlined_subroutine && d->o.inlines))) {
+		if (a->has_pc &&
+		    (tag == TAG_subprogram || (tag == TAG_inlined_subroutine && d->o.inlines))) {
 			struct die x;
 			size_t first = rb.n;
 			int nr;
@@ -213,7 +215,8 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 				struct entry *en;
 
 				/* A subprogram nested in another is its own top level. */
-				ret = new_entry(d, c, tag == TAG_subprogram ? NONE : parent, &mine, e);
+				ret = new_entry(d, c, tag == TAG_subprogram ? NONE : parent, &mine,
+						e);
 				if (ret)
 					goto out;
 				en = &c->entries[mine];
@@ -221,10 +224,13 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 				en->range_count = (uint32_t)nr;
 				en->name = dw_resolve_str(d, c, &x.name);
 				en->linkage = dw_resolve_str(d, c, &x.linkage);
-				en->decl_line = x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
+				en->decl_line =
+					x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
 				en->origin = x.origin != NOREF ? x.origin : x.spec;
-				en->call_file = x.call_file <= UINT32_MAX ? (uint32_t)x.call_file : 0;
-				en->call_line = x.call_line <= UINT32_MAX ? (uint32_t)x.call_line : 0;
+				en->call_file =
+					x.call_file <= UINT32_MAX ? (uint32_t)x.call_file : 0;
+				en->call_line =
+					x.call_line <= UINT32_MAX ? (uint32_t)x.call_line : 0;
 				en->call_column =
 					x.call_column <= UINT32_MAX ? (uint32_t)x.call_column : 0;
 				if (tag == TAG_subprogram)
@@ -313,9 +319,9 @@ tops:
 		if (en->parent != NONE)
 			continue;
 		for (uint32_t k = 0; k < en->range_count && c->ntops < ntop; k++)
-			c->tops[c->ntops++] = (struct top){ c->ranges[en->range_first + k].lo,
-							    c->ranges[en->range_first + k].hi,
-							    (uint32_t)i };
+			c->tops[c->ntops++] =
+				(struct top){ c->ranges[en->range_first + k].lo,
+					      c->ranges[en->range_first + k].hi, (uint32_t)i };
 	}
 	qsort(c->tops, c->ntops, sizeof(*c->tops), cmp_top);
 	ret = index_kids(c);

@@ -41,73 +41,161 @@
 #define MAX_FRAMES 256
 #define MAX_ORIGIN_HOPS 16
 #define DEFAULT_MAX_SECTION ((uint64_t)4 << 30) /* decompressed */
-#define MAX_LINE_FILES ((uint64_t)1 << 20)   /* directories or files per line table */
+#define MAX_LINE_FILES ((uint64_t)1 << 20)	/* directories or files per line table */
 #define NONE UINT32_MAX
 #define NOREF UINT64_MAX
 
 /* ---- DWARF constants (DWARF 5 spec, section 7) ------------------------------ */
 
 enum {
-	TAG_class_type = 0x02, TAG_lexical_block = 0x0b, TAG_structure_type = 0x13,
-	TAG_union_type = 0x17, TAG_inlined_subroutine = 0x1d, TAG_module = 0x1e,
-	TAG_catch_block = 0x25, TAG_subprogram = 0x2e, TAG_try_block = 0x32,
+	TAG_class_type = 0x02,
+	TAG_lexical_block = 0x0b,
+	TAG_structure_type = 0x13,
+	TAG_union_type = 0x17,
+	TAG_inlined_subroutine = 0x1d,
+	TAG_module = 0x1e,
+	TAG_catch_block = 0x25,
+	TAG_subprogram = 0x2e,
+	TAG_try_block = 0x32,
 	TAG_namespace = 0x39,
 };
 
 enum {
-	AT_sibling = 0x01, AT_name = 0x03, AT_stmt_list = 0x10, AT_low_pc = 0x11,
-	AT_high_pc = 0x12, AT_comp_dir = 0x1b, AT_inline = 0x20, AT_abstract_origin = 0x31,
-	AT_decl_line = 0x3b, AT_specification = 0x47, AT_ranges = 0x55,
-	AT_call_column = 0x57, AT_call_file = 0x58, AT_call_line = 0x59,
-	AT_linkage_name = 0x6e, AT_str_offsets_base = 0x72, AT_addr_base = 0x73,
-	AT_rnglists_base = 0x74, AT_MIPS_linkage_name = 0x2007, AT_GNU_addr_base = 0x2133,
+	AT_sibling = 0x01,
+	AT_name = 0x03,
+	AT_stmt_list = 0x10,
+	AT_low_pc = 0x11,
+	AT_high_pc = 0x12,
+	AT_comp_dir = 0x1b,
+	AT_inline = 0x20,
+	AT_abstract_origin = 0x31,
+	AT_decl_line = 0x3b,
+	AT_specification = 0x47,
+	AT_ranges = 0x55,
+	AT_call_column = 0x57,
+	AT_call_file = 0x58,
+	AT_call_line = 0x59,
+	AT_linkage_name = 0x6e,
+	AT_str_offsets_base = 0x72,
+	AT_addr_base = 0x73,
+	AT_rnglists_base = 0x74,
+	AT_MIPS_linkage_name = 0x2007,
+	AT_GNU_addr_base = 0x2133,
 };
 
 enum {
-	FORM_addr = 0x01, FORM_block2 = 0x03, FORM_block4 = 0x04, FORM_data2 = 0x05,
-	FORM_data4 = 0x06, FORM_data8 = 0x07, FORM_string = 0x08, FORM_block = 0x09,
-	FORM_block1 = 0x0a, FORM_data1 = 0x0b, FORM_flag = 0x0c, FORM_sdata = 0x0d,
-	FORM_strp = 0x0e, FORM_udata = 0x0f, FORM_ref_addr = 0x10, FORM_ref1 = 0x11,
-	FORM_ref2 = 0x12, FORM_ref4 = 0x13, FORM_ref8 = 0x14, FORM_ref_udata = 0x15,
-	FORM_indirect = 0x16, FORM_sec_offset = 0x17, FORM_exprloc = 0x18,
-	FORM_flag_present = 0x19, FORM_strx = 0x1a, FORM_addrx = 0x1b, FORM_ref_sup4 = 0x1c,
-	FORM_strp_sup = 0x1d, FORM_data16 = 0x1e, FORM_line_strp = 0x1f,
-	FORM_ref_sig8 = 0x20, FORM_implicit_const = 0x21, FORM_loclistx = 0x22,
-	FORM_rnglistx = 0x23, FORM_ref_sup8 = 0x24, FORM_strx1 = 0x25, FORM_strx2 = 0x26,
-	FORM_strx3 = 0x27, FORM_strx4 = 0x28, FORM_addrx1 = 0x29, FORM_addrx2 = 0x2a,
-	FORM_addrx3 = 0x2b, FORM_addrx4 = 0x2c, FORM_GNU_addr_index = 0x1f01,
-	FORM_GNU_str_index = 0x1f02, FORM_GNU_ref_alt = 0x1f20, FORM_GNU_strp_alt = 0x1f21,
+	FORM_addr = 0x01,
+	FORM_block2 = 0x03,
+	FORM_block4 = 0x04,
+	FORM_data2 = 0x05,
+	FORM_data4 = 0x06,
+	FORM_data8 = 0x07,
+	FORM_string = 0x08,
+	FORM_block = 0x09,
+	FORM_block1 = 0x0a,
+	FORM_data1 = 0x0b,
+	FORM_flag = 0x0c,
+	FORM_sdata = 0x0d,
+	FORM_strp = 0x0e,
+	FORM_udata = 0x0f,
+	FORM_ref_addr = 0x10,
+	FORM_ref1 = 0x11,
+	FORM_ref2 = 0x12,
+	FORM_ref4 = 0x13,
+	FORM_ref8 = 0x14,
+	FORM_ref_udata = 0x15,
+	FORM_indirect = 0x16,
+	FORM_sec_offset = 0x17,
+	FORM_exprloc = 0x18,
+	FORM_flag_present = 0x19,
+	FORM_strx = 0x1a,
+	FORM_addrx = 0x1b,
+	FORM_ref_sup4 = 0x1c,
+	FORM_strp_sup = 0x1d,
+	FORM_data16 = 0x1e,
+	FORM_line_strp = 0x1f,
+	FORM_ref_sig8 = 0x20,
+	FORM_implicit_const = 0x21,
+	FORM_loclistx = 0x22,
+	FORM_rnglistx = 0x23,
+	FORM_ref_sup8 = 0x24,
+	FORM_strx1 = 0x25,
+	FORM_strx2 = 0x26,
+	FORM_strx3 = 0x27,
+	FORM_strx4 = 0x28,
+	FORM_addrx1 = 0x29,
+	FORM_addrx2 = 0x2a,
+	FORM_addrx3 = 0x2b,
+	FORM_addrx4 = 0x2c,
+	FORM_GNU_addr_index = 0x1f01,
+	FORM_GNU_str_index = 0x1f02,
+	FORM_GNU_ref_alt = 0x1f20,
+	FORM_GNU_strp_alt = 0x1f21,
 };
 
-enum { UT_compile = 1, UT_type = 2, UT_partial = 3, UT_skeleton = 4, UT_split_compile = 5,
-       UT_split_type = 6 };
+enum {
+	UT_compile = 1,
+	UT_type = 2,
+	UT_partial = 3,
+	UT_skeleton = 4,
+	UT_split_compile = 5,
+	UT_split_type = 6
+};
 
-enum { LNCT_path = 1, LNCT_directory_index = 2 };
+enum {
+	LNCT_path = 1,
+	LNCT_directory_index = 2
+};
 
-enum { RLE_end_of_list, RLE_base_addressx, RLE_startx_endx, RLE_startx_length,
-       RLE_offset_pair, RLE_base_address, RLE_start_end, RLE_start_length };
+enum {
+	RLE_end_of_list,
+	RLE_base_addressx,
+	RLE_startx_endx,
+	RLE_startx_length,
+	RLE_offset_pair,
+	RLE_base_address,
+	RLE_start_end,
+	RLE_start_length
+};
 
 /* ---- sections ------------------------------------------------------------------ */
 
-enum sec { S_INFO, S_ABBREV, S_LINE, S_STR, S_LINE_STR, S_STR_OFF, S_ADDR, S_RANGES,
-	   S_RNGLISTS, S_N };
+enum sec {
+	S_INFO,
+	S_ABBREV,
+	S_LINE,
+	S_STR,
+	S_LINE_STR,
+	S_STR_OFF,
+	S_ADDR,
+	S_RANGES,
+	S_RNGLISTS,
+	S_N
+};
 
 struct section {
 	const uint8_t *p;
 	size_t len;
-	uint8_t *owned;       /* inflated copy, or NULL when p is the file's data */
-	size_t ownedlen;      /* its mapping's length when mmap'd, else 0 */
-	const uint8_t *z;     /* compressed bytes, until inflated */
+	uint8_t *owned;	  /* inflated copy, or NULL when p is the file's data */
+	size_t ownedlen;  /* its mapping's length when mmap'd, else 0 */
+	const uint8_t *z; /* compressed bytes, until inflated */
 	size_t zlen;
-	uint64_t size;        /* decompressed size */
-	int kind;             /* ELFCOMPRESS_* when compressed, 0 otherwise */
-	int err;              /* inflate failure */
+	uint64_t size; /* decompressed size */
+	int kind;      /* ELFCOMPRESS_* when compressed, 0 otherwise */
+	int err;       /* inflate failure */
 };
 
 /* ---- abbreviations ------------------------------------------------------------ */
 
 /* How to skip a form: a fixed size (>= 0) or one of these. */
-enum { SZ_VAR = -1, SZ_ADDR = -2, SZ_OFF = -3, SZ_REFADDR = -4, SZ_LEB = -5, SZ_STR = -6 };
+enum {
+	SZ_VAR = -1,
+	SZ_ADDR = -2,
+	SZ_OFF = -3,
+	SZ_REFADDR = -4,
+	SZ_LEB = -5,
+	SZ_STR = -6
+};
 
 struct attrspec {
 	uint16_t name, form;
@@ -117,12 +205,12 @@ struct attrspec {
 
 struct abbrev {
 	uint64_t code;
-	uint32_t attr0;      /* index of the first attrspec */
+	uint32_t attr0; /* index of the first attrspec */
 	uint16_t nattr;
 	uint16_t tag;
 	bool children, has_pc;
-	int16_t sibling;     /* index of DW_AT_sibling among the attrs, or -1 */
-	int32_t fixed;       /* bytes of fixed-size forms, -1 when some form is variable */
+	int16_t sibling; /* index of DW_AT_sibling among the attrs, or -1 */
+	int32_t fixed;	 /* bytes of fixed-size forms, -1 when some form is variable */
 	uint8_t naddr, noff, nrefaddr; /* forms sized by address / offset size */
 };
 
@@ -130,9 +218,9 @@ struct abtab {
 	uint64_t off;
 	struct abbrev *list;
 	size_t n;
-	uint32_t *dense;     /* code -> index + 1, when codes are dense */
+	uint32_t *dense; /* code -> index + 1, when codes are dense */
 	size_t ndense;
-	bool sorted;         /* list sorted by code (sparse codes) */
+	bool sorted; /* list sorted by code (sparse codes) */
 	struct attrspec *attrs;
 	size_t nattrs;
 };
@@ -179,7 +267,7 @@ struct seq {
 struct row {
 	uint64_t addr;
 	uint32_t line;
-	uint16_t file;   /* UINT16_MAX: unknown */
+	uint16_t file;	 /* UINT16_MAX: unknown */
 	uint16_t column; /* bit 15: end of sequence */
 };
 
@@ -222,9 +310,9 @@ struct origin {
 };
 
 struct psym_dwarf {
-	size_t bad_units; /* .debug_info units whose header could not be read */
+	size_t bad_units;	    /* .debug_info units whose header could not be read */
 	const struct psym_elf *elf; /* borrowed: outlives us */
-	const char *path;           /* its path, for messages */
+	const char *path;	    /* its path, for messages */
 	bool swap;
 	struct section sec[S_N];
 	struct psym_dwarf_opts o;
@@ -234,7 +322,7 @@ struct psym_dwarf {
 	size_t ncuranges, capcuranges;
 	struct abtab **abtabs; /* hash by offset */
 	size_t nabtabs, capabtabs;
-	uint64_t abbrev_bytes;  /* parsed so far, against overlapping tables */
+	uint64_t abbrev_bytes;	/* parsed so far, against overlapping tables */
 	struct origin *origins; /* hash: DIE offset -> resolved names */
 	size_t norigins, caporigins;
 	struct psym_arena strings;

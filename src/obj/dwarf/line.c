@@ -178,7 +178,7 @@ static inline void emit_row(struct linestate *s, uint64_t addr, uint64_t line, u
 
 /* What the header of a line program says about running it. */
 struct linehdr {
-	struct unitfmt uf;      /* version, address and offset size */
+	struct unitfmt uf; /* version, address and offset size */
 	uint8_t min_inst, max_ops, line_range, opcode_base;
 	int8_t line_base;
 	const uint8_t *std_len; /* operand counts of standard opcodes 1..opcode_base-1 */
@@ -339,8 +339,7 @@ static int read_tables_v5(struct psym_dwarf *d, struct cu *u, struct cur *hc,
 }
 
 /* The CU's file names, joined once (comp_dir / directory / name). */
-static int join_files(struct psym_dwarf *d, struct cu *u, uint16_t version,
-		      const struct filetab *t)
+static int join_files(struct psym_dwarf *d, struct cu *u, uint16_t version, const struct filetab *t)
 {
 	u->files = calloc(t->nfiles + 1, sizeof(*u->files));
 	if (!u->files)
@@ -422,25 +421,18 @@ static bool run_sequence(struct linestate *s, struct cur *c, const struct linehd
 			c->p = next;
 			break;
 		}
-		case 1: /* copy */
-			emit_row(s, pc.addr, line, col, file, false);
-			break;
-		case 2: /* advance_pc */
-			advance(&pc, h, rd_uleb(c));
-			break;
-		case 3: /* advance_line */
-			line += (uint64_t)rd_sleb(c);
-			break;
-		case 4: /* set_file */
-			file = rd_uleb(c);
-			break;
-		case 5: /* set_column */
-			col = rd_uleb(c);
-			break;
-		case 6: case 7: case 10: case 11:
-			break;
+		case 1: /* copy */ emit_row(s, pc.addr, line, col, file, false); break;
+		case 2: /* advance_pc */ advance(&pc, h, rd_uleb(c)); break;
+		case 3: /* advance_line */ line += (uint64_t)rd_sleb(c); break;
+		case 4: /* set_file */ file = rd_uleb(c); break;
+		case 5: /* set_column */ col = rd_uleb(c); break;
+		case 6:
+		case 7:
+		case 10:
+		case 11: break;
 		case 8: /* const_add_pc */
-			advance(&pc, h, h->line_range ? (255u - h->opcode_base) / h->line_range : 0);
+			advance(&pc, h,
+				h->line_range ? (255u - h->opcode_base) / h->line_range : 0);
 			break;
 		case 9: /* fixed_advance_pc */
 			pc.addr += rd_u16(c);
@@ -481,8 +473,9 @@ int dw_decode_lines(struct psym_dwarf *d, struct cu *u, struct psym_err *e)
 		end_seq(&s);
 	if (s.err) {
 		ret = s.err == PSYM_ELIMIT
-			      ? psym_err_set(e, PSYM_ELIMIT, "'%s': line table with more than %zu rows",
-					     d->path, d->o.max_rows)
+			      ? psym_err_set(e, PSYM_ELIMIT,
+					     "'%s': line table with more than %zu rows", d->path,
+					     d->o.max_rows)
 			      : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}

@@ -72,7 +72,9 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 	if (depth == 0) {
 		/* Lines but no function DIE: the caller names it from the symbols. */
 		d->frames[0] = (struct psym_frame){
-			.name = NULL, .file = row_file(c, row), .line = row->line,
+			.name = NULL,
+			.file = row_file(c, row),
+			.line = row->line,
 			.column = row->column & ROW_COLMASK,
 		};
 		*frames = d->frames;

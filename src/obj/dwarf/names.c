@@ -90,8 +90,8 @@ static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off)
 			break;
 		here.name = dw_resolve_str(d, u, &x.name);
 		here.linkage = dw_resolve_str(d, u, &x.linkage);
-		here.decl_line = x.decl_line > 0 && x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line
-									      : 0;
+		here.decl_line =
+			x.decl_line > 0 && x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
 		names_merge(&r, &here);
 		cur = x.origin != NOREF ? x.origin : x.spec;
 		if (cur == NOREF)
@@ -105,8 +105,7 @@ static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off)
 
 void dw_entry_names(struct psym_dwarf *d, struct entry *en)
 {
-	struct origin r = { .name = en->name, .linkage = en->linkage,
-			    .decl_line = en->decl_line };
+	struct origin r = { .name = en->name, .linkage = en->linkage, .decl_line = en->decl_line };
 
 	en->resolved = true;
 	if (names_done(&r) || en->origin == NOREF)

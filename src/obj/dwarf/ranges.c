@@ -30,7 +30,7 @@ static int push_range(struct rangebuf *b, uint64_t lo, uint64_t hi)
 }
 
 int dw_die_ranges(const struct psym_dwarf *d, const struct cu *u, const struct die *x,
-		      uint64_t base, struct rangebuf *b)
+		  uint64_t base, struct rangebuf *b)
 {
 	int n = 0, r;
 
@@ -79,7 +79,8 @@ int dw_die_ranges(const struct psym_dwarf *d, const struct cu *u, const struct d
 			case RLE_startx_endx:
 				a1 = rd_uleb(&c);
 				a2 = rd_uleb(&c);
-				if (!c.ok || !dw_read_addrx(d, u, a1, &a1) || !dw_read_addrx(d, u, a2, &a2))
+				if (!c.ok || !dw_read_addrx(d, u, a1, &a1) ||
+				    !dw_read_addrx(d, u, a2, &a2))
 					return n;
 				break;
 			case RLE_startx_length:
@@ -93,9 +94,7 @@ int dw_die_ranges(const struct psym_dwarf *d, const struct cu *u, const struct d
 				a1 = base + rd_uleb(&c);
 				a2 = base + rd_uleb(&c);
 				break;
-			case RLE_base_address:
-				base = rd_un(&c, u->addr_size);
-				continue;
+			case RLE_base_address: base = rd_un(&c, u->addr_size); continue;
 			case RLE_start_end:
 				a1 = rd_un(&c, u->addr_size);
 				a2 = rd_un(&c, u->addr_size);
@@ -104,8 +103,7 @@ int dw_die_ranges(const struct psym_dwarf *d, const struct cu *u, const struct d
 				a1 = rd_un(&c, u->addr_size);
 				a2 = a1 + rd_uleb(&c);
 				break;
-			default:
-				return n;
+			default: return n;
 			}
 			if (!c.ok)
 				break;
@@ -118,8 +116,8 @@ int dw_die_ranges(const struct psym_dwarf *d, const struct cu *u, const struct d
 	}
 	{
 		struct cur c = sec_cur(d, S_RANGES, x->ranges);
-		uint64_t maxaddr = u->addr_size == 8 ? UINT64_MAX
-						     : ((uint64_t)1 << (8 * u->addr_size)) - 1;
+		uint64_t maxaddr =
+			u->addr_size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * u->addr_size)) - 1;
 
 		while (c.ok) {
 			uint64_t a1 = rd_un(&c, u->addr_size), a2 = rd_un(&c, u->addr_size);

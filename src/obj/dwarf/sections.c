@@ -144,18 +144,20 @@ static int check_sizes(const struct psym_dwarf *d, struct psym_err *e)
 		if (!s->z)
 			continue;
 		if (s->size > d->o.max_section || s->size > SIZE_MAX)
-			return psym_err_set(e, PSYM_ELIMIT,
-					    "'%s': .debug_%s decompresses to %llu bytes, over the limit "
-					    "of %llu (--limit dwarf-section-bytes=N)", d->path,
-					    sec_names[i], (unsigned long long)s->size,
-					    (unsigned long long)d->o.max_section);
+			return psym_err_set(
+				e, PSYM_ELIMIT,
+				"'%s': .debug_%s decompresses to %llu bytes, over the limit "
+				"of %llu (--limit dwarf-section-bytes=N)",
+				d->path, sec_names[i], (unsigned long long)s->size,
+				(unsigned long long)d->o.max_section);
 		total = total > UINT64_MAX - s->size ? UINT64_MAX : total + s->size;
 	}
 	if (d->o.max_memory && total > d->o.max_memory)
-		return psym_err_set(e, PSYM_ELIMIT,
-				    "'%s': DWARF sections decompress to %llu bytes, over the memory "
-				    "cap of %llu (--max-memory)", d->path, (unsigned long long)total,
-				    (unsigned long long)d->o.max_memory);
+		return psym_err_set(
+			e, PSYM_ELIMIT,
+			"'%s': DWARF sections decompress to %llu bytes, over the memory "
+			"cap of %llu (--max-memory)",
+			d->path, (unsigned long long)total, (unsigned long long)d->o.max_memory);
 	return 0;
 }
 
@@ -255,9 +257,8 @@ int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 	for (int i = 0; i < S_N; i++) {
 		if (!d->sec[i].err)
 			continue;
-		ret = psym_err_set(e, d->sec[i].err, "'%s': cannot decompress .debug_%s%s",
-				   d->path, sec_names[i],
-				   d->sec[i].err == PSYM_ELIMIT ? ": too large" : "");
+		ret = psym_err_set(e, d->sec[i].err, "'%s': cannot decompress .debug_%s%s", d->path,
+				   sec_names[i], d->sec[i].err == PSYM_ELIMIT ? ": too large" : "");
 		break;
 	}
 	return ret;
