@@ -77,10 +77,12 @@ kill $pid; wait $pid 2>/dev/null
 check "dlopen'ed library frames symbolized (lib_spin on top)" sh -c \
 	"go tool pprof -top -symbolize=none dl.sym.pb.gz 2>/dev/null | awk '/flat%/{h=1;next} h{print \$6; exit}' | grep -qx lib_spin"
 
-# A process that exits during collection keeps its samples.
-./fib-nopie 38 >/dev/null &
+# A process that exits during collection keeps its samples: it runs
+# longer than the collector needs to attach (a sanitizer build of the
+# collector on a loaded machine needs over a second), and ends before -d.
+./fib-nopie 42 >/dev/null &
 pid=$!
-"$C" -p $pid -d 3 -o exit.pb.gz 2>exit.log
+"$C" -p $pid -d 8 -o exit.pb.gz 2>exit.log
 wait $pid 2>/dev/null
 check "exiting process: profile valid" "$PSYM" check -q exit.pb.gz
 check "exiting process: its samples are there" sh -c "\"\$0\" show exit.pb.gz | grep -q 'comm:\[fib-nopie\]'" "$PSYM"
