@@ -165,6 +165,7 @@ static void jit_destroy(struct psym_resolver *r)
 
 static const struct psym_resolver_ops jit_ops = {
 	.kind = "jit",
+	.needs_pid = true,
 	.to_vaddr = jit_to_vaddr,
 	.lookup = jit_lookup,
 	.describe = jit_describe,

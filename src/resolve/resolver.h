@@ -57,6 +57,7 @@ struct psym_resolver;
 
 struct psym_resolver_ops {
 	const char *kind; /* "file", "kernel", "jit", "vdso" */
+	bool needs_pid;	  /* lookup uses ctx->pid (the driver finds it only then) */
 	int (*to_vaddr)(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
 			uint64_t *vaddr);
 	int (*prepare)(struct psym_resolver *r, const uint64_t *vaddrs, size_t n,

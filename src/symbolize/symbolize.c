@@ -499,7 +499,7 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 			continue;
 		if ((i & 1023) == 0)
 			progress(run, mi, run->p->pb->n_mapping);
-		if (!ctx.pid) {
+		if (!ctx.pid && res->ops->needs_pid) {
 			long pos = psym_profile_location_pos(run->p, loc->id);
 
 			ctx.pid = pos >= 0 ? run->loc_pid[pos] : 0;
