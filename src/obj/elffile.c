@@ -11,23 +11,12 @@
 #include "arena.h"
 #include "compress.h"
 #include "elffile.h"
+#include "symtab.h"
 #include "fileio.h"
 
 #define DEFAULT_MAX_SECTIONS 65536
 #define DEFAULT_MAX_SYMBOLS ((size_t)16 << 20)
 #define MAX_MINIDEBUGINFO ((size_t)512 << 20)
-/* How far back a lookup walks for an enclosing (larger) symbol. */
-#define ENCLOSING_SCAN 64
-
-struct sym {
-	uint64_t addr, size, end;
-	const char *file;    /* STT_FILE in force for a local symbol, or NULL */
-	const char *name;    /* display name (version suffix removed) */
-	const char *linkage; /* raw name (version suffix removed), for system_name */
-	uint8_t rank;	     /* lower is better among aliases */
-	uint32_t order;	     /* position in the symbol table(s) */
-};
-
 struct psym_elf {
 	char *path;
 	int fd;
@@ -42,9 +31,11 @@ struct psym_elf {
 	struct psym_elf_load *loads;
 	size_t nloads;
 	/* Symbol table: built lazily, then sorted and deduplicated. */
-	struct sym *syms;
-	size_t nsyms, capsyms;
-	bool syms_ready, syms_loaded;
+	struct psym_symtab syms;
+	bool syms_loaded;
+	/* What bounds zero-size symbols: sections (own, then sources'), PT_LOADs. */
+	struct psym_addr_region *regions;
+	size_t nregions, capregions;
 	char sym_err[1024]; /* why the symbol table was dropped, "" if it was not */
 	struct psym_arena strings;
 	struct psym_elf **children; /* adopted ELFs whose strings we borrow */
@@ -162,6 +153,12 @@ static struct psym_elf *elf_new(const char *name, const struct psym_elf_limits *
 	f->lim.max_sections = lim && lim->max_sections ? lim->max_sections : DEFAULT_MAX_SECTIONS;
 	f->lim.max_symbols = lim && lim->max_symbols ? lim->max_symbols : DEFAULT_MAX_SYMBOLS;
 	psym_arena_init(&f->strings, (size_t)1 << 30);
+	psym_symtab_init(&f->syms, &(struct psym_symtab_opts){
+					   .rule = PSYM_SYMTAB_NEAREST,
+					   .max_entries = f->lim.max_symbols,
+					   .what = "symbols",
+					   .limit_flag = "--limit elf-symbols=N",
+				   });
 	return f;
 }
 
@@ -239,7 +236,8 @@ void psym_elf_close(struct psym_elf *f)
 		close(f->fd);
 	free(f->mem);
 	free(f->loads);
-	free(f->syms);
+	psym_symtab_free(&f->syms);
+	free(f->regions);
 	psym_arena_free(&f->strings);
 	free(f->path);
 	free(f);
@@ -422,25 +420,6 @@ int psym_elf_open_minidebuginfo(const struct psym_elf *f, struct psym_elf **out,
 
 /* ---- symbols ---------------------------------------------------------------- */
 
-static int push_sym(struct psym_elf *f, const struct sym *s, struct psym_err *e)
-{
-	if (f->nsyms >= f->lim.max_symbols)
-		return psym_err_set(e, PSYM_ELIMIT,
-				    "'%s': more than %zu symbols (--limit elf-symbols=N)", f->path,
-				    f->lim.max_symbols);
-	if (f->nsyms == f->capsyms) {
-		size_t ncap = f->capsyms ? f->capsyms * 2 : 1024;
-		struct sym *ns = realloc(f->syms, ncap * sizeof(*ns));
-
-		if (!ns)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		f->syms = ns;
-		f->capsyms = ncap;
-	}
-	f->syms[f->nsyms++] = *s;
-	return 0;
-}
-
 /* "name@VER" / "name@@VER" -> "name" (copied into the string arena). */
 static const char *strip_version(struct psym_elf *f, const char *raw, bool *versioned)
 {
@@ -452,25 +431,49 @@ static const char *strip_version(struct psym_elf *f, const char *raw, bool *vers
 	return psym_arena_strndup(&f->strings, raw, (size_t)(at - raw));
 }
 
-/* Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table. */
+/*
+ * Which symbols name code: functions, and untyped symbols in executable
+ * sections (assembly labels, sized or not) except local labels and the
+ * ARM/AArch64 mapping symbols ($x, $d, $a, $t).
+ */
+static bool names_code(int type, bool exec, const char *raw)
+{
+	if (type == STT_FUNC || type == STT_GNU_IFUNC)
+		return true;
+	if (type != STT_NOTYPE || !exec)
+		return false;
+	if (raw[0] == '$' || (raw[0] == '.' && raw[1] == 'L'))
+		return false;
+	return true;
+}
+
+/*
+ * Rank among aliases at one address, lower wins (after size: symtab.h):
+ * global, weak, local; unversioned; FUNC over NOTYPE.
+ */
+static uint32_t sym_rank(int bind, int type, bool versioned)
+{
+	return (bind == STB_GLOBAL ? 0u : bind == STB_WEAK ? 4u : 8u) + (versioned ? 2u : 0u) +
+	       (type == STT_NOTYPE ? 1u : 0u);
+}
+
+/* Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table, shifted by bias. */
 static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, const GElf_Shdr *sh,
-		       struct psym_err *e)
+		       uint64_t bias, struct psym_err *e)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
+	const char *file = NULL;
 	size_t n;
 	int ret;
 
-	const char *file = NULL;
-
 	if (!d || sh->sh_entsize == 0)
 		return 0;
-	n = d->d_size / (sh->sh_entsize ? sh->sh_entsize : 1);
+	n = d->d_size / sh->sh_entsize;
 	for (size_t i = 1; i < n; i++) {
 		GElf_Sym s;
 		const char *raw, *name;
 		int type, bind;
 		bool exec = false, versioned;
-		struct sym out;
 
 		if (!gelf_getsym(d, (int)i, &s))
 			break;
@@ -492,28 +495,24 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 			if (tscn && gelf_getshdr(tscn, &tsh))
 				exec = (tsh.sh_flags & SHF_EXECINSTR) != 0;
 		}
-		if (!(type == STT_FUNC || type == STT_GNU_IFUNC ||
-		      (type == STT_NOTYPE && s.st_size > 0 && exec)))
-			continue;
 		raw = elf_strptr(src->elf, sh->sh_link, s.st_name);
 		if (!raw || !*raw)
 			continue; /* name outside the string table */
+		if (!names_code(type, exec, raw))
+			continue;
 		name = strip_version(f, raw, &versioned);
 		if (!name)
 			return psym_err_set(e, psym_arena_error(&f->strings), "out of memory");
-		out.addr = s.st_value;
-		out.size = s.st_size;
-		out.end = 0;
-		out.file = bind == STB_LOCAL ? file : NULL;
-		out.name = name;
-		out.linkage = name;
-		/* Prefer global, then weak, then local; unversioned; FUNC over NOTYPE. */
-		out.rank = (uint8_t)((bind == STB_GLOBAL ? 0
-				      : bind == STB_WEAK ? 4
-							 : 8) +
-				     (versioned ? 2 : 0) + (type == STT_NOTYPE ? 1 : 0));
-		out.order = (uint32_t)f->nsyms;
-		ret = push_sym(f, &out, e);
+		ret = psym_symtab_push(&f->syms,
+				       &(struct psym_sym){
+					       .addr = s.st_value + bias,
+					       .size = s.st_size,
+					       .name = name,
+					       .linkage = name,
+					       .file = bind == STB_LOCAL ? file : NULL,
+					       .rank = sym_rank(bind, type, versioned),
+				       },
+				       f->path, e);
 		if (ret)
 			return ret;
 	}
@@ -557,7 +556,6 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 		GElf_Sym s;
 		const char *raw;
 		char *name;
-		struct sym out;
 		bool versioned;
 
 		if (!gelf_getrela(rd, (int)i, &r))
@@ -573,20 +571,21 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		if (i * step > psh.sh_size)
 			break;
-		out = (struct sym){ .addr = base + i * step,
-				    .size = step,
-				    .name = name,
-				    .linkage = name,
-				    .rank = 16,
-				    .order = (uint32_t)f->nsyms };
-		ret = push_sym(f, &out, e);
+		ret = psym_symtab_push(&f->syms,
+				       &(struct psym_sym){ .addr = base + i * step,
+							   .size = step,
+							   .name = name,
+							   .linkage = name,
+							   .rank = 16 },
+				       f->path, e);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, struct psym_err *e)
+static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias,
+			   struct psym_err *e)
 {
 	Elf_Scn *scn = NULL;
 	int ret;
@@ -597,165 +596,85 @@ static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, struct psym
 		if (!gelf_getshdr(scn, &sh) ||
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
-		ret = read_symtab(f, src, scn, &sh, e);
+		ret = read_symtab(f, src, scn, &sh, bias, e);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
-static int cmp_sym(const void *a, const void *b)
+static bool push_region(struct psym_elf *f, uint64_t start, uint64_t size, size_t order)
 {
-	const struct sym *x = a, *y = b;
-	int c;
+	if (!size)
+		return true;
+	if (f->nregions == f->capregions) {
+		size_t ncap = f->capregions ? f->capregions * 2 : 64;
+		struct psym_addr_region *nr = realloc(f->regions, ncap * sizeof(*nr));
 
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	/*
-	 * Bigger size first among equals, then the alias that comes last in
-	 * the symbol table (as llvm-symbolizer keeps), then by name.
-	 */
-	if (x->size != y->size)
-		return x->size > y->size ? -1 : 1;
-	if (x->order != y->order)
-		return x->order > y->order ? -1 : 1;
-	c = strcmp(x->name, y->name);
-	return c;
+		if (!nr)
+			return false;
+		f->regions = nr;
+		f->capregions = ncap;
+	}
+	f->regions[f->nregions++] = (struct psym_addr_region){
+		.start = start,
+		.end = start + size < start ? UINT64_MAX : start + size,
+		.order = order,
+	};
+	return true;
 }
 
 /*
- * Ends of zero-size symbols. Such a symbol runs to the next symbol, but not
- * past the end of the allocated section holding it (the first such section
- * in section-table order when sections overlap, as .tbss does). One sweep
- * over the sorted symbols, with the sections sorted by start and a min-heap
- * by section index of those started: O((symbols + sections) log sections),
- * where a scan of the section table per symbol was quadratic on a file with
- * many sections and zero-size symbols.
+ * What bounds zero-size symbols read from src: its allocated sections
+ * (shifted by bias; the first in section-table order when they overlap,
+ * as .tbss does), ranked after those of the files read before it, and,
+ * for the file itself, its PT_LOAD segments after every section: a file
+ * without section headers must not give its last symbol an unbounded end.
  */
-struct secrange {
-	uint64_t start, end; /* end saturates at UINT64_MAX */
-	size_t idx;
-};
-
-static int cmp_secrange(const void *a, const void *b)
+static void add_regions(struct psym_elf *f, struct psym_elf *src, uint64_t bias)
 {
-	const struct secrange *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-static void heap_push(struct secrange *h, size_t *n, const struct secrange *v)
-{
-	size_t i = (*n)++;
-
-	while (i && h[(i - 1) / 2].idx > v->idx) {
-		h[i] = h[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	h[i] = *v;
-}
-
-static void heap_pop(struct secrange *h, size_t *n)
-{
-	struct secrange last = h[--*n];
-	size_t i = 0;
-
-	for (;;) {
-		size_t c = 2 * i + 1;
-
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && h[c + 1].idx < h[c].idx)
-			c++;
-		if (h[c].idx >= last.idx)
-			break;
-		h[i] = h[c];
-		i = c;
-	}
-	if (*n)
-		h[i] = last;
-}
-
-/*
- * Allocated, non-empty sections, sorted by start, in *out (caller frees).
- * Returns how many, or 0 (with *out NULL) when there are none or no memory.
- */
-static size_t alloc_sections(const struct psym_elf *f, struct secrange **out)
-{
-	struct secrange *r = NULL;
+	size_t base = (f->nregions + 1) << 20;
 	Elf_Scn *scn = NULL;
-	size_t n = 0, cap = f->nsections;
 
-	*out = NULL;
-	if (!cap || !(r = malloc(cap * sizeof(*r))))
-		return 0;
-	while ((scn = elf_nextscn(f->elf, scn)) && n < cap) {
+	while ((scn = elf_nextscn(src->elf, scn))) {
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC) || !sh.sh_size)
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
 			continue;
-		r[n].start = sh.sh_addr;
-		r[n].end =
-			sh.sh_addr + sh.sh_size < sh.sh_addr ? UINT64_MAX : sh.sh_addr + sh.sh_size;
-		r[n].idx = elf_ndxscn(scn);
-		n++;
+		if (!push_region(f, sh.sh_addr + bias, sh.sh_size, base + elf_ndxscn(scn)))
+			return;
 	}
-	if (!n) {
-		free(r);
-		return 0;
+	if (src == f) {
+		for (size_t i = 0; i < f->nloads; i++)
+			if (!push_region(f, f->loads[i].vaddr, f->loads[i].memsz,
+					 ((size_t)1 << 60) + i))
+				return;
 	}
-	qsort(r, n, sizeof(*r), cmp_secrange);
-	*out = r;
-	return n;
 }
 
-static void finish_symbols(struct psym_elf *f)
+/*
+ * How far src's addresses sit from f's (prelinked binaries: the debug file
+ * keeps the addresses before prelinking): the difference of the first
+ * executable section both have by name, 0 when they agree or cannot tell.
+ */
+uint64_t psym_elf_bias_from(const struct psym_elf *f, const struct psym_elf *src)
 {
-	struct secrange *secs = NULL, *heap = NULL;
-	size_t w = 0, nsecs, next = 0, nheap = 0;
+	Elf_Scn *scn = NULL;
 
-	if (f->nsyms)
-		qsort(f->syms, f->nsyms, sizeof(*f->syms), cmp_sym);
-	/* One entry per address: the best alias, with the largest size seen. */
-	for (size_t r = 0; r < f->nsyms; r++) {
-		if (w && f->syms[w - 1].addr == f->syms[r].addr) {
-			if (f->syms[r].size > f->syms[w - 1].size && f->syms[w - 1].size == 0)
-				f->syms[w - 1].size = f->syms[r].size;
-			continue;
-		}
-		f->syms[w++] = f->syms[r];
-	}
-	f->nsyms = w;
-	/* Out of memory for the section list: zero-size symbols end at the next. */
-	nsecs = f->nsyms ? alloc_sections(f, &secs) : 0;
-	if (nsecs && !(heap = malloc(nsecs * sizeof(*heap))))
-		nsecs = 0;
-	for (size_t i = 0; i < f->nsyms; i++) {
-		struct sym *s = &f->syms[i];
-		uint64_t nextaddr, send = UINT64_MAX;
+	if (f == src || !f->nsections || !f->shstrndx || !src->shstrndx)
+		return 0;
+	while ((scn = elf_nextscn(src->elf, scn))) {
+		GElf_Shdr sh, fsh;
+		const char *name;
 
-		if (s->size) {
-			s->end = s->addr + s->size < s->addr ? UINT64_MAX : s->addr + s->size;
+		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_addr)
 			continue;
-		}
-		nextaddr = i + 1 < f->nsyms ? f->syms[i + 1].addr : UINT64_MAX;
-		/* Symbols come by address: sections once started stay in the heap. */
-		while (next < nsecs && secs[next].start <= s->addr)
-			heap_push(heap, &nheap, &secs[next++]);
-		/* Sections that ended can never hold a later symbol. */
-		while (nheap && heap[0].end <= s->addr)
-			heap_pop(heap, &nheap);
-		if (nheap)
-			send = heap[0].end;
-		s->end = nextaddr < send ? nextaddr : send;
+		name = elf_strptr(src->elf, src->shstrndx, sh.sh_name);
+		if (!name || !find_section(f, name, &fsh) || !fsh.sh_addr)
+			continue;
+		return fsh.sh_addr - sh.sh_addr;
 	}
-	free(secs);
-	free(heap);
-	f->syms_ready = true;
+	return 0;
 }
 
 static int load_symbols(struct psym_elf *f, struct psym_err *e)
@@ -766,17 +685,18 @@ static int load_symbols(struct psym_elf *f, struct psym_err *e)
 	if (f->syms_loaded)
 		return 0;
 	f->syms_loaded = true;
-	ret = read_symbols_of(f, f, &le);
+	ret = read_symbols_of(f, f, 0, &le);
 	if (!ret)
 		ret = read_plt(f, &le);
 	if (ret) {
 		/* A partial table would name addresses wrongly: none at all. */
-		f->nsyms = 0;
+		psym_symtab_clear(&f->syms);
 		snprintf(f->sym_err, sizeof(f->sym_err), "%s", le.msg);
 		if (e)
 			*e = le;
 	}
-	finish_symbols(f);
+	add_regions(f, f, 0);
+	psym_symtab_finish(&f->syms, f->regions, f->nregions);
 	return ret;
 }
 
@@ -788,12 +708,15 @@ const char *psym_elf_symbols_error(struct psym_elf *f)
 
 int psym_elf_add_symbols(struct psym_elf *f, struct psym_elf *src, struct psym_err *e)
 {
+	uint64_t bias;
 	int ret = load_symbols(f, e);
 
 	if (ret)
 		return ret;
-	ret = read_symbols_of(f, src, e);
-	finish_symbols(f);
+	bias = psym_elf_bias_from(f, src);
+	ret = read_symbols_of(f, src, bias, e);
+	add_regions(f, src, bias);
+	psym_symtab_finish(&f->syms, f->regions, f->nregions);
 	return ret;
 }
 
@@ -809,35 +732,23 @@ void psym_elf_adopt(struct psym_elf *f, struct psym_elf *child)
 	f->children[f->nchildren++] = child;
 }
 
+const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
+{
+	load_symbols(f, NULL);
+	return psym_symtab_lookup(&f->syms, vaddr);
+}
+
 int psym_elf_lookup(struct psym_elf *f, uint64_t vaddr, struct psym_frame *frame)
 {
-	size_t lo = 0, hi;
+	const struct psym_sym *s = psym_elf_symbol(f, vaddr);
 
-	load_symbols(f, NULL);
-	hi = f->nsyms;
-	/* Last symbol starting at or before vaddr. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (f->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t k = 0; k < ENCLOSING_SCAN && lo > k; k++) {
-		const struct sym *s = &f->syms[lo - 1 - k];
-
-		if (vaddr < s->end) {
-			memset(frame, 0, sizeof(*frame));
-			frame->name = s->name;
-			frame->linkage_name = s->linkage;
-			frame->file = s->file;
-			return 0;
-		}
-		if (s->size == 0 && k == 0)
-			break; /* a zero-size symbol ends where the next starts */
-	}
-	return PSYM_NOENT;
+	if (!s)
+		return PSYM_NOENT;
+	memset(frame, 0, sizeof(*frame));
+	frame->name = s->name;
+	frame->linkage_name = s->linkage;
+	frame->file = s->file;
+	return 0;
 }
 
 int psym_elf_find_symbol(struct psym_elf *f, const char *name, uint64_t *addr)
@@ -845,9 +756,11 @@ int psym_elf_find_symbol(struct psym_elf *f, const char *name, uint64_t *addr)
 	Elf_Scn *scn = NULL;
 
 	load_symbols(f, NULL);
-	for (size_t i = 0; i < f->nsyms; i++) {
-		if (strcmp(f->syms[i].name, name) == 0) {
-			*addr = f->syms[i].addr;
+	for (size_t i = 0; i < psym_symtab_count(&f->syms); i++) {
+		const struct psym_sym *s = psym_symtab_at(&f->syms, i);
+
+		if (strcmp(s->name, name) == 0) {
+			*addr = s->addr;
 			return 0;
 		}
 	}

@@ -19,6 +19,7 @@
 #include "buildid.h"
 #include "error.h"
 #include "frame.h"
+#include "symtab.h"
 
 struct psym_elf;
 
@@ -76,10 +77,23 @@ void psym_elf_adopt(struct psym_elf *elf, struct psym_elf *child);
 
 /*
  * Symbol-table lookup of a virtual address: the function containing it
- * (size-aware; zero-size symbols extend to the next one). Fills frame with
+ * (size-aware; a zero-size symbol or untyped code label extends to the
+ * next symbol, never past its section or segment). Fills frame with
  * name (version suffix removed) and linkage_name; 0 or PSYM_NOENT.
  */
 int psym_elf_lookup(struct psym_elf *elf, uint64_t vaddr, struct psym_frame *frame);
+/* The same lookup, giving the symbol itself (its size, start), or NULL. */
+const struct psym_sym *psym_elf_symbol(struct psym_elf *elf, uint64_t vaddr);
+
+/*
+ * How far src's addresses sit from elf's: the difference between the
+ * addresses of the first executable section they both have by name (a
+ * prelinked binary's debug file keeps the addresses from before
+ * prelinking). 0 when they agree or either has no section headers. Add
+ * it to an address of src to get one of elf; psym_elf_add_symbols()
+ * applies it.
+ */
+uint64_t psym_elf_bias_from(const struct psym_elf *elf, const struct psym_elf *src);
 
 /*
  * Address of the symbol named name: a function symbol (version suffix

@@ -11,32 +11,38 @@
 #include "arena.h"
 #include "fileio.h"
 #include "kallsyms.h"
+#include "symtab.h"
 
 #define MAX_SYMS ((size_t)16 << 20)
 #define MAX_BYTES ((size_t)256 << 20)
 #define LINE_BYTES 1024
 
-struct ksym {
-	uint64_t addr;
-	const char *name, *module;
-};
+/* No kernel function is 16 MiB: a symbol covers at most that much. */
+#define MAX_EXTENT ((uint64_t)16 << 20)
 
 struct psym_kallsyms {
-	struct ksym *s;
-	size_t n, cap, lines, zero, malformed, max;
+	struct psym_symtab syms;
+	size_t lines, zero, malformed;
 	uint64_t text;
 	struct psym_arena strings;
-	bool sorted;
 };
 
-static int k_new(struct psym_kallsyms **out, struct psym_err *e)
+static int k_new(struct psym_kallsyms **out, size_t max, struct psym_err *e)
 {
 	struct psym_kallsyms *k = calloc(1, sizeof(*k));
 
 	if (!k)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	psym_arena_init(&k->strings, (size_t)2 << 30);
-	k->max = MAX_SYMS;
+	/* Aliases: core kernel before modules, then by name (deterministic). */
+	psym_symtab_init(&k->syms, &(struct psym_symtab_opts){
+					   .rule = PSYM_SYMTAB_NEAREST,
+					   .max_entries = max ? max : MAX_SYMS,
+					   .what = "kernel symbols",
+					   .limit_flag = "--limit kallsyms-symbols=N",
+					   .alias_by_name = true,
+					   .max_extent = MAX_EXTENT,
+				   });
 	*out = k;
 	return 0;
 }
@@ -45,7 +51,7 @@ void psym_kallsyms_free(struct psym_kallsyms *k)
 {
 	if (!k)
 		return;
-	free(k->s);
+	psym_symtab_free(&k->syms);
 	psym_arena_free(&k->strings);
 	free(k);
 }
@@ -89,43 +95,21 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 		return 0;
 	if (a == 0)
 		return 0;
-	if (k->n >= k->max)
-		return psym_err_set(
-			e, PSYM_ELIMIT,
-			"'%s': more than %zu kernel symbols (--limit kallsyms-symbols=N)", src,
-			k->max);
-	if (k->n == k->cap) {
-		size_t ncap = k->cap ? k->cap * 2 : 65536;
-		struct ksym *ns = realloc(k->s, ncap * sizeof(*ns));
+	{
+		const char *nm = psym_arena_strdup(&k->strings, name);
+		const char *md = mod ? psym_arena_strdup(&k->strings, mod) : NULL;
 
-		if (!ns)
+		if (!nm || (mod && !md))
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		k->s = ns;
-		k->cap = ncap;
+		return psym_symtab_push(&k->syms,
+					&(struct psym_sym){
+						.addr = a, .name = nm, .file = md, .rank = md ? 1 : 0 },
+					src, e);
 	}
-	k->s[k->n].addr = a;
-	k->s[k->n].name = psym_arena_strdup(&k->strings, name);
-	k->s[k->n].module = mod ? psym_arena_strdup(&k->strings, mod) : NULL;
-	if (!k->s[k->n].name)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	k->n++;
-	return 0;
 malformed:
 	if (line[strspn(line, " \t\r\n")])
 		k->malformed++; /* blank lines are not malformed */
 	return 0;
-}
-
-static int cmp_ksym(const void *a, const void *b)
-{
-	const struct ksym *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	/* Core kernel before modules, then by name: deterministic aliases. */
-	if (!x->module != !y->module)
-		return x->module ? 1 : -1;
-	return strcmp(x->name, y->name);
 }
 
 static int k_finish(struct psym_kallsyms *k, const char *src, struct psym_err *e)
@@ -134,10 +118,9 @@ static int k_finish(struct psym_kallsyms *k, const char *src, struct psym_err *e
 		return psym_err_set(e, PSYM_EBADINPUT,
 				    "'%s': kallsyms copy has no addresses (taken without root?)",
 				    src);
-	if (k->n == 0)
+	if (psym_symtab_count(&k->syms) == 0)
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s': no kernel text symbols", src);
-	qsort(k->s, k->n, sizeof(*k->s), cmp_ksym);
-	k->sorted = true;
+	psym_symtab_finish(&k->syms, NULL, 0);
 	return 0;
 }
 
@@ -147,7 +130,7 @@ int psym_kallsyms_parse(const char *text, size_t len, const char *src, struct ps
 	struct psym_kallsyms *k = NULL;
 	const char *p = text, *end = text + len;
 	char line[LINE_BYTES];
-	int ret = k_new(&k, e);
+	int ret = k_new(&k, 0, e);
 
 	if (ret)
 		return ret;
@@ -206,9 +189,7 @@ int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 		return fd == -1 ? psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", path,
 					       strerror(errno))
 				: fd;
-	ret = k_new(&k, e);
-	if (!ret && max_symbols)
-		k->max = max_symbols;
+	ret = k_new(&k, max_symbols, e);
 	c = (struct kline_ctx){ k, path, e };
 	if (!ret)
 		ret = psym_read_lines_cap(
@@ -227,31 +208,13 @@ int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 
 int psym_kallsyms_lookup(struct psym_kallsyms *k, uint64_t a, struct psym_frame *frame)
 {
-	size_t lo = 0, hi = k->n;
+	const struct psym_sym *s = psym_symtab_lookup(&k->syms, a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (k->s[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
+	if (!s)
 		return PSYM_NOENT;
-	/* Past the last symbol, or in a huge gap: no kernel function is 16 MiB. */
-	if (a - k->s[lo - 1].addr >= ((uint64_t)16 << 20))
-		return PSYM_NOENT;
-	/* First of the aliases at that address (sorted: core kernel, then name). */
-	{
-		size_t i = lo - 1;
-
-		while (i > 0 && k->s[i - 1].addr == k->s[i].addr)
-			i--;
-		memset(frame, 0, sizeof(*frame));
-		frame->name = k->s[i].name;
-		frame->file = k->s[i].module;
-	}
+	memset(frame, 0, sizeof(*frame));
+	frame->name = s->name;
+	frame->file = s->file;
 	return 0;
 }
 

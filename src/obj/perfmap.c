@@ -10,26 +10,16 @@
 #include "arena.h"
 #include "fileio.h"
 #include "perfmap.h"
+#include "symtab.h"
 
 #define LINE_MAX_BYTES 8192
-#define SCAN_BACK 64
 #define DEFAULT_MAX_FILE ((size_t)1 << 30)
 #define RAISE_FILE "--limit perfmap-bytes=N"
 
-struct pm_entry {
-	uint64_t start, end;
-	uint64_t seq; /* later wins */
-	const char *name;
-};
-
 struct psym_perfmap {
 	struct psym_perfmap_limits lim;
-	struct pm_entry *e;
-	size_t n, cap;
-	uint64_t seq;
+	struct psym_symtab syms; /* overlapping entries: the latest wins */
 	size_t malformed, name_bytes;
-	bool sorted;
-	uint64_t *maxend; /* prefix maximum of end, for early stop */
 	struct psym_arena names;
 };
 
@@ -44,6 +34,12 @@ int psym_perfmap_new(const struct psym_perfmap_limits *lim, struct psym_perfmap 
 	m->lim.max_name_bytes = lim && lim->max_name_bytes ? lim->max_name_bytes : (size_t)1 << 30;
 	m->lim.max_file_bytes = lim && lim->max_file_bytes ? lim->max_file_bytes : DEFAULT_MAX_FILE;
 	psym_arena_init(&m->names, m->lim.max_name_bytes + (1 << 20));
+	psym_symtab_init(&m->syms, &(struct psym_symtab_opts){
+					   .rule = PSYM_SYMTAB_LATEST,
+					   .max_entries = m->lim.max_entries,
+					   .what = "JIT entries",
+					   .limit_flag = "--limit perfmap-entries=N",
+				   });
 	*out = m;
 	return 0;
 }
@@ -52,8 +48,7 @@ void psym_perfmap_free(struct psym_perfmap *m)
 {
 	if (!m)
 		return;
-	free(m->e);
-	free(m->maxend);
+	psym_symtab_free(&m->syms);
 	psym_arena_free(&m->names);
 	free(m);
 }
@@ -72,7 +67,7 @@ static int add_entry(struct psym_perfmap *m, uint64_t start, uint64_t size, cons
 		m->malformed++;
 		return 0;
 	}
-	if (m->n >= m->lim.max_entries)
+	if (psym_symtab_count(&m->syms) >= m->lim.max_entries)
 		return psym_err_set(e, PSYM_ELIMIT,
 				    "'%s': more than %zu JIT entries (--limit perfmap-entries=N)",
 				    src, m->lim.max_entries);
@@ -81,22 +76,12 @@ static int add_entry(struct psym_perfmap *m, uint64_t start, uint64_t size, cons
 			e, PSYM_ELIMIT,
 			"'%s': JIT names larger than %zu bytes (--limit perfmap-names=N)", src,
 			m->lim.max_name_bytes);
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 4096;
-		struct pm_entry *ne = realloc(m->e, ncap * sizeof(*ne));
-
-		if (!ne)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		m->e = ne;
-		m->cap = ncap;
-	}
 	copy = psym_arena_strndup(&m->names, name, nlen);
 	if (!copy)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	m->name_bytes += nlen + 1;
-	m->e[m->n++] = (struct pm_entry){ start, start + size, m->seq++, copy };
-	m->sorted = false;
-	return 0;
+	return psym_symtab_push(&m->syms, &(struct psym_sym){ .addr = start, .size = size, .name = copy },
+				src, e);
 }
 
 /* Hex with an optional 0x prefix. */
@@ -247,14 +232,19 @@ int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *bu
 			uint64_t code_size = rd64(r + 16 + 32, swap);
 
 			/* Same name at the new place: the latest entry at the old one. */
-			for (size_t i = m->n; i-- > 0;) {
-				if (m->e[i].start == old_addr) {
-					ret = add_entry(m, new_addr, code_size, m->e[i].name,
-							strlen(m->e[i].name), src, e);
-					if (ret)
-						return ret;
-					break;
-				}
+			const struct psym_sym *latest = NULL;
+
+			for (size_t i = psym_symtab_count(&m->syms); i-- > 0;) {
+				const struct psym_sym *s = psym_symtab_at(&m->syms, i);
+
+				if (s->addr == old_addr && (!latest || s->seq > latest->seq))
+					latest = s;
+			}
+			if (latest) {
+				ret = add_entry(m, new_addr, code_size, latest->name,
+						strlen(latest->name), src, e);
+				if (ret)
+					return ret;
 			}
 		}
 		off += size;
@@ -279,57 +269,16 @@ int psym_perfmap_add_jitdump(struct psym_perfmap *m, const char *path, struct ps
 
 /* ---- lookup ------------------------------------------------------------------- */
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const struct pm_entry *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-static void sort_entries(struct psym_perfmap *m)
-{
-	uint64_t mx = 0;
-
-	if (m->n)
-		qsort(m->e, m->n, sizeof(*m->e), cmp_entry);
-	free(m->maxend);
-	m->maxend = malloc((m->n ? m->n : 1) * sizeof(*m->maxend));
-	for (size_t i = 0; m->maxend && i < m->n; i++) {
-		if (m->e[i].end > mx)
-			mx = m->e[i].end;
-		m->maxend[i] = mx;
-	}
-	m->sorted = true;
-}
-
 int psym_perfmap_lookup(struct psym_perfmap *m, uint64_t a, struct psym_frame *frame)
 {
-	const struct pm_entry *best = NULL;
-	size_t lo = 0, hi;
+	const struct psym_sym *s;
 
-	if (!m->sorted)
-		sort_entries(m);
-	hi = m->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->e[mid].start <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* Every entry starting at or before a may cover it: the latest wins. */
-	for (size_t i = lo, k = 0; i-- > 0 && k < SCAN_BACK * 16; k++) {
-		if (m->maxend && m->maxend[i] <= a)
-			break;
-		if (a < m->e[i].end && (!best || m->e[i].seq > best->seq))
-			best = &m->e[i];
-	}
-	if (!best)
+	if (!m->syms.ready)
+		psym_symtab_finish(&m->syms, NULL, 0);
+	s = psym_symtab_lookup(&m->syms, a);
+	if (!s)
 		return PSYM_NOENT;
 	memset(frame, 0, sizeof(*frame));
-	frame->name = best->name;
+	frame->name = s->name;
 	return 0;
 }

@@ -12,6 +12,7 @@ struct psym_binary {
 	const struct psym_binary_opts *o;
 	struct psym_elf *elf;
 	struct psym_dwarf *dwarf;
+	uint64_t dwarf_bias; /* binary address - DWARF address (prelinked binaries) */
 	char *dwarf_path;
 	char note[1024];
 	bool debug_tried;
@@ -91,6 +92,8 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 	};
 	struct psym_err e = { 0 };
 	int ret = psym_dwarf_open(elf, &dopt, &b->dwarf, &e);
+
+	b->dwarf_bias = psym_elf_bias_from(b->elf, elf);
 
 	if (ret == 0) {
 		b->dwarf_path = strdup(path);
@@ -221,6 +224,18 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 	if (n && !b->debug_tried)
 		find_debug(b);
 	ret = 0;
+	if (n && b->dwarf && b->dwarf_bias) {
+		uint64_t *shifted = malloc(n * sizeof(*shifted));
+
+		if (!shifted) {
+			free(miss);
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < n; i++)
+			shifted[i] = vaddrs[i] - b->dwarf_bias;
+		free(miss);
+		vaddrs = miss = shifted;
+	}
 	if (n && b->dwarf) {
 		struct psym_err de = { 0 };
 
@@ -250,7 +265,7 @@ static size_t resolve_uncached(struct psym_binary *b, uint64_t vaddr, struct psy
 		return 0;
 	if (!b->debug_tried)
 		find_debug(b);
-	if (b->dwarf && psym_dwarf_lookup(b->dwarf, vaddr, &df, &n, &e) == 0 && n) {
+	if (b->dwarf && psym_dwarf_lookup(b->dwarf, vaddr - b->dwarf_bias, &df, &n, &e) == 0 && n) {
 		if (n > max)
 			n = max;
 		memcpy(frames, df, n * sizeof(*frames));
@@ -258,14 +273,15 @@ static size_t resolve_uncached(struct psym_binary *b, uint64_t vaddr, struct psy
 		 * The function that physically holds the code is named by the
 		 * symbol table when it covers the address (as llvm-symbolizer
 		 * does): it tells split parts apart (main.cold) and names code
-		 * whose DWARF has lines but no function DIE.
+		 * whose DWARF has lines but no function DIE. A symbol without
+		 * a size (a label, an alias) does not rename a DWARF function.
 		 */
 		{
-			struct psym_frame sym;
+			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
 
-			if (psym_elf_lookup(b->elf, vaddr, &sym) == 0) {
-				frames[n - 1].name = sym.name;
-				frames[n - 1].linkage_name = sym.linkage_name;
+			if (sym && (sym->size || !frames[n - 1].name)) {
+				frames[n - 1].name = sym->name;
+				frames[n - 1].linkage_name = sym->linkage;
 			} else if (!frames[n - 1].name) {
 				/* Lines but no name anywhere: pprof keeps the line. */
 				frames[n - 1].name = "";

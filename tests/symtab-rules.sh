@@ -1,0 +1,157 @@
+#!/bin/sh
+# Symbol-table rules as the peers read them (issue 17, item 8), each on a
+# fixture built here and checked against llvm-symbolizer or addr2line:
+#  - untyped code labels (assembly) name the code after them, up to the next
+#    symbol, and never past their section (llvm-symbolizer's own
+#    symtab-notype.s test; past the section, addr2line's ??);
+#  - a zero-size alias (a global label at a function's start) does not
+#    rename the sized function or the DWARF function there;
+#  - a binary without section headers whose symbols come from its debug
+#    file gives its last zero-size symbol (_fini) no unbounded end;
+#  - a debug file whose sections sit at other addresses than the binary's
+#    (prelinked binaries) is shifted by the difference, symbols and lines.
+. "$top_srcdir/tests/lib.sh"
+need gcc
+need as
+need ld
+need llvm-symbolizer
+need addr2line
+need python3
+
+# ---- untyped labels ----
+cat >notype.s <<'S'
+	.file "notype.s"
+	.text
+	.globl _start, g_notype, g_sized
+_start:
+	nop
+	nop
+g_notype:
+	nop
+	nop
+	.size g_notype, . - g_notype
+	nop
+l_notype:
+	nop
+	nop
+	.size l_notype, . - l_notype
+	.type g_sized, @function
+g_sized:
+	nop
+	nop
+	nop
+	nop
+	.size g_sized, . - g_sized
+	.type f2, @function
+f2:
+	nop
+	nop
+after_label:
+	nop
+	nop
+	.size f2, . - f2
+	.type f3, @function
+f3:
+	ret
+l_notype_nosize:
+	nop
+	nop
+	nop
+S
+as -o notype.o notype.s && ld -o notype notype.o || unbuildable notype "as/ld failed"
+set -- $(readelf -SW notype | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1==".text"{print $3, $5}')
+text=$((0x$1)) textend=$((0x$1 + 0x$2))
+addrs=""
+a=$text
+while [ $a -lt $((textend + 6)) ]; do
+	addrs="$addrs $(printf '0x%x' $a)"
+	a=$((a + 1))
+done
+# shellcheck disable=SC2086
+"$PSYM" addr -e notype $addrs 2>/dev/null | paste - - | awk '{print $1}' >notype.psym
+# shellcheck disable=SC2086
+llvm-symbolizer -e notype $addrs | paste - - - | awk '{print $1}' >notype.llvm
+# shellcheck disable=SC2086
+addr2line -f -e notype $addrs | paste - - | awk '{print $1}' >notype.a2l
+i=0 bad=0
+for a in $addrs; do
+	i=$((i + 1))
+	got=$(sed -n "${i}p" notype.psym)
+	if [ $((a)) -lt $textend ]; then
+		want=$(sed -n "${i}p" notype.llvm) oracle=llvm-symbolizer
+	else
+		want=$(sed -n "${i}p" notype.a2l) oracle=addr2line
+	fi
+	[ "$got" = "$want" ] || { bad=$((bad + 1)); echo "# $a: psym $got, $oracle $want"; }
+done
+check "untyped labels: $i addresses as llvm-symbolizer in .text, addr2line past it" [ "$bad" = 0 ]
+check "a label inside a sized function names what follows it (as llvm-symbolizer)" \
+	grep -qx after_label notype.psym
+
+# ---- a zero-size alias at a function's start ----
+cat >p.c <<'C'
+#include <stdio.h>
+__attribute__((noinline)) static int work(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * x; return s; }
+__attribute__((noinline)) int twice(int x) { return work(x) + work(x + 1); }
+int main(int argc, char **argv) { (void)argv; printf("%d\n", twice(argc)); return 0; }
+C
+gcc -g -O1 -S -o z.s p.c || unbuildable z "gcc -S failed"
+python3 - <<'PY'
+s = open("z.s").read()
+s = s.replace("work:\n", "work:\n\t.globl zlabel\nzlabel:\n\t.globl zfunc\n"
+              "\t.type zfunc, @function\nzfunc:\n", 1)
+open("z.s", "w").write(s)
+PY
+gcc -g -o z z.s || unbuildable z "gcc z.s failed"
+cp z z.nodwarf && strip -g z.nodwarf
+w=$(nm z | awk '$3=="work"{print "0x"$1}')
+w4=$(printf '0x%x' $((w + 4)))
+"$PSYM" addr -e z "$w" "$w4" >z.psym 2>/dev/null
+llvm-symbolizer -e z "$w" "$w4" | awk 'NR%3==1' >z.llvm
+check "zero-size aliases do not rename the DWARF function (as llvm-symbolizer)" \
+	[ "$(sed -n 1p z.psym) $(sed -n 3p z.psym)" = "$(tr '\n' ' ' <z.llvm | sed 's/ $//')" ]
+"$PSYM" addr -e z.nodwarf "$w" "$w4" >z.nd 2>/dev/null
+check "zero-size global aliases do not beat the sized local function" \
+	[ "$(sed -n 1p z.nd) $(sed -n 3p z.nd)" = "work work" ]
+
+# ---- no section headers: symbols from the debug file, bounded ----
+gcc -g -O1 -Wl,--build-id -o nsh p.c || unbuildable nsh "gcc failed"
+objcopy --only-keep-debug nsh nsh.debug && strip nsh
+python3 - <<'PY'
+import struct
+b = bytearray(open("nsh", "rb").read())
+struct.pack_into("<Q", b, 0x28, 0)   # e_shoff
+struct.pack_into("<H", b, 0x3c, 0)   # e_shnum
+struct.pack_into("<H", b, 0x3e, 0)   # e_shstrndx
+open("nsh", "wb").write(b)
+PY
+id=$(readelf -n nsh.debug | awk '/Build ID/{print $3}')
+mkdir -p "bid/.build-id/$(echo "$id" | cut -c1-2)"
+cp nsh.debug "bid/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-).debug"
+fini=$(nm nsh.debug | awk '$3=="_fini"{print "0x"$1}')
+"$PSYM" addr -e nsh --debug-dir bid "$fini" 0x99999999 "$(printf '0x%x' $((fini + 3)))" >nsh.out 2>&1
+check "no section headers: _fini from the debug file" [ "$(sed -n 1p nsh.out)" = _fini ]
+check "no section headers: 0x99999999 is not _fini" [ "$(sed -n 3p nsh.out)" = "??" ]
+check "no section headers: inside _fini's section" [ "$(sed -n 5p nsh.out)" = _fini ]
+
+# ---- a debug file at other addresses (prelinked binary) ----
+# Two links of one program at different bases, without build IDs (as
+# prelink keeps them matching through the debuglink CRC): the debug file
+# of the first serves the stripped second.
+gcc -g -O1 -no-pie -fno-pie -Wl,--build-id=none -Wl,-Ttext-segment=0x400000 -o pa p.c &&
+	gcc -g -O1 -no-pie -fno-pie -Wl,--build-id=none -Wl,-Ttext-segment=0x600000 -o pb p.c ||
+	unbuildable prelink "gcc -Ttext-segment failed"
+objcopy --only-keep-debug pa pa.debug
+cp pb pb.stripped && strip pb.stripped && objcopy --add-gnu-debuglink=pa.debug pb.stripped
+mkdir -p dd && cp pa.debug dd/
+addrs=$(nm pb | awk '$3=="work"||$3=="twice"||$3=="main"{print "0x"$1}')
+more=""
+for a in $addrs; do more="$more $(printf '0x%x' $((a + 6)))"; done
+# shellcheck disable=SC2086
+"$PSYM" addr -e pb.stripped --debug-dir dd $addrs $more >pb.psym 2>/dev/null
+# shellcheck disable=SC2086
+llvm-symbolizer -e pb $addrs $more | awk 'NF' | sed 's/:[0-9]*$//' >pb.llvm
+check "prelinked: names and lines from a debug file at other addresses (as llvm-symbolizer on the unstripped binary)" \
+	cmp -s pb.psym pb.llvm
+[ -s pb.psym ] && ! grep -q '??' pb.psym || fail "prelinked: unresolved frames"
+finish
