@@ -244,4 +244,45 @@ rc=0; timeout 120 "$PSYM" symbolize --no-cache many.pb -o many.pb.gz 2>log.many 
 check "$nmaps mappings: done in time (exit $rc)" [ $rc = 0 ]
 check "$nmaps mappings: a summary, not a line per mapping" [ "$(wc -l <log.many)" -le 15 ]
 check "$nmaps mappings: the counts are right" grep -q "$nmaps mappings: 0 fully resolved, 0 in part, $nmaps not at all" log.many
+# Many real objects, few descriptors: every opened binary and debug file
+# gives its descriptor back once it is mapped, so a system-wide profile
+# naming more objects than `ulimit -n` allows resolves them all (each kept
+# a descriptor open before, and the objects past the limit failed).
+nobj=300
+mkdir -p objs
+for i in $(seq 1 $nobj); do cp libx.so "objs/lib$i.so"; done
+lw=$(nm libx.so | awk '$3=="lib_work"{print $1}')
+python3 - "$nobj" "$PWD/objs" "$lw" >fds.txtpb <<'PY'
+import sys
+n, d, lw = int(sys.argv[1]), sys.argv[2], int(sys.argv[3], 16)
+print('sample_type { type: 1 unit: 2 }')
+print('string_table: "" string_table: "samples" string_table: "count"')
+for i in range(n):
+    print('string_table: "%s/lib%d.so"' % (d, i + 1))
+# Each object twice (as two processes map one library), the second round
+# after all the others: under a small --limit open-objects it is reopened.
+for j in range(2 * n):
+    i = j % n
+    start = 0x7f0000000000 + j * 0x100000
+    print('mapping { id: %d memory_start: %d memory_limit: %d filename: %d }'
+          % (j + 1, start, start + 0x100000, i + 3))
+    print('location { id: %d mapping_id: %d address: %d }' % (j + 1, j + 1, start + lw + 1))
+print('sample { %s value: 1 }' % ' '.join('location_id: %d' % (j + 1) for j in range(2 * n)))
+PY
+encode_txtpb fds.txtpb fds.pb
+rc=0; (ulimit -n 64 && "$PSYM" symbolize --no-cache fds.pb -o fds.pb.gz) 2>log.fds || rc=$?
+check "$nobj objects under ulimit -n 64: exit 0 ($rc)" [ $rc = 0 ]
+check "$nobj objects under ulimit -n 64: all resolved" \
+	grep -q "$((2 * nobj)) mappings: $((2 * nobj)) fully resolved" log.fds
+"$PSYM" show fds.pb.gz 2>/dev/null | grep -c lib_work >fds.count || true
+check "$nobj objects under ulimit -n 64: lib_work named in each" [ "$(cat fds.count)" -ge $((2 * nobj)) ]
+# At most 8 objects open: each is closed and opened again for its second
+# mapping; the answers are the same.
+rc=0; "$PSYM" symbolize --no-cache --limit open-objects=8 fds.pb -o fds8.pb.gz 2>log.fds8 || rc=$?
+check "--limit open-objects=8: exit 0 ($rc)" [ $rc = 0 ]
+check "--limit open-objects=8: all resolved" \
+	grep -q "$((2 * nobj)) mappings: $((2 * nobj)) fully resolved" log.fds8
+"$PSYM" show fds.pb.gz >fds.show 2>/dev/null
+"$PSYM" show fds8.pb.gz >fds8.show 2>/dev/null
+check "--limit open-objects=8: the same profile as without the cap" cmp -s fds.show fds8.show
 finish

@@ -48,6 +48,8 @@ static const struct limit_def {
 	  "bytes extracted from one .deb" },
 	{ "deb-files", K_U64, offsetof(struct psym_reader_limits, deb.max_files), 1000000,
 	  "files extracted from one .deb" },
+	{ "open-objects", K_SIZE, offsetof(struct psym_reader_limits, open_objects), 1024,
+	  "binaries open at once (least recently used closed past it)" },
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))

@@ -31,6 +31,7 @@ struct psym_reader_limits {
 	struct psym_perfmap_limits perfmap;
 	size_t kallsyms_symbols, kallsyms_bytes;
 	struct psym_deb_limits deb;
+	size_t open_objects; /* objects open at once (resolve/registry.h) */
 };
 
 void psym_reader_limits_default(struct psym_reader_limits *l);

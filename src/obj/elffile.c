@@ -6,6 +6,8 @@
 #include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -19,7 +21,8 @@
 #define MAX_MINIDEBUGINFO ((size_t)512 << 20)
 struct psym_elf {
 	char *path;
-	int fd;
+	void *map; /* the file, mapped read-only (psym_elf_open) */
+	size_t maplen;
 	Elf *elf;
 	void *mem; /* owned image (open_mem with ownership) */
 	GElf_Ehdr eh;
@@ -144,7 +147,6 @@ static struct psym_elf *elf_new(const char *name, const struct psym_elf_limits *
 
 	if (!f)
 		return NULL;
-	f->fd = -1;
 	f->path = strdup(name);
 	if (!f->path) {
 		free(f);
@@ -162,25 +164,15 @@ static struct psym_elf *elf_new(const char *name, const struct psym_elf_limits *
 	return f;
 }
 
-int psym_elf_open(const char *path, const struct psym_elf_limits *lim, struct psym_elf **out,
-		  struct psym_err *e)
+/* Read the headers of an opened image; f is closed on failure. */
+static int open_image(struct psym_elf *f, void *buf, size_t len, const char *what,
+		      struct psym_elf **out, struct psym_err *e)
 {
-	struct psym_elf *f;
 	int ret;
 
-	elf_version(EV_CURRENT);
-	f = elf_new(path, lim);
-	if (!f)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	f->fd = psym_open_regular(path, e);
-	if (f->fd < 0) {
-		ret = f->fd;
-		f->fd = -1;
-		goto fail;
-	}
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	f->elf = elf_memory(buf, len);
 	if (!f->elf) {
-		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", path);
+		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF %s", f->path, what);
 		goto fail;
 	}
 	ret = load_headers(f, e);
@@ -193,11 +185,47 @@ fail:
 	return ret;
 }
 
+int psym_elf_open(const char *path, const struct psym_elf_limits *lim, struct psym_elf **out,
+		  struct psym_err *e)
+{
+	struct psym_elf *f;
+	struct stat st;
+	void *map;
+	int fd;
+
+	elf_version(EV_CURRENT);
+	fd = psym_open_regular(path, e);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file (%s)", path,
+				    st.st_size == 0 ? "empty" : "cannot read its size");
+	}
+	/*
+	 * The file is mapped whole, read-only, and its descriptor given back
+	 * at once: a profile naming thousands of objects never runs out of
+	 * descriptors, and pages of data read once can be dropped again
+	 * (psym_elf_is_mapped).
+	 */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	f = elf_new(path, lim);
+	if (!f) {
+		munmap(map, (size_t)st.st_size);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	f->map = map;
+	f->maplen = (size_t)st.st_size;
+	return open_image(f, map, f->maplen, "file", out, e);
+}
+
 int psym_elf_open_mem(void *buf, size_t len, bool take_ownership, const char *name,
 		      const struct psym_elf_limits *lim, struct psym_elf **out, struct psym_err *e)
 {
 	struct psym_elf *f;
-	int ret;
 
 	elf_version(EV_CURRENT);
 	f = elf_new(name, lim);
@@ -208,19 +236,7 @@ int psym_elf_open_mem(void *buf, size_t len, bool take_ownership, const char *na
 	}
 	if (take_ownership)
 		f->mem = buf;
-	f->elf = elf_memory(buf, len);
-	if (!f->elf) {
-		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF image", name);
-		goto fail;
-	}
-	ret = load_headers(f, e);
-	if (ret)
-		goto fail;
-	*out = f;
-	return 0;
-fail:
-	psym_elf_close(f);
-	return ret;
+	return open_image(f, buf, len, "image", out, e);
 }
 
 void psym_elf_close(struct psym_elf *f)
@@ -232,8 +248,8 @@ void psym_elf_close(struct psym_elf *f)
 	free(f->children);
 	if (f->elf)
 		elf_end(f->elf);
-	if (f->fd >= 0)
-		close(f->fd);
+	if (f->map)
+		munmap(f->map, f->maplen);
 	free(f->mem);
 	free(f->loads);
 	psym_symtab_free(&f->syms);
@@ -363,7 +379,7 @@ bool psym_elf_is_msb(const struct psym_elf *f)
 
 bool psym_elf_is_mapped(const struct psym_elf *f)
 {
-	return f->fd >= 0 && !f->mem;
+	return f->map != NULL;
 }
 
 bool psym_elf_has_dwarf(const struct psym_elf *f)

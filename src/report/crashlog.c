@@ -301,6 +301,8 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 	char line[LINE_MAX_BYTES];
 
 	f.mods = psym_registry_new(CRASHLOG_MAX_MODULES);
+	if (f.mods && o->binary->limits)
+		psym_registry_set_max_open(f.mods, o->binary->limits->open_objects);
 	f.fr = malloc(sizeof(*f.fr));
 	if (!f.mods || !f.fr) {
 		psym_registry_free(f.mods);

@@ -6,6 +6,8 @@
  * batch, that names the same key. Keys are hashed (hashtab.h): a profile
  * with 200,000 distinct mappings costs 200,000 lookups, not their square.
  *
+ * Objects are closed again past a cap (psym_registry_set_max_open).
+ *
  * Thread-safe: an entry is returned locked (a resolver's calls are not
  * thread-safe); another thread asking for the same key waits while it is
  * opened or used; different keys proceed in parallel.
@@ -21,6 +23,18 @@ struct psym_regentry;
 
 /* An empty registry of at most max keys (0: no cap); PSYM_ELIMIT past it. */
 struct psym_registry *psym_registry_new(size_t max);
+
+/*
+ * At most this many objects are open at once (mapped files, decoded
+ * DWARF): past it, the least recently used ones that no thread holds are
+ * closed, and opened again if a later key asks for them, as LLVM's
+ * symbolizer caps its open binaries. Keys whose object was not found keep
+ * their reason and never count.
+ */
+#define PSYM_REGISTRY_DEFAULT_OPEN 1024
+void psym_registry_set_max_open(struct psym_registry *g, size_t max_open);
+/* How many objects were closed for the cap and opened again. */
+size_t psym_registry_reopened(struct psym_registry *g);
 /* Frees every resolver. NULL is fine. No entry may be held. */
 void psym_registry_free(struct psym_registry *g);
 

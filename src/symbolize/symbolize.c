@@ -71,6 +71,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 		free(c);
 		return NULL;
 	}
+	psym_registry_set_max_open(c->reg, o->limits.open_objects);
 	c->limits = o->limits;
 	locate_opts(o, &c->limits, &c->lo);
 	c->bopts = (struct psym_binary_opts){
@@ -391,10 +392,12 @@ static void summary_flush(struct run *run)
 	}
 	for (size_t i = 0; i < shown; i++)
 		fputs(run->sum[i].text, run->o->log);
-	if (shown < run->nsum)
+	if (shown < run->nsum && shown)
 		fprintf(run->o->log,
 			"psym: %zu more mappings not listed (--explain lists every one)\n",
 			run->nsum - shown);
+	else if (shown < run->nsum)
+		fprintf(run->o->log, "psym: (--explain lists every mapping)\n");
 }
 
 /* The summary line of one mapping. */
@@ -696,6 +699,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	run.own = psym_registry_new(0);
 	if (!run.own)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	psym_registry_set_max_open(run.own, o->limits.open_objects);
 	run.files = o->shared ? o->shared->reg : run.own;
 	ret = psym_builder_new(p, &run.b, e);
 	if (ret)

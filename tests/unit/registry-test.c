@@ -141,6 +141,59 @@ int main(void)
 	is_int(opens, 50, "threads: each key opened once");
 	psym_registry_free(shared);
 	is_int(destroys, 50, "threads: each resolver destroyed once");
+
+	/* A cap of 3 open objects: the least recently used are closed. */
+	opens = destroys = 0;
+	g = psym_registry_new(0);
+	psym_registry_set_max_open(g, 3);
+	for (int i = 0; i < 5; i++) {
+		char key[8];
+
+		snprintf(key, sizeof(key), "o%d", i);
+		if (psym_registry_get(g, key, open_fn, &found, &x, &e) == 0)
+			psym_regentry_release(x);
+	}
+	is_int(opens, 5, "cap: five objects opened");
+	is_int(destroys, 2, "cap: the two least recently used closed");
+	ok(psym_registry_get(g, "o4", open_fn, &found, &x, &e) == 0 && psym_regentry_resolver(x),
+	   "cap: a recent one is still open");
+	psym_regentry_release(x);
+	is_int(opens, 5, "cap: ... without opening it again");
+	ok(psym_registry_get(g, "o0", open_fn, &found, &x, &e) == 0 && psym_regentry_resolver(x),
+	   "cap: a closed one is opened again when asked for");
+	is_int(opens, 6, "cap: ... once");
+	is_int((int)psym_registry_reopened(g), 1, "cap: counted as reopened");
+	{
+		struct psym_regentry *y;
+
+		/* o0 is held: opening more closes others, never the held one. */
+		for (int i = 5; i < 9; i++) {
+			char key[8];
+
+			snprintf(key, sizeof(key), "o%d", i);
+			if (psym_registry_get(g, key, open_fn, &found, &y, &e) == 0)
+				psym_regentry_release(y);
+		}
+		ok(psym_regentry_resolver(x) != NULL, "cap: a held object is never closed");
+		psym_regentry_release(x);
+	}
+	ok(psym_registry_get(g, "o9", open_fn, &missing, &x, &e) == 0 && !psym_regentry_resolver(x),
+	   "cap: a missing object");
+	psym_regentry_release(x);
+	psym_registry_free(g);
+	is_int(opens - destroys, 1, "cap: every opened object destroyed once (o9 has none)");
+
+	/* Threads under a cap smaller than the keys: no deadlock, no double free. */
+	opens = destroys = 0;
+	shared = psym_registry_new(0);
+	psym_registry_set_max_open(shared, 7);
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, worker, NULL);
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	ok(opens > 50, "threads under a cap: objects reopened (%d opens)", opens);
+	psym_registry_free(shared);
+	is_int(opens - destroys, 0, "threads under a cap: each open destroyed once");
 	psym_registry_free(NULL);
 	return tap_done();
 }
