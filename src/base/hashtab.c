@@ -28,34 +28,31 @@ uint64_t psym_fnv1a(const void *p, size_t n, uint64_t h)
 	return h;
 }
 
-/* MurmurHash3's 64-bit finalizer: every output bit depends on every input bit. */
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 33;
-	return h;
-}
-
 static uint64_t hash(const struct psym_hashtab *h, const void *key, size_t len)
 {
-	return mix(psym_fnv1a(key, len, PSYM_FNV1A_INIT ^ h->seed));
+	return psym_hash_mix(psym_fnv1a(key, len, PSYM_FNV1A_INIT ^ h->seed));
+}
+
+uint64_t psym_hash_seed(void)
+{
+	uint64_t seed;
+
+	if (getrandom(&seed, sizeof(seed), GRND_NONBLOCK) != (ssize_t)sizeof(seed)) {
+		struct timespec ts = { 0 };
+
+		/* No entropy yet (early boot): still not known in advance. */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		seed = psym_hash_mix((uint64_t)(uintptr_t)&ts ^ (uint64_t)ts.tv_nsec ^
+				     ((uint64_t)ts.tv_sec << 32));
+	}
+	return seed;
 }
 
 void psym_hashtab_init(struct psym_hashtab *h, size_t max)
 {
 	memset(h, 0, sizeof(*h));
 	h->max = max && max < SIZE_MAX / 4 ? max : SIZE_MAX / 4;
-	if (getrandom(&h->seed, sizeof(h->seed), GRND_NONBLOCK) != (ssize_t)sizeof(h->seed)) {
-		struct timespec ts = { 0 };
-
-		/* No entropy yet (early boot): still not known in advance. */
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		h->seed = mix((uint64_t)(uintptr_t)h ^ (uint64_t)ts.tv_nsec ^
-			      ((uint64_t)ts.tv_sec << 32));
-	}
+	h->seed = psym_hash_seed();
 }
 
 void psym_hashtab_free(struct psym_hashtab *h)
@@ -171,4 +168,61 @@ bool psym_hashtab_next(const struct psym_hashtab *h, size_t *pos, const void **k
 		return true;
 	}
 	return false;
+}
+
+/* ---- index sets ------------------------------------------------------------- */
+
+void psym_idxset_init(struct psym_idxset *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->seed = psym_hash_seed();
+}
+
+void psym_idxset_free(struct psym_idxset *s)
+{
+	free(s->slot);
+	s->slot = NULL;
+	s->cap = s->n = 0;
+}
+
+int psym_idxset_reserve(struct psym_idxset *s, size_t want, psym_idxset_hash_fn fn, void *ctx)
+{
+	size_t ncap = s->cap ? s->cap * 2 : 1024;
+	uint32_t *ns;
+
+	if (want && s->cap / 4 * 3 >= want)
+		return 0;
+	while (ncap / 4 * 3 < want && ncap < ((size_t)1 << 32))
+		ncap *= 2;
+	ns = calloc(ncap, sizeof(*ns));
+	if (!ns)
+		return PSYM_ENOMEM;
+	for (size_t i = 0; i < s->cap; i++) {
+		uint32_t v = s->slot[i];
+		size_t j;
+
+		if (!v)
+			continue;
+		for (j = (size_t)fn(ctx, v - 1) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = v;
+	}
+	free(s->slot);
+	s->slot = ns;
+	s->cap = ncap;
+	return 0;
+}
+
+int psym_idxset_add(struct psym_idxset *s, uint32_t idx, uint64_t h, psym_idxset_hash_fn fn,
+		    void *ctx)
+{
+	size_t j;
+
+	if ((s->n + 1) * 4 > s->cap * 3 && psym_idxset_reserve(s, 0, fn, ctx))
+		return PSYM_ENOMEM;
+	for (j = (size_t)h & (s->cap - 1); s->slot[j]; j = (j + 1) & (s->cap - 1))
+		;
+	s->slot[j] = idx + 1;
+	s->n++;
+	return 0;
 }

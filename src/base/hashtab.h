@@ -67,4 +67,74 @@ size_t psym_hashtab_count(const struct psym_hashtab *h);
 bool psym_hashtab_next(const struct psym_hashtab *h, size_t *pos, const void **key, size_t *len,
 		       void **value);
 
+/* A seed no input can know in advance (getrandom, else the clock). */
+uint64_t psym_hash_seed(void);
+
+/* MurmurHash3's 64-bit finalizer: every output bit depends on every input bit. */
+static inline uint64_t psym_hash_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * An index set: open addressing over uint32 indices into an array the
+ * caller owns (a profile's strings, functions, locations), for tables
+ * whose entries already live in such an array. The caller hashes with
+ * psym_idxset_hash_bytes / _u64s (seeded per set, so inputs cannot be
+ * built to share one probe chain) and compares entries itself while
+ * probing:
+ *
+ *	PSYM_IDXSET_PROBE(set, h, j)
+ *		if (equal(array[set->slot[j] - 1], key)) return set->slot[j] - 1;
+ *
+ * At most 3/4 full; entries are never removed.
+ */
+struct psym_idxset {
+	uint32_t *slot; /* index + 1; 0 = empty; NULL until the first reserve */
+	size_t cap, n;	/* cap: a power of two */
+	uint64_t seed;
+};
+
+/* The hash of an index's entry, as the caller computes it, for regrowing. */
+typedef uint64_t (*psym_idxset_hash_fn)(void *ctx, uint32_t idx);
+
+void psym_idxset_init(struct psym_idxset *s);
+void psym_idxset_free(struct psym_idxset *s);
+/* Room for want entries in all (0: double). 0 or PSYM_ENOMEM. */
+int psym_idxset_reserve(struct psym_idxset *s, size_t want, psym_idxset_hash_fn fn, void *ctx);
+/* Add idx (not yet in the set) with hash h, growing as needed. 0 or PSYM_ENOMEM. */
+int psym_idxset_add(struct psym_idxset *s, uint32_t idx, uint64_t h, psym_idxset_hash_fn fn,
+		    void *ctx);
+
+#define PSYM_IDXSET_PROBE(s, h, j)                                                                 \
+	for (size_t j = (s)->cap ? (size_t)(h) & ((s)->cap - 1) : 0; (s)->cap && (s)->slot[j];     \
+	     j = (j + 1) & ((s)->cap - 1))
+
+static inline uint64_t psym_idxset_hash_bytes(const struct psym_idxset *s, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = PSYM_FNV1A_INIT ^ s->seed;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= b[i];
+		h *= 0x100000001b3ULL;
+	}
+	return psym_hash_mix(h);
+}
+
+static inline uint64_t psym_idxset_hash_u64s(const struct psym_idxset *s, const uint64_t *v,
+					     size_t n)
+{
+	uint64_t h = s->seed;
+
+	for (size_t i = 0; i < n; i++)
+		h = psym_hash_mix(h ^ (v[i] + 0x9e3779b97f4a7c15ULL * (i + 1)));
+	return h;
+}
+
 #endif

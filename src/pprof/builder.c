@@ -5,13 +5,7 @@
 #include <string.h>
 
 #include "builder.h"
-
-/* Open-addressing hash set of uint32 indices into some array. */
-struct hset {
-	uint32_t *slot; /* index + 1, 0 = empty */
-	size_t cap;	/* power of two */
-	size_t n;
-};
+#include "hashtab.h"
 
 struct fkey {
 	int64_t name, sys, file, start;
@@ -23,7 +17,7 @@ struct lkey {
 
 struct psym_builder {
 	struct psym_profile *p;
-	struct hset strs, funcs, locs;
+	struct psym_idxset strs, funcs, locs; /* indices into the profile's arrays */
 	size_t cap_strings, cap_functions, cap_locations, cap_mappings, cap_samples;
 	size_t cap_sample_types, cap_comments;
 	uint64_t next_function_id, next_location_id, next_mapping_id;
@@ -32,66 +26,19 @@ struct psym_builder {
 
 static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h);
 
-static uint64_t hash_bytes(const void *data, size_t n)
-{
-	const unsigned char *s = data;
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= s[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h ^ (h >> 29);
-}
-
-static uint64_t hash_u64s(const uint64_t *v, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= v[i] + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-		h *= 0xff51afd7ed558ccdULL;
-	}
-	return h ^ (h >> 33);
-}
-
-/* Double h, or make it hold at least want entries (0: just double). */
-static int hset_grow(struct hset *h, uint64_t (*hash)(struct psym_builder *, uint32_t),
-		     struct psym_builder *b, size_t want)
-{
-	size_t ncap = h->cap ? h->cap * 2 : 1024;
-	uint32_t *ns;
-
-	while (want && ncap / 4 * 3 < want && ncap < ((size_t)1 << 31))
-		ncap *= 2;
-	ns = calloc(ncap, sizeof(*ns));
-
-	if (!ns)
-		return PSYM_ENOMEM;
-	for (size_t i = 0; i < h->cap; i++) {
-		uint32_t v = h->slot[i];
-		size_t j;
-
-		if (!v)
-			continue;
-		j = hash(b, v - 1) & (ncap - 1);
-		while (ns[j])
-			j = (j + 1) & (ncap - 1);
-		ns[j] = v;
-	}
-	free(h->slot);
-	h->slot = ns;
-	h->cap = ncap;
-	return 0;
-}
-
 /* ---- hashing of existing entries ---------------------------------------- */
 
-static uint64_t str_hash_at(struct psym_builder *b, uint32_t i)
+static uint64_t str_hash(const struct psym_builder *b, const char *s, size_t len)
 {
+	return psym_idxset_hash_bytes(&b->strs, s, len);
+}
+
+static uint64_t str_hash_at(void *ctx, uint32_t i)
+{
+	struct psym_builder *b = ctx;
 	const char *s = b->p->pb->string_table[i];
 
-	return hash_bytes(s, strlen(s));
+	return str_hash(b, s, strlen(s));
 }
 
 static void fkey_of(const pb_function *f, struct fkey *k)
@@ -102,46 +49,43 @@ static void fkey_of(const pb_function *f, struct fkey *k)
 	k->start = f->start_line;
 }
 
-static uint64_t func_hash_at(struct psym_builder *b, uint32_t i)
+static uint64_t func_hash(const struct psym_builder *b, const struct fkey *k)
 {
+	uint64_t v[4] = { (uint64_t)k->name, (uint64_t)k->sys, (uint64_t)k->file,
+			  (uint64_t)k->start };
+
+	return psym_idxset_hash_u64s(&b->funcs, v, 4);
+}
+
+static uint64_t func_hash_at(void *ctx, uint32_t i)
+{
+	struct psym_builder *b = ctx;
 	struct fkey k;
 
 	fkey_of(b->p->pb->function[i], &k);
-	return hash_u64s((const uint64_t *)&k, 4);
+	return func_hash(b, &k);
 }
 
-static uint64_t loc_hash_at(struct psym_builder *b, uint32_t i)
+static uint64_t loc_hash(const struct psym_builder *b, uint64_t mapping_id, uint64_t address)
 {
+	uint64_t k[2] = { mapping_id, address };
+
+	return psym_idxset_hash_u64s(&b->locs, k, 2);
+}
+
+static uint64_t loc_hash_at(void *ctx, uint32_t i)
+{
+	struct psym_builder *b = ctx;
 	const pb_location *l = b->p->pb->location[i];
-	uint64_t k[2] = { l->mapping_id, l->address };
 
-	return hash_u64s(k, 2);
-}
-
-/* Insert index i (already in the array) into the set. */
-static int hset_insert(struct psym_builder *b, struct hset *h, uint32_t i,
-		       uint64_t (*hash)(struct psym_builder *, uint32_t))
-{
-	size_t j;
-
-	if ((h->n + 1) * 4 > h->cap * 3) {
-		int ret = hset_grow(h, hash, b, 0);
-
-		if (ret)
-			return ret;
-	}
-	j = hash(b, i) & (h->cap - 1);
-	while (h->slot[j])
-		j = (j + 1) & (h->cap - 1);
-	h->slot[j] = i + 1;
-	h->n++;
-	return 0;
+	return loc_hash(b, l->mapping_id, l->address);
 }
 
 int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct psym_err *e)
 {
 	struct psym_builder *b = calloc(1, sizeof(*b));
 	pb_profile *pb = p->pb;
+	uint64_t h;
 	int ret = 0;
 
 	if (!b)
@@ -164,9 +108,12 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct p
 	 * per location): rehashing every string on each doubling cost more
 	 * than the lookups themselves.
 	 */
-	if (hset_grow(&b->strs, str_hash_at, b, pb->n_string_table + 2 * pb->n_location) ||
-	    hset_grow(&b->funcs, func_hash_at, b, pb->n_function + pb->n_location) ||
-	    hset_grow(&b->locs, loc_hash_at, b, pb->n_location))
+	psym_idxset_init(&b->strs);
+	psym_idxset_init(&b->funcs);
+	psym_idxset_init(&b->locs);
+	if (psym_idxset_reserve(&b->strs, pb->n_string_table + 2 * pb->n_location, str_hash_at, b) ||
+	    psym_idxset_reserve(&b->funcs, pb->n_function + pb->n_location, func_hash_at, b) ||
+	    psym_idxset_reserve(&b->locs, pb->n_location, loc_hash_at, b))
 		ret = PSYM_ENOMEM;
 	/* First occurrence of a duplicate string wins, like pprof's own writer. */
 	for (size_t i = 0; i < pb->n_string_table && !ret; i++) {
@@ -175,18 +122,21 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct p
 		if (!pb->string_table[i])
 			pb->string_table[i] = (char *)"";
 		s = pb->string_table[i];
-		if (str_find(b, s, hash_bytes(s, strlen(s))) < 0)
-			ret = hset_insert(b, &b->strs, (uint32_t)i, str_hash_at);
+		h = str_hash(b, s, strlen(s));
+		if (str_find(b, s, h) < 0)
+			ret = psym_idxset_add(&b->strs, (uint32_t)i, h, str_hash_at, b);
 	}
 	for (size_t i = 0; i < pb->n_function && !ret; i++) {
 		if (pb->function[i]->id >= b->next_function_id)
 			b->next_function_id = pb->function[i]->id;
-		ret = hset_insert(b, &b->funcs, (uint32_t)i, func_hash_at);
+		ret = psym_idxset_add(&b->funcs, (uint32_t)i, func_hash_at(b, (uint32_t)i),
+				      func_hash_at, b);
 	}
 	for (size_t i = 0; i < pb->n_location && !ret; i++) {
 		if (pb->location[i]->id >= b->next_location_id)
 			b->next_location_id = pb->location[i]->id;
-		ret = hset_insert(b, &b->locs, (uint32_t)i, loc_hash_at);
+		ret = psym_idxset_add(&b->locs, (uint32_t)i, loc_hash_at(b, (uint32_t)i), loc_hash_at,
+				      b);
 	}
 	for (size_t i = 0; i < pb->n_mapping; i++)
 		if (pb->mapping[i]->id >= b->next_mapping_id)
@@ -206,9 +156,9 @@ void psym_builder_free(struct psym_builder *b)
 {
 	if (!b)
 		return;
-	free(b->strs.slot);
-	free(b->funcs.slot);
-	free(b->locs.slot);
+	psym_idxset_free(&b->strs);
+	psym_idxset_free(&b->funcs);
+	psym_idxset_free(&b->locs);
 	free(b);
 }
 
@@ -238,9 +188,7 @@ static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h)
 {
 	pb_profile *pb = b->p->pb;
 
-	if (!b->strs.cap)
-		return -1;
-	for (size_t j = h & (b->strs.cap - 1); b->strs.slot[j]; j = (j + 1) & (b->strs.cap - 1)) {
+	PSYM_IDXSET_PROBE(&b->strs, h, j) {
 		uint32_t i = b->strs.slot[j] - 1;
 
 		if (strcmp(pb->string_table[i], s) == 0)
@@ -253,7 +201,8 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s)
 {
 	pb_profile *pb = b->p->pb;
 	size_t len = strlen(s);
-	int64_t found = str_find(b, s, hash_bytes(s, len));
+	uint64_t h = str_hash(b, s, len);
+	int64_t found = str_find(b, s, h);
 	char *copy;
 	int ret;
 
@@ -267,7 +216,7 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s)
 	ret = push_ptr(b, (void ***)&pb->string_table, &pb->n_string_table, &b->cap_strings, copy);
 	if (ret)
 		return ret;
-	ret = hset_insert(b, &b->strs, (uint32_t)(pb->n_string_table - 1), str_hash_at);
+	ret = psym_idxset_add(&b->strs, (uint32_t)(pb->n_string_table - 1), h, str_hash_at, b);
 	if (ret)
 		return fail(b, ret);
 	return (int64_t)pb->n_string_table - 1;
@@ -279,7 +228,7 @@ uint64_t psym_builder_function(struct psym_builder *b, const char *name, const c
 	pb_profile *pb = b->p->pb;
 	struct fkey k;
 	pb_function *f;
-	size_t j;
+	uint64_t h;
 
 	k.name = psym_builder_str(b, name ? name : "");
 	k.sys = psym_builder_str(b, system_name ? system_name : "");
@@ -287,17 +236,13 @@ uint64_t psym_builder_function(struct psym_builder *b, const char *name, const c
 	k.start = start_line;
 	if (k.name < 0 || k.sys < 0 || k.file < 0)
 		return 0;
-	if (b->funcs.cap) {
-		uint64_t h = hash_u64s((const uint64_t *)&k, 4);
+	h = func_hash(b, &k);
+	PSYM_IDXSET_PROBE(&b->funcs, h, j) {
+		struct fkey o;
 
-		for (j = h & (b->funcs.cap - 1); b->funcs.slot[j];
-		     j = (j + 1) & (b->funcs.cap - 1)) {
-			struct fkey o;
-
-			fkey_of(pb->function[b->funcs.slot[j] - 1], &o);
-			if (memcmp(&o, &k, sizeof(k)) == 0)
-				return pb->function[b->funcs.slot[j] - 1]->id;
-		}
+		fkey_of(pb->function[b->funcs.slot[j] - 1], &o);
+		if (memcmp(&o, &k, sizeof(k)) == 0)
+			return pb->function[b->funcs.slot[j] - 1]->id;
 	}
 	f = psym_arena_alloc(&b->p->arena, sizeof(*f));
 	if (!f) {
@@ -312,7 +257,7 @@ uint64_t psym_builder_function(struct psym_builder *b, const char *name, const c
 	f->start_line = k.start;
 	if (push_ptr(b, (void ***)&pb->function, &pb->n_function, &b->cap_functions, f))
 		return 0;
-	if (hset_insert(b, &b->funcs, (uint32_t)(pb->n_function - 1), func_hash_at)) {
+	if (psym_idxset_add(&b->funcs, (uint32_t)(pb->n_function - 1), h, func_hash_at, b)) {
 		fail(b, PSYM_ENOMEM);
 		return 0;
 	}
@@ -349,19 +294,14 @@ pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start, uint64_
 uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint64_t address)
 {
 	pb_profile *pb = b->p->pb;
-	uint64_t k[2] = { mapping_id, address };
+	uint64_t h = loc_hash(b, mapping_id, address);
 	pb_location *l;
 
-	if (b->locs.cap) {
-		uint64_t h = hash_u64s(k, 2);
+	PSYM_IDXSET_PROBE(&b->locs, h, j) {
+		pb_location *o = pb->location[b->locs.slot[j] - 1];
 
-		for (size_t j = h & (b->locs.cap - 1); b->locs.slot[j];
-		     j = (j + 1) & (b->locs.cap - 1)) {
-			pb_location *o = pb->location[b->locs.slot[j] - 1];
-
-			if (o->mapping_id == mapping_id && o->address == address)
-				return o->id;
-		}
+		if (o->mapping_id == mapping_id && o->address == address)
+			return o->id;
 	}
 	l = psym_arena_alloc(&b->p->arena, sizeof(*l));
 	if (!l) {
@@ -374,7 +314,7 @@ uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint
 	l->address = address;
 	if (push_ptr(b, (void ***)&pb->location, &pb->n_location, &b->cap_locations, l))
 		return 0;
-	if (hset_insert(b, &b->locs, (uint32_t)(pb->n_location - 1), loc_hash_at)) {
+	if (psym_idxset_add(&b->locs, (uint32_t)(pb->n_location - 1), h, loc_hash_at, b)) {
 		fail(b, PSYM_ENOMEM);
 		return 0;
 	}

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "hashtab.h"
 #include "report.h"
 #include "show.h"
 
@@ -35,45 +36,25 @@ struct names {
 	char **s;
 	unsigned char *kind; /* enum kind */
 	size_t n, cap;
-	uint32_t *slot; /* open addressing: index + 1 */
-	size_t slots;
+	struct psym_idxset idx; /* indices of s by text */
 };
 
-static uint64_t hstr(const char *s)
+static uint64_t name_hash_at(void *ctx, uint32_t i)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	struct names *t = ctx;
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
+	return psym_idxset_hash_bytes(&t->idx, t->s[i], strlen(t->s[i]));
 }
 
 static long names_add(struct names *t, const char *s)
 {
-	size_t j;
+	uint64_t h = psym_idxset_hash_bytes(&t->idx, s, strlen(s));
 
+	PSYM_IDXSET_PROBE(&t->idx, h, j)
+		if (!strcmp(t->s[t->idx.slot[j] - 1], s))
+			return t->idx.slot[j] - 1;
 	if (t->n >= MAX_NODES)
 		return -1;
-	if ((t->n + 1) * 2 > t->slots) {
-		size_t ns = t->slots ? t->slots * 2 : 1024;
-		uint32_t *nsl = calloc(ns, sizeof(*nsl));
-
-		if (!nsl)
-			return -1;
-		for (size_t i = 0; i < t->n; i++) {
-			for (j = hstr(t->s[i]) & (ns - 1); nsl[j]; j = (j + 1) & (ns - 1))
-				;
-			nsl[j] = (uint32_t)i + 1;
-		}
-		free(t->slot);
-		t->slot = nsl;
-		t->slots = ns;
-	}
-	for (j = hstr(s) & (t->slots - 1); t->slot[j]; j = (j + 1) & (t->slots - 1))
-		if (!strcmp(t->s[t->slot[j] - 1], s))
-			return t->slot[j] - 1;
 	if (t->n == t->cap) {
 		size_t nc = t->cap ? t->cap * 2 : 256;
 		char **n = realloc(t->s, nc * sizeof(*n));
@@ -92,7 +73,10 @@ static long names_add(struct names *t, const char *s)
 	if (!t->s[t->n])
 		return -1;
 	t->kind[t->n] = K_USER;
-	t->slot[j] = (uint32_t)t->n + 1;
+	if (psym_idxset_add(&t->idx, (uint32_t)t->n, h, name_hash_at, t)) {
+		free(t->s[t->n]);
+		return -1;
+	}
 	return (long)t->n++;
 }
 
@@ -102,7 +86,7 @@ static void names_free(struct names *t)
 		free(t->s[i]);
 	free(t->s);
 	free(t->kind);
-	free(t->slot);
+	psym_idxset_free(&t->idx);
 }
 
 /* Length of the printable part of a key. */
@@ -295,6 +279,7 @@ static int rep_init(struct rep *r, const struct psym_profile *p, const struct ps
 	int ret;
 
 	memset(r, 0, sizeof(*r));
+	psym_idxset_init(&r->names.idx);
 	r->p = p;
 	r->by = o->by;
 	r->exact = exact;

@@ -12,6 +12,7 @@
 #include <libdeflate.h>
 
 #include "fileio.h"
+#include "hashtab.h"
 #include "symcache.h"
 
 #define MAGIC "PSYMSC1\n"
@@ -59,25 +60,15 @@ struct psym_symcache {
 	size_t n_adds, cap_adds;
 	struct psym_frame *aframes;
 	size_t n_aframes, cap_aframes;
-	size_t *slots; /* hash of adds by vaddr: index + 1, 0 = empty */
-	size_t n_slots;
+	struct psym_idxset add_idx; /* adds by vaddr */
 	struct psym_frame scratch[MAX_FRAMES_PER_ADDR];
 	size_t hits, misses;
 };
 
-static uint64_t fnv(const void *p, size_t n, uint64_t h)
-{
-	const unsigned char *s = p;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ s[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 int psym_symcache_key(const char *build_id, const char *path, char *key, size_t keysz)
 {
 	struct stat st;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = PSYM_FNV1A_INIT;
 
 	if (build_id && *build_id && strspn(build_id, "0123456789abcdef") == strlen(build_id) &&
 	    strlen(build_id) <= 80) {
@@ -86,10 +77,11 @@ int psym_symcache_key(const char *build_id, const char *path, char *key, size_t 
 	}
 	if (!path || stat(path, &st) != 0)
 		return PSYM_NOENT;
-	h = fnv(path, strlen(path), h);
-	h = fnv(&st.st_size, sizeof(st.st_size), h);
-	h = fnv(&st.st_mtim, sizeof(st.st_mtim), h);
-	h = fnv(&st.st_ino, sizeof(st.st_ino), h);
+	/* Plain FNV-1a: the key names cache files, so it must never change. */
+	h = psym_fnv1a(path, strlen(path), h);
+	h = psym_fnv1a(&st.st_size, sizeof(st.st_size), h);
+	h = psym_fnv1a(&st.st_mtim, sizeof(st.st_mtim), h);
+	h = psym_fnv1a(&st.st_ino, sizeof(st.st_ino), h);
 	snprintf(key, keysz, "f-%016llx", (unsigned long long)h);
 	return 0;
 }
@@ -250,6 +242,7 @@ int psym_symcache_open(const char *dir, const char *key, const char *variant,
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	strncpy(c->variant, variant, sizeof(c->variant) - 1);
+	psym_idxset_init(&c->add_idx);
 	*out = c;
 	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
@@ -283,17 +276,28 @@ const char *psym_symcache_path(const struct psym_symcache *c)
 	return c ? c->path : NULL;
 }
 
+/*
+ * Addresses come from the profile: hashed with the set's seed, as
+ * addresses sharing their low bits must not share a probe chain.
+ */
+static uint64_t add_hash(const struct psym_symcache *c, uint64_t vaddr)
+{
+	return psym_idxset_hash_u64s(&c->add_idx, &vaddr, 1);
+}
+
+static uint64_t add_hash_at(void *ctx, uint32_t i)
+{
+	struct psym_symcache *c = ctx;
+
+	return add_hash(c, c->adds[i].vaddr);
+}
+
 static const struct add *find_add(const struct psym_symcache *c, uint64_t vaddr)
 {
-	if (!c->n_slots)
-		return NULL;
-	for (size_t i = (size_t)(vaddr * 0x9e3779b97f4a7c15ULL) & (c->n_slots - 1);;
-	     i = (i + 1) & (c->n_slots - 1)) {
-		if (!c->slots[i])
-			return NULL;
-		if (c->adds[c->slots[i] - 1].vaddr == vaddr)
-			return &c->adds[c->slots[i] - 1];
-	}
+	PSYM_IDXSET_PROBE(&c->add_idx, add_hash(c, vaddr), j)
+		if (c->adds[c->add_idx.slot[j] - 1].vaddr == vaddr)
+			return &c->adds[c->add_idx.slot[j] - 1];
+	return NULL;
 }
 
 /* Position of vaddr among the file's entries, n_ents when absent. */
@@ -354,26 +358,6 @@ int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct p
 	return 0;
 }
 
-static int grow_slots(struct psym_symcache *c)
-{
-	size_t ns = c->n_slots ? c->n_slots * 2 : 1024;
-	size_t *s = calloc(ns, sizeof(*s));
-
-	if (!s)
-		return PSYM_ENOMEM;
-	free(c->slots);
-	c->slots = s;
-	c->n_slots = ns;
-	for (size_t k = 0; k < c->n_adds; k++) {
-		size_t i = (size_t)(c->adds[k].vaddr * 0x9e3779b97f4a7c15ULL) & (ns - 1);
-
-		while (s[i])
-			i = (i + 1) & (ns - 1);
-		s[i] = k + 1;
-	}
-	return 0;
-}
-
 int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
 		      size_t n)
 {
@@ -381,8 +365,8 @@ int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym
 
 	if (n > MAX_FRAMES_PER_ADDR || find_add(c, vaddr))
 		return 0;
-	if ((c->n_adds + 1) * 2 > c->n_slots && grow_slots(c))
-		return PSYM_ENOMEM;
+	if (c->n_adds >= UINT32_MAX - 1)
+		return PSYM_ELIMIT;
 	if (c->n_adds == c->cap_adds) {
 		size_t ncap = c->cap_adds ? c->cap_adds * 2 : 1024;
 		struct add *na = realloc(c->adds, ncap * sizeof(*na));
@@ -409,12 +393,11 @@ int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym
 	a->first = c->n_aframes;
 	a->n = n;
 	c->n_aframes += n;
-	{
-		size_t i = (size_t)(vaddr * 0x9e3779b97f4a7c15ULL) & (c->n_slots - 1);
-
-		while (c->slots[i])
-			i = (i + 1) & (c->n_slots - 1);
-		c->slots[i] = c->n_adds;
+	if (psym_idxset_add(&c->add_idx, (uint32_t)(c->n_adds - 1), add_hash(c, vaddr), add_hash_at,
+			    c)) {
+		c->n_adds--; /* not findable: not kept */
+		c->n_aframes -= n;
+		return PSYM_ENOMEM;
 	}
 	return 0;
 }
@@ -432,8 +415,7 @@ struct writer {
 	struct dframe *frames;
 	char *strs;
 	size_t n_ents, n_frames, str_size, str_cap;
-	uint32_t *shash; /* string offset + 1 by hash of the text */
-	size_t n_shash;
+	struct psym_idxset shash; /* string offsets by their text */
 	struct pslot {
 		const char *p;
 		uint32_t off;
@@ -460,17 +442,23 @@ static uint32_t put_str(struct writer *w, const char *s)
 	return w->phash[i].off;
 }
 
+static uint64_t str_hash_at(void *ctx, uint32_t off)
+{
+	struct writer *w = ctx;
+	const char *s = w->strs + off;
+
+	return psym_idxset_hash_bytes(&w->shash, s, strlen(s));
+}
+
 static uint32_t put_str_text(struct writer *w, const char *s)
 {
-	size_t len;
-	uint64_t h;
-	size_t i;
+	size_t len = strlen(s);
+	uint64_t h = psym_idxset_hash_bytes(&w->shash, s, len);
+	uint32_t off;
 
-	len = strlen(s);
-	h = fnv(s, len, 0xcbf29ce484222325ULL);
-	for (i = (size_t)h & (w->n_shash - 1); w->shash[i]; i = (i + 1) & (w->n_shash - 1))
-		if (strcmp(w->strs + w->shash[i] - 1, s) == 0)
-			return w->shash[i] - 1;
+	PSYM_IDXSET_PROBE(&w->shash, h, j)
+		if (strcmp(w->strs + w->shash.slot[j] - 1, s) == 0)
+			return w->shash.slot[j] - 1;
 	if (w->str_size + len + 1 > w->str_cap) {
 		size_t ncap = (w->str_cap + len + 1) * 2;
 		char *ns = ncap > MAX_FILE ? NULL : realloc(w->strs, ncap);
@@ -483,9 +471,13 @@ static uint32_t put_str_text(struct writer *w, const char *s)
 		w->str_cap = ncap;
 	}
 	memcpy(w->strs + w->str_size, s, len + 1);
-	w->shash[i] = (uint32_t)w->str_size + 1;
+	off = (uint32_t)w->str_size;
+	if (psym_idxset_add(&w->shash, off, h, str_hash_at, w)) {
+		w->oom = true;
+		return NO_STR;
+	}
 	w->str_size += len + 1;
-	return w->shash[i] - 1;
+	return off;
 }
 
 static uint32_t clamp32(int64_t v)
@@ -546,13 +538,13 @@ static int write_file(struct psym_symcache *c, struct psym_err *e)
 	qsort(c->adds, c->n_adds, sizeof(*c->adds), cmp_add);
 	w.ents = malloc((total_ents + 1) * sizeof(*w.ents));
 	w.frames = malloc((total_frames + 1) * sizeof(*w.frames));
-	w.n_shash = 1024;
-	while (w.n_shash < total_frames * 4 + 16)
-		w.n_shash *= 2;
-	w.shash = calloc(w.n_shash, sizeof(*w.shash));
-	w.n_phash = w.n_shash;
+	psym_idxset_init(&w.shash);
+	w.n_phash = 1024;
+	while (w.n_phash < total_frames * 4 + 16)
+		w.n_phash *= 2;
 	w.phash = calloc(w.n_phash, sizeof(*w.phash));
-	if (!w.ents || !w.frames || !w.shash || !w.phash) {
+	if (!w.ents || !w.frames || !w.phash ||
+	    psym_idxset_reserve(&w.shash, total_frames * 2 + 16, str_hash_at, &w)) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -646,7 +638,7 @@ out:
 	free(w.ents);
 	free(w.frames);
 	free(w.strs);
-	free(w.shash);
+	psym_idxset_free(&w.shash);
 	free(w.phash);
 	return ret;
 }
@@ -662,7 +654,7 @@ int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
 	free_image(c);
 	free(c->adds);
 	free(c->aframes);
-	free(c->slots);
+	psym_idxset_free(&c->add_idx);
 	free(c->path);
 	free(c->dir);
 	free(c);
