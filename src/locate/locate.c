@@ -212,6 +212,80 @@ bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct
 	return false;
 }
 
+/* Is path (normalized) dir itself or below it? */
+static bool path_under(const char *path, const char *dir)
+{
+	char nd[PATH_MAX];
+	size_t n;
+
+	if (!dir || !psym_path_normalize(dir, nd, sizeof(nd)))
+		return false;
+	if (strcmp(nd, "/") == 0)
+		return path[0] == '/';
+	n = strlen(nd);
+	return strncmp(path, nd, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* The recorded path made absolute and normalized; false when it cannot be. */
+static bool alt_recorded(const struct psym_alt_key *k, char *buf, size_t bufsz)
+{
+	char joined[PATH_MAX * 2];
+	int n;
+
+	if (!k->path || !*k->path)
+		return false;
+	if (k->path[0] == '/')
+		return psym_path_normalize(k->path, buf, bufsz);
+	if (!k->debug_dir || k->debug_dir[0] != '/')
+		return false; /* relative to nothing we know */
+	n = snprintf(joined, sizeof(joined), "%s/%s", k->debug_dir, k->path);
+	return n > 0 && (size_t)n < sizeof(joined) && psym_path_normalize(joined, buf, bufsz);
+}
+
+static const char usr_debug[] = "/usr/lib/debug";
+
+/* May the recorded path (normalized) be opened: under a place debug files are? */
+static bool alt_allowed(const struct psym_locate_opts *o, const struct psym_alt_key *k,
+			const char *rec)
+{
+	if (path_under(rec, usr_debug) || path_under(rec, k->debug_dir))
+		return true;
+	for (size_t i = 0; i < o->n_debug_dirs; i++)
+		if (path_under(rec, o->debug_dirs[i]))
+			return true;
+	return false;
+}
+
+bool psym_locate_alt_candidates(const struct psym_locate_opts *o, const struct psym_alt_key *k,
+				psym_cand_fn fn, void *ud)
+{
+	char rec[PATH_MAX], buf[PATH_MAX * 2];
+	bool have = alt_recorded(k, rec, sizeof(rec)), allowed = have && alt_allowed(o, k, rec);
+
+	if (allowed && fn(ud, rec, PSYM_CAND_ALT_RECORDED))
+		return true;
+	if (have && path_under(rec, usr_debug) && strlen(rec) > sizeof(usr_debug) - 1) {
+		const char *rest = rec + sizeof(usr_debug) - 1;
+
+		for (size_t i = 0; i < o->n_debug_dirs; i++) {
+			int n = snprintf(buf, sizeof(buf), "%s%s", o->debug_dirs[i], rest);
+
+			if (n < 0 || (size_t)n >= sizeof(buf) || (allowed && strcmp(buf, rec) == 0))
+				continue; /* too long, or the recorded path again */
+			if (fn(ud, buf, PSYM_CAND_ALT_DEBUGDIR))
+				return true;
+		}
+	}
+	if (k->build_id && psym_build_id_valid(k->build_id)) {
+		for (size_t i = 0; i < o->n_debug_dirs; i++)
+			if (psym_build_id_path(o->debug_dirs[i], k->build_id, ".debug", buf,
+					       sizeof(buf)) &&
+			    fn(ud, buf, PSYM_CAND_ALT_TREE))
+				return true;
+	}
+	return false;
+}
+
 /* ---- the verifier ---------------------------------------------------------- */
 
 enum want {
@@ -273,7 +347,7 @@ static bool outside_root(struct search *s, const char *path)
 static bool try_file(struct search *s, const char *path, enum psym_cand_rule rule)
 {
 	bool named = rule == PSYM_CAND_NAMED;
-	bool link = rule >= PSYM_CAND_LINK_BESIDE;
+	bool link = rule >= PSYM_CAND_LINK_BESIDE && rule <= PSYM_CAND_LINK_FLAT;
 	struct psym_err e = { 0 };
 	struct psym_elf *elf;
 	const char *bid;
@@ -548,6 +622,30 @@ int psym_locate_debug(const struct psym_locate_opts *o, struct psym_elf *binary,
 	psym_elf_debuglink(binary, &link, &crc);
 	return psym_locate_debug_file(o, psym_elf_build_id(binary), psym_elf_path(binary), link,
 				      crc, out, why, e);
+}
+
+int psym_locate_alt(const struct psym_locate_opts *o, const struct psym_alt_key *k,
+		    struct psym_elf **out, struct psym_reason *why, struct psym_err *e)
+{
+	struct search s = { .o = o, .want = WANT_DEBUG, .why = why, .e = e };
+	char rec[PATH_MAX];
+
+	memset(why, 0, sizeof(*why));
+	if (!k->build_id || !psym_build_id_valid(k->build_id)) {
+		psym_reason_set(why, PSYM_R_NOT_FOUND, "alternate file '%.512s': no build ID to check",
+				k->path ? k->path : "");
+		return PSYM_NOENT;
+	}
+	s.build_id = k->build_id;
+	if (!alt_recorded(k, rec, sizeof(rec)))
+		verdict(&s, k->path ? k->path : "(alternate file)", PSYM_R_NONE, 0,
+			"not searched: the recorded path cannot be made absolute");
+	else if (!alt_allowed(o, k, rec))
+		verdict(&s, rec, PSYM_R_OUTSIDE_ROOT, 2,
+			"not searched: outside the debug dirs and the debug file's directory");
+	if (!psym_locate_alt_candidates(o, k, try_candidate, &s) && !s.found && !s.err)
+		try_debuginfod(&s, PSYM_DEBUGINFOD_DEBUGINFO);
+	return finish(&s, out);
 }
 
 /* ---- kernel, vDSO and JIT objects ------------------------------------------- */

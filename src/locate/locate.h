@@ -84,6 +84,9 @@ enum psym_cand_rule {
 	PSYM_CAND_LINK_DOTDEBUG, /* BINDIR/.debug/DEBUGLINK */
 	PSYM_CAND_LINK_DEBUGDIR, /* DEBUGDIR/BINDIR/DEBUGLINK */
 	PSYM_CAND_LINK_FLAT,	 /* DEBUGDIR/DEBUGLINK */
+	PSYM_CAND_ALT_RECORDED,	 /* the alternate file's path as recorded */
+	PSYM_CAND_ALT_DEBUGDIR,	 /* DEBUGDIR/REST for a recorded /usr/lib/debug/REST */
+	PSYM_CAND_ALT_TREE,	 /* DEBUGDIR/.build-id/NN/REST.debug (the alternate file) */
 };
 
 /* Return true to stop the enumeration. */
@@ -117,6 +120,37 @@ struct psym_debug_key {
  */
 bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct psym_debug_key *k,
 				  psym_cand_fn fn, void *ud);
+
+/*
+ * What a debug file says of its alternate (dwz, .gnu_debugaltlink) or
+ * supplementary (.debug_sup) file: see psym_dwarf_altlink().
+ */
+struct psym_alt_key {
+	const char *path;      /* as recorded */
+	const char *build_id;  /* hex: the alternate file's own must match */
+	const char *debug_dir; /* directory of the debug file that names it, or NULL */
+};
+
+/*
+ * Candidates for the alternate file, in order, without I/O, as GDB and
+ * elfutils look: the recorded path (a relative one from the debug file's
+ * directory), lexically normalized, only when it lies under a debug dir,
+ * under /usr/lib/debug or under the debug file's directory (a hostile
+ * path reads nothing else); a recorded /usr/lib/debug/REST re-rooted as
+ * DEBUGDIR/REST under each debug dir (where an extracted --debug-pkg tree
+ * keeps Debian's .dwz/ files); then each debug dir's
+ * .build-id/NN/REST.debug by the alternate file's build ID.
+ */
+bool psym_locate_alt_candidates(const struct psym_locate_opts *o, const struct psym_alt_key *k,
+				psym_cand_fn fn, void *ud);
+
+/*
+ * Find and open the alternate file: the candidates above, then debuginfod
+ * by its build ID. Every file's build ID must be k->build_id. Returns 0
+ * with *out, PSYM_NOENT with the most telling reason in why, or an error.
+ */
+int psym_locate_alt(const struct psym_locate_opts *o, const struct psym_alt_key *k,
+		    struct psym_elf **out, struct psym_reason *why, struct psym_err *e);
 
 /*
  * Find and open the binary for k (see above; then, when the binary itself

@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "binary.h"
+#include "buildid.h"
 #include "symcache.h"
 
 struct psym_binary {
@@ -15,6 +18,7 @@ struct psym_binary {
 	uint64_t dwarf_bias; /* binary address - DWARF address (prelinked binaries) */
 	char *dwarf_path;
 	char note[1024];
+	char alt_note[1024]; /* why the DWARF's alternate file is missing, or "" */
 	bool debug_tried;
 	struct psym_symcache *cache; /* NULL: off or unavailable */
 	bool cache_tried;
@@ -63,6 +67,11 @@ void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t 
 	*decoded = b->dwarf ? psym_dwarf_ncus_decoded(b->dwarf) : 0;
 }
 
+const char *psym_binary_alt_note(const struct psym_binary *b)
+{
+	return b->alt_note[0] ? b->alt_note : NULL;
+}
+
 const char *psym_binary_debug_note(const struct psym_binary *b)
 {
 	if (b->note[0])
@@ -74,6 +83,71 @@ static void explain(const struct psym_binary *b, const char *path, const char *w
 {
 	if (b->o->locate && b->o->locate->explain)
 		b->o->locate->explain(b->o->locate->explain_ud, path, what);
+}
+
+/* Note why the alternate file is missing: for the summary, --explain and addr's warning. */
+static void alt_missing(struct psym_binary *b, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void alt_missing(struct psym_binary *b, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b->alt_note, sizeof(b->alt_note), fmt, ap);
+	va_end(ap);
+	explain(b, path, b->alt_note);
+	if (!b->note[0])
+		snprintf(b->note, sizeof(b->note), "%s", b->alt_note);
+}
+
+/*
+ * dwz / DWARF 5 supplementary files: the alternate file that the DWARF of
+ * elf names, found by the locator (its build ID checked) and handed to the
+ * DWARF reader. Without it, what lives there is absent (names fall back
+ * to the symbol table) and the reason is noted.
+ */
+static void find_alt(struct psym_binary *b, const struct psym_elf *elf)
+{
+	char path[PATH_MAX], bid[PSYM_BUILD_ID_HEX_MAX], dir[PATH_MAX], *slash;
+	struct psym_alt_key k = { .path = path, .build_id = bid };
+	struct psym_reason why = { 0 };
+	struct psym_err e = { 0 };
+	struct psym_elf *alt = NULL;
+	int ret = psym_dwarf_altlink(elf, path, sizeof(path), bid, sizeof(bid), &e);
+
+	if (ret == PSYM_NOENT)
+		return;
+	if (ret) {
+		alt_missing(b, psym_elf_path(elf), "%s: alternate file not used", e.msg);
+		return;
+	}
+	if (!b->o->locate) {
+		alt_missing(b, path, "alternate file '%s' (build ID %s) not searched", path, bid);
+		return;
+	}
+	/* A relative link is from the debug file's directory. */
+	if (realpath(psym_elf_path(elf), dir) && (slash = strrchr(dir, '/'))) {
+		*slash = '\0';
+		k.debug_dir = dir[0] ? dir : "/";
+	}
+	ret = psym_locate_alt(b->o->locate, &k, &alt, &why, &e);
+	if (ret) {
+		if (ret == PSYM_NOENT)
+			alt_missing(b, path, "alternate file '%s' (build ID %s): %s", path, bid,
+				    psym_reason_text(&why));
+		else
+			alt_missing(b, path, "alternate file '%s': %s", path, e.msg);
+		return;
+	}
+	ret = psym_dwarf_set_alt(b->dwarf, alt, &e);
+	if (ret) {
+		alt_missing(b, psym_elf_path(alt), "%s", e.msg);
+		psym_elf_close(alt);
+		return;
+	}
+	explain(b, psym_elf_path(alt), "alternate DWARF file used");
+	psym_elf_adopt(b->elf, alt); /* closed with b->elf, after the DWARF */
 }
 
 /* Open the DWARF of elf (b->elf or one it adopted); true when it has some. */
@@ -97,6 +171,7 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 
 	if (ret == 0) {
 		b->dwarf_path = strdup(path);
+		find_alt(b, elf);
 		return true;
 	}
 	if (ret < 0) {
@@ -198,7 +273,8 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 		return n;
 	}
 	n = resolve_uncached(b, vaddr, frames, max);
-	if (b->cache && b->dwarf)
+	/* Not without the alternate file: a later run that finds it answers better. */
+	if (b->cache && b->dwarf && !b->alt_note[0])
 		psym_symcache_add(b->cache, vaddr, frames, n);
 	return n;
 }

@@ -59,6 +59,11 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 /* Compile units in its DWARF and how many were decoded so far (0, 0: none). */
 void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t *decoded);
 const char *psym_binary_debug_note(const struct psym_binary *b);
+/*
+ * Why the alternate (dwz) / supplementary DWARF file the debug information
+ * names could not be used, or NULL (none needed, or found). Borrowed.
+ */
+const char *psym_binary_alt_note(const struct psym_binary *b);
 /* Lookups answered by the persistent cache, and not. */
 void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses);
 /*

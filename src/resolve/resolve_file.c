@@ -59,9 +59,13 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	if (hits && !misses)
 		snprintf(buf, bufsz, "from '%s', from the symbol cache", path);
 	else if (dw && strcmp(dw, path) != 0)
-		snprintf(buf, bufsz, "from '%s', lines from '%s'", path, dw);
+		snprintf(buf, bufsz, "from '%s', lines from '%s'%s%s", path, dw,
+			 psym_binary_alt_note(b) ? "; " : "",
+			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
 	else if (dw)
-		snprintf(buf, bufsz, "from '%s', with lines", path);
+		snprintf(buf, bufsz, "from '%s', with lines%s%s", path,
+			 psym_binary_alt_note(b) ? "; " : "",
+			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
 	else if ((note = psym_binary_debug_note(b))) /* may load symbols: last */
 		snprintf(buf, bufsz, "from '%s', no lines: %s", path, note);
 	else

@@ -160,7 +160,8 @@ def dwarf_cases():
     with tempfile.TemporaryDirectory() as t:
         for name, src in (("dwarf-origin-self-cycle", asm_dwarf("self")),
                           ("dwarf-origin-two-cycle", asm_dwarf("two")),
-                          ("dwarf-deep-nesting", asm_dwarf("deep"))):
+                          ("dwarf-deep-nesting", asm_dwarf("deep")),
+                          ("dwarf-import-cycle", asm_dwarf("imports"))):
             s = os.path.join(t, name + ".s")
             open(s, "w").write(src)
             subprocess.run(["gcc", "-nostdlib", "-no-pie", "-Wl,--build-id", "-o",
@@ -186,10 +187,16 @@ def asm_dwarf(kind):
     w("\t.uleb128 4\n\t.uleb128 0x0b\n\t.byte 1\n"
       "\t.uleb128 0x11\n\t.uleb128 0x01\n\t.uleb128 0x12\n\t.uleb128 0x07\n\t.byte 0,0\n")
     w("\t.uleb128 5\n\t.uleb128 0x2e\n\t.byte 0\n\t.uleb128 0x47\n\t.uleb128 0x13\n\t.byte 0,0\n")
+    # 7 imported_unit (import: ref_addr), 8 partial_unit (dwz)
+    w("\t.uleb128 7\n\t.uleb128 0x3d\n\t.byte 0\n\t.uleb128 0x18\n\t.uleb128 0x10\n\t.byte 0,0\n")
+    w("\t.uleb128 8\n\t.uleb128 0x3c\n\t.byte 1\n\t.uleb128 0x03\n\t.uleb128 0x08\n\t.byte 0,0\n")
     w("\t.byte 0\n")
     w("\t.section .debug_info,\"\",@progbits\n.Lcu:\n\t.long .Lcu_end - .Lcu - 4\n"
       "\t.short 4\n\t.long 0\n\t.byte 8\n")
-    w("\t.uleb128 1\n\t.asciz \"hostile.c\"\n\t.quad hostile_fn\n\t.quad 32\n")
+    w(".Lcu_die:\n\t.uleb128 1\n\t.asciz \"hostile.c\"\n\t.quad hostile_fn\n\t.quad 32\n")
+    if kind == "imports":
+        # dwz's imported units, in a cycle: CU -> PU1 -> PU2 -> PU1, PU1 -> itself, PU1 -> CU
+        w("\t.uleb128 7\n\t.long .Lpu1_die - .Lcu\n")
     w("\t.uleb128 2\n\t.asciz \"hostile_fn\"\n\t.quad hostile_fn\n\t.quad 32\n")
     if kind == "self":
         w(".Lself:\n\t.uleb128 3\n\t.long .Lself - .Lcu\n\t.quad hostile_fn\n\t.quad 16\n\t.byte 0\n")
@@ -197,6 +204,8 @@ def asm_dwarf(kind):
         w("\t.uleb128 3\n\t.long .Lx - .Lcu\n\t.quad hostile_fn\n\t.quad 16\n\t.byte 0\n")
         w(".Lx:\n\t.uleb128 5\n\t.long .Ly - .Lcu\n")
         w(".Ly:\n\t.uleb128 5\n\t.long .Lx - .Lcu\n")
+    elif kind == "imports":
+        pass
     else:
         depth = 5000
         for _ in range(depth):
@@ -205,6 +214,16 @@ def asm_dwarf(kind):
     w("\t.byte 0\n")  # end of subprogram children
     w("\t.byte 0\n")  # end of CU children
     w(".Lcu_end:\n")
+    if kind == "imports":
+        w(".Lpu1:\n\t.long .Lpu1_end - .Lpu1 - 4\n\t.short 4\n\t.long 0\n\t.byte 8\n")
+        w(".Lpu1_die:\n\t.uleb128 8\n\t.asciz \"pu1\"\n")
+        for target in (".Lpu2_die", ".Lpu1_die", ".Lcu_die"):
+            w("\t.uleb128 7\n\t.long %s - .Lcu\n" % target)
+        w("\t.uleb128 2\n\t.asciz \"imported_fn\"\n\t.quad hostile_fn+16\n\t.quad 16\n\t.byte 0\n")
+        w("\t.byte 0\n.Lpu1_end:\n")
+        w(".Lpu2:\n\t.long .Lpu2_end - .Lpu2 - 4\n\t.short 4\n\t.long 0\n\t.byte 8\n")
+        w(".Lpu2_die:\n\t.uleb128 8\n\t.asciz \"pu2\"\n")
+        w("\t.uleb128 7\n\t.long .Lpu1_die - .Lcu\n\t.byte 0\n.Lpu2_end:\n")
     return "".join(a)
 
 

@@ -44,6 +44,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const struct psym_elf_load *l;
 		const struct psym_frame *fr;
 		size_t n, nl;
+		char altpath[256], altid[130];
+
+		/* dwz / supplementary forms: the file stands in as its own alternate file. */
+		if (psym_dwarf_altlink(elf, altpath, sizeof(altpath), altid, sizeof(altid), &e) ==
+			    0 ||
+		    (size & 2))
+			psym_dwarf_set_alt(d, elf, &e);
 
 		/* Odd sizes: decode ahead on two threads first (lookups then find it done). */
 		if (size & 1) {

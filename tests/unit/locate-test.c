@@ -127,6 +127,67 @@ int main(void)
 	psym_locate_debug_candidates(&o, &dk, collect, &g);
 	is_int((int)g.n, 0, "debuglink '..': no candidate");
 
+	/* dwz alternate file: recorded path, re-rooted under each debug dir, build-ID trees. */
+	{
+		struct psym_alt_key ak = { .path = "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
+					   .build_id = "AB12cd",
+					   .debug_dir = "/d1/.build-id/0a" };
+
+		memset(&g, 0, sizeof(g));
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		is_int((int)g.n, 4, "alt: recorded + 1 re-rooted (the other is recorded) + 2 trees");
+		want(&g, 0, "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
+		     PSYM_CAND_ALT_RECORDED, "alt: recorded path");
+		want(&g, 1, "/d1/.dwz/x86_64-linux-gnu/liblua.debug", PSYM_CAND_ALT_DEBUGDIR,
+		     "alt: re-rooted under a debug dir (an extracted --debug-pkg tree)");
+		want(&g, 2, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE, "alt: tree, lowercased");
+		want(&g, 3, "/usr/lib/debug/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
+		     "alt: second tree");
+
+		/* Fedora's relative link, from the debug file's directory. */
+		memset(&g, 0, sizeof(g));
+		ak.path = "../../.dwz/lua-5.4.debug";
+		ak.debug_dir = "/usr/lib/debug/usr/lib64";
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		want(&g, 0, "/usr/lib/debug/.dwz/lua-5.4.debug", PSYM_CAND_ALT_RECORDED,
+		     "alt: relative to the debug file's directory");
+		want(&g, 1, "/d1/.dwz/lua-5.4.debug", PSYM_CAND_ALT_DEBUGDIR,
+		     "alt: relative, then re-rooted");
+
+		/* Beside the debug file (dwz -M common.debug), in no debug dir. */
+		memset(&g, 0, sizeof(g));
+		ak.path = "common.debug";
+		ak.debug_dir = "/work/out";
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		want(&g, 0, "/work/out/common.debug", PSYM_CAND_ALT_RECORDED, "alt: beside");
+		is_int((int)g.n, 3, "alt: beside + 2 trees");
+
+		/* Hostile: nothing outside the debug dirs and the debug file's dir. */
+		memset(&g, 0, sizeof(g));
+		ak.path = "../../../../../../etc/passwd";
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		is_int((int)g.n, 2, "alt: '..' out of everything: only the trees");
+		want(&g, 0, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE, "alt: escape");
+		memset(&g, 0, sizeof(g));
+		ak.path = "/dev/zero";
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		is_int((int)g.n, 2, "alt: /dev/zero is never a candidate");
+		memset(&g, 0, sizeof(g));
+		ak.path = "/usr/lib/debug/../../../etc/shadow";
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		is_int((int)g.n, 2, "alt: '..' out of /usr/lib/debug: normalized first");
+		memset(&g, 0, sizeof(g));
+		ak.path = "/usr/lib/debugger/x";
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		is_int((int)g.n, 2, "alt: a sibling of /usr/lib/debug is not under it");
+		memset(&g, 0, sizeof(g));
+		ak.path = "rel.debug";
+		ak.debug_dir = NULL;
+		ak.build_id = "../x";
+		psym_locate_alt_candidates(&o, &ak, collect, &g);
+		is_int((int)g.n, 0, "alt: relative to nothing, no hex build ID: no candidate");
+	}
+
 	/* The build-ID rule: same digits in any case. */
 	ok(psym_build_id_equal("ABcd01", "abCD01"), "build IDs compare without case");
 	ok(!psym_build_id_equal("abcd01", "abcd0"), "a prefix is not equal");

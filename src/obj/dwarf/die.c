@@ -39,7 +39,10 @@ const char *dw_resolve_str(const struct psym_dwarf *d, const struct cu *u, const
 		off = rd_off(&c, u->offsz);
 		return c.ok ? sec_str(d, S_STR, off) : NULL;
 	}
-	default: return NULL; /* supplementary / alternate files are not read */
+	case FORM_GNU_strp_alt:
+	case FORM_strp_sup: /* the alternate file's, when it was found */
+		return d->alt ? sec_str(d->alt, S_STR, v->u) : NULL;
+	default: return NULL;
 	}
 }
 

@@ -39,9 +39,12 @@ static inline uint64_t ref_abs(const struct cu *u, const struct fval *v, bool *o
 	case FORM_ref4:
 	case FORM_ref8:
 	case FORM_ref_udata: *ok = v->u < u->end - u->off; return u->off + v->u;
-	case FORM_ref_addr: *ok = true; return v->u;
+	case FORM_ref_addr: *ok = v->u < DW_ALT_REF; return v->u;
+	case FORM_GNU_ref_alt:
+	case FORM_ref_sup4:
+	case FORM_ref_sup8: *ok = v->u < DW_ALT_REF; return v->u | DW_ALT_REF; /* alt.c */
 	default:
-		*ok = false; /* ref_sig8, alternate files: not resolvable here */
+		*ok = false; /* ref_sig8: not resolvable here */
 		return 0;
 	}
 }

@@ -29,12 +29,13 @@
 #include <unistd.h>
 
 #include "abbrev.h"
+#include "alt.h"
 #include "internal.h"
 #include "sections.h"
 #include "unit.h"
 
-int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
-		    struct psym_dwarf **out, struct psym_err *e)
+int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool need_code,
+	    struct psym_dwarf **out, struct psym_err *e)
 {
 	struct psym_dwarf *d = calloc(1, sizeof(*d));
 	int ret;
@@ -71,7 +72,7 @@ int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
 	ret = dw_index_cus(d, e);
 	if (ret)
 		goto fail;
-	if (d->ncuranges == 0) {
+	if (need_code && d->ncuranges == 0) {
 		/* Units there but none readable: corrupt, not "no DWARF". */
 		ret = d->bad_units
 			      ? psym_err_set(e, PSYM_EBADDWARF,
@@ -88,10 +89,17 @@ fail:
 	return ret;
 }
 
+int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
+		    struct psym_dwarf **out, struct psym_err *e)
+{
+	return dw_open(elf, o, true, out, e);
+}
+
 void psym_dwarf_close(struct psym_dwarf *d)
 {
 	if (!d)
 		return;
+	psym_dwarf_close(d->alt); /* an alternate file has none of its own */
 	for (size_t i = 0; i < d->ncus; i++)
 		dw_cu_free(&d->cus[i]);
 	free(d->cus);

@@ -72,6 +72,27 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t vaddr, const struct psym_fr
  */
 int psym_dwarf_prepare(struct psym_dwarf *d, const uint64_t *addrs, size_t n, struct psym_err *e);
 
+/*
+ * The alternate file (dwz: .gnu_debugaltlink) or supplementary file
+ * (DWARF 5: .debug_sup) that elf's DWARF refers to: its path as recorded
+ * into path and its build ID as lowercase hex into build_id. PSYM_NOENT
+ * when elf names none; PSYM_EBADDWARF (message in e) when the section is
+ * malformed (no build ID, a path with control characters or too long).
+ */
+int psym_dwarf_altlink(const struct psym_elf *elf, char *path, size_t pathsz, char *build_id,
+		       size_t bidsz, struct psym_err *e);
+
+/*
+ * Give d the DWARF of its alternate file, found and checked by the caller
+ * (borrowed: it must outlive d). Call before lookups. The same caps apply
+ * (one section; the memory cap is shared: the alternate file gets what d
+ * left). Without it, what lives in the alternate file (names through
+ * DW_FORM_GNU_ref_alt / strp_alt, imported partial units) is absent and
+ * names fall back as for a missing DIE.
+ */
+int psym_dwarf_set_alt(struct psym_dwarf *d, const struct psym_elf *alt, struct psym_err *e);
+bool psym_dwarf_has_alt(const struct psym_dwarf *d);
+
 /* Counts for reports and tests. */
 size_t psym_dwarf_ncus(const struct psym_dwarf *d);
 size_t psym_dwarf_ncus_decoded(const struct psym_dwarf *d);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "abbrev.h"
+#include "alt.h"
 #include "die.h"
 #include "inline.h"
 #include "ranges.h"
@@ -161,27 +162,47 @@ static inline bool scope_tag(uint32_t tag, bool in_function)
  */
 #define IN_FUNCTION (NONE - 1)
 
-int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
+/* What one CU's walk builds, over the CU and the units it imports. */
+struct walk {
+	struct psym_dwarf *d; /* the CU's */
+	struct cu *c;
+	struct rangebuf rb;
+	size_t ntop;
+	struct imported seen; /* imported units walked (alt.h) */
+	struct psym_err *e;
+};
+
+/*
+ * Walk the DIEs of unit u of src (the CU itself, or a unit it imports),
+ * adding what has code to the CU; parent0 is what the first level hangs
+ * from. Returns 0 or an error (ENOMEM, ELIMIT); corrupt DIEs end the walk
+ * of this unit with what was found.
+ */
+static int walk_unit(struct walk *w, struct psym_dwarf *src, struct cu *u, uint32_t parent0,
+		     unsigned import_depth)
 {
-	const struct unitfmt uf = { c->version, c->addr_size, c->offsz };
-	const struct abtab *t = c->ab;
-	const uint8_t *base = d->sec[S_INFO].p;
-	struct cur cur = sec_cur(d, S_INFO, c->die_off);
-	struct rangebuf rb = { 0 };
+	struct psym_dwarf *d = w->d;
+	struct cu *c = w->c;
+	const struct unitfmt uf = { u->version, u->addr_size, u->offsz };
+	const struct abtab *t = u->ab;
+	const uint8_t *base = src->sec[S_INFO].p;
+	struct cur cur = sec_cur(src, S_INFO, u->die_off);
+	/* DWARF 4 ranges of an imported unit without a base of its own: the CU's. */
+	uint64_t low_pc = u == c || u->low_pc ? u->low_pc : c->low_pc;
 	uint32_t *stack = NULL; /* per open level: see IN_FUNCTION */
-	size_t depth = 0, ntop = 0;
+	size_t depth = 0;
 	const struct abbrev *a;
 	int ret = 0;
 
-	cur.end = base + c->end;
+	cur.end = base + u->end;
 	stack = malloc((d->o.max_depth + 1) * sizeof(*stack));
 	if (!stack)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	/* The CU DIE: its attributes were read at open. */
+		return psym_err_set(w->e, PSYM_ENOMEM, "out of memory");
+	/* The unit's DIE: its attributes were read at open. */
 	a = abbrev_find(t, rd_uleb(&cur));
 	if (!cur.ok || !a || !a->children || !skip_attrs(&cur, &uf, t, a))
-		goto tops;
-	stack[depth++] = NONE;
+		goto out;
+	stack[depth++] = parent0;
 	while (depth > 0 && cur.ok) {
 		const uint8_t *die = cur.p;
 		uint64_t code = rd_uleb(&cur);
@@ -201,14 +222,14 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 		if (a->has_pc &&
 		    (tag == TAG_subprogram || (tag == TAG_inlined_subroutine && d->o.inlines))) {
 			struct die x;
-			size_t first = rb.n;
+			size_t first = w->rb.n;
 			int nr;
 
-			if (!dw_read_die(&cur, c, a, &x))
+			if (!dw_read_die(&cur, u, a, &x))
 				break;
-			nr = dw_die_ranges(d, c, &x, c->low_pc, &rb);
+			nr = dw_die_ranges(src, u, &x, low_pc, &w->rb);
 			if (nr < 0) {
-				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				ret = psym_err_set(w->e, PSYM_ENOMEM, "out of memory");
 				goto out;
 			}
 			if (nr > 0 && (tag == TAG_subprogram || parent != NONE)) {
@@ -216,17 +237,19 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 
 				/* A subprogram nested in another is its own top level. */
 				ret = new_entry(d, c, tag == TAG_subprogram ? NONE : parent, &mine,
-						e);
+						w->e);
 				if (ret)
 					goto out;
 				en = &c->entries[mine];
 				en->range_first = (uint32_t)first;
 				en->range_count = (uint32_t)nr;
-				en->name = dw_resolve_str(d, c, &x.name);
-				en->linkage = dw_resolve_str(d, c, &x.linkage);
+				en->name = dw_resolve_str(src, u, &x.name);
+				en->linkage = dw_resolve_str(src, u, &x.linkage);
 				en->decl_line =
 					x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
 				en->origin = x.origin != NOREF ? x.origin : x.spec;
+				if (src != d && en->origin != NOREF)
+					en->origin |= DW_ALT_REF;
 				en->call_file =
 					x.call_file <= UINT32_MAX ? (uint32_t)x.call_file : 0;
 				en->call_line =
@@ -234,9 +257,9 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 				en->call_column =
 					x.call_column <= UINT32_MAX ? (uint32_t)x.call_column : 0;
 				if (tag == TAG_subprogram)
-					ntop += (size_t)nr;
+					w->ntop += (size_t)nr;
 			} else {
-				rb.n = first;
+				w->rb.n = first;
 				if (tag == TAG_subprogram && up == NONE)
 					mine = IN_FUNCTION;
 			}
@@ -247,6 +270,21 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 				break;
 			mine = IN_FUNCTION;
 			descend = true;
+		} else if (tag == TAG_imported_unit) {
+			/* dwz: the partial unit's DIEs are part of this unit, here. */
+			struct psym_dwarf *isrc;
+			struct cu *iu = dw_import_target(d, src, u, &cur, &uf, a, &isrc);
+
+			if (!cur.ok)
+				break;
+			if (iu && import_depth < MAX_IMPORT_DEPTH && dw_imported_add(&w->seen, iu)) {
+				ret = walk_unit(w, isrc, iu, up, import_depth + 1);
+				if (ret)
+					goto out;
+			}
+			descend = false;
+			if (!a->children)
+				continue;
 		} else if (scope_tag(tag, up != NONE)) {
 			if (!skip_attrs(&cur, &uf, t, a))
 				break;
@@ -266,7 +304,9 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 			continue;
 		}
 		/* Skip the whole subtree: by DW_AT_sibling, or DIE by DIE. */
-		if (!descend && a->sibling >= 0) {
+		if (!descend && tag == TAG_imported_unit) {
+			/* attributes already read */
+		} else if (!descend && a->sibling >= 0) {
 			const struct attrspec *as = &t->attrs[a->attr0];
 			struct fval v;
 			bool ok;
@@ -274,17 +314,17 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 
 			for (int i = 0; i < a->sibling; i++)
 				if (!skip_sized(&cur, &uf, as[i].size, as[i].form))
-					goto tops;
+					goto out;
 			if (!read_form(&cur, &uf, as[a->sibling].form, as[a->sibling].implicit, &v))
-				goto tops;
-			sib = ref_abs(c, &v, &ok);
-			if (ok && sib > (uint64_t)(die - base) && sib <= c->end) {
+				goto out;
+			sib = ref_abs(u, &v, &ok);
+			if (ok && sib > (uint64_t)(die - base) && sib <= u->end) {
 				cur.p = base + sib;
 				continue;
 			}
 			for (int i = a->sibling + 1; i < a->nattr; i++)
 				if (!skip_sized(&cur, &uf, as[i].size, as[i].form))
-					goto tops;
+					goto out;
 		} else if (!descend && !skip_attrs(&cur, &uf, t, a)) {
 			break;
 		}
@@ -298,17 +338,30 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 			}
 			b = abbrev_find(t, code);
 			if (!b || !skip_attrs(&cur, &uf, t, b))
-				goto tops;
+				goto out;
 			if (b->children)
 				level++;
 		}
 	}
-tops:
-	c->ranges = rb.r;
-	c->nranges = rb.n;
-	rb.r = NULL;
+out:
+	free(stack);
+	return ret;
+}
+
+int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
+{
+	struct walk w = { .d = d, .c = c, .e = e };
+	int ret = dw_imported_add(&w.seen, c) ? walk_unit(&w, d, c, NONE, 0)
+						: psym_err_set(e, PSYM_ENOMEM, "out of memory");
+
+	dw_imported_free(&w.seen);
+	if (ret)
+		goto out;
+	c->ranges = w.rb.r;
+	c->nranges = w.rb.n;
+	w.rb.r = NULL;
 	/* Top-level lookup table: every range of every subprogram. */
-	c->tops = calloc(ntop + 1, sizeof(*c->tops));
+	c->tops = calloc(w.ntop + 1, sizeof(*c->tops));
 	if (!c->tops) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
@@ -318,7 +371,7 @@ tops:
 
 		if (en->parent != NONE)
 			continue;
-		for (uint32_t k = 0; k < en->range_count && c->ntops < ntop; k++)
+		for (uint32_t k = 0; k < en->range_count && c->ntops < w.ntop; k++)
 			c->tops[c->ntops++] =
 				(struct top){ c->ranges[en->range_first + k].lo,
 					      c->ranges[en->range_first + k].hi, (uint32_t)i };
@@ -328,8 +381,7 @@ tops:
 	if (ret)
 		ret = psym_err_set(e, ret, "'%s': %s", d->path, psym_strerror(ret));
 out:
-	free(rb.r);
-	free(stack);
+	free(w.rb.r);
 	return ret;
 }
 

@@ -17,6 +17,7 @@
  *   inline      the DIE walk building the subprogram / inline tree
  *   lookup      address -> frames; prepare: decoding ahead on threads
  *   dwarfsym    the public facade (open, close, counts)
+ *   alt         the alternate (dwz) / supplementary file, imported units
  */
 #ifndef PSYM_DWARF_INTERNAL_H
 #define PSYM_DWARF_INTERNAL_H
@@ -44,6 +45,13 @@
 #define MAX_LINE_FILES ((uint64_t)1 << 20)	/* directories or files per line table */
 #define NONE UINT32_MAX
 #define NOREF UINT64_MAX
+/*
+ * A DIE reference into the alternate (dwz) / supplementary file: its
+ * .debug_info offset with this bit set (section offsets never reach it).
+ */
+#define DW_ALT_REF ((uint64_t)1 << 62)
+#define MAX_IMPORT_DEPTH 8 /* nested DW_TAG_imported_unit */
+#define MAX_IMPORTS 1024   /* imported units walked for one CU */
 
 /* ---- DWARF constants (DWARF 5 spec, section 7) ------------------------------ */
 
@@ -58,12 +66,15 @@ enum {
 	TAG_subprogram = 0x2e,
 	TAG_try_block = 0x32,
 	TAG_namespace = 0x39,
+	TAG_partial_unit = 0x3c,
+	TAG_imported_unit = 0x3d,
 };
 
 enum {
 	AT_sibling = 0x01,
 	AT_name = 0x03,
 	AT_stmt_list = 0x10,
+	AT_import = 0x18,
 	AT_low_pc = 0x11,
 	AT_high_pc = 0x12,
 	AT_comp_dir = 0x1b,
@@ -325,6 +336,7 @@ struct psym_dwarf {
 	uint64_t abbrev_bytes;	/* parsed so far, against overlapping tables */
 	struct origin *origins; /* hash: DIE offset -> resolved names */
 	size_t norigins, caporigins;
+	struct psym_dwarf *alt;	    /* the alternate / supplementary file's, or NULL */
 	struct psym_arena strings;
 	pthread_mutex_t strings_mu; /* strings and ndecoded, while preparing on threads */
 	struct psym_frame frames[MAX_FRAMES];

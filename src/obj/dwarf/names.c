@@ -81,21 +81,25 @@ static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off)
 		struct cu *u;
 		struct die x;
 		struct origin here = { 0 };
+		/* A DIE of the alternate file: its own references stay in it. */
+		struct psym_dwarf *src = cur & DW_ALT_REF ? d->alt : d;
 
 		if (hop > 0 && (cached = origin_find(d, cur)) != NULL) {
 			names_merge(&r, cached);
 			break;
 		}
-		if (!dw_die_at(d, cur, &u, &x))
-			break;
-		here.name = dw_resolve_str(d, u, &x.name);
-		here.linkage = dw_resolve_str(d, u, &x.linkage);
+		if (!src || !dw_die_at(src, cur & ~DW_ALT_REF, &u, &x))
+			break; /* no alternate file: what the main file gives */
+		here.name = dw_resolve_str(src, u, &x.name);
+		here.linkage = dw_resolve_str(src, u, &x.linkage);
 		here.decl_line =
 			x.decl_line > 0 && x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
 		names_merge(&r, &here);
 		cur = x.origin != NOREF ? x.origin : x.spec;
 		if (cur == NOREF)
 			break;
+		if (src != d)
+			cur |= DW_ALT_REF;
 	}
 	r.off = off;
 	if (off)

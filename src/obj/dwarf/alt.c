@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Alternate (dwz) and supplementary DWARF files: finding their name and
+ * build ID in the main file, opening their sections beside the main
+ * file's, and the units DW_TAG_imported_unit names.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alt.h"
+#include "die.h"
+
+/* Bytes to lowercase hex into out; false when they do not fit or are too few. */
+static bool to_hex(const uint8_t *p, size_t n, char *out, size_t outsz)
+{
+	static const char digits[] = "0123456789abcdef";
+
+	if (n < 1 || n > 64 || 2 * n + 1 > outsz)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[p[i] >> 4];
+		out[2 * i + 1] = digits[p[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return true;
+}
+
+/* A path we would look at: not empty, no control characters, fits. */
+static bool copy_path(const char *s, size_t n, char *out, size_t outsz)
+{
+	if (n == 0 || n >= outsz)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return true;
+}
+
+int psym_dwarf_altlink(const struct psym_elf *elf, char *path, size_t pathsz, char *build_id,
+		       size_t bidsz, struct psym_err *e)
+{
+	const void *data;
+	size_t len;
+	const char *what;
+
+	if (psym_elf_section(elf, ".gnu_debugaltlink", &data, &len) == 0) {
+		const uint8_t *p = data, *z = memchr(p, 0, len);
+
+		what = ".gnu_debugaltlink";
+		if (!z || !copy_path(data, (size_t)(z - p), path, pathsz) ||
+		    !to_hex(z + 1, len - (size_t)(z + 1 - p), build_id, bidsz))
+			goto bad;
+		return 0;
+	}
+	if (psym_elf_section(elf, ".debug_sup", &data, &len) == 0) {
+		struct cur c = cur_at(data, len, 0, psym_elf_is_msb(elf) !=
+						       (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
+		uint16_t version = rd_u16(&c);
+		uint8_t is_sup = rd_u8(&c);
+		const char *name = rd_cstr(&c);
+		uint64_t n = rd_uleb(&c);
+
+		what = ".debug_sup";
+		if (!c.ok || version != 5)
+			goto bad;
+		if (is_sup)
+			return PSYM_NOENT; /* the supplementary file itself */
+		if (n > cur_left(&c) || !copy_path(name, strlen(name), path, pathsz) ||
+		    !to_hex(c.p, (size_t)n, build_id, bidsz))
+			goto bad;
+		return 0;
+	}
+	return PSYM_NOENT;
+bad:
+	return psym_err_set(e, PSYM_EBADDWARF, "'%s': malformed %s", psym_elf_path(elf), what);
+}
+
+int psym_dwarf_set_alt(struct psym_dwarf *d, const struct psym_elf *elf, struct psym_err *e)
+{
+	struct psym_dwarf_opts o = d->o;
+	struct psym_dwarf *a = NULL;
+	uint64_t used = 0;
+	int ret;
+
+	if (d->alt)
+		return psym_err_set(e, PSYM_EINTERNAL, "'%s': alternate file given twice", d->path);
+	/* One memory cap for both files: the alternate file gets what is left. */
+	for (int i = 0; i < S_N; i++)
+		if (d->sec[i].owned)
+			used += d->sec[i].len;
+	if (o.max_memory) {
+		if (used >= o.max_memory)
+			return psym_err_set(e, PSYM_ELIMIT,
+					    "'%s': no memory left under the cap (--max-memory) "
+					    "for the alternate file '%s'",
+					    d->path, psym_elf_path(elf));
+		o.max_memory -= used;
+	}
+	ret = dw_open(elf, &o, false, &a, e);
+	if (ret == PSYM_NOENT)
+		return psym_err_set(e, PSYM_EBADDWARF, "'%s': the alternate file has no DWARF",
+				    psym_elf_path(elf));
+	if (ret)
+		return ret;
+	d->alt = a;
+	return 0;
+}
+
+bool psym_dwarf_has_alt(const struct psym_dwarf *d)
+{
+	return d->alt != NULL;
+}
+
+bool dw_imported_add(struct imported *s, const struct cu *u)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == u)
+			return false;
+	if (s->n >= MAX_IMPORTS)
+		return false;
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		const struct cu **n = realloc(s->v, ncap * sizeof(*n));
+
+		if (!n)
+			return false; /* the import is left out */
+		s->v = n;
+		s->cap = ncap;
+	}
+	s->v[s->n++] = u;
+	return true;
+}
+
+void dw_imported_free(struct imported *s)
+{
+	free(s->v);
+	s->v = NULL;
+	s->n = s->cap = 0;
+}
+
+/* The unit whose top DIE is at off. */
+static struct cu *unit_with_die(struct psym_dwarf *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->ncus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->cus[mid].off <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	{
+		struct cu *u = &d->cus[lo - 1];
+
+		return u->die_off == off && u->ab ? u : NULL;
+	}
+}
+
+struct cu *dw_import_target(struct psym_dwarf *d, struct psym_dwarf *src, const struct cu *u,
+			    struct cur *c, const struct unitfmt *uf, const struct abbrev *a,
+			    struct psym_dwarf **in)
+{
+	const struct attrspec *as = a->nattr ? &u->ab->attrs[a->attr0] : NULL;
+	uint64_t ref = NOREF;
+	struct psym_dwarf *to;
+
+	for (uint32_t i = 0; i < a->nattr; i++) {
+		struct fval v;
+		bool ok;
+
+		if (!read_form(c, uf, as[i].form, as[i].implicit, &v))
+			return NULL;
+		if (as[i].name == AT_import) {
+			ref = ref_abs(u, &v, &ok);
+			if (!ok)
+				ref = NOREF;
+		}
+	}
+	if (ref == NOREF)
+		return NULL;
+	/* In the alternate file, every reference is to the alternate file. */
+	to = src != d || (ref & DW_ALT_REF) ? d->alt : d;
+	if (!to)
+		return NULL;
+	*in = to;
+	return unit_with_die(to, ref & ~DW_ALT_REF);
+}
