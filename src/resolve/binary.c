@@ -11,6 +11,8 @@
 #include "buildid.h"
 #include "symcache.h"
 
+#define ANSWER_REV "3"
+
 struct psym_binary {
 	const struct psym_binary_opts *o;
 	struct psym_elf *elf;
@@ -233,9 +235,15 @@ static void open_cache(struct psym_binary *b)
 	if (!b->o->cache_dir ||
 	    psym_symcache_key(psym_elf_build_id(b->elf), psym_elf_path(b->elf), key, sizeof(key)))
 		return;
-	/* Answers depend on the options and on psym itself: both in the variant. */
+	/*
+	 * Answers depend on the options and on psym itself: both in the
+	 * variant, with the revision of the answer rules (raised whenever a
+	 * change in psym changes answers: 3 = symbol-table rules of symtab.h,
+	 * dwz alternate files).
+	 */
 	if (psym_symcache_open(b->o->cache_dir, key,
-			       b->o->inlines ? "i-" PACKAGE_VERSION : "n-" PACKAGE_VERSION,
+			       b->o->inlines ? "i" ANSWER_REV "-" PACKAGE_VERSION
+					     : "n" ANSWER_REV "-" PACKAGE_VERSION,
 			       &b->cache, &note, &e) != 0)
 		b->cache = NULL;
 	else if (note && psym_symcache_damaged(b->cache))
