@@ -16,10 +16,36 @@ bool psym_is_gzip(const unsigned char *buf, size_t len)
 	return len >= 2 && buf[0] == 0x1f && buf[1] == 0x8b;
 }
 
+/*
+ * Room for more output of a streaming decoder: doubled, starting from four
+ * times the input (at least 64 KiB), never beyond max + 1 bytes (one past
+ * the cap shows that the output would exceed it). PSYM_ELIMIT once the
+ * output holds more than max bytes.
+ */
+static int grow_out(unsigned char **out, size_t *cap, size_t len, size_t max, const char *name,
+		    struct psym_err *e)
+{
+	size_t ncap = *cap ? *cap * 2 : (len < 16384 ? 65536 : len * 4);
+	unsigned char *nb;
+
+	if (*cap > max)
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': decompresses to more than the limit of %zu bytes", name,
+				    max);
+	if (ncap > max + 1 || ncap < *cap)
+		ncap = max + 1;
+	nb = realloc(*out, ncap);
+	if (!nb)
+		return psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
+	*out = nb;
+	*cap = ncap;
+	return 0;
+}
+
 int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *name,
 		unsigned char **outp, size_t *outlenp, struct psym_err *e)
 {
-	unsigned char *out = NULL, *nb;
+	unsigned char *out = NULL;
 	size_t cap = 0, used = 0;
 	z_stream zs;
 	int zr, ret = 0;
@@ -33,24 +59,9 @@ int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *nam
 
 		zs.avail_in = chunk_in > UINT32_MAX ? UINT32_MAX : (uInt)chunk_in;
 		if (used == cap) {
-			size_t ncap = cap ? cap * 2 : (len < 65536 ? 65536 : len * 4);
-
-			if (cap >= max + 1) {
-				ret = psym_err_set(
-					e, PSYM_ELIMIT,
-					"'%s': decompresses to more than the limit of %zu bytes",
-					name, max);
+			ret = grow_out(&out, &cap, len, max, name, e);
+			if (ret)
 				goto out;
-			}
-			if (ncap > max + 1)
-				ncap = max + 1;
-			nb = realloc(out, ncap);
-			if (!nb) {
-				ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
-				goto out;
-			}
-			out = nb;
-			cap = ncap;
 		}
 		zs.next_out = out + used;
 		zs.avail_out = (cap - used) > UINT32_MAX ? UINT32_MAX : (uInt)(cap - used);
@@ -144,7 +155,7 @@ int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 	      unsigned char **outp, size_t *outlenp, struct psym_err *e)
 {
 	lzma_stream xs = LZMA_STREAM_INIT;
-	unsigned char *out = NULL, *nb;
+	unsigned char *out = NULL;
 	size_t cap = 0;
 	lzma_ret xr;
 	int ret = 0;
@@ -156,24 +167,9 @@ int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 	xs.avail_in = len;
 	for (;;) {
 		if (xs.total_out == cap) {
-			size_t ncap = cap ? cap * 2 : (len < 16384 ? 65536 : len * 4);
-
-			if (cap > max) {
-				ret = psym_err_set(
-					e, PSYM_ELIMIT,
-					"'%s': decompresses to more than the limit of %zu bytes",
-					name, max);
+			ret = grow_out(&out, &cap, len, max, name, e);
+			if (ret)
 				goto out;
-			}
-			if (ncap > max + 1)
-				ncap = max + 1;
-			nb = realloc(out, ncap);
-			if (!nb) {
-				ret = psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
-				goto out;
-			}
-			out = nb;
-			cap = ncap;
 		}
 		xs.next_out = out + xs.total_out;
 		xs.avail_out = cap - xs.total_out;

@@ -19,7 +19,7 @@
 #define CACHE_VERSION PSYM_SYMCACHE_VERSION
 #define NO_STR UINT32_MAX
 #define MAX_FILE ((uint64_t)1 << 30)
-#define MAX_FRAMES_PER_ADDR 256
+#define MAX_FRAMES_PER_ADDR PSYM_MAX_FRAMES /* frame.h; part of the file format */
 
 struct hdr {
 	char magic[8];

@@ -12,6 +12,7 @@
 
 #include "alt.h"
 #include "die.h"
+#include "unit.h"
 
 /* Bytes to lowercase hex into out; false when they do not fit or are too few. */
 static bool to_hex(const uint8_t *p, size_t n, char *out, size_t outsz)
@@ -146,23 +147,9 @@ void dw_imported_free(struct imported *s)
 /* The unit whose top DIE is at off. */
 static struct cu *unit_with_die(struct psym_dwarf *d, uint64_t off)
 {
-	size_t lo = 0, hi = d->ncus;
+	struct cu *u = dw_unit_of_offset(d, off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->cus[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0)
-		return NULL;
-	{
-		struct cu *u = &d->cus[lo - 1];
-
-		return u->die_off == off && u->ab ? u : NULL;
-	}
+	return u && u->die_off == off ? u : NULL;
 }
 
 struct cu *dw_import_target(struct psym_dwarf *d, struct psym_dwarf *src, const struct cu *u,

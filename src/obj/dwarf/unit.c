@@ -166,7 +166,7 @@ void dw_cu_free(struct cu *c)
 	free(c->files);
 }
 
-static struct cu *cu_of_offset(struct psym_dwarf *d, uint64_t off)
+struct cu *dw_unit_of_offset(struct psym_dwarf *d, uint64_t off)
 {
 	size_t lo = 0, hi = d->ncus;
 
@@ -190,7 +190,7 @@ static struct cu *cu_of_offset(struct psym_dwarf *d, uint64_t off)
 /* Read the DIE at a .debug_info offset. */
 bool dw_die_at(struct psym_dwarf *d, uint64_t off, struct cu **up, struct die *x)
 {
-	struct cu *u = cu_of_offset(d, off);
+	struct cu *u = dw_unit_of_offset(d, off);
 	const struct abbrev *a;
 	struct cur c;
 

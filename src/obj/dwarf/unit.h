@@ -16,6 +16,9 @@
 int dw_index_cus(struct psym_dwarf *d, struct psym_err *e);
 void dw_cu_free(struct cu *c);
 
+/* The unit whose DIEs hold the .debug_info offset off, or NULL. */
+struct cu *dw_unit_of_offset(struct psym_dwarf *d, uint64_t off);
+
 /* Read the DIE at a .debug_info offset. */
 bool dw_die_at(struct psym_dwarf *d, uint64_t off, struct cu **up, struct die *x);
 
