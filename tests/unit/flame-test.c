@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flame graph's layout, read back from the SVG psym_report_flame writes
+ * for a profile built here with a known call tree:
+ *
+ *   main -> a -> b   3 samples
+ *   main -> a -> c   1
+ *   main -> d        2
+ *   main -> a        0 (a stack ending in a, value 0: no frame of its own)
+ *
+ * Each frame is a <g class="f" data-x data-w data-d> with its name in the
+ * <title>. Checked: root at depth 0 spanning everything; children sorted by
+ * name left to right; each frame's width its share of the total; children
+ * inside their parent; an inline frame (one location with two lines) as
+ * two stacked frames; a name with XML specials escaped.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+#include "pprof.h"
+#include "report.h"
+#include "tap.h"
+
+struct fr {
+	char name[64];
+	double x, w;
+	int d;
+};
+
+static size_t parse(const char *svg, struct fr *out, size_t max)
+{
+	size_t n = 0;
+	const char *p = svg;
+
+	while (n < max && (p = strstr(p, "<g class=\"f\""))) {
+		const char *t = strstr(p, "<title>");
+		const char *end;
+		size_t len;
+
+		if (!t || sscanf(p, "<g class=\"f\" data-x=\"%lf\" data-w=\"%lf\" data-d=\"%d\"",
+				 &out[n].x, &out[n].w, &out[n].d) != 3)
+			break;
+		t += strlen("<title>");
+		end = strstr(t, " (");
+		len = end ? (size_t)(end - t) : 0;
+		if (len >= sizeof(out[n].name))
+			len = sizeof(out[n].name) - 1;
+		memcpy(out[n].name, t, len);
+		out[n].name[len] = '\0';
+		n++;
+		p = t;
+	}
+	return n;
+}
+
+static const struct fr *find(const struct fr *f, size_t n, const char *name, int d)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(f[i].name, name) && f[i].d == d)
+			return &f[i];
+	return NULL;
+}
+
+static uint64_t loc(struct psym_builder *b, struct psym_profile *p, uint64_t addr,
+		    const char *fn, const char *inl)
+{
+	uint64_t id = psym_builder_location(b, 1, addr);
+	pb_location *l = p->pb->location[p->pb->n_location - 1]; /* the new one */
+
+	if (inl) /* innermost first, as pprof orders Location.line */
+		psym_builder_add_line(b, l, psym_builder_function(b, inl, inl, "x.c", 1), 7, 0);
+	psym_builder_add_line(b, l, psym_builder_function(b, fn, fn, "x.c", 1), 9, 0);
+	return id;
+}
+
+static void near(double got, double want, const char *what)
+{
+	ok(fabs(got - want) < 1e-6, "%s: %.6f (want %.6f)", what, got, want);
+}
+
+int main(void)
+{
+	struct psym_limits lim = { 0 };
+	struct psym_profile *p = NULL;
+	struct psym_builder *b = NULL;
+	struct psym_err e = { 0 };
+	struct psym_report_opts o = { .sample_index = -1 };
+	struct fr f[64];
+	char *svg = NULL;
+	size_t svglen = 0, n;
+	FILE *out;
+	const struct fr *m, *a, *bb, *c, *d, *x, *y;
+
+	if (psym_profile_new(&lim, &p, &e) || psym_builder_new(p, &b, &e)) {
+		printf("not ok 1 - setup: %s\n", e.msg);
+		return 1;
+	}
+	psym_builder_sample_type(b, "cpu", "nanoseconds");
+	psym_builder_mapping(b, 0x400000, 0x500000, 0, "/bin/x", "");
+	{
+		uint64_t lm = loc(b, p, 0x400010, "main", NULL);
+		uint64_t la = loc(b, p, 0x400020, "a", NULL);
+		uint64_t lb = loc(b, p, 0x400030, "b", NULL);
+		uint64_t lc = loc(b, p, 0x400040, "c", NULL);
+		uint64_t ld = loc(b, p, 0x400050, "d", NULL);
+		uint64_t li = loc(b, p, 0x400060, "<outer&>", "inner\"q");
+		uint64_t s1[] = { lb, la, lm }, s2[] = { lc, la, lm }, s3[] = { ld, lm },
+			 s4[] = { la, lm }, s5[] = { li };
+		int64_t v3 = 3000000, v1 = 1000000, v2 = 2000000, v0 = 0, v4 = 4000000;
+
+		psym_builder_sample(b, s1, 3, &v3, 1);
+		psym_builder_sample(b, s2, 3, &v1, 1);
+		psym_builder_sample(b, s3, 2, &v2, 1);
+		psym_builder_sample(b, s4, 2, &v0, 1);
+		psym_builder_sample(b, s5, 1, &v4, 1);
+	}
+	is_int(p->pb->n_sample, 5, "profile built: five samples");
+	is_int(psym_profile_index(p, &e), 0, "profile indexed");
+	out = open_memstream(&svg, &svglen);
+	is_int(psym_report_flame(p, &o, "t", out, &e), 0, "flame written");
+	fclose(out);
+	n = parse(svg, f, 64);
+	is_int(n, 7, "seven frames (main a b c d, and the inline pair)");
+
+	m = find(f, n, "main", 0);
+	a = find(f, n, "a", 1);
+	bb = find(f, n, "b", 2);
+	c = find(f, n, "c", 2);
+	d = find(f, n, "d", 1);
+	x = find(f, n, "&lt;outer&amp;&gt;", 0);
+	y = find(f, n, "inner&quot;q", 1);
+	ok(m && a && bb && c && d, "main, a, b, c, d at their depths");
+	ok(x && y, "the inline pair: caller at depth 0, inlined callee above it, names escaped");
+	if (!(m && a && bb && c && d && x && y))
+		return tap_done();
+	/* Total 10 ms: main 6, the inline root 4. Roots sorted by name: '<' < 'm'. */
+	near(x->x, 0.0, "inline root first (sorted by name)");
+	near(x->w, 0.4, "inline root width");
+	near(y->x, x->x, "inlined frame starts with its caller");
+	near(y->w, x->w, "inlined frame as wide as its caller");
+	near(m->x, 0.4, "main after it");
+	near(m->w, 0.6, "main width");
+	near(a->x, m->x, "a starts where main does");
+	near(a->w, 0.4, "a: 3 + 1 (+ 0)");
+	near(bb->x, a->x, "b first inside a");
+	near(bb->w, 0.3, "b width");
+	near(c->x, bb->x + bb->w, "c right after b");
+	near(c->w, 0.1, "c width");
+	near(d->x, a->x + a->w, "d right after a");
+	near(d->w, 0.2, "d width");
+	ok(d->x + d->w <= m->x + m->w + 1e-9, "children inside their parent");
+	ok(strstr(svg, "3ms") != NULL, "values in the unit's scale (3ms for b)");
+	free(svg);
+	psym_builder_free(b);
+	psym_profile_free(p);
+	return tap_done();
+}
