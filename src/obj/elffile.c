@@ -372,7 +372,7 @@ static int debug_only_fallback(const struct psym_elf *f, uint64_t start, uint64_
 	}
 	if (!x)
 		return PSYM_NOENT;
-	/* The kernel maps a segment from the page holding its start. */
+	/* The kernel maps a segment from the (4 KiB) page holding its start. */
 	page = x->vaddr & ~(uint64_t)0xfff;
 	if (__builtin_add_overflow(page, addr - start, &v) || v < x->vaddr ||
 	    v - x->vaddr >= x->memsz)
