@@ -409,6 +409,9 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 	} else if (s->build_id && !bid) {
 		verdict(s, path, PSYM_R_NONE, 0,
 			"used as named (the file has no build ID to check)");
+	} else if (s->want == WANT_BINARY && psym_elf_is_debug_only(elf)) {
+		verdict(s, path, PSYM_R_NONE, 0,
+			"used in place of the binary: a debug file (build ID matches)");
 	} else {
 		verdict(s, path, PSYM_R_NONE, 0, "used%s",
 			s->build_id ? " (build ID matches)" : "");

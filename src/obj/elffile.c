@@ -33,6 +33,10 @@ struct psym_elf {
 	bool has_build_id;
 	struct psym_elf_load *loads;
 	size_t nloads;
+	/* A debug-only file: the binary's PT_LOADs as recovered (norm_layout). */
+	bool debug_only;
+	struct psym_elf_load *norm;
+	size_t nnorm;
 	/* Symbol table: built lazily, then sorted and deduplicated. */
 	struct psym_symtab syms;
 	bool syms_loaded;
@@ -99,6 +103,73 @@ truncated_headers:
 			    f->path, size);
 }
 
+/*
+ * A debug file made by objcopy --only-keep-debug (as Debian's and Fedora's
+ * are): its allocated sections are SHT_NOBITS, and its PT_LOADs keep the
+ * binary's addresses, sizes, flags and alignment but not its file offsets
+ * (0, or objcopy's own layout) nor sizes in the file (0, or short of
+ * p_memsz for the code). Both signs are needed: code is never NOBITS in a
+ * binary, and eu-strip -f keeps the binary's program headers whole.
+ */
+static bool only_keep_debug(const struct psym_elf *f)
+{
+	Elf_Scn *scn = NULL;
+	bool short_code = false;
+
+	for (size_t i = 0; i < f->nloads && !short_code; i++)
+		short_code = (f->loads[i].flags & PF_X) && f->loads[i].filesz < f->loads[i].memsz;
+	if (!short_code)
+		return false;
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOBITS && sh.sh_size &&
+		    (sh.sh_flags & (SHF_ALLOC | SHF_EXECINSTR)) == (SHF_ALLOC | SHF_EXECINSTR))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The binary's file layout, recovered from what a debug file keeps. Every
+ * linker (GNU ld, gold, lld) lays segments out in address order, the first
+ * at file offset 0 (it holds the ELF header), each at the first offset
+ * past the previous one's contents that is congruent to its address modulo
+ * its alignment, as the ELF spec requires of p_offset: GNU ld's offsets
+ * then follow the addresses, lld's do not (it packs the file). p_memsz
+ * stands in for the lost p_filesz (.bss ends the last segment as a rule).
+ * Segments out of address order, or a layout past 2^64, leave the table
+ * empty: only the fallback of psym_elf_normalize remains.
+ */
+static int norm_layout(struct psym_elf *f, struct psym_err *e)
+{
+	uint64_t end = 0;
+
+	f->norm = calloc(f->nloads ? f->nloads : 1, sizeof(*f->norm));
+	if (!f->norm)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < f->nloads; i++) {
+		const struct psym_elf_load *l = &f->loads[i];
+		uint64_t align = l->align, off;
+
+		if (align < 2 || (align & (align - 1)))
+			align = 1; /* no congruence to keep */
+		if (i && l->vaddr < f->loads[i - 1].vaddr)
+			goto unknown;
+		off = end + ((l->vaddr - end) & (align - 1));
+		if (off < end || __builtin_add_overflow(off, l->memsz, &end))
+			goto unknown;
+		f->norm[i] = *l;
+		f->norm[i].offset = off;
+		f->norm[i].filesz = l->memsz;
+	}
+	f->nnorm = f->nloads;
+	return 0;
+unknown:
+	f->nnorm = 0;
+	return 0;
+}
+
 static int load_headers(struct psym_elf *f, struct psym_err *e)
 {
 	size_t nph = 0;
@@ -135,9 +206,13 @@ static int load_headers(struct psym_elf *f, struct psym_err *e)
 			.filesz = ph.p_filesz,
 			.memsz = ph.p_memsz,
 			.flags = ph.p_flags,
+			.align = ph.p_align,
 		};
 	}
 	f->has_build_id = psym_libelf_build_id(f->elf, f->build_id) == 0;
+	f->debug_only = only_keep_debug(f);
+	if (f->debug_only)
+		return norm_layout(f, e);
 	return 0;
 }
 
@@ -252,6 +327,7 @@ void psym_elf_close(struct psym_elf *f)
 		munmap(f->map, f->maplen);
 	free(f->mem);
 	free(f->loads);
+	free(f->norm);
 	psym_symtab_free(&f->syms);
 	free(f->regions);
 	psym_arena_free(&f->strings);
@@ -275,6 +351,50 @@ size_t psym_elf_loads(const struct psym_elf *f, const struct psym_elf_load **loa
 	return f->nloads;
 }
 
+/* File offset -> vaddr through the PT_LOADs that hold file contents. */
+static int offset_to_vaddr(const struct psym_elf_load *loads, size_t n, uint64_t fo,
+			   uint64_t *vaddr)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct psym_elf_load *l = &loads[i];
+
+		if (l->filesz == 0 || fo < l->offset || fo - l->offset >= l->filesz)
+			continue;
+		*vaddr = fo - l->offset + l->vaddr;
+		return 0;
+	}
+	return PSYM_NOENT;
+}
+
+/*
+ * A debug-only file whose recovered layout holds no such offset: the
+ * mapping is taken to be the one executable segment from its first page
+ * on (what a profile's executable mapping is), when there is exactly one.
+ */
+static int debug_only_fallback(const struct psym_elf *f, uint64_t start, uint64_t addr,
+			       uint64_t *vaddr)
+{
+	const struct psym_elf_load *x = NULL;
+	uint64_t page, v;
+
+	for (size_t i = 0; i < f->nloads; i++) {
+		if (!(f->loads[i].flags & PF_X) || !f->loads[i].memsz)
+			continue;
+		if (x)
+			return PSYM_NOENT; /* which one is unknown */
+		x = &f->loads[i];
+	}
+	if (!x)
+		return PSYM_NOENT;
+	/* The kernel maps a segment from the (4 KiB) page holding its start. */
+	page = x->vaddr & ~(uint64_t)0xfff;
+	if (__builtin_add_overflow(page, addr - start, &v) || v < x->vaddr ||
+	    v - x->vaddr >= x->memsz)
+		return PSYM_NOENT;
+	*vaddr = v;
+	return 0;
+}
+
 int psym_elf_normalize(const struct psym_elf *f, uint64_t start, uint64_t limit, uint64_t offset,
 		       uint64_t addr, uint64_t *vaddr)
 {
@@ -290,15 +410,16 @@ int psym_elf_normalize(const struct psym_elf *f, uint64_t start, uint64_t limit,
 	if (addr < start || (limit && addr >= limit) || addr - start > UINT64_MAX - offset)
 		return PSYM_NOENT;
 	fo = addr - start + offset;
-	for (size_t i = 0; i < f->nloads; i++) {
-		const struct psym_elf_load *l = &f->loads[i];
+	if (!f->debug_only)
+		return offset_to_vaddr(f->loads, f->nloads, fo, vaddr);
+	if (offset_to_vaddr(f->norm, f->nnorm, offset, vaddr) == 0)
+		return offset_to_vaddr(f->norm, f->nnorm, fo, vaddr);
+	return debug_only_fallback(f, start, addr, vaddr);
+}
 
-		if (l->filesz == 0 || fo < l->offset || fo - l->offset >= l->filesz)
-			continue;
-		*vaddr = fo - l->offset + l->vaddr;
-		return 0;
-	}
-	return PSYM_NOENT;
+bool psym_elf_is_debug_only(const struct psym_elf *f)
+{
+	return f->debug_only;
 }
 
 /* ---- sections -------------------------------------------------------------- */

@@ -26,6 +26,7 @@ struct psym_elf;
 struct psym_elf_load {
 	uint64_t offset, vaddr, filesz, memsz;
 	uint32_t flags; /* PF_X | PF_W | PF_R */
+	uint64_t align; /* p_align */
 };
 
 /* Caps against hostile files; 0 fields take the defaults. */
@@ -56,9 +57,24 @@ size_t psym_elf_loads(const struct psym_elf *elf, const struct psym_elf_load **l
  * of this file at [start, limit) with file offset `offset` (as in
  * /proc/PID/maps): file offset -> the PT_LOAD that holds it -> vaddr,
  * computed per address. Returns 0, or PSYM_NOENT when no PT_LOAD holds it.
+ *
+ * A debug-only file (psym_elf_is_debug_only) goes through the binary's
+ * file layout recovered from the segments' addresses, sizes and alignment,
+ * and failing that, an address of a mapping whose offset no recovered
+ * segment holds is placed in the one executable segment, the mapping's
+ * start being that segment's first page.
  */
 int psym_elf_normalize(const struct psym_elf *elf, uint64_t start, uint64_t limit, uint64_t offset,
 		       uint64_t addr, uint64_t *vaddr);
+
+/*
+ * True for a separate debug file whose PT_LOADs lost the binary's file
+ * offsets and sizes (objcopy --only-keep-debug: the code is SHT_NOBITS and
+ * its segment has p_filesz 0 or short of p_memsz). Used in place of a
+ * missing binary, its addresses are normalized as above. eu-strip -f files
+ * keep the binary's program headers and are not such files.
+ */
+bool psym_elf_is_debug_only(const struct psym_elf *elf);
 
 /*
  * Why the symbol table could not be used (a cap was hit, memory ran out),

@@ -53,34 +53,49 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	struct psym_binary *b = from(r)->bin;
 	const char *path = psym_elf_path(psym_binary_elf(b));
 	const char *dw = psym_binary_dwarf_path(b), *note;
+	/* A debug file in place of a missing binary is said so. */
+	const char *as = psym_elf_is_debug_only(psym_binary_elf(b))
+				 ? " (a debug file standing in for the binary)"
+				 : "";
 	size_t hits, misses;
 
 	psym_binary_cache_stats(b, &hits, &misses);
 	if (hits && !misses)
-		snprintf(buf, bufsz, "from '%s', from the symbol cache", path);
+		snprintf(buf, bufsz, "from '%s'%s, from the symbol cache", path, as);
 	else if (dw && strcmp(dw, path) != 0)
-		snprintf(buf, bufsz, "from '%s', lines from '%s'%s%s", path, dw,
+		snprintf(buf, bufsz, "from '%s'%s, lines from '%s'%s%s", path, as, dw,
 			 psym_binary_alt_note(b) ? "; " : "",
 			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
 	else if (dw)
-		snprintf(buf, bufsz, "from '%s', with lines%s%s", path,
+		snprintf(buf, bufsz, "from '%s'%s, with lines%s%s", path, as,
 			 psym_binary_alt_note(b) ? "; " : "",
 			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
 	else if ((note = psym_binary_debug_note(b))) /* may load symbols: last */
-		snprintf(buf, bufsz, "from '%s', no lines: %s", path, note);
+		snprintf(buf, bufsz, "from '%s'%s, no lines: %s", path, as, note);
 	else
-		snprintf(buf, bufsz, "from '%s', no lines: no DWARF", path);
+		snprintf(buf, bufsz, "from '%s'%s, no lines: no DWARF", path, as);
 }
 
 static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
 {
-	size_t units, decoded;
+	struct psym_elf *elf = psym_binary_elf(from(r)->bin);
+	size_t units, decoded, n = 0;
+	int k;
 
 	buf[0] = '\0';
+	if (psym_elf_is_debug_only(elf)) {
+		k = snprintf(buf, bufsz,
+			     "'%s' is a debug file standing in for the binary: its segments' "
+			     "file offsets recovered from their addresses and alignment, "
+			     "symbols from its .symtab",
+			     psym_elf_path(elf));
+		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
+	}
 	if (!psym_binary_dwarf_path(from(r)->bin))
 		return;
 	psym_binary_dwarf_units(from(r)->bin, &units, &decoded);
-	snprintf(buf, bufsz, "DWARF: %zu of %zu compile units decoded so far", decoded, units);
+	snprintf(buf + n, bufsz - n, "%sDWARF: %zu of %zu compile units decoded so far",
+		 n ? "\n    " : "", decoded, units);
 }
 
 static void file_warning(struct psym_resolver *r, char *buf, size_t bufsz)

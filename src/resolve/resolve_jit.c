@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The JIT resolver: perf maps and jitdump files, one table per process,
- * each loaded once, on the first address of that process.
+ * each loaded once, on the first address of that process. An address no
+ * sample names (its process unknown) is looked up in the profile's only
+ * process, else in the one process whose tables cover it; when several
+ * do, it is not guessed.
  */
 #include "config.h"
 
@@ -10,6 +13,9 @@
 #include <string.h>
 
 #include "resolvers.h"
+
+/* Processes whose tables are loaded to place an address without a process. */
+#define MAX_GUESS_PIDS 256
 
 struct jit_table {
 	int pid;
@@ -29,6 +35,10 @@ struct jit_resolver {
 	size_t nt;
 	size_t used;	 /* tables that answered something */
 	char last[4200]; /* the last file loaded, for the summary */
+	/* Addresses without a process (no sample), for --explain. */
+	size_t by_only, by_cover, unplaced;
+	int only_pid, cover_pid; /* the last process each rule chose */
+	char unplaced_why[256];	 /* why the last unplaced one was not guessed */
 };
 
 static struct jit_resolver *from(struct psym_resolver *r)
@@ -121,24 +131,102 @@ static struct jit_table *table(struct jit_resolver *j, int pid)
 	return c.t;
 }
 
-static int jit_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t addr,
-		      struct psym_frames *out, struct psym_reason *why)
+/* Look addr up in pid's tables: 0, PSYM_NOENT with why, or none at all (no memory). */
+static int lookup_in(struct jit_resolver *j, int pid, uint64_t addr, struct psym_frame *f,
+		     struct psym_reason *why)
 {
-	struct jit_resolver *j = from(r);
-	struct jit_table *t = table(j, j->pid ? j->pid : ctx->pid);
+	struct jit_table *t = table(j, pid);
 
 	if (!t) {
 		psym_reason_set(why, PSYM_R_ERROR, "out of memory");
-		return PSYM_NOENT;
+		return PSYM_ENOMEM;
 	}
 	if (!t->pm) {
 		*why = t->why;
 		return PSYM_NOENT;
 	}
-	if (psym_perfmap_lookup(t->pm, addr, &out->f[0]) != 0) {
+	if (psym_perfmap_lookup(t->pm, addr, f) != 0) {
 		psym_reason_set(why, PSYM_R_NO_SYMBOL, NULL);
 		return PSYM_NOENT;
 	}
+	return 0;
+}
+
+/*
+ * An address that no sample names: the profile's only process, else the
+ * one process whose perf maps or jitdumps cover it (files given for every
+ * process first: they cover it in all). Never a guess between several.
+ */
+static int lookup_unknown_pid(struct jit_resolver *j, const struct psym_lookup_ctx *ctx,
+			      uint64_t addr, struct psym_frame *f, struct psym_reason *why)
+{
+	struct psym_frame cand;
+	int found = 0, ret;
+	size_t nfound = 0;
+
+	if (ctx->npids == 1) {
+		ret = lookup_in(j, ctx->pids[0], addr, f, why);
+		if (ret == 0) {
+			j->by_only++;
+			j->only_pid = ctx->pids[0];
+		}
+		return ret;
+	}
+	if (j->nfiles && lookup_in(j, 0, addr, f, why) == 0)
+		return 0;
+	if (ctx->npids > MAX_GUESS_PIDS) {
+		psym_reason_set(why, PSYM_R_NO_PERF_MAP,
+				"no sample names its process, and the profile has %zu processes "
+				"(more than %d to search)",
+				ctx->npids, MAX_GUESS_PIDS);
+		goto unplaced;
+	}
+	for (size_t i = 0; i < ctx->npids && nfound < 2; i++) {
+		struct psym_reason r = { 0 };
+
+		ret = lookup_in(j, ctx->pids[i], addr, nfound ? &cand : f, &r);
+		if (ret == PSYM_ENOMEM) {
+			*why = r;
+			return ret;
+		}
+		if (ret == 0 && nfound++ == 0)
+			found = ctx->pids[i];
+		else if (ret == 0)
+			psym_reason_set(why, PSYM_R_NO_PERF_MAP,
+					"no sample names its process, and the perf maps of pids "
+					"%d and %d both cover it: not guessed",
+					found, ctx->pids[i]);
+	}
+	if (nfound == 1) {
+		j->by_cover++;
+		j->cover_pid = found;
+		return 0;
+	}
+	if (nfound == 0)
+		psym_reason_set(why, PSYM_R_NO_SYMBOL,
+				"no sample names its process, and no perf map of the profile's "
+				"%zu processes covers it",
+				ctx->npids);
+unplaced:
+	if (why->code == PSYM_R_NO_PERF_MAP) {
+		j->unplaced++;
+		snprintf(j->unplaced_why, sizeof(j->unplaced_why), "%.200s", why->detail);
+	}
+	return PSYM_NOENT;
+}
+
+static int jit_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t addr,
+		      struct psym_frames *out, struct psym_reason *why)
+{
+	struct jit_resolver *j = from(r);
+	int pid = j->pid ? j->pid : ctx->pid, ret;
+
+	if (!pid && ctx->npids)
+		ret = lookup_unknown_pid(j, ctx, addr, &out->f[0], why);
+	else
+		ret = lookup_in(j, pid, addr, &out->f[0], why);
+	if (ret)
+		return PSYM_NOENT; /* out of memory included: the reason says so */
 	out->n = 1;
 	return 0;
 }
@@ -151,6 +239,32 @@ static void jit_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "from '%s'%s", j->last, j->nt > 1 ? " and others" : "");
 	else
 		snprintf(buf, bufsz, "no perf map");
+}
+
+static void jit_explain(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct jit_resolver *j = from(r);
+	size_t n = 0;
+	int k;
+
+	buf[0] = '\0';
+	if (j->by_only) {
+		k = snprintf(buf, bufsz,
+			     "%zu location(s) no sample names looked up in pid %d, the profile's "
+			     "only process",
+			     j->by_only, j->only_pid);
+		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
+	}
+	if (j->by_cover) {
+		k = snprintf(buf + n, bufsz - n,
+			     "%s%zu location(s) no sample names looked up in the only process "
+			     "whose perf maps cover them (pid %d the last)",
+			     n ? "\n    " : "", j->by_cover, j->cover_pid);
+		n += k < 0 ? 0 : (size_t)k < bufsz - n ? (size_t)k : bufsz - n - 1;
+	}
+	if (j->unplaced)
+		snprintf(buf + n, bufsz - n, "%s%zu location(s) left unresolved: %s",
+			 n ? "\n    " : "", j->unplaced, j->unplaced_why);
 }
 
 static void jit_destroy(struct psym_resolver *r)
@@ -169,6 +283,7 @@ static const struct psym_resolver_ops jit_ops = {
 	.to_vaddr = jit_to_vaddr,
 	.lookup = jit_lookup,
 	.describe = jit_describe,
+	.explain = jit_explain,
 	.destroy = jit_destroy,
 };
 

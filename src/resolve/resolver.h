@@ -40,6 +40,9 @@ struct psym_mapinfo {
 struct psym_lookup_ctx {
 	const struct psym_mapinfo *map; /* the mapping of the address */
 	int pid;			/* process of the sample, 0 when unknown */
+	/* With pid 0 (no sample has the location): the profile's processes. */
+	const int *pids;
+	size_t npids;
 };
 
 /*

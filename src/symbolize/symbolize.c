@@ -105,6 +105,8 @@ struct run {
 	char release[65];			   /* this machine's kernel release */
 	bool *caller_only;			   /* by location position, for --adjust-callers */
 	int *loc_pid;				   /* by location position: pid label of a sample */
+	int *pids;				   /* the distinct pid labels, sorted */
+	size_t npids;
 	long main_mapping;			   /* the mapping --main-binary names, or -1 */
 	size_t done_in_mapping;			   /* for the progress line */
 	struct sumline {			   /* per-mapping summary lines, held back */
@@ -207,6 +209,13 @@ static int cmp_loc_addr(const void *a, const void *b)
 	if (x->address != y->address)
 		return x->address < y->address ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 struct loc_key {
@@ -506,6 +515,9 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 			long pos = psym_profile_location_pos(run->p, loc->id);
 
 			ctx.pid = pos >= 0 ? run->loc_pid[pos] : 0;
+			/* No sample names it: the resolver may still place it. */
+			ctx.pids = run->pids;
+			ctx.npids = run->npids;
 		}
 		ret = psym_resolver_lookup(res, &ctx, vaddrs[i], fr, why);
 		if (ret == PSYM_NOENT) {
@@ -711,6 +723,11 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
+	run.pids = calloc(pb->n_sample + 1, sizeof(int));
+	if (!run.pids) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		pb_sample *smp = pb->sample[i];
 		int pid = 0;
@@ -725,6 +742,18 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 			if (pos >= 0 && !run.loc_pid[pos])
 				run.loc_pid[pos] = pid;
 		}
+		if (pid && (!run.npids || run.pids[run.npids - 1] != pid))
+			run.pids[run.npids++] = pid;
+	}
+	/* The profile's processes, each once. */
+	qsort(run.pids, run.npids, sizeof(int), cmp_int);
+	{
+		size_t w = 0;
+
+		for (size_t i = 0; i < run.npids; i++)
+			if (!w || run.pids[w - 1] != run.pids[i])
+				run.pids[w++] = run.pids[i];
+		run.npids = w;
 	}
 	if (o->adjust_callers) {
 		/* Locations that are never a sample's leaf hold return addresses. */
@@ -804,6 +833,7 @@ out:
 	psym_registry_free(run.own);
 	free(run.caller_only);
 	free(run.loc_pid);
+	free(run.pids);
 	free(first);
 	free(fill);
 	free(order);
