@@ -31,6 +31,7 @@
 #include "abbrev.h"
 #include "internal.h"
 #include "sections.h"
+#include "split.h"
 #include "unit.h"
 
 int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
@@ -71,6 +72,10 @@ int psym_dwarf_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o,
 	ret = dw_index_cus(d, e);
 	if (ret)
 		goto fail;
+	d->o.split = o ? o->split : NULL;
+	ret = dw_split_init(d, e);
+	if (ret)
+		goto fail;
 	if (d->ncuranges == 0) {
 		/* Units there but none readable: corrupt, not "no DWARF". */
 		ret = d->bad_units
@@ -92,6 +97,7 @@ void psym_dwarf_close(struct psym_dwarf *d)
 {
 	if (!d)
 		return;
+	dw_split_free(d->split);
 	for (size_t i = 0; i < d->ncus; i++)
 		dw_cu_free(&d->cus[i]);
 	free(d->cus);

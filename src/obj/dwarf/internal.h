@@ -17,6 +17,7 @@
  *   inline      the DIE walk building the subprogram / inline tree
  *   lookup      address -> frames; prepare: decoding ahead on threads
  *   dwarfsym    the public facade (open, close, counts)
+ *   split       split DWARF: a skeleton unit's .dwo or .dwp, opened lazily
  */
 #ifndef PSYM_DWARF_INTERNAL_H
 #define PSYM_DWARF_INTERNAL_H
@@ -79,7 +80,11 @@ enum {
 	AT_str_offsets_base = 0x72,
 	AT_addr_base = 0x73,
 	AT_rnglists_base = 0x74,
+	AT_dwo_name = 0x76,
 	AT_MIPS_linkage_name = 0x2007,
+	AT_GNU_dwo_name = 0x2130,
+	AT_GNU_dwo_id = 0x2131,
+	AT_GNU_ranges_base = 0x2132,
 	AT_GNU_addr_base = 0x2133,
 };
 
@@ -170,6 +175,7 @@ enum sec {
 	S_ADDR,
 	S_RANGES,
 	S_RNGLISTS,
+	S_CU_INDEX, /* a .dwp's unit index (split.c) */
 	S_N
 };
 
@@ -282,6 +288,18 @@ struct cu {
 	uint16_t version;
 	uint8_t addr_size, offsz, unit_type;
 	bool has_stmt, has_rng_base, decoded, failed;
+	/*
+	 * Split DWARF (split.c). A skeleton names its split unit (dwo_name,
+	 * dwo_id); once found, the function tree is decoded in split_cu of
+	 * split_d (a .dwo, or one unit's view of a .dwp) and lines stay here.
+	 * ranges_base: in DWARF 4 split units only, the skeleton's
+	 * DW_AT_GNU_ranges_base (dwo_ranges_base), into its .debug_ranges.
+	 */
+	bool skeleton, has_dwo_id, claimed;
+	uint64_t dwo_id, ranges_base, dwo_ranges_base;
+	const char *dwo_name;
+	struct psym_dwarf *split_d;
+	struct cu *split_cu;
 	struct entry *entries;
 	size_t nentries, capentries;
 	struct erange *ranges;
@@ -327,6 +345,8 @@ struct psym_dwarf {
 	size_t norigins, caporigins;
 	struct psym_arena strings;
 	pthread_mutex_t strings_mu; /* strings and ndecoded, while preparing on threads */
+	bool dwo;		    /* a .dwo or .dwp: sections named .debug_*.dwo */
+	struct split *split;	    /* split DWARF state (split.c), NULL without skeletons */
 	struct psym_frame frames[MAX_FRAMES];
 };
 
