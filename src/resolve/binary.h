@@ -59,6 +59,11 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 /* Compile units in its DWARF and how many were decoded so far (0, 0: none). */
 void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t *decoded);
 const char *psym_binary_debug_note(const struct psym_binary *b);
+/*
+ * Split DWARF: how many skeleton units so far had no usable split unit
+ * (.dwo / .dwp), with a one-line note and the most telling reason in buf.
+ */
+size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz);
 /* Lookups answered by the persistent cache, and not. */
 void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses);
 /*
