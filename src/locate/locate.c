@@ -245,7 +245,8 @@ bool psym_locate_dwo_candidates(const struct psym_locate_opts *o, const struct p
 
 	if (!name || !*name)
 		return false;
-	base = plain_base(name);
+	/* BASENAME alone only when it differs from the name as written. */
+	base = strchr(name, '/') ? plain_base(name) : NULL;
 	if (name[0] == '/') {
 		if (offer(fn, ud, PSYM_CAND_DWO_AS_NAMED, buf, sizeof(buf), "%s", name))
 			return true;

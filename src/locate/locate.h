@@ -140,7 +140,8 @@ struct psym_dwo_key {
  * Candidates for a .dwo file, in order, without I/O: the path the
  * compiler wrote (DWO_NAME when absolute, else COMP_DIR/DWO_NAME, taken as
  * is); beside the binary, BINDIR/DWO_NAME and BINDIR/BASENAME; for each
- * --dwo-dir, DIR/DWO_NAME, DIR/COMP_DIR/DWO_NAME and DIR/BASENAME. Below
+ * --dwo-dir, DIR/DWO_NAME, DIR/COMP_DIR/DWO_NAME and DIR/BASENAME (the
+ * BASENAME forms only when DWO_NAME has a directory part). Below
  * BINDIR and a --dwo-dir a name is normalized first, so that ".." never
  * leaves the directory. The reader uses a candidate only when it is a
  * regular ELF file holding the unit with the skeleton's dwo id.

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "elffile.h"
 #include "inline.h"
@@ -312,6 +313,10 @@ static bool try_dwp(void *ud, const char *path)
 	const char *what;
 	int ret;
 
+	if (access(path, F_OK) != 0) {
+		explain(s, path, "not found");
+		return false;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		q->err = psym_err_set(q->e, PSYM_ENOMEM, "out of memory");
@@ -321,11 +326,13 @@ static bool try_dwp(void *ud, const char *path)
 	if (ret) {
 		if (ret == PSYM_ENOMEM)
 			q->err = psym_err_set(q->e, ret, "%s", le.msg);
+		else if (ret == PSYM_ENOTREG)
+			explain(s, path, "not a regular file");
 		else
-			explain(s, path, ret == PSYM_ENOTREG ? "not a regular file" : "not found");
-		if (ret != PSYM_ENOTREG && ret != PSYM_ENOMEM && ret != PSYM_EIO)
-			psym_reason_offer(&s->dwp_why, PSYM_R_BAD_FILE, 3, "'%s': %s", path,
-					  le.msg);
+			explain(s, path, le.msg);
+		if (ret != PSYM_ENOMEM)
+			psym_reason_offer(&s->dwp_why, PSYM_R_DWP_BAD, 2, "'%s': %s", path,
+					  ret == PSYM_ENOTREG ? "not a regular file" : le.msg);
 		free(p);
 		return ret == PSYM_ENOMEM;
 	}
@@ -399,6 +406,7 @@ struct dwo_search {
 	struct psym_reason *why;
 	struct psym_dwarf *found_d;
 	struct cu *found;
+	size_t tried; /* candidates offered */
 	struct psym_err *e;
 	int err;
 };
@@ -429,6 +437,10 @@ static struct dwofile *dwo_file(struct dwo_search *q, const char *path)
 	if (!f->path)
 		goto nomem;
 	s->nfiles++;
+	if (access(path, F_OK) != 0) {
+		psym_reason_set(&f->why, PSYM_R_DWO_NOT_FOUND, "'%s': not found", path);
+		return f;
+	}
 	ret = psym_elf_open(path, s->f->elf_limits, &f->elf, &le);
 	if (ret == PSYM_ENOMEM)
 		goto nomem;
@@ -436,8 +448,6 @@ static struct dwofile *dwo_file(struct dwo_search *q, const char *path)
 		if (ret == PSYM_ENOTREG)
 			psym_reason_set(&f->why, PSYM_R_NOT_REGULAR, "'%s': not a regular file",
 					path);
-		else if (ret == PSYM_EIO)
-			psym_reason_set(&f->why, PSYM_R_DWO_NOT_FOUND, "'%s': not found", path);
 		else
 			psym_reason_set(&f->why, PSYM_R_BAD_FILE, "%s", le.msg);
 		f->elf = NULL;
@@ -481,10 +491,13 @@ static bool try_dwo(void *ud, const char *path)
 
 	if (!f)
 		return true;
+	q->tried++;
+	if (!f->dw && f->why.code == PSYM_R_DWO_NOT_FOUND) {
+		explain(q->s, path, "not found");
+		return false;
+	}
 	if (!f->dw) {
-		psym_reason_offer(q->why, f->why.code,
-				  f->why.code == PSYM_R_DWO_NOT_FOUND ? 1 : 3, "%s",
-				  psym_reason_text(&f->why));
+		psym_reason_offer(q->why, f->why.code, 3, "%s", psym_reason_text(&f->why));
 		explain(q->s, path, psym_reason_text(&f->why));
 		return false;
 	}
@@ -507,6 +520,7 @@ static bool try_dwo(void *ud, const char *path)
 static int find_split(struct psym_dwarf *d, struct split *s, struct cu *c, struct psym_dwarf **sd,
 		      struct cu **sc, struct psym_reason *why, struct psym_err *e)
 {
+	size_t tried = 0;
 	int ret;
 
 	*sd = NULL;
@@ -534,15 +548,17 @@ static int find_split(struct psym_dwarf *d, struct split *s, struct cu *c, struc
 			return q.err;
 		*sd = q.found_d;
 		*sc = q.found;
+		tried = q.tried;
 	}
 	ret = 0;
 out:
 	if (*sc)
 		(*sc)->claimed = true;
 	else if (why->code == PSYM_R_NONE)
-		psym_reason_set(why, PSYM_R_DWO_NOT_FOUND, "'%s': not found (dwo id %016llx)",
+		psym_reason_set(why, PSYM_R_DWO_NOT_FOUND,
+				"'%s' (dwo id %016llx): not found in %zu places (--explain lists them)",
 				c->dwo_name ? c->dwo_name : "(no dwo name)",
-				(unsigned long long)c->dwo_id);
+				(unsigned long long)c->dwo_id, tried);
 	return ret;
 }
 
