@@ -437,10 +437,6 @@ static struct dwofile *dwo_file(struct dwo_search *q, const char *path)
 	if (!f->path)
 		goto nomem;
 	s->nfiles++;
-	if (access(path, F_OK) != 0) {
-		psym_reason_set(&f->why, PSYM_R_DWO_NOT_FOUND, "'%s': not found", path);
-		return f;
-	}
 	ret = psym_elf_open(path, s->f->elf_limits, &f->elf, &le);
 	if (ret == PSYM_ENOMEM)
 		goto nomem;
@@ -485,17 +481,19 @@ nomem:
 static bool try_dwo(void *ud, const char *path)
 {
 	struct dwo_search *q = ud;
-	struct dwofile *f = dwo_file(q, path);
+	struct dwofile *f;
 	uint64_t other = 0;
 	char msg[200];
 
-	if (!f)
-		return true;
 	q->tried++;
-	if (!f->dw && f->why.code == PSYM_R_DWO_NOT_FOUND) {
+	/* Paths that are not there are not remembered: the list stays the files found. */
+	if (access(path, F_OK) != 0) {
 		explain(q->s, path, "not found");
 		return false;
 	}
+	f = dwo_file(q, path);
+	if (!f)
+		return true;
 	if (!f->dw) {
 		psym_reason_offer(q->why, f->why.code, 3, "%s", psym_reason_text(&f->why));
 		explain(q->s, path, psym_reason_text(&f->why));
