@@ -62,6 +62,10 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "from '%s', lines from '%s'", path, dw);
 	else if (dw)
 		snprintf(buf, bufsz, "from '%s', with lines", path);
+	else if ((note = psym_binary_debug_note(b))) /* may load symbols: last */
+		snprintf(buf, bufsz, "from '%s', no lines: %s", path, note);
+	else
+		snprintf(buf, bufsz, "from '%s', no lines: no DWARF", path);
 	if (dw && !(hits && !misses)) {
 		char split[1400];
 		size_t n = strlen(buf);
@@ -69,10 +73,6 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 		if (psym_binary_split_note(b, split, sizeof(split)) && n < bufsz)
 			snprintf(buf + n, bufsz - n, "; %s", split);
 	}
-	else if ((note = psym_binary_debug_note(b))) /* may load symbols: last */
-		snprintf(buf, bufsz, "from '%s', no lines: %s", path, note);
-	else
-		snprintf(buf, bufsz, "from '%s', no lines: no DWARF", path);
 }
 
 static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
