@@ -265,8 +265,8 @@ bool psym_locate_dwo_candidates(const struct psym_locate_opts *o, const struct p
 			strcpy(bindir, "/");
 		else
 			*slash = '\0';
-		if (name[0] != '/' && offer_below(fn, ud, PSYM_CAND_DWO_BESIDE, bindir, name, &stop) &&
-		    stop)
+		if (name[0] != '/' &&
+		    offer_below(fn, ud, PSYM_CAND_DWO_BESIDE, bindir, name, &stop) && stop)
 			return true;
 		if (base && offer(fn, ud, PSYM_CAND_DWO_BESIDE, buf, sizeof(buf), "%s/%s",
 				  strcmp(bindir, "/") ? bindir : "", base))

@@ -17,7 +17,7 @@ struct psym_binary {
 	bool debug_tried;
 	struct psym_symcache *cache; /* NULL: off or unavailable */
 	bool cache_tried;
-	const char *cache_damage; /* why a damaged cache file was ignored, until reported */
+	const char *cache_damage;      /* why a damaged cache file was ignored, until reported */
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 };
 

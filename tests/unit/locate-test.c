@@ -154,7 +154,8 @@ int main(void)
 		psym_locate_dwo_candidates(&o, &wk, collect, &g);
 		is_int((int)g.n, 4, "absolute dwo: itself + basename beside + 2 per dwo dir");
 		want(&g, 0, "/abs/b.dwo", PSYM_CAND_DWO_AS_NAMED, "absolute dwo_name");
-		want(&g, 1, "/opt/app/bin/b.dwo", PSYM_CAND_DWO_BESIDE, "absolute: basename beside");
+		want(&g, 1, "/opt/app/bin/b.dwo", PSYM_CAND_DWO_BESIDE,
+		     "absolute: basename beside");
 		want(&g, 2, "/moved/abs/b.dwo", PSYM_CAND_DWO_DIR, "absolute: under the dwo dir");
 
 		/* ".." never leaves the binary's directory or a dwo dir. */

@@ -14,8 +14,8 @@
 #include "sections.h"
 
 static const char *const sec_names[S_N] = {
-	"info", "abbrev", "line", "str", "line_str", "str_offsets", "addr", "ranges", "rnglists",
-	"cu_index",
+	"info",	       "abbrev", "line",   "str",      "line_str",
+	"str_offsets", "addr",	 "ranges", "rnglists", "cu_index",
 };
 
 /*

@@ -98,8 +98,8 @@ static void borrow_skeleton_sections(struct psym_dwarf *c, const struct psym_dwa
 
 	for (size_t i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
 		dw_section_free(&c->sec[shared[i]]);
-		c->sec[shared[i]] = (struct section){ .p = d->sec[shared[i]].p,
-						      .len = d->sec[shared[i]].len };
+		c->sec[shared[i]] =
+			(struct section){ .p = d->sec[shared[i]].p, .len = d->sec[shared[i]].len };
 	}
 }
 
@@ -272,7 +272,8 @@ static int dwp_view(struct psym_dwarf *d, struct dwp *p, uint32_t row, struct ps
 		uint64_t off, size;
 
 		if (s == S_STR) {
-			v->sec[s] = (struct section){ .p = p->pk->sec[s].p, .len = p->pk->sec[s].len };
+			v->sec[s] =
+				(struct section){ .p = p->pk->sec[s].p, .len = p->pk->sec[s].len };
 			continue;
 		}
 		if (p->col[s] < 0)
@@ -281,8 +282,7 @@ static int dwp_view(struct psym_dwarf *d, struct dwp *p, uint32_t row, struct ps
 		cs = cur_at(ix->p, ix->len, p->off_sizes + cell * 4, p->pk->swap);
 		off = rd_u32(&co);
 		size = rd_u32(&cs);
-		if (!co.ok || !cs.ok || off > p->pk->sec[s].len ||
-		    size > p->pk->sec[s].len - off) {
+		if (!co.ok || !cs.ok || off > p->pk->sec[s].len || size > p->pk->sec[s].len - off) {
 			*what = "a contribution outside its section";
 			psym_dwarf_close(v);
 			return 0;
@@ -553,10 +553,11 @@ out:
 	if (*sc)
 		(*sc)->claimed = true;
 	else if (why->code == PSYM_R_NONE)
-		psym_reason_set(why, PSYM_R_DWO_NOT_FOUND,
-				"'%s' (dwo id %016llx): not found in %zu places (--explain lists them)",
-				c->dwo_name ? c->dwo_name : "(no dwo name)",
-				(unsigned long long)c->dwo_id, tried);
+		psym_reason_set(
+			why, PSYM_R_DWO_NOT_FOUND,
+			"'%s' (dwo id %016llx): not found in %zu places (--explain lists them)",
+			c->dwo_name ? c->dwo_name : "(no dwo name)", (unsigned long long)c->dwo_id,
+			tried);
 	return ret;
 }
 

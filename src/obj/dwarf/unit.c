@@ -79,8 +79,7 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 			if (ut == UT_skeleton || ut == UT_split_compile) {
 				u->dwo_id = rd_u64(&c);
 				u->has_dwo_id = true;
-			}
-			else if (ut == UT_type || ut == UT_split_type)
+			} else if (ut == UT_type || ut == UT_split_type)
 				continue;
 		} else {
 			abbrev_off = rd_off(&c, offsz);
