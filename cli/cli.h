@@ -55,6 +55,8 @@ enum {
 	OPT_CACHE,
 	OPT_NO_CACHE,
 	OPT_FILTER,
+	OPT_DWO_DIR,
+	OPT_DWP,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -80,6 +82,8 @@ enum {
 		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },                         \
 		{ "debuginfod-timeout", required_argument, NULL, OPT_DEBUGINFOD_TIMEOUT },         \
 		{ "offline", no_argument, NULL, OPT_OFFLINE },                                     \
+		{ "dwo-dir", required_argument, NULL, OPT_DWO_DIR },                               \
+		{ "dwp", required_argument, NULL, OPT_DWP },                                       \
 	{                                                                                          \
 		"limit", required_argument, NULL, OPT_LIMIT                                        \
 	}
@@ -107,6 +111,12 @@ enum {
 	"                             together (a batch is one run; default 30);\n"                \
 	"                             then the rest are not asked\n"                               \
 	"      --offline              never use the network\n"                                     \
+	"      --dwo-dir DIR          split DWARF: look for .dwo files as DIR/DWO_NAME,\n"         \
+	"                             DIR/COMP_DIR/DWO_NAME and DIR/BASENAME after\n"            \
+	"                             COMP_DIR/DWO_NAME and beside the binary\n"                 \
+	"                             (repeatable; for builds moved elsewhere)\n"                \
+	"      --dwp FILE             split DWARF: the .dwp package (default:\n"                 \
+	"                             BINARY.dwp, then DEBUGDIR/BASENAME.dwp)\n"                 \
 	"A file whose build ID differs from the profile's (or that has none when the\n"            \
 	"profile has one) is never used unless named explicitly.\n" READER_LIMIT_HELP
 
@@ -128,8 +138,9 @@ struct idset {
  * Declared once, so every command finds files the same way.
  */
 struct discovery {
-	const char **bpath, **ddirs, **pkgs, **urls;
-	size_t n_bpath, n_ddirs, n_pkgs, n_urls;
+	const char **bpath, **ddirs, **pkgs, **urls, **dwo_dirs;
+	size_t n_bpath, n_ddirs, n_pkgs, n_urls, n_dwo_dirs;
+	const char *dwp; /* --dwp FILE */
 	const char *sysroot;
 	struct psym_debuginfod_opts dio;
 	struct psym_debuginfod *dsess; /* one session for the run, made before any thread */

@@ -142,6 +142,8 @@ bool discovery_option(int c, const char *arg, struct discovery *d, const char *c
 	case OPT_BINARY_PATH: add_path_list(arg, &d->bpath, &d->n_bpath); break;
 	case OPT_SYSROOT: d->sysroot = arg; break;
 	case OPT_DEBUG_DIR: add_path_list(arg, &d->ddirs, &d->n_ddirs); break;
+	case OPT_DWO_DIR: add_one(arg, &d->dwo_dirs, &d->n_dwo_dirs); break;
+	case OPT_DWP: d->dwp = arg; break;
 	case OPT_DEBUG_PKG: add_one(arg, &d->pkgs, &d->n_pkgs); break;
 	case OPT_DEBUGINFOD: add_one(arg, &d->urls, &d->n_urls); break;
 	case OPT_DEBUGINFOD_TIMEOUT:
@@ -240,6 +242,9 @@ int discovery_finish(struct discovery *d, struct psym_err *e)
 		.debug_dirs = d->ddirs,
 		.n_debug_dirs = d->n_ddirs,
 		.elf_limits = &d->limits.elf,
+		.dwo_dirs = d->dwo_dirs,
+		.n_dwo_dirs = d->n_dwo_dirs,
+		.dwp = d->dwp,
 	};
 	{
 		char sbuf[4096];
@@ -261,6 +266,7 @@ void discovery_free(struct discovery *d)
 	free_list(d->ddirs, d->n_ddirs);
 	free_list(d->pkgs, d->n_pkgs);
 	free_list(d->urls, d->n_urls);
+	free_list(d->dwo_dirs, d->n_dwo_dirs);
 	for (size_t i = 0; i < d->want.n; i++)
 		free(d->want.ids[i]);
 	free(d->want.ids);

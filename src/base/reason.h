@@ -29,6 +29,9 @@
 	X(NOT_CODE, "no code in this kind of mapping")                                             \
 	X(NO_ADDRESS, "address outside the object's segments")                                     \
 	X(NO_SYMBOL, "no symbol or line covers the address")                                       \
+	X(DWO_NOT_FOUND, "split DWARF .dwo not found")                                             \
+	X(DWO_MISMATCH, "split DWARF unit with another dwo id")                                    \
+	X(DWP_BAD, "corrupt .dwp package")                                                         \
 	X(ERROR, "error")
 
 enum psym_reason_code {

@@ -256,6 +256,103 @@ static bool alt_allowed(const struct psym_locate_opts *o, const struct psym_alt_
 	return false;
 }
 
+/* ---- split DWARF: .dwo and .dwp candidates ------------------------------ */
+
+/* The last component of a path, when it is a plain file name; else NULL. */
+static const char *plain_base(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	b = b ? b + 1 : path;
+	return plain_name(b) ? b : NULL;
+}
+
+/* DIR and a name below it that ".." cannot leave; false when too long. */
+static bool offer_below(psym_cand_fn fn, void *ud, enum psym_cand_rule rule, const char *dir,
+			const char *name, bool *stop)
+{
+	char norm[PATH_MAX], buf[PATH_MAX * 2];
+
+	*stop = false;
+	if (!psym_path_normalize(name, norm, sizeof(norm)) || strcmp(norm, "/") == 0)
+		return false;
+	*stop = offer(fn, ud, rule, buf, sizeof(buf), "%s%s", strcmp(dir, "/") ? dir : "", norm);
+	return true;
+}
+
+bool psym_locate_dwo_candidates(const struct psym_locate_opts *o, const struct psym_dwo_key *k,
+				psym_cand_fn fn, void *ud)
+{
+	char buf[PATH_MAX * 2], bindir[PATH_MAX];
+	const char *name = k->dwo_name, *base;
+	bool stop;
+
+	if (!name || !*name)
+		return false;
+	/* BASENAME alone only when it differs from the name as written. */
+	base = strchr(name, '/') ? plain_base(name) : NULL;
+	if (name[0] == '/') {
+		if (offer(fn, ud, PSYM_CAND_DWO_AS_NAMED, buf, sizeof(buf), "%s", name))
+			return true;
+	} else if (k->comp_dir && *k->comp_dir) {
+		if (offer(fn, ud, PSYM_CAND_DWO_AS_NAMED, buf, sizeof(buf), "%s%s%s", k->comp_dir,
+			  k->comp_dir[strlen(k->comp_dir) - 1] == '/' ? "" : "/", name))
+			return true;
+	}
+	if (k->binary_path &&
+	    snprintf(bindir, sizeof(bindir), "%s", k->binary_path) < (int)sizeof(bindir)) {
+		char *slash = strrchr(bindir, '/');
+
+		if (!slash)
+			strcpy(bindir, ".");
+		else if (slash == bindir)
+			strcpy(bindir, "/");
+		else
+			*slash = '\0';
+		if (name[0] != '/' &&
+		    offer_below(fn, ud, PSYM_CAND_DWO_BESIDE, bindir, name, &stop) && stop)
+			return true;
+		if (base && offer(fn, ud, PSYM_CAND_DWO_BESIDE, buf, sizeof(buf), "%s/%s",
+				  strcmp(bindir, "/") ? bindir : "", base))
+			return true;
+	}
+	for (size_t i = 0; i < o->n_dwo_dirs; i++) {
+		const char *dir = o->dwo_dirs[i];
+
+		if (offer_below(fn, ud, PSYM_CAND_DWO_DIR, dir, name, &stop) && stop)
+			return true;
+		if (name[0] != '/' && k->comp_dir && k->comp_dir[0] == '/' &&
+		    snprintf(buf, sizeof(buf), "%s/%s", k->comp_dir, name) < (int)sizeof(buf)) {
+			char joined[PATH_MAX * 2];
+
+			strcpy(joined, buf);
+			if (offer_below(fn, ud, PSYM_CAND_DWO_DIR, dir, joined, &stop) && stop)
+				return true;
+		}
+		if (base && offer(fn, ud, PSYM_CAND_DWO_DIR, buf, sizeof(buf), "%s/%s", dir, base))
+			return true;
+	}
+	return false;
+}
+
+bool psym_locate_dwp_candidates(const struct psym_locate_opts *o, const char *binary_path,
+				psym_cand_fn fn, void *ud)
+{
+	char buf[PATH_MAX * 2];
+	const char *base = binary_path ? plain_base(binary_path) : NULL;
+
+	if (o->dwp && *o->dwp && fn(ud, o->dwp, PSYM_CAND_DWP_NAMED))
+		return true;
+	if (binary_path &&
+	    offer(fn, ud, PSYM_CAND_DWP_BESIDE, buf, sizeof(buf), "%s.dwp", binary_path))
+		return true;
+	for (size_t i = 0; base && i < o->n_debug_dirs; i++)
+		if (offer(fn, ud, PSYM_CAND_DWP_DEBUGDIR, buf, sizeof(buf), "%s/%s.dwp",
+			  o->debug_dirs[i], base))
+			return true;
+	return false;
+}
+
 bool psym_locate_alt_candidates(const struct psym_locate_opts *o, const struct psym_alt_key *k,
 				psym_cand_fn fn, void *ud)
 {

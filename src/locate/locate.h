@@ -57,6 +57,10 @@ struct psym_locate_opts {
 	size_t n_perf_map_dirs;
 	const char *release; /* kernel release for the usual places of
 					* vmlinux and the vDSO; NULL: none */
+	/* Split DWARF: */
+	const char *const *dwo_dirs; /* --dwo-dir: where moved .dwo files are */
+	size_t n_dwo_dirs;
+	const char *dwp; /* --dwp FILE, or NULL */
 };
 
 /* What an object is looked for by. */
@@ -87,6 +91,13 @@ enum psym_cand_rule {
 	PSYM_CAND_ALT_RECORDED,	 /* the alternate file's path as recorded */
 	PSYM_CAND_ALT_DEBUGDIR,	 /* DEBUGDIR/REST for a recorded /usr/lib/debug/REST */
 	PSYM_CAND_ALT_TREE,	 /* DEBUGDIR/.build-id/NN/REST.debug (the alternate file) */
+	/* Split DWARF (only for psym_locate_dwo/dwp_candidates' callers): */
+	PSYM_CAND_DWO_AS_NAMED, /* COMP_DIR/DWO_NAME, or DWO_NAME when absolute */
+	PSYM_CAND_DWO_BESIDE,	/* BINDIR/DWO_NAME, BINDIR/BASENAME */
+	PSYM_CAND_DWO_DIR,	/* DWODIR/DWO_NAME, DWODIR/COMP_DIR/DWO_NAME, DWODIR/BASENAME */
+	PSYM_CAND_DWP_NAMED,	/* --dwp FILE */
+	PSYM_CAND_DWP_BESIDE,	/* BINARY.dwp */
+	PSYM_CAND_DWP_DEBUGDIR, /* DEBUGDIR/BASENAME.dwp */
 };
 
 /* Return true to stop the enumeration. */
@@ -120,6 +131,33 @@ struct psym_debug_key {
  */
 bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct psym_debug_key *k,
 				  psym_cand_fn fn, void *ud);
+
+/* What a skeleton unit of split DWARF says of its .dwo file. */
+struct psym_dwo_key {
+	const char *binary_path; /* the file with the skeleton units, or NULL */
+	const char *comp_dir;	 /* DW_AT_comp_dir, or NULL */
+	const char *dwo_name;	 /* DW_AT_dwo_name / DW_AT_GNU_dwo_name */
+};
+
+/*
+ * Candidates for a .dwo file, in order, without I/O: the path the
+ * compiler wrote (DWO_NAME when absolute, else COMP_DIR/DWO_NAME, taken as
+ * is); beside the binary, BINDIR/DWO_NAME and BINDIR/BASENAME; for each
+ * --dwo-dir, DIR/DWO_NAME, DIR/COMP_DIR/DWO_NAME and DIR/BASENAME (the
+ * BASENAME forms only when DWO_NAME has a directory part). Below
+ * BINDIR and a --dwo-dir a name is normalized first, so that ".." never
+ * leaves the directory. The reader uses a candidate only when it is a
+ * regular ELF file holding the unit with the skeleton's dwo id.
+ */
+bool psym_locate_dwo_candidates(const struct psym_locate_opts *o, const struct psym_dwo_key *k,
+				psym_cand_fn fn, void *ud);
+
+/*
+ * Candidates for the .dwp package of a binary, in order: --dwp FILE;
+ * BINARY.dwp; DEBUGDIR/BASENAME.dwp for each debug dir.
+ */
+bool psym_locate_dwp_candidates(const struct psym_locate_opts *o, const char *binary_path,
+				psym_cand_fn fn, void *ud);
 
 /*
  * What a debug file says of its alternate (dwz, .gnu_debugaltlink) or

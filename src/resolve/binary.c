@@ -24,8 +24,14 @@ struct psym_binary {
 	bool debug_tried;
 	struct psym_symcache *cache; /* NULL: off or unavailable */
 	bool cache_tried;
-	const char *cache_damage; /* why a damaged cache file was ignored, until reported */
+	const char *cache_damage;      /* why a damaged cache file was ignored, until reported */
+	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 };
+
+static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
+		       void *ud);
+static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud);
+static void finder_explain(void *ctx, const char *path, const char *verdict);
 
 int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 		    struct psym_binary **out, struct psym_err *e)
@@ -38,6 +44,13 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	}
 	b->o = o;
 	b->elf = elf;
+	b->finder = (struct psym_dwo_finder){
+		.ctx = b,
+		.dwo = finder_dwo,
+		.dwp = finder_dwp,
+		.explain = finder_explain,
+		.elf_limits = o->locate ? o->locate->elf_limits : NULL,
+	};
 	*out = b;
 	return 0;
 }
@@ -152,6 +165,75 @@ static void find_alt(struct psym_binary *b, const struct psym_elf *elf)
 	psym_elf_adopt(b->elf, alt); /* closed with b->elf, after the DWARF */
 }
 
+/* ---- split DWARF: the locator's candidates for the DWARF reader ---------- */
+
+static const struct psym_locate_opts no_locate;
+
+static const struct psym_locate_opts *locate_opts(const struct psym_binary *b)
+{
+	return b->o->locate ? b->o->locate : &no_locate;
+}
+
+struct cand_adapter {
+	psym_dwo_cand_fn fn;
+	void *ud;
+};
+
+static bool adapt(void *ud, const char *path, enum psym_cand_rule rule)
+{
+	struct cand_adapter *a = ud;
+
+	(void)rule;
+	return a->fn(a->ud, path);
+}
+
+static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
+		       void *ud)
+{
+	struct psym_binary *b = ctx;
+	struct cand_adapter a = { fn, ud };
+	struct psym_dwo_key k = {
+		.binary_path = psym_elf_path(b->elf),
+		.comp_dir = comp_dir,
+		.dwo_name = dwo_name,
+	};
+
+	psym_locate_dwo_candidates(locate_opts(b), &k, adapt, &a);
+}
+
+static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud)
+{
+	struct psym_binary *b = ctx;
+	struct cand_adapter a = { fn, ud };
+
+	psym_locate_dwp_candidates(locate_opts(b), psym_elf_path(b->elf), adapt, &a);
+}
+
+static void finder_explain(void *ctx, const char *path, const char *verdict)
+{
+	struct psym_binary *b = ctx;
+
+	if (b->o->locate && b->o->locate->explain)
+		b->o->locate->explain(b->o->locate->explain_ud, path, verdict);
+}
+
+size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz)
+{
+	struct psym_reason why;
+	size_t skel, missing;
+
+	buf[0] = '\0';
+	if (!b->dwarf)
+		return 0;
+	missing = psym_dwarf_split_status(b->dwarf, &skel, &why);
+	if (missing)
+		snprintf(buf, bufsz,
+			 "split DWARF: %zu of %zu units used without their split unit (no inline "
+			 "frames): %s",
+			 missing, skel, psym_reason_text(&why));
+	return missing;
+}
+
 /* Open the DWARF of elf (b->elf or one it adopted); true when it has some. */
 static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 {
@@ -165,6 +247,7 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 		.max_section = l ? l->dwarf_section_bytes : 0,
 		.max_memory = l ? l->memory : 0,
 		.threads = b->o->threads,
+		.split = &b->finder,
 	};
 	struct psym_err e = { 0 };
 	int ret = psym_dwarf_open(elf, &dopt, &b->dwarf, &e);
@@ -281,8 +364,12 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 		return n;
 	}
 	n = resolve_uncached(b, vaddr, frames, max);
-	/* Not without the alternate file: a later run that finds it answers better. */
-	if (b->cache && b->dwarf && !b->alt_note[0])
+	/*
+	 * Not without the alternate file, nor once a split unit was missing:
+	 * a later run that finds them answers better.
+	 */
+	if (b->cache && b->dwarf && !b->alt_note[0] &&
+	    !psym_dwarf_split_status(b->dwarf, NULL, NULL))
 		psym_symcache_add(b->cache, vaddr, frames, n);
 	return n;
 }

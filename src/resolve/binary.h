@@ -64,6 +64,12 @@ const char *psym_binary_debug_note(const struct psym_binary *b);
  * names could not be used, or NULL (none needed, or found). Borrowed.
  */
 const char *psym_binary_alt_note(const struct psym_binary *b);
+
+/*
+ * Split DWARF: how many skeleton units so far had no usable split unit
+ * (.dwo / .dwp), with a one-line note and the most telling reason in buf.
+ */
+size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz);
 /* Lookups answered by the persistent cache, and not. */
 void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses);
 /*

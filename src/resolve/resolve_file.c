@@ -74,6 +74,13 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "from '%s'%s, no lines: %s", path, as, note);
 	else
 		snprintf(buf, bufsz, "from '%s'%s, no lines: no DWARF", path, as);
+	if (dw && !(hits && !misses)) {
+		char split[1400];
+		size_t n = strlen(buf);
+
+		if (psym_binary_split_note(b, split, sizeof(split)) && n < bufsz)
+			snprintf(buf + n, bufsz - n, "; %s", split);
+	}
 }
 
 static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)

@@ -304,9 +304,78 @@ def crashlog_cases():
         b"    #2 0x1234 (" + b"/" * 8000 + b"+0x10)\n")
 
 
+SPLIT_SRC = r"""
+static inline int sq(int x) { return x * x + 1; }
+__attribute__((noinline)) int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += sq(i); return s; }
+int main(int argc, char **argv) { (void)argv; return work(argc * 1000) & 1; }
+"""
+
+
+def split_base():
+    """A split-DWARF binary that is its own .dwp: gcc 12 -O2 -g -gdwarf-5
+    -gsplit-dwarf, the .dwo's sections added to the binary with objcopy and a
+    hand-made .debug_cu_index (version 5, one unit) after them, so that
+    `psym addr --dwp F -e F` reads the split unit from the same file. Its
+    skeleton's dwo_name is "/nonexistent/split.dwo"."""
+    with tempfile.TemporaryDirectory() as t:
+        open(os.path.join(t, "split.c"), "w").write(SPLIT_SRC)
+        subprocess.run(["gcc", "-O2", "-g", "-gdwarf-5", "-gsplit-dwarf", "-c",
+                        "-fdebug-prefix-map=%s=/nonexistent" % t, "-o", "split.o", "split.c"],
+                       cwd=t, check=True)
+        subprocess.run(["gcc", "-Wl,--build-id", "-o", "split", "split.o"], cwd=t, check=True)
+        dwo = Elf(open(os.path.join(t, "split.dwo"), "rb").read())
+        add, contrib = [], {}
+        for name, sect in ((".debug_info.dwo", 1), (".debug_abbrev.dwo", 3),
+                           (".debug_line.dwo", 4), (".debug_str_offsets.dwo", 6),
+                           (".debug_rnglists.dwo", 8), (".debug_str.dwo", None)):
+            if name not in dwo.secs:
+                continue
+            off, size = dwo.sec(name)
+            path = os.path.join(t, name.strip("."))
+            open(path, "wb").write(dwo.d[off:off + size])
+            add += ["--add-section", "%s=%s" % (name, path)]
+            if sect:
+                contrib[sect] = size
+        off, _ = dwo.sec(".debug_info.dwo")
+        (dwo_id,) = struct.unpack_from("<Q", dwo.d, off + 12)
+        cols = sorted(contrib)
+        idx = struct.pack("<HHIII", 5, 0, len(cols), 1, 2)       # version, cols, units, slots
+        slots = [0, 0]
+        slots[dwo_id & 1] = dwo_id
+        idx += struct.pack("<QQ", *slots)
+        idx += struct.pack("<II", *[1 if x else 0 for x in slots])
+        idx += struct.pack("<%dI" % len(cols), *cols)
+        idx += struct.pack("<%dI" % len(cols), *[0] * len(cols))
+        idx += struct.pack("<%dI" % len(cols), *[contrib[c] for c in cols])
+        open(os.path.join(t, "cu_index"), "wb").write(idx)
+        add += ["--add-section", ".debug_cu_index=%s" % os.path.join(t, "cu_index")]
+        subprocess.run(["objcopy"] + add + ["split", "split-self"], cwd=t, check=True)
+        return Elf(open(os.path.join(t, "split-self"), "rb").read()), dwo_id
+
+
+def split_cases():
+    e, dwo_id = split_base()
+    put(os.path.join("..", "..", "tests", "fuzz", "corpus", "dwarf", "seed-split5"), e.bytes())
+    # .debug_cu_index: version(2) pad(2) cols(4) units(4) slots(4), then 2 slots.
+    e2 = Elf(e.bytes()); e2.fill(".debug_cu_index", 0xFF); put("split-dwp-index-garbage", e2.bytes())
+    e2 = Elf(e.bytes()); off, _ = e2.sec(".debug_cu_index")
+    struct.pack_into("<I", e2.d, off + 12, 0x40000000)
+    put("split-dwp-slots-huge", e2.bytes())
+    # The offsets row (after 16 + 2 * 12 + 4 * cols bytes): far past the section.
+    e2 = Elf(e.bytes()); off, _ = e2.sec(".debug_cu_index")
+    (cols,) = struct.unpack_from("<I", e2.d, off + 4)
+    struct.pack_into("<I", e2.d, off + 40 + 4 * cols, 0x7FFFFFF0)
+    put("split-dwp-contribution-oob", e2.bytes())
+    # The split unit's dwo id (header offset 12) differs from the skeleton's and the index's.
+    e2 = Elf(e.bytes()); off, _ = e2.sec(".debug_info.dwo")
+    struct.pack_into("<Q", e2.d, off + 12, dwo_id ^ 0x5A5A)
+    put("split-dwo-other-id", e2.bytes())
+
+
 if __name__ == "__main__":
     elf_cases()
     dwarf_cases()
+    split_cases()
     kallsyms_cases()
     perfmap_cases()
     jitdump_cases()

@@ -2,7 +2,9 @@
 /*
  * Fuzz target: DWARF index builder and lookups on an ELF opened by
  * elffile.c (the input goes into a memfd, opened as a file like a binary
- * is), decoding ahead on two threads, lookups.
+ * is), decoding ahead on two threads, lookups. Split DWARF: the input is
+ * also its own .dwp and the only .dwo candidate (corpus seed-split5 is a
+ * binary carrying its split unit and a .debug_cu_index).
  */
 #include "config.h"
 
@@ -14,19 +16,35 @@
 #include "dwarfsym.h"
 #include "elffile.h"
 
+/* The input itself, as the .dwp and as every .dwo. */
+static void self_cand(void *ctx, psym_dwo_cand_fn fn, void *ud)
+{
+	fn(ud, ctx);
+}
+
+static void self_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
+		     void *ud)
+{
+	(void)comp_dir;
+	(void)dwo_name;
+	fn(ud, ctx);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	char path[64];
+	struct psym_dwo_finder finder = { .ctx = path, .dwo = self_dwo, .dwp = self_cand };
 	struct psym_dwarf_opts o = { .inlines = true,
 				     .max_depth = 64,
 				     .max_entries = 1 << 16,
 				     .max_rows = 1 << 18,
 				     .max_section = 64 << 20,
 				     .max_memory = 256 << 20,
-				     .threads = 2 };
+				     .threads = 2,
+				     .split = &finder };
 	struct psym_dwarf *d = NULL;
 	struct psym_elf *elf = NULL;
 	struct psym_err e = { 0 };
-	char path[64];
 	int fd = memfd_create("fuzz", MFD_CLOEXEC);
 
 	if (fd < 0)

@@ -188,6 +188,66 @@ int main(void)
 		is_int((int)g.n, 0, "alt: relative to nothing, no hex build ID: no candidate");
 	}
 
+	/* Split DWARF: the .dwo as the compiler named it, beside the binary, --dwo-dir. */
+	{
+		const char *dwo_dirs[] = { "/moved" };
+		struct psym_dwo_key wk = {
+			.binary_path = "/opt/app/bin/prog",
+			.comp_dir = "/build/obj",
+			.dwo_name = "sub/a.dwo",
+		};
+
+		o.dwo_dirs = dwo_dirs;
+		o.n_dwo_dirs = 1;
+		memset(&g, 0, sizeof(g));
+		psym_locate_dwo_candidates(&o, &wk, collect, &g);
+		is_int((int)g.n, 6, "dwo: as named + 2 beside + 3 per dwo dir");
+		want(&g, 0, "/build/obj/sub/a.dwo", PSYM_CAND_DWO_AS_NAMED, "comp_dir/dwo_name");
+		want(&g, 1, "/opt/app/bin/sub/a.dwo", PSYM_CAND_DWO_BESIDE, "beside, as named");
+		want(&g, 2, "/opt/app/bin/a.dwo", PSYM_CAND_DWO_BESIDE, "beside, basename");
+		want(&g, 3, "/moved/sub/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, as named");
+		want(&g, 4, "/moved/build/obj/sub/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, comp_dir");
+		want(&g, 5, "/moved/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, basename");
+
+		/* An absolute dwo_name: itself first; under a dwo dir like a sysroot. */
+		memset(&g, 0, sizeof(g));
+		wk.dwo_name = "/abs/b.dwo";
+		psym_locate_dwo_candidates(&o, &wk, collect, &g);
+		is_int((int)g.n, 4, "absolute dwo: itself + basename beside + 2 per dwo dir");
+		want(&g, 0, "/abs/b.dwo", PSYM_CAND_DWO_AS_NAMED, "absolute dwo_name");
+		want(&g, 1, "/opt/app/bin/b.dwo", PSYM_CAND_DWO_BESIDE,
+		     "absolute: basename beside");
+		want(&g, 2, "/moved/abs/b.dwo", PSYM_CAND_DWO_DIR, "absolute: under the dwo dir");
+
+		/* ".." never leaves the binary's directory or a dwo dir. */
+		memset(&g, 0, sizeof(g));
+		wk.comp_dir = NULL;
+		wk.dwo_name = "../../etc/x";
+		psym_locate_dwo_candidates(&o, &wk, collect, &g);
+		is_int((int)g.n, 4, "dwo with '..': beside + basename, dwo dir + basename");
+		want(&g, 0, "/opt/app/bin/etc/x", PSYM_CAND_DWO_BESIDE, "'..' stays in BINDIR");
+		want(&g, 2, "/moved/etc/x", PSYM_CAND_DWO_DIR, "'..' stays in the dwo dir");
+		memset(&g, 0, sizeof(g));
+		wk.dwo_name = "..";
+		psym_locate_dwo_candidates(&o, &wk, collect, &g);
+		is_int((int)g.n, 0, "dwo_name '..' without comp_dir: no candidate");
+		memset(&g, 0, sizeof(g));
+		wk.dwo_name = "";
+		psym_locate_dwo_candidates(&o, &wk, collect, &g);
+		is_int((int)g.n, 0, "empty dwo_name: no candidate");
+
+		/* .dwp: --dwp, BINARY.dwp, DEBUGDIR/BASENAME.dwp. */
+		memset(&g, 0, sizeof(g));
+		o.dwp = "/pk/prog.dwp";
+		psym_locate_dwp_candidates(&o, "/opt/app/bin/prog", collect, &g);
+		is_int((int)g.n, 4, "dwp: named + beside + 1 per debug dir");
+		want(&g, 0, "/pk/prog.dwp", PSYM_CAND_DWP_NAMED, "--dwp");
+		want(&g, 1, "/opt/app/bin/prog.dwp", PSYM_CAND_DWP_BESIDE, "BINARY.dwp");
+		want(&g, 2, "/d1/prog.dwp", PSYM_CAND_DWP_DEBUGDIR, "debug dir by name");
+		o.dwp = NULL;
+		o.n_dwo_dirs = 0;
+	}
+
 	/* The build-ID rule: same digits in any case. */
 	ok(psym_build_id_equal("ABcd01", "abCD01"), "build IDs compare without case");
 	ok(!psym_build_id_equal("abcd01", "abcd0"), "a prefix is not equal");

@@ -133,6 +133,13 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 			x->rng_base = v.u;
 			x->has_rng_base = true;
 			break;
+		case AT_dwo_name:
+		case AT_GNU_dwo_name: set_str(&x->dwo_name, &v); break;
+		case AT_GNU_dwo_id:
+			x->dwo_id = v.u;
+			x->has_dwo_id = v.form == FORM_data8 || v.form == FORM_udata;
+			break;
+		case AT_GNU_ranges_base: x->gnu_ranges_base = v.u; break;
 		default: break;
 		}
 	}

@@ -19,11 +19,12 @@ struct strval {
 
 struct die {
 	uint64_t low_pc, high_pc, ranges, origin, spec, sibling, stmt_list;
-	uint64_t str_off_base, addr_base, rng_base;
+	uint64_t str_off_base, addr_base, rng_base, dwo_id, gnu_ranges_base;
 	uint32_t low_form, high_form, ranges_form;
-	struct strval name, linkage, comp_dir;
+	struct strval name, linkage, comp_dir, dwo_name;
 	int64_t decl_line, call_file, call_line, call_column;
 	bool has_low, has_high, has_ranges, has_stmt, has_str_off_base, has_addr_base, has_rng_base;
+	bool has_dwo_id;
 };
 
 const char *dw_resolve_str(const struct psym_dwarf *d, const struct cu *u, const struct strval *v);

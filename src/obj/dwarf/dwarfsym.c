@@ -32,6 +32,7 @@
 #include "alt.h"
 #include "internal.h"
 #include "sections.h"
+#include "split.h"
 #include "unit.h"
 
 int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool need_code,
@@ -72,6 +73,10 @@ int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool ne
 	ret = dw_index_cus(d, e);
 	if (ret)
 		goto fail;
+	d->o.split = o ? o->split : NULL;
+	ret = dw_split_init(d, e);
+	if (ret)
+		goto fail;
 	if (need_code && d->ncuranges == 0) {
 		/* Units there but none readable: corrupt, not "no DWARF". */
 		ret = d->bad_units
@@ -100,6 +105,7 @@ void psym_dwarf_close(struct psym_dwarf *d)
 	if (!d)
 		return;
 	psym_dwarf_close(d->alt); /* an alternate file has none of its own */
+	dw_split_free(d->split);
 	for (size_t i = 0; i < d->ncus; i++)
 		dw_cu_free(&d->cus[i]);
 	free(d->cus);

@@ -26,8 +26,30 @@
 #include "elffile.h"
 #include "error.h"
 #include "frame.h"
+#include "reason.h"
 
 struct psym_dwarf;
+
+/*
+ * Split DWARF (-gsplit-dwarf): where a skeleton unit's .dwo file, or the
+ * binary's .dwp package, may be. Each function offers candidate paths to
+ * fn, in order, until fn returns true; the reader opens each candidate as
+ * a regular ELF file and uses it only when it holds the split unit with
+ * the skeleton's dwo id. The .dwp candidates are tried once, before any
+ * .dwo. NULL finder (or functions): split units are not looked for.
+ */
+typedef bool (*psym_dwo_cand_fn)(void *ud, const char *path);
+
+struct psym_dwo_finder {
+	void *ctx;
+	/* comp_dir may be NULL; dwo_name is the skeleton's, as written. */
+	void (*dwo)(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
+		    void *ud);
+	void (*dwp)(void *ctx, psym_dwo_cand_fn fn, void *ud);
+	/* Each candidate and its verdict (--explain); may be NULL. */
+	void (*explain)(void *ctx, const char *path, const char *verdict);
+	const struct psym_elf_limits *elf_limits; /* for opening them; NULL: defaults */
+};
 
 struct psym_dwarf_opts {
 	bool inlines;	      /* false: only the physical function */
@@ -37,6 +59,7 @@ struct psym_dwarf_opts {
 	uint64_t max_section; /* one section decompressed (default 4 G) */
 	uint64_t max_memory;  /* all sections decompressed together (0: no cap) */
 	unsigned threads;     /* for psym_dwarf_prepare (0: online CPUs, at most 8) */
+	const struct psym_dwo_finder *split; /* borrowed, outlives the psym_dwarf; NULL: none */
 };
 
 /*
@@ -96,5 +119,15 @@ bool psym_dwarf_has_alt(const struct psym_dwarf *d);
 /* Counts for reports and tests. */
 size_t psym_dwarf_ncus(const struct psym_dwarf *d);
 size_t psym_dwarf_ncus_decoded(const struct psym_dwarf *d);
+
+/*
+ * Split DWARF so far: skeleton units decoded, and how many of them had
+ * no usable split unit (their addresses keep lines and symbol names but
+ * lose inline frames); *why gets the most telling reason (a .dwo with
+ * another dwo id, a corrupt .dwp index, not found). why may be NULL.
+ * Returns the number without a split unit.
+ */
+size_t psym_dwarf_split_status(const struct psym_dwarf *d, size_t *skeletons,
+			       struct psym_reason *why);
 
 #endif

@@ -18,6 +18,7 @@
  *   lookup      address -> frames; prepare: decoding ahead on threads
  *   dwarfsym    the public facade (open, close, counts)
  *   alt         the alternate (dwz) / supplementary file, imported units
+ *   split       split DWARF: a skeleton unit's .dwo or .dwp, opened lazily
  */
 #ifndef PSYM_DWARF_INTERNAL_H
 #define PSYM_DWARF_INTERNAL_H
@@ -90,7 +91,11 @@ enum {
 	AT_str_offsets_base = 0x72,
 	AT_addr_base = 0x73,
 	AT_rnglists_base = 0x74,
+	AT_dwo_name = 0x76,
 	AT_MIPS_linkage_name = 0x2007,
+	AT_GNU_dwo_name = 0x2130,
+	AT_GNU_dwo_id = 0x2131,
+	AT_GNU_ranges_base = 0x2132,
 	AT_GNU_addr_base = 0x2133,
 };
 
@@ -181,6 +186,7 @@ enum sec {
 	S_ADDR,
 	S_RANGES,
 	S_RNGLISTS,
+	S_CU_INDEX, /* a .dwp's unit index (split.c) */
 	S_N
 };
 
@@ -293,6 +299,18 @@ struct cu {
 	uint16_t version;
 	uint8_t addr_size, offsz, unit_type;
 	bool has_stmt, has_rng_base, decoded, failed;
+	/*
+	 * Split DWARF (split.c). A skeleton names its split unit (dwo_name,
+	 * dwo_id); once found, the function tree is decoded in split_cu of
+	 * split_d (a .dwo, or one unit's view of a .dwp) and lines stay here.
+	 * ranges_base: in DWARF 4 split units only, the skeleton's
+	 * DW_AT_GNU_ranges_base (dwo_ranges_base), into its .debug_ranges.
+	 */
+	bool skeleton, has_dwo_id, claimed;
+	uint64_t dwo_id, ranges_base, dwo_ranges_base;
+	const char *dwo_name;
+	struct psym_dwarf *split_d;
+	struct cu *split_cu;
 	struct entry *entries;
 	size_t nentries, capentries;
 	struct erange *ranges;
@@ -339,6 +357,8 @@ struct psym_dwarf {
 	struct psym_dwarf *alt;	    /* the alternate / supplementary file's, or NULL */
 	struct psym_arena strings;
 	pthread_mutex_t strings_mu; /* strings and ndecoded, while preparing on threads */
+	bool dwo;		    /* a .dwo or .dwp: sections named .debug_*.dwo */
+	struct split *split;	    /* split DWARF state (split.c), NULL without skeletons */
 	struct psym_frame frames[MAX_FRAMES];
 };
 

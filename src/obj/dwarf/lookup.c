@@ -9,6 +9,7 @@
 #include "line.h"
 #include "lookup.h"
 #include "names.h"
+#include "split.h"
 #include "unit.h"
 
 int dw_decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
@@ -21,7 +22,7 @@ int dw_decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	pthread_mutex_unlock(&d->strings_mu);
 	ret = dw_decode_lines(d, c, e);
 	if (!ret)
-		ret = dw_decode_dies(d, c, e);
+		ret = c->skeleton ? dw_split_decode(d, c, e) : dw_decode_dies(d, c, e);
 	if (ret)
 		c->failed = true;
 	return ret;
@@ -33,7 +34,8 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 	uint32_t chain[MAX_FRAMES], cands[MAX_CU_CANDIDATES];
 	size_t ncands = dw_find_cus(d, a, cands), depth = 0, n = 0;
 	const struct row *row = NULL;
-	struct cu *c = NULL;
+	struct cu *c = NULL, *fc;
+	struct psym_dwarf *fd;
 	uint32_t top = NONE;
 
 	/* Overlapping CU ranges happen (e.g. with LTO): take the first that knows a. */
@@ -48,7 +50,8 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 		}
 		if (cand->failed)
 			continue;
-		top = dw_find_top(cand, a);
+		/* A skeleton's functions are in its split unit, its lines here. */
+		top = dw_find_top(cand->split_cu ? cand->split_cu : cand, a);
 		row = dw_find_row(cand, a);
 		if (top != NONE || row) {
 			c = cand;
@@ -57,12 +60,14 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 	}
 	if (!c)
 		return PSYM_NOENT;
+	fc = c->split_cu ? c->split_cu : c;
+	fd = c->split_d ? c->split_d : d;
 	if (top != NONE) {
 		uint32_t cur = top;
 
 		chain[depth++] = cur;
 		while (depth < MAX_FRAMES) {
-			uint32_t next = dw_find_kid(c, &c->entries[cur], a);
+			uint32_t next = dw_find_kid(fc, &fc->entries[cur], a);
 
 			if (next == NONE)
 				break;
@@ -83,11 +88,11 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 	}
 	/* Innermost first. */
 	for (size_t i = depth; i-- > 0;) {
-		struct entry *en = &c->entries[chain[i]];
+		struct entry *en = &fc->entries[chain[i]];
 		struct psym_frame *f = &d->frames[n++];
 
 		if (!en->resolved)
-			dw_entry_names(d, en);
+			dw_entry_names(fd, en);
 		f->name = en->name ? en->name : en->linkage;
 		f->linkage_name = en->linkage;
 		f->start_line = en->decl_line;
@@ -96,8 +101,13 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 			f->line = row ? row->line : 0;
 			f->column = row ? row->column & ROW_COLMASK : 0;
 		} else {
-			const struct entry *callee = &c->entries[chain[i + 1]];
+			const struct entry *callee = &fc->entries[chain[i + 1]];
 
+			/*
+			 * In split units too, the skeleton's file table (as
+			 * llvm-symbolizer reads call_file; clang writes no
+			 * .debug_line.dwo at all).
+			 */
 			f->file = dw_cu_file(c, callee->call_file);
 			f->line = callee->call_line;
 			f->column = callee->call_column;

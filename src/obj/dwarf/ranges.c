@@ -115,7 +115,8 @@ int dw_die_ranges(const struct psym_dwarf *d, const struct cu *u, const struct d
 		return n;
 	}
 	{
-		struct cur c = sec_cur(d, S_RANGES, x->ranges);
+		/* DWARF 4 split units: offsets from the skeleton's ranges base. */
+		struct cur c = sec_cur(d, S_RANGES, x->ranges + u->ranges_base);
 		uint64_t maxaddr =
 			u->addr_size == 8 ? UINT64_MAX : ((uint64_t)1 << (8 * u->addr_size)) - 1;
 

@@ -14,8 +14,25 @@
 #include "sections.h"
 
 static const char *const sec_names[S_N] = {
-	"info", "abbrev", "line", "str", "line_str", "str_offsets", "addr", "ranges", "rnglists",
+	"info",	       "abbrev", "line",   "str",      "line_str",
+	"str_offsets", "addr",	 "ranges", "rnglists", "cu_index",
 };
+
+/*
+ * Whether a section name (after ".debug_") is section i: in a .dwo or
+ * .dwp with the ".dwo" suffix (the index without), elsewhere without
+ * (and never the index).
+ */
+static bool section_is(const struct psym_dwarf *d, const char *name, int i)
+{
+	size_t n = strlen(sec_names[i]);
+
+	if (i == S_CU_INDEX)
+		return d->dwo && strcmp(name, sec_names[i]) == 0;
+	if (!d->dwo)
+		return strcmp(name, sec_names[i]) == 0;
+	return strncmp(name, sec_names[i], n) == 0 && strcmp(name + n, ".dwo") == 0;
+}
 
 #define HUGE_BUF ((size_t)8 << 20)
 
@@ -190,7 +207,7 @@ int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 			continue;
 		}
 		for (int i = 0; i < S_N; i++) {
-			if (strcmp(name, sec_names[i]) != 0 || d->sec[i].p || d->sec[i].z)
+			if (!section_is(d, name, i) || d->sec[i].p || d->sec[i].z)
 				continue;
 			r = section_setup(d, &d->sec[i], sc.data, sc.len, sc.compressed, zdebug,
 					  psym_elf_is_64(d->elf));

@@ -76,9 +76,10 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 			ut = rd_u8(&c);
 			u->addr_size = rd_u8(&c);
 			abbrev_off = rd_off(&c, offsz);
-			if (ut == UT_skeleton || ut == UT_split_compile)
-				rd_u64(&c);
-			else if (ut == UT_type || ut == UT_split_type)
+			if (ut == UT_skeleton || ut == UT_split_compile) {
+				u->dwo_id = rd_u64(&c);
+				u->has_dwo_id = true;
+			} else if (ut == UT_type || ut == UT_split_type)
 				continue;
 		} else {
 			abbrev_off = rd_off(&c, offsz);
@@ -112,6 +113,15 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 		u->stmt_list = x.stmt_list;
 		u->has_stmt = x.has_stmt;
 		u->comp_dir = dw_resolve_str(d, u, &x.comp_dir);
+		if (u->version < 5 && x.has_dwo_id) { /* GNU split DWARF 4 */
+			u->dwo_id = x.dwo_id;
+			u->has_dwo_id = true;
+		}
+		u->skeleton = !d->dwo && u->has_dwo_id && (ut == UT_skeleton || u->version < 5);
+		if (u->skeleton) {
+			u->dwo_name = dw_resolve_str(d, u, &x.dwo_name);
+			u->dwo_ranges_base = x.gnu_ranges_base;
+		}
 		if (x.has_low) {
 			u->low_pc = x.low_pc;
 			if (form_is_addrx(x.low_form) && !dw_read_addrx(d, u, x.low_pc, &u->low_pc))
