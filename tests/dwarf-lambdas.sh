@@ -7,7 +7,8 @@
 # their inline chains are lost (about 1% of the instructions of this
 # program answered with one frame where llvm-symbolizer gives the chain).
 # Every instruction's whole inline chain (mangled names, files, lines) is
-# compared with llvm-symbolizer --inlines: at least 99.9% must agree, and
+# compared with llvm-symbolizer --inlines (also on a Boost program, with
+# -flto and -fdebug-types-section): at least 99.9% must agree, and
 # the disagreements are listed.
 . "$top_srcdir/tests/lib.sh"
 need g++
@@ -92,5 +93,73 @@ compare lambdas-gcc
 g++ -O2 -g -gdwarf-4 -o lambdas-gcc-dwarf4 lambdas.cc && compare lambdas-gcc-dwarf4
 if command -v clang++ >/dev/null && clang++ -O2 -g -o lambdas-clang lambdas.cc 2>/dev/null; then
 	compare lambdas-clang
+fi
+
+# A heavier template program from Debian's header-only Boost (Spirit X3,
+# Algorithm, Range adaptors: parsers, lambdas in member templates), with
+# g++ -O2, -flto, and -fdebug-types-section (type units in .debug_types).
+# libboost-dev comes from scripts/extra-packages.
+if [ -d /usr/include/boost/spirit/home/x3 ]; then
+	cat >boost.cc <<'C'
+#include <boost/algorithm/string.hpp>
+#include <boost/spirit/home/x3.hpp>
+#include <boost/range/adaptors.hpp>
+#include <boost/range/algorithm.hpp>
+#include <cstdio>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+namespace x3 = boost::spirit::x3;
+template <typename F> static std::vector<double> apply_all(const std::vector<double> &v, F f)
+{
+	std::vector<double> out;
+	boost::transform(v, std::back_inserter(out), [&](double x) { return f(x) * 2; });
+	return out;
+}
+static bool parse_numbers(const std::string &s, std::vector<double> &v)
+{
+	auto first = s.begin();
+	bool ok = x3::phrase_parse(first, s.end(), x3::double_ % ',', x3::space, v);
+	return ok && first == s.end();
+}
+struct Stats {
+	std::map<std::string, int> counts;
+	template <typename R> void add(const R &words)
+	{
+		boost::for_each(words, [this](const std::string &w) {
+			auto lw = boost::algorithm::to_lower_copy(w);
+			boost::algorithm::trim(lw);
+			if (!lw.empty())
+				counts[lw]++;
+		});
+	}
+};
+int main(int argc, char **argv)
+{
+	std::vector<double> v;
+	std::string joined;
+	for (int i = 1; i < argc; i++)
+		joined += (i > 1 ? "," : "") + std::string(argv[i]);
+	if (!parse_numbers(joined, v))
+		v = { 1.5, 2.5, 3.5 };
+	auto w = apply_all(v, [](double x) { return x * x + 1; });
+	std::vector<std::string> words;
+	boost::algorithm::split(words, std::string("Alpha beta  GAMMA alpha"), boost::is_any_of(" "));
+	Stats st;
+	st.add(words);
+	auto big = w | boost::adaptors::filtered([](double x) { return x > 5; });
+	double sum = 0;
+	for (double x : big)
+		sum += x;
+	std::printf("%zu %f %zu\n", w.size(), sum, st.counts.size());
+	return 0;
+}
+C
+	g++ -O2 -g -o boost-gcc boost.cc && compare boost-gcc
+	g++ -O2 -g -flto -o boost-lto boost.cc && compare boost-lto
+	g++ -O2 -g -gdwarf-4 -fdebug-types-section -o boost-types boost.cc && compare boost-types
+else
+	fail "Boost headers missing (libboost-dev, scripts/extra-packages)"
 fi
 [ "$n_fail" = 0 ]
