@@ -9,7 +9,9 @@
 #  - a binary without section headers whose symbols come from its debug
 #    file gives its last zero-size symbol (_fini) no unbounded end;
 #  - a debug file whose sections sit at other addresses than the binary's
-#    (prelinked binaries) is shifted by the difference, symbols and lines.
+#    (prelinked binaries) is shifted by the difference, symbols and lines;
+#  - .debug_aranges gives the ranges of units that have none of their own
+#    (gcc -gdwarf-2 -gstrict-dwarf with several text sections).
 . "$top_srcdir/tests/lib.sh"
 need gcc
 need as
@@ -154,4 +156,26 @@ llvm-symbolizer -e pb $addrs $more | awk 'NF' | sed 's/:[0-9]*$//' >pb.llvm
 check "prelinked: names and lines from a debug file at other addresses (as llvm-symbolizer on the unstripped binary)" \
 	cmp -s pb.psym pb.llvm
 [ -s pb.psym ] && ! grep -q '??' pb.psym || fail "prelinked: unresolved frames"
+# ---- .debug_aranges for units without ranges of their own ----
+# gcc -gdwarf-2 -gstrict-dwarf gives a unit whose code spans several
+# sections (cold, hot, startup, a named one) no low_pc/high_pc and no
+# DW_AT_ranges: only .debug_aranges says which addresses it covers.
+cat >ar.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+__attribute__((noinline, cold)) void rare(int x) { fprintf(stderr, "rare %d\n", x); abort(); }
+__attribute__((noinline, hot)) int hotf(int x) { if (x < 0) rare(x); return x * 3 + 1; }
+__attribute__((noinline, section(".text.mine"))) int mine(int x) { return hotf(x) + 7; }
+int main(int argc, char **argv) { (void)argv; printf("%d\n", mine(argc)); return 0; }
+C
+gcc -O2 -g -gdwarf-2 -gstrict-dwarf -o ar ar.c || unbuildable ar "gcc -gstrict-dwarf failed"
+objdump -d --no-show-raw-insn -j .text ar | sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' >ar.addrs
+"$PSYM" addr --json --no-demangle -e ar <ar.addrs >ar.psym 2>/dev/null
+llvm-symbolizer --inlines --no-demangle --output-style=JSON --obj=ar <ar.addrs >ar.llvm
+if python3 "$top_srcdir/tests/compare-symbolizer.py" ar.psym ar.llvm 100 >ar.cmp; then
+	pass "strict DWARF 2, several text sections: $(head -1 ar.cmp)"
+else
+	fail "strict DWARF 2, several text sections: $(head -1 ar.cmp)"
+	tail -n +2 ar.cmp | head -20
+fi
 finish

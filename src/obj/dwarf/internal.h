@@ -187,6 +187,7 @@ enum sec {
 	S_RANGES,
 	S_RNGLISTS,
 	S_CU_INDEX, /* a .dwp's unit index (split.c) */
+	S_ARANGES,  /* only for units without ranges of their own (unit.c) */
 	S_N
 };
 
@@ -299,6 +300,7 @@ struct cu {
 	uint16_t version;
 	uint8_t addr_size, offsz, unit_type;
 	bool has_stmt, has_rng_base, decoded, failed;
+	bool ranged; /* had address ranges of its own (low/high_pc, DW_AT_ranges) */
 	/*
 	 * Split DWARF (split.c). A skeleton names its split unit (dwo_name,
 	 * dwo_id); once found, the function tree is decoded in split_cu of

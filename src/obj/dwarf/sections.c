@@ -16,6 +16,7 @@
 static const char *const sec_names[S_N] = {
 	"info",	       "abbrev", "line",   "str",      "line_str",
 	"str_offsets", "addr",	 "ranges", "rnglists", "cu_index",
+	"aranges",
 };
 
 /*
@@ -29,6 +30,8 @@ static bool section_is(const struct psym_dwarf *d, const char *name, int i)
 
 	if (i == S_CU_INDEX)
 		return d->dwo && strcmp(name, sec_names[i]) == 0;
+	if (i == S_ARANGES)
+		return !d->dwo && strcmp(name, sec_names[i]) == 0;
 	if (!d->dwo)
 		return strcmp(name, sec_names[i]) == 0;
 	return strncmp(name, sec_names[i], n) == 0 && strcmp(name + n, ".dwo") == 0;

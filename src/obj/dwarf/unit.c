@@ -36,8 +36,90 @@ static int cmp_curange(const void *a, const void *b)
 	return x->cu < y->cu ? -1 : x->cu > y->cu;
 }
 
+static int push_curange(struct psym_dwarf *d, uint64_t lo, uint64_t hi, uint32_t cu)
+{
+	if (d->ncuranges == d->capcuranges) {
+		size_t ncap = d->capcuranges ? d->capcuranges * 2 : 256;
+		struct curange *n = realloc(d->curanges, ncap * sizeof(*n));
+
+		if (!n)
+			return PSYM_ENOMEM;
+		d->curanges = n;
+		d->capcuranges = ncap;
+	}
+	d->curanges[d->ncuranges++] = (struct curange){ lo, hi, 0, cu };
+	return 0;
+}
+
+/* The unit whose header is at .debug_info offset off (units are in file order). */
+static long unit_at_header(const struct psym_dwarf *d, uint64_t off)
+{
+	size_t lo = 0, hi = d->ncus;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->cus[mid].off < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < d->ncus && d->cus[lo].off == off ? (long)lo : -1;
+}
+
+/*
+ * Units with no address ranges of their own (gcc -gdwarf-2 -gstrict-dwarf
+ * puts no low_pc/high_pc on a unit whose code spans several sections, and
+ * DW_AT_ranges is DWARF 3): their ranges from .debug_aranges, as
+ * llvm-symbolizer and addr2line read them. A set naming no such unit is
+ * skipped; a malformed set ends the section, keeping what came before.
+ */
+static int add_aranges(struct psym_dwarf *d)
+{
+	const struct section *s = &d->sec[S_ARANGES];
+	uint64_t off = 0;
+
+	while (off < s->len) {
+		struct cur c = sec_cur(d, S_ARANGES, off);
+		const uint8_t *start = c.p;
+		unsigned offsz, asz, segsz;
+		uint64_t ulen = rd_unit_length(&c, &offsz), info_off;
+		long cu;
+
+		if (!c.ok || ulen > cur_left(&c) || ulen < 2)
+			break;
+		off = (uint64_t)(c.p - s->p) + ulen;
+		c.end = c.p + ulen;
+		if (rd_u16(&c) != 2)
+			continue;
+		info_off = rd_off(&c, offsz);
+		asz = rd_u8(&c);
+		segsz = rd_u8(&c);
+		if (!c.ok || (asz != 4 && asz != 8) || segsz != 0)
+			continue;
+		cu = unit_at_header(d, info_off);
+		if (cu < 0 || d->cus[cu].ranged || !d->cus[cu].ab)
+			continue;
+		/* Tuples start at a multiple of twice the address size. */
+		while (c.ok && (size_t)(c.p - start) % (2 * asz))
+			rd_u8(&c);
+		while (c.ok && cur_left(&c) >= 2 * (size_t)asz) {
+			uint64_t a = rd_un(&c, asz), n = rd_un(&c, asz);
+
+			if (!a && !n)
+				break;
+			if (!n || a + n < a)
+				continue;
+			if (push_curange(d, a, a + n, (uint32_t)cu))
+				return PSYM_ENOMEM;
+		}
+	}
+	return 0;
+}
+
 int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 {
+	size_t unranged = 0;
 	struct rangebuf rb = { 0 };
 	uint64_t off = 0;
 	size_t len = d->sec[S_INFO].len;
@@ -133,25 +215,22 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 			goto out;
 		}
 		for (size_t i = 0; i < rb.n; i++) {
-			if (d->ncuranges == d->capcuranges) {
-				size_t ncap = d->capcuranges ? d->capcuranges * 2 : 256;
-				struct curange *n = realloc(d->curanges, ncap * sizeof(*n));
-
-				if (!n) {
-					ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-					goto out;
-				}
-				d->curanges = n;
-				d->capcuranges = ncap;
+			if (push_curange(d, rb.r[i].lo, rb.r[i].hi, (uint32_t)d->ncus)) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				goto out;
 			}
-			d->curanges[d->ncuranges++] =
-				(struct curange){ rb.r[i].lo, rb.r[i].hi, 0, (uint32_t)d->ncus };
 		}
+		u->ranged = rb.n > 0;
+		unranged += !u->ranged;
 		d->ncus++;
 		if (d->ncus >= UINT32_MAX - 1) {
 			ret = psym_err_set(e, PSYM_ELIMIT, "'%s': too many compile units", d->path);
 			goto out;
 		}
+	}
+	if (unranged && d->sec[S_ARANGES].len && add_aranges(d)) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
 	}
 	if (d->ncuranges)
 		qsort(d->curanges, d->ncuranges, sizeof(*d->curanges), cmp_curange);
