@@ -56,7 +56,7 @@ static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, si
 	if (n == 0) {
 		if (json)
 			fprintf(out, "{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
-				     "\"Column\":0,\"StartLine\":0}");
+				     "\"Column\":0,\"StartLine\":0,\"Discriminator\":0}");
 		else
 			fprintf(out, "??\n??:0\n");
 	}
@@ -72,11 +72,15 @@ static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, si
 			psym_json_string(out, fr[i].file ? fr[i].file : "??");
 			fprintf(out,
 				",\"Line\":%" PRId64 ",\"Column\":%" PRId64
-				",\"StartLine\":%" PRId64 "}",
-				fr[i].line, fr[i].column, fr[i].start_line);
+				",\"StartLine\":%" PRId64 ",\"Discriminator\":%" PRIu32 "}",
+				fr[i].line, fr[i].column, fr[i].start_line, fr[i].discriminator);
 		} else {
-			fprintf(out, "%s\n%s:%" PRId64 "\n", name && *name ? name : "??",
+			/* As addr2line: "FILE:LINE (discriminator N)". */
+			fprintf(out, "%s\n%s:%" PRId64, name && *name ? name : "??",
 				fr[i].file ? fr[i].file : "??", fr[i].line);
+			if (fr[i].discriminator)
+				fprintf(out, " (discriminator %" PRIu32 ")", fr[i].discriminator);
+			fputc('\n', out);
 		}
 		free(dem);
 	}
@@ -134,7 +138,7 @@ static void print_bad_addr(FILE *out, const char *arg, bool json, bool show_addr
 			     "\"Input\":");
 		psym_json_string(out, arg);
 		fprintf(out, ",\"Symbol\":[{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
-			     "\"Column\":0,\"StartLine\":0}]}\n");
+			     "\"Column\":0,\"StartLine\":0,\"Discriminator\":0}]}\n");
 		return;
 	}
 	if (show_addr)
@@ -155,7 +159,7 @@ int cmd_addr(int argc, char **argv)
 					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
 	struct psym_frames *fr = NULL;
-	struct psym_binary_opts bo = { .inlines = true };
+	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
 	struct psym_resolver *res = NULL;
 	struct psym_binary *bin;
 	struct psym_elf *elf = NULL;

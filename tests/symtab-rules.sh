@@ -11,7 +11,8 @@
 #  - a debug file whose sections sit at other addresses than the binary's
 #    (prelinked binaries) is shifted by the difference, symbols and lines;
 #  - .debug_aranges gives the ranges of units that have none of their own
-#    (gcc -gdwarf-2 -gstrict-dwarf with several text sections).
+#    (gcc -gdwarf-2 -gstrict-dwarf with several text sections);
+#  - psym addr prints line discriminators (addr2line, llvm-symbolizer JSON).
 . "$top_srcdir/tests/lib.sh"
 need gcc
 need as
@@ -178,4 +179,38 @@ else
 	fail "strict DWARF 2, several text sections: $(head -1 ar.cmp)"
 	tail -n +2 ar.cmp | head -20
 fi
+# ---- line discriminators in psym addr ----
+# gcc -O2 gives rows of one line in several basic blocks discriminators;
+# psym addr prints them as addr2line does ("FILE:LINE (discriminator N)")
+# and in --json as llvm-symbolizer does ("Discriminator"), innermost frame.
+cat >disc.c <<'C'
+#include <stdio.h>
+#include <stdlib.h>
+static int work(const int *v, int n) { int s = 0; for (int i = 0; i < n; i++) if (v[i] & 1) s += v[i] * 3; else s -= v[i]; return s; }
+int main(int argc, char **argv) { int v[64]; for (int i = 0; i < 64; i++) v[i] = rand() % (argc + 7); printf("%d\n", work(v, 64) + (argc > 1 ? atoi(argv[1]) : 0)); return 0; }
+C
+gcc -O2 -g -o disc disc.c || unbuildable disc "gcc failed"
+objdump -d --no-show-raw-insn -j .text disc | sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' >disc.addrs
+"$PSYM" addr --json --no-demangle -e disc <disc.addrs >disc.psym 2>/dev/null
+llvm-symbolizer --inlines --no-demangle --output-style=JSON --obj=disc <disc.addrs >disc.llvm
+"$PSYM" addr --no-inlines -e disc <disc.addrs 2>/dev/null | awk 'NR % 2 == 0' >disc.ptxt
+addr2line -e disc <disc.addrs >disc.a2l
+python3 - <<'PY' >disc.cmp
+import json
+P = [json.loads(l) for l in open("disc.psym")]
+L = [json.loads(l) for l in open("disc.llvm")]
+d0 = lambda o: o["Symbol"][0].get("Discriminator", 0) if o["Symbol"] else 0
+bad = [p["Address"] for p, l in zip(P, L) if d0(p) != d0(l)]
+nz = sum(1 for l in L if d0(l))
+print(len(P), len(L), nz, len(bad), " ".join(bad[:10]))
+PY
+set -- $(cat disc.cmp)
+check "discriminators: the fixture has some ($3 of $1 instructions)" [ "${3:-0}" -gt 0 ]
+check "discriminators: --json agrees with llvm-symbolizer on all $1 instructions (${4:-?} differ ${5:-})" \
+	[ "$1" = "$2" ] && [ "${4:-1}" = 0 ]
+# Where addr2line knows the line (it writes "??:?" or "FILE:?" where psym
+# writes "??:0" or "FILE:0").
+paste -d'|' disc.ptxt disc.a2l | awk -F'|' '$2 !~ /^\?\?/ && $2 !~ /:\?$/ && $1 != $2' >disc.diff
+check "discriminators: text lines as addr2line prints them ($(grep -c discriminator disc.a2l) with one)" \
+	[ ! -s disc.diff ] && grep -q discriminator disc.ptxt
 finish

@@ -27,6 +27,8 @@ struct psym_frame {
 	int64_t line;		  /* 0 if unknown */
 	int64_t column;		  /* 0 if unknown */
 	int64_t start_line;	  /* line of the function's declaration, 0 if unknown */
+	uint32_t discriminator;	  /* line-table discriminator of `line` (innermost
+				   * frame, when asked for: psym addr), 0 if none */
 };
 
 #endif

@@ -241,6 +241,7 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 	const struct psym_reader_limits *l = b->o->limits;
 	struct psym_dwarf_opts dopt = {
 		.inlines = b->o->inlines,
+		.discriminators = b->o->discriminators,
 		.max_depth = l ? l->dwarf_depth : 0,
 		.max_entries = l ? l->dwarf_entries : 0,
 		.max_rows = l ? l->dwarf_rows : 0,

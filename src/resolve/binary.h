@@ -26,6 +26,7 @@ struct psym_binary_opts {
 	const struct psym_reader_limits *limits; /* DWARF caps; NULL: defaults */
 	const char *cache_dir;			 /* persistent symbol cache, NULL: off */
 	unsigned threads;			 /* DWARF decoding threads, 0: online CPUs */
+	bool discriminators; /* line discriminators in frames[0] (psym addr; not cached) */
 };
 
 struct psym_binary;

@@ -53,6 +53,7 @@ struct psym_dwo_finder {
 
 struct psym_dwarf_opts {
 	bool inlines;	      /* false: only the physical function */
+	bool discriminators;  /* keep line-table discriminators (frames[0]) */
 	size_t max_depth;     /* DIE nesting (default 512) */
 	size_t max_entries;   /* functions + inlines per CU (default 16 M) */
 	size_t max_rows;      /* line rows per CU (default 64 M) */

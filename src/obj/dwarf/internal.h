@@ -301,6 +301,12 @@ struct cu {
 	uint8_t addr_size, offsz, unit_type;
 	bool has_stmt, has_rng_base, decoded, failed;
 	bool ranged; /* had address ranges of its own (low/high_pc, DW_AT_ranges) */
+	/* Rows with a discriminator (when asked for), sorted by address. */
+	struct disc {
+		uint64_t addr;
+		uint32_t disc;
+	} *discs;
+	size_t ndiscs;
 	/*
 	 * Split DWARF (split.c). A skeleton names its split unit (dwo_name,
 	 * dwo_id); once found, the function tree is decoded in split_cu of

@@ -87,6 +87,10 @@ struct linestate {
 	size_t seqstart;
 	bool sorted; /* rows of the current sequence in address order so far */
 	int err;
+	/* Discriminators (d->o.discriminators): the current one, the nonzero ones. */
+	uint32_t disc;
+	struct disc *discs;
+	size_t ndiscs, capdiscs;
 };
 
 static int cmp_row(const void *a, const void *b)
@@ -97,6 +101,30 @@ static int cmp_row(const void *a, const void *b)
 		return x->addr < y->addr ? -1 : 1;
 	/* An end of sequence sorts before a row starting at the same address. */
 	return (int)(y->column & ROW_END) - (int)(x->column & ROW_END);
+}
+
+static int cmp_disc(const void *a, const void *b)
+{
+	const struct disc *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->disc < y->disc ? -1 : x->disc > y->disc;
+}
+
+uint32_t dw_row_discriminator(const struct cu *c, const struct row *r)
+{
+	size_t lo = 0, hi = c->ndiscs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->discs[mid].addr < r->addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->ndiscs && c->discs[lo].addr == r->addr ? c->discs[lo].disc : 0;
 }
 
 static int cmp_seq(const void *a, const void *b)
@@ -172,6 +200,25 @@ static inline void emit_row(struct linestate *s, uint64_t addr, uint64_t line, u
 	if (s->n > s->seqstart && addr < s->rows[s->n - 1].addr)
 		s->sorted = false;
 	s->n++;
+	/* A row at the address of the row before replaces it (dw_find_row keeps the last). */
+	if (s->ndiscs && s->n >= 2 && s->rows[s->n - 2].addr == addr &&
+	    s->discs[s->ndiscs - 1].addr == addr)
+		s->ndiscs--;
+	if (s->disc && !end) {
+		if (s->ndiscs == s->capdiscs) {
+			size_t ncap = s->capdiscs ? s->capdiscs * 2 : 256;
+			struct disc *nd = realloc(s->discs, ncap * sizeof(*nd));
+
+			if (!nd) {
+				s->err = PSYM_ENOMEM;
+				return;
+			}
+			s->discs = nd;
+			s->capdiscs = ncap;
+		}
+		s->discs[s->ndiscs++] = (struct disc){ addr, s->disc };
+	}
+	s->disc = 0; /* each row starts without one (DWARF 4, 6.2.5.3) */
 	if (end)
 		end_seq(s);
 }
@@ -417,6 +464,10 @@ static bool run_sequence(struct linestate *s, struct cur *c, const struct linehd
 				if (len - 1 >= 1 && len - 1 <= 8)
 					pc.addr = rd_un(c, (unsigned)(len - 1));
 				pc.op_index = 0;
+			} else if (sub == 4 && s->d->o.discriminators) { /* set_discriminator */
+				uint64_t v = rd_uleb(c);
+
+				s->disc = v > UINT32_MAX ? 0 : (uint32_t)v;
 			}
 			c->p = next;
 			break;
@@ -482,6 +533,11 @@ int dw_decode_lines(struct psym_dwarf *d, struct cu *u, struct psym_err *e)
 	/* Rows stay where they are; the sequences are sorted by address. */
 	if (s.nseqs > 1)
 		qsort(s.seqs, s.nseqs, sizeof(*s.seqs), cmp_seq);
+	if (s.ndiscs > 1)
+		qsort(s.discs, s.ndiscs, sizeof(*s.discs), cmp_disc);
+	u->discs = s.discs;
+	u->ndiscs = s.ndiscs;
+	s.discs = NULL;
 	u->rows = s.rows;
 	u->nrows = s.n;
 	u->seqs = s.seqs;
@@ -491,6 +547,7 @@ int dw_decode_lines(struct psym_dwarf *d, struct cu *u, struct psym_err *e)
 out:
 	free(s.rows);
 	free(s.seqs);
+	free(s.discs);
 	free(t.dirs);
 	free(t.files);
 	free(t.file_dir);

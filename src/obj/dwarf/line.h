@@ -13,6 +13,8 @@
 int dw_decode_lines(struct psym_dwarf *d, struct cu *u, struct psym_err *e);
 /* File name for a DWARF file index (1-based before DWARF 5, 0-based since). */
 const char *dw_cu_file(const struct cu *c, uint64_t idx);
+/* The discriminator of row r (0: none, or not kept: psym_dwarf_opts). */
+uint32_t dw_row_discriminator(const struct cu *c, const struct row *r);
 /* The row whose range holds a, NULL when none (or an end of sequence). */
 const struct row *dw_find_row(const struct cu *c, uint64_t a);
 

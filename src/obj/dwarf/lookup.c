@@ -81,6 +81,7 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 			.file = row_file(c, row),
 			.line = row->line,
 			.column = row->column & ROW_COLMASK,
+			.discriminator = dw_row_discriminator(c, row),
 		};
 		*frames = d->frames;
 		*np = 1;
@@ -96,10 +97,12 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 		f->name = en->name ? en->name : en->linkage;
 		f->linkage_name = en->linkage;
 		f->start_line = en->decl_line;
+		f->discriminator = 0;
 		if (i == depth - 1) {
 			f->file = row ? row_file(c, row) : NULL;
 			f->line = row ? row->line : 0;
 			f->column = row ? row->column & ROW_COLMASK : 0;
+			f->discriminator = row ? dw_row_discriminator(c, row) : 0;
 		} else {
 			const struct entry *callee = &fc->entries[chain[i + 1]];
 

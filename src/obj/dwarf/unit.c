@@ -252,6 +252,7 @@ void dw_cu_free(struct cu *c)
 	free(c->kids);
 	free(c->rows);
 	free(c->seqs);
+	free(c->discs);
 	free(c->files);
 }
 
