@@ -170,8 +170,10 @@ int cmd_symbolize(int argc, char **argv)
 		exit_code = report(&e, ret);
 		goto out;
 	}
-	if (!n_pmdirs)
+	if (!n_pmdirs) {
 		add_one("/tmp", &pmdirs, &n_pmdirs);
+		so.perf_map_dirs_default = true;
+	}
 	so.perf_maps = pmaps;
 	so.n_perf_maps = n_pmaps;
 	so.perf_map_dirs = pmdirs;
