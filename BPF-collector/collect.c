@@ -881,8 +881,11 @@ static void size_maps(struct run *r, int ncpu)
 	per = (uint64_t)((double)r->o.hz * ncpu * interval) + 1;
 	r->count_entries = r->o.count_entries ? (uint32_t)r->o.count_entries
 					      : pow2_within(2 * per + 256, 1024, 1 << 20);
-	r->stack_entries = r->o.stack_entries ? (uint32_t)r->o.stack_entries
-					      : pow2_within(16 * 2 * per, 8192, 1 << 15);
+	/* The kernel rounds a stack map up to a power of two: stack ids go
+	 * up to that, and the drain indexes its table by them. */
+	r->stack_entries = r->o.stack_entries
+				   ? pow2_within((uint64_t)r->o.stack_entries, 1024, 1 << 22)
+				   : pow2_within(16 * 2 * per, 8192, 1 << 15);
 }
 
 /* Does every -p process exist? Exit 2 naming the first that does not. */

@@ -165,7 +165,7 @@ fi
 # Guards with wide margins (2 shared cores); the measured numbers are in
 # bench/COLLECTOR.md (bench/collector-overhead.sh).
 now() { date +%s.%N; }
-elapsed() { echo "$(now) - $1" | bc -l; }
+elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN {printf "%.3f", a - b}'; }
 less_than() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
 "$top_srcdir/bench/churn.sh" 400 40 >/dev/null 2>&1 &
 churn=$!
