@@ -184,6 +184,9 @@ check "churn: -v lists at most a few examples ($n lines)" [ "$n" -le 6 ]
 check "churn: the summary counts what was lost" grep -q "processes exited before their maps were read" churn.log
 check "churn: the summary says how to raise the map sizes" sh -c \
 	"! grep -q 'stack-map collisions\|counts map full' churn.log || grep -q -- '--stack-entries' churn.log"
+kill $churn 2>/dev/null; wait $churn 2>/dev/null
+"$top_srcdir/bench/churn.sh" 400 20 >/dev/null 2>&1 &
+churn=$!
 "$C" -F 1000 -o sigint.pb.gz 2>sigint.log &
 cpid=$!
 sleep 3
