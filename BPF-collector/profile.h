@@ -5,6 +5,12 @@
 
 #define PSYM_MAX_STACK 127 /* frames per stack (kernel's default limit) */
 #define PSYM_MAX_PIDS 16   /* -p filters */
+/*
+ * Map sizes are set at load time from the sampling rate, the CPU count and
+ * the drain interval (psym-collect --stack-entries, --count-entries); these
+ * are the compiled-in defaults. Each map exists twice: the BPF program
+ * fills one buffer while user space drains and clears the other.
+ */
 #define PSYM_STACK_ENTRIES 16384
 #define PSYM_COUNT_ENTRIES 16384
 #define PSYM_COMM_LEN 16

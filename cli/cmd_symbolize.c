@@ -50,7 +50,9 @@ static const char symbolize_help[] =
 	"      --perf-map FILE        perf map or jitdump for anonymous (JIT) code\n"
 	"                             (repeatable)\n"
 	"      --perf-map-dir DIR     where perf-PID.map / jit-PID.dump are (repeatable;\n"
-	"                             default /tmp); PID from each sample's pid label\n"
+	"                             default /tmp, for a psym-collect profile only\n"
+	"                             when recorded on this machine); PID from each\n"
+	"                             sample's pid label\n"
 	"      --pid PID              the process of a single-process profile\n"
 	"\nWhat to do:\n"
 	"      --force                replace lines that locations already have\n"
@@ -170,8 +172,10 @@ int cmd_symbolize(int argc, char **argv)
 		exit_code = report(&e, ret);
 		goto out;
 	}
-	if (!n_pmdirs)
+	if (!n_pmdirs) {
 		add_one("/tmp", &pmdirs, &n_pmdirs);
+		so.perf_map_dirs_default = true;
+	}
 	so.perf_maps = pmaps;
 	so.n_perf_maps = n_pmaps;
 	so.perf_map_dirs = pmdirs;

@@ -20,6 +20,7 @@
 #include "batch.h"
 #include "builder.h"
 #include "collectprof.h"
+#include "hostid.h"
 #include "buildid.h"
 #include "compress.h"
 #include "crashlog.h"

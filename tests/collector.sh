@@ -4,7 +4,11 @@
 # go tool pprof (fibNaive on top with >= 90% flat); a library dlopen'ed
 # mid-run; a process that exits during collection; SIGINT mid-collection;
 # system-wide mode; Node.js with --perf-basic-prof (its perf map saved);
-# side files; a full disk.
+# side files; a full disk. On a busy host (bench/churn.sh: hundreds of
+# short-lived processes a second): -d and SIGINT hold, -v stays short.
+# Checks before collecting: an unwritable output, a missing -p process;
+# -p stops when its target exits. Host identity: a profile moved to
+# another "host" does not pick up this machine's perf maps.
 . "$top_srcdir/tests/lib.sh"
 C=${PSYM_COLLECT:-$top_builddir/psym-collect}
 [ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
@@ -156,5 +160,148 @@ if mount -t tmpfs -o size=8k tmpfs small 2>/dev/null; then
 	umount small
 else
 	echo "note: cannot mount a tmpfs: full-disk check skipped"
+fi
+# ---- a busy host: deadlines and signals hold -------------------------------
+# Guards with wide margins (2 shared cores); the measured numbers are in
+# bench/COLLECTOR.md (bench/collector-overhead.sh).
+now() { date +%s.%N; }
+elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN {printf "%.3f", a - b}'; }
+less_than() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
+"$top_srcdir/bench/churn.sh" 400 40 >/dev/null 2>&1 &
+churn=$!
+./fib-nopie 60 >/dev/null &
+hog=$!
+sleep 1
+# Each stderr line stamped with the time it came: from "sampling" (BPF
+# attached; a sanitizer build takes a while to get there) to the exit.
+s=$(now)
+{ timeout -s KILL 60 "$C" -F 1000 -d 2 -o churn.pb.gz -v 2>&1 >/dev/null; echo "rc=$?"; } |
+	while IFS= read -r l; do echo "$(now) $l"; done >churn.log
+t=$(elapsed "$s")
+rc=$(sed -n 's/^[0-9.]* rc=//p' churn.log)
+t2=$(awk '/ sampling / {a = $1} / rc=/ {b = $1} END {if (a) printf "%.3f", b - a; else print 99}' churn.log)
+check "churn: -d 2 exits 0 ($rc)" [ "$rc" = 0 ]
+check "churn: -d 2 ends in under 3.5 s once sampling started ($t2 s)" less_than "$t2" 3.5
+check "churn: -d 2 whole run under 6 s ($t s)" less_than "$t" 6
+check "churn: profile written and valid" "$PSYM" check -q churn.pb.gz
+check "churn: the busy program is in it" sh -c "\"\$0\" show churn.pb.gz | grep -q 'comm:\[fib-nopie\]'" "$PSYM"
+n=$(grep -c "exited before\|cannot open" churn.log)
+check "churn: -v lists at most a few examples ($n lines)" [ "$n" -le 6 ]
+check "churn: the summary counts what was lost" grep -q "processes exited before their maps were read" churn.log
+check "churn: the summary says how to raise the map sizes" sh -c \
+	"! grep -q 'stack-map collisions\|counts map full' churn.log || grep -q -- '--stack-entries' churn.log"
+kill $churn 2>/dev/null; wait $churn 2>/dev/null
+"$top_srcdir/bench/churn.sh" 400 20 >/dev/null 2>&1 &
+churn=$!
+"$C" -F 1000 -o sigint.pb.gz 2>sigint.log &
+cpid=$!
+sleep 3
+s=$(now)
+kill -INT $cpid
+wait $cpid; rc=$?
+t=$(elapsed "$s")
+check "churn: SIGINT exits 0 ($rc)" [ "$rc" = 0 ]
+check "churn: SIGINT ends the run in under 1.5 s ($t s)" less_than "$t" 1.5
+check "churn: SIGINT profile written and valid" "$PSYM" check -q sigint.pb.gz
+kill $churn $hog 2>/dev/null; wait $churn $hog 2>/dev/null
+
+# ---- checks before collecting ----------------------------------------------
+s=$(now)
+rc=0; timeout -s KILL 20 "$C" -d 10 -o "$T/nonexistent/e.pb.gz" 2>nodir.log || rc=$?
+t=$(elapsed "$s")
+check "unwritable output: non-zero exit ($rc), not killed" sh -c "[ $rc != 0 ] && [ $rc != 137 ]"
+check "unwritable output: fails before collecting ($t s)" less_than "$t" 5
+check "unwritable output: says so, naming the file" grep -q "nonexistent/e.pb.gz" nodir.log
+check "unwritable output: no summary of a collection" sh -c "! grep -q samples nodir.log"
+
+# A pid that surely does not exist: above pid_max.
+rc=0; timeout -s KILL 20 "$C" -p 4194304 -d 2 -o nopid.pb.gz 2>nopid.log || rc=$?
+check "-p missing pid: exit 2 ($rc)" [ "$rc" = 2 ]
+check "-p missing pid: says so" grep -q "no process with PID 4194304" nopid.log
+check "-p missing pid: nothing written" [ ! -e nopid.pb.gz ]
+
+# -p of a process that exits after about 2 s: the collector stops with it.
+cat >spin2.c <<'EOF2'
+#include <time.h>
+int main(void) {
+	time_t end = time(0) + 2;
+	volatile unsigned long n = 0;
+	while (time(0) < end) n++;
+	return 0;
+}
+EOF2
+gcc -O1 -fno-omit-frame-pointer -o spin2 spin2.c
+./spin2 &
+pid=$!
+s=$(now)
+rc=0; timeout -s KILL 30 "$C" -p $pid -d 20 -o early.pb.gz 2>early.log || rc=$?
+t=$(elapsed "$s")
+wait $pid 2>/dev/null
+check "-p target exits: exit 0 ($rc)" [ "$rc" = 0 ]
+check "-p target exits: collection stops with it ($t s, not -d 20)" less_than "$t" 10
+check "-p target exits: says so" grep -q "exited: stopping" early.log
+check "-p target exits: its samples are there" sh -c "\"\$0\" show early.pb.gz | grep -q 'comm:\[spin2\]'" "$PSYM"
+
+# ---- host identity: a profile from elsewhere ignores this machine's perf maps
+check "identity recorded in a comment" sh -c \
+	"\"\$0\" show nopie.pb.gz | grep -q 'Comment: psym-collect: host=.* kernel=$(uname -r) boot_id=$(cat /proc/sys/kernel/random/boot_id)'" "$PSYM"
+check "go tool pprof still reads the profile" sh -c "go tool pprof -raw nopie.pb.gz >/dev/null 2>&1"
+if command -v protoc >/dev/null && [ "$(uname -m)" = x86_64 ]; then
+	# A tiny JIT: an endless loop (jmp .) in anonymous executable memory,
+	# named in /tmp/perf-PID.map as a JIT runtime does.
+	cat >jit.c <<'EOF2'
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+int main(void) {
+	unsigned char *p = mmap(0, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char path[64];
+	FILE *f;
+	if (p == MAP_FAILED) return 1;
+	memset(p, 0xcc, 4096);
+	p[0x100] = 0xeb; p[0x101] = 0xfe; /* jmp . */
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)getpid());
+	f = fopen(path, "w");
+	fprintf(f, "%lx 40 jit_spin_loop\n", (unsigned long)(p + 0xf0));
+	fclose(f);
+	((void (*)(void))(p + 0x100))();
+	return 0;
+}
+EOF2
+	gcc -O1 -o jit jit.c
+	./jit &
+	jpid=$!
+	sleep 0.5
+	"$C" -p $jpid -d 2 -o jit.pb.gz 2>jit.log
+	kill $jpid; wait $jpid 2>/dev/null
+	check "jit: its perf map saved with the profile" test -s jit.pb.gz.d/perf-$jpid.map
+	mkdir moved
+	cp jit.pb.gz moved/here.pb.gz
+	"$PSYM" symbolize moved/here.pb.gz -o here.sym.pb.gz 2>here.log
+	check "jit: same host, no side dir: this machine's perf map names it" sh -c \
+		"\"\$0\" show here.sym.pb.gz | grep -q jit_spin_loop" "$PSYM"
+	# The same profile, as if recorded on another host.
+	gzip -dc jit.pb.gz | protoc --decode perftools.profiles.Profile -I "$top_srcdir/proto" \
+		"$top_srcdir/proto/profile.proto" >jit.txt
+	sed 's/psym-collect: host=[^ ]*/psym-collect: host=elsewhere.example/' jit.txt >other.txt
+	check "jit: identity rewritten" grep -q "host=elsewhere.example" other.txt
+	protoc --encode perftools.profiles.Profile -I "$top_srcdir/proto" \
+		"$top_srcdir/proto/profile.proto" <other.txt | gzip >moved/other.pb.gz
+	"$PSYM" symbolize moved/other.pb.gz -o other.sym.pb.gz 2>other.log
+	check "jit: other host, no side dir: this machine's perf map not used" sh -c \
+		"! \"\$0\" show other.sym.pb.gz | grep -q jit_spin_loop" "$PSYM"
+	"$PSYM" symbolize --explain moved/other.pb.gz -o other2.sym.pb.gz >other2.log 2>&1
+	check "jit: other host: the reason names the host" grep -q "recorded on host 'elsewhere.example'" other2.log
+	"$PSYM" symbolize --perf-map-dir /tmp moved/other.pb.gz -o named.sym.pb.gz 2>named.log
+	check "jit: other host, --perf-map-dir named: used" sh -c \
+		"\"\$0\" show named.sym.pb.gz | grep -q jit_spin_loop" "$PSYM"
+	mv jit.pb.gz.d moved/other.pb.gz.d
+	"$PSYM" symbolize moved/other.pb.gz -o side.sym.pb.gz 2>side.log
+	check "jit: other host with its side dir: its own perf map used" sh -c \
+		"\"\$0\" show side.sym.pb.gz | grep -q jit_spin_loop" "$PSYM"
+	rm -f /tmp/perf-$jpid.map
+else
+	echo "note: protoc missing or not x86_64: host identity check skipped"
 fi
 finish

@@ -7,14 +7,25 @@
 
 #include "builder.h"
 #include "collectprof.h"
+#include "hashtab.h"
 
 #define MAX_FRAMES 512
 
+#define MAX_PROCS (1 << 20)
+
 struct proc {
 	int pid;
+	bool jit; /* a sample had a frame in anonymous executable memory */
 	struct psym_procmap *maps;
 	size_t n;
 	uint64_t *mapping_ids; /* profile mapping id per map, 0 = not yet */
+};
+
+/* A profile mapping's identity, the key of the dedup table (bytes compared). */
+struct mkey {
+	uint64_t start, limit, offset;
+	char id[PSYM_BUILD_ID_HEX_MAX];
+	char path[sizeof(((struct psym_procmap *)0)->path)];
 };
 
 struct skey {
@@ -28,8 +39,14 @@ struct psym_collectprof {
 	struct psym_collect_meta meta;
 	struct psym_profile *p;
 	struct psym_builder *b;
-	struct proc *procs;
+	struct proc **procs; /* in the order first seen */
 	size_t nprocs;
+	struct psym_hashtab by_pid; /* pid -> struct proc */
+	struct psym_hashtab by_mapping; /* struct mkey -> pb_mapping */
+	struct mkey **mkeys;
+	size_t nmkeys;
+	psym_collect_buildid_fn bid_fn;
+	void *bid_ud;
 	uint64_t kernel_mapping;
 	struct skey *keys; /* open addressing */
 	size_t nkeys, capkeys;
@@ -56,6 +73,8 @@ int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_colle
 	if (!c)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	c->meta = *meta;
+	psym_hashtab_init(&c->by_pid, MAX_PROCS);
+	psym_hashtab_init(&c->by_mapping, 0);
 	ret = psym_profile_new(NULL, &c->p, e);
 	if (!ret)
 		ret = psym_builder_new(c->p, &c->b, e);
@@ -92,10 +111,16 @@ void psym_collectprof_free(struct psym_collectprof *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nprocs; i++) {
-		free(c->procs[i].maps);
-		free(c->procs[i].mapping_ids);
+		free(c->procs[i]->maps);
+		free(c->procs[i]->mapping_ids);
+		free(c->procs[i]);
 	}
 	free(c->procs);
+	psym_hashtab_free(&c->by_pid);
+	psym_hashtab_free(&c->by_mapping);
+	for (size_t i = 0; i < c->nmkeys; i++)
+		free(c->mkeys[i]);
+	free(c->mkeys);
 	for (size_t i = 0; i < c->capkeys; i++)
 		free(c->keys[i].bytes);
 	free(c->keys);
@@ -116,12 +141,49 @@ void psym_collectprof_stats(const struct psym_collectprof *c, struct psym_collec
 	s->processes = c->nprocs;
 }
 
-static struct proc *find_proc(struct psym_collectprof *c, int pid)
+void psym_collectprof_set_buildid_fn(struct psym_collectprof *c, psym_collect_buildid_fn fn,
+				     void *ud)
 {
+	c->bid_fn = fn;
+	c->bid_ud = ud;
+}
+
+void psym_collectprof_set_kernel_range(struct psym_collectprof *c, uint64_t start, uint64_t limit)
+{
+	if (!c->kernel_mapping) { /* not yet used: the mapping is made on first use */
+		c->meta.kernel_start = start;
+		c->meta.kernel_limit = limit;
+	}
+}
+
+int psym_collectprof_comment(struct psym_collectprof *c, const char *text)
+{
+	return psym_builder_comment(c->b, text) ? PSYM_ENOMEM : 0;
+}
+
+static struct proc *find_proc(const struct psym_collectprof *c, int pid)
+{
+	void *v;
+
+	return psym_hashtab_get(&c->by_pid, &pid, sizeof(pid), &v) == 0 ? v : NULL;
+}
+
+bool psym_collectprof_known(const struct psym_collectprof *c, int pid)
+{
+	return find_proc(c, pid) != NULL;
+}
+
+size_t psym_collectprof_jit_pids(const struct psym_collectprof *c, int *out, size_t max)
+{
+	size_t n = 0;
+
 	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i].pid == pid)
-			return &c->procs[i];
-	return NULL;
+		if (c->procs[i]->jit) {
+			if (n < max)
+				out[n] = c->procs[i]->pid;
+			n++;
+		}
+	return n;
 }
 
 int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct psym_procmap *maps,
@@ -139,17 +201,25 @@ int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct p
 	if (n)
 		memcpy(copy, maps, n * sizeof(*copy));
 	if (!pr) {
-		struct proc *np = realloc(c->procs, (c->nprocs + 1) * sizeof(*np));
+		struct proc **np = realloc(c->procs, (c->nprocs + 1) * sizeof(*np));
+		struct psym_err e = { 0 };
 
-		if (!np) {
+		if (np)
+			c->procs = np;
+		pr = np ? calloc(1, sizeof(*pr)) : NULL;
+		if (pr) {
+			pr->pid = pid;
+			if (psym_hashtab_put(&c->by_pid, &pr->pid, sizeof(pr->pid), pr, &e)) {
+				free(pr);
+				pr = NULL;
+			}
+		}
+		if (!pr) {
 			free(copy);
 			free(ids);
 			return PSYM_ENOMEM;
 		}
-		c->procs = np;
-		pr = &c->procs[c->nprocs++];
-		memset(pr, 0, sizeof(*pr));
-		pr->pid = pid;
+		c->procs[c->nprocs++] = pr;
 	}
 	free(pr->maps);
 	free(pr->mapping_ids);
@@ -181,24 +251,47 @@ bool psym_collectprof_unknown(struct psym_collectprof *c, int pid, const uint64_
 /* The profile mapping for a process map, shared by identical ones. */
 static uint64_t mapping_for(struct psym_collectprof *c, struct proc *pr, long mi)
 {
-	const struct psym_procmap *m = &pr->maps[mi];
-	pb_profile *pb = c->p->pb;
+	struct psym_procmap *m = &pr->maps[mi];
+	struct psym_err e = { 0 };
+	struct mkey *k, **nk;
 	pb_mapping *nm;
-	const char *name = m->path;
+	void *v;
 
 	if (pr->mapping_ids[mi])
 		return pr->mapping_ids[mi];
-	for (size_t i = 0; i < pb->n_mapping; i++) {
-		pb_mapping *x = pb->mapping[i];
-
-		if (x->memory_start == m->start && x->memory_limit == m->limit &&
-		    x->file_offset == m->offset &&
-		    !strcmp(psym_profile_str(c->p, x->filename), name) &&
-		    !strcmp(psym_profile_str(c->p, x->build_id), m->build_id))
-			return pr->mapping_ids[mi] = x->id;
+	if (!m->build_id[0] && m->path[0] == '/' && c->bid_fn)
+		c->bid_fn(c->bid_ud, pr->pid, m);
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return 0;
+	k->start = m->start;
+	k->limit = m->limit;
+	k->offset = m->offset;
+	snprintf(k->id, sizeof(k->id), "%s", m->build_id);
+	snprintf(k->path, sizeof(k->path), "%s", m->path);
+	if (psym_hashtab_get(&c->by_mapping, k, sizeof(*k), &v) == 0) {
+		free(k);
+		return pr->mapping_ids[mi] = ((pb_mapping *)v)->id;
 	}
-	nm = psym_builder_mapping(c->b, m->start, m->limit, m->offset, name, m->build_id);
-	return nm ? (pr->mapping_ids[mi] = nm->id) : 0;
+	nk = realloc(c->mkeys, (c->nmkeys + 1) * sizeof(*nk));
+	if (!nk) {
+		free(k);
+		return 0;
+	}
+	c->mkeys = nk;
+	nm = psym_builder_mapping(c->b, m->start, m->limit, m->offset, m->path, m->build_id);
+	if (!nm || psym_hashtab_put(&c->by_mapping, k, sizeof(*k), nm, &e)) {
+		free(k);
+		return nm ? (pr->mapping_ids[mi] = nm->id) : 0;
+	}
+	c->mkeys[c->nmkeys++] = k;
+	return pr->mapping_ids[mi] = nm->id;
+}
+
+/* Anonymous executable memory: JIT code, named by perf maps. */
+static bool anon_exec(const struct psym_procmap *m)
+{
+	return m->path[0] == '\0' || !strncmp(m->path, "[anon", 5) || !strcmp(m->path, "//anon");
 }
 
 static uint64_t kernel_mapping(struct psym_collectprof *c)
@@ -251,6 +344,8 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 
 		if (mi < 0)
 			c->st.frames_unmapped++;
+		else if (anon_exec(&pr->maps[mi]))
+			pr->jit = true;
 		locs[n] = psym_builder_location(c->b, mid, a);
 		if (!locs[n])
 			return psym_builder_error(c->b);

@@ -31,9 +31,36 @@ struct psym_collect_meta {
 
 #define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"
 
+/*
+ * Asked for the build ID of a file-backed mapping the first time a sample
+ * needs it (once per process and mapping): fill m->build_id or leave it
+ * empty. Lets the caller read only what samples need, through its cache.
+ */
+typedef void (*psym_collect_buildid_fn)(void *ud, int pid, struct psym_procmap *m);
+
 int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_collectprof **out,
 			 struct psym_err *e);
 void psym_collectprof_free(struct psym_collectprof *c);
+
+/* The kernel's range when it is known only after collection started. */
+void psym_collectprof_set_kernel_range(struct psym_collectprof *c, uint64_t start, uint64_t limit);
+
+/* Where build IDs come from when the maps given have none (default: none). */
+void psym_collectprof_set_buildid_fn(struct psym_collectprof *c, psym_collect_buildid_fn fn,
+				     void *ud);
+
+/* One more Profile.comment line (the host identity, see hostid.h). */
+int psym_collectprof_comment(struct psym_collectprof *c, const char *text);
+
+/* Has pid's maps (psym_collectprof_process was called for it)? */
+bool psym_collectprof_known(const struct psym_collectprof *c, int pid);
+
+/*
+ * The pids whose samples had frames in anonymous executable memory (JIT
+ * code: their perf maps are worth saving), in the order first seen; at
+ * most max written to out. Returns how many there are in all.
+ */
+size_t psym_collectprof_jit_pids(const struct psym_collectprof *c, int *out, size_t max);
 
 /*
  * The executable mappings of a process (copied). Called again after a

@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <elf.h>
+#include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "procmaps.h"
@@ -29,6 +33,7 @@ static bool skip_word(const char **p, const char *end)
 static bool parse_line(const char *p, const char *end, struct psym_procmap *m)
 {
 	const char *perms;
+	uint64_t major, minor;
 	size_t n;
 
 	memset(m, 0, sizeof(*m));
@@ -44,10 +49,14 @@ static bool parse_line(const char *p, const char *end, struct psym_procmap *m)
 	if (!psym_parse_hex(&p, end, &m->offset))
 		return false;
 	skip_spaces(&p, end);
-	if (!skip_word(&p, end)) /* dev */
+	if (!psym_parse_hex(&p, end, &major) || p >= end || *p++ != ':' ||
+	    !psym_parse_hex(&p, end, &minor) || major > UINT32_MAX || minor > UINT32_MAX)
 		return false;
+	m->dev = major << 32 | minor;
 	skip_spaces(&p, end);
-	if (!skip_word(&p, end)) /* inode */
+	while (p < end && *p >= '0' && *p <= '9' && m->inode <= UINT64_MAX / 10 - 1)
+		m->inode = m->inode * 10 + (uint64_t)(*p++ - '0');
+	if (p < end && *p != ' ' && *p != '\t')
 		return false;
 	skip_spaces(&p, end);
 	n = (size_t)(end - p);
@@ -94,28 +103,153 @@ int psym_procmaps_parse(const char *text, size_t len, struct psym_procmap **out,
 
 int psym_procmaps_read(int pid, struct psym_procmap **out, size_t *n, struct psym_err *e)
 {
-	char path[64];
-	unsigned char *buf;
-	size_t len;
-	int ret;
-	FILE *f;
+	enum { MAX = 1 << 22 };
+	char path[64], *buf = NULL;
+	size_t len = 0, cap = 1 << 16;
+	int fd, ret;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	/* procfs files are not regular in size terms: read with stdio, capped. */
-	f = fopen(path, "r");
-	if (!f)
-		return psym_err_set(e, errno == ENOENT ? PSYM_EBADINPUT : PSYM_EIO,
+	/* procfs sizes are 0: read until EOF into a buffer that grows, capped. */
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return psym_err_set(e, errno == ENOENT || errno == ESRCH ? PSYM_NOENT : PSYM_EIO,
 				    "cannot open '%s': %s", path, strerror(errno));
-	buf = malloc(1 << 22);
-	if (!buf) {
-		fclose(f);
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (;;) {
+		ssize_t got;
+
+		if (!buf || len + 1 == cap) {
+			char *nb;
+
+			if (buf && cap >= MAX)
+				break; /* capped: parse what fits */
+			if (buf)
+				cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				goto out;
+			}
+			buf = nb;
+		}
+		got = read(fd, buf + len, cap - 1 - len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			/* A process that exits while it is read: ESRCH. */
+			ret = psym_err_set(e, errno == ESRCH ? PSYM_NOENT : PSYM_EIO,
+					   "cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (got == 0)
+			break;
+		len += (size_t)got;
 	}
-	len = fread(buf, 1, (1 << 22) - 1, f);
-	fclose(f);
 	buf[len] = '\0';
-	ret = psym_procmaps_parse((const char *)buf, len, out, n, e);
+	ret = psym_procmaps_parse(buf, len, out, n, e);
+out:
+	close(fd);
 	free(buf);
+	return ret;
+}
+
+/* ELF header fields, 32 or 64 bit, this machine's byte order only. */
+struct ehdr_info {
+	bool is64;
+	uint64_t phoff;
+	size_t phentsize, phnum;
+};
+
+static bool read_all(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t got;
+
+	do
+		got = pread(fd, buf, len, (off_t)off);
+	while (got < 0 && errno == EINTR);
+	return got == (ssize_t)len;
+}
+
+static bool parse_ehdr(const unsigned char *h, struct ehdr_info *x)
+{
+	if (memcmp(h, ELFMAG, SELFMAG) != 0)
+		return false;
+#if __BYTE_ORDER == __LITTLE_ENDIAN
+	if (h[EI_DATA] != ELFDATA2LSB)
+		return false;
+#else
+	if (h[EI_DATA] != ELFDATA2MSB)
+		return false;
+#endif
+	if (h[EI_CLASS] == ELFCLASS64) {
+		Elf64_Ehdr eh;
+
+		memcpy(&eh, h, sizeof(eh));
+		x->is64 = true;
+		x->phoff = eh.e_phoff;
+		x->phentsize = eh.e_phentsize;
+		x->phnum = eh.e_phnum;
+		return x->phentsize == sizeof(Elf64_Phdr);
+	}
+	if (h[EI_CLASS] == ELFCLASS32) {
+		Elf32_Ehdr eh;
+
+		memcpy(&eh, h, sizeof(eh));
+		x->is64 = false;
+		x->phoff = eh.e_phoff;
+		x->phentsize = eh.e_phentsize;
+		x->phnum = eh.e_phnum;
+		return x->phentsize == sizeof(Elf32_Phdr);
+	}
+	return false;
+}
+
+int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	enum { MAX_PHDRS = 256, MAX_NOTE = 1 << 16 };
+	unsigned char h[sizeof(Elf64_Ehdr)], *ph = NULL, *note = NULL;
+	struct ehdr_info x;
+	int ret = PSYM_NOENT;
+
+	if (!read_all(fd, h, sizeof(Elf32_Ehdr), 0))
+		return PSYM_EIO;
+	if (h[EI_CLASS] == ELFCLASS64 && !read_all(fd, h, sizeof(Elf64_Ehdr), 0))
+		return PSYM_EIO;
+	/* PN_XNUM (0xffff) and absurd counts: no build ID from the headers. */
+	if (!parse_ehdr(h, &x) || x.phnum == 0 || x.phnum > MAX_PHDRS)
+		return PSYM_NOENT;
+	ph = malloc(x.phnum * x.phentsize);
+	note = malloc(MAX_NOTE);
+	if (!ph || !note) {
+		ret = PSYM_ENOMEM;
+		goto out;
+	}
+	if (!read_all(fd, ph, x.phnum * x.phentsize, x.phoff)) {
+		ret = PSYM_EIO;
+		goto out;
+	}
+	for (size_t i = 0; i < x.phnum && ret == PSYM_NOENT; i++) {
+		uint64_t type, off, size, align;
+
+		if (x.is64) {
+			Elf64_Phdr p;
+
+			memcpy(&p, ph + i * x.phentsize, sizeof(p));
+			type = p.p_type, off = p.p_offset, size = p.p_filesz, align = p.p_align;
+		} else {
+			Elf32_Phdr p;
+
+			memcpy(&p, ph + i * x.phentsize, sizeof(p));
+			type = p.p_type, off = p.p_offset, size = p.p_filesz, align = p.p_align;
+		}
+		if (type != PT_NOTE || size < 12 || size > MAX_NOTE)
+			continue;
+		if (!read_all(fd, note, (size_t)size, off))
+			continue;
+		ret = psym_notes_build_id(note, (size_t)size, align == 8 ? 8 : 4, false, out);
+	}
+out:
+	free(ph);
+	free(note);
 	return ret;
 }
 

@@ -15,6 +15,7 @@
 
 struct psym_procmap {
 	uint64_t start, limit, offset;
+	uint64_t dev, inode; /* as the maps line gives them (major << 32 | minor) */
 	char path[512];			      /* "" for anonymous memory */
 	char build_id[PSYM_BUILD_ID_HEX_MAX]; /* filled by psym_procmaps_build_ids */
 	bool exec;
@@ -31,11 +32,24 @@ struct psym_procmap {
 int psym_procmaps_parse(const char *text, size_t len, struct psym_procmap **out, size_t *n,
 			struct psym_err *e);
 
-/* Read and parse /proc/PID/maps. */
+/*
+ * Read and parse /proc/PID/maps. PSYM_NOENT (with a message in e) when the
+ * process is gone.
+ */
 int psym_procmaps_read(int pid, struct psym_procmap **out, size_t *n, struct psym_err *e);
 
 /*
- * Fill build IDs of file-backed mappings, reading the ELF through
+ * Build ID of an open ELF file read with pread only (header, program
+ * headers, PT_NOTE segments of at most 64 KiB each): no mapping of the
+ * file, a few small reads, for the collector that reads the files of live
+ * processes. 0, PSYM_NOENT (no build ID note, not an ELF of this machine's
+ * byte order) or PSYM_EIO.
+ */
+int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/*
+ * Fill build IDs of all file-backed mappings (tools that want them all; the
+ * collector reads only the mappings its samples need), reading the ELF through
  * /proc/PID/map_files/START-END (works for deleted files and containers),
  * else /proc/PID/root/PATH.
  */

@@ -22,6 +22,7 @@
 #include "buildid.h"
 #include "demangle.h"
 #include "funcmemo.h"
+#include "hostid.h"
 #include "mapping.h"
 #include "registry.h"
 #include "resolvers.h"
@@ -103,6 +104,7 @@ struct run {
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
 	char release[65];			   /* this machine's kernel release */
+	char foreign[256]; /* why this machine's perf maps do not apply, or "" */
 	bool *caller_only;			   /* by location position, for --adjust-callers */
 	int *loc_pid;				   /* by location position: pid label of a sample */
 	int *pids;				   /* the distinct pid labels, sorted */
@@ -312,6 +314,15 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 						ref->cls == PSYM_MAP_KMODULE, &o->limits, log, out,
 						e);
 	case PSYM_MAP_ANON:
+		if (run->foreign[0] && !run->lo.side_dir && !run->lo.n_perf_map_dirs &&
+		    !o->n_perf_maps) {
+			psym_reason_set(why, PSYM_R_NO_PERF_MAP,
+					"no perf maps: %s, so this machine's /tmp/perf-PID.map "
+					"names other code (keep the collector's side directory "
+					"next to the profile, or give --perf-map-dir DIR)",
+					run->foreign);
+			return PSYM_NOENT;
+		}
 		return psym_jit_resolver_new(&run->lo, &o->limits.perfmap, o->perf_maps,
 					     o->n_perf_maps, o->pid, log, out, e);
 	case PSYM_MAP_SPECIAL:
@@ -700,6 +711,18 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	if (uname(&u) == 0) {
 		snprintf(run.release, sizeof(run.release), "%s", u.release);
 		run.lo.release = run.release;
+	}
+	/* This machine's perf maps and kernel release stand in for missing
+	 * side files only for a profile recorded here (hostid.h). */
+	{
+		struct psym_hostid rec;
+
+		if (!psym_hostid_profile_is_local(p, &rec, run.foreign, sizeof(run.foreign))) {
+			snprintf(run.release, sizeof(run.release), "%s", rec.kernel);
+			run.lo.release = run.release[0] ? run.release : NULL;
+			if (o->perf_map_dirs_default)
+				run.lo.n_perf_map_dirs = 0;
+		}
 	}
 	run.bopts = (struct psym_binary_opts){
 		.inlines = !o->no_inlines,

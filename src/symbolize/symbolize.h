@@ -40,6 +40,9 @@ struct psym_symbolize_opts {
 	size_t n_perf_maps;
 	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
 	size_t n_perf_map_dirs;
+	bool perf_map_dirs_default;	  /* perf_map_dirs is this machine's default
+					   * (/tmp), not named: used only for a
+					   * profile recorded here (hostid.h) */
 	int pid;			  /* process of a single-process profile, or 0 */
 	bool explain;			  /* list every candidate tried */
 	bool quiet;			  /* no per-mapping summary */

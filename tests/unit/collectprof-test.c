@@ -18,6 +18,16 @@ static const char *str(struct psym_profile *p, int64_t i)
 	return psym_profile_str(p, i);
 }
 
+static int bid_calls;
+
+/* The collector's build-ID source: asked once per process and mapping. */
+static void fake_bid(void *ud, int pid, struct psym_procmap *m)
+{
+	(void)ud;
+	bid_calls++;
+	snprintf(m->build_id, sizeof(m->build_id), "%s", pid == 7 ? "77aa" : "88bb");
+}
+
 int main(void)
 {
 	struct psym_collect_meta meta = {
@@ -111,5 +121,55 @@ int main(void)
 	free(buf);
 	psym_profile_free(q);
 	psym_collectprof_free(c);
+
+	/* Build IDs only for mappings a sample uses, once per (pid, mapping). */
+	{
+		static const char text[] = "400000-401000 r-xp 00001000 08:1f 1234567   /bin/a\n"
+					   "500000-501000 r-xp 00000000 fd:00 99   /lib/unused.so\n"
+					   "600000-601000 rwxp 00000000 00:00 0\n";
+		struct psym_procmap *m = NULL;
+		size_t n = 0;
+		uint64_t u[] = { 0x400100, 0x600010 }, anon = 0x600020;
+		int jp[4];
+
+		ok(psym_procmaps_parse(text, sizeof(text) - 1, &m, &n, &e) == 0 && n == 3,
+		   "maps parsed (%zu)", n);
+		is_int(m[0].dev, (uint64_t)0x08 << 32 | 0x1f, "device major:minor");
+		is_int(m[0].inode, 1234567, "inode");
+		is_int(m[1].dev, (uint64_t)0xfd << 32, "device fd:00");
+		ok(psym_collectprof_new(&meta, &c, &e) == 0, "new");
+		psym_collectprof_set_buildid_fn(c, fake_bid, NULL);
+		ok(!psym_collectprof_known(c, 7), "pid unknown before its maps");
+		ok(psym_collectprof_process(c, 7, m, n) == 0 && psym_collectprof_known(c, 7),
+		   "maps given");
+		ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0 &&
+			   psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0,
+		   "two samples in /bin/a");
+		is_int(bid_calls, 1, "build ID asked once, for the one mapping used");
+		is_int(psym_collectprof_jit_pids(c, jp, 4), 0, "no JIT frame yet");
+		ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, &anon, 1, 1) == 0, "a JIT frame");
+		ok(psym_collectprof_jit_pids(c, jp, 4) == 1 && jp[0] == 7, "pid 7 has JIT frames");
+		ok(psym_collectprof_comment(c, "psym-collect: host=h kernel=k boot_id=b") == 0,
+		   "comment added");
+		p = psym_collectprof_profile(c);
+		pb = p->pb;
+		ok(pb->n_comment == 2 && !strcmp(str(p, pb->comment[1]),
+						 "psym-collect: host=h kernel=k boot_id=b"),
+		   "identity comment kept");
+		{
+			bool found = false;
+
+			for (size_t i = 0; i < pb->n_mapping; i++)
+				found |= !strcmp(str(p, pb->mapping[i]->build_id), "77aa") &&
+					 !strcmp(str(p, pb->mapping[i]->filename), "/bin/a");
+			ok(found, "the build ID given lands in /bin/a's mapping");
+			for (size_t i = 0; i < pb->n_mapping; i++)
+				ok(strcmp(str(p, pb->mapping[i]->filename), "/lib/unused.so"),
+				   "unused mapping %zu not in the profile", i);
+		}
+		(void)u[1];
+		free(m);
+		psym_collectprof_free(c);
+	}
 	return tap_done();
 }
