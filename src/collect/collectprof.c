@@ -28,13 +28,6 @@ struct mkey {
 	char path[sizeof(((struct psym_procmap *)0)->path)];
 };
 
-struct skey {
-	uint64_t hash;
-	size_t len;
-	unsigned char *bytes;
-	pb_sample *sample;
-};
-
 struct psym_collectprof {
 	struct psym_collect_meta meta;
 	struct psym_profile *p;
@@ -48,21 +41,9 @@ struct psym_collectprof {
 	psym_collect_buildid_fn bid_fn;
 	void *bid_ud;
 	uint64_t kernel_mapping;
-	struct skey *keys; /* open addressing */
-	size_t nkeys, capkeys;
+	struct psym_hashtab by_stack; /* (pid, tid, comm, locations) -> pb_sample; keys owned */
 	struct psym_collect_stats st;
 };
-
-static uint64_t fnv(const unsigned char *p, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
 
 int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_collectprof **out,
 			 struct psym_err *e)
@@ -75,6 +56,7 @@ int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_colle
 	c->meta = *meta;
 	psym_hashtab_init(&c->by_pid, MAX_PROCS);
 	psym_hashtab_init(&c->by_mapping, 0);
+	psym_hashtab_init(&c->by_stack, 0);
 	ret = psym_profile_new(NULL, &c->p, e);
 	if (!ret)
 		ret = psym_builder_new(c->p, &c->b, e);
@@ -121,9 +103,14 @@ void psym_collectprof_free(struct psym_collectprof *c)
 	for (size_t i = 0; i < c->nmkeys; i++)
 		free(c->mkeys[i]);
 	free(c->mkeys);
-	for (size_t i = 0; i < c->capkeys; i++)
-		free(c->keys[i].bytes);
-	free(c->keys);
+	{
+		size_t pos = 0;
+		const void *k;
+
+		while (psym_hashtab_next(&c->by_stack, &pos, &k, NULL, NULL))
+			free((void *)k);
+		psym_hashtab_free(&c->by_stack);
+	}
 	psym_builder_free(c->b);
 	psym_profile_free(c->p);
 	free(c);
@@ -318,7 +305,7 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 	unsigned char key[sizeof(locs) + 64];
 	struct proc *pr = find_proc(c, pid);
 	char commbuf[17];
-	uint64_t h;
+	void *v;
 	pb_sample *s;
 
 	if (nk > MAX_FRAMES)
@@ -357,54 +344,30 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 	memcpy(key + 8, commbuf, 16);
 	memcpy(key + 24, locs, n * sizeof(uint64_t));
 	keylen = 24 + n * sizeof(uint64_t);
-	h = fnv(key, keylen);
-	if ((c->nkeys + 1) * 2 > c->capkeys) {
-		size_t ncap = c->capkeys ? c->capkeys * 2 : 1024;
-		struct skey *nk2 = calloc(ncap, sizeof(*nk2));
+	if (psym_hashtab_get(&c->by_stack, key, keylen, &v) == 0) {
+		s = v;
+		s->value[0] += (int64_t)count;
+		s->value[1] += (int64_t)count * c->meta.period_ns;
+	} else {
+		int64_t vals[2] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
+		unsigned char *copy = malloc(keylen);
+		struct psym_err e = { 0 };
 
-		if (!nk2)
+		s = psym_builder_sample(c->b, locs, n, vals, 2);
+		if (!s || !copy) {
+			free(copy);
 			return PSYM_ENOMEM;
-		for (size_t i = 0; i < c->capkeys; i++) {
-			size_t j;
-
-			if (!c->keys[i].bytes)
-				continue;
-			for (j = c->keys[i].hash & (ncap - 1); nk2[j].bytes;
-			     j = (j + 1) & (ncap - 1))
-				;
-			nk2[j] = c->keys[i];
 		}
-		free(c->keys);
-		c->keys = nk2;
-		c->capkeys = ncap;
-	}
-	for (size_t j = h & (c->capkeys - 1);; j = (j + 1) & (c->capkeys - 1)) {
-		struct skey *k = &c->keys[j];
-
-		if (!k->bytes) {
-			int64_t vals[2] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
-
-			s = psym_builder_sample(c->b, locs, n, vals, 2);
-			k->bytes = malloc(keylen);
-			if (!s || !k->bytes)
-				return PSYM_ENOMEM;
-			memcpy(k->bytes, key, keylen);
-			k->len = keylen;
-			k->hash = h;
-			k->sample = s;
-			c->nkeys++;
-			c->st.stacks++;
-			if (psym_builder_label_num(c->b, s, "pid", pid, NULL) ||
-			    psym_builder_label_num(c->b, s, "tid", tid, NULL) ||
-			    psym_builder_label_str(c->b, s, "comm", commbuf))
-				return PSYM_ENOMEM;
-			break;
+		memcpy(copy, key, keylen);
+		if (psym_hashtab_put(&c->by_stack, copy, keylen, s, &e)) {
+			free(copy);
+			return e.code;
 		}
-		if (k->hash == h && k->len == keylen && !memcmp(k->bytes, key, keylen)) {
-			k->sample->value[0] += (int64_t)count;
-			k->sample->value[1] += (int64_t)count * c->meta.period_ns;
-			break;
-		}
+		c->st.stacks++;
+		if (psym_builder_label_num(c->b, s, "pid", pid, NULL) ||
+		    psym_builder_label_num(c->b, s, "tid", tid, NULL) ||
+		    psym_builder_label_str(c->b, s, "comm", commbuf))
+			return PSYM_ENOMEM;
 	}
 	c->st.samples += count;
 	return 0;
