@@ -28,6 +28,7 @@ def parse(path):
             continue
         name = l.split(" inlined at ")[0]
         loc = lines[i + 1] if i + 1 < len(lines) else "??:0"
+        loc = re.sub(r" \(discriminator \d+\)$", "", loc)  # as addr2line prints them
         m = re.match(r"^(.*?):(\d+|\?)(?::\d+)?$", loc)
         f, n = (m.group(1), m.group(2)) if m else (loc, "0")
         n = int(n) if n.isdigit() else 0
