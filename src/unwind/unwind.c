@@ -214,6 +214,13 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 		} else if (r == 0) {
 			st = apply_row(&row, &cur, stk, &next, &e);
 			signal = row.signal_frame;
+			/*
+			 * A signal trampoline is entered by the handler's return:
+			 * its pc is recorded as is (its FDE starts a byte early so
+			 * that pc - 1 finds it), as libdw and gdb show it.
+			 */
+			if (signal)
+				pcs[res->n - 1] = cur.r[PSYM_X86_RA];
 		} else {
 			st = frame_pointer(&cur, stk, &next, &e);
 			if (st == STEP_OK)

@@ -11,8 +11,9 @@
  *
  * Addresses out are those a profile records, with the frame-pointer
  * mode's rule: the leaf's pc as sampled, every caller's return address
- * minus one (inside the call instruction), except the pc interrupted by a
- * signal (found through a signal frame's CFI), which is exact.
+ * minus one (inside the call instruction), except a signal trampoline's
+ * pc (its CFI says 'S') and the pc the signal interrupted, which are
+ * exact (as libdw and gdb give them).
  */
 #ifndef PSYM_UNWIND_UNWIND_H
 #define PSYM_UNWIND_UNWIND_H

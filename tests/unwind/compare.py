@@ -3,7 +3,8 @@
 gdb's frame chain (gdbdump.py's N.gdb). gdb's inline and tail-call frames
 are its own inventions from DWARF and have no physical frame: skipped. A
 caller's gdb pc is the return address, psym's is return address - 1;
-after a signal frame both are the interrupted pc. Every gdb frame must be
+a signal trampoline's frame and the pc interrupted by the signal are
+exact in both. Every gdb frame must be
 matched, in order (exit 1 and a report otherwise)."""
 import sys
 
@@ -16,7 +17,7 @@ for l in open(sys.argv[2]):
     pc, kind, name = l.split()[:3]
     if kind in ("inl", "tail"):
         continue
-    want.append((int(pc, 16) - (0 if prev_sig else 1), name))
+    want.append((int(pc, 16) - (0 if prev_sig or kind == "sig" else 1), name))
     prev_sig = kind == "sig"
 bad = []
 for i, (pc, name) in enumerate(want):
