@@ -27,6 +27,9 @@
 #include "psym.h"
 #include "profile.h"
 #include "profile.skel.h"
+#include "stackcopy.h"
+#include "unwindprof.h"
+#include "ustack.h"
 
 static volatile sig_atomic_t stop;
 
@@ -43,6 +46,7 @@ struct opts {
 	double duration; /* 0 = until a signal */
 	const char *out;
 	bool no_kernel, no_user, no_side_files, verbose;
+	long stack_copy; /* --stack-copy BYTES; 0: frame pointers */
 };
 
 static const char usage_text[] =
@@ -57,6 +61,11 @@ static const char usage_text[] =
 	"      --no-kernel        do not record kernel stacks\n"
 	"      --no-user          do not record user stacks\n"
 	"      --no-side-files    do not write FILE.d/ (kallsyms, vDSO, perf maps)\n"
+	"      --stack-copy BYTES copy the top BYTES (64..32768, e.g. 8192) of each\n"
+	"                         sampled user stack and its registers into\n"
+	"                         FILE.d/ustacks.gz (mode 0600: raw stack bytes can\n"
+	"                         hold secrets) for psym to unwind with the\n"
+	"                         binaries' CFI: for code without frame pointers\n"
 	"  -v, --verbose          report progress\n"
 	"  -h, --help             show this help\n"
 	"      --version          show the version\n\n"
@@ -87,6 +96,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		O_NO_KERNEL = 1000,
 		O_NO_USER,
 		O_NO_SIDE,
+		O_STACK_COPY,
 		O_VERSION
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
@@ -96,6 +106,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					    { "no-kernel", no_argument, NULL, O_NO_KERNEL },
 					    { "no-user", no_argument, NULL, O_NO_USER },
 					    { "no-side-files", no_argument, NULL, O_NO_SIDE },
+					    { "stack-copy", required_argument, NULL, O_STACK_COPY },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "version", no_argument, NULL, O_VERSION },
@@ -120,6 +131,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_NO_KERNEL: o->no_kernel = true; break;
 		case O_NO_USER: o->no_user = true; break;
 		case O_NO_SIDE: o->no_side_files = true; break;
+		case O_STACK_COPY:
+			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
+			break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);
@@ -130,6 +144,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die_usage("unexpected argument", argv[optind]);
 	if (o->no_kernel && o->no_user)
 		die_usage("--no-kernel and --no-user leave nothing to record", NULL);
+	if (o->no_user && o->stack_copy)
+		die_usage("--stack-copy copies user stacks: not with --no-user", NULL);
 }
 
 /* Online CPUs from /sys/devices/system/cpu/online ("0-3,5"). */
@@ -175,6 +191,7 @@ struct run {
 	bool kernel_frames;
 	int *no_maps; /* pids whose maps could not be read */
 	size_t nno_maps;
+	struct stackcopy *sc; /* --stack-copy */
 };
 
 static bool pid_seen(struct run *r, int pid)
@@ -451,6 +468,17 @@ int main(int argc, char **argv)
 		exit_code = PSYM_EXIT_SYSTEM;
 		goto out_skel;
 	}
+	if (r.o.stack_copy) {
+		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy, r.o.pids, r.o.npids,
+					     r.o.no_kernel, r.o.verbose, r.o.hz, ncpu, r.o.out };
+
+		if (stackcopy_open(&so, &r.cp, &r.sc, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg);
+			exit_code = PSYM_EXIT_SYSTEM;
+			goto out_skel;
+		}
+		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
+	}
 	r.stacks_fd = bpf_map__fd(r.skel->maps.stacks);
 	r.counts_fd = bpf_map__fd(r.skel->maps.counts);
 	r.errors_fd = bpf_map__fd(r.skel->maps.errors);
@@ -471,7 +499,8 @@ int main(int argc, char **argv)
 			exit_code = PSYM_EXIT_SYSTEM;
 			goto out_links;
 		}
-		links[nlinks] = bpf_program__attach_perf_event(r.skel->progs.psym_sample, fd);
+		links[nlinks] = bpf_program__attach_perf_event(
+			r.sc ? stackcopy_prog(r.sc) : r.skel->progs.psym_sample, fd);
 		if (!links[nlinks]) {
 			fprintf(stderr, "psym-collect: cannot attach to CPU %d: %s\n", cpu,
 				strerror(errno));
@@ -487,6 +516,7 @@ int main(int argc, char **argv)
 	meta.time_ns = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec;
 	meta.kernel_build_id = kbid[0] ? kbid : NULL;
 	kernel_range(&meta.kernel_start, &meta.kernel_limit);
+	meta.comment = r.sc ? PSYM_USTACKS_COMMENT : NULL;
 	ret = psym_collectprof_new(&meta, &r.cp, &e);
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
@@ -508,6 +538,8 @@ int main(int argc, char **argv)
 		/* Drain about once a second so maps never fill. */
 		if (((long)(el * 10)) % 10 == 0 && (ret = drain(&r)) != 0)
 			break;
+		if (r.sc && (ret = stackcopy_poll(r.sc, 0)) != 0)
+			break;
 	}
 	/* Stop sampling, then take everything that is left. */
 	for (int i = 0; i < nlinks; i++)
@@ -515,6 +547,8 @@ int main(int argc, char **argv)
 	nlinks = 0;
 	if (!ret)
 		ret = drain(&r);
+	if (!ret && r.sc)
+		ret = stackcopy_poll(r.sc, 0);
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	r.cp ? (void)0 : (void)0;
 	{
@@ -545,6 +579,11 @@ int main(int argc, char **argv)
 					errs[k] += vals[c];
 			free(vals);
 		}
+		if (r.sc && stackcopy_close(r.sc, stderr, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg);
+			exit_code = PSYM_EXIT_SYSTEM;
+		}
+		r.sc = NULL;
 		psym_collectprof_stats(r.cp, &st);
 		fprintf(stderr,
 			"psym-collect: %.1fs, %" PRIu64 " samples, %" PRIu64 " processes, %" PRIu64
@@ -566,6 +605,7 @@ out_links:
 		bpf_link__destroy(links[i]);
 	free(links);
 out_skel:
+	stackcopy_close(r.sc, NULL, &e);
 	profile_bpf__destroy(r.skel);
 	psym_collectprof_free(r.cp);
 	free(r.seen_pids);

@@ -2,6 +2,9 @@
  * Known call tree for the unwinding tests, built -O2 -fomit-frame-pointer:
  * main -> a -> b -> recurse^4 -> leaf, a callback from glibc's qsort,
  * a signal handler, and calls through the PLT (puts, getpid).
+ * prog LOOPS SCALE: per loop, leaf runs 10*SCALE iterations under the
+ * recursion, 11*SCALE under each of qsort's ~17 comparisons of 8 ints,
+ * 20*SCALE in the signal handler.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -9,10 +12,11 @@
 #include <unistd.h>
 
 volatile long sink;
+static long scale = 1; /* argv[2]: work per leaf call, for profiling */
 
 __attribute__((noinline)) void leaf(long n)
 {
-	for (long i = 0; i < n + 10; i++)
+	for (long i = 0; i < (n + 10) * scale; i++)
 		sink += i;
 }
 
@@ -59,6 +63,8 @@ __attribute__((noinline)) void a(int loops)
 
 int main(int argc, char **argv)
 {
+	if (argc > 2)
+		scale = atol(argv[2]);
 	signal(SIGUSR1, handler);
 	puts("start");
 	a(argc > 1 ? atoi(argv[1]) : 1);
