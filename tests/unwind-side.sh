@@ -43,6 +43,11 @@ rec=$(awk '/;recurse;leaf / { n += $NF } END { print n + 0 }' folded)
 sig=$(awk '/;__restore_rt;leaf / { n += $NF } END { print n + 0 }' folded)
 check "recursion and signal each once per loop ($rec, $sig)" test "$rec" = "$sig" -a "$rec" -gt 0
 
+# --limit cfi-steps: a frame whose CFA program needs more is cut, said in the summary.
+"$PSYM" symbolize --limit cfi-steps=2 p.pb.gz -o lim.pb.gz 2>lim.log || fail "symbolize --limit cfi-steps"
+grep -q "bad-rule $n" lim.log && pass "--limit cfi-steps=2: every stack cut (bad-rule)" ||
+	{ cat lim.log; fail "--limit cfi-steps=2 not applied"; }
+
 # Frame-pointer-free unwinding without the side file: a warning, leaf only.
 mkdir nos && cp p.pb.gz nos/
 "$PSYM" symbolize nos/p.pb.gz -o nos/s.pb.gz 2>nos/log || fail "symbolize without side file"

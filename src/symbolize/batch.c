@@ -42,6 +42,8 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 	}
 	psym_symbolize_locate_opts(o, &o->limits, &lo);
 	uo.locate = &lo;
+	uo.cfi.max_fdes = o->limits.cfi_fdes;
+	uo.cfi.max_steps = o->limits.cfi_steps;
 	ret = psym_unwindprof_profile(*p, side, &uo, lim, &np, &st, e);
 	if (ret == 0) {
 		psym_profile_free(*p);
