@@ -43,6 +43,12 @@ rec=$(awk '/;recurse;leaf / { n += $NF } END { print n + 0 }' folded)
 sig=$(awk '/;__restore_rt;leaf / { n += $NF } END { print n + 0 }' folded)
 check "recursion and signal each once per loop ($rec, $sig)" test "$rec" = "$sig" -a "$rec" -gt 0
 
+# Batch mode unwinds each profile that has its side directory.
+mkdir bdir && cp -r p.pb.gz p.pb.gz.d bdir/
+"$PSYM" symbolize -j 2 bdir -o bout 2>blog || fail "batch symbolize: $(tail -n 1 blog)"
+"$PSYM" folded bout/p.pb.gz 2>/dev/null | cmp -s - folded && pass "batch: the same stacks" ||
+	fail "batch: other stacks than a single run"
+
 # --limit cfi-steps: a frame whose CFA program needs more is cut, said in the summary.
 "$PSYM" symbolize --limit cfi-steps=2 p.pb.gz -o lim.pb.gz 2>lim.log || fail "symbolize --limit cfi-steps"
 grep -q "bad-rule $n" lim.log && pass "--limit cfi-steps=2: every stack cut (bad-rule)" ||
