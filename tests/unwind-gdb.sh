@@ -31,12 +31,16 @@ compare() {
 	for d in "$name"/*.dump; do
 		[ -e "$d" ] || break
 		b=${d%.dump}
-		"$REPLAY" "$d" >"$b.ours" 2>"$b.err" || { bad=$((bad + 1)); continue; }
+		n=$((n + 1))
+		if ! "$REPLAY" "$d" >"$b.ours" 2>"$b.err"; then
+			echo "# $d: unwind-replay failed: $(head -n 3 "$b.err")"
+			bad=$((bad + 1))
+			continue
+		fi
 		if ! python3 "$U/compare.py" "$b.ours" "$b.gdb" >"$b.cmp"; then
 			echo "# $d:"; sed 's/^/#   /' "$b.cmp"
 			bad=$((bad + 1))
 		fi
-		n=$((n + 1))
 	done
 	if [ "$n" -lt "$min" ]; then
 		fail "$name: only $n stops captured (gdb log: $(tail -n 3 "$name.log" | tr '\n' ' '))"

@@ -396,7 +396,8 @@ int psym_cfi_open(const struct psym_elf *elf, const struct psym_cfi_limits *lim,
 		if (r < 0)
 			goto fail;
 	}
-	qsort(cfi->idx, cfi->nidx, sizeof(*cfi->idx), cmp_fde);
+	if (cfi->nidx)
+		qsort(cfi->idx, cfi->nidx, sizeof(*cfi->idx), cmp_fde);
 	*out = cfi;
 	return 0;
 fail:
