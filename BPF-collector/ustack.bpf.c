@@ -122,21 +122,32 @@ int psym_ustack(struct bpf_perf_event_data *ctx)
 		ev->regs[16] = r.rip;
 		ev->valid = (1u << PSYM_USTACK_NREGS) - 1;
 		/*
-		 * The top of the stack: all of stack_copy, else halves of it
-		 * (a shallow stack ends before rsp + stack_copy).
+		 * The top of the stack, page by page (a read fails whole when
+		 * any of its pages is unmapped): up to the next page boundary,
+		 * then whole pages, until stack_copy bytes or the end of the
+		 * stack mapping. The last piece may be a partial page.
 		 */
-		len = stack_copy;
-		for (int i = 0; i < 7; i++) {
-			if (len > PSYM_USTACK_MAX)
-				len = PSYM_USTACK_MAX;
-			if (len < 64)
+		__u32 off = 0, want = stack_copy;
+
+		if (want > PSYM_USTACK_MAX)
+			want = PSYM_USTACK_MAX;
+		for (int i = 0; i < PSYM_USTACK_MAX / 4096 + 1; i++) {
+			__u64 at = r.rsp + off;
+			__u32 chunk = 4096 - (__u32)(at & 4095);
+
+			if (off >= want)
 				break;
-			if (bpf_probe_read_user(ev->stack, len, (void *)r.rsp) == 0) {
-				ev->stack_len = len;
+			if (chunk > want - off)
+				chunk = want - off;
+			if (off > PSYM_USTACK_MAX - 4096)
 				break;
-			}
-			len /= 2;
+			/* 1..4096 as the verifier sees it too (chunk >= 1 here). */
+			chunk = ((chunk - 1) & 4095) + 1;
+			if (bpf_probe_read_user(ev->stack + off, chunk, (void *)at) != 0)
+				break;
+			off += chunk;
 		}
+		ev->stack_len = off;
 		if (!ev->stack_len)
 			count_error(PSYM_UERR_STACK_READ);
 		else if (ev->stack_len < stack_copy)

@@ -47,6 +47,29 @@ check "side file mode 0600" test "$(stat -c %a sc.pb.gz.d/ustacks.gz)" = 600
 check "provisional profile marked as needing unwinding" sh -c "\"$PSYM\" show sc.pb.gz | grep -q 'need unwinding'"
 grep "stack copies" sc.log | sed 's/^/# /'
 grep "unwound" sc.sym.log | sed 's/^/# /'
+# Each copy has all 8192 bytes or runs to the end of the stack mapping (a
+# page boundary): the copy is taken page by page, nothing is lost below the end.
+python3 - sc.pb.gz.d/ustacks.gz >copies <<'PY'
+import gzip, struct, sys
+raw = gzip.open(sys.argv[1]).read()
+off, full, toend, other = 32, 0, 0, 0
+while off + 8 <= len(raw):
+    t, l = struct.unpack_from("<II", raw, off)
+    if t == 2:
+        rsp = struct.unpack_from("<Q", raw, off + 8 + 40 + 8 * 7)[0]
+        nk = struct.unpack_from("<H", raw, off + 8 + 40 + 136)[0]
+        sl = struct.unpack_from("<I", raw, off + 8 + 40 + 136 + 4 + 8 * nk)[0]
+        if sl == 8192:
+            full += 1
+        elif (rsp + sl) % 4096 == 0:
+            toend += 1
+        else:
+            other += 1
+    off += 8 + l
+print(full, toend, other)
+PY
+read -r full toend other <copies
+check "copies: $full full, $toend to the stack's end, $other cut elsewhere" test "$other" = 0 -a $((full + toend)) -gt 0
 main=$(share sc.folded ';main;')
 echo "# prog, stack copies: $main% of samples reach main"
 awk -v m="$main" 'BEGIN { exit !(m >= 95) }' && pass "stack copy: $main% reach main" ||
