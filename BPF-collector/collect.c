@@ -34,6 +34,9 @@
 #include "psym.h"
 #include "profile.h"
 #include "profile.skel.h"
+#include "stackcopy.h"
+#include "unwindprof.h"
+#include "ustack.h"
 
 static volatile sig_atomic_t stop;
 
@@ -68,6 +71,7 @@ struct opts {
 	const char *out;
 	long stack_entries, count_entries; /* 0: sized from -F and the CPUs */
 	bool no_kernel, no_user, no_side_files, verbose;
+	long stack_copy; /* --stack-copy BYTES; 0: frame pointers */
 };
 
 static const char usage_text[] =
@@ -88,6 +92,11 @@ static const char usage_text[] =
 	"                         stack-map collisions\n"
 	"      --count-entries N  counts map size per buffer (default: the same);\n"
 	"                         raise it when samples are lost to a full counts map\n"
+	"      --stack-copy BYTES copy the top BYTES (64..32768, e.g. 8192) of each\n"
+	"                         sampled user stack and its registers into\n"
+	"                         FILE.d/ustacks.gz (mode 0600: raw stack bytes can\n"
+	"                         hold secrets) for psym to unwind with the\n"
+	"                         binaries' CFI: for code without frame pointers\n"
 	"  -v, --verbose          report progress and a few examples of what was lost\n"
 	"  -h, --help             show this help\n"
 	"      --version          show the version\n\n"
@@ -121,6 +130,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		O_NO_SIDE,
 		O_STACKS,
 		O_COUNTS,
+		O_STACK_COPY,
 		O_VERSION
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
@@ -132,6 +142,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					    { "no-side-files", no_argument, NULL, O_NO_SIDE },
 					    { "stack-entries", required_argument, NULL, O_STACKS },
 					    { "count-entries", required_argument, NULL, O_COUNTS },
+					    { "stack-copy", required_argument, NULL, O_STACK_COPY },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "version", no_argument, NULL, O_VERSION },
@@ -164,6 +175,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->count_entries =
 				parse_long(optarg, 1024, 1 << 22, "invalid --count-entries (1024..4194304)");
 			break;
+		case O_STACK_COPY:
+			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
+			break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);
@@ -174,6 +188,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die_usage("unexpected argument", argv[optind]);
 	if (o->no_kernel && o->no_user)
 		die_usage("--no-kernel and --no-user leave nothing to record", NULL);
+	if (o->no_user && o->stack_copy)
+		die_usage("--stack-copy copies user stacks: not with --no-user", NULL);
 }
 
 /* Online CPUs from /sys/devices/system/cpu/online ("0-3,5"). */
@@ -279,6 +295,7 @@ struct run {
 	struct metastats ms;
 	int examples; /* -v lines printed */
 	struct ksyms ks;
+	struct stackcopy *sc; /* --stack-copy */
 };
 
 static void example(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1043,6 +1060,18 @@ int main(int argc, char **argv)
 		goto out_skel;
 	}
 	psym_collectprof_set_buildid_fn(r.cp, file_build_id, &r);
+	if (r.o.stack_copy) {
+		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy, r.o.pids, r.o.npids,
+					     r.o.no_kernel, r.o.verbose, r.o.hz, ncpu, r.o.out };
+
+		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
+		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
+			exit_code = PSYM_EXIT_SYSTEM;
+			goto out_skel;
+		}
+		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
+	}
 	links = calloc(4096, sizeof(*links));
 	if (!links) {
 		exit_code = PSYM_EXIT_SYSTEM;
@@ -1060,7 +1089,8 @@ int main(int argc, char **argv)
 			exit_code = PSYM_EXIT_SYSTEM;
 			goto out_links;
 		}
-		links[nlinks] = bpf_program__attach_perf_event(r.skel->progs.psym_sample, fd);
+		links[nlinks] = bpf_program__attach_perf_event(
+			r.sc ? stackcopy_prog(r.sc) : r.skel->progs.psym_sample, fd);
 		if (!links[nlinks]) {
 			fprintf(stderr, "psym-collect: cannot attach to CPU %d: %s\n", cpu,
 				strerror(errno));
@@ -1104,6 +1134,8 @@ int main(int argc, char **argv)
 			targets_gone = true;
 			break;
 		}
+		if (r.sc && (ret = stackcopy_poll(r.sc, 0)) != 0)
+			break;
 		now = now_ns();
 		if (now >= next_drain && !stop) {
 			int64_t mu = now + META_NS;
@@ -1128,6 +1160,8 @@ int main(int argc, char **argv)
 	ksyms_join(&r.ks, r.cp);
 	if (!ret)
 		ret = drain(&r, now_ns() + FINAL_META_NS);
+	if (!ret && r.sc)
+		ret = stackcopy_poll(r.sc, 0);
 	{
 		int64_t dur = now_ns() - start;
 
@@ -1157,6 +1191,11 @@ int main(int argc, char **argv)
 		}
 		for (uint32_t k = 0; k < PSYM_ERR_NR; k++)
 			errs[k] = bpf_errors(&r, k);
+		if (r.sc && stackcopy_close(r.sc, stderr, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg);
+			exit_code = PSYM_EXIT_SYSTEM;
+		}
+		r.sc = NULL;
 		psym_collectprof_stats(r.cp, &st);
 		fprintf(stderr,
 			"psym-collect: %.1fs, %" PRIu64 " samples, %" PRIu64 " processes, %" PRIu64
@@ -1195,6 +1234,7 @@ out_links:
 		bpf_link__destroy(links[i]);
 	free(links);
 out_skel:
+	stackcopy_close(r.sc, NULL, &e);
 	profile_bpf__destroy(r.skel);
 	psym_collectprof_free(r.cp);
 out_pfd:

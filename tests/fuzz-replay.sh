@@ -16,6 +16,7 @@ for bin in "$top_builddir"/tests/fuzz/*-replay; do
 	perfmap) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/perfmap-* "$top_srcdir"/testdata/bad/jit-*)" ;;
 	deb) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/deb-*)" ;;
 	crashlog) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/crashlog-*)" ;;
+	cfi) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/elf-* "$top_srcdir"/testdata/bad/dwarf-*)" ;;
 	esac
 	[ -n "$dirs" ] || { fail "$name: no corpus"; continue; }
 	# shellcheck disable=SC2086

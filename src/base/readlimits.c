@@ -50,6 +50,10 @@ static const struct limit_def {
 	  "files extracted from one .deb" },
 	{ "open-objects", K_SIZE, offsetof(struct psym_reader_limits, open_objects), 1024,
 	  "binaries open at once (least recently used closed past it)" },
+	{ "cfi-fdes", K_SIZE, offsetof(struct psym_reader_limits, cfi_fdes), 4ULL << 20,
+	  "CFI frame descriptions indexed in one file (unwinding)" },
+	{ "cfi-steps", K_SIZE, offsetof(struct psym_reader_limits, cfi_steps), 100000,
+	  "CFA instructions run for one frame (unwinding)" },
 };
 
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))

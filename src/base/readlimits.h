@@ -32,6 +32,7 @@ struct psym_reader_limits {
 	size_t kallsyms_symbols, kallsyms_bytes;
 	struct psym_deb_limits deb;
 	size_t open_objects; /* objects open at once (resolve/registry.h) */
+	size_t cfi_fdes, cfi_steps; /* unwinding (unwind/cfi.h) */
 };
 
 void psym_reader_limits_default(struct psym_reader_limits *l);

@@ -62,7 +62,8 @@ int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_colle
 		ret = psym_builder_new(c->p, &c->b, e);
 	if (!ret && (psym_builder_sample_type(c->b, "samples", "count") ||
 		     psym_builder_sample_type(c->b, "cpu", "nanoseconds") ||
-		     psym_builder_comment(c->b, PSYM_COLLECT_COMMENT)))
+		     psym_builder_comment(c->b, PSYM_COLLECT_COMMENT) ||
+		     (meta->comment && psym_builder_comment(c->b, meta->comment))))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (!ret) {
 		pb_profile *pb = c->p->pb;

@@ -484,7 +484,8 @@ int psym_elf_scn(const struct psym_elf *f, size_t i, struct psym_elf_scn *out)
 	*out = (struct psym_elf_scn){ .name = name,
 				      .data = d->d_buf,
 				      .len = d->d_size,
-				      .compressed = (sh.sh_flags & SHF_COMPRESSED) != 0 };
+				      .compressed = (sh.sh_flags & SHF_COMPRESSED) != 0,
+				      .addr = sh.sh_addr };
 	return 0;
 }
 

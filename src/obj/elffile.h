@@ -132,6 +132,7 @@ struct psym_elf_scn {
 	const void *data; /* as stored (compressed when SHF_COMPRESSED); borrowed */
 	size_t len;
 	bool compressed; /* SHF_COMPRESSED */
+	uint64_t addr;	 /* sh_addr (pc-relative CFI pointers need it) */
 };
 
 /* Number of sections, index 0 included (at most --limit elf-sections). */

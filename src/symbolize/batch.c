@@ -4,12 +4,56 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "batch.h"
+#include "unwindprof.h"
+#include "ustacks.h"
+
+/*
+ * psym-collect --stack-copy: the profile holds only what was known on the
+ * host; its user stacks are unwound from the side file first.
+ */
+static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opts *o,
+			const struct psym_limits *lim, struct psym_err *e)
+{
+	struct psym_unwindprof_opts uo = { 0 };
+	struct psym_unwindprof_stats st;
+	struct psym_locate_opts lo;
+	struct psym_profile *np = NULL;
+	FILE *log = o->quiet ? NULL : o->log;
+	char *side = NULL;
+	int ret;
+
+	if (!psym_unwindprof_needed(*p))
+		return 0;
+	if (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
+	    access(side, F_OK) != 0) {
+		if (log)
+			fprintf(log, "psym: the user stacks need unwinding, but there is no "
+				     "side file " PSYM_USTACKS_NAME " next to the profile: only "
+				     "kernel frames and the leaf are known\n");
+		free(side);
+		return 0;
+	}
+	psym_symbolize_locate_opts(o, &o->limits, &lo);
+	uo.locate = &lo;
+	uo.cfi.max_fdes = o->limits.cfi_fdes;
+	uo.cfi.max_steps = o->limits.cfi_steps;
+	ret = psym_unwindprof_profile(*p, side, &uo, lim, &np, &st, e);
+	if (ret == 0) {
+		psym_profile_free(*p);
+		*p = np;
+		if (log)
+			psym_unwindprof_print(&st, log);
+	}
+	free(side);
+	return ret;
+}
 
 int psym_symbolize_file(const char *in, const char *out, const struct psym_limits *lim,
 			const struct psym_symbolize_opts *o, bool gzip,
@@ -30,6 +74,9 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
 		goto out;
 	}
+	ret = unwind_first(&p, o, lim, e);
+	if (ret)
+		goto out;
 	ret = psym_symbolize(p, o, r, e);
 	if (ret) {
 		psym_err_prefix(e, "'%s'", in);

@@ -40,9 +40,8 @@ struct psym_bincache {
 	struct psym_binary_opts bopts;
 };
 
-/* The locator's options from the symbolize options. */
-static void locate_opts(const struct psym_symbolize_opts *o, const struct psym_reader_limits *l,
-			struct psym_locate_opts *lo)
+void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o,
+				const struct psym_reader_limits *l, struct psym_locate_opts *lo)
 {
 	*lo = (struct psym_locate_opts){
 		.search = o->binary_path,
@@ -74,7 +73,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 	}
 	psym_registry_set_max_open(c->reg, o->limits.open_objects);
 	c->limits = o->limits;
-	locate_opts(o, &c->limits, &c->lo);
+	psym_symbolize_locate_opts(o, &c->limits, &c->lo);
 	c->bopts = (struct psym_binary_opts){
 		.inlines = !o->no_inlines,
 		.locate = &c->lo,
@@ -705,7 +704,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &run.start);
-	locate_opts(o, &o->limits, &run.lo);
+	psym_symbolize_locate_opts(o, &o->limits, &run.lo);
 	run.lo.explain = o->explain ? explain_cb : NULL;
 	run.lo.explain_ud = &run;
 	if (uname(&u) == 0) {

@@ -16,6 +16,7 @@
 
 #include "binary.h"
 #include "elffile.h"
+#include "locate.h"
 #include "pprof.h"
 
 struct psym_symbolize_opts {
@@ -70,6 +71,10 @@ struct psym_symbolize_result {
 	size_t unresolved_file;	 /* of file-backed mappings, left unresolved */
 	size_t unresolved_other; /* of other mappings (kernel, JIT, ...) */
 };
+
+/* The locator's options from the symbolize options (borrowing from both). */
+void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o,
+				const struct psym_reader_limits *l, struct psym_locate_opts *lo);
 
 /* The profile must have been validated. */
 int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/* psym-collect --stack-copy: ring buffer -> side file + provisional profile. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "stackcopy.h"
+#include "profile.h"
+#include "ustack.h"
+#include "ustack.skel.h"
+#include "unwindprof.h"
+#include "ustacks.h"
+
+struct stackcopy {
+	struct ustack_bpf *skel;
+	struct ring_buffer *rb;
+	struct psym_ustacks_writer *w;
+	struct psym_collectprof **cp;
+	int *pids;
+	size_t npids;
+	uint64_t events, bytes, proc_rereads, no_maps;
+	bool verbose;
+	int err;
+	struct psym_err e;
+	char path[4200];
+};
+
+static bool seen(struct stackcopy *sc, int pid)
+{
+	for (size_t i = 0; i < sc->npids; i++)
+		if (sc->pids[i] == pid)
+			return true;
+	return false;
+}
+
+static int load_maps(struct stackcopy *sc, int pid)
+{
+	struct psym_procmap *maps = NULL;
+	size_t n = 0;
+	int ret;
+
+	if (psym_procmaps_read(pid, &maps, &n, &sc->e) != 0) {
+		sc->no_maps++;
+		return 0;
+	}
+	psym_procmaps_build_ids(pid, maps, n);
+	psym_collectprof_process(*sc->cp, pid, maps, n);
+	ret = psym_ustacks_process(sc->w, pid, maps, n, &sc->e);
+	free(maps);
+	return ret;
+}
+
+static int on_event(void *ctx, void *data, size_t size)
+{
+	struct stackcopy *sc = ctx;
+	const struct psym_ustack_event *ev = data;
+	struct psym_ustack_sample s = { 0 };
+	uint64_t leaf, kstack[PSYM_USTACK_KFRAMES];
+	int ret;
+
+	if (size < PSYM_USTACK_HDR || ev->stack_len > size - PSYM_USTACK_HDR ||
+	    ev->nk > PSYM_USTACK_KFRAMES)
+		return 0;
+	sc->events++;
+	sc->bytes += size;
+	s.pid = ev->pid;
+	s.tid = ev->tid;
+	s.cpu = ev->cpu;
+	s.time_ns = ev->time_ns;
+	memcpy(s.comm, ev->comm, 16);
+	s.comm[15] = 0;
+	for (int i = 0; i < PSYM_USTACK_NREGS; i++)
+		s.regs.r[i] = ev->regs[i];
+	s.regs.valid = ev->valid;
+	for (uint32_t i = 0; i < ev->nk; i++)
+		kstack[i] = ev->kstack[i];
+	s.kstack = kstack;
+	s.nk = ev->nk;
+	s.stack = ev->stack;
+	s.stack_len = ev->stack_len;
+	leaf = ev->regs[16];
+	if (!seen(sc, (int)ev->pid)) {
+		int *p = realloc(sc->pids, (sc->npids + 1) * sizeof(*p));
+
+		if (!p)
+			return sc->err = PSYM_ENOMEM;
+		sc->pids = p;
+		sc->pids[sc->npids++] = (int)ev->pid;
+		if ((ret = load_maps(sc, (int)ev->pid)) != 0)
+			return sc->err = ret;
+	} else if (ev->valid && psym_collectprof_unknown(*sc->cp, (int)ev->pid, &leaf, 1)) {
+		sc->proc_rereads++;
+		if ((ret = load_maps(sc, (int)ev->pid)) != 0)
+			return sc->err = ret;
+	}
+	ret = psym_ustacks_sample(sc->w, &s, &sc->e);
+	if (!ret)
+		ret = psym_collectprof_add(*sc->cp, (int)ev->pid, (int)ev->tid, s.comm, kstack,
+					   ev->nk, &leaf, ev->valid ? 1 : 0, 1);
+	return ret ? (sc->err = ret) : 0;
+}
+
+int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
+		   struct stackcopy **out, struct psym_err *e)
+{
+	struct stackcopy *sc = calloc(1, sizeof(*sc));
+	uint64_t want, rbsize = 4 << 20;
+	char dir[4096];
+	int ret;
+
+	*out = NULL;
+	if (!sc)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	sc->cp = cp;
+	sc->verbose = o->verbose;
+	sc->skel = ustack_bpf__open();
+	if (!sc->skel) {
+		ret = psym_err_set(e, PSYM_EBPF, "cannot open the stack-copy BPF program: %s",
+				   strerror(errno));
+		goto fail;
+	}
+	for (int i = 0; i < o->npids; i++)
+		sc->skel->rodata->filter_pids[i] = (uint32_t)o->pids[i];
+	sc->skel->rodata->n_filter_pids = (uint32_t)o->npids;
+	sc->skel->rodata->no_kernel = o->no_kernel;
+	sc->skel->rodata->self_pid = (uint32_t)getpid();
+	sc->skel->rodata->stack_copy = o->bytes;
+	/* Half a second of samples on every CPU, at least 4 MiB, at most 1 GiB. */
+	want = (PSYM_USTACK_HDR + o->bytes) * (uint64_t)o->hz * (uint64_t)o->ncpus / 2;
+	while (rbsize < want && rbsize < (1ULL << 30))
+		rbsize <<= 1;
+	bpf_map__set_max_entries(sc->skel->maps.events, (uint32_t)rbsize);
+	bpf_map__set_max_entries(sc->skel->maps.scratch, (uint32_t)libbpf_num_possible_cpus());
+	if (ustack_bpf__load(sc->skel)) {
+		ret = psym_err_set(e, PSYM_EBPF,
+				   "cannot load the stack-copy BPF program (needs root or "
+				   "CAP_BPF+CAP_PERFMON, Linux 5.15 or later): %s",
+				   strerror(errno));
+		goto fail;
+	}
+	sc->rb = ring_buffer__new(bpf_map__fd(sc->skel->maps.events), on_event, sc, NULL);
+	if (!sc->rb) {
+		ret = psym_err_set(e, PSYM_EBPF, "cannot open the ring buffer: %s",
+				   strerror(errno));
+		goto fail;
+	}
+	snprintf(dir, sizeof(dir), "%s.d", o->out);
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", dir, strerror(errno));
+		goto fail;
+	}
+	snprintf(sc->path, sizeof(sc->path), "%s/%s", dir, PSYM_USTACKS_NAME);
+	ret = psym_ustacks_create(sc->path, o->bytes, &sc->w, e);
+	if (ret)
+		goto fail;
+	*out = sc;
+	return 0;
+fail:
+	ring_buffer__free(sc->rb);
+	ustack_bpf__destroy(sc->skel);
+	free(sc);
+	return ret;
+}
+
+struct bpf_program *stackcopy_prog(struct stackcopy *sc)
+{
+	return sc->skel->progs.psym_ustack;
+}
+
+int stackcopy_poll(struct stackcopy *sc, int timeout_ms)
+{
+	int n = ring_buffer__poll(sc->rb, timeout_ms);
+
+	if (sc->err) {
+		fprintf(stderr, "psym-collect: %s\n",
+			sc->e.msg[0] ? sc->e.msg : psym_strerror(sc->err));
+		return sc->err;
+	}
+	return n < 0 && n != -EINTR ? PSYM_EBPF : 0;
+}
+
+static void summary(struct stackcopy *sc, FILE *f)
+{
+	uint64_t errs[PSYM_UERR_NR] = { 0 };
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *vals = calloc((size_t)ncpu, sizeof(uint64_t));
+	struct stat st;
+
+	for (uint32_t k = 0; vals && k < PSYM_UERR_NR; k++)
+		if (bpf_map_lookup_elem(bpf_map__fd(sc->skel->maps.uerrors), &k, vals) == 0)
+			for (int c = 0; c < ncpu; c++)
+				errs[k] += vals[c];
+	free(vals);
+	fprintf(f,
+		"psym-collect: stack copies: %" PRIu64 " samples, %" PRIu64 " bytes copied -> '%s' "
+		"(%lld bytes compressed); lost: %" PRIu64 " with the ring buffer full, %" PRIu64
+		" stacks unreadable, %" PRIu64 " without user registers; %" PRIu64
+		" cut short at the stack's end\n",
+		sc->events, sc->bytes, sc->path,
+		stat(sc->path, &st) == 0 ? (long long)st.st_size : -1LL,
+		errs[PSYM_UERR_RINGBUF_FULL], errs[PSYM_UERR_STACK_READ], errs[PSYM_UERR_NO_REGS],
+		errs[PSYM_UERR_STACK_SHORT]);
+}
+
+int stackcopy_close(struct stackcopy *sc, FILE *log, struct psym_err *e)
+{
+	int ret;
+
+	if (!sc)
+		return 0;
+	ring_buffer__free(sc->rb);
+	ret = psym_ustacks_close(sc->w, e);
+	if (log)
+		summary(sc, log);
+	ustack_bpf__destroy(sc->skel);
+	free(sc->pids);
+	free(sc);
+	return ret;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psym-collect --stack-copy: the user side of ustack.bpf.c. Loads that
+ * program, drains its ring buffer into OUT.d/ustacks.gz (ustacks.h: the
+ * registers, stack bytes and kernel stack of every sample, and each
+ * process's mappings with build IDs) and into the provisional profile
+ * (kernel frames + the user leaf, marked as needing unwinding).
+ */
+#ifndef PSYM_COLLECT_STACKCOPY_H
+#define PSYM_COLLECT_STACKCOPY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "psym.h"
+
+struct bpf_program;
+struct stackcopy;
+
+struct stackcopy_opts {
+	uint32_t bytes; /* stack bytes per sample (<= PSYM_USTACK_MAX) */
+	const int *pids;
+	int npids;
+	bool no_kernel, verbose;
+	long hz;
+	int ncpus;
+	const char *out; /* the profile: the side file goes to OUT.d/ */
+};
+
+/* *cp is the profile builder once sampling runs (read at each poll). */
+int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
+		   struct stackcopy **out, struct psym_err *e);
+/* The program to attach to each CPU's perf event. */
+struct bpf_program *stackcopy_prog(struct stackcopy *sc);
+/* Move what the ring buffer holds into the files; 0 or a negative code. */
+int stackcopy_poll(struct stackcopy *sc, int timeout_ms);
+/*
+ * Close the side file (an error when it could not be written), print one
+ * summary line to log (samples, bytes, drops) unless NULL, free sc.
+ */
+int stackcopy_close(struct stackcopy *sc, FILE *log, struct psym_err *e);
+
+#endif

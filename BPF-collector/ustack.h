@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* Shared between ustack.bpf.c and stackcopy.c: one stack-copy sample. */
+#ifndef PSYM_COLLECT_USTACK_H
+#define PSYM_COLLECT_USTACK_H
+
+#define PSYM_USTACK_MAX 32768 /* --stack-copy cap, bytes */
+#define PSYM_USTACK_KFRAMES 127
+#define PSYM_USTACK_NREGS 17 /* DWARF x86-64 0..16, 16 = rip */
+
+struct psym_ustack_event {
+	__u32 pid, tid, cpu;
+	__u32 valid; /* register mask; 0: no user registers (a kernel thread) */
+	__u64 time_ns;
+	char comm[16];
+	__u64 regs[PSYM_USTACK_NREGS];
+	__u32 nk;	 /* kernel frames */
+	__u32 stack_len; /* bytes copied from regs[7] (rsp) up */
+	__u64 kstack[PSYM_USTACK_KFRAMES];
+	__u8 stack[PSYM_USTACK_MAX];
+};
+
+/* Header size: everything before stack[]; what is sent is this + stack_len. */
+#define PSYM_USTACK_HDR ((unsigned long)&((struct psym_ustack_event *)0)->stack)
+
+enum psym_ustack_error {
+	PSYM_UERR_RINGBUF_FULL, /* bpf_ringbuf_output failed */
+	PSYM_UERR_STACK_READ,	/* no stack bytes could be read */
+	PSYM_UERR_STACK_SHORT,	/* fewer bytes than asked (end of the stack mapping) */
+	PSYM_UERR_NO_REGS,	/* no user registers */
+	PSYM_UERR_NR,
+};
+
+#endif

@@ -1,0 +1,742 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * .eh_frame / .eh_frame_hdr / .debug_frame reading and the CFA program
+ * interpreter (DWARF 5 section 6.4, LSB "Exception Frames").
+ */
+#include "config.h"
+
+#include <elf.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cfi.h"
+#include "compress.h"
+#include "cursor.h"
+
+#define DEFAULT_MAX_FDES ((size_t)4 << 20)
+#define DEFAULT_MAX_STEPS 100000
+#define MAX_REMEMBER 16
+#define MAX_DEBUG_FRAME ((size_t)256 << 20)
+
+/* Pointer encodings (DW_EH_PE_*). */
+#define PE_OMIT 0xff
+#define PE_PCREL 0x10
+#define PE_DATAREL 0x30
+#define PE_INDIRECT 0x80
+
+struct sec {
+	const uint8_t *p;
+	size_t len;
+	uint64_t addr; /* sh_addr: pc-relative pointers are relative to it */
+	bool eh;       /* .eh_frame conventions (CIE id 0, relative CIE pointers) */
+	void *owned;   /* inflated .debug_frame */
+};
+
+struct fde_ent {
+	uint64_t start, end, off;
+	bool dbg;
+};
+
+struct psym_cfi {
+	struct sec eh, dbg;
+	/* .eh_frame_hdr binary-search table (datarel sdata4 pairs), when usable. */
+	const uint8_t *tab;
+	size_t ntab;
+	uint64_t hdr_addr;
+	struct fde_ent *idx;
+	size_t nidx;
+	bool swap;
+	unsigned addr_size;
+	struct psym_cfi_limits lim;
+};
+
+struct cie {
+	uint8_t fde_enc;
+	bool z, signal;
+	uint64_t code_align;
+	int64_t data_align;
+	uint64_t ra;
+	unsigned addr_size;
+	const uint8_t *ins, *ins_end;
+};
+
+/* ---- encoded pointers ------------------------------------------------------- */
+
+static bool rd_enc(struct cur *c, uint8_t enc, const struct sec *s, uint64_t datarel,
+		   unsigned addr_size, bool relative, uint64_t *out)
+{
+	uint64_t base = 0, v;
+	const uint8_t *at = c->p;
+
+	if (enc == PE_OMIT || (enc & PE_INDIRECT))
+		return false;
+	if (relative) {
+		switch (enc & 0x70) {
+		case 0: break;
+		case PE_PCREL: base = s->addr + (uint64_t)(at - s->p); break;
+		case PE_DATAREL: base = datarel; break;
+		default: /* textrel, funcrel, aligned: not used on x86-64 */ return false;
+		}
+	}
+	switch (enc & 0x0f) {
+	case 0x0: v = rd_un(c, addr_size); break;
+	case 0x1: v = rd_uleb(c); break;
+	case 0x2: v = rd_u16(c); break;
+	case 0x3: v = rd_u32(c); break;
+	case 0x4:
+	case 0xc: v = rd_u64(c); break;
+	case 0x9: v = (uint64_t)rd_sleb(c); break;
+	case 0xa: v = (uint64_t)(int64_t)(int16_t)rd_u16(c); break;
+	case 0xb: v = (uint64_t)(int64_t)(int32_t)rd_u32(c); break;
+	default: return false;
+	}
+	*out = base + v;
+	return c->ok;
+}
+
+/* ---- CIEs and FDEs ---------------------------------------------------------- */
+
+/*
+ * The entry at off: its end and the CIE-id field. *is_cie, and for an FDE
+ * the offset of its CIE. false when the header is bad or it is the
+ * .eh_frame terminator.
+ */
+static bool entry_at(const struct psym_cfi *cfi, const struct sec *s, uint64_t off, struct cur *c,
+		     uint64_t *next, bool *is_cie, uint64_t *cie_off)
+{
+	unsigned offsz;
+	uint64_t len, id, idpos;
+
+	*c = cur_at(s->p, s->len, off, cfi->swap);
+	len = rd_unit_length(c, &offsz);
+	if (!c->ok || len == 0 || len > cur_left(c))
+		return false;
+	*next = (uint64_t)(c->p - s->p) + len;
+	c->end = c->p + len;
+	idpos = (uint64_t)(c->p - s->p);
+	id = rd_off(c, offsz);
+	if (!c->ok)
+		return false;
+	if (s->eh) {
+		*is_cie = id == 0;
+		if (!*is_cie) {
+			if (id > idpos)
+				return false;
+			*cie_off = idpos - id;
+		}
+	} else {
+		*is_cie = offsz == 4 ? id == 0xffffffffu : id == UINT64_MAX;
+		*cie_off = id;
+	}
+	return true;
+}
+
+static bool parse_cie(const struct psym_cfi *cfi, const struct sec *s, uint64_t off,
+		      struct cie *cie)
+{
+	struct cur c;
+	uint64_t next, dummy;
+	bool is_cie;
+	uint8_t version;
+	const char *aug;
+
+	if (!entry_at(cfi, s, off, &c, &next, &is_cie, &dummy) || !is_cie)
+		return false;
+	memset(cie, 0, sizeof(*cie));
+	cie->addr_size = cfi->addr_size;
+	cie->fde_enc = 0; /* absptr */
+	version = rd_u8(&c);
+	if (version != 1 && version != 3 && version != 4)
+		return false;
+	aug = rd_cstr(&c);
+	if (!aug)
+		return false;
+	if (aug[0] && aug[0] != 'z' && strcmp(aug, "eh") != 0)
+		return false; /* unknown augmentation: its data cannot be skipped */
+	if (strcmp(aug, "eh") == 0)
+		skip(&c, cie->addr_size);
+	if (version == 4) {
+		uint8_t asz = rd_u8(&c);
+
+		if (asz != 4 && asz != 8)
+			return false;
+		cie->addr_size = asz;
+		if (rd_u8(&c) != 0) /* segment selector size */
+			return false;
+	}
+	cie->code_align = rd_uleb(&c);
+	cie->data_align = rd_sleb(&c);
+	cie->ra = version == 1 ? rd_u8(&c) : rd_uleb(&c);
+	if (aug[0] == 'z') {
+		uint64_t alen = rd_uleb(&c);
+		struct cur a = c;
+
+		if (!c.ok || alen > cur_left(&c))
+			return false;
+		a.end = c.p + alen;
+		skip(&c, alen);
+		cie->z = true;
+		for (const char *p = aug + 1; *p; p++) {
+			uint64_t v;
+
+			switch (*p) {
+			case 'L': rd_u8(&a); break;
+			case 'R': cie->fde_enc = rd_u8(&a); break;
+			case 'P': {
+				uint8_t enc = rd_u8(&a);
+
+				/* personality: read to skip it, indirect allowed */
+				if (!rd_enc(&a, enc & 0x7f, s, 0, cie->addr_size, false, &v))
+					return false;
+				break;
+			}
+			case 'S': cie->signal = true; break;
+			case 'B': /* AArch64 BTI, no data */ break;
+			default: goto unknown; /* the rest of the data is skipped by alen */
+			}
+			if (!a.ok)
+				return false;
+		}
+	}
+unknown:
+	if (!c.ok)
+		return false;
+	cie->ins = c.p;
+	cie->ins_end = c.end;
+	return true;
+}
+
+/* FDE at off: its CIE, pc range (ELF vaddrs) and instructions. */
+static bool parse_fde(const struct psym_cfi *cfi, const struct sec *s, uint64_t off,
+		      struct cie *cie, uint64_t *start, uint64_t *end, const uint8_t **ins,
+		      const uint8_t **ins_end)
+{
+	struct cur c;
+	uint64_t next, cie_off, range;
+	bool is_cie;
+
+	if (!entry_at(cfi, s, off, &c, &next, &is_cie, &cie_off) || is_cie)
+		return false;
+	if (!parse_cie(cfi, s, cie_off, cie))
+		return false;
+	if (!rd_enc(&c, cie->fde_enc, s, 0, cie->addr_size, true, start))
+		return false;
+	if (!rd_enc(&c, cie->fde_enc & 0x0f, s, 0, cie->addr_size, false, &range))
+		return false;
+	if (range > UINT64_MAX - *start)
+		return false;
+	*end = *start + range;
+	if (cie->z) {
+		uint64_t alen = rd_uleb(&c);
+
+		skip(&c, alen);
+	}
+	if (!c.ok)
+		return false;
+	*ins = c.p;
+	*ins_end = c.end;
+	return true;
+}
+
+/* ---- the index -------------------------------------------------------------- */
+
+static int cmp_fde(const void *a, const void *b)
+{
+	const struct fde_ent *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+static int index_section(struct psym_cfi *cfi, const struct sec *s, bool dbg, size_t *cap,
+			 struct psym_err *e)
+{
+	uint64_t off = 0;
+
+	while (off < s->len) {
+		struct cur c;
+		struct cie cie;
+		uint64_t next, cie_off, start, end;
+		const uint8_t *ins, *ins_end;
+		bool is_cie;
+
+		if (!entry_at(cfi, s, off, &c, &next, &is_cie, &cie_off))
+			break; /* terminator or a bad header: nothing after it can be found */
+		if (!is_cie && parse_fde(cfi, s, off, &cie, &start, &end, &ins, &ins_end) &&
+		    start < end) {
+			if (cfi->nidx == *cap) {
+				size_t ncap = *cap ? *cap * 2 : 256;
+				struct fde_ent *n;
+
+				if (*cap >= cfi->lim.max_fdes)
+					return psym_err_set(e, PSYM_ELIMIT,
+							    "more than %zu FDEs (--limit cfi-fdes)",
+							    cfi->lim.max_fdes);
+				if (ncap > cfi->lim.max_fdes)
+					ncap = cfi->lim.max_fdes;
+				n = realloc(cfi->idx, ncap * sizeof(*n));
+				if (!n)
+					return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				cfi->idx = n;
+				*cap = ncap;
+			}
+			cfi->idx[cfi->nidx++] = (struct fde_ent){ start, end, off, dbg };
+		}
+		off = next;
+	}
+	return 0;
+}
+
+/* Use .eh_frame_hdr's table when it is the common datarel sdata4 kind. */
+static void setup_hdr(struct psym_cfi *cfi, const struct psym_elf_scn *h, uint64_t addr)
+{
+	struct cur c = cur_at(h->data, h->len, 0, cfi->swap);
+	struct sec hs = { h->data, h->len, addr, true, NULL };
+	uint8_t version = rd_u8(&c), ptr_enc = rd_u8(&c), cnt_enc = rd_u8(&c), tab_enc = rd_u8(&c);
+	uint64_t ptr, cnt;
+
+	if (!c.ok || version != 1 || tab_enc != 0x3b)
+		return;
+	if (!rd_enc(&c, ptr_enc, &hs, addr, cfi->addr_size, true, &ptr))
+		return;
+	if (!rd_enc(&c, cnt_enc, &hs, addr, cfi->addr_size, false, &cnt))
+		return;
+	if (cnt > cur_left(&c) / 8 || cnt > cfi->lim.max_fdes)
+		return;
+	cfi->tab = c.p;
+	cfi->ntab = (size_t)cnt;
+	cfi->hdr_addr = addr;
+}
+
+static int load_debug_frame(struct psym_cfi *cfi, const struct psym_elf_scn *sc,
+			    const struct psym_elf *elf, struct psym_err *e)
+{
+	struct cur c = cur_at(sc->data, sc->len, 0, cfi->swap);
+	uint32_t type;
+	uint64_t size;
+	size_t got;
+	void *buf;
+
+	if (!sc->compressed) {
+		cfi->dbg = (struct sec){ sc->data, sc->len, 0, false, NULL };
+		return 0;
+	}
+	type = rd_u32(&c);
+	if (psym_elf_is_64(elf)) {
+		rd_u32(&c);
+		size = rd_u64(&c);
+		rd_u64(&c);
+	} else {
+		size = rd_u32(&c);
+		rd_u32(&c);
+	}
+	if (!c.ok || (type != PSYM_ZLIB && type != PSYM_ZSTD) || size == 0 ||
+	    size > MAX_DEBUG_FRAME || size / 1032 > cur_left(&c) + 1024)
+		return psym_err_set(e, PSYM_EBADDWARF, "bad compressed .debug_frame");
+	buf = malloc((size_t)size);
+	if (!buf)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	if (psym_decompress_into((enum psym_zformat)type, c.p, cur_left(&c), buf, (size_t)size,
+				 &got) != 0 ||
+	    got != size) {
+		free(buf);
+		return psym_err_set(e, PSYM_EBADDWARF, "corrupt compressed .debug_frame");
+	}
+	cfi->dbg = (struct sec){ buf, (size_t)size, 0, false, buf };
+	return 0;
+}
+
+int psym_cfi_open(const struct psym_elf *elf, const struct psym_cfi_limits *lim,
+		  struct psym_cfi **out, struct psym_err *e)
+{
+	struct psym_cfi *cfi;
+	struct psym_elf_scn hdr = { 0 };
+	size_t n = psym_elf_nsections(elf), cap = 0;
+	bool have_hdr = false;
+	int r = 0;
+
+	*out = NULL;
+	cfi = calloc(1, sizeof(*cfi));
+	if (!cfi)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	cfi->lim.max_fdes = lim && lim->max_fdes ? lim->max_fdes : DEFAULT_MAX_FDES;
+	cfi->lim.max_steps = lim && lim->max_steps ? lim->max_steps : DEFAULT_MAX_STEPS;
+	cfi->swap = psym_elf_is_msb(elf) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	cfi->addr_size = psym_elf_is_64(elf) ? 8 : 4;
+	for (size_t i = 1; i < n; i++) {
+		struct psym_elf_scn sc;
+
+		if (psym_elf_scn(elf, i, &sc) != 0)
+			continue;
+		if (strcmp(sc.name, ".eh_frame") == 0 && !sc.compressed && !cfi->eh.p) {
+			cfi->eh = (struct sec){ sc.data, sc.len, sc.addr, true, NULL };
+		} else if (strcmp(sc.name, ".eh_frame_hdr") == 0 && !sc.compressed) {
+			hdr = sc;
+			have_hdr = true;
+		} else if (strcmp(sc.name, ".debug_frame") == 0 && !cfi->dbg.p) {
+			r = load_debug_frame(cfi, &sc, elf, e);
+			if (r < 0)
+				goto fail;
+		}
+	}
+	if (!cfi->eh.p && !cfi->dbg.p) {
+		psym_cfi_close(cfi);
+		return PSYM_NOENT;
+	}
+	if (cfi->eh.p && have_hdr)
+		setup_hdr(cfi, &hdr, hdr.addr);
+	if (cfi->eh.p && !cfi->tab) {
+		r = index_section(cfi, &cfi->eh, false, &cap, e);
+		if (r < 0)
+			goto fail;
+	}
+	if (cfi->dbg.p) {
+		r = index_section(cfi, &cfi->dbg, true, &cap, e);
+		if (r < 0)
+			goto fail;
+	}
+	if (cfi->nidx)
+		qsort(cfi->idx, cfi->nidx, sizeof(*cfi->idx), cmp_fde);
+	*out = cfi;
+	return 0;
+fail:
+	psym_err_prefix(e, "'%s'", psym_elf_path(elf));
+	psym_cfi_close(cfi);
+	return r;
+}
+
+void psym_cfi_close(struct psym_cfi *cfi)
+{
+	if (!cfi)
+		return;
+	free(cfi->dbg.owned);
+	free(cfi->idx);
+	free(cfi);
+}
+
+size_t psym_cfi_nfdes(const struct psym_cfi *cfi)
+{
+	return cfi->ntab + cfi->nidx;
+}
+
+/* ---- the CFA program -------------------------------------------------------- */
+
+struct state {
+	struct psym_cfi_rule cfa;
+	struct psym_cfi_rule reg[PSYM_CFI_NREGS];
+};
+
+static void set_rule(struct state *st, uint64_t reg, uint8_t how, int64_t off, uint64_t reg2,
+		     const uint8_t *expr, size_t exprlen)
+{
+	if (reg >= PSYM_CFI_NREGS)
+		return;
+	st->reg[reg] = (struct psym_cfi_rule){ how, reg2 > 0xffff ? 0xffff : (uint16_t)reg2, off,
+					       expr, exprlen };
+}
+
+/* A block operand (uleb length + bytes). */
+static bool rd_block(struct cur *c, const uint8_t **p, size_t *len)
+{
+	uint64_t n = rd_uleb(c);
+
+	if (!c->ok || n > cur_left(c))
+		return false;
+	*p = c->p;
+	*len = (size_t)n;
+	c->p += n;
+	return true;
+}
+
+/*
+ * Run instructions [p, end) from location loc until the row for target is
+ * complete. init is the state after the CIE's instructions (for restore),
+ * NULL while running them.
+ */
+static int run_program(struct psym_cfi *cfi, const struct sec *s, const struct cie *cie,
+		       const uint8_t *p, const uint8_t *end, uint64_t loc, uint64_t target,
+		       struct state *st, const struct state *init, size_t *steps,
+		       struct psym_err *e)
+{
+	struct cur c = { p, end, true, cfi->swap };
+	struct state stack[MAX_REMEMBER];
+	size_t depth = 0;
+	int64_t da = cie->data_align;
+
+	while (c.p < c.end) {
+		uint8_t op = rd_u8(&c), hi = op & 0xc0, lo = op & 0x3f;
+		uint64_t reg, delta = 0, u;
+		int64_t sv;
+		const uint8_t *blk;
+		size_t blen;
+		bool advance = false;
+
+		if (++*steps > cfi->lim.max_steps)
+			return psym_err_set(
+				e, PSYM_ELIMIT,
+				"CFA program runs more than %zu steps (--limit cfi-steps)",
+				cfi->lim.max_steps);
+		if (hi == 0x40) {
+			delta = lo;
+			advance = true;
+		} else if (hi == 0x80) {
+			u = rd_uleb(&c);
+			set_rule(st, lo, PSYM_CFI_OFFSET, (int64_t)u * da, 0, NULL, 0);
+		} else if (hi == 0xc0) {
+			if (lo < PSYM_CFI_NREGS)
+				st->reg[lo] =
+					init ? init->reg[lo]
+					     : (struct psym_cfi_rule){ .how = PSYM_CFI_UNSET };
+		} else {
+			switch (op) {
+			case 0x00: /* nop */ break;
+			case 0x01: /* set_loc */
+				if (!rd_enc(&c, cie->fde_enc, s, 0, cie->addr_size, true, &u))
+					goto bad;
+				if (u > target)
+					return 0;
+				loc = u;
+				break;
+			case 0x02:
+				delta = rd_u8(&c);
+				advance = true;
+				break;
+			case 0x03:
+				delta = rd_u16(&c);
+				advance = true;
+				break;
+			case 0x04:
+				delta = rd_u32(&c);
+				advance = true;
+				break;
+			case 0x05: /* offset_extended */
+				reg = rd_uleb(&c);
+				u = rd_uleb(&c);
+				set_rule(st, reg, PSYM_CFI_OFFSET, (int64_t)u * da, 0, NULL, 0);
+				break;
+			case 0x06: /* restore_extended */
+				reg = rd_uleb(&c);
+				if (reg < PSYM_CFI_NREGS)
+					st->reg[reg] = init ? init->reg[reg]
+							    : (struct psym_cfi_rule){
+								      .how = PSYM_CFI_UNSET
+							      };
+				break;
+			case 0x07: /* undefined */
+				set_rule(st, rd_uleb(&c), PSYM_CFI_UNDEF, 0, 0, NULL, 0);
+				break;
+			case 0x08: /* same_value */
+				set_rule(st, rd_uleb(&c), PSYM_CFI_SAME, 0, 0, NULL, 0);
+				break;
+			case 0x09: /* register */
+				reg = rd_uleb(&c);
+				u = rd_uleb(&c);
+				set_rule(st, reg, PSYM_CFI_REG, 0, u, NULL, 0);
+				break;
+			case 0x0a: /* remember_state */
+				if (depth == MAX_REMEMBER)
+					return psym_err_set(e, PSYM_EBADDWARF,
+							    "remember_state nested too deep");
+				stack[depth++] = *st;
+				break;
+			case 0x0b: /* restore_state (the CFA rule included) */
+				if (depth == 0)
+					goto bad;
+				*st = stack[--depth];
+				break;
+			case 0x0c: /* def_cfa */
+				reg = rd_uleb(&c);
+				u = rd_uleb(&c);
+				st->cfa = (struct psym_cfi_rule){ PSYM_CFI_REG,
+								  reg > 0xffff ? 0xffff
+									       : (uint16_t)reg,
+								  (int64_t)u, NULL, 0 };
+				break;
+			case 0x0d: /* def_cfa_register */
+				reg = rd_uleb(&c);
+				if (st->cfa.how != PSYM_CFI_REG)
+					st->cfa.off = 0;
+				st->cfa.how = PSYM_CFI_REG;
+				st->cfa.reg = reg > 0xffff ? 0xffff : (uint16_t)reg;
+				break;
+			case 0x0e: /* def_cfa_offset */ st->cfa.off = (int64_t)rd_uleb(&c); break;
+			case 0x0f: /* def_cfa_expression */
+				if (!rd_block(&c, &blk, &blen))
+					goto bad;
+				st->cfa = (struct psym_cfi_rule){ PSYM_CFI_EXPR, 0, 0, blk, blen };
+				break;
+			case 0x10: /* expression */
+			case 0x16: /* val_expression */
+				reg = rd_uleb(&c);
+				if (!rd_block(&c, &blk, &blen))
+					goto bad;
+				set_rule(st, reg, op == 0x10 ? PSYM_CFI_EXPR : PSYM_CFI_VAL_EXPR, 0,
+					 0, blk, blen);
+				break;
+			case 0x11: /* offset_extended_sf */
+				reg = rd_uleb(&c);
+				sv = rd_sleb(&c);
+				set_rule(st, reg, PSYM_CFI_OFFSET, sv * da, 0, NULL, 0);
+				break;
+			case 0x12: /* def_cfa_sf */
+				reg = rd_uleb(&c);
+				sv = rd_sleb(&c);
+				st->cfa = (struct psym_cfi_rule){ PSYM_CFI_REG,
+								  reg > 0xffff ? 0xffff
+									       : (uint16_t)reg,
+								  sv * da, NULL, 0 };
+				break;
+			case 0x13: /* def_cfa_offset_sf */ st->cfa.off = rd_sleb(&c) * da; break;
+			case 0x14: /* val_offset */
+				reg = rd_uleb(&c);
+				u = rd_uleb(&c);
+				set_rule(st, reg, PSYM_CFI_VAL_OFFSET, (int64_t)u * da, 0, NULL, 0);
+				break;
+			case 0x15: /* val_offset_sf */
+				reg = rd_uleb(&c);
+				sv = rd_sleb(&c);
+				set_rule(st, reg, PSYM_CFI_VAL_OFFSET, sv * da, 0, NULL, 0);
+				break;
+			case 0x2e: /* GNU_args_size */ rd_uleb(&c); break;
+			case 0x2f: /* GNU_negative_offset_extended */
+				reg = rd_uleb(&c);
+				u = rd_uleb(&c);
+				set_rule(st, reg, PSYM_CFI_OFFSET, -(int64_t)u * da, 0, NULL, 0);
+				break;
+			default:
+				return psym_err_set(e, PSYM_EBADDWARF,
+						    "unknown CFA instruction 0x%02x", op);
+			}
+		}
+		if (!c.ok)
+			goto bad;
+		if (advance) {
+			if (cie->code_align && delta > (UINT64_MAX - loc) / cie->code_align)
+				return 0;
+			loc += delta * cie->code_align;
+			if (loc > target)
+				return 0;
+		}
+	}
+	return 0;
+bad:
+	return psym_err_set(e, PSYM_EBADDWARF, "truncated or malformed CFA instruction");
+}
+
+/* The .eh_frame_hdr table: last entry with initial location <= vaddr. */
+static bool hdr_lookup(const struct psym_cfi *cfi, uint64_t vaddr, uint64_t *fde_off)
+{
+	size_t lo = 0, hi = cfi->ntab;
+	uint64_t fde_addr;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		struct cur c = cur_at(cfi->tab + mid * 8, 8, 0, cfi->swap);
+		uint64_t start = cfi->hdr_addr + (uint64_t)(int64_t)(int32_t)rd_u32(&c);
+
+		if (start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return false;
+	{
+		struct cur c = cur_at(cfi->tab + (lo - 1) * 8 + 4, 4, 0, cfi->swap);
+
+		fde_addr = cfi->hdr_addr + (uint64_t)(int64_t)(int32_t)rd_u32(&c);
+	}
+	if (fde_addr < cfi->eh.addr || fde_addr - cfi->eh.addr >= cfi->eh.len)
+		return false;
+	*fde_off = fde_addr - cfi->eh.addr;
+	return true;
+}
+
+static const struct fde_ent *idx_lookup(const struct psym_cfi *cfi, uint64_t vaddr, bool dbg)
+{
+	size_t lo = 0, hi = cfi->nidx;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cfi->idx[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Nested or overlapping ranges are rare; look back a few entries. */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++) {
+		if (cfi->idx[i].dbg == dbg && vaddr < cfi->idx[i].end)
+			return &cfi->idx[i];
+	}
+	return NULL;
+}
+
+static int row_from_fde(struct psym_cfi *cfi, const struct sec *s, uint64_t off, uint64_t vaddr,
+			struct psym_cfi_row *row, struct psym_err *e)
+{
+	struct cie cie;
+	uint64_t start, end;
+	const uint8_t *ins, *ins_end;
+	struct state init, st;
+	size_t steps = 0;
+	int r;
+
+	if (!parse_fde(cfi, s, off, &cie, &start, &end, &ins, &ins_end))
+		return psym_err_set(e, PSYM_EBADDWARF, "bad FDE at offset 0x%llx of %s",
+				    (unsigned long long)off, s->eh ? ".eh_frame" : ".debug_frame");
+	if (vaddr < start || vaddr >= end)
+		return PSYM_NOENT;
+	memset(&init, 0, sizeof(init));
+	for (size_t i = 0; i < PSYM_CFI_NREGS; i++)
+		init.reg[i].how = PSYM_CFI_UNSET;
+	init.cfa.how = PSYM_CFI_UNDEF;
+	r = run_program(cfi, s, &cie, cie.ins, cie.ins_end, start, UINT64_MAX, &init, NULL, &steps,
+			e);
+	if (r < 0)
+		return r;
+	st = init;
+	r = run_program(cfi, s, &cie, ins, ins_end, start, vaddr, &st, &init, &steps, e);
+	if (r < 0)
+		return r;
+	memset(row, 0, sizeof(*row));
+	row->cfa = st.cfa;
+	if (cie.ra < PSYM_CFI_NREGS && cie.ra != PSYM_X86_RA) {
+		/* Only x86-64's column 16 is supported as the return address. */
+		return psym_err_set(e, PSYM_EUNSUPPORTED, "return address column %llu",
+				    (unsigned long long)cie.ra);
+	}
+	if (cie.ra >= PSYM_CFI_NREGS)
+		return psym_err_set(e, PSYM_EUNSUPPORTED, "return address column %llu",
+				    (unsigned long long)cie.ra);
+	memcpy(row->reg, st.reg, sizeof(row->reg));
+	row->signal_frame = cie.signal;
+	row->swap = cfi->swap;
+	row->debug_frame = !s->eh;
+	row->fde_start = start;
+	row->fde_end = end;
+	return 0;
+}
+
+int psym_cfi_find(struct psym_cfi *cfi, uint64_t vaddr, struct psym_cfi_row *row,
+		  struct psym_err *e)
+{
+	const struct fde_ent *f;
+	uint64_t off;
+	int r;
+
+	if (cfi->tab && hdr_lookup(cfi, vaddr, &off)) {
+		r = row_from_fde(cfi, &cfi->eh, off, vaddr, row, e);
+		if (r <= 0)
+			return r;
+	} else if (!cfi->tab && (f = idx_lookup(cfi, vaddr, false))) {
+		r = row_from_fde(cfi, &cfi->eh, f->off, vaddr, row, e);
+		if (r <= 0)
+			return r;
+	}
+	f = idx_lookup(cfi, vaddr, true);
+	if (f)
+		return row_from_fde(cfi, &cfi->dbg, f->off, vaddr, row, e);
+	return PSYM_NOENT;
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* Mappings of a sampled process and the CFI of their files. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "space.h"
+
+#define MAX_MAPPINGS 65536
+
+struct file_cfi {
+	const struct psym_elf *elf;
+	struct psym_cfi *cfi; /* NULL: none or unreadable */
+	bool tried;
+};
+
+struct map {
+	uint64_t start, end, offset;
+	size_t file, dfile; /* indexes in files; SIZE_MAX when none */
+	uint64_t dbias;	    /* psym_elf_bias_from(elf, debug) */
+};
+
+struct psym_space {
+	struct map *maps;
+	size_t nmaps, capmaps;
+	struct file_cfi *files;
+	size_t nfiles, capfiles;
+	size_t cfi_errors;
+	struct psym_cfi_limits lim;
+};
+
+int psym_space_new(const struct psym_cfi_limits *lim, struct psym_space **out, struct psym_err *e)
+{
+	*out = calloc(1, sizeof(**out));
+	if (!*out)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	if (lim)
+		(*out)->lim = *lim;
+	return 0;
+}
+
+void psym_space_free(struct psym_space *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nfiles; i++)
+		psym_cfi_close(s->files[i].cfi);
+	free(s->files);
+	free(s->maps);
+	free(s);
+}
+
+static int file_index(struct psym_space *s, const struct psym_elf *elf, size_t *idx,
+		      struct psym_err *e)
+{
+	for (size_t i = 0; i < s->nfiles; i++) {
+		if (s->files[i].elf == elf) {
+			*idx = i;
+			return 0;
+		}
+	}
+	if (s->nfiles == s->capfiles) {
+		size_t n = s->capfiles ? s->capfiles * 2 : 16;
+		struct file_cfi *f = realloc(s->files, n * sizeof(*f));
+
+		if (!f)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		s->files = f;
+		s->capfiles = n;
+	}
+	s->files[s->nfiles] = (struct file_cfi){ elf, NULL, false };
+	*idx = s->nfiles++;
+	return 0;
+}
+
+int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t offset,
+		   const struct psym_elf *elf, const struct psym_elf *debug, struct psym_err *e)
+{
+	struct map m = { start, end, offset, SIZE_MAX, SIZE_MAX, 0 };
+	int r;
+
+	if (start >= end)
+		return psym_err_set(e, PSYM_EBADINPUT, "empty mapping");
+	if (s->nmaps == MAX_MAPPINGS)
+		return psym_err_set(e, PSYM_ELIMIT, "more than %d mappings", MAX_MAPPINGS);
+	r = file_index(s, elf, &m.file, e);
+	if (r < 0)
+		return r;
+	if (debug) {
+		r = file_index(s, debug, &m.dfile, e);
+		if (r < 0)
+			return r;
+		m.dbias = psym_elf_bias_from(elf, debug);
+	}
+	if (s->nmaps == s->capmaps) {
+		size_t n = s->capmaps ? s->capmaps * 2 : 16;
+		struct map *p = realloc(s->maps, n * sizeof(*p));
+
+		if (!p)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		s->maps = p;
+		s->capmaps = n;
+	}
+	s->maps[s->nmaps++] = m;
+	return 0;
+}
+
+static struct psym_cfi *file_cfi(struct psym_space *s, size_t i)
+{
+	struct file_cfi *f = &s->files[i];
+
+	if (!f->tried) {
+		struct psym_err e = { 0 };
+
+		f->tried = true;
+		if (psym_cfi_open(f->elf, &s->lim, &f->cfi, &e) < 0)
+			s->cfi_errors++;
+	}
+	return f->cfi;
+}
+
+int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj)
+{
+	struct psym_space *s = space;
+
+	for (size_t i = 0; i < s->nmaps; i++) {
+		struct map *m = &s->maps[i];
+		uint64_t vaddr;
+
+		if (pc < m->start || pc >= m->end)
+			continue;
+		if (psym_elf_normalize(s->files[m->file].elf, m->start, m->end, m->offset, pc,
+				       &vaddr) != 0)
+			return PSYM_NOENT;
+		memset(obj, 0, sizeof(*obj));
+		obj->cfi[0] = file_cfi(s, m->file);
+		obj->bias[0] = pc - vaddr;
+		if (m->dfile != SIZE_MAX) {
+			obj->cfi[1] = file_cfi(s, m->dfile);
+			obj->bias[1] = pc - vaddr + m->dbias;
+		}
+		return 0;
+	}
+	return PSYM_NOENT;
+}
+
+size_t psym_space_cfi_errors(const struct psym_space *s)
+{
+	return s->cfi_errors;
+}

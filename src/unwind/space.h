@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The address space of one sampled process for unwinding: its file
+ * mappings, each with the opened ELF (and optionally its debug file),
+ * and the CFI of each file read once on first use. psym_space_find() is
+ * the psym_unwind_find_fn.
+ */
+#ifndef PSYM_UNWIND_SPACE_H
+#define PSYM_UNWIND_SPACE_H
+
+#include <stdint.h>
+
+#include "cfi.h"
+#include "elffile.h"
+#include "error.h"
+#include "unwind.h"
+
+struct psym_space;
+
+int psym_space_new(const struct psym_cfi_limits *lim, struct psym_space **out, struct psym_err *e);
+/* Destroys the CFI read; the ELFs stay the caller's. Accepts NULL. */
+void psym_space_free(struct psym_space *s);
+
+/*
+ * A mapping [start, end) of file offset `offset` of elf (borrowed; must
+ * outlive s), with debug (borrowed, may be NULL) for .debug_frame.
+ * At most 65536 mappings.
+ */
+int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t offset,
+		   const struct psym_elf *elf, const struct psym_elf *debug, struct psym_err *e);
+
+/* psym_unwind_find_fn over a struct psym_space. */
+int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj);
+
+/* CFI that could not be read (count), for the summary. */
+size_t psym_space_cfi_errors(const struct psym_space *s);
+
+#endif

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Offline unwinding of one sampled user stack: the registers at the
+ * sample and a copy of the top of the stack go in, the caller chain comes
+ * out. Each frame is unwound with the CFI of the object that holds its pc
+ * (found through the caller's callback), falling back to the frame
+ * pointer (rbp) where a frame has no CFI. Unwinding stops cleanly at the
+ * outermost frame, at a read outside the copied bytes, at a rule that
+ * cannot be applied, when the stack pointer does not move up, or at the
+ * frame cap.
+ *
+ * Addresses out are those a profile records, with the frame-pointer
+ * mode's rule: the leaf's pc as sampled, every caller's return address
+ * minus one (inside the call instruction), except a signal trampoline's
+ * pc (its CFI says 'S') and the pc the signal interrupted, which are
+ * exact (as libdw and gdb give them).
+ */
+#ifndef PSYM_UNWIND_UNWIND_H
+#define PSYM_UNWIND_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cfi.h"
+
+/* Register values by DWARF number; r[PSYM_X86_RA] is rip. */
+struct psym_unwind_regs {
+	uint64_t r[PSYM_CFI_NREGS];
+	uint32_t valid; /* bit i: r[i] is known */
+};
+
+/* The copy of the user stack: bytes of [sp, sp + len) at sampling time. */
+struct psym_unwind_stack {
+	uint64_t sp;
+	const uint8_t *bytes;
+	size_t len;
+};
+
+/*
+ * The object that holds pc: its CFI tables, searched in order (the
+ * binary's .eh_frame, then a debug file's .debug_frame; NULL entries are
+ * skipped), and the bias: ELF vaddr = pc - bias.
+ */
+struct psym_unwind_obj {
+	struct psym_cfi *cfi[2];
+	uint64_t bias[2];
+};
+
+/* 0 with *obj filled, or PSYM_NOENT when pc is in no known object. */
+typedef int (*psym_unwind_find_fn)(void *arg, uint64_t pc, struct psym_unwind_obj *obj);
+
+enum psym_unwind_stop {
+	PSYM_UNWIND_END = 0,	  /* the outermost frame: return address undefined or 0 */
+	PSYM_UNWIND_OUT_OF_STACK, /* needed bytes beyond the copy */
+	PSYM_UNWIND_BAD_RULE,	  /* CFI that cannot be applied, or no CFI and no frame pointer */
+	PSYM_UNWIND_NO_PROGRESS,  /* the stack pointer did not move up */
+	PSYM_UNWIND_DEPTH,	  /* the frame cap */
+	PSYM_UNWIND_NSTOPS
+};
+
+const char *psym_unwind_stop_name(enum psym_unwind_stop s);
+
+struct psym_unwind_result {
+	size_t n;	   /* addresses written */
+	size_t cfi_frames; /* callers found through CFI */
+	size_t fp_frames;  /* callers found through the frame pointer */
+	enum psym_unwind_stop stop;
+	char why[160]; /* the detail of a BAD_RULE stop */
+};
+
+/*
+ * Unwind into pcs[0..max). regs must have rip and rsp. Never fails: what
+ * was found is in pcs and res says why it stopped.
+ */
+void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_stack *stk,
+		 psym_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
+		 struct psym_unwind_result *res);
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * From the collector's stack-copy side file to a profile: every sample's
+ * user stack is unwound with the CFI of the files its process had mapped
+ * (found through psym's usual lookups: paths, build IDs, debug dirs,
+ * debuginfod, the saved vDSO), then added with its kernel stack to a
+ * collector profile builder (collectprof.h), which aggregates identical
+ * stacks and records callers as return address - 1.
+ */
+#ifndef PSYM_UNWIND_UNWINDPROF_H
+#define PSYM_UNWIND_UNWINDPROF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "cfi.h"
+#include "collectprof.h"
+#include "locate.h"
+#include "pprof.h"
+#include "unwind.h"
+
+struct psym_unwindprof_opts {
+	const struct psym_locate_opts *locate; /* NULL: paths as recorded only */
+	struct psym_cfi_limits cfi;
+	size_t max_frames; /* 0: 512 */
+};
+
+struct psym_unwindprof_stats {
+	size_t samples, frames, cfi_frames, fp_frames;
+	size_t no_maps;			  /* samples of a process with no PROCESS record */
+	size_t stops[PSYM_UNWIND_NSTOPS]; /* why each sample's unwinding ended */
+	size_t files, files_missing;	  /* objects looked for, not found */
+};
+
+/*
+ * Read the side file at path and add every sample to c. 0, or a negative
+ * code with e set (a malformed side file names the file and the record).
+ */
+int psym_unwindprof_run(const char *path, const struct psym_unwindprof_opts *o,
+			struct psym_collectprof *c, struct psym_unwindprof_stats *st,
+			struct psym_err *e);
+
+/* The comment psym-collect --stack-copy puts into its provisional profile. */
+#define PSYM_USTACKS_COMMENT                                                                       \
+	"psym-collect: user stacks need unwinding: stack copies in OUT.d/ustacks.gz"
+
+/* True when the profile carries PSYM_USTACKS_COMMENT. */
+bool psym_unwindprof_needed(const struct psym_profile *p);
+
+/*
+ * The profile with every sample of the side file unwound: period, times
+ * and the kernel mapping (its range and build ID) come from in, the
+ * samples and the user mappings from the side file. *out is a new
+ * profile (validated), the caller's to free.
+ */
+int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file,
+			    const struct psym_unwindprof_opts *o, const struct psym_limits *lim,
+			    struct psym_profile **out, struct psym_unwindprof_stats *st,
+			    struct psym_err *e);
+
+/* One summary line: samples, frames, stop reasons, missing files. */
+void psym_unwindprof_print(const struct psym_unwindprof_stats *st, FILE *out);
+
+#endif
