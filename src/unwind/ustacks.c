@@ -117,7 +117,7 @@ int psym_ustacks_create(const char *path, uint32_t max_stack, struct psym_ustack
 		free(w);
 		return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", path, strerror(err));
 	}
-	w->gz = gzdopen(fd, "wb6");
+	w->gz = gzdopen(fd, "wb1"); /* fast: the collector runs on production hosts */
 	if (!w->gz) {
 		close(fd);
 		free(w->path);
