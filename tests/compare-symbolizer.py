@@ -5,7 +5,8 @@ usage: compare-symbolizer.py PSYM.jsonl LLVM.jsonl MIN_PERCENT [KNOWN...]
 Both files hold one JSON object per address (psym addr --json and
 llvm-symbolizer --inlines --output-style=JSON). An address agrees when both
 give the same number of frames with the same function name, file and line
-for each. KNOWN lists "addr" values excused with a documented reason.
+for each, and the same discriminator for the innermost. KNOWN lists
+"addr" values excused with a documented reason.
 Prints the agreement and every disagreement (up to 40); exits 1 when the
 agreement is below MIN_PERCENT.
 With --normalize-names, function names are compared without white space
@@ -38,6 +39,10 @@ def chain(obj):
     # llvm-symbolizer prints one "??" frame for unknown addresses.
     if out == [("??", "??", 0)]:
         return []
+    # The line-table discriminator of the innermost frame (psym addr keeps
+    # only that one; llvm-symbolizer also gives call sites' discriminators).
+    if out:
+        out[0] += (int(obj["Symbol"][0].get("Discriminator") or 0),)
     return out
 
 
@@ -65,7 +70,7 @@ def main():
     print("agreement: %d/%d addresses (%.2f%%), columns equal in %d/%d frames"
           % (agree, n, pct, colsame, cols))
     def short(c):
-        return [(f[:60], fi.rsplit("/", 1)[-1], l) for f, fi, l in c]
+        return [(f[0][:60], f[1].rsplit("/", 1)[-1]) + f[2:] for f in c]
     for addr, a, b in bad[:40]:
         print("  %s\n    psym: %s\n    llvm: %s" % (addr, short(a), short(b)))
     return 0 if pct >= min_pct else 1
