@@ -108,6 +108,7 @@ int cmd_symbolize(int argc, char **argv)
 	unsigned jobs = 0;
 	const char *cache_opt = NULL;
 	char *symcache = NULL;
+	const char *kallsyms = NULL, *vdso = NULL, *vmlinux = NULL;
 	bool no_cache = false;
 	int c, ret, exit_code = PSYM_EXIT_OK;
 
@@ -129,9 +130,9 @@ int cmd_symbolize(int argc, char **argv)
 		case OPT_NO_INLINES: so.no_inlines = true; break;
 		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
 		case OPT_ADJUST_CALLERS: so.adjust_callers = true; break;
-		case OPT_KALLSYMS: so.kallsyms = optarg; break;
-		case OPT_VDSO: so.vdso = optarg; break;
-		case OPT_VMLINUX: so.vmlinux = optarg; break;
+		case OPT_KALLSYMS: kallsyms = optarg; break;
+		case OPT_VDSO: vdso = optarg; break;
+		case OPT_VMLINUX: vmlinux = optarg; break;
 		case OPT_CACHE: cache_opt = optarg; break;
 		case OPT_NO_CACHE: no_cache = true; break;
 		case 'j':
@@ -178,14 +179,13 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	so.perf_maps = pmaps;
 	so.n_perf_maps = n_pmaps;
-	so.perf_map_dirs = pmdirs;
-	so.n_perf_map_dirs = n_pmdirs;
-	so.debug_dirs = d.ddirs;
-	so.n_debug_dirs = d.n_ddirs;
-	so.debuginfod = d.lo.debuginfod;
-	so.binary_path = d.bpath;
-	so.n_binary_path = d.n_bpath;
-	so.sysroot = d.sysroot;
+	/* The one set of discovery options, with symbolize's own files. */
+	d.lo.perf_map_dirs = pmdirs;
+	d.lo.n_perf_map_dirs = n_pmdirs;
+	d.lo.kallsyms = kallsyms;
+	d.lo.vdso = vdso;
+	d.lo.vmlinux = vmlinux;
+	so.locate = &d.lo;
 	so.limits = d.limits;
 	/* Decompressed DWARF counts against the profile's memory cap too. */
 	so.limits.memory = lim.max_memory;

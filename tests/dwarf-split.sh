@@ -8,7 +8,8 @@
 # (mangled names, files, lines) is compared with llvm-symbolizer --inlines
 # on the .dwo layout: at least 99.9% must agree, the rest is listed (see
 # compare-split.py for llvm-symbolizer's own misreadings, told apart with a
-# non-split twin of the program). A missing .dwo and a .dwo with another
+# non-split twin of the program). psym symbolize takes --dwo-dir and --dwp
+# as addr does, and is compared the same way. A missing .dwo and a .dwo with another
 # dwo id are reasons in the summary and --explain, and the addresses keep
 # their lines and symbol names.
 . "$top_srcdir/tests/lib.sh"
@@ -134,6 +135,49 @@ compare() {
 	tail -n +2 "$dir/cmp.$label" | head -40
 }
 
+# compare_sym DIR LABEL BINARY [psym options]: as compare, but through
+# psym symbolize: a profile with one location per instruction of BINARY
+# (mapped at a PIE's usual base), its Lines turned back into one answer per
+# address in the oracle's order.
+compare_sym() {
+	dir=$1 label=$2 bin=$3
+	shift 3
+	twin=$dir/llvm.twin
+	[ "$(cat "$twin")" = "-" ] && twin=-
+	base=$(printf '%d' 0x555555554000)
+	printf '555555554000-%x r-xp 00000000 08:01 1 %s\n' \
+		$((base + $(stat -c %s "$bin") + 4096)) "$bin" >"$dir/maps.$label"
+	python3 -c "
+import sys
+for l in open(sys.argv[1]): print('%x' % ($base + int(l, 16)))" "$dir/all" >"$dir/stacks.$label"
+	python3 "$top_srcdir/tests/mkprofile.py" "$dir/maps.$label" "$dir/stacks.$label" \
+		>"$dir/prof.$label.txtpb" && encode_txtpb "$dir/prof.$label.txtpb" "$dir/prof.$label.pb" &&
+		"$PSYM" symbolize -q "$@" "$dir/prof.$label.pb" -o "$dir/sym.$label.pb.gz" \
+			2>"$dir/err.$label" &&
+		"$PSYM" show --json "$dir/sym.$label.pb.gz" >"$dir/show.$label.json" ||
+		{ fail "$dir $label: psym symbolize failed: $(head -3 "$dir/err.$label")"; return; }
+	python3 - "$dir/show.$label.json" "$dir/all" "$base" >"$dir/psym.$label" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+base = int(sys.argv[3])
+fn = {f["id"]: f for f in d["functions"]}
+by = {}
+for loc in d["locations"]:
+    by[loc["address"] - base] = [{"FunctionName": fn[x["function_id"]]["system_name"],
+                                  "FileName": fn[x["function_id"]]["filename"],
+                                  "Line": x["line"]} for x in loc.get("lines", [])]
+for l in open(sys.argv[2]):
+    a = int(l, 16)
+    print(json.dumps({"Address": "0x%x" % a, "Symbol": by.get(a, [])}))
+PY
+	if python3 "$CMP" "$dir/psym.$label" "$dir/llvm" "$twin" 99.9 >"$dir/cmp.$label"; then
+		pass "$dir $label ($(wc -l <"$dir/all") locations): $(head -1 "$dir/cmp.$label")"
+	else
+		fail "$dir $label ($(wc -l <"$dir/all") locations): $(head -1 "$dir/cmp.$label")"
+	fi
+	tail -n +2 "$dir/cmp.$label" | head -40
+}
+
 # inlined DIR LABEL: how many addresses psym answered with inline frames.
 inlined() {
 	python3 -c "
@@ -174,9 +218,18 @@ layouts() {
 	"$PSYM" addr --json --no-demangle -e "$d.moved/bin/prog" <"$d.away/all" >"$d.away/psym.lost"
 	check "$d: without --dwo-dir the moved build loses its inline frames" \
 		[ "$(inlined "$d.away" lost)" -lt "$((n_beside / 10))" ]
+	# symbolize takes the same discovery options as addr.
+	compare_sym "$d.away" sym-moved "$PWD/$d.moved/bin/prog" --dwo-dir "$d.moved/objs/nothing" \
+		--dwo-dir "$d.moved/objs/sub"
+	check "$d: symbolize --dwo-dir gives the inline frames" \
+		[ "$(inlined "$d.away" sym-moved)" -ge "$n_beside" ]
 	for tool in $packed; do
 		compare "$d.away" "$tool-beside" "$d.$tool/a/prog"
 		compare "$d.away" "$tool-named" "$d.$tool/b/prog" --dwp "$d.$tool/a/prog.dwp"
+		compare_sym "$d.away" "sym-$tool-named" "$PWD/$d.$tool/b/prog" \
+			--dwp "$d.$tool/a/prog.dwp"
+		check "$d: symbolize --dwp ($tool) gives the inline frames" \
+			[ "$(inlined "$d.away" "sym-$tool-named")" -ge "$n_beside" ]
 	done
 	mv "$d.away" "$d"
 }

@@ -40,7 +40,7 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 		free(side);
 		return 0;
 	}
-	psym_symbolize_locate_opts(o, &o->limits, &lo);
+	psym_symbolize_locate_opts(o, &lo);
 	uo.locate = &lo;
 	uo.cfi.max_fdes = o->limits.cfi_fdes;
 	uo.cfi.max_steps = o->limits.cfi_steps;

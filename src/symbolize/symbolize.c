@@ -40,24 +40,10 @@ struct psym_bincache {
 	struct psym_binary_opts bopts;
 };
 
-void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o,
-				const struct psym_reader_limits *l, struct psym_locate_opts *lo)
+void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o, struct psym_locate_opts *lo)
 {
-	*lo = (struct psym_locate_opts){
-		.search = o->binary_path,
-		.n_search = o->n_binary_path,
-		.sysroot = o->sysroot,
-		.debug_dirs = o->debug_dirs,
-		.n_debug_dirs = o->n_debug_dirs,
-		.debuginfod = o->debuginfod,
-		.elf_limits = &l->elf,
-		.side_dir = o->side_dir,
-		.vmlinux = o->vmlinux,
-		.vdso = o->vdso,
-		.kallsyms = o->kallsyms,
-		.perf_map_dirs = o->perf_map_dirs,
-		.n_perf_map_dirs = o->n_perf_map_dirs,
-	};
+	*lo = *o->locate;
+	lo->side_dir = o->side_dir;
 }
 
 struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
@@ -73,7 +59,8 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 	}
 	psym_registry_set_max_open(c->reg, o->limits.open_objects);
 	c->limits = o->limits;
-	psym_symbolize_locate_opts(o, &c->limits, &c->lo);
+	psym_symbolize_locate_opts(o, &c->lo);
+	c->lo.elf_limits = &c->limits.elf;
 	c->bopts = (struct psym_binary_opts){
 		.inlines = !o->no_inlines,
 		.locate = &c->lo,
@@ -704,7 +691,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 
 	memset(r, 0, sizeof(*r));
 	clock_gettime(CLOCK_MONOTONIC, &run.start);
-	psym_symbolize_locate_opts(o, &o->limits, &run.lo);
+	psym_symbolize_locate_opts(o, &run.lo);
 	run.lo.explain = o->explain ? explain_cb : NULL;
 	run.lo.explain_ud = &run;
 	if (uname(&u) == 0) {

@@ -20,30 +20,26 @@
 #include "pprof.h"
 
 struct psym_symbolize_opts {
-	const char *const *binary_path; /* --binary-path dirs + $PPROF_BINARY_PATH */
-	size_t n_binary_path;
-	const char *sysroot;	       /* NULL = "/" */
+	/*
+	 * Where every file is looked for (binary path, sysroot, debug dirs,
+	 * debuginfod, --vmlinux/--vdso/--kallsyms, perf map dirs, --dwo-dir,
+	 * --dwp): the command's one set of discovery options, borrowed, never
+	 * copied field by field. A run takes it as it is, adding only what is
+	 * its own: the profile's side dir, --explain, the kernel release.
+	 */
+	const struct psym_locate_opts *locate;
 	const char *main_binary;       /* overrides the first mapping, or NULL */
-	const char *const *debug_dirs; /* separate debug files, in order */
-	size_t n_debug_dirs;
-	struct psym_debuginfod *debuginfod; /* session (debuginfod.h), NULL: none */
 	bool no_inlines;		    /* physical functions only */
 	bool no_demangle;		    /* keep mangled names as Function.name */
 	bool adjust_callers;		    /* look up address-1 for caller-only locations */
 	bool force;			    /* replace existing lines */
 	const char *side_dir;		    /* the collector's IN.d/ (kallsyms, vdso.so,
 					 * perf-PID.map), or NULL */
-	const char *kallsyms;		    /* copy of /proc/kallsyms, or NULL */
-	const char *vdso;		    /* saved vDSO image, or NULL */
-	const char *vmlinux;		    /* kernel image with symbols/DWARF, or NULL
-					 * (else found by the kernel's build ID) */
 	const char *const *perf_maps;	    /* perf maps / jitdumps for every process */
 	size_t n_perf_maps;
-	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
-	size_t n_perf_map_dirs;
-	bool perf_map_dirs_default;	  /* perf_map_dirs is this machine's default
-					   * (/tmp), not named: used only for a
-					   * profile recorded here (hostid.h) */
+	bool perf_map_dirs_default;	  /* locate->perf_map_dirs is this machine's
+					   * default (/tmp), not named: used only
+					   * for a profile recorded here (hostid.h) */
 	int pid;			  /* process of a single-process profile, or 0 */
 	bool explain;			  /* list every candidate tried */
 	bool quiet;			  /* no per-mapping summary */
@@ -72,9 +68,11 @@ struct psym_symbolize_result {
 	size_t unresolved_other; /* of other mappings (kernel, JIT, ...) */
 };
 
-/* The locator's options from the symbolize options (borrowing from both). */
-void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o,
-				const struct psym_reader_limits *l, struct psym_locate_opts *lo);
+/*
+ * The locator's options for one run: o->locate as it is, with the
+ * profile's side dir (borrowing from o).
+ */
+void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o, struct psym_locate_opts *lo);
 
 /* The profile must have been validated. */
 int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
