@@ -24,6 +24,7 @@
 #include "funcmemo.h"
 #include "hostid.h"
 #include "mapping.h"
+#include "objtab.h"
 #include "registry.h"
 #include "resolvers.h"
 #include "symbolize.h"
@@ -34,6 +35,7 @@
  * maps, vDSO: they come from each profile's side files) stay in the run.
  */
 struct psym_bincache {
+	struct psym_objtab *tab; /* the binaries located, for every run */
 	struct psym_registry *reg;
 	struct psym_reader_limits limits;
 	struct psym_locate_opts lo; /* a copy without --explain */
@@ -53,7 +55,10 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 	if (!c)
 		return NULL;
 	c->reg = psym_registry_new(0);
-	if (!c->reg) {
+	c->tab = psym_objtab_new(0);
+	if (!c->reg || !c->tab) {
+		psym_registry_free(c->reg);
+		psym_objtab_free(c->tab);
 		free(c);
 		return NULL;
 	}
@@ -75,6 +80,7 @@ void psym_bincache_free(struct psym_bincache *c)
 	if (!c)
 		return;
 	psym_registry_free(c->reg);
+	psym_objtab_free(c->tab);
 	free(c);
 }
 
@@ -86,6 +92,9 @@ struct run {
 	struct psym_funcmemo *memo;  /* NULL: out of memory, go without */
 	struct psym_registry *own;   /* this run's objects */
 	struct psym_registry *files; /* binaries: own, or the batch's */
+	struct psym_objtab *own_tab;   /* the plan: this run's objects... */
+	struct psym_objtab *files_tab; /* ...and binaries: own, or the batch's */
+	struct psym_located **plan;    /* by mapping position; NULL: nothing to do */
 	struct psym_locate_opts lo;
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
@@ -261,13 +270,10 @@ static void sort_by_address(pb_location **locs, size_t n)
 	free(k < tmp ? k : tmp);
 }
 
-/* How a mapping's object is found: the key's parts. */
+/* A planned object and its run: what the registry opens on first use. */
 struct objref {
 	struct run *run;
-	enum psym_map_class cls;
-	const char *path;     /* cleaned file name */
-	const char *build_id; /* "" when unknown */
-	const char *named;    /* --main-binary for its mapping, or NULL */
+	struct psym_located *x;
 };
 
 static int open_object(void *ud, struct psym_resolver **out, struct psym_reason *why,
@@ -280,25 +286,18 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 	struct psym_elf *elf = NULL;
 	int ret;
 
-	switch (ref->cls) {
-	case PSYM_MAP_FILE: {
-		struct psym_objkey k = {
-			.path = ref->path,
-			.build_id = *ref->build_id ? ref->build_id : NULL,
-			.named = ref->named,
-		};
-
-		ret = psym_locate_binary(run->file_bopts->locate, &k, &elf, why, e);
+	switch (ref->x->cls) {
+	case PSYM_MAP_FILE:
+		ret = psym_objtab_take_elf(run->files_tab, ref->x, &o->limits.elf, &elf, why, e);
 		return ret ? ret : psym_file_resolver_new(elf, run->file_bopts, "file", out, e);
-	}
 	case PSYM_MAP_VDSO:
-		ret = psym_locate_vdso(&run->lo, &elf, why, e);
+		ret = psym_objtab_take_elf(run->own_tab, ref->x, &o->limits.elf, &elf, why, e);
 		return ret ? ret : psym_file_resolver_new(elf, &run->bopts, "vdso", out, e);
 	case PSYM_MAP_KERNEL:
 	case PSYM_MAP_KMODULE:
-		return psym_kernel_resolver_new(&run->lo, &run->bopts, ref->build_id,
-						ref->cls == PSYM_MAP_KMODULE, &o->limits, log, out,
-						e);
+		return psym_kernel_resolver_new(&run->lo, &run->bopts, ref->x->build_id,
+						ref->x->cls == PSYM_MAP_KMODULE, &o->limits, log,
+						out, e);
 	case PSYM_MAP_ANON:
 		if (run->foreign[0] && !run->lo.side_dir && !run->lo.n_perf_map_dirs &&
 		    !o->n_perf_maps) {
@@ -556,10 +555,9 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	struct psym_reason why = { 0 };
 	struct psym_regentry *x = NULL;
 	struct psym_resolver *res;
-	char clean[4096], *key = NULL;
-	struct objref ref = { .run = run, .path = clean, .build_id = bid };
+	struct objref ref = { .run = run, .x = run->plan[mi] };
 	size_t todo = 0, kept = 0, done = 0;
-	bool deleted;
+	enum psym_map_class cls;
 	int ret;
 
 	for (size_t i = 0; i < nlocs; i++) {
@@ -570,25 +568,18 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	}
 	run->r->locations += nlocs;
 	run->r->kept += kept;
-	ref.cls = psym_mapping_classify(name, clean, sizeof(clean), &deleted);
 	if (todo == 0) {
 		sumline(run, 0,
 			"psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
 			m->id, name, kept);
 		return 0;
 	}
-	if ((long)mi == run->main_mapping)
-		ref.named = o->main_binary;
-	if (o->explain && ref.cls == PSYM_MAP_FILE)
+	cls = ref.x->cls;
+	if (o->explain && cls == PSYM_MAP_FILE)
 		logf_(run, "psym: mapping %" PRIu64 " '%s'%s%s:\n", m->id, name,
 		      *bid ? " build ID " : "", bid);
-	/* The object key: what makes two mappings the same object. */
-	if (asprintf(&key, "%d\n%s\n%s\n%s", (int)ref.cls, ref.named ? ref.named : "",
-		     ref.cls == PSYM_MAP_FILE ? clean : "", bid) < 0)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	ret = psym_registry_get(ref.cls == PSYM_MAP_FILE ? run->files : run->own, key, open_object,
-				&ref, &x, e);
-	free(key);
+	ret = psym_registry_get(cls == PSYM_MAP_FILE ? run->files : run->own, ref.x->key,
+				open_object, &ref, &x, e);
 	if (ret)
 		return ret;
 	res = psym_regentry_resolver(x);
@@ -599,11 +590,11 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	progress_clear(run);
 	if (!ret) {
 		run->r->resolved += done;
-		if (ref.cls == PSYM_MAP_FILE)
+		if (cls == PSYM_MAP_FILE)
 			run->r->unresolved_file += todo - done;
 		else
 			run->r->unresolved_other += todo - done;
-		summary(run, m, name, ref.cls, res, &why, done, todo, kept);
+		summary(run, m, name, cls, res, &why, done, todo, kept);
 	}
 	psym_regentry_release(x);
 	return ret;
@@ -646,14 +637,14 @@ static void prefetch_debuginfod(struct run *run)
 		return; /* the per-object lookups still ask */
 	}
 	for (size_t k = 0; k < pb->n_mapping; k++) {
-		const char *name = psym_profile_str(run->p, pb->mapping[k]->filename);
-		const char *bid = psym_profile_str(run->p, pb->mapping[k]->build_id);
-		char clean[4096], path[4200];
-		struct psym_objkey key = { .path = clean, .build_id = bid };
-		bool deleted, local = false, dup = false;
+		const struct psym_located *x = run->plan[k];
+		const char *bid = x ? x->build_id : "";
+		char path[4200];
+		struct psym_objkey key = { .path = x ? x->path : NULL, .build_id = bid };
+		bool local = false, dup = false;
 
-		if (!*bid || !psym_build_id_valid(bid) || (long)k == run->main_mapping ||
-		    psym_mapping_classify(name, clean, sizeof(clean), &deleted) != PSYM_MAP_FILE)
+		if (!x || x->located || x->cls != PSYM_MAP_FILE || x->named || !*bid ||
+		    !psym_build_id_valid(bid))
 			continue;
 		for (size_t i = 0; i < n && !dup; i++)
 			dup = psym_build_id_equal(reqs[i].build_id, bid);
@@ -677,6 +668,86 @@ static void prefetch_debuginfod(struct run *run)
 	psym_debuginfod_reqs_free(reqs, n);
 	free(reqs);
 	free(ids);
+}
+
+/* --explain: the located-object table, each object once, as located. */
+static void explain_table(struct run *run)
+{
+	pb_profile *pb = run->p->pb;
+
+	for (size_t k = 0; k < pb->n_mapping; k++) {
+		struct psym_located *x = run->plan[k];
+		bool seen = false;
+
+		if (!x || !x->located || (x->cls != PSYM_MAP_FILE && x->cls != PSYM_MAP_VDSO))
+			continue;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = run->plan[j] == x;
+		if (seen)
+			continue;
+		logf_(run, "psym: object '%s'%s%s (%s, mapping %" PRIu64 "):\n",
+		      x->cls == PSYM_MAP_FILE ? x->path : "[vdso]", *x->build_id ? " build ID " : "",
+		      x->build_id, psym_map_class_name(x->cls), pb->mapping[k]->id);
+		for (size_t i = 0; i < x->ntried; i++)
+			explain_cb(run, x->tried[i].path, x->tried[i].verdict);
+		if (x->file)
+			logf_(run, "    located: '%s'%s\n", x->file,
+			      x->index ? " (with a symbol index)" : "");
+		else
+			logf_(run, "    not located: %s\n", psym_reason_text(&x->why));
+	}
+}
+
+/*
+ * The plan: every mapping with locations to resolve is classified once
+ * into a typed key of the located-object table (binaries in the batch's
+ * table when shared); debuginfod is asked for all missing binaries at
+ * once; then every key is located in one pass, before any is resolved.
+ */
+static int plan(struct run *run, pb_location **order, const size_t *first, const size_t *fill,
+		struct psym_err *e)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	pb_profile *pb = run->p->pb;
+	char clean[4096];
+	int ret;
+
+	run->plan = calloc(pb->n_mapping + 1, sizeof(*run->plan));
+	if (!run->plan)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t k = 0; k < pb->n_mapping; k++) {
+		const char *name = psym_profile_str(run->p, pb->mapping[k]->filename);
+		enum psym_map_class cls = psym_objkey_classify(name, clean, sizeof(clean));
+		size_t todo = 0;
+
+		/* --main-binary names the first user-space file mapping (like pprof's). */
+		if (o->main_binary && run->main_mapping < 0 && cls == PSYM_MAP_FILE) {
+			run->main_mapping = (long)k;
+			if (k > 0)
+				logf_(run,
+				      "psym: --main-binary applies to mapping %" PRIu64
+				      " '%s', the first user-space mapping\n",
+				      pb->mapping[k]->id, name);
+		}
+		for (size_t i = 0; i < fill[k]; i++)
+			if (!order[first[k] + i]->n_line || o->force)
+				todo++;
+		if (!todo)
+			continue;
+		ret = psym_objtab_add(cls == PSYM_MAP_FILE ? run->files_tab : run->own_tab, cls,
+				      clean, psym_profile_str(run->p, pb->mapping[k]->build_id),
+				      (long)k == run->main_mapping ? o->main_binary : NULL,
+				      &run->plan[k], e);
+		if (ret)
+			return ret;
+	}
+	prefetch_debuginfod(run);
+	ret = psym_objtab_locate(run->files_tab, run->file_bopts->locate, e);
+	if (!ret && run->own_tab != run->files_tab)
+		ret = psym_objtab_locate(run->own_tab, &run->lo, e);
+	if (!ret && o->explain)
+		explain_table(run);
+	return ret;
 }
 
 int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
@@ -722,6 +793,12 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	psym_registry_set_max_open(run.own, o->limits.open_objects);
 	run.files = o->shared ? o->shared->reg : run.own;
+	run.own_tab = psym_objtab_new(0);
+	if (!run.own_tab) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	run.files_tab = o->shared ? o->shared->tab : run.own_tab;
 	ret = psym_builder_new(p, &run.b, e);
 	if (ret)
 		goto out;
@@ -783,21 +860,6 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 				run.caller_only[pos] = false;
 		}
 	}
-	/* --main-binary names the first user-space file mapping (like pprof's). */
-	for (size_t k = 0; o->main_binary && k < pb->n_mapping; k++) {
-		const char *nm = psym_profile_str(p, pb->mapping[k]->filename);
-
-		if (psym_mapping_classify(nm, NULL, 0, &(bool){ false }) == PSYM_MAP_FILE) {
-			run.main_mapping = (long)k;
-			if (k > 0)
-				logf_(&run,
-				      "psym: --main-binary applies to mapping %" PRIu64
-				      " '%s', the first user-space mapping\n",
-				      pb->mapping[k]->id, nm);
-			break;
-		}
-	}
-	prefetch_debuginfod(&run);
 	/* Bucket locations by mapping position, keeping profile order in each. */
 	first = calloc(pb->n_mapping + 1, sizeof(*first));
 	fill = calloc(pb->n_mapping + 1, sizeof(*fill));
@@ -825,6 +887,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		if (k >= 0)
 			order[first[k] + fill[k]++] = pb->location[i];
 	}
+	ret = plan(&run, order, first, fill, e);
 	for (size_t k = 0; k < pb->n_mapping && !ret; k++)
 		ret = symbolize_mapping(&run, k, pb->mapping[k], order + first[k], fill[k], e);
 	if (!ret)
@@ -840,6 +903,8 @@ out:
 		free(run.sum[i].text);
 	free(run.sum);
 	psym_registry_free(run.own);
+	psym_objtab_free(run.own_tab);
+	free(run.plan);
 	free(run.caller_only);
 	free(run.loc_pid);
 	free(run.pids);
