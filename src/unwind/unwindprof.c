@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
+#include "objtab.h"
 #include "reason.h"
 #include "space.h"
 #include "unwindprof.h"
@@ -12,12 +14,6 @@
 
 #define DEFAULT_MAX_FRAMES 512
 #define MAX_FILES 65536
-
-/* An object opened once for every process that maps it. */
-struct obj {
-	char *path, *build_id;
-	struct psym_elf *elf; /* NULL: not found */
-};
 
 struct proc {
 	int pid;
@@ -28,66 +24,47 @@ struct run {
 	const struct psym_unwindprof_opts *o;
 	struct psym_collectprof *c;
 	struct psym_unwindprof_stats *st;
-	struct obj *objs;
-	size_t nobjs, capobjs;
+	struct psym_objtab *objs; /* each object located and opened once (objtab.h) */
 	struct proc *procs;
 	size_t nprocs, capprocs;
 	uint64_t *pcs, *ustack;
 	struct psym_err *e;
 };
 
-static struct psym_elf *find_obj(struct run *r, const struct psym_procmap *m)
+/*
+ * The file of a mapping, found by the same rules and the same located-object
+ * table as symbolize's: the mapping classified into a typed key (a
+ * [vdso], or a file by its absolute path and build ID, compared in any
+ * case), located once for every process that maps it. *out is NULL when
+ * it was not found (counted) or is no file. 0 or a negative error.
+ */
+static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf **out)
 {
-	struct psym_reason why = { 0 };
-	struct psym_err e = { 0 };
-	struct obj *o;
+	struct psym_located *x;
+	char clean[4096];
+	enum psym_map_class cls = psym_objkey_classify(m->path, clean, sizeof(clean));
+	size_t before = psym_objtab_count(r->objs);
+	int ret;
 
-	for (size_t i = 0; i < r->nobjs; i++)
-		if (!strcmp(r->objs[i].path, m->path) && !strcmp(r->objs[i].build_id, m->build_id))
-			return r->objs[i].elf;
-	if (r->nobjs == MAX_FILES)
-		return NULL;
-	if (r->nobjs == r->capobjs) {
-		size_t n = r->capobjs ? r->capobjs * 2 : 32;
-		struct obj *p = realloc(r->objs, n * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		r->objs = p;
-		r->capobjs = n;
+	*out = NULL;
+	if (cls != PSYM_MAP_VDSO && (cls != PSYM_MAP_FILE || m->path[0] != '/'))
+		return 0;
+	if (cls == PSYM_MAP_VDSO && !r->o->locate)
+		return 0;
+	ret = psym_objtab_add(r->objs, cls, clean, m->build_id, NULL, &x, r->e);
+	if (ret == PSYM_ELIMIT)
+		return 0; /* past MAX_FILES: unwound by frame pointers there */
+	if (!ret)
+		ret = psym_objtab_locate_one(r->objs, x, r->o->locate, r->e);
+	if (ret)
+		return ret;
+	*out = psym_objtab_elf(x);
+	if (psym_objtab_count(r->objs) != before) {
+		r->st->files++;
+		if (!*out)
+			r->st->files_missing++;
 	}
-	o = &r->objs[r->nobjs];
-	o->path = strdup(m->path);
-	o->build_id = strdup(m->build_id);
-	o->elf = NULL;
-	if (!o->path || !o->build_id) {
-		free(o->path);
-		free(o->build_id);
-		return NULL;
-	}
-	r->nobjs++;
-	r->st->files++;
-	if (!strcmp(m->path, "[vdso]")) {
-		if (r->o->locate)
-			psym_locate_vdso(r->o->locate, &o->elf, &why, &e);
-	} else if (m->path[0] == '/') {
-		struct psym_objkey k = { .path = m->path,
-					 .build_id = m->build_id[0] ? m->build_id : NULL };
-
-		if (r->o->locate)
-			psym_locate_binary(r->o->locate, &k, &o->elf, &why, &e);
-		else
-			psym_elf_open(m->path, NULL, &o->elf, &e);
-		/* A file whose build ID is not the recorded one is not used. */
-		if (o->elf && m->build_id[0] && psym_elf_build_id(o->elf) &&
-		    strcmp(psym_elf_build_id(o->elf), m->build_id)) {
-			psym_elf_close(o->elf);
-			o->elf = NULL;
-		}
-	}
-	if (!o->elf)
-		r->st->files_missing++;
-	return o->elf;
+	return 0;
 }
 
 static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t n)
@@ -103,15 +80,12 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 		if (r->procs[i].pid == pid)
 			p = &r->procs[i];
 	if (!p) {
-		if (r->nprocs == r->capprocs) {
-			size_t k = r->capprocs ? r->capprocs * 2 : 16;
-			struct proc *q = realloc(r->procs, k * sizeof(*q));
+		struct proc *q = psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1,
+						 sizeof(*q), 0);
 
-			if (!q)
-				return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
-			r->procs = q;
-			r->capprocs = k;
-		}
+		if (!q)
+			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+		r->procs = q;
 		p = &r->procs[r->nprocs++];
 		p->pid = pid;
 	} else {
@@ -122,8 +96,11 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 	if (ret < 0)
 		return ret;
 	for (size_t i = 0; i < n; i++) {
-		struct psym_elf *elf = find_obj(r, &maps[i]);
+		struct psym_elf *elf;
 
+		ret = find_obj(r, &maps[i], &elf);
+		if (ret < 0)
+			return ret;
 		if (elf) {
 			ret = psym_space_add(p->space, maps[i].start, maps[i].limit, maps[i].offset,
 					     elf, NULL, r->e);
@@ -181,7 +158,8 @@ int psym_unwindprof_run(const char *path, const struct psym_unwindprof_opts *o,
 	memset(st, 0, sizeof(*st));
 	r.pcs = calloc(max, sizeof(*r.pcs));
 	r.ustack = calloc(max, sizeof(*r.ustack));
-	if (!r.pcs || !r.ustack) {
+	r.objs = psym_objtab_new(MAX_FILES);
+	if (!r.pcs || !r.ustack || !r.objs) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -189,13 +167,8 @@ int psym_unwindprof_run(const char *path, const struct psym_unwindprof_opts *o,
 out:
 	for (size_t i = 0; i < r.nprocs; i++)
 		psym_space_free(r.procs[i].space);
-	for (size_t i = 0; i < r.nobjs; i++) {
-		psym_elf_close(r.objs[i].elf);
-		free(r.objs[i].path);
-		free(r.objs[i].build_id);
-	}
 	free(r.procs);
-	free(r.objs);
+	psym_objtab_free(r.objs);
 	free(r.pcs);
 	free(r.ustack);
 	return ret;

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* The located-object table (objtab.h) and the growing array (array.h). */
+#include "config.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "objtab.h"
+#include "tap.h"
+
+static void test_array(void)
+{
+	int *a = NULL, *p;
+	size_t cap = 0;
+
+	p = psym_array_grow(a, &cap, 1, sizeof(*a), 0);
+	ok(p && cap == 16, "first growth: 16 elements");
+	a = p;
+	p = psym_array_grow(a, &cap, 16, sizeof(*a), 0);
+	ok(p == a && cap == 16, "room enough: unchanged");
+	p = psym_array_grow(a, &cap, 17, sizeof(*a), 0);
+	ok(p && cap == 32, "doubles");
+	a = p;
+	p = psym_array_grow(a, &cap, 100, sizeof(*a), 40);
+	ok(!p && cap == 32, "past the cap: NULL, array unchanged");
+	p = psym_array_grow(a, &cap, 40, sizeof(*a), 40);
+	ok(p && cap == 40, "doubling stops at the cap");
+	a = p;
+	p = psym_array_grow(a, &cap, SIZE_MAX / 2, sizeof(*a), 0);
+	ok(!p && cap == 40, "a count whose bytes overflow: NULL");
+	free(a);
+}
+
+int main(void)
+{
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *x, *y, *z, *v;
+	struct psym_elf *self = NULL, *a = NULL, *b = NULL, *c = NULL;
+	struct psym_locate_opts lo = { 0 };
+	struct psym_reason why = { 0 };
+	struct psym_err e = { 0 };
+	char exe[PATH_MAX], clean[PATH_MAX], upper[PSYM_BUILD_ID_HEX_MAX] = "";
+	bool used = false;
+
+	test_array();
+	is_int(psym_objkey_classify("[vdso]", clean, sizeof(clean)), PSYM_MAP_VDSO, "[vdso]");
+	is_int(psym_objkey_classify("/usr/lib/x.so (deleted)", clean, sizeof(clean)),
+	       PSYM_MAP_FILE, "a deleted file is a file");
+	is_str(clean, "/usr/lib/x.so", "... named without ' (deleted)'");
+	is_int(psym_objkey_classify("[heap]", clean, sizeof(clean)), PSYM_MAP_SPECIAL, "[heap]");
+
+	/* This test's own executable: a file with a build ID. */
+	if (!realpath("/proc/self/exe", exe) || psym_elf_open(exe, NULL, &self, &e) ||
+	    !psym_elf_build_id(self)) {
+		printf("1..0 # SKIP no build ID in %s\n", exe);
+		return 77;
+	}
+	snprintf(upper, sizeof(upper), "%s", psym_elf_build_id(self));
+	for (char *p = upper; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+
+	ok(t && psym_objtab_add(t, PSYM_MAP_FILE, exe, upper, NULL, &x, &e) == 0, "add a file");
+	ok(psym_objtab_add(t, PSYM_MAP_FILE, exe, psym_elf_build_id(self), NULL, &y, &e) == 0 &&
+		   x == y,
+	   "its build ID in another case: the same object");
+	ok(psym_objtab_add(t, PSYM_MAP_FILE, exe, "00112233445566778899", NULL, &z, &e) == 0 &&
+		   z != x,
+	   "another build ID: another object");
+	ok(psym_objtab_add(t, PSYM_MAP_VDSO, "ignored", "", NULL, &v, &e) == 0 && !*v->path,
+	   "the vDSO: no path in its key");
+	is_int((int)psym_objtab_count(t), 3, "three objects, in the order added");
+	ok(psym_objtab_at(t, 0) == x && psym_objtab_at(t, 1) == z && psym_objtab_at(t, 3) == NULL,
+	   "walked in order");
+	ok(!x->located, "not located before the pass");
+
+	is_int(psym_objtab_locate(t, &lo, &e), 0, "the locate pass");
+	ok(x->located && x->status == 0 && x->file && !strcmp(x->file, exe),
+	   "the file with the build ID is found, and where it came from is kept");
+	for (size_t i = 0; i < x->ntried; i++)
+		used |= !strcmp(x->tried[i].path, exe) && strstr(x->tried[i].verdict, "used");
+	ok(used, "its candidate and verdict are recorded");
+	ok(z->located && z->status == PSYM_NOENT && !z->file && z->why.code != PSYM_R_NONE,
+	   "another build ID: not found, with the reason");
+	ok(z->ntried >= 1 && strstr(z->tried[0].verdict, "mismatch"),
+	   "the refused candidate says why (%s)", z->ntried ? z->tried[0].verdict : "none");
+	ok(v->located && v->status == PSYM_NOENT, "no vDSO image anywhere: not found");
+	ok(!x->index, "no symbol index until the index module fills it");
+
+	ok(psym_objtab_elf(x) != NULL, "the opened file is lent");
+	is_int(psym_objtab_take_elf(t, x, NULL, &a, &why, &e), 0, "handed over");
+	ok(psym_objtab_elf(x) == NULL, "... then no longer lent");
+	is_int(psym_objtab_take_elf(t, x, NULL, &b, &why, &e), 0, "asked again: opened again");
+	ok(a && b && a != b && !strcmp(psym_elf_path(b), exe), "... the same file");
+	is_int(psym_objtab_take_elf(t, z, NULL, &c, &why, &e), PSYM_NOENT,
+	       "a missing object: not found");
+	ok(!c && why.code == z->why.code, "... with its reason");
+	psym_elf_close(a);
+	psym_elf_close(b);
+	psym_elf_close(self);
+	psym_objtab_free(t);
+	return tap_done();
+}
