@@ -230,7 +230,7 @@ int psym_rpt_init(struct rep *r, const struct psym_profile *p, const struct psym
 	if (!r->loc_first || !r->loc_n)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	memset(r->loc_first, 0xff, (nl ? nl : 1) * sizeof(*r->loc_first));
-	return 0;
+	return psym_rpt_filter_new(p, &o->filter, &r->flt, e);
 }
 
 void psym_rpt_free(struct rep *r)
@@ -238,6 +238,7 @@ void psym_rpt_free(struct rep *r)
 	free(r->loc_first);
 	free(r->loc_n);
 	free(r->frames);
+	psym_rpt_filter_free(r->flt);
 	names_free(&r->names);
 }
 
@@ -396,9 +397,12 @@ long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out)
 	}
 	k = location_kind(r->p, loc);
 	for (size_t j = 0; j < (loc->n_line ? loc->n_line : 1); j++) {
+		const pb_line *ln = loc->n_line ? loc->line[j] : NULL;
 		long id;
 
-		node_key(r, loc, loc->n_line ? loc->line[j] : NULL, buf, sizeof(buf));
+		if (r->flt && !psym_rpt_filter_line_shown(r->flt, r->p, loc, ln))
+			continue;
+		node_key(r, loc, ln, buf, sizeof(buf));
 		id = psym_rpt_name_add(&r->names, buf);
 		if (id < 0 || push_frame(r, (uint32_t)id))
 			return -1;
@@ -564,6 +568,12 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 
 		if (s->value[st->r.idx] == 0 || s->n_location_id == 0)
 			continue; /* nothing to draw */
+		n = psym_rpt_sample_kept(&st->r, s);
+		if (n <= 0) {
+			if (n < 0)
+				goto oom;
+			continue;
+		}
 		n = psym_rpt_sample_frames(&st->r, s, ids, MAX_STACK);
 		if (n <= 0) {
 			if (n < 0)

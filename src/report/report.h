@@ -25,6 +25,22 @@ enum psym_report_granularity {
 	PSYM_BY_FILE,
 };
 
+/*
+ * Which samples and frames a report shows, as pprof's options of the same
+ * names (NULL: not set). focus and ignore select samples by any frame's
+ * function name, file or mapping; hide and show drop frames; tagfocus and
+ * tagignore select samples by label ("key=re1,re2", "re" on "key:value",
+ * or a numeric range "key=1kb:4kb"). comms and pids (comma-separated, as
+ * perf's --comms and --pids) keep samples whose comm / pid label is listed.
+ * Regular expressions are POSIX extended ones, plus \d \D \w \W \s \S and
+ * a leading (?i), as pprof's RE2 syntax writes them.
+ */
+struct psym_report_filter {
+	const char *focus, *ignore, *hide, *show;
+	const char *tagfocus, *tagignore;
+	const char *comms, *pids;
+};
+
 struct psym_report_opts {
 	long sample_index;	 /* -1: default_sample_type or the last type */
 	const char *sample_name; /* or by type name ("samples", "cpu") */
@@ -33,6 +49,7 @@ struct psym_report_opts {
 	bool sort_cum;	 /* top: by cumulative value */
 	bool comm_frame; /* folded/flame: prefix "comm" label frame */
 	bool pid_frame;	 /* folded/flame: prefix "pid N" frame */
+	struct psym_report_filter filter;
 };
 
 /* Resolve the sample index; PSYM_EUSAGE with a message if it does not exist. */

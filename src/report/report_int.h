@@ -90,7 +90,21 @@ struct rep {
 	uint32_t *loc_n;
 	uint32_t *frames;
 	size_t nframes, cap;
+	struct psym_rpt_filter *flt; /* NULL: every sample and frame */
 };
+
+/* ---- filters (report_filter.c) ---- */
+
+struct psym_rpt_filter;
+
+bool psym_rpt_filter_active(const struct psym_report_filter *o);
+/* NULL in *out when no filter is set; PSYM_EUSAGE for a bad expression. */
+int psym_rpt_filter_new(const struct psym_profile *p, const struct psym_report_filter *o,
+			struct psym_rpt_filter **out, struct psym_err *e);
+void psym_rpt_filter_free(struct psym_rpt_filter *f);
+/* Whether line ln of loc (NULL: a location without lines) is a frame (hide/show). */
+bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct psym_profile *p,
+				const pb_location *loc, const pb_line *ln);
 
 /* exact: keys tell apart what pprof's NodeInfo does (top), else names only. */
 int psym_rpt_init(struct rep *r, const struct psym_profile *p, const struct psym_report_opts *o,
@@ -103,6 +117,8 @@ long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out);
  * within a location), at most max. Returns the count, or -1 on out of memory.
  */
 long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, size_t max);
+/* 1: sample s passes the filters; 0: not; -1: out of memory. */
+int psym_rpt_sample_kept(struct rep *r, const pb_sample *s);
 /* The label key of sample s as text ("key N" for a number), or NULL; in buf or the profile. */
 const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s, const char *key,
 			       char *buf, size_t bufsz);

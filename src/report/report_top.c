@@ -106,6 +106,11 @@ static int mark_inline(struct rep *r, struct node *nodes, bool kept, struct edge
 
 		if (s->value[r->idx] == 0)
 			continue;
+		switch (psym_rpt_sample_kept(r, s)) {
+		case 0: continue;
+		case 1: break;
+		default: return -1;
+		}
 		for (size_t li = s->n_location_id; li-- > 0;) {
 			long pos = psym_profile_location_pos(r->p, s->location_id[li]);
 			const uint32_t *f;
@@ -200,6 +205,32 @@ static void fmt_time(char *buf, size_t sz, int64_t nanos)
 		 tm.tm_hour < 12 ? "am" : "pm", zone);
 }
 
+/* pprof's legendActiveFilters: each filter set as "name=value", cut at 80 bytes. */
+static void active_filters(FILE *out, const struct psym_report_filter *f)
+{
+	const char *const name[] = { "focus",	 "ignore",    "hide",  "show",
+				     "tagfocus", "tagignore", "comms", "pids" };
+	const char *const val[] = { f->focus,	 f->ignore,    f->hide,	 f->show,
+				    f->tagfocus, f->tagignore, f->comms, f->pids };
+	bool any = false;
+
+	for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++) {
+		char buf[128];
+		int n;
+
+		if (!val[i] || !*val[i])
+			continue;
+		if (!any)
+			fprintf(out, "Active filters:\n");
+		any = true;
+		n = snprintf(buf, sizeof(buf), "%s=%s", name[i], val[i]);
+		if (n > 80)
+			fprintf(out, "   %.80s\xe2\x80\xa6\n", buf);
+		else
+			fprintf(out, "   %s\n", buf);
+	}
+}
+
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e)
 {
@@ -225,6 +256,12 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		total = sat_add(total, abs64(v));
 		if (v == 0)
 			continue; /* pprof: a zero sample adds no node and no edge */
+		/* pprof filters after its total: percentages stay of the whole. */
+		switch (psym_rpt_sample_kept(&r, s)) {
+		case 0: continue;
+		case 1: break;
+		default: goto oom;
+		}
 		/*
 		 * Root to leaf as pprof walks it: a node counts once per sample in
 		 * cum (recursion). The leaf (innermost frame of the first
@@ -353,6 +390,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 			fprintf(out, "Duration: %s, Total samples = %s \n", a, b);
 		}
 	}
+	active_filters(out, &o->filter);
 	psym_rpt_scaled_label(a, sizeof(a), flat_sum, unit, ounit);
 	psym_rpt_scaled_label(b, sizeof(b), total, unit, ounit);
 	psym_rpt_percentage(pa, sizeof(pa), flat_sum, total);
