@@ -21,9 +21,24 @@
 
 /* ---- top, folded, flame ------------------------------------------------------ */
 
+#define FILTER_HELP                                                                                \
+	"Filters (as pprof's options of the same names; REs are POSIX extended, plus\n"            \
+	"\\d \\w \\s and a leading (?i)):\n"                                                       \
+	"      --focus RE             only samples with a frame whose function, file or\n"         \
+	"                             binary matches RE\n"                                         \
+	"      --ignore RE            drop samples with such a frame\n"                            \
+	"      --hide RE              drop the frames that match RE\n"                             \
+	"      --show RE              keep only the frames that match RE\n"                        \
+	"      --tagfocus [KEY=]RE,RE|[KEY=]RANGE  only samples with a label that matches\n"       \
+	"                             (RANGE on numeric labels: 100, 1kb:, :4ms, 10:20)\n"         \
+	"      --tagignore SAME       drop samples with such a label\n"                            \
+	"      --comms LIST, --comm=LIST  only samples of these comm labels (a,b,...)\n"           \
+	"      --pids LIST, --pid=LIST    only samples of these process IDs\n"
+
 #define REPORT_HELP                                                                                \
 	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
-	"                             default sample type, else the last one)\n" LIMIT_HELP
+	"                             default sample type, else the last one)\n" FILTER_HELP       \
+		LIMIT_HELP
 
 static const char top_help[] =
 	"Usage: psym top [OPTIONS] FILE\n"
@@ -31,7 +46,7 @@ static const char top_help[] =
 	"prints them (units, scaling, \"(inline)\" marks, \"[binary]\" and \"<unknown>\"\n"
 	"for unsymbolized code). Inline frames count as their own functions;\n"
 	"recursion counts once per sample.\n\n"
-	"  -n, --nodes N              show the top N rows (default: all)\n"
+	"  -n, --nodes N, --nodecount N  show the top N rows (default: all)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one row per function and source line\n"
 	"      --files                one row per source file\n" REPORT_HELP;
@@ -42,7 +57,9 @@ static const char folded_help[] =
 	"for flamegraph.pl, speedscope and inferno.\n\n"
 	"      --lines                frames as \"function file:line\"\n"
 	"      --comm                 start each stack with the sample's comm label\n"
-	"      --pid                  start each stack with the sample's pid label\n" REPORT_HELP;
+	"      --pid                  start each stack with the sample's pid label\n"
+	"  -n, --nodecount N          keep only the frames of the top N functions (as\n"
+	"                             psym top -n N ranks them; --cum: by cumulative)\n" REPORT_HELP;
 
 static const char flame_help[] =
 	"Usage: psym flame [OPTIONS] FILE -o flame.svg\n"
@@ -50,7 +67,8 @@ static const char flame_help[] =
 	"scripts), frames colored by kind: user, kernel, JIT, unknown.\n\n"
 	"  -o, --output FILE          the SVG (written atomically; - for stdout)\n"
 	"      --title TEXT           title of the graph\n"
-	"      --comm, --pid          start each stack with that label\n" REPORT_HELP;
+	"      --comm, --pid          start each stack with that label\n"
+	"  -n, --nodecount N          keep only the frames of the top N functions\n" REPORT_HELP;
 
 enum {
 	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
@@ -60,25 +78,49 @@ enum {
 	OPT_COMM,
 	OPT_PIDFRAME,
 	OPT_TITLE,
+	OPT_FOCUS,
+	OPT_IGNORE,
+	OPT_HIDE,
+	OPT_SHOW,
+	OPT_TAGFOCUS,
+	OPT_TAGIGNORE,
+	OPT_COMMS,
+	OPT_PIDS,
 };
 
 /* Share of a profile's value in unsymbolized code from which reports hint. */
 #define UNSYMBOLIZED_HINT 0.25
 
+/* pprof: an empty filter is no filter. */
+static const char *nonempty(const char *s)
+{
+	return *s ? s : NULL;
+}
+
 static int cmd_report(int argc, char **argv, int which)
 {
-	static const struct option opts[] = { { "sample-index", required_argument, NULL,
-						OPT_SAMPLE_INDEX },
-					      { "nodes", required_argument, NULL, 'n' },
-					      { "cum", no_argument, NULL, OPT_CUM },
-					      { "lines", no_argument, NULL, OPT_LINES },
-					      { "files", no_argument, NULL, OPT_FILES },
-					      { "comm", no_argument, NULL, OPT_COMM },
-					      { "pid", no_argument, NULL, OPT_PIDFRAME },
-					      { "output", required_argument, NULL, 'o' },
-					      { "title", required_argument, NULL, OPT_TITLE },
-					      LIMIT_OPTIONS,
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
+		{ "nodes", required_argument, NULL, 'n' },
+		{ "cum", no_argument, NULL, OPT_CUM },
+		{ "lines", no_argument, NULL, OPT_LINES },
+		{ "files", no_argument, NULL, OPT_FILES },
+		{ "nodecount", required_argument, NULL, 'n' },
+		{ "comm", optional_argument, NULL, OPT_COMM },
+		{ "pid", optional_argument, NULL, OPT_PIDFRAME },
+		{ "comms", required_argument, NULL, OPT_COMMS },
+		{ "pids", required_argument, NULL, OPT_PIDS },
+		{ "focus", required_argument, NULL, OPT_FOCUS },
+		{ "ignore", required_argument, NULL, OPT_IGNORE },
+		{ "hide", required_argument, NULL, OPT_HIDE },
+		{ "show", required_argument, NULL, OPT_SHOW },
+		{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
+		{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
+		{ "output", required_argument, NULL, 'o' },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		LIMIT_OPTIONS,
+		{ 0 }
+	};
 	static const char *const names[] = { "top ", "folded ", "flame " };
 	static const char *const helps[] = { top_help, folded_help, flame_help };
 	struct psym_report_opts ro = { .sample_index = -1 };
@@ -112,8 +154,27 @@ static int cmd_report(int argc, char **argv, int which)
 		case OPT_CUM: ro.sort_cum = true; break;
 		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
 		case OPT_FILES: ro.by = PSYM_BY_FILE; break;
-		case OPT_COMM: ro.comm_frame = true; break;
-		case OPT_PIDFRAME: ro.pid_frame = true; break;
+		/* perf's --comm=LIST / --pid=LIST filter; bare, a frame per label. */
+		case OPT_COMM:
+			if (optarg)
+				ro.filter.comms = nonempty(optarg);
+			else
+				ro.comm_frame = true;
+			break;
+		case OPT_PIDFRAME:
+			if (optarg)
+				ro.filter.pids = nonempty(optarg);
+			else
+				ro.pid_frame = true;
+			break;
+		case OPT_COMMS: ro.filter.comms = nonempty(optarg); break;
+		case OPT_PIDS: ro.filter.pids = nonempty(optarg); break;
+		case OPT_FOCUS: ro.filter.focus = nonempty(optarg); break;
+		case OPT_IGNORE: ro.filter.ignore = nonempty(optarg); break;
+		case OPT_HIDE: ro.filter.hide = nonempty(optarg); break;
+		case OPT_SHOW: ro.filter.show = nonempty(optarg); break;
+		case OPT_TAGFOCUS: ro.filter.tagfocus = nonempty(optarg); break;
+		case OPT_TAGIGNORE: ro.filter.tagignore = nonempty(optarg); break;
 		case 'o': out = optarg; break;
 		case OPT_TITLE: title = optarg; break;
 		case 'h': fputs(helps[which], stdout); return 0;

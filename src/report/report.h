@@ -25,6 +25,22 @@ enum psym_report_granularity {
 	PSYM_BY_FILE,
 };
 
+/*
+ * Which samples and frames a report shows, as pprof's options of the same
+ * names (NULL: not set). focus and ignore select samples by any frame's
+ * function name, file or mapping; hide and show drop frames; tagfocus and
+ * tagignore select samples by label ("key=re1,re2", "re" on "key:value",
+ * or a numeric range "key=1kb:4kb"). comms and pids (comma-separated, as
+ * perf's --comms and --pids) keep samples whose comm / pid label is listed.
+ * Regular expressions are POSIX extended ones, plus \d \D \w \W \s \S and
+ * a leading (?i), as pprof's RE2 syntax writes them.
+ */
+struct psym_report_filter {
+	const char *focus, *ignore, *hide, *show;
+	const char *tagfocus, *tagignore;
+	const char *comms, *pids;
+};
+
 struct psym_report_opts {
 	long sample_index;	 /* -1: default_sample_type or the last type */
 	const char *sample_name; /* or by type name ("samples", "cpu") */
@@ -33,6 +49,7 @@ struct psym_report_opts {
 	bool sort_cum;	 /* top: by cumulative value */
 	bool comm_frame; /* folded/flame: prefix "comm" label frame */
 	bool pid_frame;	 /* folded/flame: prefix "pid N" frame */
+	struct psym_report_filter filter;
 };
 
 /* Resolve the sample index; PSYM_EUSAGE with a message if it does not exist. */
@@ -44,12 +61,56 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		       struct psym_err *e);
 /*
+ * psym_flame_layout, then psym_flame_write_svg.
  * title: shown at the top of the graph. The root frames are drawn at the
  * top (where a viewer opens the file), tooltips give values in the sample
  * type's unit, scaled as psym_report_value() does.
  */
 int psym_report_flame(const struct psym_profile *p, const struct psym_report_opts *o,
 		      const char *title, FILE *out, struct psym_err *e);
+
+/*
+ * A flame graph's layout, apart from any drawing: one frame per (depth, run
+ * of merged stacks with the same prefix), stacks sorted by frame names, so
+ * x and value (in the sample's unit) place each frame. Frames narrower than
+ * a tenth of a pixel of the default 1,180-pixel drawing are left out and
+ * counted. Frames come in the order the SVG writer draws them: each
+ * frame when its run ends, deepest first.
+ */
+enum psym_flame_kind {
+	PSYM_FLAME_USER,
+	PSYM_FLAME_KERNEL,
+	PSYM_FLAME_JIT,
+	PSYM_FLAME_UNKNOWN,
+};
+
+struct psym_flame_frame {
+	const char *name; /* printable; owned by the layout */
+	size_t depth;	  /* 0: a root */
+	int64_t x, value; /* left edge and width, in sample value */
+	enum psym_flame_kind kind;
+};
+
+struct psym_rpt_stacks;
+
+struct psym_flame {
+	struct psym_flame_frame *frame;
+	size_t n;
+	int64_t total;	      /* of all stacks drawn */
+	size_t maxdepth;      /* frames in the deepest stack */
+	size_t omitted;	      /* frames too narrow to draw */
+	const char *type;     /* sample type and unit; borrowed from the profile */
+	const char *unit;
+	struct psym_rpt_stacks *st; /* private: owns the names */
+};
+
+int psym_flame_layout(const struct psym_profile *p, const struct psym_report_opts *o,
+		      struct psym_flame **out, struct psym_err *e);
+/* Accepts NULL. */
+void psym_flame_free(struct psym_flame *fl);
+/* The SVG of a layout. */
+int psym_flame_write_svg(const struct psym_flame *fl, const char *title, FILE *out,
+			 struct psym_err *e);
 
 /*
  * Share (0..1) of the chosen sample value whose leaf location has no lines

@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The flame graph's layout, read back from the SVG psym_report_flame writes
- * for a profile built here with a known call tree:
+ * The flame graph's layout (psym_flame_layout), for a profile built here
+ * with a known call tree:
  *
  *   main -> a -> b   3 samples
  *   main -> a -> c   1
  *   main -> d        2
  *   main -> a        0 (a stack ending in a, value 0: no frame of its own)
  *
- * Each frame is a <g class="f" data-x data-w data-d> with its name in the
- * <title>. Checked: root at depth 0 spanning everything; children sorted by
- * name left to right; each frame's width its share of the total; children
- * inside their parent; an inline frame (one location with two lines) as
- * two stacked frames; a name with XML specials escaped.
+ * Checked on the layout's frames: root at depth 0 spanning everything;
+ * children sorted by name left to right; each frame's width its share of
+ * the total; children inside their parent; an inline frame (one location
+ * with two lines) as two stacked frames. Then on the SVG drawn from it: a
+ * name with XML specials escaped, values in the unit's scale.
  */
 #include "config.h"
 
@@ -32,28 +32,16 @@ struct fr {
 	int d;
 };
 
-static size_t parse(const char *svg, struct fr *out, size_t max)
+/* The layout's frames, as shares of the total. */
+static size_t frames(const struct psym_flame *fl, struct fr *out, size_t max)
 {
 	size_t n = 0;
-	const char *p = svg;
 
-	while (n < max && (p = strstr(p, "<g class=\"f\""))) {
-		const char *t = strstr(p, "<title>");
-		const char *end;
-		size_t len;
-
-		if (!t || sscanf(p, "<g class=\"f\" data-x=\"%lf\" data-w=\"%lf\" data-d=\"%d\"",
-				 &out[n].x, &out[n].w, &out[n].d) != 3)
-			break;
-		t += strlen("<title>");
-		end = strstr(t, " (");
-		len = end ? (size_t)(end - t) : 0;
-		if (len >= sizeof(out[n].name))
-			len = sizeof(out[n].name) - 1;
-		memcpy(out[n].name, t, len);
-		out[n].name[len] = '\0';
-		n++;
-		p = t;
+	for (size_t i = 0; i < fl->n && n < max; i++, n++) {
+		snprintf(out[n].name, sizeof(out[n].name), "%s", fl->frame[i].name);
+		out[n].x = (double)fl->frame[i].x / (double)fl->total;
+		out[n].w = (double)fl->frame[i].value / (double)fl->total;
+		out[n].d = (int)fl->frame[i].depth;
 	}
 	return n;
 }
@@ -66,8 +54,8 @@ static const struct fr *find(const struct fr *f, size_t n, const char *name, int
 	return NULL;
 }
 
-static uint64_t loc(struct psym_builder *b, struct psym_profile *p, uint64_t addr,
-		    const char *fn, const char *inl)
+static uint64_t loc(struct psym_builder *b, struct psym_profile *p, uint64_t addr, const char *fn,
+		    const char *inl)
 {
 	uint64_t id = psym_builder_location(b, 1, addr);
 	pb_location *l = p->pb->location[p->pb->n_location - 1]; /* the new one */
@@ -94,6 +82,7 @@ int main(void)
 	char *svg = NULL;
 	size_t svglen = 0, n;
 	FILE *out;
+	struct psym_flame *fl = NULL;
 	const struct fr *m, *a, *bb, *c, *d, *x, *y;
 
 	if (psym_profile_new(&lim, &p, &e) || psym_builder_new(p, &b, &e)) {
@@ -121,10 +110,13 @@ int main(void)
 	}
 	is_int(p->pb->n_sample, 5, "profile built: five samples");
 	is_int(psym_profile_index(p, &e), 0, "profile indexed");
-	out = open_memstream(&svg, &svglen);
-	is_int(psym_report_flame(p, &o, "t", out, &e), 0, "flame written");
-	fclose(out);
-	n = parse(svg, f, 64);
+	is_int(psym_flame_layout(p, &o, &fl, &e), 0, "flame laid out");
+	if (!fl)
+		return tap_done();
+	n = frames(fl, f, 64);
+	is_int(fl->total, 10000000, "total: every sample's value");
+	is_int(fl->maxdepth, 3, "deepest stack: main a b");
+	is_int(fl->omitted, 0, "no frame too narrow");
 	is_int(n, 7, "seven frames (main a b c d, and the inline pair)");
 
 	m = find(f, n, "main", 0);
@@ -132,12 +124,14 @@ int main(void)
 	bb = find(f, n, "b", 2);
 	c = find(f, n, "c", 2);
 	d = find(f, n, "d", 1);
-	x = find(f, n, "&lt;outer&amp;&gt;", 0);
-	y = find(f, n, "inner&quot;q", 1);
+	x = find(f, n, "<outer&>", 0);
+	y = find(f, n, "inner\"q", 1);
 	ok(m && a && bb && c && d, "main, a, b, c, d at their depths");
-	ok(x && y, "the inline pair: caller at depth 0, inlined callee above it, names escaped");
-	if (!(m && a && bb && c && d && x && y))
+	ok(x && y, "the inline pair: caller at depth 0, inlined callee above it");
+	if (!(m && a && bb && c && d && x && y)) {
+		psym_flame_free(fl);
 		return tap_done();
+	}
 	/* Total 10 ms: main 6, the inline root 4. Roots sorted by name: '<' < 'm'. */
 	near(x->x, 0.0, "inline root first (sorted by name)");
 	near(x->w, 0.4, "inline root width");
@@ -154,8 +148,15 @@ int main(void)
 	near(d->x, a->x + a->w, "d right after a");
 	near(d->w, 0.2, "d width");
 	ok(d->x + d->w <= m->x + m->w + 1e-9, "children inside their parent");
-	ok(strstr(svg, "3ms") != NULL, "values in the unit's scale (3ms for b)");
+	out = open_memstream(&svg, &svglen);
+	is_int(psym_flame_write_svg(fl, "t", out, &e), 0, "SVG written from the layout");
+	fclose(out);
+	ok(strstr(svg, "<title>b (3ms, 30.00%)</title>") != NULL,
+	   "values in the unit's scale (3ms for b)");
+	ok(strstr(svg, "&lt;outer&amp;&gt;") && strstr(svg, "inner&quot;q"), "names escaped");
+	ok(!strstr(svg, "<outer&>"), "no raw special characters");
 	free(svg);
+	psym_flame_free(fl);
 	psym_builder_free(b);
 	psym_profile_free(p);
 	return tap_done();

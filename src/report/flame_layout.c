@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The flame graph's layout: frames with depth, left edge and width in
+ * sample value, from the merged stacks. No drawing here (report_flame.c).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+/* Width of the default drawing in pixels; narrower than 0.1 px: not drawn. */
+#define FLAME_DRAW_WIDTH 1180.0
+
+static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_stacks *st,
+		     uint32_t id, size_t d, int64_t x, int64_t val)
+{
+	struct psym_flame_frame *f;
+
+	if (fl->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		struct psym_flame_frame *nf = realloc(fl->frame, nc * sizeof(*nf));
+
+		if (!nf)
+			return -1;
+		fl->frame = nf;
+		*cap = nc;
+	}
+	f = &fl->frame[fl->n++];
+	f->name = st->r.names.s[id];
+	f->depth = d;
+	f->x = x;
+	f->value = val;
+	f->kind = (enum psym_flame_kind)(st->r.names.kind[id] & 3);
+	return 0;
+}
+
+/*
+ * The merged stacks are sorted, so equal prefixes are adjacent; each
+ * (depth, run of equal prefix) is one frame, closed when the run ends.
+ */
+static int lay_out(struct psym_flame *fl, const struct psym_rpt_stacks *st)
+{
+	int64_t *acc = calloc(fl->maxdepth + 1, sizeof(*acc));
+	int64_t x = 0;
+	size_t cap = 0;
+
+	if (!acc)
+		return -1;
+	for (size_t i = 0; i <= st->n; i++) {
+		/* Depth at which stack i differs from stack i-1. */
+		size_t common = 0;
+
+		if (i > 0 && i < st->n) {
+			const uint32_t *a = st->ids + st->s[i].off, *b = st->ids + st->s[i - 1].off;
+
+			while (common < st->s[i].n && common < st->s[i - 1].n &&
+			       a[common] == b[common])
+				common++;
+		}
+		if (i > 0) {
+			/* Close frames of stack i-1 deeper than common. */
+			const struct stack *pv = &st->s[i - 1];
+
+			for (size_t d = pv->n; d-- > common;) {
+				int64_t val = acc[d];
+
+				acc[d] = 0;
+				if ((double)val / (double)st->total * FLAME_DRAW_WIDTH < 0.1) {
+					fl->omitted++;
+					continue;
+				}
+				if (add_frame(fl, &cap, st, st->ids[pv->off + d], d, x - val,
+					      val)) {
+					free(acc);
+					return -1;
+				}
+			}
+		}
+		if (i == st->n)
+			break;
+		for (size_t d = 0; d < st->s[i].n; d++)
+			acc[d] = sat_add(acc[d], st->s[i].v);
+		x = sat_add(x, st->s[i].v);
+	}
+	free(acc);
+	return 0;
+}
+
+int psym_flame_layout(const struct psym_profile *p, const struct psym_report_opts *o,
+		      struct psym_flame **out, struct psym_err *e)
+{
+	struct psym_flame *fl = calloc(1, sizeof(*fl));
+	int ret;
+
+	*out = NULL;
+	if (fl)
+		fl->st = calloc(1, sizeof(*fl->st));
+	if (!fl || !fl->st) {
+		free(fl);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	ret = psym_rpt_stacks_collect(p, o, fl->st, e);
+	if (!ret)
+		ret = psym_rpt_stacks_merge(fl->st, e);
+	if (ret)
+		goto fail;
+	fl->total = fl->st->total;
+	fl->type = psym_profile_str(p, p->pb->sample_type[fl->st->r.idx]->type);
+	fl->unit = psym_profile_str(p, p->pb->sample_type[fl->st->r.idx]->unit);
+	for (size_t i = 0; i < fl->st->n; i++)
+		if (fl->st->s[i].n > fl->maxdepth)
+			fl->maxdepth = fl->st->s[i].n;
+	if (fl->total > 0 && lay_out(fl, fl->st)) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto fail;
+	}
+	*out = fl;
+	return 0;
+fail:
+	psym_flame_free(fl);
+	return ret;
+}
+
+void psym_flame_free(struct psym_flame *fl)
+{
+	if (!fl)
+		return;
+	if (fl->st) {
+		psym_rpt_stacks_free(fl->st);
+		free(fl->st);
+	}
+	free(fl->frame);
+	free(fl);
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Private to src/report: the report tree shared by top, folded and flame.
+ * A profile's locations become frames (node ids into an interner of
+ * printable names, computed once per location); folded and flame further
+ * turn samples into root-first stacks, sorted by name and merged.
+ */
+#ifndef PSYM_REPORT_INT_H
+#define PSYM_REPORT_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hashtab.h"
+#include "report.h"
+
+#define MAX_STACK 4096
+/* Report nodes and edges are 32-bit ids; a profile with more is refused. */
+#define MAX_NODES ((size_t)UINT32_MAX - 1)
+
+/* Colour class of a frame in the flame graph. */
+enum kind {
+	K_USER,
+	K_KERNEL,
+	K_JIT,
+	K_UNKNOWN
+};
+
+/*
+ * Keys of report nodes. A key is the node's printable name, optionally
+ * followed by '\x1f' and what else tells nodes of the same name apart (as
+ * pprof's NodeInfo does: the binary and start line of a nameless function).
+ * kind[] grows with s[]: each name carries the kind of the locations it
+ * came from, so no array indexed by name id is ever sized before the table
+ * is complete.
+ */
+struct names {
+	char **s;
+	unsigned char *kind; /* enum kind */
+	size_t n, cap;
+	struct psym_idxset idx; /* indices of s by text */
+};
+
+/* Add s (a copy) to t if new; its id, or -1 on out of memory or too many. */
+long psym_rpt_name_add(struct names *t, const char *s);
+
+/* Length of the printable part of a key. */
+static inline size_t name_len(const char *key)
+{
+	return strcspn(key, "\x1f");
+}
+
+static inline int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b > 0 ? INT64_MAX : INT64_MIN;
+	return r;
+}
+
+static inline int64_t abs64(int64_t v)
+{
+	return v < 0 ? (v == INT64_MIN ? INT64_MAX : -v) : v;
+}
+
+/*
+ * pprof's measurement.Scale: value in from, scaled to the unit to ("auto"
+ * or "minimum": the largest unit the value is at least 1 of). *out_unit is
+ * "" for units not worth printing (count, samples).
+ */
+double psym_rpt_scale(int64_t value, const char *from, const char *to, const char **out_unit);
+/* pprof's measurement.ScaledLabel: "%.2f" without ".00", then the unit. */
+void psym_rpt_scaled_label(char *buf, size_t sz, int64_t value, const char *from, const char *to);
+/* pprof's measurement.Percentage. */
+void psym_rpt_percentage(char *buf, size_t sz, int64_t value, int64_t total);
+
+/*
+ * The report's view of a profile: each location's frames as node ids,
+ * computed once per location (innermost first, as its lines are).
+ */
+struct rep {
+	const struct psym_profile *p;
+	enum psym_report_granularity by;
+	bool exact; /* keys tell apart what pprof's NodeInfo does */
+	size_t idx; /* sample value index */
+	struct names names;
+	uint32_t *loc_first; /* per location position: first frame; UINT32_MAX: not yet */
+	uint32_t *loc_n;
+	uint32_t *frames;
+	size_t nframes, cap;
+	struct psym_rpt_filter *flt; /* NULL: every sample and frame */
+};
+
+/* ---- filters (report_filter.c) ---- */
+
+struct psym_rpt_filter;
+
+bool psym_rpt_filter_active(const struct psym_report_filter *o);
+/* NULL in *out when no filter is set; PSYM_EUSAGE for a bad expression. */
+int psym_rpt_filter_new(const struct psym_profile *p, const struct psym_report_filter *o,
+			struct psym_rpt_filter **out, struct psym_err *e);
+void psym_rpt_filter_free(struct psym_rpt_filter *f);
+/* Whether line ln of loc (NULL: a location without lines) is a frame (hide/show). */
+bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct psym_profile *p,
+				const pb_location *loc, const pb_line *ln);
+
+/* exact: keys tell apart what pprof's NodeInfo does (top), else names only. */
+int psym_rpt_init(struct rep *r, const struct psym_profile *p, const struct psym_report_opts *o,
+		  bool exact, struct psym_err *e);
+void psym_rpt_free(struct rep *r);
+/* Frames (node ids, innermost first) of the location at position pos; -1: no memory. */
+long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out);
+/*
+ * Frames of a sample into ids[], leaf first (inline frames innermost first
+ * within a location), at most max. Returns the count, or -1 on out of memory.
+ */
+long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, size_t max);
+/* 1: sample s passes the filters; 0: not; -1: out of memory. */
+int psym_rpt_sample_kept(struct rep *r, const pb_sample *s);
+/* The label key of sample s as text ("key N" for a number), or NULL; in buf or the profile. */
+const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s, const char *key,
+			       char *buf, size_t bufsz);
+
+struct stack {
+	size_t off; /* frames at ids[off..off + n), root first */
+	size_t n;
+	int64_t v;
+};
+
+struct psym_rpt_stacks {
+	struct rep r;
+	uint32_t *ids;
+	size_t nids, capids;
+	struct stack *s;
+	size_t n, cap;
+	int64_t total;
+	uint32_t *rank; /* per name id: its place in name order */
+};
+
+/* The samples' stacks (root first; comm/pid frames first when asked). */
+int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_report_opts *o,
+			    struct psym_rpt_stacks *st, struct psym_err *e);
+/*
+ * Sort the stacks by their frames' names (each name ranked once, so the
+ * sort compares integers) and merge identical ones.
+ */
+int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e);
+void psym_rpt_stacks_free(struct psym_rpt_stacks *st);
+
+#endif
