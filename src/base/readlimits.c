@@ -52,6 +52,8 @@ static const struct limit_def {
 	  "binaries open at once (least recently used closed past it)" },
 	{ "cfi-fdes", K_SIZE, offsetof(struct psym_reader_limits, cfi_fdes), 4ULL << 20,
 	  "CFI frame descriptions indexed in one file (unwinding)" },
+	{ "debuginfod-bytes", K_U64, offsetof(struct psym_reader_limits, debuginfod_bytes),
+	  2ULL << 30, "bytes of one file downloaded from debuginfod" },
 	{ "cfi-steps", K_SIZE, offsetof(struct psym_reader_limits, cfi_steps), 100000,
 	  "CFA instructions run for one frame (unwinding)" },
 };

@@ -33,6 +33,7 @@ struct psym_reader_limits {
 	struct psym_deb_limits deb;
 	size_t open_objects; /* objects open at once (resolve/registry.h) */
 	size_t cfi_fdes, cfi_steps; /* unwinding (unwind/cfi.h) */
+	uint64_t debuginfod_bytes;  /* one download (locate/debuginfod.h) */
 };
 
 void psym_reader_limits_default(struct psym_reader_limits *l);
