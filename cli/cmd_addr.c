@@ -42,7 +42,9 @@ static const char addr_help[] =
 	"      --no-inlines           only the function that contains the code\n"
 	"      --no-demangle          keep mangled names\n"
 	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
-	"name; frames left unresolved are counted on standard error.\n" DISCOVERY_HELP
+	"name; frames left unresolved are counted on standard error.\n"
+	"      --max-memory N         cap on one binary's decompressed DWARF sections\n"
+	"                             together (default 8G, as symbolize's)\n" DISCOVERY_HELP
 	"  -h, --help                 show this help\n";
 
 static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n, bool json,
@@ -155,6 +157,8 @@ int cmd_addr(int argc, char **argv)
 					      { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 					      { "build-id", required_argument, NULL, OPT_BUILD_ID },
 					      { "filter", no_argument, NULL, OPT_FILTER },
+					      { "max-memory", required_argument, NULL,
+						OPT_MAX_MEMORY },
 					      DISCOVERY_OPTIONS,
 					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
@@ -173,6 +177,8 @@ int cmd_addr(int argc, char **argv)
 	int c, ret;
 
 	discovery_init(&d);
+	/* Decompressed DWARF of one binary: the cap symbolize's profiles have. */
+	d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
 	while ((c = getopt_long(argc, argv, "he:aCfi", opts, NULL)) != -1) {
 		if (discovery_option(c, optarg, &d, "addr "))
 			continue;
@@ -187,6 +193,14 @@ int cmd_addr(int argc, char **argv)
 		case OPT_NO_DEMANGLE: demangle = false; break;
 		case OPT_BUILD_ID: build_id = optarg; break;
 		case OPT_FILTER: filter = true; break;
+		case OPT_MAX_MEMORY: {
+			unsigned long long v;
+
+			if (!psym_parse_size(optarg, &v))
+				die_usage("addr ", "invalid size '%s'", optarg);
+			d.limits.memory = v;
+			break;
+		}
 		case 'h': fputs(addr_help, stdout); return 0;
 		default: die_usage("addr ", "invalid option");
 		}

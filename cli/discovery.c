@@ -235,6 +235,7 @@ int discovery_finish(struct discovery *d, struct psym_err *e)
 		add_path_list(env, &d->bpath, &d->n_bpath);
 	d->dio.urls = d->urls;
 	d->dio.n_urls = d->n_urls;
+	d->dio.max_bytes = d->limits.debuginfod_bytes;
 	d->lo = (struct psym_locate_opts){
 		.search = d->bpath,
 		.n_search = d->n_bpath,

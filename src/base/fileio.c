@@ -557,3 +557,58 @@ bool psym_parse_hex(const char **p, const char *end, uint64_t *out)
 	*out = v;
 	return digits > 0;
 }
+
+bool psym_stat_trusted(const struct stat *st, char *why, size_t whysz)
+{
+	uid_t me = geteuid();
+
+	if (st->st_uid != me && st->st_uid != 0) {
+		snprintf(why, whysz, "owned by uid %lu, not by this user (uid %lu)",
+			 (unsigned long)st->st_uid, (unsigned long)me);
+		return false;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+		snprintf(why, whysz, "writable by %s (mode %04o)",
+			 st->st_mode & S_IWOTH ? "others" : "its group",
+			 (unsigned)(st->st_mode & 07777));
+		return false;
+	}
+	return true;
+}
+
+int psym_trusted_dir_open(int atfd, const char *name, bool follow, char *why, size_t whysz)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW);
+	struct stat st;
+	int fd, err;
+
+	why[0] = '\0';
+	fd = openat(atfd, name, flags);
+	if (fd < 0) {
+		err = errno;
+		if (err == ELOOP ||
+		    (err == ENOTDIR && !follow &&
+		     fstatat(atfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))) {
+			snprintf(why, whysz, "'%s' is a symbolic link", name);
+			return -ELOOP;
+		}
+		if (err != ENOENT)
+			snprintf(why, whysz, "cannot open '%s': %s", name, strerror(err));
+		return -err;
+	}
+	if (fstat(fd, &st) != 0) {
+		err = errno;
+		snprintf(why, whysz, "cannot stat '%s': %s", name, strerror(err));
+		close(fd);
+		return -err;
+	}
+	if (!psym_stat_trusted(&st, why, whysz)) {
+		char tail[200];
+
+		snprintf(tail, sizeof(tail), "%s", why);
+		snprintf(why, whysz, "'%s' is %s", name, tail);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}

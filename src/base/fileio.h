@@ -95,4 +95,25 @@ void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep);
 /* Same file (device + inode)? false if either cannot be stat'ed. */
 bool psym_same_file(const char *a, const char *b);
 
+struct stat;
+
+/*
+ * Whether a file or directory that psym keeps state in across runs (the
+ * symbol cache, the per-build-ID index) may be trusted, by the rule ssh
+ * and git apply: owned by the effective user or by root, and writable by
+ * neither group nor others. True when it may; else why not in why (e.g.
+ * "owned by uid 1001", "writable by others").
+ */
+bool psym_stat_trusted(const struct stat *st, char *why, size_t whysz);
+
+/*
+ * Open the directory name (relative to atfd, or AT_FDCWD) for *at() calls
+ * and check it with psym_stat_trusted. A symbolic link there is followed
+ * only with follow (and then the directory it names is what is checked:
+ * resolved once, never again by name); else it is refused. Returns an fd,
+ * or -ENOENT when there is nothing there, or another negative errno with
+ * why set (-EPERM: not trusted; -ELOOP: a symlink not followed).
+ */
+int psym_trusted_dir_open(int atfd, const char *name, bool follow, char *why, size_t whysz);
+
 #endif

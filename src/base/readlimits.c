@@ -34,6 +34,8 @@ static const struct limit_def {
 	  "line-table rows in one compile unit" },
 	{ "dwarf-section-bytes", K_U64, offsetof(struct psym_reader_limits, dwarf_section_bytes),
 	  4ULL << 30, "bytes of one DWARF section once decompressed" },
+	{ "dwarf-compress-ratio", K_U64, offsetof(struct psym_reader_limits, dwarf_compress_ratio),
+	  200, "decompressed/compressed size of a DWARF section over 16 MiB" },
 	{ "perfmap-entries", K_SIZE, offsetof(struct psym_reader_limits, perfmap.max_entries),
 	  16ULL << 20, "perf map / jitdump entries of one process" },
 	{ "perfmap-names", K_SIZE, offsetof(struct psym_reader_limits, perfmap.max_name_bytes),
@@ -52,6 +54,8 @@ static const struct limit_def {
 	  "binaries open at once (least recently used closed past it)" },
 	{ "cfi-fdes", K_SIZE, offsetof(struct psym_reader_limits, cfi_fdes), 4ULL << 20,
 	  "CFI frame descriptions indexed in one file (unwinding)" },
+	{ "debuginfod-bytes", K_U64, offsetof(struct psym_reader_limits, debuginfod_bytes),
+	  2ULL << 30, "bytes of one file downloaded from debuginfod" },
 	{ "cfi-steps", K_SIZE, offsetof(struct psym_reader_limits, cfi_steps), 100000,
 	  "CFA instructions run for one frame (unwinding)" },
 };

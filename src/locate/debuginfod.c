@@ -2,10 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,6 +24,7 @@ struct psym_debuginfod {
 	bool offline;
 	int timeout_s;
 	int max_clients;
+	unsigned long long max_bytes; /* one file, --limit debuginfod-bytes */
 #ifdef HAVE_DEBUGINFOD
 	char *cache;	      /* libdebuginfod's cache dir, as set in the environment */
 	pthread_mutex_t mu;   /* guards everything below */
@@ -157,11 +160,18 @@ static char *cache_dir(const struct psym_debuginfod_opts *o)
  */
 static int set_env(struct psym_debuginfod *s)
 {
-	char t[32];
+	char t[32], m[32];
 
 	snprintf(t, sizeof(t), "%d", s->timeout_s + 5);
+	/*
+	 * DEBUGINFOD_MAXSIZE makes libdebuginfod refuse a Content-Length over
+	 * the cap; a server that sends none is stopped by the progress
+	 * callback, which counts the bytes.
+	 */
+	snprintf(m, sizeof(m), "%llu", s->max_bytes);
 	if (setenv("DEBUGINFOD_URLS", s->servers, 1) || setenv("DEBUGINFOD_TIMEOUT", t, 1) ||
-	    setenv("DEBUGINFOD_MAXTIME", t, 1) || setenv("DEBUGINFOD_CACHE_PATH", s->cache, 1))
+	    setenv("DEBUGINFOD_MAXTIME", t, 1) || setenv("DEBUGINFOD_MAXSIZE", m, 1) ||
+	    setenv("DEBUGINFOD_CACHE_PATH", s->cache, 1))
 		return PSYM_ENOMEM;
 	return 0;
 }
@@ -182,6 +192,7 @@ int psym_debuginfod_new(const struct psym_debuginfod_opts *o, struct psym_debugi
 	s->max_clients = o->max_threads > 0 ? o->max_threads : PSYM_DEBUGINFOD_THREADS_DEFAULT;
 	if (s->max_clients > PSYM_DEBUGINFOD_THREADS_MAX)
 		s->max_clients = PSYM_DEBUGINFOD_THREADS_MAX;
+	s->max_bytes = o->max_bytes ? o->max_bytes : PSYM_DEBUGINFOD_BYTES_DEFAULT;
 	s->servers = join_servers(o);
 	if (!s->servers) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -229,7 +240,9 @@ void psym_debuginfod_free(struct psym_debuginfod *s)
 /* One request in flight: what the progress callback needs. */
 struct transfer {
 	struct timespec deadline;
-	bool cancelled;
+	unsigned long long max_bytes;
+	bool cancelled; /* the deadline passed */
+	bool too_big;	/* more than max_bytes came or were announced */
 };
 
 static bool passed(const struct timespec *now, const struct timespec *end)
@@ -244,8 +257,12 @@ static int progress(debuginfod_client *c, long a, long b)
 	struct transfer *t = debuginfod_get_user_data(c);
 	struct timespec now;
 
-	(void)a;
-	(void)b;
+	/* a: bytes so far, b: the announced size (0 or -1 when unknown). */
+	if ((a > 0 && (unsigned long long)a > t->max_bytes) ||
+	    (b > 0 && (unsigned long long)b > t->max_bytes)) {
+		t->too_big = true;
+		return 1;
+	}
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!passed(&now, &t->deadline))
 		return 0;
@@ -270,18 +287,98 @@ static bool cache_path(const struct psym_debuginfod *s, const struct psym_debugi
 	return n > 0 && (size_t)n < bufsz;
 }
 
+/*
+ * Delete a rejected file from libdebuginfod's cache: only the file at
+ * this request's own name, and only a regular file of this user (the
+ * cache may be shared with other tools, never with other users). Its
+ * directory goes too when that leaves it empty.
+ */
+static void drop(const struct psym_debuginfod *s, const struct psym_debuginfod_req *r)
+{
+	char path[4096], *slash;
+	struct stat st;
+
+	if (!cache_path(s, r, path, sizeof(path)) || lstat(path, &st) != 0 ||
+	    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		return;
+	unlink(path);
+	slash = strrchr(path, '/');
+	if (slash) {
+		*slash = '\0';
+		(void)rmdir(path); /* fails, as it should, when not empty */
+	}
+}
+
+/*
+ * Is the file open on fd what was asked for: at most max_bytes, an ELF
+ * file, and of the wanted build ID? When not, it is removed from the
+ * cache and the reason is set; returns whether it passed.
+ */
+static bool verify(const struct psym_debuginfod *s, struct psym_debuginfod_req *r, int fd,
+		   const char *path)
+{
+	char got[PSYM_BUILD_ID_HEX_MAX];
+	struct psym_err e = { 0 };
+	struct stat st;
+	int ret;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(r->reason, sizeof(r->reason), "debuginfod: '%s' is not a regular file",
+			 path);
+		return false; /* not ours to delete */
+	}
+	if ((unsigned long long)st.st_size > s->max_bytes) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "debuginfod: the %s is %llu bytes, over the cap of %llu "
+			 "(--limit debuginfod-bytes=N); removed from the cache",
+			 kind_name(r->kind), (unsigned long long)st.st_size, s->max_bytes);
+		goto reject;
+	}
+	ret = psym_elf_fd_build_id(fd, path, got, &e);
+	if (ret == PSYM_NOENT) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "debuginfod: the %s sent has no build ID; removed from the cache",
+			 kind_name(r->kind));
+		goto reject;
+	}
+	if (ret) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "debuginfod: the %s sent is not an ELF file; removed from the cache",
+			 kind_name(r->kind));
+		goto reject;
+	}
+	if (strcasecmp(got, r->build_id) != 0) {
+		snprintf(r->reason, sizeof(r->reason),
+			 "debuginfod: the %s sent has build ID %s, not the one asked for; "
+			 "removed from the cache",
+			 kind_name(r->kind), got);
+		goto reject;
+	}
+	return true;
+reject:
+	drop(s, r);
+	return false;
+}
+
 /* A file already in the cache, handed out without contacting anything. */
 static void from_cache(const struct psym_debuginfod *s, struct psym_debuginfod_req *r)
 {
 	char path[4096];
 	struct stat st;
+	int fd;
 
-	if (cache_path(s, r, path, sizeof(path)) && stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    st.st_size > 0) {
+	if (!cache_path(s, r, path, sizeof(path)) || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size == 0)
+		return;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (verify(s, r, fd, path)) {
 		r->path = strdup(path);
 		if (r->path)
 			r->reason[0] = '\0';
 	}
+	close(fd);
 }
 
 /*
@@ -377,7 +474,7 @@ static void put_client(struct psym_debuginfod *s, debuginfod_client *c, bool tim
 static void fetch_one(struct psym_debuginfod *s, struct psym_debuginfod_req *r)
 {
 	const unsigned char *bid = (const unsigned char *)r->build_id;
-	struct transfer t = { .cancelled = false };
+	struct transfer t = { .max_bytes = s->max_bytes };
 	debuginfod_client *c;
 	bool timed_out = false, not_sent;
 	char *path = NULL;
@@ -401,9 +498,18 @@ static void fetch_one(struct psym_debuginfod *s, struct psym_debuginfod_req *r)
 		fd = debuginfod_find_executable(c, bid, 0, &path);
 	debuginfod_set_user_data(c, NULL);
 	if (fd >= 0) {
+		/* A file from the cache too: it may predate these checks. */
+		if (verify(s, r, fd, path ? path : "")) {
+			r->path = path;
+			path = NULL;
+		}
 		close(fd);
-		r->path = path;
-		path = NULL;
+	} else if (t.too_big || fd == -EFBIG) {
+		forget_cancelled(s, r);
+		snprintf(r->reason, sizeof(r->reason),
+			 "debuginfod: the %s is over the cap of %llu bytes "
+			 "(--limit debuginfod-bytes=N); transfer aborted",
+			 kind_name(r->kind), s->max_bytes);
 	} else if (t.cancelled) {
 		forget_cancelled(s, r);
 		/* No server had sent a byte of the file: they timed out. */

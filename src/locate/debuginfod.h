@@ -20,8 +20,12 @@
  * together for each request and has no per-client server list, so "the
  * servers" are one unit here: one that hangs stops the others too.
  *
- * What comes back is untrusted: callers must check its build ID and parse
- * it as hostile ELF.
+ * What comes back is untrusted. Every file handed out (downloaded now or
+ * found in the cache) is checked first: an ELF file whose build ID is the
+ * one asked for, at most max_bytes long. A file that fails is deleted from
+ * libdebuginfod's cache, where elfutils and gdb would otherwise take it
+ * without asking a server, and the request gets the reason. A transfer
+ * past max_bytes is aborted. Callers still parse the file as hostile ELF.
  */
 #ifndef PSYM_DEBUGINFOD_H
 #define PSYM_DEBUGINFOD_H
@@ -40,6 +44,8 @@ enum psym_debuginfod_kind {
 #define PSYM_DEBUGINFOD_TIMEOUT_DEFAULT 30
 #define PSYM_DEBUGINFOD_THREADS_DEFAULT 4
 #define PSYM_DEBUGINFOD_THREADS_MAX 16
+/* Default of psym_debuginfod_opts.max_bytes (--limit debuginfod-bytes). */
+#define PSYM_DEBUGINFOD_BYTES_DEFAULT (2ULL << 30)
 
 struct psym_debuginfod_opts {
 	const char *const *urls; /* servers; none: $DEBUGINFOD_URLS */
@@ -51,6 +57,7 @@ struct psym_debuginfod_opts {
 				  * libdebuginfod's default cache */
 	int max_threads;       /* requests in flight at once, for the whole
 				  * session; 0 = default (4), at most 16 */
+	unsigned long long max_bytes; /* one file's size; 0 = default (2 GiB) */
 };
 
 struct psym_debuginfod_req {

@@ -246,6 +246,7 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 		.max_entries = l ? l->dwarf_entries : 0,
 		.max_rows = l ? l->dwarf_rows : 0,
 		.max_section = l ? l->dwarf_section_bytes : 0,
+		.max_ratio = l ? l->dwarf_compress_ratio : 0,
 		.max_memory = l ? l->memory : 0,
 		.threads = b->o->threads,
 		.split = &b->finder,

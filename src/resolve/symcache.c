@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <libdeflate.h>
 
@@ -20,12 +21,14 @@
 #define NO_STR UINT32_MAX
 #define MAX_FILE ((uint64_t)1 << 30)
 #define MAX_FRAMES_PER_ADDR PSYM_MAX_FRAMES /* frame.h; part of the file format */
+#define KEY_MAX 96			    /* a key's bytes in the header, NUL included */
 
 struct hdr {
 	char magic[8];
 	uint32_t version, hdr_size;
 	uint64_t n_entries, n_frames, str_size;
 	char variant[16];
+	char key[KEY_MAX]; /* the object it answers for: build ID or path hash */
 	uint32_t crc, pad;
 };
 
@@ -45,7 +48,12 @@ struct add {
 };
 
 struct psym_symcache {
-	char *path, *dir;
+	char *path, *dir; /* DIR/vN/KEY.psc, DIR/vN */
+	char *root;	  /* DIR */
+	char vname[16];	  /* vN */
+	char key[KEY_MAX];
+	bool untrusted; /* DIR or DIR/vN may not be trusted: never written */
+	char why[320];	/* why the file was ignored, for *note */
 	char variant[16];
 	/* the file, read into memory and checked */
 	void *map;
@@ -110,6 +118,13 @@ static bool check_file(struct psym_symcache *c, const char **why, bool *benign)
 	if (memcmp(h->variant, c->variant, sizeof(h->variant)) != 0)
 		return false;
 	*benign = false;
+	/* A file copied or planted under another object's name. */
+	if (memcmp(h->key, c->key, sizeof(h->key)) != 0) {
+		snprintf(c->why, sizeof(c->why), "written for another object (%.*s), not %s",
+			 (int)strnlen(h->key, sizeof(h->key)), h->key, c->key);
+		*why = c->why;
+		return false;
+	}
 	*why = "truncated or corrupt (sizes)";
 	if (h->n_entries > MAX_FILE / sizeof(struct dent) ||
 	    h->n_frames > MAX_FILE / sizeof(struct dframe) || h->str_size > MAX_FILE)
@@ -223,6 +238,54 @@ static void free_image(struct psym_symcache *c)
 	c->map_len = c->map_cap = 0;
 }
 
+/*
+ * The cache's directories, checked (psym_stat_trusted): DIR, a symbolic
+ * link there followed once (the user may have pointed --cache at one),
+ * then DIR/vN, never a symbolic link (one planted there would send a root
+ * run's files elsewhere). Returns the fd of DIR/vN, or -ENOENT when a
+ * level is missing, or another negative errno with c->why set and
+ * c->untrusted (nothing is read from or written there).
+ */
+static int open_dirs(struct psym_symcache *c)
+{
+	char why[256];
+	int root, v;
+
+	root = psym_trusted_dir_open(AT_FDCWD, c->root, true, why, sizeof(why));
+	if (root == -ENOENT)
+		return root;
+	if (root < 0) {
+		c->untrusted = true;
+		snprintf(c->why, sizeof(c->why), "not trusted: %s", why);
+		return root;
+	}
+	v = psym_trusted_dir_open(root, c->vname, false, why, sizeof(why));
+	close(root);
+	if (v >= 0 || v == -ENOENT)
+		return v;
+	c->untrusted = true;
+	snprintf(c->why, sizeof(c->why), "not trusted: %s in '%s'", why, c->root);
+	return v;
+}
+
+/* The cache file, opened through its checked directory; -1 when absent or refused (*why). */
+static int open_file(struct psym_symcache *c, const char **why)
+{
+	int dfd = open_dirs(c), fd;
+
+	*why = NULL;
+	if (dfd < 0) {
+		if (c->untrusted)
+			*why = c->why;
+		return -1;
+	}
+	fd = openat(dfd, strrchr(c->path, '/') + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0 && errno == ELOOP)
+		*why = "a symbolic link";
+	close(dfd);
+	return fd;
+}
+
 int psym_symcache_open(const char *dir, const char *key, const char *variant,
 		       struct psym_symcache **out, const char **note, struct psym_err *e)
 {
@@ -235,21 +298,37 @@ int psym_symcache_open(const char *dir, const char *key, const char *variant,
 	if (note)
 		*note = NULL;
 	if (!c || asprintf(&c->dir, "%s/v%d", dir, CACHE_VERSION) < 0 ||
-	    asprintf(&c->path, "%s/%s.psc", c->dir, key) < 0) {
-		if (c)
+	    asprintf(&c->path, "%s/%s.psc", c->dir, key) < 0 || !(c->root = strdup(dir))) {
+		if (c) {
 			free(c->dir);
+			free(c->path);
+		}
 		free(c);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
+	snprintf(c->vname, sizeof(c->vname), "v%d", CACHE_VERSION);
 	strncpy(c->variant, variant, sizeof(c->variant) - 1);
 	psym_idxset_init(&c->add_idx);
 	*out = c;
-	fd = open(c->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
+	if (strlen(key) >= sizeof(c->key) || strchr(key, '/')) {
+		c->untrusted = true; /* no file for it, read or written */
 		return 0;
+	}
+	memcpy(c->key, key, strlen(key));
+	fd = open_file(c, &why);
+	if (fd < 0) {
+		if (why) {
+			c->damaged = true;
+			if (note)
+				*note = why;
+		}
+		return 0;
+	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
 	    (uint64_t)st.st_size > MAX_FILE)
 		why = "not a usable cache file";
+	else if (!psym_stat_trusted(&st, c->why, sizeof(c->why)))
+		why = c->why; /* planted by another user, or others could have */
 	else
 		why = read_image(c, fd, (size_t)st.st_size);
 	close(fd);
@@ -295,8 +374,8 @@ static uint64_t add_hash_at(void *ctx, uint32_t i)
 static const struct add *find_add(const struct psym_symcache *c, uint64_t vaddr)
 {
 	PSYM_IDXSET_PROBE(&c->add_idx, add_hash(c, vaddr), j)
-		if (c->adds[c->add_idx.slot[j] - 1].vaddr == vaddr)
-			return &c->adds[c->add_idx.slot[j] - 1];
+	if (c->adds[c->add_idx.slot[j] - 1].vaddr == vaddr)
+		return &c->adds[c->add_idx.slot[j] - 1];
 	return NULL;
 }
 
@@ -457,8 +536,8 @@ static uint32_t put_str_text(struct writer *w, const char *s)
 	uint32_t off;
 
 	PSYM_IDXSET_PROBE(&w->shash, h, j)
-		if (strcmp(w->strs + w->shash.slot[j] - 1, s) == 0)
-			return w->shash.slot[j] - 1;
+	if (strcmp(w->strs + w->shash.slot[j] - 1, s) == 0)
+		return w->shash.slot[j] - 1;
 	if (w->str_size + len + 1 > w->str_cap) {
 		size_t ncap = (w->str_cap + len + 1) * 2;
 		char *ns = ncap > MAX_FILE ? NULL : realloc(w->strs, ncap);
@@ -525,14 +604,72 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/*
+ * DIR/vN made as needed (mode 0700) and opened through open_dirs' checks:
+ * an fd, or -EPERM when not trusted, or another negative code (e set).
+ */
+static int make_dirs(struct psym_symcache *c, struct psym_err *e)
+{
+	int dfd = open_dirs(c);
+
+	if (dfd == -ENOENT) {
+		char *slash = strrchr(c->root, '/');
+
+		/* DIR itself may be missing: one level up, then DIR, then vN. */
+		if (mkdir(c->root, 0700) != 0 && errno == ENOENT && slash && slash != c->root) {
+			*slash = '\0';
+			(void)mkdir(c->root, 0700);
+			*slash = '/';
+			(void)mkdir(c->root, 0700);
+		}
+		(void)mkdir(c->dir, 0700);
+		dfd = open_dirs(c);
+	}
+	if (dfd >= 0 || c->untrusted)
+		return dfd >= 0 ? dfd : -EPERM;
+	psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", c->dir, strerror(-dfd));
+	return dfd;
+}
+
+/*
+ * A new temporary KEY.psc.tmp.PID.XXXXXX in dfd, made exclusively (never
+ * through a link planted under that name); *name malloc'd.
+ */
+static int make_tmp(int dfd, const char *base, char **name)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	for (unsigned i = 0; i < 100; i++) {
+		unsigned r = (unsigned)(ts.tv_nsec ^ (ts.tv_sec << 20)) * 2654435761u + i * 40503u;
+		int fd;
+
+		if (asprintf(name, "%s.tmp.%ld.%06x", base, (long)getpid(), r & 0xffffff) < 0) {
+			*name = NULL;
+			errno = ENOMEM;
+			return -1;
+		}
+		fd = openat(dfd, *name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0)
+			return fd;
+		free(*name);
+		*name = NULL;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
 static int write_file(struct psym_symcache *c, struct psym_err *e)
 {
 	struct writer w = { 0 };
 	size_t total_frames = c->n_frames + c->n_aframes, total_ents = c->n_ents + c->n_adds;
 	size_t ia = 0;
+	const char *base = strrchr(c->path, '/') + 1; /* c->path is DIR/vN/KEY.psc */
 	struct hdr h = { 0 };
 	char *tmp = NULL;
-	int fd = -1, ret = 0;
+	int fd = -1, dfd = -1, ret = 0;
 	uint32_t crc;
 
 	qsort(c->adds, c->n_adds, sizeof(*c->adds), cmp_add);
@@ -578,41 +715,27 @@ static int write_file(struct psym_symcache *c, struct psym_err *e)
 	h.n_frames = w.n_frames;
 	h.str_size = w.str_size;
 	memcpy(h.variant, c->variant, sizeof(h.variant));
+	memcpy(h.key, c->key, sizeof(h.key));
 	crc = libdeflate_crc32(0, w.ents, w.n_ents * sizeof(*w.ents));
 	crc = libdeflate_crc32(crc, w.frames, w.n_frames * sizeof(*w.frames));
 	crc = libdeflate_crc32(crc, w.strs, w.str_size);
 	h.crc = crc;
-	if (mkdir(c->dir, 0777) != 0 && errno != EEXIST) {
-		char *slash = strrchr(c->dir, '/');
-
-		/* DIR itself may be missing: one level up, then again. */
-		if (slash) {
-			*slash = '\0';
-			mkdir(c->dir, 0777);
-			*slash = '/';
-		}
-		if (mkdir(c->dir, 0777) != 0 && errno != EEXIST) {
-			ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", c->dir,
-					   strerror(errno));
-			goto out;
-		}
-	}
-	if (asprintf(&tmp, "%s.tmp.%ld.XXXXXX", c->path, (long)getpid()) < 0) {
-		tmp = NULL;
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	dfd = make_dirs(c, e);
+	if (dfd < 0) {
+		ret = dfd == -EPERM ? 0 : PSYM_EIO; /* not trusted: said at open */
 		goto out;
 	}
 	{
 		/* Temporaries of writers killed before their rename: KEY.psc.tmp.PID.X */
 		char prefix[256];
-		const char *base = strrchr(c->path, '/') + 1; /* c->path is DIR/vN/KEY.psc */
 
 		if (snprintf(prefix, sizeof(prefix), "%s.tmp.", base) < (int)sizeof(prefix))
 			psym_remove_stale_tmps(c->dir, prefix, '.');
 	}
-	fd = mkstemp(tmp);
+	fd = make_tmp(dfd, base, &tmp);
 	if (fd < 0) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", tmp, strerror(errno));
+		ret = psym_err_set(e, PSYM_EIO, "cannot create a temporary in '%s': %s", c->dir,
+				   strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, &h, sizeof(h)) || write_all(fd, w.ents, w.n_ents * sizeof(*w.ents)) ||
@@ -623,8 +746,9 @@ static int write_file(struct psym_symcache *c, struct psym_err *e)
 		goto out;
 	}
 	fd = -1;
-	if (rename(tmp, c->path) != 0) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot rename '%s': %s", tmp, strerror(errno));
+	if (renameat(dfd, tmp, dfd, base) != 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot rename '%s/%s': %s", c->dir, tmp,
+				   strerror(errno));
 		goto out;
 	}
 	free(tmp);
@@ -633,8 +757,10 @@ out:
 	if (fd >= 0)
 		close(fd);
 	if (tmp)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	free(tmp);
+	if (dfd >= 0)
+		close(dfd);
 	free(w.ents);
 	free(w.frames);
 	free(w.strs);
@@ -649,7 +775,7 @@ int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
 
 	if (!c)
 		return 0;
-	if (c->n_adds)
+	if (c->n_adds && !c->untrusted)
 		ret = write_file(c, e);
 	free_image(c);
 	free(c->adds);
@@ -657,6 +783,7 @@ int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
 	psym_idxset_free(&c->add_idx);
 	free(c->path);
 	free(c->dir);
+	free(c->root);
 	free(c);
 	return ret;
 }

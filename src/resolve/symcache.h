@@ -16,6 +16,16 @@
  * writer wins; a cache only ever loses entries, never gains wrong ones).
  * Temporaries left by a writer that was killed are removed by the next
  * writer of the same key.
+ *
+ * Trust (format 3): every file names its key (the object's build ID, or the
+ * hash of its path, size, mtime and inode) in its header, and a file that
+ * names another is ignored with a warning: a file copied or planted under
+ * our build ID's name never answers. DIR (a symbolic link there is resolved
+ * once), DIR/vN (never a symbolic link) and the file must be owned by the
+ * user (or root) and not writable by group or others (psym_stat_trusted,
+ * as ssh and git decide); else the cache is ignored with a warning and not
+ * written. Writes go through the checked directory's fd (openat with
+ * O_EXCL|O_NOFOLLOW, renameat), so a root run never writes through a link.
  */
 #ifndef PSYM_SYMCACHE_H
 #define PSYM_SYMCACHE_H
@@ -30,7 +40,7 @@
 struct psym_symcache;
 
 /* Format version: its own directory, and in every file's header. */
-#define PSYM_SYMCACHE_VERSION 2
+#define PSYM_SYMCACHE_VERSION 3
 
 /*
  * Open the cache of the binary with this key in dir (created on first

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "fileio.h"
 #include "ustacks.h"
 
 #define MAGIC "PSYMUSTK"
@@ -348,19 +349,15 @@ int psym_ustacks_read(const char *path, const struct psym_ustacks_reader_ops *op
 {
 	uint8_t hdr[32], rh[8], *rec = NULL;
 	uint64_t kstack[PSYM_USTACKS_MAX_KSTACK];
-	struct stat st;
 	gzFile gz = NULL;
 	size_t nrec = 0;
 	bool partial;
 	int fd, ret = 0, k;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never blocks: a FIFO planted at IN.d/ustacks.gz is refused by its type. */
+	fd = psym_open_regular(path, e);
 	if (fd < 0)
-		return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return psym_err_set(e, PSYM_ENOTREG, "'%s': not a regular file", path);
-	}
+		return fd;
 	gz = gzdopen(fd, "rb");
 	if (!gz) {
 		close(fd);

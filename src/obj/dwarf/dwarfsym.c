@@ -51,6 +51,7 @@ int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool ne
 	d->o.max_entries = o && o->max_entries ? o->max_entries : (size_t)16 << 20;
 	d->o.max_rows = o && o->max_rows ? o->max_rows : (size_t)64 << 20;
 	d->o.max_section = o && o->max_section ? o->max_section : DEFAULT_MAX_SECTION;
+	d->o.max_ratio = o && o->max_ratio ? o->max_ratio : DEFAULT_MAX_RATIO;
 	d->o.max_memory = o ? o->max_memory : 0;
 	d->o.threads = o ? o->threads : 0;
 	if (d->o.threads == 0) {

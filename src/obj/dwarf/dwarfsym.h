@@ -58,6 +58,8 @@ struct psym_dwarf_opts {
 	size_t max_entries;   /* functions + inlines per CU (default 16 M) */
 	size_t max_rows;      /* line rows per CU (default 64 M) */
 	uint64_t max_section; /* one section decompressed (default 4 G) */
+	uint64_t max_ratio;   /* decompressed / compressed, of a section over 16 MiB
+			       * (default 200: real DWARF compresses 3-10 times) */
 	uint64_t max_memory;  /* all sections decompressed together (0: no cap) */
 	unsigned threads;     /* for psym_dwarf_prepare (0: online CPUs, at most 8) */
 	const struct psym_dwo_finder *split; /* borrowed, outlives the psym_dwarf; NULL: none */

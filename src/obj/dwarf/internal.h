@@ -43,6 +43,8 @@
 #define MAX_FRAMES 256
 #define MAX_ORIGIN_HOPS 16
 #define DEFAULT_MAX_SECTION ((uint64_t)4 << 30) /* decompressed */
+#define DEFAULT_MAX_RATIO 200			/* decompressed / compressed */
+#define RATIO_MIN_SIZE ((uint64_t)16 << 20)	/* smaller sections: no ratio cap */
 #define MAX_LINE_FILES ((uint64_t)1 << 20)	/* directories or files per line table */
 #define NONE UINT32_MAX
 #define NOREF UINT64_MAX

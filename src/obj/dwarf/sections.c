@@ -170,6 +170,20 @@ static int check_sizes(const struct psym_dwarf *d, struct psym_err *e)
 				"of %llu (--limit dwarf-section-bytes=N)",
 				d->path, sec_names[i], (unsigned long long)s->size,
 				(unsigned long long)d->o.max_section);
+		/*
+		 * Real DWARF compresses 3-10 times; a claim of 1000 times
+		 * is zeros, which would cost its full size in memory and
+		 * seconds of inflating before anything looked at it.
+		 */
+		if (s->size > RATIO_MIN_SIZE && s->size / (s->zlen ? s->zlen : 1) > d->o.max_ratio)
+			return psym_err_set(
+				e, PSYM_ELIMIT,
+				"'%s': .debug_%s claims %llu bytes from %llu compressed (%llu:1), "
+				"over the ratio limit of %llu:1 (--limit dwarf-compress-ratio=N)",
+				d->path, sec_names[i], (unsigned long long)s->size,
+				(unsigned long long)s->zlen,
+				(unsigned long long)(s->size / (s->zlen ? s->zlen : 1)),
+				(unsigned long long)d->o.max_ratio);
 		total = total > UINT64_MAX - s->size ? UINT64_MAX : total + s->size;
 	}
 	if (d->o.max_memory && total > d->o.max_memory)
