@@ -132,8 +132,8 @@ struct batch {
 	struct psym_bincache *cache;
 	struct job *jobs;
 	size_t n, cap, next;
-	int results_fd;		/* -1: none */
-	int results_ret;	/* first failure to write a results line */
+	int results_fd;	 /* -1: none */
+	int results_ret; /* first failure to write a results line */
 	struct psym_err results_e;
 	pthread_mutex_t mu; /* next, log, results */
 };
@@ -303,8 +303,7 @@ static void do_job(struct batch *b, struct job *j)
 	so.progress = false;
 	so.explain = false;
 	so.quiet = true; /* one line per file instead of one per mapping */
-	j->ret = psym_symbolize_file(j->in, j->out, b->o->lim, &so, b->o->gzip, &j->r, NULL,
-				     &j->e);
+	j->ret = psym_symbolize_file(j->in, j->out, b->o->lim, &so, b->o->gzip, &j->r, NULL, &j->e);
 	j->written = j->ret == 0;
 	if (!j->ret && b->o->strict && j->r.unresolved_file)
 		j->ret = psym_err_set(&j->e, PSYM_EBADINPUT,
@@ -322,8 +321,8 @@ static void report_job(struct batch *b, struct job *j)
 		if (j->ret)
 			fprintf(b->o->log, "psym: %s\n", err);
 		else if (j->skipped)
-			fprintf(b->o->log, "psym: '%s' -> '%s': already complete, skipped\n",
-				j->in, j->out);
+			fprintf(b->o->log, "psym: '%s' -> '%s': already complete, skipped\n", j->in,
+				j->out);
 		else
 			fprintf(b->o->log, "psym: '%s' -> '%s': %zu/%zu locations symbolized%s%s\n",
 				j->in, j->out, j->r.resolved + j->r.kept, j->r.locations,
@@ -334,8 +333,9 @@ static void report_job(struct batch *b, struct job *j)
 			.input = j->in,
 			.output = j->out,
 			.line = j->line,
-			.status = j->ret ? PSYM_RESULT_FAILED
-					 : j->skipped ? PSYM_RESULT_SKIPPED : PSYM_RESULT_OK,
+			.status = j->ret       ? PSYM_RESULT_FAILED
+				  : j->skipped ? PSYM_RESULT_SKIPPED
+					       : PSYM_RESULT_OK,
 			.error = err,
 			.note = j->note[0] ? j->note : NULL,
 			.written = j->written,

@@ -46,7 +46,7 @@ struct psym_batch_opts {
 	bool resume;
 	/* Append a JSON line per input here (psym_results_write); NULL: none. */
 	const char *results;
-	unsigned jobs;	    /* worker threads (0: number of CPUs) */
+	unsigned jobs; /* worker threads (0: number of CPUs) */
 	bool gzip;
 	bool strict; /* unresolved file-backed locations fail a file */
 	const struct psym_limits *lim;
@@ -58,7 +58,7 @@ struct psym_batch_result {
 	size_t files, written, failed;
 	size_t skipped;	      /* --resume: outputs already complete */
 	size_t indexes_built; /* symbol indexes built by this run */
-	int worst; /* the error code of the worst failure, or 0 */
+	int worst;	      /* the error code of the worst failure, or 0 */
 	struct psym_symbolize_result total;
 };
 

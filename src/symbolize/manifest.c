@@ -54,14 +54,14 @@ static int parse_line(struct psym_manifest *m, const char *s, size_t len, size_t
 	size_t ilen, olen;
 
 	if (!tab)
-		return psym_err_set(e, PSYM_EBADINPUT,
-				    "%s:%zu: no tab between input and output", m->name, lineno);
+		return psym_err_set(e, PSYM_EBADINPUT, "%s:%zu: no tab between input and output",
+				    m->name, lineno);
 	ilen = (size_t)(tab - s);
 	olen = len - ilen - 1;
 	if (memchr(tab + 1, '\t', olen))
 		return psym_err_set(e, PSYM_EBADINPUT,
-				    "%s:%zu: more than one tab (INPUT<TAB>OUTPUT expected)", m->name,
-				    lineno);
+				    "%s:%zu: more than one tab (INPUT<TAB>OUTPUT expected)",
+				    m->name, lineno);
 	why = bad_path(s, ilen);
 	if (why)
 		return psym_err_set(e, PSYM_EBADINPUT, "%s:%zu: input %s", m->name, lineno, why);
