@@ -30,9 +30,9 @@ void psym_manifest_free(struct psym_manifest *m)
 static const char *bad_path(const char *p, size_t len)
 {
 	if (!len)
-		return "empty";
+		return "is empty";
 	if (len == 1 && p[0] == '-')
-		return "'-' (standard input/output) cannot be shared by a batch";
+		return "is '-' (standard input/output), which a batch cannot share";
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)p[i];
 
