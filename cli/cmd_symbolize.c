@@ -21,9 +21,13 @@
 
 /* ---- symbolize ------------------------------------------------------------ */
 
+/* Batch job options (psym_batch_opts.manifest/resume/results). */
+enum { OPT_MANIFEST = OPT_NEXT + 500, OPT_RESUME, OPT_RESULTS };
+
 static const char symbolize_help[] =
 	"Usage: psym symbolize [OPTIONS] IN -o OUT\n"
 	"       psym symbolize [OPTIONS] [-j N] IN... -o OUTDIR\n"
+	"       psym symbolize [OPTIONS] [-j N] --manifest FILE [--resume]\n"
 	"Rewrite a profile with Function and Line entries filled in from the\n"
 	"binaries its mappings name, checked by build ID. With several inputs, a\n"
 	"directory of profiles or -j, every profile is written to OUTDIR under its\n"
@@ -33,6 +37,12 @@ static const char symbolize_help[] =
 	"                             temporary file and renamed into place\n"
 	"      --in-place             overwrite IN (only with this option)\n"
 	"  -j, --jobs N               batch: N profiles at once (default: CPUs)\n"
+	"      --manifest FILE        batch of INPUT<TAB>OUTPUT lines (- for stdin;\n"
+	"                             empty lines and #comments skipped)\n"
+	"      --resume               skip inputs whose output is complete (a file\n"
+	"                             that reads as a valid profile); redo the others\n"
+	"      --results FILE         append one JSON line per input (status, counts,\n"
+	"                             seconds, host, pid) to FILE (- for stdout)\n"
 	"      --cache DIR            persistent symbol cache: addresses answered\n"
 	"                             from DWARF before are answered from DIR without\n"
 	"                             reading it again (default $XDG_CACHE_HOME/psym/\n"
@@ -90,6 +100,9 @@ int cmd_symbolize(int argc, char **argv)
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
+		{ "manifest", required_argument, NULL, OPT_MANIFEST },
+		{ "resume", no_argument, NULL, OPT_RESUME },
+		{ "results", required_argument, NULL, OPT_RESULTS },
 		DISCOVERY_OPTIONS,
 		LIMIT_OPTIONS,
 		{ 0 }
@@ -110,6 +123,10 @@ int cmd_symbolize(int argc, char **argv)
 	char *symcache = NULL;
 	const char *kallsyms = NULL, *vdso = NULL, *vmlinux = NULL;
 	bool no_cache = false;
+	const char *manifest_path = NULL, *results = NULL;
+	struct psym_manifest manifest = { 0 };
+	char **mins = NULL;
+	bool resume = false;
 	int c, ret, exit_code = PSYM_EXIT_OK;
 
 	psym_limits_default(&lim);
@@ -138,6 +155,9 @@ int cmd_symbolize(int argc, char **argv)
 		case 'j':
 			jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "jobs");
 			break;
+		case OPT_MANIFEST: manifest_path = optarg; break;
+		case OPT_RESUME: resume = true; break;
+		case OPT_RESULTS: results = optarg; break;
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
 		case OPT_PID:
@@ -147,8 +167,27 @@ int cmd_symbolize(int argc, char **argv)
 		default: die_usage("symbolize ", "invalid option");
 		}
 	}
-	if (argc - optind < 1)
+	if (manifest_path) {
+		if (argc - optind > 0 || out || in_place)
+			die_usage("symbolize ", "--manifest names the inputs and outputs: no IN, "
+						"-o or --in-place");
+		ret = psym_manifest_read(manifest_path, lim.max_input, &manifest, &e);
+		if (ret) {
+			exit_code = report(&e, ret);
+			goto out;
+		}
+		mins = calloc(manifest.n + 1, sizeof(*mins));
+		if (!mins) {
+			exit_code = report(&e, psym_err_set(&e, PSYM_ENOMEM, "out of memory"));
+			goto out;
+		}
+		for (size_t i = 0; i < manifest.n; i++)
+			mins[i] = manifest.v[i].in;
+	} else if (resume || results) {
+		die_usage("symbolize ", "--resume and --results go with --manifest");
+	} else if (argc - optind < 1) {
 		die_usage("symbolize ", "no input profile");
+	}
 	if (so.main_binary) {
 		struct stat st;
 
@@ -161,8 +200,9 @@ int cmd_symbolize(int argc, char **argv)
 	d.cache_opt = cache_opt;
 	d.no_cache = no_cache;
 	if (d.n_pkgs) {
-		ret = inputs_ids(argv + optind, (size_t)(argc - optind), &lim, d.sysroot, &d.want,
-				 &e);
+		ret = mins ? inputs_ids(mins, manifest.n, &lim, d.sysroot, &d.want, &e)
+			   : inputs_ids(argv + optind, (size_t)(argc - optind), &lim, d.sysroot,
+					&d.want, &e);
 		if (ret) {
 			exit_code = report(&e, ret);
 			goto out;
@@ -199,7 +239,7 @@ int cmd_symbolize(int argc, char **argv)
 		free(base);
 		so.cache_dir = symcache;
 	}
-	if (jobs || argc - optind > 1 || is_dir(argv[optind])) {
+	if (manifest_path || jobs || argc - optind > 1 || is_dir(argv[optind])) {
 		/* Batch: many profiles, one output directory, binaries shared. */
 		struct psym_batch_opts bo = {
 			.inputs = (const char *const *)argv + optind,
@@ -211,15 +251,24 @@ int cmd_symbolize(int argc, char **argv)
 			.lim = &lim,
 			.so = &so,
 			.log = so.quiet ? NULL : stderr,
+			.manifest = manifest_path ? &manifest : NULL,
+			.resume = resume,
+			.results = results,
 		};
 		struct psym_batch_result br;
 
-		if (in_place || !out)
+		if (!manifest_path && (in_place || !out))
 			die_usage("symbolize ", "several inputs: give -o OUTDIR (not --in-place)");
 		ret = psym_batch_symbolize(&bo, &br, &e);
 		if (ret)
 			goto fail;
-		if (!so.quiet)
+		if (!so.quiet && resume)
+			fprintf(stderr,
+				"psym: %zu/%zu profiles written, %zu skipped (complete), %zu failed; "
+				"%zu/%zu locations symbolized\n",
+				br.written, br.files, br.skipped, br.failed,
+				br.total.resolved + br.total.kept, br.total.locations);
+		else if (!so.quiet)
 			fprintf(stderr,
 				"psym: %zu/%zu profiles written, %zu failed; %zu/%zu locations "
 				"symbolized\n",
@@ -265,5 +314,7 @@ out:
 	free_list(pmdirs, n_pmdirs);
 	free(side);
 	free(symcache);
+	free(mins);
+	psym_manifest_free(&manifest);
 	return exit_code;
 }

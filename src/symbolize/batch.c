@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "batch.h"
@@ -110,10 +111,20 @@ out:
 
 struct job {
 	char *in, *out, *side;
+	size_t line; /* in the manifest, or 0 */
 	struct psym_symbolize_result r;
 	struct psym_err e;
 	int ret;
 	bool written;
+	bool skipped; /* --resume: the output was complete */
+	/*
+	 * Symbol indexes this input caused to be built. Nothing builds one
+	 * yet: the per-build-ID index store (another change) fills this from
+	 * its summary, and the results line and the run's total carry it.
+	 */
+	size_t indexes_built;
+	double seconds;
+	char note[1100]; /* why an existing output was redone, or "" */
 };
 
 struct batch {
@@ -121,7 +132,10 @@ struct batch {
 	struct psym_bincache *cache;
 	struct job *jobs;
 	size_t n, cap, next;
-	pthread_mutex_t mu; /* next, log */
+	int results_fd;	 /* -1: none */
+	int results_ret; /* first failure to write a results line */
+	struct psym_err results_e;
+	pthread_mutex_t mu; /* next, log, results */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -129,7 +143,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int add_job(struct batch *b, const char *in, struct psym_err *e)
+/* in -> out (NULL: OUTDIR/basename of in); line: manifest line or 0. */
+static int add_job(struct batch *b, const char *in, const char *out, size_t line,
+		   struct psym_err *e)
 {
 	const char *base = strrchr(in, '/');
 	struct stat st;
@@ -147,13 +163,23 @@ static int add_job(struct batch *b, const char *in, struct psym_err *e)
 	}
 	j = &b->jobs[b->n];
 	memset(j, 0, sizeof(*j));
-	if (asprintf(&j->in, "%s", in) < 0 || asprintf(&j->out, "%s/%s", b->o->outdir, base) < 0 ||
+	j->line = line;
+	if (asprintf(&j->in, "%s", in) < 0 ||
+	    (out ? asprintf(&j->out, "%s", out) : asprintf(&j->out, "%s/%s", b->o->outdir, base)) <
+		    0 ||
 	    asprintf(&j->side, "%s.d", in) < 0)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	b->n++;
 	if (stat(j->side, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		free(j->side);
 		j->side = NULL;
+	}
+	if (out) {
+		/* The manifest reader refused repeated outputs already. */
+		if (psym_same_file(in, out))
+			return psym_err_set(e, PSYM_EUSAGE, "%s:%zu: output '%s' is the input '%s'",
+					    b->o->manifest->name, line, out, in);
+		return 0;
 	}
 	/* Two inputs with one name would overwrite each other's output. */
 	for (size_t i = 0; i + 1 < b->n; i++)
@@ -208,11 +234,120 @@ static int add_dir(struct batch *b, const char *dir, struct psym_err *e)
 		qsort(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		if (!ret)
-			ret = add_job(b, names[i], e);
+			ret = add_job(b, names[i], NULL, 0, e);
 		free(names[i]);
 	}
 	free(names);
 	return ret;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/*
+ * --resume: is j's output complete? It is when it is a regular file that
+ * reads and validates as a profile: psym renames an output into place only
+ * after writing, flushing and fsync'ing all of it, so a file that does not
+ * parse was cut short by another writer (a copy, a crash of a tool that
+ * writes in place) and is redone. The temporaries of killed psyms next to a
+ * complete output are removed here (a redone one's go in psym_out_open).
+ */
+static bool output_complete(struct job *j, const struct psym_limits *lim)
+{
+	struct psym_profile *p = NULL;
+	struct psym_err e = { 0 };
+	struct stat st;
+	char *dir, *slash, prefix[512];
+	const char *base;
+	int ret;
+
+	if (stat(j->out, &st) != 0 || !S_ISREG(st.st_mode))
+		return false; /* missing; a directory or device fails when written */
+	ret = psym_profile_read(j->out, lim, &p, &e);
+	if (!ret)
+		ret = psym_profile_validate(p, &e);
+	psym_profile_free(p);
+	if (ret) {
+		snprintf(j->note, sizeof(j->note), "redone: the existing output was incomplete: %s",
+			 e.msg[0] ? e.msg : psym_strerror(ret));
+		return false;
+	}
+	dir = strdup(j->out);
+	if (!dir)
+		return true;
+	slash = strrchr(dir, '/');
+	base = slash ? slash + 1 : dir;
+	if (slash)
+		*slash = '\0';
+	if (snprintf(prefix, sizeof(prefix), ".%s.psym-tmp-", base) < (int)sizeof(prefix))
+		psym_remove_stale_tmps(slash ? (*dir ? dir : "/") : ".", prefix, '-');
+	free(dir);
+	return true;
+}
+
+static void do_job(struct batch *b, struct job *j)
+{
+	struct psym_symbolize_opts so = *b->o->so;
+
+	if (b->o->resume && output_complete(j, b->o->lim)) {
+		j->skipped = true;
+		return;
+	}
+	so.shared = b->cache;
+	so.side_dir = j->side;
+	so.progress = false;
+	so.explain = false;
+	so.quiet = true; /* one line per file instead of one per mapping */
+	j->ret = psym_symbolize_file(j->in, j->out, b->o->lim, &so, b->o->gzip, &j->r, NULL, &j->e);
+	j->written = j->ret == 0;
+	if (!j->ret && b->o->strict && j->r.unresolved_file)
+		j->ret = psym_err_set(&j->e, PSYM_EBADINPUT,
+				      "'%s': %zu locations of file-backed mappings unresolved "
+				      "(--strict; written anyway)",
+				      j->in, j->r.unresolved_file);
+}
+
+/* Under b->mu: the log line and the results line of a finished job. */
+static void report_job(struct batch *b, struct job *j)
+{
+	const char *err = j->ret ? (j->e.msg[0] ? j->e.msg : psym_strerror(j->ret)) : NULL;
+
+	if (b->o->log) {
+		if (j->ret)
+			fprintf(b->o->log, "psym: %s\n", err);
+		else if (j->skipped)
+			fprintf(b->o->log, "psym: '%s' -> '%s': already complete, skipped\n", j->in,
+				j->out);
+		else
+			fprintf(b->o->log, "psym: '%s' -> '%s': %zu/%zu locations symbolized%s%s\n",
+				j->in, j->out, j->r.resolved + j->r.kept, j->r.locations,
+				j->note[0] ? "; " : "", j->note);
+	}
+	if (b->results_fd >= 0 && !b->results_ret) {
+		struct psym_result_line rl = {
+			.input = j->in,
+			.output = j->out,
+			.line = j->line,
+			.status = j->ret       ? PSYM_RESULT_FAILED
+				  : j->skipped ? PSYM_RESULT_SKIPPED
+					       : PSYM_RESULT_OK,
+			.error = err,
+			.note = j->note[0] ? j->note : NULL,
+			.written = j->written,
+			.locations = j->r.locations,
+			.resolved = j->r.resolved + j->r.kept,
+			.unresolved = j->r.unresolved_file + j->r.unresolved_other,
+			.indexes_built = j->indexes_built,
+			.seconds = j->seconds,
+		};
+
+		b->results_ret = psym_results_write(b->results_fd, &rl, &b->results_e);
+	}
 }
 
 static void *worker(void *arg)
@@ -220,47 +355,27 @@ static void *worker(void *arg)
 	struct batch *b = arg;
 
 	for (;;) {
-		struct psym_symbolize_opts so;
 		struct job *j;
+		double t0;
 
 		pthread_mutex_lock(&b->mu);
 		j = b->next < b->n ? &b->jobs[b->next++] : NULL;
 		pthread_mutex_unlock(&b->mu);
 		if (!j)
 			return NULL;
-		so = *b->o->so;
-		so.shared = b->cache;
-		so.side_dir = j->side;
-		so.progress = false;
-		so.explain = false;
-		so.quiet = true; /* one line per file instead of one per mapping */
-		j->ret = psym_symbolize_file(j->in, j->out, b->o->lim, &so, b->o->gzip, &j->r, NULL,
-					     &j->e);
-		j->written = j->ret == 0;
-		if (!j->ret && b->o->strict && j->r.unresolved_file)
-			j->ret = psym_err_set(
-				&j->e, PSYM_EBADINPUT,
-				"'%s': %zu locations of file-backed mappings unresolved "
-				"(--strict; written anyway)",
-				j->in, j->r.unresolved_file);
-		if (b->o->log) {
-			pthread_mutex_lock(&b->mu);
-			if (j->ret)
-				fprintf(b->o->log, "psym: %s\n",
-					j->e.msg[0] ? j->e.msg : psym_strerror(j->ret));
-			else
-				fprintf(b->o->log,
-					"psym: '%s' -> '%s': %zu/%zu locations symbolized\n", j->in,
-					j->out, j->r.resolved + j->r.kept, j->r.locations);
-			pthread_mutex_unlock(&b->mu);
-		}
+		t0 = now();
+		do_job(b, j);
+		j->seconds = now() - t0;
+		pthread_mutex_lock(&b->mu);
+		report_job(b, j);
+		pthread_mutex_unlock(&b->mu);
 	}
 }
 
 int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_result *r,
 			 struct psym_err *e)
 {
-	struct batch b = { .o = o };
+	struct batch b = { .o = o, .results_fd = -1 };
 	pthread_t tids[256];
 	size_t nt = o->jobs ? o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
 	size_t started = 0;
@@ -268,21 +383,34 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 
 	memset(r, 0, sizeof(*r));
 	pthread_mutex_init(&b.mu, NULL);
-	if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
+	if (o->manifest) {
+		for (size_t i = 0; i < o->manifest->n && !ret; i++)
+			ret = add_job(&b, o->manifest->v[i].in, o->manifest->v[i].out,
+				      o->manifest->v[i].line, e);
+		if (ret)
+			goto out;
+	} else if (mkdir(o->outdir, 0777) != 0 && errno != EEXIST) {
 		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", o->outdir,
 				   strerror(errno));
 		goto out;
 	}
-	for (size_t i = 0; i < o->n_inputs && !ret; i++) {
+	for (size_t i = 0; !o->manifest && i < o->n_inputs && !ret; i++) {
 		struct stat st;
 
 		if (stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
 			ret = add_dir(&b, o->inputs[i], e);
 		else
-			ret = add_job(&b, o->inputs[i], e);
+			ret = add_job(&b, o->inputs[i], NULL, 0, e);
 	}
 	if (ret)
 		goto out;
+	if (o->results) {
+		ret = psym_results_open(o->results, e);
+		if (ret < 0)
+			goto out;
+		b.results_fd = ret;
+		ret = 0;
+	}
 	b.cache = psym_bincache_new(o->so);
 	if (!b.cache) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -311,13 +439,24 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 				r->worst = j->ret;
 		}
 		r->written += j->written;
+		r->skipped += j->skipped;
+		r->indexes_built += j->indexes_built;
 		r->total.locations += j->r.locations;
 		r->total.resolved += j->r.resolved;
 		r->total.kept += j->r.kept;
 		r->total.unresolved_file += j->r.unresolved_file;
 		r->total.unresolved_other += j->r.unresolved_other;
 	}
+	if (b.results_ret) {
+		/* The engine would lose track of inputs: the run fails. */
+		*e = b.results_e;
+		psym_err_prefix(e, "'%s'", o->results);
+		ret = b.results_ret;
+	}
 out:
+	if (b.results_fd > STDERR_FILENO && close(b.results_fd) != 0 && !ret)
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", o->results,
+				   strerror(errno));
 	for (size_t i = 0; i < b.n; i++) {
 		free(b.jobs[i].in);
 		free(b.jobs[i].out);

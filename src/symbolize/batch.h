@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "fileio.h"
+#include "manifest.h"
 #include "pprof.h"
 #include "symbolize.h"
 
@@ -30,7 +31,22 @@ struct psym_batch_opts {
 	const char *const *inputs; /* profile files and directories of them */
 	size_t n_inputs;
 	const char *outdir; /* created when missing */
-	unsigned jobs;	    /* worker threads (0: number of CPUs) */
+	/*
+	 * Instead of inputs and outdir: explicit INPUT -> OUTPUT pairs (their
+	 * directories must exist).
+	 */
+	const struct psym_manifest *manifest;
+	/*
+	 * Skip an input whose output is complete: a regular file that reads
+	 * and validates as a profile. psym only ever creates an output by
+	 * renaming a finished temporary file, so an output that does not parse
+	 * was cut short by something else and is done again (atomically).
+	 * Temporary files of killed psyms next to each output are removed.
+	 */
+	bool resume;
+	/* Append a JSON line per input here (psym_results_write); NULL: none. */
+	const char *results;
+	unsigned jobs; /* worker threads (0: number of CPUs) */
 	bool gzip;
 	bool strict; /* unresolved file-backed locations fail a file */
 	const struct psym_limits *lim;
@@ -40,7 +56,9 @@ struct psym_batch_opts {
 
 struct psym_batch_result {
 	size_t files, written, failed;
-	int worst; /* the error code of the worst failure, or 0 */
+	size_t skipped;	      /* --resume: outputs already complete */
+	size_t indexes_built; /* symbol indexes built by this run */
+	int worst;	      /* the error code of the worst failure, or 0 */
 	struct psym_symbolize_result total;
 };
 

@@ -372,6 +372,29 @@ def split_cases():
     put("split-dwo-other-id", e2.bytes())
 
 
+def manifest_cases():
+    """Batch manifests (psym symbolize --manifest): INPUT<TAB>OUTPUT lines."""
+    ok = b"# a comment\n\nin/a.pb\tout/a.pb\n"
+    put("manifest-no-tab.txt", ok + b"in/b.pb out/b.pb\n")
+    put("manifest-two-tabs.txt", ok + b"in/b.pb\tout/b.pb\textra\n")
+    put("manifest-empty-output.txt", ok + b"in/b.pb\t\n")
+    put("manifest-crlf.txt", b"in/a.pb\tout/a.pb\r\n")
+    put("manifest-nul.txt", ok + b"in/b\0.pb\tout/b.pb\n")
+    put("manifest-dup-output.txt", ok + b"in/b.pb\tout/a.pb\n")
+    put("manifest-output-is-input.txt", ok + b"in/c.pb\tin/d.pb\nin/d.pb\tout/d.pb\n")
+    put("manifest-same-path.txt", ok + b"in/b.pb\tin/b.pb\n")
+    put("manifest-stdio.txt", ok + b"-\tout/b.pb\n")
+    put("manifest-long-line.txt", ok + b"in/" + b"x" * 9000 + b"\tout/x.pb\n")
+    put("manifest-binary", bytes(random.Random(27).randrange(256) for _ in range(4096)))
+    corpus = os.path.join(HERE, "..", "..", "tests", "fuzz", "corpus", "manifest")
+    os.makedirs(corpus, exist_ok=True)
+    for name, data in (("seed-ok", ok + b"in/b.pb\tout/b.pb\n/abs/c.pb\t/abs/out/c.pb"),
+                       ("seed-dup", ok + b"x\tout/a.pb\n"),
+                       ("seed-utf8", "in/é.pb\tout/\u00e9.pb\n".encode())):
+        with open(os.path.join(corpus, name), "wb") as f:
+            f.write(data)
+
+
 if __name__ == "__main__":
     elf_cases()
     dwarf_cases()
@@ -381,3 +404,4 @@ if __name__ == "__main__":
     jitdump_cases()
     deb_cases()
     crashlog_cases()
+    manifest_cases()

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "manifest.h"
+
+void psym_manifest_free(struct psym_manifest *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].in);
+		free(m->v[i].out);
+	}
+	free(m->v);
+	free(m->name);
+	memset(m, 0, sizeof(*m));
+}
+
+/* What is wrong with one side of a line, or NULL. */
+static const char *bad_path(const char *p, size_t len)
+{
+	if (!len)
+		return "is empty";
+	if (len == 1 && p[0] == '-')
+		return "is '-' (standard input/output), which a batch cannot share";
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c == 0)
+			return "contains a NUL byte";
+		if (c == '\r')
+			return "contains a carriage return (a line ending in CR LF?)";
+		if (c < 0x20 || c == 0x7f)
+			return "contains a control character";
+	}
+	return NULL;
+}
+
+static int parse_line(struct psym_manifest *m, const char *s, size_t len, size_t lineno,
+		      struct psym_err *e)
+{
+	const char *tab = memchr(s, '\t', len), *why;
+	struct psym_manifest_entry *en = &m->v[m->n];
+	size_t ilen, olen;
+
+	if (!tab)
+		return psym_err_set(e, PSYM_EBADINPUT, "%s:%zu: no tab between input and output",
+				    m->name, lineno);
+	ilen = (size_t)(tab - s);
+	olen = len - ilen - 1;
+	if (memchr(tab + 1, '\t', olen))
+		return psym_err_set(e, PSYM_EBADINPUT,
+				    "%s:%zu: more than one tab (INPUT<TAB>OUTPUT expected)",
+				    m->name, lineno);
+	why = bad_path(s, ilen);
+	if (why)
+		return psym_err_set(e, PSYM_EBADINPUT, "%s:%zu: input %s", m->name, lineno, why);
+	why = bad_path(tab + 1, olen);
+	if (why)
+		return psym_err_set(e, PSYM_EBADINPUT, "%s:%zu: output %s", m->name, lineno, why);
+	if (ilen == olen && memcmp(s, tab + 1, ilen) == 0)
+		return psym_err_set(e, PSYM_EBADINPUT, "%s:%zu: the output is the input", m->name,
+				    lineno);
+	en->in = strndup(s, ilen);
+	en->out = strndup(tab + 1, olen);
+	en->line = lineno;
+	m->n++;
+	if (!en->in || !en->out)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int cmp_out(const void *a, const void *b)
+{
+	const struct psym_manifest_entry *x = *(const struct psym_manifest_entry *const *)a;
+	const struct psym_manifest_entry *y = *(const struct psym_manifest_entry *const *)b;
+	int c = strcmp(x->out, y->out);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_in(const void *a, const void *b)
+{
+	const struct psym_manifest_entry *x = *(const struct psym_manifest_entry *const *)a;
+	const struct psym_manifest_entry *y = *(const struct psym_manifest_entry *const *)b;
+	int c = strcmp(x->in, y->in);
+
+	return c ? c : (x->line > y->line) - (x->line < y->line);
+}
+
+static int cmp_key_in(const void *key, const void *b)
+{
+	return strcmp(key, (*(const struct psym_manifest_entry *const *)b)->in);
+}
+
+/*
+ * Two lines writing one output would race (in one run or across the
+ * engine's tasks); an output that another line reads makes the result
+ * depend on the order the lines are done in. Both are refused up front.
+ */
+static int check_outputs(struct psym_manifest *m, struct psym_err *e)
+{
+	struct psym_manifest_entry **byout, **byin;
+	int ret = 0;
+
+	if (m->n < 2)
+		return 0;
+	byout = malloc(m->n * sizeof(*byout));
+	byin = malloc(m->n * sizeof(*byin));
+	if (!byout || !byin) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < m->n; i++)
+		byout[i] = byin[i] = &m->v[i];
+	qsort(byout, m->n, sizeof(*byout), cmp_out);
+	qsort(byin, m->n, sizeof(*byin), cmp_in);
+	for (size_t i = 1; i < m->n; i++)
+		if (strcmp(byout[i - 1]->out, byout[i]->out) == 0) {
+			ret = psym_err_set(e, PSYM_EBADINPUT,
+					   "%s:%zu: output '%s' is also written by line %zu",
+					   m->name, byout[i]->line, byout[i]->out,
+					   byout[i - 1]->line);
+			goto out;
+		}
+	for (size_t i = 0; i < m->n; i++) {
+		struct psym_manifest_entry **hit =
+			bsearch(m->v[i].out, byin, m->n, sizeof(*byin), cmp_key_in);
+
+		if (hit) {
+			ret = psym_err_set(e, PSYM_EBADINPUT,
+					   "%s:%zu: output '%s' is the input of line %zu", m->name,
+					   m->v[i].line, m->v[i].out, (*hit)->line);
+			goto out;
+		}
+	}
+out:
+	free(byout);
+	free(byin);
+	return ret;
+}
+
+int psym_manifest_parse(const char *buf, size_t len, const char *name, size_t max_entries,
+			struct psym_manifest *m, struct psym_err *e)
+{
+	size_t lines = 0, cap = 0, lineno = 0;
+	const char *p = buf, *end = buf + len;
+	int ret = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->name = strdup(name);
+	if (!m->name)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	/* Count lines first: one allocation, no growth. */
+	for (const char *q = buf; q < end; q++)
+		lines += *q == '\n';
+	cap = lines + 1;
+	if (cap > max_entries)
+		cap = max_entries;
+	m->v = calloc(cap ? cap : 1, sizeof(*m->v));
+	if (!m->v) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto fail;
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		lineno++;
+		if (l > PSYM_MANIFEST_MAX_LINE) {
+			ret = psym_err_set(e, PSYM_EBADINPUT, "%s:%zu: line longer than %d bytes",
+					   m->name, lineno, PSYM_MANIFEST_MAX_LINE);
+			goto fail;
+		}
+		if (l && p[0] != '#') {
+			if (m->n == cap) {
+				ret = psym_err_set(e, PSYM_ELIMIT, "%s:%zu: more than %zu entries",
+						   m->name, lineno, max_entries);
+				goto fail;
+			}
+			ret = parse_line(m, p, l, lineno, e);
+			if (ret)
+				goto fail;
+		}
+		p += l + (nl != NULL);
+	}
+	ret = check_outputs(m, e);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	psym_manifest_free(m);
+	return ret;
+}
+
+int psym_manifest_read(const char *path, size_t max_bytes, struct psym_manifest *m,
+		       struct psym_err *e)
+{
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int ret;
+
+	memset(m, 0, sizeof(*m));
+	ret = psym_read_file_cap(path, max_bytes, "--max-input-size N", &buf, &len, e);
+	if (ret)
+		return ret;
+	ret = psym_manifest_parse((const char *)buf, len, strcmp(path, "-") ? path : "<stdin>",
+				  SIZE_MAX, m, e);
+	free(buf);
+	return ret;
+}
+
+/* ---- results -------------------------------------------------------------- */
+
+struct lbuf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+static void put(struct lbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t nc = (b->len + n + 1) * 2;
+		char *np = realloc(b->p, nc);
+
+		if (!np) {
+			b->oom = true;
+			return;
+		}
+		b->p = np;
+		b->cap = nc;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void putf(struct lbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(struct lbuf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+static void put_json_str(struct lbuf *b, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n;
+
+	if (!s) {
+		put(b, "null", 4);
+		return;
+	}
+	n = strlen(s);
+	put(b, "\"", 1);
+	for (size_t i = 0; i < n;) {
+		size_t l;
+
+		if (u[i] == '"' || u[i] == '\\') {
+			put(b, "\\", 1);
+			put(b, s + i, 1);
+			i++;
+		} else if (u[i] < 0x20 || u[i] == 0x7f) {
+			putf(b, "\\u%04x", u[i]);
+			i++;
+		} else if ((l = utf8_len(u + i, n - i))) {
+			put(b, s + i, l);
+			i += l;
+		} else {
+			/* Not UTF-8: keep the byte's value visible, stay valid JSON. */
+			putf(b, "\\u%04x", u[i]);
+			i++;
+		}
+	}
+	put(b, "\"", 1);
+}
+
+int psym_results_open(const char *path, struct psym_err *e)
+{
+	int fd;
+
+	if (strcmp(path, "-") == 0)
+		return STDOUT_FILENO;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0)
+		return psym_err_set(e, PSYM_EIO, "cannot open '%s' for appending: %s", path,
+				    strerror(errno));
+	return fd;
+}
+
+int psym_results_write(int fd, const struct psym_result_line *r, struct psym_err *e)
+{
+	static const char *const status[] = { "ok", "skipped", "failed" };
+	char host[256] = "";
+	struct lbuf b = { 0 };
+	size_t off = 0;
+	int ret = 0;
+
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		host[0] = '\0';
+	put(&b, "{\"input\":", 9);
+	put_json_str(&b, r->input);
+	put(&b, ",\"output\":", 10);
+	put_json_str(&b, r->output);
+	putf(&b, ",\"line\":%zu,\"status\":\"%s\",\"error\":", r->line, status[r->status]);
+	put_json_str(&b, r->error);
+	put(&b, ",\"note\":", 8);
+	put_json_str(&b, r->note);
+	putf(&b, ",\"written\":%s", r->written ? "true" : "false");
+	putf(&b, ",\"locations\":%zu,\"resolved\":%zu,\"unresolved\":%zu", r->locations,
+	     r->resolved, r->unresolved);
+	putf(&b, ",\"indexes_built\":%zu,\"seconds\":%.3f,\"host\":", r->indexes_built,
+	     r->seconds >= 0 ? r->seconds : 0.0);
+	put_json_str(&b, host);
+	putf(&b, ",\"pid\":%ld}\n", (long)getpid());
+	if (b.oom) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	while (off < b.len) {
+		ssize_t n = write(fd, b.p + off, b.len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			ret = psym_err_set(e, PSYM_EIO, "cannot write the results: %s",
+					   n < 0 ? strerror(errno) : "short write");
+			goto out;
+		}
+		off += (size_t)n;
+	}
+out:
+	free(b.p);
+	return ret;
+}
