@@ -509,9 +509,12 @@ int main(int argc, char **argv)
 				"was collected\n");
 			exit_code = PSYM_EXIT_SYSTEM;
 		}
-		meta.duration_ns = dur;
-		psym_collectprof_profile(r.cp)->pb->duration_nanos = dur;
-		ret = psym_profile_encode(psym_collectprof_profile(r.cp), true, &buf, &len, &e);
+		/* Duration (pprof's Duration line) and the executables first. */
+		ret = psym_collectprof_finish(r.cp, dur);
+		if (ret)
+			psym_err_set(&e, ret, "out of memory");
+		if (!ret)
+			ret = psym_profile_encode(psym_collectprof_profile(r.cp), true, &buf, &len, &e);
 		if (!ret && fwrite(buf, 1, len, out.fp) != len)
 			ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", r.o.out,
 					   strerror(errno));

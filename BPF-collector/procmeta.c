@@ -90,8 +90,20 @@ void load_maps(struct run *r, struct pidinfo *pi)
 		return;
 	}
 	r->ms.maps_read++;
-	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0)
+	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0) {
 		r->ms.maps_failed++;
+	} else {
+		/* Its executable, named as the maps name it, goes first. */
+		char link[64], exe[sizeof(maps->path)];
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", pi->pid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		if (len > 0) {
+			exe[len] = '\0';
+			psym_collectprof_set_exe(r->cp, pi->pid, exe);
+		}
+	}
 	free(maps);
 }
 
