@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,12 @@ struct proc {
 	struct psym_procmap *maps;
 	size_t n;
 	uint64_t *mapping_ids; /* profile mapping id per map, 0 = not yet */
+	char *exe;	       /* its executable's path as the maps name it, or NULL */
+	bool exe_tried;
+	uint64_t exe_mapping; /* the executable's profile mapping, 0 = none */
+	uint64_t samples;
+	char comm[17]; /* the first sample's */
+	size_t order;  /* position in procs (psym_collectprof_finish's sort) */
 };
 
 /* A profile mapping's identity, the key of the dedup table (bytes compared). */
@@ -96,6 +103,7 @@ void psym_collectprof_free(struct psym_collectprof *c)
 	for (size_t i = 0; i < c->nprocs; i++) {
 		free(c->procs[i]->maps);
 		free(c->procs[i]->mapping_ids);
+		free(c->procs[i]->exe);
 		free(c->procs[i]);
 	}
 	free(c->procs);
@@ -115,6 +123,105 @@ void psym_collectprof_free(struct psym_collectprof *c)
 	psym_builder_free(c->b);
 	psym_profile_free(c->p);
 	free(c);
+}
+
+/* Processes by samples, most first (first seen first among equals). */
+static int cmp_samples(const void *a, const void *b)
+{
+	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
+{
+	pb_profile *pb = c->p->pb;
+	size_t n = pb->n_mapping, pos = 0;
+	struct proc **byn = NULL;
+	pb_mapping **order = NULL;
+	uint64_t *newid = NULL;
+	bool *placed = NULL;
+	char line[600];
+	int ret = 0;
+
+	c->meta.duration_ns = duration_ns;
+	pb->duration_nanos = duration_ns;
+	if (!n || !c->nprocs)
+		return 0;
+	for (size_t k = 0; k < n; k++)
+		if (pb->mapping[k]->id != k + 1)
+			return 0; /* ids not the builder's 1..n: leave the order */
+	byn = malloc(c->nprocs * sizeof(*byn));
+	order = malloc(n * sizeof(*order));
+	newid = calloc(n + 1, sizeof(*newid));
+	placed = calloc(n + 1, sizeof(*placed));
+	if (!byn || !order || !newid || !placed) {
+		ret = PSYM_ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < c->nprocs; i++) {
+		c->procs[i]->order = i;
+		byn[i] = c->procs[i];
+	}
+	qsort(byn, c->nprocs, sizeof(*byn), cmp_samples);
+	/* Executables first, of the processes with the most samples first;
+	 * then every other mapping in the order it was met. */
+	for (size_t i = 0; i < c->nprocs; i++) {
+		uint64_t id = byn[i]->exe_mapping;
+
+		if (!byn[i]->samples || !id || id > n || placed[id])
+			continue;
+		placed[id] = true;
+		order[pos++] = pb->mapping[id - 1];
+	}
+	if (!pos)
+		goto out; /* no executable known (maps unread): keep the order */
+	for (size_t k = 0; k < n; k++)
+		if (!placed[k + 1])
+			order[pos++] = pb->mapping[k];
+	for (size_t k = 0; k < n; k++) {
+		newid[order[k]->id] = k + 1;
+		pb->mapping[k] = order[k];
+	}
+	for (size_t k = 0; k < n; k++)
+		pb->mapping[k]->id = k + 1;
+	for (size_t i = 0; i < pb->n_location; i++) {
+		uint64_t m = pb->location[i]->mapping_id;
+
+		if (m && m <= n)
+			pb->location[i]->mapping_id = newid[m];
+	}
+	if (c->kernel_mapping && c->kernel_mapping <= n)
+		c->kernel_mapping = newid[c->kernel_mapping];
+	for (size_t i = 0; i < c->nprocs; i++) {
+		struct proc *pr = c->procs[i];
+
+		for (size_t j = 0; j < pr->n; j++)
+			if (pr->mapping_ids[j] && pr->mapping_ids[j] <= n)
+				pr->mapping_ids[j] = newid[pr->mapping_ids[j]];
+		if (pr->exe_mapping && pr->exe_mapping <= n)
+			pr->exe_mapping = newid[pr->exe_mapping];
+	}
+	for (size_t i = 0; i < c->nprocs; i++) {
+		if (byn[i]->exe_mapping != 1)
+			continue;
+		snprintf(line, sizeof(line),
+			 "psym-collect: mapping 1 is the executable of pid %d (%s, %" PRIu64
+			 " of %" PRIu64 " samples)%s",
+			 byn[i]->pid, byn[i]->comm, byn[i]->samples, c->st.samples,
+			 c->nprocs > 1 ? ", the process with the most samples" : "");
+		if (psym_builder_comment(c->b, line))
+			ret = PSYM_ENOMEM;
+		break;
+	}
+out:
+	free(byn);
+	free(order);
+	free(newid);
+	free(placed);
+	return ret;
 }
 
 struct psym_profile *psym_collectprof_profile(struct psym_collectprof *c)
@@ -217,6 +324,22 @@ int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct p
 	return 0;
 }
 
+int psym_collectprof_set_exe(struct psym_collectprof *c, int pid, const char *path)
+{
+	struct proc *pr = find_proc(c, pid);
+	char *copy;
+
+	if (!pr)
+		return PSYM_NOENT;
+	copy = strdup(path);
+	if (!copy)
+		return PSYM_ENOMEM;
+	free(pr->exe);
+	pr->exe = copy;
+	pr->exe_tried = false;
+	return 0;
+}
+
 static long find_map(const struct proc *pr, uint64_t a)
 {
 	for (size_t i = 0; pr && i < pr->n; i++)
@@ -314,6 +437,17 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 	if (nu > MAX_FRAMES)
 		nu = MAX_FRAMES;
 	snprintf(commbuf, sizeof(commbuf), "%s", comm ? comm : "");
+	if (pr) {
+		if (!pr->samples)
+			memcpy(pr->comm, commbuf, sizeof(pr->comm));
+		pr->samples += count;
+		/* The executable's mapping even when no sample is in its own
+		 * code: it is written first (psym_collectprof_finish). */
+		for (size_t i = 0; pr->exe && !pr->exe_tried && i < pr->n; i++)
+			if (!strcmp(pr->maps[i].path, pr->exe))
+				pr->exe_mapping = mapping_for(c, pr, (long)i);
+		pr->exe_tried = true;
+	}
 	/* Leaf first: kernel frames above user frames. */
 	for (size_t i = 0; i < nk; i++) {
 		uint64_t a = i ? kstack[i] - 1 : kstack[i];

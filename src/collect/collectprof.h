@@ -70,6 +70,13 @@ size_t psym_collectprof_jit_pids(const struct psym_collectprof *c, int *out, siz
 int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct psym_procmap *maps,
 			     size_t n);
 
+/*
+ * pid's executable, as its maps name it (readlink of /proc/PID/exe), after
+ * psym_collectprof_process: its mapping is made at the process's first
+ * sample and written first. PSYM_NOENT when pid is not known.
+ */
+int psym_collectprof_set_exe(struct psym_collectprof *c, int pid, const char *path);
+
 /* One distinct stack and how many times it was seen. */
 int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const char *comm,
 			 const uint64_t *kstack, size_t nk, const uint64_t *ustack, size_t nu,
@@ -81,6 +88,15 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
  */
 bool psym_collectprof_unknown(struct psym_collectprof *c, int pid, const uint64_t *ustack,
 			      size_t nu);
+
+/*
+ * After the last sample: record the duration, and put the executables
+ * first (pprof's convention: mapping 1 is the main binary), those of the
+ * processes with the most samples first, with a comment naming the
+ * process mapping 1 belongs to. Mapping ids are renumbered; add nothing
+ * after this.
+ */
+int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns);
 
 /* The profile (owned by c until psym_collectprof_free). */
 struct psym_profile *psym_collectprof_profile(struct psym_collectprof *c);

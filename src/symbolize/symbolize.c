@@ -276,6 +276,66 @@ struct objref {
 	struct psym_located *x;
 };
 
+/*
+ * The mapping --main-binary names. Where the profile has build IDs the
+ * file must match one (in any case): applying a binary to a mapping of
+ * another build loses every symbol, so that is refused naming both IDs.
+ * Profiles without build IDs keep pprof's rule: the first user-space file
+ * mapping.
+ */
+static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	const pb_profile *pb = run->p->pb;
+	char want[PSYM_BUILD_ID_HEX_MAX] = "";
+	struct psym_err be = { 0 };
+	long first = -1;
+	int ret;
+
+	ret = psym_elf_file_build_id(o->main_binary, want, &be);
+	if (ret && ret != PSYM_NOENT)
+		return psym_err_set(e, ret, "--main-binary: %s", be.msg);
+	for (size_t k = 0; k < pb->n_mapping; k++) {
+		const char *nm = psym_profile_str(run->p, pb->mapping[k]->filename);
+		const char *bid = psym_profile_str(run->p, pb->mapping[k]->build_id);
+
+		if (psym_mapping_classify(nm, NULL, 0, &(bool){ false }) != PSYM_MAP_FILE)
+			continue;
+		if (first < 0)
+			first = (long)k;
+		if (*want && *bid && psym_build_id_equal(bid, want)) {
+			*out = (long)k;
+			if (k != (size_t)first)
+				logf_(run,
+				      "psym: --main-binary applies to mapping %" PRIu64
+				      " '%s' (same build ID)\n",
+				      pb->mapping[k]->id, nm);
+			return 0;
+		}
+	}
+	if (first < 0)
+		return 0; /* no user-space file mapping: nothing to apply it to */
+	{
+		const char *nm = psym_profile_str(run->p, pb->mapping[first]->filename);
+		const char *bid = psym_profile_str(run->p, pb->mapping[first]->build_id);
+
+		if (*bid)
+			return psym_err_set(e, PSYM_EBADINPUT,
+					    "--main-binary '%s' has build ID %s, but no mapping of "
+					    "the profile has it (mapping %" PRIu64
+					    " '%s', the first user-space one, has build ID %s)",
+					    o->main_binary, *want ? want : "(none)",
+					    pb->mapping[first]->id, nm, bid);
+		*out = first;
+		if (first > 0)
+			logf_(run,
+			      "psym: --main-binary applies to mapping %" PRIu64
+			      " '%s', the first user-space mapping\n",
+			      pb->mapping[first]->id, nm);
+	}
+	return 0;
+}
+
 static int open_object(void *ud, struct psym_resolver **out, struct psym_reason *why,
 		       struct psym_err *e)
 {
@@ -720,15 +780,6 @@ static int plan(struct run *run, pb_location **order, const size_t *first, const
 		enum psym_map_class cls = psym_objkey_classify(name, clean, sizeof(clean));
 		size_t todo = 0;
 
-		/* --main-binary names the first user-space file mapping (like pprof's). */
-		if (o->main_binary && run->main_mapping < 0 && cls == PSYM_MAP_FILE) {
-			run->main_mapping = (long)k;
-			if (k > 0)
-				logf_(run,
-				      "psym: --main-binary applies to mapping %" PRIu64
-				      " '%s', the first user-space mapping\n",
-				      pb->mapping[k]->id, name);
-		}
 		for (size_t i = 0; i < fill[k]; i++)
 			if (!order[first[k] + i]->n_line || o->force)
 				todo++;
@@ -859,6 +910,13 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 			if (pos >= 0)
 				run.caller_only[pos] = false;
 		}
+	}
+	/* --main-binary names the file mapping with its build ID, or the first
+	 * user-space file mapping (like pprof's) when the profile has none. */
+	if (o->main_binary) {
+		ret = find_main_mapping(&run, &run.main_mapping, e);
+		if (ret)
+			goto out;
 	}
 	/* Bucket locations by mapping position, keeping profile order in each. */
 	first = calloc(pb->n_mapping + 1, sizeof(*first));

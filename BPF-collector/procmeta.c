@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psym-collect: process metadata. The maps of each sampled process and
+ * the build IDs of its files, read from /proc within each drain's budget.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect.h"
+
+/* -v: a few examples of per-process problems; the rest are counted. */
+void example(struct run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->o.verbose || r->examples > MAX_EXAMPLES)
+		return;
+	if (r->examples++ == MAX_EXAMPLES) {
+		fprintf(stderr, "psym-collect: (more of these are only counted in the summary)\n");
+		return;
+	}
+	fputs("psym-collect: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* May the drain under way do one more piece of metadata work? */
+bool budget_ok(struct run *r)
+{
+	if (r->meta_ops <= 0 || (stop && !r->final))
+		return false;
+	if (now_ns() >= r->meta_until)
+		return false;
+	r->meta_ops--;
+	return true;
+}
+
+struct pidinfo *pid_info(struct run *r, int pid)
+{
+	struct psym_err e = { 0 };
+	struct pidinfo *pi, **np;
+	void *v;
+
+	if (psym_hashtab_get(&r->pids, &pid, sizeof(pid), &v) == 0)
+		return v;
+	np = realloc(r->pinfo, (r->npinfo + 1) * sizeof(*np));
+	if (!np)
+		return NULL;
+	r->pinfo = np;
+	pi = calloc(1, sizeof(*pi));
+	if (!pi)
+		return NULL;
+	pi->pid = pid;
+	if (psym_hashtab_put(&r->pids, &pi->pid, sizeof(pi->pid), pi, &e)) {
+		free(pi);
+		return NULL;
+	}
+	r->pinfo[r->npinfo++] = pi;
+	return pi;
+}
+
+/* Read pid's maps into the profile builder (no build IDs yet: see file_build_id). */
+void load_maps(struct run *r, struct pidinfo *pi)
+{
+	struct psym_procmap *maps = NULL;
+	struct psym_err e = { 0 };
+	size_t n = 0;
+	int ret = psym_procmaps_read(pi->pid, &maps, &n, &e);
+
+	if (ret == PSYM_NOENT) {
+		pi->gone = true;
+		r->ms.maps_gone++;
+		example(r, "pid %d exited before its maps were read", pi->pid);
+		return;
+	}
+	if (ret) {
+		pi->gone = true;
+		r->ms.maps_failed++;
+		example(r, "pid %d: %s", pi->pid, e.msg);
+		return;
+	}
+	r->ms.maps_read++;
+	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0) {
+		r->ms.maps_failed++;
+	} else {
+		/* Its executable, named as the maps name it, goes first. */
+		char link[64], exe[sizeof(maps->path)];
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "/proc/%d/exe", pi->pid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		if (len > 0) {
+			exe[len] = '\0';
+			psym_collectprof_set_exe(r->cp, pi->pid, exe);
+		}
+	}
+	free(maps);
+}
+
+/*
+ * The build ID of a mapped file, asked for by the profile builder the
+ * first time a sample needs the mapping: one stat through
+ * /proc/PID/map_files, then the cache by (device, inode, mtime); on a miss
+ * the file's notes are read with pread (no mapping of the file).
+ */
+void file_build_id(void *ud, int pid, struct psym_procmap *m)
+{
+	struct run *r = ud;
+	struct psym_err e = { 0 };
+	char path[sizeof(m->path) + 64];
+	struct bident *b, **nb;
+	struct bidkey k;
+	struct stat st;
+	size_t len = strlen(m->path);
+	void *v;
+	int fd;
+
+	if (!budget_ok(r)) {
+		r->ms.bids_skipped++;
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
+		 m->limit);
+	if (stat(path, &st) != 0) {
+		if (len > 10 && !strcmp(m->path + len - 10, " (deleted)"))
+			goto failed;
+		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, m->path);
+		if (stat(path, &st) != 0)
+			goto failed;
+	}
+	if (!S_ISREG(st.st_mode))
+		goto failed;
+	memset(&k, 0, sizeof(k));
+	k.dev = st.st_dev;
+	k.ino = st.st_ino;
+	k.sec = st.st_mtim.tv_sec;
+	k.nsec = st.st_mtim.tv_nsec;
+	if (psym_hashtab_get(&r->bids, &k, sizeof(k), &v) == 0) {
+		b = v;
+		snprintf(m->build_id, sizeof(m->build_id), "%s", b->id);
+		r->ms.bids_cached++;
+		return;
+	}
+	b = calloc(1, sizeof(*b));
+	if (!b)
+		goto failed;
+	b->k = k;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0 || psym_procmaps_fd_build_id(fd, b->id) < 0)
+		b->id[0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	r->ms.bids_read++;
+	snprintf(m->build_id, sizeof(m->build_id), "%s", b->id);
+	nb = r->nbident < BID_CACHE_MAX ? realloc(r->bident, (r->nbident + 1) * sizeof(*nb))
+					: NULL;
+	if (!nb || psym_hashtab_put(&r->bids, &b->k, sizeof(b->k), b, &e)) {
+		free(b);
+		return;
+	}
+	r->bident = nb;
+	r->bident[r->nbident++] = b;
+	return;
+failed:
+	r->ms.bids_failed++;
+	example(r, "pid %d: cannot read the build ID of '%s'", pid, m->path);
+}
+
+/* The maps a sample of pid needs, within the drain's budget. */
+void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu)
+{
+	struct pidinfo *pi;
+
+	if (!nu)
+		return; /* a kernel-only stack: no process metadata needed */
+	pi = pid_info(r, pid);
+	if (!pi || pi->gone)
+		return;
+	if (!psym_collectprof_known(r->cp, pid)) {
+		if (budget_ok(r)) {
+			load_maps(r, pi);
+		} else if (!pi->skipped) {
+			pi->skipped = true;
+			r->ms.maps_skipped++;
+		}
+	} else if (pi->rereads < MAX_REREADS && pi->reread_drain != r->ms.drains &&
+		   psym_collectprof_unknown(r->cp, pid, uips, 1) && budget_ok(r)) {
+		/* The leaf (the one frame never guessed by an unwinder) outside
+		 * the known mappings: dlopen, new JIT code. Once per drain. */
+		pi->reread_drain = r->ms.drains;
+		pi->rereads++;
+		r->ms.rereads++;
+		load_maps(r, pi);
+	}
+}

@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psym-collect: the side files only the profiled host has, written to
+ * OUT.d/ next to the profile: kallsyms, the vDSO and perf maps.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "collect.h"
+
+/* Copy src (a /proc file) to dst atomically, at most max bytes. */
+static int copy_file(const char *src, const char *dst, size_t max, struct psym_err *e)
+{
+	struct psym_out o;
+	char buf[1 << 16];
+	size_t total = 0, n;
+	FILE *in = fopen(src, "r");
+	int ret;
+
+	if (!in)
+		return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", src, strerror(errno));
+	ret = psym_out_open(&o, dst, e);
+	if (ret) {
+		fclose(in);
+		return ret;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && total < max) {
+		if (fwrite(buf, 1, n, o.fp) != n) {
+			fclose(in);
+			psym_out_abort(&o);
+			return psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", dst,
+					    strerror(errno));
+		}
+		total += n;
+	}
+	fclose(in);
+	return psym_out_commit(&o, e);
+}
+
+/* Our own vDSO: the same image every process on this kernel maps. */
+static int save_vdso(const char *dst, struct psym_err *e)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	char line[512];
+	uint64_t start = 0, limit = 0;
+	struct psym_out o;
+	FILE *f;
+	int ret;
+
+	if (!base)
+		return psym_err_set(e, PSYM_EIO, "no vDSO in this process");
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return psym_err_set(e, PSYM_EIO, "cannot read /proc/self/maps");
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") &&
+		    sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &limit) == 2)
+			break;
+	fclose(f);
+	if (start != base || limit <= start || limit - start > (1 << 20))
+		return psym_err_set(e, PSYM_EIO, "cannot find the vDSO mapping");
+	ret = psym_out_open(&o, dst, e);
+	if (ret)
+		return ret;
+	if (fwrite((const void *)(uintptr_t)start, 1, limit - start, o.fp) != limit - start) {
+		psym_out_abort(&o);
+		return psym_err_set(e, PSYM_EIO, "cannot write '%s'", dst);
+	}
+	return psym_out_commit(&o, e);
+}
+
+/* One kallsyms line ("addr type name"): _text or _end's address. */
+static void kallsyms_line(const char *p, size_t n, uint64_t *start, uint64_t *limit)
+{
+	uint64_t a;
+	const char *q = p, *end = p + n;
+
+	if (n > 6 && !memcmp(end - 6, " _text", 6)) {
+		if (psym_parse_hex(&q, end, &a))
+			*start = a;
+	} else if (n > 5 && !memcmp(end - 5, " _end", 5)) {
+		if (psym_parse_hex(&q, end, &a))
+			*limit = a;
+	}
+}
+
+/*
+ * /proc/kallsyms read by a thread while sampling starts (the kernel takes
+ * a quarter of a second to print it): the copy saved with the profile, and
+ * _text and _end for the kernel mapping.
+ */
+
+#define KALLSYMS_MAX ((size_t)256 << 20)
+
+void *read_kallsyms(void *ud)
+{
+	struct ksyms *k = ud;
+	size_t cap = 0;
+	int fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
+
+	while (fd >= 0) {
+		ssize_t got;
+
+		if (k->len + 65536 > cap) {
+			size_t ncap = cap ? cap * 2 : (size_t)16 << 20;
+			char *nb = ncap <= KALLSYMS_MAX ? realloc(k->buf, ncap) : NULL;
+
+			if (!nb)
+				break;
+			k->buf = nb;
+			cap = ncap;
+		}
+		got = read(fd, k->buf + k->len, 65536);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		k->len += (size_t)got;
+	}
+	if (fd >= 0)
+		close(fd);
+	return NULL;
+}
+
+/* _text and _end (0, 0 when either is missing). */
+static void kernel_range(const struct ksyms *k, uint64_t *start, uint64_t *limit)
+{
+	const char *p = k->buf, *end = k->buf + k->len, *nl;
+
+	*start = *limit = 0;
+	while (p && p < end && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+		kallsyms_line(p, (size_t)(nl - p), start, limit);
+		p = nl + 1;
+	}
+	if (*limit <= *start)
+		*start = *limit = 0;
+}
+
+/* Wait for the kallsyms thread; hand the kernel's range to the builder once. */
+void ksyms_join(struct ksyms *k, struct psym_collectprof *cp)
+{
+	uint64_t start, limit;
+
+	if (!k->started)
+		return;
+	pthread_join(k->t, NULL);
+	k->started = false;
+	kernel_range(k, &start, &limit);
+	psym_collectprof_set_kernel_range(cp, start, limit);
+}
+
+static int write_buf(const char *dst, const char *buf, size_t len, struct psym_err *e)
+{
+	struct psym_out o;
+	int ret = psym_out_open(&o, dst, e);
+
+	if (ret)
+		return ret;
+	if (len && fwrite(buf, 1, len, o.fp) != len) {
+		psym_out_abort(&o);
+		return psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", dst, strerror(errno));
+	}
+	return psym_out_commit(&o, e);
+}
+
+/* Remove what an earlier run left in dir: side files never mix runs or hosts. */
+static void clear_side_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *n = de->d_name;
+		size_t len = strlen(n);
+
+		if (!strcmp(n, "kallsyms") || !strcmp(n, "vdso.so") ||
+		    (!strncmp(n, "perf-", 5) && len > 9 && !strcmp(n + len - 4, ".map")) ||
+		    (!strncmp(n, "jit-", 4) && len > 9 && !strcmp(n + len - 5, ".dump")))
+			unlinkat(dirfd(d), n, 0);
+	}
+	closedir(d);
+}
+
+void side_files(struct run *r, struct psym_err *e)
+{
+	char dir[4096], path[4200];
+	int nmaps = 0, *jit = NULL;
+	size_t njit;
+
+	snprintf(dir, sizeof(dir), "%s.d", r->o.out);
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "psym-collect: cannot create '%s': %s\n", dir, strerror(errno));
+		return;
+	}
+	clear_side_dir(dir);
+	if (r->kernel_frames && r->ks.len) {
+		snprintf(path, sizeof(path), "%s/kallsyms", dir);
+		if (write_buf(path, r->ks.buf, r->ks.len, e))
+			fprintf(stderr, "psym-collect: %s\n", e->msg);
+	}
+	snprintf(path, sizeof(path), "%s/vdso.so", dir);
+	if (save_vdso(path, e))
+		fprintf(stderr, "psym-collect: %s\n", e->msg);
+	/* Perf maps only of processes with samples in anonymous code (JIT). */
+	njit = psym_collectprof_jit_pids(r->cp, NULL, 0);
+	if (njit > MAX_PERF_MAPS)
+		njit = MAX_PERF_MAPS;
+	jit = njit ? calloc(njit, sizeof(*jit)) : NULL;
+	if (jit)
+		psym_collectprof_jit_pids(r->cp, jit, njit);
+	for (size_t i = 0; jit && i < njit; i++) {
+		char src[256];
+		struct stat st;
+		int pid = jit[i];
+
+		snprintf(src, sizeof(src), "/proc/%d/root/tmp/perf-%d.map", pid, pid);
+		if (stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
+			snprintf(src, sizeof(src), "/tmp/perf-%d.map", pid);
+			if (stat(src, &st) != 0 || !S_ISREG(st.st_mode))
+				continue;
+		}
+		snprintf(path, sizeof(path), "%s/perf-%d.map", dir, pid);
+		if (copy_file(src, path, (size_t)1 << 30, e))
+			fprintf(stderr, "psym-collect: %s\n", e->msg);
+		else
+			nmaps++;
+	}
+	free(jit);
+	if (r->o.verbose)
+		fprintf(stderr, "psym-collect: side files in '%s' (%d perf maps)\n", dir, nmaps);
+}

@@ -1,0 +1,147 @@
+#!/bin/sh
+# psym-collect writes the main binary first (pprof's convention: mapping 1
+# is the executable), for -p and system-wide profiles, with the Duration
+# pprof prints; psym symbolize --main-binary matches by build ID and
+# refuses a binary of another build. Oracles: go tool pprof -top (its
+# File: and Duration: lines), protoc --decode, readelf, nm.
+. "$top_srcdir/tests/lib.sh"
+C=${PSYM_COLLECT:-$top_builddir/psym-collect}
+[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
+[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+need gcc
+need go "Debian golang-go"
+need protoc
+export HOME=$T GOCACHE=$T/gocache
+pids=
+trap 'for p in $pids; do kill $p 2>/dev/null; done; cleanup' EXIT INT TERM
+
+if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
+	skip "BPF unavailable: $(tail -1 probe.err)"
+fi
+
+# Most of its time in libc (memset/memcpy), called from its own burn():
+# the first mapping a sample meets is libc's.
+cat >libcbound.c <<'EOF2'
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+static char a[1 << 16], b[1 << 16];
+__attribute__((noinline)) void burn(void)
+{
+	memset(a, b[7], sizeof(a));
+	memcpy(b, a, sizeof(b));
+}
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 2;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 100; i++)
+			burn();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return 0;
+}
+EOF2
+gcc -O1 -g -fno-omit-frame-pointer -o libcbound libcbound.c
+sed 's/100; i++/99; i++/' libcbound.c >other.c
+gcc -O1 -g -fno-omit-frame-pointer -o other other.c
+bid() { readelf -n "$1" | sed -n 's/.*Build ID: //p'; }
+
+# pprof_field FILE FIELD: the value of go tool pprof -top's "FIELD: " line.
+pprof_field() {
+	go tool pprof -top -symbolize=none "$1" 2>/dev/null | sed -n "s/^$2: //p" | head -1
+}
+
+./libcbound 3 &
+p=$!
+pids="$pids $p"
+"$C" -p $p -d 2 -o p.pb.gz 2>p.log || fail "-p: psym-collect failed: $(cat p.log)"
+kill $p 2>/dev/null
+wait $p 2>/dev/null
+decode_pb p.pb.gz >p.txt
+# mapping1 DECODED: the file name of the profile's first mapping.
+mapping1() {
+	python3 - "$1" <<'EOF2'
+import re, sys
+text = open(sys.argv[1]).read()
+strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+m = re.search(r'^mapping \{(.*?)^\}', text, re.M | re.S).group(1)
+print(strings[int(re.search(r'filename: (\d+)', m).group(1))])
+EOF2
+}
+m1=$(mapping1 p.txt)
+check "-p: the libc-bound program's profile has libc frames" grep -q 'libc.so' p.txt
+case $m1 in
+"$T/libcbound") pass "-p: mapping 1 is the executable (protoc: $m1)" ;;
+*) fail "-p: mapping 1 is not the executable: $m1" ;;
+esac
+check "-p: go tool pprof -top prints File: libcbound" test "$(pprof_field p.pb.gz File)" = libcbound
+check "-p: pprof's Build ID line is the executable's (readelf)" \
+	test "$(pprof_field p.pb.gz 'Build ID')" = "$(bid libcbound)"
+dur=$(pprof_field p.pb.gz Duration)
+case $dur in
+[0-9]*s,*) pass "-p: go tool pprof prints the Duration ($dur)" ;;
+*) fail "-p: no Duration line in go tool pprof -top (got '$dur')" ;;
+esac
+"$PSYM" show p.pb.gz >p.show
+check "-p: comment 'mapping 1 is the executable of pid $p'" \
+	grep -q "Comment: psym-collect: mapping 1 is the executable of pid $p (libcbound" p.show
+
+# System-wide: mapping 1 is the executable of the process with the most
+# samples, counted here from protoc's decode of the samples' pid labels.
+./libcbound 4 &
+p=$!
+pids="$pids $p"
+"$C" -d 2 -o sys.pb.gz 2>sys.log || fail "system-wide: psym-collect failed: $(cat sys.log)"
+kill $p 2>/dev/null
+wait $p 2>/dev/null
+decode_pb sys.pb.gz >sys.txt
+top=$(python3 - sys.txt <<'EOF2'
+import re, sys
+text = open(sys.argv[1]).read()
+strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+pid_key = strings.index("pid")
+per = {}
+for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
+    v = int(re.findall(r'^  value: (\d+)', s, re.M)[0])
+    for lab in re.findall(r'label \{(.*?)\}', s, re.S):
+        if re.search(r'key: %d\b' % pid_key, lab):
+            pid = int(re.search(r'num: (\d+)', lab).group(1))
+            per[pid] = per.get(pid, 0) + v
+best = max(per.values())
+print(" ".join(str(p) for p, n in per.items() if n == best))
+EOF2
+)
+comment=$("$PSYM" show sys.pb.gz | sed -n 's/^Comment: psym-collect: mapping 1 is the executable of pid \([0-9]*\) .*/\1/p')
+case " $top " in
+*" $comment "*) pass "system-wide: mapping 1 is of pid $comment, the pid with the most samples (protoc: $top)" ;;
+*) fail "system-wide: mapping 1 is of pid '$comment', most samples: $top" ;;
+esac
+check "system-wide: the comment says it is the process with the most samples" \
+	sh -c "\"\$0\" show sys.pb.gz | grep -q 'the process with the most samples'" "$PSYM"
+if [ "$comment" = "$p" ]; then
+	check "system-wide: go tool pprof -top prints File: libcbound" \
+		test "$(pprof_field sys.pb.gz File)" = libcbound
+fi
+
+# --main-binary: matched by build ID, refused (naming both IDs) otherwise.
+sed_move() { decode_pb "$1" | sed "s|$T/libcbound|/gone/libcbound|" >"$2.txtpb" && encode_txtpb "$2.txtpb" "$2"; }
+sed_move p.pb.gz moved.pb
+"$PSYM" symbolize --main-binary libcbound moved.pb -o main.pb.gz 2>main.log
+rc=$?
+check "--main-binary with the same build: exit 0 ($rc)" test $rc = 0
+check "--main-binary with the same build: its main is named (nm: $(nm libcbound | grep -c ' T main$'))" \
+	sh -c "go tool pprof -top -symbolize=none main.pb.gz 2>/dev/null | grep -q ' main$'"
+expect_exit 2 "--main-binary of another build is refused" \
+	"$PSYM" symbolize --main-binary other moved.pb -o other.pb.gz 2>other.log
+check "the refusal names both build IDs ($(cat other.log))" \
+	sh -c "grep -q '$(bid other)' other.log && grep -q '$(bid libcbound)' other.log"
+check "nothing written on refusal" test ! -e other.pb.gz
+libc=$(sed -n 's|.* \(/[^ ]*libc.so[^ ]*\) build_id=.*|\1|p' p.show | head -1)
+cp "$libc" mylibc.so
+"$PSYM" symbolize --main-binary mylibc.so moved.pb -o libc.pb.gz 2>libc.log
+check "--main-binary finds the mapping with its build ID, not mapping 1" \
+	grep -q "main-binary applies to mapping [0-9]* '.*libc.so.6' (same build ID)" libc.log
+finish
