@@ -211,6 +211,7 @@ int cmd_symbolize(int argc, char **argv)
 			.lim = &lim,
 			.so = &so,
 			.log = so.quiet ? NULL : stderr,
+			.errors = stderr, /* -q silences progress, never errors */
 		};
 		struct psym_batch_result br;
 

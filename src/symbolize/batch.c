@@ -243,15 +243,16 @@ static void *worker(void *arg)
 				"'%s': %zu locations of file-backed mappings unresolved "
 				"(--strict; written anyway)",
 				j->in, j->r.unresolved_file);
-		if (b->o->log) {
+		/* A failure is always said (naming the input), -q or not. */
+		if (j->ret && (b->o->errors || b->o->log)) {
 			pthread_mutex_lock(&b->mu);
-			if (j->ret)
-				fprintf(b->o->log, "psym: %s\n",
-					j->e.msg[0] ? j->e.msg : psym_strerror(j->ret));
-			else
-				fprintf(b->o->log,
-					"psym: '%s' -> '%s': %zu/%zu locations symbolized\n", j->in,
-					j->out, j->r.resolved + j->r.kept, j->r.locations);
+			fprintf(b->o->errors ? b->o->errors : b->o->log, "psym: %s\n",
+				j->e.msg[0] ? j->e.msg : psym_strerror(j->ret));
+			pthread_mutex_unlock(&b->mu);
+		} else if (b->o->log) {
+			pthread_mutex_lock(&b->mu);
+			fprintf(b->o->log, "psym: '%s' -> '%s': %zu/%zu locations symbolized\n",
+				j->in, j->out, j->r.resolved + j->r.kept, j->r.locations);
 			pthread_mutex_unlock(&b->mu);
 		}
 	}
