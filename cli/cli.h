@@ -182,6 +182,10 @@ bool discovery_option(int c, const char *arg, struct discovery *d, const char *c
 int discovery_finish(struct discovery *d, struct psym_err *e);
 void discovery_free(struct discovery *d);
 
+/* hints.c */
+void hint_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
+		       const char *file);
+
 /* The commands. */
 int cmd_show(int argc, char **argv);
 int cmd_check(int argc, char **argv);

@@ -40,6 +40,10 @@ static const char addr_help[] =
 	"An ADDRESS (or input line) that is not hex is answered ?? and ??:0, as\n"
 	"addr2line does, so answers line up with the input; psym then exits 1.\n"
 	"      --no-inlines           only the function that contains the code\n"
+	"      --explain              list every file tried for the binary (each module\n"
+	"                             with --filter) and what was used, on stderr\n"
+	"  -v, --verbose              say which files answered and how many addresses\n"
+	"                             were resolved, on stderr\n"
 	"      --no-demangle          keep mangled names\n"
 	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
 	"name; frames left unresolved are counted on standard error.\n"
@@ -88,6 +92,13 @@ static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, si
 	}
 	if (json)
 		fprintf(out, "]}\n");
+}
+
+/* --explain: every candidate file and its verdict, as symbolize prints them. */
+static void addr_explain(void *ud, const char *path, const char *verdict)
+{
+	(void)ud;
+	fprintf(stderr, "    tried '%s': %s\n", path, verdict);
 }
 
 /* Longest line psym addr reads from standard input. */
@@ -159,6 +170,8 @@ int cmd_addr(int argc, char **argv)
 					      { "filter", no_argument, NULL, OPT_FILTER },
 					      { "max-memory", required_argument, NULL,
 						OPT_MAX_MEMORY },
+					      { "explain", no_argument, NULL, OPT_EXPLAIN },
+					      { "verbose", no_argument, NULL, 'v' },
 					      DISCOVERY_OPTIONS,
 					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
@@ -172,14 +185,15 @@ int cmd_addr(int argc, char **argv)
 	struct discovery d;
 	const char *exe = NULL, *build_id = NULL;
 	bool filter = false, json = false, show_addr = false, demangle = true;
+	bool explain = false, verbose = false;
 	char *line = NULL;
-	size_t linecap = 0, lineno = 0, nbad = 0;
+	size_t linecap = 0, lineno = 0, nbad = 0, nasked = 0, nfound = 0;
 	int c, ret;
 
 	discovery_init(&d);
 	/* Decompressed DWARF of one binary: the cap symbolize's profiles have. */
 	d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
-	while ((c = getopt_long(argc, argv, "he:aCfi", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "he:aCfiv", opts, NULL)) != -1) {
 		if (discovery_option(c, optarg, &d, "addr "))
 			continue;
 		switch (c) {
@@ -201,6 +215,8 @@ int cmd_addr(int argc, char **argv)
 			d.limits.memory = v;
 			break;
 		}
+		case OPT_EXPLAIN: explain = verbose = true; break;
+		case 'v': verbose = true; break;
 		case 'h': fputs(addr_help, stdout); return 0;
 		default: die_usage("addr ", "invalid option");
 		}
@@ -228,12 +244,18 @@ int cmd_addr(int argc, char **argv)
 		goto fail;
 	bo.locate = &d.lo;
 	bo.limits = &d.limits;
+	if (explain) {
+		d.lo.explain = addr_explain;
+		d.lo.explain_ud = NULL;
+	}
 	if (filter) {
 		struct psym_crashlog_opts co = {
 			.binary = &bo,
 			.demangle = demangle,
 			.named = exe,
 			.log = stderr,
+			.verbose = verbose,
+			.explain = explain,
 		};
 
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
@@ -246,6 +268,9 @@ int cmd_addr(int argc, char **argv)
 		goto out;
 	}
 	/* The binary: the file named, or any file with the build ID (checked). */
+	if (explain)
+		fprintf(stderr, "psym: binary %s%s%s:\n", exe ? "'" : "build ID ",
+			exe ? exe : build_id, exe ? "'" : "");
 	if (exe) {
 		struct psym_objkey k = { .path = exe, .build_id = build_id, .named = exe };
 
@@ -316,12 +341,30 @@ int cmd_addr(int argc, char **argv)
 		}
 		if (psym_resolver_lookup(res, &ctx, a, fr, &why) != 0)
 			fr->n = 0;
+		nasked++;
+		nfound += fr->n > 0;
 		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);
 	}
 	free(line);
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
 		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
+	if (verbose) {
+		char desc[2400] = "", more[4400] = "";
+
+		/* After the lookups: debug information is loaded lazily. */
+		psym_resolver_describe(res, desc, sizeof(desc));
+		fprintf(stderr, "psym: binary '%s': %s\n", psym_elf_path(psym_binary_elf(bin)),
+			desc);
+		if (explain && res->ops->explain) {
+			res->ops->explain(res, more, sizeof(more));
+			if (more[0])
+				fprintf(stderr, "    %s\n", more);
+		}
+	}
+	if (verbose)
+		fprintf(stderr, "psym: %zu/%zu addresses resolved%s\n", nfound, nasked + nbad,
+			nbad ? " (the others are not hex addresses)" : "");
 	goto out;
 fail:
 	ret = report(&e, ret);

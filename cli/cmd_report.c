@@ -88,9 +88,6 @@ enum {
 	OPT_PIDS,
 };
 
-/* Share of a profile's value in unsymbolized code from which reports hint. */
-#define UNSYMBOLIZED_HINT 0.25
-
 /* pprof: an empty filter is no filter. */
 static const char *nonempty(const char *s)
 {
@@ -188,17 +185,8 @@ static int cmd_report(int argc, char **argv, int which)
 	ret = load(argv[optind], &lim, &p);
 	if (ret)
 		return ret;
-	{
-		/* Mostly raw addresses: say how to get names (stderr, once). */
-		double share;
-
-		if (!psym_report_unsymbolized(p, &ro, &share, &e) && share >= UNSYMBOLIZED_HINT)
-			fprintf(stderr,
-				"%s: note: %.0f%% of '%s' is in unsymbolized code; "
-				"'psym symbolize %s -o OUT' adds function names and lines\n",
-				progname, 100 * share, argv[optind], argv[optind]);
-		e = (struct psym_err){ 0 };
-	}
+	/* Mostly raw addresses: say what would give them names (stderr, once). */
+	hint_unsymbolized(p, &ro, argv[optind]);
 	if (which == 2) {
 		struct psym_out o;
 

@@ -254,6 +254,7 @@ int cmd_symbolize(int argc, char **argv)
 			.manifest = manifest_path ? &manifest : NULL,
 			.resume = resume,
 			.results = results,
+			.errors = stderr, /* -q silences progress, never errors */
 		};
 		struct psym_batch_result br;
 

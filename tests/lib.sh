@@ -13,14 +13,70 @@ export LSAN_OPTIONS
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/psym-test.XXXXXX")
 # Only the test's own shell cleans up: dash runs EXIT traps in background
-# subshells too, which would delete $T under a running test.
-TOPPID=$(sh -c 'echo $PPID')
-cleanup() {
-	[ "$(sh -c 'echo $PPID')" = "$TOPPID" ] || return 0
-	[ -n "${server:-}" ] && kill "$server" 2>/dev/null
-	rm -rf "$T"
+# subshells too, which would delete $T under a running test. The exec makes
+# sh a child of the shell asking (without it, bash forks an extra subshell in
+# a trap: the EXIT trap never matched, and no test removed $T or stopped its
+# debuginfod server).
+TOPPID=$(exec sh -c 'echo $PPID')
+# descendants PID: every live process below PID (children first, then theirs).
+descendants() {
+	ps -eo pid=,ppid= 2>/dev/null | awk -v top="$1" '
+		{ kids[$2] = kids[$2] " " $1 }
+		END {
+			n = split(kids[top], q, " ")
+			for (i = 1; i <= n; i++) {
+				print q[i]
+				m = split(kids[q[i]], c, " ")
+				for (j = 1; j <= m; j++) q[++n] = c[j]
+			}
+		}'
 }
+# marked: every live process carrying this test's mark in its environment,
+# also those that left the process tree (a double fork, a daemon).
+PSYM_TEST_MARK=$T
+export PSYM_TEST_MARK
+marked() {
+	local e p
+	for e in /proc/[0-9]*/environ; do
+		p=${e#/proc/}
+		p=${p%/environ}
+		[ "$p" = "$TOPPID" ] && continue
+		{ tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qxF "PSYM_TEST_MARK=$T" && echo "$p"
+	done
+}
+# stop_children: end every process the test started (servers, programs run
+# in the background, timeouts), also those it forgot to kill: TERM, then
+# KILL for any still alive two seconds later. The helpers of the search
+# itself are gone by the time kill runs.
+stop_children() {
+	local pids p i alive
+	pids=$({ descendants "$TOPPID"; marked; } | sort -u | tr '\n' ' ')
+	[ -n "${pids% }" ] || return 0
+	# shellcheck disable=SC2086
+	kill $pids 2>/dev/null
+	for i in 1 2 3 4 5 6 7 8 9 10; do
+		alive=""
+		for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+		[ -z "$alive" ] && return 0
+		sleep 0.2
+	done
+	# shellcheck disable=SC2086
+	kill -9 $alive 2>/dev/null
+	return 0
+}
+cleanup() {
+	[ "$(exec sh -c 'echo $PPID')" = "$TOPPID" ] || return 0
+	trap - EXIT INT TERM HUP
+	stop_children
+	# A test may leave a directory without write permission: removable anyway.
+	rm -rf "$T" 2>/dev/null || { chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"; }
+}
+# Also when the test is interrupted or timed out (make check -k, timeout(1),
+# ^C): the exit status says which signal ended it.
 trap cleanup EXIT
+trap 'cleanup; exit 129' HUP
+trap 'cleanup; exit 130' INT
+trap 'cleanup; exit 143' TERM
 cd "$T" || exit 99
 # Each test has its own caches (the symbol cache, extracted packages).
 XDG_CACHE_HOME=$T/.cache

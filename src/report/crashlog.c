@@ -18,15 +18,18 @@
 
 struct filter {
 	const struct psym_crashlog_opts *o;
-	long frameno;		    /* sanitizer frames are renumbered: inline frames count */
+	long shift; /* sanitizer frames are renumbered: inline frames added so far */
 	struct psym_registry *mods; /* modules by path and build ID, opened once */
 	struct psym_frames *fr;
-	size_t unresolved;	/* frames left as they were */
-	struct psym_reason why; /* the last reason a module was not found */
+	size_t unresolved;	     /* frames left as they were */
+	size_t resolved;	     /* frames filled in */
+	struct psym_reason why;	     /* the last reason a module was not found */
+	struct psym_resolver *fresh; /* just opened: described after its first lookup */
 };
 
 struct modref {
 	const struct psym_crashlog_opts *o;
+	struct filter *f;
 	const char *path, *build_id;
 };
 
@@ -50,8 +53,18 @@ static int open_module(void *ud, struct psym_resolver **out, struct psym_reason 
 		psym_reason_set(why, PSYM_R_NOT_FOUND, "no places to look for modules");
 		return PSYM_NOENT;
 	}
+	if (m->o->explain && m->o->log)
+		fprintf(m->o->log, "psym: module '%s'%s%s:\n", m->path,
+			m->build_id ? " build ID " : "", m->build_id ? m->build_id : "");
 	ret = psym_locate_binary(m->o->binary->locate, &k, &elf, why, e);
-	return ret ? ret : psym_file_resolver_new(elf, m->o->binary, "file", out, e);
+	if (!ret)
+		ret = psym_file_resolver_new(elf, m->o->binary, "file", out, e);
+	/* Found: said after its first lookup (debug information loads lazily). */
+	if (m->o->verbose && m->o->log && ret)
+		fprintf(m->o->log, "psym: module '%s': %s\n", m->path,
+			ret == PSYM_NOENT ? psym_reason_text(why) : e->msg);
+	m->f->fresh = ret ? NULL : *out;
+	return ret;
 }
 
 /*
@@ -62,7 +75,7 @@ static int open_module(void *ud, struct psym_resolver **out, struct psym_reason 
  */
 static struct psym_resolver *module(struct filter *f, const char *path, const char *bid)
 {
-	struct modref ref = { .o = f->o, .path = path, .build_id = bid };
+	struct modref ref = { .o = f->o, .f = f, .path = path, .build_id = bid };
 	struct psym_regentry *x;
 	struct psym_resolver *r;
 	struct psym_err e = { 0 };
@@ -82,15 +95,38 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 	return r;
 }
 
+/* -v: what a module's file gave (--explain: and how), once, after its first lookup. */
+static void describe(struct filter *f, struct psym_resolver *r)
+{
+	char desc[2400] = "", more[4400] = "";
+	struct psym_binary *b = psym_file_resolver_binary(r);
+
+	f->fresh = NULL;
+	if (!f->o->verbose || !f->o->log)
+		return;
+	psym_resolver_describe(r, desc, sizeof(desc));
+	fprintf(f->o->log, "psym: module '%s': %s\n", b ? psym_elf_path(psym_binary_elf(b)) : "?",
+		desc);
+	if (f->o->explain && r->ops->explain) {
+		r->ops->explain(r, more, sizeof(more));
+		if (more[0])
+			fprintf(f->o->log, "    %s\n", more);
+	}
+}
+
 /* Frames for module+offset (an ELF virtual address); how many. */
 static size_t lookup(struct filter *f, struct psym_resolver *r, uint64_t vaddr)
 {
 	struct psym_lookup_ctx ctx = { 0 };
 	struct psym_reason why = { 0 };
+	int ret;
 
-	if (!r || !f->fr || psym_resolver_lookup(r, &ctx, vaddr, f->fr, &why) != 0)
+	if (!r || !f->fr)
 		return 0;
-	return f->fr->n;
+	ret = psym_resolver_lookup(r, &ctx, vaddr, f->fr, &why);
+	if (f->fresh == r)
+		describe(f, r);
+	return ret ? 0 : f->fr->n;
 }
 
 static const char *fname(const struct psym_frame *fr, bool demangle, char **tofree)
@@ -111,6 +147,8 @@ static size_t resolve(struct filter *f, const char *path, const char *bid, uint6
 
 	if (!n)
 		f->unresolved++;
+	else
+		f->resolved++;
 	return n;
 }
 
@@ -161,23 +199,24 @@ static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 	}
 	n = resolve(f, path, bid[0] ? bid : NULL, num > 0 && off ? off - 1 : off);
 	if (num == 0)
-		f->frameno = 0; /* a new stack */
+		f->shift = 0; /* a new stack */
 	if (!n) {
 		/* Unchanged, but renumbered if inline frames came before it. */
-		if (f->frameno == num) {
-			f->frameno++;
-			return false;
-		}
-		fprintf(out, "%.*s#%ld%s", (int)(strchr(line, '#') - line), line, f->frameno++,
-			strchr(line, '#') + 1 + strspn(strchr(line, '#') + 1, "0123456789"));
-		return true;
+		if (f->shift == 0)
+			fputs(line, out);
+		else
+			fprintf(out, "%.*s#%ld%s", (int)(strchr(line, '#') - line), line,
+				num + f->shift,
+				strchr(line, '#') + 1 +
+					strspn(strchr(line, '#') + 1, "0123456789"));
+		return true; /* handled: no other pattern counts it again */
 	}
 	/* As the sanitizers print it: one line per frame, inline frames too. */
 	for (size_t i = 0; i < n; i++) {
 		const char *nm = fname(&fr[i], f->o->demangle, &free_me);
 
 		fprintf(out, "%.*s#%ld 0x%" PRIx64 " in %s", (int)(strchr(line, '#') - line), line,
-			f->frameno++, pc, nm);
+			num + f->shift + (long)i, pc, nm);
 		if (fr[i].file) {
 			fprintf(out, " %s:%" PRId64, fr[i].file, fr[i].line);
 			if (fr[i].column)
@@ -186,6 +225,7 @@ static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 		fprintf(out, " %s", open);
 		free(free_me);
 	}
+	f->shift += (long)n - 1;
 	return true;
 }
 
@@ -226,6 +266,7 @@ static bool backtrace_line(struct filter *f, const char *line, FILE *out)
 		f->unresolved++;
 		return false;
 	}
+	f->resolved++;
 	nl = strchr(line, '\n');
 	fprintf(out, "%.*s", nl ? (int)(nl - line) : (int)strlen(line), line);
 	for (size_t i = 0; i < n; i++) {
@@ -335,6 +376,9 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 		fprintf(o->log, "psym: %zu frame%s left unresolved%s%s\n", f.unresolved,
 			f.unresolved == 1 ? "" : "s", f.why.code ? ": " : "",
 			f.why.code ? psym_reason_text(&f.why) : "");
+	if (o->verbose && o->log)
+		fprintf(o->log, "psym: %zu frame%s filled in, %zu left unresolved\n", f.resolved,
+			f.resolved == 1 ? "" : "s", f.unresolved);
 	if (o->unresolved)
 		*o->unresolved = f.unresolved;
 	psym_registry_free(f.mods);

@@ -26,6 +26,8 @@ struct psym_crashlog_opts {
 	bool demangle;
 	const char *named;  /* -e FILE: used for modules with its base name, or NULL */
 	FILE *log;	    /* one line about unresolved frames; NULL: none */
+	bool verbose;	    /* on log: each module's file (or why none) and the counts */
+	bool explain;	    /* on log: a header per module before its candidates */
 	size_t *unresolved; /* out: frames left unresolved, or NULL */
 };
 

@@ -317,10 +317,14 @@ static void report_job(struct batch *b, struct job *j)
 {
 	const char *err = j->ret ? (j->e.msg[0] ? j->e.msg : psym_strerror(j->ret)) : NULL;
 
-	if (b->o->log) {
-		if (j->ret)
-			fprintf(b->o->log, "psym: %s\n", err);
-		else if (j->skipped)
+	if (j->ret) {
+		/* A failure is always said (naming the input), -q or not. */
+		FILE *f = b->o->errors ? b->o->errors : b->o->log;
+
+		if (f)
+			fprintf(f, "psym: %s\n", err);
+	} else if (b->o->log) {
+		if (j->skipped)
 			fprintf(b->o->log, "psym: '%s' -> '%s': already complete, skipped\n", j->in,
 				j->out);
 		else

@@ -52,6 +52,7 @@ struct psym_batch_opts {
 	const struct psym_limits *lim;
 	const struct psym_symbolize_opts *so; /* per-file summaries off unless verbose */
 	FILE *log;			      /* one line per file and a total; NULL = none */
+	FILE *errors; /* failed files, one line each (naming it), even when log is NULL */
 };
 
 struct psym_batch_result {
