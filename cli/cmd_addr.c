@@ -42,7 +42,7 @@ static const char addr_help[] =
 	"      --no-inlines           only the function that contains the code\n"
 	"      --no-demangle          keep mangled names\n"
 	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
-	"name; frames left unresolved are counted on standard error.\n" DISCOVERY_HELP
+	"name; frames left unresolved are counted on standard error.\n" INDEX_HELP DISCOVERY_HELP
 	"  -h, --help                 show this help\n";
 
 static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n, bool json,
@@ -156,6 +156,7 @@ int cmd_addr(int argc, char **argv)
 					      { "build-id", required_argument, NULL, OPT_BUILD_ID },
 					      { "filter", no_argument, NULL, OPT_FILTER },
 					      DISCOVERY_OPTIONS,
+					      INDEX_OPTIONS,
 					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
 	struct psym_frames *fr = NULL;
@@ -166,6 +167,8 @@ int cmd_addr(int argc, char **argv)
 	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
 	struct discovery d;
+	struct index_cli ic = { 0 };
+	struct psym_index_store *store = NULL;
 	const char *exe = NULL, *build_id = NULL;
 	bool filter = false, json = false, show_addr = false, demangle = true;
 	char *line = NULL;
@@ -174,7 +177,7 @@ int cmd_addr(int argc, char **argv)
 
 	discovery_init(&d);
 	while ((c = getopt_long(argc, argv, "he:aCfi", opts, NULL)) != -1) {
-		if (discovery_option(c, optarg, &d, "addr "))
+		if (discovery_option(c, optarg, &d, "addr ") || index_option(c, optarg, &ic))
 			continue;
 		switch (c) {
 		case 'e': exe = optarg; break;
@@ -214,6 +217,11 @@ int cmd_addr(int argc, char **argv)
 		goto fail;
 	bo.locate = &d.lo;
 	bo.limits = &d.limits;
+	if (index_store_open(&ic, true, &store)) {
+		discovery_free(&d);
+		return PSYM_EXIT_BADINPUT;
+	}
+	bo.index_store = store;
 	if (filter) {
 		struct psym_crashlog_opts co = {
 			.binary = &bo,
@@ -305,6 +313,13 @@ int cmd_addr(int argc, char **argv)
 		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);
 	}
 	free(line);
+	{
+		const char *dmg = psym_binary_take_index_damage(bin);
+
+		if (dmg)
+			fprintf(stderr, "%s: warning: %s: answered from the debug information\n",
+				progname, dmg);
+	}
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
 		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
@@ -313,11 +328,13 @@ fail:
 	ret = report(&e, ret);
 	free(fr);
 	psym_resolver_free(res);
+	psym_index_store_free(store);
 	discovery_free(&d);
 	return ret;
 out:
 	free(fr);
 	psym_resolver_free(res);
+	psym_index_store_free(store);
 	discovery_free(&d);
 	c = stdout_state();
 	if (c < 0) {
@@ -329,6 +346,7 @@ out:
 out_quiet:
 	free(fr);
 	psym_resolver_free(res);
+	psym_index_store_free(store);
 	discovery_free(&d);
 	return 0;
 }
