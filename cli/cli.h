@@ -57,6 +57,8 @@ enum {
 	OPT_FILTER,
 	OPT_DWO_DIR,
 	OPT_DWP,
+	OPT_INDEX_STORE,
+	OPT_NO_INDEX,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -194,5 +196,31 @@ int cmd_addr(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_folded(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+
+/* cmd_index.c: per-build-ID indexes (--index-store, --no-index). */
+#define INDEX_OPTIONS                                                                              \
+	{ "index-store", required_argument, NULL, OPT_INDEX_STORE },                               \
+	{                                                                                          \
+		"no-index", no_argument, NULL, OPT_NO_INDEX                                        \
+	}
+
+#define INDEX_HELP                                                                                 \
+	"      --index-store STORE    per-build-ID indexes: a directory (default\n"              \
+	"                             CACHE/index) or an http:// URL (GET and PUT)\n"            \
+	"      --no-index             neither use nor build indexes\n"
+
+struct index_cli {
+	const char *store; /* --index-store, NULL: the default */
+	bool off;	   /* --no-index */
+};
+
+bool index_option(int c, const char *arg, struct index_cli *ic);
+/*
+ * The store the options name (NULL with --no-index). A default directory
+ * that cannot be made is no error (NULL); a named store that cannot be
+ * used is (1 with the message printed).
+ */
+int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_index_store **out);
+int cmd_index(int argc, char **argv);
 
 #endif

@@ -48,7 +48,7 @@ static const char addr_help[] =
 	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
 	"name; frames left unresolved are counted on standard error.\n"
 	"      --max-memory N         cap on one binary's decompressed DWARF sections\n"
-	"                             together (default 8G, as symbolize's)\n" DISCOVERY_HELP
+	"                             together (default 8G, as symbolize's)\n" INDEX_HELP DISCOVERY_HELP
 	"  -h, --help                 show this help\n";
 
 static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n, bool json,
@@ -173,6 +173,7 @@ int cmd_addr(int argc, char **argv)
 					      { "explain", no_argument, NULL, OPT_EXPLAIN },
 					      { "verbose", no_argument, NULL, 'v' },
 					      DISCOVERY_OPTIONS,
+					      INDEX_OPTIONS,
 					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
 	struct psym_frames *fr = NULL;
@@ -183,6 +184,8 @@ int cmd_addr(int argc, char **argv)
 	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
 	struct discovery d;
+	struct index_cli ic = { 0 };
+	struct psym_index_store *store = NULL;
 	const char *exe = NULL, *build_id = NULL;
 	bool filter = false, json = false, show_addr = false, demangle = true;
 	bool explain = false, verbose = false;
@@ -194,7 +197,7 @@ int cmd_addr(int argc, char **argv)
 	/* Decompressed DWARF of one binary: the cap symbolize's profiles have. */
 	d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
 	while ((c = getopt_long(argc, argv, "he:aCfiv", opts, NULL)) != -1) {
-		if (discovery_option(c, optarg, &d, "addr "))
+		if (discovery_option(c, optarg, &d, "addr ") || index_option(c, optarg, &ic))
 			continue;
 		switch (c) {
 		case 'e': exe = optarg; break;
@@ -248,6 +251,11 @@ int cmd_addr(int argc, char **argv)
 		d.lo.explain = addr_explain;
 		d.lo.explain_ud = NULL;
 	}
+	if (index_store_open(&ic, true, &store)) {
+		discovery_free(&d);
+		return PSYM_EXIT_BADINPUT;
+	}
+	bo.index_store = store;
 	if (filter) {
 		struct psym_crashlog_opts co = {
 			.binary = &bo,
@@ -346,6 +354,13 @@ int cmd_addr(int argc, char **argv)
 		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);
 	}
 	free(line);
+	{
+		const char *dmg = psym_binary_take_index_damage(bin);
+
+		if (dmg)
+			fprintf(stderr, "%s: warning: %s: answered from the debug information\n",
+				progname, dmg);
+	}
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
 		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
@@ -370,11 +385,13 @@ fail:
 	ret = report(&e, ret);
 	free(fr);
 	psym_resolver_free(res);
+	psym_index_store_free(store);
 	discovery_free(&d);
 	return ret;
 out:
 	free(fr);
 	psym_resolver_free(res);
+	psym_index_store_free(store);
 	discovery_free(&d);
 	c = stdout_state();
 	if (c < 0) {
@@ -386,6 +403,7 @@ out:
 out_quiet:
 	free(fr);
 	psym_resolver_free(res);
+	psym_index_store_free(store);
 	discovery_free(&d);
 	return 0;
 }

@@ -33,6 +33,7 @@ static const struct {
 	{ "show", cmd_show, "print a readable (or --json) dump of a profile" },
 	{ "check", cmd_check, "validate profiles" },
 	{ "addr", cmd_addr, "symbolize addresses of one binary (addr2line style or JSON)" },
+	{ "index", cmd_index, "build per-build-ID indexes of binaries (answers without DWARF)" },
 	{ "top", cmd_top, "top functions (flat and cumulative), like pprof -top" },
 	{ "folded", cmd_folded, "collapsed stacks for flame graph tools" },
 	{ "flame", cmd_flame, "write an SVG flame graph" },

@@ -38,5 +38,8 @@
 #include "resolvers.h"
 #include "show.h"
 #include "symbolize.h"
+#include "build.h"
+#include "index.h"
+#include "store.h"
 
 #endif

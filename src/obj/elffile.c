@@ -876,6 +876,12 @@ const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
 	return psym_symtab_lookup(&f->syms, vaddr);
 }
 
+const struct psym_symtab *psym_elf_symtab(struct psym_elf *f)
+{
+	load_symbols(f, NULL);
+	return &f->syms;
+}
+
 int psym_elf_lookup(struct psym_elf *f, uint64_t vaddr, struct psym_frame *frame)
 {
 	const struct psym_sym *s = psym_elf_symbol(f, vaddr);

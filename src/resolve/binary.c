@@ -8,7 +8,10 @@
 #include <string.h>
 
 #include "binary.h"
+#include "build.h"
 #include "buildid.h"
+#include "index.h"
+#include "store.h"
 #include "symcache.h"
 
 #define ANSWER_REV "3"
@@ -26,6 +29,10 @@ struct psym_binary {
 	bool cache_tried;
 	const char *cache_damage;      /* why a damaged cache file was ignored, until reported */
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
+	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
+	bool index_tried, seen_before, index_told;
+	char index_damage[1200]; /* why an index was not used, until reported */
+	size_t index_hits;
 };
 
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
@@ -55,10 +62,17 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	return 0;
 }
 
+static void maybe_build_index(struct psym_binary *b);
+static void open_index(struct psym_binary *b);
+static bool index_lookup(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+			 size_t max, size_t *n);
+
 void psym_binary_free(struct psym_binary *b)
 {
 	if (!b)
 		return;
+	maybe_build_index(b);
+	psym_index_close(b->index);
 	psym_symcache_close(b->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
@@ -337,6 +351,161 @@ static void open_cache(struct psym_binary *b)
 		explain(b, key, note);
 }
 
+/* ---- the per-build-ID index ---------------------------------------------- */
+
+const char *psym_binary_variant(const struct psym_binary *b)
+{
+	return b->o->inlines ? "i" ANSWER_REV "-" PACKAGE_VERSION : "n" ANSWER_REV "-" PACKAGE_VERSION;
+}
+
+/*
+ * Indexes hold the answers with inline frames (and discriminators): a run
+ * without inline frames answers from the DWARF.
+ */
+static void open_index(struct psym_binary *b)
+{
+	const char *bid = psym_elf_build_id(b->elf);
+	char note[sizeof(b->index_damage)];
+
+	b->index_tried = true;
+	if (!b->o->index_store || !b->o->inlines || !bid)
+		return;
+	if (psym_index_store_get(b->o->index_store, bid, psym_binary_variant(b), &b->index, note,
+				 sizeof(note)) == 0) {
+		/* Made without discriminators: not for a run that shows them. */
+		if (b->o->discriminators &&
+		    !(psym_index_flags(b->index) & PSYM_INDEX_DISCRIMINATORS)) {
+			explain(b, psym_index_path(b->index),
+				"index made without discriminators: not used");
+			psym_index_close(b->index);
+			b->index = NULL;
+			return;
+		}
+		explain(b, psym_index_path(b->index), "index used for every answer");
+		return;
+	}
+	if (note[0]) {
+		snprintf(b->index_damage, sizeof(b->index_damage), "%s", note);
+		explain(b, psym_index_store_name(b->o->index_store), note);
+	}
+	b->seen_before = psym_index_store_seen(b->o->index_store, bid);
+}
+
+/* True with the index's answer; false when it is damaged (dropped: DWARF answers). */
+static bool index_lookup(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+			 size_t max, size_t *n)
+{
+	struct psym_err e = { 0 };
+
+	if (psym_index_lookup(b->index, vaddr, b->o->discriminators, frames, max, n, &e) == 0) {
+		b->index_hits++;
+		return true;
+	}
+	snprintf(b->index_damage, sizeof(b->index_damage), "%s", e.msg);
+	psym_index_close(b->index);
+	b->index = NULL;
+	return false;
+}
+
+const struct psym_index *psym_binary_index(const struct psym_binary *b)
+{
+	return b->index;
+}
+
+const char *psym_binary_take_index_damage(struct psym_binary *b)
+{
+	if (!b->index_damage[0] || b->index_told)
+		return NULL;
+	b->index_told = true;
+	return b->index_damage;
+}
+
+size_t psym_binary_index_hits(const struct psym_binary *b)
+{
+	return b->index_hits;
+}
+
+/*
+ * The auto-build policy (doc/DESIGN.md): at the end of a run that read an
+ * object's DWARF without an index, build one in the background when the
+ * run decoded at least half of its compile units (a profile that wide will
+ * come again) or when an earlier run already saw the build ID.
+ */
+static void maybe_build_index(struct psym_binary *b)
+{
+	size_t total, decoded;
+
+	if (!b->o->index_store || !psym_index_store_auto_build(b->o->index_store) || b->index ||
+	    !b->index_tried || !b->o->inlines || !b->dwarf || !psym_elf_build_id(b->elf))
+		return;
+	psym_binary_dwarf_units(b, &total, &decoded);
+	if (!decoded || (decoded * 2 < total && !b->seen_before && !b->index_damage[0]))
+		return;
+	psym_index_build_background(b, b->o->index_store);
+}
+
+int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, struct psym_err *e)
+{
+	const struct psym_symtab *t;
+	uint64_t *v = NULL;
+	size_t n = 0, nsym, k;
+	int ret;
+
+	*out = NULL;
+	*np = 0;
+	if (!b->debug_tried)
+		find_debug(b);
+	if (!b->dwarf)
+		return psym_err_set(e, PSYM_NOENT, "'%s': no DWARF (%s)", psym_elf_path(b->elf),
+				    b->note[0] ? b->note : "not found");
+	if (b->alt_note[0])
+		return psym_err_set(e, PSYM_NOENT, "%s", b->alt_note);
+	ret = psym_dwarf_boundaries(b->dwarf, b->dwarf_bias, &v, &n, e);
+	if (ret)
+		return ret;
+	if (psym_dwarf_split_status(b->dwarf, NULL, NULL)) {
+		char split[1400];
+
+		free(v);
+		psym_binary_split_note(b, split, sizeof(split));
+		return psym_err_set(e, PSYM_NOENT, "%s", split);
+	}
+	t = psym_elf_symtab(b->elf);
+	nsym = psym_symtab_count(t);
+	{
+		uint64_t *nv = realloc(v, (n + 2 * nsym + 1) * sizeof(*nv));
+
+		if (!nv) {
+			free(v);
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		}
+		v = nv;
+	}
+	for (size_t i = 0; i < nsym; i++) {
+		v[n++] = psym_symtab_at(t, i)->addr;
+		v[n++] = psym_symtab_at(t, i)->end;
+	}
+	v[n++] = 0;
+	ret = psym_sort_u64(v, n);
+	if (ret) {
+		free(v);
+		return psym_err_set(e, ret, "out of memory");
+	}
+	k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*out = v;
+	*np = k;
+	return 0;
+}
+
+size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+				 size_t max)
+{
+	return resolve_uncached(b, vaddr, frames, max);
+}
+
 const char *psym_binary_take_cache_damage(struct psym_binary *b, const char **path)
 {
 	const char *why = b->cache_damage;
@@ -357,6 +526,10 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 	const struct psym_frame *cf;
 	size_t n;
 
+	if (!b->index_tried)
+		open_index(b);
+	if (b->index && index_lookup(b, vaddr, frames, max, &n))
+		return n;
 	if (!b->cache_tried)
 		open_cache(b);
 	if (b->cache && psym_symcache_lookup(b->cache, vaddr, &cf, &n)) {
@@ -382,6 +555,10 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 	size_t nmiss = 0;
 	int ret;
 
+	if (!b->index_tried)
+		open_index(b);
+	if (b->index)
+		return 0; /* nothing to decode ahead */
 	if (!b->cache_tried)
 		open_cache(b);
 	if (b->cache) {

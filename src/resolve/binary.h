@@ -27,6 +27,8 @@ struct psym_binary_opts {
 	const char *cache_dir;			 /* persistent symbol cache, NULL: off */
 	unsigned threads;			 /* DWARF decoding threads, 0: online CPUs */
 	bool discriminators; /* line discriminators in frames[0] (psym addr; not cached) */
+	/* Per-build-ID indexes (src/index/store.h), NULL: off. Not with inlines off. */
+	struct psym_index_store *index_store;
 };
 
 struct psym_binary;
@@ -78,5 +80,34 @@ void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *
  * NULL): to be reported, since the answers came from the binary instead.
  */
 const char *psym_binary_take_cache_damage(struct psym_binary *b, const char **path);
+
+/* ---- the per-build-ID index (src/index/) ------------------------------- */
+
+/*
+ * The answer rules of this psym (the variant both the symbol cache and
+ * indexes are made under): answers change when they do.
+ */
+const char *psym_binary_variant(const struct psym_binary *b);
+
+/*
+ * Every address where an answer may change (DWARF unit, function, inline,
+ * sequence and row boundaries, symbol starts and ends), sorted, distinct,
+ * into *out (malloc'd). Decodes all of the DWARF. PSYM_NOENT (why in e)
+ * when the answers are not complete enough to be indexed: no DWARF, its
+ * alternate file missing, split units missing (as for the symbol cache).
+ */
+int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *n, struct psym_err *e);
+
+/* The answer at vaddr from the debug information, past any index or cache. */
+size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+				 size_t max);
+
+/*
+ * The index answering for b (NULL: none), and why one found was not used,
+ * once (then NULL), for a warning. Lookups it answered.
+ */
+const struct psym_index *psym_binary_index(const struct psym_binary *b);
+const char *psym_binary_take_index_damage(struct psym_binary *b);
+size_t psym_binary_index_hits(const struct psym_binary *b);
 
 #endif

@@ -133,4 +133,14 @@ size_t psym_dwarf_ncus_decoded(const struct psym_dwarf *d);
 size_t psym_dwarf_split_status(const struct psym_dwarf *d, size_t *skeletons,
 			       struct psym_reason *why);
 
+/*
+ * Every address (plus bias) where the answer of psym_dwarf_lookup may
+ * change: unit, function, inline and sequence starts and ends, line rows
+ * and discriminator rows, unsorted and with repeats, into *out (malloc'd,
+ * the caller frees). Decodes every unit first, on the prepare threads.
+ * Between two consecutive distinct boundaries a lookup answers the same.
+ */
+int psym_dwarf_boundaries(struct psym_dwarf *d, uint64_t bias, uint64_t **out, size_t *n,
+			  struct psym_err *e);
+
 #endif

@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* Building an index from psym's own answers (build.h). */
+#include "config.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "build.h"
+#include "index.h"
+
+int psym_sort_u64(uint64_t *v, size_t n)
+{
+	uint64_t *tmp, *src = v, *dst, all_or = 0, all_and = ~(uint64_t)0;
+	size_t count[2048];
+
+	if (n < 2)
+		return 0;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return PSYM_ENOMEM;
+	dst = tmp;
+	for (size_t i = 0; i < n; i++) {
+		all_or |= v[i];
+		all_and &= v[i];
+	}
+	/* 11-bit digits, least significant first; digits all keys share are skipped. */
+	for (unsigned shift = 0; shift < 64; shift += 11) {
+		size_t sum = 0;
+
+		if ((((all_or ^ all_and) >> shift) & 2047) == 0)
+			continue;
+		memset(count, 0, sizeof(count));
+		for (size_t i = 0; i < n; i++)
+			count[(src[i] >> shift) & 2047]++;
+		for (size_t d = 0; d < 2048; d++) {
+			size_t c = count[d];
+
+			count[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			dst[count[(src[i] >> shift) & 2047]++] = src[i];
+		uint64_t *t = src;
+
+		src = dst;
+		dst = t;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	return 0;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int psym_index_build(struct psym_binary *b, struct psym_index_store *s,
+		     struct psym_index_built *out, struct psym_err *e)
+{
+	struct psym_elf *elf = psym_binary_elf(b);
+	const char *bid = psym_elf_build_id(elf);
+	struct psym_index_writer *w = NULL;
+	struct psym_frame *fr = NULL;
+	uint64_t *v = NULL, end;
+	size_t nv = 0, n = 0;
+	double t0 = now();
+	bool begun = false;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!bid)
+		return psym_err_set(e, PSYM_NOENT, "'%s' has no build ID (indexes are keyed by it)",
+				    psym_elf_path(elf));
+	snprintf(out->build_id, sizeof(out->build_id), "%s", bid);
+	ret = psym_binary_boundaries(b, &v, &nv, e);
+	if (ret)
+		goto out;
+	out->boundaries = nv;
+	fr = malloc(PSYM_MAX_FRAMES * sizeof(*fr));
+	if (!fr) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	{
+		const char *dw = psym_binary_dwarf_path(b);
+		struct psym_index_meta m = {
+			.build_id = bid,
+			.variant = psym_binary_variant(b),
+			.source = dw ? dw : psym_elf_path(elf),
+			.flags = PSYM_INDEX_INLINES | PSYM_INDEX_DISCRIMINATORS,
+		};
+
+		ret = psym_index_writer_new(&m, &w, e);
+		if (ret)
+			goto out;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		n = psym_binary_resolve_dwarf(b, v[i], fr, PSYM_MAX_FRAMES);
+		ret = psym_index_writer_add(w, v[i], fr, n, e);
+		if (ret)
+			goto out;
+	}
+	/* Past the last boundary the answer stays: to the top when there is one. */
+	end = n ? UINT64_MAX : v[nv - 1] + 1;
+	ret = psym_index_store_begin(s, bid, out->path, sizeof(out->path), e);
+	if (ret)
+		goto out;
+	begun = true;
+	ret = psym_index_writer_finish(w, end, out->path, &out->size, e);
+	if (!ret)
+		ret = psym_index_store_commit(s, bid, out->path, e);
+	begun = false;
+	psym_index_writer_stats(w, &out->runs, &out->groups);
+out:
+	if (begun)
+		psym_index_store_abandon(s, bid, out->path);
+	psym_index_writer_free(w);
+	free(fr);
+	free(v);
+	out->seconds = now() - t0;
+	return ret;
+}
+
+void psym_index_build_background(struct psym_binary *b, struct psym_index_store *s)
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (pid == 0) {
+		/*
+		 * A grandchild does the work, so nobody has to wait for it,
+		 * with no terminal or pipe of the run kept open.
+		 */
+		if (fork() == 0) {
+			struct psym_index_built info;
+			struct psym_err e = { 0 };
+			int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+			setsid();
+			if (fd >= 0) {
+				dup2(fd, 0);
+				dup2(fd, 1);
+				dup2(fd, 2);
+			}
+			psym_index_build(b, s, &info, &e);
+			_exit(0);
+		}
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	psym_index_store_count_built(s);
+}

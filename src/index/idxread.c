@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Reading an index file (index.h): mapped, checked before use (the header
+ * and the CRC table at open, each 64 KiB chunk the first time a lookup
+ * touches it), every offset bounds-checked anyway.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <libdeflate.h>
+
+#include "fileio.h"
+#include "idxfmt.h"
+#include "index.h"
+
+#define CACHE_GROUPS 4
+
+struct drun {
+	uint64_t addr;
+	uint32_t node, file, disc;
+	int64_t line, col;
+};
+
+struct dnode {
+	uint32_t parent, name, linkage, pfile, pdisc;
+	int64_t start_line, pline, pcol;
+};
+
+/* A decoded group, kept for the next lookups (addresses come sorted). */
+struct dgroup {
+	size_t idx; /* SIZE_MAX: empty slot */
+	uint64_t start, end;
+	struct drun runs[IDX_MAX_RUNS];
+	size_t nruns;
+	struct dnode nodes[IDX_MAX_NODES];
+	size_t nnodes;
+	uint64_t used;
+};
+
+struct psym_index {
+	char *path;
+	const uint8_t *p;
+	size_t len;
+	bool mapped;
+	void *owned;
+	struct idx_hdr h;
+	size_t nchunks;
+	uint8_t *checked; /* per chunk: 0 unchecked, 1 good */
+	const uint8_t *crcs;
+	struct dgroup *cache;
+	uint64_t tick;
+};
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+const char *psym_index_path(const struct psym_index *x)
+{
+	return x->path;
+}
+
+const char *psym_index_build_id(const struct psym_index *x)
+{
+	return x->h.build_id;
+}
+
+const char *psym_index_source(const struct psym_index *x)
+{
+	return x->h.source;
+}
+
+uint32_t psym_index_flags(const struct psym_index *x)
+{
+	return x->h.flags & (PSYM_INDEX_INLINES | PSYM_INDEX_DISCRIMINATORS);
+}
+
+uint64_t psym_index_size(const struct psym_index *x)
+{
+	return x->len;
+}
+
+void psym_index_close(struct psym_index *x)
+{
+	if (!x)
+		return;
+	if (x->mapped)
+		munmap((void *)x->p, x->len);
+	free(x->owned);
+	free(x->checked);
+	free(x->cache);
+	free(x->path);
+	free(x);
+}
+
+static int bad(struct psym_index *x, struct psym_err *e, const char *what)
+{
+	return psym_err_set(e, PSYM_EBADINPUT, "index '%s': %s", x->path, what);
+}
+
+static bool str_ok(const char *s, size_t n)
+{
+	return memchr(s, '\0', n) != NULL;
+}
+
+/* Header, sizes and the CRC table; the chunks are checked when touched. */
+static int check(struct psym_index *x, const char *build_id, const char *variant,
+		 struct psym_err *e)
+{
+	struct idx_hdr *h = &x->h;
+	uint64_t body_end, addr_w;
+
+	if (x->len < IDX_HDR_SIZE)
+		return bad(x, e, "truncated header");
+	memcpy(h, x->p, sizeof(*h));
+	if (memcmp(h->magic, IDX_MAGIC, 8) != 0)
+		return bad(x, e, "not a psym index (bad magic)");
+	if (h->version != PSYM_INDEX_VERSION) {
+		return psym_err_set(e, PSYM_EBADINPUT, "index '%s': version %u, psym reads %u",
+				    x->path, h->version, PSYM_INDEX_VERSION);
+	}
+	if (libdeflate_crc32(0, h, offsetof(struct idx_hdr, hdr_crc)) != h->hdr_crc)
+		return bad(x, e, "header checksum mismatch");
+	if (h->hdr_size != IDX_HDR_SIZE || h->chunk_shift != IDX_CHUNK_SHIFT)
+		return bad(x, e, "unexpected header or chunk size");
+	if (h->file_size != x->len)
+		return psym_err_set(e, PSYM_EBADINPUT,
+				    "index '%s': %zu bytes, the header says %llu (truncated?)",
+				    x->path, x->len, (unsigned long long)h->file_size);
+	if (!str_ok(h->build_id, sizeof(h->build_id)) || !str_ok(h->variant, sizeof(h->variant)) ||
+	    !str_ok(h->source, sizeof(h->source)))
+		return bad(x, e, "unterminated header string");
+	if (build_id && strcmp(h->build_id, build_id) != 0)
+		return psym_err_set(e, PSYM_EBADINPUT, "index '%s' is for build ID %s, not %s",
+				    x->path, h->build_id[0] ? h->build_id : "(none)", build_id);
+	if (variant && strcmp(h->variant, variant) != 0)
+		return psym_err_set(e, PSYM_EBADINPUT,
+				    "index '%s' was made by another psym (answer rules '%s', not "
+				    "'%s')",
+				    x->path, h->variant, variant);
+	/* Sections: in order, inside the file, the CRC table last. */
+	{
+		uint64_t prev = IDX_HDR_SIZE;
+
+		for (int s = 0; s < SEC_N; s++) {
+			if (h->sec[s].off < prev || h->sec[s].off > x->len ||
+			    h->sec[s].len > x->len - h->sec[s].off || (h->sec[s].off & 7))
+				return bad(x, e, "section outside the file");
+			prev = h->sec[s].off + h->sec[s].len;
+		}
+	}
+	addr_w = h->flags & IDX_FLAG_ADDR64 ? 8 : 4;
+	if (h->ngroups > x->len / 4 || h->nfiles > x->len / 4 ||
+	    h->sec[SEC_ADDRS].len != h->ngroups * addr_w || h->sec[SEC_OFFS].len != h->ngroups * 4 ||
+	    h->sec[SEC_FILES].len != h->nfiles * 4 || h->sec[SEC_FUNCS].len >= UINT32_MAX ||
+	    h->sec[SEC_STRS].len >= UINT32_MAX)
+		return bad(x, e, "section sizes disagree with the counts");
+	body_end = h->sec[SEC_CRCS].off;
+	x->nchunks = (size_t)(((body_end - IDX_HDR_SIZE) + ((uint64_t)1 << IDX_CHUNK_SHIFT) - 1) >>
+			      IDX_CHUNK_SHIFT);
+	if (h->sec[SEC_CRCS].len != x->nchunks * 4 ||
+	    h->sec[SEC_CRCS].off + h->sec[SEC_CRCS].len != x->len)
+		return bad(x, e, "checksum table size disagrees with the file");
+	x->crcs = x->p + h->sec[SEC_CRCS].off;
+	if (libdeflate_crc32(0, x->crcs, h->sec[SEC_CRCS].len) != h->crcs_crc)
+		return bad(x, e, "checksum table damaged");
+	x->checked = calloc(x->nchunks ? x->nchunks : 1, 1);
+	x->cache = malloc(CACHE_GROUPS * sizeof(*x->cache));
+	if (!x->checked || !x->cache)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (int i = 0; i < CACHE_GROUPS; i++) {
+		x->cache[i].idx = SIZE_MAX;
+		x->cache[i].used = 0;
+	}
+	return 0;
+}
+
+static int open_common(struct psym_index *x, const char *build_id, const char *variant,
+		       struct psym_index **out, struct psym_err *e)
+{
+	int ret = check(x, build_id, variant, e);
+
+	if (ret) {
+		psym_index_close(x);
+		return ret;
+	}
+	*out = x;
+	return 0;
+}
+
+int psym_index_open_mem(const void *buf, size_t len, const char *name, const char *build_id,
+			const char *variant, struct psym_index **out, struct psym_err *e)
+{
+	struct psym_index *x = calloc(1, sizeof(*x));
+
+	if (!x || !(x->path = strdup(name))) {
+		free(x);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	x->p = buf;
+	x->len = len;
+	return open_common(x, build_id, variant, out, e);
+}
+
+int psym_index_open_owned(void *buf, size_t len, const char *name, const char *build_id,
+			  const char *variant, struct psym_index **out, struct psym_err *e)
+{
+	struct psym_index *x = calloc(1, sizeof(*x));
+
+	if (!x || !(x->path = strdup(name))) {
+		free(x);
+		free(buf);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	x->p = buf;
+	x->owned = buf;
+	x->len = len;
+	return open_common(x, build_id, variant, out, e);
+}
+
+int psym_index_open(const char *path, const char *build_id, const char *variant,
+		    struct psym_index **out, struct psym_err *e)
+{
+	struct psym_index *x;
+	struct stat st;
+	void *map;
+	int fd = psym_open_regular(path, e);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) != 0 || st.st_size < IDX_HDR_SIZE ||
+	    (uint64_t)st.st_size > PSYM_INDEX_MAX_FILE) {
+		close(fd);
+		if ((uint64_t)st.st_size > PSYM_INDEX_MAX_FILE)
+			return psym_err_set(e, PSYM_ELIMIT, "index '%s': larger than the cap of %llu",
+					    path, (unsigned long long)PSYM_INDEX_MAX_FILE);
+		return psym_err_set(e, PSYM_EBADINPUT, "index '%s': truncated header", path);
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	x = calloc(1, sizeof(*x));
+	if (!x || !(x->path = strdup(path))) {
+		free(x);
+		munmap(map, (size_t)st.st_size);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	x->p = map;
+	x->len = (size_t)st.st_size;
+	x->mapped = true;
+	return open_common(x, build_id, variant, out, e);
+}
+
+/* Check the chunks under [off, off + len) of the body (bounds checked by the caller). */
+static int touch(struct psym_index *x, uint64_t off, uint64_t len, struct psym_err *e)
+{
+	uint64_t body_end = x->h.sec[SEC_CRCS].off;
+
+	if (off < IDX_HDR_SIZE || off > body_end || len > body_end - off)
+		return bad(x, e, "offset outside the file");
+	if (!len)
+		return 0;
+	for (uint64_t c = (off - IDX_HDR_SIZE) >> IDX_CHUNK_SHIFT,
+		      last = (off + len - 1 - IDX_HDR_SIZE) >> IDX_CHUNK_SHIFT;
+	     c <= last; c++) {
+		uint64_t lo = IDX_HDR_SIZE + (c << IDX_CHUNK_SHIFT);
+		uint64_t hi = lo + ((uint64_t)1 << IDX_CHUNK_SHIFT);
+
+		if (x->checked[c])
+			continue;
+		if (hi > body_end)
+			hi = body_end;
+		if (libdeflate_crc32(0, x->p + lo, hi - lo) != le32(x->crcs + 4 * c)) {
+			return psym_err_set(e, PSYM_EBADINPUT,
+					    "index '%s': checksum mismatch in bytes %llu-%llu",
+					    x->path, (unsigned long long)lo,
+					    (unsigned long long)hi);
+		}
+		x->checked[c] = 1;
+	}
+	return 0;
+}
+
+/* A string by id (0: NULL), checked and NUL-terminated inside STRS. */
+static int str_at(struct psym_index *x, uint32_t id, const char **out, struct psym_err *e)
+{
+	uint64_t off = x->h.sec[SEC_STRS].off, len = x->h.sec[SEC_STRS].len, at, step;
+	const uint8_t *nul;
+
+	if (!id) {
+		*out = NULL;
+		return 0;
+	}
+	if (id - 1 >= len)
+		return bad(x, e, "string id out of range");
+	at = off + id - 1;
+	for (;;) {
+		uint64_t left = off + len - at;
+
+		/* Up to the end of this chunk. */
+		step = (((at - IDX_HDR_SIZE) >> IDX_CHUNK_SHIFT) + 1) << IDX_CHUNK_SHIFT;
+		step = step + IDX_HDR_SIZE - at;
+		if (step > left)
+			step = left;
+		if (!step)
+			return bad(x, e, "unterminated string");
+		if (touch(x, at, step, e))
+			return e->code;
+		nul = memchr(x->p + at, '\0', step);
+		if (nul)
+			break;
+		at += step;
+	}
+	*out = (const char *)x->p + off + id - 1;
+	return 0;
+}
+
+struct rd {
+	const uint8_t *p, *end;
+	bool bad;
+};
+
+static uint64_t rd_uleb(struct rd *r)
+{
+	uint64_t v = 0;
+
+	for (unsigned shift = 0; r->p < r->end; shift += 7) {
+		uint8_t b = *r->p++;
+
+		if (shift < 64)
+			v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+		if (shift > 63)
+			break;
+	}
+	r->bad = true;
+	return 0;
+}
+
+static int64_t rd_sleb(struct rd *r)
+{
+	uint64_t v = 0;
+	unsigned shift = 0;
+	uint8_t b = 0;
+
+	do {
+		if (r->p >= r->end || shift > 63) {
+			r->bad = true;
+			return 0;
+		}
+		b = *r->p++;
+		v |= (uint64_t)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (shift < 64 && (b & 0x40))
+		v |= ~(uint64_t)0 << shift;
+	return (int64_t)v;
+}
+
+static uint64_t group_start(struct psym_index *x, size_t i)
+{
+	const uint8_t *a = x->p + x->h.sec[SEC_ADDRS].off;
+
+	return x->h.base + (x->h.flags & IDX_FLAG_ADDR64 ? le64(a + 8 * i) : le32(a + 4 * i));
+}
+
+/* Decode group i into g. */
+static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_err *e)
+{
+	const uint8_t *offs = x->p + x->h.sec[SEC_OFFS].off;
+	uint64_t foff = x->h.sec[SEC_FUNCS].off, flen = x->h.sec[SEC_FUNCS].len;
+	uint64_t lo = le32(offs + 4 * i), hi = i + 1 < x->h.ngroups ? le32(offs + 4 * (i + 1)) : flen;
+	struct rd r;
+	uint64_t size, n, addr;
+	uint32_t node = 0, file = 0;
+	int64_t line = 0;
+
+	if (lo > hi || hi > flen)
+		return bad(x, e, "function record outside its section");
+	if (touch(x, foff + lo, hi - lo, e))
+		return e->code;
+	r = (struct rd){ x->p + foff + lo, x->p + foff + hi, false };
+	g->idx = SIZE_MAX;
+	g->start = group_start(x, i);
+	size = rd_uleb(&r);
+	g->end = g->start + size;
+	if (g->end < g->start)
+		return bad(x, e, "function size overflows");
+	n = rd_uleb(&r);
+	if (n > IDX_MAX_NODES)
+		return bad(x, e, "too many nodes in a function record");
+	for (size_t k = 0; k < n; k++) {
+		struct dnode *d = &g->nodes[k];
+
+		d->parent = (uint32_t)rd_uleb(&r);
+		d->name = (uint32_t)rd_uleb(&r);
+		d->linkage = (uint32_t)rd_uleb(&r);
+		d->start_line = rd_sleb(&r);
+		d->pfile = 0;
+		d->pline = d->pcol = 0;
+		d->pdisc = 0;
+		/* Parents come first: no cycles. */
+		if (d->parent > k)
+			return bad(x, e, "node parent out of order");
+		if (d->parent) {
+			d->pfile = (uint32_t)rd_uleb(&r);
+			d->pline = rd_sleb(&r);
+			d->pcol = rd_sleb(&r);
+			d->pdisc = (uint32_t)rd_uleb(&r);
+		}
+	}
+	g->nnodes = n;
+	n = rd_uleb(&r);
+	if (n > IDX_MAX_RUNS || (n == 0 && !r.bad))
+		return bad(x, e, "bad run count in a function record");
+	addr = g->start;
+	for (size_t k = 0; k < n && !r.bad; k++) {
+		struct drun *d = &g->runs[k];
+		uint8_t flags = r.p < r.end ? *r.p++ : (r.bad = true, 0);
+		uint64_t delta = rd_uleb(&r);
+
+		if (k == 0 ? delta != 0 : delta == 0 || addr + delta < addr)
+			return bad(x, e, "runs out of order");
+		addr += delta;
+		if (flags & RUN_NODE)
+			node = (uint32_t)rd_uleb(&r);
+		if (flags & RUN_FILE)
+			file = (uint32_t)rd_uleb(&r);
+		line = (int64_t)((uint64_t)line + (uint64_t)rd_sleb(&r));
+		d->addr = addr;
+		d->node = node;
+		d->file = file;
+		d->line = line;
+		d->col = flags & RUN_COLUMN ? rd_sleb(&r) : 0;
+		d->disc = flags & RUN_DISC ? (uint32_t)rd_uleb(&r) : 0;
+		if (node >= g->nnodes || file > x->h.nfiles)
+			return bad(x, e, "run names a missing node or file");
+	}
+	if (r.bad)
+		return bad(x, e, "truncated function record");
+	if (addr >= g->end)
+		return bad(x, e, "run past its function's end");
+	g->nruns = n;
+	g->idx = i;
+	return 0;
+}
+
+static int file_at(struct psym_index *x, uint32_t fid, const char **out, struct psym_err *e)
+{
+	uint64_t off = x->h.sec[SEC_FILES].off + 4 * (uint64_t)(fid - 1);
+
+	if (!fid) {
+		*out = NULL;
+		return 0;
+	}
+	if (fid > x->h.nfiles)
+		return bad(x, e, "file id out of range");
+	if (touch(x, off, 4, e))
+		return e->code;
+	return str_at(x, le32(x->p + off), out, e);
+}
+
+/* The group holding vaddr: decoded into the cache, or NULL (a gap). */
+static int find_group(struct psym_index *x, uint64_t a, struct dgroup **out, struct psym_err *e)
+{
+	size_t lo = 0, hi = x->h.ngroups, addr_w = x->h.flags & IDX_FLAG_ADDR64 ? 8 : 4;
+	struct dgroup *g = NULL;
+	int ret;
+
+	*out = NULL;
+	for (int k = 0; k < CACHE_GROUPS; k++)
+		if (x->cache[k].idx != SIZE_MAX && a >= x->cache[k].start && a < x->cache[k].end) {
+			x->cache[k].used = ++x->tick;
+			*out = &x->cache[k];
+			return 0;
+		}
+	if (!x->h.ngroups || a < x->h.base)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (touch(x, x->h.sec[SEC_ADDRS].off + addr_w * mid, addr_w, e))
+			return e->code;
+		if (group_start(x, mid) <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	if (touch(x, x->h.sec[SEC_OFFS].off + 4 * (lo - 1), lo < x->h.ngroups ? 8 : 4, e))
+		return e->code;
+	for (int k = 0; k < CACHE_GROUPS; k++)
+		if (!g || x->cache[k].idx == SIZE_MAX || x->cache[k].used < g->used)
+			g = &x->cache[k];
+	ret = decode(x, lo - 1, g, e);
+	if (ret) {
+		g->idx = SIZE_MAX;
+		return ret;
+	}
+	g->used = ++x->tick;
+	if (a < g->end)
+		*out = g;
+	return 0;
+}
+
+int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
+		      struct psym_frame *f, size_t max, size_t *np, struct psym_err *e)
+{
+	struct dgroup *g;
+	const struct drun *run;
+	uint32_t chain[PSYM_MAX_FRAMES];
+	size_t lo, hi, depth = 0, n = 0;
+	int ret;
+
+	*np = 0;
+	ret = find_group(x, vaddr, &g, e);
+	if (ret || !g)
+		return ret;
+	lo = 0;
+	hi = g->nruns;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (g->runs[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return 0;
+	run = &g->runs[lo - 1];
+	/* The chain, innermost first; parents come before children. */
+	for (uint32_t k = run->node + 1; k && depth < PSYM_MAX_FRAMES; k = g->nodes[k - 1].parent)
+		chain[depth++] = k - 1;
+	for (size_t i = 0; i < depth && n < max; i++) {
+		const struct dnode *d = &g->nodes[chain[i]];
+		struct psym_frame *fr = &f[n++];
+
+		memset(fr, 0, sizeof(*fr));
+		if (str_at(x, d->name, &fr->name, e) || str_at(x, d->linkage, &fr->linkage_name, e))
+			return e->code;
+		fr->start_line = d->start_line;
+		if (i == 0) {
+			if (file_at(x, run->file, &fr->file, e))
+				return e->code;
+			fr->line = run->line;
+			fr->column = run->col;
+			fr->discriminator = discriminators ? run->disc : 0;
+		} else {
+			const struct dnode *callee = &g->nodes[chain[i - 1]];
+
+			if (file_at(x, callee->pfile, &fr->file, e))
+				return e->code;
+			fr->line = callee->pline;
+			fr->column = callee->pcol;
+			fr->discriminator = callee->pdisc;
+		}
+	}
+	*np = n;
+	return 0;
+}

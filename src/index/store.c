@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* The index store (store.h): a directory, or an HTTP server (store_http.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "store.h"
+#include "store_http.h"
+
+struct psym_index_store {
+	char *spec;
+	bool http, auto_build;
+	struct psym_http_url url; /* http */
+	size_t built;
+};
+
+/* Trusted: owned by us or root, and not writable by others. */
+static bool trusted(const struct stat *st)
+{
+	return (st->st_uid == getuid() || st->st_uid == 0) && !(st->st_mode & S_IWOTH);
+}
+
+static int mkdir_trusted(const char *dir, struct psym_err *e)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return psym_err_set(e, PSYM_EIO, "index store '%s' is not a directory", dir);
+	if (!trusted(&st))
+		return psym_err_set(e, PSYM_EIO,
+				    "index store '%s' is not trusted (owned by another user or "
+				    "writable by others)",
+				    dir);
+	return 0;
+}
+
+int psym_index_store_new(const char *spec, bool auto_build, struct psym_index_store **out,
+			 struct psym_err *e)
+{
+	struct psym_index_store *s = calloc(1, sizeof(*s));
+	int ret = 0;
+
+	if (!s || !(s->spec = strdup(spec))) {
+		free(s);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	s->auto_build = auto_build;
+	if (strncmp(spec, "http://", 7) == 0) {
+		s->http = true;
+		ret = psym_http_parse_url(spec, &s->url, e);
+	} else if (strstr(spec, "://")) {
+		ret = psym_err_set(e, PSYM_EUSAGE,
+				   "index store '%s': only directories and http:// URLs", spec);
+	} else {
+		ret = mkdir_trusted(spec, e);
+	}
+	if (ret) {
+		psym_index_store_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void psym_index_store_free(struct psym_index_store *s)
+{
+	if (!s)
+		return;
+	free(s->spec);
+	free(s);
+}
+
+const char *psym_index_store_name(const struct psym_index_store *s)
+{
+	return s->spec;
+}
+
+bool psym_index_store_auto_build(const struct psym_index_store *s)
+{
+	return s->auto_build;
+}
+
+size_t psym_index_store_built(const struct psym_index_store *s)
+{
+	return s ? s->built : 0;
+}
+
+void psym_index_store_count_built(struct psym_index_store *s)
+{
+	s->built++;
+}
+
+static bool bid_ok(const char *bid)
+{
+	size_t n = strlen(bid);
+
+	return n >= 4 && n <= 80 && strspn(bid, "0123456789abcdef") == n;
+}
+
+/* DIR/ab/<bid><suffix> (the key below an HTTP URL has the same shape). */
+static int key_path(const char *base, const char *bid, const char *suffix, char *buf,
+		    size_t bufsz)
+{
+	int k = snprintf(buf, bufsz, "%s/%.2s/%s%s", base, bid, bid, suffix);
+
+	return k < 0 || (size_t)k >= bufsz ? -1 : 0;
+}
+
+static int get_dir(struct psym_index_store *s, const char *bid, const char *variant,
+		   struct psym_index **out, char *note, size_t notesz)
+{
+	char path[4096];
+	struct psym_err e = { 0 };
+	struct stat st;
+
+	if (key_path(s->spec, bid, PSYM_INDEX_SUFFIX, path, sizeof(path)))
+		return PSYM_NOENT;
+	if (lstat(path, &st) != 0)
+		return PSYM_NOENT;
+	if (!S_ISREG(st.st_mode) || !trusted(&st) || (st.st_mode & S_IWGRP)) {
+		snprintf(note, notesz,
+			 "index '%s' not trusted (not a regular file of ours, or writable by "
+			 "others)",
+			 path);
+		return PSYM_NOENT;
+	}
+	if (psym_index_open(path, bid, variant, out, &e) != 0) {
+		snprintf(note, notesz, "%s", e.msg);
+		return PSYM_NOENT;
+	}
+	return 0;
+}
+
+int psym_index_store_get(struct psym_index_store *s, const char *build_id, const char *variant,
+			 struct psym_index **out, char *note, size_t notesz)
+{
+	note[0] = '\0';
+	if (!build_id || !bid_ok(build_id))
+		return PSYM_NOENT;
+	if (s->http)
+		return psym_http_store_get(&s->url, s->spec, build_id, variant, out, note, notesz);
+	return get_dir(s, build_id, variant, out, note, notesz);
+}
+
+int psym_index_store_begin(struct psym_index_store *s, const char *build_id, char *path,
+			   size_t pathsz, struct psym_err *e)
+{
+	char sub[4096], marker[4096];
+	struct stat st;
+	int fd, ret;
+
+	if (!bid_ok(build_id))
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not a build ID", build_id);
+	if (s->http) {
+		const char *tmp = getenv("TMPDIR");
+		int k = snprintf(path, pathsz, "%s/psym-idx-%s-%ld" PSYM_INDEX_SUFFIX,
+				 tmp && *tmp ? tmp : "/tmp", build_id, (long)getpid());
+
+		return k < 0 || (size_t)k >= pathsz
+			       ? psym_err_set(e, PSYM_ELIMIT, "temporary path too long")
+			       : 0;
+	}
+	snprintf(sub, sizeof(sub), "%s/%.2s", s->spec, build_id);
+	ret = mkdir_trusted(sub, e);
+	if (ret)
+		return ret;
+	if (key_path(s->spec, build_id, PSYM_INDEX_SUFFIX, path, pathsz) ||
+	    key_path(s->spec, build_id, ".building", marker, sizeof(marker)))
+		return psym_err_set(e, PSYM_ELIMIT, "index store path too long");
+	/* One builder per build ID, also across machines (O_EXCL works on NFSv3+). */
+	for (int tries = 0; tries < 2; tries++) {
+		fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dprintf(fd, "%ld\n", (long)getpid());
+			close(fd);
+			return 0;
+		}
+		if (errno != EEXIST)
+			return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", marker,
+					    strerror(errno));
+		if (lstat(marker, &st) == 0 && time(NULL) - st.st_mtime > PSYM_STORE_BUILD_STALE)
+			unlink(marker); /* its builder died: take over */
+		else
+			break;
+	}
+	return psym_err_set(e, PSYM_NOENT, "another process is building '%s'", path);
+}
+
+static void drop_marker(struct psym_index_store *s, const char *build_id)
+{
+	char marker[4096];
+
+	if (!s->http && !key_path(s->spec, build_id, ".building", marker, sizeof(marker)))
+		unlink(marker);
+}
+
+int psym_index_store_commit(struct psym_index_store *s, const char *build_id, const char *path,
+			    struct psym_err *e)
+{
+	int ret = 0;
+
+	if (s->http) {
+		ret = psym_http_store_put(&s->url, s->spec, build_id, path, e);
+		unlink(path);
+	}
+	drop_marker(s, build_id);
+	if (!ret)
+		s->built++;
+	return ret;
+}
+
+void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, const char *path)
+{
+	if (s->http && path)
+		unlink(path);
+	drop_marker(s, build_id);
+}
+
+bool psym_index_store_seen(struct psym_index_store *s, const char *build_id)
+{
+	char sub[4096], marker[4096];
+	struct psym_err e = { 0 };
+	struct stat st;
+	int fd;
+
+	if (s->http || !bid_ok(build_id))
+		return false;
+	if (key_path(s->spec, build_id, ".seen", marker, sizeof(marker)))
+		return false;
+	if (lstat(marker, &st) == 0)
+		return S_ISREG(st.st_mode) && trusted(&st);
+	snprintf(sub, sizeof(sub), "%s/%.2s", s->spec, build_id);
+	if (mkdir_trusted(sub, &e) == 0) {
+		fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+	}
+	return false;
+}

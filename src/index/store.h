@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where indexes (index.h) live, keyed by build ID:
+ *
+ *   a directory   DIR/<first two hex digits>/<build ID>.psymidx, written as
+ *                 a temporary file in that directory then renamed (safe on
+ *                 NFS: no flock). Concurrent builders of one build ID: the
+ *                 first creates <build ID>.building with O_EXCL; the others
+ *                 see it and answer from the DWARF (a marker older than
+ *                 PSYM_STORE_BUILD_STALE seconds is taken over). A directory
+ *                 or file not owned by the user (or root) or writable by
+ *                 others is not trusted.
+ *   an HTTP URL   http://HOST[:PORT]/PATH: GET and PUT of
+ *                 URL/<first two hex digits>/<build ID>.psymidx (a WebDAV
+ *                 server such as nginx's dav module), bounded in time
+ *                 (PSYM_STORE_HTTP_TIMEOUT per operation) and in size
+ *                 (PSYM_INDEX_MAX_FILE); fetched files are read into memory.
+ *
+ * Every fetched index is checked (index.h) against the build ID wanted.
+ */
+#ifndef PSYM_STORE_H
+#define PSYM_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "index.h"
+
+#define PSYM_STORE_BUILD_STALE 600 /* seconds: a .building marker older than this is stale */
+#define PSYM_STORE_HTTP_TIMEOUT 10 /* seconds for one HTTP request */
+
+struct psym_index_store;
+
+/*
+ * A store from its spec: a directory (created when missing) or an
+ * http:// URL. auto_build: builds when the policy says so (binary.c).
+ */
+int psym_index_store_new(const char *spec, bool auto_build, struct psym_index_store **out,
+			 struct psym_err *e);
+void psym_index_store_free(struct psym_index_store *s);
+
+const char *psym_index_store_name(const struct psym_index_store *s);
+bool psym_index_store_auto_build(const struct psym_index_store *s);
+
+/*
+ * The index of build_id made under the answer rules variant: 0 with *out,
+ * PSYM_NOENT when the store has none (note empty) or has one that cannot
+ * be used (note says why: damaged, another build ID, server trouble).
+ */
+int psym_index_store_get(struct psym_index_store *s, const char *build_id, const char *variant,
+			 struct psym_index **out, char *note, size_t notesz);
+
+/*
+ * Building: reserve build_id (0, or PSYM_NOENT when another builder holds
+ * it), giving the path to write the new index to (path[pathsz]); then
+ * commit it (HTTP: PUT; directory: already in place) or abandon it.
+ */
+int psym_index_store_begin(struct psym_index_store *s, const char *build_id, char *path,
+			   size_t pathsz, struct psym_err *e);
+int psym_index_store_commit(struct psym_index_store *s, const char *build_id, const char *path,
+			    struct psym_err *e);
+void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, const char *path);
+
+/*
+ * Second sighting (the auto-build policy): true when build_id was seen by
+ * an earlier run (a marker in a directory store); marks it seen otherwise.
+ */
+bool psym_index_store_seen(struct psym_index_store *s, const char *build_id);
+
+/* Indexes built through this store by this process. */
+size_t psym_index_store_built(const struct psym_index_store *s);
+void psym_index_store_count_built(struct psym_index_store *s);
+
+#endif

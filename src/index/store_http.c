@@ -1,0 +1,489 @@
+/* SPDX-License-Identifier: MIT */
+/* A bounded HTTP/1.1 client for the index store (store_http.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "store_http.h"
+
+#define MAX_HEADER 16384
+
+int psym_http_parse_url(const char *url, struct psym_http_url *u, struct psym_err *e)
+{
+	const char *h = url + 7, *slash, *colon;
+	size_t hl, pl;
+
+	memset(u, 0, sizeof(*u));
+	if (strncmp(url, "http://", 7) != 0)
+		return psym_err_set(e, PSYM_EUSAGE, "'%s' is not an http:// URL", url);
+	slash = strchr(h, '/');
+	hl = slash ? (size_t)(slash - h) : strlen(h);
+	colon = memchr(h, ':', hl);
+	if (!hl || (colon ? (size_t)(colon - h) : hl) >= sizeof(u->host) ||
+	    h[0] == '[' /* IPv6 literals: not supported */)
+		return psym_err_set(e, PSYM_EUSAGE, "'%s': bad host", url);
+	memcpy(u->host, h, colon ? (size_t)(colon - h) : hl);
+	if (colon) {
+		size_t n = hl - (size_t)(colon + 1 - h);
+
+		if (!n || n >= sizeof(u->port) || strspn(colon + 1, "0123456789") < n)
+			return psym_err_set(e, PSYM_EUSAGE, "'%s': bad port", url);
+		memcpy(u->port, colon + 1, n);
+	} else {
+		strcpy(u->port, "80");
+	}
+	pl = slash ? strlen(slash) : 0;
+	while (pl && slash[pl - 1] == '/')
+		pl--;
+	if (pl >= sizeof(u->path))
+		return psym_err_set(e, PSYM_EUSAGE, "'%s': path too long", url);
+	if (pl)
+		memcpy(u->path, slash, pl);
+	for (size_t i = 0; u->path[i]; i++)
+		if ((unsigned char)u->path[i] <= ' ' || u->path[i] == 0x7f)
+			return psym_err_set(e, PSYM_EUSAGE, "'%s': bad character in the path", url);
+	return 0;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct conn {
+	int fd;
+	int64_t deadline;
+	int timeout_ms;
+	const struct psym_http_url *u;
+};
+
+static int timed_out(struct conn *c, struct psym_err *e, const char *what)
+{
+	return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s timed out (the cap is %d ms)", c->u->host,
+			    c->u->port, what, c->timeout_ms);
+}
+
+/* Wait for events on the socket until the deadline: 1 ready, 0 timed out, <0 error. */
+static int wait_fd(struct conn *c, short ev)
+{
+	for (;;) {
+		int64_t left = c->deadline - now_ms();
+		struct pollfd p = { .fd = c->fd, .events = ev };
+		int r;
+
+		if (left <= 0)
+			return 0;
+		r = poll(&p, 1, (int)left);
+		if (r > 0)
+			return 1;
+		if (r == 0)
+			return 0;
+		if (errno != EINTR)
+			return -1;
+	}
+}
+
+static int do_connect(struct conn *c, struct psym_err *e)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
+	int r, err = 0;
+	socklen_t sl = sizeof(err);
+
+	r = getaddrinfo(c->u->host, c->u->port, &hints, &res);
+	if (r)
+		return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s", c->u->host, c->u->port,
+				    gai_strerror(r));
+	for (ai = res; ai; ai = ai->ai_next) {
+		c->fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
+			       ai->ai_protocol);
+		if (c->fd < 0)
+			continue;
+		if (connect(c->fd, ai->ai_addr, ai->ai_addrlen) == 0)
+			break;
+		if (errno == EINPROGRESS) {
+			r = wait_fd(c, POLLOUT);
+			if (r == 1 && getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &sl) == 0 &&
+			    !err)
+				break;
+			if (r == 0) {
+				freeaddrinfo(res);
+				close(c->fd);
+				c->fd = -1;
+				return timed_out(c, e, "connecting");
+			}
+			errno = err ? err : errno;
+		}
+		err = errno;
+		close(c->fd);
+		c->fd = -1;
+	}
+	freeaddrinfo(res);
+	if (c->fd < 0)
+		return psym_err_set(e, PSYM_EIO, "http://%s:%s: cannot connect: %s", c->u->host,
+				    c->u->port, strerror(err ? err : ECONNREFUSED));
+	return 0;
+}
+
+static int send_all(struct conn *c, const void *p, size_t n, struct psym_err *e)
+{
+	const char *b = p;
+
+	while (n) {
+		ssize_t k = send(c->fd, b, n, MSG_NOSIGNAL);
+
+		if (k > 0) {
+			b += k;
+			n -= (size_t)k;
+			continue;
+		}
+		if (k < 0 && (errno == EAGAIN || errno == EINTR)) {
+			int r = wait_fd(c, POLLOUT);
+
+			if (r == 0)
+				return timed_out(c, e, "sending");
+			if (r > 0)
+				continue;
+		}
+		return psym_err_set(e, PSYM_EIO, "http://%s:%s: send: %s", c->u->host, c->u->port,
+				    strerror(errno ? errno : EPIPE));
+	}
+	return 0;
+}
+
+/* Read up to n bytes: >0 read, 0 end of stream, <0 error (set). */
+static ssize_t recv_some(struct conn *c, void *p, size_t n, struct psym_err *e)
+{
+	for (;;) {
+		ssize_t k = recv(c->fd, p, n, 0);
+
+		if (k >= 0)
+			return k;
+		if (errno == EAGAIN || errno == EINTR) {
+			int r = wait_fd(c, POLLIN);
+
+			if (r == 0)
+				return timed_out(c, e, "waiting for the answer");
+			if (r > 0)
+				continue;
+		}
+		return psym_err_set(e, PSYM_EIO, "http://%s:%s: receive: %s", c->u->host,
+				    c->u->port, strerror(errno));
+	}
+}
+
+struct resp {
+	int status;
+	char line[128];	     /* the status line, for messages */
+	int64_t content_len; /* -1: not given */
+	bool chunked;
+	char *rest; /* body bytes read with the header */
+	size_t nrest;
+};
+
+/* Read and parse the response header (at most MAX_HEADER bytes). */
+static int read_header(struct conn *c, char *hb, struct resp *r, struct psym_err *e)
+{
+	size_t n = 0;
+	char *end = NULL;
+
+	while (!end) {
+		ssize_t k;
+
+		if (n >= MAX_HEADER - 1)
+			return psym_err_set(e, PSYM_ELIMIT,
+					    "http://%s:%s: response header exceeds the cap of %d "
+					    "bytes",
+					    c->u->host, c->u->port, MAX_HEADER);
+		k = recv_some(c, hb + n, MAX_HEADER - 1 - n, e);
+		if (k < 0)
+			return (int)k;
+		if (k == 0)
+			return psym_err_set(e, PSYM_EIO,
+					    "http://%s:%s: connection closed before a complete "
+					    "response header",
+					    c->u->host, c->u->port);
+		n += (size_t)k;
+		hb[n] = '\0';
+		end = strstr(hb, "\r\n\r\n");
+	}
+	if (strncmp(hb, "HTTP/1.", 7) != 0 || !hb[7] || hb[8] != ' ' ||
+	    sscanf(hb + 9, "%3d", &r->status) != 1)
+		return psym_err_set(e, PSYM_EIO, "http://%s:%s: not an HTTP response", c->u->host,
+				    c->u->port);
+	snprintf(r->line, sizeof(r->line), "%.*s", (int)strcspn(hb, "\r\n"), hb);
+	r->content_len = -1;
+	for (char *l = strstr(hb, "\r\n") + 2; l < end; l = strstr(l, "\r\n") + 2) {
+		if (strncasecmp(l, "Content-Length:", 15) == 0) {
+			char *q;
+			long long v;
+
+			errno = 0;
+			v = strtoll(l + 15, &q, 10);
+			if (errno || v < 0 || q == l + 15)
+				return psym_err_set(e, PSYM_EIO, "http://%s:%s: bad Content-Length",
+						    c->u->host, c->u->port);
+			r->content_len = v;
+		} else if (strncasecmp(l, "Transfer-Encoding:", 18) == 0 &&
+			   strstr(l, "chunked") && strstr(l, "chunked") < strstr(l, "\r\n")) {
+			r->chunked = true;
+		}
+	}
+	r->rest = end + 4;
+	r->nrest = n - (size_t)(end + 4 - hb);
+	return 0;
+}
+
+static int request(struct conn *c, const char *method, const char *path, uint64_t len,
+		   struct psym_err *e)
+{
+	char req[2048];
+	int k;
+
+	k = snprintf(req, sizeof(req),
+		     "%s %s/%s HTTP/1.1\r\nHost: %s:%s\r\nUser-Agent: psym/" PACKAGE_VERSION
+		     "\r\nConnection: close\r\n",
+		     method, c->u->path, path, c->u->host, c->u->port);
+	if (k < 0 || (size_t)k >= sizeof(req) - 64)
+		return psym_err_set(e, PSYM_ELIMIT, "request too long");
+	if (strcmp(method, "PUT") == 0)
+		k += snprintf(req + k, sizeof(req) - (size_t)k, "Content-Length: %llu\r\n",
+			      (unsigned long long)len);
+	k += snprintf(req + k, sizeof(req) - (size_t)k, "\r\n");
+	return send_all(c, req, (size_t)k, e);
+}
+
+int psym_http_get(const struct psym_http_url *u, const char *path, uint64_t max, int timeout_ms,
+		  uint8_t **body, size_t *len, struct psym_err *e)
+{
+	struct conn c = { .fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms,
+			  .u = u };
+	struct resp r = { 0 };
+	char *hb = malloc(MAX_HEADER);
+	uint8_t *b = NULL;
+	size_t n = 0, cap;
+	int ret;
+
+	*body = NULL;
+	*len = 0;
+	if (!hb)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = do_connect(&c, e);
+	if (!ret)
+		ret = request(&c, "GET", path, 0, e);
+	if (!ret)
+		ret = read_header(&c, hb, &r, e);
+	if (ret)
+		goto out;
+	if (r.status == 404) {
+		ret = PSYM_NOENT;
+		goto out;
+	}
+	if (r.status != 200) {
+		ret = psym_err_set(e, PSYM_EIO, "http://%s:%s%s/%s: %s", u->host, u->port, u->path,
+				   path, r.line);
+		goto out;
+	}
+	if (r.chunked) {
+		ret = psym_err_set(e, PSYM_EUNSUPPORTED, "http://%s:%s: chunked bodies unsupported",
+				   u->host, u->port);
+		goto out;
+	}
+	if (r.content_len > (int64_t)max) {
+		ret = psym_err_set(e, PSYM_ELIMIT,
+				   "http://%s:%s%s/%s: %lld bytes exceed the cap of %llu bytes",
+				   u->host, u->port, u->path, path, (long long)r.content_len,
+				   (unsigned long long)max);
+		goto out;
+	}
+	cap = r.content_len >= 0 ? (size_t)r.content_len : 65536;
+	b = malloc(cap ? cap : 1);
+	if (!b) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (r.nrest > cap && r.content_len >= 0)
+		r.nrest = cap; /* extra bytes after the body: ignored */
+	if (r.nrest > cap) {
+		uint8_t *nb = realloc(b, r.nrest);
+
+		if (!nb) {
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
+		b = nb;
+		cap = r.nrest;
+	}
+	memcpy(b, r.rest, r.nrest);
+	n = r.nrest;
+	for (;;) {
+		ssize_t k;
+
+		if (r.content_len >= 0 && n == (size_t)r.content_len)
+			break;
+		if (n == cap) {
+			uint8_t *nb;
+
+			if (cap >= max) {
+				ret = psym_err_set(e, PSYM_ELIMIT,
+						   "http://%s:%s%s/%s: body exceeds the cap of %llu "
+						   "bytes",
+						   u->host, u->port, u->path, path,
+						   (unsigned long long)max);
+				goto out;
+			}
+			cap = cap * 2 > max ? (size_t)max : cap * 2;
+			nb = realloc(b, cap);
+			if (!nb) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				goto out;
+			}
+			b = nb;
+		}
+		k = recv_some(&c, b + n, cap - n, e);
+		if (k < 0) {
+			ret = (int)k;
+			goto out;
+		}
+		if (k == 0) {
+			if (r.content_len >= 0) {
+				ret = psym_err_set(e, PSYM_EIO,
+						   "http://%s:%s%s/%s: body truncated at %zu of "
+						   "%lld bytes",
+						   u->host, u->port, u->path, path, n,
+						   (long long)r.content_len);
+				goto out;
+			}
+			break;
+		}
+		n += (size_t)k;
+	}
+	*body = b;
+	*len = n;
+	b = NULL;
+out:
+	free(b);
+	free(hb);
+	if (c.fd >= 0)
+		close(c.fd);
+	return ret;
+}
+
+int psym_http_put(const struct psym_http_url *u, const char *path, int fd, uint64_t len,
+		  int timeout_ms, struct psym_err *e)
+{
+	struct conn c = { .fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms,
+			  .u = u };
+	struct resp r = { 0 };
+	char *hb = malloc(MAX_HEADER), buf[65536];
+	uint64_t sent = 0;
+	int ret;
+
+	if (!hb)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = do_connect(&c, e);
+	if (!ret)
+		ret = request(&c, "PUT", path, len, e);
+	while (!ret && sent < len) {
+		ssize_t k = read(fd, buf, sizeof(buf));
+
+		if (k <= 0) {
+			ret = psym_err_set(e, PSYM_EIO, "reading the index to upload: %s",
+					   k ? strerror(errno) : "short file");
+			break;
+		}
+		ret = send_all(&c, buf, (size_t)k, e);
+		sent += (uint64_t)k;
+	}
+	/* A server that refuses early answers before reading it all: read its answer. */
+	if (!ret || e->code == PSYM_EIO) {
+		struct psym_err he = { 0 };
+
+		if (read_header(&c, hb, &r, &he) == 0) {
+			if (r.status < 200 || r.status > 299)
+				ret = psym_err_set(e, PSYM_EIO, "PUT http://%s:%s%s/%s refused: %s",
+						   u->host, u->port, u->path, path, r.line);
+		} else if (!ret) {
+			*e = he;
+			ret = he.code;
+		}
+	}
+	free(hb);
+	if (c.fd >= 0)
+		close(c.fd);
+	return ret;
+}
+
+static int timeout_ms(void)
+{
+	const char *t = getenv("PSYM_INDEX_STORE_TIMEOUT");
+	char *end;
+	double v;
+
+	if (!t || !*t)
+		return PSYM_STORE_HTTP_TIMEOUT * 1000;
+	v = strtod(t, &end);
+	if (*end || v <= 0 || v > 3600)
+		return PSYM_STORE_HTTP_TIMEOUT * 1000;
+	return (int)(v * 1000);
+}
+
+int psym_http_store_get(const struct psym_http_url *u, const char *spec, const char *build_id,
+			const char *variant, struct psym_index **out, char *note, size_t notesz)
+{
+	char key[256], name[2048];
+	struct psym_err e = { 0 };
+	uint8_t *body;
+	size_t len;
+	int ret;
+
+	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, build_id, build_id);
+	snprintf(name, sizeof(name), "%s/%s", spec, key);
+	ret = psym_http_get(u, key, PSYM_INDEX_MAX_FILE, timeout_ms(), &body, &len, &e);
+	if (ret == PSYM_NOENT)
+		return ret;
+	if (ret) {
+		snprintf(note, notesz, "%s", e.msg);
+		return PSYM_NOENT;
+	}
+	ret = psym_index_open_owned(body, len, name, build_id, variant, out, &e);
+	if (ret) {
+		snprintf(note, notesz, "%s", e.msg);
+		return PSYM_NOENT;
+	}
+	return 0;
+}
+
+int psym_http_store_put(const struct psym_http_url *u, const char *spec, const char *build_id,
+			const char *file, struct psym_err *e)
+{
+	char key[256];
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_CLOEXEC), ret;
+
+	(void)spec;
+	if (fd < 0)
+		return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", file, strerror(errno));
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > PSYM_INDEX_MAX_FILE) {
+		close(fd);
+		return psym_err_set(e, PSYM_ELIMIT, "'%s' exceeds the cap of %llu bytes", file,
+				    (unsigned long long)PSYM_INDEX_MAX_FILE);
+	}
+	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, build_id, build_id);
+	ret = psym_http_put(u, key, fd, (uint64_t)st.st_size, timeout_ms(), e);
+	close(fd);
+	return ret;
+}
