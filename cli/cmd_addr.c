@@ -37,6 +37,10 @@ static const char addr_help[] =
 	"                             first (FunctionName, FileName, Line, Column,\n"
 	"                             StartLine)\n"
 	"  -a, --addresses            print each address before its frames\n"
+	"  -j, --section NAME         addresses are offsets in section NAME; in a\n"
+	"                             relocatable object (.o, .ko) they always are,\n"
+	"                             by default in the first code section long\n"
+	"                             enough, as llvm-symbolizer and addr2line take them\n"
 	"An ADDRESS (or input line) that is not hex is answered ?? and ??:0, as\n"
 	"addr2line does, so answers line up with the input; psym then exits 1.\n"
 	"      --no-inlines           only the function that contains the code\n"
@@ -155,6 +159,7 @@ int cmd_addr(int argc, char **argv)
 					      { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 					      { "build-id", required_argument, NULL, OPT_BUILD_ID },
 					      { "filter", no_argument, NULL, OPT_FILTER },
+					      { "section", required_argument, NULL, 'j' },
 					      DISCOVERY_OPTIONS,
 					      { "help", no_argument, NULL, 'h' },
 					      { 0 } };
@@ -166,14 +171,15 @@ int cmd_addr(int argc, char **argv)
 	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
 	struct discovery d;
-	const char *exe = NULL, *build_id = NULL;
+	const char *exe = NULL, *build_id = NULL, *section = NULL;
 	bool filter = false, json = false, show_addr = false, demangle = true;
 	char *line = NULL;
 	size_t linecap = 0, lineno = 0, nbad = 0;
+	uint64_t va0;
 	int c, ret;
 
 	discovery_init(&d);
-	while ((c = getopt_long(argc, argv, "he:aCfi", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "he:aCfij:", opts, NULL)) != -1) {
 		if (discovery_option(c, optarg, &d, "addr "))
 			continue;
 		switch (c) {
@@ -187,10 +193,13 @@ int cmd_addr(int argc, char **argv)
 		case OPT_NO_DEMANGLE: demangle = false; break;
 		case OPT_BUILD_ID: build_id = optarg; break;
 		case OPT_FILTER: filter = true; break;
+		case 'j': section = optarg; break;
 		case 'h': fputs(addr_help, stdout); return 0;
 		default: die_usage("addr ", "invalid option");
 		}
 	}
+	if (filter && section)
+		die_usage("addr ", "--section names a section of one binary, not of a log's");
 	if (filter && build_id)
 		die_usage("addr ", "--filter takes the build IDs from the log, not --build-id");
 	if (!filter && !exe && !build_id)
@@ -253,6 +262,11 @@ int cmd_addr(int argc, char **argv)
 	if (ret)
 		goto fail;
 	bin = psym_file_resolver_binary(res);
+	if (section && psym_elf_section_addr(elf, section, 0, &va0) != 0) {
+		ret = psym_err_set(&e, PSYM_EBADINPUT, "'%s': no allocated section '%s'",
+				   exe ? exe : build_id, section);
+		goto fail;
+	}
 	/*
 	 * Every argument, every input line gets exactly one answer, "??" for
 	 * one that is not an address (said on stderr, exit 1 at the end), so
@@ -263,7 +277,7 @@ int cmd_addr(int argc, char **argv)
 		struct psym_lookup_ctx ctx = { 0 };
 		char *end, *arg;
 		bool overlong = false;
-		uint64_t a;
+		uint64_t a, va = 0;
 
 		if (ferror(stdout))
 			break; /* nobody reads the answers any more */
@@ -300,8 +314,14 @@ int cmd_addr(int argc, char **argv)
 			nbad++;
 			continue;
 		}
-		if (psym_resolver_lookup(res, &ctx, a, fr, &why) != 0)
+		/* A section offset (an object's addresses are): its place in psym's layout. */
+		if ((section || psym_elf_is_rel(elf)) &&
+		    psym_elf_section_addr(elf, section, a, &va)) {
 			fr->n = 0;
+		} else if (psym_resolver_lookup(res, &ctx, section || psym_elf_is_rel(elf) ? va : a,
+						fr, &why) != 0) {
+			fr->n = 0;
+		}
 		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);
 	}
 	free(line);
