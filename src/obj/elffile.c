@@ -14,6 +14,7 @@
 #include "compress.h"
 #include "elffile.h"
 #include "elfreloc.h"
+#include "kmod.h"
 #include "symtab.h"
 #include "fileio.h"
 
@@ -296,6 +297,15 @@ int psym_elf_open(const char *path, const struct psym_elf_limits *lim, struct ps
 	close(fd);
 	if (map == MAP_FAILED)
 		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	/* A kernel module as kmod installs it: .ko.xz, .ko.zst, .ko.gz (kmod.c). */
+	if (psym_kmod_name_is(path) && (st.st_size < 4 || memcmp(map, ELFMAG, 4) != 0)) {
+		int ret = psym_kmod_open_compressed(path, map, (size_t)st.st_size, 0, lim, out, e);
+
+		munmap(map, (size_t)st.st_size);
+		if (ret == PSYM_NOENT)
+			return psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", path);
+		return ret;
+	}
 	f = elf_new(path, lim);
 	if (!f) {
 		munmap(map, (size_t)st.st_size);
