@@ -37,6 +37,10 @@ static const char addr_help[] =
 	"                             first (FunctionName, FileName, Line, Column,\n"
 	"                             StartLine)\n"
 	"  -a, --addresses            print each address before its frames\n"
+	"  -j, --section NAME         addresses are offsets in section NAME; in a\n"
+	"                             relocatable object (.o, .ko) they always are,\n"
+	"                             by default in the first code section long\n"
+	"                             enough, as llvm-symbolizer and addr2line take them\n"
 	"An ADDRESS (or input line) that is not hex is answered ?? and ??:0, as\n"
 	"addr2line does, so answers line up with the input; psym then exits 1.\n"
 	"      --no-inlines           only the function that contains the code\n"
@@ -172,6 +176,7 @@ int cmd_addr(int argc, char **argv)
 						OPT_MAX_MEMORY },
 					      { "explain", no_argument, NULL, OPT_EXPLAIN },
 					      { "verbose", no_argument, NULL, 'v' },
+					      { "section", required_argument, NULL, 'j' },
 					      DISCOVERY_OPTIONS,
 					      INDEX_OPTIONS,
 					      { "help", no_argument, NULL, 'h' },
@@ -186,17 +191,18 @@ int cmd_addr(int argc, char **argv)
 	struct discovery d;
 	struct index_cli ic = { 0 };
 	struct psym_index_store *store = NULL;
-	const char *exe = NULL, *build_id = NULL;
+	const char *exe = NULL, *build_id = NULL, *section = NULL;
 	bool filter = false, json = false, show_addr = false, demangle = true;
 	bool explain = false, verbose = false;
 	char *line = NULL;
 	size_t linecap = 0, lineno = 0, nbad = 0, nasked = 0, nfound = 0;
+	uint64_t va0;
 	int c, ret;
 
 	discovery_init(&d);
 	/* Decompressed DWARF of one binary: the cap symbolize's profiles have. */
 	d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
-	while ((c = getopt_long(argc, argv, "he:aCfiv", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "he:aCfivj:", opts, NULL)) != -1) {
 		if (discovery_option(c, optarg, &d, "addr ") || index_option(c, optarg, &ic))
 			continue;
 		switch (c) {
@@ -220,10 +226,13 @@ int cmd_addr(int argc, char **argv)
 		}
 		case OPT_EXPLAIN: explain = verbose = true; break;
 		case 'v': verbose = true; break;
+		case 'j': section = optarg; break;
 		case 'h': fputs(addr_help, stdout); return 0;
 		default: die_usage("addr ", "invalid option");
 		}
 	}
+	if (filter && section)
+		die_usage("addr ", "--section names a section of one binary, not of a log's");
 	if (filter && build_id)
 		die_usage("addr ", "--filter takes the build IDs from the log, not --build-id");
 	if (!filter && !exe && !build_id)
@@ -300,6 +309,11 @@ int cmd_addr(int argc, char **argv)
 	if (ret)
 		goto fail;
 	bin = psym_file_resolver_binary(res);
+	if (section && psym_elf_section_addr(elf, section, 0, &va0) != 0) {
+		ret = psym_err_set(&e, PSYM_EBADINPUT, "'%s': no allocated section '%s'",
+				   exe ? exe : build_id, section);
+		goto fail;
+	}
 	/*
 	 * Every argument, every input line gets exactly one answer, "??" for
 	 * one that is not an address (said on stderr, exit 1 at the end), so
@@ -310,7 +324,7 @@ int cmd_addr(int argc, char **argv)
 		struct psym_lookup_ctx ctx = { 0 };
 		char *end, *arg;
 		bool overlong = false;
-		uint64_t a;
+		uint64_t a, va = 0;
 
 		if (ferror(stdout))
 			break; /* nobody reads the answers any more */
@@ -347,8 +361,14 @@ int cmd_addr(int argc, char **argv)
 			nbad++;
 			continue;
 		}
-		if (psym_resolver_lookup(res, &ctx, a, fr, &why) != 0)
+		/* A section offset (an object's addresses are): its place in psym's layout. */
+		if ((section || psym_elf_is_rel(elf)) &&
+		    psym_elf_section_addr(elf, section, a, &va)) {
 			fr->n = 0;
+		} else if (psym_resolver_lookup(res, &ctx, section || psym_elf_is_rel(elf) ? va : a,
+						fr, &why) != 0) {
+			fr->n = 0;
+		}
 		nasked++;
 		nfound += fr->n > 0;
 		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);

@@ -11,7 +11,7 @@ for bin in "$top_builddir"/tests/fuzz/*-replay; do
 	# The hostile corpus of testdata/bad goes through the matching reader too.
 	case $name in
 	pprof) dirs="$dirs $top_srcdir/testdata/bad" ;;
-	elf|dwarf) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/elf-* "$top_srcdir"/testdata/bad/dwarf-*)" ;;
+	elf|dwarf) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/elf-* "$top_srcdir"/testdata/bad/dwarf-* "$top_srcdir"/testdata/bad/reloc-*)" ;;
 	kallsyms) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/kallsyms-*)" ;;
 	perfmap) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/perfmap-* "$top_srcdir"/testdata/bad/jit-*)" ;;
 	deb) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/deb-*)" ;;

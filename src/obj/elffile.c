@@ -13,6 +13,8 @@
 #include "arena.h"
 #include "compress.h"
 #include "elffile.h"
+#include "elfreloc.h"
+#include "kmod.h"
 #include "symtab.h"
 #include "fileio.h"
 
@@ -47,6 +49,8 @@ struct psym_elf {
 	struct psym_arena strings;
 	struct psym_elf **children; /* adopted ELFs whose strings we borrow */
 	size_t nchildren;
+	/* ET_REL: each section's address in psym's layout (elfreloc.c). */
+	uint64_t *secaddr;
 };
 
 static int elf_fail(struct psym_err *e, const char *path, const char *what)
@@ -210,6 +214,12 @@ static int load_headers(struct psym_elf *f, struct psym_err *e)
 		};
 	}
 	f->has_build_id = psym_libelf_build_id(f->elf, f->build_id) == 0;
+	if (f->eh.e_type == ET_REL && f->nsections) {
+		int ret = psym_elf_rel_layout(f->elf, f->path, f->nsections, &f->secaddr, e);
+
+		if (ret)
+			return ret;
+	}
 	f->debug_only = only_keep_debug(f);
 	if (f->debug_only)
 		return norm_layout(f, e);
@@ -287,6 +297,15 @@ int psym_elf_open(const char *path, const struct psym_elf_limits *lim, struct ps
 	close(fd);
 	if (map == MAP_FAILED)
 		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	/* A kernel module as kmod installs it: .ko.xz, .ko.zst, .ko.gz (kmod.c). */
+	if (psym_kmod_name_is(path) && (st.st_size < 4 || memcmp(map, ELFMAG, 4) != 0)) {
+		int ret = psym_kmod_open_compressed(path, map, (size_t)st.st_size, 0, lim, out, e);
+
+		munmap(map, (size_t)st.st_size);
+		if (ret == PSYM_NOENT)
+			return psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", path);
+		return ret;
+	}
 	f = elf_new(path, lim);
 	if (!f) {
 		munmap(map, (size_t)st.st_size);
@@ -328,6 +347,7 @@ void psym_elf_close(struct psym_elf *f)
 	free(f->mem);
 	free(f->loads);
 	free(f->norm);
+	free(f->secaddr);
 	psym_symtab_free(&f->syms);
 	free(f->regions);
 	psym_arena_free(&f->strings);
@@ -485,7 +505,68 @@ int psym_elf_scn(const struct psym_elf *f, size_t i, struct psym_elf_scn *out)
 				      .data = d->d_buf,
 				      .len = d->d_size,
 				      .compressed = (sh.sh_flags & SHF_COMPRESSED) != 0,
-				      .addr = sh.sh_addr };
+				      .addr = f->secaddr ? f->secaddr[i] : sh.sh_addr };
+	return 0;
+}
+
+bool psym_elf_is_rel(const struct psym_elf *f)
+{
+	return f->secaddr != NULL;
+}
+
+void *psym_elf_libelf(const struct psym_elf *f)
+{
+	return f->elf;
+}
+
+uint64_t psym_elf_scn_addr(const struct psym_elf *f, size_t i)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+
+	if (i == 0 || i >= f->nsections)
+		return 0;
+	if (f->secaddr)
+		return f->secaddr[i];
+	scn = elf_getscn(f->elf, i);
+	return scn && gelf_getshdr(scn, &sh) ? sh.sh_addr : 0;
+}
+
+int psym_elf_place(struct psym_elf *f, const char *name, uint64_t addr)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+
+	if (!f->secaddr || f->syms_loaded)
+		return PSYM_NOENT;
+	scn = find_section(f, name, &sh);
+	if (!scn || !(sh.sh_flags & SHF_ALLOC))
+		return PSYM_NOENT;
+	f->secaddr[elf_ndxscn(scn)] = addr;
+	return 0;
+}
+
+int psym_elf_section_addr(const struct psym_elf *f, const char *name, uint64_t off, uint64_t *addr)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (name) {
+		scn = find_section(f, name, &sh);
+		if (!scn || !(sh.sh_flags & SHF_ALLOC))
+			return PSYM_NOENT;
+	} else {
+		/* As llvm-symbolizer: the first code section that is long enough. */
+		while ((scn = elf_nextscn(f->elf, scn))) {
+			if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+			    (sh.sh_flags & SHF_ALLOC) && sh.sh_type != SHT_NOBITS &&
+			    off < sh.sh_size)
+				break;
+		}
+		if (!scn)
+			return PSYM_NOENT;
+	}
+	*addr = psym_elf_scn_addr(f, elf_ndxscn(scn)) + off;
 	return 0;
 }
 
@@ -624,8 +705,15 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 				file = NULL;
 			continue;
 		}
-		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS || s.st_value == 0)
+		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS ||
+		    (s.st_value == 0 && !src->secaddr))
 			continue;
+		if (src->secaddr) {
+			/* A relocatable object's values are offsets in their section. */
+			if (s.st_shndx >= src->nsections)
+				continue;
+			s.st_value += src->secaddr[s.st_shndx];
+		}
 		if (s.st_shndx < SHN_LORESERVE) {
 			Elf_Scn *tscn = elf_getscn(src->elf, s.st_shndx);
 			GElf_Shdr tsh;
@@ -779,7 +867,8 @@ static void add_regions(struct psym_elf *f, struct psym_elf *src, uint64_t bias)
 
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
 			continue;
-		if (!push_region(f, sh.sh_addr + bias, sh.sh_size, base + elf_ndxscn(scn)))
+		if (!push_region(f, psym_elf_scn_addr(src, elf_ndxscn(scn)) + bias, sh.sh_size,
+				 base + elf_ndxscn(scn)))
 			return;
 	}
 	if (src == f) {
@@ -799,7 +888,8 @@ uint64_t psym_elf_bias_from(const struct psym_elf *f, const struct psym_elf *src
 {
 	Elf_Scn *scn = NULL;
 
-	if (f == src || !f->nsections || !f->shstrndx || !src->shstrndx)
+	if (f == src || !f->nsections || !f->shstrndx || !src->shstrndx || f->secaddr ||
+	    src->secaddr)
 		return 0;
 	while ((scn = elf_nextscn(src->elf, scn))) {
 		GElf_Shdr sh, fsh;
@@ -931,6 +1021,8 @@ int psym_elf_find_symbol(struct psym_elf *f, const char *name, uint64_t *addr)
 			nm = elf_strptr(f->elf, sh.sh_link, s.st_name);
 			if (nm && strcmp(nm, name) == 0) {
 				*addr = s.st_value;
+				if (f->secaddr && s.st_shndx < f->nsections)
+					*addr += f->secaddr[s.st_shndx];
 				return 0;
 			}
 		}

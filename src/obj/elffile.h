@@ -145,6 +145,34 @@ size_t psym_elf_nsections(const struct psym_elf *elf);
  */
 int psym_elf_scn(const struct psym_elf *elf, size_t i, struct psym_elf_scn *out);
 
+/*
+ * Relocatable objects (ET_REL: a .o, a kernel module). Their sections all
+ * start at address 0 in the file; psym lays the allocated ones out one
+ * after the other in section order, each at its alignment (the layout
+ * elfutils' libdwfl gives an object it reports offline, shifted to start
+ * at PSYM_REL_BASE), and every address psym computes for such a file is
+ * one of that layout: symbols, the DWARF sections once their relocations
+ * are applied (elfreloc.h), psym_elf_scn()'s addr. Addresses users give
+ * and see are offsets in a section (psym_elf_section_addr).
+ */
+bool psym_elf_is_rel(const struct psym_elf *elf);
+/* Section i's address: the layout's for ET_REL, else sh_addr; 0 when none. */
+uint64_t psym_elf_scn_addr(const struct psym_elf *elf, size_t i);
+/*
+ * ET_REL: put the allocated section named name at addr (a kernel module's
+ * .text at its load address), before its symbols or DWARF are read.
+ * PSYM_NOENT when there is no such section, the file is not ET_REL, or it
+ * is too late.
+ */
+int psym_elf_place(struct psym_elf *elf, const char *name, uint64_t addr);
+/*
+ * The address of offset off of a section: the one named name, or with
+ * name NULL the first executable section (in section order) longer than
+ * off, as llvm-symbolizer and addr2line pick one in an object file.
+ * PSYM_NOENT when there is none.
+ */
+int psym_elf_section_addr(const struct psym_elf *elf, const char *name, uint64_t off, uint64_t *addr);
+
 /* ELFCLASS64, and ELFDATA2MSB: how the file's own structures are laid out. */
 bool psym_elf_is_64(const struct psym_elf *elf);
 bool psym_elf_is_msb(const struct psym_elf *elf);

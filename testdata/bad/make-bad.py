@@ -395,7 +395,43 @@ def manifest_cases():
             f.write(data)
 
 
+# ---- relocatable objects (ET_REL): .rela.debug_* applied by elfreloc.c --------
+REL_BASE = os.path.join(HERE, "..", "..", "tests", "fuzz", "corpus", "dwarf", "seed-rel-x86")
+
+
+def reloc_cases():
+    """seed-rel-x86 is gcc 12 -O2 -g -c tests/reloc/inl.c (x86-64, DWARF 5)."""
+    raw = open(REL_BASE, "rb").read()
+    # The first relocation of .rela.debug_info written 1 MiB past the section.
+    e = Elf(raw); off, _ = e.sec(".rela.debug_info")
+    struct.pack_into("<Q", e.d, off, 1 << 20)
+    put("reloc-offset-outside", e.bytes())
+    # The last byte of the section: an 8-byte field would run past its end.
+    e = Elf(raw); off, _ = e.sec(".rela.debug_info"); _, isize = e.sec(".debug_info")
+    struct.pack_into("<Q", e.d, off, isize - 1)
+    struct.pack_into("<Q", e.d, off + 8, (struct.unpack_from("<Q", e.d, off + 8)[0] & ~0xFFFFFFFF) | 1)
+    put("reloc-field-straddles-end", e.bytes())
+    # A relocation count far larger than the file (sh_size 2^40).
+    e = Elf(raw); e.set_sh(".rela.debug_info", size=1 << 40)
+    put("reloc-count-huge", e.bytes())
+    # .rela.debug_info made to apply to .debug_abbrev: more relocations
+    # than the section has bytes.
+    e = Elf(raw); e.set_sh(".rela.debug_info", info=e.secs[".debug_abbrev"])
+    put("reloc-count-over-target", e.bytes())
+    # Every relocation names symbol 0x7fffffff.
+    e = Elf(raw); off, size = e.sec(".rela.debug_info")
+    for p in range(off, off + size, 24):
+        (info,) = struct.unpack_from("<Q", e.d, p + 8)
+        struct.pack_into("<Q", e.d, p + 8, (0x7FFFFFFF << 32) | (info & 0xFFFFFFFF))
+    put("reloc-symbol-oob", e.bytes())
+    # Entry size 7 and a link to no symbol table.
+    e = Elf(raw); e.set_sh(".rela.debug_line", entsize=7); put("reloc-entsize-odd", e.bytes())
+    e = Elf(raw); e.set_sh(".rela.debug_line", link=e.secs[".debug_str"])
+    put("reloc-link-not-symtab", e.bytes())
+
+
 if __name__ == "__main__":
+    reloc_cases()
     elf_cases()
     dwarf_cases()
     split_cases()

@@ -4,7 +4,8 @@
  * elffile.c (the input goes into a memfd, opened as a file like a binary
  * is), decoding ahead on two threads, lookups. Split DWARF: the input is
  * also its own .dwp and the only .dwo candidate (corpus seed-split5 is a
- * binary carrying its split unit and a .debug_cu_index).
+ * binary carrying its split unit and a .debug_cu_index). Relocatable
+ * objects (seed-rel-*) get their debug sections relocated (elfreloc.c).
  */
 #include "config.h"
 
@@ -86,6 +87,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				psym_dwarf_lookup(d, a, &fr, &n, &e);
 		for (uint64_t a = 0; a < 0x3000; a += 97)
 			psym_dwarf_lookup(d, a, &fr, &n, &e);
+		/* A relocatable object: offsets of its code sections (relocated DWARF). */
+		for (uint64_t a = 0, va; psym_elf_is_rel(elf) && a < 0x3000; a += 13)
+			if (psym_elf_section_addr(elf, NULL, a, &va) == 0)
+				psym_dwarf_lookup(d, va, &fr, &n, &e);
 		psym_dwarf_close(d);
 	}
 	psym_elf_close(elf);

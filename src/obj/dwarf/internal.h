@@ -203,6 +203,7 @@ struct section {
 	uint64_t size; /* decompressed size */
 	int kind;      /* ELFCOMPRESS_* when compressed, 0 otherwise */
 	int err;       /* inflate failure */
+	size_t shndx;  /* its ELF section index (ET_REL: whose relocations apply) */
 };
 
 /* ---- abbreviations ------------------------------------------------------------ */

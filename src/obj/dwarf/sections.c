@@ -11,6 +11,7 @@
 
 #include "compress.h"
 #include "elffile.h"
+#include "elfreloc.h"
 #include "sections.h"
 
 static const char *const sec_names[S_N] = {
@@ -195,6 +196,33 @@ static int check_sizes(const struct psym_dwarf *d, struct psym_err *e)
 	return 0;
 }
 
+/*
+ * A relocatable object's sections get their relocations applied, in a
+ * private copy when they are the file's own bytes.
+ */
+static int relocate_sections(struct psym_dwarf *d, struct psym_err *e)
+{
+	for (int i = 0; i < S_N; i++) {
+		struct section *s = &d->sec[i];
+		uint8_t *copy;
+
+		if (!s->p || !psym_elf_has_relocs(d->elf, s->shndx))
+			continue;
+		if (!s->owned) {
+			s->size = s->len;
+			copy = section_alloc(s);
+			if (!copy)
+				return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+			memcpy(copy, s->p, s->len);
+			s->owned = copy;
+			s->p = copy;
+		}
+		if (psym_elf_relocate(d->elf, s->shndx, s->owned, s->len, e))
+			return PSYM_EBADELF;
+	}
+	return 0;
+}
+
 int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 {
 	size_t nsec = psym_elf_nsections(d->elf);
@@ -231,6 +259,7 @@ int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 			if (r)
 				return psym_err_set(e, r, "'%s': bad compressed section %s%s",
 						    d->path, zdebug ? ".zdebug_" : ".debug_", name);
+			d->sec[i].shndx = k;
 			break;
 		}
 	}
@@ -295,5 +324,7 @@ int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 				   sec_names[i], d->sec[i].err == PSYM_ELIMIT ? ": too large" : "");
 		break;
 	}
+	if (!ret && psym_elf_is_rel(d->elf))
+		ret = relocate_sections(d, e);
 	return ret;
 }
