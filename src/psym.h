@@ -8,6 +8,7 @@
  *   pprof, pprofpack, builder, show   profiles: read, validate, write, dump
  *   buildid, elffile  ELF facts
  *   locate            every rule for finding binaries and debug files
+ *   objtab            the located-object table: the plan of a run
  *   resolver(s), registry   frames for addresses, one interface
  *   symbolize, batch  the driver, one profile or many
  *   report, crashlog  top/folded/flame; the crash-log filter
@@ -29,6 +30,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "locate.h"
+#include "objtab.h"
 #include "pprof.h"
 #include "pprofpack.h"
 #include "readlimits.h"

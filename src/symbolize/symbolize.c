@@ -520,21 +520,18 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 			ret = 0;
 			continue;
 		}
-		if (ret)
+		if (ret) {
+			ret = psym_err_set(e, ret, "mapping %" PRIu64 ": %s", m->id,
+					   why->code ? psym_reason_text(why) : psym_strerror(ret));
 			goto out;
+		}
 		loc->n_line = 0; /* --force: replace what was there */
 		ret = add_frames(run, loc, fr->f, fr->n, fr->stable);
 		if (ret) {
 			ret = psym_err_set(e, ret, "out of memory while symbolizing");
 			goto out;
 		}
-		m->has_functions = true;
-		if (fr->f[0].file)
-			m->has_filenames = true;
-		if (fr->f[0].line)
-			m->has_line_numbers = true;
-		if (fr->n > 1)
-			m->has_inline_frames = true;
+		psym_builder_mapping_resolved(run->b, m, fr->f[0].file, fr->f[0].line, fr->n > 1);
 		done++;
 		run->done_in_mapping = done;
 	}
