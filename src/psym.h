@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libpsym: the public header, the only one the psym and psym-collect mains
- * include. Each module's own header states ownership and lifetimes.
+ * libpsym: the public header. psym's main (cli/) includes only this one;
+ * psym-collect's also includes its BPF side's headers and the library
+ * headers it drives directly (hashtab.h, hostid.h, unwindprof.h). Each
+ * module's own header states ownership and lifetimes.
  *
  *   error, reason     error codes and psym_err; reasons as data
  *   arena, compress, fileio   capped memory, decompression, safe file I/O

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The symbolize driver. Data flows one way: each mapping is classified into
- * an object key; the registry locates and opens the object once per key
- * (locate.h, resolvers.h); the mapping's locations are turned into the
+ * a typed key of the located-object table and every key is located in one
+ * pass (objtab.h, locate.h); the registry opens each object once per key
+ * from its entry (resolvers.h); the mapping's locations are turned into the
  * addresses the resolver takes, looked up through the one resolver
  * interface (resolver.h), and the frames become Lines and Functions through
  * the builder. The driver never looks inside a resolver.
@@ -608,12 +609,13 @@ static bool local_candidate(void *ud, const char *path, enum psym_cand_rule rule
 }
 
 /*
- * Every object is located before any is resolved; for debuginfod that
- * means one parallel request for all binaries that no local candidate
- * (search dirs, sysroot, .build-id trees) can supply, executable and
- * debug file, under the session's one deadline. The answers land in
- * debuginfod's cache, where the per-object lookups then find them at
- * once. Without this, objects were fetched one after another.
+ * Binaries are located before any is resolved (plan); for debuginfod that
+ * means one parallel request, before the locate pass, for all binaries
+ * that no local candidate (search dirs, sysroot, .build-id trees) can
+ * supply, executable and debug file, under the session's one deadline.
+ * The answers land in debuginfod's cache, where the locate pass (and a
+ * binary's later search for its debug file) then find them at once.
+ * Without this, objects were fetched one after another.
  */
 static void prefetch_debuginfod(struct run *run)
 {

@@ -2,11 +2,13 @@
 /*
  * The symbolize driver: fills Function and Line entries into a profile.
  *
- * Per mapping: classify it, find its binary (binfind), then for each of its
- * locations turn the runtime address into an ELF virtual address (per
- * address, through the PT_LOAD segments) and ask the resolvers for frames,
- * innermost first. Frames become pprof Lines whose Functions are interned
- * (deduplicated) across the profile. A per-mapping summary goes to the log.
+ * Prepare (pid labels, locations bucketed by mapping); plan: classify every
+ * mapping once into the located-object table (objtab.h) and locate every
+ * object in one pass; resolve: per mapping, open its resolver from the
+ * table, turn each runtime address into the address the resolver takes
+ * (to_vaddr) and ask for frames, innermost first. Frames become pprof
+ * Lines whose Functions are interned (deduplicated) across the profile. A
+ * per-mapping summary goes to the log.
  */
 #ifndef PSYM_SYMBOLIZE_H
 #define PSYM_SYMBOLIZE_H
