@@ -231,7 +231,7 @@ static void *worker(void *arg)
 		so = *b->o->so;
 		so.shared = b->cache;
 		so.side_dir = j->side;
-		so.progress = false;
+		so.progress = NULL;
 		so.explain = false;
 		so.quiet = true; /* one line per file instead of one per mapping */
 		j->ret = psym_symbolize_file(j->in, j->out, b->o->lim, &so, b->o->gzip, &j->r, NULL,
