@@ -289,9 +289,17 @@ int cmd_addr(int argc, char **argv)
 		fprintf(stderr, "psym: binary %s%s%s:\n", exe ? "'" : "build ID ",
 			exe ? exe : build_id, exe ? "'" : "");
 	if (exe) {
-		struct psym_objkey k = { .path = exe, .build_id = build_id, .named = exe };
+		/* One object, located through the same table as symbolize's. */
+		struct psym_objtab *t = psym_objtab_new(1);
+		struct psym_located *x;
 
-		ret = psym_locate_binary(&d.lo, &k, &elf, &why, &e);
+		ret = t ? psym_objtab_add(t, PSYM_MAP_FILE, exe, build_id, exe, &x, &e)
+			: psym_err_set(&e, PSYM_ENOMEM, "out of memory");
+		if (!ret)
+			ret = psym_objtab_locate(t, &d.lo, &e);
+		if (!ret)
+			ret = psym_objtab_take_elf(t, x, d.lo.elf_limits, &elf, &why, &e);
+		psym_objtab_free(t);
 	} else {
 		ret = psym_locate_by_build_id(&d.lo, build_id, &elf, &why, &e);
 	}

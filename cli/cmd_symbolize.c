@@ -15,9 +15,147 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+
+/* ---- the summary: progress line and per-mapping table ---------------------- */
+
+/*
+ * Profiles with more mappings than this get a summary (counts and the
+ * mappings with the most unresolved locations) instead of a line per
+ * mapping; --explain always lists every mapping.
+ */
+#define SUMMARY_ALL_UP_TO 20
+#define SUMMARY_WORST 10
+
+struct progress_line {
+	FILE *out;
+	struct timespec start, last;
+	bool shown;
+};
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* The library's progress callback: a line on a terminal, redrawn in place. */
+static void progress_cb(void *ud, size_t mi, size_t nm, size_t resolved)
+{
+	struct progress_line *pl = ud;
+	struct timespec now;
+
+	if (!nm) {
+		if (pl->shown)
+			fprintf(pl->out, "\r\033[K");
+		pl->shown = false;
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (elapsed(&pl->start, &now) < 1.0 || elapsed(&pl->last, &now) < 0.2)
+		return;
+	pl->last = now;
+	pl->shown = true;
+	fprintf(pl->out, "\rpsym: symbolizing mapping %zu/%zu, %zu locations resolved ", mi + 1,
+		nm, resolved);
+	fflush(pl->out);
+}
+
+static size_t unresolved(const struct psym_mapsum *x)
+{
+	return x->todo - x->done;
+}
+
+static void mapping_line(const struct psym_mapsum *x, FILE *out)
+{
+	const char *nm = *x->name ? x->name : "(no name)";
+
+	if (!x->todo)
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
+			x->id, x->name, x->kept);
+	else if (x->cls == PSYM_MAP_FILE && x->opened)
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s\n", x->id,
+			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "");
+	else if (x->cls == PSYM_MAP_FILE)
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id, x->name,
+			x->todo, psym_reason_text(&x->why));
+	else if (x->done < x->todo && x->why.code != PSYM_R_NONE &&
+		 x->why.code != PSYM_R_NO_SYMBOL)
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", x->id,
+			nm, x->done, x->todo, psym_map_class_name(x->cls), psym_reason_text(&x->why));
+	else
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", x->id, nm,
+			x->done, x->todo, psym_map_class_name(x->cls));
+}
+
+/* Worst first: most unresolved, then profile order. */
+static int cmp_worst(const void *a, const void *b)
+{
+	const struct psym_mapsum *const *x = a, *const *y = b;
+
+	if (unresolved(*x) != unresolved(*y))
+		return unresolved(*x) > unresolved(*y) ? -1 : 1;
+	return *x < *y ? -1 : *x > *y;
+}
+
+static int cmp_order(const void *a, const void *b)
+{
+	const struct psym_mapsum *const *x = a, *const *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Every mapping's line, or with many: counts and the worst. */
+static void print_summary(const struct psym_symbolize_result *r, bool all, FILE *out)
+{
+	const struct psym_mapsum **v;
+	size_t shown = r->nmaps, full = 0, partial = 0, none = 0;
+
+	if (r->nmaps > SUMMARY_ALL_UP_TO && !all) {
+		v = malloc(r->nmaps * sizeof(*v));
+		if (!v)
+			goto plain;
+		for (size_t i = 0; i < r->nmaps; i++) {
+			const struct psym_mapsum *x = &r->maps[i];
+
+			v[i] = x;
+			if (!x->todo)
+				continue;
+			if (x->done == x->todo)
+				full++;
+			else if (x->done)
+				partial++;
+			else
+				none++;
+		}
+		qsort(v, r->nmaps, sizeof(*v), cmp_worst);
+		shown = 0;
+		while (shown < SUMMARY_WORST && shown < r->nmaps && unresolved(v[shown]))
+			shown++;
+		qsort(v, shown, sizeof(*v), cmp_order);
+		fprintf(out, "psym: %zu mappings: %zu fully resolved, %zu in part, %zu not at all%s\n",
+			r->nmaps, full, partial, none,
+			shown ? "; those with the most unresolved locations:" : "");
+		for (size_t i = 0; i < shown; i++)
+			mapping_line(v[i], out);
+		free(v);
+		if (shown < r->nmaps && shown)
+			fprintf(out, "psym: %zu more mappings not listed (--explain lists every one)\n",
+				r->nmaps - shown);
+		else if (shown < r->nmaps)
+			fprintf(out, "psym: (--explain lists every mapping)\n");
+		goto nomap;
+	}
+plain:
+	for (size_t i = 0; i < r->nmaps; i++)
+		mapping_line(&r->maps[i], out);
+nomap:
+	if (r->no_mapping)
+		fprintf(out, "psym: %zu locations have no mapping: left as addresses\n",
+			r->no_mapping);
+}
 
 /* ---- symbolize ------------------------------------------------------------ */
 
@@ -112,7 +250,8 @@ int cmd_symbolize(int argc, char **argv)
 	size_t n_pmaps = 0, n_pmdirs = 0;
 	char *side = NULL;
 	struct discovery d;
-	struct psym_symbolize_result res;
+	struct psym_symbolize_result res = { 0 };
+	struct progress_line pline = { .out = stderr };
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
@@ -229,7 +368,11 @@ int cmd_symbolize(int argc, char **argv)
 	so.limits = d.limits;
 	/* Decompressed DWARF counts against the profile's memory cap too. */
 	so.limits.memory = lim.max_memory;
-	so.progress = isatty(STDERR_FILENO);
+	if (isatty(STDERR_FILENO)) {
+		clock_gettime(CLOCK_MONOTONIC, &pline.start);
+		so.progress = progress_cb;
+		so.progress_ud = &pline;
+	}
 	if (!no_cache) {
 		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
 
@@ -298,6 +441,9 @@ int cmd_symbolize(int argc, char **argv)
 	ret = psym_symbolize_file(in, out, &lim, &so, !raw, &res, &active_out, &e);
 	if (ret)
 		goto fail;
+	if (!so.quiet)
+		print_summary(&res, so.explain, stderr);
+	psym_symbolize_result_free(&res);
 	if (!so.quiet)
 		fprintf(stderr,
 			"psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libpsym: the public header, the only one the psym and psym-collect mains
- * include. Each module's own header states ownership and lifetimes.
+ * libpsym: the public header. psym's main (cli/) includes only this one;
+ * psym-collect's also includes its BPF side's headers and the library
+ * headers it drives directly (hashtab.h, hostid.h, unwindprof.h). Each
+ * module's own header states ownership and lifetimes.
  *
  *   error, reason     error codes and psym_err; reasons as data
  *   arena, compress, fileio   capped memory, decompression, safe file I/O
  *   pprof, pprofpack, builder, show   profiles: read, validate, write, dump
  *   buildid, elffile  ELF facts
  *   locate            every rule for finding binaries and debug files
+ *   objtab            the located-object table: the plan of a run
  *   resolver(s), registry   frames for addresses, one interface
  *   symbolize, batch  the driver, one profile or many
  *   report, crashlog  top/folded/flame; the crash-log filter
@@ -29,6 +32,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "locate.h"
+#include "objtab.h"
 #include "pprof.h"
 #include "pprofpack.h"
 #include "readlimits.h"

@@ -179,12 +179,8 @@ static int locate_entry(struct psym_located *x, const struct psym_locate_opts *l
 	o.explain_ud = x;
 	memset(&x->why, 0, sizeof(x->why));
 	switch (x->cls) {
-	case PSYM_MAP_FILE:
-		ret = psym_locate_binary(&o, &k, &x->elf, &x->why, e);
-		break;
-	case PSYM_MAP_VDSO:
-		ret = psym_locate_vdso(&o, &x->elf, &x->why, e);
-		break;
+	case PSYM_MAP_FILE: ret = psym_locate_binary(&o, &k, &x->elf, &x->why, e); break;
+	case PSYM_MAP_VDSO: ret = psym_locate_vdso(&o, &x->elf, &x->why, e); break;
 	default:
 		/* Located by its resolver when opened (objtab.h). */
 		ret = 0;
@@ -214,8 +210,7 @@ int psym_objtab_locate_one(struct psym_objtab *t, struct psym_located *x,
 	return ret;
 }
 
-int psym_objtab_locate(struct psym_objtab *t, const struct psym_locate_opts *lo,
-		       struct psym_err *e)
+int psym_objtab_locate(struct psym_objtab *t, const struct psym_locate_opts *lo, struct psym_err *e)
 {
 	int ret = 0;
 

@@ -346,6 +346,19 @@ int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t fun
 	return 0;
 }
 
+void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename,
+				   bool line, bool inlined)
+{
+	(void)b;
+	m->has_functions = true;
+	if (filename)
+		m->has_filenames = true;
+	if (line)
+		m->has_line_numbers = true;
+	if (inlined)
+		m->has_inline_frames = true;
+}
+
 int psym_builder_sample_type(struct psym_builder *b, const char *type, const char *unit)
 {
 	pb_profile *pb = b->p->pb;

@@ -41,6 +41,15 @@ uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint
 int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t function_id,
 			  int64_t line, int64_t column);
 
+/*
+ * A location of mapping m got the frames of one symbolization: the
+ * builder, the sole writer of the has_* flags, marks m as having
+ * functions, and filenames / line numbers / inline frames when the
+ * innermost frame has a file / a line, or there are several frames.
+ */
+void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename,
+				   bool line, bool inlined);
+
 /* Append a value type to sample_type. */
 int psym_builder_sample_type(struct psym_builder *b, const char *type, const char *unit);
 

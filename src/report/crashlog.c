@@ -9,6 +9,7 @@
 
 #include "crashlog.h"
 #include "demangle.h"
+#include "objtab.h"
 #include "registry.h"
 #include "resolvers.h"
 
@@ -19,7 +20,8 @@
 struct filter {
 	const struct psym_crashlog_opts *o;
 	long shift; /* sanitizer frames are renumbered: inline frames added so far */
-	struct psym_registry *mods; /* modules by path and build ID, opened once */
+	struct psym_objtab *objs;   /* modules by path and build ID, located once */
+	struct psym_registry *mods; /* ... and opened once */
 	struct psym_frames *fr;
 	size_t unresolved;	     /* frames left as they were */
 	size_t resolved;	     /* frames filled in */
@@ -28,40 +30,25 @@ struct filter {
 };
 
 struct modref {
-	const struct psym_crashlog_opts *o;
 	struct filter *f;
-	const char *path, *build_id;
+	struct psym_located *x;
 };
 
 static int open_module(void *ud, struct psym_resolver **out, struct psym_reason *why,
 		       struct psym_err *e)
 {
 	const struct modref *m = ud;
-	struct psym_objkey k = { .path = m->path, .build_id = m->build_id };
-	const char *named = m->o->named, *nb, *pb;
+	const struct psym_binary_opts *bo = m->f->o->binary;
 	struct psym_elf *elf = NULL;
 	int ret;
 
-	/* -e FILE stands for the log's modules of the same name. */
-	if (named) {
-		nb = strrchr(named, '/') ? strrchr(named, '/') + 1 : named;
-		pb = strrchr(m->path, '/') ? strrchr(m->path, '/') + 1 : m->path;
-		if (strcmp(nb, pb) == 0)
-			k.named = named;
-	}
-	if (!m->o->binary->locate) {
-		psym_reason_set(why, PSYM_R_NOT_FOUND, "no places to look for modules");
-		return PSYM_NOENT;
-	}
-	if (m->o->explain && m->o->log)
-		fprintf(m->o->log, "psym: module '%s'%s%s:\n", m->path,
-			m->build_id ? " build ID " : "", m->build_id ? m->build_id : "");
-	ret = psym_locate_binary(m->o->binary->locate, &k, &elf, why, e);
+	ret = psym_objtab_take_elf(m->f->objs, m->x, bo->locate ? bo->locate->elf_limits : NULL,
+				   &elf, why, e);
 	if (!ret)
-		ret = psym_file_resolver_new(elf, m->o->binary, "file", out, e);
+		ret = psym_file_resolver_new(elf, bo, "file", out, e);
 	/* Found: said after its first lookup (debug information loads lazily). */
-	if (m->o->verbose && m->o->log && ret)
-		fprintf(m->o->log, "psym: module '%s': %s\n", m->path,
+	if (m->f->o->verbose && m->f->o->log && ret)
+		fprintf(m->f->o->log, "psym: module '%s': %s\n", m->x->path,
 			ret == PSYM_NOENT ? psym_reason_text(why) : e->msg);
 	m->f->fresh = ret ? NULL : *out;
 	return ret;
@@ -70,24 +57,38 @@ static int open_module(void *ud, struct psym_resolver **out, struct psym_reason 
 /*
  * The module named by a frame, located like every other binary (path,
  * search dirs, sysroot, then its build ID in the debug dirs and with
- * debuginfod); NULL when not found, with the reason kept for the summary.
- * The entry is released at once: the filter runs on one thread.
+ * debuginfod) into the located-object table as the log names it (a log
+ * is read as a stream: each module is located when first named); NULL
+ * when not found, with the reason kept for the summary. The entry is
+ * released at once: the filter runs on one thread.
  */
 static struct psym_resolver *module(struct filter *f, const char *path, const char *bid)
 {
-	struct modref ref = { .o = f->o, .f = f, .path = path, .build_id = bid };
+	struct modref ref = { .f = f };
+	const char *named = f->o->named, *nb, *pb;
 	struct psym_regentry *x;
 	struct psym_resolver *r;
 	struct psym_err e = { 0 };
-	char *key;
 
-	if (!f->mods || asprintf(&key, "%s\n%s", path, bid ? bid : "") < 0)
+	/* -e FILE stands for the log's modules of the same name. */
+	if (named) {
+		nb = strrchr(named, '/') ? strrchr(named, '/') + 1 : named;
+		pb = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		if (strcmp(nb, pb) != 0)
+			named = NULL;
+	}
+	if (!f->mods || psym_objtab_add(f->objs, PSYM_MAP_FILE, path, bid, named, &ref.x, &e))
 		return NULL;
-	if (psym_registry_get(f->mods, key, open_module, &ref, &x, &e) != 0) {
-		free(key);
+	if (!f->o->binary->locate) {
+		psym_reason_set(&f->why, PSYM_R_NOT_FOUND, "no places to look for modules");
 		return NULL;
 	}
-	free(key);
+	if (f->o->explain && f->o->log && !ref.x->located)
+		fprintf(f->o->log, "psym: module '%s'%s%s:\n", path, bid ? " build ID " : "",
+			bid ? bid : "");
+	if (psym_objtab_locate_one(f->objs, ref.x, f->o->binary->locate, &e) ||
+	    psym_registry_get(f->mods, ref.x->key, open_module, &ref, &x, &e) != 0)
+		return NULL;
 	r = psym_regentry_resolver(x);
 	if (!r)
 		f->why = *psym_regentry_reason(x);
@@ -237,7 +238,6 @@ static bool backtrace_line(struct filter *f, const char *line, FILE *out)
 	char path[4096], sym[1024], *free_me, *nl;
 	uint64_t off, base = 0;
 	struct psym_resolver *r;
-	struct psym_binary *b;
 	size_t n;
 
 	if (!open || open == line || !(close = strchr(open, ')')) || close[1] != '[' ||
@@ -251,12 +251,11 @@ static bool backtrace_line(struct filter *f, const char *line, FILE *out)
 	if (!parse_hex(plus + 1, &q, &off) || q != close)
 		return false;
 	r = module(f, path, NULL);
-	b = psym_file_resolver_binary(r);
-	if (!b) {
+	if (!r) {
 		f->unresolved++;
 		return false;
 	}
-	if (sym[0] && psym_elf_find_symbol(psym_binary_elf(b), sym, &base) != 0) {
+	if (sym[0] && psym_resolver_lookup_symbol(r, sym, &base) != 0) {
 		f->unresolved++;
 		return false;
 	}
@@ -342,11 +341,13 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 	char line[LINE_MAX_BYTES];
 
 	f.mods = psym_registry_new(CRASHLOG_MAX_MODULES);
+	f.objs = psym_objtab_new(CRASHLOG_MAX_MODULES);
 	if (f.mods && o->binary->limits)
 		psym_registry_set_max_open(f.mods, o->binary->limits->open_objects);
 	f.fr = malloc(sizeof(*f.fr));
-	if (!f.mods || !f.fr) {
+	if (!f.mods || !f.objs || !f.fr) {
 		psym_registry_free(f.mods);
+		psym_objtab_free(f.objs);
 		free(f.fr);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
@@ -382,6 +383,7 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 	if (o->unresolved)
 		*o->unresolved = f.unresolved;
 	psym_registry_free(f.mods);
+	psym_objtab_free(f.objs);
 	free(f.fr);
 	return ret;
 }

@@ -48,6 +48,11 @@ static int file_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ct
 	return 0;
 }
 
+static int file_lookup_symbol(struct psym_resolver *r, const char *name, uint64_t *vaddr)
+{
+	return psym_elf_find_symbol(psym_binary_elf(from(r)->bin), name, vaddr);
+}
+
 static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 {
 	struct psym_binary *b = from(r)->bin;
@@ -127,6 +132,7 @@ static const struct psym_resolver_ops file_ops = {
 	.to_vaddr = file_to_vaddr,
 	.prepare = file_prepare,
 	.lookup = file_lookup,
+	.lookup_symbol = file_lookup_symbol,
 	.describe = file_describe,
 	.explain = file_explain,
 	.warning = file_warning,

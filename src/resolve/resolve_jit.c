@@ -225,8 +225,10 @@ static int jit_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx
 		ret = lookup_unknown_pid(j, ctx, addr, &out->f[0], why);
 	else
 		ret = lookup_in(j, pid, addr, &out->f[0], why);
+	if (ret == PSYM_ENOMEM)
+		return ret; /* an error, not "not found": the run stops */
 	if (ret)
-		return PSYM_NOENT; /* out of memory included: the reason says so */
+		return PSYM_NOENT;
 	out->n = 1;
 	return 0;
 }

@@ -12,6 +12,8 @@
  *             compile units they need on all cores);
  *   lookup    frames for one address, innermost first (0), nothing known
  *             (PSYM_NOENT, with a reason), or an error (negative);
+ *   lookup_symbol  optional: the address a symbol name has (a crash log's
+ *             "module(name+0x10)" frames), 0 or PSYM_NOENT;
  *   describe  one line for the summary: where the answers came from;
  *   destroy   frees it (NULL is fine through psym_resolver_free).
  *
@@ -67,6 +69,7 @@ struct psym_resolver_ops {
 		       struct psym_err *e);
 	int (*lookup)(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t vaddr,
 		      struct psym_frames *out, struct psym_reason *why);
+	int (*lookup_symbol)(struct psym_resolver *r, const char *name, uint64_t *vaddr);
 	void (*describe)(struct psym_resolver *r, char *buf, size_t bufsz);
 	/* Extra lines for --explain (may be NULL). */
 	void (*explain)(struct psym_resolver *r, char *buf, size_t bufsz);
@@ -99,6 +102,12 @@ static inline int psym_resolver_lookup(struct psym_resolver *r, const struct psy
 	out->n = 0;
 	out->stable = false;
 	return r->ops->lookup(r, ctx, vaddr, out, why);
+}
+
+static inline int psym_resolver_lookup_symbol(struct psym_resolver *r, const char *name,
+					      uint64_t *vaddr)
+{
+	return r->ops->lookup_symbol ? r->ops->lookup_symbol(r, name, vaddr) : PSYM_NOENT;
 }
 
 static inline void psym_resolver_describe(struct psym_resolver *r, char *buf, size_t bufsz)

@@ -300,7 +300,7 @@ static void do_job(struct batch *b, struct job *j)
 	}
 	so.shared = b->cache;
 	so.side_dir = j->side;
-	so.progress = false;
+	so.progress = NULL;
 	so.explain = false;
 	so.quiet = true; /* one line per file instead of one per mapping */
 	j->ret = psym_symbolize_file(j->in, j->out, b->o->lim, &so, b->o->gzip, &j->r, NULL, &j->e);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The symbolize driver. Data flows one way: each mapping is classified into
- * an object key; the registry locates and opens the object once per key
- * (locate.h, resolvers.h); the mapping's locations are turned into the
+ * a typed key of the located-object table and every key is located in one
+ * pass (objtab.h, locate.h); the registry opens each object once per key
+ * from its entry (resolvers.h); the mapping's locations are turned into the
  * addresses the resolver takes, looked up through the one resolver
  * interface (resolver.h), and the frames become Lines and Functions through
  * the builder. The driver never looks inside a resolver.
@@ -14,7 +15,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
@@ -24,6 +24,7 @@
 #include "funcmemo.h"
 #include "hostid.h"
 #include "mapping.h"
+#include "array.h"
 #include "objtab.h"
 #include "registry.h"
 #include "resolvers.h"
@@ -105,16 +106,8 @@ struct run {
 	int *pids;				   /* the distinct pid labels, sorted */
 	size_t npids;
 	long main_mapping;			   /* the mapping --main-binary names, or -1 */
-	size_t done_in_mapping;			   /* for the progress line */
-	struct sumline {			   /* per-mapping summary lines, held back */
-		size_t unresolved;
-		size_t order;
-		char *text;
-	} * sum;
-	size_t nsum;
-	size_t full, partial, none; /* mappings by how much was resolved */
-	struct timespec start, last_progress;
-	bool progress_shown;
+	size_t done_in_mapping;			   /* for the progress callback */
+	size_t capmaps;				   /* of r->maps */
 };
 
 static void logf_(const struct run *run, const char *fmt, ...)
@@ -139,32 +132,18 @@ static void explain_cb(void *ud, const char *path, const char *verdict)
 		fprintf(run->o->log, "    tried '%s': %s\n", path, verdict);
 }
 
-static double elapsed(const struct timespec *a, const struct timespec *b)
-{
-	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
-}
-
 static void progress(struct run *run, size_t mi, size_t nm)
 {
-	struct timespec now;
-
-	if (!run->o->progress || !run->o->log)
-		return;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (elapsed(&run->start, &now) < 1.0 || elapsed(&run->last_progress, &now) < 0.2)
-		return;
-	run->last_progress = now;
-	run->progress_shown = true;
-	fprintf(run->o->log, "\rpsym: symbolizing mapping %zu/%zu, %zu locations resolved ", mi + 1,
-		nm, run->r->resolved + run->done_in_mapping);
-	fflush(run->o->log);
+	if (run->o->progress)
+		run->o->progress(run->o->progress_ud, mi, nm,
+				 run->r->resolved + run->done_in_mapping);
 }
 
+/* The library is about to write to the log: a progress line goes. */
 static void progress_clear(struct run *run)
 {
-	if (run->progress_shown && run->o->log)
-		fprintf(run->o->log, "\r\033[K");
-	run->progress_shown = false;
+	if (run->o->progress)
+		run->o->progress(run->o->progress_ud, 0, 0, 0);
 }
 
 /*
@@ -380,120 +359,55 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 
 #define NO_VADDR UINT64_MAX /* location not to resolve */
 
-/*
- * Profiles with more mappings than this get a summary (counts and the
- * mappings with the most unresolved locations) instead of a line per
- * mapping; --explain always lists every mapping.
- */
-#define SUMMARY_ALL_UP_TO 20
-#define SUMMARY_WORST 10
-
-/* One mapping's line: printed now with --explain, else held for the end. */
-static void sumline(struct run *run, size_t unresolved, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void sumline(struct run *run, size_t unresolved, const char *fmt, ...)
+void psym_symbolize_result_free(struct psym_symbolize_result *r)
 {
-	struct sumline *n;
-	va_list ap;
-	char *text;
+	for (size_t i = 0; i < r->nmaps; i++) {
+		free(r->maps[i].name);
+		free(r->maps[i].from);
+	}
+	free(r->maps);
+	r->maps = NULL;
+	r->nmaps = 0;
+}
 
-	if (!run->o->log || run->o->quiet)
+/* One mapping's outcome, for the caller's summary (not with quiet). */
+static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum psym_map_class cls,
+		   const char *from, const struct psym_reason *why, size_t done, size_t todo,
+		   size_t kept)
+{
+	struct psym_mapsum *x;
+
+	if (run->o->quiet)
 		return;
-	va_start(ap, fmt);
-	if (run->o->explain) {
-		vfprintf(run->o->log, fmt, ap);
-		va_end(ap);
+	x = psym_array_grow(run->r->maps, &run->capmaps, run->r->nmaps + 1, sizeof(*x), 0);
+	if (!x)
+		return; /* no memory for the summary: the counts still say it */
+	run->r->maps = x;
+	x = &x[run->r->nmaps];
+	*x = (struct psym_mapsum){ .id = m->id, .cls = cls, .done = done, .todo = todo,
+				   .kept = kept, .opened = from != NULL };
+	if (why)
+		x->why = *why;
+	x->name = strdup(name);
+	x->from = from ? strdup(from) : NULL;
+	if (!x->name || (from && !x->from)) {
+		free(x->name);
+		free(x->from);
 		return;
 	}
-	if (vasprintf(&text, fmt, ap) < 0)
-		text = NULL;
-	va_end(ap);
-	n = text ? realloc(run->sum, (run->nsum + 1) * sizeof(*n)) : NULL;
-	if (!n) {
-		if (text)
-			fputs(text, run->o->log); /* no memory to hold it: say it now */
-		free(text);
-		return;
-	}
-	run->sum = n;
-	run->sum[run->nsum] = (struct sumline){ unresolved, run->nsum, text };
-	run->nsum++;
+	run->r->nmaps++;
 }
 
-static int cmp_worst(const void *a, const void *b)
-{
-	const struct sumline *x = a, *y = b;
-
-	if (x->unresolved != y->unresolved)
-		return x->unresolved > y->unresolved ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-static int cmp_order(const void *a, const void *b)
-{
-	const struct sumline *x = a, *y = b;
-
-	return x->order < y->order ? -1 : x->order > y->order;
-}
-
-/* The held-back lines: all of them, or counts and the worst. */
-static void summary_flush(struct run *run)
-{
-	size_t shown = run->nsum;
-
-	if (!run->nsum)
-		return;
-	if (run->nsum > SUMMARY_ALL_UP_TO) {
-		qsort(run->sum, run->nsum, sizeof(*run->sum), cmp_worst);
-		shown = 0;
-		while (shown < SUMMARY_WORST && shown < run->nsum && run->sum[shown].unresolved)
-			shown++;
-		qsort(run->sum, shown, sizeof(*run->sum), cmp_order);
-		fprintf(run->o->log,
-			"psym: %zu mappings: %zu fully resolved, %zu in part, %zu not at all%s\n",
-			run->nsum, run->full, run->partial, run->none,
-			shown ? "; those with the most unresolved locations:" : "");
-	}
-	for (size_t i = 0; i < shown; i++)
-		fputs(run->sum[i].text, run->o->log);
-	if (shown < run->nsum && shown)
-		fprintf(run->o->log,
-			"psym: %zu more mappings not listed (--explain lists every one)\n",
-			run->nsum - shown);
-	else if (shown < run->nsum)
-		fprintf(run->o->log, "psym: (--explain lists every mapping)\n");
-}
-
-/* The summary line of one mapping. */
+/* The outcome of one mapping, and what its resolver has to say at once. */
 static void summary(struct run *run, const pb_mapping *m, const char *name, enum psym_map_class cls,
 		    struct psym_resolver *res, const struct psym_reason *why, size_t done,
 		    size_t todo, size_t kept)
 {
 	char desc[2400] = "", more[4400] = "";
-	size_t un = todo - done;
 
-	if (done == todo)
-		run->full++;
-	else if (done)
-		run->partial++;
-	else
-		run->none++;
 	if (res)
 		psym_resolver_describe(res, desc, sizeof(desc));
-	if (cls == PSYM_MAP_FILE && res)
-		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s\n", m->id,
-			name, done, todo, desc, kept ? " (others kept)" : "");
-	else if (cls == PSYM_MAP_FILE)
-		sumline(run, un, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", m->id,
-			name, todo, psym_reason_text(why));
-	else if (done < todo && why->code != PSYM_R_NONE && why->code != PSYM_R_NO_SYMBOL)
-		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n",
-			m->id, *name ? name : "(no name)", done, todo, psym_map_class_name(cls),
-			psym_reason_text(why));
-	else
-		sumline(run, un, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", m->id,
-			*name ? name : "(no name)", done, todo, psym_map_class_name(cls));
+	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
 	if (res && res->ops->warning) {
 		res->ops->warning(res, more, sizeof(more));
 		if (more[0])
@@ -580,21 +494,18 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 			ret = 0;
 			continue;
 		}
-		if (ret)
+		if (ret) {
+			ret = psym_err_set(e, ret, "mapping %" PRIu64 ": %s", m->id,
+					   why->code ? psym_reason_text(why) : psym_strerror(ret));
 			goto out;
+		}
 		loc->n_line = 0; /* --force: replace what was there */
 		ret = add_frames(run, loc, fr->f, fr->n, fr->stable);
 		if (ret) {
 			ret = psym_err_set(e, ret, "out of memory while symbolizing");
 			goto out;
 		}
-		m->has_functions = true;
-		if (fr->f[0].file)
-			m->has_filenames = true;
-		if (fr->f[0].line)
-			m->has_line_numbers = true;
-		if (fr->n > 1)
-			m->has_inline_frames = true;
+		psym_builder_mapping_resolved(run->b, m, fr->f[0].file, fr->f[0].line, fr->n > 1);
 		done++;
 		run->done_in_mapping = done;
 	}
@@ -629,9 +540,7 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	run->r->locations += nlocs;
 	run->r->kept += kept;
 	if (todo == 0) {
-		sumline(run, 0,
-			"psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
-			m->id, name, kept);
+		mapsum(run, m, name, PSYM_MAP_FILE, NULL, NULL, 0, 0, kept);
 		return 0;
 	}
 	cls = ref.x->cls;
@@ -671,12 +580,13 @@ static bool local_candidate(void *ud, const char *path, enum psym_cand_rule rule
 }
 
 /*
- * Every object is located before any is resolved; for debuginfod that
- * means one parallel request for all binaries that no local candidate
- * (search dirs, sysroot, .build-id trees) can supply, executable and
- * debug file, under the session's one deadline. The answers land in
- * debuginfod's cache, where the per-object lookups then find them at
- * once. Without this, objects were fetched one after another.
+ * Binaries are located before any is resolved (plan); for debuginfod that
+ * means one parallel request, before the locate pass, for all binaries
+ * that no local candidate (search dirs, sysroot, .build-id trees) can
+ * supply, executable and debug file, under the session's one deadline.
+ * The answers land in debuginfod's cache, where the locate pass (and a
+ * binary's later search for its debug file) then find them at once.
+ * Without this, objects were fetched one after another.
  */
 static void prefetch_debuginfod(struct run *run)
 {
@@ -812,7 +722,6 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	clock_gettime(CLOCK_MONOTONIC, &run.start);
 	psym_symbolize_locate_opts(o, &run.lo);
 	run.lo.explain = o->explain ? explain_cb : NULL;
 	run.lo.explain_ud = &run;
@@ -948,18 +857,15 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	ret = plan(&run, order, first, fill, e);
 	for (size_t k = 0; k < pb->n_mapping && !ret; k++)
 		ret = symbolize_mapping(&run, k, pb->mapping[k], order + first[k], fill[k], e);
-	if (!ret)
-		summary_flush(&run);
 	if (nomap && !ret) {
-		logf_(&run, "psym: %zu locations have no mapping: left as addresses\n", nomap);
+		r->no_mapping = nomap;
 		r->locations += nomap;
 		r->unresolved_other += nomap;
 	}
 out:
 	progress_clear(&run);
-	for (size_t i = 0; i < run.nsum; i++)
-		free(run.sum[i].text);
-	free(run.sum);
+	if (ret)
+		psym_symbolize_result_free(r);
 	psym_registry_free(run.own);
 	psym_objtab_free(run.own_tab);
 	free(run.plan);

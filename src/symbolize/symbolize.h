@@ -2,11 +2,13 @@
 /*
  * The symbolize driver: fills Function and Line entries into a profile.
  *
- * Per mapping: classify it, find its binary (binfind), then for each of its
- * locations turn the runtime address into an ELF virtual address (per
- * address, through the PT_LOAD segments) and ask the resolvers for frames,
- * innermost first. Frames become pprof Lines whose Functions are interned
- * (deduplicated) across the profile. A per-mapping summary goes to the log.
+ * Prepare (pid labels, locations bucketed by mapping); plan: classify every
+ * mapping once into the located-object table (objtab.h) and locate every
+ * object in one pass; resolve: per mapping, open its resolver from the
+ * table, turn each runtime address into the address the resolver takes
+ * (to_vaddr) and ask for frames, innermost first. Frames become pprof
+ * Lines whose Functions are interned (deduplicated) across the profile. A
+ * per-mapping summary goes to the log.
  */
 #ifndef PSYM_SYMBOLIZE_H
 #define PSYM_SYMBOLIZE_H
@@ -17,6 +19,7 @@
 #include "binary.h"
 #include "elffile.h"
 #include "locate.h"
+#include "mapping.h"
 #include "pprof.h"
 
 struct psym_symbolize_opts {
@@ -43,8 +46,15 @@ struct psym_symbolize_opts {
 	int pid;			  /* process of a single-process profile, or 0 */
 	bool explain;			  /* list every candidate tried */
 	bool quiet;			  /* no per-mapping summary */
-	bool progress;			  /* progress line on the log (a terminal) */
-	FILE *log;			  /* summary stream (stderr); NULL = none */
+	/*
+	 * Called every 1024 locations with the mapping position, the number
+	 * of mappings and the locations resolved so far; with nmappings 0
+	 * before the library writes to log (a progress line is to be
+	 * cleared). NULL: none. The caller decides what to show, and how.
+	 */
+	void (*progress)(void *ud, size_t mapping, size_t nmappings, size_t resolved);
+	void *progress_ud;
+	FILE *log; /* --explain, warnings and notes (stderr); NULL = none */
 	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
 	struct psym_bincache *shared;	  /* binaries shared by a batch's runs, or NULL */
 	const char *cache_dir;		  /* persistent symbol cache (symcache.h), NULL: off */
@@ -60,13 +70,31 @@ struct psym_bincache;
 struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o);
 void psym_bincache_free(struct psym_bincache *c);
 
+/* One mapping's outcome, for the summary the caller prints. */
+struct psym_mapsum {
+	uint64_t id;
+	char *name; /* the mapping's file name (owned by the result) */
+	enum psym_map_class cls;
+	size_t done, todo, kept; /* todo 0: all its locations had lines, kept */
+	bool opened;		 /* an object answered for it */
+	char *from;		 /* where the answers came from (describe), or NULL */
+	struct psym_reason why;	 /* why none, or why some, were resolved */
+};
+
 struct psym_symbolize_result {
 	size_t locations;	 /* locations looked at */
 	size_t resolved;	 /* given lines by this run */
 	size_t kept;		 /* already had lines, kept */
 	size_t unresolved_file;	 /* of file-backed mappings, left unresolved */
 	size_t unresolved_other; /* of other mappings (kernel, JIT, ...) */
+	size_t no_mapping;	 /* locations without a mapping (in unresolved_other too) */
+	/* Per mapping, in profile order (none with quiet): free with psym_symbolize_result_free. */
+	struct psym_mapsum *maps;
+	size_t nmaps;
 };
+
+/* Frees the result's per-mapping outcomes (the counts stay). */
+void psym_symbolize_result_free(struct psym_symbolize_result *r);
 
 /*
  * The locator's options for one run: o->locate as it is, with the

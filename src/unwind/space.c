@@ -144,8 +144,3 @@ int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj)
 	}
 	return PSYM_NOENT;
 }
-
-size_t psym_space_cfi_errors(const struct psym_space *s)
-{
-	return s->cfi_errors;
-}

@@ -32,7 +32,4 @@ int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t 
 /* psym_unwind_find_fn over a struct psym_space. */
 int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj);
 
-/* CFI that could not be read (count), for the summary. */
-size_t psym_space_cfi_errors(const struct psym_space *s);
-
 #endif

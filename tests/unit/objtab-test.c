@@ -48,8 +48,8 @@ int main(void)
 
 	test_array();
 	is_int(psym_objkey_classify("[vdso]", clean, sizeof(clean)), PSYM_MAP_VDSO, "[vdso]");
-	is_int(psym_objkey_classify("/usr/lib/x.so (deleted)", clean, sizeof(clean)),
-	       PSYM_MAP_FILE, "a deleted file is a file");
+	is_int(psym_objkey_classify("/usr/lib/x.so (deleted)", clean, sizeof(clean)), PSYM_MAP_FILE,
+	       "a deleted file is a file");
 	is_str(clean, "/usr/lib/x.so", "... named without ' (deleted)'");
 	is_int(psym_objkey_classify("[heap]", clean, sizeof(clean)), PSYM_MAP_SPECIAL, "[heap]");
 

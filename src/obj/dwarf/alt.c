@@ -12,6 +12,7 @@
 
 #include "alt.h"
 #include "die.h"
+#include "lifecycle.h"
 #include "unit.h"
 
 /* Bytes to lowercase hex into out; false when they do not fit or are too few. */
@@ -110,11 +111,6 @@ int psym_dwarf_set_alt(struct psym_dwarf *d, const struct psym_elf *elf, struct 
 		return ret;
 	d->alt = a;
 	return 0;
-}
-
-bool psym_dwarf_has_alt(const struct psym_dwarf *d)
-{
-	return d->alt != NULL;
 }
 
 bool dw_imported_add(struct imported *s, const struct cu *u)

@@ -16,10 +16,6 @@
 #include "form.h"
 #include "internal.h"
 
-/* psym_dwarf_open, optionally for a file whose units have no code (an alt file). */
-int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool need_code,
-	    struct psym_dwarf **out, struct psym_err *e);
-
 /* The units one CU's walk has imported (each once: cycles end), capped. */
 struct imported {
 	const struct cu **v;

@@ -117,7 +117,6 @@ int psym_dwarf_altlink(const struct psym_elf *elf, char *path, size_t pathsz, ch
  * names fall back as for a missing DIE.
  */
 int psym_dwarf_set_alt(struct psym_dwarf *d, const struct psym_elf *alt, struct psym_err *e);
-bool psym_dwarf_has_alt(const struct psym_dwarf *d);
 
 /* Counts for reports and tests. */
 size_t psym_dwarf_ncus(const struct psym_dwarf *d);

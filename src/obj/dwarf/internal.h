@@ -370,6 +370,7 @@ struct psym_dwarf {
 	pthread_mutex_t strings_mu; /* strings and ndecoded, while preparing on threads */
 	bool dwo;		    /* a .dwo or .dwp: sections named .debug_*.dwo */
 	struct split *split;	    /* split DWARF state (split.c), NULL without skeletons */
+	void (*free_split)(struct split *s); /* frees split (split.c sets it) */
 	struct psym_frame frames[MAX_FRAMES];
 };
 

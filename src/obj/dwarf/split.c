@@ -629,6 +629,7 @@ int dw_split_init(struct psym_dwarf *d, struct psym_err *e)
 	if (!d->split)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	d->split->f = d->o.split;
+	d->free_split = dw_split_free;
 	pthread_mutex_init(&d->split->mu, NULL);
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "deb.h"
 #include "elffile.h"
 #include "error.h"
+#include "limitparse.h"
 #include "perfmap.h"
 
 struct psym_reader_limits {
@@ -45,7 +46,5 @@ int psym_reader_limits_set(struct psym_reader_limits *l, const char *spec, struc
 /* One line per limit: name, current value, what it bounds. */
 void psym_reader_limits_print(const struct psym_reader_limits *l, FILE *out);
 
-/* A byte size or count with optional K/M/G suffix (powers of 1024), > 0. */
-bool psym_parse_size(const char *s, unsigned long long *out);
 
 #endif

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* Named caps: the parser (limitparse.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "limitparse.h"
+
+static void put(void *l, const struct psym_limit_def *d, unsigned long long v)
+{
+	char *p = (char *)l + d->off;
+
+	if (d->kind == PSYM_LIMIT_SIZE)
+		*(size_t *)(void *)p = (size_t)v;
+	else
+		*(uint64_t *)(void *)p = v;
+}
+
+static unsigned long long get(const void *l, const struct psym_limit_def *d)
+{
+	const char *p = (const char *)l + d->off;
+
+	return d->kind == PSYM_LIMIT_SIZE ? *(const size_t *)(const void *)p
+					  : *(const uint64_t *)(const void *)p;
+}
+
+void psym_limits_defaults(const struct psym_limit_def *defs, size_t n, void *base)
+{
+	for (size_t i = 0; i < n; i++)
+		put(base, &defs[i], defs[i].def);
+}
+
+bool psym_parse_size(const char *s, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+	int shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return false;
+	switch (*end) {
+	case 'k':
+	case 'K':
+		shift = 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		shift = 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		shift = 30;
+		end++;
+		break;
+	case '\0': break;
+	default: return false;
+	}
+	if (*end || (shift && v > (ULLONG_MAX >> shift)))
+		return false;
+	*out = v << shift;
+	return *out > 0;
+}
+
+int psym_limits_set(const struct psym_limit_def *defs, size_t n, void *base, const char *spec,
+		    struct psym_err *e)
+{
+	const char *eq = strchr(spec, '=');
+	unsigned long long v;
+
+	for (size_t i = 0; eq && i < n; i++) {
+		if (strlen(defs[i].name) != (size_t)(eq - spec) ||
+		    strncmp(defs[i].name, spec, (size_t)(eq - spec)) != 0)
+			continue;
+		if (!psym_parse_size(eq + 1, &v) ||
+		    (defs[i].kind == PSYM_LIMIT_SIZE && v > SIZE_MAX))
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "--limit %s: '%s' is not a positive size", defs[i].name,
+					    eq + 1);
+		put(base, &defs[i], v);
+		return 0;
+	}
+	return psym_err_set(e, PSYM_EUSAGE,
+			    "--limit '%s': want NAME=N with NAME one of those of --limit help",
+			    spec);
+}
+
+void psym_limits_print(const struct psym_limit_def *defs, size_t n, const void *base, FILE *out)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, "%-19s %12llu  %s\n", defs[i].name, get(base, &defs[i]), defs[i].what);
+}
