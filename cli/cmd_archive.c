@@ -10,7 +10,11 @@
 
 #include "cli.h"
 
-enum { OPT_EXCLUDE = OPT_NEXT + 100, OPT_MAX_SIZE, OPT_LEVEL };
+enum {
+	OPT_EXCLUDE = OPT_NEXT + 100,
+	OPT_MAX_SIZE,
+	OPT_LEVEL
+};
 
 static const char archive_help[] =
 	"Usage: psym archive [OPTIONS] PROFILE\n"
@@ -36,15 +40,17 @@ static const char archive_help[] =
 
 int cmd_archive(int argc, char **argv)
 {
-	static const struct option opts[] = { { "output", required_argument, NULL, 'o' },
-					      { "exclude-path", required_argument, NULL, OPT_EXCLUDE },
-					      { "max-size", required_argument, NULL, OPT_MAX_SIZE },
-					      { "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
-					      { "level", required_argument, NULL, OPT_LEVEL },
-					      { "verbose", no_argument, NULL, 'v' },
-					      { "quiet", no_argument, NULL, 'q' },
-					      LIMIT_OPTIONS,
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "exclude-path", required_argument, NULL, OPT_EXCLUDE },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+		{ "debug-dir", required_argument, NULL, OPT_DEBUG_DIR },
+		{ "level", required_argument, NULL, OPT_LEVEL },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		LIMIT_OPTIONS,
+		{ 0 }
+	};
 	struct psym_archive_opts ao = { 0 };
 	struct psym_archive_stats st;
 	struct psym_limits lim;

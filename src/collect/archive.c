@@ -153,8 +153,8 @@ static int tz_header(struct tarz *t, const char *path, char type, uint64_t size,
 		snprintf(name, sizeof(name), "%.99s", path);
 		prefix[0] = '\0';
 		if (!pax_record(pax, sizeof(pax), &plen, "path", path))
-			return psym_err_set(t->e, PSYM_ELIMIT, "'%s': name too long for the archive",
-					    path);
+			return psym_err_set(t->e, PSYM_ELIMIT,
+					    "'%s': name too long for the archive", path);
 	}
 	if (link && strlen(link) > 99 && !pax_record(pax, sizeof(pax), &plen, "linkpath", link))
 		return psym_err_set(t->e, PSYM_ELIMIT, "'%s': link name too long", link);
@@ -197,7 +197,8 @@ static int tz_file(struct tarz *t, const char *path, int fd, const char *src, ui
 			continue;
 		if (n <= 0)
 			return psym_err_set(t->e, PSYM_EIO, "cannot read '%s': %s", src,
-					    n < 0 ? strerror(errno) : "the file shrank while packed");
+					    n < 0 ? strerror(errno)
+						  : "the file shrank while packed");
 		ret = tz_emit(t, buf, (size_t)n, ZSTD_e_continue);
 		done += (uint64_t)n;
 	}
@@ -283,17 +284,17 @@ static int open_verified(const char *path, const char *id, struct stat *st)
 }
 
 /* Pack fd as member name (the cap checked first). */
-static int pack(struct packer *k, const char *name, int fd, const char *src,
-		const struct stat *st)
+static int pack(struct packer *k, const char *name, int fd, const char *src, const struct stat *st)
 {
 	uint64_t size = (uint64_t)st->st_size;
 
 	if (size > k->max - k->st.bytes_in)
-		return psym_err_set(k->e, PSYM_ELIMIT,
-				    "'%s': the archive's files would exceed its size cap of %" PRIu64
-				    " bytes at '%s' (%" PRIu64 " bytes); raise --max-size or "
-				    "leave paths out with --exclude-path",
-				    k->t.name, k->max, src, size);
+		return psym_err_set(
+			k->e, PSYM_ELIMIT,
+			"'%s': the archive's files would exceed its size cap of %" PRIu64
+			" bytes at '%s' (%" PRIu64 " bytes); raise --max-size or "
+			"leave paths out with --exclude-path",
+			k->t.name, k->max, src, size);
 	k->st.bytes_in += size;
 	logf_(k, true, "psym: archive: %s <- %s (%" PRIu64 " bytes)\n", name, src, size);
 	return tz_file(&k->t, name, fd, src, size, (st->st_mode & 0111) ? 0755 : 0644,
@@ -409,8 +410,8 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 		return ret < 0 ? psym_err_set(k->e, PSYM_ENOMEM, "out of memory") : 0;
 	/* The processes' own view first: the very file mapped, then their root. */
 	for (int i = 0; fd < 0 && i < mi->npids; i++) {
-		snprintf(cand, sizeof(cand), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
-			 mi->pids[i], m->memory_start, m->memory_limit);
+		snprintf(cand, sizeof(cand), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, mi->pids[i],
+			 m->memory_start, m->memory_limit);
 		fd = open_verified(cand, id, &st);
 		if (fd < 0 && clean[0] == '/' &&
 		    (size_t)snprintf(cand, sizeof(cand), "/proc/%d/root%s", mi->pids[i], clean) <

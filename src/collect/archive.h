@@ -38,8 +38,8 @@
 #define PSYM_ARCHIVE_DEFAULT_MAX ((uint64_t)4 << 30)
 
 struct psym_archive_opts {
-	uint64_t max_bytes;		 /* cap on the file bytes packed; 0 = the default */
-	const char *const *exclude;	 /* mapping paths under these prefixes are skipped */
+	uint64_t max_bytes;	    /* cap on the file bytes packed; 0 = the default */
+	const char *const *exclude; /* mapping paths under these prefixes are skipped */
 	size_t n_exclude;
 	const char *const *debug_dirs; /* .build-id trees; NULL = /usr/lib/debug */
 	size_t n_debug_dirs;
@@ -49,14 +49,14 @@ struct psym_archive_opts {
 };
 
 struct psym_archive_stats {
-	size_t mappings;     /* file mappings with a build ID */
-	size_t binaries;     /* distinct binaries packed */
-	size_t debug_files;  /* separate debug (and dwz) files packed */
-	size_t missing;	     /* build IDs whose binary was not found */
-	size_t excluded;     /* mappings skipped by an exclude prefix */
-	size_t no_build_id;  /* file mappings without a build ID (not packable) */
-	uint64_t bytes_in;   /* file bytes packed */
-	uint64_t bytes_out;  /* size of the archive */
+	size_t mappings;    /* file mappings with a build ID */
+	size_t binaries;    /* distinct binaries packed */
+	size_t debug_files; /* separate debug (and dwz) files packed */
+	size_t missing;	    /* build IDs whose binary was not found */
+	size_t excluded;    /* mappings skipped by an exclude prefix */
+	size_t no_build_id; /* file mappings without a build ID (not packable) */
+	uint64_t bytes_in;  /* file bytes packed */
+	uint64_t bytes_out; /* size of the archive */
 };
 
 /*
