@@ -68,6 +68,13 @@ static const char usage_text[] =
 	"                         FILE.d/ustacks.gz (mode 0600: raw stack bytes can\n"
 	"                         hold secrets) for psym to unwind with the\n"
 	"                         binaries' CFI: for code without frame pointers\n"
+	"      --archive          also pack every binary and debug file the profile's\n"
+	"                         mappings name (by build ID, from the processes' own\n"
+	"                         view: other mount namespaces too) into OUT without\n"
+	"                         .pb.gz, plus .tar.zst, for `psym symbolize\n"
+	"                         --debug-pkg` where the binaries are not\n"
+	"      --exclude-path P   with --archive: leave out mappings under P\n"
+	"                         (repeatable, e.g. /usr)\n"
 	"  -v, --verbose          report progress and a few examples of what was lost\n"
 	"  -h, --help             show this help\n"
 	"      --version          show the version\n\n"
@@ -102,6 +109,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		O_STACKS,
 		O_COUNTS,
 		O_STACK_COPY,
+		O_ARCHIVE,
+		O_EXCLUDE,
 		O_VERSION
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
@@ -114,6 +123,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					    { "stack-entries", required_argument, NULL, O_STACKS },
 					    { "count-entries", required_argument, NULL, O_COUNTS },
 					    { "stack-copy", required_argument, NULL, O_STACK_COPY },
+					    { "archive", no_argument, NULL, O_ARCHIVE },
+					    { "exclude-path", required_argument, NULL, O_EXCLUDE },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "version", no_argument, NULL, O_VERSION },
@@ -149,6 +160,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_STACK_COPY:
 			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
 			break;
+		case O_ARCHIVE: o->archive = true; break;
+		case O_EXCLUDE:
+			if (o->nexclude == MAX_EXCLUDES)
+				die_usage("too many --exclude-path options (at most 64)", NULL);
+			if (!*optarg)
+				die_usage("empty --exclude-path", NULL);
+			o->exclude[o->nexclude++] = optarg;
+			break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);
@@ -159,6 +178,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die_usage("unexpected argument", argv[optind]);
 	if (o->no_kernel && o->no_user)
 		die_usage("--no-kernel and --no-user leave nothing to record", NULL);
+	if (o->nexclude && !o->archive)
+		die_usage("--exclude-path applies to --archive", NULL);
 	if (o->no_user && o->stack_copy)
 		die_usage("--stack-copy copies user stacks: not with --no-user", NULL);
 }
@@ -279,6 +300,31 @@ static bool wait_targets(struct pollfd *pfd, int npfd, int npids, int64_t timeou
 		live++;
 	}
 	return npids > 0 && npfd == npids && live == 0;
+}
+
+/* --archive: the binaries of the profile's mappings, while the processes run. */
+static int write_archive(struct run *r, struct psym_err *e)
+{
+	struct psym_archive_opts ao = { .exclude = r->o.exclude,
+					.n_exclude = (size_t)r->o.nexclude,
+					.log = stderr,
+					.verbose = r->o.verbose };
+	struct psym_archive_stats st;
+	char *name = psym_archive_default_name(r->o.out);
+	int ret;
+
+	if (!name)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = psym_archive_write(psym_collectprof_profile(r->cp), name, &ao, &st, e);
+	if (!ret)
+		fprintf(stderr,
+			"psym-collect: archive '%s': %zu binaries and %zu debug files for %zu "
+			"mappings (%zu not found, %zu excluded), %" PRIu64 " bytes packed into %" PRIu64
+			"\n",
+			name, st.binaries, st.debug_files, st.mappings, st.missing, st.excluded,
+			st.bytes_in, st.bytes_out);
+	free(name);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -529,6 +575,10 @@ int main(int argc, char **argv)
 			written = true;
 			if (!r.o.no_side_files)
 				side_files(&r, &e);
+			if (r.o.archive && write_archive(&r, &e)) {
+				fprintf(stderr, "psym-collect: %s\n", e.msg);
+				exit_code = psym_exit_code(e.code);
+			}
 		}
 		for (uint32_t k = 0; k < PSYM_ERR_NR; k++)
 			errs[k] = bpf_errors(&r, k);

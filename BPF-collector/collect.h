@@ -36,6 +36,7 @@ extern volatile sig_atomic_t stop;
 #define MAX_EXAMPLES 5	 /* -v: examples of each kind of per-process problem */
 #define MAX_PERF_MAPS 4096 /* perf maps saved */
 #define BID_CACHE_MAX (1 << 16)
+#define MAX_EXCLUDES 64 /* --exclude-path */
 
 struct opts {
 	int pids[PSYM_MAX_PIDS];
@@ -46,6 +47,9 @@ struct opts {
 	long stack_entries, count_entries; /* 0: sized from -F and the CPUs */
 	bool no_kernel, no_user, no_side_files, verbose;
 	long stack_copy; /* --stack-copy BYTES; 0: frame pointers */
+	bool archive;	 /* --archive: OUT's binaries in OUT.tar.zst */
+	const char *exclude[MAX_EXCLUDES]; /* --exclude-path */
+	int nexclude;
 };
 
 
