@@ -68,6 +68,13 @@ static const char usage_text[] =
 	"                         FILE.d/ustacks.gz (mode 0600: raw stack bytes can\n"
 	"                         hold secrets) for psym to unwind with the\n"
 	"                         binaries' CFI: for code without frame pointers\n"
+	"      --no-mmap-track    read each process's maps from /proc only (a process\n"
+	"                         that exits before a drain then loses its mappings)\n"
+	"      --max-procs N      processes whose mappings are recorded as they are\n"
+	"                         made, at once (default 16384)\n"
+	"      --mmap-pages N     ring buffer pages per CPU for those records (a power\n"
+	"                         of two, default 64); raise it when the summary\n"
+	"                         reports lost mmap records\n"
 	"      --archive          also pack every binary and debug file the profile's\n"
 	"                         mappings name (by build ID, from the processes' own\n"
 	"                         view: other mount namespaces too) into OUT without\n"
@@ -111,6 +118,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		O_STACK_COPY,
 		O_ARCHIVE,
 		O_EXCLUDE,
+		O_NO_TRACK,
+		O_MAX_PROCS,
+		O_MMAP_PAGES,
 		O_VERSION
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
@@ -124,6 +134,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					    { "count-entries", required_argument, NULL, O_COUNTS },
 					    { "stack-copy", required_argument, NULL, O_STACK_COPY },
 					    { "archive", no_argument, NULL, O_ARCHIVE },
+					    { "no-mmap-track", no_argument, NULL, O_NO_TRACK },
+					    { "max-procs", required_argument, NULL, O_MAX_PROCS },
+					    { "mmap-pages", required_argument, NULL, O_MMAP_PAGES },
 					    { "exclude-path", required_argument, NULL, O_EXCLUDE },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
@@ -134,6 +147,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->hz = 99;
 	o->out = "cpu.pb.gz";
+	o->max_procs = 16384;
+	o->mmap_pages = 64;
 	while ((c = getopt_long(argc, argv, "p:F:d:o:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -161,6 +176,15 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
 			break;
 		case O_ARCHIVE: o->archive = true; break;
+		case O_NO_TRACK: o->no_track = true; break;
+		case O_MAX_PROCS:
+			o->max_procs = parse_long(optarg, 64, 1 << 22, "invalid --max-procs (64..4194304)");
+			break;
+		case O_MMAP_PAGES:
+			o->mmap_pages = parse_long(optarg, 1, 1 << 16, "invalid --mmap-pages (1..65536)");
+			if (o->mmap_pages & (o->mmap_pages - 1))
+				die_usage("--mmap-pages must be a power of two", optarg);
+			break;
 		case O_EXCLUDE:
 			if (o->nexclude == MAX_EXCLUDES)
 				die_usage("too many --exclude-path options (at most 64)", NULL);
@@ -456,6 +480,17 @@ int main(int argc, char **argv)
 		}
 		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
 	}
+	/* Before sampling starts: no process started after it goes unrecorded. */
+	if (!r.o.no_track && !r.sc) {
+		struct mmaptrack_opts mo = { cpus, 4096, (uint32_t)r.o.mmap_pages,
+					     (uint32_t)r.o.max_procs, 1 << 16 };
+
+		if (mmaptrack_open(&mo, &r.mt, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg);
+			exit_code = PSYM_EXIT_SYSTEM;
+			goto out_skel;
+		}
+	}
 	links = calloc(4096, sizeof(*links));
 	if (!links) {
 		exit_code = PSYM_EXIT_SYSTEM;
@@ -520,6 +555,7 @@ int main(int argc, char **argv)
 		}
 		if (r.sc && (ret = stackcopy_poll(r.sc, 0)) != 0)
 			break;
+		mmaptrack_poll(r.mt, r.ms.drains);
 		now = now_ns();
 		if (now >= next_drain && !stop) {
 			int64_t mu = now + META_NS;
@@ -610,6 +646,24 @@ int main(int argc, char **argv)
 			r.ms.maps_read, r.ms.rereads, r.ms.bids_read, r.ms.bids_cached,
 			r.ms.bids_failed, r.ms.bids_skipped, r.ms.drains,
 			(double)r.ms.drain_max_ns / 1e6);
+		if (r.mt) {
+			struct mmaptrack_stats ts;
+
+			mmaptrack_stats(r.mt, &ts);
+			fprintf(stderr,
+				"psym-collect: mappings recorded as made: %" PRIu64 " execs, %" PRIu64
+				" forks, %" PRIu64 " exits, %" PRIu64 " mmaps (%" PRIu64
+				" records lost, %" PRIu64 " mappings and %" PRIu64
+				" processes not kept); %" PRIu64
+				" processes' maps taken from them, at most %u processes at once\n",
+				ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
+				ts.procs_untracked, r.ms.maps_tracked, ts.procs_max);
+			if (ts.lost)
+				fprintf(stderr,
+					"psym-collect: to lose no mmap records, raise --mmap-pages "
+					"(now %ld)\n",
+					r.o.mmap_pages);
+		}
 		if (errs[PSYM_ERR_COLLISION] || errs[PSYM_ERR_COUNTS_FULL])
 			fprintf(stderr,
 				"psym-collect: to lose less, raise --stack-entries (now %u) for "
@@ -625,6 +679,7 @@ out_links:
 		bpf_link__destroy(links[i]);
 	free(links);
 out_skel:
+	mmaptrack_close(r.mt);
 	stackcopy_close(r.sc, NULL, &e);
 	profile_bpf__destroy(r.skel);
 	psym_collectprof_free(r.cp);
