@@ -68,6 +68,20 @@ static const char usage_text[] =
 	"                         FILE.d/ustacks.gz (mode 0600: raw stack bytes can\n"
 	"                         hold secrets) for psym to unwind with the\n"
 	"                         binaries' CFI: for code without frame pointers\n"
+	"      --no-mmap-track    read each process's maps from /proc only (a process\n"
+	"                         that exits before a drain then loses its mappings)\n"
+	"      --max-procs N      processes whose mappings are recorded as they are\n"
+	"                         made, at once (default 16384)\n"
+	"      --mmap-pages N     ring buffer pages per CPU for those records (a power\n"
+	"                         of two, default 64); raise it when the summary\n"
+	"                         reports lost mmap records\n"
+	"      --archive          also pack every binary and debug file the profile's\n"
+	"                         mappings name (by build ID, from the processes' own\n"
+	"                         view: other mount namespaces too) into OUT without\n"
+	"                         .pb.gz, plus .tar.zst, for `psym symbolize\n"
+	"                         --debug-pkg` where the binaries are not\n"
+	"      --exclude-path P   with --archive: leave out mappings under P\n"
+	"                         (repeatable, e.g. /usr)\n"
 	"  -v, --verbose          report progress and a few examples of what was lost\n"
 	"  -h, --help             show this help\n"
 	"      --version          show the version\n\n"
@@ -102,6 +116,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		O_STACKS,
 		O_COUNTS,
 		O_STACK_COPY,
+		O_ARCHIVE,
+		O_EXCLUDE,
+		O_NO_TRACK,
+		O_MAX_PROCS,
+		O_MMAP_PAGES,
 		O_VERSION
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
@@ -114,6 +133,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					    { "stack-entries", required_argument, NULL, O_STACKS },
 					    { "count-entries", required_argument, NULL, O_COUNTS },
 					    { "stack-copy", required_argument, NULL, O_STACK_COPY },
+					    { "archive", no_argument, NULL, O_ARCHIVE },
+					    { "no-mmap-track", no_argument, NULL, O_NO_TRACK },
+					    { "max-procs", required_argument, NULL, O_MAX_PROCS },
+					    { "mmap-pages", required_argument, NULL, O_MMAP_PAGES },
+					    { "exclude-path", required_argument, NULL, O_EXCLUDE },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "version", no_argument, NULL, O_VERSION },
@@ -123,6 +147,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->hz = 99;
 	o->out = "cpu.pb.gz";
+	o->max_procs = 16384;
+	o->mmap_pages = 64;
 	while ((c = getopt_long(argc, argv, "p:F:d:o:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -149,6 +175,23 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_STACK_COPY:
 			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
 			break;
+		case O_ARCHIVE: o->archive = true; break;
+		case O_NO_TRACK: o->no_track = true; break;
+		case O_MAX_PROCS:
+			o->max_procs = parse_long(optarg, 64, 1 << 22, "invalid --max-procs (64..4194304)");
+			break;
+		case O_MMAP_PAGES:
+			o->mmap_pages = parse_long(optarg, 1, 1 << 16, "invalid --mmap-pages (1..65536)");
+			if (o->mmap_pages & (o->mmap_pages - 1))
+				die_usage("--mmap-pages must be a power of two", optarg);
+			break;
+		case O_EXCLUDE:
+			if (o->nexclude == MAX_EXCLUDES)
+				die_usage("too many --exclude-path options (at most 64)", NULL);
+			if (!*optarg)
+				die_usage("empty --exclude-path", NULL);
+			o->exclude[o->nexclude++] = optarg;
+			break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);
@@ -159,6 +202,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		die_usage("unexpected argument", argv[optind]);
 	if (o->no_kernel && o->no_user)
 		die_usage("--no-kernel and --no-user leave nothing to record", NULL);
+	if (o->nexclude && !o->archive)
+		die_usage("--exclude-path applies to --archive", NULL);
 	if (o->no_user && o->stack_copy)
 		die_usage("--stack-copy copies user stacks: not with --no-user", NULL);
 }
@@ -279,6 +324,31 @@ static bool wait_targets(struct pollfd *pfd, int npfd, int npids, int64_t timeou
 		live++;
 	}
 	return npids > 0 && npfd == npids && live == 0;
+}
+
+/* --archive: the binaries of the profile's mappings, while the processes run. */
+static int write_archive(struct run *r, struct psym_err *e)
+{
+	struct psym_archive_opts ao = { .exclude = r->o.exclude,
+					.n_exclude = (size_t)r->o.nexclude,
+					.log = stderr,
+					.verbose = r->o.verbose };
+	struct psym_archive_stats st;
+	char *name = psym_archive_default_name(r->o.out);
+	int ret;
+
+	if (!name)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = psym_archive_write(psym_collectprof_profile(r->cp), name, &ao, &st, e);
+	if (!ret)
+		fprintf(stderr,
+			"psym-collect: archive '%s': %zu binaries and %zu debug files for %zu "
+			"mappings (%zu not found, %zu excluded), %" PRIu64 " bytes packed into %" PRIu64
+			"\n",
+			name, st.binaries, st.debug_files, st.mappings, st.missing, st.excluded,
+			st.bytes_in, st.bytes_out);
+	free(name);
+	return ret;
 }
 
 int main(int argc, char **argv)
@@ -410,6 +480,17 @@ int main(int argc, char **argv)
 		}
 		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
 	}
+	/* Before sampling starts: no process started after it goes unrecorded. */
+	if (!r.o.no_track && !r.sc) {
+		struct mmaptrack_opts mo = { cpus, 4096, (uint32_t)r.o.mmap_pages,
+					     (uint32_t)r.o.max_procs, 1 << 16 };
+
+		if (mmaptrack_open(&mo, &r.mt, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg);
+			exit_code = PSYM_EXIT_SYSTEM;
+			goto out_skel;
+		}
+	}
 	links = calloc(4096, sizeof(*links));
 	if (!links) {
 		exit_code = PSYM_EXIT_SYSTEM;
@@ -474,6 +555,7 @@ int main(int argc, char **argv)
 		}
 		if (r.sc && (ret = stackcopy_poll(r.sc, 0)) != 0)
 			break;
+		mmaptrack_poll(r.mt, r.ms.drains);
 		now = now_ns();
 		if (now >= next_drain && !stop) {
 			int64_t mu = now + META_NS;
@@ -529,6 +611,10 @@ int main(int argc, char **argv)
 			written = true;
 			if (!r.o.no_side_files)
 				side_files(&r, &e);
+			if (r.o.archive && write_archive(&r, &e)) {
+				fprintf(stderr, "psym-collect: %s\n", e.msg);
+				exit_code = psym_exit_code(e.code);
+			}
 		}
 		for (uint32_t k = 0; k < PSYM_ERR_NR; k++)
 			errs[k] = bpf_errors(&r, k);
@@ -560,6 +646,24 @@ int main(int argc, char **argv)
 			r.ms.maps_read, r.ms.rereads, r.ms.bids_read, r.ms.bids_cached,
 			r.ms.bids_failed, r.ms.bids_skipped, r.ms.drains,
 			(double)r.ms.drain_max_ns / 1e6);
+		if (r.mt) {
+			struct mmaptrack_stats ts;
+
+			mmaptrack_stats(r.mt, &ts);
+			fprintf(stderr,
+				"psym-collect: mappings recorded as made: %" PRIu64 " execs, %" PRIu64
+				" forks, %" PRIu64 " exits, %" PRIu64 " mmaps (%" PRIu64
+				" records lost, %" PRIu64 " mappings and %" PRIu64
+				" processes not kept); %" PRIu64
+				" processes' maps taken from them, at most %u processes at once\n",
+				ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
+				ts.procs_untracked, r.ms.maps_tracked, ts.procs_max);
+			if (ts.lost)
+				fprintf(stderr,
+					"psym-collect: to lose no mmap records, raise --mmap-pages "
+					"(now %ld)\n",
+					r.o.mmap_pages);
+		}
 		if (errs[PSYM_ERR_COLLISION] || errs[PSYM_ERR_COUNTS_FULL])
 			fprintf(stderr,
 				"psym-collect: to lose less, raise --stack-entries (now %u) for "
@@ -575,6 +679,7 @@ out_links:
 		bpf_link__destroy(links[i]);
 	free(links);
 out_skel:
+	mmaptrack_close(r.mt);
 	stackcopy_close(r.sc, NULL, &e);
 	profile_bpf__destroy(r.skel);
 	psym_collectprof_free(r.cp);

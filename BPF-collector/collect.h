@@ -15,6 +15,7 @@
 
 #include "hashtab.h"
 #include "psym.h"
+#include "mmaptrack.h"
 #include "profile.h"
 
 /* Set by SIGINT/SIGTERM. */
@@ -36,6 +37,7 @@ extern volatile sig_atomic_t stop;
 #define MAX_EXAMPLES 5	 /* -v: examples of each kind of per-process problem */
 #define MAX_PERF_MAPS 4096 /* perf maps saved */
 #define BID_CACHE_MAX (1 << 16)
+#define MAX_EXCLUDES 64 /* --exclude-path */
 
 struct opts {
 	int pids[PSYM_MAX_PIDS];
@@ -46,6 +48,12 @@ struct opts {
 	long stack_entries, count_entries; /* 0: sized from -F and the CPUs */
 	bool no_kernel, no_user, no_side_files, verbose;
 	long stack_copy; /* --stack-copy BYTES; 0: frame pointers */
+	bool archive;	 /* --archive: OUT's binaries in OUT.tar.zst */
+	bool no_track;	 /* --no-mmap-track: /proc/PID/maps only */
+	long max_procs;	 /* --max-procs: processes whose mappings are tracked */
+	long mmap_pages; /* --mmap-pages: ring pages per CPU for mmap records */
+	const char *exclude[MAX_EXCLUDES]; /* --exclude-path */
+	int nexclude;
 };
 
 
@@ -55,6 +63,7 @@ struct pidinfo {
 	bool gone;	/* its maps could not be read: exited */
 	bool skipped;	/* a sample went without its maps: metadata cap */
 	uint8_t rereads;
+	uint32_t mt_gen; /* generation of the tracked maps loaded (mmaptrack.h) */
 	uint64_t reread_drain; /* the drain of the last re-read */
 };
 
@@ -79,6 +88,7 @@ struct ksyms {
 /* Per-run counters of metadata work, reported in the summary. */
 struct metastats {
 	uint64_t maps_read, maps_gone, maps_failed, maps_skipped, rereads;
+	uint64_t maps_tracked; /* processes whose maps came from mmaptrack */
 	uint64_t bids_read, bids_cached, bids_failed, bids_skipped;
 	uint64_t stacks_evicted, stack_sweeps, drains;
 	int64_t drain_max_ns;
@@ -113,6 +123,7 @@ struct run {
 	int examples; /* -v lines printed */
 	struct ksyms ks;
 	struct stackcopy *sc; /* --stack-copy */
+	struct mmaptrack *mt; /* mappings as they are made; NULL: --no-mmap-track */
 };
 
 static inline int64_t now_ns(void)
@@ -130,6 +141,8 @@ struct pidinfo *pid_info(struct run *r, int pid);
 void load_maps(struct run *r, struct pidinfo *pi);
 void file_build_id(void *ud, int pid, struct psym_procmap *m);
 void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu);
+/* mmaptrack_sweep's callback: pid exited and its samples are in. */
+void forget_pid(void *ud, int pid);
 
 /* drain.c: moving the BPF maps' counts and stacks into the profile. */
 uint64_t bpf_errors(struct run *r, uint32_t k);

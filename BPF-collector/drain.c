@@ -164,10 +164,14 @@ int drain(struct run *r, int64_t meta_until)
 		__atomic_store_n(&r->skel->bss->active, (uint32_t)r->active, __ATOMIC_SEQ_CST);
 		usleep(2000);
 	}
+	/* Mappings recorded up to now cover every sample of the buffer. */
+	mmaptrack_poll(r->mt, r->ms.drains);
 	ret = drain_buffer(r, b);
 	if (!ret && r->final)
 		ret = drain_buffer(r, !b);
 	r->ms.drains++;
+	if (!r->final)
+		mmaptrack_sweep(r->mt, r->ms.drains, forget_pid, r);
 	dt = now_ns() - t0;
 	if (dt > r->ms.drain_max_ns)
 		r->ms.drain_max_ns = dt;

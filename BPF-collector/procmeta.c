@@ -176,6 +176,60 @@ failed:
 	example(r, "pid %d: cannot read the build ID of '%s'", pid, m->path);
 }
 
+/* pid's maps as mmaptrack recorded them: 0, or PSYM_NOENT when it has none. */
+static int load_tracked(struct run *r, struct pidinfo *pi)
+{
+	struct psym_procmap *maps = NULL;
+	char exe[sizeof(maps->path)];
+	size_t n = 0;
+	bool complete;
+	int ret = mmaptrack_maps(r->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe));
+
+	if (ret)
+		return ret;
+	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0) {
+		r->ms.maps_failed++;
+	} else {
+		r->ms.maps_tracked++;
+		if (exe[0])
+			psym_collectprof_set_exe(r->cp, pi->pid, exe);
+	}
+	free(maps);
+	return 0;
+}
+
+/*
+ * A process seen from its exec or fork: its recorded maps, reloaded when
+ * they changed (dlopen, exec), and no /proc read at all. False when pid is
+ * not tracked that completely.
+ */
+static bool from_tracker(struct run *r, struct pidinfo *pi)
+{
+	bool complete;
+	bool changed = mmaptrack_changed(r->mt, pi->pid, &pi->mt_gen, &complete);
+
+	if (!complete)
+		return false;
+	if (changed || !psym_collectprof_known(r->cp, pi->pid))
+		load_tracked(r, pi);
+	return true;
+}
+
+void forget_pid(void *ud, int pid)
+{
+	struct run *r = ud;
+	struct pidinfo *pi;
+	void *v;
+
+	psym_collectprof_forget(r->cp, pid);
+	if (psym_hashtab_get(&r->pids, &pid, sizeof(pid), &v) == 0) {
+		pi = v;
+		pi->gone = pi->skipped = false;
+		pi->rereads = 0;
+		pi->mt_gen = 0;
+	}
+}
+
 /* The maps a sample of pid needs, within the drain's budget. */
 void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu)
 {
@@ -184,11 +238,18 @@ void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu)
 	if (!nu)
 		return; /* a kernel-only stack: no process metadata needed */
 	pi = pid_info(r, pid);
-	if (!pi || pi->gone)
+	if (!pi)
+		return;
+	if (r->mt && from_tracker(r, pi))
+		return;
+	if (pi->gone)
 		return;
 	if (!psym_collectprof_known(r->cp, pid)) {
 		if (budget_ok(r)) {
 			load_maps(r, pi);
+			/* Exited before it was read: what was recorded of it. */
+			if (pi->gone && r->mt && load_tracked(r, pi) == 0)
+				r->ms.maps_gone--;
 		} else if (!pi->skipped) {
 			pi->skipped = true;
 			r->ms.maps_skipped++;

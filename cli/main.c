@@ -37,6 +37,7 @@ static const struct {
 	{ "top", cmd_top, "top functions (flat and cumulative), like pprof -top" },
 	{ "folded", cmd_folded, "collapsed stacks for flame graph tools" },
 	{ "flame", cmd_flame, "write an SVG flame graph" },
+	{ "archive", cmd_archive, "pack a profile's binaries and debug files (.tar.zst)" },
 };
 
 static void usage(FILE *out)

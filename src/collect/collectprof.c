@@ -26,6 +26,7 @@ struct proc {
 	uint64_t samples;
 	char comm[17]; /* the first sample's */
 	size_t order;  /* position in procs (psym_collectprof_finish's sort) */
+	bool forgotten; /* maps freed (the process exited): unknown again */
 };
 
 /* A profile mapping's identity, the key of the dedup table (bytes compared). */
@@ -265,7 +266,23 @@ static struct proc *find_proc(const struct psym_collectprof *c, int pid)
 
 bool psym_collectprof_known(const struct psym_collectprof *c, int pid)
 {
-	return find_proc(c, pid) != NULL;
+	const struct proc *pr = find_proc(c, pid);
+
+	return pr && !pr->forgotten;
+}
+
+void psym_collectprof_forget(struct psym_collectprof *c, int pid)
+{
+	struct proc *pr = find_proc(c, pid);
+
+	if (!pr)
+		return;
+	free(pr->maps);
+	free(pr->mapping_ids);
+	pr->maps = NULL;
+	pr->mapping_ids = NULL;
+	pr->n = 0;
+	pr->forgotten = true;
 }
 
 size_t psym_collectprof_jit_pids(const struct psym_collectprof *c, int *out, size_t max)
@@ -321,6 +338,7 @@ int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct p
 	pr->maps = copy;
 	pr->mapping_ids = ids;
 	pr->n = n;
+	pr->forgotten = false;
 	return 0;
 }
 

@@ -57,6 +57,13 @@ int psym_collectprof_comment(struct psym_collectprof *c, const char *text);
 bool psym_collectprof_known(const struct psym_collectprof *c, int pid);
 
 /*
+ * Free pid's maps (it exited and its samples are in): a later sample of
+ * that pid is of a new process (a reused pid), whose maps must be given
+ * again. What was built from the old maps stays.
+ */
+void psym_collectprof_forget(struct psym_collectprof *c, int pid);
+
+/*
  * The pids whose samples had frames in anonymous executable memory (JIT
  * code: their perf maps are worth saving), in the order first seen; at
  * most max written to out. Returns how many there are in all.

@@ -70,7 +70,11 @@ struct dec {
 	lzma_stream x;
 	ZSTD_DStream *zs;
 	bool z_init, x_init;
+	bool archive; /* a psym archive: its .build-id/ is usr/lib/debug/.build-id/ */
 };
+
+/* What the tar stream is, for messages. */
+#define TARNAME(d) ((d)->archive ? "the archive" : "data.tar member")
 
 static int dec_fill(struct dec *d)
 {
@@ -124,7 +128,7 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 				d->out_eof = true;
 			else if (zr != Z_OK && !(zr == Z_BUF_ERROR && !d->in_eof))
 				return psym_err_set(d->e, PSYM_EBADINPUT,
-						    "'%s': corrupt gzip data in data.tar", d->name);
+						    "'%s': corrupt gzip data in %s", d->name, TARNAME(d));
 			break;
 		}
 		case CODEC_XZ: {
@@ -141,8 +145,8 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 				d->out_eof = true;
 			else if (xr != LZMA_OK && !(xr == LZMA_BUF_ERROR && !d->in_eof))
 				return psym_err_set(d->e, PSYM_EBADINPUT,
-						    "'%s': corrupt xz data in data.tar (code %d)",
-						    d->name, (int)xr);
+						    "'%s': corrupt xz data in %s (code %d)",
+						    d->name, TARNAME(d), (int)xr);
 			break;
 		}
 		case CODEC_ZST: {
@@ -154,8 +158,8 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 			got = ob.pos;
 			if (ZSTD_isError(zr))
 				return psym_err_set(d->e, PSYM_EBADINPUT,
-						    "'%s': corrupt zstd data in data.tar (%s)",
-						    d->name, ZSTD_getErrorName(zr));
+						    "'%s': corrupt zstd data in %s (%s)",
+						    d->name, TARNAME(d), ZSTD_getErrorName(zr));
 			if (zr == 0 && d->in_eof && d->in_pos == d->in_len)
 				d->out_eof = true;
 			break;
@@ -166,8 +170,8 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 		if (d->in_eof && d->in_pos >= d->in_len) {
 			if (d->codec == CODEC_NONE || d->out_eof)
 				return 0;
-			return psym_err_set(d->e, PSYM_EBADINPUT, "'%s': truncated data.tar member",
-					    d->name);
+			return psym_err_set(d->e, PSYM_EBADINPUT, "'%s': truncated %s",
+					    d->name, TARNAME(d));
 		}
 	}
 }
@@ -387,8 +391,19 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim, select_fn 
 			else
 				snprintf(path, sizeof(path), "%s", name);
 		}
-		want = (type == '0' || type == '\0') && safe_path(path) &&
-		       strncmp(path, "usr/lib/debug/", 14) == 0;
+		want = (type == '0' || type == '\0') && safe_path(path);
+		if (want && d->archive) {
+			/* psym archive (archive.h): only its .build-id tree, read as
+			 * a package's usr/lib/debug/.build-id. */
+			size_t n = strlen(path);
+
+			want = strncmp(path, ".build-id/", 10) == 0 && n + 14 <= TAR_MAX_NAME;
+			if (want) {
+				memmove(path + 14, path, n + 1);
+				memcpy(path, "usr/lib/debug/", 14);
+			}
+		}
+		want = want && strncmp(path, "usr/lib/debug/", 14) == 0;
 		if (want && sel) {
 			ret = sel(ud, path, size);
 			if (ret < 0)
@@ -438,7 +453,7 @@ static int deb_walk(struct src *whole, const char *name, const struct psym_deb_l
 		    select_fn sel, psym_deb_file_fn fn, void *ud, struct psym_err *e)
 {
 	struct psym_deb_limits lim = { DEB_DEFAULT_MAX_BYTES, DEB_DEFAULT_MAX_FILES };
-	unsigned char magic[8], hdr[60];
+	unsigned char magic[8] = { 0 }, hdr[60];
 	uint64_t off = 8;
 	int ret;
 
@@ -449,8 +464,28 @@ static int deb_walk(struct src *whole, const char *name, const struct psym_deb_l
 			lim.max_files = limp->max_files;
 	}
 	whole->off = 0;
-	if (src_read(whole, magic, 8) != 8 || memcmp(magic, "!<arch>\n", 8) != 0)
-		return psym_err_set(e, PSYM_EBADINPUT, "'%s': not a Debian package (no ar header)",
+	if (src_read(whole, magic, 8) == 8 && !memcmp(magic, "\x28\xb5\x2f\xfd", 4)) {
+		struct dec *d = calloc(1, sizeof(*d));
+
+		/* A psym archive: the whole file is a tar.zst. */
+		if (!d)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		d->src = *whole;
+		d->src.off = 0;
+		d->name = name;
+		d->e = e;
+		d->archive = true;
+		ret = dec_start(d, CODEC_ZST);
+		if (!ret)
+			ret = tar_walk(d, &lim, sel, fn, ud);
+		dec_end(d);
+		free(d);
+		return ret;
+	}
+	if (memcmp(magic, "!<arch>\n", 8) != 0)
+		return psym_err_set(e, PSYM_EBADINPUT,
+				    "'%s': not a Debian package (no ar header) nor a psym archive "
+				    "(.tar.zst)",
 				    name);
 	while (off + 60 <= whole->end) {
 		char mname[17];

@@ -294,6 +294,37 @@ def deb_cases():
     put("deb-not-ar.deb", b"hello world, not an archive\n")
 
 
+def archive(name, entries, truncate=None, raw=None):
+    """A psym archive (psym archive's .tar.zst, read by --debug-pkg)."""
+    tb = io.BytesIO()
+    with tarfile.open(fileobj=tb, mode="w", format=tarfile.PAX_FORMAT) as t:
+        for path, data, kind in entries:
+            ti = tarfile.TarInfo(path)
+            if kind == "link":
+                ti.type = tarfile.SYMTYPE
+                ti.linkname = data.decode()
+                t.addfile(ti)
+            else:
+                ti.size = len(data)
+                t.addfile(ti, io.BytesIO(data))
+    data = raw if raw is not None else subprocess.run(
+        ["zstd", "-q", "-c", "-3"], input=tb.getvalue(), stdout=subprocess.PIPE, check=True).stdout
+    if truncate:
+        data = data[:truncate]
+    put(name, data)
+
+
+def archive_cases():
+    r = random.Random(31)
+    archive("archive-traversal.tar.zst", [(".build-id/../../../escaped", b"x", "file")])
+    archive("archive-outside-tree.tar.zst", [("etc/evil", b"x", "file"),
+                                             ("usr/lib/debug/x.debug", b"x", "file")])
+    archive("archive-symlink-escape.tar.zst", [(".build-id/aa/bb.debug", b"/etc/passwd", "link")])
+    archive("archive-truncated.tar.zst", [(".build-id/aa/big.debug", r.randbytes(100000), "file")],
+            truncate=5000)
+    archive("archive-corrupt.tar.zst", [], raw=b"\x28\xb5\x2f\xfd" + r.randbytes(4000))
+
+
 def crashlog_cases():
     r = random.Random(24)
     put("crashlog-binary.txt", r.randbytes(8192))
@@ -439,5 +470,6 @@ if __name__ == "__main__":
     perfmap_cases()
     jitdump_cases()
     deb_cases()
+    archive_cases()
     crashlog_cases()
     manifest_cases()

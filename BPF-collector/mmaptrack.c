@@ -1,0 +1,612 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psym-collect: mappings recorded as they are made, from the kernel's
+ * PERF_RECORD_MMAP2 / COMM (exec) / FORK / EXIT records (mmaptrack.h).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hashtab.h"
+#include "mmaptrack.h"
+#include "procmaps.h"
+
+struct tmap {
+	uint64_t start, limit, offset;
+	uint32_t path; /* index into paths */
+	uint8_t bid_len;
+	uint8_t bid[20];
+};
+
+struct tproc {
+	int pid;
+	bool complete; /* seen from its exec or fork */
+	bool exited, dead, exe_next;
+	uint64_t exit_drain;
+	uint32_t gen; /* bumped on every change */
+	uint32_t exe; /* path index + 1; 0 = unknown */
+	uint16_t n, cap;
+	struct tmap *m;
+	/* The image before its exec: a sample taken during execve still has
+	 * its user registers in it (the syscall's caller). */
+	uint16_t nprev;
+	struct tmap *prev;
+};
+
+struct ring {
+	int fd;
+	void *base; /* header page + data pages */
+	size_t data_size;
+};
+
+/* A record read from a ring (at off in buf), by its kernel time stamp. */
+struct pending {
+	uint64_t time;
+	size_t off;
+	uint32_t seq; /* ring order among equal times */
+};
+
+struct mmaptrack {
+	struct ring *rings;
+	int nrings;
+	uint32_t max_procs, max_paths;
+	struct psym_hashtab procs; /* pid -> struct tproc, rebuilt by sweep */
+	struct tproc **all;
+	size_t nall, capall;
+	struct psym_hashtab path_ix; /* path -> index + 1 */
+	char **paths;
+	size_t npaths;
+	uint64_t drain;
+	uint32_t gen; /* a new value for every change of any process */
+	/* One poll's records of every ring, unwrapped, then taken in time order. */
+	unsigned char *buf;
+	size_t len, cap;
+	struct pending *pend;
+	size_t npend, cappend;
+	struct mmaptrack_stats st;
+};
+
+static struct tproc *find(struct mmaptrack *t, int pid)
+{
+	void *v;
+
+	return psym_hashtab_get(&t->procs, &pid, sizeof(pid), &v) == 0 ? v : NULL;
+}
+
+/* A new (empty) entry for pid, replacing an earlier process of that pid. */
+static struct tproc *add(struct mmaptrack *t, int pid)
+{
+	struct psym_err e = { 0 };
+	struct tproc *old = find(t, pid), *p;
+
+	if (!old && t->nall >= t->max_procs) {
+		t->st.procs_untracked++;
+		return NULL;
+	}
+	if (t->nall == t->capall) {
+		size_t ncap = t->capall ? t->capall * 2 : 256;
+		struct tproc **na = realloc(t->all, ncap * sizeof(*na));
+
+		if (!na)
+			return NULL;
+		t->all = na;
+		t->capall = ncap;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	if (psym_hashtab_put(&t->procs, &p->pid, sizeof(p->pid), p, &e)) {
+		free(p);
+		return NULL;
+	}
+	if (old)
+		old->dead = true; /* freed by the next sweep, after the table is rebuilt */
+	t->all[t->nall++] = p;
+	if (t->nall > t->st.procs_max)
+		t->st.procs_max = (uint32_t)t->nall;
+	return p;
+}
+
+static uint32_t intern(struct mmaptrack *t, const char *path)
+{
+	struct psym_err e = { 0 };
+	char *copy, **np;
+	void *v;
+
+	if (psym_hashtab_get(&t->path_ix, path, strlen(path), &v) == 0)
+		return (uint32_t)(uintptr_t)v;
+	if (t->npaths >= t->max_paths)
+		return 0;
+	copy = strdup(path);
+	np = copy ? realloc(t->paths, (t->npaths + 1) * sizeof(*np)) : NULL;
+	if (!np) {
+		free(copy);
+		return 0;
+	}
+	t->paths = np;
+	if (psym_hashtab_put(&t->path_ix, copy, strlen(copy), (void *)(uintptr_t)(t->npaths + 1),
+			     &e)) {
+		free(copy);
+		return 0;
+	}
+	t->paths[t->npaths++] = copy;
+	return (uint32_t)t->npaths;
+}
+
+static void on_mmap(struct mmaptrack *t, const struct perf_event_header *h, const unsigned char *b,
+		    size_t len)
+{
+	uint32_t pid, pathix;
+	uint64_t addr, size, pgoff;
+	struct tproc *p;
+	struct tmap *m;
+	const char *name = (const char *)b + 64;
+	size_t w = 0;
+
+	if (len < 64 + 1)
+		return;
+	memcpy(&pid, b, 4);
+	memcpy(&addr, b + 8, 8);
+	memcpy(&size, b + 16, 8);
+	memcpy(&pgoff, b + 24, 8);
+	if (!memchr(name, '\0', len - 64))
+		return;
+	p = find(t, (int)pid);
+	if (!p)
+		p = add(t, (int)pid); /* a process from before the run: incomplete */
+	if (!p || size == 0 || addr + size < addr)
+		return;
+	t->st.maps++;
+	pathix = intern(t, name);
+	if (!pathix) {
+		t->st.maps_dropped++;
+		return;
+	}
+	if (p->exe_next && name[0] == '/') {
+		p->exe = pathix;
+		p->exe_next = false;
+	}
+	/* A new mapping replaces what it overlaps (munmap is not reported). */
+	for (uint16_t i = 0; i < p->n; i++)
+		if (p->m[i].limit <= addr || p->m[i].start >= addr + size)
+			p->m[w++] = p->m[i];
+	p->n = (uint16_t)w;
+	if (p->n == p->cap) {
+		uint16_t ncap = p->cap ? (uint16_t)(p->cap * 2) : 8;
+		struct tmap *nm;
+
+		if (p->cap >= MMAPTRACK_MAX_MAPS || !(nm = realloc(p->m, ncap * sizeof(*nm)))) {
+			t->st.maps_dropped++;
+			return;
+		}
+		p->m = nm;
+		p->cap = ncap;
+	}
+	m = &p->m[p->n++];
+	memset(m, 0, sizeof(*m));
+	m->start = addr;
+	m->limit = addr + size;
+	m->offset = pgoff;
+	m->path = pathix;
+	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && b[32] <= 20) {
+		m->bid_len = b[32];
+		memcpy(m->bid, b + 36, m->bid_len);
+	}
+	p->gen = ++t->gen;
+}
+
+/*
+ * A process from before the run that forks: its maps from /proc, once,
+ * with build IDs, so that its children (which may exec or exit at once)
+ * start from a complete copy.
+ */
+static struct tproc *seed(struct mmaptrack *t, int pid)
+{
+	struct psym_procmap *maps = NULL;
+	struct psym_err e = { 0 };
+	struct tproc *p;
+	size_t n = 0;
+
+	if (psym_procmaps_read(pid, &maps, &n, &e) != 0)
+		return NULL;
+	t->st.seeded++;
+	psym_procmaps_build_ids(pid, maps, n);
+	p = add(t, pid);
+	if (p && n)
+		p->m = calloc(n < MMAPTRACK_MAX_MAPS ? n : MMAPTRACK_MAX_MAPS, sizeof(*p->m));
+	for (size_t i = 0; p && p->m && i < n && p->n < MMAPTRACK_MAX_MAPS; i++) {
+		struct tmap *m = &p->m[p->n];
+		const char *h = maps[i].build_id;
+
+		m->path = intern(t, maps[i].path);
+		if (!m->path)
+			continue;
+		m->start = maps[i].start;
+		m->limit = maps[i].limit;
+		m->offset = maps[i].offset;
+		for (m->bid_len = 0; m->bid_len < 20 && h[0] && h[1]; h += 2)
+			m->bid[m->bid_len++] =
+				(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
+		p->n++;
+	}
+	if (p) {
+		p->cap = p->n;
+		p->complete = p->m || !n;
+		p->gen = ++t->gen;
+	}
+	free(maps);
+	return p;
+}
+
+static void on_record(struct mmaptrack *t, const struct perf_event_header *h,
+		      const unsigned char *b, size_t len)
+{
+	uint32_t pid, ppid, tid;
+	struct tproc *p, *parent;
+
+	t->st.records++;
+	switch (h->type) {
+	case PERF_RECORD_MMAP2: on_mmap(t, h, b, len); break;
+	case PERF_RECORD_COMM:
+		if (!(h->misc & PERF_RECORD_MISC_COMM_EXEC) || len < 8)
+			break;
+		memcpy(&pid, b, 4);
+		/* exec: the process starts afresh; its image's mappings follow. */
+		parent = find(t, (int)pid); /* the image before (add marks it dead) */
+		if (parent && parent->dead)
+			parent = NULL;
+		p = add(t, (int)pid);
+		if (p && parent) {
+			p->prev = parent->m;
+			p->nprev = parent->n;
+			parent->m = NULL;
+			parent->n = parent->cap = 0;
+		}
+		if (p) {
+			p->complete = true;
+			p->exe_next = true;
+			p->gen = ++t->gen;
+		}
+		t->st.execs++;
+		break;
+	case PERF_RECORD_FORK:
+		if (len < 16)
+			break;
+		memcpy(&pid, b, 4);
+		memcpy(&ppid, b + 4, 4);
+		if (pid == ppid)
+			break; /* a new thread */
+		t->st.forks++;
+		parent = find(t, (int)ppid);
+		if (!parent || (!parent->complete && !parent->exited))
+			parent = seed(t, (int)ppid);
+		p = add(t, (int)pid);
+		if (!p)
+			break;
+		if (parent && parent->n) {
+			p->m = malloc(parent->n * sizeof(*p->m));
+			if (p->m) {
+				memcpy(p->m, parent->m, parent->n * sizeof(*p->m));
+				p->n = p->cap = parent->n;
+			}
+		}
+		p->complete = parent && parent->complete && (p->m || !parent->n);
+		p->exe = parent ? parent->exe : 0;
+		p->gen = ++t->gen;
+		break;
+	case PERF_RECORD_EXIT:
+		if (len < 16)
+			break;
+		memcpy(&pid, b, 4);
+		memcpy(&tid, b + 8, 4);
+		if (pid != tid)
+			break; /* a thread */
+		t->st.exits++;
+		p = find(t, (int)pid);
+		if (p && !p->exited) {
+			p->exited = true;
+			p->exit_drain = t->drain;
+		}
+		break;
+	case PERF_RECORD_LOST:
+		if (len >= 16) {
+			uint64_t n;
+
+			memcpy(&n, b + 8, 8);
+			t->st.lost += n;
+		}
+		break;
+	default: break;
+	}
+}
+
+/* Copy the ring's whole records into t->buf (each with its time stamp). */
+static void read_ring(struct mmaptrack *t, struct ring *r)
+{
+	struct perf_event_mmap_page *mp = r->base;
+	unsigned char *data = (unsigned char *)r->base + mp->data_offset;
+	uint64_t head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = mp->data_tail;
+
+	while (tail + sizeof(struct perf_event_header) <= head) {
+		struct perf_event_header h;
+		size_t off = (size_t)(tail % r->data_size), first = r->data_size - off;
+		unsigned char *dst;
+
+		if (first >= sizeof(h)) {
+			memcpy(&h, data + off, sizeof(h));
+		} else {
+			memcpy(&h, data + off, first);
+			memcpy((unsigned char *)&h + first, data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) + 8 || tail + h.size > head)
+			break; /* corrupt or partial: stop, the kernel writes whole records */
+		/* Bounded: at most every ring's size per poll. */
+		if (t->len + h.size > t->cap) {
+			size_t ncap = t->cap ? t->cap * 2 : (size_t)1 << 20;
+			unsigned char *nb = realloc(t->buf, ncap);
+
+			if (!nb)
+				break; /* no memory: the rest waits for the next poll */
+			t->buf = nb;
+			t->cap = ncap;
+		}
+		if (t->npend == t->cappend) {
+			size_t ncap = t->cappend ? t->cappend * 2 : 8192;
+			struct pending *np = realloc(t->pend, ncap * sizeof(*np));
+
+			if (!np)
+				break;
+			t->pend = np;
+			t->cappend = ncap;
+		}
+		dst = t->buf + t->len;
+		if (h.size <= first) {
+			memcpy(dst, data + off, h.size);
+		} else {
+			memcpy(dst, data + off, first);
+			memcpy(dst + first, data, h.size - first);
+		}
+		/* sample_id_all with PERF_SAMPLE_TIME: the time stamp ends the record. */
+		memcpy(&t->pend[t->npend].time, dst + h.size - 8, 8);
+		t->pend[t->npend].off = t->len;
+		t->pend[t->npend].seq = (uint32_t)t->npend;
+		t->npend++;
+		t->len += h.size;
+		tail += h.size;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct pending *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void mmaptrack_poll(struct mmaptrack *t, uint64_t drain)
+{
+	if (!t)
+		return;
+	t->drain = drain;
+	t->len = t->npend = 0;
+	for (int i = 0; i < t->nrings; i++)
+		read_ring(t, &t->rings[i]);
+	/* One process's records can be on several CPUs' rings: time order. */
+	qsort(t->pend, t->npend, sizeof(*t->pend), cmp_time);
+	for (size_t i = 0; i < t->npend; i++) {
+		struct perf_event_header h;
+		const unsigned char *rec = t->buf + t->pend[i].off;
+
+		memcpy(&h, rec, sizeof(h));
+		on_record(t, &h, rec + sizeof(h), h.size - sizeof(h) - 8);
+	}
+}
+
+int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struct psym_err *e)
+{
+	struct mmaptrack *t = calloc(1, sizeof(*t));
+	long page = sysconf(_SC_PAGESIZE);
+	int ret = 0;
+
+	if (!t)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	t->max_procs = o->max_procs;
+	t->max_paths = o->max_paths;
+	psym_hashtab_init(&t->procs, (size_t)o->max_procs * 2 + 16);
+	psym_hashtab_init(&t->path_ix, o->max_paths);
+	t->rings = calloc((size_t)o->maxcpu, sizeof(*t->rings));
+	if (!t->rings) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (int cpu = 0; cpu < o->maxcpu; cpu++) {
+		struct perf_event_attr a = {
+			.type = PERF_TYPE_SOFTWARE,
+			.config = PERF_COUNT_SW_DUMMY,
+			.size = sizeof(a),
+			.mmap = 1,
+			.mmap2 = 1,
+			.comm = 1,
+			.comm_exec = 1,
+			.task = 1,
+			.build_id = 1,
+			.sample_id_all = 1,
+			.sample_type = PERF_SAMPLE_TIME,
+			.watermark = 1,
+			.wakeup_watermark = (uint32_t)(o->ring_pages * page / 4),
+		};
+		struct ring *r = &t->rings[t->nrings];
+
+		if (!o->cpus[cpu])
+			continue;
+		r->fd = (int)syscall(__NR_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		if (r->fd < 0) {
+			ret = psym_err_set(e, PSYM_EBPF,
+					   "cannot open the mmap-tracking event on CPU %d: %s", cpu,
+					   strerror(errno));
+			goto fail;
+		}
+		r->data_size = (size_t)o->ring_pages * (size_t)page;
+		r->base = mmap(NULL, r->data_size + (size_t)page, PROT_READ | PROT_WRITE,
+			       MAP_SHARED, r->fd, 0);
+		if (r->base == MAP_FAILED) {
+			ret = psym_err_set(
+				e, PSYM_EBPF,
+				"cannot map the mmap-tracking ring of CPU %d (%u pages): %s", cpu,
+				o->ring_pages, strerror(errno));
+			close(r->fd);
+			goto fail;
+		}
+		t->nrings++;
+	}
+	*out = t;
+	return 0;
+fail:
+	mmaptrack_close(t);
+	return ret;
+}
+
+/* Is [m->start, m->limit) clear of every mapping of p? */
+static bool clear_of(const struct tproc *p, const struct tmap *m)
+{
+	for (uint16_t i = 0; i < p->n; i++)
+		if (p->m[i].start < m->limit && m->start < p->m[i].limit)
+			return false;
+	return true;
+}
+
+static void put_map(const struct mmaptrack *t, struct psym_procmap *o, const struct tmap *m)
+{
+	o->start = m->start;
+	o->limit = m->limit;
+	o->offset = m->offset;
+	o->exec = true;
+	snprintf(o->path, sizeof(o->path), "%s", t->paths[m->path - 1]);
+	for (uint8_t k = 0; k < m->bid_len; k++)
+		snprintf(o->build_id + 2 * k, 3, "%02x", m->bid[k]);
+}
+
+int mmaptrack_maps(struct mmaptrack *t, int pid, struct psym_procmap **maps, size_t *n,
+		   bool *complete, char *exe, size_t exesz)
+{
+	struct tproc *p = t ? find(t, pid) : NULL;
+	struct psym_procmap *out;
+	size_t k = 0;
+
+	*maps = NULL;
+	*n = 0;
+	if (!p || p->dead)
+		return PSYM_NOENT;
+	out = calloc((size_t)p->n + p->nprev + 1, sizeof(*out));
+	if (!out)
+		return PSYM_ENOMEM;
+	for (uint16_t i = 0; i < p->n; i++)
+		put_map(t, &out[k++], &p->m[i]);
+	/* Then the image before exec, where the new one leaves room. */
+	for (uint16_t i = 0; i < p->nprev; i++)
+		if (clear_of(p, &p->prev[i]))
+			put_map(t, &out[k++], &p->prev[i]);
+	*maps = out;
+	*n = k;
+	*complete = p->complete;
+	snprintf(exe, exesz, "%s", p->exe ? t->paths[p->exe - 1] : "");
+	return 0;
+}
+
+bool mmaptrack_changed(struct mmaptrack *t, int pid, uint32_t *gen, bool *complete)
+{
+	struct tproc *p = t ? find(t, pid) : NULL;
+	bool changed;
+
+	*complete = false;
+	if (!p || p->dead)
+		return false;
+	changed = p->gen != *gen;
+	*gen = p->gen;
+	*complete = p->complete;
+	return changed;
+}
+
+void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, int pid), void *ud)
+{
+	struct psym_err e = { 0 };
+	size_t w = 0, freed = 0;
+
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nall; i++) {
+		struct tproc *p = t->all[i];
+
+		if (p->dead || (p->exited && p->exit_drain + 1 < drain))
+			freed++;
+	}
+	if (!freed)
+		return;
+	/* Rebuild the table from the survivors first: it borrows their pids. */
+	psym_hashtab_free(&t->procs);
+	psym_hashtab_init(&t->procs, (size_t)t->max_procs * 2 + 16);
+	for (size_t i = 0; i < t->nall; i++) {
+		struct tproc *p = t->all[i];
+
+		if (p->dead || (p->exited && p->exit_drain + 1 < drain)) {
+			if (!p->dead && fn)
+				fn(ud, p->pid);
+			free(p->m);
+			free(p->prev);
+			free(p);
+			t->st.freed++;
+			continue;
+		}
+		psym_hashtab_put(&t->procs, &p->pid, sizeof(p->pid), p, &e);
+		t->all[w++] = p;
+	}
+	t->nall = w;
+}
+
+void mmaptrack_stats(const struct mmaptrack *t, struct mmaptrack_stats *st)
+{
+	if (t)
+		*st = t->st;
+	else
+		memset(st, 0, sizeof(*st));
+}
+
+void mmaptrack_close(struct mmaptrack *t)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!t)
+		return;
+	for (int i = 0; i < t->nrings; i++) {
+		munmap(t->rings[i].base, t->rings[i].data_size + (size_t)page);
+		close(t->rings[i].fd);
+	}
+	free(t->rings);
+	free(t->buf);
+	free(t->pend);
+	for (size_t i = 0; i < t->nall; i++) {
+		free(t->all[i]->m);
+		free(t->all[i]->prev);
+		free(t->all[i]);
+	}
+	free(t->all);
+	psym_hashtab_free(&t->procs);
+	for (size_t i = 0; i < t->npaths; i++)
+		free(t->paths[i]);
+	free(t->paths);
+	psym_hashtab_free(&t->path_ix);
+	free(t);
+}

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * psym-collect: the mappings of processes as they are created, so that a
+ * process that exits before a drain keeps its mappings (issue: short-lived
+ * processes were left as bare addresses).
+ *
+ * The kernel's own mmap path reports them: one dummy software perf event
+ * per CPU with mmap2, comm_exec, task and build_id set delivers, through a
+ * ring buffer per CPU, every executable mapping as it is made (address,
+ * length, offset, path, and the file's build ID read by the kernel at that
+ * moment, while the file is surely reachable), each exec (which starts a
+ * process's mappings afresh), each fork (the child inherits its parent's
+ * mappings) and each exit. This is what `perf record` uses; it needs no
+ * BPF program and no kernel symbols, and works on every kernel since 5.12.
+ *
+ * State is small and bounded: per process only its executable mappings
+ * (start, limit, offset, an interned path id and the build ID bytes), at
+ * most MMAPTRACK_MAX_MAPS each; at most max_procs processes (an option);
+ * paths interned once, at most max_paths. A process that exited is freed
+ * after the drain that follows its exit (its samples are drained by then).
+ */
+#ifndef PSYM_COLLECT_MMAPTRACK_H
+#define PSYM_COLLECT_MMAPTRACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psym.h"
+
+#define MMAPTRACK_MAX_MAPS 1024
+
+struct mmaptrack;
+
+struct mmaptrack_opts {
+	const bool *cpus; /* online CPUs, indexed by CPU number */
+	int maxcpu;
+	uint32_t ring_pages; /* data pages per CPU ring (a power of two) */
+	uint32_t max_procs;  /* processes tracked at once */
+	uint32_t max_paths;  /* distinct paths remembered */
+};
+
+struct mmaptrack_stats {
+	uint64_t records, lost, execs, forks, exits, maps;
+	uint64_t procs_untracked; /* not tracked: max_procs reached */
+	uint64_t maps_dropped;	  /* over MMAPTRACK_MAX_MAPS, or max_paths reached */
+	uint64_t freed;
+	uint64_t seeded;    /* processes from before the run read from /proc when they forked */
+	uint32_t procs_max; /* most processes tracked at once */
+};
+
+/* Open and enable one event per online CPU. */
+int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struct psym_err *e);
+/* Take every record the rings hold. drain: the drain count (exit times are kept in it). */
+void mmaptrack_poll(struct mmaptrack *t, uint64_t drain);
+/*
+ * pid's mappings as recorded (malloc'd into *maps, build IDs filled where
+ * the kernel gave them), and its executable's path (exe, or "" unknown).
+ * *complete: seen from its exec or fork in this run, so nothing is
+ * missing. PSYM_NOENT when pid is not tracked.
+ */
+int mmaptrack_maps(struct mmaptrack *t, int pid, struct psym_procmap **maps, size_t *n,
+		   bool *complete, char *exe, size_t exesz);
+/*
+ * Have pid's mappings changed since generation *gen (0: never seen)? *gen
+ * becomes the current one; *complete as for mmaptrack_maps (false when
+ * pid is not tracked).
+ */
+bool mmaptrack_changed(struct mmaptrack *t, int pid, uint32_t *gen, bool *complete);
+/*
+ * Free the processes that exited before drain - 1; fn is told each pid
+ * freed (so the caller can forget it too).
+ */
+void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, int pid), void *ud);
+void mmaptrack_stats(const struct mmaptrack *t, struct mmaptrack_stats *st);
+/* Disable, unmap and free; accepts NULL. */
+void mmaptrack_close(struct mmaptrack *t);
+
+#endif

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Samples of short-lived processes that got their mapping, from a profile
+decoded by protoc (independent of psym): for the samples whose comm label
+is COMM, how many have user frames, and how many of those have their leaf
+user frame in a mapping, and in which file.
+Usage: protoc --decode=perftools.profiles.Profile profile.proto <P | churn-loss.py COMM"""
+import re
+import sys
+
+comm = sys.argv[1]
+text = sys.stdin.read()
+strings = [bytes(s, "utf-8").decode("unicode_escape") for s in re.findall(r'^string_table: "(.*)"$', text, re.M)]
+maps = {}
+for m in re.findall(r'^mapping \{(.*?)^\}', text, re.M | re.S):
+    mid = int(re.search(r'^  id: (\d+)', m, re.M).group(1))
+    fn = re.search(r'filename: (\d+)', m)
+    maps[mid] = strings[int(fn.group(1))] if fn else ""
+locs = {}
+for l in re.findall(r'^location \{(.*?)^\}', text, re.M | re.S):
+    lid = int(re.search(r'^  id: (\d+)', l, re.M).group(1))
+    mid = re.search(r'^  mapping_id: (\d+)', l, re.M)
+    addr = re.search(r'^  address: (\d+)', l, re.M)
+    locs[lid] = (int(mid.group(1)) if mid else 0, int(addr.group(1)) if addr else 0)
+total = mapped = 0
+files = {}
+for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
+    labels = dict()
+    for lab in re.findall(r'label \{(.*?)\}', s, re.S):
+        k = int(re.search(r'key: (\d+)', lab).group(1))
+        v = re.search(r'str: (\d+)', lab)
+        if v:
+            labels[strings[k]] = strings[int(v.group(1))]
+    if labels.get("comm") != comm:
+        continue
+    n = int(re.findall(r'^  value: (\d+)', s, re.M)[0])
+    user = [locs[int(i)] for i in re.findall(r'^  location_id: (\d+)', s, re.M)
+            if locs.get(int(i), (0, 1 << 63))[1] < (1 << 47)]
+    if not user:
+        continue
+    total += n
+    if user[0][0]:
+        mapped += n
+        f = maps.get(user[0][0], "?").rsplit("/", 1)[-1]
+        files[f] = files.get(f, 0) + n
+ratio = mapped / total if total else 0.0
+print("samples %d mapped %d ratio %.4f files %s" % (total, mapped, ratio,
+      " ".join("%s:%d" % kv for kv in sorted(files.items(), key=lambda kv: -kv[1]))))

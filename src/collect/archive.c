@@ -1,0 +1,573 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "archive.h"
+#include "buildid.h"
+#include "elffile.h"
+#include "fileio.h"
+#include "hashtab.h"
+#include "locate.h"
+#include "mapping.h"
+
+#define PIDS_PER_MAPPING 4 /* running processes tried per mapping */
+#define MAX_MAPPINGS (1 << 20)
+
+/* ---- the tar.zst stream ---------------------------------------------------- */
+
+struct tarz {
+	FILE *fp;
+	const char *name; /* for messages */
+	ZSTD_CStream *zs;
+	unsigned char out[1 << 16];
+	uint64_t written; /* compressed bytes */
+	struct psym_err *e;
+};
+
+static int tz_emit(struct tarz *t, const void *buf, size_t len, ZSTD_EndDirective end)
+{
+	ZSTD_inBuffer in = { buf, len, 0 };
+
+	for (;;) {
+		ZSTD_outBuffer out = { t->out, sizeof(t->out), 0 };
+		size_t left = ZSTD_compressStream2(t->zs, &out, &in, end);
+
+		if (ZSTD_isError(left))
+			return psym_err_set(t->e, PSYM_EINTERNAL, "'%s': zstd: %s", t->name,
+					    ZSTD_getErrorName(left));
+		if (out.pos && fwrite(t->out, 1, out.pos, t->fp) != out.pos)
+			return psym_err_set(t->e, PSYM_EIO, "cannot write '%s': %s", t->name,
+					    strerror(errno));
+		t->written += out.pos;
+		if (end == ZSTD_e_end ? left == 0 : in.pos == in.size)
+			return 0;
+	}
+}
+
+/* Octal into a ustar field of n bytes (n - 1 digits and a NUL); false if too big. */
+static bool octal(char *f, size_t n, uint64_t v)
+{
+	f[n - 1] = '\0';
+	for (size_t i = n - 1; i-- > 0;) {
+		f[i] = (char)('0' + (v & 7));
+		v >>= 3;
+	}
+	return v == 0;
+}
+
+/* One pax record "LEN key=value\n" appended to buf at *len (LEN counts itself). */
+static bool pax_record(char *buf, size_t cap, size_t *len, const char *key, const char *val)
+{
+	size_t body = 1 + strlen(key) + 1 + strlen(val) + 1; /* " key=value\n" */
+	size_t digits = 1, total;
+
+	while ((total = body + digits), snprintf(NULL, 0, "%zu", total) > (int)digits)
+		digits++;
+	if (*len + total + 1 > cap)
+		return false;
+	snprintf(buf + *len, cap - *len, "%zu %s=%s\n", total, key, val);
+	*len += total;
+	return true;
+}
+
+/* Split path into ustar's prefix (<= 155) and name (<= 100); false when it cannot be. */
+static bool ustar_split(const char *path, char name[101], char prefix[156])
+{
+	size_t len = strlen(path);
+
+	prefix[0] = '\0';
+	if (len <= 100) {
+		memcpy(name, path, len + 1);
+		return true;
+	}
+	for (size_t i = len; i-- > 0;) {
+		if (path[i] != '/' || len - i - 1 > 100 || len - i - 1 == 0)
+			continue;
+		if (i > 155)
+			return false;
+		memcpy(prefix, path, i);
+		prefix[i] = '\0';
+		memcpy(name, path + i + 1, len - i);
+		return true;
+	}
+	return false;
+}
+
+static int tz_block(struct tarz *t, const unsigned char h[512])
+{
+	return tz_emit(t, h, 512, ZSTD_e_continue);
+}
+
+/* A ustar header block (type '0', '1' or 'x'), its checksum filled. */
+static void ustar_header(unsigned char h[512], const char *name, const char *prefix, char type,
+			 uint64_t size, unsigned mode, int64_t mtime, const char *link)
+{
+	unsigned sum = 0;
+
+	memset(h, 0, 512);
+	memcpy(h, name, strlen(name));
+	octal((char *)h + 100, 8, mode);
+	octal((char *)h + 108, 8, 0);
+	octal((char *)h + 116, 8, 0);
+	octal((char *)h + 124, 12, size);
+	octal((char *)h + 136, 12, mtime > 0 ? (uint64_t)mtime : 0);
+	h[156] = (unsigned char)type;
+	if (link)
+		memcpy(h + 157, link, strlen(link) < 100 ? strlen(link) : 100);
+	memcpy(h + 257, "ustar", 6); /* magic "ustar\0", version "00" */
+	memcpy(h + 263, "00", 2);
+	memcpy(h + 265, "root", 4);
+	memcpy(h + 297, "root", 4);
+	memcpy(h + 345, prefix, strlen(prefix));
+	memset(h + 148, ' ', 8);
+	for (int i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum & 0777777);
+	h[155] = ' ';
+}
+
+/*
+ * The header(s) of one entry: a pax 'x' header first when the path, the
+ * link name or the size does not fit ustar's fields.
+ */
+static int tz_header(struct tarz *t, const char *path, char type, uint64_t size, unsigned mode,
+		     int64_t mtime, const char *link)
+{
+	unsigned char h[512];
+	char name[101], prefix[156], pax[3 * 512], num[32];
+	size_t plen = 0;
+	bool split = ustar_split(path, name, prefix);
+
+	if (!split) {
+		snprintf(name, sizeof(name), "%.99s", path);
+		prefix[0] = '\0';
+		if (!pax_record(pax, sizeof(pax), &plen, "path", path))
+			return psym_err_set(t->e, PSYM_ELIMIT,
+					    "'%s': name too long for the archive", path);
+	}
+	if (link && strlen(link) > 99 && !pax_record(pax, sizeof(pax), &plen, "linkpath", link))
+		return psym_err_set(t->e, PSYM_ELIMIT, "'%s': link name too long", link);
+	if (size >= (uint64_t)1 << 33) { /* over 11 octal digits */
+		snprintf(num, sizeof(num), "%" PRIu64, size);
+		if (!pax_record(pax, sizeof(pax), &plen, "size", num))
+			return psym_err_set(t->e, PSYM_EINTERNAL, "pax header overflow");
+	}
+	if (plen) {
+		size_t blocks = (plen + 511) / 512;
+		int ret;
+
+		ustar_header(h, "././@PaxHeader", "", 'x', plen, 0644, mtime, NULL);
+		ret = tz_block(t, h);
+		memset(pax + plen, 0, blocks * 512 - plen);
+		if (!ret)
+			ret = tz_emit(t, pax, blocks * 512, ZSTD_e_continue);
+		if (ret)
+			return ret;
+	}
+	ustar_header(h, name, prefix, type, size >= (uint64_t)1 << 33 ? 0 : size, mode, mtime,
+		     link);
+	return tz_block(t, h);
+}
+
+/* A regular file's entry: header, exactly size bytes of fd, padding. */
+static int tz_file(struct tarz *t, const char *path, int fd, const char *src, uint64_t size,
+		   unsigned mode, int64_t mtime)
+{
+	static const unsigned char zero[512];
+	unsigned char buf[1 << 16];
+	uint64_t done = 0;
+	int ret = tz_header(t, path, '0', size, mode, mtime, NULL);
+
+	while (!ret && done < size) {
+		size_t want = size - done < sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+		ssize_t n = pread(fd, buf, want, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return psym_err_set(t->e, PSYM_EIO, "cannot read '%s': %s", src,
+					    n < 0 ? strerror(errno)
+						  : "the file shrank while packed");
+		ret = tz_emit(t, buf, (size_t)n, ZSTD_e_continue);
+		done += (uint64_t)n;
+	}
+	if (!ret && size % 512)
+		ret = tz_emit(t, zero, 512 - size % 512, ZSTD_e_continue);
+	return ret;
+}
+
+/* ---- finding the files ------------------------------------------------------ */
+
+struct mapinfo {
+	int pids[PIDS_PER_MAPPING];
+	int npids;
+};
+
+struct packer {
+	const struct psym_profile *p;
+	const struct psym_archive_opts *o;
+	const char *const *ddirs;
+	size_t nddirs;
+	uint64_t max;
+	struct tarz t;
+	struct psym_hashtab done; /* build IDs packed (or tried) */
+	char **keys;
+	size_t nkeys;
+	struct psym_archive_stats st;
+	struct psym_err *e;
+};
+
+static void logf_(const struct packer *k, bool verbose_only, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void logf_(const struct packer *k, bool verbose_only, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!k->o->log || (verbose_only && !k->o->verbose))
+		return;
+	va_start(ap, fmt);
+	vfprintf(k->o->log, fmt, ap);
+	va_end(ap);
+}
+
+/* Has this build ID been seen? Records it when not. -1: out of memory. */
+static int seen(struct packer *k, const char *id)
+{
+	struct psym_err e = { 0 };
+	char *copy, **nk;
+	void *v;
+
+	if (psym_hashtab_get(&k->done, id, strlen(id), &v) == 0)
+		return 1;
+	copy = strdup(id);
+	nk = copy ? realloc(k->keys, (k->nkeys + 1) * sizeof(*nk)) : NULL;
+	if (!nk || psym_hashtab_put(&k->done, copy, strlen(copy), copy, &e)) {
+		free(copy);
+		if (nk)
+			k->keys = nk;
+		return -1;
+	}
+	k->keys = nk;
+	k->keys[k->nkeys++] = copy;
+	return 0;
+}
+
+/*
+ * Open path when it is a regular ELF file with build ID id: the fd (>= 0)
+ * and its stat, or -1.
+ */
+static int open_verified(const char *path, const char *id, struct stat *st)
+{
+	char got[PSYM_BUILD_ID_HEX_MAX];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) ||
+	    psym_elf_fd_build_id(fd, path, got, NULL) != 0 || !psym_build_id_equal(got, id)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Pack fd as member name (the cap checked first). */
+static int pack(struct packer *k, const char *name, int fd, const char *src, const struct stat *st)
+{
+	uint64_t size = (uint64_t)st->st_size;
+
+	if (size > k->max - k->st.bytes_in)
+		return psym_err_set(
+			k->e, PSYM_ELIMIT,
+			"'%s': the archive's files would exceed its size cap of %" PRIu64
+			" bytes at '%s' (%" PRIu64 " bytes); raise --max-size or "
+			"leave paths out with --exclude-path",
+			k->t.name, k->max, src, size);
+	k->st.bytes_in += size;
+	logf_(k, true, "psym: archive: %s <- %s (%" PRIu64 " bytes)\n", name, src, size);
+	return tz_file(&k->t, name, fd, src, size, (st->st_mode & 0111) ? 0755 : 0644,
+		       (int64_t)st->st_mtim.tv_sec);
+}
+
+/* .build-id/NN/REST + suffix for a (lowercase) build ID. */
+static void tree_name(char *buf, size_t n, const char *id, const char *suffix)
+{
+	snprintf(buf, n, ".build-id/%.2s/%s%s", id, id + 2, suffix);
+}
+
+/* The dwz alternate file's build ID named by a debug file, or "". */
+static void alt_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	struct psym_elf *elf = NULL;
+	struct psym_err e = { 0 };
+	const void *data;
+	size_t len, nl;
+
+	out[0] = '\0';
+	if (psym_elf_open(path, NULL, &elf, &e) != 0)
+		return;
+	if (psym_elf_section(elf, ".gnu_debugaltlink", &data, &len) == 0 && len > 1) {
+		const unsigned char *d = data;
+
+		nl = strnlen((const char *)d, len);
+		if (nl + 1 < len && len - nl - 1 <= PSYM_BUILD_ID_MAX) {
+			for (size_t i = nl + 1; i < len; i++)
+				snprintf(out + 2 * (i - nl - 1), 3, "%02x", d[i]);
+		}
+	}
+	psym_elf_close(elf);
+}
+
+/*
+ * The separate debug file of build ID id (and its dwz alternate file),
+ * from the debug dirs and the processes' own /usr/lib/debug. 0 when
+ * packed or not found.
+ */
+static int pack_debug(struct packer *k, const char *id, const struct mapinfo *mi, int depth)
+{
+	char path[PATH_MAX], name[300], alt[PSYM_BUILD_ID_HEX_MAX] = "";
+	struct stat st;
+	int fd = -1, ret = 0;
+	char key[PSYM_BUILD_ID_HEX_MAX + 8];
+
+	snprintf(key, sizeof(key), "%s.debug", id);
+	ret = seen(k, key);
+	if (ret)
+		return ret < 0 ? psym_err_set(k->e, PSYM_ENOMEM, "out of memory") : 0;
+	for (size_t i = 0; fd < 0 && i < k->nddirs + (mi ? (size_t)mi->npids : 0); i++) {
+		char dir[64];
+
+		if (i >= k->nddirs)
+			snprintf(dir, sizeof(dir), "/proc/%d/root/usr/lib/debug",
+				 mi->pids[i - k->nddirs]);
+		if (psym_build_id_path(i < k->nddirs ? k->ddirs[i] : dir, id, ".debug", path,
+				       sizeof(path)))
+			fd = open_verified(path, id, &st);
+	}
+	if (fd < 0)
+		return 0;
+	tree_name(name, sizeof(name), id, ".debug");
+	ret = pack(k, name, fd, path, &st);
+	close(fd);
+	if (ret)
+		return ret;
+	k->st.debug_files++;
+	if (depth == 0)
+		alt_build_id(path, alt);
+	if (alt[0] && psym_build_id_valid(alt))
+		ret = pack_debug(k, alt, mi, depth + 1);
+	return ret;
+}
+
+/* The binary of one mapping: the first candidate with its build ID. */
+static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapinfo *mi)
+{
+	const char *path = psym_profile_str(k->p, m->filename);
+	const char *bid = psym_profile_str(k->p, m->build_id);
+	char id[PSYM_BUILD_ID_HEX_MAX], cand[PATH_MAX], found[PATH_MAX], name[300];
+	const char *base;
+	struct stat st;
+	int fd = -1, ret;
+	bool deleted = false;
+	char clean[PATH_MAX];
+
+	if (psym_mapping_classify(path, clean, sizeof(clean), &deleted) != PSYM_MAP_FILE)
+		return 0;
+	if (!*bid || !psym_build_id_valid(bid) || strlen(bid) >= sizeof(id)) {
+		k->st.no_build_id++;
+		logf_(k, true, "psym: archive: mapping %" PRIu64 " '%s': no build ID, not packed\n",
+		      m->id, path);
+		return 0;
+	}
+	for (size_t i = 0; i < k->o->n_exclude; i++) {
+		size_t n = strlen(k->o->exclude[i]);
+
+		if (n && !strncmp(clean, k->o->exclude[i], n) &&
+		    (clean[n] == '\0' || clean[n] == '/' || k->o->exclude[i][n - 1] == '/')) {
+			k->st.excluded++;
+			logf_(k, true, "psym: archive: mapping %" PRIu64 " '%s': excluded\n", m->id,
+			      path);
+			return 0;
+		}
+	}
+	k->st.mappings++;
+	strcpy(id, bid);
+	psym_build_id_lower(id);
+	ret = seen(k, id);
+	if (ret)
+		return ret < 0 ? psym_err_set(k->e, PSYM_ENOMEM, "out of memory") : 0;
+	/* The processes' own view first: the very file mapped, then their root. */
+	for (int i = 0; fd < 0 && i < mi->npids; i++) {
+		snprintf(cand, sizeof(cand), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, mi->pids[i],
+			 m->memory_start, m->memory_limit);
+		fd = open_verified(cand, id, &st);
+		if (fd < 0 && clean[0] == '/' &&
+		    (size_t)snprintf(cand, sizeof(cand), "/proc/%d/root%s", mi->pids[i], clean) <
+			    sizeof(cand))
+			fd = open_verified(cand, id, &st);
+	}
+	if (fd < 0 && clean[0] == '/' && strlen(clean) < sizeof(cand)) {
+		memcpy(cand, clean, strlen(clean) + 1);
+		fd = open_verified(cand, id, &st);
+	}
+	for (size_t i = 0; fd < 0 && i < k->nddirs; i++)
+		if (psym_build_id_path(k->ddirs[i], id, "", cand, sizeof(cand)))
+			fd = open_verified(cand, id, &st);
+	/* The debug file first: a reader that links binaries as REST.debug keeps it. */
+	ret = pack_debug(k, id, mi, 0);
+	if (ret || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		if (!ret) {
+			k->st.missing++;
+			logf_(k, false,
+			      "psym: archive: mapping %" PRIu64
+			      " '%s': no file with build ID %s on this host (not packed)\n",
+			      m->id, path, id);
+		}
+		return ret;
+	}
+	memcpy(found, cand, sizeof(found));
+	tree_name(name, sizeof(name), id, "");
+	ret = pack(k, name, fd, found, &st);
+	close(fd);
+	if (ret)
+		return ret;
+	k->st.binaries++;
+	/* pprof's --binary-path layout, as a hard link to the entry above. */
+	base = strrchr(clean, '/');
+	base = base ? base + 1 : clean;
+	if (*base && strcmp(base, ".") && strcmp(base, "..") && strlen(base) < 256) {
+		char lname[PSYM_BUILD_ID_HEX_MAX + 300];
+
+		snprintf(lname, sizeof(lname), "%s/%s", id, base);
+		ret = tz_header(&k->t, lname, '1', 0, 0755, (int64_t)st.st_mtim.tv_sec, name);
+	}
+	return ret;
+}
+
+/* Each mapping's sampled pids (a few), from the samples' "pid" labels. */
+static int mapping_pids(const struct psym_profile *p, struct mapinfo *mi)
+{
+	const pb_profile *pb = p->pb;
+
+	for (size_t s = 0; s < pb->n_sample; s++) {
+		const pb_sample *sm = pb->sample[s];
+		int64_t pid = 0;
+
+		for (size_t l = 0; l < sm->n_label; l++)
+			if (!strcmp(psym_profile_str(p, sm->label[l]->key), "pid"))
+				pid = sm->label[l]->num;
+		if (pid <= 0 || pid > 4194304)
+			continue;
+		for (size_t i = 0; i < sm->n_location_id; i++) {
+			long lp = psym_profile_location_pos(p, sm->location_id[i]), mp;
+			struct mapinfo *x;
+			bool have = false;
+
+			if (lp < 0)
+				continue;
+			mp = psym_profile_mapping_pos(p, pb->location[lp]->mapping_id);
+			if (mp < 0)
+				continue;
+			x = &mi[mp];
+			for (int j = 0; j < x->npids; j++)
+				have |= x->pids[j] == (int)pid;
+			if (!have && x->npids < PIDS_PER_MAPPING)
+				x->pids[x->npids++] = (int)pid;
+		}
+	}
+	return 0;
+}
+
+char *psym_archive_default_name(const char *profile)
+{
+	static const char *const sfx[] = { ".pb.gz", ".pb.zst", ".pb", ".gz" };
+	size_t len = strlen(profile);
+	char *out;
+
+	for (size_t i = 0; i < sizeof(sfx) / sizeof(sfx[0]); i++) {
+		size_t n = strlen(sfx[i]);
+
+		if (len > n && !strcmp(profile + len - n, sfx[i])) {
+			len -= n;
+			break;
+		}
+	}
+	if (asprintf(&out, "%.*s.tar.zst", (int)len, profile) < 0)
+		return NULL;
+	return out;
+}
+
+int psym_archive_write(struct psym_profile *p, const char *out_path,
+		       const struct psym_archive_opts *o, struct psym_archive_stats *st,
+		       struct psym_err *e)
+{
+	static const char *const default_ddirs[] = { "/usr/lib/debug" };
+	static const unsigned char zero[1024];
+	struct packer k = { .p = p, .o = o, .e = e };
+	struct psym_out out = { 0 };
+	struct mapinfo *mi = NULL;
+	bool out_open = false;
+	int ret;
+
+	if (p->pb->n_mapping > MAX_MAPPINGS)
+		return psym_err_set(e, PSYM_ELIMIT, "more than %d mappings", MAX_MAPPINGS);
+	k.ddirs = o->debug_dirs ? o->debug_dirs : default_ddirs;
+	k.nddirs = o->debug_dirs ? o->n_debug_dirs : 1;
+	k.max = o->max_bytes ? o->max_bytes : PSYM_ARCHIVE_DEFAULT_MAX;
+	psym_hashtab_init(&k.done, 0);
+	mi = calloc(p->pb->n_mapping + 1, sizeof(*mi));
+	k.t.zs = ZSTD_createCStream();
+	if (!mi || !k.t.zs) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	ZSTD_CCtx_setParameter(k.t.zs, ZSTD_c_compressionLevel, o->level ? o->level : 3);
+	ZSTD_CCtx_setParameter(k.t.zs, ZSTD_c_checksumFlag, 1);
+	ret = psym_profile_index(p, e);
+	if (ret)
+		goto out;
+	mapping_pids(p, mi);
+	ret = psym_out_open(&out, out_path, e);
+	if (ret)
+		goto out;
+	out_open = true;
+	k.t.fp = out.fp;
+	k.t.name = out_path;
+	k.t.e = e;
+	for (size_t i = 0; i < p->pb->n_mapping && !ret; i++)
+		ret = pack_mapping(&k, p->pb->mapping[i], &mi[i]);
+	/* Two zero blocks end a tar archive. */
+	if (!ret)
+		ret = tz_emit(&k.t, zero, sizeof(zero), ZSTD_e_end);
+	if (ret)
+		goto out;
+	out_open = false;
+	ret = psym_out_commit(&out, e);
+	k.st.bytes_out = k.t.written;
+out:
+	if (out_open)
+		psym_out_abort(&out);
+	if (st)
+		*st = k.st;
+	ZSTD_freeCStream(k.t.zs);
+	for (size_t i = 0; i < k.nkeys; i++)
+		free(k.keys[i]);
+	free(k.keys);
+	psym_hashtab_free(&k.done);
+	free(mi);
+	return ret;
+}
