@@ -14,9 +14,10 @@ export LSAN_OPTIONS
 T=$(mktemp -d "${TMPDIR:-/tmp}/psym-test.XXXXXX")
 # Only the test's own shell cleans up: dash runs EXIT traps in background
 # subshells too, which would delete $T under a running test.
-TOPPID=$(sh -c 'echo $PPID')
+# exec: bash (make check's $(SHELL)) forks for $(...), dash does not.
+TOPPID=$(exec sh -c 'echo $PPID')
 cleanup() {
-	[ "$(sh -c 'echo $PPID')" = "$TOPPID" ] || return 0
+	[ "$(exec sh -c 'echo $PPID')" = "$TOPPID" ] || return 0
 	[ -n "${server:-}" ] && kill "$server" 2>/dev/null
 	rm -rf "$T"
 }
