@@ -141,6 +141,31 @@ int psym_read_file(const char *path, size_t max, unsigned char **bufp, size_t *l
 	return psym_read_file_cap(path, max, NULL, bufp, lenp, e);
 }
 
+/*
+ * A killed writer stays a zombie until its new parent reaps it, which can
+ * take a while when an engine's worker died with it (psym-dask): kill(pid,
+ * 0) still succeeds, but the process will never rename its temporary.
+ */
+static bool pid_is_zombie(long pid)
+{
+	char path[64], buf[512], *rp;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE ...": COMM may hold spaces and parentheses. */
+	rp = strrchr(buf, ')');
+	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
+}
+
 void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 {
 	char full[4096];
@@ -163,7 +188,7 @@ void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 		pid = strtol(de->d_name + plen, &end, 10);
 		if (errno || *end != sep || pid <= 0 || pid > INT32_MAX)
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		if ((kill((pid_t)pid, 0) == 0 || errno != ESRCH) && !pid_is_zombie(pid))
 			continue; /* its writer may still be running */
 		if (snprintf(full, sizeof(full), "%s/%s", dir, de->d_name) < (int)sizeof(full))
 			unlink(full);
