@@ -553,6 +553,9 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 	uint32_t *ids = malloc(MAX_STACK * sizeof(*ids));
 	int ret = psym_rpt_init(&st->r, p, o, false, e);
 
+	st->top_n = o->max_rows;
+	st->top_cum = o->sort_cum;
+
 	if (ret || !ids) {
 		free(ids);
 		return ret ? ret : psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -607,6 +610,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		sk->off = st->nids;
 		sk->n = (size_t)n + extra;
 		sk->v = s->value[st->r.idx];
+		sk->pre = extra;
 		if (push_ids(st, pre, extra, false) || push_ids(st, ids, (size_t)n, true))
 			goto oom;
 		st->total = sat_add(st->total, sk->v);
@@ -656,16 +660,17 @@ static bool same_stack(const struct psym_rpt_stacks *st, const struct stack *x,
  * Sort the stacks by their frames' names (each name ranked once, so the
  * sort compares integers) and merge identical ones.
  */
-int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e)
+static int sort_merge(struct psym_rpt_stacks *st)
 {
 	const struct names *t = &st->r.names;
 	uint32_t *order = malloc((t->n ? t->n : 1) * sizeof(*order));
 	size_t w = 0;
 
+	free(st->rank);
 	st->rank = malloc((t->n ? t->n : 1) * sizeof(*st->rank));
 	if (!order || !st->rank) {
 		free(order);
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		return -1;
 	}
 	for (size_t i = 0; i < t->n; i++)
 		order[i] = (uint32_t)i;
@@ -684,5 +689,100 @@ int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e)
 		st->s[w++] = st->s[r];
 	}
 	st->n = w;
+	return 0;
+}
+
+struct top_ctx {
+	const struct names *names;
+	const int64_t *flat, *cum;
+	bool by_cum;
+};
+
+/* psym top's row order: |flat| (or |cum|), name, then the other value. */
+static int cmp_top(const void *a, const void *b, void *ctx)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct top_ctx *c = ctx;
+	int64_t kx = abs64(c->by_cum ? c->cum[x] : c->flat[x]),
+		ky = abs64(c->by_cum ? c->cum[y] : c->flat[y]);
+	int r;
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	r = strcmp(c->names->s[x], c->names->s[y]);
+	if (r)
+		return r;
+	kx = abs64(c->by_cum ? c->flat[x] : c->cum[x]);
+	ky = abs64(c->by_cum ? c->flat[y] : c->cum[y]);
+	return kx > ky ? -1 : kx < ky;
+}
+
+/*
+ * Keep only the frames of the top_n functions, ranked as psym top ranks its
+ * rows (flat, or cum; counted once per stack), as pprof's -nodecount keeps
+ * the graph's top nodes: a stack's value stays, on its innermost kept frame.
+ */
+static int keep_top(struct psym_rpt_stacks *st)
+{
+	size_t nn = st->r.names.n ? st->r.names.n : 1, nrow = 0, w = 0;
+	int64_t *flat = calloc(nn, sizeof(*flat)), *cum = calloc(nn, sizeof(*cum));
+	size_t *stamp = calloc(nn, sizeof(*stamp));
+	uint32_t *rows = malloc(nn * sizeof(*rows));
+	unsigned char *kept = calloc(nn, 1);
+	int ret = -1;
+
+	if (!flat || !cum || !stamp || !rows || !kept)
+		goto out;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct stack *sk = &st->s[i];
+		const uint32_t *ids = st->ids + sk->off;
+
+		if (sk->n <= sk->pre)
+			continue;
+		flat[ids[sk->n - 1]] = sat_add(flat[ids[sk->n - 1]], sk->v);
+		for (size_t k = sk->pre; k < sk->n; k++)
+			if (stamp[ids[k]] != i + 1) {
+				stamp[ids[k]] = i + 1;
+				cum[ids[k]] = sat_add(cum[ids[k]], sk->v);
+			}
+	}
+	for (size_t j = 0; j < st->r.names.n; j++)
+		if (flat[j] || cum[j])
+			rows[nrow++] = (uint32_t)j;
+	{
+		struct top_ctx c = { &st->r.names, flat, cum, st->top_cum };
+
+		if (nrow)
+			qsort_r(rows, nrow, sizeof(*rows), cmp_top, &c);
+	}
+	for (size_t j = 0; j < nrow && j < st->top_n; j++)
+		kept[rows[j]] = 1;
+	for (size_t i = 0; i < st->n; i++) {
+		struct stack *sk = &st->s[i];
+		uint32_t *ids = st->ids + sk->off;
+		size_t o = sk->pre;
+
+		for (size_t k = sk->pre; k < sk->n; k++)
+			if (kept[ids[k]])
+				ids[o++] = ids[k];
+		sk->n = o;
+		if (o > sk->pre)
+			st->s[w++] = *sk;
+	}
+	st->n = w;
+	ret = 0;
+out:
+	free(flat);
+	free(cum);
+	free(stamp);
+	free(rows);
+	free(kept);
+	return ret;
+}
+
+int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e)
+{
+	if (sort_merge(st) || (st->top_n && (keep_top(st) || sort_merge(st))))
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	return 0;
 }

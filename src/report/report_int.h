@@ -127,6 +127,7 @@ struct stack {
 	size_t off; /* frames at ids[off..off + n), root first */
 	size_t n;
 	int64_t v;
+	size_t pre; /* label frames (comm, pid) first: no functions */
 };
 
 struct psym_rpt_stacks {
@@ -137,6 +138,8 @@ struct psym_rpt_stacks {
 	size_t n, cap;
 	int64_t total;
 	uint32_t *rank; /* per name id: its place in name order */
+	size_t top_n;	/* keep only the frames of the top N functions; 0: all */
+	bool top_cum;	/* ranked by cumulative value */
 };
 
 /* The samples' stacks (root first; comm/pid frames first when asked). */
