@@ -190,5 +190,6 @@ int cmd_addr(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_folded(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -36,6 +36,7 @@ static const struct {
 	{ "top", cmd_top, "top functions (flat and cumulative), like pprof -top" },
 	{ "folded", cmd_folded, "collapsed stacks for flame graph tools" },
 	{ "flame", cmd_flame, "write an SVG flame graph" },
+	{ "merge", cmd_merge, "merge profiles into one, as pprof does with several inputs" },
 };
 
 static void usage(FILE *out)

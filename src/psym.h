@@ -29,6 +29,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "locate.h"
+#include "merge.h"
 #include "pprof.h"
 #include "pprofpack.h"
 #include "readlimits.h"

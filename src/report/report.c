@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge.h"
 #include "report_int.h"
 #include "show.h"
 
@@ -486,6 +487,23 @@ int psym_report_unsymbolized(const struct psym_profile *p, const struct psym_rep
 	return 0;
 }
 
+int64_t psym_rpt_base_key(const struct psym_profile *p)
+{
+	for (size_t i = 1; i < p->pb->n_string_table; i++)
+		if (!strcmp(p->pb->string_table[i], PSYM_DIFF_BASE_LABEL))
+			return (int64_t)i;
+	return -1;
+}
+
+bool psym_rpt_is_base(const struct psym_profile *p, const pb_sample *s, int64_t key)
+{
+	for (size_t j = 0; j < s->n_label; j++)
+		if (s->label[j]->key == key &&
+		    !strcmp(psym_profile_str(p, s->label[j]->str), "true"))
+			return true;
+	return false;
+}
+
 const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s, const char *key,
 			       char *buf, size_t bufsz)
 {
@@ -506,7 +524,8 @@ const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s,
  * Frames of a sample into ids[], leaf first (inline frames innermost first
  * within a location), at most max. Returns the count, or -1 on out of memory.
  */
-long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, size_t max)
+long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, unsigned char *inl,
+			    size_t max)
 {
 	size_t n = 0;
 
@@ -520,18 +539,23 @@ long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, si
 		k = psym_rpt_loc_frames(r, (size_t)pos, &f);
 		if (k < 0)
 			return -1;
-		for (long j = 0; j < k && n < max; j++)
+		for (long j = 0; j < k && n < max; j++) {
+			if (inl)
+				inl[n] = j < k - 1;
 			ids[n++] = f[j];
+		}
 	}
 	return (long)n;
 }
 
 /* ---- stacks, shared by folded and flame ---------------------------------------- */
-static int push_ids(struct psym_rpt_stacks *st, const uint32_t *ids, size_t n, bool reverse)
+static int push_ids(struct psym_rpt_stacks *st, const uint32_t *ids, const unsigned char *inl,
+		    size_t n, bool reverse)
 {
 	if (st->nids + n > st->capids) {
 		size_t nc = st->capids ? st->capids : 4096;
 		uint32_t *ni;
+		unsigned char *nl;
 
 		while (nc < st->nids + n)
 			nc *= 2;
@@ -539,25 +563,38 @@ static int push_ids(struct psym_rpt_stacks *st, const uint32_t *ids, size_t n, b
 		if (!ni)
 			return -1;
 		st->ids = ni;
+		nl = realloc(st->inl, nc * sizeof(*nl));
+		if (!nl)
+			return -1;
+		st->inl = nl;
 		st->capids = nc;
 	}
-	for (size_t k = 0; k < n; k++)
-		st->ids[st->nids++] = reverse ? ids[n - 1 - k] : ids[k];
+	for (size_t k = 0; k < n; k++) {
+		size_t x = reverse ? n - 1 - k : k;
+
+		st->inl[st->nids] = inl ? inl[x] : 0;
+		st->ids[st->nids++] = ids[x];
+	}
 	return 0;
 }
 
 int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_report_opts *o,
 			    struct psym_rpt_stacks *st, struct psym_err *e)
 {
+	int64_t base_key;
 	const pb_profile *pb = p->pb;
 	uint32_t *ids = malloc(MAX_STACK * sizeof(*ids));
+	unsigned char *inl = malloc(MAX_STACK);
 	int ret = psym_rpt_init(&st->r, p, o, false, e);
 
+	base_key = psym_rpt_base_key(p);
+	st->diff = base_key >= 0;
 	st->top_n = o->max_rows;
 	st->top_cum = o->sort_cum;
 
-	if (ret || !ids) {
+	if (ret || !ids || !inl) {
 		free(ids);
+		free(inl);
 		return ret ? ret : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < pb->n_sample; i++) {
@@ -577,7 +614,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 				goto oom;
 			continue;
 		}
-		n = psym_rpt_sample_frames(&st->r, s, ids, MAX_STACK);
+		n = psym_rpt_sample_frames(&st->r, s, ids, inl, MAX_STACK);
 		if (n <= 0) {
 			if (n < 0)
 				goto oom;
@@ -609,23 +646,29 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		sk = &st->s[st->n];
 		sk->off = st->nids;
 		sk->n = (size_t)n + extra;
-		sk->v = s->value[st->r.idx];
+		sk->d = s->value[st->r.idx];
+		sk->v = base_key >= 0 && psym_rpt_is_base(p, s, base_key) ? 0 : sk->d;
 		sk->pre = extra;
-		if (push_ids(st, pre, extra, false) || push_ids(st, ids, (size_t)n, true))
+		if (push_ids(st, pre, NULL, extra, false) ||
+		    push_ids(st, ids, inl, (size_t)n, true))
 			goto oom;
 		st->total = sat_add(st->total, sk->v);
+		st->total_d = sat_add(st->total_d, sk->d);
 		st->n++;
 	}
 	free(ids);
+	free(inl);
 	return 0;
 oom:
 	free(ids);
+	free(inl);
 	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 }
 
 void psym_rpt_stacks_free(struct psym_rpt_stacks *st)
 {
 	free(st->ids);
+	free(st->inl);
 	free(st->s);
 	free(st->rank);
 	psym_rpt_free(&st->r);
@@ -684,6 +727,7 @@ static int sort_merge(struct psym_rpt_stacks *st)
 	for (size_t r = 0; r < st->n; r++) {
 		if (w && same_stack(st, &st->s[w - 1], &st->s[r])) {
 			st->s[w - 1].v = sat_add(st->s[w - 1].v, st->s[r].v);
+			st->s[w - 1].d = sat_add(st->s[w - 1].d, st->s[r].d);
 			continue;
 		}
 		st->s[w++] = st->s[r];
@@ -739,11 +783,11 @@ static int keep_top(struct psym_rpt_stacks *st)
 
 		if (sk->n <= sk->pre)
 			continue;
-		flat[ids[sk->n - 1]] = sat_add(flat[ids[sk->n - 1]], sk->v);
+		flat[ids[sk->n - 1]] = sat_add(flat[ids[sk->n - 1]], sk->d);
 		for (size_t k = sk->pre; k < sk->n; k++)
 			if (stamp[ids[k]] != i + 1) {
 				stamp[ids[k]] = i + 1;
-				cum[ids[k]] = sat_add(cum[ids[k]], sk->v);
+				cum[ids[k]] = sat_add(cum[ids[k]], sk->d);
 			}
 	}
 	for (size_t j = 0; j < st->r.names.n; j++)
@@ -763,8 +807,10 @@ static int keep_top(struct psym_rpt_stacks *st)
 		size_t o = sk->pre;
 
 		for (size_t k = sk->pre; k < sk->n; k++)
-			if (kept[ids[k]])
+			if (kept[ids[k]]) {
+				st->inl[sk->off + o] = st->inl[sk->off + k];
 				ids[o++] = ids[k];
+			}
 		sk->n = o;
 		if (o > sk->pre)
 			st->s[w++] = *sk;
