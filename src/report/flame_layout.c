@@ -73,7 +73,9 @@ static int lay_out(struct psym_flame *fl, const struct psym_rpt_stacks *st)
 				acc[d] = 0;
 				accd[d] = 0;
 				if ((double)val / (double)st->total * FLAME_DRAW_WIDTH < 0.1) {
-					fl->omitted++;
+					/* In a diff, frames of the base only have no width. */
+					if (val || !st->diff)
+						fl->omitted++;
 					continue;
 				}
 				if (add_frame(fl, &cap, st, pv->off + d, d, x - val, val, dv))
