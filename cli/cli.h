@@ -223,5 +223,6 @@ bool index_option(int c, const char *arg, struct index_cli *ic);
  */
 int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_index_store **out);
 int cmd_index(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 
 #endif

@@ -35,10 +35,15 @@
 	"      --comms LIST, --comm=LIST  only samples of these comm labels (a,b,...)\n"           \
 	"      --pids LIST, --pid=LIST    only samples of these process IDs\n"
 
+#define DIFF_HELP                                                                                  \
+	"      --diff-base BASE       show the change from profile BASE (pprof's\n"                \
+	"                             -diff_base: BASE's values subtracted, percentages\n"         \
+	"                             of BASE's total)\n"
+
 #define REPORT_HELP                                                                                \
 	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
-	"                             default sample type, else the last one)\n" FILTER_HELP       \
-		LIMIT_HELP
+	"                             default sample type, else the last one)\n" DIFF_HELP         \
+		FILTER_HELP LIMIT_HELP
 
 static const char top_help[] =
 	"Usage: psym top [OPTIONS] FILE\n"
@@ -86,6 +91,7 @@ enum {
 	OPT_TAGIGNORE,
 	OPT_COMMS,
 	OPT_PIDS,
+	OPT_DIFF_BASE,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -113,6 +119,7 @@ static int cmd_report(int argc, char **argv, int which)
 		{ "show", required_argument, NULL, OPT_SHOW },
 		{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
 		{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
+		{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		LIMIT_OPTIONS,
@@ -124,7 +131,7 @@ static int cmd_report(int argc, char **argv, int which)
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
-	const char *out = NULL, *title = NULL;
+	const char *out = NULL, *title = NULL, *base = NULL;
 	int c, ret;
 
 	psym_limits_default(&lim);
@@ -172,6 +179,7 @@ static int cmd_report(int argc, char **argv, int which)
 		case OPT_SHOW: ro.filter.show = nonempty(optarg); break;
 		case OPT_TAGFOCUS: ro.filter.tagfocus = nonempty(optarg); break;
 		case OPT_TAGIGNORE: ro.filter.tagignore = nonempty(optarg); break;
+		case OPT_DIFF_BASE: base = optarg; break;
 		case 'o': out = optarg; break;
 		case OPT_TITLE: title = optarg; break;
 		case 'h': fputs(helps[which], stdout); return 0;
@@ -185,6 +193,24 @@ static int cmd_report(int argc, char **argv, int which)
 	ret = load(argv[optind], &lim, &p);
 	if (ret)
 		return ret;
+	if (base) {
+		/* pprof's -diff_base: BASE negated and labelled, merged after FILE. */
+		struct psym_profile *in[2] = { p, NULL }, *m = NULL;
+		const char *inames[2] = { argv[optind], base };
+		const bool isbase[2] = { false, true };
+
+		ret = load(base, &lim, &in[1]);
+		if (ret) {
+			psym_profile_free(p);
+			return ret;
+		}
+		ret = psym_profile_merge(in, inames, isbase, 2, &lim, &m, &e);
+		psym_profile_free(in[0]);
+		psym_profile_free(in[1]);
+		if (ret)
+			return report(&e, ret);
+		p = m;
+	}
 	/* Mostly raw addresses: say what would give them names (stderr, once). */
 	hint_unsymbolized(p, &ro, argv[optind]);
 	if (which == 2) {

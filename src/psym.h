@@ -33,6 +33,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "locate.h"
+#include "merge.h"
 #include "objtab.h"
 #include "pprof.h"
 #include "pprofpack.h"

@@ -8,6 +8,7 @@ Stdlib only.
 
 usage: gensystem.py SEED > profile.txtpb
 """
+import hashlib
 import random
 import sys
 
@@ -37,7 +38,7 @@ for i, b in enumerate(binaries):
     maps[b] = i + 2
     out.append("mapping { id: %d memory_start: %d memory_limit: %d filename: %d build_id: %d "
                "has_functions: true }" % (i + 2, 0x400000 + i * 0x1000000, 0x400000 + (i + 1) * 0x1000000,
-                                          s(b), s("%040x" % r.getrandbits(160))))
+                                          s(b), s(hashlib.sha1(b.encode()).hexdigest())))
 for b in ["[kernel.kallsyms]"] + binaries:
     short = b.rsplit("/", 1)[-1].split(".")[0]
     fl = []

@@ -90,6 +90,39 @@ for p in sys1.pb sys2.pb; do
 		sh -c "test -s f.a && ! grep -v '^python3;' f.a"
 done
 
+# --nodecount N on folded and flame: only the frames of top -n N's rows;
+# each kept stack's value stays whole (on its innermost kept frame).
+for p in sys1.pb sys2.pb; do
+	for opt in "" --cum; do
+		"$PSYM" top --nodecount=6 $opt $p | sed -n '/flat%/,$p' | tail -n +2 |
+			sed 's/ (\(partial-\)\{0,1\}inline)$//; s/.*%  *//' | sort >rows.txt
+		"$PSYM" folded --nodecount=6 $opt $p >f.a
+		"$PSYM" folded $opt $p >f.all
+		check "folded --nodecount=6 $opt: frames are top's 6 rows ($p)" python3 - rows.txt f.a f.all <<'PY'
+import sys
+rows = set(open(sys.argv[1]).read().split("\n")) - {""}
+frames, keptsum = set(), 0
+for l in open(sys.argv[2]):
+    st, v = l.rstrip("\n").rsplit(" ", 1)
+    frames |= set(st.split(";"))
+    keptsum += int(v)
+assert len(rows) == 6 and frames == rows, (rows, frames)
+# every stack with a kept frame keeps its whole value
+want = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[3])
+           if set(l.rsplit(" ", 1)[0].split(";")) & rows)
+assert keptsum == want, (keptsum, want)
+PY
+	done
+done
+"$PSYM" flame --nodecount=3 sys1.pb -o n.svg
+check "flame --nodecount=3 draws three names" python3 - n.svg <<'PY'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+names = {g.find(ns + "text").get("data-n") for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g")
+         if g.get("class") == "f"}
+assert len(names) == 3, names
+PY
+
 # flame with a filter: its roots' widths are the filtered folded stacks'.
 "$PSYM" flame --focus=nginx --hide=kernel sys1.pb -o f.svg
 "$PSYM" folded --focus=nginx --hide=kernel sys1.pb >f.folded

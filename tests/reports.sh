@@ -220,8 +220,8 @@ raw = zlib.decompress(idat)
 colors = len(set(raw[i:i + 3] for i in range(0, min(len(raw), 2000000), 7)))
 print(w, h, colors, "distinct byte triples")
 assert colors > 20
-# Unfilter the scanlines; the top 200 rows must show frames (user orange),
-# not the blank background.
+# Unfilter the scanlines; the top 200 rows must show frames (user frames:
+# red to yellow), not the blank background.
 bpp = {2: 3, 6: 4}[data[25]]
 stride, prev, rows, off = w * bpp, bytearray(w * bpp), [], 0
 for _ in range(min(h, 200)):
@@ -238,10 +238,10 @@ for _ in range(min(h, 200)):
             pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
             line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
     rows.append(line); prev = line
-orange = sum(1 for r in rows[40:200] for x in range(0, stride, bpp)
-             if abs(r[x] - 0xf4) < 12 and abs(r[x + 1] - 0xa2) < 12 and abs(r[x + 2] - 0x61) < 12)
-print(orange, "frame pixels in the top 200 rows")
-assert orange > 2000, orange
+warm = sum(1 for r in rows[40:200] for x in range(0, stride, bpp)
+           if r[x] >= 200 and r[x + 2] <= 60 and r[x + 1] <= 235)
+print(warm, "frame pixels in the top 200 rows")
+assert warm > 2000, warm
 PY
 else
 	echo "note: chromium not installed: render check skipped"
@@ -282,10 +282,17 @@ expect_exit 0 "flame: kernel inline functions in no sample" "$PSYM" flame kern.p
 check "flame: kernel frame coloured as kernel, user frame as user" python3 - kern.svg <<'PY'
 import sys, xml.etree.ElementTree as ET
 ns = "{http://www.w3.org/2000/svg}"
-fill = {g.find(ns + "text").get("data-n"): g.find(ns + "rect").get("fill")
-        for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("class") == "f"}
-assert set(fill) == {"main", "do_syscall_64"}, fill
-assert fill["do_syscall_64"] == "#e76f51" and fill["main"] == "#f4a261", fill
+gs = {g.find(ns + "text").get("data-n"): g
+      for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("class") == "f"}
+assert set(gs) == {"main", "do_syscall_64"}, gs
+assert gs["do_syscall_64"].get("data-k") == "kernel" and gs["main"].get("data-k") == "user"
+def rgb(g):
+    f = g.find(ns + "rect").get("fill")
+    return int(f[1:3], 16), int(f[3:5], 16), int(f[5:7], 16)
+r, g, b = rgb(gs["do_syscall_64"])  # kernel: orange
+assert r >= 190 and 90 <= g <= 155 and b == 0, (r, g, b)
+r, g, b = rgb(gs["main"])  # user: red to yellow
+assert r >= 205 and b <= 55, (r, g, b)
 PY
 
 # A reader that goes away is no error for a filter (coreutils-like): no

@@ -334,6 +334,13 @@ long psym_profile_location_pos(const struct psym_profile *p, uint64_t id)
 	return i < 0 || (size_t)i >= p->pb->n_location ? -1 : i;
 }
 
+long psym_profile_function_pos(const struct psym_profile *p, uint64_t id)
+{
+	long i = idindex_find(&p->function_ix, id);
+
+	return i < 0 || (size_t)i >= p->pb->n_function ? -1 : i;
+}
+
 pb_location *psym_profile_location(const struct psym_profile *p, uint64_t id)
 {
 	long i = idindex_find(&p->location_ix, id);

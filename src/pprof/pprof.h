@@ -91,6 +91,9 @@ long psym_profile_mapping_pos(const struct psym_profile *p, uint64_t id);
 /* Position of the location with this id in pb->location, or -1. */
 long psym_profile_location_pos(const struct psym_profile *p, uint64_t id);
 
+/* Position of the function with this id in pb->function, or -1. */
+long psym_profile_function_pos(const struct psym_profile *p, uint64_t id);
+
 /* string_table[idx], or "" when idx is out of range. */
 const char *psym_profile_str(const struct psym_profile *p, int64_t idx);
 

@@ -14,7 +14,7 @@
 #define FLAME_DRAW_WIDTH 1180.0
 
 static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_stacks *st,
-		     uint32_t id, size_t d, int64_t x, int64_t val)
+		     size_t at, size_t d, int64_t x, int64_t val, int64_t delta)
 {
 	struct psym_flame_frame *f;
 
@@ -28,11 +28,13 @@ static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_s
 		*cap = nc;
 	}
 	f = &fl->frame[fl->n++];
-	f->name = st->r.names.s[id];
+	f->name = st->r.names.s[st->ids[at]];
 	f->depth = d;
 	f->x = x;
 	f->value = val;
-	f->kind = (enum psym_flame_kind)(st->r.names.kind[id] & 3);
+	f->delta = delta;
+	f->inl = st->inl[at] != 0;
+	f->kind = (enum psym_flame_kind)(st->r.names.kind[st->ids[at]] & 3);
 	return 0;
 }
 
@@ -43,11 +45,13 @@ static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_s
 static int lay_out(struct psym_flame *fl, const struct psym_rpt_stacks *st)
 {
 	int64_t *acc = calloc(fl->maxdepth + 1, sizeof(*acc));
+	int64_t *accd = calloc(fl->maxdepth + 1, sizeof(*accd));
 	int64_t x = 0;
 	size_t cap = 0;
+	int ret = -1;
 
-	if (!acc)
-		return -1;
+	if (!acc || !accd)
+		goto out;
 	for (size_t i = 0; i <= st->n; i++) {
 		/* Depth at which stack i differs from stack i-1. */
 		size_t common = 0;
@@ -64,28 +68,33 @@ static int lay_out(struct psym_flame *fl, const struct psym_rpt_stacks *st)
 			const struct stack *pv = &st->s[i - 1];
 
 			for (size_t d = pv->n; d-- > common;) {
-				int64_t val = acc[d];
+				int64_t val = acc[d], dv = accd[d];
 
 				acc[d] = 0;
+				accd[d] = 0;
 				if ((double)val / (double)st->total * FLAME_DRAW_WIDTH < 0.1) {
-					fl->omitted++;
+					/* In a diff, frames of the base only have no width. */
+					if (val || !st->diff)
+						fl->omitted++;
 					continue;
 				}
-				if (add_frame(fl, &cap, st, st->ids[pv->off + d], d, x - val,
-					      val)) {
-					free(acc);
-					return -1;
-				}
+				if (add_frame(fl, &cap, st, pv->off + d, d, x - val, val, dv))
+					goto out;
 			}
 		}
 		if (i == st->n)
 			break;
-		for (size_t d = 0; d < st->s[i].n; d++)
+		for (size_t d = 0; d < st->s[i].n; d++) {
 			acc[d] = sat_add(acc[d], st->s[i].v);
+			accd[d] = sat_add(accd[d], st->s[i].d);
+		}
 		x = sat_add(x, st->s[i].v);
 	}
+	ret = 0;
+out:
 	free(acc);
-	return 0;
+	free(accd);
+	return ret;
 }
 
 int psym_flame_layout(const struct psym_profile *p, const struct psym_report_opts *o,
@@ -107,6 +116,8 @@ int psym_flame_layout(const struct psym_profile *p, const struct psym_report_opt
 	if (ret)
 		goto fail;
 	fl->total = fl->st->total;
+	fl->total_delta = fl->st->total_d;
+	fl->diff = fl->st->diff;
 	fl->type = psym_profile_str(p, p->pb->sample_type[fl->st->r.idx]->type);
 	fl->unit = psym_profile_str(p, p->pb->sample_type[fl->st->r.idx]->unit);
 	for (size_t i = 0; i < fl->st->n; i++)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge.h"
 #include "report_int.h"
 #include "show.h"
 
@@ -486,6 +487,23 @@ int psym_report_unsymbolized(const struct psym_profile *p, const struct psym_rep
 	return 0;
 }
 
+int64_t psym_rpt_base_key(const struct psym_profile *p)
+{
+	for (size_t i = 1; i < p->pb->n_string_table; i++)
+		if (!strcmp(p->pb->string_table[i], PSYM_DIFF_BASE_LABEL))
+			return (int64_t)i;
+	return -1;
+}
+
+bool psym_rpt_is_base(const struct psym_profile *p, const pb_sample *s, int64_t key)
+{
+	for (size_t j = 0; j < s->n_label; j++)
+		if (s->label[j]->key == key &&
+		    !strcmp(psym_profile_str(p, s->label[j]->str), "true"))
+			return true;
+	return false;
+}
+
 const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s, const char *key,
 			       char *buf, size_t bufsz)
 {
@@ -506,7 +524,8 @@ const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s,
  * Frames of a sample into ids[], leaf first (inline frames innermost first
  * within a location), at most max. Returns the count, or -1 on out of memory.
  */
-long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, size_t max)
+long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, unsigned char *inl,
+			    size_t max)
 {
 	size_t n = 0;
 
@@ -520,18 +539,23 @@ long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, si
 		k = psym_rpt_loc_frames(r, (size_t)pos, &f);
 		if (k < 0)
 			return -1;
-		for (long j = 0; j < k && n < max; j++)
+		for (long j = 0; j < k && n < max; j++) {
+			if (inl)
+				inl[n] = j < k - 1;
 			ids[n++] = f[j];
+		}
 	}
 	return (long)n;
 }
 
 /* ---- stacks, shared by folded and flame ---------------------------------------- */
-static int push_ids(struct psym_rpt_stacks *st, const uint32_t *ids, size_t n, bool reverse)
+static int push_ids(struct psym_rpt_stacks *st, const uint32_t *ids, const unsigned char *inl,
+		    size_t n, bool reverse)
 {
 	if (st->nids + n > st->capids) {
 		size_t nc = st->capids ? st->capids : 4096;
 		uint32_t *ni;
+		unsigned char *nl;
 
 		while (nc < st->nids + n)
 			nc *= 2;
@@ -539,22 +563,38 @@ static int push_ids(struct psym_rpt_stacks *st, const uint32_t *ids, size_t n, b
 		if (!ni)
 			return -1;
 		st->ids = ni;
+		nl = realloc(st->inl, nc * sizeof(*nl));
+		if (!nl)
+			return -1;
+		st->inl = nl;
 		st->capids = nc;
 	}
-	for (size_t k = 0; k < n; k++)
-		st->ids[st->nids++] = reverse ? ids[n - 1 - k] : ids[k];
+	for (size_t k = 0; k < n; k++) {
+		size_t x = reverse ? n - 1 - k : k;
+
+		st->inl[st->nids] = inl ? inl[x] : 0;
+		st->ids[st->nids++] = ids[x];
+	}
 	return 0;
 }
 
 int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_report_opts *o,
 			    struct psym_rpt_stacks *st, struct psym_err *e)
 {
+	int64_t base_key;
 	const pb_profile *pb = p->pb;
 	uint32_t *ids = malloc(MAX_STACK * sizeof(*ids));
+	unsigned char *inl = malloc(MAX_STACK);
 	int ret = psym_rpt_init(&st->r, p, o, false, e);
 
-	if (ret || !ids) {
+	base_key = psym_rpt_base_key(p);
+	st->diff = base_key >= 0;
+	st->top_n = o->max_rows;
+	st->top_cum = o->sort_cum;
+
+	if (ret || !ids || !inl) {
 		free(ids);
+		free(inl);
 		return ret ? ret : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < pb->n_sample; i++) {
@@ -574,7 +614,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 				goto oom;
 			continue;
 		}
-		n = psym_rpt_sample_frames(&st->r, s, ids, MAX_STACK);
+		n = psym_rpt_sample_frames(&st->r, s, ids, inl, MAX_STACK);
 		if (n <= 0) {
 			if (n < 0)
 				goto oom;
@@ -606,22 +646,29 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		sk = &st->s[st->n];
 		sk->off = st->nids;
 		sk->n = (size_t)n + extra;
-		sk->v = s->value[st->r.idx];
-		if (push_ids(st, pre, extra, false) || push_ids(st, ids, (size_t)n, true))
+		sk->d = s->value[st->r.idx];
+		sk->v = base_key >= 0 && psym_rpt_is_base(p, s, base_key) ? 0 : sk->d;
+		sk->pre = extra;
+		if (push_ids(st, pre, NULL, extra, false) ||
+		    push_ids(st, ids, inl, (size_t)n, true))
 			goto oom;
 		st->total = sat_add(st->total, sk->v);
+		st->total_d = sat_add(st->total_d, sk->d);
 		st->n++;
 	}
 	free(ids);
+	free(inl);
 	return 0;
 oom:
 	free(ids);
+	free(inl);
 	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 }
 
 void psym_rpt_stacks_free(struct psym_rpt_stacks *st)
 {
 	free(st->ids);
+	free(st->inl);
 	free(st->s);
 	free(st->rank);
 	psym_rpt_free(&st->r);
@@ -656,16 +703,17 @@ static bool same_stack(const struct psym_rpt_stacks *st, const struct stack *x,
  * Sort the stacks by their frames' names (each name ranked once, so the
  * sort compares integers) and merge identical ones.
  */
-int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e)
+static int sort_merge(struct psym_rpt_stacks *st)
 {
 	const struct names *t = &st->r.names;
 	uint32_t *order = malloc((t->n ? t->n : 1) * sizeof(*order));
 	size_t w = 0;
 
+	free(st->rank);
 	st->rank = malloc((t->n ? t->n : 1) * sizeof(*st->rank));
 	if (!order || !st->rank) {
 		free(order);
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		return -1;
 	}
 	for (size_t i = 0; i < t->n; i++)
 		order[i] = (uint32_t)i;
@@ -679,10 +727,108 @@ int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e)
 	for (size_t r = 0; r < st->n; r++) {
 		if (w && same_stack(st, &st->s[w - 1], &st->s[r])) {
 			st->s[w - 1].v = sat_add(st->s[w - 1].v, st->s[r].v);
+			st->s[w - 1].d = sat_add(st->s[w - 1].d, st->s[r].d);
 			continue;
 		}
 		st->s[w++] = st->s[r];
 	}
 	st->n = w;
+	return 0;
+}
+
+struct top_ctx {
+	const struct names *names;
+	const int64_t *flat, *cum;
+	bool by_cum;
+};
+
+/* psym top's row order: |flat| (or |cum|), name, then the other value. */
+static int cmp_top(const void *a, const void *b, void *ctx)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct top_ctx *c = ctx;
+	int64_t kx = abs64(c->by_cum ? c->cum[x] : c->flat[x]),
+		ky = abs64(c->by_cum ? c->cum[y] : c->flat[y]);
+	int r;
+
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	r = strcmp(c->names->s[x], c->names->s[y]);
+	if (r)
+		return r;
+	kx = abs64(c->by_cum ? c->flat[x] : c->cum[x]);
+	ky = abs64(c->by_cum ? c->flat[y] : c->cum[y]);
+	return kx > ky ? -1 : kx < ky;
+}
+
+/*
+ * Keep only the frames of the top_n functions, ranked as psym top ranks its
+ * rows (flat, or cum; counted once per stack), as pprof's -nodecount keeps
+ * the graph's top nodes: a stack's value stays, on its innermost kept frame.
+ */
+static int keep_top(struct psym_rpt_stacks *st)
+{
+	size_t nn = st->r.names.n ? st->r.names.n : 1, nrow = 0, w = 0;
+	int64_t *flat = calloc(nn, sizeof(*flat)), *cum = calloc(nn, sizeof(*cum));
+	size_t *stamp = calloc(nn, sizeof(*stamp));
+	uint32_t *rows = malloc(nn * sizeof(*rows));
+	unsigned char *kept = calloc(nn, 1);
+	int ret = -1;
+
+	if (!flat || !cum || !stamp || !rows || !kept)
+		goto out;
+	for (size_t i = 0; i < st->n; i++) {
+		const struct stack *sk = &st->s[i];
+		const uint32_t *ids = st->ids + sk->off;
+
+		if (sk->n <= sk->pre)
+			continue;
+		flat[ids[sk->n - 1]] = sat_add(flat[ids[sk->n - 1]], sk->d);
+		for (size_t k = sk->pre; k < sk->n; k++)
+			if (stamp[ids[k]] != i + 1) {
+				stamp[ids[k]] = i + 1;
+				cum[ids[k]] = sat_add(cum[ids[k]], sk->d);
+			}
+	}
+	for (size_t j = 0; j < st->r.names.n; j++)
+		if (flat[j] || cum[j])
+			rows[nrow++] = (uint32_t)j;
+	{
+		struct top_ctx c = { &st->r.names, flat, cum, st->top_cum };
+
+		if (nrow)
+			qsort_r(rows, nrow, sizeof(*rows), cmp_top, &c);
+	}
+	for (size_t j = 0; j < nrow && j < st->top_n; j++)
+		kept[rows[j]] = 1;
+	for (size_t i = 0; i < st->n; i++) {
+		struct stack *sk = &st->s[i];
+		uint32_t *ids = st->ids + sk->off;
+		size_t o = sk->pre;
+
+		for (size_t k = sk->pre; k < sk->n; k++)
+			if (kept[ids[k]]) {
+				st->inl[sk->off + o] = st->inl[sk->off + k];
+				ids[o++] = ids[k];
+			}
+		sk->n = o;
+		if (o > sk->pre)
+			st->s[w++] = *sk;
+	}
+	st->n = w;
+	ret = 0;
+out:
+	free(flat);
+	free(cum);
+	free(stamp);
+	free(rows);
+	free(kept);
+	return ret;
+}
+
+int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e)
+{
+	if (sort_merge(st) || (st->top_n && (keep_top(st) || sort_merge(st))))
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	return 0;
 }

@@ -74,7 +74,8 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
  * of merged stacks with the same prefix), stacks sorted by frame names, so
  * x and value (in the sample's unit) place each frame. Frames narrower than
  * a tenth of a pixel of the default 1,180-pixel drawing are left out and
- * counted. Frames come in the order the SVG writer draws them: each
+ * counted. With a diff base (--diff-base) the widths are the new profile's
+ * values and each frame carries its change. Frames come in the order the SVG writer draws them: each
  * frame when its run ends, deepest first.
  */
 enum psym_flame_kind {
@@ -88,7 +89,9 @@ struct psym_flame_frame {
 	const char *name; /* printable; owned by the layout */
 	size_t depth;	  /* 0: a root */
 	int64_t x, value; /* left edge and width, in sample value */
+	int64_t delta;	  /* with a diff base: the change (else value) */
 	enum psym_flame_kind kind;
+	bool inl; /* inlined into its caller (not its location's last line) */
 };
 
 struct psym_rpt_stacks;
@@ -96,10 +99,13 @@ struct psym_rpt_stacks;
 struct psym_flame {
 	struct psym_flame_frame *frame;
 	size_t n;
-	int64_t total;	      /* of all stacks drawn */
-	size_t maxdepth;      /* frames in the deepest stack */
-	size_t omitted;	      /* frames too narrow to draw */
-	const char *type;     /* sample type and unit; borrowed from the profile */
+	int64_t total;	     /* of all stacks drawn */
+	int64_t total_delta; /* with a diff base: the whole change */
+	bool diff;	     /* the profile had a diff base: widths are the new
+				 profile's values, delta the change */
+	size_t maxdepth;     /* frames in the deepest stack */
+	size_t omitted;	     /* frames too narrow to draw */
+	const char *type;    /* sample type and unit; borrowed from the profile */
 	const char *unit;
 	struct psym_rpt_stacks *st; /* private: owns the names */
 };

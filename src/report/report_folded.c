@@ -35,12 +35,14 @@ int psym_report_folded(const struct psym_profile *p, const struct psym_report_op
 		for (size_t i = 0; len && i < st.n && !ferror(out); i++) {
 			const uint32_t *ids = st.ids + st.s[i].off;
 
+			if (st.diff && st.s[i].d == 0)
+				continue; /* no change */
 			for (size_t k = 0; k < st.s[i].n; k++) {
 				if (k)
 					putc(';', out);
 				fwrite(st.r.names.s[ids[k]], 1, len[ids[k]], out);
 			}
-			fprintf(out, " %" PRId64 "\n", st.s[i].v);
+			fprintf(out, " %" PRId64 "\n", st.s[i].d);
 		}
 	}
 	free(len);

@@ -116,7 +116,15 @@ long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out);
  * Frames of a sample into ids[], leaf first (inline frames innermost first
  * within a location), at most max. Returns the count, or -1 on out of memory.
  */
-long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, size_t max);
+long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, unsigned char *inl,
+			    size_t max);
+/*
+ * The string index of pprof's diff-base label key ("pprof::base") in p,
+ * or -1 when p has no diff base; whether sample s is of the base.
+ */
+int64_t psym_rpt_base_key(const struct psym_profile *p);
+bool psym_rpt_is_base(const struct psym_profile *p, const pb_sample *s, int64_t key);
+
 /* 1: sample s passes the filters; 0: not; -1: out of memory. */
 int psym_rpt_sample_kept(struct rep *r, const pb_sample *s);
 /* The label key of sample s as text ("key N" for a number), or NULL; in buf or the profile. */
@@ -126,17 +134,24 @@ const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s,
 struct stack {
 	size_t off; /* frames at ids[off..off + n), root first */
 	size_t n;
-	int64_t v;
+	int64_t v;  /* width: the value, of the new profile only in a diff */
+	int64_t d;  /* the change in a diff (new - base); else v */
+	size_t pre; /* label frames (comm, pid) first: no functions */
 };
 
 struct psym_rpt_stacks {
 	struct rep r;
 	uint32_t *ids;
+	unsigned char *inl; /* per ids[] entry: an inlined frame (not its location's last line) */
 	size_t nids, capids;
 	struct stack *s;
 	size_t n, cap;
 	int64_t total;
-	uint32_t *rank; /* per name id: its place in name order */
+	int64_t total_d; /* sum of d */
+	bool diff;	 /* the profile has diff-base samples */
+	uint32_t *rank;	 /* per name id: its place in name order */
+	size_t top_n;	 /* keep only the frames of the top N functions; 0: all */
+	bool top_cum;	 /* ranked by cumulative value */
 };
 
 /* The samples' stacks (root first; comm/pid frames first when asked). */

@@ -240,7 +240,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	struct edges edges = { 0 };
 	uint32_t *rows = NULL;
 	size_t ncap = 0, nrows = 0, shown;
-	int64_t total = 0, flat_sum = 0, sum = 0;
+	int64_t total = 0, flat_sum = 0, sum = 0, diff_total = 0;
+	int64_t base_key = psym_rpt_base_key(p);
 	const char *unit, *ounit = NULL;
 	char a[64], b[64], pa[32], pb2[32], pc[32];
 	int ret = psym_rpt_init(&r, p, o, true, e);
@@ -254,6 +255,9 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		uint32_t parent = UINT32_MAX;
 
 		total = sat_add(total, abs64(v));
+		/* pprof: with a diff base, percentages are of the base's total. */
+		if (base_key >= 0 && psym_rpt_is_base(p, s, base_key))
+			diff_total = sat_add(diff_total, abs64(v));
 		if (v == 0)
 			continue; /* pprof: a zero sample adds no node and no edge */
 		/* pprof filters after its total: percentages stay of the whole. */
@@ -303,6 +307,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		if (parent != UINT32_MAX)
 			nodes[parent].flat = sat_add(nodes[parent].flat, v);
 	}
+	if (diff_total > 0)
+		total = diff_total;
 	rows = malloc((r.names.n ? r.names.n : 1) * sizeof(*rows));
 	if (!rows)
 		goto oom;

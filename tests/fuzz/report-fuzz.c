@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "psym.h"
+#include "merge.h"
 #include "report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -26,6 +27,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ .sample_index = -1, .by = PSYM_BY_FILE, .max_rows = 1 },
 		{ .sample_index = 1, .comm_frame = true, .pid_frame = true },
 		{ .sample_index = -1, .sample_name = "cpu" },
+		{ .sample_index = -1,
+		  .max_rows = 2,
+		  .filter = { .focus = "a|main",
+			      .ignore = "^z",
+			      .hide = "[0-9]",
+			      .show = "(?i)\\w" } },
+		{ .sample_index = 0,
+		  .filter = { .tagfocus = "pid=1:100", .tagignore = "comm=x,y", .pids = "1,2" } },
+		{ .sample_index = -1, .filter = { .tagfocus = "1kb:", .comms = "a,b" } },
 	};
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
@@ -47,6 +57,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (psym_report_unsymbolized(p, &opts[i], &share, &e) == 0 &&
 			    (share < 0 || share > 1))
 				abort();
+		}
+		{
+			/* Merged with itself, and as its own diff base. */
+			struct psym_profile *in[2] = { p, p }, *m = NULL;
+			const char *names[2] = { "a", "b" };
+			const bool base[2] = { false, true };
+
+			for (int b = 0; b < 2; b++) {
+				e = (struct psym_err){ 0 };
+				if (psym_profile_merge(in, names, b ? base : NULL, 2, &lim, &m, &e))
+					continue;
+				if (psym_profile_validate(m, &e))
+					abort(); /* a merge of valid profiles is valid */
+				psym_report_top(m, &opts[0], devnull, &e);
+				psym_report_flame(m, &opts[0], "m", devnull, &e);
+				psym_profile_free(m);
+				m = NULL;
+			}
 		}
 		fclose(devnull);
 	}

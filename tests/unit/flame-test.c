@@ -46,6 +46,15 @@ static size_t frames(const struct psym_flame *fl, struct fr *out, size_t max)
 	return n;
 }
 
+/* 1: the frame of this name is marked inline, 0: not, -1: no such frame. */
+static int inline_of(const struct psym_flame *fl, const char *name)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		if (!strcmp(fl->frame[i].name, name))
+			return fl->frame[i].inl;
+	return -1;
+}
+
 static const struct fr *find(const struct fr *f, size_t n, const char *name, int d)
 {
 	for (size_t i = 0; i < n; i++)
@@ -128,6 +137,9 @@ int main(void)
 	y = find(f, n, "inner\"q", 1);
 	ok(m && a && bb && c && d, "main, a, b, c, d at their depths");
 	ok(x && y, "the inline pair: caller at depth 0, inlined callee above it");
+	ok(inline_of(fl, "inner\"q") == 1 && inline_of(fl, "<outer&>") == 0,
+	   "the inlined frame is marked inline, its caller is not");
+	ok(inline_of(fl, "main") == 0 && inline_of(fl, "b") == 0, "other frames are not inline");
 	if (!(m && a && bb && c && d && x && y)) {
 		psym_flame_free(fl);
 		return tap_done();

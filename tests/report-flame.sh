@@ -1,0 +1,143 @@
+#!/bin/sh
+# The flame graph's drawing: neighbouring functions in distinguishable
+# colours (each name its own shade of its kind's palette, as flamegraph.pl
+# does), inline frames marked, a diff (--diff-base) coloured by the sign of
+# each frame's change (checked against folded --diff-base), and a width
+# that follows the window (percentages; rendered by headless Chromium at two
+# window widths when it is installed).
+. "$top_srcdir/tests/lib.sh"
+need protoc
+need python3
+
+for seed in 1 2; do
+	python3 "$top_srcdir/tests/genprofile.py" $seed >g$seed.txtpb
+	encode_txtpb g$seed.txtpb g$seed.pb
+	python3 "$top_srcdir/tests/gensystem.py" $seed >sys$seed.txtpb
+	encode_txtpb sys$seed.txtpb sys$seed.pb
+done
+
+"$PSYM" flame sys1.pb -o s.svg
+check "flame: neighbours differ in colour, kinds keep their palettes, inline frames marked" \
+	python3 - s.svg <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+assert root.get("width") == "100%" and not root.get("height", "").endswith("%")
+gs = [g for g in root.iter(ns + "g") if g.get("class") == "f"]
+frames = []
+for g in gs:
+    r = g.find(ns + "rect")
+    assert r.get("x").endswith("%") and r.get("width").endswith("%"), r.attrib
+    frames.append((int(g.get("data-d")), float(g.get("data-x")), g.find(ns + "text").get("data-n"),
+                   r.get("fill"), g.get("data-k"), g.get("data-i"), g.find(ns + "title").text))
+pairs = same = 0
+bydepth = {}
+for f in frames:
+    bydepth.setdefault(f[0], []).append(f)
+for d, fs in bydepth.items():
+    fs.sort(key=lambda f: f[1])
+    for a, b in zip(fs, fs[1:]):
+        if a[2] != b[2]:
+            pairs += 1
+            same += a[3] == b[3]
+assert pairs > 100 and same <= pairs // 20, (pairs, same)
+names = {}
+for f in frames:  # one colour per name
+    names.setdefault(f[2], set()).add(f[3])
+assert all(len(c) == 1 for c in names.values())
+for f in frames:
+    r, g, b = (int(f[3][i:i + 2], 16) for i in (1, 3, 5))
+    if f[4] == "kernel":
+        assert r >= 190 and b == 0, f
+    elif f[4] == "user":
+        assert r >= 205 and b <= 55, f
+    elif f[4] == "unknown":
+        assert r == g == b, f
+inl = [f for f in frames if f[5]]
+assert inl and all("(inline)" in f[6] for f in inl)
+assert not any("(inline)" in f[6] for f in frames if not f[5])
+print(len(frames), "frames,", pairs, "neighbour pairs,", same, "same colour,", len(inl), "inline")
+PY
+
+# A diff: red where a frame grew, blue where it shrank; each root's change
+# as folded --diff-base sums it.
+"$PSYM" flame --diff-base g1.pb g2.pb -o d.svg
+"$PSYM" folded --diff-base g1.pb g2.pb >d.folded
+check "flame --diff-base: coloured by the sign of each frame's change" python3 - d.svg d.folded <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "hrs": 3600e9}
+change = {}
+for l in open(sys.argv[2]):
+    st, v = l.rstrip("\n").rsplit(" ", 1)
+    root = st.split(";")[0]
+    change[root] = change.get(root, 0) + int(v)
+up = down = 0
+for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g"):
+    if g.get("class") != "f":
+        continue
+    t = g.find(ns + "title").text
+    m = re.search(r"change (\+?-?[0-9.]+)([a-z]*)\)$", t)
+    assert m, t
+    v = float(m.group(1)) * UNITS.get(m.group(2), 1)
+    r, gg, b = (int(g.find(ns + "rect").get("fill")[i:i + 2], 16) for i in (1, 3, 5))
+    if v > 0:
+        assert r == 255 and b < 255, t; up += 1
+    elif v < 0:
+        assert b == 255 and r < 255, t; down += 1
+    if g.get("data-d") == "0":
+        name = g.find(ns + "text").get("data-n")
+        assert abs(v - change.get(name, 0)) <= 0.006 * abs(change.get(name, 0)) + 1e4, (name, v, change.get(name))
+assert up and down, (up, down)
+print(up, "grew,", down, "shrank")
+PY
+check "flame --diff-base: the legend says grew and shrank" grep -q ">grew<.*>shrank<" d.svg
+
+# Width follows the window: rendered at 1000 and 1800 pixels, frames reach
+# both edges both times.
+if command -v chromium >/dev/null; then
+	for w in 1000 1800; do
+		timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+			--disable-background-networking --disable-component-update --disable-sync \
+			--user-data-dir="$T/chrome" --screenshot="$T/s$w.png" --window-size=$w,600 \
+			"file://$T/s.svg" >chrome.log 2>&1
+		check "flame at a $w-pixel window: frames span the width" python3 - s$w.png $w <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+w, h = struct.unpack(">II", data[16:24])
+assert w == int(sys.argv[2]), w
+idat = b"".join(data[i + 8:i + 8 + struct.unpack(">I", data[i:i + 4])[0]]
+                for i in range(8, len(data)) if data[i + 4:i + 8] == b"IDAT")
+raw = zlib.decompress(idat)
+bpp = {2: 3, 6: 4}[data[25]]
+stride, prev, off = w * bpp, bytearray(w * bpp), 0
+rows = []
+for _ in range(min(h, 120)):
+    f, line = raw[off], bytearray(raw[off + 1:off + 1 + stride])
+    off += 1 + stride
+    for i in range(stride):
+        a = line[i - bpp] if i >= bpp else 0
+        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+        if f == 1: line[i] = (line[i] + a) & 255
+        elif f == 2: line[i] = (line[i] + b) & 255
+        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c
+            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line); prev = line
+# the first row of frames (y 52..68 in the drawing): frame pixels (not the
+# #fdf6e3 background) near both edges of the window
+row = rows[60]
+def frame(x):
+    return sum(abs(row[x * bpp + i] - c) for i, c in enumerate((0xfd, 0xf6, 0xe3))) > 40
+left = sum(frame(x) for x in range(0, w // 10))
+right = sum(frame(x) for x in range(w - w // 10, w))
+print(w, "px: frame pixels left", left, "right", right)
+assert left > w // 40 and right > w // 40
+PY
+	done
+else
+	echo "note: chromium not installed: render check skipped"
+fi
+finish
