@@ -57,6 +57,9 @@ enum {
 	OPT_FILTER,
 	OPT_DWO_DIR,
 	OPT_DWP,
+	OPT_STYLE,
+	OPT_FUNCTIONS,
+	OPT_COLUMNS,
 };
 
 #define LIMIT_OPTIONS                                                                              \
