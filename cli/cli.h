@@ -102,7 +102,8 @@ enum {
 	"                             and on debuginfod servers\n"                                 \
 	"\nDebug information (lines, inline frames; looked for in this order):\n"                  \
 	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug,\n"                       \
-	"                             DIR/<binary's dir>/<debuglink> and\n"                        \
+	"                             DIR/<binary's dir>/<debuglink>, DIR/<its\n"                  \
+	"                             trailing components>/<debuglink> and\n"                      \
 	"                             DIR/<debuglink> (repeatable; /usr/lib/debug is\n"            \
 	"                             always searched last)\n"                                     \
 	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"            \
