@@ -195,8 +195,8 @@ bool psym_locate_link_tails(const char *debug_dir, const char *bindir_abs, const
 			tail++;
 		if (!*tail)
 			break;
-		if (offer(fn, ud, PSYM_CAND_LINK_TAIL, buf, sizeof(buf), "%s/%s/%s", debug_dir, tail,
-			  debuglink))
+		if (offer(fn, ud, PSYM_CAND_LINK_TAIL, buf, sizeof(buf), "%s/%s/%s", debug_dir,
+			  tail, debuglink))
 			return true;
 		tail = strchr(tail, '/');
 	}
@@ -758,7 +758,8 @@ int psym_locate_alt(const struct psym_locate_opts *o, const struct psym_alt_key 
 
 	memset(why, 0, sizeof(*why));
 	if (!k->build_id || !psym_build_id_valid(k->build_id)) {
-		psym_reason_set(why, PSYM_R_NOT_FOUND, "alternate file '%.512s': no build ID to check",
+		psym_reason_set(why, PSYM_R_NOT_FOUND,
+				"alternate file '%.512s': no build ID to check",
 				k->path ? k->path : "");
 		return PSYM_NOENT;
 	}

@@ -149,18 +149,22 @@ int main(void)
 
 	/* dwz alternate file: recorded path, re-rooted under each debug dir, build-ID trees. */
 	{
-		struct psym_alt_key ak = { .path = "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
-					   .build_id = "AB12cd",
-					   .debug_dir = "/d1/.build-id/0a" };
+		struct psym_alt_key ak = {
+			.path = "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
+			.build_id = "AB12cd",
+			.debug_dir = "/d1/.build-id/0a"
+		};
 
 		memset(&g, 0, sizeof(g));
 		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 4, "alt: recorded + 1 re-rooted (the other is recorded) + 2 trees");
+		is_int((int)g.n, 4,
+		       "alt: recorded + 1 re-rooted (the other is recorded) + 2 trees");
 		want(&g, 0, "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
 		     PSYM_CAND_ALT_RECORDED, "alt: recorded path");
 		want(&g, 1, "/d1/.dwz/x86_64-linux-gnu/liblua.debug", PSYM_CAND_ALT_DEBUGDIR,
 		     "alt: re-rooted under a debug dir (an extracted --debug-pkg tree)");
-		want(&g, 2, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE, "alt: tree, lowercased");
+		want(&g, 2, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
+		     "alt: tree, lowercased");
 		want(&g, 3, "/usr/lib/debug/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
 		     "alt: second tree");
 
