@@ -59,6 +59,9 @@ enum {
 	OPT_DWP,
 	OPT_INDEX_STORE,
 	OPT_NO_INDEX,
+	OPT_STYLE,
+	OPT_FUNCTIONS,
+	OPT_COLUMNS,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -101,7 +104,8 @@ enum {
 	"                             and on debuginfod servers\n"                                 \
 	"\nDebug information (lines, inline frames; looked for in this order):\n"                  \
 	"      --debug-dir DIR        search DIR/.build-id/NN/REST.debug,\n"                       \
-	"                             DIR/<binary's dir>/<debuglink> and\n"                        \
+	"                             DIR/<binary's dir>/<debuglink>, DIR/<its\n"                  \
+	"                             trailing components>/<debuglink> and\n"                      \
 	"                             DIR/<debuglink> (repeatable; /usr/lib/debug is\n"            \
 	"                             always searched last)\n"                                     \
 	"      --debug-pkg FILE.deb   use a Debian -dbg/-dbgsym package (repeatable;\n"            \

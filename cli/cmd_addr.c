@@ -33,14 +33,25 @@ static const char addr_help[] =
 	"                             sanitizer frames (#N 0x... (module+0x...)),\n"
 	"                             backtrace_symbols lines (prog(+0x...)[0x...]) and\n"
 	"                             module+0xoffset frames; other lines unchanged\n"
-	"      --json                 one JSON object per address, frames innermost\n"
-	"                             first (FunctionName, FileName, Line, Column,\n"
-	"                             StartLine)\n"
+	"      --json                 what llvm-symbolizer --output-style=JSON writes:\n"
+	"                             one object per input line (one array for\n"
+	"                             arguments) with ModuleName and Symbol, frames\n"
+	"                             innermost first (FunctionName, FileName, Line,\n"
+	"                             Column, Discriminator, StartAddress, StartLine)\n"
+	"      --output-style S       GNU (addr2line's, the default), LLVM\n"
+	"                             (llvm-symbolizer's: FILE:LINE:COLUMN, a blank\n"
+	"                             line after each address) or JSON\n"
 	"  -a, --addresses            print each address before its frames\n"
 	"  -j, --section NAME         addresses are offsets in section NAME; in a\n"
 	"                             relocatable object (.o, .ko) they always are,\n"
 	"                             by default in the first code section long\n"
 	"                             enough, as llvm-symbolizer and addr2line take them\n"
+	"  -p, --pretty-print         one line per frame: FUNCTION at FILE:LINE, then\n"
+	"                             \" (inlined by) \" lines\n"
+	"  -s, --basenames            file names without their directories\n"
+	"      --functions[=none]     function names (default); none: locations only\n"
+	"      --columns              FILE:LINE:COLUMN in addr2line's format too\n"
+	"  -f, -i, -C                 accepted (addr2line habits: always on)\n"
 	"An ADDRESS (or input line) that is not hex is answered ?? and ??:0, as\n"
 	"addr2line does, so answers line up with the input; psym then exits 1.\n"
 	"      --no-inlines           only the function that contains the code\n"
@@ -55,47 +66,154 @@ static const char addr_help[] =
 	"                             together (default 8G, as symbolize's)\n" INDEX_HELP DISCOVERY_HELP
 	"  -h, --help                 show this help\n";
 
-static void print_addr(FILE *out, uint64_t addr, const struct psym_frame *fr, size_t n, bool json,
-		       bool show_addr, bool demangle)
+/* How answers are printed: addr2line's and llvm-symbolizer's options. */
+enum addr_style {
+	STYLE_GNU,
+	STYLE_LLVM,
+	STYLE_JSON
+};
+
+struct addr_out {
+	enum addr_style style;
+	bool show_addr;		 /* -a */
+	bool pretty;		 /* -p: one line per frame */
+	bool basenames;		 /* -s */
+	bool functions;		 /* --functions=none turns names off */
+	bool columns;		 /* --columns: FILE:LINE:COLUMN in GNU style */
+	bool demangle;		 /* not --no-demangle */
+	bool array;		 /* JSON of arguments: one array, as llvm-symbolizer */
+	size_t n_out;		 /* answers written (JSON array separators) */
+	const char *module;	 /* JSON ModuleName: the binary as named */
+	struct psym_binary *bin; /* for the outermost frame's StartAddress */
+};
+
+static const char *base_name(const struct addr_out *o, const char *file)
 {
-	if (json) {
-		fprintf(out, "{\"Address\":\"0x%" PRIx64 "\",\"Symbol\":[", addr);
-	} else if (show_addr) {
-		fprintf(out, "0x%016" PRIx64 "\n", addr);
-	}
-	if (n == 0) {
-		if (json)
-			fprintf(out, "{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
-				     "\"Column\":0,\"StartLine\":0,\"Discriminator\":0}");
+	const char *sl;
+
+	if (!file || !o->basenames)
+		return file;
+	sl = strrchr(file, '/');
+	return sl ? sl + 1 : file;
+}
+
+/* JSON: one answer opens; arguments go in one array, input lines one per line. */
+static void json_open(FILE *out, struct addr_out *o)
+{
+	if (o->array)
+		fputc(o->n_out ? ',' : '[', out);
+	o->n_out++;
+}
+
+static void json_close(FILE *out, const struct addr_out *o)
+{
+	if (!o->array)
+		fputc('\n', out);
+}
+
+/* One frame as llvm-symbolizer --output-style=JSON writes it (keys sorted). */
+static void json_frame(FILE *out, const struct addr_out *o, const struct psym_frame *f,
+		       const char *name, uint64_t start)
+{
+	char sa[24] = "";
+
+	if (start)
+		snprintf(sa, sizeof(sa), "0x%" PRIx64, start);
+	fprintf(out, "{\"Column\":%" PRId64 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
+		f ? f->column : 0, f ? f->discriminator : 0);
+	psym_json_string(out, f && f->file ? base_name(o, f->file) : "");
+	fprintf(out, ",\"FunctionName\":");
+	psym_json_string(out, name ? name : "");
+	fprintf(out,
+		",\"Line\":%" PRId64 ",\"StartAddress\":\"%s\",\"StartFileName\":\"\","
+		"\"StartLine\":%" PRId64 "}",
+		f ? f->line : 0, sa, f ? f->start_line : 0);
+}
+
+/* The outermost frame's function start: the symbol that holds the address. */
+static uint64_t function_start(const struct addr_out *o, uint64_t addr)
+{
+	const struct psym_sym *sym;
+
+	if (!o->bin)
+		return 0;
+	sym = psym_elf_symbol(psym_binary_elf(o->bin), addr);
+	return sym ? sym->addr : 0;
+}
+
+/* The frame of an address nothing is known of: "??" and "??:0", as addr2line. */
+static void print_unknown(FILE *out, const struct addr_out *o)
+{
+	bool llvm = o->style == STYLE_LLVM;
+
+	/* addr2line without function names says "??:?". */
+	if (!o->functions)
+		fputs(llvm ? "??:0:0\n" : "??:?\n", out);
+	else if (o->pretty)
+		fputs(llvm ? "?? at ??:0:0\n" : "?? ??:0\n", out);
+	else
+		fputs(llvm ? "??\n??:0:0\n" : "??\n??:0\n", out);
+}
+
+static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struct psym_frame *fr,
+		       size_t n)
+{
+	bool llvm = o->style == STYLE_LLVM;
+
+	if (o->style == STYLE_JSON) {
+		json_open(out, o);
+		fprintf(out, "{\"Address\":\"0x%" PRIx64 "\",\"ModuleName\":", addr);
+		psym_json_string(out, o->module ? o->module : "");
+		fprintf(out, ",\"Symbol\":[");
+		if (n == 0)
+			json_frame(out, o, NULL, NULL, 0);
+	} else if (o->show_addr) {
+		if (llvm)
+			fprintf(out, o->pretty ? "0x%" PRIx64 ": " : "0x%" PRIx64 "\n", addr);
 		else
-			fprintf(out, "??\n??:0\n");
+			fprintf(out, o->pretty ? "0x%016" PRIx64 ": " : "0x%016" PRIx64 "\n", addr);
 	}
+	if (n == 0 && o->style != STYLE_JSON)
+		print_unknown(out, o);
 	for (size_t i = 0; i < n; i++) {
 		const char *sys = fr[i].linkage_name ? fr[i].linkage_name : fr[i].name;
-		char *dem = demangle ? psym_demangle(sys) : NULL;
-		const char *name = dem ? dem : (demangle ? fr[i].name : sys);
+		char *dem = o->demangle ? psym_demangle(sys) : NULL;
+		const char *name = dem ? dem : (o->demangle ? fr[i].name : sys);
+		const char *file = fr[i].file ? base_name(o, fr[i].file) : "??";
 
-		if (json) {
-			fprintf(out, "%s{\"FunctionName\":", i ? "," : "");
-			psym_json_string(out, name && *name ? name : "??");
-			fprintf(out, ",\"FileName\":");
-			psym_json_string(out, fr[i].file ? fr[i].file : "??");
-			fprintf(out,
-				",\"Line\":%" PRId64 ",\"Column\":%" PRId64
-				",\"StartLine\":%" PRId64 ",\"Discriminator\":%" PRIu32 "}",
-				fr[i].line, fr[i].column, fr[i].start_line, fr[i].discriminator);
-		} else {
-			/* As addr2line: "FILE:LINE (discriminator N)". */
-			fprintf(out, "%s\n%s:%" PRId64, name && *name ? name : "??",
-				fr[i].file ? fr[i].file : "??", fr[i].line);
-			if (fr[i].discriminator)
-				fprintf(out, " (discriminator %" PRIu32 ")", fr[i].discriminator);
-			fputc('\n', out);
+		if (!name || !*name)
+			name = NULL;
+		if (o->style == STYLE_JSON) {
+			if (i)
+				fputc(',', out);
+			json_frame(out, o, &fr[i], name, i + 1 == n ? function_start(o, addr) : 0);
+			free(dem);
+			continue;
 		}
+		if (o->pretty && i)
+			fputs(" (inlined by) ", out);
+		if (o->functions)
+			fprintf(out, o->pretty ? (llvm ? "%s at " : "%s at ") : "%s\n",
+				name ? name : "??");
+		/* addr2line: a known function without a line is "FILE:?". */
+		if (fr[i].line || llvm)
+			fprintf(out, "%s:%" PRId64, file, fr[i].line);
+		else
+			fprintf(out, "%s:?", file);
+		if (llvm || o->columns)
+			fprintf(out, ":%" PRId64, fr[i].column);
+		/* As addr2line: "FILE:LINE (discriminator N)". */
+		if (fr[i].discriminator && !llvm)
+			fprintf(out, " (discriminator %" PRIu32 ")", fr[i].discriminator);
+		fputc('\n', out);
 		free(dem);
 	}
-	if (json)
-		fprintf(out, "]}\n");
+	if (o->style == STYLE_JSON) {
+		fprintf(out, "]}");
+		json_close(out, o);
+	} else if (llvm) {
+		fputc('\n', out); /* llvm-symbolizer ends each answer with a blank line */
+	}
 }
 
 /* --explain: every candidate file and its verdict, as symbolize prints them. */
@@ -148,39 +266,61 @@ static ssize_t read_addr_line(FILE *in, char **buf, size_t *cap, size_t max, boo
 }
 
 /* The answer for an input that is not an address: "??", as addr2line gives. */
-static void print_bad_addr(FILE *out, const char *arg, bool json, bool show_addr)
+static void print_bad_addr(FILE *out, struct addr_out *o, const char *arg, const char *why)
 {
-	if (json) {
-		fprintf(out, "{\"Address\":\"??\",\"Error\":{\"Message\":\"not a hex address\"},"
-			     "\"Input\":");
-		psym_json_string(out, arg);
-		fprintf(out, ",\"Symbol\":[{\"FunctionName\":\"??\",\"FileName\":\"??\",\"Line\":0,"
-			     "\"Column\":0,\"StartLine\":0,\"Discriminator\":0}]}\n");
+	if (o->style == STYLE_JSON) {
+		/* As llvm-symbolizer: an Error object in the answer's place. */
+		json_open(out, o);
+		fprintf(out, "{\"Error\":{\"Message\":");
+		if (*arg) {
+			char *msg;
+
+			if (asprintf(&msg, "'%.200s': %s", arg, why) < 0)
+				msg = NULL;
+			psym_json_string(out, msg ? msg : why);
+			free(msg);
+		} else {
+			psym_json_string(out, why);
+		}
+		fprintf(out, "},\"ModuleName\":");
+		psym_json_string(out, o->module ? o->module : "");
+		fputc('}', out);
+		json_close(out, o);
 		return;
 	}
-	if (show_addr)
-		fprintf(out, "??\n");
-	fprintf(out, "??\n??:0\n");
+	if (o->show_addr)
+		fputs(o->pretty ? "??: " : "??\n", out);
+	print_unknown(out, o);
+	if (o->style == STYLE_LLVM)
+		fputc('\n', out);
 }
 
 int cmd_addr(int argc, char **argv)
 {
-	static const struct option opts[] = { { "exe", required_argument, NULL, 'e' },
-					      { "json", no_argument, NULL, OPT_JSON },
-					      { "addresses", no_argument, NULL, 'a' },
-					      { "no-inlines", no_argument, NULL, OPT_NO_INLINES },
-					      { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-					      { "build-id", required_argument, NULL, OPT_BUILD_ID },
-					      { "filter", no_argument, NULL, OPT_FILTER },
-					      { "max-memory", required_argument, NULL,
-						OPT_MAX_MEMORY },
-					      { "explain", no_argument, NULL, OPT_EXPLAIN },
-					      { "verbose", no_argument, NULL, 'v' },
-					      { "section", required_argument, NULL, 'j' },
-					      DISCOVERY_OPTIONS,
-					      INDEX_OPTIONS,
-					      { "help", no_argument, NULL, 'h' },
-					      { 0 } };
+	static const struct option opts[] = {
+		{ "exe", required_argument, NULL, 'e' },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "output-style", required_argument, NULL, OPT_STYLE },
+		{ "pretty-print", no_argument, NULL, 'p' },
+		{ "basenames", no_argument, NULL, 's' },
+		{ "functions", optional_argument, NULL, OPT_FUNCTIONS },
+		{ "columns", no_argument, NULL, OPT_COLUMNS },
+		{ "inlines", no_argument, NULL, 'i' },
+		{ "demangle", no_argument, NULL, 'C' },
+		{ "addresses", no_argument, NULL, 'a' },
+		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
+		{ "filter", no_argument, NULL, OPT_FILTER },
+		{ "explain", no_argument, NULL, OPT_EXPLAIN },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+		{ "section", required_argument, NULL, 'j' },
+		DISCOVERY_OPTIONS,
+		INDEX_OPTIONS,
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
 	struct psym_frames *fr = NULL;
 	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
 	struct psym_resolver *res = NULL;
@@ -192,7 +332,8 @@ int cmd_addr(int argc, char **argv)
 	struct index_cli ic = { 0 };
 	struct psym_index_store *store = NULL;
 	const char *exe = NULL, *build_id = NULL, *section = NULL;
-	bool filter = false, json = false, show_addr = false, demangle = true;
+	struct addr_out ao = { .style = STYLE_GNU, .functions = true, .demangle = true };
+	bool filter = false;
 	bool explain = false, verbose = false;
 	char *line = NULL;
 	size_t linecap = 0, lineno = 0, nbad = 0, nasked = 0, nfound = 0;
@@ -202,18 +343,43 @@ int cmd_addr(int argc, char **argv)
 	discovery_init(&d);
 	/* Decompressed DWARF of one binary: the cap symbolize's profiles have. */
 	d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
-	while ((c = getopt_long(argc, argv, "he:aCfivj:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "he:aCfivpsj:", opts, NULL)) != -1) {
 		if (discovery_option(c, optarg, &d, "addr ") || index_option(c, optarg, &ic))
 			continue;
 		switch (c) {
 		case 'e': exe = optarg; break;
-		case OPT_JSON: json = true; break;
-		case 'a': show_addr = true; break;
+		case OPT_JSON: ao.style = STYLE_JSON; break;
+		case OPT_STYLE:
+			if (!strcmp(optarg, "GNU"))
+				ao.style = STYLE_GNU;
+			else if (!strcmp(optarg, "LLVM"))
+				ao.style = STYLE_LLVM;
+			else if (!strcmp(optarg, "JSON"))
+				ao.style = STYLE_JSON;
+			else
+				die_usage("addr ",
+					  "--output-style takes GNU, LLVM or JSON, not '%s'",
+					  optarg);
+			break;
+		case 'a': ao.show_addr = true; break;
+		case 'p': ao.pretty = true; break;
+		case 's': ao.basenames = true; break;
+		case OPT_COLUMNS: ao.columns = true; break;
+		case OPT_FUNCTIONS:
+			if (!optarg || !strcmp(optarg, "linkage") || !strcmp(optarg, "short"))
+				ao.functions = true;
+			else if (!strcmp(optarg, "none"))
+				ao.functions = false;
+			else
+				die_usage("addr ",
+					  "--functions takes none, short or linkage, not '%s'",
+					  optarg);
+			break;
 		case 'C':
 		case 'f':
 		case 'i': break; /* addr2line habits: always on */
 		case OPT_NO_INLINES: bo.inlines = false; break;
-		case OPT_NO_DEMANGLE: demangle = false; break;
+		case OPT_NO_DEMANGLE: ao.demangle = false; break;
 		case OPT_BUILD_ID: build_id = optarg; break;
 		case OPT_FILTER: filter = true; break;
 		case OPT_MAX_MEMORY: {
@@ -268,7 +434,7 @@ int cmd_addr(int argc, char **argv)
 	if (filter) {
 		struct psym_crashlog_opts co = {
 			.binary = &bo,
-			.demangle = demangle,
+			.demangle = ao.demangle,
 			.named = exe,
 			.log = stderr,
 			.verbose = verbose,
@@ -322,6 +488,10 @@ int cmd_addr(int argc, char **argv)
 				   exe ? exe : build_id, section);
 		goto fail;
 	}
+	ao.bin = bin;
+	ao.module = exe ? exe : psym_elf_path(psym_binary_elf(bin));
+	/* JSON answers to arguments: one array, as llvm-symbolizer writes them. */
+	ao.array = ao.style == STYLE_JSON && optind < argc;
 	/*
 	 * Every argument, every input line gets exactly one answer, "??" for
 	 * one that is not an address (said on stderr, exit 1 at the end), so
@@ -352,7 +522,7 @@ int cmd_addr(int argc, char **argv)
 				"%s: standard input, line %zu: longer than %zu bytes, not an "
 				"address\n",
 				progname, lineno, ADDR_LINE_MAX);
-			print_bad_addr(stdout, "", json, show_addr);
+			print_bad_addr(stdout, &ao, "", "longer than 1 MiB, not an address");
 			nbad++;
 			continue;
 		}
@@ -365,7 +535,7 @@ int cmd_addr(int argc, char **argv)
 				fprintf(stderr,
 					"%s: standard input, line %zu: '%.200s': not a hex address\n",
 					progname, lineno, arg);
-			print_bad_addr(stdout, arg, json, show_addr);
+			print_bad_addr(stdout, &ao, arg, "not a hex address");
 			nbad++;
 			continue;
 		}
@@ -379,9 +549,11 @@ int cmd_addr(int argc, char **argv)
 		}
 		nasked++;
 		nfound += fr->n > 0;
-		print_addr(stdout, a, fr->f, fr->n, json, show_addr, demangle);
+		print_addr(stdout, &ao, a, fr->f, fr->n);
 	}
 	free(line);
+	if (ao.array)
+		fputs(ao.n_out ? "]\n" : "[]\n", stdout);
 	{
 		const char *dmg = psym_binary_take_index_damage(bin);
 

@@ -179,6 +179,30 @@ static bool plain_name(const char *s)
 	return *s && !strchr(s, '/') && strcmp(s, ".") != 0 && strcmp(s, "..") != 0;
 }
 
+bool psym_locate_link_tails(const char *debug_dir, const char *bindir_abs, const char *debuglink,
+			    psym_cand_fn fn, void *ud)
+{
+	char buf[PATH_MAX * 2];
+	const char *tail = bindir_abs;
+
+	if (!bindir_abs || bindir_abs[0] != '/' || !plain_name(debuglink))
+		return false;
+	/* "/a/b/c": "b/c", then "c" ("a/b/c" is the DEBUGDIR/BINDIR rule). */
+	tail = strchr(tail + 1, '/');
+	while (tail) {
+		tail++;
+		while (*tail == '/')
+			tail++;
+		if (!*tail)
+			break;
+		if (offer(fn, ud, PSYM_CAND_LINK_TAIL, buf, sizeof(buf), "%s/%s/%s", debug_dir,
+			  tail, debuglink))
+			return true;
+		tail = strchr(tail, '/');
+	}
+	return false;
+}
+
 bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct psym_debug_key *k,
 				  psym_cand_fn fn, void *ud)
 {
@@ -204,6 +228,8 @@ bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct
 	for (size_t i = 0; i < o->n_debug_dirs; i++) {
 		if (k->binary_dir_abs && offer(fn, ud, PSYM_CAND_LINK_DEBUGDIR, buf, sizeof(buf),
 					       "%s%s/%s", o->debug_dirs[i], adir, k->debuglink))
+			return true;
+		if (psym_locate_link_tails(o->debug_dirs[i], adir, k->debuglink, fn, ud))
 			return true;
 		if (offer(fn, ud, PSYM_CAND_LINK_FLAT, buf, sizeof(buf), "%s/%s", o->debug_dirs[i],
 			  k->debuglink))
@@ -732,7 +758,8 @@ int psym_locate_alt(const struct psym_locate_opts *o, const struct psym_alt_key 
 
 	memset(why, 0, sizeof(*why));
 	if (!k->build_id || !psym_build_id_valid(k->build_id)) {
-		psym_reason_set(why, PSYM_R_NOT_FOUND, "alternate file '%.512s': no build ID to check",
+		psym_reason_set(why, PSYM_R_NOT_FOUND,
+				"alternate file '%.512s': no build ID to check",
 				k->path ? k->path : "");
 		return PSYM_NOENT;
 	}

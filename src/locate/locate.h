@@ -87,6 +87,8 @@ enum psym_cand_rule {
 	PSYM_CAND_LINK_BESIDE,	 /* BINDIR/DEBUGLINK */
 	PSYM_CAND_LINK_DOTDEBUG, /* BINDIR/.debug/DEBUGLINK */
 	PSYM_CAND_LINK_DEBUGDIR, /* DEBUGDIR/BINDIR/DEBUGLINK */
+	PSYM_CAND_LINK_TAIL,	 /* DEBUGDIR/TAIL/DEBUGLINK, TAIL: trailing components of
+				  * BINDIR, longest first (elfutils' --debuginfo-path) */
 	PSYM_CAND_LINK_FLAT,	 /* DEBUGDIR/DEBUGLINK */
 	PSYM_CAND_ALT_RECORDED,	 /* the alternate file's path as recorded */
 	PSYM_CAND_ALT_DEBUGDIR,	 /* DEBUGDIR/REST for a recorded /usr/lib/debug/REST */
@@ -127,8 +129,20 @@ struct psym_debug_key {
  * Candidates for the debug file, in order, without I/O: each debug dir's
  * .build-id/NN/REST.debug; then, with a debuglink that is a plain file
  * name, BINDIR/NAME, BINDIR/.debug/NAME, and for each debug dir
- * DEBUGDIR/BINDIR/NAME and DEBUGDIR/NAME.
+ * DEBUGDIR/BINDIR/NAME, the DEBUGDIR/TAIL/NAME of psym_locate_link_tails
+ * and DEBUGDIR/NAME.
  */
+/*
+ * elfutils' --debuginfo-path rule, without I/O: DEBUGDIR joined with each
+ * proper trailing part of the binary's absolute directory, longest first
+ * (for /some/root/bin: DEBUGDIR/root/bin/NAME, DEBUGDIR/bin/NAME), so a
+ * debug tree laid out for the binary's install path finds it wherever the
+ * binary now sits. Nothing for a relative dir or a debuglink with a slash.
+ * Returns true when fn asked to stop.
+ */
+bool psym_locate_link_tails(const char *debug_dir, const char *bindir_abs, const char *debuglink,
+			    psym_cand_fn fn, void *ud);
+
 bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct psym_debug_key *k,
 				  psym_cand_fn fn, void *ud);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "legacy.h"
 #include "pprof.h"
 #include "pprofpack.h"
 
@@ -126,6 +127,13 @@ int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 				   "'%s': profile larger than the limit of %zu bytes", name,
 				   lim.max_profile);
 		goto fail;
+	}
+	/* gperftools and pprof's older formats: raw addresses and a maps section. */
+	if (psym_legacy_detect(msg, msglen) != PSYM_LEGACY_NONE) {
+		psym_profile_free(p);
+		ret = psym_legacy_parse(msg, msglen, name, &lim, out, e);
+		free(raw);
+		return ret;
 	}
 	p->pb = perftools__profiles__profile__unpack(&p->arena.pbc, msglen, msg);
 	if (!p->pb) {

@@ -108,14 +108,34 @@ int main(void)
 	dk.binary_dir_abs = "/work/bin";
 	dk.debuglink = "libx.so.1.debug";
 	psym_locate_debug_candidates(&o, &dk, collect, &g);
-	is_int((int)g.n, 8, "debug: 2 trees + 2 beside + 2 per debug dir");
+	is_int((int)g.n, 10, "debug: 2 trees + 2 beside + 3 per debug dir");
 	want(&g, 0, "/d1/.build-id/0a/1b2c.debug", PSYM_CAND_TREE_DEBUG, "tree, lowercased");
 	want(&g, 1, "/usr/lib/debug/.build-id/0a/1b2c.debug", PSYM_CAND_TREE_DEBUG, "second tree");
 	want(&g, 2, "bin/libx.so.1.debug", PSYM_CAND_LINK_BESIDE, "beside the binary");
 	want(&g, 3, "bin/.debug/libx.so.1.debug", PSYM_CAND_LINK_DOTDEBUG, "in .debug/");
 	want(&g, 4, "/d1/work/bin/libx.so.1.debug", PSYM_CAND_LINK_DEBUGDIR, "debug dir + abs dir");
-	want(&g, 5, "/d1/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat debug dir");
-	want(&g, 7, "/usr/lib/debug/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat, last dir");
+	want(&g, 5, "/d1/bin/libx.so.1.debug", PSYM_CAND_LINK_TAIL, "debug dir + dir's tail");
+	want(&g, 6, "/d1/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat debug dir");
+	want(&g, 8, "/usr/lib/debug/bin/libx.so.1.debug", PSYM_CAND_LINK_TAIL, "tail, last dir");
+	want(&g, 9, "/usr/lib/debug/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat, last dir");
+
+	/* elfutils' trailing components, longest first, as a pure function. */
+	memset(&g, 0, sizeof(g));
+	psym_locate_link_tails("/dd", "/some/root//bin/", "prog.debug", collect, &g);
+	is_int((int)g.n, 2, "tails of /some/root//bin/: root/bin and bin");
+	want(&g, 0, "/dd/root//bin//prog.debug", PSYM_CAND_LINK_TAIL, "longest tail first");
+	want(&g, 1, "/dd/bin//prog.debug", PSYM_CAND_LINK_TAIL, "shortest tail last");
+	memset(&g, 0, sizeof(g));
+	psym_locate_link_tails("/dd", "/bin", "prog.debug", collect, &g);
+	is_int((int)g.n, 0, "a top-level dir has no proper tail (DEBUGDIR/bin is the full rule)");
+	psym_locate_link_tails("/dd", "rel/bin", "prog.debug", collect, &g);
+	is_int((int)g.n, 0, "a relative dir: none (elfutils: absolute only)");
+	psym_locate_link_tails("/dd", "/a/b/c", "../x", collect, &g);
+	is_int((int)g.n, 0, "a debuglink with a slash: none");
+	memset(&g, 0, sizeof(g));
+	g.stop_at = 1;
+	ok(psym_locate_link_tails("/dd", "/a/b/c", "x.debug", collect, &g) && g.n == 1,
+	   "tails: stops when the callback says");
 
 	/* A debuglink that is a path is never followed. */
 	memset(&g, 0, sizeof(g));
@@ -129,18 +149,22 @@ int main(void)
 
 	/* dwz alternate file: recorded path, re-rooted under each debug dir, build-ID trees. */
 	{
-		struct psym_alt_key ak = { .path = "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
-					   .build_id = "AB12cd",
-					   .debug_dir = "/d1/.build-id/0a" };
+		struct psym_alt_key ak = {
+			.path = "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
+			.build_id = "AB12cd",
+			.debug_dir = "/d1/.build-id/0a"
+		};
 
 		memset(&g, 0, sizeof(g));
 		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 4, "alt: recorded + 1 re-rooted (the other is recorded) + 2 trees");
+		is_int((int)g.n, 4,
+		       "alt: recorded + 1 re-rooted (the other is recorded) + 2 trees");
 		want(&g, 0, "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
 		     PSYM_CAND_ALT_RECORDED, "alt: recorded path");
 		want(&g, 1, "/d1/.dwz/x86_64-linux-gnu/liblua.debug", PSYM_CAND_ALT_DEBUGDIR,
 		     "alt: re-rooted under a debug dir (an extracted --debug-pkg tree)");
-		want(&g, 2, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE, "alt: tree, lowercased");
+		want(&g, 2, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
+		     "alt: tree, lowercased");
 		want(&g, 3, "/usr/lib/debug/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
 		     "alt: second tree");
 

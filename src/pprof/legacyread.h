@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal to the legacy pprof reader (legacy.c: the formats; legacymaps.c:
+ * lines, the maps section, the profile built). Not part of libpsym's API.
+ */
+#ifndef PSYM_LEGACYREAD_H
+#define PSYM_LEGACYREAD_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "legacy.h"
+
+#define LINE_MAX_BYTES ((size_t)1 << 20)
+
+/* Text lines, as Go's bufio.Scanner gives them ----------------------- */
+
+struct scan {
+	const char *p, *end;
+	char *tok;
+	size_t cap;
+	bool have;     /* tok is the current line */
+	bool too_long; /* a line over LINE_MAX_BYTES: an error */
+};
+
+/* ---- what is read ------------------------------------------------------ */
+
+struct lsample {
+	int64_t v[4];
+	size_t nv;
+	size_t first, n; /* addresses: addrs[first .. first + n) */
+	bool has_bytes;
+	int64_t bytes; /* heap: the "bytes" label (block size) */
+};
+
+struct lmap {
+	uint64_t start, limit, offset;
+	char *file, *build_id;
+	bool fake;
+};
+
+struct legacy {
+	const char *name;
+	struct psym_err *e;
+	size_t mem, max_mem; /* bytes of the arrays below, and their cap */
+	struct lsample *s;
+	size_t ns, caps;
+	uint64_t *addrs;
+	size_t na, capa;
+	struct lmap *m;
+	size_t nm, capm;
+	/* the profile's description */
+	const char *types[4][2];
+	size_t ntypes;
+	const char *ptype[2];
+	int64_t period, duration;
+	regex_t re_maps, re_brief;
+	bool dup_leaf; /* cpu, thread: the leaf may be recorded twice */
+	/* The maps section's "NAME=VALUE" lines: $NAME replaced after them. */
+	char **attr; /* "$NAME", VALUE pairs */
+	size_t nattr;
+	char *sub; /* a line with them replaced */
+};
+
+#define MAX_ATTRS 256
+
+bool psym_legacy_scan_next(struct scan *s);
+const char *psym_legacy_scan_text(const struct scan *s);
+char *psym_legacy_trim(char *s);
+bool psym_legacy_space_or_comment(const char *l);
+bool psym_legacy_map_sentinel(const char *l);
+bool psym_legacy_starts(const char *s, const char *prefix);
+int psym_legacy_grow(struct legacy *L, void **arr, size_t *cap, size_t need, size_t size);
+int psym_legacy_add_addr(struct legacy *L, uint64_t a);
+int psym_legacy_add_sample(struct legacy *L, const int64_t *v, size_t nv, size_t first);
+int psym_legacy_malformed(struct legacy *L, const char *what, const char *line);
+int psym_legacy_hex_addresses(struct legacy *L, const char *s, bool adjust_all,
+			      bool adjust_callers);
+int psym_legacy_maps_from(struct legacy *L, struct scan *s);
+int psym_legacy_additional_sections(struct legacy *L, struct scan *s);
+int psym_legacy_build(struct legacy *L, const struct psym_limits *lim, struct psym_profile **out);
+
+#endif
