@@ -47,7 +47,7 @@ static void usage(FILE *out)
 		     "Symbolize and inspect pprof profiles.\n\nCommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\n'psym COMMAND --help' describes each command.\n\n"
+	fprintf(out, "\n'psym COMMAND --help' (or 'psym help COMMAND') describes each command.\n\n"
 		     "Exit status:\n"
 		     "  0  success\n"
 		     "  1  partial result (e.g. unresolved frames under --strict)\n"
@@ -63,6 +63,22 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (argc < 2) {
 		usage(stderr);
+		return PSYM_EXIT_BADINPUT;
+	}
+	/* "psym help CMD" is "psym CMD --help", as git and go have it. */
+	if (!strcmp(argv[1], "help") && argc > 2) {
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+			if (strcmp(argv[2], commands[i].name) == 0) {
+				char prog[64], help[] = "--help";
+				char *hv[] = { prog, help, NULL };
+
+				snprintf(prog, sizeof(prog), "psym %s", commands[i].name);
+				optind = 1;
+				return commands[i].fn(2, hv);
+			}
+		}
+		fprintf(stderr, "%s: no command '%s' to describe\nTry 'psym --help'.\n", progname,
+			argv[2]);
 		return PSYM_EXIT_BADINPUT;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

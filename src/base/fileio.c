@@ -45,6 +45,32 @@ int psym_open_regular(const char *path, struct psym_err *e)
 	return fd;
 }
 
+int psym_open_input(const char *path, struct psym_err *e)
+{
+	struct stat st;
+	int fd;
+
+	/*
+	 * A pipe is opened blocking, as cat(1) opens it (a non-blocking open
+	 * and close first would drop what a writer already put in it).
+	 */
+	if (stat(path, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+		fd = psym_open_regular(path, e);
+		if (fd == PSYM_ENOTREG)
+			psym_err_set(e, PSYM_ENOTREG, "'%s': not a regular file or a pipe", path);
+		return fd;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return psym_err_set(e, errno == ENOMEM ? PSYM_ENOMEM : PSYM_EIO,
+				    "cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISFIFO(st.st_mode)) {
+		close(fd);
+		return psym_err_set(e, PSYM_ENOTREG, "'%s': not a regular file or a pipe", path);
+	}
+	return fd;
+}
+
 /* The one-line refusal of an input over its cap; size 0: not known. */
 static int too_large(struct psym_err *e, const char *name, uint64_t size, uint64_t max,
 		     const char *raise)
@@ -59,8 +85,8 @@ static int too_large(struct psym_err *e, const char *name, uint64_t size, uint64
 			    raise ? ")" : "");
 }
 
-int psym_read_file_cap(const char *path, size_t max, const char *raise, unsigned char **bufp,
-		       size_t *lenp, struct psym_err *e)
+static int read_cap(const char *path, bool pipes, size_t max, const char *raise,
+		    unsigned char **bufp, size_t *lenp, struct psym_err *e)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	const char *name = is_stdin ? "<stdin>" : path;
@@ -69,7 +95,9 @@ int psym_read_file_cap(const char *path, size_t max, const char *raise, unsigned
 	struct stat st;
 	int fd, ret = 0;
 
-	fd = is_stdin ? STDIN_FILENO : psym_open_regular(path, e);
+	fd = is_stdin ? STDIN_FILENO
+	     : pipes  ? psym_open_input(path, e)
+		      : psym_open_regular(path, e);
 	if (fd < 0)
 		return fd;
 	/* A regular file says its size: refuse it before reading a byte. */
@@ -133,6 +161,18 @@ out_close:
 	if (!is_stdin)
 		close(fd);
 	return ret;
+}
+
+int psym_read_file_cap(const char *path, size_t max, const char *raise, unsigned char **bufp,
+		       size_t *lenp, struct psym_err *e)
+{
+	return read_cap(path, false, max, raise, bufp, lenp, e);
+}
+
+int psym_read_input_cap(const char *path, size_t max, const char *raise, unsigned char **bufp,
+			size_t *lenp, struct psym_err *e)
+{
+	return read_cap(path, true, max, raise, bufp, lenp, e);
 }
 
 int psym_read_file(const char *path, size_t max, unsigned char **bufp, size_t *lenp,

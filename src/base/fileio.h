@@ -27,6 +27,13 @@
 int psym_open_regular(const char *path, struct psym_err *e);
 
 /*
+ * An input the user names (a profile): a regular file as psym_open_regular
+ * opens it, or a named pipe or a process substitution's pipe (<(...)),
+ * opened blocking as cat(1) would. Anything else is refused.
+ */
+int psym_open_input(const char *path, struct psym_err *e);
+
+/*
  * Read a whole file ("-" is standard input) into a malloc'd buffer that the
  * caller frees. Fails with PSYM_ELIMIT if it is larger than max bytes.
  */
@@ -41,6 +48,10 @@ int psym_read_file(const char *path, size_t max, unsigned char **buf, size_t *le
  */
 int psym_read_file_cap(const char *path, size_t max, const char *raise, unsigned char **buf,
 		       size_t *len, struct psym_err *e);
+
+/* psym_read_file_cap for an input the user names: pipes too (psym_open_input). */
+int psym_read_input_cap(const char *path, size_t max, const char *raise, unsigned char **buf,
+			size_t *len, struct psym_err *e);
 
 /*
  * Stream the lines of an open file (fd not closed) through fn, with a fixed

@@ -182,7 +182,7 @@ int psym_profile_read(const char *path, const struct psym_limits *limp, struct p
 		lim = *limp;
 	else
 		psym_limits_default(&lim);
-	ret = psym_read_file_cap(path, lim.max_input, "--max-input-size N", &buf, &len, e);
+	ret = psym_read_input_cap(path, lim.max_input, "--max-input-size N", &buf, &len, e);
 	if (ret)
 		return ret;
 	if (len == 0) {

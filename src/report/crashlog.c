@@ -27,6 +27,7 @@ struct filter {
 	size_t resolved;	     /* frames filled in */
 	struct psym_reason why;	     /* the last reason a module was not found */
 	struct psym_resolver *fresh; /* just opened: described after its first lookup */
+	bool perf_caller; /* perf script: frames after a sample's first are return addresses */
 };
 
 struct modref {
@@ -319,6 +320,67 @@ static bool module_offset_line(struct filter *f, const char *line, FILE *out)
 	return true;
 }
 
+/*
+ * perf script's callchain frame that perf could not name:
+ * "\t    55d1c0a1b139 [unknown] (/path/lib.so)". The address is the one perf
+ * prints for the frame's dso: relative to it (an ELF virtual address) when
+ * perf knew the mapping. Each frame becomes one line per function, inline
+ * frames first, in perf's own format: "ADDR NAME (DSO)".
+ */
+static bool perf_script_line(struct filter *f, const char *line, FILE *out)
+{
+	const struct psym_frame *fr = f->fr ? f->fr->f : NULL;
+	const char *p = line, *h, *open, *close;
+	char path[4096], *free_me, *end;
+	uint64_t addr;
+	size_t n;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (p == line || !isxdigit((unsigned char)*p))
+		return false;
+	h = p;
+	addr = strtoull(h, &end, 16);
+	if (end == h || strncmp(end, " [unknown] (", 12))
+		return false;
+	open = end + 11;
+	close = strrchr(open, ')');
+	if (!close || (close[1] != '\n' && close[1] != '\0') || close - open - 1 <= 0 ||
+	    (size_t)(close - open - 1) >= sizeof(path))
+		return false;
+	memcpy(path, open + 1, (size_t)(close - open - 1));
+	path[close - open - 1] = '\0';
+	if (path[0] != '/' && !strstr(path, ".so"))
+		return false; /* "[unknown]", "[vdso]": no file */
+	n = resolve(f, path, NULL, f->perf_caller && addr ? addr - 1 : addr);
+	if (!n) {
+		fputs(line, out);
+		return true;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = fname(&fr[i], f->o->demangle, &free_me);
+
+		/* The name where perf prints it: between the address and the dso. */
+		fprintf(out, "%.*s %s (%s)\n", (int)(end - line), line, nm, path);
+		free(free_me);
+	}
+	return true;
+}
+
+/* An indented "HEX ..." line: a frame of a perf script callchain. */
+static bool perf_frame_like(const char *line)
+{
+	const char *p = line;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (p == line || !isxdigit((unsigned char)*p))
+		return false;
+	while (isxdigit((unsigned char)*p))
+		p++;
+	return *p == ' ';
+}
+
 /* Up to cap - 1 bytes, ending after the first '\n'; NUL-terminated; 0 at EOF. */
 static size_t read_chunk(FILE *in, char *buf, size_t cap)
 {
@@ -359,12 +421,18 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 	 * Lines that are not frames go out byte for byte (NUL bytes and
 	 * over-long lines included); only whole text lines are parsed.
 	 */
+	bool prev_frame = false;
+
 	while ((n = read_chunk(in, line, sizeof(line))) > 0) {
 		bool whole = line[n - 1] == '\n' || n < sizeof(line) - 1;
+		bool frame = !continued && whole && perf_frame_like(line);
 
+		/* perf script: the frames after a sample's first are return addresses. */
+		f.perf_caller = frame && prev_frame;
+		prev_frame = frame;
 		if (!continued && whole && !memchr(line, '\0', n) &&
 		    (sanitizer_line(&f, line, out) || backtrace_line(&f, line, out) ||
-		     module_offset_line(&f, line, out)))
+		     perf_script_line(&f, line, out) || module_offset_line(&f, line, out)))
 			continue;
 		fwrite(line, 1, n, out);
 		continued = line[n - 1] != '\n';
