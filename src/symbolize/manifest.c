@@ -153,7 +153,7 @@ out:
 int psym_manifest_parse(const char *buf, size_t len, const char *name, size_t max_entries,
 			struct psym_manifest *m, struct psym_err *e)
 {
-	size_t lines = 0, cap = 0, lineno = 0;
+	size_t cap = 0, lineno = 0;
 	const char *p = buf, *end = buf + len;
 	int ret = 0;
 
@@ -161,17 +161,6 @@ int psym_manifest_parse(const char *buf, size_t len, const char *name, size_t ma
 	m->name = strdup(name);
 	if (!m->name)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	/* Count lines first: one allocation, no growth. */
-	for (const char *q = buf; q < end; q++)
-		lines += *q == '\n';
-	cap = lines + 1;
-	if (cap > max_entries)
-		cap = max_entries;
-	m->v = calloc(cap ? cap : 1, sizeof(*m->v));
-	if (!m->v) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto fail;
-	}
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -183,10 +172,22 @@ int psym_manifest_parse(const char *buf, size_t len, const char *name, size_t ma
 			goto fail;
 		}
 		if (l && p[0] != '#') {
-			if (m->n == cap) {
+			if (m->n == max_entries) {
 				ret = psym_err_set(e, PSYM_ELIMIT, "%s:%zu: more than %zu entries",
 						   m->name, lineno, max_entries);
 				goto fail;
+			}
+			/* Grown by doubling: empty lines and comments cost nothing. */
+			if (m->n == cap) {
+				size_t ncap = cap ? cap * 2 : 256;
+				struct psym_manifest_entry *nv = realloc(m->v, ncap * sizeof(*nv));
+
+				if (!nv) {
+					ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+					goto fail;
+				}
+				m->v = nv;
+				cap = ncap;
 			}
 			ret = parse_line(m, p, l, lineno, e);
 			if (ret)
