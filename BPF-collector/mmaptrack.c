@@ -493,10 +493,19 @@ static void put_map(const struct mmaptrack *t, struct psym_procmap *o, const str
 	o->start = m->start;
 	o->limit = m->limit;
 	o->offset = m->offset;
+	static const char hex[] = "0123456789abcdef";
+	const char *path = t->paths[m->path - 1];
+	size_t len = strnlen(path, sizeof(o->path) - 1);
+
+	/* No printf here: this runs for every mapping of every process. */
 	o->exec = true;
-	snprintf(o->path, sizeof(o->path), "%s", t->paths[m->path - 1]);
-	for (uint8_t k = 0; k < m->bid_len; k++)
-		snprintf(o->build_id + 2 * k, 3, "%02x", m->bid[k]);
+	memcpy(o->path, path, len);
+	o->path[len] = '\0';
+	for (uint8_t k = 0; k < m->bid_len; k++) {
+		o->build_id[2 * k] = hex[m->bid[k] >> 4];
+		o->build_id[2 * k + 1] = hex[m->bid[k] & 15];
+	}
+	o->build_id[2 * m->bid_len] = '\0';
 }
 
 int mmaptrack_maps(struct mmaptrack *t, int pid, struct psym_procmap **maps, size_t *n,

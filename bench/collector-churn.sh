@@ -1,8 +1,8 @@
 #!/bin/sh
 # Short-lived processes (issue 31): loss, CPU and bytes of psym-collect
 # against perf record -a -g on a host starting ~400 real programs a second
-# (bench/churn.sh with bench/shortlived: each lives 5-20 ms, spins 2 ms).
-# Each profiler samples the whole system at 499 Hz for 5 s; 3 rounds,
+# (bench/shortlived --churn: each lives 5-20 ms, spins 1 ms).
+# Each profiler samples the whole system at 499 Hz for 15 s; 3 rounds,
 # medians. Loss: the share of the short-lived processes' samples with
 # user frames whose leaf user frame has no mapping (psym-collect: counted
 # from protoc's decode by bench/churn-loss.py; perf: `perf report --comm
@@ -20,6 +20,7 @@ collect=${PSYM_COLLECT:-$top/build/psym-collect}
 psym=${PSYM:-$top/build/psym}
 base=${PSYM_COLLECT_BASE:-}
 rounds=${1:-3}
+secs=${CHURN_SECONDS:-15}
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 gcc -O1 -g -fno-omit-frame-pointer -o "$T/shortlived" "$here/shortlived.c"
@@ -29,11 +30,12 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 run() { # LABEL COMMAND...: 5 s under churn; CPU to $T/cpu.LABEL
 	label=$1
 	shift
-	sh "$here/churn.sh" 400 7 "$T/shortlived" 2 &
+	"$T/shortlived" --churn 400 $((secs + 2)) 1 2>"$T/churn" &
 	ch=$!
 	sleep 1
 	/usr/bin/time -f "%U %S" -o "$T/time" "$@" >/dev/null 2>"$T/log.$label" || true
 	wait $ch 2>/dev/null || true
+	awk '{printf "%.0f\n", $2 / ($5 / 1000)}' "$T/churn" >>"$T/rate"
 	tail -1 "$T/time" | awk '{printf "%.2f\n", $1 + $2}' >>"$T/cpu.$label"
 }
 loss_psym() { # LABEL PROFILE
@@ -44,20 +46,20 @@ loss_psym() { # LABEL PROFILE
 : >"$T/rate"
 for r in $(seq "$rounds"); do
 	if [ -n "$base" ]; then
-		run base "$base" -F 499 -d 5 -o "$T/base.pb.gz"
+		run base "$base" -F 499 -d "$secs" -o "$T/base.pb.gz"
 		loss_psym base "$T/base.pb.gz"
 	fi
-	run notrack "$collect" -F 499 -d 5 --no-mmap-track -o "$T/notrack.pb.gz"
+	run notrack "$collect" -F 499 -d "$secs" --no-mmap-track -o "$T/notrack.pb.gz"
 	loss_psym notrack "$T/notrack.pb.gz"
-	run psym "$collect" -F 499 -d 5 -o "$T/psym.pb.gz"
+	run psym "$collect" -F 499 -d "$secs" -o "$T/psym.pb.gz"
 	loss_psym psym "$T/psym.pb.gz"
-	grep -o '[0-9]* execs' "$T/log.psym" | awk '{print $1 / 5}' >>"$T/rate"
-	run perf perf record -q -F 499 -g -a -o "$T/perf.data" -- sleep 5
+	run perf perf record -q -F 499 -g -a -o "$T/perf.data" -- sleep "$secs"
 	perf report -i "$T/perf.data" --comm shortlived --sort dso --stdio -g none 2>/dev/null |
 		awk '$1 ~ /%$/ {sub("%", "", $1); if ($2 == "[kernel.kallsyms]") k += $1; else if ($2 == "[unknown]") u += $1; else m += $1}
 			END {printf "%.2f %d\n", (u + m) ? 100 * u / (u + m) : 0, 0}' >>"$T/loss.perf"
 done
-psym_bytes=$(($(stat -c %s "$T/psym.pb.gz") + $(du -sb "$T/psym.pb.gz.d" | cut -f1)))
+psym_bytes=$(stat -c %s "$T/psym.pb.gz")
+side_bytes=$(du -sb "$T/psym.pb.gz.d" | cut -f1)
 perf_bytes=$(stat -c %s "$T/perf.data")
 "$psym" archive -q "$T/psym.pb.gz" -o "$T/psym.tar.zst"
 parch=$(stat -c %s "$T/psym.tar.zst")
@@ -68,9 +70,10 @@ section=$(
 	echo "## Short-lived processes"
 	echo
 	echo "Produced by bench/collector-churn.sh ($rounds rounds, medians; $(nproc) cores,"
-	echo "$(uname -r), $(date -u +%Y-%m-%d)). bench/churn.sh started $(median <"$T/rate") programs a"
-	echo "second (bench/shortlived: each lives 5-20 ms and spins 2 ms in its own code);"
-	echo "each profiler sampled the whole system at 499 Hz for 5 s. Lost: the"
+	echo "$(uname -r), $(date -u +%Y-%m-%d), load average $(cut -d' ' -f1 /proc/loadavg) from other jobs)."
+	echo "bench/shortlived --churn 400 started $(median <"$T/rate") programs a second (each lives"
+	echo "5-20 ms and spins 1 ms in its own code; asked for 400, the loaded machine gave this);"
+	echo "each profiler sampled the whole system at 499 Hz for $secs s. Lost: the"
 	echo "percentage of those processes' samples (with user frames) whose leaf user"
 	echo "frame has no mapping. CPU: the profiler's user + sys seconds."
 	echo
@@ -80,7 +83,7 @@ section=$(
 		echo "| psym-collect of main (before) | $(med loss.base 1) | $(med cpu.base 1) | - |"
 	fi
 	echo "| psym-collect --no-mmap-track | $(med loss.notrack 1) | $(med cpu.notrack 1) | - |"
-	echo "| psym-collect (mappings recorded as made) | $(med loss.psym 1) | $(med cpu.psym 1) | $psym_bytes (profile + side dir) |"
+	echo "| psym-collect (mappings recorded as made) | $(med loss.psym 1) | $(med cpu.psym 1) | $psym_bytes (profile) + $side_bytes (side dir: kallsyms, vDSO) |"
 	echo "| perf record -F 499 -g -a | $(med loss.perf 1) | $(med cpu.perf 1) | $perf_bytes (perf.data) |"
 	echo
 	echo "Archive of the binaries the last round's profile names: psym archive"

@@ -149,4 +149,11 @@ med() { awk -v l="$1" -v f="$2" '$1 == l {print $f}' "$3" | median; }
 	echo '```'
 	cat "$T/log.psym"
 	echo '```'
-} | tee "$here/COLLECTOR.md"
+} >"$T/new.md"
+# Keep the section bench/collector-churn.sh writes.
+if grep -q '^## Short-lived processes' "$here/COLLECTOR.md" 2>/dev/null; then
+	echo >>"$T/new.md"
+	sed -n '/^## Short-lived processes/,$p' "$here/COLLECTOR.md" >>"$T/new.md"
+fi
+cp "$T/new.md" "$here/COLLECTOR.md"
+cat "$T/new.md"

@@ -38,4 +38,10 @@ complete_line psym-collect -o out >got
 check "psym-collect -o: files" grep -qx out.pb.gz got
 complete_line psym sym >got
 check "psym sym: symbolize" grep -qx symbolize got
+complete_line psym arc >got
+check "psym arc: archive" grep -qx archive got
+complete_line psym archive --ex >got
+check "psym archive --ex: --exclude-path (from its --help)" grep -qx -- --exclude-path got
+complete_line psym-collect --mmap-pages "" >got
+check "psym-collect --mmap-pages: powers of two" grep -qx 64 got
 finish

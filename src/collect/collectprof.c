@@ -396,8 +396,9 @@ static uint64_t mapping_for(struct psym_collectprof *c, struct proc *pr, long mi
 	k->start = m->start;
 	k->limit = m->limit;
 	k->offset = m->offset;
-	snprintf(k->id, sizeof(k->id), "%s", m->build_id);
-	snprintf(k->path, sizeof(k->path), "%s", m->path);
+	/* Both fields are NUL-terminated within their (equal) sizes. */
+	memcpy(k->id, m->build_id, strnlen(m->build_id, sizeof(k->id) - 1));
+	memcpy(k->path, m->path, strnlen(m->path, sizeof(k->path) - 1));
 	if (psym_hashtab_get(&c->by_mapping, k, sizeof(*k), &v) == 0) {
 		free(k);
 		return pr->mapping_ids[mi] = ((pb_mapping *)v)->id;
