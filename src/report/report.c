@@ -226,30 +226,56 @@ int psym_rpt_init(struct rep *r, const struct psym_profile *p, const struct psym
 	ret = psym_report_sample_index(p, o, &r->idx, e);
 	if (ret)
 		return ret;
-	r->loc_first = malloc((nl ? nl : 1) * sizeof(*r->loc_first));
-	r->loc_n = calloc(nl ? nl : 1, sizeof(*r->loc_n));
-	if (!r->loc_first || !r->loc_n)
+	r->loc = malloc((nl ? nl : 1) * sizeof(*r->loc));
+	if (!r->loc)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	memset(r->loc_first, 0xff, (nl ? nl : 1) * sizeof(*r->loc_first));
+	memset(r->loc, 0xff, (nl ? nl : 1) * sizeof(*r->loc));
+	r->map_kind = calloc(p->pb->n_mapping + 1, 1);
+	if (!r->map_kind)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	/* By function, a named function's key is its name: interned once. */
+	if (o->by == PSYM_BY_FUNCTION) {
+		r->fn_name = calloc(p->pb->n_function + 1, sizeof(*r->fn_name));
+		if (!r->fn_name)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
 	return psym_rpt_filter_new(p, &o->filter, &r->flt, e);
 }
 
 void psym_rpt_free(struct rep *r)
 {
-	free(r->loc_first);
-	free(r->loc_n);
+	free(r->loc);
 	free(r->frames);
+	free(r->fn_name);
+	free(r->map_kind);
 	psym_rpt_filter_free(r->flt);
 	names_free(&r->names);
 }
 
 /* Kind of a location's code, from its mapping (K_USER when nothing special). */
-static enum kind location_kind(const struct psym_profile *p, const pb_location *l)
-{
-	const pb_mapping *m = psym_profile_mapping(p, l->mapping_id);
-	const char *mn = m ? psym_profile_str(p, m->filename) : "";
+static enum kind mapping_kind(const pb_mapping *m, const char *mn, uint64_t address);
 
-	if (!strncmp(mn, "[kernel", 7) || (!m && l->address >= 0xffff800000000000ULL))
+static enum kind location_kind(struct rep *r, const pb_location *l)
+{
+	const struct psym_profile *p = r->p;
+	long mpos = l->mapping_id ? psym_profile_mapping_pos(p, l->mapping_id) : -1;
+	const pb_mapping *m = mpos >= 0 ? p->pb->mapping[mpos] : NULL;
+	const char *mn;
+	enum kind k;
+
+	if (m && r->map_kind[mpos])
+		return (enum kind)(r->map_kind[mpos] - 1);
+	mn = m ? psym_profile_str(p, m->filename) : "";
+	k = mapping_kind(m, mn, l->address);
+	if (m)
+		r->map_kind[mpos] = (unsigned char)(k + 1);
+	return k;
+}
+
+/* The kind of code of mapping m named mn (NULL: no mapping, by the address). */
+static enum kind mapping_kind(const pb_mapping *m, const char *mn, uint64_t address)
+{
+	if (!strncmp(mn, "[kernel", 7) || (!m && address >= 0xffff800000000000ULL))
 		return K_KERNEL;
 	if (m && (!*mn || !strncmp(mn, "[anon", 5) || !strcmp(mn, "//anon") ||
 		  !strncmp(mn, "/memfd:", 7)))
@@ -387,36 +413,51 @@ static int push_frame(struct rep *r, uint32_t id)
 /* Frames (node ids, innermost first) of the location at position pos; -1: no memory. */
 long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out)
 {
-	const pb_location *loc = r->p->pb->location[pos];
+	const pb_location *loc;
 	enum kind k;
 	char buf[8192];
 	size_t first = r->nframes;
 
-	if (r->loc_first[pos] != UINT32_MAX) {
-		*out = r->frames + r->loc_first[pos];
-		return r->loc_n[pos];
+	if (r->loc[pos].first != UINT32_MAX) {
+		*out = r->frames + r->loc[pos].first;
+		return r->loc[pos].n;
 	}
-	k = location_kind(r->p, loc);
+	loc = r->p->pb->location[pos];
+	k = location_kind(r, loc);
 	for (size_t j = 0; j < (loc->n_line ? loc->n_line : 1); j++) {
 		const pb_line *ln = loc->n_line ? loc->line[j] : NULL;
-		long id;
+		long id = -1, fpos = -1;
+		size_t fresh = SIZE_MAX; /* names before a lookup: id >= fresh is new */
 
 		if (r->flt && !psym_rpt_filter_line_shown(r->flt, r->p, loc, ln))
 			continue;
-		node_key(r, loc, ln, buf, sizeof(buf));
-		id = psym_rpt_name_add(&r->names, buf);
-		if (id < 0 || push_frame(r, (uint32_t)id))
+		if (r->fn_name && ln) {
+			fpos = psym_profile_function_pos(r->p, ln->function_id);
+			if (fpos >= 0 && r->fn_name[fpos])
+				id = (long)r->fn_name[fpos] - 1;
+		}
+		if (id < 0) {
+			fresh = r->names.n;
+			node_key(r, loc, ln, buf, sizeof(buf));
+			id = psym_rpt_name_add(&r->names, buf);
+			if (id < 0)
+				return -1;
+			if (fpos >= 0 && *psym_profile_str(r->p, r->p->pb->function[fpos]->name))
+				r->fn_name[fpos] = (uint32_t)id + 1;
+		}
+		if (push_frame(r, (uint32_t)id))
 			return -1;
 		/* Kernel/JIT locations win; unsymbolized frames are "unknown". */
 		if (!loc->n_line)
 			r->names.kind[id] = K_UNKNOWN;
-		else if (k != K_USER || r->names.kind[id] == K_USER)
-			r->names.kind[id] = frame_kind(k, buf);
+		else if (k != K_USER || ((size_t)id >= fresh && r->names.kind[id] == K_USER))
+			/* A user location changes nothing of a known name's kind. */
+			r->names.kind[id] = frame_kind(k, r->names.s[id]);
 	}
 	if (r->nframes - first > UINT32_MAX)
 		return -1;
-	r->loc_first[pos] = (uint32_t)first;
-	r->loc_n[pos] = (uint32_t)(r->nframes - first);
+	r->loc[pos].first = (uint32_t)first;
+	r->loc[pos].n = (uint32_t)(r->nframes - first);
 	*out = r->frames + first;
 	return (long)(r->nframes - first);
 }
@@ -529,6 +570,13 @@ long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, un
 {
 	size_t n = 0;
 
+	/* The locations' spans are far apart in memory: ask for them all first. */
+	for (size_t i = 0; i < s->n_location_id && i < 64; i++) {
+		long pos = psym_profile_location_pos(r->p, s->location_id[i]);
+
+		if (pos >= 0)
+			__builtin_prefetch(&r->loc[pos]);
+	}
 	for (size_t i = 0; i < s->n_location_id && n < max; i++) {
 		long pos = psym_profile_location_pos(r->p, s->location_id[i]);
 		const uint32_t *f;
@@ -596,6 +644,16 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		free(ids);
 		free(inl);
 		return ret ? ret : psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	/*
+	 * Every location's frames first, in the order the locations lie in
+	 * memory: cheaper than in the samples' random order.
+	 */
+	for (size_t pos = 0; pos < pb->n_location; pos++) {
+		const uint32_t *f;
+
+		if (psym_rpt_loc_frames(&st->r, pos, &f) < 0)
+			goto oom;
 	}
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		const pb_sample *s = pb->sample[i];
@@ -693,6 +751,28 @@ static int cmp_stack(const void *a, const void *b, void *ctx)
 	return x->n < y->n ? -1 : x->n > y->n;
 }
 
+/*
+ * Stacks are sorted as 64-bit words: the ranks of their first frames (+ 1,
+ * 0: none; as many as fit) above the stack's position in st->s (the low
+ * idx_bits). Most comparisons end in the ranks, without reading the frames,
+ * and glibc's sort moves 8-byte elements fast.
+ */
+struct ord_ctx {
+	const struct psym_rpt_stacks *st;
+	unsigned idx_bits;
+};
+
+static int cmp_stack_ord(const void *a, const void *b, void *ctx)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct ord_ctx *c = ctx;
+	uint64_t mask = ((uint64_t)1 << c->idx_bits) - 1;
+
+	if (x >> c->idx_bits != y >> c->idx_bits)
+		return x >> c->idx_bits < y >> c->idx_bits ? -1 : 1;
+	return cmp_stack(&c->st->s[x & mask], &c->st->s[y & mask], (void *)c->st);
+}
+
 static bool same_stack(const struct psym_rpt_stacks *st, const struct stack *x,
 		       const struct stack *y)
 {
@@ -722,8 +802,41 @@ static int sort_merge(struct psym_rpt_stacks *st)
 	for (size_t i = 0; i < t->n; i++)
 		st->rank[order[i]] = (uint32_t)i;
 	free(order);
-	if (st->n)
-		qsort_r(st->s, st->n, sizeof(*st->s), cmp_stack, st);
+	if (st->n > 1) {
+		struct ord_ctx c = { st, 1 };
+		unsigned bits = 1, per;
+		uint64_t *ord;
+		struct stack *sorted;
+
+		while (c.idx_bits < 63 && ((uint64_t)1 << c.idx_bits) < (uint64_t)st->n)
+			c.idx_bits++;
+		while (bits < 32 && ((uint64_t)1 << bits) < (uint64_t)t->n + 2)
+			bits++;
+		per = (64 - c.idx_bits) / bits;
+		ord = malloc(st->n * sizeof(*ord));
+		sorted = malloc(st->n * sizeof(*sorted));
+		if (!ord || !sorted) {
+			free(ord);
+			free(sorted);
+			return -1;
+		}
+		for (size_t i = 0; i < st->n; i++) {
+			const uint32_t *ids = st->ids + st->s[i].off;
+			uint64_t key = 0;
+
+			for (unsigned k = 0; k < per; k++)
+				key = key << bits |
+				      (k < st->s[i].n ? (uint64_t)st->rank[ids[k]] + 1 : 0);
+			ord[i] = key << c.idx_bits | i;
+		}
+		qsort_r(ord, st->n, sizeof(*ord), cmp_stack_ord, &c);
+		for (size_t i = 0; i < st->n; i++)
+			sorted[i] = st->s[ord[i] & (((uint64_t)1 << c.idx_bits) - 1)];
+		free(ord);
+		free(st->s);
+		st->s = sorted;
+		st->cap = st->n;
+	}
 	for (size_t r = 0; r < st->n; r++) {
 		if (w && same_stack(st, &st->s[w - 1], &st->s[r])) {
 			st->s[w - 1].v = sat_add(st->s[w - 1].v, st->s[r].v);

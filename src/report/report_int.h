@@ -86,10 +86,14 @@ struct rep {
 	bool exact; /* keys tell apart what pprof's NodeInfo does */
 	size_t idx; /* sample value index */
 	struct names names;
-	uint32_t *loc_first; /* per location position: first frame; UINT32_MAX: not yet */
-	uint32_t *loc_n;
+	/* Per location position: its frames[first..first + n); first UINT32_MAX: not yet. */
+	struct {
+		uint32_t first, n;
+	} * loc;
 	uint32_t *frames;
 	size_t nframes, cap;
+	unsigned char *map_kind;     /* per mapping position: its enum kind + 1; 0: not yet */
+	uint32_t *fn_name;	     /* by function: per function position, its name's id + 1 */
 	struct psym_rpt_filter *flt; /* NULL: every sample and frame */
 };
 

@@ -24,9 +24,22 @@ struct edge {
 	bool inl;     /* every counted call was inline */
 };
 
+/*
+ * Where each node occurs in its locations: OCC_INL as an inlined frame (not
+ * the location's last line), OCC_CALL as the last line. Only a node that
+ * occurs both ways needs its in-edges counted one by one; the others are
+ * marked directly (all their in-edges inline, or none).
+ */
+enum {
+	OCC_INL = 1,
+	OCC_CALL = 2
+};
+
 struct edges {
 	struct edge *e;
 	size_t n, slots;
+	const unsigned char *occ; /* per node id */
+	struct node *nodes;
 };
 
 static uint64_t hkey(uint64_t k)
@@ -75,6 +88,13 @@ static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool in
 
 	if (parent == UINT32_MAX || parent == id)
 		return 0;
+	if (edges->occ[id] != (OCC_INL | OCC_CALL)) {
+		if (inl)
+			edges->nodes[id].inl = true;
+		else
+			edges->nodes[id].noinl = true;
+		return 0;
+	}
 	ed = edge_get(edges, parent, id);
 	if (!ed)
 		return -1;
@@ -239,6 +259,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	struct node *nodes = NULL;
 	struct edges edges = { 0 };
 	uint32_t *rows = NULL;
+	unsigned char *occ = NULL;
 	size_t ncap = 0, nrows = 0, shown;
 	int64_t total = 0, flat_sum = 0, sum = 0, diff_total = 0;
 	int64_t base_key = psym_rpt_base_key(p);
@@ -249,6 +270,24 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	if (ret)
 		goto out;
 	unit = psym_profile_str(p, pb->sample_type[r.idx]->unit);
+	/* Every location's frames first: how each node occurs (struct edges). */
+	for (size_t pos = 0; pos < pb->n_location; pos++) {
+		const uint32_t *f;
+
+		if (psym_rpt_loc_frames(&r, pos, &f) < 0)
+			goto oom;
+	}
+	occ = calloc(r.names.n ? r.names.n : 1, 1);
+	if (!occ)
+		goto oom;
+	for (size_t pos = 0; pos < pb->n_location; pos++) {
+		const uint32_t *f;
+		long nf = psym_rpt_loc_frames(&r, pos, &f);
+
+		for (long ni = 0; ni < nf; ni++)
+			occ[f[ni]] |= ni == nf - 1 ? OCC_CALL : OCC_INL;
+	}
+	edges.occ = occ;
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		const pb_sample *s = pb->sample[i];
 		int64_t v = s->value[r.idx];
@@ -290,6 +329,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 				nodes = nn;
 				memset(nodes + ncap, 0, (nc - ncap) * sizeof(*nodes));
 				ncap = nc;
+				edges.nodes = nodes;
 			}
 			for (long ni = nf; ni-- > 0;) {
 				uint32_t id = f[ni];
@@ -422,6 +462,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 oom:
 	ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 out:
+	free(occ);
 	free(rows);
 	free(nodes);
 	free(edges.e);
