@@ -89,6 +89,10 @@ section=$(
 	echo "Archive of the binaries the last round's profile names: psym archive"
 	echo "$parch bytes (.tar.zst); perf archive of its perf.data $farch bytes (.tar.bz2)."
 	echo
+	echo "The archives differ in content: psym archive also packs separate debug"
+	echo "files (.build-id/NN/REST.debug) and every binary the profile names, by"
+	echo "build ID; perf archive packs the binaries of perf's build-ID cache."
+	echo
 	echo "psym-collect's summary of the last round:"
 	echo
 	echo '```'
