@@ -278,4 +278,46 @@ assert len(named) * 10 >= len(lines) * 9, (len(named), len(lines))
 assert any('_Z5shout' in l['Symbol'][-1]['FunctionName'] for l in lines)
 "
 mv $d.away $d
+
+# A program using <regex> (issue 29 item 10: an inlined
+# _RegexTranslator<...>::_RegexTranslator constructor once named after its
+# base _RegexTranslatorBase), g++ DWARF 5 split: as is, and with
+# -fdebug-types-section, whose .dwo holds one .debug_info.dwo section per
+# type unit (COMDAT) and the compile unit in yet another: every
+# instruction's inline chain (mangled names) against llvm-symbolizer.
+cat >rx.cc <<'C'
+#include <cstdio>
+#include <regex>
+#include <string>
+int main(int argc, char **argv)
+{
+	std::regex re(argc > 2 ? argv[2] : "(a+)(b*)", std::regex::icase | std::regex::ECMAScript);
+	std::string s(argc > 1 ? argv[1] : argv[0]);
+	std::smatch m;
+	bool found = std::regex_search(s, m, re);
+	std::printf("%d %s\n", (int)found, std::regex_replace(s, re, "<$1>").c_str());
+	return 0;
+}
+C
+for v in plain types; do
+	extra=""
+	[ $v = types ] && extra=-fdebug-types-section
+	mkdir -p rx-$v
+	if ! (cd rx-$v && g++ -O2 -g -gdwarf-5 -gsplit-dwarf $extra -c -o rx.o ../rx.cc && g++ -o rx rx.o); then
+		unbuildable "rx-$v" "g++ -gsplit-dwarf $extra failed"
+		continue
+	fi
+	objdump -d --no-show-raw-insn -j .text rx-$v/rx | sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' >rx-$v/all
+	llvm-symbolizer --inlines --no-demangle --output-style=JSON --obj=rx-$v/rx <rx-$v/all >rx-$v/llvm
+	"$PSYM" addr --json --no-demangle -e rx-$v/rx <rx-$v/all >rx-$v/psym 2>rx-$v/err
+	python3 "$top_srcdir/tests/compare-symbolizer.py" rx-$v/psym rx-$v/llvm 99.9 >rx-$v/cmp
+	check "<regex>, split DWARF 5 ($v, $(wc -l <rx-$v/all) instructions): $(head -1 rx-$v/cmp)" \
+		python3 "$top_srcdir/tests/compare-symbolizer.py" rx-$v/psym rx-$v/llvm 99.9
+	tail -n +2 rx-$v/cmp | head -20
+	n=$(grep -c 'C[12]E' rx-$v/llvm)
+	check "<regex> $v: constructor frames inlined ($n answers) named as llvm-symbolizer names them" \
+		sh -c "[ $n -gt 0 ] && ! grep -q '_RegexTranslatorBase' rx-$v/cmp"
+	check "<regex> $v: the .dwo's units read (no 'without their split unit')" \
+		sh -c "! grep -q 'without their split unit' rx-$v/err"
+done
 finish

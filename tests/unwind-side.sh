@@ -54,6 +54,26 @@ mkdir bdir && cp -r p.pb.gz p.pb.gz.d bdir/
 grep -q "bad-rule $n" lim.log && pass "--limit cfi-steps=2: every stack cut (bad-rule)" ||
 	{ cat lim.log; fail "--limit cfi-steps=2 not applied"; }
 
+check "--limit cfi-steps=2: bad-rule explained" grep -q "bad-rule $n: code with no CFI" lim.log
+
+# The summary says what out-of-stack and missing files mean (issue 29 item 4).
+mkdir small
+# shellcheck disable=SC2046
+PSYM_MKSIDE_STACK_MAX=48 "$MKSIDE" small/p.pb.gz $(ls d/*.dump | sort -t/ -k2 -n) || fail "unwind-mkside (48-byte copies)"
+"$PSYM" symbolize small/p.pb.gz -o small/s.pb.gz 2>small/log || fail "symbolize with 48-byte copies"
+cat small/log
+check "48-byte stack copies: out-of-stack counted" grep -q "out-of-stack [1-9]" small/log
+check "out-of-stack explained: the copy size and --stack-copy BYTES" \
+	grep -q "out-of-stack [0-9]*: the caller's frame lay beyond the stack bytes psym-collect copied (48 at most); record with a larger --stack-copy BYTES" small/log
+mv prog prog.away
+"$PSYM" symbolize p.pb.gz -o gone.pb.gz 2>gone.log
+mv prog.away prog
+cat gone.log
+check "out-of-stack with a file not found: the file first, not --stack-copy" \
+	grep -q "out-of-stack [0-9]*: .*first give the files not found" gone.log
+check "a file not found: named, with what to give" \
+	grep -q "files not found: .*(give them with --binary-path, --sysroot or --debug-dir): $T/prog (" gone.log
+
 # Frame-pointer-free unwinding without the side file: a warning, leaf only.
 mkdir nos && cp p.pb.gz nos/
 "$PSYM" symbolize nos/p.pb.gz -o nos/s.pb.gz 2>nos/log || fail "symbolize without side file"

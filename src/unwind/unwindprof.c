@@ -61,8 +61,14 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 	*out = psym_objtab_elf(x);
 	if (psym_objtab_count(r->objs) != before) {
 		r->st->files++;
-		if (!*out)
+		if (!*out) {
 			r->st->files_missing++;
+			if (r->st->nmissing < sizeof(r->st->missing) / sizeof(r->st->missing[0]))
+				snprintf(r->st->missing[r->st->nmissing++],
+					 sizeof(r->st->missing[0]), "%.120s (%.120s)", m->path,
+					 x->why.code ? psym_reason_text(&x->why)
+						     : "build ID differs or unreadable");
+		}
 	}
 	return 0;
 }
@@ -121,6 +127,8 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	int ret;
 
 	r->st->samples++;
+	if (s->stack_len > r->st->max_stack_len)
+		r->st->max_stack_len = s->stack_len;
 	for (size_t i = 0; i < r->nprocs; i++)
 		if (r->procs[i].pid == (int)s->pid)
 			p = &r->procs[i];
@@ -246,4 +254,38 @@ void psym_unwindprof_print(const struct psym_unwindprof_stats *st, FILE *out)
 	if (st->no_maps)
 		fprintf(out, "; %zu samples of processes without mappings", st->no_maps);
 	fprintf(out, "; %zu/%zu files found\n", st->files - st->files_missing, st->files);
+	/* What each number means, and what would raise it. */
+	if (st->stops[PSYM_UNWIND_OUT_OF_STACK])
+		fprintf(out,
+			"psym:   out-of-stack %zu: the caller's frame lay beyond the stack bytes "
+			"psym-collect copied (%zu at most); %s\n",
+			st->stops[PSYM_UNWIND_OUT_OF_STACK], st->max_stack_len,
+			st->files_missing
+				? "first give the files not found (below): without their CFI the "
+				  "unwinder guessed with frame pointers, and a larger --stack-copy "
+				  "BYTES may not help"
+				: "record with a larger --stack-copy BYTES to reach it");
+	if (st->stops[PSYM_UNWIND_BAD_RULE])
+		fprintf(out,
+			"psym:   bad-rule %zu: code with no CFI (.eh_frame, .debug_frame) psym "
+			"could apply and no frame pointer; the binary or its debug file must be "
+			"found (see the files below)\n",
+			st->stops[PSYM_UNWIND_BAD_RULE]);
+	if (st->stops[PSYM_UNWIND_NO_PROGRESS])
+		fprintf(out,
+			"psym:   no-progress %zu: a frame did not move the stack pointer up (bad "
+			"CFI or a corrupt stack): unwinding stopped there\n",
+			st->stops[PSYM_UNWIND_NO_PROGRESS]);
+	if (st->stops[PSYM_UNWIND_DEPTH])
+		fprintf(out, "psym:   depth %zu: the frame cap was reached\n",
+			st->stops[PSYM_UNWIND_DEPTH]);
+	if (st->files_missing) {
+		fprintf(out,
+			"psym:   %zu of %zu files not found: their frames cannot be unwound by "
+			"CFI (give them with --binary-path, --sysroot or --debug-dir)",
+			st->files_missing, st->files);
+		for (size_t i = 0; i < st->nmissing; i++)
+			fprintf(out, "%s%s", i ? ", " : ": ", st->missing[i]);
+		fprintf(out, "%s\n", st->files_missing > st->nmissing ? ", ..." : "");
+	}
 }

@@ -30,6 +30,9 @@ struct psym_unwindprof_stats {
 	size_t no_maps;			  /* samples of a process with no PROCESS record */
 	size_t stops[PSYM_UNWIND_NSTOPS]; /* why each sample's unwinding ended */
 	size_t files, files_missing;	  /* objects looked for, not found */
+	size_t max_stack_len;		  /* the largest stack copy of a sample (bytes) */
+	char missing[4][256];		  /* the first files not found, with their reason */
+	size_t nmissing;
 };
 
 /*
@@ -58,7 +61,11 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 			    struct psym_profile **out, struct psym_unwindprof_stats *st,
 			    struct psym_err *e);
 
-/* One summary line: samples, frames, stop reasons, missing files. */
+/*
+ * One summary line: samples, frames, stop reasons, missing files; then a
+ * line for each stop reason other than "end" and for the files not found,
+ * saying what it means and what to do about it.
+ */
 void psym_unwindprof_print(const struct psym_unwindprof_stats *st, FILE *out);
 
 #endif

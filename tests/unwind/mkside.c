@@ -74,6 +74,12 @@ int main(int argc, char **argv)
 				if (!sf)
 					return 2;
 				s.stack_len = fread(stack, 1, sizeof(stack), sf);
+				/* A smaller copy, as psym-collect --stack-copy BYTES makes. */
+				if (getenv("PSYM_MKSIDE_STACK_MAX") &&
+				    s.stack_len >
+					    strtoul(getenv("PSYM_MKSIDE_STACK_MAX"), NULL, 10))
+					s.stack_len =
+						strtoul(getenv("PSYM_MKSIDE_STACK_MAX"), NULL, 10);
 				s.stack = stack;
 				fclose(sf);
 			}

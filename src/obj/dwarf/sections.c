@@ -151,6 +151,30 @@ static int section_setup(struct psym_dwarf *d, struct section *s, const uint8_t 
 }
 
 /*
+ * .debug_info followed by another section of the same name (see the
+ * caller): copied after it into one buffer of total bytes, all of them.
+ */
+static int append_info(struct psym_dwarf *d, const uint8_t *p, size_t len, size_t total)
+{
+	struct section *s = &d->sec[S_INFO];
+	uint8_t *n = s->owned;
+
+	if (len > total - s->len)
+		return PSYM_EBADDWARF;
+	if (!n) {
+		n = malloc(total ? total : 1);
+		if (!n)
+			return PSYM_ENOMEM;
+		memcpy(n, s->p, s->len);
+	}
+	memcpy(n + s->len, p, len);
+	s->owned = n;
+	s->p = n;
+	s->len += len;
+	return 0;
+}
+
+/*
  * Refuse, before allocating anything, sections whose headers claim more
  * than the caps once decompressed: one section (--limit
  * dwarf-section-bytes) and all of them together (--max-memory).
@@ -229,10 +253,19 @@ int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 	pthread_t th;
 	bool threaded = false;
 	uint8_t *info_buf = NULL;
-	size_t info_len = 0;
+	size_t info_len = 0, info_total = 0;
 	int ret = 0;
 
 	d->swap = psym_elf_is_msb(d->elf) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__);
+	/* The bytes of all plain .debug_info sections, for a .dwo that has many. */
+	for (size_t k = 1; k < nsec; k++) {
+		struct psym_elf_scn sc;
+
+		if (psym_elf_scn(d->elf, k, &sc) == 0 && !sc.compressed &&
+		    strncmp(sc.name, ".debug_", 7) == 0 && section_is(d, sc.name + 7, S_INFO) &&
+		    sc.len <= SIZE_MAX - info_total)
+			info_total += sc.len;
+	}
 	for (size_t k = 1; k < nsec; k++) {
 		struct psym_elf_scn sc;
 		const char *name;
@@ -252,7 +285,23 @@ int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 			continue;
 		}
 		for (int i = 0; i < S_N; i++) {
-			if (!section_is(d, name, i) || d->sec[i].p || d->sec[i].z)
+			if (!section_is(d, name, i))
+				continue;
+			/*
+			 * A .dwo of -fdebug-types-section keeps each type unit in a
+			 * .debug_info.dwo of its own (COMDAT), the compile unit in
+			 * another: units delimit themselves and refer inside
+			 * themselves, so the sections are read as one.
+			 */
+			if (i == S_INFO && d->sec[i].p && !d->sec[i].z && !sc.compressed && !zdebug) {
+				r = append_info(d, sc.data, sc.len, info_total);
+				if (r)
+					return psym_err_set(e, r, "'%s': %s", d->path,
+							    r == PSYM_ENOMEM ? "out of memory"
+									     : "inconsistent sections");
+				break;
+			}
+			if (d->sec[i].p || d->sec[i].z)
 				continue;
 			r = section_setup(d, &d->sec[i], sc.data, sc.len, sc.compressed, zdebug,
 					  psym_elf_is_64(d->elf));
