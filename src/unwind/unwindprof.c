@@ -146,9 +146,13 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	return 0;
 }
 
-int psym_unwindprof_run(const char *path, const struct psym_unwindprof_opts *o,
-			struct psym_collectprof *c, struct psym_unwindprof_stats *st,
-			struct psym_err *e)
+/*
+ * Read the side file at path and add every sample to c. 0, or a negative
+ * code with e set (a malformed side file names the file and the record).
+ */
+static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
+		      struct psym_collectprof *c, struct psym_unwindprof_stats *st,
+		      struct psym_err *e)
 {
 	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample };
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
@@ -215,7 +219,7 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 	ret = psym_collectprof_new(&meta, &c, e);
 	if (ret)
 		goto out;
-	ret = psym_unwindprof_run(side_file, o, c, st, e);
+	ret = unwind_run(side_file, o, c, st, e);
 	if (ret)
 		goto out;
 	/* Detach the profile from the builder: encode, decode, validate. */
