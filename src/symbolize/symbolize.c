@@ -64,6 +64,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 		return NULL;
 	}
 	psym_registry_set_max_open(c->reg, o->limits.open_objects);
+	psym_objtab_set_max_held(c->tab, o->limits.open_objects);
 	c->limits = o->limits;
 	psym_symbolize_locate_opts(o, &c->lo);
 	c->lo.elf_limits = &c->limits.elf;
@@ -696,6 +697,7 @@ static int setup(struct run *run, struct psym_err *e)
 	if (!run->own || !run->own_tab)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	psym_registry_set_max_open(run->own, o->limits.open_objects);
+	psym_objtab_set_max_held(run->own_tab, o->limits.open_objects);
 	run->files = o->shared ? o->shared->reg : run->own;
 	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
 	run->memo = psym_funcmemo_new();

@@ -163,6 +163,8 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 	r.pcs = calloc(max, sizeof(*r.pcs));
 	r.ustack = calloc(max, sizeof(*r.ustack));
 	r.objs = psym_objtab_new(MAX_FILES);
+	if (r.objs)
+		psym_objtab_set_max_held(r.objs, MAX_FILES); /* borrowed until the end */
 	if (!r.pcs || !r.ustack || !r.objs) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
