@@ -33,7 +33,8 @@ static uint64_t hash(const struct psym_hashtab *h, const void *key, size_t len)
 	return psym_hash_mix(psym_fnv1a(key, len, PSYM_FNV1A_INIT ^ h->seed));
 }
 
-uint64_t psym_hash_seed(void)
+/* A seed no input can know in advance (getrandom, else the clock). */
+static uint64_t psym_hash_seed(void)
 {
 	uint64_t seed;
 

@@ -20,6 +20,7 @@ struct psym_objtab {
 	struct psym_hashtab by_key;
 	struct psym_located **x; /* in the order added */
 	size_t n, cap, max;
+	size_t held, max_held; /* located files open in the table, and the cap */
 };
 
 struct psym_objtab *psym_objtab_new(size_t max)
@@ -31,7 +32,13 @@ struct psym_objtab *psym_objtab_new(size_t max)
 	pthread_mutex_init(&t->mu, NULL);
 	psym_hashtab_init(&t->by_key, max);
 	t->max = max;
+	t->max_held = PSYM_OBJTAB_DEFAULT_HELD;
 	return t;
+}
+
+void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held)
+{
+	t->max_held = max_held ? max_held : 1;
 }
 
 static void free_entry(struct psym_located *x)
@@ -164,8 +171,8 @@ static void record(void *ud, const char *path, const char *verdict)
 
 static const struct psym_locate_opts no_locate;
 
-static int locate_entry(struct psym_located *x, const struct psym_locate_opts *lo,
-			struct psym_err *e)
+static int locate_entry(struct psym_objtab *t, struct psym_located *x,
+			const struct psym_locate_opts *lo, struct psym_err *e)
 {
 	struct psym_locate_opts o = lo ? *lo : no_locate;
 	struct psym_objkey k = {
@@ -194,6 +201,12 @@ static int locate_entry(struct psym_located *x, const struct psym_locate_opts *l
 		x->file = strdup(psym_elf_path(x->elf));
 		if (!x->file)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		if (t->held < t->max_held) {
+			t->held++;
+		} else {
+			psym_elf_close(x->elf); /* opened again when taken */
+			x->elf = NULL;
+		}
 	}
 	return 0;
 }
@@ -205,7 +218,7 @@ int psym_objtab_locate_one(struct psym_objtab *t, struct psym_located *x,
 
 	pthread_mutex_lock(&t->mu);
 	if (!x->located)
-		ret = locate_entry(x, lo, e);
+		ret = locate_entry(t, x, lo, e);
 	pthread_mutex_unlock(&t->mu);
 	return ret;
 }
@@ -217,7 +230,7 @@ int psym_objtab_locate(struct psym_objtab *t, const struct psym_locate_opts *lo,
 	pthread_mutex_lock(&t->mu);
 	for (size_t i = 0; i < t->n && !ret; i++)
 		if (!t->x[i]->located)
-			ret = locate_entry(t->x[i], lo, e);
+			ret = locate_entry(t, t->x[i], lo, e);
 	pthread_mutex_unlock(&t->mu);
 	return ret;
 }
@@ -237,6 +250,7 @@ int psym_objtab_take_elf(struct psym_objtab *t, struct psym_located *x,
 		*out = x->elf;
 		x->elf = NULL;
 		x->taken = true;
+		t->held--;
 	} else if (x->file) {
 		ret = psym_elf_open(x->file, lim, out, e);
 	} else {
@@ -249,7 +263,7 @@ int psym_objtab_take_elf(struct psym_objtab *t, struct psym_located *x,
 
 struct psym_elf *psym_objtab_elf(struct psym_located *x)
 {
-	return x->taken ? NULL : x->elf;
+	return x->elf;
 }
 
 size_t psym_objtab_count(const struct psym_objtab *t)

@@ -64,6 +64,15 @@ struct psym_objtab;
 
 /* An empty table of at most max objects (0: no cap). */
 struct psym_objtab *psym_objtab_new(size_t max);
+/*
+ * At most this many located files stay open in the table until taken
+ * (default PSYM_OBJTAB_DEFAULT_HELD); past it an entry keeps only where its
+ * file is, and taking it opens the file again: a plan of many thousand
+ * objects does not hold them all open at once.
+ */
+#define PSYM_OBJTAB_DEFAULT_HELD 1024
+void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held);
+
 /* Frees every entry and the files no one took. NULL is fine. */
 void psym_objtab_free(struct psym_objtab *t);
 
@@ -106,7 +115,10 @@ int psym_objtab_take_elf(struct psym_objtab *t, struct psym_located *x,
 			 const struct psym_elf_limits *lim, struct psym_elf **out,
 			 struct psym_reason *why, struct psym_err *e);
 
-/* The located file, borrowed (lives as long as the table), or NULL. */
+/*
+ * The located file, borrowed (lives as long as the table), or NULL: not
+ * found, taken, or not held (psym_objtab_set_max_held).
+ */
 struct psym_elf *psym_objtab_elf(struct psym_located *x);
 
 /* Entries in the order they were added. */

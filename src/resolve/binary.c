@@ -12,9 +12,7 @@
 #include "buildid.h"
 #include "index.h"
 #include "store.h"
-#include "symcache.h"
 
-#define ANSWER_REV "3"
 
 struct psym_binary {
 	const struct psym_binary_opts *o;
@@ -25,9 +23,6 @@ struct psym_binary {
 	char note[1024];
 	char alt_note[1024]; /* why the DWARF's alternate file is missing, or "" */
 	bool debug_tried;
-	struct psym_symcache *cache; /* NULL: off or unavailable */
-	bool cache_tried;
-	const char *cache_damage;      /* why a damaged cache file was ignored, until reported */
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
 	bool index_tried, seen_before, index_told;
@@ -73,7 +68,6 @@ void psym_binary_free(struct psym_binary *b)
 		return;
 	maybe_build_index(b);
 	psym_index_close(b->index);
-	psym_symcache_close(b->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
@@ -321,41 +315,103 @@ static void find_debug(struct psym_binary *b)
 		snprintf(b->note, sizeof(b->note), "no debug information found");
 }
 
-static size_t resolve_uncached(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
-			       size_t max);
-
-static void open_cache(struct psym_binary *b)
+/*
+ * Only answers made with DWARF may be kept (resolve_cached.c): they depend
+ * on the build alone, not on which debug dirs this run had. Not without
+ * the alternate file, nor once a split unit was missing: a later run that
+ * finds them answers better.
+ */
+bool psym_binary_answers_final(const struct psym_binary *b)
 {
-	struct psym_err e = { 0 };
-	char key[200];
-	const char *note = NULL;
+	return b->dwarf && !b->alt_note[0] && !psym_dwarf_split_status(b->dwarf, NULL, NULL);
+}
 
-	b->cache_tried = true;
-	if (!b->o->cache_dir ||
-	    psym_symcache_key(psym_elf_build_id(b->elf), psym_elf_path(b->elf), key, sizeof(key)))
-		return;
-	/*
-	 * Answers depend on the options and on psym itself: both in the
-	 * variant, with the revision of the answer rules (raised whenever a
-	 * change in psym changes answers: 3 = symbol-table rules of symtab.h,
-	 * dwz alternate files).
-	 */
-	if (psym_symcache_open(b->o->cache_dir, key,
-			       b->o->inlines ? "i" ANSWER_REV "-" PACKAGE_VERSION
-					     : "n" ANSWER_REV "-" PACKAGE_VERSION,
-			       &b->cache, &note, &e) != 0)
-		b->cache = NULL;
-	else if (note && psym_symcache_damaged(b->cache))
-		b->cache_damage = note;
-	else if (note)
-		explain(b, key, note);
+int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n, struct psym_err *e)
+{
+	uint64_t *miss = NULL;
+	int ret;
+
+	if (!b->index_tried)
+		open_index(b);
+	if (b->index)
+		return 0; /* nothing to decode ahead */
+	if (n && !b->debug_tried)
+		find_debug(b);
+	ret = 0;
+	if (n && b->dwarf && b->dwarf_bias) {
+		uint64_t *shifted = malloc(n * sizeof(*shifted));
+
+		if (!shifted) {
+			free(miss);
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		}
+		for (size_t i = 0; i < n; i++)
+			shifted[i] = vaddrs[i] - b->dwarf_bias;
+		free(miss);
+		vaddrs = miss = shifted;
+	}
+	if (n && b->dwarf) {
+		struct psym_err de = { 0 };
+
+		ret = psym_dwarf_prepare(b->dwarf, vaddrs, n, &de);
+		if (ret == PSYM_ENOMEM)
+			psym_err_set(e, ret, "%s", de.msg);
+		else if (de.code && !b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", de.msg);
+	}
+	free(miss);
+	return ret;
+}
+
+/* The answer from the DWARF and the symbol table (no index). */
+static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
+			    size_t max)
+{
+	const struct psym_frame *df;
+	struct psym_err e = { 0 };
+	size_t n = 0;
+
+	if (!max)
+		return 0;
+	if (!b->debug_tried)
+		find_debug(b);
+	if (b->dwarf && psym_dwarf_lookup(b->dwarf, vaddr - b->dwarf_bias, &df, &n, &e) == 0 && n) {
+		if (n > max)
+			n = max;
+		memcpy(frames, df, n * sizeof(*frames));
+		/*
+		 * The function that physically holds the code is named by the
+		 * symbol table when it covers the address (as llvm-symbolizer
+		 * does): it tells split parts apart (main.cold) and names code
+		 * whose DWARF has lines but no function DIE. A symbol without
+		 * a size (a label, an alias) does not rename a DWARF function.
+		 */
+		{
+			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
+
+			if (sym && (sym->size || !frames[n - 1].name)) {
+				frames[n - 1].name = sym->name;
+				frames[n - 1].linkage_name = sym->linkage;
+			} else if (!frames[n - 1].name) {
+				/* Lines but no name anywhere: pprof keeps the line. */
+				frames[n - 1].name = "";
+			}
+		}
+		return n;
+	}
+	if (e.code && !b->note[0])
+		snprintf(b->note, sizeof(b->note), "%s", e.msg);
+	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
+		return 1;
+	return 0;
 }
 
 /* ---- the per-build-ID index ---------------------------------------------- */
 
 const char *psym_binary_variant(const struct psym_binary *b)
 {
-	return b->o->inlines ? "i" ANSWER_REV "-" PACKAGE_VERSION : "n" ANSWER_REV "-" PACKAGE_VERSION;
+	return b->o->inlines ? "i" PSYM_ANSWER_REV "-" PACKAGE_VERSION
+			     : "n" PSYM_ANSWER_REV "-" PACKAGE_VERSION;
 }
 
 /*
@@ -503,145 +559,20 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, st
 size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 				 size_t max)
 {
-	return resolve_uncached(b, vaddr, frames, max);
+	return resolve_dwarf(b, vaddr, frames, max);
 }
 
-const char *psym_binary_take_cache_damage(struct psym_binary *b, const char **path)
-{
-	const char *why = b->cache_damage;
-
-	b->cache_damage = NULL;
-	*path = psym_symcache_path(b->cache);
-	return why;
-}
-
-/*
- * With a cache, an address answered before is answered from it without
- * opening the debug information. Only answers made with DWARF are stored:
- * they depend on the build alone, not on which debug dirs this run had.
- */
 size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			   size_t max)
 {
-	const struct psym_frame *cf;
 	size_t n;
 
+	if (!max)
+		return 0;
 	if (!b->index_tried)
 		open_index(b);
 	if (b->index && index_lookup(b, vaddr, frames, max, &n))
 		return n;
-	if (!b->cache_tried)
-		open_cache(b);
-	if (b->cache && psym_symcache_lookup(b->cache, vaddr, &cf, &n)) {
-		if (n > max)
-			n = max;
-		memcpy(frames, cf, n * sizeof(*frames));
-		return n;
-	}
-	n = resolve_uncached(b, vaddr, frames, max);
-	/*
-	 * Not without the alternate file, nor once a split unit was missing:
-	 * a later run that finds them answers better.
-	 */
-	if (b->cache && b->dwarf && !b->alt_note[0] &&
-	    !psym_dwarf_split_status(b->dwarf, NULL, NULL))
-		psym_symcache_add(b->cache, vaddr, frames, n);
-	return n;
+	return resolve_dwarf(b, vaddr, frames, max);
 }
 
-int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n, struct psym_err *e)
-{
-	uint64_t *miss = NULL;
-	size_t nmiss = 0;
-	int ret;
-
-	if (!b->index_tried)
-		open_index(b);
-	if (b->index)
-		return 0; /* nothing to decode ahead */
-	if (!b->cache_tried)
-		open_cache(b);
-	if (b->cache) {
-		miss = malloc((n ? n : 1) * sizeof(*miss));
-		if (!miss)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		for (size_t i = 0; i < n; i++)
-			if (!psym_symcache_has(b->cache, vaddrs[i]))
-				miss[nmiss++] = vaddrs[i];
-		vaddrs = miss;
-		n = nmiss;
-	}
-	if (n && !b->debug_tried)
-		find_debug(b);
-	ret = 0;
-	if (n && b->dwarf && b->dwarf_bias) {
-		uint64_t *shifted = malloc(n * sizeof(*shifted));
-
-		if (!shifted) {
-			free(miss);
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		}
-		for (size_t i = 0; i < n; i++)
-			shifted[i] = vaddrs[i] - b->dwarf_bias;
-		free(miss);
-		vaddrs = miss = shifted;
-	}
-	if (n && b->dwarf) {
-		struct psym_err de = { 0 };
-
-		ret = psym_dwarf_prepare(b->dwarf, vaddrs, n, &de);
-		if (ret == PSYM_ENOMEM)
-			psym_err_set(e, ret, "%s", de.msg);
-		else if (de.code && !b->note[0])
-			snprintf(b->note, sizeof(b->note), "%s", de.msg);
-	}
-	free(miss);
-	return ret;
-}
-
-void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses)
-{
-	psym_symcache_stats(b->cache, hits, misses);
-}
-
-static size_t resolve_uncached(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
-			       size_t max)
-{
-	const struct psym_frame *df;
-	struct psym_err e = { 0 };
-	size_t n = 0;
-
-	if (!max)
-		return 0;
-	if (!b->debug_tried)
-		find_debug(b);
-	if (b->dwarf && psym_dwarf_lookup(b->dwarf, vaddr - b->dwarf_bias, &df, &n, &e) == 0 && n) {
-		if (n > max)
-			n = max;
-		memcpy(frames, df, n * sizeof(*frames));
-		/*
-		 * The function that physically holds the code is named by the
-		 * symbol table when it covers the address (as llvm-symbolizer
-		 * does): it tells split parts apart (main.cold) and names code
-		 * whose DWARF has lines but no function DIE. A symbol without
-		 * a size (a label, an alias) does not rename a DWARF function.
-		 */
-		{
-			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
-
-			if (sym && (sym->size || !frames[n - 1].name)) {
-				frames[n - 1].name = sym->name;
-				frames[n - 1].linkage_name = sym->linkage;
-			} else if (!frames[n - 1].name) {
-				/* Lines but no name anywhere: pprof keeps the line. */
-				frames[n - 1].name = "";
-			}
-		}
-		return n;
-	}
-	if (e.code && !b->note[0])
-		snprintf(b->note, sizeof(b->note), "%s", e.msg);
-	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
-		return 1;
-	return 0;
-}

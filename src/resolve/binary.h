@@ -73,15 +73,20 @@ const char *psym_binary_alt_note(const struct psym_binary *b);
  * (.dwo / .dwp), with a one-line note and the most telling reason in buf.
  */
 size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz);
-/* Lookups answered by the persistent cache, and not. */
-void psym_binary_cache_stats(const struct psym_binary *b, size_t *hits, size_t *misses);
 /*
- * Why its symbol cache file (*path) was damaged and ignored, once (then
- * NULL): to be reported, since the answers came from the binary instead.
+ * Its answers so far depend on the build alone (DWARF, with its alternate
+ * file and every split unit it needed): a persistent cache may keep them.
  */
-const char *psym_binary_take_cache_damage(struct psym_binary *b, const char **path);
+bool psym_binary_answers_final(const struct psym_binary *b);
 
 /* ---- the per-build-ID index (src/index/) ------------------------------- */
+
+/*
+ * The revision of psym's answer rules, raised whenever a change in psym
+ * changes answers (3: symbol-table rules of symtab.h, dwz alternate files).
+ * The symbol cache and indexes are both made under it.
+ */
+#define PSYM_ANSWER_REV "3"
 
 /*
  * The answer rules of this psym (the variant both the symbol cache and

@@ -14,9 +14,17 @@ struct file_resolver {
 	const char *kind;
 };
 
+/* A debug file in place of a missing binary is said so. */
+#define DEBUG_ONLY_NOTE " (a debug file standing in for the binary)"
+
 static struct file_resolver *from(struct psym_resolver *r)
 {
 	return (struct file_resolver *)r;
+}
+
+static bool file_final(struct psym_resolver *r)
+{
+	return psym_binary_answers_final(from(r)->bin);
 }
 
 static int file_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
@@ -58,16 +66,9 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	struct psym_binary *b = from(r)->bin;
 	const char *path = psym_elf_path(psym_binary_elf(b));
 	const char *dw = psym_binary_dwarf_path(b), *note;
-	/* A debug file in place of a missing binary is said so. */
-	const char *as = psym_elf_is_debug_only(psym_binary_elf(b))
-				 ? " (a debug file standing in for the binary)"
-				 : "";
-	size_t hits, misses;
+	const char *as = psym_elf_is_debug_only(psym_binary_elf(b)) ? DEBUG_ONLY_NOTE : "";
 
-	psym_binary_cache_stats(b, &hits, &misses);
-	if (hits && !misses)
-		snprintf(buf, bufsz, "from '%s'%s, from the symbol cache", path, as);
-	else if (dw && strcmp(dw, path) != 0)
+	if (dw && strcmp(dw, path) != 0)
 		snprintf(buf, bufsz, "from '%s'%s, lines from '%s'%s%s", path, as, dw,
 			 psym_binary_alt_note(b) ? "; " : "",
 			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
@@ -79,7 +80,7 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 		snprintf(buf, bufsz, "from '%s'%s, no lines: %s", path, as, note);
 	else
 		snprintf(buf, bufsz, "from '%s'%s, no lines: no DWARF", path, as);
-	if (dw && !(hits && !misses)) {
+	if (dw) {
 		char split[1400];
 		size_t n = strlen(buf);
 
@@ -110,17 +111,6 @@ static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
 		 n ? "\n    " : "", decoded, units);
 }
 
-static void file_warning(struct psym_resolver *r, char *buf, size_t bufsz)
-{
-	struct psym_binary *b = from(r)->bin;
-	const char *cpath, *why = psym_binary_take_cache_damage(b, &cpath);
-
-	buf[0] = '\0';
-	if (why)
-		snprintf(buf, bufsz, "symbol cache '%s' ignored (%s): symbolized from '%s'", cpath,
-			 why, psym_elf_path(psym_binary_elf(b)));
-}
-
 static void file_destroy(struct psym_resolver *r)
 {
 	psym_binary_free(from(r)->bin);
@@ -135,7 +125,6 @@ static const struct psym_resolver_ops file_ops = {
 	.lookup_symbol = file_lookup_symbol,
 	.describe = file_describe,
 	.explain = file_explain,
-	.warning = file_warning,
 	.destroy = file_destroy,
 };
 
@@ -143,6 +132,7 @@ int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *
 			   struct psym_resolver **out, struct psym_err *e)
 {
 	struct file_resolver *f = calloc(1, sizeof(*f));
+	struct psym_cached_opts co;
 	int ret;
 
 	if (!f) {
@@ -156,8 +146,22 @@ int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *
 	}
 	f->base.ops = &file_ops;
 	f->kind = kind;
-	*out = &f->base;
-	return 0;
+	if (!o->cache_dir) {
+		*out = &f->base;
+		return 0;
+	}
+	/* The persistent cache answers first: a resolver around this one. */
+	co = (struct psym_cached_opts){
+		.dir = o->cache_dir,
+		.build_id = psym_elf_build_id(elf),
+		.path = psym_elf_path(elf),
+		.as = psym_elf_is_debug_only(elf) ? DEBUG_ONLY_NOTE : "",
+		.inlines = o->inlines,
+		.final = file_final,
+		.explain = o->locate ? o->locate->explain : NULL,
+		.explain_ud = o->locate ? o->locate->explain_ud : NULL,
+	};
+	return psym_cached_resolver_new(&f->base, &co, out, e);
 }
 
 struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r)

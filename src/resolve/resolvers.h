@@ -7,7 +7,8 @@
  *           also the vDSO image;
  *   kernel  a vmlinux with DWARF relocated by the KASLR slide, else a
  *           kallsyms copy; kernel modules by kallsyms alone;
- *   jit     perf maps and jitdump files, per process.
+ *   jit     perf maps and jitdump files, per process;
+ *   cached  the persistent answer cache in front of another (a file's).
  */
 #ifndef PSYM_RESOLVERS_H
 #define PSYM_RESOLVERS_H
@@ -25,6 +26,25 @@
  */
 int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,
 			   struct psym_resolver **out, struct psym_err *e);
+
+/*
+ * The persistent answer cache (symcache.h) in front of another resolver,
+ * keyed by the file's build ID and path. Takes ownership of inner (also on
+ * failure). Strings are copied.
+ */
+struct psym_cached_opts {
+	const char *dir;      /* the cache directory */
+	const char *build_id; /* of the file answered for, or NULL */
+	const char *path;     /* the file answered for */
+	const char *as;	      /* said after its path in the summary, or NULL */
+	bool inlines;	      /* answers with inline frames (part of the cache's variant) */
+	/* The inner resolver's answers so far depend on the build alone: keep them. */
+	bool (*final)(struct psym_resolver *inner);
+	psym_explain_fn explain; /* a note on the cache file, or NULL */
+	void *explain_ud;
+};
+int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cached_opts *o,
+			     struct psym_resolver **out, struct psym_err *e);
 
 /* The binary behind a file resolver (NULL for other kinds). */
 struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r);

@@ -64,6 +64,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 		return NULL;
 	}
 	psym_registry_set_max_open(c->reg, o->limits.open_objects);
+	psym_objtab_set_max_held(c->tab, o->limits.open_objects);
 	c->limits = o->limits;
 	psym_symbolize_locate_opts(o, &c->lo);
 	c->lo.elf_limits = &c->limits.elf;
@@ -96,6 +97,9 @@ struct run {
 	struct psym_objtab *own_tab;   /* the plan: this run's objects... */
 	struct psym_objtab *files_tab; /* ...and binaries: own, or the batch's */
 	struct psym_located **plan;    /* by mapping position; NULL: nothing to do */
+	size_t *first, *fill;	       /* locations of mapping k: order[first[k]..+fill[k]] */
+	pb_location **order;
+	size_t nomap; /* locations without a mapping */
 	struct psym_locate_opts lo;
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
@@ -674,8 +678,7 @@ static void explain_table(struct run *run)
  * table when shared); debuginfod is asked for all missing binaries at
  * once; then every key is located in one pass, before any is resolved.
  */
-static int plan(struct run *run, pb_location **order, const size_t *first, const size_t *fill,
-		struct psym_err *e)
+static int plan(struct run *run, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	pb_profile *pb = run->p->pb;
@@ -690,8 +693,8 @@ static int plan(struct run *run, pb_location **order, const size_t *first, const
 		enum psym_map_class cls = psym_objkey_classify(name, clean, sizeof(clean));
 		size_t todo = 0;
 
-		for (size_t i = 0; i < fill[k]; i++)
-			if (!order[first[k] + i]->n_line || o->force)
+		for (size_t i = 0; i < run->fill[k]; i++)
+			if (!run->order[run->first[k] + i]->n_line || o->force)
 				todo++;
 		if (!todo)
 			continue;
@@ -711,158 +714,170 @@ static int plan(struct run *run, pb_location **order, const size_t *first, const
 	return ret;
 }
 
-int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
-		   struct psym_symbolize_result *r, struct psym_err *e)
+/* The run's locate options, binary options, registries and tables. */
+static int setup(struct run *run, struct psym_err *e)
 {
-	struct run run = { .p = p, .o = o, .r = r, .main_mapping = -1 };
+	const struct psym_symbolize_opts *o = run->o;
+	struct psym_hostid rec;
 	struct utsname u;
-	pb_profile *pb = p->pb;
-	size_t *first = NULL, *fill = NULL, nomap = 0, acc = 0;
-	pb_location **order = NULL;
-	int ret;
 
-	memset(r, 0, sizeof(*r));
-	psym_symbolize_locate_opts(o, &run.lo);
-	run.lo.explain = o->explain ? explain_cb : NULL;
-	run.lo.explain_ud = &run;
+	psym_symbolize_locate_opts(o, &run->lo);
+	run->lo.explain = o->explain ? explain_cb : NULL;
+	run->lo.explain_ud = run;
 	if (uname(&u) == 0) {
-		snprintf(run.release, sizeof(run.release), "%s", u.release);
-		run.lo.release = run.release;
+		snprintf(run->release, sizeof(run->release), "%s", u.release);
+		run->lo.release = run->release;
 	}
 	/* This machine's perf maps and kernel release stand in for missing
 	 * side files only for a profile recorded here (hostid.h). */
-	{
-		struct psym_hostid rec;
-
-		if (!psym_hostid_profile_is_local(p, &rec, run.foreign, sizeof(run.foreign))) {
-			snprintf(run.release, sizeof(run.release), "%s", rec.kernel);
-			run.lo.release = run.release[0] ? run.release : NULL;
-			if (o->perf_map_dirs_default)
-				run.lo.n_perf_map_dirs = 0;
-		}
+	if (!psym_hostid_profile_is_local(run->p, &rec, run->foreign, sizeof(run->foreign))) {
+		snprintf(run->release, sizeof(run->release), "%s", rec.kernel);
+		run->lo.release = run->release[0] ? run->release : NULL;
+		if (o->perf_map_dirs_default)
+			run->lo.n_perf_map_dirs = 0;
 	}
-	run.bopts = (struct psym_binary_opts){
+	run->bopts = (struct psym_binary_opts){
 		.inlines = !o->no_inlines,
-		.locate = &run.lo,
+		.locate = &run->lo,
 		.limits = &o->limits,
 		.cache_dir = o->cache_dir,
 	};
-	run.file_bopts = o->shared ? &o->shared->bopts : &run.bopts;
-	run.own = psym_registry_new(0);
-	if (!run.own)
+	run->file_bopts = o->shared ? &o->shared->bopts : &run->bopts;
+	run->own = psym_registry_new(0);
+	run->own_tab = psym_objtab_new(0);
+	if (!run->own || !run->own_tab)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	psym_registry_set_max_open(run.own, o->limits.open_objects);
-	run.files = o->shared ? o->shared->reg : run.own;
-	run.own_tab = psym_objtab_new(0);
-	if (!run.own_tab) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out;
-	}
-	run.files_tab = o->shared ? o->shared->tab : run.own_tab;
-	ret = psym_builder_new(p, &run.b, e);
-	if (ret)
-		goto out;
-	run.memo = psym_funcmemo_new();
-	/* The process of each location, from its samples' numeric pid label. */
-	run.loc_pid = calloc(pb->n_location + 1, sizeof(int));
-	if (!run.loc_pid) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out;
-	}
-	run.pids = calloc(pb->n_sample + 1, sizeof(int));
-	if (!run.pids) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out;
-	}
+	psym_registry_set_max_open(run->own, o->limits.open_objects);
+	psym_objtab_set_max_held(run->own_tab, o->limits.open_objects);
+	run->files = o->shared ? o->shared->reg : run->own;
+	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
+	run->memo = psym_funcmemo_new();
+	return psym_builder_new(run->p, &run->b, e);
+}
+
+/* Prepare: the process of each location (pid labels), and callers. */
+static int prepare_labels(struct run *run, struct psym_err *e)
+{
+	pb_profile *pb = run->p->pb;
+	size_t w = 0;
+
+	run->loc_pid = calloc(pb->n_location + 1, sizeof(int));
+	run->pids = calloc(pb->n_sample + 1, sizeof(int));
+	if (!run->loc_pid || !run->pids)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		pb_sample *smp = pb->sample[i];
 		int pid = 0;
 
 		for (size_t j = 0; j < smp->n_label; j++)
-			if (!strcmp(psym_profile_str(p, smp->label[j]->key), "pid") &&
+			if (!strcmp(psym_profile_str(run->p, smp->label[j]->key), "pid") &&
 			    smp->label[j]->num > 0 && smp->label[j]->num < INT32_MAX)
 				pid = (int)smp->label[j]->num;
 		for (size_t j = 0; pid && j < smp->n_location_id; j++) {
-			long pos = psym_profile_location_pos(p, smp->location_id[j]);
+			long pos = psym_profile_location_pos(run->p, smp->location_id[j]);
 
-			if (pos >= 0 && !run.loc_pid[pos])
-				run.loc_pid[pos] = pid;
+			if (pos >= 0 && !run->loc_pid[pos])
+				run->loc_pid[pos] = pid;
 		}
-		if (pid && (!run.npids || run.pids[run.npids - 1] != pid))
-			run.pids[run.npids++] = pid;
+		if (pid && (!run->npids || run->pids[run->npids - 1] != pid))
+			run->pids[run->npids++] = pid;
 	}
 	/* The profile's processes, each once. */
-	qsort(run.pids, run.npids, sizeof(int), cmp_int);
-	{
-		size_t w = 0;
+	qsort(run->pids, run->npids, sizeof(int), cmp_int);
+	for (size_t i = 0; i < run->npids; i++)
+		if (!w || run->pids[w - 1] != run->pids[i])
+			run->pids[w++] = run->pids[i];
+	run->npids = w;
+	if (!run->o->adjust_callers)
+		return 0;
+	/* Locations that are never a sample's leaf hold return addresses. */
+	run->caller_only = calloc(pb->n_location + 1, sizeof(bool));
+	if (!run->caller_only)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < pb->n_location; i++)
+		run->caller_only[i] = true;
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		long pos;
 
-		for (size_t i = 0; i < run.npids; i++)
-			if (!w || run.pids[w - 1] != run.pids[i])
-				run.pids[w++] = run.pids[i];
-		run.npids = w;
+		if (!pb->sample[i]->n_location_id)
+			continue;
+		pos = psym_profile_location_pos(run->p, pb->sample[i]->location_id[0]);
+		if (pos >= 0)
+			run->caller_only[pos] = false;
 	}
-	if (o->adjust_callers) {
-		/* Locations that are never a sample's leaf hold return addresses. */
-		run.caller_only = calloc(pb->n_location + 1, sizeof(bool));
-		if (!run.caller_only) {
-			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < pb->n_location; i++)
-			run.caller_only[i] = true;
-		for (size_t i = 0; i < pb->n_sample; i++) {
-			long pos;
+	return 0;
+}
 
-			if (!pb->sample[i]->n_location_id)
-				continue;
-			pos = psym_profile_location_pos(p, pb->sample[i]->location_id[0]);
-			if (pos >= 0)
-				run.caller_only[pos] = false;
-		}
-	}
-	/* --main-binary names the file mapping with its build ID, or the first
-	 * user-space file mapping (like pprof's) when the profile has none. */
-	if (o->main_binary) {
-		ret = find_main_mapping(&run, &run.main_mapping, e);
-		if (ret)
-			goto out;
-	}
-	/* Bucket locations by mapping position, keeping profile order in each. */
-	first = calloc(pb->n_mapping + 1, sizeof(*first));
-	fill = calloc(pb->n_mapping + 1, sizeof(*fill));
-	order = calloc(pb->n_location + 1, sizeof(*order));
-	if (!first || !fill || !order) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto out;
-	}
+/* Prepare: locations bucketed by mapping position, profile order in each. */
+static int prepare_buckets(struct run *run, struct psym_err *e)
+{
+	pb_profile *pb = run->p->pb;
+	size_t acc = 0;
+
+	run->first = calloc(pb->n_mapping + 1, sizeof(*run->first));
+	run->fill = calloc(pb->n_mapping + 1, sizeof(*run->fill));
+	run->order = calloc(pb->n_location + 1, sizeof(*run->order));
+	if (!run->first || !run->fill || !run->order)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (size_t i = 0; i < pb->n_location; i++) {
-		long k = psym_profile_mapping_pos(p, pb->location[i]->mapping_id);
+		long k = psym_profile_mapping_pos(run->p, pb->location[i]->mapping_id);
 
 		if (k < 0)
-			nomap++;
+			run->nomap++;
 		else
-			fill[k]++;
+			run->fill[k]++;
 	}
 	for (size_t k = 0; k < pb->n_mapping; k++) {
-		first[k] = acc;
-		acc += fill[k];
-		fill[k] = 0;
+		run->first[k] = acc;
+		acc += run->fill[k];
+		run->fill[k] = 0;
 	}
 	for (size_t i = 0; i < pb->n_location; i++) {
-		long k = psym_profile_mapping_pos(p, pb->location[i]->mapping_id);
+		long k = psym_profile_mapping_pos(run->p, pb->location[i]->mapping_id);
 
 		if (k >= 0)
-			order[first[k] + fill[k]++] = pb->location[i];
+			run->order[run->first[k] + run->fill[k]++] = pb->location[i];
 	}
-	ret = plan(&run, order, first, fill, e);
+	return 0;
+}
+
+/* Resolve: every mapping through its planned object. */
+static int resolve(struct run *run, struct psym_err *e)
+{
+	pb_profile *pb = run->p->pb;
+	int ret = 0;
+
 	for (size_t k = 0; k < pb->n_mapping && !ret; k++)
-		ret = symbolize_mapping(&run, k, pb->mapping[k], order + first[k], fill[k], e);
-	if (nomap && !ret) {
-		r->no_mapping = nomap;
-		r->locations += nomap;
-		r->unresolved_other += nomap;
+		ret = symbolize_mapping(run, k, pb->mapping[k], run->order + run->first[k],
+					run->fill[k], e);
+	if (!ret && run->nomap) {
+		run->r->no_mapping = run->nomap;
+		run->r->locations += run->nomap;
+		run->r->unresolved_other += run->nomap;
 	}
-out:
+	return ret;
+}
+
+int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
+		   struct psym_symbolize_result *r, struct psym_err *e)
+{
+	struct run run = { .p = p, .o = o, .r = r, .main_mapping = -1 };
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = setup(&run, e);
+	if (!ret)
+		ret = prepare_labels(&run, e);
+	if (!ret)
+		ret = prepare_buckets(&run, e);
+	/* --main-binary names the file mapping with its build ID, or the first
+	 * user-space file mapping (like pprof's) when the profile has none. */
+	if (!ret && o->main_binary)
+		ret = find_main_mapping(&run, &run.main_mapping, e);
+	if (!ret)
+		ret = plan(&run, e);
+	if (!ret)
+		ret = resolve(&run, e);
 	progress_clear(&run);
 	if (ret)
 		psym_symbolize_result_free(r);
@@ -872,9 +887,9 @@ out:
 	free(run.caller_only);
 	free(run.loc_pid);
 	free(run.pids);
-	free(first);
-	free(fill);
-	free(order);
+	free(run.first);
+	free(run.fill);
+	free(run.order);
 	psym_funcmemo_free(run.memo);
 	psym_builder_free(run.b);
 	return ret;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "space.h"
 
 #define MAX_MAPPINGS 65536
@@ -54,21 +55,18 @@ void psym_space_free(struct psym_space *s)
 static int file_index(struct psym_space *s, const struct psym_elf *elf, size_t *idx,
 		      struct psym_err *e)
 {
+	struct file_cfi *f;
+
 	for (size_t i = 0; i < s->nfiles; i++) {
 		if (s->files[i].elf == elf) {
 			*idx = i;
 			return 0;
 		}
 	}
-	if (s->nfiles == s->capfiles) {
-		size_t n = s->capfiles ? s->capfiles * 2 : 16;
-		struct file_cfi *f = realloc(s->files, n * sizeof(*f));
-
-		if (!f)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		s->files = f;
-		s->capfiles = n;
-	}
+	f = psym_array_grow(s->files, &s->capfiles, s->nfiles + 1, sizeof(*f), 0);
+	if (!f)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	s->files = f;
 	s->files[s->nfiles] = (struct file_cfi){ elf, NULL, false };
 	*idx = s->nfiles++;
 	return 0;
@@ -77,7 +75,7 @@ static int file_index(struct psym_space *s, const struct psym_elf *elf, size_t *
 int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t offset,
 		   const struct psym_elf *elf, const struct psym_elf *debug, struct psym_err *e)
 {
-	struct map m = { start, end, offset, SIZE_MAX, SIZE_MAX, 0 };
+	struct map m = { start, end, offset, SIZE_MAX, SIZE_MAX, 0 }, *p;
 	int r;
 
 	if (start >= end)
@@ -93,15 +91,10 @@ int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t 
 			return r;
 		m.dbias = psym_elf_bias_from(elf, debug);
 	}
-	if (s->nmaps == s->capmaps) {
-		size_t n = s->capmaps ? s->capmaps * 2 : 16;
-		struct map *p = realloc(s->maps, n * sizeof(*p));
-
-		if (!p)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		s->maps = p;
-		s->capmaps = n;
-	}
+	p = psym_array_grow(s->maps, &s->capmaps, s->nmaps + 1, sizeof(*p), MAX_MAPPINGS);
+	if (!p)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	s->maps = p;
 	s->maps[s->nmaps++] = m;
 	return 0;
 }

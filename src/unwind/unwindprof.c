@@ -154,9 +154,13 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	return 0;
 }
 
-int psym_unwindprof_run(const char *path, const struct psym_unwindprof_opts *o,
-			struct psym_collectprof *c, struct psym_unwindprof_stats *st,
-			struct psym_err *e)
+/*
+ * Read the side file at path and add every sample to c. 0, or a negative
+ * code with e set (a malformed side file names the file and the record).
+ */
+static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
+		      struct psym_collectprof *c, struct psym_unwindprof_stats *st,
+		      struct psym_err *e)
 {
 	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample };
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
@@ -167,6 +171,8 @@ int psym_unwindprof_run(const char *path, const struct psym_unwindprof_opts *o,
 	r.pcs = calloc(max, sizeof(*r.pcs));
 	r.ustack = calloc(max, sizeof(*r.ustack));
 	r.objs = psym_objtab_new(MAX_FILES);
+	if (r.objs)
+		psym_objtab_set_max_held(r.objs, MAX_FILES); /* borrowed until the end */
 	if (!r.pcs || !r.ustack || !r.objs) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
@@ -223,7 +229,7 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 	ret = psym_collectprof_new(&meta, &c, e);
 	if (ret)
 		goto out;
-	ret = psym_unwindprof_run(side_file, o, c, st, e);
+	ret = unwind_run(side_file, o, c, st, e);
 	if (ret)
 		goto out;
 	/* Detach the profile from the builder: encode, decode, validate. */

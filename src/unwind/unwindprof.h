@@ -35,14 +35,6 @@ struct psym_unwindprof_stats {
 	size_t nmissing;
 };
 
-/*
- * Read the side file at path and add every sample to c. 0, or a negative
- * code with e set (a malformed side file names the file and the record).
- */
-int psym_unwindprof_run(const char *path, const struct psym_unwindprof_opts *o,
-			struct psym_collectprof *c, struct psym_unwindprof_stats *st,
-			struct psym_err *e);
-
 /* The comment psym-collect --stack-copy puts into its provisional profile. */
 #define PSYM_USTACKS_COMMENT                                                                       \
 	"psym-collect: user stacks need unwinding: stack copies in OUT.d/ustacks.gz"

@@ -100,7 +100,25 @@ int main(void)
 	ok(!c && why.code == z->why.code, "... with its reason");
 	psym_elf_close(a);
 	psym_elf_close(b);
-	psym_elf_close(self);
 	psym_objtab_free(t);
+
+	/* At most one located file held: the second keeps only its path. */
+	t = psym_objtab_new(0);
+	psym_objtab_set_max_held(t, 1);
+	a = b = NULL;
+	ok(t && psym_objtab_add(t, PSYM_MAP_FILE, exe, upper, NULL, &x, &e) == 0 &&
+		   psym_objtab_add(t, PSYM_MAP_FILE, exe, upper, exe, &y, &e) == 0 && x != y,
+	   "the file named by the user is another key");
+	is_int(psym_objtab_locate(t, &lo, &e), 0, "located");
+	ok(psym_objtab_elf(x) && !psym_objtab_elf(y) && y->status == 0 && y->file,
+	   "past the cap of held files: found, its file not held open");
+	ok(psym_objtab_take_elf(t, y, NULL, &b, &why, &e) == 0 && b &&
+		   !strcmp(psym_elf_path(b), exe),
+	   "taken: opened again from where it was found");
+	ok(psym_objtab_take_elf(t, x, NULL, &a, &why, &e) == 0 && a, "the held one handed over");
+	psym_elf_close(a);
+	psym_elf_close(b);
+	psym_objtab_free(t);
+	psym_elf_close(self);
 	return tap_done();
 }

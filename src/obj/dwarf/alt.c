@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "alt.h"
+#include "array.h"
 #include "die.h"
 #include "lifecycle.h"
 #include "unit.h"
@@ -115,20 +116,15 @@ int psym_dwarf_set_alt(struct psym_dwarf *d, const struct psym_elf *elf, struct 
 
 bool dw_imported_add(struct imported *s, const struct cu *u)
 {
+	const struct cu **n;
+
 	for (size_t i = 0; i < s->n; i++)
 		if (s->v[i] == u)
 			return false;
-	if (s->n >= MAX_IMPORTS)
-		return false;
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		const struct cu **n = realloc(s->v, ncap * sizeof(*n));
-
-		if (!n)
-			return false; /* the import is left out */
-		s->v = n;
-		s->cap = ncap;
-	}
+	n = psym_array_grow(s->v, &s->cap, s->n + 1, sizeof(*n), MAX_IMPORTS);
+	if (!n)
+		return false; /* over the cap, or no memory: the import is left out */
+	s->v = n;
 	s->v[s->n++] = u;
 	return true;
 }

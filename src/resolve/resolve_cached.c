@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The persistent answer cache (symcache.h) as a resolver wrapping another
+ * (resolvers.h): an address answered before is answered from the cache
+ * without asking the inner resolver, which then never opens its debug
+ * information; the inner resolver's answers are kept when it says they
+ * depend on the build alone.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "resolvers.h"
+#include "symcache.h"
+
+/* Every cache file's variant holds PSYM_ANSWER_REV (binary.h). */
+
+struct cached_resolver {
+	struct psym_resolver base;
+	struct psym_resolver *inner;
+	struct psym_cached_opts o;
+	char *build_id, *path, *as, *dir;
+	struct psym_symcache *cache; /* NULL: off or unavailable */
+	bool tried;
+	const char *damage; /* why a damaged cache file was ignored, until reported */
+};
+
+static struct cached_resolver *from(struct psym_resolver *r)
+{
+	return (struct cached_resolver *)r;
+}
+
+static void open_cache(struct cached_resolver *c)
+{
+	struct psym_err e = { 0 };
+	char key[200];
+	const char *note = NULL;
+
+	c->tried = true;
+	if (psym_symcache_key(c->build_id, c->path, key, sizeof(key)))
+		return;
+	/* Answers depend on the options and on psym itself: both in the variant. */
+	if (psym_symcache_open(c->dir, key,
+			       c->o.inlines ? "i" PSYM_ANSWER_REV "-" PACKAGE_VERSION
+					    : "n" PSYM_ANSWER_REV "-" PACKAGE_VERSION,
+			       &c->cache, &note, &e) != 0)
+		c->cache = NULL;
+	else if (note && psym_symcache_damaged(c->cache))
+		c->damage = note;
+	else if (note && c->o.explain)
+		c->o.explain(c->o.explain_ud, key, note);
+}
+
+static int cached_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
+			   uint64_t *vaddr)
+{
+	return psym_resolver_to_vaddr(from(r)->inner, m, addr, vaddr);
+}
+
+static int cached_prepare(struct psym_resolver *r, const uint64_t *vaddrs, size_t n,
+			  struct psym_err *e)
+{
+	struct cached_resolver *c = from(r);
+	uint64_t *miss;
+	size_t nmiss = 0;
+	int ret;
+
+	if (!c->tried)
+		open_cache(c);
+	if (!c->cache)
+		return psym_resolver_prepare(c->inner, vaddrs, n, e);
+	miss = malloc((n ? n : 1) * sizeof(*miss));
+	if (!miss)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (!psym_symcache_has(c->cache, vaddrs[i]))
+			miss[nmiss++] = vaddrs[i];
+	ret = psym_resolver_prepare(c->inner, miss, nmiss, e);
+	free(miss);
+	return ret;
+}
+
+static int cached_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx,
+			 uint64_t vaddr, struct psym_frames *out, struct psym_reason *why)
+{
+	struct cached_resolver *c = from(r);
+	const struct psym_frame *cf;
+	size_t n;
+	int ret;
+
+	if (!c->tried)
+		open_cache(c);
+	if (c->cache && psym_symcache_lookup(c->cache, vaddr, &cf, &n)) {
+		if (n > PSYM_MAX_FRAMES)
+			n = PSYM_MAX_FRAMES;
+		if (!n) {
+			psym_reason_set(why, PSYM_R_NO_SYMBOL, NULL);
+			return PSYM_NOENT;
+		}
+		memcpy(out->f, cf, n * sizeof(*cf));
+		for (size_t i = 0; i < n; i++)
+			if (!out->f[i].name)
+				out->f[i].name = ""; /* an unnamed DIE: pprof keeps the line */
+		out->n = n;
+		out->stable = true; /* the cache's strings live as long as it */
+		return 0;
+	}
+	ret = psym_resolver_lookup(c->inner, ctx, vaddr, out, why);
+	if ((ret == 0 || ret == PSYM_NOENT) && c->cache && c->o.final &&
+	    c->o.final(c->inner))
+		psym_symcache_add(c->cache, vaddr, out->f, ret ? 0 : out->n);
+	return ret;
+}
+
+static int cached_lookup_symbol(struct psym_resolver *r, const char *name, uint64_t *vaddr)
+{
+	return psym_resolver_lookup_symbol(from(r)->inner, name, vaddr);
+}
+
+static void cached_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct cached_resolver *c = from(r);
+	size_t hits, misses;
+
+	psym_symcache_stats(c->cache, &hits, &misses);
+	if (hits && !misses)
+		snprintf(buf, bufsz, "from '%s'%s, from the symbol cache", c->path, c->as);
+	else
+		psym_resolver_describe(c->inner, buf, bufsz);
+}
+
+static void cached_explain(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct psym_resolver *in = from(r)->inner;
+
+	buf[0] = '\0';
+	if (in->ops->explain)
+		in->ops->explain(in, buf, bufsz);
+}
+
+static void cached_warning(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct cached_resolver *c = from(r);
+	const char *why = c->damage;
+
+	buf[0] = '\0';
+	c->damage = NULL;
+	if (why)
+		snprintf(buf, bufsz, "symbol cache '%s' ignored (%s): symbolized from '%s'",
+			 psym_symcache_path(c->cache), why, c->path);
+}
+
+static void cached_destroy(struct psym_resolver *r)
+{
+	struct cached_resolver *c = from(r);
+
+	psym_symcache_close(c->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
+	psym_resolver_free(c->inner);
+	free(c->build_id);
+	free(c->path);
+	free(c->as);
+	free(c->dir);
+	free(c);
+}
+
+static const struct psym_resolver_ops cached_ops = {
+	.kind = "cached",
+	.to_vaddr = cached_to_vaddr,
+	.prepare = cached_prepare,
+	.lookup = cached_lookup,
+	.lookup_symbol = cached_lookup_symbol,
+	.describe = cached_describe,
+	.explain = cached_explain,
+	.warning = cached_warning,
+	.destroy = cached_destroy,
+};
+
+int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cached_opts *o,
+			     struct psym_resolver **out, struct psym_err *e)
+{
+	struct cached_resolver *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		goto nomem;
+	c->base.ops = &cached_ops;
+	c->inner = inner;
+	c->o = *o;
+	c->build_id = o->build_id ? strdup(o->build_id) : NULL;
+	c->path = strdup(o->path ? o->path : "");
+	c->as = strdup(o->as ? o->as : "");
+	c->dir = strdup(o->dir);
+	if ((o->build_id && !c->build_id) || !c->path || !c->as || !c->dir) {
+		c->inner = NULL;
+		cached_destroy(&c->base);
+		goto nomem;
+	}
+	c->o.build_id = c->o.path = c->o.as = c->o.dir = NULL; /* the copies above */
+	*out = &c->base;
+	return 0;
+nomem:
+	psym_resolver_free(inner);
+	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+}
