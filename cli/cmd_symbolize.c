@@ -182,6 +182,8 @@ int cmd_symbolize(int argc, char **argv)
 	so.n_perf_map_dirs = n_pmdirs;
 	so.debug_dirs = d.ddirs;
 	so.n_debug_dirs = d.n_ddirs;
+	so.modules_dirs = d.mod_dirs;
+	so.n_modules_dirs = d.n_mod_dirs;
 	so.debuginfod = d.lo.debuginfod;
 	so.binary_path = d.bpath;
 	so.n_binary_path = d.n_bpath;

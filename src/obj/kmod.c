@@ -14,7 +14,7 @@
 #include "elfreloc.h"
 #include "kmod.h"
 
-static const char *const kmod_ext[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz" };
+static const char *const kmod_ext[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug" };
 #define N_EXT (sizeof(kmod_ext) / sizeof(kmod_ext[0]))
 
 /* Length of path's module extension, 0 when it has none. */

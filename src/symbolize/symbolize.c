@@ -57,6 +57,8 @@ void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o,
 		.kallsyms = o->kallsyms,
 		.perf_map_dirs = o->perf_map_dirs,
 		.n_perf_map_dirs = o->n_perf_map_dirs,
+		.modules_dirs = o->modules_dirs,
+		.n_modules_dirs = o->n_modules_dirs,
 	};
 }
 

@@ -26,6 +26,8 @@ struct psym_symbolize_opts {
 	const char *main_binary;       /* overrides the first mapping, or NULL */
 	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
+	const char *const *modules_dirs; /* --modules-dir: kernel modules' trees */
+	size_t n_modules_dirs;
 	struct psym_debuginfod *debuginfod; /* session (debuginfod.h), NULL: none */
 	bool no_inlines;		    /* physical functions only */
 	bool no_demangle;		    /* keep mangled names as Function.name */

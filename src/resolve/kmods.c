@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kmod.h"
+#include "kmods.h"
+
+/* Distinct modules looked for in one run (a kernel has a few hundred). */
+#define MAX_MODULES 4096
+
+struct kmod_entry {
+	char *name;
+	struct psym_binary *bin; /* NULL: not found or not usable */
+};
+
+struct psym_kmods {
+	const struct psym_locate_opts *lo;
+	struct psym_binary_opts bo; /* without the symbol cache: addresses move */
+	struct psym_kallsyms *ks;
+	pthread_mutex_t mu;
+	struct kmod_entry *v;
+	size_t n, cap;
+};
+
+int psym_kmods_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+		   struct psym_kallsyms *ks, struct psym_kmods **out, struct psym_err *e)
+{
+	struct psym_kmods *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	m->lo = lo;
+	m->bo = *bo;
+	/*
+	 * The cache keys a file by its build ID; a module's addresses are
+	 * where this run's kernel loaded it.
+	 */
+	m->bo.cache_dir = NULL;
+	m->ks = ks;
+	pthread_mutex_init(&m->mu, NULL);
+	*out = m;
+	return 0;
+}
+
+void psym_kmods_free(struct psym_kmods *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].name);
+		psym_binary_free(m->v[i].bin);
+	}
+	free(m->v);
+	pthread_mutex_destroy(&m->mu);
+	free(m);
+}
+
+struct find {
+	struct psym_kmods *m;
+	const char *module;
+	struct psym_binary *bin;
+};
+
+struct placer {
+	struct psym_kallsyms *ks;
+	const char *module;
+};
+
+static int addr_of(void *ud, const char *name, uint64_t *addr)
+{
+	const struct placer *p = ud;
+
+	return psym_kallsyms_find(p->ks, p->module, name, addr);
+}
+
+static void explain(const struct psym_locate_opts *lo, const char *path, const char *verdict)
+{
+	if (lo->explain)
+		lo->explain(lo->explain_ud, path, verdict);
+}
+
+/* One tree: the module's file there, if it has DWARF and can be placed. */
+static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
+{
+	struct find *f = ud;
+	struct placer pl = { f->m->ks, f->module };
+	struct psym_err le = { 0 };
+	struct psym_elf *elf = NULL;
+	char path[4096];
+
+	(void)rule;
+	if (psym_kmod_find(root, f->module, path, sizeof(path)) != 0)
+		return false;
+	if (psym_elf_open(path, f->m->lo->elf_limits, &elf, &le) != 0) {
+		explain(f->m->lo, path, le.msg);
+		return false;
+	}
+	if (!psym_elf_is_rel(elf) || !psym_elf_has_dwarf(elf)) {
+		explain(f->m->lo, path, "not a module with DWARF");
+		psym_elf_close(elf);
+		return false;
+	}
+	if (psym_kmod_place(elf, addr_of, &pl) == 0) {
+		explain(f->m->lo, path, "none of its functions is in kallsyms");
+		psym_elf_close(elf);
+		return false;
+	}
+	if (psym_binary_new(elf, &f->m->bo, &f->bin, &le) != 0) {
+		explain(f->m->lo, path, le.msg);
+		f->bin = NULL;
+		return false;
+	}
+	explain(f->m->lo, path, "kernel module used");
+	return true;
+}
+
+static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
+{
+	struct find f = { m, module, NULL };
+	struct kmod_entry *v;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].name, module) == 0)
+			return &m->v[i];
+	if (m->n == MAX_MODULES)
+		return NULL;
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 16;
+
+		v = realloc(m->v, ncap * sizeof(*v));
+		if (!v)
+			return NULL;
+		m->v = v;
+		m->cap = ncap;
+	}
+	v = &m->v[m->n];
+	v->name = strdup(module);
+	if (!v->name)
+		return NULL;
+	psym_locate_module_roots(m->lo, try_root, &f);
+	v->bin = f.bin;
+	m->n++;
+	return v;
+}
+
+size_t psym_kmods_resolve(struct psym_kmods *m, const char *module, uint64_t addr,
+			  struct psym_frame *frames, size_t max)
+{
+	struct kmod_entry *v;
+	size_t n = 0;
+
+	if (!m || !m->ks)
+		return 0;
+	pthread_mutex_lock(&m->mu);
+	v = entry(m, module);
+	if (v && v->bin)
+		n = psym_binary_resolve(v->bin, addr, frames, max);
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}
