@@ -29,7 +29,9 @@ bool psym_kmod_name_is(const char *path);
 
 /*
  * Open a compressed module (xz, zstd or gzip by their magic bytes) into
- * memory of at most max bytes (0: PSYM_KMOD_MAX_BYTES). PSYM_NOENT when
+ * memory of at most max bytes (0: PSYM_KMOD_MAX_BYTES), and at most 64
+ * times len plus 64 MiB (no module compresses better: a bomb is refused
+ * early). PSYM_ELIMIT past those, PSYM_NOENT when
  * buf is not one of these formats; an uncompressed .ko is opened by
  * psym_elf_open(), which calls this for the compressed ones.
  */
