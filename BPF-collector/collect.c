@@ -31,6 +31,7 @@
 
 #include "hashtab.h"
 #include "hostid.h"
+#include "kmodules.h"
 #include "psym.h"
 #include "profile.h"
 #include "profile.skel.h"
@@ -801,7 +802,7 @@ static void clear_side_dir(const char *dir)
 		const char *n = de->d_name;
 		size_t len = strlen(n);
 
-		if (!strcmp(n, "kallsyms") || !strcmp(n, "vdso.so") ||
+		if (!strcmp(n, "kallsyms") || !strcmp(n, "vdso.so") || !strcmp(n, "modules") ||
 		    (!strncmp(n, "perf-", 5) && len > 9 && !strcmp(n + len - 4, ".map")) ||
 		    (!strncmp(n, "jit-", 4) && len > 9 && !strcmp(n + len - 5, ".dump")))
 			unlinkat(dirfd(d), n, 0);
@@ -824,6 +825,8 @@ static void side_files(struct run *r, struct psym_err *e)
 	if (r->kernel_frames && r->ks.len) {
 		snprintf(path, sizeof(path), "%s/kallsyms", dir);
 		if (write_buf(path, r->ks.buf, r->ks.len, e))
+			fprintf(stderr, "psym-collect: %s\n", e->msg);
+		if (psym_collect_modules(NULL, dir, e)) /* kmodules.h */
 			fprintf(stderr, "psym-collect: %s\n", e->msg);
 	}
 	snprintf(path, sizeof(path), "%s/vdso.so", dir);

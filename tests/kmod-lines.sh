@@ -123,6 +123,43 @@ else
 	fail "module frames by DEBUGDIR/lib/modules/RELEASE"
 	cat chk2
 fi
+# By the build ID psym-collect records (FILE.d/modules): a .build-id tree,
+# then debuginfod, when no tree holds the module by name.
+bid=$(readelf -n $KO | sed -n 's/.*Build ID: *//p')
+if [ -n "$bid" ]; then
+	mkdir -p bid/.build-id/${bid:0:2} && cp $KO "bid/.build-id/${bid:0:2}/${bid:2}.debug"
+	mkdir -p k4.pb.d && cp kallsyms k4.pb.d/kallsyms && cp k2.pb k4.pb
+	printf 'pmod %s %x\nother 0123 0\n' "$bid" "$base" >k4.pb.d/modules
+	"$PSYM" symbolize --debug-dir bid k4.pb -o k4.sym.pb 2>sym4.log ||
+		fail "psym symbolize (build-id tree): exit $?: $(head -3 sym4.log)"
+	"$PSYM" show --json k4.sym.pb >k4.json
+	if python3 "$SRC/check-symbolized.py" k4.json places . aliases >chk4; then
+		pass "module frames by the recorded build ID (.build-id tree): $(head -1 chk4)"
+	else
+		fail "module frames by the recorded build ID"
+		cat chk4
+	fi
+	# A module file of another build under --modules-dir is not used.
+	mkdir -p other/x && cp mod/pmod.c mod/Kbuild other/x/ && sed -i 's/bye/bye!/' other/x/pmod.c
+	if make -s -C "$HDR" M="$T/other/x" modules >build2.log 2>&1; then
+		"$PSYM" symbolize --modules-dir other --explain k4.pb -o k5.sym.pb 2>sym5.log
+		check "a module of another build ID is refused" grep -q "build ID is not the loaded module's" sym5.log
+	fi
+	if command -v debuginfod >/dev/null; then
+		mkdir -p dfiles && cp $KO dfiles/
+		start_debuginfod "$T/dfiles" "$bid"
+		"$PSYM" symbolize --debuginfod "$url" k4.pb -o k6.sym.pb 2>sym6.log
+		"$PSYM" show --json k6.sym.pb >k6.json
+		if python3 "$SRC/check-symbolized.py" k6.json places . aliases >chk6; then
+			pass "module frames by the recorded build ID (debuginfod): $(head -1 chk6)"
+		else
+			fail "module frames by the recorded build ID (debuginfod)"
+			cat chk6
+		fi
+		kill "$server" 2>/dev/null
+		server=
+	fi
+fi
 # Without the module's file: kallsyms names only, said per module.
 "$PSYM" symbolize --kallsyms kallsyms k.pb -o k3.sym.pb 2>sym3.log
 check "no module file: kallsyms names stay" grep -q '"pmod_hash"' <("$PSYM" show --json k3.sym.pb)

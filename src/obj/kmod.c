@@ -56,10 +56,11 @@ static int unzstd(const unsigned char *in, size_t len, size_t max, const char *n
 			unsigned char *nb;
 
 			if (cap >= max) {
-				ret = psym_err_set(e, PSYM_ELIMIT,
-						   "'%s': decompresses to more than the limit of %zu "
-						   "bytes",
-						   name, max);
+				ret = psym_err_set(
+					e, PSYM_ELIMIT,
+					"'%s': decompresses to more than the limit of %zu "
+					"bytes",
+					name, max);
 				goto out;
 			}
 			if (ncap > max)
@@ -193,6 +194,44 @@ int psym_kmod_find(const char *root, const char *module, char *buf, size_t bufsz
 	if (!*module || strchr(module, '/'))
 		return PSYM_NOENT;
 	return walk(root, module, 0, &budget, buf, bufsz);
+}
+
+/* ---- psym-collect's record ---------------------------------------------------- */
+
+int psym_kmod_record_find(const char *text, size_t len, const char *module, char *bid, size_t bidsz,
+			  uint64_t *text_addr)
+{
+	size_t m = strlen(module);
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end, *id, *ide, *a;
+		char num[24];
+		size_t idn, an;
+
+		if ((size_t)(eol - p) > m + 1 && memcmp(p, module, m) == 0 && p[m] == ' ') {
+			id = p + m + 1;
+			ide = memchr(id, ' ', (size_t)(eol - id));
+			idn = ide ? (size_t)(ide - id) : 0;
+			if (ide && idn >= 2 && idn < bidsz &&
+			    strspn(id, "0123456789abcdef") >= idn) {
+				memcpy(bid, id, idn);
+				bid[idn] = '\0';
+				a = ide + 1;
+				an = (size_t)(eol - a);
+				*text_addr = 0;
+				if (an && an < sizeof(num)) {
+					memcpy(num, a, an);
+					num[an] = '\0';
+					*text_addr = strtoull(num, NULL, 16);
+				}
+				return 0;
+			}
+		}
+		p = eol + 1;
+	}
+	return PSYM_NOENT;
 }
 
 /* ---- placing the code sections ------------------------------------------------ */

@@ -48,6 +48,16 @@ int psym_kmod_open_compressed(const char *path, const unsigned char *buf, size_t
 int psym_kmod_find(const char *root, const char *module, char *buf, size_t bufsz);
 
 /*
+ * psym-collect's record of the loaded modules (FILE.d/modules: lines
+ * "NAME BUILD-ID TEXT-ADDRESS", see BPF-collector/kmodules.h), text[len]:
+ * module's build ID (lowercase hex) into bid[bidsz] and its .text address
+ * into *text_addr (0 when unknown). Lines that do not parse are skipped.
+ * 0, or PSYM_NOENT when the module is not listed with a build ID.
+ */
+int psym_kmod_record_find(const char *text, size_t len, const char *module, char *bid, size_t bidsz,
+			  uint64_t *text_addr);
+
+/*
  * The address of a function symbol of the running kernel's copy of the
  * module (kallsyms), by name; 0 or PSYM_NOENT.
  */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileio.h"
 #include "kmod.h"
 #include "kmods.h"
 
@@ -23,7 +24,12 @@ struct psym_kmods {
 	pthread_mutex_t mu;
 	struct kmod_entry *v;
 	size_t n, cap;
+	unsigned char *rec; /* the side dir's modules record, or NULL */
+	size_t reclen;
 };
+
+/* psym-collect's record of the modules (NAME BUILD-ID TEXT): a few hundred lines. */
+#define MAX_RECORD ((size_t)4 << 20)
 
 int psym_kmods_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
 		   struct psym_kallsyms *ks, struct psym_kmods **out, struct psym_err *e)
@@ -40,6 +46,15 @@ int psym_kmods_new(const struct psym_locate_opts *lo, const struct psym_binary_o
 	 */
 	m->bo.cache_dir = NULL;
 	m->ks = ks;
+	if (lo->side_dir) {
+		char path[4200];
+		struct psym_err le = { 0 };
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/modules", lo->side_dir) <
+			    sizeof(path) &&
+		    psym_read_file(path, MAX_RECORD, &m->rec, &m->reclen, &le) != 0)
+			m->rec = NULL;
+	}
 	pthread_mutex_init(&m->mu, NULL);
 	*out = m;
 	return 0;
@@ -54,6 +69,7 @@ void psym_kmods_free(struct psym_kmods *m)
 		psym_binary_free(m->v[i].bin);
 	}
 	free(m->v);
+	free(m->rec);
 	pthread_mutex_destroy(&m->mu);
 	free(m);
 }
@@ -61,6 +77,7 @@ void psym_kmods_free(struct psym_kmods *m)
 struct find {
 	struct psym_kmods *m;
 	const char *module;
+	const char *bid; /* recorded by psym-collect, or NULL */
 	struct psym_binary *bin;
 };
 
@@ -82,29 +99,22 @@ static void explain(const struct psym_locate_opts *lo, const char *path, const c
 		lo->explain(lo->explain_ud, path, verdict);
 }
 
-/* One tree: the module's file there, if it has DWARF and can be placed. */
-static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
+/* Use an opened module file if it has DWARF, the recorded build ID, and can be placed. */
+static bool use(struct find *f, struct psym_elf *elf, const char *path)
 {
-	struct find *f = ud;
 	struct placer pl = { f->m->ks, f->module };
 	struct psym_err le = { 0 };
-	struct psym_elf *elf = NULL;
-	char path[4096];
+	const char *own = psym_elf_build_id(elf);
+	const char *no = NULL;
 
-	(void)rule;
-	if (psym_kmod_find(root, f->module, path, sizeof(path)) != 0)
-		return false;
-	if (psym_elf_open(path, f->m->lo->elf_limits, &elf, &le) != 0) {
-		explain(f->m->lo, path, le.msg);
-		return false;
-	}
-	if (!psym_elf_is_rel(elf) || !psym_elf_has_dwarf(elf)) {
-		explain(f->m->lo, path, "not a module with DWARF");
-		psym_elf_close(elf);
-		return false;
-	}
-	if (psym_kmod_place(elf, addr_of, &pl) == 0) {
-		explain(f->m->lo, path, "none of its functions is in kallsyms");
+	if (!psym_elf_is_rel(elf) || !psym_elf_has_dwarf(elf))
+		no = "not a module with DWARF";
+	else if (f->bid && own && strcmp(own, f->bid) != 0)
+		no = "its build ID is not the loaded module's";
+	else if (psym_kmod_place(elf, addr_of, &pl) == 0)
+		no = "none of its functions is in kallsyms";
+	if (no) {
+		explain(f->m->lo, path, no);
 		psym_elf_close(elf);
 		return false;
 	}
@@ -117,10 +127,30 @@ static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
 	return true;
 }
 
+/* One tree: the module's file there. */
+static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
+{
+	struct find *f = ud;
+	struct psym_err le = { 0 };
+	struct psym_elf *elf = NULL;
+	char path[4096];
+
+	(void)rule;
+	if (psym_kmod_find(root, f->module, path, sizeof(path)) != 0)
+		return false;
+	if (psym_elf_open(path, f->m->lo->elf_limits, &elf, &le) != 0) {
+		explain(f->m->lo, path, le.msg);
+		return false;
+	}
+	return use(f, elf, path);
+}
+
 static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
 {
-	struct find f = { m, module, NULL };
+	struct find f = { m, module, NULL, NULL };
 	struct kmod_entry *v;
+	char bid[130];
+	uint64_t text;
 
 	for (size_t i = 0; i < m->n; i++)
 		if (strcmp(m->v[i].name, module) == 0)
@@ -140,7 +170,19 @@ static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
 	v->name = strdup(module);
 	if (!v->name)
 		return NULL;
+	if (m->rec && psym_kmod_record_find((const char *)m->rec, m->reclen, module, bid,
+					    sizeof(bid), &text) == 0)
+		f.bid = bid;
 	psym_locate_module_roots(m->lo, try_root, &f);
+	/* By the recorded build ID: .build-id trees, then debuginfod. */
+	if (!f.bin && f.bid) {
+		struct psym_elf *elf = NULL;
+		struct psym_reason why = { 0 };
+		struct psym_err le = { 0 };
+
+		if (psym_locate_debug_file(m->lo, f.bid, NULL, NULL, 0, &elf, &why, &le) == 0)
+			use(&f, elf, psym_elf_path(elf));
+	}
 	v->bin = f.bin;
 	m->n++;
 	return v;
