@@ -702,11 +702,6 @@ static int row_from_fde(struct psym_cfi *cfi, const struct sec *s, uint64_t off,
 		return r;
 	memset(row, 0, sizeof(*row));
 	row->cfa = st.cfa;
-	if (cie.ra < PSYM_CFI_NREGS && cie.ra != PSYM_X86_RA) {
-		/* Only x86-64's column 16 is supported as the return address. */
-		return psym_err_set(e, PSYM_EUNSUPPORTED, "return address column %llu",
-				    (unsigned long long)cie.ra);
-	}
 	if (cie.ra >= PSYM_CFI_NREGS)
 		return psym_err_set(e, PSYM_EUNSUPPORTED, "return address column %llu",
 				    (unsigned long long)cie.ra);
@@ -714,6 +709,7 @@ static int row_from_fde(struct psym_cfi *cfi, const struct sec *s, uint64_t off,
 	row->signal_frame = cie.signal;
 	row->swap = cfi->swap;
 	row->debug_frame = !s->eh;
+	row->ra = (uint16_t)cie.ra;
 	row->fde_start = start;
 	row->fde_end = end;
 	return 0;
