@@ -13,11 +13,13 @@ static uint64_t x86_strip(uint64_t ra)
 }
 
 /* rbp points at the saved rbp, the return address above it. */
-static enum psym_arch_step x86_frame_pointer(const struct psym_unwind_regs *cur,
+static enum psym_arch_step x86_frame_pointer(const struct psym_unwind_regs *cur, bool exact,
 					     psym_expr_read_fn read, void *stk,
 					     struct psym_unwind_regs *out)
 {
 	uint64_t fp = cur->r[PSYM_X86_RBP], ra, saved;
+
+	(void)exact;
 
 	if (!(cur->valid & ((uint64_t)1 << PSYM_X86_RBP)))
 		return PSYM_ARCH_NO_RULE;

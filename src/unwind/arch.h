@@ -30,8 +30,12 @@ struct psym_unwind_arch {
 	uint64_t callee_saved;		/* bit i: slot i survives a call unless a rule says */
 	uint64_t (*strip)(uint64_t ra); /* a return address as code address */
 	bool leaf_keeps_sp; /* a caller may have the callee's sp (return address in a register) */
-	/* No CFI for cur's pc: the frame-pointer chain gives the caller. */
-	enum psym_arch_step (*frame_pointer)(const struct psym_unwind_regs *cur,
+	/*
+	 * No CFI for cur's pc: the frame-pointer chain gives the caller. exact:
+	 * cur's pc was not reached by a return (the leaf, an interrupted pc),
+	 * so its registers are the ones it runs with.
+	 */
+	enum psym_arch_step (*frame_pointer)(const struct psym_unwind_regs *cur, bool exact,
 					     psym_expr_read_fn read, void *stk,
 					     struct psym_unwind_regs *out);
 	/*

@@ -18,11 +18,11 @@
 #include "arch.h"
 
 /*
- * User addresses have at most 52 significant bits (48 without LVA); the
- * bits above hold a PAC and the top byte a tag (TBI): both go. Kernel
- * addresses (bit 55 set) are not return addresses here.
+ * Linux gives user space 48-bit addresses (above that only to a process
+ * that asks mmap for them, on a 52-bit kernel); the bits above hold the
+ * PAC (from bit 48 up to 54) and the top byte a tag (TBI): both go.
  */
-#define A64_VA_MASK ((UINT64_C(1) << 52) - 1)
+#define A64_VA_MASK ((UINT64_C(1) << 48) - 1)
 
 static uint64_t a64_strip(uint64_t ra)
 {
@@ -31,12 +31,25 @@ static uint64_t a64_strip(uint64_t ra)
 
 #define BIT(i) ((uint64_t)1 << (i))
 
-/* x29 points at {caller's x29, return address}. */
-static enum psym_arch_step a64_frame_pointer(const struct psym_unwind_regs *cur,
+/*
+ * No CFI. Where the pc was not reached by a return (the leaf, or the pc a
+ * signal interrupted), it is taken to be code that has not saved the
+ * link register, as a PLT stub or a function's first instruction: the
+ * caller is x30, at the same sp. Otherwise x29 points at {caller's x29,
+ * return address}.
+ */
+static enum psym_arch_step a64_frame_pointer(const struct psym_unwind_regs *cur, bool exact,
 					     psym_expr_read_fn read, void *stk,
 					     struct psym_unwind_regs *out)
 {
 	uint64_t fp = cur->r[PSYM_A64_FP], ra, saved;
+
+	if (exact && (cur->valid & BIT(PSYM_A64_LR)) && (cur->valid & BIT(PSYM_A64_SP)) &&
+	    a64_strip(cur->r[PSYM_A64_LR]) != cur->r[PSYM_A64_PC]) {
+		*out = *cur;
+		out->r[PSYM_A64_PC] = a64_strip(cur->r[PSYM_A64_LR]);
+		return PSYM_ARCH_OK;
+	}
 
 	if (!(cur->valid & BIT(PSYM_A64_FP)) || fp == 0)
 		return PSYM_ARCH_NO_RULE;

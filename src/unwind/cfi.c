@@ -599,6 +599,12 @@ static int run_program(struct psym_cfi *cfi, const struct sec *s, const struct c
 				set_rule(st, reg, PSYM_CFI_VAL_OFFSET, sv * da, 0, NULL, 0);
 				break;
 			case 0x2e: /* GNU_args_size */ rd_uleb(&c); break;
+			/*
+			 * AArch64's negate_ra_state (pointer authentication on or
+			 * off for the return address): the unwinder strips the
+			 * bits of every return address anyway (arch_aarch64.c).
+			 */
+			case 0x2d: break;
 			case 0x2f: /* GNU_negative_offset_extended */
 				reg = rd_uleb(&c);
 				u = rd_uleb(&c);

@@ -232,7 +232,7 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 			if (signal)
 				pcs[res->n - 1] = cur.r[a->pc];
 		} else {
-			st = arch_step(a->frame_pointer(&cur, read_stack, (void *)stk, &next),
+			st = arch_step(a->frame_pointer(&cur, exact, read_stack, (void *)stk, &next),
 				       "no CFI and no frame pointer", &e);
 			if (st == STEP_OK)
 				res->fp_frames++;
