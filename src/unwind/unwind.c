@@ -232,8 +232,10 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 			if (signal)
 				pcs[res->n - 1] = cur.r[a->pc];
 		} else {
-			st = arch_step(a->frame_pointer(&cur, exact, read_stack, (void *)stk, &next),
-				       "no CFI and no frame pointer", &e);
+			enum psym_arch_step fs;
+
+			fs = a->frame_pointer(&cur, exact, read_stack, (void *)stk, &next);
+			st = arch_step(fs, "no CFI and no frame pointer", &e);
 			if (st == STEP_OK)
 				res->fp_frames++;
 		}

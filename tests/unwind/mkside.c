@@ -99,8 +99,8 @@ int main(int argc, char **argv)
 		if (i == 2 && (psym_collectprof_process(c, PID, maps, n) < 0 ||
 			       psym_ustacks_process(w, PID, maps, n, &e)))
 			goto fail;
-		if (psym_collectprof_add(c, PID, PID, "prog", NULL, 0, &s.regs.r[arch->pc], 1,
-					 1) < 0 ||
+		if (psym_collectprof_add(c, PID, PID, "prog", NULL, 0, &s.regs.r[arch->pc], 1, 1) <
+			    0 ||
 		    psym_ustacks_sample(w, &s, &e))
 			goto fail;
 	}
