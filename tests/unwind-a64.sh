@@ -106,6 +106,31 @@ else
 	fail "unwind-mkside on the AArch64 stops"
 fi
 
+# Hostile AArch64 stacks end: CFI that gives a frame back to itself (at
+# leaf's first instruction the return address is x30, here leaf itself),
+# and a frame record that points at itself (no CFI).
+leaf=$(aarch64-linux-gnu-nm prog-static | sed -n 's/^\([0-9a-f]*\) T leaf$/\1/p')
+python3 - "$leaf" "$T" <<'PY'
+import struct, sys
+leaf, t = int(sys.argv[1], 16), sys.argv[2]
+sp = 0x7ffff000
+for name, pc, lr, stack in (("cfi-loop", leaf, leaf, bytes(256)),
+                            ("fp-loop", 0x10000, 0x10000, struct.pack("<QQ", sp, 0x10100) + bytes(240))):
+    open("%s/%s.stack" % (t, name), "wb").write(stack)
+    with open("%s/%s.dump" % (t, name), "w") as f:
+        f.write("arch aarch64\n")
+        for i in range(31):
+            f.write("reg %d 0x%x\n" % (i, {29: sp, 30: lr}.get(i, 0)))
+        f.write("reg 31 0x%x\nreg 32 0x%x\n" % (sp, pc))
+        f.write("map 0x400000 0x500000 0x0 %s/prog-static\n" % t)
+        f.write("stack 0x%x %s/%s.stack\n" % (sp, t, name))
+PY
+for l in cfi-loop fp-loop; do
+	"$REPLAY" $l.dump >$l.ours 2>&1
+	check "$l: stops (no progress) after at most 3 frames" \
+		sh -c "grep -q '^stop no-progress' $l.ours && [ \$(grep -c '^0x' $l.ours) -le 3 ]"
+done
+
 capture pac leaf 24 ./prog-pac 2
 aarch64-linux-gnu-nm prog-pac >pac.nm
 n=0 bad=0
