@@ -78,6 +78,7 @@ struct find {
 	struct psym_kmods *m;
 	const char *module;
 	const char *bid; /* recorded by psym-collect, or NULL */
+	uint64_t text;	 /* .text's load address it recorded, 0: unknown */
 	struct psym_binary *bin;
 };
 
@@ -111,8 +112,9 @@ static bool use(struct find *f, struct psym_elf *elf, const char *path)
 		no = "not a module with DWARF";
 	else if (f->bid && own && strcmp(own, f->bid) != 0)
 		no = "its build ID is not the loaded module's";
-	else if (psym_kmod_place(elf, addr_of, &pl) == 0)
-		no = "none of its functions is in kallsyms";
+	else if (psym_kmod_place(elf, addr_of, &pl) == 0 &&
+		 (!f->text || psym_elf_place(elf, ".text", f->text) != 0))
+		no = "none of its functions is in kallsyms (and no recorded .text address)";
 	if (no) {
 		explain(f->m->lo, path, no);
 		psym_elf_close(elf);
@@ -147,7 +149,7 @@ static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
 
 static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
 {
-	struct find f = { m, module, NULL, NULL };
+	struct find f = { m, module, NULL, 0, NULL };
 	struct kmod_entry *v;
 	char bid[130];
 	uint64_t text;
@@ -171,8 +173,10 @@ static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
 	if (!v->name)
 		return NULL;
 	if (m->rec && psym_kmod_record_find((const char *)m->rec, m->reclen, module, bid,
-					    sizeof(bid), &text) == 0)
+					    sizeof(bid), &text) == 0) {
 		f.bid = bid;
+		f.text = text;
+	}
 	psym_locate_module_roots(m->lo, try_root, &f);
 	/* By the recorded build ID: .build-id trees, then debuginfod. */
 	if (!f.bin && f.bid) {
