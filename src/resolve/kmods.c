@@ -82,16 +82,52 @@ struct find {
 	struct psym_binary *bin;
 };
 
-struct placer {
-	struct psym_kallsyms *ks;
-	const char *module;
+/* The module's kallsyms symbols, sorted by name (one kallsyms scan per module). */
+struct kname {
+	const char *name;
+	uint64_t addr;
 };
+
+struct placer {
+	struct kname *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void collect(void *ud, const char *name, uint64_t addr)
+{
+	struct placer *p = ud;
+
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 256;
+		struct kname *v = realloc(p->v, ncap * sizeof(*v));
+
+		if (!v) {
+			p->nomem = true;
+			return;
+		}
+		p->v = v;
+		p->cap = ncap;
+	}
+	p->v[p->n++] = (struct kname){ name, addr };
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct kname *)a)->name, ((const struct kname *)b)->name);
+}
 
 static int addr_of(void *ud, const char *name, uint64_t *addr)
 {
 	const struct placer *p = ud;
+	struct kname key = { name, 0 };
+	const struct kname *hit;
 
-	return psym_kallsyms_find(p->ks, p->module, name, addr);
+	hit = p->n ? bsearch(&key, p->v, p->n, sizeof(*p->v), by_name) : NULL;
+	if (!hit)
+		return PSYM_NOENT;
+	*addr = hit->addr;
+	return 0;
 }
 
 static void explain(const struct psym_locate_opts *lo, const char *path, const char *verdict)
@@ -103,18 +139,26 @@ static void explain(const struct psym_locate_opts *lo, const char *path, const c
 /* Use an opened module file if it has DWARF, the recorded build ID, and can be placed. */
 static bool use(struct find *f, struct psym_elf *elf, const char *path)
 {
-	struct placer pl = { f->m->ks, f->module };
+	struct placer pl = { 0 };
 	struct psym_err le = { 0 };
 	const char *own = psym_elf_build_id(elf);
 	const char *no = NULL;
+	size_t placed = 0;
 
 	if (!psym_elf_is_rel(elf) || !psym_elf_has_dwarf(elf))
 		no = "not a module with DWARF";
 	else if (f->bid && own && strcmp(own, f->bid) != 0)
 		no = "its build ID is not the loaded module's";
-	else if (psym_kmod_place(elf, addr_of, &pl) == 0 &&
-		 (!f->text || psym_elf_place(elf, ".text", f->text) != 0))
-		no = "none of its functions is in kallsyms (and no recorded .text address)";
+	if (!no) {
+		psym_kallsyms_each_of_module(f->m->ks, f->module, collect, &pl);
+		if (pl.n)
+			qsort(pl.v, pl.n, sizeof(*pl.v), by_name);
+		placed = pl.nomem ? 0 : psym_kmod_place(elf, addr_of, &pl);
+		free(pl.v);
+		if (!placed && (!f->text || psym_elf_place(elf, ".text", f->text) != 0))
+			no = "none of its functions is in kallsyms (and no recorded .text "
+			     "address)";
+	}
 	if (no) {
 		explain(f->m->lo, path, no);
 		psym_elf_close(elf);
