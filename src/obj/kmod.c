@@ -236,7 +236,7 @@ int psym_kmod_record_find(const char *text, size_t len, const char *module, char
 
 /* ---- placing the code sections ------------------------------------------------ */
 
-/* Symbols tried per section before it is given up (each try scans kallsyms). */
+/* Symbols tried per section before it is given up (a renamed or hidden one is not in kallsyms). */
 #define TRIES_PER_SECTION 16
 
 size_t psym_kmod_place(struct psym_elf *ko, psym_kmod_addr_fn addr, void *ud)
