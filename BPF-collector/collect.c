@@ -29,6 +29,7 @@
 #include "collect.h"
 #include "hashtab.h"
 #include "hostid.h"
+#include "kmodules.h"
 #include "psym.h"
 #include "profile.h"
 #include "profile.skel.h"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "kmodules.h"
 
 /* Copy src (a /proc file) to dst atomically, at most max bytes. */
 static int copy_file(const char *src, const char *dst, size_t max, struct psym_err *e)
@@ -185,7 +186,7 @@ static void clear_side_dir(const char *dir)
 		const char *n = de->d_name;
 		size_t len = strlen(n);
 
-		if (!strcmp(n, "kallsyms") || !strcmp(n, "vdso.so") ||
+		if (!strcmp(n, "kallsyms") || !strcmp(n, "vdso.so") || !strcmp(n, "modules") ||
 		    (!strncmp(n, "perf-", 5) && len > 9 && !strcmp(n + len - 4, ".map")) ||
 		    (!strncmp(n, "jit-", 4) && len > 9 && !strcmp(n + len - 5, ".dump")))
 			unlinkat(dirfd(d), n, 0);
@@ -210,6 +211,9 @@ void side_files(struct run *r, struct psym_err *e)
 		if (write_buf(path, r->ks.buf, r->ks.len, e))
 			fprintf(stderr, "psym-collect: %s\n", e->msg);
 	}
+	/* Loaded modules: name, build ID, .text address (their frames get lines). */
+	if (r->kernel_frames && psym_collect_modules(NULL, dir, e))
+		fprintf(stderr, "psym-collect: %s\n", e->msg);
 	snprintf(path, sizeof(path), "%s/vdso.so", dir);
 	if (save_vdso(path, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);

@@ -2,6 +2,7 @@
 /* psym-collect --stack-copy: ring buffer -> side file + provisional profile. */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -80,13 +81,18 @@ static int on_event(void *ctx, void *data, size_t size)
 	for (int i = 0; i < PSYM_USTACK_NREGS; i++)
 		s.regs.r[i] = ev->regs[i];
 	s.regs.valid = ev->valid;
+#ifdef __aarch64__
+	s.regs.machine = EM_AARCH64;
+#else
+	s.regs.machine = EM_X86_64;
+#endif
 	for (uint32_t i = 0; i < ev->nk; i++)
 		kstack[i] = ev->kstack[i];
 	s.kstack = kstack;
 	s.nk = ev->nk;
 	s.stack = ev->stack;
 	s.stack_len = ev->stack_len;
-	leaf = ev->regs[16];
+	leaf = ev->regs[PSYM_USTACK_PC];
 	if (!seen(sc, (int)ev->pid)) {
 		int *p = realloc(sc->pids, (sc->npids + 1) * sizeof(*p));
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * psym-collect --stack-copy: on each CPU-clock sample, send the user
- * registers, the top stack_copy bytes of the user stack (from rsp up) and
+ * registers, the top stack_copy bytes of the user stack (from the stack
+ * pointer up; x86-64 and arm64, by __TARGET_ARCH_*) and
  * the kernel stack through a ring buffer, for psym to unwind offline with
  * the binaries' CFI. Samples cannot be aggregated here. The event is built
  * in a per-CPU slot of an array map (too big for the BPF stack).
@@ -20,6 +21,13 @@ const volatile __u32 n_filter_pids = 0;
 const volatile __u8 no_kernel = 0;
 const volatile __u32 self_pid = 0;
 const volatile __u32 stack_copy = 8192;
+
+/* A sample taken in user mode: x86-64's CS ring 3; arm64's PSTATE at EL0t. */
+#ifdef __TARGET_ARCH_arm64
+#define USER_MODE(regs) (((regs).pstate & 0xf) == 0)
+#else
+#define USER_MODE(regs) (((regs).cs & 3) == 3)
+#endif
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -69,7 +77,13 @@ int psym_ustack(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 cpu = bpf_get_smp_processor_id();
 	struct psym_ustack_event *ev;
+#ifdef __TARGET_ARCH_arm64
+	/* The kernel's pt_regs begins with the user_pt_regs of the UAPI. */
+	struct user_pt_regs r;
+#else
 	struct pt_regs r;
+#endif
+	__u64 usp = 0;
 	__u32 len;
 	long n;
 
@@ -90,18 +104,27 @@ int psym_ustack(struct bpf_perf_event_data *ctx)
 			ev->nk = (__u32)n / 8;
 	}
 	/* The user registers: the sample's own when it hit user mode, else the task's. */
-	if ((ctx->regs.cs & 3) == 3) {
+	if (USER_MODE(ctx->regs)) {
 		__builtin_memcpy(&r, &ctx->regs, sizeof(r));
 	} else {
 		struct task_struct *t = bpf_get_current_task_btf();
 		long p = bpf_task_pt_regs(t);
 
-		if (!p || bpf_probe_read_kernel(&r, sizeof(r), (void *)p) != 0 || (r.cs & 3) != 3) {
+		if (!p || bpf_probe_read_kernel(&r, sizeof(r), (void *)p) != 0 || !USER_MODE(r)) {
 			__builtin_memset(&r, 0, sizeof(r));
 		}
 	}
 	ev->valid = 0;
 	ev->stack_len = 0;
+#ifdef __TARGET_ARCH_arm64
+	if (r.sp && r.pc) {
+		for (int i = 0; i < 31; i++)
+			ev->regs[i] = r.regs[i];
+		ev->regs[31] = r.sp;
+		ev->regs[32] = r.pc;
+		usp = r.sp;
+	}
+#else
 	if (r.rsp && r.rip) {
 		ev->regs[0] = r.rax;
 		ev->regs[1] = r.rdx;
@@ -120,7 +143,11 @@ int psym_ustack(struct bpf_perf_event_data *ctx)
 		ev->regs[14] = r.r14;
 		ev->regs[15] = r.r15;
 		ev->regs[16] = r.rip;
-		ev->valid = (1u << PSYM_USTACK_NREGS) - 1;
+		usp = r.rsp;
+	}
+#endif
+	if (usp) {
+		ev->valid = ((__u64)1 << PSYM_USTACK_NREGS) - 1;
 		/*
 		 * The top of the stack, page by page (a read fails whole when
 		 * any of its pages is unmapped): up to the next page boundary,
@@ -132,7 +159,7 @@ int psym_ustack(struct bpf_perf_event_data *ctx)
 		if (want > PSYM_USTACK_MAX)
 			want = PSYM_USTACK_MAX;
 		for (int i = 0; i < PSYM_USTACK_MAX / 4096 + 1; i++) {
-			__u64 at = r.rsp + off;
+			__u64 at = usp + off;
 			__u32 chunk = 4096 - (__u32)(at & 4095);
 
 			if (off >= want)

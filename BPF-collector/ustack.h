@@ -5,16 +5,28 @@
 
 #define PSYM_USTACK_MAX 32768 /* --stack-copy cap, bytes */
 #define PSYM_USTACK_KFRAMES 127
-#define PSYM_USTACK_NREGS 17 /* DWARF x86-64 0..16, 16 = rip */
+/*
+ * The user registers, by the side file's numbering (src/unwind/cfi.h):
+ * x86-64's DWARF 0..16 (16 = rip); AArch64's x0..x30, sp (31), pc (32).
+ */
+#if defined(__TARGET_ARCH_arm64) || defined(__aarch64__)
+#define PSYM_USTACK_NREGS 33
+#define PSYM_USTACK_SP 31
+#define PSYM_USTACK_PC 32
+#else
+#define PSYM_USTACK_NREGS 17
+#define PSYM_USTACK_SP 7
+#define PSYM_USTACK_PC 16
+#endif
 
 struct psym_ustack_event {
-	__u32 pid, tid, cpu;
-	__u32 valid; /* register mask; 0: no user registers (a kernel thread) */
+	__u32 pid, tid, cpu, reserved;
+	__u64 valid; /* register mask; 0: no user registers (a kernel thread) */
 	__u64 time_ns;
 	char comm[16];
 	__u64 regs[PSYM_USTACK_NREGS];
 	__u32 nk;	 /* kernel frames */
-	__u32 stack_len; /* bytes copied from regs[7] (rsp) up */
+	__u32 stack_len; /* bytes copied from regs[PSYM_USTACK_SP] up */
 	__u64 kstack[PSYM_USTACK_KFRAMES];
 	__u8 stack[PSYM_USTACK_MAX];
 };

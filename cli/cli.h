@@ -62,6 +62,7 @@ enum {
 	OPT_STYLE,
 	OPT_FUNCTIONS,
 	OPT_COLUMNS,
+	OPT_MODULES_DIR,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -89,6 +90,7 @@ enum {
 		{ "offline", no_argument, NULL, OPT_OFFLINE },                                     \
 		{ "dwo-dir", required_argument, NULL, OPT_DWO_DIR },                               \
 		{ "dwp", required_argument, NULL, OPT_DWP },                                       \
+		{ "modules-dir", required_argument, NULL, OPT_MODULES_DIR },                       \
 	{                                                                                          \
 		"limit", required_argument, NULL, OPT_LIMIT                                        \
 	}
@@ -123,6 +125,10 @@ enum {
 	"                             (repeatable; for builds moved elsewhere)\n"                \
 	"      --dwp FILE             split DWARF: the .dwp package (default:\n"                 \
 	"                             BINARY.dwp, then DEBUGDIR/BASENAME.dwp)\n"                 \
+	"      --modules-dir DIR      kernel modules with DWARF (.ko, .ko.xz, .ko.zst,\n"         \
+	"                             .ko.gz, .ko.debug) anywhere under DIR, before\n"           \
+	"                             DEBUGDIR/lib/modules/RELEASE and the sysroot's\n"          \
+	"                             /lib/modules/RELEASE (repeatable)\n"                        \
 	"A file whose build ID differs from the profile's (or that has none when the\n"            \
 	"profile has one) is never used unless named explicitly.\n" READER_LIMIT_HELP
 
@@ -144,8 +150,8 @@ struct idset {
  * Declared once, so every command finds files the same way.
  */
 struct discovery {
-	const char **bpath, **ddirs, **pkgs, **urls, **dwo_dirs;
-	size_t n_bpath, n_ddirs, n_pkgs, n_urls, n_dwo_dirs;
+	const char **bpath, **ddirs, **pkgs, **urls, **dwo_dirs, **mod_dirs;
+	size_t n_bpath, n_ddirs, n_pkgs, n_urls, n_dwo_dirs, n_mod_dirs;
 	const char *dwp; /* --dwp FILE */
 	const char *sysroot;
 	struct psym_debuginfod_opts dio;

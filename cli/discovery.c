@@ -144,6 +144,7 @@ bool discovery_option(int c, const char *arg, struct discovery *d, const char *c
 	case OPT_DEBUG_DIR: add_path_list(arg, &d->ddirs, &d->n_ddirs); break;
 	case OPT_DWO_DIR: add_one(arg, &d->dwo_dirs, &d->n_dwo_dirs); break;
 	case OPT_DWP: d->dwp = arg; break;
+	case OPT_MODULES_DIR: add_one(arg, &d->mod_dirs, &d->n_mod_dirs); break;
 	case OPT_DEBUG_PKG: add_one(arg, &d->pkgs, &d->n_pkgs); break;
 	case OPT_DEBUGINFOD: add_one(arg, &d->urls, &d->n_urls); break;
 	case OPT_DEBUGINFOD_TIMEOUT:
@@ -246,6 +247,8 @@ int discovery_finish(struct discovery *d, struct psym_err *e)
 		.dwo_dirs = d->dwo_dirs,
 		.n_dwo_dirs = d->n_dwo_dirs,
 		.dwp = d->dwp,
+		.modules_dirs = d->mod_dirs,
+		.n_modules_dirs = d->n_mod_dirs,
 	};
 	{
 		char sbuf[4096];
@@ -268,6 +271,7 @@ void discovery_free(struct discovery *d)
 	free_list(d->pkgs, d->n_pkgs);
 	free_list(d->urls, d->n_urls);
 	free_list(d->dwo_dirs, d->n_dwo_dirs);
+	free_list(d->mod_dirs, d->n_mod_dirs);
 	for (size_t i = 0; i < d->want.n; i++)
 		free(d->want.ids[i]);
 	free(d->want.ids);

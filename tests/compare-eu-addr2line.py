@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Compare psym addr -a (addr2line style) with eu-addr2line -a -f -i.
 
-usage: cmp-eu.py PSYM.txt EU.txt MIN_PERCENT
+usage: cmp-eu.py PSYM.txt EU.txt MIN_PERCENT [ALIASES]
 Both outputs: an address line (0x...), then per frame a function line and
 a FILE:LINE[:COL] line, innermost first; eu-addr2line's function lines say
 "NAME inlined at F:L:C in OUTER". Names are compared without GCC's clone
 suffixes (.cold, .part.N, .isra.N, .constprop.N: psym names the outermost
 frame from the symbol table, elfutils from DWARF), files by path, lines as
-numbers; "??" and "??:0" frames count as unknown.
+numbers; "??" and "??:0" frames count as unknown. ALIASES (a file of
+lines "NAME NAME...": symbols at one address, as a kernel module's
+init_module and its module_init function) makes those names one for the
+outermost frame.
 """
 import re
 import sys
@@ -41,6 +44,15 @@ def parse(path):
 
 
 ours, ref = parse(sys.argv[1]), parse(sys.argv[2])
+if len(sys.argv) > 4:
+    canon = {}
+    for l in open(sys.argv[4]):
+        for n in l.split():
+            canon[n] = l.split()[0]
+    for chains in (ours, ref):
+        for a, c in chains.items():
+            if c:
+                c[-1] = (canon.get(c[-1][0], c[-1][0]),) + c[-1][1:]
 agree, bad = 0, []
 for a in ref:
     if ours.get(a) == ref[a]:

@@ -12,6 +12,8 @@ for bin in "$top_builddir"/tests/fuzz/*-replay; do
 	case $name in
 	pprof) dirs="$dirs $top_srcdir/testdata/bad" ;;
 	elf|dwarf) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/elf-* "$top_srcdir"/testdata/bad/dwarf-* "$top_srcdir"/testdata/bad/reloc-*)" ;;
+	ustacks) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/ustacks-*)" ;;
+	kmod) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/kmod-* "$top_srcdir"/testdata/bad/reloc-*)" ;;
 	kallsyms) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/kallsyms-*)" ;;
 	perfmap) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/perfmap-* "$top_srcdir"/testdata/bad/jit-*)" ;;
 	deb) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/deb-*)" ;;

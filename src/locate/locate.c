@@ -965,3 +965,29 @@ void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfm
 		}
 	}
 }
+
+/* ---- kernel modules ---------------------------------------------------------- */
+
+/* A release is one path component ("6.1.0-18-amd64"), never a way out. */
+static bool plain_release(const char *r)
+{
+	return r && plain_name(r);
+}
+
+bool psym_locate_module_roots(const struct psym_locate_opts *o, psym_cand_fn fn, void *ud)
+{
+	char buf[PATH_MAX * 2];
+	const char *sysroot = o->sysroot && *o->sysroot ? o->sysroot : "";
+
+	for (size_t i = 0; i < o->n_modules_dirs; i++)
+		if (offer(fn, ud, PSYM_CAND_MODULE_DIR, buf, sizeof(buf), "%s", o->modules_dirs[i]))
+			return true;
+	if (!plain_release(o->release))
+		return false;
+	for (size_t i = 0; i < o->n_debug_dirs; i++)
+		if (offer(fn, ud, PSYM_CAND_MODULE_DEBUGDIR, buf, sizeof(buf), "%s/lib/modules/%s",
+			  o->debug_dirs[i], o->release))
+			return true;
+	return offer(fn, ud, PSYM_CAND_MODULE_SYSROOT, buf, sizeof(buf), "%s/lib/modules/%s",
+		     strcmp(sysroot, "/") == 0 ? "" : sysroot, o->release);
+}

@@ -61,6 +61,9 @@ struct psym_locate_opts {
 	const char *const *dwo_dirs; /* --dwo-dir: where moved .dwo files are */
 	size_t n_dwo_dirs;
 	const char *dwp; /* --dwp FILE, or NULL */
+	/* Kernel modules (--modules-dir): trees searched for MODULE.ko*. */
+	const char *const *modules_dirs;
+	size_t n_modules_dirs;
 };
 
 /* What an object is looked for by. */
@@ -100,10 +103,23 @@ enum psym_cand_rule {
 	PSYM_CAND_DWP_NAMED,	/* --dwp FILE */
 	PSYM_CAND_DWP_BESIDE,	/* BINARY.dwp */
 	PSYM_CAND_DWP_DEBUGDIR, /* DEBUGDIR/BASENAME.dwp */
+	/* Kernel modules (trees, for psym_locate_module_roots' callers): */
+	PSYM_CAND_MODULE_DIR,	   /* --modules-dir DIR */
+	PSYM_CAND_MODULE_DEBUGDIR, /* DEBUGDIR/lib/modules/RELEASE */
+	PSYM_CAND_MODULE_SYSROOT,  /* SYSROOT/lib/modules/RELEASE */
 };
 
 /* Return true to stop the enumeration. */
 typedef bool (*psym_cand_fn)(void *ud, const char *path, enum psym_cand_rule rule);
+
+/*
+ * Where a kernel module's file is looked for, in order, without I/O: each
+ * --modules-dir, each debug dir's lib/modules/RELEASE, then the sysroot's
+ * /lib/modules/RELEASE (RELEASE: o->release; those two are skipped when
+ * it is unknown). Each is a tree for psym_kmod_find(). Returns true when
+ * fn stopped the enumeration.
+ */
+bool psym_locate_module_roots(const struct psym_locate_opts *o, psym_cand_fn fn, void *ud);
 
 /*
  * Candidates for the binary of k, in order, without I/O: k->named alone

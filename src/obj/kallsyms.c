@@ -228,22 +228,16 @@ size_t psym_kallsyms_malformed(const struct psym_kallsyms *k)
 	return k->malformed;
 }
 
-int psym_kallsyms_find(const struct psym_kallsyms *k, const char *module, const char *name,
-		       uint64_t *addr)
+void psym_kallsyms_each_of_module(const struct psym_kallsyms *k, const char *module,
+				  void (*fn)(void *ud, const char *name, uint64_t addr), void *ud)
 {
-	size_t mlen = module ? strlen(module) : 0;
+	size_t mlen = strlen(module);
 
 	for (size_t i = 0; i < psym_symtab_count(&k->syms); i++) {
 		const struct psym_sym *s = psym_symtab_at(&k->syms, i);
 
-		if (strcmp(s->name, name) != 0)
-			continue;
-		if (module ? !s->file || s->file[0] != '[' || strncmp(s->file + 1, module, mlen) ||
-				     strcmp(s->file + 1 + mlen, "]")
-			   : s->file != NULL)
-			continue;
-		*addr = s->addr;
-		return 0;
+		if (s->file && s->file[0] == '[' && strncmp(s->file + 1, module, mlen) == 0 &&
+		    strcmp(s->file + 1 + mlen, "]") == 0)
+			fn(ud, s->name, s->addr);
 	}
-	return PSYM_NOENT;
 }

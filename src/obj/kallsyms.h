@@ -36,11 +36,11 @@ void psym_kallsyms_free(struct psym_kallsyms *k);
 int psym_kallsyms_lookup(struct psym_kallsyms *k, uint64_t addr, struct psym_frame *frame);
 
 /*
- * Address of the symbol name of kernel module module ("ext4", no
- * brackets; NULL: the core kernel). A linear scan. 0 or PSYM_NOENT.
+ * Every symbol of kernel module module (no brackets), through fn, in one
+ * scan: a module's few hundred symbols without a scan per name.
  */
-int psym_kallsyms_find(const struct psym_kallsyms *k, const char *module, const char *name,
-		       uint64_t *addr);
+void psym_kallsyms_each_of_module(const struct psym_kallsyms *k, const char *module,
+				  void (*fn)(void *ud, const char *name, uint64_t addr), void *ud);
 
 /* Address of _text (or _stext), 0 when absent: KASLR relocation base. */
 uint64_t psym_kallsyms_text_addr(const struct psym_kallsyms *k);

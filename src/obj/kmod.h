@@ -29,7 +29,9 @@ bool psym_kmod_name_is(const char *path);
 
 /*
  * Open a compressed module (xz, zstd or gzip by their magic bytes) into
- * memory of at most max bytes (0: PSYM_KMOD_MAX_BYTES). PSYM_NOENT when
+ * memory of at most max bytes (0: PSYM_KMOD_MAX_BYTES), and at most 64
+ * times len plus 64 MiB (no module compresses better: a bomb is refused
+ * early). PSYM_ELIMIT past those, PSYM_NOENT when
  * buf is not one of these formats; an uncompressed .ko is opened by
  * psym_elf_open(), which calls this for the compressed ones.
  */
@@ -44,6 +46,16 @@ int psym_kmod_open_compressed(const char *path, const unsigned char *buf, size_t
  * to buf. 0 or PSYM_NOENT.
  */
 int psym_kmod_find(const char *root, const char *module, char *buf, size_t bufsz);
+
+/*
+ * psym-collect's record of the loaded modules (FILE.d/modules: lines
+ * "NAME BUILD-ID TEXT-ADDRESS", see BPF-collector/kmodules.h), text[len]:
+ * module's build ID (lowercase hex) into bid[bidsz] and its .text address
+ * into *text_addr (0 when unknown). Lines that do not parse are skipped.
+ * 0, or PSYM_NOENT when the module is not listed with a build ID.
+ */
+int psym_kmod_record_find(const char *text, size_t len, const char *module, char *bid, size_t bidsz,
+			  uint64_t *text_addr);
 
 /*
  * The address of a function symbol of the running kernel's copy of the

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kmods.h"
 #include "resolvers.h"
 
 struct kernel_resolver {
@@ -21,6 +22,7 @@ struct kernel_resolver {
 	struct psym_reason ks_why;
 	char ks_path[4200];
 	bool modules;
+	struct psym_kmods *kmods; /* module frames' lines; NULL without kallsyms */
 };
 
 static struct kernel_resolver *from(struct psym_resolver *r)
@@ -91,6 +93,26 @@ static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 		return PSYM_NOENT;
 	}
 	out->n = 1;
+	/* A module's function ("[ext4]"): its .ko's lines and inline frames. */
+	if (out->f[0].file && out->f[0].file[0] == '[') {
+		char mod[256];
+		size_t len = strlen(out->f[0].file);
+		size_t n;
+
+		if (len > 2 && len - 2 < sizeof(mod) && out->f[0].file[len - 1] == ']') {
+			memcpy(mod, out->f[0].file + 1, len - 2);
+			mod[len - 2] = '\0';
+			n = psym_kmods_resolve(k->kmods, mod, addr, out->f, PSYM_MAX_FRAMES);
+			if (n) {
+				for (size_t i = 0; i < n; i++)
+					if (!out->f[i].name)
+						out->f[i].name = "";
+				out->n = n;
+			} else {
+				psym_kallsyms_lookup(k->ks, addr, &out->f[0]);
+			}
+		}
+	}
 	return 0;
 }
 
@@ -112,6 +134,7 @@ static void kernel_destroy(struct psym_resolver *r)
 	struct kernel_resolver *k = from(r);
 
 	psym_binary_free(k->vmlinux);
+	psym_kmods_free(k->kmods);
 	psym_kallsyms_free(k->ks);
 	free(k);
 }
@@ -158,6 +181,9 @@ int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psy
 					k->ks_path, psym_kallsyms_malformed(k->ks));
 			if (lo->explain)
 				lo->explain(lo->explain_ud, k->ks_path, "kernel symbols used");
+			ret = psym_kmods_new(lo, bo, k->ks, &k->kmods, e);
+			if (ret)
+				goto fail;
 		}
 	}
 	*out = &k->base;

@@ -599,6 +599,12 @@ static int run_program(struct psym_cfi *cfi, const struct sec *s, const struct c
 				set_rule(st, reg, PSYM_CFI_VAL_OFFSET, sv * da, 0, NULL, 0);
 				break;
 			case 0x2e: /* GNU_args_size */ rd_uleb(&c); break;
+			/*
+			 * AArch64's negate_ra_state (pointer authentication on or
+			 * off for the return address): the unwinder strips the
+			 * bits of every return address anyway (arch_aarch64.c).
+			 */
+			case 0x2d: break;
 			case 0x2f: /* GNU_negative_offset_extended */
 				reg = rd_uleb(&c);
 				u = rd_uleb(&c);
@@ -702,11 +708,6 @@ static int row_from_fde(struct psym_cfi *cfi, const struct sec *s, uint64_t off,
 		return r;
 	memset(row, 0, sizeof(*row));
 	row->cfa = st.cfa;
-	if (cie.ra < PSYM_CFI_NREGS && cie.ra != PSYM_X86_RA) {
-		/* Only x86-64's column 16 is supported as the return address. */
-		return psym_err_set(e, PSYM_EUNSUPPORTED, "return address column %llu",
-				    (unsigned long long)cie.ra);
-	}
 	if (cie.ra >= PSYM_CFI_NREGS)
 		return psym_err_set(e, PSYM_EUNSUPPORTED, "return address column %llu",
 				    (unsigned long long)cie.ra);
@@ -714,6 +715,7 @@ static int row_from_fde(struct psym_cfi *cfi, const struct sec *s, uint64_t off,
 	row->signal_frame = cie.signal;
 	row->swap = cfi->swap;
 	row->debug_frame = !s->eh;
+	row->ra = (uint16_t)cie.ra;
 	row->fde_start = start;
 	row->fde_end = end;
 	return 0;

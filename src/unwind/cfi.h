@@ -35,8 +35,25 @@ enum psym_x86_reg {
 	PSYM_X86_RSP = 7,
 	/* 8..15: r8..r15 */
 	PSYM_X86_RA = 16, /* return address column: the caller's rip */
-	PSYM_CFI_NREGS = 17
+	PSYM_X86_NREGS = 17
 };
+
+/*
+ * DWARF register numbers of AArch64 (AADWARF64): x0..x30 are 0..30 (x29
+ * the frame pointer, x30 the link register and the CIEs' return-address
+ * column), sp is 31. Slot 32 holds the frame's pc, which has no DWARF
+ * column: the unwinder keeps it there (arch.h).
+ */
+enum psym_a64_reg {
+	PSYM_A64_FP = 29,
+	PSYM_A64_LR = 30,
+	PSYM_A64_SP = 31,
+	PSYM_A64_PC = 32,
+	PSYM_A64_NREGS = 33
+};
+
+/* Register slots of a row and of the unwinder's state: the largest set. */
+#define PSYM_CFI_NREGS 33
 
 enum psym_cfi_how {
 	PSYM_CFI_UNDEF = 0,  /* not recoverable (the return address: outermost frame) */
@@ -64,6 +81,7 @@ struct psym_cfi_row {
 	bool signal_frame;	     /* 'S' augmentation: the pc is not a return address */
 	bool swap;		     /* section byte order differs from ours (expressions) */
 	bool debug_frame;	     /* found in .debug_frame rather than .eh_frame */
+	uint16_t ra;		     /* the CIE's return-address column */
 	uint64_t fde_start, fde_end; /* the FDE's pc range (ELF vaddrs) */
 };
 

@@ -12,7 +12,7 @@
 
 static bool reg_value(const struct psym_expr_ctx *ctx, uint64_t reg, uint64_t *v)
 {
-	if (reg >= PSYM_CFI_NREGS || !(ctx->valid & (1u << reg)))
+	if (reg >= PSYM_CFI_NREGS || !(ctx->valid & ((uint64_t)1 << reg)))
 		return false;
 	*v = ctx->regs[reg];
 	return true;

@@ -25,7 +25,7 @@ typedef int (*psym_expr_read_fn)(void *arg, uint64_t addr, unsigned size, uint64
 
 struct psym_expr_ctx {
 	const uint64_t *regs; /* PSYM_CFI_NREGS values */
-	uint32_t valid;	      /* bit i: regs[i] is known */
+	uint64_t valid;	      /* bit i: regs[i] is known */
 	psym_expr_read_fn read;
 	void *arg;
 	bool swap; /* operands in the other byte order */

@@ -14,6 +14,9 @@ struct file_cfi {
 	const struct psym_elf *elf;
 	struct psym_cfi *cfi; /* NULL: none or unreadable */
 	bool tried;
+	/* AArch64's vDSO: where __kernel_rt_sigreturn is (sigret_tried, has_sigret). */
+	bool sigret_tried, has_sigret;
+	uint64_t sigret;
 };
 
 struct map {
@@ -113,6 +116,24 @@ static struct psym_cfi *file_cfi(struct psym_space *s, size_t i)
 	return f->cfi;
 }
 
+/*
+ * The kernel's AArch64 signal return trampoline (two instructions at the
+ * vDSO's __kernel_rt_sigreturn; its CFI, where the vDSO has any, covers a
+ * nop before it): vaddr is looked up as a return address - 1 too.
+ */
+static bool is_sigreturn(struct psym_space *s, size_t i, uint64_t vaddr)
+{
+	struct file_cfi *f = &s->files[i];
+
+	if (!f->sigret_tried) {
+		f->sigret_tried = true;
+		/* Only the lazily loaded symbol table of elf changes. */
+		f->has_sigret = psym_elf_find_symbol((struct psym_elf *)f->elf,
+						     "__kernel_rt_sigreturn", &f->sigret) == 0;
+	}
+	return f->has_sigret && vaddr + 1 >= f->sigret && vaddr < f->sigret + 8;
+}
+
 int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj)
 {
 	struct psym_space *s = space;
@@ -129,6 +150,7 @@ int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj)
 		memset(obj, 0, sizeof(*obj));
 		obj->cfi[0] = file_cfi(s, m->file);
 		obj->bias[0] = pc - vaddr;
+		obj->sigreturn = is_sigreturn(s, m->file, vaddr);
 		if (m->dfile != SIZE_MAX) {
 			obj->cfi[1] = file_cfi(s, m->dfile);
 			obj->bias[1] = pc - vaddr + m->dbias;

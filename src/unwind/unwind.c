@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "arch.h"
 #include "expr.h"
 #include "unwind.h"
 
@@ -19,10 +20,7 @@ const char *psym_unwind_stop_name(enum psym_unwind_stop s)
 	return (unsigned)s < PSYM_UNWIND_NSTOPS ? stop_names[s] : "?";
 }
 
-/* Callee-saved registers of the x86-64 psABI: unchanged unless a rule says otherwise. */
-#define CALLEE_SAVED                                                                               \
-	((1u << PSYM_X86_RBX) | (1u << PSYM_X86_RBP) | (1u << 12) | (1u << 13) | (1u << 14) |      \
-	 (1u << 15))
+#define BIT(i) ((uint64_t)1 << (i))
 
 static int read_stack(void *arg, uint64_t addr, unsigned size, uint64_t *val)
 {
@@ -31,7 +29,7 @@ static int read_stack(void *arg, uint64_t addr, unsigned size, uint64_t *val)
 
 	if (addr < s->sp || addr - s->sp > s->len || s->len - (addr - s->sp) < size)
 		return -1;
-	memcpy(&v, s->bytes + (addr - s->sp), size); /* x86-64: little-endian like us */
+	memcpy(&v, s->bytes + (addr - s->sp), size); /* x86-64, AArch64: little-endian like us */
 	*val = v;
 	return 0;
 }
@@ -45,15 +43,15 @@ enum step {
 };
 
 /* Apply a CFI row: compute the caller's registers into *out. */
-static enum step apply_row(const struct psym_cfi_row *row, const struct psym_unwind_regs *cur,
-			   const struct psym_unwind_stack *stk, struct psym_unwind_regs *out,
-			   struct psym_err *e)
+static enum step apply_row(const struct psym_unwind_arch *a, const struct psym_cfi_row *row,
+			   const struct psym_unwind_regs *cur, const struct psym_unwind_stack *stk,
+			   struct psym_unwind_regs *out, struct psym_err *e)
 {
 	struct psym_expr_ctx ctx = { cur->r, cur->valid, read_stack, (void *)stk, row->swap };
 	uint64_t cfa;
 
 	if (row->cfa.how == PSYM_CFI_REG) {
-		if (row->cfa.reg >= PSYM_CFI_NREGS || !(cur->valid & (1u << row->cfa.reg))) {
+		if (row->cfa.reg >= PSYM_CFI_NREGS || !(cur->valid & BIT(row->cfa.reg))) {
 			psym_err_set(e, PSYM_EBADDWARF, "CFA register %u not known", row->cfa.reg);
 			return STEP_BAD;
 		}
@@ -68,7 +66,8 @@ static enum step apply_row(const struct psym_cfi_row *row, const struct psym_unw
 		return STEP_BAD;
 	}
 	memset(out, 0, sizeof(*out));
-	for (unsigned i = 0; i < PSYM_CFI_NREGS; i++) {
+	out->machine = cur->machine;
+	for (unsigned i = 0; i < a->nregs; i++) {
 		const struct psym_cfi_rule *ru = &row->reg[i];
 		uint64_t v = 0, addr = 0;
 		bool ok = false;
@@ -76,21 +75,21 @@ static enum step apply_row(const struct psym_cfi_row *row, const struct psym_unw
 
 		switch (ru->how) {
 		case PSYM_CFI_UNSET:
-			if (i == PSYM_X86_RSP) {
+			if (i == a->sp) {
 				v = cfa;
 				ok = true;
-			} else if ((CALLEE_SAVED & (1u << i)) && (cur->valid & (1u << i))) {
+			} else if ((a->callee_saved & BIT(i)) && (cur->valid & BIT(i))) {
 				v = cur->r[i];
 				ok = true;
 			}
 			break;
 		case PSYM_CFI_SAME:
-			ok = (cur->valid & (1u << i)) != 0;
+			ok = (cur->valid & BIT(i)) != 0;
 			v = cur->r[i];
 			break;
 		case PSYM_CFI_OFFSET:
 			ok = read_stack((void *)stk, cfa + (uint64_t)ru->off, 8, &v) == 0;
-			if (!ok && i == PSYM_X86_RA)
+			if (!ok && i == row->ra)
 				return STEP_OOS;
 			break;
 		case PSYM_CFI_VAL_OFFSET:
@@ -98,7 +97,7 @@ static enum step apply_row(const struct psym_cfi_row *row, const struct psym_unw
 			ok = true;
 			break;
 		case PSYM_CFI_REG:
-			ok = ru->reg < PSYM_CFI_NREGS && (cur->valid & (1u << ru->reg));
+			ok = ru->reg < PSYM_CFI_NREGS && (cur->valid & BIT(ru->reg));
 			v = ok ? cur->r[ru->reg] : 0;
 			break;
 		case PSYM_CFI_EXPR:
@@ -109,63 +108,61 @@ static enum step apply_row(const struct psym_cfi_row *row, const struct psym_unw
 			else
 				v = addr;
 			ok = r == 0;
-			if (!ok && i == PSYM_X86_RA)
+			if (!ok && i == row->ra)
 				return r == PSYM_EBADINPUT ? STEP_OOS : STEP_BAD;
 			break;
 		case PSYM_CFI_UNDEF:
 		default:
-			if (i == PSYM_X86_RA)
+			if (i == row->ra)
 				return STEP_END;
 			break;
 		}
 		if (ok) {
 			out->r[i] = v;
-			out->valid |= 1u << i;
+			out->valid |= BIT(i);
 		}
 	}
-	if (!(out->valid & (1u << PSYM_X86_RA))) {
+	/* An AArch64 CIE's return address defaults to the link register's value. */
+	if (!(out->valid & BIT(row->ra)) && row->reg[row->ra].how == PSYM_CFI_UNSET &&
+	    row->ra != a->pc && (cur->valid & BIT(row->ra))) {
+		out->r[row->ra] = cur->r[row->ra];
+		out->valid |= BIT(row->ra);
+	}
+	if (row->ra >= a->nregs || !(out->valid & BIT(row->ra))) {
 		psym_err_set(e, PSYM_EBADDWARF, "no rule for the return address");
 		return STEP_BAD;
 	}
-	if (!(out->valid & (1u << PSYM_X86_RSP))) {
-		out->r[PSYM_X86_RSP] = cfa;
-		out->valid |= 1u << PSYM_X86_RSP;
+	/* The caller's pc: the return address column, cleaned (AArch64 PAC). */
+	out->r[a->pc] = a->strip(out->r[row->ra]);
+	out->valid |= BIT(a->pc);
+	if (!(out->valid & BIT(a->sp))) {
+		out->r[a->sp] = cfa;
+		out->valid |= BIT(a->sp);
 	}
 	return STEP_OK;
 }
 
-/* No CFI: rbp points at the saved rbp, the return address above it. */
-static enum step frame_pointer(const struct psym_unwind_regs *cur,
-			       const struct psym_unwind_stack *stk, struct psym_unwind_regs *out,
-			       struct psym_err *e)
+/* An arch rule's outcome as a step; NO_RULE says why in e. */
+static enum step arch_step(enum psym_arch_step r, const char *what, struct psym_err *e)
 {
-	uint64_t fp = cur->r[PSYM_X86_RBP], ra, saved;
-
-	if (!(cur->valid & (1u << PSYM_X86_RBP))) {
-		psym_err_set(e, PSYM_EBADDWARF, "no CFI and no frame pointer");
-		return STEP_BAD;
-	}
-	if (fp > UINT64_MAX - 16 || read_stack((void *)stk, fp, 8, &saved) != 0 ||
-	    read_stack((void *)stk, fp + 8, 8, &ra) != 0)
+	if (r == PSYM_ARCH_OK)
+		return STEP_OK;
+	if (r == PSYM_ARCH_OUT_OF_STACK)
 		return STEP_OOS;
-	memset(out, 0, sizeof(*out));
-	out->r[PSYM_X86_RBP] = saved;
-	out->r[PSYM_X86_RSP] = fp + 16;
-	out->r[PSYM_X86_RA] = ra;
-	out->valid = (1u << PSYM_X86_RBP) | (1u << PSYM_X86_RSP) | (1u << PSYM_X86_RA);
-	/* Other callee-saved registers are not known past a frame without CFI. */
-	return STEP_OK;
+	psym_err_set(e, PSYM_EBADDWARF, "%s", what);
+	return STEP_BAD;
 }
 
 /* The CFI row for pc: 0, PSYM_NOENT (no object or no FDE), or an error. */
 static int find_row(psym_unwind_find_fn find, void *arg, uint64_t pc, struct psym_cfi_row *row,
-		    struct psym_err *e)
+		    bool *sigreturn, struct psym_err *e)
 {
 	struct psym_unwind_obj obj;
 
 	memset(&obj, 0, sizeof(obj));
 	if (find(arg, pc, &obj) != 0)
 		return PSYM_NOENT;
+	*sigreturn = obj.sigreturn;
 	for (int k = 0; k < 2; k++) {
 		int r;
 
@@ -182,6 +179,7 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 		 psym_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
 		 struct psym_unwind_result *res)
 {
+	const struct psym_unwind_arch *a = psym_unwind_arch_of(regs->machine);
 	struct psym_unwind_regs cur = *regs, next;
 	struct psym_err e = { 0 };
 	bool exact = true; /* the leaf's pc, or one interrupted by a signal */
@@ -191,28 +189,40 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 		res->stop = PSYM_UNWIND_DEPTH;
 		return;
 	}
-	if (!(cur.valid & (1u << PSYM_X86_RA)) || !(cur.valid & (1u << PSYM_X86_RSP))) {
+	if (!a) {
 		res->stop = PSYM_UNWIND_BAD_RULE;
-		snprintf(res->why, sizeof(res->why), "no rip or rsp");
+		snprintf(res->why, sizeof(res->why), "machine %u: no unwinder", regs->machine);
 		return;
 	}
-	pcs[res->n++] = cur.r[PSYM_X86_RA];
+	if (!(cur.valid & BIT(a->pc)) || !(cur.valid & BIT(a->sp))) {
+		res->stop = PSYM_UNWIND_BAD_RULE;
+		snprintf(res->why, sizeof(res->why), "no pc or stack pointer");
+		return;
+	}
+	pcs[res->n++] = cur.r[a->pc];
 	for (;;) {
-		uint64_t pc = cur.r[PSYM_X86_RA] - (exact ? 0 : 1);
+		uint64_t pc = cur.r[a->pc] - (exact ? 0 : 1);
 		struct psym_cfi_row row;
 		enum step st;
-		bool signal = false;
+		bool signal = false, sigret = false;
 		int r;
 
 		if (res->n == max) {
 			res->stop = PSYM_UNWIND_DEPTH;
 			return;
 		}
-		r = find_row(find, arg, pc, &row, &e);
-		if (r < 0) {
+		r = find_row(find, arg, pc, &row, &sigret, &e);
+		if (sigret && a->sigreturn) {
+			/* The kernel's signal frame, where the trampoline has no usable CFI. */
+			st = arch_step(a->sigreturn(&cur, read_stack, (void *)stk, &next),
+				       "no signal frame", &e);
+			signal = true;
+			pcs[res->n - 1] = cur.r[a->pc];
+			r = 1; /* counted as neither CFI nor frame pointer */
+		} else if (r < 0) {
 			st = STEP_BAD;
 		} else if (r == 0) {
-			st = apply_row(&row, &cur, stk, &next, &e);
+			st = apply_row(a, &row, &cur, stk, &next, &e);
 			signal = row.signal_frame;
 			/*
 			 * A signal trampoline is entered by the handler's return:
@@ -220,9 +230,12 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 			 * that pc - 1 finds it), as libdw and gdb show it.
 			 */
 			if (signal)
-				pcs[res->n - 1] = cur.r[PSYM_X86_RA];
+				pcs[res->n - 1] = cur.r[a->pc];
 		} else {
-			st = frame_pointer(&cur, stk, &next, &e);
+			enum psym_arch_step fs;
+
+			fs = a->frame_pointer(&cur, exact, read_stack, (void *)stk, &next);
+			st = arch_step(fs, "no CFI and no frame pointer", &e);
 			if (st == STEP_OK)
 				res->fp_frames++;
 		}
@@ -237,17 +250,23 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 		}
 		if (r == 0)
 			res->cfi_frames++;
-		if (next.r[PSYM_X86_RA] == 0) {
+		if (next.r[a->pc] == 0) {
 			res->stop = PSYM_UNWIND_END;
 			return;
 		}
-		/* The stack grows down: a caller's frame is above, except across a signal. */
-		if (!signal && next.r[PSYM_X86_RSP] <= cur.r[PSYM_X86_RSP]) {
+		/*
+		 * The stack grows down: a caller's frame is above, except across a
+		 * signal. On AArch64 a leaf may keep its return address in x30
+		 * without touching sp: the pc must change then.
+		 */
+		if (!signal && (next.r[a->sp] < cur.r[a->sp] ||
+				(next.r[a->sp] == cur.r[a->sp] &&
+				 (!a->leaf_keeps_sp || next.r[a->pc] == cur.r[a->pc])))) {
 			res->stop = PSYM_UNWIND_NO_PROGRESS;
 			return;
 		}
 		exact = signal;
-		pcs[res->n++] = next.r[PSYM_X86_RA] - (exact ? 0 : 1);
+		pcs[res->n++] = next.r[a->pc] - (exact ? 0 : 1);
 		cur = next;
 	}
 }

@@ -24,10 +24,15 @@
 
 #include "cfi.h"
 
-/* Register values by DWARF number; r[PSYM_X86_RA] is rip. */
+/*
+ * Register values by DWARF number, of the machine named (EM_X86_64, 0
+ * taken as it, or EM_AARCH64; arch.h): x86-64's r[PSYM_X86_RA] is rip,
+ * AArch64's pc is in r[PSYM_A64_PC].
+ */
 struct psym_unwind_regs {
 	uint64_t r[PSYM_CFI_NREGS];
-	uint32_t valid; /* bit i: r[i] is known */
+	uint64_t valid; /* bit i: r[i] is known */
+	uint16_t machine;
 };
 
 /* The copy of the user stack: bytes of [sp, sp + len) at sampling time. */
@@ -45,6 +50,10 @@ struct psym_unwind_stack {
 struct psym_unwind_obj {
 	struct psym_cfi *cfi[2];
 	uint64_t bias[2];
+	/* pc is the kernel's signal return trampoline (AArch64's vDSO
+	 * __kernel_rt_sigreturn): the interrupted registers are in the signal
+	 * frame at the stack pointer (arch.h). */
+	bool sigreturn;
 };
 
 /* 0 with *obj filled, or PSYM_NOENT when pc is in no known object. */

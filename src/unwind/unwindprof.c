@@ -9,6 +9,7 @@
 #include "objtab.h"
 #include "reason.h"
 #include "space.h"
+#include "arch.h"
 #include "unwindprof.h"
 #include "ustacks.h"
 
@@ -120,7 +121,8 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 static int on_sample(void *ud, const struct psym_ustack_sample *s)
 {
 	struct run *r = ud;
-	struct psym_unwind_stack stk = { s->regs.r[PSYM_X86_RSP], s->stack, s->stack_len };
+	const struct psym_unwind_arch *a = psym_unwind_arch_of(s->regs.machine);
+	struct psym_unwind_stack stk = { a ? s->regs.r[a->sp] : 0, s->stack, s->stack_len };
 	struct psym_unwind_result res;
 	struct proc *p = NULL;
 	size_t max = r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES;
@@ -135,8 +137,8 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	if (!p) {
 		r->st->no_maps++;
 		res.n = 0;
-		if (s->regs.valid & (1u << PSYM_X86_RA))
-			r->pcs[res.n++] = s->regs.r[PSYM_X86_RA];
+		if (a && (s->regs.valid & ((uint64_t)1 << a->pc)))
+			r->pcs[res.n++] = s->regs.r[a->pc];
 	} else {
 		psym_unwind(&s->regs, &stk, psym_space_find, p->space, r->pcs, max, &res);
 		r->st->stops[res.stop]++;

@@ -10,12 +10,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include <elf.h>
+
+#include "arch.h"
 #include "fileio.h"
 #include "ustacks.h"
 
 #define MAGIC "PSYMUSTK"
-#define EM_X86_64_ 62
 #define REGSET_DWARF_X86_64 1
+#define REGSET_DWARF_AARCH64 2 /* x0..x30, sp, pc; a 64-bit valid mask */
 #define REC_PROCESS 1
 #define REC_SAMPLE 2
 #define MAX_RECORD ((size_t)1 << 20)
@@ -26,8 +29,15 @@ struct psym_ustacks_writer {
 	uint8_t *buf;
 	size_t n, cap;
 	uint32_t max_stack;
+	const struct psym_unwind_arch *arch;
 	bool failed;
 };
+
+/* The register set a machine's samples are written with. */
+static uint32_t regset_of(const struct psym_unwind_arch *a)
+{
+	return a->machine == EM_AARCH64 ? REGSET_DWARF_AARCH64 : REGSET_DWARF_X86_64;
+}
 
 /* ---- little-endian encoding ------------------------------------------------ */
 
@@ -95,14 +105,29 @@ static int flush_record(struct psym_ustacks_writer *w, uint32_t type, struct psy
 int psym_ustacks_create(const char *path, uint32_t max_stack, struct psym_ustacks_writer **out,
 			struct psym_err *e)
 {
+#ifdef __aarch64__
+	return psym_ustacks_create_for(path, EM_AARCH64, max_stack, out, e);
+#else
+	return psym_ustacks_create_for(path, EM_X86_64, max_stack, out, e);
+#endif
+}
+
+int psym_ustacks_create_for(const char *path, unsigned machine, uint32_t max_stack,
+			    struct psym_ustacks_writer **out, struct psym_err *e)
+{
+	const struct psym_unwind_arch *arch = psym_unwind_arch_of(machine);
 	struct psym_ustacks_writer *w;
 	int fd;
 
 	*out = NULL;
+	if (!arch)
+		return psym_err_set(e, PSYM_EUSAGE, "no stack copies for machine %u", machine);
 	if (max_stack > PSYM_USTACKS_MAX_STACK)
 		return psym_err_set(e, PSYM_EUSAGE, "stack copies are at most %d bytes",
 				    PSYM_USTACKS_MAX_STACK);
 	w = calloc(1, sizeof(*w));
+	if (w)
+		w->arch = arch;
 	if (!w || !(w->path = strdup(path))) {
 		free(w);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -127,9 +152,9 @@ int psym_ustacks_create(const char *path, uint32_t max_stack, struct psym_ustack
 	}
 	put(w, MAGIC, 8);
 	put_u(w, PSYM_USTACKS_VERSION, 4);
-	put_u(w, EM_X86_64_, 4);
-	put_u(w, PSYM_CFI_NREGS, 4);
-	put_u(w, REGSET_DWARF_X86_64, 4);
+	put_u(w, w->arch->machine, 4);
+	put_u(w, w->arch->nregs, 4);
+	put_u(w, regset_of(w->arch), 4);
 	put_u(w, max_stack, 4);
 	put_u(w, 0, 4);
 	if (w->failed || gzwrite(w->gz, w->buf, (unsigned)w->n) != (int)w->n) {
@@ -184,11 +209,11 @@ int psym_ustacks_sample(struct psym_ustacks_writer *w, const struct psym_ustack_
 	put_u(w, s->pid, 4);
 	put_u(w, s->tid, 4);
 	put_u(w, s->cpu, 4);
-	put_u(w, s->regs.valid, 4);
+	put_u(w, s->regs.valid, w->arch->machine == EM_AARCH64 ? 8 : 4);
 	put_u(w, s->time_ns, 8);
 	memcpy(comm, s->comm, strnlen(s->comm, sizeof(comm) - 1));
 	put(w, comm, 16);
-	for (int i = 0; i < PSYM_CFI_NREGS; i++)
+	for (unsigned i = 0; i < w->arch->nregs; i++)
 		put_u(w, s->regs.r[i], 8);
 	put_u(w, nk, 2);
 	put_u(w, 0, 2);
@@ -309,8 +334,8 @@ static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **map
 	return r.p == r.end ? 0 : -1;
 }
 
-static int parse_sample(const uint8_t *p, size_t len, struct psym_ustack_sample *s,
-			uint64_t *kstack)
+static int parse_sample(const struct psym_unwind_arch *a, const uint8_t *p, size_t len,
+			struct psym_ustack_sample *s, uint64_t *kstack)
 {
 	struct rd r = { p, p + len, true };
 	const uint8_t *comm;
@@ -319,14 +344,16 @@ static int parse_sample(const uint8_t *p, size_t len, struct psym_ustack_sample 
 	s->pid = (uint32_t)get_u(&r, 4);
 	s->tid = (uint32_t)get_u(&r, 4);
 	s->cpu = (uint32_t)get_u(&r, 4);
-	s->regs.valid = (uint32_t)get_u(&r, 4) & ((1u << PSYM_CFI_NREGS) - 1);
+	s->regs.machine = a->machine;
+	s->regs.valid = get_u(&r, a->machine == EM_AARCH64 ? 8 : 4);
+	s->regs.valid &= ((uint64_t)1 << a->nregs) - 1;
 	s->time_ns = get_u(&r, 8);
 	comm = get_bytes(&r, 16);
 	if (comm) {
 		memcpy(s->comm, comm, 16);
 		s->comm[16] = 0;
 	}
-	for (int i = 0; i < PSYM_CFI_NREGS; i++)
+	for (unsigned i = 0; i < a->nregs; i++)
 		s->regs.r[i] = get_u(&r, 8);
 	s->nk = (size_t)get_u(&r, 2);
 	get_u(&r, 2);
@@ -349,6 +376,7 @@ int psym_ustacks_read(const char *path, const struct psym_ustacks_reader_ops *op
 {
 	uint8_t hdr[32], rh[8], *rec = NULL;
 	uint64_t kstack[PSYM_USTACKS_MAX_KSTACK];
+	const struct psym_unwind_arch *arch = NULL;
 	gzFile gz = NULL;
 	size_t nrec = 0;
 	bool partial;
@@ -386,11 +414,11 @@ int psym_ustacks_read(const char *path, const struct psym_ustacks_reader_ops *op
 					   version, PSYM_USTACKS_VERSION);
 			goto out;
 		}
-		if (mach != EM_X86_64_ || nregs != PSYM_CFI_NREGS ||
-		    regset != REGSET_DWARF_X86_64) {
+		arch = psym_unwind_arch_of(mach);
+		if (!mach || !arch || nregs != arch->nregs || regset != regset_of(arch)) {
 			ret = psym_err_set(e, PSYM_EUNSUPPORTED,
 					   "'%s': stacks of machine %u with register set %u/%u "
-					   "(psym unwinds x86-64 only)",
+					   "(psym unwinds x86-64 and AArch64)",
 					   path, mach, regset, nregs);
 			goto out;
 		}
@@ -438,7 +466,7 @@ int psym_ustacks_read(const char *path, const struct psym_ustacks_reader_ops *op
 		} else if (type == REC_SAMPLE) {
 			struct psym_ustack_sample s;
 
-			if (parse_sample(rec, len, &s, kstack) < 0)
+			if (parse_sample(arch, rec, len, &s, kstack) < 0)
 				goto bad;
 			if (ops->sample)
 				ret = ops->sample(ud, &s);

@@ -3,13 +3,15 @@
  * The collector's stack-copy side file, OUT.d/ustacks.gz: raw samples
  * that psym unwinds offline. gzip-compressed, little-endian, versioned:
  *
- *   header  "PSYMUSTK" u32 version (1) u32 e_machine (62, x86-64)
- *           u32 nregs (17) u32 regset (1: DWARF x86-64 numbers 0..16,
- *           16 = rip) u32 max_stack u32 reserved
+ *   header  "PSYMUSTK" u32 version (1) u32 e_machine (62, x86-64, or
+ *           183, AArch64) u32 nregs (17; 33) u32 regset (1: DWARF x86-64
+ *           numbers 0..16, 16 = rip; 2: AArch64 x0..x30, sp, pc) u32
+ *           max_stack u32 reserved
  *   records u32 type u32 len, then len bytes:
  *     1 PROCESS  u32 pid u32 nmaps, nmaps x { u64 start limit offset
  *                u8 build-id hex length, the hex, u16 path length, path }
- *     2 SAMPLE   u32 pid tid cpu u32 valid (register mask) u64 time_ns
+ *     2 SAMPLE   u32 pid tid cpu, valid (register mask: u32; u64 for
+ *                regset 2) u64 time_ns
  *                char comm[16] u64 regs[nregs] u16 nkernel u16 0
  *                u64 kstack[nkernel] (leaf first) u32 stack_len,
  *                stack_len bytes copied from regs[rsp] up
@@ -45,15 +47,18 @@ struct psym_ustack_sample {
 	struct psym_unwind_regs regs;
 	const uint64_t *kstack; /* leaf first */
 	size_t nk;
-	const uint8_t *stack; /* bytes from regs.r[PSYM_X86_RSP] up */
+	const uint8_t *stack; /* bytes from the stack pointer up */
 	size_t stack_len;
 };
 
 struct psym_ustacks_writer;
 
-/* Create path (mode 0600, replacing a regular file). */
+/* Create path (mode 0600, replacing a regular file), for this host's machine. */
 int psym_ustacks_create(const char *path, uint32_t max_stack, struct psym_ustacks_writer **out,
 			struct psym_err *e);
+/* The same for stacks of machine (EM_X86_64 or EM_AARCH64; arch.h). */
+int psym_ustacks_create_for(const char *path, unsigned machine, uint32_t max_stack,
+			    struct psym_ustacks_writer **out, struct psym_err *e);
 int psym_ustacks_process(struct psym_ustacks_writer *w, int pid, const struct psym_procmap *maps,
 			 size_t n, struct psym_err *e);
 int psym_ustacks_sample(struct psym_ustacks_writer *w, const struct psym_ustack_sample *s,

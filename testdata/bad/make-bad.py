@@ -11,6 +11,7 @@ function `work` at 0x1170). The cyclic/deep DWARF files are assembled from
 hand-written DWARF 4 with gcc (needs gcc; everything else only Python).
 Python stdlib only, deterministic (fixed seeds).
 """
+import gzip
 import io
 import lzma
 import os
@@ -461,8 +462,22 @@ def reloc_cases():
     put("reloc-link-not-symtab", e.bytes())
 
 
+def kmod_cases():
+    """Compressed kernel modules (kmod.c): bombs of 1.2 GiB of zeros (over
+    the 1 GiB cap, and 6,000 times their size: refused at 64 times), a
+    stream of garbage, a module that decompresses to no ELF file."""
+    z = lzma.LZMACompressor(preset=9)
+    chunk = bytes(1 << 20)
+    out = [z.compress(chunk) for _ in range(1200)]
+    out.append(z.flush())
+    put("kmod-bomb.ko.xz", b"".join(out))
+    put("kmod-garbage.ko.xz", b"\xfd7zXZ\x00" + random.Random(11).randbytes(2000))
+    put("kmod-not-elf.ko.gz", gzip.compress(b"not a module\n" * 100, mtime=0))
+
+
 if __name__ == "__main__":
     reloc_cases()
+    kmod_cases()
     elf_cases()
     dwarf_cases()
     split_cases()

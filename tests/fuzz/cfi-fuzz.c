@@ -4,7 +4,7 @@
  * (its .eh_frame, .eh_frame_hdr, .debug_frame are read); rows are looked
  * up at the start, middle and end of the first FDEs' ranges, and a stack
  * made of the input's last 512 bytes is unwound from registers taken
- * from its first bytes.
+ * from its first bytes, as x86-64's and as AArch64's registers.
  */
 #include "config.h"
 
@@ -21,6 +21,14 @@ static int find(void *arg, uint64_t pc, struct psym_unwind_obj *obj)
 	(void)pc;
 	memset(obj, 0, sizeof(*obj));
 	obj->cfi[0] = arg;
+	return 0;
+}
+
+/* Also the signal-frame rule: pcs with bit 4 set are taken as the trampoline. */
+static int find_a64(void *arg, uint64_t pc, struct psym_unwind_obj *obj)
+{
+	find(arg, pc, obj);
+	obj->sigreturn = (pc & 0x10) != 0;
 	return 0;
 }
 
@@ -56,6 +64,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (uint64_t pc = 0x1000; pc < 0x6000; pc += 0x101) {
 			regs.r[PSYM_X86_RA] = pc;
 			psym_unwind(&regs, &stk, find, cfi, pcs, 32, &res);
+		}
+		/* The same stacks as AArch64's (x29/x30 frame records, PAC bits). */
+		regs.machine = 183; /* EM_AARCH64 */
+		regs.valid = ((uint64_t)1 << PSYM_A64_NREGS) - 1;
+		regs.r[PSYM_A64_SP] = 0x7ff000 + (regs.r[PSYM_A64_SP] & 0xf0);
+		for (uint64_t pc = 0x1000; pc < 0x6000; pc += 0x104) {
+			regs.r[PSYM_A64_PC] = pc;
+			psym_unwind(&regs, &stk, find_a64, cfi, pcs, 32, &res);
 		}
 		psym_cfi_close(cfi);
 	}

@@ -17,6 +17,7 @@
 #include "collectprof.h"
 #include "elffile.h"
 #include "unwindprof.h"
+#include "arch.h"
 #include "ustacks.h"
 
 #define PID 4242
@@ -28,13 +29,28 @@ int main(int argc, char **argv)
 	struct psym_ustacks_writer *w = NULL;
 	struct psym_err e = { 0 };
 	char side[4096];
+	unsigned machine = 62; /* EM_X86_64 */
+	const struct psym_unwind_arch *arch;
 
 	if (argc < 3)
 		return 2;
 	snprintf(side, sizeof(side), "%s.d", argv[1]);
 	mkdir(side, 0700);
 	snprintf(side, sizeof(side), "%s.d/%s", argv[1], PSYM_USTACKS_NAME);
-	if (psym_collectprof_new(&meta, &c, &e) || psym_ustacks_create(side, 16384, &w, &e))
+	/* The dumps' machine ("arch aarch64" in the first: gdbdump-a64.py's). */
+	{
+		char l[64];
+		FILE *f0 = fopen(argv[2], "r");
+
+		while (f0 && fgets(l, sizeof(l), f0))
+			if (strcmp(l, "arch aarch64\n") == 0)
+				machine = 183; /* EM_AARCH64 */
+		if (f0)
+			fclose(f0);
+	}
+	arch = psym_unwind_arch_of(machine);
+	if (psym_collectprof_new(&meta, &c, &e) ||
+	    psym_ustacks_create_for(side, machine, 16384, &w, &e))
 		goto fail;
 	for (int i = 2; i < argc; i++) {
 		static struct psym_procmap maps[256];
@@ -52,7 +68,8 @@ int main(int argc, char **argv)
 
 			if (sscanf(line, "reg %u %llx", &r, &a) == 2 && r < PSYM_CFI_NREGS) {
 				s.regs.r[r] = a;
-				s.regs.valid |= 1u << r;
+				s.regs.valid |= (uint64_t)1 << r;
+				s.regs.machine = (uint16_t)machine;
 			} else if (n < 256 && sscanf(line, "map %llx %llx %llx %511s", &a, &b, &o,
 						     path) == 4) {
 				struct psym_elf *elf = NULL;
@@ -88,8 +105,8 @@ int main(int argc, char **argv)
 		if (i == 2 && (psym_collectprof_process(c, PID, maps, n) < 0 ||
 			       psym_ustacks_process(w, PID, maps, n, &e)))
 			goto fail;
-		if (psym_collectprof_add(c, PID, PID, "prog", NULL, 0, &s.regs.r[PSYM_X86_RA], 1,
-					 1) < 0 ||
+		if (psym_collectprof_add(c, PID, PID, "prog", NULL, 0, &s.regs.r[arch->pc], 1, 1) <
+			    0 ||
 		    psym_ustacks_sample(w, &s, &e))
 			goto fail;
 	}

@@ -20,6 +20,30 @@
 
 #define MAXF 256
 
+/*
+ * "sigtramp LO HI" lines: a signal return trampoline outside any file
+ * (qemu-user's; on hardware AArch64's is the vDSO's __kernel_rt_sigreturn,
+ * which space.c finds by its symbol).
+ */
+struct finder {
+	struct psym_space *sp;
+	uint64_t tramp[8][2];
+	size_t ntramp;
+};
+
+static int find(void *arg, uint64_t pc, struct psym_unwind_obj *obj)
+{
+	struct finder *f = arg;
+
+	for (size_t i = 0; i < f->ntramp; i++)
+		if (pc + 1 >= f->tramp[i][0] && pc < f->tramp[i][1]) {
+			memset(obj, 0, sizeof(*obj));
+			obj->sigreturn = true;
+			return 0;
+		}
+	return psym_space_find(f->sp, pc, obj);
+}
+
 struct file {
 	char path[512];
 	struct psym_elf *elf;
@@ -61,6 +85,7 @@ int main(int argc, char **argv)
 	static struct file files[512];
 	size_t nfiles = 0, nstack = 0;
 	struct psym_unwind_regs regs = { 0 };
+	struct finder fd = { 0 };
 	struct psym_unwind_stack stk = { 0 };
 	struct psym_unwind_result res;
 	struct psym_space *sp = NULL;
@@ -79,6 +104,7 @@ int main(int argc, char **argv)
 	}
 	if (psym_space_new(NULL, &sp, &e) < 0)
 		return 3;
+	fd.sp = sp;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long a, b, c;
 		unsigned n;
@@ -86,7 +112,12 @@ int main(int argc, char **argv)
 
 		if (sscanf(line, "reg %u %llx", &n, &a) == 2 && n < PSYM_CFI_NREGS) {
 			regs.r[n] = a;
-			regs.valid |= 1u << n;
+			regs.valid |= (uint64_t)1 << n;
+		} else if (strcmp(line, "arch aarch64\n") == 0) {
+			regs.machine = 183; /* EM_AARCH64 */
+		} else if (sscanf(line, "sigtramp %llx %llx", &a, &b) == 2 && fd.ntramp < 8) {
+			fd.tramp[fd.ntramp][0] = a;
+			fd.tramp[fd.ntramp++][1] = b;
 		} else if (sscanf(line, "map %llx %llx %llx %511s", &a, &b, &c, path) == 4) {
 			size_t i;
 
@@ -123,14 +154,14 @@ int main(int argc, char **argv)
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		for (long i = 0; i < repeat; i++)
-			psym_unwind(&regs, &stk, psym_space_find, sp, pcs, MAXF, &res);
+			psym_unwind(&regs, &stk, find, &fd, pcs, MAXF, &res);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		fprintf(stderr, "%.3f us per unwind (%zu frames)\n",
 			((t1.tv_sec - t0.tv_sec) * 1e9 + (t1.tv_nsec - t0.tv_nsec)) / 1e3 /
 				(double)repeat,
 			res.n);
 	}
-	psym_unwind(&regs, &stk, psym_space_find, sp, pcs, MAXF, &res);
+	psym_unwind(&regs, &stk, find, &fd, pcs, MAXF, &res);
 	for (size_t i = 0; i < res.n; i++)
 		printf("0x%" PRIx64 "\n", pcs[i]);
 	printf("stop %s %s\n", psym_unwind_stop_name(res.stop), res.why);

@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: MIT */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "kmod.h"
+#include "kmods.h"
+
+/* Distinct modules looked for in one run (a kernel has a few hundred). */
+#define MAX_MODULES 4096
+
+struct kmod_entry {
+	char *name;
+	struct psym_binary *bin; /* NULL: not found or not usable */
+};
+
+struct psym_kmods {
+	const struct psym_locate_opts *lo;
+	struct psym_binary_opts bo; /* without the symbol cache: addresses move */
+	struct psym_kallsyms *ks;
+	pthread_mutex_t mu;
+	struct kmod_entry *v;
+	size_t n, cap;
+	unsigned char *rec; /* the side dir's modules record, or NULL */
+	size_t reclen;
+};
+
+/* psym-collect's record of the modules (NAME BUILD-ID TEXT): a few hundred lines. */
+#define MAX_RECORD ((size_t)4 << 20)
+
+int psym_kmods_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+		   struct psym_kallsyms *ks, struct psym_kmods **out, struct psym_err *e)
+{
+	struct psym_kmods *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	m->lo = lo;
+	m->bo = *bo;
+	/*
+	 * The cache keys a file by its build ID; a module's addresses are
+	 * where this run's kernel loaded it.
+	 */
+	m->bo.cache_dir = NULL;
+	m->ks = ks;
+	if (lo->side_dir) {
+		char path[4200];
+		struct psym_err le = { 0 };
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/modules", lo->side_dir) <
+			    sizeof(path) &&
+		    psym_read_file(path, MAX_RECORD, &m->rec, &m->reclen, &le) != 0)
+			m->rec = NULL;
+	}
+	pthread_mutex_init(&m->mu, NULL);
+	*out = m;
+	return 0;
+}
+
+void psym_kmods_free(struct psym_kmods *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].name);
+		psym_binary_free(m->v[i].bin);
+	}
+	free(m->v);
+	free(m->rec);
+	pthread_mutex_destroy(&m->mu);
+	free(m);
+}
+
+struct find {
+	struct psym_kmods *m;
+	const char *module;
+	const char *bid; /* recorded by psym-collect, or NULL */
+	uint64_t text;	 /* .text's load address it recorded, 0: unknown */
+	struct psym_binary *bin;
+};
+
+/* The module's kallsyms symbols, sorted by name (one kallsyms scan per module). */
+struct kname {
+	const char *name;
+	uint64_t addr;
+};
+
+struct placer {
+	struct kname *v;
+	size_t n, cap;
+	bool nomem;
+};
+
+static void collect(void *ud, const char *name, uint64_t addr)
+{
+	struct placer *p = ud;
+
+	if (p->n == p->cap) {
+		size_t ncap = p->cap ? p->cap * 2 : 256;
+		struct kname *v = realloc(p->v, ncap * sizeof(*v));
+
+		if (!v) {
+			p->nomem = true;
+			return;
+		}
+		p->v = v;
+		p->cap = ncap;
+	}
+	p->v[p->n++] = (struct kname){ name, addr };
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct kname *)a)->name, ((const struct kname *)b)->name);
+}
+
+static int addr_of(void *ud, const char *name, uint64_t *addr)
+{
+	const struct placer *p = ud;
+	struct kname key = { name, 0 };
+	const struct kname *hit;
+
+	hit = p->n ? bsearch(&key, p->v, p->n, sizeof(*p->v), by_name) : NULL;
+	if (!hit)
+		return PSYM_NOENT;
+	*addr = hit->addr;
+	return 0;
+}
+
+static void explain(const struct psym_locate_opts *lo, const char *path, const char *verdict)
+{
+	if (lo->explain)
+		lo->explain(lo->explain_ud, path, verdict);
+}
+
+/* Use an opened module file if it has DWARF, the recorded build ID, and can be placed. */
+static bool use(struct find *f, struct psym_elf *elf, const char *path)
+{
+	struct placer pl = { 0 };
+	struct psym_err le = { 0 };
+	const char *own = psym_elf_build_id(elf);
+	const char *no = NULL;
+	size_t placed = 0;
+
+	if (!psym_elf_is_rel(elf) || !psym_elf_has_dwarf(elf))
+		no = "not a module with DWARF";
+	else if (f->bid && own && strcmp(own, f->bid) != 0)
+		no = "its build ID is not the loaded module's";
+	if (!no) {
+		psym_kallsyms_each_of_module(f->m->ks, f->module, collect, &pl);
+		if (pl.n)
+			qsort(pl.v, pl.n, sizeof(*pl.v), by_name);
+		placed = pl.nomem ? 0 : psym_kmod_place(elf, addr_of, &pl);
+		free(pl.v);
+		if (!placed && (!f->text || psym_elf_place(elf, ".text", f->text) != 0))
+			no = "none of its functions is in kallsyms (and no recorded .text "
+			     "address)";
+	}
+	if (no) {
+		explain(f->m->lo, path, no);
+		psym_elf_close(elf);
+		return false;
+	}
+	if (psym_binary_new(elf, &f->m->bo, &f->bin, &le) != 0) {
+		explain(f->m->lo, path, le.msg);
+		f->bin = NULL;
+		return false;
+	}
+	explain(f->m->lo, path, "kernel module used");
+	return true;
+}
+
+/* One tree: the module's file there. */
+static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
+{
+	struct find *f = ud;
+	struct psym_err le = { 0 };
+	struct psym_elf *elf = NULL;
+	char path[4096];
+
+	(void)rule;
+	if (psym_kmod_find(root, f->module, path, sizeof(path)) != 0)
+		return false;
+	if (psym_elf_open(path, f->m->lo->elf_limits, &elf, &le) != 0) {
+		explain(f->m->lo, path, le.msg);
+		return false;
+	}
+	return use(f, elf, path);
+}
+
+static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
+{
+	struct find f = { m, module, NULL, 0, NULL };
+	struct kmod_entry *v;
+	char bid[130];
+	uint64_t text;
+
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->v[i].name, module) == 0)
+			return &m->v[i];
+	if (m->n == MAX_MODULES)
+		return NULL;
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 16;
+
+		v = realloc(m->v, ncap * sizeof(*v));
+		if (!v)
+			return NULL;
+		m->v = v;
+		m->cap = ncap;
+	}
+	v = &m->v[m->n];
+	v->name = strdup(module);
+	if (!v->name)
+		return NULL;
+	if (m->rec && psym_kmod_record_find((const char *)m->rec, m->reclen, module, bid,
+					    sizeof(bid), &text) == 0) {
+		f.bid = bid;
+		f.text = text;
+	}
+	psym_locate_module_roots(m->lo, try_root, &f);
+	/* By the recorded build ID: .build-id trees, then debuginfod. */
+	if (!f.bin && f.bid) {
+		struct psym_elf *elf = NULL;
+		struct psym_reason why = { 0 };
+		struct psym_err le = { 0 };
+
+		if (psym_locate_debug_file(m->lo, f.bid, NULL, NULL, 0, &elf, &why, &le) == 0)
+			use(&f, elf, psym_elf_path(elf));
+	}
+	v->bin = f.bin;
+	m->n++;
+	return v;
+}
+
+size_t psym_kmods_resolve(struct psym_kmods *m, const char *module, uint64_t addr,
+			  struct psym_frame *frames, size_t max)
+{
+	struct kmod_entry *v;
+	size_t n = 0;
+
+	if (!m || !m->ks)
+		return 0;
+	pthread_mutex_lock(&m->mu);
+	v = entry(m, module);
+	if (v && v->bin)
+		n = psym_binary_resolve(v->bin, addr, frames, max);
+	pthread_mutex_unlock(&m->mu);
+	return n;
+}

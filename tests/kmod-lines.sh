@@ -1,0 +1,180 @@
+#!/bin/bash
+# Kernel modules with lines: a module built here against Debian's kernel
+# headers (linux-headers-amd64, ~14 MB: a linux-image-*-dbg package is
+# ~1 GB) with its DWARF. Oracle: eu-addr2line, which applies a module's
+# relocations itself.
+#  1. psym addr on the .ko, .ko.xz, .ko.zst and .ko.gz, every instruction
+#     of every code section (--section), against eu-addr2line --section.
+#  2. psym symbolize of a profile whose kernel frames are in the module,
+#     loaded (as the test's kallsyms copy says) at addresses of its own
+#     per section: the module is found by name under --modules-dir (a
+#     tree, the file .ko.zst), in DEBUGDIR/lib/modules/RELEASE, its
+#     sections placed through kallsyms; every frame's chain must equal
+#     eu-addr2line's for its section offset.
+. "$top_srcdir/tests/lib.sh"
+need eu-addr2line "elfutils"
+need make
+need python3
+need xz
+need zstd
+HDR=
+for d in /usr/src/linux-headers-*-amd64 /usr/src/linux-headers-*-arm64; do
+	[ -f "$d/Makefile" ] && HDR=$d && break
+done
+[ -n "$HDR" ] || skip "no kernel headers to build a module (Debian linux-headers-amd64)"
+SRC=$top_srcdir/tests/kmod
+CMPEU=$top_srcdir/tests/compare-eu-addr2line.py
+
+mkdir mod
+cp "$SRC/pmod.c" mod/
+echo 'obj-m := pmod.o' >mod/Kbuild
+if ! make -s -C "$HDR" M="$T/mod" modules >build.log 2>&1 || [ ! -f mod/pmod.ko ]; then
+	tail -20 build.log
+	fail "building the module against $HDR"
+	finish 2>/dev/null || exit 1
+fi
+KO=mod/pmod.ko
+check "the module has DWARF and debug relocations" grep -q '.rela.debug_info' <(readelf -SW $KO)
+xz -k $KO && zstd -q -k $KO && gzip -k $KO
+
+# Names at one address (init_module is pmod_init): either is right outermost.
+readelf -sW $KO | awk '$4 == "FUNC" { k = $7 ":" $2; a[k] = a[k] " " $8 } END { for (k in a) print a[k] }' |
+	sed 's/\.constprop\.[0-9]*//g' >aliases
+readelf -SW $KO | sed -n 's/^ *\[ *\([0-9]*\)\] \([^ ]*\) .* \([A-Z]*X[A-Z]*\) .*/\2/p' >secs
+total=0
+while read -r sec; do
+	objdump -d -j "$sec" $KO | sed -n 's/^ *\([0-9a-f]*\):\t.*/0x\1/p' >"addrs$sec"
+	[ -s "addrs$sec" ] || continue
+	total=$((total + $(wc -l <"addrs$sec")))
+	# eu-addr2line -a prints the address in its own layout of the
+	# sections (offset + where it put the section): number the answers
+	# by the offsets asked instead.
+	eu-addr2line -a -f -i -e $KO --section "$sec" <"addrs$sec" |
+		awk 'NR == FNR { a[n++] = $0; next } /^0x[0-9a-f]+$/ { print a[i++]; next } { print }' \
+			"addrs$sec" - >"eu.$sec"
+	for f in $KO $KO.xz $KO.zst $KO.gz; do
+		"$PSYM" addr -a -e "$f" --section "$sec" <"addrs$sec" >"psym$sec.${f##*.}" 2>err ||
+			fail "psym addr $f --section $sec: exit $?: $(head -2 err)"
+	done
+	if python3 "$CMPEU" "psym$sec.ko" "eu.$sec" 100 aliases >"cmp$sec"; then
+		pass "$sec: eu-addr2line agrees ($(head -1 "cmp$sec"))"
+	else
+		fail "$sec: eu-addr2line disagrees"
+		cat "cmp$sec"
+	fi
+	for z in xz zst gz; do
+		check "$sec: the .ko.$z answers as the .ko" cmp -s "psym$sec.ko" "psym$sec.$z"
+	done
+done <secs
+echo "# $total instructions of the module compared"
+[ "$total" -gt 100 ] || fail "only $total instructions"
+
+# ---- 2. module frames of a profile --------------------------------------------
+# Each code section at a load address of its own, as the kernel would.
+base=$((0xffffffffc0a00000))
+: >places
+: >stacks
+{
+	echo "ffffffff81000000 T _text"
+	echo "ffffffff81000100 T schedule"
+} >kallsyms
+i=0
+while read -r sec; do
+	[ -s "addrs$sec" ] || continue
+	b=$((base + i * 0x10000))
+	i=$((i + 1))
+	printf '%s %x\n' "$sec" "$b" >>places
+	idx=$(readelf -SW $KO | sed -n "s/^ *\[ *\([0-9]*\)\] ${sec//./\\.} .*/\1/p")
+	readelf -sW $KO | awk -v n="$idx" '$4 == "FUNC" && $7 == n { print $2, $8 }' |
+		while read -r v name; do printf '%x t %s\t[pmod]\n' $((b + 0x$v)) "$name"; done >>kallsyms
+	while read -r a; do printf '%x\n' $((b + a)); done <"addrs$sec" >>stacks
+done <secs
+sort -o kallsyms kallsyms
+{ echo "mapping ffffffffc0000000 ffffffffc1000000 0 [kernel.kallsyms]"; cat stacks; } >stacks.in
+: >maps.empty
+python3 "$top_srcdir/tests/mkprofile.py" maps.empty stacks.in >k.txtpb && encode_txtpb k.txtpb k.pb ||
+	fail "making the profile"
+mkdir -p tree/kernel/extra && cp $KO.zst tree/kernel/extra/
+"$PSYM" symbolize --kallsyms kallsyms --modules-dir tree k.pb -o k.sym.pb 2>sym.log ||
+	fail "psym symbolize: exit $?: $(head -3 sym.log)"
+"$PSYM" show --json k.sym.pb >k.json
+if python3 "$SRC/check-symbolized.py" k.json places . aliases >chk; then
+	pass "module frames by --modules-dir: $(head -1 chk)"
+else
+	fail "module frames by --modules-dir"
+	cat chk
+fi
+# The debug dir's lib/modules/RELEASE (the release psym-collect records).
+mkdir -p dbg/lib/modules/6.1.0-test/kernel/extra && cp $KO.xz dbg/lib/modules/6.1.0-test/kernel/extra/
+# The release comes from the profile's host identity line (another host).
+nstr=$(grep -c '^string_table' k.txtpb)
+{
+	cat k.txtpb
+	echo "comment: $nstr"
+	echo 'string_table: "psym-collect: host=elsewhere kernel=6.1.0-test boot_id=00000000-0000-0000-0000-000000000000"'
+} >k2.txtpb
+encode_txtpb k2.txtpb k2.pb || fail "making the profile with a host identity"
+"$PSYM" symbolize --kallsyms kallsyms --debug-dir dbg k2.pb -o k2.sym.pb 2>sym2.log ||
+	fail "psym symbolize (debug dir): exit $?: $(head -3 sym2.log)"
+"$PSYM" show --json k2.sym.pb >k2.json
+if python3 "$SRC/check-symbolized.py" k2.json places . aliases >chk2; then
+	pass "module frames by DEBUGDIR/lib/modules/RELEASE: $(head -1 chk2)"
+else
+	fail "module frames by DEBUGDIR/lib/modules/RELEASE"
+	cat chk2
+fi
+# By the build ID psym-collect records (FILE.d/modules): a .build-id tree,
+# then debuginfod, when no tree holds the module by name.
+bid=$(readelf -n $KO | sed -n 's/.*Build ID: *//p')
+if [ -n "$bid" ]; then
+	mkdir -p bid/.build-id/${bid:0:2} && cp $KO "bid/.build-id/${bid:0:2}/${bid:2}.debug"
+	mkdir -p k4.pb.d && cp kallsyms k4.pb.d/kallsyms && cp k2.pb k4.pb
+	printf 'pmod %s %x\nother 0123 0\n' "$bid" "$base" >k4.pb.d/modules
+	"$PSYM" symbolize --debug-dir bid k4.pb -o k4.sym.pb 2>sym4.log ||
+		fail "psym symbolize (build-id tree): exit $?: $(head -3 sym4.log)"
+	"$PSYM" show --json k4.sym.pb >k4.json
+	if python3 "$SRC/check-symbolized.py" k4.json places . aliases >chk4; then
+		pass "module frames by the recorded build ID (.build-id tree): $(head -1 chk4)"
+	else
+		fail "module frames by the recorded build ID"
+		cat chk4
+	fi
+	# kallsyms names the module's code but none of the .ko's symbols (an
+	# unexported-symbols kallsyms, a renamed function): .text goes where
+	# psym-collect recorded it.
+	mkdir -p k7.pb.d && cp k4.pb k7.pb && cp k4.pb.d/modules k7.pb.d/
+	{ echo "ffffffff81000000 T _text"; printf '%x t not_in_the_ko\t[pmod]\n' "$base"; } >k7.pb.d/kallsyms
+	grep '^\.text ' places >places.text
+	"$PSYM" symbolize --debug-dir bid k7.pb -o k7.sym.pb 2>sym7.log
+	"$PSYM" show --json k7.sym.pb >k7.json
+	if python3 "$SRC/check-symbolized.py" k7.json places.text . aliases >chk7; then
+		pass "module .text at the recorded address: $(head -1 chk7)"
+	else
+		fail "module .text at the recorded address"
+		cat chk7
+	fi
+	# A module file of another build under --modules-dir is not used.
+	mkdir -p other/x && cp mod/pmod.c mod/Kbuild other/x/ && sed -i 's/bye/bye!/' other/x/pmod.c
+	if make -s -C "$HDR" M="$T/other/x" modules >build2.log 2>&1; then
+		"$PSYM" symbolize --modules-dir other --explain k4.pb -o k5.sym.pb 2>sym5.log
+		check "a module of another build ID is refused" grep -q "build ID is not the loaded module's" sym5.log
+	fi
+	if command -v debuginfod >/dev/null; then
+		mkdir -p dfiles && cp $KO dfiles/
+		start_debuginfod "$T/dfiles" "$bid"
+		"$PSYM" symbolize --debuginfod "$url" k4.pb -o k6.sym.pb 2>sym6.log
+		"$PSYM" show --json k6.sym.pb >k6.json
+		if python3 "$SRC/check-symbolized.py" k6.json places . aliases >chk6; then
+			pass "module frames by the recorded build ID (debuginfod): $(head -1 chk6)"
+		else
+			fail "module frames by the recorded build ID (debuginfod)"
+			cat chk6
+		fi
+		kill "$server" 2>/dev/null
+		server=
+	fi
+fi
+# Without the module's file: kallsyms names only, said per module.
+"$PSYM" symbolize --kallsyms kallsyms k.pb -o k3.sym.pb 2>sym3.log
+check "no module file: kallsyms names stay" grep -q '"pmod_hash"' <("$PSYM" show --json k3.sym.pb)
+[ "$n_fail" = 0 ]
