@@ -573,3 +573,36 @@ int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 	*np = n;
 	return 0;
 }
+
+int psym_index_verify(struct psym_index *x, size_t *groups, struct psym_err *e)
+{
+	uint64_t body = x->h.sec[SEC_CRCS].off - IDX_HDR_SIZE, prev = 0;
+	struct dgroup *g = &x->cache[0];
+	const char *s;
+
+	*groups = 0;
+	if (touch(x, IDX_HDR_SIZE, body, e))
+		return e->code;
+	for (size_t i = 0; i < x->h.ngroups; i++) {
+		uint64_t start = group_start(x, i);
+
+		if (i && start <= prev)
+			return bad(x, e, "function records out of order");
+		prev = start;
+		if (decode(x, i, g, e))
+			return e->code;
+		for (size_t k = 0; k < g->nnodes; k++)
+			if (str_at(x, g->nodes[k].name, &s, e) ||
+			    str_at(x, g->nodes[k].linkage, &s, e) ||
+			    file_at(x, g->nodes[k].pfile, &s, e))
+				return e->code;
+		for (size_t k = 0; k < g->nruns; k++)
+			if (file_at(x, g->runs[k].file, &s, e))
+				return e->code;
+		if (i + 1 < x->h.ngroups && g->end > group_start(x, i + 1))
+			return bad(x, e, "function records overlap");
+	}
+	g->idx = SIZE_MAX;
+	*groups = x->h.ngroups;
+	return 0;
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "resolvers.h"
 
 struct file_resolver {
@@ -58,7 +59,13 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 				 ? " (a debug file standing in for the binary)"
 				 : "";
 	size_t hits, misses;
+	const struct psym_index *ix = psym_binary_index(b);
 
+	if (ix && psym_binary_index_hits(b)) {
+		snprintf(buf, bufsz, "from '%s'%s, from the index '%s' (answers of '%s')", path, as,
+			 psym_index_path(ix), psym_index_source(ix));
+		return;
+	}
 	psym_binary_cache_stats(b, &hits, &misses);
 	if (hits && !misses)
 		snprintf(buf, bufsz, "from '%s'%s, from the symbol cache", path, as);
@@ -90,13 +97,23 @@ static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
 	int k;
 
 	buf[0] = '\0';
-	if (psym_elf_is_debug_only(elf)) {
+	if (psym_binary_index(from(r)->bin)) {
+		const struct psym_index *ix = psym_binary_index(from(r)->bin);
+
 		k = snprintf(buf, bufsz,
-			     "'%s' is a debug file standing in for the binary: its segments' "
+			     "answers from the index '%s' (build ID %s, %llu bytes, made from "
+			     "'%s'); no DWARF read",
+			     psym_index_path(ix), psym_index_build_id(ix),
+			     (unsigned long long)psym_index_size(ix), psym_index_source(ix));
+		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
+	}
+	if (psym_elf_is_debug_only(elf)) {
+		k = snprintf(buf + n, bufsz - n,
+			     "%s'%s' is a debug file standing in for the binary: its segments' "
 			     "file offsets recovered from their addresses and alignment, "
 			     "symbols from its .symtab",
-			     psym_elf_path(elf));
-		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
+			     n ? "\n    " : "", psym_elf_path(elf));
+		n += k < 0 ? 0 : (size_t)k < bufsz - n ? (size_t)k : bufsz - n - 1;
 	}
 	if (!psym_binary_dwarf_path(from(r)->bin))
 		return;
@@ -109,8 +126,14 @@ static void file_warning(struct psym_resolver *r, char *buf, size_t bufsz)
 {
 	struct psym_binary *b = from(r)->bin;
 	const char *cpath, *why = psym_binary_take_cache_damage(b, &cpath);
+	const char *dmg = psym_binary_take_index_damage(b);
 
 	buf[0] = '\0';
+	if (dmg) {
+		snprintf(buf, bufsz, "%s: symbolized from '%s' instead", dmg,
+			 psym_elf_path(psym_binary_elf(b)));
+		return;
+	}
 	if (why)
 		snprintf(buf, bufsz, "symbol cache '%s' ignored (%s): symbolized from '%s'", cpath,
 			 why, psym_elf_path(psym_binary_elf(b)));

@@ -26,6 +26,7 @@
 #include "mapping.h"
 #include "registry.h"
 #include "resolvers.h"
+#include "store.h"
 #include "symbolize.h"
 
 /*
@@ -79,6 +80,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 		.locate = &c->lo,
 		.limits = &c->limits,
 		.cache_dir = o->cache_dir,
+		.index_store = o->index_store,
 	};
 	return c;
 }
@@ -728,6 +730,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 		.locate = &run.lo,
 		.limits = &o->limits,
 		.cache_dir = o->cache_dir,
+		.index_store = o->index_store,
 	};
 	run.file_bopts = o->shared ? &o->shared->bopts : &run.bopts;
 	run.own = psym_registry_new(0);
@@ -852,7 +855,13 @@ out:
 	for (size_t i = 0; i < run.nsum; i++)
 		free(run.sum[i].text);
 	free(run.sum);
-	psym_registry_free(run.own);
+	{
+		/* Objects closed now may start an index build (binary.c's policy). */
+		size_t built = psym_index_store_built(o->index_store);
+
+		psym_registry_free(run.own);
+		r->indexes_built += psym_index_store_built(o->index_store) - built;
+	}
 	free(run.caller_only);
 	free(run.loc_pid);
 	free(run.pids);

@@ -52,6 +52,7 @@ struct psym_symbolize_opts {
 	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
 	struct psym_bincache *shared;	  /* binaries shared by a batch's runs, or NULL */
 	const char *cache_dir;		  /* persistent symbol cache (symcache.h), NULL: off */
+	struct psym_index_store *index_store; /* per-build-ID indexes (store.h), NULL: off */
 };
 
 /*
@@ -70,6 +71,8 @@ struct psym_symbolize_result {
 	size_t kept;		 /* already had lines, kept */
 	size_t unresolved_file;	 /* of file-backed mappings, left unresolved */
 	size_t unresolved_other; /* of other mappings (kernel, JIT, ...) */
+	size_t indexes_built;	 /* per-build-ID indexes built (or started in the
+				  * background) for this run's objects */
 };
 
 /* The locator's options from the symbolize options (borrowing from both). */
