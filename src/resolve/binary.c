@@ -455,7 +455,7 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, st
 	if (!b->debug_tried)
 		find_debug(b);
 	if (!b->dwarf)
-		return psym_err_set(e, PSYM_NOENT, "'%s': no DWARF (%s)", psym_elf_path(b->elf),
+		return psym_err_set(e, PSYM_NOENT, "no DWARF (%s)",
 				    b->note[0] ? b->note : "not found");
 	if (b->alt_note[0])
 		return psym_err_set(e, PSYM_NOENT, "%s", b->alt_note);
