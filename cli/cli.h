@@ -59,6 +59,7 @@ enum {
 	OPT_DWP,
 	OPT_INDEX_STORE,
 	OPT_NO_INDEX,
+	OPT_NO_INDEX_BUILD,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -196,6 +197,7 @@ int cmd_flame(int argc, char **argv);
 /* cmd_index.c: per-build-ID indexes (--index-store, --no-index). */
 #define INDEX_OPTIONS                                                                              \
 	{ "index-store", required_argument, NULL, OPT_INDEX_STORE },                               \
+		{ "no-index-build", no_argument, NULL, OPT_NO_INDEX_BUILD },                       \
 	{                                                                                          \
 		"no-index", no_argument, NULL, OPT_NO_INDEX                                        \
 	}
@@ -203,11 +205,13 @@ int cmd_flame(int argc, char **argv);
 #define INDEX_HELP                                                                                 \
 	"      --index-store STORE    per-build-ID indexes: a directory (default\n"              \
 	"                             CACHE/index) or an http:// URL (GET and PUT)\n"            \
-	"      --no-index             neither use nor build indexes\n"
+	"      --no-index             neither use nor build indexes\n"                         \
+	"      --no-index-build       use indexes, never build them (a read-only store)\n"
 
 struct index_cli {
 	const char *store; /* --index-store, NULL: the default */
 	bool off;	   /* --no-index */
+	bool no_build;	   /* --no-index-build */
 };
 
 bool index_option(int c, const char *arg, struct index_cli *ic);

@@ -28,6 +28,7 @@ bool index_option(int c, const char *arg, struct index_cli *ic)
 	switch (c) {
 	case OPT_INDEX_STORE: ic->store = arg; return true;
 	case OPT_NO_INDEX: ic->off = true; return true;
+	case OPT_NO_INDEX_BUILD: ic->no_build = true; return true;
 	default: return false;
 	}
 }
@@ -41,6 +42,7 @@ int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_in
 	const char *spec = ic->store ? ic->store : env && *env ? env : NULL;
 
 	*out = NULL;
+	auto_build = auto_build && !ic->no_build;
 	if (ic->off || (!ic->store && spec && strcmp(spec, "off") == 0))
 		return 0;
 	if (spec) {

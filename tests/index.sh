@@ -73,7 +73,7 @@ fi
 
 # damaged KIND FILE: the DWARF answers, with exactly one warning line.
 damaged() {
-	"$PSYM" addr --index-store D -e prog <insns >d.$1 2>d.$1.err
+	"$PSYM" addr --index-store D --no-index-build -e prog <insns >d.$1 2>d.$1.err
 	if ! cmp -s d.$1 dw.txt; then
 		fail "$1 index: answers differ from the DWARF's"
 	elif [ "$(grep -c 'warning: .*index' d.$1.err)" != 1 ]; then
@@ -122,7 +122,7 @@ cp "$f" "$df"
 chmod g+w "$df"
 damaged group-writable "not trusted"
 chmod g-w "$df"
-"$PSYM" addr --index-store D -e prog <insns >d.good 2>d.good.err
+"$PSYM" addr --index-store D --no-index-build -e prog <insns >d.good 2>d.good.err
 check "an intact copy is used again without a warning" sh -c "cmp -s d.good dw.txt && [ ! -s d.good.err ]"
 mkdir -p W && chmod o+w W
 expect_exit 2 "a store writable by others is refused" "$PSYM" addr --index-store W -e prog 0x1000

@@ -218,8 +218,11 @@ static int read_header(struct conn *c, char *hb, struct resp *r, struct psym_err
 					    c->u->host, c->u->port);
 		n += (size_t)k;
 		hb[n] = '\0';
-		end = strstr(hb, "\r\n\r\n");
+		end = memmem(hb, n, "\r\n\r\n", 4);
 	}
+	if (memchr(hb, '\0', (size_t)(end - hb)))
+		return psym_err_set(e, PSYM_EIO, "http://%s:%s: not an HTTP response (NUL bytes)",
+				    c->u->host, c->u->port);
 	if (strncmp(hb, "HTTP/1.", 7) != 0 || !hb[7] || hb[8] != ' ' ||
 	    sscanf(hb + 9, "%3d", &r->status) != 1)
 		return psym_err_set(e, PSYM_EIO, "http://%s:%s: not an HTTP response", c->u->host,
@@ -457,7 +460,7 @@ int psym_http_store_get(const struct psym_http_url *u, const char *spec, const c
 		return ret;
 	if (ret) {
 		snprintf(note, notesz, "%s", e.msg);
-		return PSYM_NOENT;
+		return PSYM_EIO;
 	}
 	ret = psym_index_open_owned(body, len, name, build_id, variant, out, &e);
 	if (ret) {

@@ -30,7 +30,7 @@ struct psym_binary {
 	const char *cache_damage;      /* why a damaged cache file was ignored, until reported */
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
-	bool index_tried, seen_before, index_told;
+	bool index_tried, seen_before, index_told, store_down;
 	char index_damage[1200]; /* why an index was not used, until reported */
 	size_t index_hits;
 };
@@ -365,12 +365,14 @@ static void open_index(struct psym_binary *b)
 {
 	const char *bid = psym_elf_build_id(b->elf);
 	char note[sizeof(b->index_damage)];
+	int ret;
 
 	b->index_tried = true;
 	if (!b->o->index_store || !b->o->inlines || !bid)
 		return;
-	if (psym_index_store_get(b->o->index_store, bid, psym_binary_variant(b), &b->index, note,
-				 sizeof(note)) == 0) {
+	ret = psym_index_store_get(b->o->index_store, bid, psym_binary_variant(b), &b->index, note,
+				   sizeof(note));
+	if (ret == 0) {
 		/* Made without discriminators: not for a run that shows them. */
 		if (b->o->discriminators &&
 		    !(psym_index_flags(b->index) & PSYM_INDEX_DISCRIMINATORS)) {
@@ -386,6 +388,10 @@ static void open_index(struct psym_binary *b)
 	if (note[0]) {
 		snprintf(b->index_damage, sizeof(b->index_damage), "%s", note);
 		explain(b, psym_index_store_name(b->o->index_store), note);
+	}
+	if (ret == PSYM_EIO) {
+		b->store_down = true; /* nothing to build for a store that fails */
+		return;
 	}
 	b->seen_before = psym_index_store_seen(b->o->index_store, bid);
 }
@@ -435,7 +441,8 @@ static void maybe_build_index(struct psym_binary *b)
 	size_t total, decoded;
 
 	if (!b->o->index_store || !psym_index_store_auto_build(b->o->index_store) || b->index ||
-	    !b->index_tried || !b->o->inlines || !b->dwarf || !psym_elf_build_id(b->elf))
+	    !b->index_tried || b->store_down || !b->o->inlines || !b->dwarf ||
+	    !psym_elf_build_id(b->elf))
 		return;
 	psym_binary_dwarf_units(b, &total, &decoded);
 	if (!decoded || (decoded * 2 < total && !b->seen_before && !b->index_damage[0]))
