@@ -60,6 +60,7 @@ enum {
 	OPT_INDEX_STORE,
 	OPT_NO_INDEX,
 	OPT_NO_INDEX_BUILD,
+	OPT_GSYM,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -212,6 +213,7 @@ struct index_cli {
 	const char *store; /* --index-store, NULL: the default */
 	bool off;	   /* --no-index */
 	bool no_build;	   /* --no-index-build */
+	const char *gsym;  /* addr --gsym FILE */
 };
 
 bool index_option(int c, const char *arg, struct index_cli *ic);

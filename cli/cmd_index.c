@@ -29,6 +29,7 @@ bool index_option(int c, const char *arg, struct index_cli *ic)
 	case OPT_INDEX_STORE: ic->store = arg; return true;
 	case OPT_NO_INDEX: ic->off = true; return true;
 	case OPT_NO_INDEX_BUILD: ic->no_build = true; return true;
+	case OPT_GSYM: ic->gsym = arg; return true;
 	default: return false;
 	}
 }

@@ -69,6 +69,9 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	psym_binary_cache_stats(b, &hits, &misses);
 	if (hits && !misses)
 		snprintf(buf, bufsz, "from '%s'%s, from the symbol cache", path, as);
+	else if (psym_binary_gsym_path(b))
+		snprintf(buf, bufsz, "from '%s'%s, lines from the GSYM file '%s'", path, as,
+			 psym_binary_gsym_path(b));
 	else if (dw && strcmp(dw, path) != 0)
 		snprintf(buf, bufsz, "from '%s'%s, lines from '%s'%s%s", path, as, dw,
 			 psym_binary_alt_note(b) ? "; " : "",
