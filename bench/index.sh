@@ -31,10 +31,10 @@ export XDG_CACHE_HOME=$W/xdg
 
 # t NAME CMD...: run, record "wall user+sys maxRSS-MB" in $W/NAME.t
 t() {
-	n=$1
+	tn=$1
 	shift
-	/usr/bin/time -f "%e %U %S %M" -o "$W/$n.time" "$@"
-	awk '{printf "%.2f %.2f %d\n", $1, $2 + $3, $4 / 1024}' "$W/$n.time" >"$W/$n.t"
+	/usr/bin/time -f "%e %U %S %M" -o "$W/$tn.time" "$@"
+	awk '{printf "%.2f %.2f %d\n", $1, $2 + $3, $4 / 1024}' "$W/$tn.time" >"$W/$tn.t"
 }
 wall() { cut -d' ' -f1 "$W/$1.t"; }
 cpu() { cut -d' ' -f2 "$W/$1.t"; }

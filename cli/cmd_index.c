@@ -90,9 +90,11 @@ static int verify_files(char **files, size_t n)
 
 int cmd_index(int argc, char **argv)
 {
-	static const struct option opts[] = { INDEX_OPTIONS, DISCOVERY_OPTIONS,
+	static const struct option opts[] = { INDEX_OPTIONS,
+					      DISCOVERY_OPTIONS,
 					      { "verify", no_argument, NULL, 'V' },
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
 	struct psym_index_store *store = NULL;
 	struct index_cli ic = { 0 };
@@ -131,8 +133,9 @@ int cmd_index(int argc, char **argv)
 		goto out;
 	}
 	if (!store) {
-		fprintf(stderr, "%s: index: no cache directory for the default store: give "
-				"--index-store\n",
+		fprintf(stderr,
+			"%s: index: no cache directory for the default store: give "
+			"--index-store\n",
 			progname);
 		ret = PSYM_EXIT_BADINPUT;
 		goto out;

@@ -70,6 +70,14 @@ if command -v llvm-symbolizer >/dev/null; then
 	fi
 fi
 "$PSYM" addr --no-index -e prog <insns >dw.txt
+# addr --filter (crash logs) answers from the index too.
+a=$(sed -n 1000p insns)
+printf '    #0 0x7f0000001000 (%s+%s)\n' "$PWD/prog.nodebug" "$a" >crash.txt
+printf '    #0 0x7f0000001000 (%s+%s)\n' "$PWD/prog" "$a" >crash.dw.txt
+"$PSYM" addr --filter --index-store S --no-index-build <crash.txt | sed 's/\.nodebug+/+/' >filter.ix
+"$PSYM" addr --filter --no-index <crash.dw.txt >filter.dw
+check "addr --filter: answers from the index = from the DWARF ($(wc -l <filter.dw) frames)" \
+	sh -c "cmp -s filter.ix filter.dw && grep -q 'u[0-3].c:' filter.dw"
 
 # damaged KIND FILE: the DWARF answers, with exactly one warning line.
 damaged() {

@@ -162,9 +162,9 @@ static int check(struct psym_index *x, const char *build_id, const char *variant
 	}
 	addr_w = h->flags & IDX_FLAG_ADDR64 ? 8 : 4;
 	if (h->ngroups > x->len / 4 || h->nfiles > x->len / 4 ||
-	    h->sec[SEC_ADDRS].len != h->ngroups * addr_w || h->sec[SEC_OFFS].len != h->ngroups * 4 ||
-	    h->sec[SEC_FILES].len != h->nfiles * 4 || h->sec[SEC_FUNCS].len >= UINT32_MAX ||
-	    h->sec[SEC_STRS].len >= UINT32_MAX)
+	    h->sec[SEC_ADDRS].len != h->ngroups * addr_w ||
+	    h->sec[SEC_OFFS].len != h->ngroups * 4 || h->sec[SEC_FILES].len != h->nfiles * 4 ||
+	    h->sec[SEC_FUNCS].len >= UINT32_MAX || h->sec[SEC_STRS].len >= UINT32_MAX)
 		return bad(x, e, "section sizes disagree with the counts");
 	body_end = h->sec[SEC_CRCS].off;
 	x->nchunks = (size_t)(((body_end - IDX_HDR_SIZE) + ((uint64_t)1 << IDX_CHUNK_SHIFT) - 1) >>
@@ -243,8 +243,9 @@ int psym_index_open(const char *path, const char *build_id, const char *variant,
 	    (uint64_t)st.st_size > PSYM_INDEX_MAX_FILE) {
 		close(fd);
 		if ((uint64_t)st.st_size > PSYM_INDEX_MAX_FILE)
-			return psym_err_set(e, PSYM_ELIMIT, "index '%s': larger than the cap of %llu",
-					    path, (unsigned long long)PSYM_INDEX_MAX_FILE);
+			return psym_err_set(e, PSYM_ELIMIT,
+					    "index '%s': larger than the cap of %llu", path,
+					    (unsigned long long)PSYM_INDEX_MAX_FILE);
 		return psym_err_set(e, PSYM_EBADINPUT, "index '%s': truncated header", path);
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -382,7 +383,8 @@ static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_
 {
 	const uint8_t *offs = x->p + x->h.sec[SEC_OFFS].off;
 	uint64_t foff = x->h.sec[SEC_FUNCS].off, flen = x->h.sec[SEC_FUNCS].len;
-	uint64_t lo = le32(offs + 4 * i), hi = i + 1 < x->h.ngroups ? le32(offs + 4 * (i + 1)) : flen;
+	uint64_t lo = le32(offs + 4 * i),
+		 hi = i + 1 < x->h.ngroups ? le32(offs + 4 * (i + 1)) : flen;
 	struct rd r;
 	uint64_t size, n, addr;
 	uint32_t node = 0, file = 0;

@@ -73,8 +73,8 @@ struct conn {
 
 static int timed_out(struct conn *c, struct psym_err *e, const char *what)
 {
-	return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s timed out (the cap is %d ms)", c->u->host,
-			    c->u->port, what, c->timeout_ms);
+	return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s timed out (the cap is %d ms)",
+			    c->u->host, c->u->port, what, c->timeout_ms);
 }
 
 /* Wait for events on the socket until the deadline: 1 ready, 0 timed out, <0 error. */
@@ -240,8 +240,8 @@ static int read_header(struct conn *c, char *hb, struct resp *r, struct psym_err
 				return psym_err_set(e, PSYM_EIO, "http://%s:%s: bad Content-Length",
 						    c->u->host, c->u->port);
 			r->content_len = v;
-		} else if (strncasecmp(l, "Transfer-Encoding:", 18) == 0 &&
-			   strstr(l, "chunked") && strstr(l, "chunked") < strstr(l, "\r\n")) {
+		} else if (strncasecmp(l, "Transfer-Encoding:", 18) == 0 && strstr(l, "chunked") &&
+			   strstr(l, "chunked") < strstr(l, "\r\n")) {
 			r->chunked = true;
 		}
 	}
@@ -272,8 +272,9 @@ static int request(struct conn *c, const char *method, const char *path, uint64_
 int psym_http_get(const struct psym_http_url *u, const char *path, uint64_t max, int timeout_ms,
 		  uint8_t **body, size_t *len, struct psym_err *e)
 {
-	struct conn c = { .fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms,
-			  .u = u };
+	struct conn c = {
+		.fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms, .u = u
+	};
 	struct resp r = { 0 };
 	char *hb = malloc(MAX_HEADER);
 	uint8_t *b = NULL;
@@ -341,11 +342,11 @@ int psym_http_get(const struct psym_http_url *u, const char *path, uint64_t max,
 			uint8_t *nb;
 
 			if (cap >= max) {
-				ret = psym_err_set(e, PSYM_ELIMIT,
-						   "http://%s:%s%s/%s: body exceeds the cap of %llu "
-						   "bytes",
-						   u->host, u->port, u->path, path,
-						   (unsigned long long)max);
+				ret = psym_err_set(
+					e, PSYM_ELIMIT,
+					"http://%s:%s%s/%s: body exceeds the cap of %llu "
+					"bytes",
+					u->host, u->port, u->path, path, (unsigned long long)max);
 				goto out;
 			}
 			cap = cap * 2 > max ? (size_t)max : cap * 2;
@@ -388,8 +389,9 @@ out:
 int psym_http_put(const struct psym_http_url *u, const char *path, int fd, uint64_t len,
 		  int timeout_ms, struct psym_err *e)
 {
-	struct conn c = { .fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms,
-			  .u = u };
+	struct conn c = {
+		.fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms, .u = u
+	};
 	struct resp r = { 0 };
 	char *hb = malloc(MAX_HEADER), buf[65536];
 	uint64_t sent = 0;

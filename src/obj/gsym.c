@@ -17,7 +17,11 @@
 #define GSYM_HDR 48
 #define MAX_FILE ((uint64_t)4 << 30)
 
-enum { INFO_END = 0, INFO_LINES = 1, INFO_INLINE = 2 };
+enum {
+	INFO_END = 0,
+	INFO_LINES = 1,
+	INFO_INLINE = 2
+};
 
 struct psym_gsym {
 	char *path;
