@@ -165,6 +165,68 @@ check "no DWARF: one line naming the file" sh -c "\"$PSYM\" index --index-store 
 gcc -O2 -g -Wl,--build-id=none -o nobid main.c u0.c u1.c u2.c u3.c
 expect_exit 1 "no build ID: not indexed" "$PSYM" index --index-store S nobid
 
+# Rust and Go programs (their own DWARF producers), when the toolchains are
+# here. Go writes no GNU build ID unless asked (-B): indexes are keyed by it.
+if command -v rustc >/dev/null 2>&1; then
+	cat >r.rs <<'RS'
+use std::collections::HashMap;
+fn count(words: &[&str]) -> HashMap<String, usize> {
+    let mut m = HashMap::new();
+    for w in words { *m.entry(w.to_lowercase()).or_insert(0) += 1; }
+    m
+}
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let words: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let m = count(&words);
+    let mut v: Vec<_> = m.iter().collect();
+    v.sort();
+    println!("{:?}", v.iter().map(|(k, n)| format!("{}={}", k, n)).collect::<Vec<_>>());
+}
+RS
+	if rustc -g -C opt-level=2 -o rprog r.rs 2>rustc.err; then
+		objdump -d --no-show-raw-insn -j .text rprog |
+			sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' | awk 'NR % 3 == 0' >rinsns
+		index_compare rprog rinsns
+	else
+		echo "note: rustc cannot build here: $(head -2 rustc.err)"
+	fi
+fi
+if command -v go >/dev/null 2>&1; then
+	mkdir -p gop && cat >gop/main.go <<'GO'
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+)
+
+func main() {
+	m := map[string]int{}
+	for _, a := range os.Args {
+		m[strings.ToLower(a)]++
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Println(keys)
+}
+GO
+	if (cd gop && GOCACHE=$T/gocache GOPATH=$T/gopath GO111MODULE=off GOFLAGS=-mod=mod \
+		go build -ldflags "-B 0x$(md5sum main.go | cut -c1-32)aaaaaaaa" -o ../gprog main.go) \
+		2>go.err; then
+		objdump -d --no-show-raw-insn -j .text gprog |
+			sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' | awk 'NR % 5 == 0' >ginsns
+		index_compare gprog ginsns
+	else
+		echo "note: go cannot build here: $(head -2 go.err)"
+	fi
+fi
+
 # symbolize: the first run answers from the DWARF and starts a background
 # build (it read all units); the next run answers from the index alone.
 : >maps.empty
