@@ -63,6 +63,8 @@ enum {
 	OPT_FUNCTIONS,
 	OPT_COLUMNS,
 	OPT_MODULES_DIR,
+	OPT_NO_INDEX_BUILD,
+	OPT_GSYM,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -211,6 +213,7 @@ int cmd_archive(int argc, char **argv);
 /* cmd_index.c: per-build-ID indexes (--index-store, --no-index). */
 #define INDEX_OPTIONS                                                                              \
 	{ "index-store", required_argument, NULL, OPT_INDEX_STORE },                               \
+		{ "no-index-build", no_argument, NULL, OPT_NO_INDEX_BUILD },                       \
 	{                                                                                          \
 		"no-index", no_argument, NULL, OPT_NO_INDEX                                        \
 	}
@@ -218,11 +221,14 @@ int cmd_archive(int argc, char **argv);
 #define INDEX_HELP                                                                                 \
 	"      --index-store STORE    per-build-ID indexes: a directory (default\n"              \
 	"                             CACHE/index) or an http:// URL (GET and PUT)\n"            \
-	"      --no-index             neither use nor build indexes\n"
+	"      --no-index             neither use nor build indexes\n"                         \
+	"      --no-index-build       use indexes, never build them (a read-only store)\n"
 
 struct index_cli {
 	const char *store; /* --index-store, NULL: the default */
 	bool off;	   /* --no-index */
+	bool no_build;	   /* --no-index-build */
+	const char *gsym;  /* addr --gsym FILE */
 };
 
 bool index_option(int c, const char *arg, struct index_cli *ic);

@@ -33,6 +33,9 @@ static const char addr_help[] =
 	"                             sanitizer frames (#N 0x... (module+0x...)),\n"
 	"                             backtrace_symbols lines (prog(+0x...)[0x...]) and\n"
 	"                             module+0xoffset frames; other lines unchanged\n"
+	"      --gsym FILE            answer from this GSYM file (llvm-gsymutil\n"
+	"                             --convert) instead of the DWARF: no columns,\n"
+	"                             start lines or discriminators\n"
 	"      --json                 what llvm-symbolizer --output-style=JSON writes:\n"
 	"                             one object per input line (one array for\n"
 	"                             arguments) with ModuleName and Symbol, frames\n"
@@ -318,6 +321,7 @@ int cmd_addr(int argc, char **argv)
 		{ "section", required_argument, NULL, 'j' },
 		DISCOVERY_OPTIONS,
 		INDEX_OPTIONS,
+		{ "gsym", required_argument, NULL, OPT_GSYM },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -431,6 +435,7 @@ int cmd_addr(int argc, char **argv)
 		return PSYM_EXIT_BADINPUT;
 	}
 	bo.index_store = store;
+	bo.gsym = ic.gsym;
 	if (filter) {
 		struct psym_crashlog_opts co = {
 			.binary = &bo,

@@ -11,13 +11,16 @@
 
 static const char index_help[] =
 	"Usage: psym index [OPTIONS] FILE...\n"
+	"       psym index --verify INDEX...\n"
 	"Build the index of each binary or debug file: every answer psym gives for\n"
 	"its addresses (functions, inline frames, lines, columns, discriminators),\n"
 	"keyed by its build ID, so that later runs of symbolize and addr answer\n"
 	"without reading its DWARF. Prints one line per file: the build ID, the\n"
 	"index's size in bytes and the seconds taken.\n\n"
 	"      --index-store STORE    where to put them: a directory (default\n"
-	"                             CACHE/index) or an http:// URL (PUT)\n" DISCOVERY_HELP
+	"                             CACHE/index) or an http:// URL (PUT)\n"
+	"      --verify               check index files whole instead (checksums,\n"
+	"                             every record); one line each, exit 2 if bad\n" DISCOVERY_HELP
 	"  -h, --help                 show this help\n";
 
 bool index_option(int c, const char *arg, struct index_cli *ic)
@@ -25,6 +28,8 @@ bool index_option(int c, const char *arg, struct index_cli *ic)
 	switch (c) {
 	case OPT_INDEX_STORE: ic->store = arg; return true;
 	case OPT_NO_INDEX: ic->off = true; return true;
+	case OPT_NO_INDEX_BUILD: ic->no_build = true; return true;
+	case OPT_GSYM: ic->gsym = arg; return true;
 	default: return false;
 	}
 }
@@ -34,12 +39,15 @@ int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_in
 	struct psym_err e = { 0 };
 	char *base, *dir = NULL;
 	int ret;
+	const char *env = getenv("PSYM_INDEX_STORE");
+	const char *spec = ic->store ? ic->store : env && *env ? env : NULL;
 
 	*out = NULL;
-	if (ic->off)
+	auto_build = auto_build && !ic->no_build;
+	if (ic->off || (!ic->store && spec && strcmp(spec, "off") == 0))
 		return 0;
-	if (ic->store) {
-		ret = psym_index_store_new(ic->store, auto_build, out, &e);
+	if (spec) {
+		ret = psym_index_store_new(spec, auto_build, out, &e);
 		if (ret) {
 			fprintf(stderr, "%s: --index-store: %s\n", progname, e.msg);
 			return 1;
@@ -55,16 +63,45 @@ int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_in
 	return 0;
 }
 
+/* --verify: each file checked whole. */
+static int verify_files(char **files, size_t n)
+{
+	int worst = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct psym_index *x = NULL;
+		struct psym_err e = { 0 };
+		size_t groups;
+		int ret = psym_index_open(files[i], NULL, NULL, &x, &e);
+
+		if (!ret)
+			ret = psym_index_verify(x, &groups, &e);
+		if (ret) {
+			fprintf(stderr, "%s: %s\n", progname, e.msg);
+			worst = psym_exit_code(ret);
+		} else {
+			printf("%s: ok: build ID %s, %zu function records, made from '%s'\n",
+			       files[i], psym_index_build_id(x), groups, psym_index_source(x));
+		}
+		psym_index_close(x);
+	}
+	return worst;
+}
+
 int cmd_index(int argc, char **argv)
 {
-	static const struct option opts[] = { INDEX_OPTIONS, DISCOVERY_OPTIONS,
-					      { "help", no_argument, NULL, 'h' }, { 0 } };
+	static const struct option opts[] = { INDEX_OPTIONS,
+					      DISCOVERY_OPTIONS,
+					      { "verify", no_argument, NULL, 'V' },
+					      { "help", no_argument, NULL, 'h' },
+					      { 0 } };
 	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
 	struct psym_index_store *store = NULL;
 	struct index_cli ic = { 0 };
 	struct discovery d;
 	struct psym_err e = { 0 };
 	size_t nbad = 0;
+	bool verify = false;
 	int c, ret;
 
 	discovery_init(&d);
@@ -73,6 +110,7 @@ int cmd_index(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'h': fputs(index_help, stdout); return 0;
+		case 'V': verify = true; break;
 		default: die_usage("index ", "invalid option");
 		}
 	}
@@ -80,6 +118,10 @@ int cmd_index(int argc, char **argv)
 		die_usage("index ", "no file to index");
 	if (ic.off)
 		die_usage("index ", "--no-index: nothing to do");
+	if (verify) {
+		discovery_free(&d);
+		return verify_files(argv + optind, (size_t)(argc - optind));
+	}
 	d.want_all = true;
 	ret = discovery_finish(&d, &e);
 	if (ret) {
@@ -91,8 +133,9 @@ int cmd_index(int argc, char **argv)
 		goto out;
 	}
 	if (!store) {
-		fprintf(stderr, "%s: index: no cache directory for the default store: give "
-				"--index-store\n",
+		fprintf(stderr,
+			"%s: index: no cache directory for the default store: give "
+			"--index-store\n",
 			progname);
 		ret = PSYM_EXIT_BADINPUT;
 		goto out;

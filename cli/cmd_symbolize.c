@@ -185,7 +185,8 @@ static const char symbolize_help[] =
 	"                             from DWARF before are answered from DIR without\n"
 	"                             reading it again (default $XDG_CACHE_HOME/psym/\n"
 	"                             symbols or ~/.cache/psym/symbols)\n"
-	"      --no-cache             neither read nor write the symbol cache\n"
+	"      --no-cache             neither read nor write the symbol cache (indexes\n"
+	"                             stay on: --no-index)\n" INDEX_HELP
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
 	"      --main-binary FILE     use FILE for the first user-space mapping\n" DISCOVERY_HELP
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
@@ -235,6 +236,7 @@ int cmd_symbolize(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "cache", required_argument, NULL, OPT_CACHE },
 		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
+		INDEX_OPTIONS,
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -266,13 +268,15 @@ int cmd_symbolize(int argc, char **argv)
 	struct psym_manifest manifest = { 0 };
 	char **mins = NULL;
 	bool resume = false;
+	struct index_cli ic = { 0 };
+	struct psym_index_store *store = NULL;
 	int c, ret, exit_code = PSYM_EXIT_OK;
 
 	psym_limits_default(&lim);
 	discovery_init(&d);
 	while ((c = getopt_long(argc, argv, "ho:qj:", opts, NULL)) != -1) {
 		if (limit_option(c, optarg, &lim, "symbolize ") ||
-		    discovery_option(c, optarg, &d, "symbolize "))
+		    discovery_option(c, optarg, &d, "symbolize ") || index_option(c, optarg, &ic))
 			continue;
 		switch (c) {
 		case 'o': out = optarg; break;
@@ -382,6 +386,11 @@ int cmd_symbolize(int argc, char **argv)
 		free(base);
 		so.cache_dir = symcache;
 	}
+	if (index_store_open(&ic, true, &store)) {
+		exit_code = PSYM_EXIT_BADINPUT;
+		goto out;
+	}
+	so.index_store = store;
 	if (manifest_path || jobs || argc - optind > 1 || is_dir(argv[optind])) {
 		/* Batch: many profiles, one output directory, binaries shared. */
 		struct psym_batch_opts bo = {
@@ -450,6 +459,9 @@ int cmd_symbolize(int argc, char **argv)
 			"files, %zu in other mappings)\n",
 			res.resolved + res.kept, res.locations, res.kept, res.unresolved_file,
 			res.unresolved_other);
+	if (!so.quiet && res.indexes_built)
+		fprintf(stderr, "psym: %zu index build%s started in '%s'\n", res.indexes_built,
+			res.indexes_built == 1 ? "" : "s", psym_index_store_name(store));
 	exit_code = strict && res.unresolved_file ? PSYM_EXIT_PARTIAL : PSYM_EXIT_OK;
 	goto out;
 fail:
@@ -463,5 +475,6 @@ out:
 	free(symcache);
 	free(mins);
 	psym_manifest_free(&manifest);
+	psym_index_store_free(store);
 	return exit_code;
 }

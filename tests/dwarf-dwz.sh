@@ -146,6 +146,11 @@ compare() {
 for p in $progs; do
 	compare $p
 done
+# The per-build-ID index (issue 25): the same answers without the DWARF.
+. "$top_srcdir/tests/index-lib.sh"
+for p in $progs; do
+	IDX_OPTS="--offline --debug-dir $T/dd" index_compare run/$p all.$p
+done
 
 # outer NAME: the outermost frame (the symbol table's name) of every address
 # equals llvm-symbolizer's, and no frame of psym's is named by garbage: a

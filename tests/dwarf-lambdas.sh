@@ -15,6 +15,7 @@ need g++
 need llvm-symbolizer "Debian llvm"
 need objdump
 CMP=$top_srcdir/tests/compare-symbolizer.py
+. "$top_srcdir/tests/index-lib.sh"
 
 cat >lambdas.cc <<'C'
 #include <algorithm>
@@ -64,7 +65,7 @@ compare() {
 	name=$1
 	objdump -d --no-show-raw-insn -j .text "$name" |
 		sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' >all.$name
-	"$PSYM" addr --json --no-demangle -e "$name" <all.$name >psym.$name 2>err.$name ||
+	"$PSYM" addr --json --no-index --no-demangle -e "$name" <all.$name >psym.$name 2>err.$name ||
 		{ fail "$name: psym addr failed: $(head -3 err.$name)"; return; }
 	llvm-symbolizer --inlines --no-demangle --output-style=JSON --obj="$name" \
 		<all.$name >llvm.$name
@@ -75,6 +76,8 @@ compare() {
 	fi
 	# The disagreements, if any.
 	tail -n +2 cmp.$name | head -40
+	# The same answers from the per-build-ID index (issue 25).
+	index_compare "$name" all.$name
 }
 
 g++ -O2 -g -o lambdas-gcc lambdas.cc || { fail "cannot build with g++"; exit 1; }

@@ -19,6 +19,7 @@ need objdump
 need objcopy
 need protoc
 CMP=$top_srcdir/tests/compare-split.py
+. "$top_srcdir/tests/index-lib.sh"
 
 cat >util.h <<'C'
 #include <functional>
@@ -190,6 +191,8 @@ print(n)" "$1/psym.$2"
 layouts() {
 	d=$1
 	compare "$d" beside "$d/prog"
+	# The per-build-ID index (issue 25): the same answers without the DWARF.
+	index_compare "$d/prog" "$d/all"
 	n_beside=$(inlined "$d" beside)
 	check "$d: the split units give inline frames ($n_beside addresses)" [ "$n_beside" -gt 100 ]
 	# A .dwp package (packed from the .dwo layout), beside the binary and

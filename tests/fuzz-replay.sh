@@ -20,6 +20,8 @@ for bin in "$top_builddir"/tests/fuzz/*-replay; do
 	crashlog) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/crashlog-*)" ;;
 	cfi) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/elf-* "$top_srcdir"/testdata/bad/dwarf-*)" ;;
 	manifest) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/manifest-*)" ;;
+	index) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/index-*)" ;;
+	gsym) dirs="$dirs $(ls "$top_srcdir"/testdata/bad/gsym-*)" ;;
 	esac
 	[ -n "$dirs" ] || { fail "$name: no corpus"; continue; }
 	# shellcheck disable=SC2086

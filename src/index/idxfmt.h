@@ -7,12 +7,20 @@
 
 #define IDX_MAGIC "PSYMIDX\n"
 #define IDX_HDR_SIZE 1024
-#define IDX_CHUNK_SHIFT 16 /* 64 KiB checksum chunks */
-#define IDX_MAX_RUNS 256   /* runs per group */
-#define IDX_MAX_NODES 1024 /* nodes per group */
+#define IDX_CHUNK_SHIFT 16    /* 64 KiB checksum chunks */
+#define IDX_MAX_RUNS 256      /* runs per group */
+#define IDX_MAX_NODES 1024    /* nodes per group */
 #define IDX_FLAG_ADDR64 0x100 /* ADDRS holds u64 (else u32) */
 
-enum idx_sec { SEC_FUNCS, SEC_STRS, SEC_FILES, SEC_ADDRS, SEC_OFFS, SEC_CRCS, SEC_N };
+enum idx_sec {
+	SEC_FUNCS,
+	SEC_STRS,
+	SEC_FILES,
+	SEC_ADDRS,
+	SEC_OFFS,
+	SEC_CRCS,
+	SEC_N
+};
 
 /* Run flags (first byte of each run). */
 enum {

@@ -162,9 +162,9 @@ static int check(struct psym_index *x, const char *build_id, const char *variant
 	}
 	addr_w = h->flags & IDX_FLAG_ADDR64 ? 8 : 4;
 	if (h->ngroups > x->len / 4 || h->nfiles > x->len / 4 ||
-	    h->sec[SEC_ADDRS].len != h->ngroups * addr_w || h->sec[SEC_OFFS].len != h->ngroups * 4 ||
-	    h->sec[SEC_FILES].len != h->nfiles * 4 || h->sec[SEC_FUNCS].len >= UINT32_MAX ||
-	    h->sec[SEC_STRS].len >= UINT32_MAX)
+	    h->sec[SEC_ADDRS].len != h->ngroups * addr_w ||
+	    h->sec[SEC_OFFS].len != h->ngroups * 4 || h->sec[SEC_FILES].len != h->nfiles * 4 ||
+	    h->sec[SEC_FUNCS].len >= UINT32_MAX || h->sec[SEC_STRS].len >= UINT32_MAX)
 		return bad(x, e, "section sizes disagree with the counts");
 	body_end = h->sec[SEC_CRCS].off;
 	x->nchunks = (size_t)(((body_end - IDX_HDR_SIZE) + ((uint64_t)1 << IDX_CHUNK_SHIFT) - 1) >>
@@ -243,8 +243,9 @@ int psym_index_open(const char *path, const char *build_id, const char *variant,
 	    (uint64_t)st.st_size > PSYM_INDEX_MAX_FILE) {
 		close(fd);
 		if ((uint64_t)st.st_size > PSYM_INDEX_MAX_FILE)
-			return psym_err_set(e, PSYM_ELIMIT, "index '%s': larger than the cap of %llu",
-					    path, (unsigned long long)PSYM_INDEX_MAX_FILE);
+			return psym_err_set(e, PSYM_ELIMIT,
+					    "index '%s': larger than the cap of %llu", path,
+					    (unsigned long long)PSYM_INDEX_MAX_FILE);
 		return psym_err_set(e, PSYM_EBADINPUT, "index '%s': truncated header", path);
 	}
 	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -382,7 +383,8 @@ static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_
 {
 	const uint8_t *offs = x->p + x->h.sec[SEC_OFFS].off;
 	uint64_t foff = x->h.sec[SEC_FUNCS].off, flen = x->h.sec[SEC_FUNCS].len;
-	uint64_t lo = le32(offs + 4 * i), hi = i + 1 < x->h.ngroups ? le32(offs + 4 * (i + 1)) : flen;
+	uint64_t lo = le32(offs + 4 * i),
+		 hi = i + 1 < x->h.ngroups ? le32(offs + 4 * (i + 1)) : flen;
 	struct rd r;
 	uint64_t size, n, addr;
 	uint32_t node = 0, file = 0;
@@ -571,5 +573,38 @@ int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 		}
 	}
 	*np = n;
+	return 0;
+}
+
+int psym_index_verify(struct psym_index *x, size_t *groups, struct psym_err *e)
+{
+	uint64_t body = x->h.sec[SEC_CRCS].off - IDX_HDR_SIZE, prev = 0;
+	struct dgroup *g = &x->cache[0];
+	const char *s;
+
+	*groups = 0;
+	if (touch(x, IDX_HDR_SIZE, body, e))
+		return e->code;
+	for (size_t i = 0; i < x->h.ngroups; i++) {
+		uint64_t start = group_start(x, i);
+
+		if (i && start <= prev)
+			return bad(x, e, "function records out of order");
+		prev = start;
+		if (decode(x, i, g, e))
+			return e->code;
+		for (size_t k = 0; k < g->nnodes; k++)
+			if (str_at(x, g->nodes[k].name, &s, e) ||
+			    str_at(x, g->nodes[k].linkage, &s, e) ||
+			    file_at(x, g->nodes[k].pfile, &s, e))
+				return e->code;
+		for (size_t k = 0; k < g->nruns; k++)
+			if (file_at(x, g->runs[k].file, &s, e))
+				return e->code;
+		if (i + 1 < x->h.ngroups && g->end > group_start(x, i + 1))
+			return bad(x, e, "function records overlap");
+	}
+	g->idx = SIZE_MAX;
+	*groups = x->h.ngroups;
 	return 0;
 }

@@ -31,7 +31,7 @@ struct ptrcache {
 	struct {
 		const char *p;
 		uint32_t id;
-	} *s;
+	} * s;
 	size_t cap, n;
 };
 
@@ -153,9 +153,10 @@ static int pc_put(struct ptrcache *c, const char *p, uint32_t id)
 			return PSYM_ENOMEM;
 		for (size_t i = 0; i < c->cap; i++)
 			if (c->s[i].p) {
-				size_t j = (size_t)(((uintptr_t)c->s[i].p * 0x9e3779b97f4a7c15ULL) >>
-						    17) &
-					   (nc.cap - 1);
+				size_t j =
+					(size_t)(((uintptr_t)c->s[i].p * 0x9e3779b97f4a7c15ULL) >>
+						 17) &
+					(nc.cap - 1);
 
 				while (nc.s[j].p)
 					j = (j + 1) & (nc.cap - 1);
@@ -408,8 +409,8 @@ static int node_for(struct psym_index_writer *w, const struct psym_frame *f, siz
 	return 0;
 }
 
-static int add_run(struct psym_index_writer *w, uint64_t addr, const struct psym_frame *f,
-		   size_t n, struct psym_err *e)
+static int add_run(struct psym_index_writer *w, uint64_t addr, const struct psym_frame *f, size_t n,
+		   struct psym_err *e)
 {
 	uint32_t node = 0, parent = 0, fid;
 	uint8_t flags = 0;
@@ -538,7 +539,8 @@ int psym_index_writer_finish(struct psym_index_writer *w, uint64_t end, const ch
 		off = align8(off + lens[s]);
 	}
 	body_end = off;
-	nchunks = ((body_end - IDX_HDR_SIZE) + ((size_t)1 << IDX_CHUNK_SHIFT) - 1) >> IDX_CHUNK_SHIFT;
+	nchunks =
+		((body_end - IDX_HDR_SIZE) + ((size_t)1 << IDX_CHUNK_SHIFT) - 1) >> IDX_CHUNK_SHIFT;
 	h.sec[SEC_CRCS].off = off;
 	h.sec[SEC_CRCS].len = nchunks * 4;
 	off += nchunks * 4;

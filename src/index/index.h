@@ -110,6 +110,13 @@ void psym_index_close(struct psym_index *x);
 int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 		      struct psym_frame *f, size_t max, size_t *n, struct psym_err *e);
 
+/*
+ * Check all of it now: every chunk's checksum and every function record,
+ * string and file it names. 0, or the first problem in e. *groups gets
+ * the number of records.
+ */
+int psym_index_verify(struct psym_index *x, size_t *groups, struct psym_err *e);
+
 const char *psym_index_path(const struct psym_index *x);
 const char *psym_index_build_id(const struct psym_index *x);
 /* The file the answers were made from when it was built. */

@@ -108,8 +108,7 @@ static bool bid_ok(const char *bid)
 }
 
 /* DIR/ab/<bid><suffix> (the key below an HTTP URL has the same shape). */
-static int key_path(const char *base, const char *bid, const char *suffix, char *buf,
-		    size_t bufsz)
+static int key_path(const char *base, const char *bid, const char *suffix, char *buf, size_t bufsz)
 {
 	int k = snprintf(buf, bufsz, "%s/%.2s/%s%s", base, bid, bid, suffix);
 

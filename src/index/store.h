@@ -46,7 +46,9 @@ bool psym_index_store_auto_build(const struct psym_index_store *s);
 /*
  * The index of build_id made under the answer rules variant: 0 with *out,
  * PSYM_NOENT when the store has none (note empty) or has one that cannot
- * be used (note says why: damaged, another build ID, server trouble).
+ * be used (note says why: damaged, another build ID, untrusted), PSYM_EIO
+ * when the store itself failed (note says why: server down, slow, not
+ * HTTP): then nothing should be built for it either.
  */
 int psym_index_store_get(struct psym_index_store *s, const char *build_id, const char *variant,
 			 struct psym_index **out, char *note, size_t notesz);

@@ -73,8 +73,8 @@ struct conn {
 
 static int timed_out(struct conn *c, struct psym_err *e, const char *what)
 {
-	return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s timed out (the cap is %d ms)", c->u->host,
-			    c->u->port, what, c->timeout_ms);
+	return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s timed out (the cap is %d ms)",
+			    c->u->host, c->u->port, what, c->timeout_ms);
 }
 
 /* Wait for events on the socket until the deadline: 1 ready, 0 timed out, <0 error. */
@@ -218,8 +218,11 @@ static int read_header(struct conn *c, char *hb, struct resp *r, struct psym_err
 					    c->u->host, c->u->port);
 		n += (size_t)k;
 		hb[n] = '\0';
-		end = strstr(hb, "\r\n\r\n");
+		end = memmem(hb, n, "\r\n\r\n", 4);
 	}
+	if (memchr(hb, '\0', (size_t)(end - hb)))
+		return psym_err_set(e, PSYM_EIO, "http://%s:%s: not an HTTP response (NUL bytes)",
+				    c->u->host, c->u->port);
 	if (strncmp(hb, "HTTP/1.", 7) != 0 || !hb[7] || hb[8] != ' ' ||
 	    sscanf(hb + 9, "%3d", &r->status) != 1)
 		return psym_err_set(e, PSYM_EIO, "http://%s:%s: not an HTTP response", c->u->host,
@@ -237,8 +240,8 @@ static int read_header(struct conn *c, char *hb, struct resp *r, struct psym_err
 				return psym_err_set(e, PSYM_EIO, "http://%s:%s: bad Content-Length",
 						    c->u->host, c->u->port);
 			r->content_len = v;
-		} else if (strncasecmp(l, "Transfer-Encoding:", 18) == 0 &&
-			   strstr(l, "chunked") && strstr(l, "chunked") < strstr(l, "\r\n")) {
+		} else if (strncasecmp(l, "Transfer-Encoding:", 18) == 0 && strstr(l, "chunked") &&
+			   strstr(l, "chunked") < strstr(l, "\r\n")) {
 			r->chunked = true;
 		}
 	}
@@ -269,8 +272,9 @@ static int request(struct conn *c, const char *method, const char *path, uint64_
 int psym_http_get(const struct psym_http_url *u, const char *path, uint64_t max, int timeout_ms,
 		  uint8_t **body, size_t *len, struct psym_err *e)
 {
-	struct conn c = { .fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms,
-			  .u = u };
+	struct conn c = {
+		.fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms, .u = u
+	};
 	struct resp r = { 0 };
 	char *hb = malloc(MAX_HEADER);
 	uint8_t *b = NULL;
@@ -338,11 +342,11 @@ int psym_http_get(const struct psym_http_url *u, const char *path, uint64_t max,
 			uint8_t *nb;
 
 			if (cap >= max) {
-				ret = psym_err_set(e, PSYM_ELIMIT,
-						   "http://%s:%s%s/%s: body exceeds the cap of %llu "
-						   "bytes",
-						   u->host, u->port, u->path, path,
-						   (unsigned long long)max);
+				ret = psym_err_set(
+					e, PSYM_ELIMIT,
+					"http://%s:%s%s/%s: body exceeds the cap of %llu "
+					"bytes",
+					u->host, u->port, u->path, path, (unsigned long long)max);
 				goto out;
 			}
 			cap = cap * 2 > max ? (size_t)max : cap * 2;
@@ -385,8 +389,9 @@ out:
 int psym_http_put(const struct psym_http_url *u, const char *path, int fd, uint64_t len,
 		  int timeout_ms, struct psym_err *e)
 {
-	struct conn c = { .fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms,
-			  .u = u };
+	struct conn c = {
+		.fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms, .u = u
+	};
 	struct resp r = { 0 };
 	char *hb = malloc(MAX_HEADER), buf[65536];
 	uint64_t sent = 0;
@@ -457,7 +462,7 @@ int psym_http_store_get(const struct psym_http_url *u, const char *spec, const c
 		return ret;
 	if (ret) {
 		snprintf(note, notesz, "%s", e.msg);
-		return PSYM_NOENT;
+		return PSYM_EIO;
 	}
 	ret = psym_index_open_owned(body, len, name, build_id, variant, out, &e);
 	if (ret) {

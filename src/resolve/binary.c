@@ -6,10 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "binary.h"
 #include "build.h"
 #include "buildid.h"
+#include "gsym.h"
 #include "index.h"
 #include "store.h"
 
@@ -25,9 +27,10 @@ struct psym_binary {
 	bool debug_tried;
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
-	bool index_tried, seen_before, index_told;
+	bool index_tried, seen_before, index_told, store_down;
 	char index_damage[1200]; /* why an index was not used, until reported */
 	size_t index_hits;
+	struct psym_gsym *gsym; /* a GSYM file answering instead of DWARF, or NULL */
 };
 
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
@@ -68,6 +71,7 @@ void psym_binary_free(struct psym_binary *b)
 		return;
 	maybe_build_index(b);
 	psym_index_close(b->index);
+	psym_gsym_close(b->gsym);
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
@@ -288,6 +292,60 @@ static bool use_debug_file(struct psym_binary *b, struct psym_elf *dbg)
 	return try_dwarf(b, dbg);
 }
 
+/* Open a GSYM file; want: the build ID it must have (NULL: named, any). */
+static bool try_gsym(struct psym_binary *b, const char *path, const char *want)
+{
+	struct psym_err e = { 0 };
+	struct psym_gsym *g = NULL;
+	char msg[300];
+
+	if (psym_gsym_open(path, &g, &e) != 0) {
+		if (want && e.code == PSYM_NOENT)
+			return false;
+		snprintf(b->note, sizeof(b->note), "%s", e.msg);
+		explain(b, path, e.msg);
+		return false;
+	}
+	if (want && strcmp(psym_gsym_uuid(g), want) != 0) {
+		snprintf(msg, sizeof(msg), "GSYM file of UUID %s, not %s: not used",
+			 psym_gsym_uuid(g)[0] ? psym_gsym_uuid(g) : "(none)", want);
+		explain(b, path, msg);
+		psym_gsym_close(g);
+		return false;
+	}
+	explain(b, path, "GSYM file used (no columns, start lines or discriminators)");
+	b->gsym = g;
+	return true;
+}
+
+/* A GSYM file for the build ID: in the debug dirs' .build-id trees, then the store. */
+static bool find_gsym(struct psym_binary *b)
+{
+	const char *bid = psym_elf_build_id(b->elf);
+	char path[PATH_MAX];
+
+	if (!bid || strlen(bid) < 4)
+		return false;
+	for (size_t i = 0; b->o->locate && i < b->o->locate->n_debug_dirs; i++) {
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s" PSYM_GSYM_SUFFIX,
+			 b->o->locate->debug_dirs[i], bid, bid + 2);
+		if (access(path, F_OK) == 0 && try_gsym(b, path, bid))
+			return true;
+	}
+	if (b->o->index_store && strncmp(psym_index_store_name(b->o->index_store), "http://", 7)) {
+		snprintf(path, sizeof(path), "%s/%.2s/%s" PSYM_GSYM_SUFFIX,
+			 psym_index_store_name(b->o->index_store), bid, bid);
+		if (access(path, F_OK) == 0 && try_gsym(b, path, bid))
+			return true;
+	}
+	return false;
+}
+
+const char *psym_binary_gsym_path(const struct psym_binary *b)
+{
+	return b->gsym ? psym_gsym_path(b->gsym) : NULL;
+}
+
 static void find_debug(struct psym_binary *b)
 {
 	struct psym_reason why = { 0 };
@@ -295,6 +353,8 @@ static void find_debug(struct psym_binary *b)
 	struct psym_elf *mini = NULL, *dbg = NULL;
 
 	b->debug_tried = true;
+	if (b->o->gsym && try_gsym(b, b->o->gsym, NULL))
+		return;
 	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, b->elf))
 		return;
 	if (b->o->locate) {
@@ -305,6 +365,8 @@ static void find_debug(struct psym_binary *b)
 		if (ret == PSYM_NOENT && why.code == PSYM_R_DEBUGINFOD && !b->note[0])
 			snprintf(b->note, sizeof(b->note), "%s", psym_reason_text(&why));
 	}
+	if (find_gsym(b))
+		return;
 	/* MiniDebugInfo: a symbol table at least. */
 	if (psym_elf_open_minidebuginfo(b->elf, &mini, &e) == 0) {
 		explain(b, psym_elf_path(b->elf), "symbols from .gnu_debugdata (MiniDebugInfo)");
@@ -401,6 +463,13 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 	}
 	if (e.code && !b->note[0])
 		snprintf(b->note, sizeof(b->note), "%s", e.msg);
+	if (b->gsym) {
+		e = (struct psym_err){ 0 };
+		if (psym_gsym_lookup(b->gsym, vaddr, frames, max, &n, &e) == 0 && n)
+			return n;
+		if (e.code && !b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", e.msg);
+	}
 	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
 		return 1;
 	return 0;
@@ -422,12 +491,14 @@ static void open_index(struct psym_binary *b)
 {
 	const char *bid = psym_elf_build_id(b->elf);
 	char note[sizeof(b->index_damage)];
+	int ret;
 
 	b->index_tried = true;
 	if (!b->o->index_store || !b->o->inlines || !bid)
 		return;
-	if (psym_index_store_get(b->o->index_store, bid, psym_binary_variant(b), &b->index, note,
-				 sizeof(note)) == 0) {
+	ret = psym_index_store_get(b->o->index_store, bid, psym_binary_variant(b), &b->index, note,
+				   sizeof(note));
+	if (ret == 0) {
 		/* Made without discriminators: not for a run that shows them. */
 		if (b->o->discriminators &&
 		    !(psym_index_flags(b->index) & PSYM_INDEX_DISCRIMINATORS)) {
@@ -443,6 +514,10 @@ static void open_index(struct psym_binary *b)
 	if (note[0]) {
 		snprintf(b->index_damage, sizeof(b->index_damage), "%s", note);
 		explain(b, psym_index_store_name(b->o->index_store), note);
+	}
+	if (ret == PSYM_EIO) {
+		b->store_down = true; /* nothing to build for a store that fails */
+		return;
 	}
 	b->seen_before = psym_index_store_seen(b->o->index_store, bid);
 }
@@ -492,7 +567,8 @@ static void maybe_build_index(struct psym_binary *b)
 	size_t total, decoded;
 
 	if (!b->o->index_store || !psym_index_store_auto_build(b->o->index_store) || b->index ||
-	    !b->index_tried || !b->o->inlines || !b->dwarf || !psym_elf_build_id(b->elf))
+	    !b->index_tried || b->store_down || !b->o->inlines || !b->dwarf ||
+	    !psym_elf_build_id(b->elf))
 		return;
 	psym_binary_dwarf_units(b, &total, &decoded);
 	if (!decoded || (decoded * 2 < total && !b->seen_before && !b->index_damage[0]))
@@ -512,7 +588,7 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, st
 	if (!b->debug_tried)
 		find_debug(b);
 	if (!b->dwarf)
-		return psym_err_set(e, PSYM_NOENT, "'%s': no DWARF (%s)", psym_elf_path(b->elf),
+		return psym_err_set(e, PSYM_NOENT, "no DWARF (%s)",
 				    b->note[0] ? b->note : "not found");
 	if (b->alt_note[0])
 		return psym_err_set(e, PSYM_NOENT, "%s", b->alt_note);

@@ -29,6 +29,13 @@ struct psym_binary_opts {
 	bool discriminators; /* line discriminators in frames[0] (psym addr; not cached) */
 	/* Per-build-ID indexes (src/index/store.h), NULL: off. Not with inlines off. */
 	struct psym_index_store *index_store;
+	/*
+	 * A GSYM file (gsym.h) to answer from instead of the DWARF (--gsym),
+	 * NULL: one whose UUID is the build ID is looked for, as
+	 * DEBUGDIR/.build-id/NN/REST.gsym and STORE/NN/BUILDID.gsym, when no
+	 * DWARF is found.
+	 */
+	const char *gsym;
 };
 
 struct psym_binary;
@@ -114,5 +121,7 @@ size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct p
 const struct psym_index *psym_binary_index(const struct psym_binary *b);
 const char *psym_binary_take_index_damage(struct psym_binary *b);
 size_t psym_binary_index_hits(const struct psym_binary *b);
+/* The GSYM file answering for b, or NULL. */
+const char *psym_binary_gsym_path(const struct psym_binary *b);
 
 #endif

@@ -149,6 +149,8 @@ static void cached_warning(struct psym_resolver *r, char *buf, size_t bufsz)
 	if (why)
 		snprintf(buf, bufsz, "symbol cache '%s' ignored (%s): symbolized from '%s'",
 			 psym_symcache_path(c->cache), why, c->path);
+	else if (c->inner->ops->warning)
+		c->inner->ops->warning(c->inner, buf, bufsz);
 }
 
 static void cached_destroy(struct psym_resolver *r)

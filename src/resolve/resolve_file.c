@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "index.h"
 #include "resolvers.h"
 
 struct file_resolver {
@@ -67,8 +68,17 @@ static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	const char *path = psym_elf_path(psym_binary_elf(b));
 	const char *dw = psym_binary_dwarf_path(b), *note;
 	const char *as = psym_elf_is_debug_only(psym_binary_elf(b)) ? DEBUG_ONLY_NOTE : "";
+	const struct psym_index *ix = psym_binary_index(b);
 
-	if (dw && strcmp(dw, path) != 0)
+	if (ix && psym_binary_index_hits(b)) {
+		snprintf(buf, bufsz, "from '%s'%s, from the index '%s' (answers of '%s')", path, as,
+			 psym_index_path(ix), psym_index_source(ix));
+		return;
+	}
+	if (psym_binary_gsym_path(b))
+		snprintf(buf, bufsz, "from '%s'%s, lines from the GSYM file '%s'", path, as,
+			 psym_binary_gsym_path(b));
+	else if (dw && strcmp(dw, path) != 0)
 		snprintf(buf, bufsz, "from '%s'%s, lines from '%s'%s%s", path, as, dw,
 			 psym_binary_alt_note(b) ? "; " : "",
 			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
@@ -96,19 +106,41 @@ static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
 	int k;
 
 	buf[0] = '\0';
-	if (psym_elf_is_debug_only(elf)) {
+	if (psym_binary_index(from(r)->bin)) {
+		const struct psym_index *ix = psym_binary_index(from(r)->bin);
+
 		k = snprintf(buf, bufsz,
-			     "'%s' is a debug file standing in for the binary: its segments' "
+			     "answers from the index '%s' (build ID %s, %llu bytes, made from "
+			     "'%s'); no DWARF read",
+			     psym_index_path(ix), psym_index_build_id(ix),
+			     (unsigned long long)psym_index_size(ix), psym_index_source(ix));
+		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
+	}
+	if (psym_elf_is_debug_only(elf)) {
+		k = snprintf(buf + n, bufsz - n,
+			     "%s'%s' is a debug file standing in for the binary: its segments' "
 			     "file offsets recovered from their addresses and alignment, "
 			     "symbols from its .symtab",
-			     psym_elf_path(elf));
-		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
+			     n ? "\n    " : "", psym_elf_path(elf));
+		n += k < 0 ? 0 : (size_t)k < bufsz - n ? (size_t)k : bufsz - n - 1;
 	}
 	if (!psym_binary_dwarf_path(from(r)->bin))
 		return;
 	psym_binary_dwarf_units(from(r)->bin, &units, &decoded);
 	snprintf(buf + n, bufsz - n, "%sDWARF: %zu of %zu compile units decoded so far",
 		 n ? "\n    " : "", decoded, units);
+}
+
+/* Why an index found was not used, once: the answers came from the DWARF. */
+static void file_warning(struct psym_resolver *r, char *buf, size_t bufsz)
+{
+	struct psym_binary *b = from(r)->bin;
+	const char *dmg = psym_binary_take_index_damage(b);
+
+	buf[0] = '\0';
+	if (dmg)
+		snprintf(buf, bufsz, "%s: symbolized from '%s' instead", dmg,
+			 psym_elf_path(psym_binary_elf(b)));
 }
 
 static void file_destroy(struct psym_resolver *r)
@@ -125,6 +157,7 @@ static const struct psym_resolver_ops file_ops = {
 	.lookup_symbol = file_lookup_symbol,
 	.describe = file_describe,
 	.explain = file_explain,
+	.warning = file_warning,
 	.destroy = file_destroy,
 };
 

@@ -28,6 +28,7 @@
 #include "objtab.h"
 #include "registry.h"
 #include "resolvers.h"
+#include "store.h"
 #include "symbolize.h"
 
 /*
@@ -73,6 +74,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 		.locate = &c->lo,
 		.limits = &c->limits,
 		.cache_dir = o->cache_dir,
+		.index_store = o->index_store,
 	};
 	return c;
 }
@@ -741,6 +743,7 @@ static int setup(struct run *run, struct psym_err *e)
 		.locate = &run->lo,
 		.limits = &o->limits,
 		.cache_dir = o->cache_dir,
+		.index_store = o->index_store,
 	};
 	run->file_bopts = o->shared ? &o->shared->bopts : &run->bopts;
 	run->own = psym_registry_new(0);
@@ -881,7 +884,14 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	progress_clear(&run);
 	if (ret)
 		psym_symbolize_result_free(r);
-	psym_registry_free(run.own);
+	{
+		/* Objects closed now may start an index build (binary.c's policy). */
+		size_t built = psym_index_store_built(o->index_store);
+
+		psym_registry_free(run.own);
+		if (!ret)
+			r->indexes_built += psym_index_store_built(o->index_store) - built;
+	}
 	psym_objtab_free(run.own_tab);
 	free(run.plan);
 	free(run.caller_only);

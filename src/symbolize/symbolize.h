@@ -58,6 +58,7 @@ struct psym_symbolize_opts {
 	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
 	struct psym_bincache *shared;	  /* binaries shared by a batch's runs, or NULL */
 	const char *cache_dir;		  /* persistent symbol cache (symcache.h), NULL: off */
+	struct psym_index_store *index_store; /* per-build-ID indexes (store.h), NULL: off */
 };
 
 /*
@@ -91,6 +92,8 @@ struct psym_symbolize_result {
 	/* Per mapping, in profile order (none with quiet): free with psym_symbolize_result_free. */
 	struct psym_mapsum *maps;
 	size_t nmaps;
+	size_t indexes_built;	 /* per-build-ID indexes built (or started in the
+				  * background) for this run's objects */
 };
 
 /* Frees the result's per-mapping outcomes (the counts stay). */
