@@ -81,8 +81,8 @@ static int cached_prepare(struct psym_resolver *r, const uint64_t *vaddrs, size_
 	return ret;
 }
 
-static int cached_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx,
-			 uint64_t vaddr, struct psym_frames *out, struct psym_reason *why)
+static int cached_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t vaddr,
+			 struct psym_frames *out, struct psym_reason *why)
 {
 	struct cached_resolver *c = from(r);
 	const struct psym_frame *cf;
@@ -107,8 +107,7 @@ static int cached_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 		return 0;
 	}
 	ret = psym_resolver_lookup(c->inner, ctx, vaddr, out, why);
-	if ((ret == 0 || ret == PSYM_NOENT) && c->cache && c->o.final &&
-	    c->o.final(c->inner))
+	if ((ret == 0 || ret == PSYM_NOENT) && c->cache && c->o.final && c->o.final(c->inner))
 		psym_symcache_add(c->cache, vaddr, out->f, ret ? 0 : out->n);
 	return ret;
 }

@@ -15,7 +15,8 @@
 
 struct kernel_resolver {
 	struct psym_resolver base;
-	struct psym_binary *vmlinux; /* NULL: none */
+	struct psym_resolver *vmlinux; /* a file resolver (cached like any file), NULL: none */
+	char *vmlinux_path;
 	uint64_t vmlinux_text;	     /* its link-time _text */
 	struct psym_reason vmlinux_why;
 	struct psym_kallsyms *ks; /* NULL: none */
@@ -66,15 +67,11 @@ static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 	uint64_t rt = k->vmlinux ? runtime_text(k, ctx->map) : 0;
 
 	if (k->vmlinux && rt) {
-		out->n = psym_binary_resolve(k->vmlinux, addr - rt + k->vmlinux_text, out->f,
-					     PSYM_MAX_FRAMES);
-		if (out->n) {
-			for (size_t i = 0; i < out->n; i++)
-				if (!out->f[i].name)
-					out->f[i].name = "";
-			out->stable = true;
-			return 0;
-		}
+		int ret = psym_resolver_lookup(k->vmlinux, ctx, addr - rt + k->vmlinux_text, out,
+					       why);
+
+		if (ret != PSYM_NOENT)
+			return ret;
 	}
 	if (!k->ks) {
 		if (k->vmlinux && !rt)
@@ -121,7 +118,7 @@ static void kernel_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	struct kernel_resolver *k = from(r);
 
 	if (k->vmlinux)
-		snprintf(buf, bufsz, "from '%s'%s%s%s", psym_elf_path(psym_binary_elf(k->vmlinux)),
+		snprintf(buf, bufsz, "from '%s'%s%s%s", k->vmlinux_path,
 			 k->ks ? " and '" : "", k->ks ? k->ks_path : "", k->ks ? "'" : "");
 	else if (k->ks)
 		snprintf(buf, bufsz, "from '%s'", k->ks_path);
@@ -133,7 +130,8 @@ static void kernel_destroy(struct psym_resolver *r)
 {
 	struct kernel_resolver *k = from(r);
 
-	psym_binary_free(k->vmlinux);
+	psym_resolver_free(k->vmlinux);
+	free(k->vmlinux_path);
 	psym_kmods_free(k->kmods);
 	psym_kallsyms_free(k->ks);
 	free(k);
@@ -166,8 +164,14 @@ int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psy
 		ret = psym_locate_vmlinux(lo, build_id, &elf, &k->vmlinux_text, &k->vmlinux_why, e);
 		if (ret < 0)
 			goto fail;
-		if (ret == 0 && psym_binary_new(elf, bo, &k->vmlinux, &le) != 0)
-			k->vmlinux = NULL;
+		if (ret == 0) {
+			k->vmlinux_path = strdup(psym_elf_path(elf));
+			if (!k->vmlinux_path ||
+			    psym_file_resolver_new(elf, bo, "file", &k->vmlinux, &le) != 0)
+				k->vmlinux = NULL;
+			if (!k->vmlinux_path)
+				psym_elf_close(elf);
+		}
 		ret = 0;
 	}
 	if (psym_locate_kallsyms(lo, k->ks_path, sizeof(k->ks_path), &k->ks_why) == 0) {
