@@ -33,10 +33,15 @@ done
 # The while loop runs in a subshell: collect its verdict from the file.
 [ -f fails.$$ ] && [ "$(cat fails.$$)" = 0 ] && fails=0 || fails=1
 
-# Paths that are not regular files must not hang or crash psym.
+# Paths that are neither regular files nor pipes must not hang or crash
+# psym. (A named pipe is read, as cat reads it: tests/small-things.sh.)
 mkfifo fifo
 mkdir adir
-for p in fifo adir /dev/zero /dev/null; do
+(exec 3>fifo) &
+rc=0
+timeout 10 "$PSYM" check fifo 2>stderr || rc=$?
+check "a pipe whose writer closes at once: exit 2 ($rc), empty" sh -c "[ $rc = 2 ] && grep -q 'empty file' stderr"
+for p in adir /dev/zero /dev/null; do
 	rc=0
 	timeout 10 "$PSYM" check "$p" 2>stderr || rc=$?
 	if [ "$rc" = 2 ] && grep -q "not a regular file" stderr; then
