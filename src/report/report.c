@@ -570,13 +570,21 @@ long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, un
 {
 	size_t n = 0;
 
-	/* The locations' spans are far apart in memory: ask for them all first. */
-	for (size_t i = 0; i < s->n_location_id && i < 64; i++) {
-		long pos = psym_profile_location_pos(r->p, s->location_id[i]);
+	/*
+	 * The locations' spans and frames are far apart in memory: ask for the
+	 * spans, then (once they are here) for the frames, before copying.
+	 */
+	long at[64];
+	size_t np = s->n_location_id < 64 ? s->n_location_id : 64;
 
-		if (pos >= 0)
-			__builtin_prefetch(&r->loc[pos]);
+	for (size_t i = 0; i < np; i++) {
+		at[i] = psym_profile_location_pos(r->p, s->location_id[i]);
+		if (at[i] >= 0)
+			__builtin_prefetch(&r->loc[at[i]]);
 	}
+	for (size_t i = 0; i < np; i++)
+		if (at[i] >= 0 && r->loc[at[i]].first != UINT32_MAX)
+			__builtin_prefetch(r->frames + r->loc[at[i]].first);
 	for (size_t i = 0; i < s->n_location_id && n < max; i++) {
 		long pos = psym_profile_location_pos(r->p, s->location_id[i]);
 		const uint32_t *f;

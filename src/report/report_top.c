@@ -225,6 +225,25 @@ static void fmt_time(char *buf, size_t sz, int64_t nanos)
 		 tm.tm_hour < 12 ? "am" : "pm", zone);
 }
 
+/*
+ * The spans and frames of a sample's locations lie far apart in memory: ask
+ * for the spans, then (once they are here) for the frames, before the walk.
+ */
+static void prefetch_frames(const struct rep *r, const pb_sample *s)
+{
+	size_t n = s->n_location_id < 64 ? s->n_location_id : 64;
+	long pos[64];
+
+	for (size_t i = 0; i < n; i++) {
+		pos[i] = psym_profile_location_pos(r->p, s->location_id[i]);
+		if (pos[i] >= 0)
+			__builtin_prefetch(&r->loc[pos[i]]);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (pos[i] >= 0 && r->loc[pos[i]].first != UINT32_MAX)
+			__builtin_prefetch(r->frames + r->loc[pos[i]].first);
+}
+
 /* pprof's legendActiveFilters: each filter set as "name=value", cut at 80 bytes. */
 static void active_filters(FILE *out, const struct psym_report_filter *f)
 {
@@ -310,6 +329,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		 * cum (recursion). The leaf (innermost frame of the first
 		 * location) gets the flat value.
 		 */
+		prefetch_frames(&r, s);
 		for (size_t li = s->n_location_id; li-- > 0;) {
 			long pos = psym_profile_location_pos(p, s->location_id[li]);
 			const uint32_t *f;
