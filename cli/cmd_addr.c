@@ -468,6 +468,9 @@ int cmd_addr(int argc, char **argv)
 			: psym_err_set(&e, PSYM_ENOMEM, "out of memory");
 		if (!ret)
 			ret = psym_objtab_locate(t, &d.lo, &e);
+		/* The table keeps every candidate and its verdict: said as tried. */
+		for (size_t i = 0; !ret && explain && i < x->ntried; i++)
+			addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
 		if (!ret)
 			ret = psym_objtab_take_elf(t, x, d.lo.elf_limits, &elf, &why, &e);
 		psym_objtab_free(t);

@@ -84,9 +84,16 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 		psym_reason_set(&f->why, PSYM_R_NOT_FOUND, "no places to look for modules");
 		return NULL;
 	}
-	if (f->o->explain && f->o->log && !ref.x->located)
+	if (f->o->explain && f->o->log && !ref.x->located) {
 		fprintf(f->o->log, "psym: module '%s'%s%s:\n", path, bid ? " build ID " : "",
 			bid ? bid : "");
+		if (psym_objtab_locate_one(f->objs, ref.x, f->o->binary->locate, &e))
+			return NULL;
+		/* The table keeps every candidate and its verdict: said as tried. */
+		for (size_t i = 0; i < ref.x->ntried; i++)
+			fprintf(f->o->log, "    tried '%s': %s\n", ref.x->tried[i].path,
+				ref.x->tried[i].verdict);
+	}
 	if (psym_objtab_locate_one(f->objs, ref.x, f->o->binary->locate, &e) ||
 	    psym_registry_get(f->mods, ref.x->key, open_module, &ref, &x, &e) != 0)
 		return NULL;
