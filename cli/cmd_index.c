@@ -152,7 +152,7 @@ int cmd_index(int argc, char **argv)
 		if (!ret)
 			ret = psym_binary_new(elf, &bo, &b, &e);
 		if (!ret)
-			ret = psym_index_build(b, store, &info, &e);
+			ret = psym_index_build(b, store, true, &info, &e);
 		if (ret) {
 			fprintf(stderr, "%s: index: '%s': %s\n", progname, argv[i], e.msg);
 			nbad++;

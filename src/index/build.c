@@ -64,7 +64,7 @@ static double now(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int psym_index_build(struct psym_binary *b, struct psym_index_store *s,
+int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool again,
 		     struct psym_index_built *out, struct psym_err *e)
 {
 	struct psym_elf *elf = psym_binary_elf(b);
@@ -82,6 +82,23 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s,
 		return psym_err_set(e, PSYM_NOENT, "'%s' has no build ID (indexes are keyed by it)",
 				    psym_elf_path(elf));
 	snprintf(out->build_id, sizeof(out->build_id), "%s", bid);
+	/* Claimed first: a builder elsewhere is not duplicated, nor one just done. */
+	ret = psym_index_store_begin(s, bid, out->path, sizeof(out->path), e);
+	if (ret)
+		goto out;
+	begun = true;
+	if (!again) {
+		struct psym_index *have = NULL;
+		char note[256];
+
+		if (psym_index_store_get(s, bid, psym_binary_variant(b), &have, note,
+					 sizeof(note)) == 0) {
+			psym_index_close(have);
+			ret = psym_err_set(e, PSYM_NOENT, "the store has an index of %s already",
+					   bid);
+			goto out;
+		}
+	}
 	ret = psym_binary_boundaries(b, &v, &nv, e);
 	if (ret)
 		goto out;
@@ -112,10 +129,6 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s,
 	}
 	/* Past the last boundary the answer stays: to the top when there is one. */
 	end = n ? UINT64_MAX : v[nv - 1] + 1;
-	ret = psym_index_store_begin(s, bid, out->path, sizeof(out->path), e);
-	if (ret)
-		goto out;
-	begun = true;
 	ret = psym_index_writer_finish(w, end, out->path, &out->size, e);
 	if (!ret)
 		ret = psym_index_store_commit(s, bid, out->path, e);
@@ -155,7 +168,7 @@ void psym_index_build_background(struct psym_binary *b, struct psym_index_store 
 				dup2(fd, 1);
 				dup2(fd, 2);
 			}
-			psym_index_build(b, s, &info, &e);
+			psym_index_build(b, s, false, &info, &e);
 			_exit(0);
 		}
 		_exit(0);

@@ -25,10 +25,12 @@ struct psym_index_built {
 
 /*
  * Build b's index into the store s. PSYM_NOENT (why in e) when b cannot be
- * indexed (no build ID, no complete DWARF) or another process is building
- * it; other errors negative.
+ * indexed (no build ID, no complete DWARF), another process is building
+ * it, or (unless again) the store already has a good one; other errors
+ * negative. The build ID is claimed in the store before any work, so two
+ * machines never build one index at once.
  */
-int psym_index_build(struct psym_binary *b, struct psym_index_store *s,
+int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool again,
 		     struct psym_index_built *out, struct psym_err *e);
 
 /*

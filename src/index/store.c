@@ -203,6 +203,35 @@ static void drop_marker(struct psym_index_store *s, const char *build_id)
 		unlink(marker);
 }
 
+/*
+ * A directory store's builds.log: one line per index put in place
+ * (build ID, host, pid, UTC time), appended with one write() (O_APPEND), so
+ * that a cluster's builds can be audited and counted. Best effort.
+ */
+static void log_build(struct psym_index_store *s, const char *build_id)
+{
+	char path[4096], line[512], host[256] = "?";
+	struct stat st;
+	int fd, k;
+
+	if (s->http || snprintf(path, sizeof(path), "%s/builds.log", s->spec) >= (int)sizeof(path))
+		return;
+	gethostname(host, sizeof(host) - 1);
+	host[sizeof(host) - 1] = '\0';
+	k = snprintf(line, sizeof(line), "%s\t%.200s\t%ld\t%lld\n", build_id, host, (long)getpid(),
+		     (long long)time(NULL));
+	if (k < 0 || (size_t)k >= sizeof(line))
+		return;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && trusted(&st) &&
+	    write(fd, line, (size_t)k) != k) {
+		/* best effort: the index itself is in place */
+	}
+	close(fd);
+}
+
 int psym_index_store_commit(struct psym_index_store *s, const char *build_id, const char *path,
 			    struct psym_err *e)
 {
@@ -213,8 +242,10 @@ int psym_index_store_commit(struct psym_index_store *s, const char *build_id, co
 		unlink(path);
 	}
 	drop_marker(s, build_id);
-	if (!ret)
+	if (!ret) {
 		s->built++;
+		log_build(s, build_id);
+	}
 	return ret;
 }
 

@@ -305,6 +305,7 @@ static void do_job(struct batch *b, struct job *j)
 	so.quiet = true; /* one line per file instead of one per mapping */
 	j->ret = psym_symbolize_file(j->in, j->out, b->o->lim, &so, b->o->gzip, &j->r, NULL, &j->e);
 	j->written = j->ret == 0;
+	j->indexes_built = j->r.indexes_built;
 	if (!j->ret && b->o->strict && j->r.unresolved_file)
 		j->ret = psym_err_set(&j->e, PSYM_EBADINPUT,
 				      "'%s': %zu locations of file-backed mappings unresolved "
