@@ -121,6 +121,8 @@ static int check(struct psym_index *x, const char *build_id, const char *variant
 	struct idx_hdr *h = &x->h;
 	uint64_t body_end, addr_w;
 
+	if (*(const uint8_t *)&(uint16_t){ 1 } != 1)
+		return bad(x, e, "index files are read on little-endian hosts only");
 	if (x->len < IDX_HDR_SIZE)
 		return bad(x, e, "truncated header");
 	memcpy(h, x->p, sizeof(*h));
