@@ -521,6 +521,10 @@ int psym_index_writer_finish(struct psym_index_writer *w, uint64_t end, const ch
 	uint8_t *img = NULL;
 	int ret;
 
+	if (*(const uint8_t *)&(uint16_t){ 1 } != 1)
+		return psym_err_set(e, PSYM_EUNSUPPORTED,
+				    "index files are written on little-endian "
+				    "hosts only");
 	ret = close_group(w, end, e);
 	if (ret)
 		return ret;
@@ -586,7 +590,7 @@ int psym_index_writer_finish(struct psym_index_writer *w, uint64_t end, const ch
 	h.built = (uint64_t)time(NULL);
 	h.crcs_crc = libdeflate_crc32(0, img + h.sec[SEC_CRCS].off, h.sec[SEC_CRCS].len);
 	h.hdr_crc = libdeflate_crc32(0, &h, offsetof(struct idx_hdr, hdr_crc));
-	memcpy(img, &h, sizeof(h)); /* little-endian hosts only: checked in configure */
+	memcpy(img, &h, sizeof(h)); /* the header as laid out: little-endian hosts (above) */
 	ret = psym_out_open(&out, path, e);
 	if (ret)
 		goto out;
