@@ -13,6 +13,7 @@ struct file_cfi {
 	const struct psym_elf *elf;
 	struct psym_cfi *cfi; /* NULL: none or unreadable */
 	bool tried;
+	bool shared; /* from the source: not ours to close */
 };
 
 struct map {
@@ -28,6 +29,8 @@ struct psym_space {
 	size_t nfiles, capfiles;
 	size_t cfi_errors;
 	struct psym_cfi_limits lim;
+	psym_space_cfi_fn cfi_fn; /* NULL: each space opens its files' CFI */
+	void *cfi_ud;
 };
 
 int psym_space_new(const struct psym_cfi_limits *lim, struct psym_space **out, struct psym_err *e)
@@ -45,7 +48,8 @@ void psym_space_free(struct psym_space *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nfiles; i++)
-		psym_cfi_close(s->files[i].cfi);
+		if (!s->files[i].shared)
+			psym_cfi_close(s->files[i].cfi);
 	free(s->files);
 	free(s->maps);
 	free(s);
@@ -61,7 +65,7 @@ static int file_index(struct psym_space *s, const struct psym_elf *elf, size_t *
 		}
 	}
 	if (s->nfiles == s->capfiles) {
-		size_t n = s->capfiles ? s->capfiles * 2 : 16;
+		size_t n = s->capfiles ? s->capfiles * 2 : 4;
 		struct file_cfi *f = realloc(s->files, n * sizeof(*f));
 
 		if (!f)
@@ -69,7 +73,7 @@ static int file_index(struct psym_space *s, const struct psym_elf *elf, size_t *
 		s->files = f;
 		s->capfiles = n;
 	}
-	s->files[s->nfiles] = (struct file_cfi){ elf, NULL, false };
+	s->files[s->nfiles] = (struct file_cfi){ elf, NULL, false, false };
 	*idx = s->nfiles++;
 	return 0;
 }
@@ -94,7 +98,7 @@ int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t 
 		m.dbias = psym_elf_bias_from(elf, debug);
 	}
 	if (s->nmaps == s->capmaps) {
-		size_t n = s->capmaps ? s->capmaps * 2 : 16;
+		size_t n = s->capmaps ? s->capmaps * 2 : 4;
 		struct map *p = realloc(s->maps, n * sizeof(*p));
 
 		if (!p)
@@ -114,8 +118,12 @@ static struct psym_cfi *file_cfi(struct psym_space *s, size_t i)
 		struct psym_err e = { 0 };
 
 		f->tried = true;
-		if (psym_cfi_open(f->elf, &s->lim, &f->cfi, &e) < 0)
+		if (s->cfi_fn) {
+			f->cfi = s->cfi_fn(s->cfi_ud, f->elf);
+			f->shared = true;
+		} else if (psym_cfi_open(f->elf, &s->lim, &f->cfi, &e) < 0) {
 			s->cfi_errors++;
+		}
 	}
 	return f->cfi;
 }
@@ -143,6 +151,12 @@ int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj)
 		return 0;
 	}
 	return PSYM_NOENT;
+}
+
+void psym_space_set_cfi_source(struct psym_space *s, psym_space_cfi_fn fn, void *ud)
+{
+	s->cfi_fn = fn;
+	s->cfi_ud = ud;
 }
 
 size_t psym_space_cfi_errors(const struct psym_space *s)
