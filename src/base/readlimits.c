@@ -48,7 +48,7 @@ static const struct limit_def {
 	  256ULL << 20, "bytes of a kallsyms copy" },
 	{ "deb-bytes", K_U64, offsetof(struct psym_reader_limits, deb.max_bytes), 2ULL << 30,
 	  "bytes extracted from one .deb" },
-	{ "deb-files", K_U64, offsetof(struct psym_reader_limits, deb.max_files), 1000000,
+	{ "deb-files", K_U64, offsetof(struct psym_reader_limits, deb.max_files), 10000,
 	  "files extracted from one .deb" },
 	{ "open-objects", K_SIZE, offsetof(struct psym_reader_limits, open_objects), 1024,
 	  "binaries open at once (least recently used closed past it)" },
