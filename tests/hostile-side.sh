@@ -44,6 +44,26 @@ fi
 [ ! -e out.pb ] && pass "FIFO side file: no output" || fail "FIFO side file: output written"
 rm p.pb.d/ustacks.gz
 
+# ---- a PROCESS record claiming 39,425 mappings (bench/mutate seed 26,
+# input 1287): malformed, exit 2 naming the file, not "out of memory" (3).
+printf 'PSYMUSTK' >side.raw
+python3 - >>side.raw <<'PY'
+import struct, sys
+hdr = struct.pack("<6I", 1, 62, 17, 1, 65536, 0)
+rec = struct.pack("<II", 1000, 39425) + struct.pack("<QQQ", 0x400000, 0x800000, 0)
+rec += struct.pack("<B", 0) + struct.pack("<H", 5) + b"/prog"
+sys.stdout.buffer.write(hdr + struct.pack("<II", 1, len(rec)) + rec)
+PY
+gzip -c side.raw >p.pb.d/ustacks.gz
+rc=0
+timeout 20 "$PSYM" symbolize --offline p.pb -o out.pb >stdout 2>stderr || rc=$?
+if [ "$rc" = 2 ] && grep -qF "p.pb.d/ustacks.gz': record 0 is malformed" stderr; then
+	pass "too many mappings in a PROCESS record: $(cat stderr)"
+else
+	fail "too many mappings: exit $rc: $(head -c 300 stderr)"
+fi
+rm p.pb.d/ustacks.gz
+
 # link NAME KIND N STEPS: a static non-PIE program from mkhostile.py asm.
 link() {
 	python3 "$MKH" asm "$2" "$3" "$4" >"$1.s" && gcc -c "$1.s" -o "$1.o" &&
