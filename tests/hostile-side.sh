@@ -62,6 +62,23 @@ if [ "$rc" = 2 ] && grep -qF "p.pb.d/ustacks.gz': record 0 is malformed" stderr;
 else
 	fail "too many mappings: exit $rc: $(head -c 300 stderr)"
 fi
+# ... and one mapping followed by 8 stray bytes (seed 26, input 3247).
+printf 'PSYMUSTK' >side.raw
+python3 - >>side.raw <<'PY'
+import struct, sys
+hdr = struct.pack("<6I", 1, 62, 17, 1, 65536, 0)
+rec = struct.pack("<II", 1000, 1) + struct.pack("<QQQ", 0x400000, 0x800000, 0)
+rec += struct.pack("<B", 0) + struct.pack("<H", 5) + b"/prog" + bytes(8)
+sys.stdout.buffer.write(hdr + struct.pack("<II", 1, len(rec)) + rec)
+PY
+gzip -c side.raw >p.pb.d/ustacks.gz
+rc=0
+timeout 20 "$PSYM" symbolize --offline p.pb -o out.pb >stdout 2>stderr || rc=$?
+if [ "$rc" = 2 ] && grep -qF "p.pb.d/ustacks.gz': record 0 is malformed" stderr; then
+	pass "stray bytes after a PROCESS record's mappings: $(cat stderr)"
+else
+	fail "stray bytes after the mappings: exit $rc: $(head -c 300 stderr)"
+fi
 rm p.pb.d/ustacks.gz
 
 # link NAME KIND N STEPS: a static non-PIE program from mkhostile.py asm.

@@ -307,7 +307,7 @@ static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **map
 		m->exec = true;
 	}
 	*n = nm;
-	return r.p == r.end ? 0 : -1;
+	return r.p == r.end ? 0 : PSYM_EBADINPUT;
 }
 
 static int parse_sample(const uint8_t *p, size_t len, struct psym_ustack_sample *s,
