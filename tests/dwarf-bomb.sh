@@ -4,7 +4,8 @@
 # (--limit dwarf-compress-ratio, default 200:1, for sections over 16 MiB),
 # before anything is allocated or inflated: psym addr still answers from
 # the symbol table, in little memory. psym addr has symbolize's memory cap
-# (--max-memory, default 8G) for what passes the ratio.
+# (--max-memory, default 8G) for what passes the ratio. A gzip'd profile
+# that inflates more than 200 times is refused as early.
 . "$top_srcdir/tests/lib.sh"
 need gcc
 need python3
@@ -40,5 +41,22 @@ if grep -qF "over the memory cap of 268435456 (--max-memory)" err; then
 	pass "addr --max-memory: $(cat err)"
 else
 	fail "addr --max-memory not applied: exit $rc: $(cat err)"
+fi
+
+# The same rule for a gzip'd profile (bench/mutate: a 600 MiB bomb took
+# over 5 s at nice 19 to be refused at the 512 MiB cap): past 64 MiB, more
+# than 200 times the input read is refused at once.
+python3 -c '
+import zlib
+c = zlib.compressobj(9, zlib.DEFLATED, 31)
+z = bytes(1 << 20)
+open("bomb.pb.gz", "wb").write(b"".join([c.compress(z) for _ in range(200)] + [c.flush()]))'
+rc=0
+/usr/bin/time -f "%e %M" -o tm "$PSYM" show bomb.pb.gz >out 2>err || rc=$?
+echo "# profile bomb ($(wc -c <bomb.pb.gz) bytes, 200 MiB of zeros): exit $rc, $(tail -n1 tm) (s, KB)"
+if [ "$rc" = 2 ] && grep -qF "'bomb.pb.gz': decompresses to more than 200 times its size" err; then
+	pass "gzip'd profile bomb refused by ratio: $(cat err)"
+else
+	fail "gzip'd profile bomb: exit $rc: $(head -c 300 err)"
 fi
 finish

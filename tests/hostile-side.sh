@@ -1,10 +1,20 @@
 #!/bin/sh
 # Side files of psym-collect --stack-copy that used to hang psym symbolize
 # or make it run for a long time (issue 26): a FIFO at IN.d/ustacks.gz is
-# refused by its type with one line naming it, never opened for reading.
+# refused by its type with one line naming it, never opened for reading;
+# CFI whose rows cost ~100,000 CFA steps each, as a loop of signal frames
+# or as a deep chain, ends quickly with the reason (no-progress, or the
+# budget naming its --limit) while memoized rows still let later samples
+# unwind whole; 160,000 processes, each with its own PROCESS record, over
+# a binary with 20,000 FDEs and no .eh_frame_hdr, index its CFI once.
+# Wall time is printed, not asserted (bench/ holds speed goals); a
+# timeout of 120 s catches the old behaviour (hours).
 . "$top_srcdir/tests/lib.sh"
 need protoc
 need timeout
+need gcc
+need python3
+MKH=$top_srcdir/tests/unwind/mkhostile.py
 
 # A provisional profile that asks for unwinding (psym-collect's comment).
 cat >p.txtpb <<'TXT'
@@ -33,4 +43,119 @@ else
 fi
 [ ! -e out.pb ] && pass "FIFO side file: no output" || fail "FIFO side file: output written"
 rm p.pb.d/ustacks.gz
+
+# ---- a PROCESS record claiming 39,425 mappings (bench/mutate seed 26,
+# input 1287): malformed, exit 2 naming the file, not "out of memory" (3).
+printf 'PSYMUSTK' >side.raw
+python3 - >>side.raw <<'PY'
+import struct, sys
+hdr = struct.pack("<6I", 1, 62, 17, 1, 65536, 0)
+rec = struct.pack("<II", 1000, 39425) + struct.pack("<QQQ", 0x400000, 0x800000, 0)
+rec += struct.pack("<B", 0) + struct.pack("<H", 5) + b"/prog"
+sys.stdout.buffer.write(hdr + struct.pack("<II", 1, len(rec)) + rec)
+PY
+gzip -c side.raw >p.pb.d/ustacks.gz
+rc=0
+timeout 20 "$PSYM" symbolize --offline p.pb -o out.pb >stdout 2>stderr || rc=$?
+if [ "$rc" = 2 ] && grep -qF "p.pb.d/ustacks.gz': record 0 is malformed" stderr; then
+	pass "too many mappings in a PROCESS record: $(cat stderr)"
+else
+	fail "too many mappings: exit $rc: $(head -c 300 stderr)"
+fi
+# ... and one mapping followed by 8 stray bytes (seed 26, input 3247).
+printf 'PSYMUSTK' >side.raw
+python3 - >>side.raw <<'PY'
+import struct, sys
+hdr = struct.pack("<6I", 1, 62, 17, 1, 65536, 0)
+rec = struct.pack("<II", 1000, 1) + struct.pack("<QQQ", 0x400000, 0x800000, 0)
+rec += struct.pack("<B", 0) + struct.pack("<H", 5) + b"/prog" + bytes(8)
+sys.stdout.buffer.write(hdr + struct.pack("<II", 1, len(rec)) + rec)
+PY
+gzip -c side.raw >p.pb.d/ustacks.gz
+rc=0
+timeout 20 "$PSYM" symbolize --offline p.pb -o out.pb >stdout 2>stderr || rc=$?
+if [ "$rc" = 2 ] && grep -qF "p.pb.d/ustacks.gz': record 0 is malformed" stderr; then
+	pass "stray bytes after a PROCESS record's mappings: $(cat stderr)"
+else
+	fail "stray bytes after the mappings: exit $rc: $(head -c 300 stderr)"
+fi
+rm p.pb.d/ustacks.gz
+
+# link NAME KIND N STEPS: a static non-PIE program from mkhostile.py asm.
+link() {
+	python3 "$MKH" asm "$2" "$3" "$4" >"$1.s" && gcc -c "$1.s" -o "$1.o" &&
+		gcc -nostdlib -static -no-pie -Wl,--build-id -o "$1" "$1.o"
+}
+addr() { nm "$1" | awk -v n="$2" '$3 == n { print $1 }'; }
+# unwind NAME ARGS...: psym symbolize p.pb (side file in place) under the
+# guards; $rc, $secs and the log in NAME.log.
+unwind() {
+	name=$1
+	shift
+	rc=0
+	/usr/bin/time -f "%e %M" -o tm timeout 120 "$PSYM" symbolize --offline "$@" p.pb \
+		-o out.pb >"$name.log" 2>&1 || rc=$?
+	# shellcheck disable=SC2046
+	set -- $(tail -n1 tm)
+	secs=${1:-?} kb=${2:-0}
+	case $kb in *[!0-9]*) kb=0 ;; esac
+	echo "# $name: exit $rc, $secs s, $kb KB"
+}
+
+# ---- a loop of signal frames: rip from [rsp], rsp unchanged, 99,000 steps a row
+link loop loop 1 99000 || { fail "build loop"; finish; exit 1; }
+f0=$(addr loop f0)
+python3 "$MKH" side p.pb.d/ustacks.gz "$PWD/loop" "$(readelf -n loop | sed -n 's/.*Build ID: //p')" \
+	20 1 400000 800000 "$f0" "$f0" "$f0"
+unwind loop
+if [ "$rc" = 0 ] && grep -q "unwound 20 samples, 40 frames.*no-progress 20" loop.log; then
+	pass "signal-frame loop: stops as no-progress after one repeat: $(head -1 loop.log)"
+else
+	fail "signal-frame loop: exit $rc: $(head -c 400 loop.log)"
+fi
+
+# ---- a chain of 40 frames of 99,000 steps each (4 M steps a stack)
+link chain chain 40 99000 || { fail "build chain"; finish; exit 1; }
+words=""
+for i in $(seq 1 39); do words="$words $(printf '%x' $((0x$(addr chain f$i) + 1)))"; done
+# shellcheck disable=SC2086
+python3 "$MKH" side p.pb.d/ustacks.gz "$PWD/chain" "$(readelf -n chain | sed -n 's/.*Build ID: //p')" \
+	50 1 400000 800000 "$(addr chain f0)" $words
+unwind chain
+if [ "$rc" = 0 ] && grep -q "budget 3;" chain.log &&
+	grep -q "out-of-stack 47" chain.log &&
+	grep -qF "the sample's budget of 1048576 CFA steps is spent (--limit unwind-sample-steps=N)" chain.log; then
+	pass "deep chain: 3 samples cut by the per-sample budget, the other 47 whole from memoized rows"
+else
+	fail "deep chain: exit $rc: $(head -c 500 chain.log)"
+fi
+unwind chain-run --limit unwind-steps=2M
+if [ "$rc" = 0 ] && grep -q "budget 50;" chain-run.log &&
+	grep -qF "the run's budget of 2097152 CFA steps is spent (--limit unwind-steps=N)" chain-run.log; then
+	pass "deep chain: the run's budget ends every later sample: $(head -1 chain-run.log)"
+else
+	fail "deep chain, --limit unwind-steps=2M: exit $rc: $(head -c 500 chain-run.log)"
+fi
+
+# ---- 160,000 processes over a binary with 20,000 FDEs and no .eh_frame_hdr
+link many chain 20000 0 || { fail "build many"; finish; exit 1; }
+if readelf -SW many | grep -q eh_frame_hdr; then
+	fail "many has an .eh_frame_hdr"
+fi
+python3 "$MKH" side p.pb.d/ustacks.gz "$PWD/many" "$(readelf -n many | sed -n 's/.*Build ID: //p')" \
+	160000 160000 400000 2000000 "$(addr many f0)" "$(printf '%x' $((0x$(addr many f1) + 1)))"
+echo "# side file: $(wc -c <p.pb.d/ustacks.gz) bytes"
+unwind many
+if [ "$rc" = 0 ] && grep -q "unwound 160000 samples" many.log; then
+	pass "160,000 processes: every sample unwound: $(head -1 many.log)"
+else
+	fail "160,000 processes: exit $rc: $(head -c 400 many.log)"
+fi
+if ldd "$top_builddir/.libs/psym" "$PSYM" 2>/dev/null | grep -q -e libasan -e libubsan; then
+	echo "# sanitizer build: ${kb} KB not checked (ASan's shadow memory)"
+elif [ "${kb:-0}" -lt 1048576 ]; then
+	pass "160,000 processes in ${kb} KB"
+else
+	fail "160,000 processes: ${kb} KB"
+fi
 finish

@@ -42,6 +42,9 @@ static int grow_out(unsigned char **out, size_t *cap, size_t len, size_t max, co
 	return 0;
 }
 
+#define GUNZIP_RATIO_MIN ((size_t)64 << 20)
+#define GUNZIP_RATIO_MAX 200
+
 int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *name,
 		unsigned char **outp, size_t *outlenp, struct psym_err *e)
 {
@@ -75,6 +78,19 @@ int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *nam
 			ret = psym_err_set(e, PSYM_ELIMIT,
 					   "'%s': decompresses to more than the limit of %zu bytes",
 					   name, max);
+			goto out;
+		}
+		/*
+		 * A profile compresses 3-10 times; past GUNZIP_RATIO_MIN bytes,
+		 * more than GUNZIP_RATIO_MAX times its input is a bomb of zeros:
+		 * refused now rather than after inflating up to max (seconds).
+		 */
+		if (used > GUNZIP_RATIO_MIN && zs.next_in > in &&
+		    used / (size_t)(zs.next_in - in) > GUNZIP_RATIO_MAX) {
+			ret = psym_err_set(e, PSYM_ELIMIT,
+					   "'%s': decompresses to more than %d times its size "
+					   "(a gzip bomb: profiles compress 3-10 times)",
+					   name, GUNZIP_RATIO_MAX);
 			goto out;
 		}
 		if (zr == Z_STREAM_END) {

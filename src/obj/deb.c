@@ -15,10 +15,12 @@
 
 #include "buildid.h"
 #include "deb.h"
+#include "dwarfsym.h"
+#include "elffile.h"
 #include "fileio.h"
 
 #define DEB_DEFAULT_MAX_BYTES ((uint64_t)2 << 30)
-#define DEB_DEFAULT_MAX_FILES 1000000
+#define DEB_DEFAULT_MAX_FILES 10000
 #define TAR_MAX_NAME 4096
 
 /* ---- compressed input: the data.tar member, raw bytes from fd or memory - */
@@ -584,8 +586,105 @@ struct extract {
 	char *tmp, *final;
 	bool classify; /* outside .build-id/: keep if its ELF build ID is wanted */
 	uint64_t off;
+	/*
+	 * dwz alternate files (usr/lib/debug/.dwz/...) that the extracted debug
+	 * files name: extracted in a second pass, and only those.
+	 */
+	char **alts;
+	size_t n_alts, cap_alts;
+	bool alt_pass;
 	struct psym_err *e;
 };
+
+#define DWZ_DIR "usr/lib/debug/.dwz/"
+#define MAX_ALTS 4096
+
+/*
+ * The member path an extracted debug file (member path `member`, file
+ * `file`) names as its alternate, when it is one of the package's .dwz/
+ * files: an absolute /usr/lib/debug/.dwz/REST, or a path relative to the
+ * member's directory, normalized. Recorded once; errors only for memory.
+ */
+static int note_alt(struct extract *x, const char *member, const char *file)
+{
+	char path[TAR_MAX_NAME], bid[PSYM_BUILD_ID_HEX_MAX], norm[TAR_MAX_NAME];
+	struct psym_elf *elf = NULL;
+	size_t n = 0;
+	int r;
+
+	if (psym_elf_open(file, NULL, &elf, NULL) != 0)
+		return 0;
+	r = psym_dwarf_altlink(elf, path, sizeof(path), bid, sizeof(bid), NULL);
+	psym_elf_close(elf);
+	if (r != 0)
+		return 0;
+	if (path[0] == '/') {
+		snprintf(norm, sizeof(norm), "%s", path + 1);
+	} else {
+		const char *slash = strrchr(member, '/');
+		int k = snprintf(norm, sizeof(norm), "%.*s/%s", (int)(slash ? slash - member : 0),
+				 member, path);
+
+		if (k < 0 || (size_t)k >= sizeof(norm))
+			return 0;
+	}
+	/* Lexically: "." and empty components dropped, ".." takes one back. */
+	{
+		char *save = NULL, out[TAR_MAX_NAME];
+		size_t depth[TAR_MAX_NAME / 2], nd = 0;
+
+		for (char *c = strtok_r(norm, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+			size_t len = strlen(c);
+
+			if (!strcmp(c, "."))
+				continue;
+			if (!strcmp(c, "..")) {
+				if (!nd)
+					return 0; /* above the package root */
+				n = depth[--nd];
+				continue;
+			}
+			if (n + len + 2 > sizeof(out) || nd == sizeof(depth) / sizeof(depth[0]))
+				return 0;
+			depth[nd++] = n;
+			if (n)
+				out[n++] = '/';
+			memcpy(out + n, c, len);
+			n += len;
+		}
+		out[n] = '\0';
+		memcpy(norm, out, n + 1);
+	}
+	if (strncmp(norm, DWZ_DIR, strlen(DWZ_DIR)) != 0)
+		return 0;
+	for (size_t i = 0; i < x->n_alts; i++)
+		if (!strcmp(x->alts[i], norm))
+			return 0;
+	if (x->n_alts == MAX_ALTS)
+		return 0;
+	if (x->n_alts == x->cap_alts) {
+		size_t ncap = x->cap_alts ? x->cap_alts * 2 : 8;
+		char **na = realloc(x->alts, ncap * sizeof(*na));
+
+		if (!na)
+			return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+		x->alts = na;
+		x->cap_alts = ncap;
+	}
+	x->alts[x->n_alts] = strdup(norm);
+	if (!x->alts[x->n_alts])
+		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+	x->n_alts++;
+	return 0;
+}
+
+static bool alt_wanted(const struct extract *x, const char *path)
+{
+	for (size_t i = 0; i < x->n_alts; i++)
+		if (!strcmp(x->alts[i], path))
+			return true;
+	return false;
+}
 
 static int mkdirs(char *path)
 {
@@ -693,13 +792,19 @@ static int select_cb(void *ud, const char *path, uint64_t size)
 	(void)size;
 	drop_member(x);
 	x->classify = false;
-	if (in_tree) {
+	/* dwz files: in the second pass, those named; nothing else then. */
+	if (strncmp(path, DWZ_DIR, strlen(DWZ_DIR)) == 0) {
+		if (!x->alt_pass || !alt_wanted(x, path))
+			return 0;
+	} else if (x->alt_pass) {
+		return 0;
+	} else if (in_tree) {
 		ret = add_seen(x, id);
 		if (ret)
 			return ret;
 		if (!wanted(x, id))
 			return 0;
-	} else if (x->ids && strncmp(path, "usr/lib/debug/.dwz/", 19) != 0) {
+	} else if (x->ids) {
 		/* Outside the build-ID tree: its build ID is known once written. */
 		x->classify = true;
 	}
@@ -708,8 +813,15 @@ static int select_cb(void *ud, const char *path, uint64_t size)
 		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
 	}
 	if (exists(x->final)) { /* an earlier run's, or a duplicate entry: the first wins */
-		if (x->classify && psym_elf_file_build_id(x->final, id, NULL) == 0 &&
-		    (ret = add_seen(x, id)) != 0)
+		bool named = !x->classify; /* a wanted debug file: its alternate too */
+
+		if (x->classify && psym_elf_file_build_id(x->final, id, NULL) == 0) {
+			ret = add_seen(x, id);
+			if (ret)
+				return ret;
+			named = wanted(x, id);
+		}
+		if (named && !x->alt_pass && (ret = note_alt(x, path, x->final)) != 0)
 			return ret;
 		free(x->final);
 		x->final = NULL;
@@ -779,6 +891,8 @@ static int finish_member(struct extract *x, const char *path)
 	}
 	free(x->tmp);
 	x->tmp = NULL;
+	if (!x->alt_pass && (ret = note_alt(x, path, x->final)) != 0)
+		goto out;
 	/* Found by build ID too, as the package's own .build-id symlink would. */
 	if (link_path && mkdirs(link_path) == 0 && link(x->final, link_path) != 0 &&
 	    errno != EEXIST)
@@ -943,6 +1057,12 @@ int psym_deb_extract_debug(const char *deb_path, const char *cache_root,
 		s.end = (uint64_t)st.st_size;
 		ret = deb_walk(&s, deb_path, limits, select_cb, extract_cb, &x, e);
 		drop_member(&x);
+		if (!ret && x.n_alts) {
+			/* The alternate files named, wherever they are in the archive. */
+			x.alt_pass = true;
+			ret = deb_walk(&s, deb_path, limits, select_cb, extract_cb, &x, e);
+			drop_member(&x);
+		}
 		if (!ret && x.ids)
 			ret = write_index(&x);
 		if (ret) {
@@ -972,6 +1092,9 @@ out:
 	for (size_t i = 0; i < x.n_seen; i++)
 		free(x.seen[i]);
 	free(x.seen);
+	for (size_t i = 0; i < x.n_alts; i++)
+		free(x.alts[i]);
+	free(x.alts);
 	free(x.root);
 	free(result);
 	close(fd);

@@ -4,7 +4,8 @@
  *
  * A .deb is an ar archive whose data.tar.{xz,zst,gz} member holds the files.
  * psym_deb_extract_debug() extracts only the files below usr/lib/debug/
- * that the profiles need (by build ID; dwz files always) into a cache
+ * that the profiles need (by build ID, and the dwz alternate files those
+ * name, found in a second pass) into a cache
  * directory and returns the path of the extracted usr/lib/debug, which is
  * then searched like any --debug-dir.
  *
@@ -23,7 +24,7 @@
 
 struct psym_deb_limits {
 	uint64_t max_bytes; /* bytes written per package and run (default 2 GiB) */
-	uint64_t max_files; /* files written (default 1,000,000) */
+	uint64_t max_files; /* files written (default 10,000) */
 };
 
 /*

@@ -23,7 +23,7 @@
 struct psym_reader_limits {
 	struct psym_elf_limits elf;
 	size_t dwarf_depth, dwarf_entries, dwarf_rows;
-	uint64_t dwarf_section_bytes; /* one DWARF section, decompressed */
+	uint64_t dwarf_section_bytes;  /* one DWARF section, decompressed */
 	uint64_t dwarf_compress_ratio; /* its claimed size over its compressed size */
 	/*
 	 * All of one file's decompressed DWARF sections together: the
@@ -33,9 +33,10 @@ struct psym_reader_limits {
 	struct psym_perfmap_limits perfmap;
 	size_t kallsyms_symbols, kallsyms_bytes;
 	struct psym_deb_limits deb;
-	size_t open_objects; /* objects open at once (resolve/registry.h) */
-	size_t cfi_fdes, cfi_steps; /* unwinding (unwind/cfi.h) */
-	uint64_t debuginfod_bytes;  /* one download (locate/debuginfod.h) */
+	size_t open_objects;			    /* objects open at once (resolve/registry.h) */
+	size_t cfi_fdes, cfi_steps;		    /* unwinding (unwind/cfi.h) */
+	uint64_t unwind_sample_steps, unwind_steps; /* unwinding budgets (unwind/unwind.h) */
+	uint64_t debuginfod_bytes;		    /* one download (locate/debuginfod.h) */
 };
 
 void psym_reader_limits_default(struct psym_reader_limits *l);

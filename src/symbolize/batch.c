@@ -45,6 +45,8 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 	uo.locate = &lo;
 	uo.cfi.max_fdes = o->limits.cfi_fdes;
 	uo.cfi.max_steps = o->limits.cfi_steps;
+	uo.sample_steps = o->limits.unwind_sample_steps;
+	uo.run_steps = o->limits.unwind_steps;
 	ret = psym_unwindprof_profile(*p, side, &uo, lim, &np, &st, e);
 	if (ret == 0) {
 		psym_profile_free(*p);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <elf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,20 @@
 #define DEFAULT_MAX_STEPS 100000
 #define MAX_REMEMBER 16
 #define MAX_DEBUG_FRAME ((size_t)256 << 20)
+/*
+ * Rows memoized per object, direct-mapped by address: a profile's samples
+ * come back to the same pcs, and a row costs up to --limit cfi-steps CFA
+ * instructions to compute, an error (a cap hit) as much as a row.
+ */
+#define MEMO_SLOTS 4096
+
+struct memo {
+	uint64_t vaddr;
+	bool used;
+	int r;	       /* psym_cfi_find's result */
+	char msg[160]; /* its message when r < 0 */
+	struct psym_cfi_row row;
+};
 
 /* Pointer encodings (DW_EH_PE_*). */
 #define PE_OMIT 0xff
@@ -48,6 +63,8 @@ struct psym_cfi {
 	bool swap;
 	unsigned addr_size;
 	struct psym_cfi_limits lim;
+	uint64_t steps;	   /* CFA instructions run so far (psym_cfi_steps) */
+	struct memo *memo; /* MEMO_SLOTS, allocated at the first lookup */
 };
 
 struct cie {
@@ -410,6 +427,7 @@ void psym_cfi_close(struct psym_cfi *cfi)
 {
 	if (!cfi)
 		return;
+	free(cfi->memo);
 	free(cfi->dbg.owned);
 	free(cfi->idx);
 	free(cfi);
@@ -701,9 +719,11 @@ static int row_from_fde(struct psym_cfi *cfi, const struct sec *s, uint64_t off,
 	r = run_program(cfi, s, &cie, cie.ins, cie.ins_end, start, UINT64_MAX, &init, NULL, &steps,
 			e);
 	if (r < 0)
-		return r;
+		goto count;
 	st = init;
 	r = run_program(cfi, s, &cie, ins, ins_end, start, vaddr, &st, &init, &steps, e);
+count:
+	cfi->steps += steps;
 	if (r < 0)
 		return r;
 	memset(row, 0, sizeof(*row));
@@ -721,8 +741,8 @@ static int row_from_fde(struct psym_cfi *cfi, const struct sec *s, uint64_t off,
 	return 0;
 }
 
-int psym_cfi_find(struct psym_cfi *cfi, uint64_t vaddr, struct psym_cfi_row *row,
-		  struct psym_err *e)
+static int find_uncached(struct psym_cfi *cfi, uint64_t vaddr, struct psym_cfi_row *row,
+			 struct psym_err *e)
 {
 	const struct fde_ent *f;
 	uint64_t off;
@@ -741,4 +761,33 @@ int psym_cfi_find(struct psym_cfi *cfi, uint64_t vaddr, struct psym_cfi_row *row
 	if (f)
 		return row_from_fde(cfi, &cfi->dbg, f->off, vaddr, row, e);
 	return PSYM_NOENT;
+}
+
+int psym_cfi_find(struct psym_cfi *cfi, uint64_t vaddr, struct psym_cfi_row *row,
+		  struct psym_err *e)
+{
+	struct memo *m;
+	struct psym_err e2 = { 0 };
+
+	if (!cfi->memo)
+		cfi->memo = calloc(MEMO_SLOTS, sizeof(*cfi->memo));
+	if (!cfi->memo)
+		return find_uncached(cfi, vaddr, row, e);
+	m = &cfi->memo[(vaddr * 0x9e3779b97f4a7c15ULL) >> 52 & (MEMO_SLOTS - 1)];
+	if (!m->used || m->vaddr != vaddr) {
+		m->r = find_uncached(cfi, vaddr, &m->row, &e2);
+		m->vaddr = vaddr;
+		m->used = true;
+		snprintf(m->msg, sizeof(m->msg), "%.159s", m->r < 0 ? e2.msg : "");
+	}
+	if (m->r == 0)
+		*row = m->row;
+	else if (m->r < 0)
+		psym_err_set(e, m->r, "%s", m->msg);
+	return m->r;
+}
+
+uint64_t psym_cfi_steps(const struct psym_cfi *cfi)
+{
+	return cfi ? cfi->steps : 0;
 }

@@ -112,4 +112,11 @@ size_t psym_cfi_nfdes(const struct psym_cfi *cfi);
 int psym_cfi_find(struct psym_cfi *cfi, uint64_t vaddr, struct psym_cfi_row *row,
 		  struct psym_err *e);
 
+/*
+ * CFA instructions run by this object's lookups so far, for budgets across
+ * lookups (psym_unwind_budget). Rows (and errors) are memoized per address:
+ * a repeated lookup costs no steps. Accepts NULL (0).
+ */
+uint64_t psym_cfi_steps(const struct psym_cfi *cfi);
+
 #endif

@@ -17,6 +17,7 @@ struct file_cfi {
 	/* AArch64's vDSO: where __kernel_rt_sigreturn is (sigret_tried, has_sigret). */
 	bool sigret_tried, has_sigret;
 	uint64_t sigret;
+	bool shared; /* from the source: not ours to close */
 };
 
 struct map {
@@ -32,6 +33,8 @@ struct psym_space {
 	size_t nfiles, capfiles;
 	size_t cfi_errors;
 	struct psym_cfi_limits lim;
+	psym_space_cfi_fn cfi_fn; /* NULL: each space opens its files' CFI */
+	void *cfi_ud;
 };
 
 int psym_space_new(const struct psym_cfi_limits *lim, struct psym_space **out, struct psym_err *e)
@@ -49,7 +52,8 @@ void psym_space_free(struct psym_space *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nfiles; i++)
-		psym_cfi_close(s->files[i].cfi);
+		if (!s->files[i].shared)
+			psym_cfi_close(s->files[i].cfi);
 	free(s->files);
 	free(s->maps);
 	free(s);
@@ -70,7 +74,7 @@ static int file_index(struct psym_space *s, const struct psym_elf *elf, size_t *
 	if (!f)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	s->files = f;
-	s->files[s->nfiles] = (struct file_cfi){ elf, NULL, false };
+	s->files[s->nfiles] = (struct file_cfi){ .elf = elf };
 	*idx = s->nfiles++;
 	return 0;
 }
@@ -110,8 +114,12 @@ static struct psym_cfi *file_cfi(struct psym_space *s, size_t i)
 		struct psym_err e = { 0 };
 
 		f->tried = true;
-		if (psym_cfi_open(f->elf, &s->lim, &f->cfi, &e) < 0)
+		if (s->cfi_fn) {
+			f->cfi = s->cfi_fn(s->cfi_ud, f->elf);
+			f->shared = true;
+		} else if (psym_cfi_open(f->elf, &s->lim, &f->cfi, &e) < 0) {
 			s->cfi_errors++;
+		}
 	}
 	return f->cfi;
 }
@@ -158,4 +166,10 @@ int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj)
 		return 0;
 	}
 	return PSYM_NOENT;
+}
+
+void psym_space_set_cfi_source(struct psym_space *s, psym_space_cfi_fn fn, void *ud)
+{
+	s->cfi_fn = fn;
+	s->cfi_ud = ud;
 }

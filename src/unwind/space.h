@@ -32,4 +32,13 @@ int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t 
 /* psym_unwind_find_fn over a struct psym_space. */
 int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj);
 
+/*
+ * Take each file's CFI from fn (which owns it, and may return NULL for
+ * none) instead of opening it per space: a run with many processes, or
+ * many PROCESS records of one, indexes each object's CFI once and shares
+ * its memoized rows. Set before the first lookup.
+ */
+typedef struct psym_cfi *(*psym_space_cfi_fn)(void *ud, const struct psym_elf *elf);
+void psym_space_set_cfi_source(struct psym_space *s, psym_space_cfi_fn fn, void *ud);
+
 #endif

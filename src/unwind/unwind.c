@@ -12,7 +12,7 @@
 static const char *const stop_names[PSYM_UNWIND_NSTOPS] = {
 	[PSYM_UNWIND_END] = "end",	     [PSYM_UNWIND_OUT_OF_STACK] = "out-of-stack",
 	[PSYM_UNWIND_BAD_RULE] = "bad-rule", [PSYM_UNWIND_NO_PROGRESS] = "no-progress",
-	[PSYM_UNWIND_DEPTH] = "depth",
+	[PSYM_UNWIND_DEPTH] = "depth",	     [PSYM_UNWIND_BUDGET] = "budget",
 };
 
 const char *psym_unwind_stop_name(enum psym_unwind_stop s)
@@ -153,9 +153,12 @@ static enum step arch_step(enum psym_arch_step r, const char *what, struct psym_
 	return STEP_BAD;
 }
 
-/* The CFI row for pc: 0, PSYM_NOENT (no object or no FDE), or an error. */
+/*
+ * The CFI row for pc: 0, PSYM_NOENT (no object or no FDE), or an error;
+ * *steps grows by the CFA instructions the lookups ran.
+ */
 static int find_row(psym_unwind_find_fn find, void *arg, uint64_t pc, struct psym_cfi_row *row,
-		    bool *sigreturn, struct psym_err *e)
+		    bool *sigreturn, uint64_t *steps, struct psym_err *e)
 {
 	struct psym_unwind_obj obj;
 
@@ -164,25 +167,61 @@ static int find_row(psym_unwind_find_fn find, void *arg, uint64_t pc, struct psy
 		return PSYM_NOENT;
 	*sigreturn = obj.sigreturn;
 	for (int k = 0; k < 2; k++) {
+		uint64_t before;
 		int r;
 
 		if (!obj.cfi[k])
 			continue;
+		before = psym_cfi_steps(obj.cfi[k]);
 		r = psym_cfi_find(obj.cfi[k], pc - obj.bias[k], row, e);
+		*steps += psym_cfi_steps(obj.cfi[k]) - before;
 		if (r <= 0)
 			return r;
 	}
 	return PSYM_NOENT;
 }
 
+/* Whether a budget is spent (then res says which, naming its --limit). */
+static bool over_budget(struct psym_unwind_budget *b, struct psym_unwind_result *res)
+{
+	if (!b)
+		return false;
+	if (b->run_steps && b->run_used >= b->run_steps) {
+		res->stop = PSYM_UNWIND_BUDGET;
+		snprintf(res->why, sizeof(res->why),
+			 "the run's budget of %llu CFA steps is spent (--limit unwind-steps=N)",
+			 (unsigned long long)b->run_steps);
+		return true;
+	}
+	if (b->sample_steps && res->steps >= b->sample_steps) {
+		res->stop = PSYM_UNWIND_BUDGET;
+		snprintf(res->why, sizeof(res->why),
+			 "the sample's budget of %llu CFA steps is spent "
+			 "(--limit unwind-sample-steps=N)",
+			 (unsigned long long)b->sample_steps);
+		return true;
+	}
+	return false;
+}
+
 void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_stack *stk,
 		 psym_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
 		 struct psym_unwind_result *res)
+{
+	psym_unwind_budgeted(regs, stk, find, arg, pcs, max, NULL, res);
+}
+
+void psym_unwind_budgeted(const struct psym_unwind_regs *regs, const struct psym_unwind_stack *stk,
+			  psym_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
+			  struct psym_unwind_budget *budget, struct psym_unwind_result *res)
 {
 	const struct psym_unwind_arch *a = psym_unwind_arch_of(regs->machine);
 	struct psym_unwind_regs cur = *regs, next;
 	struct psym_err e = { 0 };
 	bool exact = true; /* the leaf's pc, or one interrupted by a signal */
+	/* Signal frames that left the stack pointer where it was: (pc, sp). */
+	uint64_t stay_pc[PSYM_UNWIND_MAX_SIGNAL_STAYS], stay_sp[PSYM_UNWIND_MAX_SIGNAL_STAYS];
+	size_t nstay = 0;
 
 	memset(res, 0, sizeof(*res));
 	if (max == 0) {
@@ -211,7 +250,16 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 			res->stop = PSYM_UNWIND_DEPTH;
 			return;
 		}
-		r = find_row(find, arg, pc, &row, &sigret, &e);
+		if (over_budget(budget, res))
+			return;
+		{
+			uint64_t steps = 0;
+
+			r = find_row(find, arg, pc, &row, &sigret, &steps, &e);
+			res->steps += steps;
+			if (budget)
+				budget->run_used += steps;
+		}
 		if (sigret && a->sigreturn) {
 			/* The kernel's signal frame, where the trampoline has no usable CFI. */
 			st = arch_step(a->sigreturn(&cur, read_stack, (void *)stk, &next),
@@ -255,15 +303,24 @@ void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_s
 			return;
 		}
 		/*
-		 * The stack grows down: a caller's frame is above, except across a
-		 * signal. On AArch64 a leaf may keep its return address in x30
-		 * without touching sp: the pc must change then.
+		 * The stack grows down: a caller's frame is above, except across
+		 * a signal (sigaltstack) -- a few times, never in a loop. On
+		 * AArch64 a leaf may keep its return address in x30 without
+		 * touching sp: the pc must change then.
 		 */
-		if (!signal && (next.r[a->sp] < cur.r[a->sp] ||
-				(next.r[a->sp] == cur.r[a->sp] &&
-				 (!a->leaf_keeps_sp || next.r[a->pc] == cur.r[a->pc])))) {
-			res->stop = PSYM_UNWIND_NO_PROGRESS;
-			return;
+		if (next.r[a->sp] < cur.r[a->sp] ||
+		    (next.r[a->sp] == cur.r[a->sp] &&
+		     (!a->leaf_keeps_sp || next.r[a->pc] == cur.r[a->pc]))) {
+			bool seen = false;
+
+			for (size_t i = 0; i < nstay && !seen; i++)
+				seen = stay_pc[i] == next.r[a->pc] && stay_sp[i] == next.r[a->sp];
+			if (!signal || seen || nstay == PSYM_UNWIND_MAX_SIGNAL_STAYS) {
+				res->stop = PSYM_UNWIND_NO_PROGRESS;
+				return;
+			}
+			stay_pc[nstay] = next.r[a->pc];
+			stay_sp[nstay++] = next.r[a->sp];
 		}
 		exact = signal;
 		pcs[res->n++] = next.r[a->pc] - (exact ? 0 : 1);

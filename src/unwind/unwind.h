@@ -6,8 +6,11 @@
  * (found through the caller's callback), falling back to the frame
  * pointer (rbp) where a frame has no CFI. Unwinding stops cleanly at the
  * outermost frame, at a read outside the copied bytes, at a rule that
- * cannot be applied, when the stack pointer does not move up, or at the
- * frame cap.
+ * cannot be applied, when the stack pointer does not move up, at the
+ * frame cap, or when a CFA-step budget is spent. A signal frame may leave
+ * the stack pointer where it was (sigaltstack), but at most
+ * PSYM_UNWIND_MAX_SIGNAL_STAYS times per sample and never twice at the
+ * same pc and stack pointer: a loop of signal frames stops as no-progress.
  *
  * Addresses out are those a profile records, with the frame-pointer
  * mode's rule: the leaf's pc as sampled, every caller's return address
@@ -23,6 +26,9 @@
 #include <stdint.h>
 
 #include "cfi.h"
+
+/* Signal frames per sample that may leave the stack pointer where it was. */
+#define PSYM_UNWIND_MAX_SIGNAL_STAYS 8
 
 /*
  * Register values by DWARF number, of the machine named (EM_X86_64, 0
@@ -65,6 +71,7 @@ enum psym_unwind_stop {
 	PSYM_UNWIND_BAD_RULE,	  /* CFI that cannot be applied, or no CFI and no frame pointer */
 	PSYM_UNWIND_NO_PROGRESS,  /* the stack pointer did not move up */
 	PSYM_UNWIND_DEPTH,	  /* the frame cap */
+	PSYM_UNWIND_BUDGET,	  /* the sample's or the run's CFA-step budget is spent */
 	PSYM_UNWIND_NSTOPS
 };
 
@@ -75,13 +82,29 @@ struct psym_unwind_result {
 	size_t cfi_frames; /* callers found through CFI */
 	size_t fp_frames;  /* callers found through the frame pointer */
 	enum psym_unwind_stop stop;
-	char why[160]; /* the detail of a BAD_RULE stop */
+	char why[160];	/* the detail of a BAD_RULE or BUDGET stop */
+	uint64_t steps; /* CFA instructions run for this sample (memoized rows: 0) */
+};
+
+/*
+ * Budgets of CFA instructions (psym_cfi_steps), so that hostile CFI cannot
+ * make a run take hours: per sample, and for all samples of a run
+ * together (run_used carries over between calls). 0: no such budget.
+ */
+struct psym_unwind_budget {
+	uint64_t sample_steps; /* --limit unwind-sample-steps */
+	uint64_t run_steps;    /* --limit unwind-steps */
+	uint64_t run_used;
 };
 
 /*
  * Unwind into pcs[0..max). regs must have rip and rsp. Never fails: what
  * was found is in pcs and res says why it stopped.
  */
+void psym_unwind_budgeted(const struct psym_unwind_regs *regs, const struct psym_unwind_stack *stk,
+			  psym_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
+			  struct psym_unwind_budget *budget, struct psym_unwind_result *res);
+/* Same without budgets. */
 void psym_unwind(const struct psym_unwind_regs *regs, const struct psym_unwind_stack *stk,
 		 psym_unwind_find_fn find, void *arg, uint64_t *pcs, size_t max,
 		 struct psym_unwind_result *res);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "hashtab.h"
 #include "objtab.h"
 #include "reason.h"
 #include "space.h"
@@ -16,8 +17,14 @@
 #define DEFAULT_MAX_FRAMES 512
 #define MAX_FILES 65536
 
+/* An object's CFI, indexed once per run for every process that maps it. */
+struct objcfi {
+	const struct psym_elf *elf; /* the objs table's file: the key */
+	struct psym_cfi *cfi;	    /* NULL: none or unreadable */
+};
+
 struct proc {
-	int pid;
+	int pid; /* the procs table's key */
 	struct psym_space *space;
 };
 
@@ -26,8 +33,13 @@ struct run {
 	struct psym_collectprof *c;
 	struct psym_unwindprof_stats *st;
 	struct psym_objtab *objs; /* each object located and opened once (objtab.h) */
-	struct proc *procs;
+	struct objcfi **cfis;	  /* the objects' CFI, by ELF (cfi_by_elf) */
+	size_t ncfis, capcfis;
+	struct psym_hashtab cfi_by_elf;
+	struct proc **procs;
 	size_t nprocs, capprocs;
+	struct psym_hashtab proc_by_pid;
+	struct psym_unwind_budget budget;
 	uint64_t *pcs, *ustack;
 	struct psym_err *e;
 };
@@ -74,27 +86,69 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 	return 0;
 }
 
+/* The CFI of an object of this run, indexed at its first use (space.h). */
+static struct psym_cfi *obj_cfi(void *ud, const struct psym_elf *elf)
+{
+	struct run *r = ud;
+	struct psym_err e = { 0 };
+	struct objcfi *o, **q;
+	void *v;
+
+	if (psym_hashtab_get(&r->cfi_by_elf, &elf, sizeof(elf), &v) == 0)
+		return ((struct objcfi *)v)->cfi;
+	q = psym_array_grow(r->cfis, &r->capcfis, r->ncfis + 1, sizeof(*q), 0);
+	if (!q)
+		return NULL;
+	r->cfis = q;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->elf = elf;
+	if (psym_cfi_open(elf, &r->o->cfi, &o->cfi, &e) < 0)
+		o->cfi = NULL;
+	if (psym_hashtab_put(&r->cfi_by_elf, &o->elf, sizeof(o->elf), o, &e) != 0) {
+		psym_cfi_close(o->cfi);
+		free(o);
+		return NULL;
+	}
+	r->cfis[r->ncfis++] = o;
+	return o->cfi;
+}
+
+static struct proc *find_proc(struct run *r, int pid)
+{
+	void *v;
+
+	return psym_hashtab_get(&r->proc_by_pid, &pid, sizeof(pid), &v) == 0 ? v : NULL;
+}
+
 static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t n)
 {
 	struct run *r = ud;
-	struct proc *p = NULL;
+	struct proc *p;
 	int ret;
 
 	ret = psym_collectprof_process(r->c, pid, maps, n);
 	if (ret < 0)
 		return psym_err_set(r->e, ret, "out of memory");
-	for (size_t i = 0; i < r->nprocs; i++)
-		if (r->procs[i].pid == pid)
-			p = &r->procs[i];
+	p = find_proc(r, pid);
 	if (!p) {
-		struct proc *q = psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1,
-						 sizeof(*q), 0);
+		struct proc **q = psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1,
+						  sizeof(*q), 0);
 
 		if (!q)
 			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
 		r->procs = q;
-		p = &r->procs[r->nprocs++];
+		p = calloc(1, sizeof(*p));
+		if (!p)
+			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
 		p->pid = pid;
+		ret = psym_hashtab_put(&r->proc_by_pid, &p->pid, sizeof(p->pid), p, r->e);
+		if (ret) {
+			free(p);
+			return ret;
+		}
+		r->procs[r->nprocs++] = p;
 	} else {
 		psym_space_free(p->space);
 	}
@@ -102,6 +156,7 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 	ret = psym_space_new(&r->o->cfi, &p->space, r->e);
 	if (ret < 0)
 		return ret;
+	psym_space_set_cfi_source(p->space, obj_cfi, r);
 	for (size_t i = 0; i < n; i++) {
 		struct psym_elf *elf;
 
@@ -124,26 +179,30 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	const struct psym_unwind_arch *a = psym_unwind_arch_of(s->regs.machine);
 	struct psym_unwind_stack stk = { a ? s->regs.r[a->sp] : 0, s->stack, s->stack_len };
 	struct psym_unwind_result res;
-	struct proc *p = NULL;
+	struct proc *p = find_proc(r, (int)s->pid);
 	size_t max = r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES;
 	int ret;
 
 	r->st->samples++;
 	if (s->stack_len > r->st->max_stack_len)
 		r->st->max_stack_len = s->stack_len;
-	for (size_t i = 0; i < r->nprocs; i++)
-		if (r->procs[i].pid == (int)s->pid)
-			p = &r->procs[i];
 	if (!p) {
 		r->st->no_maps++;
 		res.n = 0;
 		if (a && (s->regs.valid & ((uint64_t)1 << a->pc)))
 			r->pcs[res.n++] = s->regs.r[a->pc];
 	} else {
-		psym_unwind(&s->regs, &stk, psym_space_find, p->space, r->pcs, max, &res);
+		psym_unwind_budgeted(&s->regs, &stk, psym_space_find, p->space, r->pcs, max,
+				     &r->budget, &res);
 		r->st->stops[res.stop]++;
 		r->st->cfi_frames += res.cfi_frames;
 		r->st->fp_frames += res.fp_frames;
+		r->st->steps += res.steps;
+		/* The run's budget, once spent, is the news; else the first sample's. */
+		if (res.stop == PSYM_UNWIND_BUDGET &&
+		    (!r->st->budget_why[0] ||
+		     (r->budget.run_steps && r->budget.run_used >= r->budget.run_steps)))
+			snprintf(r->st->budget_why, sizeof(r->st->budget_why), "%s", res.why);
 	}
 	r->st->frames += res.n;
 	/* The builder takes return addresses (it subtracts one from callers). */
@@ -170,6 +229,10 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 	int ret;
 
 	memset(st, 0, sizeof(*st));
+	r.budget.sample_steps = o->sample_steps;
+	r.budget.run_steps = o->run_steps;
+	psym_hashtab_init(&r.cfi_by_elf, 0);
+	psym_hashtab_init(&r.proc_by_pid, 0);
 	r.pcs = calloc(max, sizeof(*r.pcs));
 	r.ustack = calloc(max, sizeof(*r.ustack));
 	r.objs = psym_objtab_new(MAX_FILES);
@@ -181,8 +244,18 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 	}
 	ret = psym_ustacks_read(path, &ops, &r, e);
 out:
-	for (size_t i = 0; i < r.nprocs; i++)
-		psym_space_free(r.procs[i].space);
+	/* Spaces first: they borrow the objects' CFI. */
+	for (size_t i = 0; i < r.nprocs; i++) {
+		psym_space_free(r.procs[i]->space);
+		free(r.procs[i]);
+	}
+	for (size_t i = 0; i < r.ncfis; i++) {
+		psym_cfi_close(r.cfis[i]->cfi);
+		free(r.cfis[i]);
+	}
+	free(r.cfis);
+	psym_hashtab_free(&r.cfi_by_elf);
+	psym_hashtab_free(&r.proc_by_pid);
 	free(r.procs);
 	psym_objtab_free(r.objs);
 	free(r.pcs);
@@ -261,7 +334,10 @@ void psym_unwindprof_print(const struct psym_unwindprof_stats *st, FILE *out)
 			fprintf(out, " %s %zu", psym_unwind_stop_name(i), st->stops[i]);
 	if (st->no_maps)
 		fprintf(out, "; %zu samples of processes without mappings", st->no_maps);
-	fprintf(out, "; %zu/%zu files found\n", st->files - st->files_missing, st->files);
+	fprintf(out, "; %zu/%zu files found", st->files - st->files_missing, st->files);
+	if (st->budget_why[0])
+		fprintf(out, "; unwinding cut short: %s", st->budget_why);
+	fputc('\n', out);
 	/* What each number means, and what would raise it. */
 	if (st->stops[PSYM_UNWIND_OUT_OF_STACK])
 		fprintf(out,

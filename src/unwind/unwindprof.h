@@ -22,7 +22,9 @@
 struct psym_unwindprof_opts {
 	const struct psym_locate_opts *locate; /* NULL: paths as recorded only */
 	struct psym_cfi_limits cfi;
-	size_t max_frames; /* 0: 512 */
+	size_t max_frames;     /* 0: 512 */
+	uint64_t sample_steps; /* CFA steps per sample (--limit unwind-sample-steps); 0: none */
+	uint64_t run_steps;    /* CFA steps for the run (--limit unwind-steps); 0: none */
 };
 
 struct psym_unwindprof_stats {
@@ -33,6 +35,8 @@ struct psym_unwindprof_stats {
 	size_t max_stack_len;		  /* the largest stack copy of a sample (bytes) */
 	char missing[4][256];		  /* the first files not found, with their reason */
 	size_t nmissing;
+	uint64_t steps;			  /* CFA instructions run in all */
+	char budget_why[160];		  /* the first budget stop's reason */
 };
 
 /* The comment psym-collect --stack-copy puts into its provisional profile. */

@@ -294,6 +294,7 @@ static int read_full(gzFile gz, void *buf, size_t n, bool *partial)
 	return 0;
 }
 
+/* 0, PSYM_EBADINPUT (malformed) or PSYM_ENOMEM: -1 is PSYM_ENOMEM, never "bad". */
 static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **maps, int *pid,
 			 size_t *n)
 {
@@ -303,7 +304,7 @@ static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **map
 	*pid = (int)get_u(&r, 4);
 	nm = (uint32_t)get_u(&r, 4);
 	if (!r.ok || nm > PSYM_PROCMAPS_MAX || *pid <= 0)
-		return -1;
+		return PSYM_EBADINPUT;
 	*maps = calloc(nm ? nm : 1, sizeof(**maps));
 	if (!*maps)
 		return PSYM_ENOMEM;
@@ -318,20 +319,20 @@ static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **map
 		bl = (size_t)get_u(&r, 1);
 		b = get_bytes(&r, bl);
 		if (!r.ok || bl >= sizeof(m->build_id) || m->start >= m->limit)
-			return -1;
+			return PSYM_EBADINPUT;
 		memcpy(m->build_id, b, bl);
 		for (size_t k = 0; k < bl; k++)
 			if (!strchr("0123456789abcdef", m->build_id[k]) || !m->build_id[k])
-				return -1;
+				return PSYM_EBADINPUT;
 		pl = (size_t)get_u(&r, 2);
 		b = get_bytes(&r, pl);
 		if (!r.ok || pl == 0 || pl >= sizeof(m->path) || memchr(b, 0, pl))
-			return -1;
+			return PSYM_EBADINPUT;
 		memcpy(m->path, b, pl);
 		m->exec = true;
 	}
 	*n = nm;
-	return r.p == r.end ? 0 : -1;
+	return r.p == r.end ? 0 : PSYM_EBADINPUT;
 }
 
 static int parse_sample(const struct psym_unwind_arch *a, const uint8_t *p, size_t len,

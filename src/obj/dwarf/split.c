@@ -25,12 +25,14 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "elffile.h"
+#include "hashtab.h"
 #include "inline.h"
 #include "sections.h"
 #include "split.h"
@@ -45,14 +47,28 @@ struct dwofile {
 	struct psym_reason why;
 };
 
+/*
+ * A view of the package: the sections narrowed to one row's contributions.
+ * Rows with the same contributions share one view (a lying index that
+ * gives every unit the whole .debug_info.dwo would otherwise index all
+ * units once per unit: N squared memory).
+ */
+struct view {
+	uint64_t off[S_N], size[S_N]; /* the key in dwp.by_contrib */
+	struct psym_dwarf *dw;
+	int indexed; /* 0: not yet; 1: indexed; < 0: index_child's result */
+};
+
 struct dwp {
 	struct psym_elf *elf;
 	struct psym_dwarf *pk; /* the package's sections */
 	uint32_t version, ncols, nunits, nslots;
 	uint64_t off_idx, off_offs, off_sizes; /* in .debug_cu_index */
 	int col[S_N];			       /* column of each section, -1: none */
-	struct psym_dwarf **views;	       /* one per unit used */
+	struct view **views;		       /* one per distinct contribution set */
 	size_t nviews, capviews;
+	struct psym_hashtab by_contrib; /* views by their off and size */
+	uint64_t info_total;		/* .debug_info.dwo bytes of all views */
 };
 
 struct split {
@@ -140,9 +156,12 @@ static void dwp_free(struct dwp *p)
 {
 	if (!p)
 		return;
-	for (size_t i = 0; i < p->nviews; i++)
-		psym_dwarf_close(p->views[i]);
+	for (size_t i = 0; i < p->nviews; i++) {
+		psym_dwarf_close(p->views[i]->dw);
+		free(p->views[i]);
+	}
 	free(p->views);
+	psym_hashtab_free(&p->by_contrib);
 	psym_dwarf_close(p->pk);
 	psym_elf_close(p->elf);
 	free(p);
@@ -246,31 +265,65 @@ static uint32_t dwp_row(const struct dwp *p, uint64_t id)
 	return 0;
 }
 
-/* A view of the package for one row: a psym_dwarf that reads as a .dwo. */
-static int dwp_view(struct psym_dwarf *d, struct dwp *p, uint32_t row, struct psym_dwarf **out,
+/*
+ * The view of the package for one row: a psym_dwarf that reads as a .dwo,
+ * shared by the rows with the same contributions. *out NULL with *what
+ * when the row is unusable: a contribution outside its section, or views
+ * whose .debug_info.dwo contributions add up to more than the section (an
+ * honest package partitions it).
+ */
+static int dwp_view(struct psym_dwarf *d, struct dwp *p, uint32_t row, struct view **out,
 		    const char **what, struct psym_err *e)
 {
 	const struct section *ix = &p->pk->sec[S_CU_INDEX];
+	struct view key = { 0 }, *w;
 	struct psym_dwarf *v;
+	void *found;
 
 	*out = NULL;
+	for (int s = 0; s < S_N; s++) {
+		uint64_t cell = (uint64_t)(row - 1) * p->ncols + (uint64_t)p->col[s];
+		struct cur co, cs;
+
+		if (s == S_STR || p->col[s] < 0)
+			continue;
+		co = cur_at(ix->p, ix->len, p->off_offs + cell * 4, p->pk->swap);
+		cs = cur_at(ix->p, ix->len, p->off_sizes + cell * 4, p->pk->swap);
+		key.off[s] = rd_u32(&co);
+		key.size[s] = rd_u32(&cs);
+		if (!co.ok || !cs.ok || key.off[s] > p->pk->sec[s].len ||
+		    key.size[s] > p->pk->sec[s].len - key.off[s]) {
+			*what = "a contribution outside its section";
+			return 0;
+		}
+	}
+	if (psym_hashtab_get(&p->by_contrib, &key, offsetof(struct view, dw), &found) == 0) {
+		*out = found;
+		return 0;
+	}
+	if (p->info_total + key.size[S_INFO] > p->pk->sec[S_INFO].len) {
+		*what = "units whose .debug_info.dwo contributions overlap (more than the "
+			"section together)";
+		return 0;
+	}
 	if (p->nviews == p->capviews) {
 		size_t ncap = p->capviews ? p->capviews * 2 : 16;
-		struct psym_dwarf **n = realloc(p->views, ncap * sizeof(*n));
+		struct view **n = realloc(p->views, ncap * sizeof(*n));
 
 		if (!n)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		p->views = n;
 		p->capviews = ncap;
 	}
-	v = child_new(d, p->elf);
-	if (!v)
+	w = malloc(sizeof(*w));
+	v = w ? child_new(d, p->elf) : NULL;
+	if (!v) {
+		free(w);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	*w = key;
+	w->dw = v;
 	for (int s = 0; s < S_N; s++) {
-		uint64_t cell = (uint64_t)(row - 1) * p->ncols + (uint64_t)p->col[s];
-		struct cur co, cs;
-		uint64_t off, size;
-
 		if (s == S_STR) {
 			v->sec[s] =
 				(struct section){ .p = p->pk->sec[s].p, .len = p->pk->sec[s].len };
@@ -278,21 +331,19 @@ static int dwp_view(struct psym_dwarf *d, struct dwp *p, uint32_t row, struct ps
 		}
 		if (p->col[s] < 0)
 			continue;
-		co = cur_at(ix->p, ix->len, p->off_offs + cell * 4, p->pk->swap);
-		cs = cur_at(ix->p, ix->len, p->off_sizes + cell * 4, p->pk->swap);
-		off = rd_u32(&co);
-		size = rd_u32(&cs);
-		if (!co.ok || !cs.ok || off > p->pk->sec[s].len || size > p->pk->sec[s].len - off) {
-			*what = "a contribution outside its section";
-			psym_dwarf_close(v);
-			return 0;
-		}
-		v->sec[s] = (struct section){ .p = p->pk->sec[s].p ? p->pk->sec[s].p + off : NULL,
-					      .len = (size_t)size };
+		v->sec[s] =
+			(struct section){ .p = p->pk->sec[s].p ? p->pk->sec[s].p + w->off[s] : NULL,
+					  .len = (size_t)w->size[s] };
 	}
 	borrow_skeleton_sections(v, d);
-	p->views[p->nviews++] = v;
-	*out = v;
+	if (psym_hashtab_put(&p->by_contrib, w, offsetof(struct view, dw), w, e) != 0) {
+		psym_dwarf_close(v);
+		free(w);
+		return PSYM_ENOMEM;
+	}
+	p->info_total += w->size[S_INFO];
+	p->views[p->nviews++] = w;
+	*out = w;
 	return 0;
 }
 
@@ -322,6 +373,7 @@ static bool try_dwp(void *ud, const char *path)
 		q->err = psym_err_set(q->e, PSYM_ENOMEM, "out of memory");
 		return true;
 	}
+	psym_hashtab_init(&p->by_contrib, 0);
 	ret = psym_elf_open(path, s->f->elf_limits, &p->elf, &le);
 	if (ret) {
 		if (ret == PSYM_ENOMEM)
@@ -369,7 +421,7 @@ static int from_dwp(struct psym_dwarf *d, struct split *s, struct cu *c, struct 
 		    struct cu **sc, struct psym_reason *why, struct psym_err *e)
 {
 	struct dwp *p = s->dwp;
-	struct psym_dwarf *v;
+	struct view *v;
 	const char *what = NULL;
 	uint64_t other = 0;
 	uint32_t row = dwp_row(p, c->dwo_id);
@@ -381,11 +433,18 @@ static int from_dwp(struct psym_dwarf *d, struct split *s, struct cu *c, struct 
 	if (ret)
 		return ret;
 	if (v) {
-		ret = index_child(v, why, e);
-		if (ret == PSYM_ENOMEM)
-			return ret;
-		if (!ret && (*sc = unit_with_id(v, c->dwo_id, &other)) != NULL) {
-			*sd = v;
+		/* A shared view is indexed once; its units are claimed one by one. */
+		if (!v->indexed) {
+			ret = index_child(v->dw, why, e);
+			if (ret == PSYM_ENOMEM)
+				return ret;
+			v->indexed = ret ? ret : 1;
+		} else if (v->indexed < 0) {
+			what = "no readable unit in its contribution";
+		}
+		ret = v->indexed < 0 ? v->indexed : 0;
+		if (!ret && (*sc = unit_with_id(v->dw, c->dwo_id, &other)) != NULL) {
+			*sd = v->dw;
 			return 0;
 		}
 		if (!ret)
