@@ -45,7 +45,6 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
-
 static const char usage_text[] =
 	"Usage: psym-collect [OPTIONS]\n"
 	"Sample user and kernel stacks with BPF and write an unsymbolized pprof\n"
@@ -166,23 +165,26 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case O_NO_USER: o->no_user = true; break;
 		case O_NO_SIDE: o->no_side_files = true; break;
 		case O_STACKS:
-			o->stack_entries =
-				parse_long(optarg, 1024, 1 << 22, "invalid --stack-entries (1024..4194304)");
+			o->stack_entries = parse_long(optarg, 1024, 1 << 22,
+						      "invalid --stack-entries (1024..4194304)");
 			break;
 		case O_COUNTS:
-			o->count_entries =
-				parse_long(optarg, 1024, 1 << 22, "invalid --count-entries (1024..4194304)");
+			o->count_entries = parse_long(optarg, 1024, 1 << 22,
+						      "invalid --count-entries (1024..4194304)");
 			break;
 		case O_STACK_COPY:
-			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
+			o->stack_copy =
+				parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
 			break;
 		case O_ARCHIVE: o->archive = true; break;
 		case O_NO_TRACK: o->no_track = true; break;
 		case O_MAX_PROCS:
-			o->max_procs = parse_long(optarg, 64, 1 << 22, "invalid --max-procs (64..4194304)");
+			o->max_procs = parse_long(optarg, 64, 1 << 22,
+						  "invalid --max-procs (64..4194304)");
 			break;
 		case O_MMAP_PAGES:
-			o->mmap_pages = parse_long(optarg, 1, 1 << 16, "invalid --mmap-pages (1..65536)");
+			o->mmap_pages =
+				parse_long(optarg, 1, 1 << 16, "invalid --mmap-pages (1..65536)");
 			if (o->mmap_pages & (o->mmap_pages - 1))
 				die_usage("--mmap-pages must be a power of two", optarg);
 			break;
@@ -240,7 +242,6 @@ static int online_cpus(bool *cpus, int max)
 	}
 	return n;
 }
-
 
 static int perf_open(int cpu, long hz)
 {
@@ -344,8 +345,8 @@ static int write_archive(struct run *r, struct psym_err *e)
 	if (!ret)
 		fprintf(stderr,
 			"psym-collect: archive '%s': %zu binaries and %zu debug files for %zu "
-			"mappings (%zu not found, %zu excluded), %" PRIu64 " bytes packed into %" PRIu64
-			"\n",
+			"mappings (%zu not found, %zu excluded), %" PRIu64
+			" bytes packed into %" PRIu64 "\n",
 			name, st.binaries, st.debug_files, st.mappings, st.missing, st.excluded,
 			st.bytes_in, st.bytes_out);
 	free(name);
@@ -389,7 +390,8 @@ int main(int argc, char **argv)
 
 		if (fd < 0) {
 			if (errno == ESRCH) {
-				fprintf(stderr, "psym-collect: no process with PID %d\n", r.o.pids[i]);
+				fprintf(stderr, "psym-collect: no process with PID %d\n",
+					r.o.pids[i]);
 				return PSYM_EXIT_BADINPUT;
 			}
 			break; /* no pidfds here: run until -d or a signal */
@@ -470,8 +472,14 @@ int main(int argc, char **argv)
 	}
 	psym_collectprof_set_buildid_fn(r.cp, file_build_id, &r);
 	if (r.o.stack_copy) {
-		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy, r.o.pids, r.o.npids,
-					     r.o.no_kernel, r.o.verbose, r.o.hz, ncpu, r.o.out };
+		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy,
+					     r.o.pids,
+					     r.o.npids,
+					     r.o.no_kernel,
+					     r.o.verbose,
+					     r.o.hz,
+					     ncpu,
+					     r.o.out };
 
 		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
 		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
@@ -597,7 +605,8 @@ int main(int argc, char **argv)
 		if (ret)
 			psym_err_set(&e, ret, "out of memory");
 		if (!ret)
-			ret = psym_profile_encode(psym_collectprof_profile(r.cp), true, &buf, &len, &e);
+			ret = psym_profile_encode(psym_collectprof_profile(r.cp), true, &buf, &len,
+						  &e);
 		if (!ret && fwrite(buf, 1, len, out.fp) != len)
 			ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", r.o.out,
 					   strerror(errno));
@@ -641,9 +650,9 @@ int main(int argc, char **argv)
 			r.ms.maps_gone + r.ms.maps_failed, r.ms.maps_skipped, st.frames_unmapped);
 		fprintf(stderr,
 			"psym-collect: metadata: %" PRIu64 " process maps read (%" PRIu64
-			" re-read), build IDs: %" PRIu64 " files read, %" PRIu64 " from cache, %" PRIu64
-			" unreadable, %" PRIu64 " not read (metadata cap); %" PRIu64
-			" drains, longest %.0f ms\n",
+			" re-read), build IDs: %" PRIu64 " files read, %" PRIu64
+			" from cache, %" PRIu64 " unreadable, %" PRIu64
+			" not read (metadata cap); %" PRIu64 " drains, longest %.0f ms\n",
 			r.ms.maps_read, r.ms.rereads, r.ms.bids_read, r.ms.bids_cached,
 			r.ms.bids_failed, r.ms.bids_skipped, r.ms.drains,
 			(double)r.ms.drain_max_ns / 1e6);
@@ -652,10 +661,10 @@ int main(int argc, char **argv)
 
 			mmaptrack_stats(r.mt, &ts);
 			fprintf(stderr,
-				"psym-collect: mappings recorded as made: %" PRIu64 " execs, %" PRIu64
-				" forks, %" PRIu64 " exits, %" PRIu64 " mmaps (%" PRIu64
-				" records lost, %" PRIu64 " mappings and %" PRIu64
-				" processes not kept); %" PRIu64
+				"psym-collect: mappings recorded as made: %" PRIu64
+				" execs, %" PRIu64 " forks, %" PRIu64 " exits, %" PRIu64
+				" mmaps (%" PRIu64 " records lost, %" PRIu64
+				" mappings and %" PRIu64 " processes not kept); %" PRIu64
 				" processes' maps taken from them, at most %u processes at once\n",
 				ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
 				ts.procs_untracked, r.ms.maps_tracked, ts.procs_max);

@@ -33,8 +33,8 @@ extern volatile sig_atomic_t stop;
 #define META_NS (NS / 10)
 #define FINAL_META_NS (NS / 5)
 #define META_OPS 256
-#define MAX_REREADS 4	 /* re-reads of one process's maps (dlopen, JIT) */
-#define MAX_EXAMPLES 5	 /* -v: examples of each kind of per-process problem */
+#define MAX_REREADS 4	   /* re-reads of one process's maps (dlopen, JIT) */
+#define MAX_EXAMPLES 5	   /* -v: examples of each kind of per-process problem */
 #define MAX_PERF_MAPS 4096 /* perf maps saved */
 #define BID_CACHE_MAX (1 << 16)
 #define MAX_EXCLUDES 64 /* --exclude-path */
@@ -47,23 +47,22 @@ struct opts {
 	const char *out;
 	long stack_entries, count_entries; /* 0: sized from -F and the CPUs */
 	bool no_kernel, no_user, no_side_files, verbose;
-	long stack_copy; /* --stack-copy BYTES; 0: frame pointers */
-	bool archive;	 /* --archive: OUT's binaries in OUT.tar.zst */
-	bool no_track;	 /* --no-mmap-track: /proc/PID/maps only */
-	long max_procs;	 /* --max-procs: processes whose mappings are tracked */
-	long mmap_pages; /* --mmap-pages: ring pages per CPU for mmap records */
+	long stack_copy;		   /* --stack-copy BYTES; 0: frame pointers */
+	bool archive;			   /* --archive: OUT's binaries in OUT.tar.zst */
+	bool no_track;			   /* --no-mmap-track: /proc/PID/maps only */
+	long max_procs;			   /* --max-procs: processes whose mappings are tracked */
+	long mmap_pages;		   /* --mmap-pages: ring pages per CPU for mmap records */
 	const char *exclude[MAX_EXCLUDES]; /* --exclude-path */
 	int nexclude;
 };
 
-
 /* What is known of a process that samples named. */
 struct pidinfo {
 	int pid;
-	bool gone;	/* its maps could not be read: exited */
-	bool skipped;	/* a sample went without its maps: metadata cap */
+	bool gone;    /* its maps could not be read: exited */
+	bool skipped; /* a sample went without its maps: metadata cap */
 	uint8_t rereads;
-	uint32_t mt_gen; /* generation of the tracked maps loaded (mmaptrack.h) */
+	uint32_t mt_gen;       /* generation of the tracked maps loaded (mmaptrack.h) */
 	uint64_t reread_drain; /* the drain of the last re-read */
 };
 

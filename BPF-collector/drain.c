@@ -86,7 +86,9 @@ static void sweep_stacks(struct run *r, int b)
 /* Move buffer b's counts into the profile and free its stacks. */
 static int drain_buffer(struct run *r, int b)
 {
-	enum { BATCH = 512 };
+	enum {
+		BATCH = 512
+	};
 	static struct psym_sample_key keys[BATCH];
 	static uint64_t vals[BATCH];
 	LIBBPF_OPTS(bpf_map_batch_opts, bo);
@@ -116,7 +118,8 @@ static int drain_buffer(struct run *r, int b)
 			in = outb;
 		} else {
 			n = 0;
-			while (n < BATCH && bpf_map_get_next_key(r->counts_fd[b], NULL, &keys[n]) == 0) {
+			while (n < BATCH &&
+			       bpf_map_get_next_key(r->counts_fd[b], NULL, &keys[n]) == 0) {
 				if (bpf_map_lookup_and_delete_elem(r->counts_fd[b], &keys[n],
 								   &vals[n]) == 0)
 					n++;

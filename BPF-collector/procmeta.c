@@ -162,8 +162,7 @@ void file_build_id(void *ud, int pid, struct psym_procmap *m)
 		close(fd);
 	r->ms.bids_read++;
 	snprintf(m->build_id, sizeof(m->build_id), "%s", b->id);
-	nb = r->nbident < BID_CACHE_MAX ? realloc(r->bident, (r->nbident + 1) * sizeof(*nb))
-					: NULL;
+	nb = r->nbident < BID_CACHE_MAX ? realloc(r->bident, (r->nbident + 1) * sizeof(*nb)) : NULL;
 	if (!nb || psym_hashtab_put(&r->bids, &b->k, sizeof(b->k), b, &e)) {
 		free(b);
 		return;

@@ -37,7 +37,8 @@ static size_t inflate_one(int use_deflate, const unsigned char *z, size_t zlen, 
 	if (use_deflate) {
 		struct libdeflate_decompressor *d = libdeflate_alloc_decompressor();
 
-		if (!d || libdeflate_zlib_decompress(d, z, zlen, out, size, &got) != LIBDEFLATE_SUCCESS)
+		if (!d ||
+		    libdeflate_zlib_decompress(d, z, zlen, out, size, &got) != LIBDEFLATE_SUCCESS)
 			got = 0;
 		libdeflate_free_decompressor(d);
 	} else {
@@ -83,12 +84,14 @@ int main(int argc, char **argv)
 		    gelf_getchdr(scn, &ch) == NULL || ch.ch_type != ELFCOMPRESS_ZLIB)
 			continue;
 		for (int k = 0; k < 2; k++) {
-			const unsigned char *z = (const unsigned char *)raw->d_buf + sizeof(Elf64_Chdr);
+			const unsigned char *z =
+				(const unsigned char *)raw->d_buf + sizeof(Elf64_Chdr);
 			size_t zlen = raw->d_size - sizeof(Elf64_Chdr);
 			double t0 = now();
 
 			if (inflate_one(k, z, zlen, ch.ch_size) != ch.ch_size) {
-				fprintf(stderr, "inflate-all: '%s': %s does not inflate\n", argv[1], name);
+				fprintf(stderr, "inflate-all: '%s': %s does not inflate\n", argv[1],
+					name);
 				return 1;
 			}
 			t[k] += now() - t0;

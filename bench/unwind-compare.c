@@ -66,7 +66,7 @@ static int load(const char *path, struct dump *d)
 			d->regs.r[n] = a;
 			d->regs.valid |= 1u << n;
 		} else if (d->nmaps < MAXMAPS && sscanf(line, "map %llx %llx %llx %511s", &a, &b,
-							 &c, d->maps[d->nmaps].path) == 4) {
+							&c, d->maps[d->nmaps].path) == 4) {
 			d->maps[d->nmaps].start = a;
 			d->maps[d->nmaps].end = b;
 			d->maps[d->nmaps].off = c;

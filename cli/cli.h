@@ -122,15 +122,15 @@ enum {
 	"                             then the rest are not asked\n"                               \
 	"      --offline              never use the network\n"                                     \
 	"      --dwo-dir DIR          split DWARF: look for .dwo files as DIR/DWO_NAME,\n"         \
-	"                             DIR/COMP_DIR/DWO_NAME and DIR/BASENAME after\n"            \
-	"                             COMP_DIR/DWO_NAME and beside the binary\n"                 \
-	"                             (repeatable; for builds moved elsewhere)\n"                \
-	"      --dwp FILE             split DWARF: the .dwp package (default:\n"                 \
-	"                             BINARY.dwp, then DEBUGDIR/BASENAME.dwp)\n"                 \
-	"      --modules-dir DIR      kernel modules with DWARF (.ko, .ko.xz, .ko.zst,\n"         \
-	"                             .ko.gz, .ko.debug) anywhere under DIR, before\n"           \
-	"                             DEBUGDIR/lib/modules/RELEASE and the sysroot's\n"          \
-	"                             /lib/modules/RELEASE (repeatable)\n"                        \
+	"                             DIR/COMP_DIR/DWO_NAME and DIR/BASENAME after\n"              \
+	"                             COMP_DIR/DWO_NAME and beside the binary\n"                   \
+	"                             (repeatable; for builds moved elsewhere)\n"                  \
+	"      --dwp FILE             split DWARF: the .dwp package (default:\n"                   \
+	"                             BINARY.dwp, then DEBUGDIR/BASENAME.dwp)\n"                   \
+	"      --modules-dir DIR      kernel modules with DWARF (.ko, .ko.xz, .ko.zst,\n"          \
+	"                             .ko.gz, .ko.debug) anywhere under DIR, before\n"             \
+	"                             DEBUGDIR/lib/modules/RELEASE and the sysroot's\n"            \
+	"                             /lib/modules/RELEASE (repeatable)\n"                         \
 	"A file whose build ID differs from the profile's (or that has none when the\n"            \
 	"profile has one) is never used unless named explicitly.\n" READER_LIMIT_HELP
 
@@ -219,9 +219,9 @@ int cmd_archive(int argc, char **argv);
 	}
 
 #define INDEX_HELP                                                                                 \
-	"      --index-store STORE    per-build-ID indexes: a directory (default\n"              \
-	"                             CACHE/index) or an http:// URL (GET and PUT)\n"            \
-	"      --no-index             neither use nor build indexes\n"                         \
+	"      --index-store STORE    per-build-ID indexes: a directory (default\n"                \
+	"                             CACHE/index) or an http:// URL (GET and PUT)\n"              \
+	"      --no-index             neither use nor build indexes\n"                             \
 	"      --no-index-build       use indexes, never build them (a read-only store)\n"
 
 struct index_cli {

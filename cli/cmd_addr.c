@@ -66,8 +66,8 @@ static const char addr_help[] =
 	"With --filter, -e FILE stands for the modules of the log that have FILE's\n"
 	"name; frames left unresolved are counted on standard error.\n"
 	"      --max-memory N         cap on one binary's decompressed DWARF sections\n"
-	"                             together (default 8G, as symbolize's)\n" INDEX_HELP DISCOVERY_HELP
-	"  -h, --help                 show this help\n";
+	"                             together (default 8G, as symbolize's)\n" INDEX_HELP
+		DISCOVERY_HELP "  -h, --help                 show this help\n";
 
 /* How answers are printed: addr2line's and llvm-symbolizer's options. */
 enum addr_style {

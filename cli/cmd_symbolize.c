@@ -58,8 +58,8 @@ static void progress_cb(void *ud, size_t mi, size_t nm, size_t resolved)
 		return;
 	pl->last = now;
 	pl->shown = true;
-	fprintf(pl->out, "\rpsym: symbolizing mapping %zu/%zu, %zu locations resolved ", mi + 1,
-		nm, resolved);
+	fprintf(pl->out, "\rpsym: symbolizing mapping %zu/%zu, %zu locations resolved ", mi + 1, nm,
+		resolved);
 	fflush(pl->out);
 }
 
@@ -73,18 +73,19 @@ static void mapping_line(const struct psym_mapsum *x, FILE *out)
 	const char *nm = *x->name ? x->name : "(no name)";
 
 	if (!x->todo)
-		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
+		fprintf(out,
+			"psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
 			x->id, x->name, x->kept);
 	else if (x->cls == PSYM_MAP_FILE && x->opened)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s\n", x->id,
 			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "");
 	else if (x->cls == PSYM_MAP_FILE)
-		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id, x->name,
-			x->todo, psym_reason_text(&x->why));
-	else if (x->done < x->todo && x->why.code != PSYM_R_NONE &&
-		 x->why.code != PSYM_R_NO_SYMBOL)
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id,
+			x->name, x->todo, psym_reason_text(&x->why));
+	else if (x->done < x->todo && x->why.code != PSYM_R_NONE && x->why.code != PSYM_R_NO_SYMBOL)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", x->id,
-			nm, x->done, x->todo, psym_map_class_name(x->cls), psym_reason_text(&x->why));
+			nm, x->done, x->todo, psym_map_class_name(x->cls),
+			psym_reason_text(&x->why));
 	else
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", x->id, nm,
 			x->done, x->todo, psym_map_class_name(x->cls));
@@ -135,14 +136,16 @@ static void print_summary(const struct psym_symbolize_result *r, bool all, FILE 
 		while (shown < SUMMARY_WORST && shown < r->nmaps && unresolved(v[shown]))
 			shown++;
 		qsort(v, shown, sizeof(*v), cmp_order);
-		fprintf(out, "psym: %zu mappings: %zu fully resolved, %zu in part, %zu not at all%s\n",
+		fprintf(out,
+			"psym: %zu mappings: %zu fully resolved, %zu in part, %zu not at all%s\n",
 			r->nmaps, full, partial, none,
 			shown ? "; those with the most unresolved locations:" : "");
 		for (size_t i = 0; i < shown; i++)
 			mapping_line(v[i], out);
 		free(v);
 		if (shown < r->nmaps && shown)
-			fprintf(out, "psym: %zu more mappings not listed (--explain lists every one)\n",
+			fprintf(out,
+				"psym: %zu more mappings not listed (--explain lists every one)\n",
 				r->nmaps - shown);
 		else if (shown < r->nmaps)
 			fprintf(out, "psym: (--explain lists every mapping)\n");
@@ -160,7 +163,11 @@ nomap:
 /* ---- symbolize ------------------------------------------------------------ */
 
 /* Batch job options (psym_batch_opts.manifest/resume/results). */
-enum { OPT_MANIFEST = OPT_NEXT + 500, OPT_RESUME, OPT_RESULTS };
+enum {
+	OPT_MANIFEST = OPT_NEXT + 500,
+	OPT_RESUME,
+	OPT_RESULTS
+};
 
 static const char symbolize_help[] =
 	"Usage: psym symbolize [OPTIONS] IN -o OUT\n"

@@ -67,7 +67,6 @@ size_t psym_hashtab_count(const struct psym_hashtab *h);
 bool psym_hashtab_next(const struct psym_hashtab *h, size_t *pos, const void **key, size_t *len,
 		       void **value);
 
-
 /* MurmurHash3's 64-bit finalizer: every output bit depends on every input bit. */
 static inline uint64_t psym_hash_mix(uint64_t h)
 {

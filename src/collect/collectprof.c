@@ -24,8 +24,8 @@ struct proc {
 	bool exe_tried;
 	uint64_t exe_mapping; /* the executable's profile mapping, 0 = none */
 	uint64_t samples;
-	char comm[17]; /* the first sample's */
-	size_t order;  /* position in procs (psym_collectprof_finish's sort) */
+	char comm[17];	/* the first sample's */
+	size_t order;	/* position in procs (psym_collectprof_finish's sort) */
 	bool forgotten; /* maps freed (the process exited): unknown again */
 };
 
@@ -42,7 +42,7 @@ struct psym_collectprof {
 	struct psym_builder *b;
 	struct proc **procs; /* in the order first seen */
 	size_t nprocs;
-	struct psym_hashtab by_pid; /* pid -> struct proc */
+	struct psym_hashtab by_pid;	/* pid -> struct proc */
 	struct psym_hashtab by_mapping; /* struct mkey -> pb_mapping */
 	struct mkey **mkeys;
 	size_t nmkeys;

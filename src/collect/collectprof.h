@@ -27,7 +27,7 @@ struct psym_collect_meta {
 	int64_t duration_ns;
 	const char *kernel_build_id;	     /* from /sys/kernel/notes, or NULL */
 	uint64_t kernel_start, kernel_limit; /* [kernel.kallsyms] range, 0 = auto */
-	const char *comment;		     /* one more comment (e.g. stacks need unwinding), or NULL */
+	const char *comment; /* one more comment (e.g. stacks need unwinding), or NULL */
 };
 
 #define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"

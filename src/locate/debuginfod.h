@@ -50,12 +50,12 @@ enum psym_debuginfod_kind {
 struct psym_debuginfod_opts {
 	const char *const *urls; /* servers; none: $DEBUGINFOD_URLS */
 	size_t n_urls;
-	bool offline;	       /* never touch the network */
-	int timeout_s;	       /* for all requests of the session together;
+	bool offline;		      /* never touch the network */
+	int timeout_s;		      /* for all requests of the session together;
 				  * 0 = default (30) */
-	const char *cache_dir; /* NULL: $DEBUGINFOD_CACHE_PATH, else
+	const char *cache_dir;	      /* NULL: $DEBUGINFOD_CACHE_PATH, else
 				  * libdebuginfod's default cache */
-	int max_threads;       /* requests in flight at once, for the whole
+	int max_threads;	      /* requests in flight at once, for the whole
 				  * session; 0 = default (4), at most 16 */
 	unsigned long long max_bytes; /* one file's size; 0 = default (2 GiB) */
 };

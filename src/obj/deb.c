@@ -130,7 +130,8 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 				d->out_eof = true;
 			else if (zr != Z_OK && !(zr == Z_BUF_ERROR && !d->in_eof))
 				return psym_err_set(d->e, PSYM_EBADINPUT,
-						    "'%s': corrupt gzip data in %s", d->name, TARNAME(d));
+						    "'%s': corrupt gzip data in %s", d->name,
+						    TARNAME(d));
 			break;
 		}
 		case CODEC_XZ: {
@@ -160,8 +161,8 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 			got = ob.pos;
 			if (ZSTD_isError(zr))
 				return psym_err_set(d->e, PSYM_EBADINPUT,
-						    "'%s': corrupt zstd data in %s (%s)",
-						    d->name, TARNAME(d), ZSTD_getErrorName(zr));
+						    "'%s': corrupt zstd data in %s (%s)", d->name,
+						    TARNAME(d), ZSTD_getErrorName(zr));
 			if (zr == 0 && d->in_eof && d->in_pos == d->in_len)
 				d->out_eof = true;
 			break;
@@ -172,8 +173,8 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 		if (d->in_eof && d->in_pos >= d->in_len) {
 			if (d->codec == CODEC_NONE || d->out_eof)
 				return 0;
-			return psym_err_set(d->e, PSYM_EBADINPUT, "'%s': truncated %s",
-					    d->name, TARNAME(d));
+			return psym_err_set(d->e, PSYM_EBADINPUT, "'%s': truncated %s", d->name,
+					    TARNAME(d));
 		}
 	}
 }

@@ -672,8 +672,10 @@ static bool names_code(int type, bool exec, const char *raw)
  */
 static uint32_t sym_rank(int bind, int type, bool versioned)
 {
-	return (bind == STB_GLOBAL ? 0u : bind == STB_WEAK ? 4u : 8u) + (versioned ? 2u : 0u) +
-	       (type == STT_NOTYPE ? 1u : 0u);
+	return (bind == STB_GLOBAL ? 0u
+		: bind == STB_WEAK ? 4u
+				   : 8u) +
+	       (versioned ? 2u : 0u) + (type == STT_NOTYPE ? 1u : 0u);
 }
 
 /* Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table, shifted by bias. */

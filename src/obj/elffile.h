@@ -171,7 +171,8 @@ int psym_elf_place(struct psym_elf *elf, const char *name, uint64_t addr);
  * off, as llvm-symbolizer and addr2line pick one in an object file.
  * PSYM_NOENT when there is none.
  */
-int psym_elf_section_addr(const struct psym_elf *elf, const char *name, uint64_t off, uint64_t *addr);
+int psym_elf_section_addr(const struct psym_elf *elf, const char *name, uint64_t off,
+			  uint64_t *addr);
 
 /* ELFCLASS64, and ELFDATA2MSB: how the file's own structures are laid out. */
 bool psym_elf_is_64(const struct psym_elf *elf);

@@ -101,10 +101,10 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 
 		if (!nm || (mod && !md))
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		return psym_symtab_push(&k->syms,
-					&(struct psym_sym){
-						.addr = a, .name = nm, .file = md, .rank = md ? 1 : 0 },
-					src, e);
+		return psym_symtab_push(
+			&k->syms,
+			&(struct psym_sym){ .addr = a, .name = nm, .file = md, .rank = md ? 1 : 0 },
+			src, e);
 	}
 malformed:
 	if (line[strspn(line, " \t\r\n")])

@@ -80,8 +80,8 @@ static int add_entry(struct psym_perfmap *m, uint64_t start, uint64_t size, cons
 	if (!copy)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	m->name_bytes += nlen + 1;
-	return psym_symtab_push(&m->syms, &(struct psym_sym){ .addr = start, .size = size, .name = copy },
-				src, e);
+	return psym_symtab_push(
+		&m->syms, &(struct psym_sym){ .addr = start, .size = size, .name = copy }, src, e);
 }
 
 /* Hex with an optional 0x prefix. */

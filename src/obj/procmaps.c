@@ -103,7 +103,9 @@ int psym_procmaps_parse(const char *text, size_t len, struct psym_procmap **out,
 
 int psym_procmaps_read(int pid, struct psym_procmap **out, size_t *n, struct psym_err *e)
 {
-	enum { MAX = 1 << 22 };
+	enum {
+		MAX = 1 << 22
+	};
 	char path[64], *buf = NULL;
 	size_t len = 0, cap = 1 << 16;
 	int fd, ret;
@@ -205,7 +207,10 @@ static bool parse_ehdr(const unsigned char *h, struct ehdr_info *x)
 
 int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX])
 {
-	enum { MAX_PHDRS = 256, MAX_NOTE = 1 << 16 };
+	enum {
+		MAX_PHDRS = 256,
+		MAX_NOTE = 1 << 16
+	};
 	unsigned char h[sizeof(Elf64_Ehdr)], *ph = NULL, *note = NULL;
 	struct ehdr_info x;
 	int ret = PSYM_NOENT;

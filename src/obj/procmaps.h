@@ -16,7 +16,7 @@
 struct psym_procmap {
 	uint64_t start, limit, offset;
 	uint64_t dev, inode; /* as the maps line gives them (major << 32 | minor) */
-	char path[512];			      /* "" for anonymous memory */
+	char path[512];	     /* "" for anonymous memory */
 	char build_id[PSYM_BUILD_ID_HEX_MAX]; /* filled by psym_procmaps_build_ids */
 	bool exec;
 };

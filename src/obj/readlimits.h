@@ -47,5 +47,4 @@ int psym_reader_limits_set(struct psym_reader_limits *l, const char *spec, struc
 /* One line per limit: name, current value, what it bounds. */
 void psym_reader_limits_print(const struct psym_reader_limits *l, FILE *out);
 
-
 #endif

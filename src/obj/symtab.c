@@ -21,8 +21,8 @@ void psym_symtab_init(struct psym_symtab *t, const struct psym_symtab_opts *o)
 	if (!t->o.what)
 		t->o.what = "symbols";
 	if (!t->o.scan_back)
-		t->o.scan_back =
-			t->o.rule == PSYM_SYMTAB_LATEST ? DEFAULT_SCAN_LATEST : DEFAULT_SCAN_NEAREST;
+		t->o.scan_back = t->o.rule == PSYM_SYMTAB_LATEST ? DEFAULT_SCAN_LATEST
+								 : DEFAULT_SCAN_NEAREST;
 }
 
 void psym_symtab_free(struct psym_symtab *t)

@@ -111,7 +111,8 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct p
 	psym_idxset_init(&b->strs);
 	psym_idxset_init(&b->funcs);
 	psym_idxset_init(&b->locs);
-	if (psym_idxset_reserve(&b->strs, pb->n_string_table + 2 * pb->n_location, str_hash_at, b) ||
+	if (psym_idxset_reserve(&b->strs, pb->n_string_table + 2 * pb->n_location, str_hash_at,
+				b) ||
 	    psym_idxset_reserve(&b->funcs, pb->n_function + pb->n_location, func_hash_at, b) ||
 	    psym_idxset_reserve(&b->locs, pb->n_location, loc_hash_at, b))
 		ret = PSYM_ENOMEM;
@@ -135,8 +136,8 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct p
 	for (size_t i = 0; i < pb->n_location && !ret; i++) {
 		if (pb->location[i]->id >= b->next_location_id)
 			b->next_location_id = pb->location[i]->id;
-		ret = psym_idxset_add(&b->locs, (uint32_t)i, loc_hash_at(b, (uint32_t)i), loc_hash_at,
-				      b);
+		ret = psym_idxset_add(&b->locs, (uint32_t)i, loc_hash_at(b, (uint32_t)i),
+				      loc_hash_at, b);
 	}
 	for (size_t i = 0; i < pb->n_mapping; i++)
 		if (pb->mapping[i]->id >= b->next_mapping_id)
@@ -188,7 +189,8 @@ static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h)
 {
 	pb_profile *pb = b->p->pb;
 
-	PSYM_IDXSET_PROBE(&b->strs, h, j) {
+	PSYM_IDXSET_PROBE(&b->strs, h, j)
+	{
 		uint32_t i = b->strs.slot[j] - 1;
 
 		if (strcmp(pb->string_table[i], s) == 0)
@@ -237,7 +239,8 @@ uint64_t psym_builder_function(struct psym_builder *b, const char *name, const c
 	if (k.name < 0 || k.sys < 0 || k.file < 0)
 		return 0;
 	h = func_hash(b, &k);
-	PSYM_IDXSET_PROBE(&b->funcs, h, j) {
+	PSYM_IDXSET_PROBE(&b->funcs, h, j)
+	{
 		struct fkey o;
 
 		fkey_of(pb->function[b->funcs.slot[j] - 1], &o);
@@ -297,7 +300,8 @@ uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint
 	uint64_t h = loc_hash(b, mapping_id, address);
 	pb_location *l;
 
-	PSYM_IDXSET_PROBE(&b->locs, h, j) {
+	PSYM_IDXSET_PROBE(&b->locs, h, j)
+	{
 		pb_location *o = pb->location[b->locs.slot[j] - 1];
 
 		if (o->mapping_id == mapping_id && o->address == address)
@@ -346,8 +350,8 @@ int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t fun
 	return 0;
 }
 
-void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename,
-				   bool line, bool inlined)
+void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename, bool line,
+				   bool inlined)
 {
 	(void)b;
 	m->has_functions = true;

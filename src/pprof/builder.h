@@ -47,8 +47,8 @@ int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t fun
  * functions, and filenames / line numbers / inline frames when the
  * innermost frame has a file / a line, or there are several frames.
  */
-void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename,
-				   bool line, bool inlined);
+void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename, bool line,
+				   bool inlined);
 
 /* Append a value type to sample_type. */
 int psym_builder_sample_type(struct psym_builder *b, const char *type, const char *unit);

@@ -19,8 +19,8 @@
 
 struct filter {
 	const struct psym_crashlog_opts *o;
-	long shift; /* sanitizer frames are renumbered: inline frames added so far */
-	struct psym_objtab *objs;   /* modules by path and build ID, located once */
+	long shift;		  /* sanitizer frames are renumbered: inline frames added so far */
+	struct psym_objtab *objs; /* modules by path and build ID, located once */
 	struct psym_registry *mods; /* ... and opened once */
 	struct psym_frames *fr;
 	size_t unresolved;	     /* frames left as they were */

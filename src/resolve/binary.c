@@ -15,7 +15,6 @@
 #include "index.h"
 #include "store.h"
 
-
 struct psym_binary {
 	const struct psym_binary_opts *o;
 	struct psym_elf *elf;
@@ -651,4 +650,3 @@ size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_fr
 		return n;
 	return resolve_dwarf(b, vaddr, frames, max);
 }
-

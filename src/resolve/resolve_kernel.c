@@ -17,7 +17,7 @@ struct kernel_resolver {
 	struct psym_resolver base;
 	struct psym_resolver *vmlinux; /* a file resolver (cached like any file), NULL: none */
 	char *vmlinux_path;
-	uint64_t vmlinux_text;	     /* its link-time _text */
+	uint64_t vmlinux_text; /* its link-time _text */
 	struct psym_reason vmlinux_why;
 	struct psym_kallsyms *ks; /* NULL: none */
 	struct psym_reason ks_why;
@@ -118,8 +118,8 @@ static void kernel_describe(struct psym_resolver *r, char *buf, size_t bufsz)
 	struct kernel_resolver *k = from(r);
 
 	if (k->vmlinux)
-		snprintf(buf, bufsz, "from '%s'%s%s%s", k->vmlinux_path,
-			 k->ks ? " and '" : "", k->ks ? k->ks_path : "", k->ks ? "'" : "");
+		snprintf(buf, bufsz, "from '%s'%s%s%s", k->vmlinux_path, k->ks ? " and '" : "",
+			 k->ks ? k->ks_path : "", k->ks ? "'" : "");
 	else if (k->ks)
 		snprintf(buf, bufsz, "from '%s'", k->ks_path);
 	else

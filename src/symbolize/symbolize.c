@@ -93,9 +93,9 @@ struct run {
 	const struct psym_symbolize_opts *o;
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
-	struct psym_funcmemo *memo;  /* NULL: out of memory, go without */
-	struct psym_registry *own;   /* this run's objects */
-	struct psym_registry *files; /* binaries: own, or the batch's */
+	struct psym_funcmemo *memo;    /* NULL: out of memory, go without */
+	struct psym_registry *own;     /* this run's objects */
+	struct psym_registry *files;   /* binaries: own, or the batch's */
 	struct psym_objtab *own_tab;   /* the plan: this run's objects... */
 	struct psym_objtab *files_tab; /* ...and binaries: own, or the batch's */
 	struct psym_located **plan;    /* by mapping position; NULL: nothing to do */
@@ -107,13 +107,13 @@ struct run {
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
 	char release[65];			   /* this machine's kernel release */
 	char foreign[256]; /* why this machine's perf maps do not apply, or "" */
-	bool *caller_only;			   /* by location position, for --adjust-callers */
-	int *loc_pid;				   /* by location position: pid label of a sample */
-	int *pids;				   /* the distinct pid labels, sorted */
+	bool *caller_only; /* by location position, for --adjust-callers */
+	int *loc_pid;	   /* by location position: pid label of a sample */
+	int *pids;	   /* the distinct pid labels, sorted */
 	size_t npids;
-	long main_mapping;			   /* the mapping --main-binary names, or -1 */
-	size_t done_in_mapping;			   /* for the progress callback */
-	size_t capmaps;				   /* of r->maps */
+	long main_mapping;	/* the mapping --main-binary names, or -1 */
+	size_t done_in_mapping; /* for the progress callback */
+	size_t capmaps;		/* of r->maps */
 };
 
 static void logf_(const struct run *run, const char *fmt, ...)
@@ -390,8 +390,12 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum 
 		return; /* no memory for the summary: the counts still say it */
 	run->r->maps = x;
 	x = &x[run->r->nmaps];
-	*x = (struct psym_mapsum){ .id = m->id, .cls = cls, .done = done, .todo = todo,
-				   .kept = kept, .opened = from != NULL };
+	*x = (struct psym_mapsum){ .id = m->id,
+				   .cls = cls,
+				   .done = done,
+				   .todo = todo,
+				   .kept = kept,
+				   .opened = from != NULL };
 	if (why)
 		x->why = *why;
 	x->name = strdup(name);
@@ -662,8 +666,9 @@ static void explain_table(struct run *run)
 		if (seen)
 			continue;
 		logf_(run, "psym: object '%s'%s%s (%s, mapping %" PRIu64 "):\n",
-		      x->cls == PSYM_MAP_FILE ? x->path : "[vdso]", *x->build_id ? " build ID " : "",
-		      x->build_id, psym_map_class_name(x->cls), pb->mapping[k]->id);
+		      x->cls == PSYM_MAP_FILE ? x->path : "[vdso]",
+		      *x->build_id ? " build ID " : "", x->build_id, psym_map_class_name(x->cls),
+		      pb->mapping[k]->id);
 		for (size_t i = 0; i < x->ntried; i++)
 			explain_cb(run, x->tried[i].path, x->tried[i].verdict);
 		if (x->file)

@@ -31,21 +31,21 @@ struct psym_symbolize_opts {
 	 * its own: the profile's side dir, --explain, the kernel release.
 	 */
 	const struct psym_locate_opts *locate;
-	const char *main_binary;       /* overrides the first mapping, or NULL */
-	bool no_inlines;		    /* physical functions only */
-	bool no_demangle;		    /* keep mangled names as Function.name */
-	bool adjust_callers;		    /* look up address-1 for caller-only locations */
-	bool force;			    /* replace existing lines */
-	const char *side_dir;		    /* the collector's IN.d/ (kallsyms, vdso.so,
+	const char *main_binary;      /* overrides the first mapping, or NULL */
+	bool no_inlines;	      /* physical functions only */
+	bool no_demangle;	      /* keep mangled names as Function.name */
+	bool adjust_callers;	      /* look up address-1 for caller-only locations */
+	bool force;		      /* replace existing lines */
+	const char *side_dir;	      /* the collector's IN.d/ (kallsyms, vdso.so,
 					 * perf-PID.map), or NULL */
-	const char *const *perf_maps;	    /* perf maps / jitdumps for every process */
+	const char *const *perf_maps; /* perf maps / jitdumps for every process */
 	size_t n_perf_maps;
-	bool perf_map_dirs_default;	  /* locate->perf_map_dirs is this machine's
+	bool perf_map_dirs_default; /* locate->perf_map_dirs is this machine's
 					   * default (/tmp), not named: used only
 					   * for a profile recorded here (hostid.h) */
-	int pid;			  /* process of a single-process profile, or 0 */
-	bool explain;			  /* list every candidate tried */
-	bool quiet;			  /* no per-mapping summary */
+	int pid;		    /* process of a single-process profile, or 0 */
+	bool explain;		    /* list every candidate tried */
+	bool quiet;		    /* no per-mapping summary */
 	/*
 	 * Called every 1024 locations with the mapping position, the number
 	 * of mappings and the locations resolved so far; with nmappings 0
@@ -54,7 +54,7 @@ struct psym_symbolize_opts {
 	 */
 	void (*progress)(void *ud, size_t mapping, size_t nmappings, size_t resolved);
 	void *progress_ud;
-	FILE *log; /* --explain, warnings and notes (stderr); NULL = none */
+	FILE *log;			  /* --explain, warnings and notes (stderr); NULL = none */
 	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
 	struct psym_bincache *shared;	  /* binaries shared by a batch's runs, or NULL */
 	const char *cache_dir;		  /* persistent symbol cache (symcache.h), NULL: off */
@@ -92,7 +92,7 @@ struct psym_symbolize_result {
 	/* Per mapping, in profile order (none with quiet): free with psym_symbolize_result_free. */
 	struct psym_mapsum *maps;
 	size_t nmaps;
-	size_t indexes_built;	 /* per-build-ID indexes built (or started in the
+	size_t indexes_built; /* per-build-ID indexes built (or started in the
 				  * background) for this run's objects */
 };
 

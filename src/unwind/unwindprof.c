@@ -133,8 +133,8 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 		return psym_err_set(r->e, ret, "out of memory");
 	p = find_proc(r, pid);
 	if (!p) {
-		struct proc **q = psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1,
-						  sizeof(*q), 0);
+		struct proc **q =
+			psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1, sizeof(*q), 0);
 
 		if (!q)
 			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");

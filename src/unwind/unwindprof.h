@@ -35,8 +35,8 @@ struct psym_unwindprof_stats {
 	size_t max_stack_len;		  /* the largest stack copy of a sample (bytes) */
 	char missing[4][256];		  /* the first files not found, with their reason */
 	size_t nmissing;
-	uint64_t steps;			  /* CFA instructions run in all */
-	char budget_why[160];		  /* the first budget stop's reason */
+	uint64_t steps;	      /* CFA instructions run in all */
+	char budget_why[160]; /* the first budget stop's reason */
 };
 
 /* The comment psym-collect --stack-copy puts into its provisional profile. */

@@ -36,13 +36,10 @@ int pmod_classify(const char *s)
 	size_t len = strlen(s);
 
 	switch (len) {
-	case 0:
-		return -EINVAL;
+	case 0: return -EINVAL;
 	case 1:
-	case 2:
-		return s[0] == 'x' ? 1 : 2;
-	default:
-		return (int)(pmod_mix(len) & 0xff);
+	case 2: return s[0] == 'x' ? 1 : 2;
+	default: return (int)(pmod_mix(len) & 0xff);
 	}
 }
 EXPORT_SYMBOL_GPL(pmod_classify);

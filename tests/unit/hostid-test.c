@@ -117,7 +117,8 @@ int main(int argc, char **argv)
 			close(fd);
 		/* The ELF header alone: program headers beyond the end. */
 		ok(write(t, hdr, sizeof(hdr)) == (ssize_t)sizeof(hdr), "write a truncated ELF");
-		ok(psym_procmaps_fd_build_id(t, b) < 0 || psym_procmaps_fd_build_id(t, b) == PSYM_NOENT,
+		ok(psym_procmaps_fd_build_id(t, b) < 0 ||
+			   psym_procmaps_fd_build_id(t, b) == PSYM_NOENT,
 		   "truncated ELF: no build ID, no crash");
 		ok(ftruncate(t, 0) == 0 && write(t, "#!/bin/sh\n", 10) == 10, "a script");
 		ok(psym_procmaps_fd_build_id(t, b) != 0, "not an ELF: no build ID");

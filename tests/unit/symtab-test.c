@@ -26,9 +26,9 @@ static void push(struct psym_symtab *t, uint64_t addr, uint64_t size, const char
 {
 	struct psym_err e = { 0 };
 
-	if (psym_symtab_push(t, &(struct psym_sym){ .addr = addr, .size = size, .name = name,
-						     .rank = rank },
-			     "test", &e))
+	if (psym_symtab_push(
+		    t, &(struct psym_sym){ .addr = addr, .size = size, .name = name, .rank = rank },
+		    "test", &e))
 		printf("# push %s: %s\n", name, e.msg);
 }
 
@@ -144,9 +144,9 @@ static void cap(void)
 							 .what = "symbols",
 							 .limit_flag = "--limit elf-symbols=N" });
 	for (int i = 0; i < 4 && !ret; i++)
-		ret = psym_symtab_push(&t, &(struct psym_sym){ .addr = 0x10u * (unsigned)i + 1,
-								 .name = "x" },
-				       "f.so", &e);
+		ret = psym_symtab_push(
+			&t, &(struct psym_sym){ .addr = 0x10u * (unsigned)i + 1, .name = "x" },
+			"f.so", &e);
 	is_int(ret, PSYM_ELIMIT, "the cap is an error");
 	is_str(e.msg, "'f.so': more than 3 symbols (--limit elf-symbols=N)",
 	       "the message names the input and the option");

@@ -61,8 +61,9 @@ int psym_dwarf_altlink(const struct psym_elf *elf, char *path, size_t pathsz, ch
 		return 0;
 	}
 	if (psym_elf_section(elf, ".debug_sup", &data, &len) == 0) {
-		struct cur c = cur_at(data, len, 0, psym_elf_is_msb(elf) !=
-						       (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
+		struct cur c =
+			cur_at(data, len, 0,
+			       psym_elf_is_msb(elf) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
 		uint16_t version = rd_u16(&c);
 		uint8_t is_sup = rd_u8(&c);
 		const char *name = rd_cstr(&c);

@@ -277,7 +277,8 @@ static int walk_unit(struct walk *w, struct psym_dwarf *src, struct cu *u, uint3
 
 			if (!cur.ok)
 				break;
-			if (iu && import_depth < MAX_IMPORT_DEPTH && dw_imported_add(&w->seen, iu)) {
+			if (iu && import_depth < MAX_IMPORT_DEPTH &&
+			    dw_imported_add(&w->seen, iu)) {
 				ret = walk_unit(w, isrc, iu, up, import_depth + 1);
 				if (ret)
 					goto out;
@@ -352,7 +353,7 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 {
 	struct walk w = { .d = d, .c = c, .e = e };
 	int ret = dw_imported_add(&w.seen, c) ? walk_unit(&w, d, c, NONE, 0)
-						: psym_err_set(e, PSYM_ENOMEM, "out of memory");
+					      : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 
 	dw_imported_free(&w.seen);
 	if (ret)

@@ -308,7 +308,7 @@ struct cu {
 	struct disc {
 		uint64_t addr;
 		uint32_t disc;
-	} *discs;
+	} * discs;
 	size_t ndiscs;
 	/*
 	 * Split DWARF (split.c). A skeleton names its split unit (dwo_name,
@@ -365,7 +365,7 @@ struct psym_dwarf {
 	uint64_t abbrev_bytes;	/* parsed so far, against overlapping tables */
 	struct origin *origins; /* hash: DIE offset -> resolved names */
 	size_t norigins, caporigins;
-	struct psym_dwarf *alt;	    /* the alternate / supplementary file's, or NULL */
+	struct psym_dwarf *alt; /* the alternate / supplementary file's, or NULL */
 	struct psym_arena strings;
 	pthread_mutex_t strings_mu; /* strings and ndecoded, while preparing on threads */
 	bool dwo;		    /* a .dwo or .dwp: sections named .debug_*.dwo */

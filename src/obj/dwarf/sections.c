@@ -15,9 +15,8 @@
 #include "sections.h"
 
 static const char *const sec_names[S_N] = {
-	"info",	       "abbrev", "line",   "str",      "line_str",
-	"str_offsets", "addr",	 "ranges", "rnglists", "cu_index",
-	"aranges",
+	"info", "abbrev", "line",     "str",	  "line_str", "str_offsets",
+	"addr", "ranges", "rnglists", "cu_index", "aranges",
 };
 
 /*
@@ -293,12 +292,14 @@ int dw_load_sections(struct psym_dwarf *d, struct psym_err *e)
 			 * another: units delimit themselves and refer inside
 			 * themselves, so the sections are read as one.
 			 */
-			if (i == S_INFO && d->sec[i].p && !d->sec[i].z && !sc.compressed && !zdebug) {
+			if (i == S_INFO && d->sec[i].p && !d->sec[i].z && !sc.compressed &&
+			    !zdebug) {
 				r = append_info(d, sc.data, sc.len, info_total);
 				if (r)
 					return psym_err_set(e, r, "'%s': %s", d->path,
-							    r == PSYM_ENOMEM ? "out of memory"
-									     : "inconsistent sections");
+							    r == PSYM_ENOMEM
+								    ? "out of memory"
+								    : "inconsistent sections");
 				break;
 			}
 			if (d->sec[i].p || d->sec[i].z)
