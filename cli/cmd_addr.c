@@ -140,7 +140,7 @@ static uint64_t function_start(const struct addr_out *o, uint64_t addr)
 
 	if (!o->bin)
 		return 0;
-	sym = psym_elf_symbol(psym_binary_elf(o->bin), addr);
+	sym = psym_binary_symbol(o->bin, addr);
 	return sym ? sym->addr : 0;
 }
 

@@ -48,7 +48,9 @@ bad = []
 for l in open(sys.argv[2]):
     o = json.loads(l)
     a = int(o["Address"], 16)
-    mine = [(s["FunctionName"], s["FileName"], s["Line"]) for s in o["Symbol"] if s["FunctionName"] != "??"]
+    # llvm-symbolizer's JSON: an unknown name or file is "".
+    mine = [(s["FunctionName"], s["FileName"] or "??", s["Line"]) for s in o["Symbol"]
+            if s["FunctionName"] not in ("??", "")]
     total += 1
     if mine == llvm.get(a, []):
         agree += 1

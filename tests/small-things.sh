@@ -77,7 +77,21 @@ if ! perf record -q -e cpu-clock -F 500 -g -o perf.data -- ./st/burn >/dev/null 
 	finish
 	exit
 fi
-perf script -i perf.data 2>/dev/null >script.txt
+# This machine's perf script sometimes aborts (a crash inside perf, not a
+# verdict on psym): tried again, then without its own inline and
+# symbol-source lookups; if it still crashes this part is skipped, said so.
+rc=0
+for opts in "" "--no-inline" "--no-inline --no-demangle"; do
+	rc=0
+	# shellcheck disable=SC2086
+	perf script $opts -i perf.data 2>perf-script.err >script.txt || rc=$?
+	[ "$rc" -lt 128 ] && break
+done
+if [ "$rc" -ge 128 ]; then
+	echo "SKIP-PART - perf script crashed (exit $rc) three times: $(tail -1 perf-script.err)"
+	finish
+	exit
+fi
 n=$(grep -c '\[unknown\] (.*/st/burn)$' script.txt)
 check "perf script leaves the stripped program's frames [unknown] ($n)" [ "$n" -gt 0 ]
 "$PSYM" addr --filter -e burn <script.txt >filled.txt 2>filled.err

@@ -60,6 +60,7 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 }
 
 static void maybe_build_index(struct psym_binary *b);
+static void find_debug(struct psym_binary *b);
 static void open_index(struct psym_binary *b);
 static bool index_lookup(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			 size_t max, size_t *n);
@@ -338,6 +339,18 @@ static bool find_gsym(struct psym_binary *b)
 			return true;
 	}
 	return false;
+}
+
+const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr)
+{
+	/*
+	 * Answers from the index never open the debug file, whose .symtab a
+	 * stripped binary's lookups use: bring it in, so that symbols are the
+	 * same whether the index answered or the DWARF did.
+	 */
+	if (b->index && !b->debug_tried)
+		find_debug(b);
+	return psym_elf_symbol(b->elf, vaddr);
 }
 
 const char *psym_binary_gsym_path(const struct psym_binary *b)

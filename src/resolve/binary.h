@@ -121,6 +121,11 @@ size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct p
 const struct psym_index *psym_binary_index(const struct psym_binary *b);
 const char *psym_binary_take_index_damage(struct psym_binary *b);
 size_t psym_binary_index_hits(const struct psym_binary *b);
+/*
+ * The symbol holding vaddr (its start, size), from the binary's symbols and
+ * its separate debug file's, whether or not an index answers: or NULL.
+ */
+const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr);
 /* The GSYM file answering for b, or NULL. */
 const char *psym_binary_gsym_path(const struct psym_binary *b);
 
