@@ -69,6 +69,7 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 	size_t len;
 	int ret;
 
+	memset(r, 0, sizeof(*r));
 	ret = psym_profile_read(in, lim, &p, e);
 	if (ret)
 		goto out;
@@ -104,6 +105,8 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 	if (active)
 		*active = NULL;
 out:
+	if (ret)
+		psym_symbolize_result_free(r); /* no summary of a run that failed */
 	free(buf);
 	psym_profile_free(p);
 	return ret;
