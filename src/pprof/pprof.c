@@ -506,20 +506,16 @@ struct piece {
 static void *encode_piece(void *arg)
 {
 	struct piece *pc = arg;
-	size_t n = psym_pprof_packed_size(&pc->msg);
+	const pb_profile *m = &pc->msg;
 	unsigned char *gz;
 	size_t gzlen;
+	/* Symbolized, a location takes about 64 bytes, a sample 32: start near the end. */
+	size_t hint = m->n_location * 64 + m->n_sample * 32 + m->n_function * 16 +
+		      m->n_string_table * 32 + 4096;
 
-	pc->buf = malloc(n ? n : 1);
-	if (!pc->buf) {
+	if (psym_pprof_pack_alloc(m, hint, &pc->buf, &pc->len)) {
+		pc->buf = NULL;
 		pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM, "out of memory encoding the profile");
-		return NULL;
-	}
-	pc->len = psym_pprof_pack(&pc->msg, pc->buf);
-	if (pc->len != n) {
-		pc->ret =
-			psym_err_set(&pc->e, PSYM_EINTERNAL,
-				     "encoded size %zu differs from computed size %zu", pc->len, n);
 		return NULL;
 	}
 	if (!pc->gzip)

@@ -26,4 +26,12 @@ size_t psym_pprof_packed_size(const pb_profile *p);
 /* Write p to out, which holds psym_pprof_packed_size(p) bytes; returns the bytes written. */
 size_t psym_pprof_pack(const pb_profile *p, uint8_t *out);
 
+/*
+ * Pack p into a buffer grown as it is written (the same bytes as
+ * psym_pprof_pack), walking the profile once; hint: bytes to start with (0:
+ * start small). *outp is malloc'd: the caller frees it. 0, or -1 when out of
+ * memory.
+ */
+int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size_t *lenp);
+
 #endif

@@ -246,6 +246,19 @@ int main(void)
 			ok(0, "profile %zu: bytes differ from protobuf-c's", r);
 			continue;
 		}
+		{
+			/* Grown from nothing: every growth step is taken. */
+			uint8_t *grown = NULL;
+			size_t ngrown = 0;
+
+			if (psym_pprof_pack_alloc(p, r % 2 ? 0 : 1, &grown, &ngrown) ||
+			    ngrown != nw || memcmp(grown, want, nw) != 0) {
+				free(grown);
+				ok(0, "profile %zu: the grown buffer differs", r);
+				continue;
+			}
+			free(grown);
+		}
 		same++;
 		{
 			pb_profile *q = perftools__profiles__profile__unpack(NULL, ng, got);
@@ -263,7 +276,13 @@ int main(void)
 	{
 		pb_profile e = PERFTOOLS__PROFILES__PROFILE__INIT;
 
+		uint8_t *b = NULL;
+		size_t n = 1;
+
 		is_int(psym_pprof_packed_size(&e), 0, "empty profile: 0 bytes");
+		ok(psym_pprof_pack_alloc(&e, 0, &b, &n) == 0 && b && n == 0,
+		   "empty profile, grown buffer: 0 bytes");
+		free(b);
 	}
 	return tap_done();
 }
