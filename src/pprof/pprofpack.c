@@ -268,14 +268,27 @@ struct wbuf {
 	uint8_t *buf;
 	size_t len, cap;
 	bool grow;
+	/* Streaming: what is written goes to flush once past chunk bytes. */
+	size_t chunk;
+	int (*flush)(void *ctx, const uint8_t *buf, size_t len);
+	void *ctx;
+	int flush_ret;
+	bool flushed;
 };
 
-/* Make room for need more bytes; 0 or -1 when out of memory. */
+/* Make room for need more bytes; 0, or -1 when out of memory or flush failed. */
 static int room(struct wbuf *w, size_t need)
 {
 	size_t cap;
 	uint8_t *nb;
 
+	if (w->flush && w->len && w->len + need > w->chunk) {
+		w->flush_ret = w->flush(w->ctx, w->buf, w->len);
+		if (w->flush_ret)
+			return -1;
+		w->len = 0;
+		w->flushed = true;
+	}
 	if (!w->grow || w->cap - w->len >= need)
 		return 0;
 	cap = w->cap ? w->cap : 4096;
@@ -392,4 +405,18 @@ int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size
 	*outp = w.buf;
 	*lenp = w.len;
 	return 0;
+}
+
+int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
+			   int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+{
+	struct wbuf w = { .grow = true, .chunk = chunk, .flush = flush, .ctx = ctx };
+	int ret = 0;
+
+	if (room(&w, chunk) || put_profile(&w, p))
+		ret = w.flush_ret ? w.flush_ret : -1;
+	else if (w.len || !w.flushed) /* an empty profile is still one (empty) piece */
+		ret = flush(ctx, w.buf, w.len);
+	free(w.buf);
+	return ret;
 }
