@@ -24,11 +24,28 @@ static void *pbc_alloc(void *ud, size_t n)
 	return psym_arena_alloc(ud, n);
 }
 
+/*
+ * Everything is freed with the arena, except blocks that got a chunk of
+ * their own: protobuf-c frees its scratch (the table of a message's scanned
+ * fields, 32 bytes a field: tens of MB for a profile of a million
+ * locations) as soon as it has unpacked, and that memory goes back now.
+ */
 static void pbc_free(void *ud, void *p)
 {
-	/* Freed with the arena. */
-	(void)ud;
-	(void)p;
+	struct psym_arena *a = ud;
+
+	for (struct psym_arena_chunk **pp = &a->head; p && *pp; pp = &(*pp)->next) {
+		struct psym_arena_chunk *c = *pp;
+
+		if (c->data != p)
+			continue;
+		if (c->pos == c->size) { /* one block fills it: nothing else lives there */
+			*pp = c->next;
+			a->used -= c->size;
+			free(c);
+		}
+		return;
+	}
 }
 
 void psym_arena_init(struct psym_arena *a, size_t cap)

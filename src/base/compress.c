@@ -167,6 +167,39 @@ int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp, size_t 
 	return 0;
 }
 
+int psym_gzip_append(const unsigned char *in, size_t len, unsigned char **outp, size_t *outlenp,
+		     size_t *outcapp, struct psym_err *e)
+{
+	struct libdeflate_compressor *c;
+	size_t bound, n, cap = *outcapp;
+
+	if (len > UINT32_MAX / 2)
+		return psym_err_set(e, PSYM_ELIMIT, "profile too large to compress");
+	c = libdeflate_alloc_compressor(3); /* the level of psym_gzip: see there */
+	if (!c)
+		return psym_err_set(e, PSYM_ENOMEM, "cannot start gzip encoder");
+	bound = libdeflate_gzip_compress_bound(c, len);
+	if (cap - *outlenp < bound) {
+		unsigned char *nb;
+
+		while (cap - *outlenp < bound)
+			cap = cap ? cap * 2 : bound;
+		nb = realloc(*outp, cap);
+		if (!nb) {
+			libdeflate_free_compressor(c);
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		}
+		*outp = nb;
+		*outcapp = cap;
+	}
+	n = libdeflate_gzip_compress(c, in, len, *outp + *outlenp, bound);
+	libdeflate_free_compressor(c);
+	if (!n)
+		return psym_err_set(e, PSYM_EINTERNAL, "gzip compression failed");
+	*outlenp += n;
+	return 0;
+}
+
 int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 	      unsigned char **outp, size_t *outlenp, struct psym_err *e)
 {

@@ -50,4 +50,13 @@ int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *
 int psym_gzip(const unsigned char *in, size_t len, unsigned char **out, size_t *outlen,
 	      struct psym_err *e);
 
+/*
+ * Append in, compressed as one more gzip member (as psym_gzip), to the
+ * malloc'd buffer *out of *outlen bytes and capacity *outcap (all 0/NULL
+ * to start), growing it. Members laid end to end are one gzip stream to
+ * every reader.
+ */
+int psym_gzip_append(const unsigned char *in, size_t len, unsigned char **out, size_t *outlen,
+		     size_t *outcap, struct psym_err *e);
+
 #endif

@@ -350,6 +350,30 @@ int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t fun
 	return 0;
 }
 
+pb_line *psym_builder_set_lines(struct psym_builder *b, pb_location *loc, size_t n)
+{
+	pb_line **arr;
+	pb_line *ln;
+
+	if (n > SIZE_MAX / (sizeof(*arr) + sizeof(*ln))) {
+		fail(b, PSYM_ELIMIT);
+		return NULL;
+	}
+	arr = psym_arena_alloc(&b->p->arena, n ? n * (sizeof(*arr) + sizeof(*ln)) : 1);
+	if (!arr) {
+		fail(b, psym_arena_error(&b->p->arena));
+		return NULL;
+	}
+	ln = (pb_line *)(void *)(arr + n);
+	for (size_t i = 0; i < n; i++) {
+		perftools__profiles__line__init(&ln[i]);
+		arr[i] = &ln[i];
+	}
+	loc->line = arr;
+	loc->n_line = n;
+	return ln;
+}
+
 void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename, bool line,
 				   bool inlined)
 {

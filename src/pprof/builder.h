@@ -42,6 +42,13 @@ int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t fun
 			  int64_t line, int64_t column);
 
 /*
+ * Give loc n Lines (replacing any it had), laid out together with their
+ * pointer array in one allocation, zeroed for the caller to fill: cheaper
+ * than n appends and kept close in memory for the writer. NULL on error.
+ */
+pb_line *psym_builder_set_lines(struct psym_builder *b, pb_location *loc, size_t n);
+
+/*
  * A location of mapping m got the frames of one symbolization: the
  * builder, the sole writer of the has_* flags, marks m as having
  * functions, and filenames / line numbers / inline frames when the

@@ -498,38 +498,44 @@ struct piece {
 	pb_profile msg;
 	bool gzip;
 	unsigned char *buf;
-	size_t len;
+	size_t len, cap;
 	int ret;
 	struct psym_err e;
 };
 
+/*
+ * Compressed output is packed in chunks of this size, each compressed as
+ * its own gzip member as soon as it is full: the uncompressed encoding (64
+ * MB for a million symbolized locations) is never held whole.
+ */
+#define GZIP_CHUNK ((size_t)4 << 20)
+
+static int gzip_chunk(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct piece *pc = ctx;
+
+	return psym_gzip_append(buf, len, &pc->buf, &pc->len, &pc->cap, &pc->e);
+}
+
 static void *encode_piece(void *arg)
 {
 	struct piece *pc = arg;
-	size_t n = psym_pprof_packed_size(&pc->msg);
-	unsigned char *gz;
-	size_t gzlen;
+	const pb_profile *m = &pc->msg;
+	/* Symbolized, a location takes about 64 bytes, a sample 32: start near the end. */
+	size_t hint = m->n_location * 64 + m->n_sample * 32 + m->n_function * 16 +
+		      m->n_string_table * 32 + 4096;
 
-	pc->buf = malloc(n ? n : 1);
-	if (!pc->buf) {
+	if (pc->gzip) {
+		pc->ret = psym_pprof_pack_stream(m, GZIP_CHUNK, gzip_chunk, pc);
+		if (pc->ret == -1)
+			pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM,
+					       "out of memory encoding the profile");
+		return NULL;
+	}
+	if (psym_pprof_pack_alloc(m, hint, &pc->buf, &pc->len)) {
+		pc->buf = NULL;
 		pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM, "out of memory encoding the profile");
-		return NULL;
 	}
-	pc->len = psym_pprof_pack(&pc->msg, pc->buf);
-	if (pc->len != n) {
-		pc->ret =
-			psym_err_set(&pc->e, PSYM_EINTERNAL,
-				     "encoded size %zu differs from computed size %zu", pc->len, n);
-		return NULL;
-	}
-	if (!pc->gzip)
-		return NULL;
-	pc->ret = psym_gzip(pc->buf, pc->len, &gz, &gzlen, &pc->e);
-	if (pc->ret)
-		return NULL;
-	free(pc->buf);
-	pc->buf = gz;
-	pc->len = gzlen;
 	return NULL;
 }
 

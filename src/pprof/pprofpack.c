@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pprofpack.h"
@@ -241,14 +243,67 @@ static uint8_t *put_function(uint8_t *o, const pb_function *m)
 			s += delimited_size(name##_size(a[i]));                                    \
 		return s;                                                                          \
 	}                                                                                          \
-	static uint8_t *put_##name##s(uint8_t *o, unsigned num, type *const *a, size_t n)          \
+	static int put_##name##s(struct wbuf *w, unsigned num, type *const *a, size_t n)           \
 	{                                                                                          \
 		for (size_t i = 0; i < n; i++) {                                                   \
-			o = put_header(o, num, name##_size(a[i]));                                 \
-			o = put_##name(o, a[i]);                                                   \
+			size_t s = name##_size(a[i]);                                              \
+			uint8_t *o;                                                                \
+                                                                                                   \
+			if (room(w, delimited_size(s)))                                            \
+				return -1;                                                         \
+			o = put_header(w->buf + w->len, num, s);                                   \
+			w->len = (size_t)(put_##name(o, a[i]) - w->buf);                           \
 		}                                                                                  \
-		return o;                                                                          \
+		return 0;                                                                          \
 	}
+
+/*
+ * The output: either a buffer the caller sized with psym_pprof_packed_size(),
+ * or one grown here as elements are written. Growing lets the profile be
+ * walked once: each element's size is computed right before it is written,
+ * while it is in the cache, instead of in a separate pass over a profile
+ * of hundreds of megabytes whose locations are scattered in memory.
+ */
+struct wbuf {
+	uint8_t *buf;
+	size_t len, cap;
+	bool grow;
+	/* Streaming: what is written goes to flush once past chunk bytes. */
+	size_t chunk;
+	int (*flush)(void *ctx, const uint8_t *buf, size_t len);
+	void *ctx;
+	int flush_ret;
+	bool flushed;
+};
+
+/* Make room for need more bytes; 0, or -1 when out of memory or flush failed. */
+static int room(struct wbuf *w, size_t need)
+{
+	size_t cap;
+	uint8_t *nb;
+
+	if (w->flush && w->len && w->len + need > w->chunk) {
+		w->flush_ret = w->flush(w->ctx, w->buf, w->len);
+		if (w->flush_ret)
+			return -1;
+		w->len = 0;
+		w->flushed = true;
+	}
+	if (!w->grow || w->cap - w->len >= need)
+		return 0;
+	cap = w->cap ? w->cap : 4096;
+	while (cap - w->len < need) {
+		if (cap > SIZE_MAX / 2)
+			return -1;
+		cap *= 2;
+	}
+	nb = realloc(w->buf, cap);
+	if (!nb)
+		return -1;
+	w->buf = nb;
+	w->cap = cap;
+	return 0;
+}
 
 REPEATED(pb_value_type, value_type)
 REPEATED(pb_sample, sample)
@@ -277,23 +332,28 @@ size_t psym_pprof_packed_size(const pb_profile *p)
 	return n + unknown_size(&p->base);
 }
 
-size_t psym_pprof_pack(const pb_profile *p, uint8_t *out)
+/* Everything after the five big repeated fields: strings and scalars. */
+static int put_rest(struct wbuf *w, const pb_profile *p)
 {
-	uint8_t *o = out;
+	uint8_t *o;
 
-	o = put_value_types(o, 1, p->sample_type, p->n_sample_type);
-	o = put_samples(o, 2, p->sample, p->n_sample);
-	o = put_mappings(o, 3, p->mapping, p->n_mapping);
-	o = put_locations(o, 4, p->location, p->n_location);
-	o = put_functions(o, 5, p->function, p->n_function);
 	for (size_t i = 0; i < p->n_string_table; i++) {
 		const char *s = p->string_table[i] ? p->string_table[i] : "";
 		size_t len = strlen(s);
 
-		o = put_header(o, 6, len);
+		if (room(w, delimited_size(len)))
+			return -1;
+		o = put_header(w->buf + w->len, 6, len);
 		memcpy(o, s, len);
-		o += len;
+		w->len = (size_t)(o + len - w->buf);
 	}
+	if (room(w, 11 * 4 +
+			    (p->period_type ? delimited_size(value_type_size(p->period_type)) : 0) +
+			    11 +
+			    packed_size((const uint64_t *)(const void *)p->comment, p->n_comment) +
+			    11 * 2 + unknown_size(&p->base)))
+		return -1;
+	o = w->buf + w->len;
 	o = put_scalar(o, 7, U(p->drop_frames));
 	o = put_scalar(o, 8, U(p->keep_frames));
 	o = put_scalar(o, 9, U(p->time_nanos));
@@ -307,5 +367,56 @@ size_t psym_pprof_pack(const pb_profile *p, uint8_t *out)
 	o = put_scalar(o, 14, U(p->default_sample_type));
 	o = put_scalar(o, 15, U(p->doc_url));
 	o = put_unknown(o, &p->base);
-	return (size_t)(o - out);
+	w->len = (size_t)(o - w->buf);
+	return 0;
+}
+
+static int put_profile(struct wbuf *w, const pb_profile *p)
+{
+	if (put_value_types(w, 1, p->sample_type, p->n_sample_type) ||
+	    put_samples(w, 2, p->sample, p->n_sample) ||
+	    put_mappings(w, 3, p->mapping, p->n_mapping) ||
+	    put_locations(w, 4, p->location, p->n_location) ||
+	    put_functions(w, 5, p->function, p->n_function) || put_rest(w, p))
+		return -1;
+	return 0;
+}
+
+size_t psym_pprof_pack(const pb_profile *p, uint8_t *out)
+{
+	struct wbuf w = { .buf = out, .cap = SIZE_MAX };
+
+	put_profile(&w, p); /* cannot fail: nothing to grow */
+	return w.len;
+}
+
+int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size_t *lenp)
+{
+	struct wbuf w = { .grow = true };
+
+	if (hint && room(&w, hint))
+		return -1;
+	if (put_profile(&w, p)) {
+		free(w.buf);
+		return -1;
+	}
+	if (!w.buf && room(&w, 1)) /* an empty profile: still a buffer to free */
+		return -1;
+	*outp = w.buf;
+	*lenp = w.len;
+	return 0;
+}
+
+int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
+			   int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+{
+	struct wbuf w = { .grow = true, .chunk = chunk, .flush = flush, .ctx = ctx };
+	int ret = 0;
+
+	if (room(&w, chunk) || put_profile(&w, p))
+		ret = w.flush_ret ? w.flush_ret : -1;
+	else if (w.len || !w.flushed) /* an empty profile is still one (empty) piece */
+		ret = flush(ctx, w.buf, w.len);
+	free(w.buf);
+	return ret;
 }

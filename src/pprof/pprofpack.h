@@ -26,4 +26,21 @@ size_t psym_pprof_packed_size(const pb_profile *p);
 /* Write p to out, which holds psym_pprof_packed_size(p) bytes; returns the bytes written. */
 size_t psym_pprof_pack(const pb_profile *p, uint8_t *out);
 
+/*
+ * Pack p into a buffer grown as it is written (the same bytes as
+ * psym_pprof_pack), walking the profile once; hint: bytes to start with (0:
+ * start small). *outp is malloc'd: the caller frees it. 0, or -1 when out of
+ * memory.
+ */
+int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size_t *lenp);
+
+/*
+ * Pack p (the same bytes again) in pieces of about chunk bytes, cut between
+ * elements, each handed to flush as soon as it is full: the whole encoding
+ * is never in memory at once. 0, -1 when out of memory, or what flush
+ * returned when it was not 0.
+ */
+int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
+			   int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
+
 #endif

@@ -160,10 +160,13 @@ static void progress_clear(struct run *run)
 static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames, size_t n,
 		      bool memo)
 {
+	pb_line *ln = psym_builder_set_lines(run->b, loc, n);
+
+	if (!ln)
+		return psym_builder_error(run->b);
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
 		uint64_t fid = memo ? psym_funcmemo_get(run->memo, f) : 0;
-		int ret;
 
 		if (!fid) {
 			const char *sys = f->linkage_name ? f->linkage_name : f->name;
@@ -177,9 +180,9 @@ static int add_frames(struct run *run, pb_location *loc, const struct psym_frame
 			if (memo)
 				psym_funcmemo_put(run->memo, f, fid);
 		}
-		ret = psym_builder_add_line(run->b, loc, fid, f->line, f->column);
-		if (ret)
-			return ret;
+		ln[i].function_id = fid;
+		ln[i].line = f->line;
+		ln[i].column = f->column;
 	}
 	return 0;
 }
@@ -509,7 +512,7 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 					   why->code ? psym_reason_text(why) : psym_strerror(ret));
 			goto out;
 		}
-		loc->n_line = 0; /* --force: replace what was there */
+		/* --force: add_frames replaces what was there */
 		ret = add_frames(run, loc, fr->f, fr->n, fr->stable);
 		if (ret) {
 			ret = psym_err_set(e, ret, "out of memory while symbolizing");

@@ -45,6 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			    psym_pprof_pack(p->pb, b) != n || memcmp(a, b, n) != 0)
 				abort();
 		}
+		if (a) {
+			uint8_t *g = NULL;
+			size_t gn;
+
+			if (psym_pprof_pack_alloc(p->pb, 0, &g, &gn) == 0 &&
+			    (gn != n || memcmp(a, g, n) != 0))
+				abort();
+			free(g);
+		}
 		free(a);
 		free(b);
 	}

@@ -57,6 +57,23 @@ int main(void)
 		free(out);
 		free(two);
 	}
+	{
+		/* Appended members, independent of what was there: gzip -dc joins them. */
+		unsigned char *cat = NULL;
+		size_t catlen = 0, catcap = 0;
+
+		ok(psym_gzip_append(plain, 1000, &cat, &catlen, &catcap, &e) == 0 &&
+			   psym_gzip_append(plain + 1000, sizeof(plain) - 1000, &cat, &catlen,
+					    &catcap, &e) == 0 &&
+			   psym_gzip_append(plain, 0, &cat, &catlen, &catcap, &e) == 0,
+		   "gzip_append: three members");
+		ok(catlen <= catcap &&
+			   psym_gunzip(cat, catlen, sizeof(plain), "t", &out, &outlen, &e) == 0 &&
+			   outlen == sizeof(plain) && memcmp(out, plain, outlen) == 0,
+		   "gzip_append: the members decode to the input");
+		free(out);
+		free(cat);
+	}
 	free(gz);
 	{
 		/* One-shot into the caller's buffer, as compressed ELF sections are. */

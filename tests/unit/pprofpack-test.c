@@ -220,6 +220,23 @@ static pb_profile *random_profile(void)
 	return p;
 }
 
+/* Collects the pieces psym_pprof_pack_stream() hands out. */
+struct cat {
+	uint8_t buf[1 << 20];
+	size_t n;
+};
+
+static int cat_piece(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct cat *c = ctx;
+
+	if (len > sizeof(c->buf) - c->n)
+		return -2;
+	memcpy(c->buf + c->n, buf, len);
+	c->n += len;
+	return 0;
+}
+
 int main(void)
 {
 	size_t same = 0, parsed = 0, runs = 2000;
@@ -246,6 +263,30 @@ int main(void)
 			ok(0, "profile %zu: bytes differ from protobuf-c's", r);
 			continue;
 		}
+		{
+			/* Grown from nothing: every growth step is taken. */
+			uint8_t *grown = NULL;
+			size_t ngrown = 0;
+
+			if (psym_pprof_pack_alloc(p, r % 2 ? 0 : 1, &grown, &ngrown) ||
+			    ngrown != nw || memcmp(grown, want, nw) != 0) {
+				free(grown);
+				ok(0, "profile %zu: the grown buffer differs", r);
+				continue;
+			}
+			free(grown);
+		}
+		{
+			/* Streamed in small pieces: laid end to end, the same bytes. */
+			static struct cat c;
+
+			c.n = 0;
+			if (psym_pprof_pack_stream(p, 1 + r % 64, cat_piece, &c) != 0 ||
+			    c.n != nw || memcmp(c.buf, want, nw) != 0) {
+				ok(0, "profile %zu: the streamed pieces differ", r);
+				continue;
+			}
+		}
 		same++;
 		{
 			pb_profile *q = perftools__profiles__profile__unpack(NULL, ng, got);
@@ -263,7 +304,13 @@ int main(void)
 	{
 		pb_profile e = PERFTOOLS__PROFILES__PROFILE__INIT;
 
+		uint8_t *b = NULL;
+		size_t n = 1;
+
 		is_int(psym_pprof_packed_size(&e), 0, "empty profile: 0 bytes");
+		ok(psym_pprof_pack_alloc(&e, 0, &b, &n) == 0 && b && n == 0,
+		   "empty profile, grown buffer: 0 bytes");
+		free(b);
 	}
 	return tap_done();
 }
