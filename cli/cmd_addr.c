@@ -329,6 +329,7 @@ int cmd_addr(int argc, char **argv)
 	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
 	struct psym_resolver *res = NULL;
 	struct psym_binary *bin;
+	struct psym_resdesc desc_d = { 0 };
 	struct psym_elf *elf = NULL;
 	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
@@ -562,25 +563,22 @@ int cmd_addr(int argc, char **argv)
 	free(line);
 	if (ao.array)
 		fputs(ao.n_out ? "]\n" : "[]\n", stdout);
-	{
-		const char *dmg = psym_binary_take_index_damage(bin);
-
-		if (dmg)
-			fprintf(stderr, "%s: warning: %s: answered from the debug information\n",
-				progname, dmg);
-	}
+	/* After the lookups: debug information is loaded lazily. */
+	desc_d.flags = PSYM_RESDESC_NOTE_ALWAYS;
+	psym_resolver_describe(res, &desc_d);
+	if (desc_d.index_damage)
+		fprintf(stderr, "%s: warning: %s: answered from the debug information\n", progname,
+			desc_d.index_damage);
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
-	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
-		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
+	if (desc_d.debug_note && desc_d.debug_note[0])
+		fprintf(stderr, "%s: warning: %s\n", progname, desc_d.debug_note);
 	if (verbose) {
 		char desc[2400] = "", more[4400] = "";
 
-		/* After the lookups: debug information is loaded lazily. */
-		psym_resolver_describe(res, desc, sizeof(desc));
-		fprintf(stderr, "psym: binary '%s': %s\n", psym_elf_path(psym_binary_elf(bin)),
-			desc);
-		if (explain && res->ops->explain) {
-			res->ops->explain(res, more, sizeof(more));
+		psym_resdesc_summary(&desc_d, desc, sizeof(desc));
+		fprintf(stderr, "psym: binary '%s': %s\n", desc_d.path, desc);
+		if (explain) {
+			psym_resdesc_explain(&desc_d, more, sizeof(more));
 			if (more[0])
 				fprintf(stderr, "    %s\n", more);
 		}

@@ -41,6 +41,7 @@
 #include "reason.h"
 #include "registry.h"
 #include "report.h"
+#include "resdesc.h"
 #include "resolvers.h"
 #include "show.h"
 #include "symbolize.h"

@@ -36,7 +36,6 @@ struct psym_cached_opts {
 	const char *dir;      /* the cache directory */
 	const char *build_id; /* of the file answered for, or NULL */
 	const char *path;     /* the file answered for */
-	const char *as;	      /* said after its path in the summary, or NULL */
 	bool inlines;	      /* answers with inline frames (part of the cache's variant) */
 	/* The inner resolver's answers so far depend on the build alone: keep them. */
 	bool (*final)(struct psym_resolver *inner);
