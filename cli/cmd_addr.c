@@ -78,16 +78,16 @@ enum addr_style {
 
 struct addr_out {
 	enum addr_style style;
-	bool show_addr;		 /* -a */
-	bool pretty;		 /* -p: one line per frame */
-	bool basenames;		 /* -s */
-	bool functions;		 /* --functions=none turns names off */
-	bool columns;		 /* --columns: FILE:LINE:COLUMN in GNU style */
-	bool demangle;		 /* not --no-demangle */
-	bool array;		 /* JSON of arguments: one array, as llvm-symbolizer */
-	size_t n_out;		 /* answers written (JSON array separators) */
-	const char *module;	 /* JSON ModuleName: the binary as named */
-	struct psym_binary *bin; /* for the outermost frame's StartAddress */
+	bool show_addr;	      /* -a */
+	bool pretty;	      /* -p: one line per frame */
+	bool basenames;	      /* -s */
+	bool functions;	      /* --functions=none turns names off */
+	bool columns;	      /* --columns: FILE:LINE:COLUMN in GNU style */
+	bool demangle;	      /* not --no-demangle */
+	bool array;	      /* JSON of arguments: one array, as llvm-symbolizer */
+	size_t n_out;	      /* answers written (JSON array separators) */
+	const char *module;   /* JSON ModuleName: the binary as named */
+	struct psym_elf *elf; /* for the outermost frame's StartAddress */
 };
 
 static const char *base_name(const struct addr_out *o, const char *file)
@@ -138,9 +138,9 @@ static uint64_t function_start(const struct addr_out *o, uint64_t addr)
 {
 	const struct psym_sym *sym;
 
-	if (!o->bin)
+	if (!o->elf)
 		return 0;
-	sym = psym_elf_symbol(psym_binary_elf(o->bin), addr);
+	sym = psym_elf_symbol(o->elf, addr);
 	return sym ? sym->addr : 0;
 }
 
@@ -328,7 +328,6 @@ int cmd_addr(int argc, char **argv)
 	struct psym_frames *fr = NULL;
 	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
 	struct psym_resolver *res = NULL;
-	struct psym_binary *bin;
 	struct psym_resdesc desc_d = { 0 };
 	struct psym_elf *elf = NULL;
 	struct psym_reason why = { 0 };
@@ -491,14 +490,13 @@ int cmd_addr(int argc, char **argv)
 		ret = psym_err_set(&e, PSYM_ENOMEM, "out of memory");
 	if (ret)
 		goto fail;
-	bin = psym_file_resolver_binary(res);
 	if (section && psym_elf_section_addr(elf, section, 0, &va0) != 0) {
 		ret = psym_err_set(&e, PSYM_EBADINPUT, "'%s': no allocated section '%s'",
 				   exe ? exe : build_id, section);
 		goto fail;
 	}
-	ao.bin = bin;
-	ao.module = exe ? exe : psym_elf_path(psym_binary_elf(bin));
+	ao.elf = elf; /* the resolver's own, alive as long as it */
+	ao.module = exe ? exe : psym_elf_path(elf);
 	/* JSON answers to arguments: one array, as llvm-symbolizer writes them. */
 	ao.array = ao.style == STYLE_JSON && optind < argc;
 	/*

@@ -110,15 +110,13 @@ static void describe(struct filter *f, struct psym_resolver *r)
 {
 	char desc[2400] = "", more[4400] = "";
 	struct psym_resdesc d = { .flags = PSYM_RESDESC_KEEP_WARNING };
-	struct psym_binary *b = psym_file_resolver_binary(r);
 
 	f->fresh = NULL;
 	if (!f->o->verbose || !f->o->log)
 		return;
 	psym_resolver_describe(r, &d);
 	psym_resdesc_summary(&d, desc, sizeof(desc));
-	fprintf(f->o->log, "psym: module '%s': %s\n", b ? psym_elf_path(psym_binary_elf(b)) : "?",
-		desc);
+	fprintf(f->o->log, "psym: module '%s': %s\n", d.path ? d.path : "?", desc);
 	if (f->o->explain) {
 		psym_resdesc_explain(&d, more, sizeof(more));
 		if (more[0])

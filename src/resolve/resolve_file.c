@@ -137,8 +137,3 @@ int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *
 	};
 	return psym_cached_resolver_new(&f->base, &co, out, e);
 }
-
-struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r)
-{
-	return r && r->ops == &file_ops ? from(r)->bin : NULL;
-}

@@ -45,9 +45,6 @@ struct psym_cached_opts {
 int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cached_opts *o,
 			     struct psym_resolver **out, struct psym_err *e);
 
-/* The binary behind a file resolver (NULL for other kinds). */
-struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r);
-
 /*
  * The kernel: vmlinux (found by the locator for build_id; may be absent)
  * and kallsyms, both looked for once, at creation. modules: for kernel
