@@ -246,18 +246,13 @@ static ssize_t read_addr_line(FILE *in, char **buf, size_t *cap, size_t max, boo
 			continue;
 		}
 		if (n + 1 >= *cap) {
-			size_t ncap = *cap ? *cap * 2 : 256;
-			char *nb;
+			char *nb = psym_array_grow(*buf, cap, n + 2, 1, max + 1);
 
-			if (ncap > max + 1)
-				ncap = max + 1;
-			nb = realloc(*buf, ncap);
 			if (!nb) {
 				*overlong = true; /* answered as not an address */
 				continue;
 			}
 			*buf = nb;
-			*cap = ncap;
 		}
 		(*buf)[n++] = (char)c;
 	}

@@ -20,6 +20,7 @@
 #define PSYM_H
 
 #include "arena.h"
+#include "array.h"
 #include "archive.h"
 #include "batch.h"
 #include "builder.h"
