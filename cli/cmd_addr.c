@@ -78,16 +78,16 @@ enum addr_style {
 
 struct addr_out {
 	enum addr_style style;
-	bool show_addr;		 /* -a */
-	bool pretty;		 /* -p: one line per frame */
-	bool basenames;		 /* -s */
-	bool functions;		 /* --functions=none turns names off */
-	bool columns;		 /* --columns: FILE:LINE:COLUMN in GNU style */
-	bool demangle;		 /* not --no-demangle */
-	bool array;		 /* JSON of arguments: one array, as llvm-symbolizer */
-	size_t n_out;		 /* answers written (JSON array separators) */
-	const char *module;	 /* JSON ModuleName: the binary as named */
-	struct psym_binary *bin; /* for the outermost frame's StartAddress */
+	bool show_addr;		   /* -a */
+	bool pretty;		   /* -p: one line per frame */
+	bool basenames;		   /* -s */
+	bool functions;		   /* --functions=none turns names off */
+	bool columns;		   /* --columns: FILE:LINE:COLUMN in GNU style */
+	bool demangle;		   /* not --no-demangle */
+	bool array;		   /* JSON of arguments: one array, as llvm-symbolizer */
+	size_t n_out;		   /* answers written (JSON array separators) */
+	const char *module;	   /* JSON ModuleName: the binary as named */
+	struct psym_resolver *res; /* for the outermost frame's StartAddress */
 };
 
 static const char *base_name(const struct addr_out *o, const char *file)
@@ -136,12 +136,9 @@ static void json_frame(FILE *out, const struct addr_out *o, const struct psym_fr
 /* The outermost frame's function start: the symbol that holds the address. */
 static uint64_t function_start(const struct addr_out *o, uint64_t addr)
 {
-	const struct psym_sym *sym;
+	uint64_t start;
 
-	if (!o->bin)
-		return 0;
-	sym = psym_binary_symbol(o->bin, addr);
-	return sym ? sym->addr : 0;
+	return o->res && psym_resolver_symbol_start(o->res, addr, &start) == 0 ? start : 0;
 }
 
 /* The frame of an address nothing is known of: "??" and "??:0", as addr2line. */
@@ -246,18 +243,13 @@ static ssize_t read_addr_line(FILE *in, char **buf, size_t *cap, size_t max, boo
 			continue;
 		}
 		if (n + 1 >= *cap) {
-			size_t ncap = *cap ? *cap * 2 : 256;
-			char *nb;
+			char *nb = psym_array_grow(*buf, cap, n + 2, 1, max + 1);
 
-			if (ncap > max + 1)
-				ncap = max + 1;
-			nb = realloc(*buf, ncap);
 			if (!nb) {
 				*overlong = true; /* answered as not an address */
 				continue;
 			}
 			*buf = nb;
-			*cap = ncap;
 		}
 		(*buf)[n++] = (char)c;
 	}
@@ -328,7 +320,7 @@ int cmd_addr(int argc, char **argv)
 	struct psym_frames *fr = NULL;
 	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
 	struct psym_resolver *res = NULL;
-	struct psym_binary *bin;
+	struct psym_resdesc desc_d = { 0 };
 	struct psym_elf *elf = NULL;
 	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
@@ -490,14 +482,13 @@ int cmd_addr(int argc, char **argv)
 		ret = psym_err_set(&e, PSYM_ENOMEM, "out of memory");
 	if (ret)
 		goto fail;
-	bin = psym_file_resolver_binary(res);
 	if (section && psym_elf_section_addr(elf, section, 0, &va0) != 0) {
 		ret = psym_err_set(&e, PSYM_EBADINPUT, "'%s': no allocated section '%s'",
 				   exe ? exe : build_id, section);
 		goto fail;
 	}
-	ao.bin = bin;
-	ao.module = exe ? exe : psym_elf_path(psym_binary_elf(bin));
+	ao.res = res;
+	ao.module = exe ? exe : psym_elf_path(elf);
 	/* JSON answers to arguments: one array, as llvm-symbolizer writes them. */
 	ao.array = ao.style == STYLE_JSON && optind < argc;
 	/*
@@ -562,25 +553,22 @@ int cmd_addr(int argc, char **argv)
 	free(line);
 	if (ao.array)
 		fputs(ao.n_out ? "]\n" : "[]\n", stdout);
-	{
-		const char *dmg = psym_binary_take_index_damage(bin);
-
-		if (dmg)
-			fprintf(stderr, "%s: warning: %s: answered from the debug information\n",
-				progname, dmg);
-	}
+	/* After the lookups: debug information is loaded lazily. */
+	desc_d.flags = PSYM_RESDESC_NOTE_ALWAYS;
+	psym_resolver_describe(res, &desc_d);
+	if (desc_d.index_damage)
+		fprintf(stderr, "%s: warning: %s: answered from the debug information\n", progname,
+			desc_d.index_damage);
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
-	if (psym_binary_debug_note(bin) && psym_binary_debug_note(bin)[0])
-		fprintf(stderr, "%s: warning: %s\n", progname, psym_binary_debug_note(bin));
+	if (desc_d.debug_note && desc_d.debug_note[0])
+		fprintf(stderr, "%s: warning: %s\n", progname, desc_d.debug_note);
 	if (verbose) {
 		char desc[2400] = "", more[4400] = "";
 
-		/* After the lookups: debug information is loaded lazily. */
-		psym_resolver_describe(res, desc, sizeof(desc));
-		fprintf(stderr, "psym: binary '%s': %s\n", psym_elf_path(psym_binary_elf(bin)),
-			desc);
-		if (explain && res->ops->explain) {
-			res->ops->explain(res, more, sizeof(more));
+		psym_resdesc_summary(&desc_d, desc, sizeof(desc));
+		fprintf(stderr, "psym: binary '%s': %s\n", desc_d.path, desc);
+		if (explain) {
+			psym_resdesc_explain(&desc_d, more, sizeof(more));
 			if (more[0])
 				fprintf(stderr, "    %s\n", more);
 		}

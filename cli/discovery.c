@@ -30,15 +30,10 @@ int idset_add(struct idset *s, const char *id)
 	for (size_t i = 0; i < s->n; i++)
 		if (strcasecmp(s->ids[i], id) == 0)
 			return 0;
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 64;
-
-		ni = realloc(s->ids, ncap * sizeof(*ni));
-		if (!ni)
-			return PSYM_ENOMEM;
-		s->ids = ni;
-		s->cap = ncap;
-	}
+	ni = psym_array_grow(s->ids, &s->cap, s->n + 1, sizeof(*ni), 0);
+	if (!ni)
+		return PSYM_ENOMEM;
+	s->ids = ni;
 	if (!(s->ids[s->n] = strdup(id)))
 		return PSYM_ENOMEM;
 	psym_build_id_lower(s->ids[s->n++]);

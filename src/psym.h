@@ -20,6 +20,7 @@
 #define PSYM_H
 
 #include "arena.h"
+#include "array.h"
 #include "archive.h"
 #include "batch.h"
 #include "builder.h"
@@ -41,6 +42,7 @@
 #include "reason.h"
 #include "registry.h"
 #include "report.h"
+#include "resdesc.h"
 #include "resolvers.h"
 #include "show.h"
 #include "symbolize.h"

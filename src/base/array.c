@@ -18,6 +18,8 @@ void *psym_array_grow(void *arr, size_t *cap, size_t need, size_t elem, size_t m
 		max = SIZE_MAX / elem;
 	if (need > max)
 		return NULL;
+	if (n > max)
+		n = max; /* a cap under the first size: the cap is the size */
 	while (n < need)
 		n = n > max / 2 ? max : n * 2;
 	p = realloc(arr, n * elem);

@@ -18,6 +18,7 @@
 #include "dwarfsym.h"
 #include "elffile.h"
 #include "fileio.h"
+#include "array.h"
 
 #define DEB_DEFAULT_MAX_BYTES ((uint64_t)2 << 30)
 #define DEB_DEFAULT_MAX_FILES 10000
@@ -610,6 +611,7 @@ static int note_alt(struct extract *x, const char *member, const char *file)
 {
 	char path[TAR_MAX_NAME], bid[PSYM_BUILD_ID_HEX_MAX], norm[TAR_MAX_NAME];
 	struct psym_elf *elf = NULL;
+	char **na;
 	size_t n = 0;
 	int r;
 
@@ -663,15 +665,10 @@ static int note_alt(struct extract *x, const char *member, const char *file)
 			return 0;
 	if (x->n_alts == MAX_ALTS)
 		return 0;
-	if (x->n_alts == x->cap_alts) {
-		size_t ncap = x->cap_alts ? x->cap_alts * 2 : 8;
-		char **na = realloc(x->alts, ncap * sizeof(*na));
-
-		if (!na)
-			return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
-		x->alts = na;
-		x->cap_alts = ncap;
-	}
+	na = psym_array_grow(x->alts, &x->cap_alts, x->n_alts + 1, sizeof(*na), 0);
+	if (!na)
+		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+	x->alts = na;
 	x->alts[x->n_alts] = strdup(norm);
 	if (!x->alts[x->n_alts])
 		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
@@ -714,18 +711,15 @@ static bool wanted(const struct extract *x, const char *id)
 
 static int add_seen(struct extract *x, const char *id)
 {
+	char **ns;
+
 	for (size_t i = 0; i < x->n_seen; i++)
 		if (strcmp(x->seen[i], id) == 0)
 			return 0;
-	if (x->n_seen == x->cap_seen) {
-		size_t ncap = x->cap_seen ? x->cap_seen * 2 : 64;
-		char **ns = realloc(x->seen, ncap * sizeof(*ns));
-
-		if (!ns)
-			return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
-		x->seen = ns;
-		x->cap_seen = ncap;
-	}
+	ns = psym_array_grow(x->seen, &x->cap_seen, x->n_seen + 1, sizeof(*ns), 0);
+	if (!ns)
+		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
+	x->seen = ns;
 	x->seen[x->n_seen] = strdup(id);
 	if (!x->seen[x->n_seen])
 		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");

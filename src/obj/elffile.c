@@ -17,6 +17,7 @@
 #include "kmod.h"
 #include "symtab.h"
 #include "fileio.h"
+#include "array.h"
 
 #define DEFAULT_MAX_SECTIONS 65536
 #define DEFAULT_MAX_SYMBOLS ((size_t)16 << 20)
@@ -833,17 +834,14 @@ static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bi
 
 static bool push_region(struct psym_elf *f, uint64_t start, uint64_t size, size_t order)
 {
+	struct psym_addr_region *nr;
+
 	if (!size)
 		return true;
-	if (f->nregions == f->capregions) {
-		size_t ncap = f->capregions ? f->capregions * 2 : 64;
-		struct psym_addr_region *nr = realloc(f->regions, ncap * sizeof(*nr));
-
-		if (!nr)
-			return false;
-		f->regions = nr;
-		f->capregions = ncap;
-	}
+	nr = psym_array_grow(f->regions, &f->capregions, f->nregions + 1, sizeof(*nr), 0);
+	if (!nr)
+		return false;
+	f->regions = nr;
 	f->regions[f->nregions++] = (struct psym_addr_region){
 		.start = start,
 		.end = start + size < start ? UINT64_MAX : start + size,

@@ -13,6 +13,7 @@
 
 #include "fileio.h"
 #include "procmaps.h"
+#include "array.h"
 
 static void skip_spaces(const char **p, const char *end)
 {
@@ -70,7 +71,7 @@ static bool parse_line(const char *p, const char *end, struct psym_procmap *m)
 int psym_procmaps_parse(const char *text, size_t len, struct psym_procmap **out, size_t *np,
 			struct psym_err *e)
 {
-	struct psym_procmap *maps = NULL, m;
+	struct psym_procmap *maps = NULL, *nm, m;
 	const char *p = text, *end = text + len;
 	size_t n = 0, cap = 0;
 
@@ -81,17 +82,12 @@ int psym_procmaps_parse(const char *text, size_t len, struct psym_procmap **out,
 		if (parse_line(p, le, &m) && m.exec) {
 			if (n == PSYM_PROCMAPS_MAX)
 				break;
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 32;
-				struct psym_procmap *nm = realloc(maps, ncap * sizeof(*nm));
-
-				if (!nm) {
-					free(maps);
-					return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-				}
-				maps = nm;
-				cap = ncap;
+			nm = psym_array_grow(maps, &cap, n + 1, sizeof(*nm), 0);
+			if (!nm) {
+				free(maps);
+				return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 			}
+			maps = nm;
 			maps[n++] = m;
 		}
 		p = nl ? nl + 1 : end;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "symtab.h"
+#include "array.h"
 
 #define DEFAULT_MAX ((size_t)16 << 20)
 #define DEFAULT_SCAN_NEAREST 64
@@ -45,19 +46,16 @@ void psym_symtab_clear(struct psym_symtab *t)
 int psym_symtab_push(struct psym_symtab *t, const struct psym_sym *s, const char *src,
 		     struct psym_err *e)
 {
+	struct psym_sym *ns;
+
 	if (t->n >= t->o.max_entries)
 		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu %s (%s)", src,
 				    t->o.max_entries, t->o.what,
 				    t->o.limit_flag ? t->o.limit_flag : "a built-in cap");
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024;
-		struct psym_sym *ns = realloc(t->s, ncap * sizeof(*ns));
-
-		if (!ns)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		t->s = ns;
-		t->cap = ncap;
-	}
+	ns = psym_array_grow(t->s, &t->cap, t->n + 1, sizeof(*ns), 0);
+	if (!ns)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	t->s = ns;
 	t->s[t->n] = *s;
 	t->s[t->n].end = 0;
 	t->s[t->n].seq = t->next_seq++;

@@ -11,6 +11,7 @@
 #include "demangle.h"
 #include "objtab.h"
 #include "registry.h"
+#include "resdesc.h"
 #include "resolvers.h"
 
 #define LINE_MAX_BYTES 8192
@@ -108,16 +109,16 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 static void describe(struct filter *f, struct psym_resolver *r)
 {
 	char desc[2400] = "", more[4400] = "";
-	struct psym_binary *b = psym_file_resolver_binary(r);
+	struct psym_resdesc d = { .flags = PSYM_RESDESC_KEEP_WARNING };
 
 	f->fresh = NULL;
 	if (!f->o->verbose || !f->o->log)
 		return;
-	psym_resolver_describe(r, desc, sizeof(desc));
-	fprintf(f->o->log, "psym: module '%s': %s\n", b ? psym_elf_path(psym_binary_elf(b)) : "?",
-		desc);
-	if (f->o->explain && r->ops->explain) {
-		r->ops->explain(r, more, sizeof(more));
+	psym_resolver_describe(r, &d);
+	psym_resdesc_summary(&d, desc, sizeof(desc));
+	fprintf(f->o->log, "psym: module '%s': %s\n", d.path ? d.path : "?", desc);
+	if (f->o->explain) {
+		psym_resdesc_explain(&d, more, sizeof(more));
 		if (more[0])
 			fprintf(f->o->log, "    %s\n", more);
 	}

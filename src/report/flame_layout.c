@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "array.h"
 
 /* Width of the default drawing in pixels; narrower than 0.1 px: not drawn. */
 #define FLAME_DRAW_WIDTH 1180.0
@@ -18,15 +19,10 @@ static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_s
 {
 	struct psym_flame_frame *f;
 
-	if (fl->n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
-		struct psym_flame_frame *nf = realloc(fl->frame, nc * sizeof(*nf));
-
-		if (!nf)
-			return -1;
-		fl->frame = nf;
-		*cap = nc;
-	}
+	f = psym_array_grow(fl->frame, cap, fl->n + 1, sizeof(*f), 0);
+	if (!f)
+		return -1;
+	fl->frame = f;
 	f = &fl->frame[fl->n++];
 	f->name = st->r.names.s[st->ids[at]];
 	f->depth = d;

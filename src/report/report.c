@@ -13,6 +13,7 @@
 #include "merge.h"
 #include "report_int.h"
 #include "show.h"
+#include "array.h"
 
 /* ---- names: an interner of frame names -------------------------------------- */
 
@@ -394,18 +395,11 @@ static void node_key(const struct rep *r, const pb_location *loc, const pb_line 
 
 static int push_frame(struct rep *r, uint32_t id)
 {
-	if (r->nframes == r->cap) {
-		size_t nc = r->cap ? r->cap * 2 : 4096;
-		uint32_t *nf;
+	uint32_t *nf = psym_array_grow(r->frames, &r->cap, r->nframes + 1, sizeof(*nf), UINT32_MAX);
 
-		if (nc > UINT32_MAX)
-			return -1;
-		nf = realloc(r->frames, nc * sizeof(*nf));
-		if (!nf)
-			return -1;
-		r->frames = nf;
-		r->cap = nc;
-	}
+	if (!nf)
+		return -1;
+	r->frames = nf;
 	r->frames[r->nframes++] = id;
 	return 0;
 }
@@ -700,14 +694,13 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 				goto oom;
 			pre[extra++] = (uint32_t)id;
 		}
-		if (st->n == st->cap) {
-			size_t nc = st->cap ? st->cap * 2 : 1024;
-			struct stack *ns = realloc(st->s, nc * sizeof(*ns));
+		{
+			struct stack *ns =
+				psym_array_grow(st->s, &st->cap, st->n + 1, sizeof(*ns), 0);
 
 			if (!ns)
 				goto oom;
 			st->s = ns;
-			st->cap = nc;
 		}
 		sk = &st->s[st->n];
 		sk->off = st->nids;

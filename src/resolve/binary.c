@@ -229,6 +229,13 @@ static void finder_explain(void *ctx, const char *path, const char *verdict)
 		b->o->locate->explain(b->o->locate->explain_ud, path, verdict);
 }
 
+size_t psym_binary_split_status(const struct psym_binary *b, size_t *units, struct psym_reason *why)
+{
+	*units = 0;
+	memset(why, 0, sizeof(*why));
+	return b->dwarf ? psym_dwarf_split_status(b->dwarf, units, why) : 0;
+}
+
 size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz)
 {
 	struct psym_reason why;

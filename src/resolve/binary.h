@@ -80,6 +80,9 @@ const char *psym_binary_alt_note(const struct psym_binary *b);
  * (.dwo / .dwp), with a one-line note and the most telling reason in buf.
  */
 size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz);
+/* The same as data: returns the units without one; *units: skeleton units. */
+size_t psym_binary_split_status(const struct psym_binary *b, size_t *units,
+				struct psym_reason *why);
 /*
  * Its answers so far depend on the build alone (DWARF, with its alternate
  * file and every split unit it needed): a persistent cache may keep them.

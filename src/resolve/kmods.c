@@ -8,6 +8,7 @@
 #include "fileio.h"
 #include "kmod.h"
 #include "kmods.h"
+#include "array.h"
 
 /* Distinct modules looked for in one run (a kernel has a few hundred). */
 #define MAX_MODULES 4096
@@ -98,17 +99,13 @@ static void collect(void *ud, const char *name, uint64_t addr)
 {
 	struct placer *p = ud;
 
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 256;
-		struct kname *v = realloc(p->v, ncap * sizeof(*v));
+	struct kname *v = psym_array_grow(p->v, &p->cap, p->n + 1, sizeof(*v), 0);
 
-		if (!v) {
-			p->nomem = true;
-			return;
-		}
-		p->v = v;
-		p->cap = ncap;
+	if (!v) {
+		p->nomem = true;
+		return;
 	}
+	p->v = v;
 	p->v[p->n++] = (struct kname){ name, addr };
 }
 
@@ -203,15 +200,10 @@ static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
 			return &m->v[i];
 	if (m->n == MAX_MODULES)
 		return NULL;
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 16;
-
-		v = realloc(m->v, ncap * sizeof(*v));
-		if (!v)
-			return NULL;
-		m->v = v;
-		m->cap = ncap;
-	}
+	v = psym_array_grow(m->v, &m->cap, m->n + 1, sizeof(*v), 0);
+	if (!v)
+		return NULL;
+	m->v = v;
 	v = &m->v[m->n];
 	v->name = strdup(module);
 	if (!v->name)

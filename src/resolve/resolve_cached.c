@@ -20,7 +20,7 @@ struct cached_resolver {
 	struct psym_resolver base;
 	struct psym_resolver *inner;
 	struct psym_cached_opts o;
-	char *build_id, *path, *as, *dir;
+	char *build_id, *path, *dir;
 	struct psym_symcache *cache; /* NULL: off or unavailable */
 	bool tried;
 	const char *damage; /* why a damaged cache file was ignored, until reported */
@@ -117,39 +117,33 @@ static int cached_lookup_symbol(struct psym_resolver *r, const char *name, uint6
 	return psym_resolver_lookup_symbol(from(r)->inner, name, vaddr);
 }
 
-static void cached_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+static int cached_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *start)
+{
+	return psym_resolver_symbol_start(from(r)->inner, vaddr, start);
+}
+
+static void cached_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct cached_resolver *c = from(r);
+	unsigned flags = d->flags;
 	size_t hits, misses;
+	bool all;
 
 	psym_symcache_stats(c->cache, &hits, &misses);
-	if (hits && !misses)
-		snprintf(buf, bufsz, "from '%s'%s, from the symbol cache", c->path, c->as);
-	else
-		psym_resolver_describe(c->inner, buf, bufsz);
-}
-
-static void cached_explain(struct psym_resolver *r, char *buf, size_t bufsz)
-{
-	struct psym_resolver *in = from(r)->inner;
-
-	buf[0] = '\0';
-	if (in->ops->explain)
-		in->ops->explain(in, buf, bufsz);
-}
-
-static void cached_warning(struct psym_resolver *r, char *buf, size_t bufsz)
-{
-	struct cached_resolver *c = from(r);
-	const char *why = c->damage;
-
-	buf[0] = '\0';
-	c->damage = NULL;
-	if (why)
-		snprintf(buf, bufsz, "symbol cache '%s' ignored (%s): symbolized from '%s'",
-			 psym_symcache_path(c->cache), why, c->path);
-	else if (c->inner->ops->warning)
-		c->inner->ops->warning(c->inner, buf, bufsz);
+	all = hits && !misses;
+	/* The file's own notes, but not why it has no lines when it was not asked. */
+	if (all)
+		d->flags |= PSYM_RESDESC_NO_NOTE;
+	if (c->damage)
+		d->flags |= PSYM_RESDESC_KEEP_WARNING; /* the cache's warning first */
+	psym_resolver_describe(c->inner, d);
+	d->flags = flags;
+	d->from_symcache = all;
+	d->symcache_path = c->cache ? psym_symcache_path(c->cache) : NULL;
+	if (!(flags & PSYM_RESDESC_KEEP_WARNING)) {
+		d->symcache_damage = c->damage;
+		c->damage = NULL;
+	}
 }
 
 static void cached_destroy(struct psym_resolver *r)
@@ -160,7 +154,6 @@ static void cached_destroy(struct psym_resolver *r)
 	psym_resolver_free(c->inner);
 	free(c->build_id);
 	free(c->path);
-	free(c->as);
 	free(c->dir);
 	free(c);
 }
@@ -171,9 +164,8 @@ static const struct psym_resolver_ops cached_ops = {
 	.prepare = cached_prepare,
 	.lookup = cached_lookup,
 	.lookup_symbol = cached_lookup_symbol,
+	.symbol_start = cached_symbol_start,
 	.describe = cached_describe,
-	.explain = cached_explain,
-	.warning = cached_warning,
 	.destroy = cached_destroy,
 };
 
@@ -189,14 +181,13 @@ int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cach
 	c->o = *o;
 	c->build_id = o->build_id ? strdup(o->build_id) : NULL;
 	c->path = strdup(o->path ? o->path : "");
-	c->as = strdup(o->as ? o->as : "");
 	c->dir = strdup(o->dir);
-	if ((o->build_id && !c->build_id) || !c->path || !c->as || !c->dir) {
+	if ((o->build_id && !c->build_id) || !c->path || !c->dir) {
 		c->inner = NULL;
 		cached_destroy(&c->base);
 		goto nomem;
 	}
-	c->o.build_id = c->o.path = c->o.as = c->o.dir = NULL; /* the copies above */
+	c->o.build_id = c->o.path = c->o.dir = NULL; /* the copies above */
 	*out = &c->base;
 	return 0;
 nomem:

@@ -2,7 +2,6 @@
 /* The file resolver: an ELF file and its debug information (binary.h). */
 #include "config.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +13,6 @@ struct file_resolver {
 	struct psym_binary *bin;
 	const char *kind;
 };
-
-/* A debug file in place of a missing binary is said so. */
-#define DEBUG_ONLY_NOTE " (a debug file standing in for the binary)"
 
 static struct file_resolver *from(struct psym_resolver *r)
 {
@@ -62,85 +58,43 @@ static int file_lookup_symbol(struct psym_resolver *r, const char *name, uint64_
 	return psym_elf_find_symbol(psym_binary_elf(from(r)->bin), name, vaddr);
 }
 
-static void file_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+static int file_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *start)
+{
+	const struct psym_sym *sym = psym_binary_symbol(from(r)->bin, vaddr);
+
+	if (!sym)
+		return PSYM_NOENT;
+	*start = sym->addr;
+	return 0;
+}
+
+static void file_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct psym_binary *b = from(r)->bin;
-	const char *path = psym_elf_path(psym_binary_elf(b));
-	const char *dw = psym_binary_dwarf_path(b), *note;
-	const char *as = psym_elf_is_debug_only(psym_binary_elf(b)) ? DEBUG_ONLY_NOTE : "";
+	struct psym_elf *elf = psym_binary_elf(b);
 	const struct psym_index *ix = psym_binary_index(b);
 
-	if (ix && psym_binary_index_hits(b)) {
-		snprintf(buf, bufsz, "from '%s'%s, from the index '%s' (answers of '%s')", path, as,
-			 psym_index_path(ix), psym_index_source(ix));
-		return;
+	d->path = psym_elf_path(elf);
+	d->debug_only = psym_elf_is_debug_only(elf);
+	d->dwarf_path = psym_binary_dwarf_path(b);
+	d->alt_note = psym_binary_alt_note(b);
+	d->gsym_path = psym_binary_gsym_path(b);
+	psym_binary_dwarf_units(b, &d->units, &d->decoded);
+	d->split_missing = psym_binary_split_status(b, &d->split_units, &d->split_why);
+	if (ix) {
+		d->index_path = psym_index_path(ix);
+		d->index_source = psym_index_source(ix);
+		d->index_build_id = psym_index_build_id(ix);
+		d->index_size = psym_index_size(ix);
+		d->index_answered = psym_binary_index_hits(b) != 0;
 	}
-	if (psym_binary_gsym_path(b))
-		snprintf(buf, bufsz, "from '%s'%s, lines from the GSYM file '%s'", path, as,
-			 psym_binary_gsym_path(b));
-	else if (dw && strcmp(dw, path) != 0)
-		snprintf(buf, bufsz, "from '%s'%s, lines from '%s'%s%s", path, as, dw,
-			 psym_binary_alt_note(b) ? "; " : "",
-			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
-	else if (dw)
-		snprintf(buf, bufsz, "from '%s'%s, with lines%s%s", path, as,
-			 psym_binary_alt_note(b) ? "; " : "",
-			 psym_binary_alt_note(b) ? psym_binary_alt_note(b) : "");
-	else if ((note = psym_binary_debug_note(b))) /* may load symbols: last */
-		snprintf(buf, bufsz, "from '%s'%s, no lines: %s", path, as, note);
-	else
-		snprintf(buf, bufsz, "from '%s'%s, no lines: no DWARF", path, as);
-	if (dw) {
-		char split[1400];
-		size_t n = strlen(buf);
-
-		if (psym_binary_split_note(b, split, sizeof(split)) && n < bufsz)
-			snprintf(buf + n, bufsz - n, "; %s", split);
-	}
-}
-
-static void file_explain(struct psym_resolver *r, char *buf, size_t bufsz)
-{
-	struct psym_elf *elf = psym_binary_elf(from(r)->bin);
-	size_t units, decoded, n = 0;
-	int k;
-
-	buf[0] = '\0';
-	if (psym_binary_index(from(r)->bin)) {
-		const struct psym_index *ix = psym_binary_index(from(r)->bin);
-
-		k = snprintf(buf, bufsz,
-			     "answers from the index '%s' (build ID %s, %llu bytes, made from "
-			     "'%s'); no DWARF read",
-			     psym_index_path(ix), psym_index_build_id(ix),
-			     (unsigned long long)psym_index_size(ix), psym_index_source(ix));
-		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
-	}
-	if (psym_elf_is_debug_only(elf)) {
-		k = snprintf(buf + n, bufsz - n,
-			     "%s'%s' is a debug file standing in for the binary: its segments' "
-			     "file offsets recovered from their addresses and alignment, "
-			     "symbols from its .symtab",
-			     n ? "\n    " : "", psym_elf_path(elf));
-		n += k < 0 ? 0 : (size_t)k < bufsz - n ? (size_t)k : bufsz - n - 1;
-	}
-	if (!psym_binary_dwarf_path(from(r)->bin))
-		return;
-	psym_binary_dwarf_units(from(r)->bin, &units, &decoded);
-	snprintf(buf + n, bufsz - n, "%sDWARF: %zu of %zu compile units decoded so far",
-		 n ? "\n    " : "", decoded, units);
-}
-
-/* Why an index found was not used, once: the answers came from the DWARF. */
-static void file_warning(struct psym_resolver *r, char *buf, size_t bufsz)
-{
-	struct psym_binary *b = from(r)->bin;
-	const char *dmg = psym_binary_take_index_damage(b);
-
-	buf[0] = '\0';
-	if (dmg)
-		snprintf(buf, bufsz, "%s: symbolized from '%s' instead", dmg,
-			 psym_elf_path(psym_binary_elf(b)));
+	if (!(d->flags & PSYM_RESDESC_KEEP_WARNING))
+		d->index_damage = psym_binary_take_index_damage(b);
+	/* It may load the symbols: only when asked, or to say why no lines. */
+	if (!(d->flags & PSYM_RESDESC_NO_NOTE) &&
+	    ((d->flags & PSYM_RESDESC_NOTE_ALWAYS) ||
+	     (!d->index_answered && !d->gsym_path && !d->dwarf_path)))
+		d->debug_note = psym_binary_debug_note(b);
 }
 
 static void file_destroy(struct psym_resolver *r)
@@ -155,9 +109,8 @@ static const struct psym_resolver_ops file_ops = {
 	.prepare = file_prepare,
 	.lookup = file_lookup,
 	.lookup_symbol = file_lookup_symbol,
+	.symbol_start = file_symbol_start,
 	.describe = file_describe,
-	.explain = file_explain,
-	.warning = file_warning,
 	.destroy = file_destroy,
 };
 
@@ -188,16 +141,10 @@ int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *
 		.dir = o->cache_dir,
 		.build_id = psym_elf_build_id(elf),
 		.path = psym_elf_path(elf),
-		.as = psym_elf_is_debug_only(elf) ? DEBUG_ONLY_NOTE : "",
 		.inlines = o->inlines,
 		.final = file_final,
 		.explain = o->locate ? o->locate->explain : NULL,
 		.explain_ud = o->locate ? o->locate->explain_ud : NULL,
 	};
 	return psym_cached_resolver_new(&f->base, &co, out, e);
-}
-
-struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r)
-{
-	return r && r->ops == &file_ops ? from(r)->bin : NULL;
 }

@@ -233,40 +233,18 @@ static int jit_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx
 	return 0;
 }
 
-static void jit_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+static void jit_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct jit_resolver *j = from(r);
 
-	if (j->last[0])
-		snprintf(buf, bufsz, "from '%s'%s", j->last, j->nt > 1 ? " and others" : "");
-	else
-		snprintf(buf, bufsz, "no perf map");
-}
-
-static void jit_explain(struct psym_resolver *r, char *buf, size_t bufsz)
-{
-	struct jit_resolver *j = from(r);
-	size_t n = 0;
-	int k;
-
-	buf[0] = '\0';
-	if (j->by_only) {
-		k = snprintf(buf, bufsz,
-			     "%zu location(s) no sample names looked up in pid %d, the profile's "
-			     "only process",
-			     j->by_only, j->only_pid);
-		n = k < 0 ? 0 : (size_t)k < bufsz ? (size_t)k : bufsz - 1;
-	}
-	if (j->by_cover) {
-		k = snprintf(buf + n, bufsz - n,
-			     "%s%zu location(s) no sample names looked up in the only process "
-			     "whose perf maps cover them (pid %d the last)",
-			     n ? "\n    " : "", j->by_cover, j->cover_pid);
-		n += k < 0 ? 0 : (size_t)k < bufsz - n ? (size_t)k : bufsz - n - 1;
-	}
-	if (j->unplaced)
-		snprintf(buf + n, bufsz - n, "%s%zu location(s) left unresolved: %s",
-			 n ? "\n    " : "", j->unplaced, j->unplaced_why);
+	d->perfmap_path = j->last[0] ? j->last : NULL;
+	d->perfmaps = j->nt;
+	d->by_only = j->by_only;
+	d->only_pid = j->only_pid;
+	d->by_cover = j->by_cover;
+	d->cover_pid = j->cover_pid;
+	d->unplaced = j->unplaced;
+	d->unplaced_why = j->unplaced_why;
 }
 
 static void jit_destroy(struct psym_resolver *r)
@@ -285,7 +263,6 @@ static const struct psym_resolver_ops jit_ops = {
 	.to_vaddr = jit_to_vaddr,
 	.lookup = jit_lookup,
 	.describe = jit_describe,
-	.explain = jit_explain,
 	.destroy = jit_destroy,
 };
 

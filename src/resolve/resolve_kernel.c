@@ -113,17 +113,13 @@ static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 	return 0;
 }
 
-static void kernel_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+static void kernel_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct kernel_resolver *k = from(r);
 
-	if (k->vmlinux)
-		snprintf(buf, bufsz, "from '%s'%s%s%s", k->vmlinux_path, k->ks ? " and '" : "",
-			 k->ks ? k->ks_path : "", k->ks ? "'" : "");
-	else if (k->ks)
-		snprintf(buf, bufsz, "from '%s'", k->ks_path);
-	else
-		snprintf(buf, bufsz, "%s", psym_reason_text(&k->ks_why));
+	d->vmlinux_path = k->vmlinux ? k->vmlinux_path : NULL;
+	d->kallsyms_path = k->ks ? k->ks_path : NULL;
+	d->kernel_why = &k->ks_why;
 }
 
 static void kernel_destroy(struct psym_resolver *r)

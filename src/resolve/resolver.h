@@ -14,7 +14,14 @@
  *             (PSYM_NOENT, with a reason), or an error (negative);
  *   lookup_symbol  optional: the address a symbol name has (a crash log's
  *             "module(name+0x10)" frames), 0 or PSYM_NOENT;
- *   describe  one line for the summary: where the answers came from;
+ *   symbol_start  optional: the reverse, the start of the symbol holding
+ *             an address (llvm-symbolizer's JSON StartAddress), from the
+ *             binary's symbols and its debug file's, also when an index
+ *             answered the lookups; 0 or PSYM_NOENT;
+ *   describe  where the answers came from, as data (struct psym_resdesc:
+ *             the files, whether they had lines, the DWARF's units, notes
+ *             and a one-time warning); the symbolize layer's resdesc.h
+ *             turns it into the summary, --explain and warning lines;
  *   destroy   frees it (NULL is fine through psym_resolver_free).
  *
  * Frame strings are borrowed from the resolver and live as long as it
@@ -58,6 +65,50 @@ struct psym_frames {
 	bool stable;
 };
 
+/* What describe may do to say why a file has no lines (psym_resdesc.flags). */
+#define PSYM_RESDESC_NOTE_ALWAYS 1u  /* debug_note also with lines (may read the symbols) */
+#define PSYM_RESDESC_NO_NOTE 2u	     /* no debug_note: the answers came from elsewhere */
+#define PSYM_RESDESC_KEEP_WARNING 4u /* leave a one-time warning for a later describe */
+
+/*
+ * Where a resolver's answers came from. Filled by describe after the
+ * lookups (debug information loads lazily); strings are borrowed from the
+ * resolver and live until its next call. Only flags is the caller's: it is
+ * kept, everything else is cleared by psym_resolver_describe.
+ */
+struct psym_resdesc {
+	unsigned flags;	  /* PSYM_RESDESC_*, set by the caller */
+	const char *kind; /* the ops' kind of the resolver that answered */
+	/* An ELF file (kinds file, vdso; a cached one says so in symcache). */
+	const char *path;		   /* the binary, or the debug file standing in for it */
+	bool debug_only;		   /* path is a debug file standing in for the binary */
+	const char *dwarf_path;		   /* the file the lines came from, NULL: no lines */
+	const char *alt_note;		   /* why the DWARF's alternate file is missing, or NULL */
+	const char *debug_note;		   /* why there are no lines (see flags), or NULL */
+	size_t units, decoded;		   /* the DWARF's compile units, and decoded so far */
+	size_t split_units, split_missing; /* skeleton units, those without a split unit */
+	struct psym_reason split_why;	   /* why (split_missing > 0) */
+	const char *gsym_path;		   /* a GSYM file answering for the lines, or NULL */
+	/* A symbol index file (index.h), open for the file; NULL: none. */
+	const char *index_path, *index_source, *index_build_id;
+	uint64_t index_size;
+	bool index_answered;	  /* some answers came from it */
+	const char *index_damage; /* once: why an index found was not used, or NULL */
+	/* The persistent answer cache in front of the file (kind "cached"). */
+	const char *symcache_path;
+	bool from_symcache;	     /* every answer came from it */
+	const char *symcache_damage; /* once: why the cache file was ignored, or NULL */
+	/* The kernel: vmlinux and kallsyms files, or why neither was found. */
+	const char *vmlinux_path, *kallsyms_path;
+	const struct psym_reason *kernel_why;
+	/* JIT: the last perf map read, how many, and addresses without a sample. */
+	const char *perfmap_path; /* NULL: no perf map */
+	size_t perfmaps;
+	size_t by_only, by_cover, unplaced;
+	int only_pid, cover_pid;
+	const char *unplaced_why;
+};
+
 struct psym_resolver;
 
 struct psym_resolver_ops {
@@ -70,11 +121,8 @@ struct psym_resolver_ops {
 	int (*lookup)(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t vaddr,
 		      struct psym_frames *out, struct psym_reason *why);
 	int (*lookup_symbol)(struct psym_resolver *r, const char *name, uint64_t *vaddr);
-	void (*describe)(struct psym_resolver *r, char *buf, size_t bufsz);
-	/* Extra lines for --explain (may be NULL). */
-	void (*explain)(struct psym_resolver *r, char *buf, size_t bufsz);
-	/* A warning to print once, e.g. a damaged cache file (may be NULL; "" none). */
-	void (*warning)(struct psym_resolver *r, char *buf, size_t bufsz);
+	int (*symbol_start)(struct psym_resolver *r, uint64_t vaddr, uint64_t *start);
+	void (*describe)(struct psym_resolver *r, struct psym_resdesc *d);
 	void (*destroy)(struct psym_resolver *r);
 };
 
@@ -110,9 +158,18 @@ static inline int psym_resolver_lookup_symbol(struct psym_resolver *r, const cha
 	return r->ops->lookup_symbol ? r->ops->lookup_symbol(r, name, vaddr) : PSYM_NOENT;
 }
 
-static inline void psym_resolver_describe(struct psym_resolver *r, char *buf, size_t bufsz)
+static inline int psym_resolver_symbol_start(struct psym_resolver *r, uint64_t vaddr,
+					     uint64_t *start)
 {
-	r->ops->describe(r, buf, bufsz);
+	return r->ops->symbol_start ? r->ops->symbol_start(r, vaddr, start) : PSYM_NOENT;
+}
+
+static inline void psym_resolver_describe(struct psym_resolver *r, struct psym_resdesc *d)
+{
+	unsigned flags = d->flags;
+
+	*d = (struct psym_resdesc){ .flags = flags, .kind = r->ops->kind };
+	r->ops->describe(r, d);
 }
 
 static inline void psym_resolver_free(struct psym_resolver *r)

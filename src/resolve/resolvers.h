@@ -36,7 +36,6 @@ struct psym_cached_opts {
 	const char *dir;      /* the cache directory */
 	const char *build_id; /* of the file answered for, or NULL */
 	const char *path;     /* the file answered for */
-	const char *as;	      /* said after its path in the summary, or NULL */
 	bool inlines;	      /* answers with inline frames (part of the cache's variant) */
 	/* The inner resolver's answers so far depend on the build alone: keep them. */
 	bool (*final)(struct psym_resolver *inner);
@@ -45,9 +44,6 @@ struct psym_cached_opts {
 };
 int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cached_opts *o,
 			     struct psym_resolver **out, struct psym_err *e);
-
-/* The binary behind a file resolver (NULL for other kinds). */
-struct psym_binary *psym_file_resolver_binary(struct psym_resolver *r);
 
 /*
  * The kernel: vmlinux (found by the locator for build_id; may be absent)

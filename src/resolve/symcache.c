@@ -15,6 +15,7 @@
 #include "fileio.h"
 #include "hashtab.h"
 #include "symcache.h"
+#include "array.h"
 
 #define MAGIC "PSYMSC1\n"
 #define CACHE_VERSION PSYM_SYMCACHE_VERSION
@@ -440,29 +441,22 @@ int psym_symcache_lookup(struct psym_symcache *c, uint64_t vaddr, const struct p
 int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
 		      size_t n)
 {
-	struct add *a;
+	struct add *a, *na;
+	struct psym_frame *nf;
 
 	if (n > MAX_FRAMES_PER_ADDR || find_add(c, vaddr))
 		return 0;
 	if (c->n_adds >= UINT32_MAX - 1)
 		return PSYM_ELIMIT;
-	if (c->n_adds == c->cap_adds) {
-		size_t ncap = c->cap_adds ? c->cap_adds * 2 : 1024;
-		struct add *na = realloc(c->adds, ncap * sizeof(*na));
-
-		if (!na)
-			return PSYM_ENOMEM;
-		c->adds = na;
-		c->cap_adds = ncap;
-	}
-	while (c->n_aframes + n > c->cap_aframes) {
-		size_t ncap = c->cap_aframes ? c->cap_aframes * 2 : 4096;
-		struct psym_frame *nf = realloc(c->aframes, ncap * sizeof(*nf));
-
+	na = psym_array_grow(c->adds, &c->cap_adds, c->n_adds + 1, sizeof(*na), 0);
+	if (!na)
+		return PSYM_ENOMEM;
+	c->adds = na;
+	if (n) {
+		nf = psym_array_grow(c->aframes, &c->cap_aframes, c->n_aframes + n, sizeof(*nf), 0);
 		if (!nf)
 			return PSYM_ENOMEM;
 		c->aframes = nf;
-		c->cap_aframes = ncap;
 	}
 	/* Strings are borrowed: the caller keeps them alive until close. */
 	if (n) /* "no frames" answers are cached too: then aframes may still be NULL */

@@ -14,6 +14,7 @@
 #include "batch.h"
 #include "unwindprof.h"
 #include "ustacks.h"
+#include "array.h"
 
 /*
  * psym-collect --stack-copy: the profile holds only what was known on the
@@ -157,15 +158,10 @@ static int add_job(struct batch *b, const char *in, const char *out, size_t line
 	struct job *j;
 
 	base = base ? base + 1 : in;
-	if (b->n == b->cap) {
-		size_t ncap = b->cap ? b->cap * 2 : 64;
-		struct job *nj = realloc(b->jobs, ncap * sizeof(*nj));
-
-		if (!nj)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		b->jobs = nj;
-		b->cap = ncap;
-	}
+	j = psym_array_grow(b->jobs, &b->cap, b->n + 1, sizeof(*j), 0);
+	if (!j)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	b->jobs = j;
 	j = &b->jobs[b->n];
 	memset(j, 0, sizeof(*j));
 	j->line = line;
@@ -222,8 +218,8 @@ static int add_dir(struct batch *b, const char *dir, struct psym_err *e)
 			free(path);
 			continue;
 		}
-		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(*nn));
+		{
+			char **nn = psym_array_grow(names, &cap, n + 1, sizeof(*nn), 0);
 
 			if (!nn) {
 				free(path);

@@ -12,6 +12,7 @@
 
 #include "fileio.h"
 #include "manifest.h"
+#include "array.h"
 
 void psym_manifest_free(struct psym_manifest *m)
 {
@@ -178,16 +179,15 @@ int psym_manifest_parse(const char *buf, size_t len, const char *name, size_t ma
 				goto fail;
 			}
 			/* Grown by doubling: empty lines and comments cost nothing. */
-			if (m->n == cap) {
-				size_t ncap = cap ? cap * 2 : 256;
-				struct psym_manifest_entry *nv = realloc(m->v, ncap * sizeof(*nv));
+			{
+				struct psym_manifest_entry *nv =
+					psym_array_grow(m->v, &cap, m->n + 1, sizeof(*nv), 0);
 
 				if (!nv) {
 					ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 					goto fail;
 				}
 				m->v = nv;
-				cap = ncap;
 			}
 			ret = parse_line(m, p, l, lineno, e);
 			if (ret)

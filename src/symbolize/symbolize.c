@@ -27,6 +27,7 @@
 #include "array.h"
 #include "objtab.h"
 #include "registry.h"
+#include "resdesc.h"
 #include "resolvers.h"
 #include "store.h"
 #include "symbolize.h"
@@ -417,17 +418,20 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 		    size_t todo, size_t kept)
 {
 	char desc[2400] = "", more[4400] = "";
+	struct psym_resdesc d = { 0 };
 
-	if (res)
-		psym_resolver_describe(res, desc, sizeof(desc));
-	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
-	if (res && res->ops->warning) {
-		res->ops->warning(res, more, sizeof(more));
-		if (more[0])
-			logf_(run, "psym: warning: %s\n", more);
+	if (res) {
+		psym_resolver_describe(res, &d);
+		psym_resdesc_summary(&d, desc, sizeof(desc));
 	}
-	if (run->o->explain && res && res->ops->explain) {
-		res->ops->explain(res, more, sizeof(more));
+	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
+	if (!res)
+		return;
+	psym_resdesc_warning(&d, more, sizeof(more));
+	if (more[0])
+		logf_(run, "psym: warning: %s\n", more);
+	if (run->o->explain) {
+		psym_resdesc_explain(&d, more, sizeof(more));
 		if (more[0])
 			logf_(run, "    %s\n", more);
 	}

@@ -13,6 +13,7 @@
 #include "cfi.h"
 #include "compress.h"
 #include "cursor.h"
+#include "array.h"
 
 #define DEFAULT_MAX_FDES ((size_t)4 << 20)
 #define DEFAULT_MAX_STEPS 100000
@@ -283,20 +284,17 @@ static int index_section(struct psym_cfi *cfi, const struct sec *s, bool dbg, si
 		if (!is_cie && parse_fde(cfi, s, off, &cie, &start, &end, &ins, &ins_end) &&
 		    start < end) {
 			if (cfi->nidx == *cap) {
-				size_t ncap = *cap ? *cap * 2 : 256;
 				struct fde_ent *n;
 
 				if (*cap >= cfi->lim.max_fdes)
 					return psym_err_set(e, PSYM_ELIMIT,
 							    "more than %zu FDEs (--limit cfi-fdes)",
 							    cfi->lim.max_fdes);
-				if (ncap > cfi->lim.max_fdes)
-					ncap = cfi->lim.max_fdes;
-				n = realloc(cfi->idx, ncap * sizeof(*n));
+				n = psym_array_grow(cfi->idx, cap, cfi->nidx + 1, sizeof(*n),
+						    cfi->lim.max_fdes);
 				if (!n)
 					return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 				cfi->idx = n;
-				*cap = ncap;
 			}
 			cfi->idx[cfi->nidx++] = (struct fde_ent){ start, end, off, dbg };
 		}

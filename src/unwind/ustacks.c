@@ -15,6 +15,7 @@
 #include "arch.h"
 #include "fileio.h"
 #include "ustacks.h"
+#include "array.h"
 
 #define MAGIC "PSYMUSTK"
 #define REGSET_DWARF_X86_64 1
@@ -43,18 +44,11 @@ static uint32_t regset_of(const struct psym_unwind_arch *a)
 
 static bool grow(struct psym_ustacks_writer *w, size_t more)
 {
-	if (w->n + more <= w->cap)
-		return true;
-	size_t cap = w->cap ? w->cap : 4096;
-
-	while (cap < w->n + more)
-		cap *= 2;
-	uint8_t *b = realloc(w->buf, cap);
+	uint8_t *b = psym_array_grow(w->buf, &w->cap, w->n + more, 1, 0);
 
 	if (!b)
 		return false;
 	w->buf = b;
-	w->cap = cap;
 	return true;
 }
 

@@ -17,6 +17,7 @@
 struct counting {
 	struct psym_resolver base;
 	int id;
+	char name[32];
 };
 
 static int opens, destroys;
@@ -30,9 +31,12 @@ static void destroy(struct psym_resolver *r)
 	free(r);
 }
 
-static void describe(struct psym_resolver *r, char *buf, size_t n)
+static void describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
-	snprintf(buf, n, "counting %d", ((struct counting *)r)->id);
+	struct counting *c = (struct counting *)r;
+
+	snprintf(c->name, sizeof(c->name), "counting %d", c->id);
+	d->path = c->name;
 }
 
 static const struct psym_resolver_ops ops = { .kind = "test",
@@ -88,12 +92,12 @@ int main(void)
 	struct psym_err e = { 0 };
 	int found = 0, missing = 1, failing = 2;
 	pthread_t t[4];
-	char buf[64];
+	struct psym_resdesc d = { 0 };
 
 	ok(psym_registry_get(g, "a", open_fn, &found, &x, &e) == 0, "get a new key");
 	ok(psym_regentry_resolver(x) != NULL, "it has a resolver");
-	psym_resolver_describe(psym_regentry_resolver(x), buf, sizeof(buf));
-	is_str(buf, "counting 1", "the resolver answers through the interface");
+	psym_resolver_describe(psym_regentry_resolver(x), &d);
+	is_str(d.path, "counting 1", "the resolver answers through the interface");
 	psym_regentry_release(x);
 	ok(psym_registry_get(g, "a", open_fn, &found, &x, &e) == 0, "get it again");
 	psym_regentry_release(x);

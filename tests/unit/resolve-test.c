@@ -50,6 +50,7 @@ static void file_resolver(void)
 	uint64_t sym, vaddr, base = 0x7f1234000000ULL;
 	size_t nl;
 	char desc[512];
+	struct psym_resdesc d = { 0 };
 
 	psym_reader_limits_default(&lim);
 	bo.limits = &lim;
@@ -76,7 +77,8 @@ static void file_resolver(void)
 	ok(fr->stable, "file: strings stable for the resolver's life");
 	ok(psym_resolver_lookup(r, &ctx, 0x10, fr, &why) == PSYM_NOENT, "file: nothing at 0x10");
 	is_int((int)why.code, PSYM_R_NO_SYMBOL, "file: reason: no symbol");
-	psym_resolver_describe(r, desc, sizeof(desc));
+	psym_resolver_describe(r, &d);
+	psym_resdesc_summary(&d, desc, sizeof(desc));
 	ok(strstr(desc, "from '/proc/self/exe'") != NULL, "file: describe names the file (%s)",
 	   desc);
 	psym_resolver_free(r);

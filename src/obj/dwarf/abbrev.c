@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "abbrev.h"
+#include "array.h"
 
 void dw_abtab_free(struct abtab *t)
 {
@@ -62,14 +63,13 @@ static struct abtab *abtab_parse(struct psym_dwarf *d, uint64_t off)
 				cur_fail(&c);
 				break;
 			}
-			if (t->nattrs == capattrs) {
-				size_t ncap = capattrs ? capattrs * 2 : 64;
-				struct attrspec *na = realloc(t->attrs, ncap * sizeof(*na));
+			{
+				struct attrspec *na = psym_array_grow(
+					t->attrs, &capattrs, t->nattrs + 1, sizeof(*na), 0);
 
 				if (!na)
 					goto nomem;
 				t->attrs = na;
-				capattrs = ncap;
 			}
 			cls = dw_form_class((uint32_t)form);
 			n = form_fixed(cls, &kind);
@@ -99,14 +99,13 @@ static struct abtab *abtab_parse(struct psym_dwarf *d, uint64_t off)
 		}
 		if (!c.ok)
 			break;
-		if (t->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			struct abbrev *nl = realloc(t->list, ncap * sizeof(*nl));
+		{
+			struct abbrev *nl =
+				psym_array_grow(t->list, &cap, t->n + 1, sizeof(*nl), 0);
 
 			if (!nl)
 				goto nomem;
 			t->list = nl;
-			cap = ncap;
 		}
 		t->list[t->n++] = a;
 		if (code > maxcode)

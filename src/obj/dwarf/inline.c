@@ -15,24 +15,20 @@
 #include "die.h"
 #include "inline.h"
 #include "ranges.h"
+#include "array.h"
 
 static int new_entry(struct psym_dwarf *d, struct cu *c, uint32_t parent, uint32_t *out,
 		     struct psym_err *e)
 {
-	struct entry *en;
+	struct entry *en, *n;
 
 	if (c->nentries >= d->o.max_entries)
 		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu functions in one CU",
 				    d->path, d->o.max_entries);
-	if (c->nentries == c->capentries) {
-		size_t ncap = c->capentries ? c->capentries * 2 : 256;
-		struct entry *n = realloc(c->entries, ncap * sizeof(*n));
-
-		if (!n)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		c->entries = n;
-		c->capentries = ncap;
-	}
+	n = psym_array_grow(c->entries, &c->capentries, c->nentries + 1, sizeof(*n), 0);
+	if (!n)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	c->entries = n;
 	en = &c->entries[c->nentries];
 	memset(en, 0, sizeof(*en));
 	en->parent = parent;

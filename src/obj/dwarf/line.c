@@ -12,6 +12,7 @@
 #include "die.h"
 #include "form.h"
 #include "line.h"
+#include "array.h"
 
 /* Join like llvm-symbolizer: absolute names stay, relative dirs go under comp_dir. */
 static const char *join_path(struct psym_dwarf *d, const char *comp_dir, const char *dir,
@@ -153,16 +154,14 @@ static void end_seq(struct linestate *s)
 	q.hi = s->rows[q.start + q.n - 1].addr;
 	if (!(s->rows[q.start + q.n - 1].column & ROW_END) && q.hi < UINT64_MAX)
 		q.hi++; /* unterminated: its last row covers its own address */
-	if (s->nseqs == s->capseqs) {
-		size_t ncap = s->capseqs ? s->capseqs * 2 : 64;
-		struct seq *n = realloc(s->seqs, ncap * sizeof(*n));
+	{
+		struct seq *n = psym_array_grow(s->seqs, &s->capseqs, s->nseqs + 1, sizeof(*n), 0);
 
 		if (!n) {
 			s->err = PSYM_ENOMEM;
 			return;
 		}
 		s->seqs = n;
-		s->capseqs = ncap;
 	}
 	s->seqs[s->nseqs++] = q;
 }
@@ -175,22 +174,18 @@ static inline void emit_row(struct linestate *s, uint64_t addr, uint64_t line, u
 	if (s->err)
 		return;
 	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 1024;
 		struct row *n;
 
 		if (s->n >= s->d->o.max_rows) {
 			s->err = PSYM_ELIMIT;
 			return;
 		}
-		if (ncap > s->d->o.max_rows + 1)
-			ncap = s->d->o.max_rows + 1;
-		n = realloc(s->rows, ncap * sizeof(*n));
+		n = psym_array_grow(s->rows, &s->cap, s->n + 1, sizeof(*n), s->d->o.max_rows + 1);
 		if (!n) {
 			s->err = PSYM_ENOMEM;
 			return;
 		}
 		s->rows = n;
-		s->cap = ncap;
 	}
 	r = &s->rows[s->n];
 	r->addr = addr;
@@ -205,17 +200,14 @@ static inline void emit_row(struct linestate *s, uint64_t addr, uint64_t line, u
 	    s->discs[s->ndiscs - 1].addr == addr)
 		s->ndiscs--;
 	if (s->disc && !end) {
-		if (s->ndiscs == s->capdiscs) {
-			size_t ncap = s->capdiscs ? s->capdiscs * 2 : 256;
-			struct disc *nd = realloc(s->discs, ncap * sizeof(*nd));
+		struct disc *nd =
+			psym_array_grow(s->discs, &s->capdiscs, s->ndiscs + 1, sizeof(*nd), 0);
 
-			if (!nd) {
-				s->err = PSYM_ENOMEM;
-				return;
-			}
-			s->discs = nd;
-			s->capdiscs = ncap;
+		if (!nd) {
+			s->err = PSYM_ENOMEM;
+			return;
 		}
+		s->discs = nd;
 		s->discs[s->ndiscs++] = (struct disc){ addr, s->disc };
 	}
 	s->disc = 0; /* each row starts without one (DWARF 4, 6.2.5.3) */
@@ -295,14 +287,13 @@ static int read_tables_v4(struct cur *hc, struct filetab *t)
 
 		if (!hc->ok || !*dir)
 			break;
-		if (t->ndirs == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			const char **n = realloc(t->dirs, ncap * sizeof(*n));
+		{
+			const char **n =
+				psym_array_grow(t->dirs, &cap, t->ndirs + 1, sizeof(*n), 0);
 
 			if (!n)
 				return PSYM_ENOMEM;
 			t->dirs = n;
-			cap = ncap;
 		}
 		t->dirs[t->ndirs++] = dir;
 	}

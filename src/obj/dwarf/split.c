@@ -37,6 +37,7 @@
 #include "sections.h"
 #include "split.h"
 #include "unit.h"
+#include "array.h"
 
 #define MAX_DWP_COLS 16
 
@@ -306,14 +307,13 @@ static int dwp_view(struct psym_dwarf *d, struct dwp *p, uint32_t row, struct vi
 			"section together)";
 		return 0;
 	}
-	if (p->nviews == p->capviews) {
-		size_t ncap = p->capviews ? p->capviews * 2 : 16;
-		struct view **n = realloc(p->views, ncap * sizeof(*n));
+	{
+		struct view **n =
+			psym_array_grow(p->views, &p->capviews, p->nviews + 1, sizeof(*n), 0);
 
 		if (!n)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		p->views = n;
-		p->capviews = ncap;
 	}
 	w = malloc(sizeof(*w));
 	v = w ? child_new(d, p->elf) : NULL;
@@ -481,14 +481,13 @@ static struct dwofile *dwo_file(struct dwo_search *q, const char *path)
 	for (size_t i = 0; i < s->nfiles; i++)
 		if (strcmp(s->files[i].path, path) == 0)
 			return &s->files[i];
-	if (s->nfiles == s->capfiles) {
-		size_t ncap = s->capfiles ? s->capfiles * 2 : 16;
-		struct dwofile *n = realloc(s->files, ncap * sizeof(*n));
+	{
+		struct dwofile *n =
+			psym_array_grow(s->files, &s->capfiles, s->nfiles + 1, sizeof(*n), 0);
 
 		if (!n)
 			goto nomem;
 		s->files = n;
-		s->capfiles = ncap;
 	}
 	f = &s->files[s->nfiles];
 	memset(f, 0, sizeof(*f));

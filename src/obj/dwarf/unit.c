@@ -11,18 +11,15 @@
 #include "abbrev.h"
 #include "ranges.h"
 #include "unit.h"
+#include "array.h"
 
 static int add_cu(struct psym_dwarf *d, struct psym_err *e)
 {
-	if (d->ncus == d->capcus) {
-		size_t ncap = d->capcus ? d->capcus * 2 : 64;
-		struct cu *n = realloc(d->cus, ncap * sizeof(*n));
+	struct cu *n = psym_array_grow(d->cus, &d->capcus, d->ncus + 1, sizeof(*n), 0);
 
-		if (!n)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		d->cus = n;
-		d->capcus = ncap;
-	}
+	if (!n)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	d->cus = n;
 	memset(&d->cus[d->ncus], 0, sizeof(d->cus[0]));
 	return 0;
 }
@@ -38,15 +35,12 @@ static int cmp_curange(const void *a, const void *b)
 
 static int push_curange(struct psym_dwarf *d, uint64_t lo, uint64_t hi, uint32_t cu)
 {
-	if (d->ncuranges == d->capcuranges) {
-		size_t ncap = d->capcuranges ? d->capcuranges * 2 : 256;
-		struct curange *n = realloc(d->curanges, ncap * sizeof(*n));
+	struct curange *n =
+		psym_array_grow(d->curanges, &d->capcuranges, d->ncuranges + 1, sizeof(*n), 0);
 
-		if (!n)
-			return PSYM_ENOMEM;
-		d->curanges = n;
-		d->capcuranges = ncap;
-	}
+	if (!n)
+		return PSYM_ENOMEM;
+	d->curanges = n;
 	d->curanges[d->ncuranges++] = (struct curange){ lo, hi, 0, cu };
 	return 0;
 }
