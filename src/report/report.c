@@ -413,7 +413,7 @@ long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out)
 	size_t first = r->nframes;
 
 	if (r->loc[pos].first != UINT32_MAX) {
-		*out = r->frames + r->loc[pos].first;
+		*out = r->frames ? r->frames + r->loc[pos].first : NULL;
 		return r->loc[pos].n;
 	}
 	loc = r->p->pb->location[pos];
@@ -452,7 +452,7 @@ long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out)
 		return -1;
 	r->loc[pos].first = (uint32_t)first;
 	r->loc[pos].n = (uint32_t)(r->nframes - first);
-	*out = r->frames + first;
+	*out = r->frames ? r->frames + first : NULL; /* no frames yet: NULL + 0 is UB */
 	return (long)(r->nframes - first);
 }
 
@@ -577,7 +577,7 @@ long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, un
 			__builtin_prefetch(&r->loc[at[i]]);
 	}
 	for (size_t i = 0; i < np; i++)
-		if (at[i] >= 0 && r->loc[at[i]].first != UINT32_MAX)
+		if (at[i] >= 0 && r->frames && r->loc[at[i]].first != UINT32_MAX)
 			__builtin_prefetch(r->frames + r->loc[at[i]].first);
 	for (size_t i = 0; i < s->n_location_id && n < max; i++) {
 		long pos = psym_profile_location_pos(r->p, s->location_id[i]);

@@ -240,7 +240,7 @@ static void prefetch_frames(const struct rep *r, const pb_sample *s)
 			__builtin_prefetch(&r->loc[pos[i]]);
 	}
 	for (size_t i = 0; i < n; i++)
-		if (pos[i] >= 0 && r->loc[pos[i]].first != UINT32_MAX)
+		if (pos[i] >= 0 && r->frames && r->loc[pos[i]].first != UINT32_MAX)
 			__builtin_prefetch(r->frames + r->loc[pos[i]].first);
 }
 
