@@ -209,8 +209,7 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 		if (byn[i]->exe_mapping != 1)
 			continue;
 		snprintf(line, sizeof(line),
-			 "psym-collect: mapping 1 is the executable of pid %d (%s, %" PRIu64
-			 " of %" PRIu64 " samples)%s",
+			 PSYM_COLLECT_MAIN_COMMENT "%d (%s, %" PRIu64 " of %" PRIu64 " samples)%s",
 			 byn[i]->pid, byn[i]->comm, byn[i]->samples, c->st.samples,
 			 c->nprocs > 1 ? ", the process with the most samples" : "");
 		if (psym_builder_comment(c->b, line))

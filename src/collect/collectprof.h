@@ -31,6 +31,8 @@ struct psym_collect_meta {
 };
 
 #define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"
+/* How psym_collectprof_finish's comment naming mapping 1's process starts. */
+#define PSYM_COLLECT_MAIN_COMMENT "psym-collect: mapping 1 is the executable of pid "
 
 /*
  * Asked for the build ID of a file-backed mapping the first time a sample
