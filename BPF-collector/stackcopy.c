@@ -55,9 +55,14 @@ static int load_maps(struct stackcopy *sc, int pid)
 		return 0;
 	}
 	psym_procmaps_build_ids(pid, maps, n);
+	uint64_t mntns = psym_procmaps_mntns_other(pid);
+
 	psym_collectprof_process(*sc->cp, pid, maps, n);
+	psym_collectprof_set_mntns(*sc->cp, pid, mntns);
 	ret = psym_ustacks_process(sc->w, pid, maps, n, &sc->e);
 	free(maps);
+	if (!ret && mntns)
+		ret = psym_ustacks_mntns(sc->w, pid, mntns, &sc->e);
 	if (ret)
 		return ret;
 	/* Its executable, named as the maps name it: written first, both in

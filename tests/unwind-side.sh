@@ -143,6 +143,12 @@ with_exe("exe-past-end", struct.pack("<IH", pid, 40) + b"/short")
 with_exe("exe-nul", struct.pack("<IH", pid, 6) + b"/a\0b/c")
 with_exe("exe-empty", struct.pack("<IH", pid, 0))
 with_exe("exe-unknown-pid", struct.pack("<IH", 4000000, 6) + b"/a/b/c")
+# MNTNS records (type 4: u32 pid, u64 inode)
+def mntns(name, body): w(name, raw[:at] + struct.pack("<II", 4, len(body)) + body + raw[at:])
+mntns("mntns-short", struct.pack("<IH", pid, 7))
+mntns("mntns-zero", struct.pack("<IQ", pid, 0))
+mntns("mntns-long", struct.pack("<IQI", pid, 7, 0))
+mntns("mntns-ok", struct.pack("<IQ", pid, 4026532177))
 rnd = random.Random(7)
 for k in range(8):
     f = bytearray(raw)
@@ -158,6 +164,10 @@ for name in exe-long exe-past-end exe-nul exe-empty; do
 	hostile $name 2
 done
 hostile exe-unknown-pid 0
+for name in mntns-short mntns-zero mntns-long; do
+	hostile $name 2
+done
+hostile mntns-ok 0
 for k in 0 1 2 3 4 5 6 7; do
 	# a flip lands in stack bytes (survived, maybe cut) or a header (one line, exit 2)
 	mkdir "h-flip$k" "h-flip$k/p.pb.gz.d"

@@ -86,6 +86,14 @@ int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct p
  */
 int psym_collectprof_set_exe(struct psym_collectprof *c, int pid, const char *path);
 
+/*
+ * pid ran in another mount namespace than the collector's (a container),
+ * this one (its inode, psym_procmaps_mntns_other; 0: the same): its
+ * samples get the label mntns=INODE, which tells psym symbolize that the
+ * mapping paths are the container's, not the host's.
+ */
+void psym_collectprof_set_mntns(struct psym_collectprof *c, int pid, uint64_t mntns);
+
 /* One distinct stack and how many times it was seen. */
 int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const char *comm,
 			 const uint64_t *kstack, size_t nk, const uint64_t *ustack, size_t nu,

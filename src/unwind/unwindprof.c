@@ -183,6 +183,13 @@ static int on_exe(void *ud, int pid, const char *path)
 	return ret == PSYM_ENOMEM ? psym_err_set(r->e, ret, "out of memory") : 0;
 }
 
+/* pid ran in a container (a MNTNS record): its samples say so. */
+static int on_mntns(void *ud, int pid, uint64_t inode)
+{
+	psym_collectprof_set_mntns(((struct run *)ud)->c, pid, inode);
+	return 0;
+}
+
 static int on_sample(void *ud, const struct psym_ustack_sample *s)
 {
 	struct run *r = ud;
@@ -233,7 +240,8 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 		      struct psym_collectprof *c, struct psym_unwindprof_stats *st,
 		      struct psym_err *e)
 {
-	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe };
+	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe,
+							    on_mntns };
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
 	struct run r = { .o = o, .c = c, .st = st, .e = e };
 	int ret;

@@ -22,6 +22,7 @@
 #define REC_PROCESS 1
 #define REC_SAMPLE 2
 #define REC_EXE 3
+#define REC_MNTNS 4
 #define MAX_RECORD ((size_t)1 << 20)
 
 struct psym_ustacks_writer {
@@ -208,6 +209,15 @@ int psym_ustacks_exe(struct psym_ustacks_writer *w, int pid, const char *path, s
 	put_u(w, pl, 2);
 	put(w, path, pl);
 	return flush_record(w, REC_EXE, e);
+}
+
+int psym_ustacks_mntns(struct psym_ustacks_writer *w, int pid, uint64_t inode, struct psym_err *e)
+{
+	w->n = 0;
+	put_u(w, 0, 8);
+	put_u(w, (uint32_t)pid, 4);
+	put_u(w, inode, 8);
+	return flush_record(w, REC_MNTNS, e);
 }
 
 int psym_ustacks_sample(struct psym_ustacks_writer *w, const struct psym_ustack_sample *s,
@@ -510,6 +520,15 @@ int psym_ustacks_read(const char *path, const struct psym_ustacks_reader_ops *op
 				goto bad;
 			if (ops->exe)
 				ret = ops->exe(ud, pid, exe);
+		} else if (type == REC_MNTNS) {
+			struct rd r = { rec, rec + len, true };
+			int pid = (int)get_u(&r, 4);
+			uint64_t inode = get_u(&r, 8);
+
+			if (!r.ok || r.p != r.end || pid <= 0 || !inode)
+				goto bad;
+			if (ops->mntns)
+				ret = ops->mntns(ud, pid, inode);
 		} /* other types: a later version's additions, skipped */
 		if (ret)
 			goto out;

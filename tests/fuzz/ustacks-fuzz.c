@@ -58,9 +58,18 @@ static int on_exe(void *ud, int pid, const char *path)
 	return 0;
 }
 
+static int on_mntns(void *ud, int pid, uint64_t inode)
+{
+	(void)ud;
+	if (pid <= 0 || !inode)
+		abort();
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe };
+	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe,
+							    on_mntns };
 	struct psym_err e = { 0 };
 	char path[64];
 	int fd = memfd_create("ustacks", MFD_CLOEXEC);
