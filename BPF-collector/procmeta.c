@@ -103,6 +103,7 @@ void load_maps(struct run *r, struct pidinfo *pi)
 			exe[len] = '\0';
 			psym_collectprof_set_exe(r->cp, pi->pid, exe);
 		}
+		psym_collectprof_set_mntns(r->cp, pi->pid, psym_procmaps_mntns_other(pi->pid));
 	}
 	free(maps);
 }
@@ -192,6 +193,8 @@ static int load_tracked(struct run *r, struct pidinfo *pi)
 		r->ms.maps_tracked++;
 		if (exe[0])
 			psym_collectprof_set_exe(r->cp, pi->pid, exe);
+		/* Still running (tracked from its exec): its namespace, if readable. */
+		psym_collectprof_set_mntns(r->cp, pi->pid, psym_procmaps_mntns_other(pi->pid));
 	}
 	free(maps);
 	return 0;

@@ -45,7 +45,9 @@ static bool seen(struct stackcopy *sc, int pid)
 static int load_maps(struct stackcopy *sc, int pid)
 {
 	struct psym_procmap *maps = NULL;
+	char link[64], exe[sizeof(maps->path)];
 	size_t n = 0;
+	ssize_t len;
 	int ret;
 
 	if (psym_procmaps_read(pid, &maps, &n, &sc->e) != 0) {
@@ -53,10 +55,25 @@ static int load_maps(struct stackcopy *sc, int pid)
 		return 0;
 	}
 	psym_procmaps_build_ids(pid, maps, n);
+	uint64_t mntns = psym_procmaps_mntns_other(pid);
+
 	psym_collectprof_process(*sc->cp, pid, maps, n);
+	psym_collectprof_set_mntns(*sc->cp, pid, mntns);
 	ret = psym_ustacks_process(sc->w, pid, maps, n, &sc->e);
 	free(maps);
-	return ret;
+	if (!ret && mntns)
+		ret = psym_ustacks_mntns(sc->w, pid, mntns, &sc->e);
+	if (ret)
+		return ret;
+	/* Its executable, named as the maps name it: written first, both in
+	 * this provisional profile and in the one psym unwinds offline. */
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	len = readlink(link, exe, sizeof(exe) - 1);
+	if (len <= 0)
+		return 0;
+	exe[len] = '\0';
+	psym_collectprof_set_exe(*sc->cp, pid, exe);
+	return psym_ustacks_exe(sc->w, pid, exe, &sc->e);
 }
 
 static int on_event(void *ctx, void *data, size_t size)

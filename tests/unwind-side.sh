@@ -132,6 +132,23 @@ t2, s2, l2 = [r for r in recs if r[0] == 2][1]
 struct.pack_into("<Q", wild, s2 + 8 + 40 + 8 * 7, 0)
 w("wild-regs", wild)
 big = bytearray(raw); struct.pack_into("<I", big, s + 4, 0x7fffffff); w("huge-record", big)
+# EXE records (type 3: u32 pid, u16 length, path) after the first PROCESS
+pid = struct.unpack_from("<I", raw, [r for r in recs if r[0] == 1][0][1] + 8)[0]
+def exe(body): return struct.pack("<II", 3, len(body)) + body
+at = [r for r in recs if r[0] == 1][0]
+at = at[1] + 8 + at[2]
+def with_exe(name, body): w(name, raw[:at] + exe(body) + raw[at:])
+with_exe("exe-long", struct.pack("<IH", pid, 600) + b"/x" * 300)
+with_exe("exe-past-end", struct.pack("<IH", pid, 40) + b"/short")
+with_exe("exe-nul", struct.pack("<IH", pid, 6) + b"/a\0b/c")
+with_exe("exe-empty", struct.pack("<IH", pid, 0))
+with_exe("exe-unknown-pid", struct.pack("<IH", 4000000, 6) + b"/a/b/c")
+# MNTNS records (type 4: u32 pid, u64 inode)
+def mntns(name, body): w(name, raw[:at] + struct.pack("<II", 4, len(body)) + body + raw[at:])
+mntns("mntns-short", struct.pack("<IH", pid, 7))
+mntns("mntns-zero", struct.pack("<IQ", pid, 0))
+mntns("mntns-long", struct.pack("<IQI", pid, 7, 0))
+mntns("mntns-ok", struct.pack("<IQ", pid, 4026532177))
 rnd = random.Random(7)
 for k in range(8):
     f = bytearray(raw)
@@ -143,6 +160,14 @@ hostile version 2
 hostile machine 2
 hostile huge-record 2
 hostile wild-regs 0
+for name in exe-long exe-past-end exe-nul exe-empty; do
+	hostile $name 2
+done
+hostile exe-unknown-pid 0
+for name in mntns-short mntns-zero mntns-long; do
+	hostile $name 2
+done
+hostile mntns-ok 0
 for k in 0 1 2 3 4 5 6 7; do
 	# a flip lands in stack bytes (survived, maybe cut) or a header (one line, exit 2)
 	mkdir "h-flip$k" "h-flip$k/p.pb.gz.d"

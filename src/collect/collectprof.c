@@ -27,6 +27,7 @@ struct proc {
 	char comm[17];	/* the first sample's */
 	size_t order;	/* position in procs (psym_collectprof_finish's sort) */
 	bool forgotten; /* maps freed (the process exited): unknown again */
+	uint64_t mntns; /* its mount namespace when not the collector's, else 0 */
 };
 
 /* A profile mapping's identity, the key of the dedup table (bytes compared). */
@@ -209,8 +210,7 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 		if (byn[i]->exe_mapping != 1)
 			continue;
 		snprintf(line, sizeof(line),
-			 "psym-collect: mapping 1 is the executable of pid %d (%s, %" PRIu64
-			 " of %" PRIu64 " samples)%s",
+			 PSYM_COLLECT_MAIN_COMMENT "%d (%s, %" PRIu64 " of %" PRIu64 " samples)%s",
 			 byn[i]->pid, byn[i]->comm, byn[i]->samples, c->st.samples,
 			 c->nprocs > 1 ? ", the process with the most samples" : "");
 		if (psym_builder_comment(c->b, line))
@@ -356,6 +356,14 @@ int psym_collectprof_set_exe(struct psym_collectprof *c, int pid, const char *pa
 	pr->exe = copy;
 	pr->exe_tried = false;
 	return 0;
+}
+
+void psym_collectprof_set_mntns(struct psym_collectprof *c, int pid, uint64_t mntns)
+{
+	struct proc *pr = find_proc(c, pid);
+
+	if (pr)
+		pr->mntns = mntns;
 }
 
 static long find_map(const struct proc *pr, uint64_t a)
@@ -520,7 +528,9 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 		c->st.stacks++;
 		if (psym_builder_label_num(c->b, s, "pid", pid, NULL) ||
 		    psym_builder_label_num(c->b, s, "tid", tid, NULL) ||
-		    psym_builder_label_str(c->b, s, "comm", commbuf))
+		    psym_builder_label_str(c->b, s, "comm", commbuf) ||
+		    (pr && pr->mntns &&
+		     psym_builder_label_num(c->b, s, "mntns", (int64_t)pr->mntns, NULL)))
 			return PSYM_ENOMEM;
 	}
 	c->st.samples += count;

@@ -31,6 +31,8 @@ struct psym_collect_meta {
 };
 
 #define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"
+/* How psym_collectprof_finish's comment naming mapping 1's process starts. */
+#define PSYM_COLLECT_MAIN_COMMENT "psym-collect: mapping 1 is the executable of pid "
 
 /*
  * Asked for the build ID of a file-backed mapping the first time a sample
@@ -83,6 +85,14 @@ int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct p
  * sample and written first. PSYM_NOENT when pid is not known.
  */
 int psym_collectprof_set_exe(struct psym_collectprof *c, int pid, const char *path);
+
+/*
+ * pid ran in another mount namespace than the collector's (a container),
+ * this one (its inode, psym_procmaps_mntns_other; 0: the same): its
+ * samples get the label mntns=INODE, which tells psym symbolize that the
+ * mapping paths are the container's, not the host's.
+ */
+void psym_collectprof_set_mntns(struct psym_collectprof *c, int pid, uint64_t mntns);
 
 /* One distinct stack and how many times it was seen. */
 int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const char *comm,

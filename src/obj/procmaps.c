@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -283,4 +284,17 @@ void psym_procmaps_build_ids(int pid, struct psym_procmap *maps, size_t n)
 			maps[i].build_id[0] = '\0';
 	next:;
 	}
+}
+
+uint64_t psym_procmaps_mntns_other(int pid)
+{
+	struct stat self, st;
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", pid);
+	if (pid <= 0 || stat("/proc/self/ns/mnt", &self) != 0 || stat(path, &st) != 0)
+		return 0;
+	if (st.st_ino == self.st_ino && st.st_dev == self.st_dev)
+		return 0;
+	return (uint64_t)st.st_ino;
 }

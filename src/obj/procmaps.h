@@ -55,4 +55,11 @@ int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX]);
  */
 void psym_procmaps_build_ids(int pid, struct psym_procmap *maps, size_t n);
 
+/*
+ * The inode of pid's mount namespace (/proc/PID/ns/mnt) when it is not
+ * the caller's own (a container: its paths are not the host's); 0 when it
+ * is the same, or either cannot be read. Two stat calls.
+ */
+uint64_t psym_procmaps_mntns_other(int pid);
+
 #endif

@@ -111,6 +111,7 @@ struct run {
 	bool *caller_only; /* by location position, for --adjust-callers */
 	int *loc_pid;	   /* by location position: pid label of a sample */
 	int *pids;	   /* the distinct pid labels, sorted */
+	int *ns_pid;	   /* by mapping position: a pid in another mount namespace */
 	size_t npids;
 	long main_mapping;	/* the mapping --main-binary names, or -1 */
 	size_t done_in_mapping; /* for the progress callback */
@@ -573,6 +574,18 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 		ret = resolve_locations(run, mi, m, res, locs, nlocs, &done, &why, e);
 	else
 		why = *psym_regentry_reason(x);
+	/* Not the host's file: the path was the container's. */
+	if (!res && cls == PSYM_MAP_FILE && run->ns_pid[mi] &&
+	    (why.code == PSYM_R_NOT_FOUND || why.code == PSYM_R_BUILD_ID_MISMATCH)) {
+		char d[sizeof(why.detail)];
+
+		snprintf(d, sizeof(d), "%s", psym_reason_text(&why));
+		snprintf(why.detail, sizeof(why.detail),
+			 "%.600s; the process ran in another mount namespace (a container): "
+			 "its files are under /proc/%d/root on the host; use --binary-path or "
+			 "--sysroot, or psym archive on the host",
+			 d, run->ns_pid[mi]);
+	}
 	progress_clear(run);
 	if (!ret) {
 		run->r->resolved += done;
@@ -780,19 +793,34 @@ static int prepare_labels(struct run *run, struct psym_err *e)
 	run->pids = calloc(pb->n_sample + 1, sizeof(int));
 	if (!run->loc_pid || !run->pids)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	run->ns_pid = calloc(pb->n_mapping + 1, sizeof(int));
+	if (!run->ns_pid)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		pb_sample *smp = pb->sample[i];
 		int pid = 0;
+		bool ns = false; /* psym-collect saw it in another mount namespace */
 
-		for (size_t j = 0; j < smp->n_label; j++)
-			if (!strcmp(psym_profile_str(run->p, smp->label[j]->key), "pid") &&
-			    smp->label[j]->num > 0 && smp->label[j]->num < INT32_MAX)
+		for (size_t j = 0; j < smp->n_label; j++) {
+			const char *k = psym_profile_str(run->p, smp->label[j]->key);
+
+			if (!strcmp(k, "pid") && smp->label[j]->num > 0 &&
+			    smp->label[j]->num < INT32_MAX)
 				pid = (int)smp->label[j]->num;
+			ns = ns || (!strcmp(k, "mntns") && smp->label[j]->num);
+		}
 		for (size_t j = 0; pid && j < smp->n_location_id; j++) {
 			long pos = psym_profile_location_pos(run->p, smp->location_id[j]);
 
 			if (pos >= 0 && !run->loc_pid[pos])
 				run->loc_pid[pos] = pid;
+			if (pos >= 0 && ns) {
+				long mp = psym_profile_mapping_pos(run->p,
+								   pb->location[pos]->mapping_id);
+
+				if (mp >= 0 && !run->ns_pid[mp])
+					run->ns_pid[mp] = pid;
+			}
 		}
 		if (pid && (!run->npids || run->pids[run->npids - 1] != pid))
 			run->pids[run->npids++] = pid;
@@ -908,6 +936,7 @@ int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
 	free(run.plan);
 	free(run.caller_only);
 	free(run.loc_pid);
+	free(run.ns_pid);
 	free(run.pids);
 	free(run.first);
 	free(run.fill);

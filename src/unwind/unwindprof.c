@@ -173,6 +173,23 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 	return 0;
 }
 
+/* pid's executable (an EXE record): its mapping goes first (pprof's mapping 1). */
+static int on_exe(void *ud, int pid, const char *path)
+{
+	struct run *r = ud;
+	int ret = psym_collectprof_set_exe(r->c, pid, path);
+
+	/* PSYM_NOENT: no PROCESS record before it, nothing to place. */
+	return ret == PSYM_ENOMEM ? psym_err_set(r->e, ret, "out of memory") : 0;
+}
+
+/* pid ran in a container (a MNTNS record): its samples say so. */
+static int on_mntns(void *ud, int pid, uint64_t inode)
+{
+	psym_collectprof_set_mntns(((struct run *)ud)->c, pid, inode);
+	return 0;
+}
+
 static int on_sample(void *ud, const struct psym_ustack_sample *s)
 {
 	struct run *r = ud;
@@ -223,7 +240,8 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 		      struct psym_collectprof *c, struct psym_unwindprof_stats *st,
 		      struct psym_err *e)
 {
-	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample };
+	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe,
+							    on_mntns };
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
 	struct run r = { .o = o, .c = c, .st = st, .e = e };
 	int ret;
@@ -304,9 +322,32 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 	ret = psym_collectprof_new(&meta, &c, e);
 	if (ret)
 		goto out;
+	/* The input's comments (the host identity) but those made anew. */
+	for (size_t i = 0; i < in->pb->n_comment; i++) {
+		const char *t = psym_profile_str(in, in->pb->comment[i]);
+
+		if (!t || !strcmp(t, PSYM_COLLECT_COMMENT) || !strcmp(t, PSYM_USTACKS_COMMENT) ||
+		    !strncmp(t, PSYM_COLLECT_MAIN_COMMENT, strlen(PSYM_COLLECT_MAIN_COMMENT)))
+			continue;
+		ret = psym_collectprof_comment(c, t);
+		if (ret) {
+			ret = psym_err_set(e, ret, "out of memory");
+			goto out;
+		}
+	}
 	ret = unwind_run(side_file, o, c, st, e);
 	if (ret)
 		goto out;
+	/*
+	 * As psym-collect does: each process's executable first, that of the
+	 * process with the most samples as mapping 1 (the side file's EXE
+	 * records name them), and a comment saying whose it is.
+	 */
+	ret = psym_collectprof_finish(c, in->pb->duration_nanos);
+	if (ret) {
+		ret = psym_err_set(e, ret, "out of memory");
+		goto out;
+	}
 	/* Detach the profile from the builder: encode, decode, validate. */
 	ret = psym_profile_encode(psym_collectprof_profile(c), false, &buf, &len, e);
 	if (ret)

@@ -22,6 +22,8 @@
 #define REGSET_DWARF_AARCH64 2 /* x0..x30, sp, pc; a 64-bit valid mask */
 #define REC_PROCESS 1
 #define REC_SAMPLE 2
+#define REC_EXE 3
+#define REC_MNTNS 4
 #define MAX_RECORD ((size_t)1 << 20)
 
 struct psym_ustacks_writer {
@@ -191,6 +193,27 @@ int psym_ustacks_process(struct psym_ustacks_writer *w, int pid, const struct ps
 	return flush_record(w, REC_PROCESS, e);
 }
 
+int psym_ustacks_exe(struct psym_ustacks_writer *w, int pid, const char *path, struct psym_err *e)
+{
+	size_t pl = strnlen(path, sizeof(((struct psym_procmap *)0)->path) - 1);
+
+	w->n = 0;
+	put_u(w, 0, 8);
+	put_u(w, (uint32_t)pid, 4);
+	put_u(w, pl, 2);
+	put(w, path, pl);
+	return flush_record(w, REC_EXE, e);
+}
+
+int psym_ustacks_mntns(struct psym_ustacks_writer *w, int pid, uint64_t inode, struct psym_err *e)
+{
+	w->n = 0;
+	put_u(w, 0, 8);
+	put_u(w, (uint32_t)pid, 4);
+	put_u(w, inode, 8);
+	return flush_record(w, REC_MNTNS, e);
+}
+
 int psym_ustacks_sample(struct psym_ustacks_writer *w, const struct psym_ustack_sample *s,
 			struct psym_err *e)
 {
@@ -329,6 +352,24 @@ static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **map
 	return r.p == r.end ? 0 : PSYM_EBADINPUT;
 }
 
+/* An EXE record into path (its size at least a map's path): 0 or -1 (malformed). */
+static int parse_exe(const uint8_t *p, size_t len, int *pid, char *path)
+{
+	struct rd r = { p, p + len, true };
+	const uint8_t *b;
+	size_t pl;
+
+	*pid = (int)get_u(&r, 4);
+	pl = (size_t)get_u(&r, 2);
+	b = get_bytes(&r, pl);
+	if (!r.ok || r.p != r.end || *pid <= 0 || pl == 0 ||
+	    pl >= sizeof(((struct psym_procmap *)0)->path) || memchr(b, 0, pl))
+		return -1;
+	memcpy(path, b, pl);
+	path[pl] = '\0';
+	return 0;
+}
+
 static int parse_sample(const struct psym_unwind_arch *a, const uint8_t *p, size_t len,
 			struct psym_ustack_sample *s, uint64_t *kstack)
 {
@@ -465,6 +506,23 @@ int psym_ustacks_read(const char *path, const struct psym_ustacks_reader_ops *op
 				goto bad;
 			if (ops->sample)
 				ret = ops->sample(ud, &s);
+		} else if (type == REC_EXE) {
+			char exe[sizeof(((struct psym_procmap *)0)->path)];
+			int pid;
+
+			if (parse_exe(rec, len, &pid, exe) < 0)
+				goto bad;
+			if (ops->exe)
+				ret = ops->exe(ud, pid, exe);
+		} else if (type == REC_MNTNS) {
+			struct rd r = { rec, rec + len, true };
+			int pid = (int)get_u(&r, 4);
+			uint64_t inode = get_u(&r, 8);
+
+			if (!r.ok || r.p != r.end || pid <= 0 || !inode)
+				goto bad;
+			if (ops->mntns)
+				ret = ops->mntns(ud, pid, inode);
 		} /* other types: a later version's additions, skipped */
 		if (ret)
 			goto out;

@@ -15,6 +15,14 @@
  *                char comm[16] u64 regs[nregs] u16 nkernel u16 0
  *                u64 kstack[nkernel] (leaf first) u32 stack_len,
  *                stack_len bytes copied from regs[rsp] up
+ *     3 EXE      u32 pid u16 path length, path: pid's executable as its
+ *                maps name it (readlink of /proc/PID/exe), after its
+ *                PROCESS record; the unwound profile writes it first
+ *                (pprof: mapping 1 is the main binary). Older files have
+ *                none; older readers skip it (unknown types are skipped).
+ *     4 MNTNS    u32 pid u64 inode: pid ran in another mount namespace
+ *                than psym-collect's (a container), this one; after its
+ *                PROCESS record. Its samples get the label mntns=INODE.
  *
  * A PROCESS record gives the executable mappings of pid for the SAMPLE
  * records after it (again after a re-read). The file holds raw user
@@ -61,6 +69,10 @@ int psym_ustacks_create_for(const char *path, unsigned machine, uint32_t max_sta
 			    struct psym_ustacks_writer **out, struct psym_err *e);
 int psym_ustacks_process(struct psym_ustacks_writer *w, int pid, const struct psym_procmap *maps,
 			 size_t n, struct psym_err *e);
+/* pid's executable (an EXE record), after psym_ustacks_process for pid. */
+int psym_ustacks_exe(struct psym_ustacks_writer *w, int pid, const char *path, struct psym_err *e);
+/* pid's mount namespace (a MNTNS record), when not the collector's. */
+int psym_ustacks_mntns(struct psym_ustacks_writer *w, int pid, uint64_t inode, struct psym_err *e);
 int psym_ustacks_sample(struct psym_ustacks_writer *w, const struct psym_ustack_sample *s,
 			struct psym_err *e);
 /* Flush and close; an error when anything could not be written. Accepts NULL. */
@@ -70,6 +82,8 @@ int psym_ustacks_close(struct psym_ustacks_writer *w, struct psym_err *e);
 struct psym_ustacks_reader_ops {
 	int (*process)(void *ud, int pid, const struct psym_procmap *maps, size_t n);
 	int (*sample)(void *ud, const struct psym_ustack_sample *s);
+	int (*exe)(void *ud, int pid, const char *path); /* may be NULL */
+	int (*mntns)(void *ud, int pid, uint64_t inode); /* may be NULL */
 };
 
 /*

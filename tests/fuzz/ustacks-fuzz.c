@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -49,9 +50,26 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	return 0;
 }
 
+static int on_exe(void *ud, int pid, const char *path)
+{
+	(void)ud;
+	if (pid <= 0 || !path[0] || strlen(path) >= sizeof(((struct psym_procmap *)0)->path))
+		abort();
+	return 0;
+}
+
+static int on_mntns(void *ud, int pid, uint64_t inode)
+{
+	(void)ud;
+	if (pid <= 0 || !inode)
+		abort();
+	return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample };
+	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe,
+							    on_mntns };
 	struct psym_err e = { 0 };
 	char path[64];
 	int fd = memfd_create("ustacks", MFD_CLOEXEC);

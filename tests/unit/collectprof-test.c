@@ -171,5 +171,39 @@ int main(void)
 		free(m);
 		psym_collectprof_free(c);
 	}
+	{
+		/* A process in another mount namespace: its samples say which. */
+		uint64_t u1 = 0x400100;
+		int64_t got[3] = { -1, -1, -1 };
+
+		ok(psym_collectprof_new(&meta, &c, &e) == 0, "new (mntns)");
+		ok(psym_collectprof_process(c, 5, maps, 2) == 0 &&
+			   psym_collectprof_process(c, 6, maps, 2) == 0,
+		   "two processes");
+		psym_collectprof_set_mntns(c, 5, 4026532177u);
+		psym_collectprof_set_mntns(c, 99, 1); /* unknown pid: ignored */
+		ok(psym_collectprof_add(c, 5, 5, "in", NULL, 0, &u1, 1, 1) == 0 &&
+			   psym_collectprof_add(c, 6, 6, "out", NULL, 0, &u1, 1, 1) == 0,
+		   "a sample each");
+		p = psym_collectprof_profile(c);
+		pb = p->pb;
+		for (size_t i = 0; i < pb->n_sample; i++) {
+			int64_t pid = 0, ns = 0;
+
+			for (size_t j = 0; j < pb->sample[i]->n_label; j++) {
+				const char *k = str(p, pb->sample[i]->label[j]->key);
+
+				if (!strcmp(k, "pid"))
+					pid = pb->sample[i]->label[j]->num;
+				if (!strcmp(k, "mntns"))
+					ns = pb->sample[i]->label[j]->num;
+			}
+			if (pid == 5 || pid == 6)
+				got[pid - 5] = ns;
+		}
+		is_int(got[0], 4026532177, "pid 5: mntns label, its namespace's inode");
+		is_int(got[1], 0, "pid 6 (the collector's namespace): no mntns label");
+		psym_collectprof_free(c);
+	}
 	return tap_done();
 }

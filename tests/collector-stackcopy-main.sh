@@ -1,0 +1,129 @@
+#!/bin/sh
+# psym-collect --stack-copy keeps the main binary first (pprof's
+# convention: mapping 1 is the executable) through psym symbolize's
+# offline unwinding, which rebuilds the profile from the side file: for -p
+# and system-wide runs, with the comment naming the process. The program
+# spends its time in libc (memset/memcpy) and has no frame pointers, so the
+# first mapping its samples meet is libc's. Oracles: go tool pprof -top
+# (File: and Build ID: lines), protoc --decode, readelf.
+. "$top_srcdir/tests/lib.sh"
+C=${PSYM_COLLECT:-$top_builddir/psym-collect}
+[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
+[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+need gcc
+need go "Debian golang-go"
+need protoc
+export HOME=$T GOCACHE=$T/gocache
+pids=
+trap 'for p in $pids; do kill $p 2>/dev/null; done; cleanup' EXIT INT TERM
+
+if ! "$C" --stack-copy 8192 -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
+	skip "BPF stack copies unavailable: $(tail -1 probe.err)"
+fi
+
+cat >libcbound.c <<'EOF2'
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+static char a[1 << 16], b[1 << 16];
+__attribute__((noinline)) void burn(void)
+{
+	memset(a, b[7], sizeof(a));
+	memcpy(b, a, sizeof(b));
+}
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 2;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		for (int i = 0; i < 100; i++)
+			burn();
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return 0;
+}
+EOF2
+gcc -O2 -g -fomit-frame-pointer -o libcbound libcbound.c
+bid() { readelf -n "$1" | sed -n 's/.*Build ID: //p'; }
+pprof_field() {
+	go tool pprof -top -symbolize=none "$1" 2>/dev/null | sed -n "s/^$2: //p" | head -1
+}
+# mapping1 DECODED: the file name of the profile's first mapping (protoc).
+mapping1() {
+	python3 - "$1" <<'EOF2'
+import re, sys
+text = open(sys.argv[1]).read()
+strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+m = re.search(r'^mapping \{(.*?)^\}', text, re.M | re.S).group(1)
+print(strings[int(re.search(r'filename: (\d+)', m).group(1))])
+EOF2
+}
+
+./libcbound 4 &
+p=$!
+pids="$pids $p"
+sleep 0.2
+"$C" -p $p -d 2 --stack-copy 8192 -o p.pb.gz 2>p.log || fail "-p: psym-collect failed: $(cat p.log)"
+kill $p 2>/dev/null
+wait $p 2>/dev/null
+"$PSYM" symbolize p.pb.gz -o p.sym.pb.gz 2>p.sym.log || fail "symbolize: $(tail -n 3 p.sym.log)"
+check "symbolize unwound the stack copies" grep -q "unwound" p.sym.log
+decode_pb p.sym.pb.gz >p.txt
+check "-p: the unwound profile has libc frames" grep -q 'libc.so' p.txt
+m1=$(mapping1 p.txt)
+case $m1 in
+"$T/libcbound") pass "-p: mapping 1 of the unwound profile is the executable (protoc: $m1)" ;;
+*) fail "-p: mapping 1 of the unwound profile is not the executable: $m1" ;;
+esac
+check "-p: go tool pprof -top prints File: libcbound" test "$(pprof_field p.sym.pb.gz File)" = libcbound
+check "-p: pprof's Build ID line is the executable's (readelf)" \
+	test "$(pprof_field p.sym.pb.gz 'Build ID')" = "$(bid libcbound)"
+check "-p: the provisional profile has it first too" test "$(pprof_field p.pb.gz File)" = libcbound
+"$PSYM" show p.sym.pb.gz >p.show
+check "-p: comment 'mapping 1 is the executable of pid $p'" \
+	grep -q "Comment: psym-collect: mapping 1 is the executable of pid $p (libcbound" p.show
+check "-p: the comment is there once" test "$(grep -c 'mapping 1 is the executable' p.show)" = 1
+check "-p: the host identity comment survives the unwinding ($(uname -r))" \
+	grep -q "Comment: psym-collect: host=.* kernel=$(uname -r) " p.show
+check "-p: no longer marked as needing unwinding" sh -c "! grep -q 'need unwinding' p.show"
+
+# System-wide: mapping 1 is the executable of the process with the most
+# samples, counted from protoc's decode of the unwound profile's pid labels.
+./libcbound 4 &
+p=$!
+pids="$pids $p"
+sleep 0.2
+"$C" -d 2 --stack-copy 4096 -o sys.pb.gz 2>sys.log || fail "system-wide: psym-collect failed: $(cat sys.log)"
+kill $p 2>/dev/null
+wait $p 2>/dev/null
+"$PSYM" symbolize sys.pb.gz -o sys.sym.pb.gz 2>sys.sym.log || fail "symbolize: $(tail -n 3 sys.sym.log)"
+decode_pb sys.sym.pb.gz >sys.txt
+top=$(python3 - sys.txt <<'EOF2'
+import re, sys
+text = open(sys.argv[1]).read()
+strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+pid_key = strings.index("pid")
+per = {}
+for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
+    v = int(re.findall(r'^  value: (\d+)', s, re.M)[0])
+    for lab in re.findall(r'label \{(.*?)\}', s, re.S):
+        if re.search(r'key: %d\b' % pid_key, lab):
+            pid = int(re.search(r'num: (\d+)', lab).group(1))
+            per[pid] = per.get(pid, 0) + v
+best = max(per.values())
+print(" ".join(str(p) for p, n in per.items() if n == best))
+EOF2
+)
+comment=$("$PSYM" show sys.sym.pb.gz | sed -n 's/^Comment: psym-collect: mapping 1 is the executable of pid \([0-9]*\) .*/\1/p')
+case " $top " in
+*" $comment "*) pass "system-wide: mapping 1 is of pid $comment, the pid with the most samples (protoc: $top)" ;;
+*) fail "system-wide: mapping 1 is of pid '$comment', most samples: $top" ;;
+esac
+check "system-wide: the comment says it is the process with the most samples" \
+	sh -c "\"\$0\" show sys.sym.pb.gz | grep -q 'the process with the most samples'" "$PSYM"
+if [ "$comment" = "$p" ]; then
+	check "system-wide: go tool pprof -top prints File: libcbound" \
+		test "$(pprof_field sys.sym.pb.gz File)" = libcbound
+fi
+finish
