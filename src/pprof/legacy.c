@@ -485,8 +485,12 @@ static int parse_contention(struct legacy *L, struct scan *s)
 			hz = strtoll(val, NULL, 0);
 		else if (!strcmp(key, "sampling period"))
 			L->period = strtoll(val, NULL, 0);
-		else if (!strcmp(key, "ms since reset"))
-			L->duration = strtoll(val, NULL, 0) * 1000 * 1000;
+		else if (!strcmp(key, "ms since reset")) {
+			long long ms = strtoll(val, NULL, 0);
+
+			if (__builtin_mul_overflow(ms, 1000000LL, &L->duration))
+				return psym_legacy_malformed(L, "ms since reset out of range", val);
+		}
 		else if (!strcmp(key, "format") || !strcmp(key, "resolution"))
 			return psym_err_set(
 				L->e, PSYM_EBADPROFILE,
