@@ -490,8 +490,7 @@ static int parse_contention(struct legacy *L, struct scan *s)
 
 			if (__builtin_mul_overflow(ms, 1000000LL, &L->duration))
 				return psym_legacy_malformed(L, "ms since reset out of range", val);
-		}
-		else if (!strcmp(key, "format") || !strcmp(key, "resolution"))
+		} else if (!strcmp(key, "format") || !strcmp(key, "resolution"))
 			return psym_err_set(
 				L->e, PSYM_EBADPROFILE,
 				"'%s': a Java legacy profile (format = java): not supported",
