@@ -15,6 +15,22 @@
 
 typedef uint64_t (*word_fn)(const unsigned char *p);
 
+/*
+ * A scaled value as an integer: hostile inputs scale past int64 (a double
+ * outside its range, or NaN, is undefined to convert): clamped, as no real
+ * profile comes near.
+ */
+static int64_t to_i64(double x)
+{
+	if (!(x == x))
+		return 0;
+	if (x >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (x <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)x;
+}
+
 static uint64_t w32l(const unsigned char *p)
 {
 	return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
@@ -171,8 +187,8 @@ static int64_t scale_heap(int64_t count, int64_t size, int64_t rate, int64_t *os
 		return count;
 	}
 	scale = 1 / (1 - exp(-((double)size / (double)count) / (double)rate));
-	*osize = (int64_t)((double)size * scale);
-	return (int64_t)((double)count * scale);
+	*osize = to_i64((double)size * scale);
+	return to_i64((double)count * scale);
 }
 
 static int parse_heap(struct legacy *L, struct scan *s)
@@ -525,8 +541,8 @@ static int parse_contention(struct legacy *L, struct scan *s)
 			v2 = strtoll(b, NULL, 10);
 			if (L->period > 0) {
 				if (hz > 0)
-					v1 = (int64_t)((double)v1 * (double)L->period /
-						       ((double)hz / 1e9));
+					v1 = to_i64((double)v1 * (double)L->period /
+						    ((double)hz / 1e9));
 				v2 = (int64_t)((uint64_t)v2 * (uint64_t)L->period);
 			}
 			v[0] = v2, v[1] = v1;
