@@ -146,6 +146,12 @@ struct idset {
 	size_t n, cap;
 };
 
+/* Kernel modules a run needs from --debug-pkg (strings owned). */
+struct kmodset {
+	struct psym_deb_kmod *v;
+	size_t n, cap;
+};
+
 /*
  * Discovery options: how every command that resolves addresses finds
  * binaries and their debug information (symbolize, addr, addr --filter).
@@ -161,10 +167,13 @@ struct discovery {
 	struct psym_reader_limits limits;
 	struct psym_locate_opts lo; /* made by discovery_finish */
 	/* --debug-pkg: what to extract, and where */
-	struct idset want;     /* build IDs the run needs */
-	bool want_all;	       /* unknown in advance (addr --filter): all */
-	const char *cache_opt; /* symbolize --cache DIR, or NULL */
-	bool no_cache;	       /* symbolize --no-cache: a temporary dir */
+	struct idset want;	/* build IDs the run needs */
+	struct kmodset kmods;	/* kernel modules by name it needs */
+	bool want_all;		/* unknown in advance (addr --filter): all */
+	size_t pkg_ddir;	/* d->ddirs[pkg_ddir + i] is d->pkgs[i] extracted */
+	const char **ddir_pkgs; /* for each debug dir, its package or NULL (explain) */
+	const char *cache_opt;	/* symbolize --cache DIR, or NULL */
+	bool no_cache;		/* symbolize --no-cache: a temporary dir */
 };
 
 /* common.c */
@@ -189,8 +198,8 @@ void free_list(const char **list, size_t n);
 
 /* discovery.c */
 int idset_add(struct idset *s, const char *id);
-int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const char *sysroot,
-	       struct idset *s, struct psym_err *e);
+int inputs_wants(char **inputs, size_t n, const struct psym_limits *lim, const char *kallsyms,
+		 struct discovery *d, struct psym_err *e);
 void discovery_init(struct discovery *d);
 bool discovery_option(int c, const char *arg, struct discovery *d, const char *cmd);
 int discovery_finish(struct discovery *d, struct psym_err *e);

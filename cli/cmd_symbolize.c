@@ -350,9 +350,9 @@ int cmd_symbolize(int argc, char **argv)
 	d.cache_opt = cache_opt;
 	d.no_cache = no_cache;
 	if (d.n_pkgs) {
-		ret = mins ? inputs_ids(mins, manifest.n, &lim, d.sysroot, &d.want, &e)
-			   : inputs_ids(argv + optind, (size_t)(argc - optind), &lim, d.sysroot,
-					&d.want, &e);
+		ret = mins ? inputs_wants(mins, manifest.n, &lim, kallsyms, &d, &e)
+			   : inputs_wants(argv + optind, (size_t)(argc - optind), &lim, kallsyms,
+					  &d, &e);
 		if (ret) {
 			exit_code = report(&e, ret);
 			goto out;

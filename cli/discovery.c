@@ -40,10 +40,49 @@ int idset_add(struct idset *s, const char *id)
 	return 0;
 }
 
-/* Build IDs of one profile's mappings: their own, else their file's. */
-static int profile_ids(const char *path, const struct psym_limits *lim, const char *sysroot,
-		       struct idset *s, struct psym_err *e)
+/* One kernel module a profile needs (psym_kmods_profile_wants' fn), once. */
+static int want_kmod(void *ud, const char *module, const char *release, const char *build_id)
 {
+	struct discovery *d = ud;
+	struct psym_deb_kmod *v, k = { 0 };
+
+	for (size_t i = 0; i < d->kmods.n; i++) {
+		v = &d->kmods.v[i];
+		if (!strcmp(v->name, module) && !!v->release == !!release &&
+		    (!release || !strcmp(v->release, release)) && !!v->build_id == !!build_id &&
+		    (!build_id || !strcmp(v->build_id, build_id)))
+			return 0;
+	}
+	/* Its build ID may name a file anywhere else in the package too. */
+	if (build_id && idset_add(&d->want, build_id) != 0)
+		return PSYM_ENOMEM;
+	v = psym_array_grow(d->kmods.v, &d->kmods.cap, d->kmods.n + 1, sizeof(*v), 0);
+	if (!v)
+		return PSYM_ENOMEM;
+	d->kmods.v = v;
+	k.name = strdup(module);
+	k.release = release ? strdup(release) : NULL;
+	k.build_id = build_id ? strdup(build_id) : NULL;
+	if (!k.name || (release && !k.release) || (build_id && !k.build_id)) {
+		free((char *)k.name);
+		free((char *)k.release);
+		free((char *)k.build_id);
+		return PSYM_ENOMEM;
+	}
+	d->kmods.v[d->kmods.n++] = k;
+	return 0;
+}
+
+/*
+ * What one profile needs: its mappings' build IDs (their own, else their
+ * file's), and the kernel modules its kernel frames fall in (by the side
+ * dir PATH.d that the symbolizer will read, and --kallsyms).
+ */
+static int profile_wants(const char *path, const struct psym_limits *lim, const char *kallsyms,
+			 struct discovery *d, struct psym_err *e)
+{
+	const char *sysroot = d->sysroot;
+	struct idset *s = &d->want;
 	struct psym_profile *p = NULL;
 	int ret = psym_profile_read(path, lim, &p, e);
 
@@ -62,19 +101,30 @@ static int profile_ids(const char *path, const struct psym_limits *lim, const ch
 		if (*bid && idset_add(s, bid) != 0)
 			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
+	if (!ret) {
+		char *side = NULL;
+
+		if (asprintf(&side, "%s.d", path) < 0)
+			side = NULL;
+		ret = psym_kmods_profile_wants(p, side && is_dir(side) ? side : NULL, kallsyms,
+					       &d->limits, want_kmod, d, e);
+		if (ret == PSYM_ENOMEM || !side)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		free(side);
+	}
 	psym_profile_free(p);
 	return ret;
 }
 
 /* The union over the inputs (files, or directories of them as in batch mode). */
-int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const char *sysroot,
-	       struct idset *s, struct psym_err *e)
+int inputs_wants(char **inputs, size_t n, const struct psym_limits *lim, const char *kallsyms,
+		 struct discovery *d, struct psym_err *e)
 {
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < n; i++) {
 		struct dirent *de;
-		DIR *d;
+		DIR *dir;
 
 		if (strcmp(inputs[i], "-") == 0)
 			return psym_err_set(
@@ -82,17 +132,17 @@ int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const cha
 				"--debug-pkg reads the profile first: give a file, not stdin");
 		if (!is_dir(inputs[i])) {
 			/* A bad profile is for the symbolizer to report, in its own words. */
-			if (profile_ids(inputs[i], lim, sysroot, s, e) == PSYM_ENOMEM)
+			if (profile_wants(inputs[i], lim, kallsyms, d, e) == PSYM_ENOMEM)
 				ret = PSYM_ENOMEM;
 			else
 				psym_err_clear(e);
 			continue;
 		}
-		d = opendir(inputs[i]);
-		if (!d)
+		dir = opendir(inputs[i]);
+		if (!dir)
 			return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", inputs[i],
 					    strerror(errno));
-		while (!ret && (de = readdir(d))) {
+		while (!ret && (de = readdir(dir))) {
 			char *path;
 			struct stat st;
 
@@ -103,12 +153,12 @@ int inputs_ids(char **inputs, size_t n, const struct psym_limits *lim, const cha
 				break;
 			}
 			if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-			    profile_ids(path, lim, sysroot, s, e) == PSYM_ENOMEM)
+			    profile_wants(path, lim, kallsyms, d, e) == PSYM_ENOMEM)
 				ret = PSYM_ENOMEM;
 			psym_err_clear(e);
 			free(path);
 		}
-		closedir(d);
+		closedir(dir);
 	}
 	return ret ? psym_err_set(e, ret, "out of memory") : 0;
 }
@@ -196,13 +246,18 @@ static int debug_pkgs(struct discovery *d, struct psym_err *e)
 				   debs ? " in " : "", debs ? debs : "");
 		goto out;
 	}
+	d->pkg_ddir = d->n_ddirs;
 	for (size_t i = 0; i < d->n_pkgs; i++) {
 		const char *const *ids = d->want.n ? (const char *const *)d->want.ids : none;
+		struct psym_deb_want w = {
+			.build_ids = d->want_all ? NULL : ids,
+			.n_build_ids = d->want_all ? 0 : d->want.n,
+			.kmods = d->kmods.v,
+			.n_kmods = d->kmods.n,
+		};
 		char *root = NULL;
 
-		ret = psym_deb_extract_debug(d->pkgs[i], debs, &d->limits.deb,
-					     d->want_all ? NULL : ids, d->want_all ? 0 : d->want.n,
-					     &root, e);
+		ret = psym_deb_extract(d->pkgs[i], debs, &d->limits.deb, &w, &root, e);
 		if (ret)
 			goto out;
 		add_owned(root, &d->ddirs, &d->n_ddirs);
@@ -226,6 +281,13 @@ int discovery_finish(struct discovery *d, struct psym_err *e)
 	if (ret)
 		return ret;
 	add_path_list("/usr/lib/debug", &d->ddirs, &d->n_ddirs);
+	if (d->n_pkgs) {
+		d->ddir_pkgs = calloc(d->n_ddirs + 1, sizeof(*d->ddir_pkgs));
+		if (!d->ddir_pkgs)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		for (size_t i = 0; i < d->n_pkgs && d->pkg_ddir + i < d->n_ddirs; i++)
+			d->ddir_pkgs[d->pkg_ddir + i] = d->pkgs[i];
+	}
 	env = getenv("PPROF_BINARY_PATH");
 	if (env && *env)
 		add_path_list(env, &d->bpath, &d->n_bpath);
@@ -238,6 +300,7 @@ int discovery_finish(struct discovery *d, struct psym_err *e)
 		.sysroot = d->sysroot,
 		.debug_dirs = d->ddirs,
 		.n_debug_dirs = d->n_ddirs,
+		.debug_dir_pkgs = d->ddir_pkgs,
 		.elf_limits = &d->limits.elf,
 		.dwo_dirs = d->dwo_dirs,
 		.n_dwo_dirs = d->n_dwo_dirs,
@@ -270,4 +333,11 @@ void discovery_free(struct discovery *d)
 	for (size_t i = 0; i < d->want.n; i++)
 		free(d->want.ids[i]);
 	free(d->want.ids);
+	for (size_t i = 0; i < d->kmods.n; i++) {
+		free((char *)d->kmods.v[i].name);
+		free((char *)d->kmods.v[i].release);
+		free((char *)d->kmods.v[i].build_id);
+	}
+	free(d->kmods.v);
+	free(d->ddir_pkgs);
 }

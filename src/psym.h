@@ -26,6 +26,7 @@
 #include "builder.h"
 #include "collectprof.h"
 #include "hostid.h"
+#include "kmods.h"
 #include "buildid.h"
 #include "compress.h"
 #include "crashlog.h"

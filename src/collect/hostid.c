@@ -120,3 +120,17 @@ bool psym_hostid_profile_is_local(const struct psym_profile *p, struct psym_host
 			 rec.boot_id, here.boot_id[0] ? here.boot_id : "unknown");
 	return false;
 }
+
+void psym_hostid_profile_release(const struct psym_profile *p, char *buf, size_t bufsz)
+{
+	struct psym_hostid rec;
+	struct utsname u;
+
+	if (!bufsz)
+		return;
+	buf[0] = '\0';
+	if (!psym_hostid_profile_is_local(p, &rec, NULL, 0))
+		snprintf(buf, bufsz, "%s", rec.kernel);
+	else if (uname(&u) == 0)
+		snprintf(buf, bufsz, "%s", u.release);
+}

@@ -52,4 +52,12 @@ bool psym_hostid_same(const struct psym_hostid *a, const struct psym_hostid *b);
 bool psym_hostid_profile_is_local(const struct psym_profile *p, struct psym_hostid *recorded,
 				  char *why, size_t whysz);
 
+/*
+ * The kernel release whose files (vmlinux, modules) p's kernel frames are
+ * looked up in: this machine's when p may use this machine's files (see
+ * above), else the recorded one; "" when unknown. The symbolizer's rule,
+ * for those that prepare a run (--debug-pkg's module wants).
+ */
+void psym_hostid_profile_release(const struct psym_profile *p, char *buf, size_t bufsz);
+
 #endif

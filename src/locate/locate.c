@@ -991,3 +991,15 @@ bool psym_locate_module_roots(const struct psym_locate_opts *o, psym_cand_fn fn,
 	return offer(fn, ud, PSYM_CAND_MODULE_SYSROOT, buf, sizeof(buf), "%s/lib/modules/%s",
 		     strcmp(sysroot, "/") == 0 ? "" : sysroot, o->release);
 }
+
+const char *psym_locate_debug_pkg(const struct psym_locate_opts *o, const char *path)
+{
+	for (size_t i = 0; o->debug_dir_pkgs && i < o->n_debug_dirs; i++) {
+		size_t n = strlen(o->debug_dirs[i]);
+
+		if (o->debug_dir_pkgs[i] && strncmp(path, o->debug_dirs[i], n) == 0 &&
+		    path[n] == '/')
+			return o->debug_dir_pkgs[i];
+	}
+	return NULL;
+}

@@ -44,6 +44,8 @@ struct psym_locate_opts {
 	const char *sysroot;	       /* NULL or "" = "/" */
 	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
+	/* NULL, or for each debug dir the --debug-pkg it was extracted from (or NULL) */
+	const char *const *debug_dir_pkgs;
 	struct psym_debuginfod *debuginfod; /* the run's session (debuginfod.h); NULL: never */
 	const struct psym_elf_limits *elf_limits;
 	psym_explain_fn explain; /* may be NULL */
@@ -120,6 +122,12 @@ typedef bool (*psym_cand_fn)(void *ud, const char *path, enum psym_cand_rule rul
  * fn stopped the enumeration.
  */
 bool psym_locate_module_roots(const struct psym_locate_opts *o, psym_cand_fn fn, void *ud);
+
+/*
+ * The package (--debug-pkg) whose extracted debug dir holds path, for
+ * --explain; NULL when path is in no such dir.
+ */
+const char *psym_locate_debug_pkg(const struct psym_locate_opts *o, const char *path);
 
 /*
  * Candidates for the binary of k, in order, without I/O: k->named alone

@@ -136,8 +136,7 @@ int psym_kmod_open_compressed(const char *path, const unsigned char *buf, size_t
 #define WALK_DEPTH 8
 #define WALK_ENTRIES 200000
 
-/* Whether file name d is module's (with '-' and '_' alike). */
-static bool names_module(const char *d, const char *module)
+bool psym_kmod_names(const char *d, const char *module)
 {
 	size_t n = strlen(d), x = ext_len(d, n), m = strlen(module);
 
@@ -177,7 +176,7 @@ static int walk(const char *dir, const char *module, int depth, size_t *budget, 
 				ret = walk(path, module, depth + 1, budget, buf, bufsz);
 			continue;
 		}
-		if (!names_module(de->d_name, module) || stat(path, &st) != 0 ||
+		if (!psym_kmod_names(de->d_name, module) || stat(path, &st) != 0 ||
 		    !S_ISREG(st.st_mode))
 			continue;
 		if ((size_t)snprintf(buf, bufsz, "%s", path) < bufsz)

@@ -28,6 +28,12 @@
 bool psym_kmod_name_is(const char *path);
 
 /*
+ * Whether file name base (no directory) is module's file: MODULE.ko,
+ * .ko.xz, .ko.zst, .ko.gz or .ko.debug, with '-' and '_' taken as the same.
+ */
+bool psym_kmod_names(const char *base, const char *module);
+
+/*
  * Open a compressed module (xz, zstd or gzip by their magic bytes) into
  * memory of at most max bytes (0: PSYM_KMOD_MAX_BYTES), and at most 64
  * times len plus 64 MiB (no module compresses better: a bomb is refused

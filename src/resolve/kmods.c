@@ -5,10 +5,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "fileio.h"
+#include "hashtab.h"
+#include "hostid.h"
 #include "kmod.h"
 #include "kmods.h"
-#include "array.h"
+#include "mapping.h"
 
 /* Distinct modules looked for in one run (a kernel has a few hundred). */
 #define MAX_MODULES 4096
@@ -139,7 +142,7 @@ static bool use(struct find *f, struct psym_elf *elf, const char *path)
 	struct placer pl = { 0 };
 	struct psym_err le = { 0 };
 	const char *own = psym_elf_build_id(elf);
-	const char *no = NULL;
+	const char *no = NULL, *pkg;
 	size_t placed = 0;
 
 	if (!psym_elf_is_rel(elf) || !psym_elf_has_dwarf(elf))
@@ -166,7 +169,15 @@ static bool use(struct find *f, struct psym_elf *elf, const char *path)
 		f->bin = NULL;
 		return false;
 	}
-	explain(f->m->lo, path, "kernel module used");
+	pkg = psym_locate_debug_pkg(f->m->lo, path);
+	if (pkg && f->m->lo->explain) {
+		char v[4200];
+
+		snprintf(v, sizeof(v), "kernel module used (from package '%s')", pkg);
+		explain(f->m->lo, path, v);
+	} else {
+		explain(f->m->lo, path, "kernel module used");
+	}
 	return true;
 }
 
@@ -242,4 +253,91 @@ size_t psym_kmods_resolve(struct psym_kmods *m, const char *module, uint64_t add
 		n = psym_binary_resolve(v->bin, addr, frames, max);
 	pthread_mutex_unlock(&m->mu);
 	return n;
+}
+
+/* ---- what a profile needs: the modules its kernel frames fall in ---------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int psym_kmods_profile_wants(const struct psym_profile *p, const char *side_dir,
+			     const char *kallsyms, const struct psym_reader_limits *lim,
+			     psym_kmods_want_fn fn, void *ud, struct psym_err *e)
+{
+	struct psym_locate_opts lo = { .side_dir = side_dir, .kallsyms = kallsyms };
+	const pb_profile *pb = p->pb;
+	char kpath[4200], release[65];
+	struct psym_kallsyms *ks = NULL;
+	struct psym_hashtab seen;
+	struct psym_reason why;
+	struct psym_err le = { 0 };
+	unsigned char *rec = NULL;
+	size_t reclen = 0, nk = 0;
+	uint64_t *kids;
+	int ret = 0;
+
+	/* The kallsyms copy the kernel resolver would use: without one, nothing is placed. */
+	if (psym_locate_kallsyms(&lo, kpath, sizeof(kpath), &why) != 0 ||
+	    psym_kallsyms_open(kpath, lim->kallsyms_symbols, lim->kallsyms_bytes, &ks, &le) != 0)
+		return 0; /* the symbolizer says why */
+	kids = calloc(pb->n_mapping + 1, sizeof(*kids));
+	if (!kids) {
+		psym_kallsyms_free(ks);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < pb->n_mapping; i++) {
+		enum psym_map_class c = psym_mapping_classify(
+			psym_profile_str(p, pb->mapping[i]->filename), NULL, 0, NULL);
+
+		if (c == PSYM_MAP_KERNEL || c == PSYM_MAP_KMODULE)
+			kids[nk++] = pb->mapping[i]->id;
+	}
+	if (!nk)
+		goto out;
+	qsort(kids, nk, sizeof(*kids), cmp_u64);
+	if (side_dir) {
+		char path[4200];
+
+		if ((size_t)snprintf(path, sizeof(path), "%s/modules", side_dir) < sizeof(path) &&
+		    psym_read_file(path, MAX_RECORD, &rec, &reclen, &le) != 0)
+			rec = NULL;
+	}
+	psym_hostid_profile_release(p, release, sizeof(release));
+	psym_hashtab_init(&seen, MAX_MODULES);
+	for (size_t i = 0; !ret && i < pb->n_location; i++) {
+		const pb_location *l = pb->location[i];
+		struct psym_frame f = { 0 };
+		char mod[256], bid[130];
+		const char *b = NULL;
+		size_t len;
+		uint64_t text;
+		void *v;
+
+		if (!bsearch(&l->mapping_id, kids, nk, sizeof(*kids), cmp_u64) ||
+		    psym_kallsyms_lookup(ks, l->address, &f) != 0 || !f.file || f.file[0] != '[')
+			continue;
+		len = strlen(f.file);
+		if (len < 3 || len - 2 >= sizeof(mod) || f.file[len - 1] != ']' ||
+		    psym_hashtab_get(&seen, f.file, len, &v) == 0)
+			continue;
+		/* f.file lives as long as ks: the key is borrowed. */
+		if (psym_hashtab_put(&seen, f.file, len, NULL, &le) != 0)
+			break; /* past MAX_MODULES: the rest are not looked for either */
+		memcpy(mod, f.file + 1, len - 2);
+		mod[len - 2] = '\0';
+		if (rec && psym_kmod_record_find((const char *)rec, reclen, mod, bid, sizeof(bid),
+						 &text) == 0)
+			b = bid;
+		ret = fn(ud, mod, release[0] ? release : NULL, b);
+	}
+	psym_hashtab_free(&seen);
+out:
+	free(rec);
+	free(kids);
+	psym_kallsyms_free(ks);
+	return ret;
 }

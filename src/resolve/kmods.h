@@ -13,6 +13,8 @@
 #include "binary.h"
 #include "kallsyms.h"
 #include "locate.h"
+#include "pprof.h"
+#include "readlimits.h"
 
 struct psym_kmods;
 
@@ -29,5 +31,22 @@ void psym_kmods_free(struct psym_kmods *m);
  */
 size_t psym_kmods_resolve(struct psym_kmods *m, const char *module, uint64_t addr,
 			  struct psym_frame *frames, size_t max);
+
+/* One module a profile needs: release NULL when unknown, build_id NULL when not recorded. */
+typedef int (*psym_kmods_want_fn)(void *ud, const char *module, const char *release,
+				  const char *build_id);
+
+/*
+ * The kernel modules p's kernel frames fall in, found as the symbolizer
+ * finds them, before any file is looked for (--debug-pkg extracts only
+ * these): the kallsyms copy it uses (kallsyms, else side_dir/kallsyms)
+ * names each frame's module; the release is psym_hostid_profile_release's,
+ * the build ID psym-collect's record side_dir/modules. fn is called once
+ * per module and returns 0 to go on; its first other value is returned.
+ * Without a kallsyms copy no module frame can be placed: none is wanted.
+ */
+int psym_kmods_profile_wants(const struct psym_profile *p, const char *side_dir,
+			     const char *kallsyms, const struct psym_reader_limits *lim,
+			     psym_kmods_want_fn fn, void *ud, struct psym_err *e);
 
 #endif
