@@ -12,24 +12,16 @@
 #     sections placed through kallsyms; every frame's chain must equal
 #     eu-addr2line's for its section offset.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/kmod-lib.sh"
 need eu-addr2line "elfutils"
 need make
 need python3
 need xz
 need zstd
-HDR=
-for d in /usr/src/linux-headers-*-amd64 /usr/src/linux-headers-*-arm64; do
-	[ -f "$d/Makefile" ] && HDR=$d && break
-done
-[ -n "$HDR" ] || skip "no kernel headers to build a module (Debian linux-headers-amd64)"
-SRC=$top_srcdir/tests/kmod
+kmod_headers
 CMPEU=$top_srcdir/tests/compare-eu-addr2line.py
 
-mkdir mod
-cp "$SRC/pmod.c" mod/
-echo 'obj-m := pmod.o' >mod/Kbuild
-if ! make -s -C "$HDR" M="$T/mod" modules >build.log 2>&1 || [ ! -f mod/pmod.ko ]; then
-	tail -20 build.log
+if ! kmod_build mod; then
 	fail "building the module against $HDR"
 	finish 2>/dev/null || exit 1
 fi
@@ -37,21 +29,11 @@ KO=mod/pmod.ko
 check "the module has DWARF and debug relocations" grep -q '.rela.debug_info' <(readelf -SW $KO)
 xz -k $KO && zstd -q -k $KO && gzip -k $KO
 
-# Names at one address (init_module is pmod_init): either is right outermost.
-readelf -sW $KO | awk '$4 == "FUNC" { k = $7 ":" $2; a[k] = a[k] " " $8 } END { for (k in a) print a[k] }' |
-	sed 's/\.constprop\.[0-9]*//g' >aliases
-readelf -SW $KO | sed -n 's/^ *\[ *\([0-9]*\)\] \([^ ]*\) .* \([A-Z]*X[A-Z]*\) .*/\2/p' >secs
-total=0
+# Per code section: every instruction's offset and eu-addr2line's answers.
+kmod_eu $KO
+total=$kmod_total
 while read -r sec; do
-	objdump -d -j "$sec" $KO | sed -n 's/^ *\([0-9a-f]*\):\t.*/0x\1/p' >"addrs$sec"
 	[ -s "addrs$sec" ] || continue
-	total=$((total + $(wc -l <"addrs$sec")))
-	# eu-addr2line -a prints the address in its own layout of the
-	# sections (offset + where it put the section): number the answers
-	# by the offsets asked instead.
-	eu-addr2line -a -f -i -e $KO --section "$sec" <"addrs$sec" |
-		awk 'NR == FNR { a[n++] = $0; next } /^0x[0-9a-f]+$/ { print a[i++]; next } { print }' \
-			"addrs$sec" - >"eu.$sec"
 	for f in $KO $KO.xz $KO.zst $KO.gz; do
 		"$PSYM" addr -a -e "$f" --section "$sec" <"addrs$sec" >"psym$sec.${f##*.}" 2>err ||
 			fail "psym addr $f --section $sec: exit $?: $(head -2 err)"
@@ -71,29 +53,7 @@ echo "# $total instructions of the module compared"
 
 # ---- 2. module frames of a profile --------------------------------------------
 # Each code section at a load address of its own, as the kernel would.
-base=$((0xffffffffc0a00000))
-: >places
-: >stacks
-{
-	echo "ffffffff81000000 T _text"
-	echo "ffffffff81000100 T schedule"
-} >kallsyms
-i=0
-while read -r sec; do
-	[ -s "addrs$sec" ] || continue
-	b=$((base + i * 0x10000))
-	i=$((i + 1))
-	printf '%s %x\n' "$sec" "$b" >>places
-	idx=$(readelf -SW $KO | sed -n "s/^ *\[ *\([0-9]*\)\] ${sec//./\\.} .*/\1/p")
-	readelf -sW $KO | awk -v n="$idx" '$4 == "FUNC" && $7 == n { print $2, $8 }' |
-		while read -r v name; do printf '%x t %s\t[pmod]\n' $((b + 0x$v)) "$name"; done >>kallsyms
-	while read -r a; do printf '%x\n' $((b + a)); done <"addrs$sec" >>stacks
-done <secs
-sort -o kallsyms kallsyms
-{ echo "mapping ffffffffc0000000 ffffffffc1000000 0 [kernel.kallsyms]"; cat stacks; } >stacks.in
-: >maps.empty
-python3 "$top_srcdir/tests/mkprofile.py" maps.empty stacks.in >k.txtpb && encode_txtpb k.txtpb k.pb ||
-	fail "making the profile"
+kmod_profile $KO || fail "making the profile"
 mkdir -p tree/kernel/extra && cp $KO.zst tree/kernel/extra/
 "$PSYM" symbolize --kallsyms kallsyms --modules-dir tree k.pb -o k.sym.pb 2>sym.log ||
 	fail "psym symbolize: exit $?: $(head -3 sym.log)"
@@ -107,13 +67,7 @@ fi
 # The debug dir's lib/modules/RELEASE (the release psym-collect records).
 mkdir -p dbg/lib/modules/6.1.0-test/kernel/extra && cp $KO.xz dbg/lib/modules/6.1.0-test/kernel/extra/
 # The release comes from the profile's host identity line (another host).
-nstr=$(grep -c '^string_table' k.txtpb)
-{
-	cat k.txtpb
-	echo "comment: $nstr"
-	echo 'string_table: "psym-collect: host=elsewhere kernel=6.1.0-test boot_id=00000000-0000-0000-0000-000000000000"'
-} >k2.txtpb
-encode_txtpb k2.txtpb k2.pb || fail "making the profile with a host identity"
+kmod_identity k.txtpb k2.pb 6.1.0-test || fail "making the profile with a host identity"
 "$PSYM" symbolize --kallsyms kallsyms --debug-dir dbg k2.pb -o k2.sym.pb 2>sym2.log ||
 	fail "psym symbolize (debug dir): exit $?: $(head -3 sym2.log)"
 "$PSYM" show --json k2.sym.pb >k2.json
