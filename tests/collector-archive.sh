@@ -10,9 +10,7 @@
 # are checked against readelf's build IDs with Python's tarfile and GNU
 # tar; the size cap and --exclude-path too.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF, perf events and mount namespaces need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need gcc
 need protoc
 need zstd
@@ -20,11 +18,8 @@ need tar
 need unshare "util-linux"
 need nsenter "util-linux"
 pid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; cleanup' EXIT INT TERM
-
-if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF unavailable: $(tail -1 probe.err)"
-fi
+collector_at_exit '[ -n "$pid" ] && kill $pid 2>/dev/null'
+collector_need "BPF, perf events and mount namespaces"
 unshare -m --propagation private true 2>/dev/null || skip "cannot create a mount namespace here"
 
 mkdir build priv empty

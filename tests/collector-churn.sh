@@ -9,18 +9,13 @@
 # bench/churn-loss.py (not by psym); the program's mapping must carry the
 # build ID readelf gives, and psym symbolize must name its function.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need gcc
 need protoc
 need python3
 churn=
-trap '[ -n "$churn" ] && kill $churn 2>/dev/null && wait $churn 2>/dev/null; cleanup' EXIT INT TERM
-
-if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF unavailable: $(tail -1 probe.err)"
-fi
+collector_at_exit '[ -n "$churn" ] && kill $churn 2>/dev/null && wait $churn 2>/dev/null'
+collector_need "BPF and perf events"
 gcc -O1 -g -fno-omit-frame-pointer -o shortlived "$top_srcdir/bench/shortlived.c"
 bid=$(readelf -n shortlived | sed -n 's/.*Build ID: //p')
 

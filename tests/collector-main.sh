@@ -5,72 +5,27 @@
 # refuses a binary of another build. Oracles: go tool pprof -top (its
 # File: and Duration: lines), protoc --decode, readelf, nm.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need gcc
 need go "Debian golang-go"
 need protoc
 export HOME=$T GOCACHE=$T/gocache
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; cleanup' EXIT INT TERM
-
-if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF unavailable: $(tail -1 probe.err)"
-fi
+collector_need "BPF and perf events"
 
 # Most of its time in libc (memset/memcpy), called from its own burn():
 # the first mapping a sample meets is libc's.
-cat >libcbound.c <<'EOF2'
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-static char a[1 << 16], b[1 << 16];
-__attribute__((noinline)) void burn(void)
-{
-	memset(a, b[7], sizeof(a));
-	memcpy(b, a, sizeof(b));
-}
-int main(int argc, char **argv)
-{
-	double secs = argc > 1 ? atof(argv[1]) : 2;
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 100; i++)
-			burn();
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-	return 0;
-}
-EOF2
+libcbound_c libcbound.c
 gcc -O1 -g -fno-omit-frame-pointer -o libcbound libcbound.c
 sed 's/100; i++/99; i++/' libcbound.c >other.c
 gcc -O1 -g -fno-omit-frame-pointer -o other other.c
-bid() { readelf -n "$1" | sed -n 's/.*Build ID: //p'; }
-
-# pprof_field FILE FIELD: the value of go tool pprof -top's "FIELD: " line.
-pprof_field() {
-	go tool pprof -top -symbolize=none "$1" 2>/dev/null | sed -n "s/^$2: //p" | head -1
-}
 
 ./libcbound 3 &
 p=$!
-pids="$pids $p"
+collector_bg $p
 "$C" -p $p -d 2 -o p.pb.gz 2>p.log || fail "-p: psym-collect failed: $(cat p.log)"
 kill $p 2>/dev/null
 wait $p 2>/dev/null
 decode_pb p.pb.gz >p.txt
-# mapping1 DECODED: the file name of the profile's first mapping.
-mapping1() {
-	python3 - "$1" <<'EOF2'
-import re, sys
-text = open(sys.argv[1]).read()
-strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
-m = re.search(r'^mapping \{(.*?)^\}', text, re.M | re.S).group(1)
-print(strings[int(re.search(r'filename: (\d+)', m).group(1))])
-EOF2
-}
 m1=$(mapping1 p.txt)
 check "-p: the libc-bound program's profile has libc frames" grep -q 'libc.so' p.txt
 case $m1 in
@@ -93,7 +48,7 @@ check "-p: comment 'mapping 1 is the executable of pid $p'" \
 # samples, counted here from protoc's decode of the samples' pid labels.
 ./libcbound 4 &
 p=$!
-pids="$pids $p"
+collector_bg $p
 "$C" -d 2 -o sys.pb.gz 2>sys.log || fail "system-wide: psym-collect failed: $(cat sys.log)"
 kill $p 2>/dev/null
 wait $p 2>/dev/null

@@ -9,18 +9,13 @@
 # record through offline unwinding) are checked. The container program
 # runs from a tmpfs mounted only inside `unshare -m`.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF, perf events and mount namespaces need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need gcc
 need protoc
 need unshare "util-linux"
 pid= hpid=
-trap '[ -n "$pid" ] && kill $pid 2>/dev/null; [ -n "$hpid" ] && kill $hpid 2>/dev/null; cleanup' EXIT INT TERM
-
-if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF unavailable: $(tail -1 probe.err)"
-fi
+collector_at_exit '[ -n "$pid" ] && kill $pid 2>/dev/null; [ -n "$hpid" ] && kill $hpid 2>/dev/null'
+collector_need "BPF, perf events and mount namespaces"
 unshare -m --propagation private true 2>/dev/null || skip "cannot create a mount namespace here"
 
 mkdir build priv hostbin

@@ -11,17 +11,12 @@
 # without loadable modules skips (77) after checking that the file lists
 # no built-in module.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need readelf "binutils"
 need python3
 loaded=
-trap '[ -n "$loaded" ] && rmmod "$loaded" 2>/dev/null; cleanup' EXIT INT TERM
-
-if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF unavailable: $(tail -1 probe.err)"
-fi
+collector_at_exit '[ -n "$loaded" ] && rmmod "$loaded" 2>/dev/null'
+collector_need "BPF and perf events"
 
 # with_code: the modules /sys/module shows with a .text section.
 with_code() {

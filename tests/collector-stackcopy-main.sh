@@ -7,62 +7,19 @@
 # first mapping its samples meet is libc's. Oracles: go tool pprof -top
 # (File: and Build ID: lines), protoc --decode, readelf.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need gcc
 need go "Debian golang-go"
 need protoc
 export HOME=$T GOCACHE=$T/gocache
-pids=
-trap 'for p in $pids; do kill $p 2>/dev/null; done; cleanup' EXIT INT TERM
+collector_need "BPF and perf events" --stack-copy 8192
 
-if ! "$C" --stack-copy 8192 -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF stack copies unavailable: $(tail -1 probe.err)"
-fi
-
-cat >libcbound.c <<'EOF2'
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-static char a[1 << 16], b[1 << 16];
-__attribute__((noinline)) void burn(void)
-{
-	memset(a, b[7], sizeof(a));
-	memcpy(b, a, sizeof(b));
-}
-int main(int argc, char **argv)
-{
-	double secs = argc > 1 ? atof(argv[1]) : 2;
-	struct timespec t0, t;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	do {
-		for (int i = 0; i < 100; i++)
-			burn();
-		clock_gettime(CLOCK_MONOTONIC, &t);
-	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
-	return 0;
-}
-EOF2
+libcbound_c libcbound.c
 gcc -O2 -g -fomit-frame-pointer -o libcbound libcbound.c
-bid() { readelf -n "$1" | sed -n 's/.*Build ID: //p'; }
-pprof_field() {
-	go tool pprof -top -symbolize=none "$1" 2>/dev/null | sed -n "s/^$2: //p" | head -1
-}
-# mapping1 DECODED: the file name of the profile's first mapping (protoc).
-mapping1() {
-	python3 - "$1" <<'EOF2'
-import re, sys
-text = open(sys.argv[1]).read()
-strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
-m = re.search(r'^mapping \{(.*?)^\}', text, re.M | re.S).group(1)
-print(strings[int(re.search(r'filename: (\d+)', m).group(1))])
-EOF2
-}
 
 ./libcbound 4 &
 p=$!
-pids="$pids $p"
+collector_bg $p
 sleep 0.2
 "$C" -p $p -d 2 --stack-copy 8192 -o p.pb.gz 2>p.log || fail "-p: psym-collect failed: $(cat p.log)"
 kill $p 2>/dev/null
@@ -92,7 +49,7 @@ check "-p: no longer marked as needing unwinding" sh -c "! grep -q 'need unwindi
 # samples, counted from protoc's decode of the unwound profile's pid labels.
 ./libcbound 4 &
 p=$!
-pids="$pids $p"
+collector_bg $p
 sleep 0.2
 "$C" -d 2 --stack-copy 4096 -o sys.pb.gz 2>sys.log || fail "system-wide: psym-collect failed: $(cat sys.log)"
 kill $p 2>/dev/null

@@ -7,13 +7,9 @@
 # stripped), the program's shares must match its known structure, and the
 # frame-pointer mode on the same binaries is reported for comparison.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need gcc
-if ! "$C" --stack-copy 8192 -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF stack copies unavailable: $(tail -1 probe.err)"
-fi
+collector_need "BPF and perf events" --stack-copy 8192
 
 gcc -O2 -g -fomit-frame-pointer -o prog "$top_srcdir/tests/unwind/prog.c"
 

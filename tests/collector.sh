@@ -10,17 +10,11 @@
 # -p stops when its target exits. Host identity: a profile moved to
 # another "host" does not pick up this machine's perf maps.
 . "$top_srcdir/tests/lib.sh"
-C=${PSYM_COLLECT:-$top_builddir/psym-collect}
-[ -x "$C" ] || skip "psym-collect not built (configure --disable-collector)"
-[ "$(id -u)" = 0 ] || skip "not root: BPF and perf events need root here"
+. "$top_srcdir/tests/collector-lib.sh"
 need gcc
 need go "Debian golang-go"
 export HOME=$T GOCACHE=$T/gocache
-
-# Is BPF usable at all on this machine? Say why not, precisely.
-if ! "$C" -d 1 -o probe.pb.gz --no-side-files 2>probe.err; then
-	skip "BPF unavailable: $(tail -1 probe.err)"
-fi
+collector_need "BPF and perf events"
 
 cp "$top_srcdir/testdata/fib.c" fib.c
 gcc -O1 -g -fno-omit-frame-pointer -fno-pie -no-pie -o fib-nopie fib.c
