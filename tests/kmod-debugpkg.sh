@@ -7,7 +7,9 @@
 # another release and in the same release. The module is found by name and
 # the release the profile's host identity names, or by the build ID that
 # psym-collect recorded (FILE.d/modules); only it is extracted; every frame
-# of every instruction must equal eu-addr2line's chain on the module.
+# of every instruction must equal eu-addr2line's chain on the module. A
+# module placed for a run is never entered in the index store (its
+# build-ID key would give psym addr that run's addresses).
 # Hostile packages (a module member that claims a huge size, a 1 GiB bomb,
 # a .ko.xz bomb) end in a one-line error naming the file, or leave the
 # kallsyms names, never a crash.
@@ -78,6 +80,14 @@ check "only the wanted module is extracted ($n files)" [ "$n" = 1 ]
 check "the other release's module stays in the package" test ! -e "$entry/usr/lib/debug/lib/modules/6.1.0-other"
 check "nothing else is extracted" test ! -e "$entry/usr/lib/debug/boot"
 check "the entry's index records the module want" grep -q "^ko $REL pmod - usr/lib/debug/lib/modules/$REL/kernel/extra/pmod.ko.xz$" "$entry/.psym-build-ids"
+# A module is placed where one run's kernel loaded it: never indexed by its
+# build ID (psym addr's section offsets, or another run's load addresses,
+# would get that run's answers). The index store marks a file at first sight.
+sym --kallsyms kallsyms --debug-pkg xzpkg.deb --index-store store k2.pb -o s.sym.pb 2>s.log
+check "no index store entry for the placed module" test ! -e "store/${kbid:0:2}/$kbid.seen"
+printf '0x0\n' | "$PSYM" addr --index-store store -e $KO --section .text >/dev/null 2>&1
+check "  (psym addr on the module file marks it: the check sees the store)" \
+	test -e "store/${kbid:0:2}/$kbid.seen"
 # Precedence: a --debug-dir given by the user comes before the package.
 mkdir -p mine/lib/modules/$REL/kernel && cp $KO mine/lib/modules/$REL/kernel/
 sym --kallsyms kallsyms --debug-dir mine --debug-pkg xzpkg.deb --explain k2.pb -o p.sym.pb 2>p.log

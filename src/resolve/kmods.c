@@ -45,10 +45,13 @@ int psym_kmods_new(const struct psym_locate_opts *lo, const struct psym_binary_o
 	m->lo = lo;
 	m->bo = *bo;
 	/*
-	 * The cache keys a file by its build ID; a module's addresses are
-	 * where this run's kernel loaded it.
+	 * The symbol cache and the index store key a file by its build ID; a
+	 * module's addresses are where this run's kernel loaded it (an index
+	 * made here would answer psym addr's section offsets, or another
+	 * run's load addresses, wrongly).
 	 */
 	m->bo.cache_dir = NULL;
+	m->bo.index_store = NULL;
 	m->ks = ks;
 	if (lo->side_dir) {
 		char path[4200];
