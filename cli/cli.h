@@ -198,6 +198,7 @@ void free_list(const char **list, size_t n);
 
 /* discovery.c */
 int idset_add(struct idset *s, const char *id);
+int discovery_want_kmod(void *ud, const char *module, const char *release, const char *build_id);
 int inputs_wants(char **inputs, size_t n, const struct psym_limits *lim, const char *kallsyms,
 		 struct discovery *d, struct psym_err *e);
 void discovery_init(struct discovery *d);

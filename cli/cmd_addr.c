@@ -217,6 +217,34 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 }
 
 /* --explain: every candidate file and its verdict, as symbolize prints them. */
+/*
+ * --debug-pkg for -e MODULE.ko[.xz|...]: a kernel's debug package is read
+ * for modules by name only (deb.h), so the module's name and build ID
+ * (any release) are wanted; found by build ID in the extracted tree.
+ */
+static int want_module(struct discovery *d, const char *exe, struct psym_err *e)
+{
+	const char *base = strrchr(exe, '/');
+	struct psym_elf *elf = NULL;
+	char name[256];
+	int ret = 0;
+
+	base = base ? base + 1 : exe;
+	snprintf(name, sizeof(name), "%s", base);
+	name[strcspn(name, ".")] = '\0';
+	if (!*name || psym_elf_open(exe, NULL, &elf, NULL) != 0)
+		return 0; /* psym addr reports the file itself */
+	if (psym_elf_build_id(elf)) {
+		char id[PSYM_BUILD_ID_HEX_MAX];
+
+		snprintf(id, sizeof(id), "%s", psym_elf_build_id(elf));
+		psym_build_id_lower(id);
+		ret = discovery_want_kmod(d, name, NULL, id);
+	}
+	psym_elf_close(elf);
+	return ret ? psym_err_set(e, PSYM_ENOMEM, "out of memory") : 0;
+}
+
 static void addr_explain(void *ud, const char *path, const char *verdict)
 {
 	(void)ud;
@@ -407,6 +435,8 @@ int cmd_addr(int argc, char **argv)
 		d.want_all = true;
 	} else if (build_id) {
 		ret = idset_add(&d.want, build_id);
+	} else if (psym_kmod_name_is(exe)) {
+		ret = want_module(&d, exe, &e);
 	} else {
 		char own[PSYM_BUILD_ID_HEX_MAX];
 

@@ -40,8 +40,8 @@ int idset_add(struct idset *s, const char *id)
 	return 0;
 }
 
-/* One kernel module a profile needs (psym_kmods_profile_wants' fn), once. */
-static int want_kmod(void *ud, const char *module, const char *release, const char *build_id)
+/* One kernel module a run needs (psym_kmods_profile_wants' fn), once. */
+int discovery_want_kmod(void *ud, const char *module, const char *release, const char *build_id)
 {
 	struct discovery *d = ud;
 	struct psym_deb_kmod *v, k = { 0 };
@@ -107,7 +107,7 @@ static int profile_wants(const char *path, const struct psym_limits *lim, const 
 		if (asprintf(&side, "%s.d", path) < 0)
 			side = NULL;
 		ret = psym_kmods_profile_wants(p, side && is_dir(side) ? side : NULL, kallsyms,
-					       &d->limits, want_kmod, d, e);
+					       &d->limits, discovery_want_kmod, d, e);
 		if (ret == PSYM_ENOMEM || !side)
 			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		free(side);

@@ -26,6 +26,7 @@
 #include "builder.h"
 #include "collectprof.h"
 #include "hostid.h"
+#include "kmod.h"
 #include "kmods.h"
 #include "buildid.h"
 #include "compress.h"

@@ -118,6 +118,20 @@ mkdir -p k5.pb.d && cp k4.pb.d/* k5.pb.d/ && cp k.pb k5.pb
 sym --debug-pkg kopkg.deb k5.pb -o c.sym.pb 2>c.log
 checksym "this machine's release, module by build ID" c.sym.pb
 
+# psym addr on the stripped module (kept name, build ID): its debug file
+# from the package by name and build ID, any release.
+mkdir -p stripped && objcopy --strip-debug $KO stripped/pmod.ko && xz -k stripped/pmod.ko
+for f in stripped/pmod.ko stripped/pmod.ko.xz; do
+	"$PSYM" addr --debug-pkg kopkg.deb -a -e $f --section .text <addrs.text >addr.out 2>addr.err ||
+		fail "psym addr -e $f --debug-pkg: exit $?: $(head -2 addr.err)"
+	if python3 "$top_srcdir/tests/compare-eu-addr2line.py" addr.out eu..text 100 aliases >addr.cmp; then
+		pass "psym addr -e $f (stripped) --debug-pkg: eu-addr2line agrees ($(head -1 addr.cmp))"
+	else
+		fail "psym addr -e $f (stripped) --debug-pkg"
+		head -20 addr.cmp
+	fi
+done
+
 # ---- 3. hostile packages ------------------------------------------------------
 # A module member whose tar header claims 1 TiB (the package is a few KB).
 python3 - <<'PY'
