@@ -32,6 +32,7 @@ static struct psym_profile *profile_with(const char *c1, const char *c2)
 
 int main(int argc, char **argv)
 {
+	char rel[65];
 	struct psym_hostid here, h, rec;
 	struct psym_profile *p;
 	char line[256], why[256], a[PSYM_BUILD_ID_HEX_MAX], b[PSYM_BUILD_ID_HEX_MAX];
@@ -87,6 +88,20 @@ int main(int argc, char **argv)
 	ok(!psym_hostid_profile_is_local(p, &rec, why, sizeof(why)) &&
 		   strstr(why, "host 'elsewhere'") && !strcmp(rec.host, "elsewhere"),
 	   "another host: not local (%s)", why);
+	psym_profile_free(p);
+	/* The release kernel files are looked up for: the recorded one, else this machine's. */
+	snprintf(line, sizeof(line), PSYM_HOSTID_PREFIX "elsewhere kernel=6.1.0-other boot_id=b");
+	p = profile_with(line, NULL);
+	psym_hostid_profile_release(p, rel, sizeof(rel));
+	is_str(rel, "6.1.0-other", "another host: its recorded release");
+	psym_profile_free(p);
+	p = profile_with(PSYM_COLLECT_COMMENT, NULL);
+	psym_hostid_profile_release(p, rel, sizeof(rel));
+	is_str(rel, "", "psym-collect without identity: no release");
+	psym_profile_free(p);
+	p = profile_with(NULL, NULL);
+	psym_hostid_profile_release(p, rel, sizeof(rel));
+	is_str(rel, here.kernel, "not from psym-collect: this machine's (uname)");
 	psym_profile_free(p);
 	snprintf(line, sizeof(line), PSYM_HOSTID_PREFIX "%s kernel=%s boot_id=00000000-old",
 		 here.host, here.kernel);
