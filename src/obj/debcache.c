@@ -478,8 +478,8 @@ static int add_done(struct extract *x, const char *line)
 	if (!psym_debkmod_parse(line, &off))
 		return 0;
 	for (size_t i = 0; i < x->n_done; i++) {
-		if (strncmp(x->done[i], line, off) == 0 && x->done[i][off - 1] == ' ' &&
-		    strlen(x->done[i]) >= off) {
+		/* The key (fields without spaces) and its space: the same want. */
+		if (strncmp(x->done[i], line, off) == 0) {
 			char *c = strdup(line);
 
 			if (!c)
@@ -512,12 +512,13 @@ static bool kmod_done(const struct extract *x, const struct psym_deb_kmod *w)
 		return true; /* nothing an index line can hold: never looked for again */
 	n = strlen(key);
 	for (size_t i = 0; i < x->n_done; i++) {
-		const char *path = x->done[i] + n + 1;
+		const char *path;
 		char *full;
 		bool there;
 
 		if (strncmp(x->done[i], key, n) != 0 || x->done[i][n] != ' ')
 			continue;
+		path = x->done[i] + n + 1;
 		if (!strcmp(path, "-"))
 			return true;
 		if (asprintf(&full, "%s/%s", x->root, path) < 0)
