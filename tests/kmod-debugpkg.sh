@@ -22,8 +22,8 @@ need python3
 need xz
 need zstd
 kmod_headers
-kmod_build mod || { fail "building the module against $HDR"; finish; }
-kmod_build decoy 's/bye/bye!/' || { fail "building the decoy module"; finish; }
+kmod_build mod || { fail "building the module against $HDR"; finish; exit 1; }
+kmod_build decoy 's/bye/bye!/' || { fail "building the decoy module"; finish; exit 1; }
 KO=mod/pmod.ko
 bid() { readelf -n "$1" | sed -n 's/.*Build ID: *//p'; }
 kbid=$(bid $KO)
@@ -111,9 +111,12 @@ sym --debug-pkg kopkg.deb --explain k4.pb -o b.sym.pb 2>b.log ||
 	fail "symbolize with the .ko package: exit $?: $(head -3 b.log)"
 checksym "by the recorded build ID, decoy of the same release in the package" b.sym.pb
 entry=$(echo cache/debs/kopkg.deb-*)
-check "the decoy (another build ID) is not kept" test ! -e "$entry/$D/lib/modules/$REL/kernel/drivers/pmod.ko"
+check "the module is kept at its path" test -f "$entry/usr/lib/debug/lib/modules/$REL/kernel/extra/pmod.ko"
+check "the decoy (another build ID, same name and release) is not kept" \
+	test ! -e "$entry/usr/lib/debug/lib/modules/$REL/kernel/drivers/pmod.ko"
 check "the module is linked by its build ID" cmp -s $KO "$entry/usr/lib/debug/.build-id/${kbid:0:2}/${kbid:2}.debug"
-# The release unknown (no identity line): found by the recorded build ID.
+# No identity line: this machine's release, which the package lacks; the
+# module is found by the recorded build ID (its .build-id link).
 mkdir -p k5.pb.d && cp k4.pb.d/* k5.pb.d/ && cp k.pb k5.pb
 sym --debug-pkg kopkg.deb k5.pb -o c.sym.pb 2>c.log
 checksym "this machine's release, module by build ID" c.sym.pb
