@@ -15,6 +15,8 @@ struct lkey {
 	uint64_t mapping, addr;
 };
 
+#define RECENT 1024
+
 struct psym_builder {
 	struct psym_profile *p;
 	struct psym_idxset strs, funcs, locs; /* indices into the profile's arrays */
@@ -32,7 +34,13 @@ struct psym_builder {
 	struct chain *chains;
 	size_t n_lines, cap_lines, n_chains, cap_chains;
 	size_t last_chain; /* the chain given last, when n_chains > 0 */
-	bool locs_ready;   /* locs indexes the profile's locations */
+	/*
+	 * The Lines and chains seen lately, by the low bits of their hash
+	 * (index + 1; 0: empty): an address's innermost Line was mostly seen
+	 * a few addresses before, and probing the big sets misses the cache.
+	 */
+	uint32_t recent_line[RECENT], recent_chain[RECENT];
+	bool locs_ready; /* locs indexes the profile's locations */
 };
 
 struct chain {
@@ -453,14 +461,19 @@ static bool line_is(const pb_line *l, const struct psym_line_val *v)
 static pb_line *line_intern(struct psym_builder *b, const struct psym_line_val *v)
 {
 	uint64_t h = line_hash(b, v);
+	uint32_t *recent = &b->recent_line[h & (RECENT - 1)];
 	pb_line *l;
 
+	if (*recent && b->lines[*recent - 1].h == h && line_is(b->lines[*recent - 1].l, v))
+		return b->lines[*recent - 1].l;
 	PSYM_IDXSET_PROBE(&b->lineset, h, j)
 	{
 		const struct sline *sl = &b->lines[b->lineset.slot[j] - 1];
 
-		if (sl->h == h && line_is(sl->l, v))
+		if (sl->h == h && line_is(sl->l, v)) {
+			*recent = b->lineset.slot[j];
 			return sl->l;
+		}
 	}
 	if (grow(b, (void **)&b->lines, &b->cap_lines, b->n_lines + 1, sizeof(*b->lines)))
 		return NULL;
@@ -475,6 +488,7 @@ static pb_line *line_intern(struct psym_builder *b, const struct psym_line_val *
 	l->column = v->column;
 	b->lines[b->n_lines].l = l;
 	b->lines[b->n_lines++].h = h;
+	*recent = (uint32_t)b->n_lines;
 	if (psym_idxset_add(&b->lineset, (uint32_t)(b->n_lines - 1), h, line_hash_at, b)) {
 		fail(b, PSYM_ENOMEM);
 		return NULL;
@@ -488,6 +502,7 @@ int psym_builder_set_line_chain(struct psym_builder *b, pb_location *loc,
 	pb_line *tmp[PSYM_BUILDER_MAX_CHAIN];
 	const struct chain *last = b->n_chains ? &b->chains[b->last_chain] : NULL;
 	struct chain *c;
+	uint32_t *recent;
 	uint64_t h;
 
 	if (n > PSYM_BUILDER_MAX_CHAIN)
@@ -516,11 +531,20 @@ int psym_builder_set_line_chain(struct psym_builder *b, pb_location *loc,
 		return 0;
 	}
 	h = chain_hash(b, tmp, n);
+	recent = &b->recent_chain[h & (RECENT - 1)];
+	c = *recent ? &b->chains[*recent - 1] : NULL;
+	if (c && c->h == h && c->n == n && memcmp(c->arr, tmp, n * sizeof(*tmp)) == 0) {
+		b->last_chain = *recent - 1;
+		loc->line = c->arr;
+		loc->n_line = n;
+		return 0;
+	}
 	PSYM_IDXSET_PROBE(&b->chainset, h, j)
 	{
 		c = &b->chains[b->chainset.slot[j] - 1];
 		if (c->h == h && c->n == n && memcmp(c->arr, tmp, n * sizeof(*tmp)) == 0) {
 			b->last_chain = b->chainset.slot[j] - 1;
+			*recent = b->chainset.slot[j];
 			loc->line = c->arr;
 			loc->n_line = n;
 			return 0;
@@ -539,6 +563,7 @@ int psym_builder_set_line_chain(struct psym_builder *b, pb_location *loc,
 	if (psym_idxset_add(&b->chainset, (uint32_t)(b->n_chains - 1), h, chain_hash_at, b))
 		return fail(b, PSYM_ENOMEM);
 	b->last_chain = b->n_chains - 1;
+	*recent = (uint32_t)b->n_chains;
 	loc->line = c->arr;
 	loc->n_line = n;
 	return 0;

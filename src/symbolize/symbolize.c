@@ -496,6 +496,9 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 		pb_location *loc = locs[i];
 		struct psym_lookup_ctx ctx = { .map = &mi_, .pid = o->pid };
 
+		/* In address order the locations are scattered: ask early for the one written later. */
+		if (i + 16 < nlocs)
+			__builtin_prefetch(locs[i + 16], 1);
 		if (vaddrs[i] == NO_VADDR)
 			continue;
 		if ((i & 1023) == 0)
