@@ -165,8 +165,9 @@ static int add_frames(struct run *run, pb_location *loc, const struct psym_frame
 {
 	struct psym_line_val ln[PSYM_BUILDER_MAX_CHAIN];
 
+	_Static_assert(PSYM_BUILDER_MAX_CHAIN >= PSYM_MAX_FRAMES, "a lookup's frames fit a chain");
 	if (n > PSYM_BUILDER_MAX_CHAIN)
-		n = PSYM_BUILDER_MAX_CHAIN; /* PSYM_MAX_FRAMES: no resolver gives more */
+		return PSYM_ELIMIT; /* n <= PSYM_MAX_FRAMES (struct psym_frames) */
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
 		uint64_t fid = memo ? psym_funcmemo_get(run->memo, f) : 0;
