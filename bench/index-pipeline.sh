@@ -20,7 +20,7 @@ trap 'rm -rf "$W"' EXIT INT TERM
 line=$(grep '^libjvm' "$C/targets.tsv")
 J=$(echo "$line" | cut -f2)
 DD=$(echo "$line" | cut -f4)
-export XDG_CACHE_HOME=$W/xdg
+export XDG_CACHE_HOME="$W/xdg"
 
 # t NAME CMD...: "wall cpu rssMB" appended to $W/NAME
 t() {
@@ -41,17 +41,17 @@ for n in $SIZES; do
 	pb=$C/pprof/libjvm.$n.pb.gz
 	[ -f "$pb" ] || continue
 	for _ in $(seq "$RUNS"); do
-		t old$n "$OLD" symbolize --no-cache --index-store "$W/S" --offline "$pb" -o "$W/old.pb" -q
-		t new$n "$NEW" symbolize --no-cache --index-store "$W/S" --offline "$pb" -o "$W/new.pb" -q
+		t "old$n" "$OLD" symbolize --no-cache --index-store "$W/S" --offline "$pb" -o "$W/old.pb" -q
+		t "new$n" "$NEW" symbolize --no-cache --index-store "$W/S" --offline "$pb" -o "$W/new.pb" -q
 	done
-	t llvm$n "$LS" --inlines --obj="$J" --debug-file-directory="$DD" <"$C/addrs/libjvm.$n.txt" >/dev/null
+	t "llvm$n" "$LS" --inlines --obj="$J" --debug-file-directory="$DD" <"$C/addrs/libjvm.$n.txt" >/dev/null
 	gzip -dc "$W/old.pb" >"$W/old.raw"
 	gzip -dc "$W/new.pb" >"$W/new.raw"
 	same=no
 	cmp -s "$W/old.raw" "$W/new.raw" && same=yes
-	o=$(med old$n)
-	w=$(med new$n)
-	l=$(med llvm$n)
+	o=$(med "old$n")
+	w=$(med "new$n")
+	l=$(med "llvm$n")
 	rows="$rows
 | $n | $(f "$o" 1) / $(f "$o" 2) / $(f "$o" 3) | $(f "$w" 1) / $(f "$w" 2) / $(f "$w" 3) | $(f "$l" 1) / $(f "$l" 2) / $(f "$l" 3) | $(ratio "$(f "$l" 2)" "$(f "$o" 2)")x / $(ratio "$(f "$l" 2)" "$(f "$w" 2)")x | $(ratio "$(f "$l" 1)" "$(f "$o" 1)")x / $(ratio "$(f "$l" 1)" "$(f "$w" 1)")x | 1/$(ratio "$(f "$l" 3)" "$(f "$o" 3)") / 1/$(ratio "$(f "$l" 3)" "$(f "$w" 3)") | $(wc -c <"$W/old.pb") / $(wc -c <"$W/new.pb") | $same |"
 done
