@@ -342,7 +342,28 @@ struct rd {
 	bool bad;
 };
 
-static uint64_t rd_uleb(struct rd *r)
+/* Most values in a record fit one byte: that case is inline, the rest below. */
+static uint64_t rd_uleb_slow(struct rd *r);
+static int64_t rd_sleb_slow(struct rd *r);
+
+static inline uint64_t rd_uleb(struct rd *r)
+{
+	if (r->p < r->end && !(*r->p & 0x80))
+		return *r->p++;
+	return rd_uleb_slow(r);
+}
+
+static inline int64_t rd_sleb(struct rd *r)
+{
+	if (r->p < r->end && !(*r->p & 0x80)) {
+		uint8_t b = *r->p++;
+
+		return b & 0x40 ? (int64_t)b - 0x80 : (int64_t)b;
+	}
+	return rd_sleb_slow(r);
+}
+
+static uint64_t rd_uleb_slow(struct rd *r)
 {
 	uint64_t v = 0;
 
@@ -360,7 +381,7 @@ static uint64_t rd_uleb(struct rd *r)
 	return 0;
 }
 
-static int64_t rd_sleb(struct rd *r)
+static int64_t rd_sleb_slow(struct rd *r)
 {
 	uint64_t v = 0;
 	unsigned shift = 0;

@@ -15,6 +15,8 @@ struct lkey {
 	uint64_t mapping, addr;
 };
 
+#define RECENT 1024
+
 struct psym_builder {
 	struct psym_profile *p;
 	struct psym_idxset strs, funcs, locs; /* indices into the profile's arrays */
@@ -22,6 +24,34 @@ struct psym_builder {
 	size_t cap_sample_types, cap_comments;
 	uint64_t next_function_id, next_location_id, next_mapping_id;
 	int err;
+	/*
+	 * Lines and chains of Lines that psym_builder_set_line_chain() shares
+	 * between locations: the arrays below (malloc'd) are what the two sets
+	 * index.
+	 */
+	struct psym_idxset lineset, chainset;
+	struct sline *lines;
+	struct chain *chains;
+	size_t n_lines, cap_lines, n_chains, cap_chains;
+	size_t last_chain; /* the chain given last, when n_chains > 0 */
+	/*
+	 * The Lines and chains seen lately, by the low bits of their hash
+	 * (index + 1; 0: empty): an address's innermost Line was mostly seen
+	 * a few addresses before, and probing the big sets misses the cache.
+	 */
+	uint32_t recent_line[RECENT], recent_chain[RECENT];
+	bool locs_ready; /* locs indexes the profile's locations */
+};
+
+struct chain {
+	pb_line **arr;
+	size_t n;
+	uint64_t h; /* kept: rehashing on growth need not visit the Lines */
+};
+
+struct sline {
+	pb_line *l;
+	uint64_t h;
 };
 
 static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h);
@@ -104,17 +134,19 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct p
 		return psym_err_set(e, PSYM_ELIMIT, "profile too large for the builder");
 	}
 	/*
-	 * Room for what symbolizing usually adds (a function and a few strings
-	 * per location): rehashing every string on each doubling cost more
-	 * than the lookups themselves.
+	 * Room for what symbolizing usually adds (a million libjvm locations
+	 * bring 70k functions and 130k strings): rehashing every string on
+	 * each doubling cost more than the lookups themselves, but a table
+	 * sized for a string per location was tens of MB touched at random.
 	 */
 	psym_idxset_init(&b->strs);
 	psym_idxset_init(&b->funcs);
 	psym_idxset_init(&b->locs);
-	if (psym_idxset_reserve(&b->strs, pb->n_string_table + 2 * pb->n_location, str_hash_at,
+	psym_idxset_init(&b->lineset);
+	psym_idxset_init(&b->chainset);
+	if (psym_idxset_reserve(&b->strs, pb->n_string_table + pb->n_location / 4, str_hash_at,
 				b) ||
-	    psym_idxset_reserve(&b->funcs, pb->n_function + pb->n_location, func_hash_at, b) ||
-	    psym_idxset_reserve(&b->locs, pb->n_location, loc_hash_at, b))
+	    psym_idxset_reserve(&b->funcs, pb->n_function + pb->n_location / 8, func_hash_at, b))
 		ret = PSYM_ENOMEM;
 	/* First occurrence of a duplicate string wins, like pprof's own writer. */
 	for (size_t i = 0; i < pb->n_string_table && !ret; i++) {
@@ -133,12 +165,10 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct p
 		ret = psym_idxset_add(&b->funcs, (uint32_t)i, func_hash_at(b, (uint32_t)i),
 				      func_hash_at, b);
 	}
-	for (size_t i = 0; i < pb->n_location && !ret; i++) {
+	/* The location set is built by the first psym_builder_location(): symbolizing adds none. */
+	for (size_t i = 0; i < pb->n_location; i++)
 		if (pb->location[i]->id >= b->next_location_id)
 			b->next_location_id = pb->location[i]->id;
-		ret = psym_idxset_add(&b->locs, (uint32_t)i, loc_hash_at(b, (uint32_t)i),
-				      loc_hash_at, b);
-	}
 	for (size_t i = 0; i < pb->n_mapping; i++)
 		if (pb->mapping[i]->id >= b->next_mapping_id)
 			b->next_mapping_id = pb->mapping[i]->id;
@@ -160,6 +190,10 @@ void psym_builder_free(struct psym_builder *b)
 	psym_idxset_free(&b->strs);
 	psym_idxset_free(&b->funcs);
 	psym_idxset_free(&b->locs);
+	psym_idxset_free(&b->lineset);
+	psym_idxset_free(&b->chainset);
+	free(b->lines);
+	free(b->chains);
 	free(b);
 }
 
@@ -294,11 +328,29 @@ pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start, uint64_
 	return m;
 }
 
+/* Index the locations the profile had when the builder was made: done once, on first use. */
+static int locs_index(struct psym_builder *b)
+{
+	pb_profile *pb = b->p->pb;
+	int ret;
+
+	b->locs_ready = true;
+	ret = psym_idxset_reserve(&b->locs, pb->n_location, loc_hash_at, b);
+	for (size_t i = 0; i < pb->n_location && !ret; i++)
+		ret = psym_idxset_add(&b->locs, (uint32_t)i, loc_hash_at(b, (uint32_t)i),
+				      loc_hash_at, b);
+	return ret ? fail(b, ret) : 0;
+}
+
 uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint64_t address)
 {
 	pb_profile *pb = b->p->pb;
-	uint64_t h = loc_hash(b, mapping_id, address);
+	uint64_t h;
 	pb_location *l;
+
+	if (!b->locs_ready && locs_index(b))
+		return 0;
+	h = loc_hash(b, mapping_id, address);
 
 	PSYM_IDXSET_PROBE(&b->locs, h, j)
 	{
@@ -350,28 +402,171 @@ int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t fun
 	return 0;
 }
 
-pb_line *psym_builder_set_lines(struct psym_builder *b, pb_location *loc, size_t n)
-{
-	pb_line **arr;
-	pb_line *ln;
+/* ---- shared Lines ------------------------------------------------------- */
 
-	if (n > SIZE_MAX / (sizeof(*arr) + sizeof(*ln))) {
-		fail(b, PSYM_ELIMIT);
-		return NULL;
+static uint64_t line_hash(const struct psym_builder *b, const struct psym_line_val *v)
+{
+	uint64_t k[3] = { v->function_id, (uint64_t)v->line, (uint64_t)v->column };
+
+	return psym_idxset_hash_u64s(&b->lineset, k, 3);
+}
+
+static uint64_t line_hash_at(void *ctx, uint32_t i)
+{
+	const struct psym_builder *b = ctx;
+
+	return b->lines[i].h;
+}
+
+/* Lines are interned first, so a chain is equal to another when its pointers are. */
+static uint64_t chain_hash(const struct psym_builder *b, pb_line *const *arr, size_t n)
+{
+	uint64_t h = b->chainset.seed ^ n;
+
+	for (size_t i = 0; i < n; i++)
+		h = psym_hash_mix(h ^
+				  ((uint64_t)(uintptr_t)arr[i] + 0x9e3779b97f4a7c15ULL * (i + 1)));
+	return h;
+}
+
+static uint64_t chain_hash_at(void *ctx, uint32_t i)
+{
+	const struct psym_builder *b = ctx;
+
+	return b->chains[i].h;
+}
+
+/* Grow a malloc'd array (not the arena: old copies would stay until the end). */
+static int grow(struct psym_builder *b, void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t nc = *cap ? *cap : 1024;
+	void *na;
+
+	if (need <= *cap)
+		return 0;
+	while (nc < need)
+		nc *= 2;
+	if (nc > UINT32_MAX - 1 || !(na = realloc(*arr, nc * elem)))
+		return fail(b, nc > UINT32_MAX - 1 ? PSYM_ELIMIT : PSYM_ENOMEM);
+	*arr = na;
+	*cap = nc;
+	return 0;
+}
+
+static bool line_is(const pb_line *l, const struct psym_line_val *v)
+{
+	return l->function_id == v->function_id && l->line == v->line && l->column == v->column;
+}
+
+static pb_line *line_intern(struct psym_builder *b, const struct psym_line_val *v)
+{
+	uint64_t h = line_hash(b, v);
+	uint32_t *recent = &b->recent_line[h & (RECENT - 1)];
+	pb_line *l;
+
+	if (*recent && b->lines[*recent - 1].h == h && line_is(b->lines[*recent - 1].l, v))
+		return b->lines[*recent - 1].l;
+	PSYM_IDXSET_PROBE(&b->lineset, h, j)
+	{
+		const struct sline *sl = &b->lines[b->lineset.slot[j] - 1];
+
+		if (sl->h == h && line_is(sl->l, v)) {
+			*recent = b->lineset.slot[j];
+			return sl->l;
+		}
 	}
-	arr = psym_arena_alloc(&b->p->arena, n ? n * (sizeof(*arr) + sizeof(*ln)) : 1);
-	if (!arr) {
+	if (grow(b, (void **)&b->lines, &b->cap_lines, b->n_lines + 1, sizeof(*b->lines)))
+		return NULL;
+	l = psym_arena_alloc(&b->p->arena, sizeof(*l));
+	if (!l) {
 		fail(b, psym_arena_error(&b->p->arena));
 		return NULL;
 	}
-	ln = (pb_line *)(void *)(arr + n);
-	for (size_t i = 0; i < n; i++) {
-		perftools__profiles__line__init(&ln[i]);
-		arr[i] = &ln[i];
+	perftools__profiles__line__init(l);
+	l->function_id = v->function_id;
+	l->line = v->line;
+	l->column = v->column;
+	b->lines[b->n_lines].l = l;
+	b->lines[b->n_lines++].h = h;
+	*recent = (uint32_t)b->n_lines;
+	if (psym_idxset_add(&b->lineset, (uint32_t)(b->n_lines - 1), h, line_hash_at, b)) {
+		fail(b, PSYM_ENOMEM);
+		return NULL;
 	}
-	loc->line = arr;
+	return l;
+}
+
+int psym_builder_set_line_chain(struct psym_builder *b, pb_location *loc,
+				const struct psym_line_val *v, size_t n)
+{
+	pb_line *tmp[PSYM_BUILDER_MAX_CHAIN];
+	const struct chain *last = b->n_chains ? &b->chains[b->last_chain] : NULL;
+	struct chain *c;
+	uint32_t *recent;
+	uint64_t h;
+
+	if (n > PSYM_BUILDER_MAX_CHAIN)
+		return fail(b, PSYM_ELIMIT);
+	if (n == 0) {
+		loc->line = NULL;
+		loc->n_line = 0;
+		return 0;
+	}
+	/*
+	 * Locations come in address order: a neighbour mostly has the same
+	 * callers (the outer Lines, compared from the end) and often the same
+	 * chain, found here without hashing.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		size_t back = n - 1 - i;
+
+		if (last && back < last->n && line_is(last->arr[last->n - 1 - back], &v[i]))
+			tmp[i] = last->arr[last->n - 1 - back];
+		else if (!(tmp[i] = line_intern(b, &v[i])))
+			return b->err;
+	}
+	if (last && last->n == n && memcmp(last->arr, tmp, n * sizeof(*tmp)) == 0) {
+		loc->line = last->arr;
+		loc->n_line = n;
+		return 0;
+	}
+	h = chain_hash(b, tmp, n);
+	recent = &b->recent_chain[h & (RECENT - 1)];
+	c = *recent ? &b->chains[*recent - 1] : NULL;
+	if (c && c->h == h && c->n == n && memcmp(c->arr, tmp, n * sizeof(*tmp)) == 0) {
+		b->last_chain = *recent - 1;
+		loc->line = c->arr;
+		loc->n_line = n;
+		return 0;
+	}
+	PSYM_IDXSET_PROBE(&b->chainset, h, j)
+	{
+		c = &b->chains[b->chainset.slot[j] - 1];
+		if (c->h == h && c->n == n && memcmp(c->arr, tmp, n * sizeof(*tmp)) == 0) {
+			b->last_chain = b->chainset.slot[j] - 1;
+			*recent = b->chainset.slot[j];
+			loc->line = c->arr;
+			loc->n_line = n;
+			return 0;
+		}
+	}
+	if (grow(b, (void **)&b->chains, &b->cap_chains, b->n_chains + 1, sizeof(*b->chains)))
+		return b->err;
+	c = &b->chains[b->n_chains];
+	c->arr = psym_arena_alloc(&b->p->arena, n * sizeof(*tmp));
+	if (!c->arr)
+		return fail(b, psym_arena_error(&b->p->arena));
+	memcpy(c->arr, tmp, n * sizeof(*tmp));
+	c->n = n;
+	c->h = h;
+	b->n_chains++;
+	if (psym_idxset_add(&b->chainset, (uint32_t)(b->n_chains - 1), h, chain_hash_at, b))
+		return fail(b, PSYM_ENOMEM);
+	b->last_chain = b->n_chains - 1;
+	*recent = (uint32_t)b->n_chains;
+	loc->line = c->arr;
 	loc->n_line = n;
-	return ln;
+	return 0;
 }
 
 void psym_builder_mapping_resolved(struct psym_builder *b, pb_mapping *m, bool filename, bool line,

@@ -41,12 +41,25 @@ uint64_t psym_builder_location(struct psym_builder *b, uint64_t mapping_id, uint
 int psym_builder_add_line(struct psym_builder *b, pb_location *loc, uint64_t function_id,
 			  int64_t line, int64_t column);
 
+/* What a Line holds, for psym_builder_set_line_chain(). */
+struct psym_line_val {
+	uint64_t function_id;
+	int64_t line, column;
+};
+
+/* The most Lines one location may get from psym_builder_set_line_chain(). */
+#define PSYM_BUILDER_MAX_CHAIN 256
+
 /*
- * Give loc n Lines (replacing any it had), laid out together with their
- * pointer array in one allocation, zeroed for the caller to fill: cheaper
- * than n appends and kept close in memory for the writer. NULL on error.
+ * Give loc the n Lines v (replacing any it had). Equal Lines, and equal
+ * chains of Lines, are shared between the locations that have them (a
+ * million symbolized locations hold a few hundred thousand distinct
+ * chains): the Lines and the array loc->line then points to are read-only,
+ * to be replaced as a whole, never written in place. 0, PSYM_ENOMEM or
+ * PSYM_ELIMIT (also in psym_builder_error()).
  */
-pb_line *psym_builder_set_lines(struct psym_builder *b, pb_location *loc, size_t n);
+int psym_builder_set_line_chain(struct psym_builder *b, pb_location *loc,
+				const struct psym_line_val *v, size_t n);
 
 /*
  * A location of mapping m got the frames of one symbolization: the

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -501,7 +503,23 @@ struct piece {
 	size_t len, cap;
 	int ret;
 	struct psym_err e;
+	FILE *fp;	  /* set: written there as it is packed, not kept */
+	const char *name; /* of fp, for errors */
 };
+
+/* Write what the piece holds to its file. */
+static int drain(struct piece *pc, const uint8_t *buf, size_t len)
+{
+	if (len && fwrite(buf, 1, len, pc->fp) != len)
+		return psym_err_set(&pc->e, PSYM_EIO, "cannot write '%s': %s", pc->name,
+				    strerror(errno));
+	return 0;
+}
+
+static int raw_chunk(void *ctx, const uint8_t *buf, size_t len)
+{
+	return drain(ctx, buf, len);
+}
 
 /*
  * Compressed output is packed in chunks of this size, each compressed as
@@ -513,8 +531,13 @@ struct piece {
 static int gzip_chunk(void *ctx, const uint8_t *buf, size_t len)
 {
 	struct piece *pc = ctx;
+	int ret = psym_gzip_append(buf, len, &pc->buf, &pc->len, &pc->cap, &pc->e);
 
-	return psym_gzip_append(buf, len, &pc->buf, &pc->len, &pc->cap, &pc->e);
+	if (ret || !pc->fp)
+		return ret;
+	ret = drain(pc, pc->buf, pc->len);
+	pc->len = 0;
+	return ret;
 }
 
 static void *encode_piece(void *arg)
@@ -525,8 +548,9 @@ static void *encode_piece(void *arg)
 	size_t hint = m->n_location * 64 + m->n_sample * 32 + m->n_function * 16 +
 		      m->n_string_table * 32 + 4096;
 
-	if (pc->gzip) {
-		pc->ret = psym_pprof_pack_stream(m, GZIP_CHUNK, gzip_chunk, pc);
+	if (pc->gzip || pc->fp) {
+		pc->ret = psym_pprof_pack_stream(m, GZIP_CHUNK, pc->gzip ? gzip_chunk : raw_chunk,
+						 pc);
 		if (pc->ret == -1)
 			pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM,
 					       "out of memory encoding the profile");
@@ -622,15 +646,20 @@ static bool split_profile(const pb_profile *pb, pb_profile *a, pb_profile *b)
 	return true;
 }
 
-int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char **bufp, size_t *lenp,
-			struct psym_err *e)
+/*
+ * Pack (and compress) p in one or two pieces (see split_profile). With fp,
+ * the first piece is written to fp as it is made, and the second is kept
+ * in pc[1] for the caller to write after it; without, both are kept.
+ */
+static int encode_pieces(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
+			 struct piece pc[2], size_t *npcp, struct psym_err *e)
 {
-	struct piece pc[2] = { { .gzip = gzip }, { .gzip = gzip } };
 	size_t npc = 1;
 	pthread_t th;
 	bool threaded = false;
-	int ret = 0;
 
+	pc[0] = (struct piece){ .gzip = gzip, .fp = fp, .name = name };
+	pc[1] = (struct piece){ .gzip = gzip };
 	if (split_profile(p->pb, &pc[0].msg, &pc[1].msg)) {
 		npc = 2;
 		threaded = pthread_create(&th, NULL, encode_piece, &pc[0]) == 0;
@@ -643,11 +672,23 @@ int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char *
 		pc[0].msg = *p->pb;
 		encode_piece(&pc[0]);
 	}
-	for (size_t i = 0; i < npc && !ret; i++)
+	*npcp = npc;
+	for (size_t i = 0; i < npc; i++)
 		if (pc[i].ret) {
 			*e = pc[i].e;
-			ret = pc[i].ret;
+			return pc[i].ret;
 		}
+	return 0;
+}
+
+int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char **bufp, size_t *lenp,
+			struct psym_err *e)
+{
+	struct piece pc[2];
+	size_t npc;
+	int ret;
+
+	ret = encode_pieces(p, gzip, NULL, NULL, pc, &npc, e);
 	if (!ret && npc == 2) {
 		unsigned char *all = realloc(pc[0].buf, pc[0].len + pc[1].len);
 
@@ -669,27 +710,40 @@ int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char *
 	return 0;
 }
 
+int psym_profile_write_fp(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
+			  struct psym_err *e)
+{
+	struct piece pc[2];
+	size_t npc;
+	int ret;
+
+	ret = encode_pieces(p, gzip, fp, name, pc, &npc, e);
+	if (!ret && npc == 2) {
+		pc[1].fp = fp;
+		pc[1].name = name;
+		if (drain(&pc[1], pc[1].buf, pc[1].len)) {
+			*e = pc[1].e;
+			ret = e->code;
+		}
+	}
+	free(pc[0].buf);
+	free(pc[1].buf);
+	return ret;
+}
+
 int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,
 		       struct psym_err *e)
 {
 	struct psym_out o;
-	unsigned char *buf;
-	size_t len;
 	int ret;
 
-	ret = psym_profile_encode(p, gzip, &buf, &len, e);
-	if (ret)
-		return ret;
 	ret = psym_out_open(&o, path, e);
 	if (ret)
-		goto out;
-	if (fwrite(buf, 1, len, o.fp) != len) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s'", path);
+		return ret;
+	ret = psym_profile_write_fp(p, gzip, o.fp, path, e);
+	if (ret) {
 		psym_out_abort(&o);
-		goto out;
+		return ret;
 	}
-	ret = psym_out_commit(&o, e);
-out:
-	free(buf);
-	return ret;
+	return psym_out_commit(&o, e);
 }

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "arena.h"
 #include "compress.h"
@@ -100,6 +101,14 @@ const char *psym_profile_str(const struct psym_profile *p, int64_t idx);
 /* Encode to a malloc'd buffer (caller frees). */
 int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char **buf, size_t *len,
 			struct psym_err *e);
+
+/*
+ * Encode and write to fp (name: for errors): the same bytes as
+ * psym_profile_encode, but a large profile's first half goes to fp as it
+ * is compressed instead of being held, then joined, in memory.
+ */
+int psym_profile_write_fp(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
+			  struct psym_err *e);
 
 /* Encode and write atomically to path ("-" = stdout). */
 int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,

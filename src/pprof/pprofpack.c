@@ -234,7 +234,7 @@ static uint8_t *put_function(uint8_t *o, const pb_function *m)
 }
 
 /* Repeated messages: each one delimited. */
-#define REPEATED(type, name)                                                                       \
+#define REPEATED_SIZE(type, name)                                                                  \
 	static size_t name##s_size(type *const *a, size_t n)                                       \
 	{                                                                                          \
 		size_t s = 0;                                                                      \
@@ -242,7 +242,9 @@ static uint8_t *put_function(uint8_t *o, const pb_function *m)
 		for (size_t i = 0; i < n; i++)                                                     \
 			s += delimited_size(name##_size(a[i]));                                    \
 		return s;                                                                          \
-	}                                                                                          \
+	}
+#define REPEATED(type, name)                                                                       \
+	REPEATED_SIZE(type, name)                                                                  \
 	static int put_##name##s(struct wbuf *w, unsigned num, type *const *a, size_t n)           \
 	{                                                                                          \
 		for (size_t i = 0; i < n; i++) {                                                   \
@@ -308,7 +310,33 @@ static int room(struct wbuf *w, size_t need)
 REPEATED(pb_value_type, value_type)
 REPEATED(pb_sample, sample)
 REPEATED(pb_mapping, mapping)
-REPEATED(pb_location, location)
+REPEATED_SIZE(pb_location, location)
+
+/*
+ * put_locations with prefetching: a location's Lines are shared chains
+ * (builder.c) spread over the heap in address order, not location order,
+ * so each was a cache miss, then its Lines another. The chain of the
+ * location 8 ahead and the Lines of the one 4 ahead are asked for early.
+ */
+static int put_locations(struct wbuf *w, unsigned num, pb_location *const *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t s;
+		uint8_t *o;
+
+		if (i + 8 < n)
+			__builtin_prefetch(a[i + 8]->line);
+		if (i + 4 < n)
+			for (size_t j = 0; j < a[i + 4]->n_line && j < 4; j++)
+				__builtin_prefetch(a[i + 4]->line[j]);
+		s = location_size(a[i]);
+		if (room(w, delimited_size(s)))
+			return -1;
+		o = put_header(w->buf + w->len, num, s);
+		w->len = (size_t)(put_location(o, a[i]) - w->buf);
+	}
+	return 0;
+}
 REPEATED(pb_function, function)
 
 size_t psym_pprof_packed_size(const pb_profile *p)

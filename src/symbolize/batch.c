@@ -66,8 +66,6 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 {
 	struct psym_profile *p = NULL;
 	struct psym_out wo;
-	unsigned char *buf = NULL;
-	size_t len;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -87,16 +85,13 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		psym_err_prefix(e, "'%s'", in);
 		goto out;
 	}
-	ret = psym_profile_encode(p, gzip, &buf, &len, e);
-	if (ret)
-		goto out;
 	ret = psym_out_open(&wo, out, e);
 	if (ret)
 		goto out;
 	if (active)
 		*active = &wo;
-	if (fwrite(buf, 1, len, wo.fp) != len) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", out, strerror(errno));
+	ret = psym_profile_write_fp(p, gzip, wo.fp, out, e);
+	if (ret) {
 		if (active)
 			*active = NULL;
 		psym_out_abort(&wo);
@@ -108,7 +103,6 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 out:
 	if (ret)
 		psym_symbolize_result_free(r); /* no summary of a run that failed */
-	free(buf);
 	psym_profile_free(p);
 	return ret;
 }

@@ -155,17 +155,19 @@ static void progress_clear(struct run *run)
 }
 
 /*
- * Append frames as Lines of loc. memo: the frames' strings live as long as
- * the run (binaries, not perf maps or kallsyms), so a function seen before
- * is found by their addresses without demangling again.
+ * Give loc the frames as its Lines (the builder shares equal chains between
+ * locations). memo: the frames' strings live as long as the run (binaries,
+ * not perf maps or kallsyms), so a function seen before is found by their
+ * addresses without demangling again.
  */
 static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames, size_t n,
 		      bool memo)
 {
-	pb_line *ln = psym_builder_set_lines(run->b, loc, n);
+	struct psym_line_val ln[PSYM_BUILDER_MAX_CHAIN];
 
-	if (!ln)
-		return psym_builder_error(run->b);
+	_Static_assert(PSYM_BUILDER_MAX_CHAIN >= PSYM_MAX_FRAMES, "a lookup's frames fit a chain");
+	if (n > PSYM_BUILDER_MAX_CHAIN)
+		return PSYM_ELIMIT; /* n <= PSYM_MAX_FRAMES (struct psym_frames) */
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
 		uint64_t fid = memo ? psym_funcmemo_get(run->memo, f) : 0;
@@ -186,7 +188,7 @@ static int add_frames(struct run *run, pb_location *loc, const struct psym_frame
 		ln[i].line = f->line;
 		ln[i].column = f->column;
 	}
-	return 0;
+	return psym_builder_set_line_chain(run->b, loc, ln, n);
 }
 
 static int cmp_loc_addr(const void *a, const void *b)
@@ -495,6 +497,9 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 		pb_location *loc = locs[i];
 		struct psym_lookup_ctx ctx = { .map = &mi_, .pid = o->pid };
 
+		/* In address order the locations are scattered: ask early for the one written later. */
+		if (i + 16 < nlocs)
+			__builtin_prefetch(locs[i + 16], 1);
 		if (vaddrs[i] == NO_VADDR)
 			continue;
 		if ((i & 1023) == 0)

@@ -106,6 +106,62 @@ int main(void)
 	free(buf);
 
 	/*
+	 * Shared Line chains: equal chains are one array, a chain that differs
+	 * only inside keeps the outer Lines; replacing one location's chain
+	 * leaves the others alone; what is written reads back per location.
+	 */
+	{
+		struct psym_line_val c1[3] = { { f1, 10, 1 }, { f3, 20, 2 }, { f1, 30, 0 } };
+		struct psym_line_val c2[3] = { { f3, 11, 1 }, { f3, 20, 2 }, { f1, 30, 0 } };
+		uint64_t id[4];
+		pb_location *lc[4];
+		struct psym_profile *r = NULL;
+		bool got = true;
+
+		for (int i = 0; i < 4; i++) {
+			id[i] = psym_builder_location(b, 1, 0x400300 + 16 * (uint64_t)i);
+			lc[i] = psym_profile_location(p, id[i])
+					? psym_profile_location(p, id[i])
+					: p->pb->location[p->pb->n_location - 1];
+		}
+		ok(psym_builder_set_line_chain(b, lc[0], c1, 3) == 0 &&
+			   psym_builder_set_line_chain(b, lc[1], c2, 3) == 0 &&
+			   psym_builder_set_line_chain(b, lc[2], c1, 3) == 0 &&
+			   psym_builder_set_line_chain(b, lc[3], c2, 1) == 0,
+		   "set line chains");
+		ok(lc[0]->line == lc[2]->line && lc[0]->n_line == 3,
+		   "equal chains share one array");
+		ok(lc[0]->line != lc[1]->line && lc[0]->line[1] == lc[1]->line[1] &&
+			   lc[0]->line[2] == lc[1]->line[2] && lc[0]->line[0] != lc[1]->line[0],
+		   "a chain differing inside shares the outer Lines");
+		ok(lc[3]->n_line == 1 && lc[3]->line[0] == lc[1]->line[0], "a one-Line chain");
+		ok(psym_builder_set_line_chain(b, lc[2], c2, 2) == 0 && lc[2]->n_line == 2 &&
+			   lc[0]->n_line == 3 && lc[0]->line[0]->line == 10 &&
+			   lc[0]->line[2]->line == 30,
+		   "replacing a chain leaves the location that shared it alone");
+		ok(psym_builder_set_line_chain(b, lc[1], NULL, 0) == 0 && lc[1]->n_line == 0,
+		   "an empty chain");
+		is_int(psym_builder_set_line_chain(b, lc[1], c1, PSYM_BUILDER_MAX_CHAIN + 1),
+		       PSYM_ELIMIT, "too long a chain");
+		ok(psym_profile_encode(p, true, &buf, &len, &e) == 0 &&
+			   psym_profile_parse(buf, len, "mem", &lim, &r, &e) == 0 &&
+			   psym_profile_validate(r, &e) == 0,
+		   "written with shared chains, read back");
+		for (int i = 0; r && i < 4; i++) {
+			const pb_location *a = lc[i], *z = psym_profile_location(r, id[i]);
+
+			got = got && z && z->n_line == a->n_line;
+			for (size_t j = 0; got && j < a->n_line; j++)
+				got = z->line[j]->function_id == a->line[j]->function_id &&
+				      z->line[j]->line == a->line[j]->line &&
+				      z->line[j]->column == a->line[j]->column;
+		}
+		ok(r && got, "each location reads back with its own Lines");
+		psym_profile_free(r);
+		free(buf);
+	}
+
+	/*
 	 * Large profiles are encoded in two pieces on two threads: the bytes
 	 * must be exactly protobuf-c's encoding of the whole, and the two gzip
 	 * members must read back as one profile.
