@@ -10,6 +10,7 @@
 #include <linux/magic.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -43,6 +44,39 @@ int psym_open_regular(const char *path, struct psym_err *e)
 	/* Back to blocking reads now that we know it is a plain file. */
 	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
 	return fd;
+}
+
+int psym_map_regular(const char *path, const char *what, uint64_t min, uint64_t max,
+		     const void **map, size_t *len, struct psym_err *e)
+{
+	struct stat st;
+	void *p;
+	int fd = psym_open_regular(path, e);
+
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) != 0) {
+		int err = errno;
+
+		close(fd);
+		return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path, strerror(err));
+	}
+	if ((uint64_t)st.st_size < min) {
+		close(fd);
+		return psym_err_set(e, PSYM_EBADINPUT, "%s '%s': truncated header", what, path);
+	}
+	if ((uint64_t)st.st_size > max || (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return psym_err_set(e, PSYM_ELIMIT, "%s '%s': larger than the cap of %llu", what,
+				    path, (unsigned long long)max);
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	*map = p;
+	*len = (size_t)st.st_size;
+	return 0;
 }
 
 int psym_open_input(const char *path, struct psym_err *e)

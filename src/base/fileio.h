@@ -34,6 +34,16 @@ int psym_open_regular(const char *path, struct psym_err *e);
 int psym_open_input(const char *path, struct psym_err *e);
 
 /*
+ * Map a regular file read-only (MAP_PRIVATE) whose size is within
+ * [min, max]. what names the kind of file in errors ("index", "GSYM file"):
+ * PSYM_EBADINPUT "WHAT 'PATH': truncated header" below min, PSYM_ELIMIT
+ * "WHAT 'PATH': larger than the cap of MAX" above max. The caller munmaps
+ * *map of *len bytes.
+ */
+int psym_map_regular(const char *path, const char *what, uint64_t min, uint64_t max,
+		     const void **map, size_t *len, struct psym_err *e);
+
+/*
  * Read a whole file ("-" is standard input) into a malloc'd buffer that the
  * caller frees. Fails with PSYM_ELIMIT if it is larger than max bytes.
  */

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
 
@@ -242,33 +241,20 @@ int psym_index_open(const char *path, const char *build_id, const char *variant,
 		    struct psym_index **out, struct psym_err *e)
 {
 	struct psym_index *x;
-	struct stat st;
-	void *map;
-	int fd = psym_open_regular(path, e);
+	const void *map;
+	size_t len;
+	int rc = psym_map_regular(path, "index", IDX_HDR_SIZE, PSYM_INDEX_MAX_FILE, &map, &len, e);
 
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) != 0 || st.st_size < IDX_HDR_SIZE ||
-	    (uint64_t)st.st_size > PSYM_INDEX_MAX_FILE) {
-		close(fd);
-		if ((uint64_t)st.st_size > PSYM_INDEX_MAX_FILE)
-			return psym_err_set(e, PSYM_ELIMIT,
-					    "index '%s': larger than the cap of %llu", path,
-					    (unsigned long long)PSYM_INDEX_MAX_FILE);
-		return psym_err_set(e, PSYM_EBADINPUT, "index '%s': truncated header", path);
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	if (rc)
+		return rc;
 	x = calloc(1, sizeof(*x));
 	if (!x || !(x->path = strdup(path))) {
 		free(x);
-		munmap(map, (size_t)st.st_size);
+		munmap((void *)map, len);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	x->p = map;
-	x->len = (size_t)st.st_size;
+	x->len = len;
 	x->mapped = true;
 	return open_common(x, build_id, variant, out, e);
 }

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -191,30 +190,20 @@ int psym_gsym_open_mem(const void *buf, size_t len, const char *name, struct psy
 int psym_gsym_open(const char *path, struct psym_gsym **out, struct psym_err *e)
 {
 	struct psym_gsym *g;
-	struct stat st;
-	void *map;
-	int fd = psym_open_regular(path, e);
+	const void *map;
+	size_t len;
+	int rc = psym_map_regular(path, "GSYM file", GSYM_HDR, MAX_FILE, &map, &len, e);
 
-	if (fd < 0)
-		return fd;
-	if (fstat(fd, &st) != 0 || st.st_size < GSYM_HDR || (uint64_t)st.st_size > MAX_FILE) {
-		close(fd);
-		return psym_err_set(e, PSYM_EBADINPUT, "GSYM file '%s': %s", path,
-				    st.st_size < GSYM_HDR ? "truncated header"
-							  : "larger than the 4 GiB cap");
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	if (rc)
+		return rc;
 	g = calloc(1, sizeof(*g));
 	if (!g || !(g->path = strdup(path))) {
 		free(g);
-		munmap(map, (size_t)st.st_size);
+		munmap((void *)map, len);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	g->p = map;
-	g->len = (size_t)st.st_size;
+	g->len = len;
 	g->mapped = true;
 	return finish_open(g, out, e);
 }
