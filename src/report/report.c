@@ -501,23 +501,34 @@ int psym_report_unsymbolized(const struct psym_profile *p, const struct psym_rep
 	const pb_profile *pb = p->pb;
 	double all = 0, raw = 0;
 	size_t idx;
+	unsigned char *nolines;
 	int ret = psym_report_sample_index(p, o, &idx, e);
 
 	*share = 0;
 	if (ret)
 		return ret;
+	/*
+	 * Which locations have no lines, read in the order they lie in memory:
+	 * the samples' leaves are all over a large profile.
+	 */
+	nolines = malloc(pb->n_location ? pb->n_location : 1);
+	if (!nolines)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < pb->n_location; i++)
+		nolines[i] = pb->location[i]->n_line == 0;
 	for (size_t i = 0; i < pb->n_sample; i++) {
 		const pb_sample *s = pb->sample[i];
 		double v = (double)abs64(s->value[idx]);
-		const pb_location *l;
+		long pos;
 
 		if (!s->n_location_id)
 			continue;
 		all += v;
-		l = psym_profile_location(p, s->location_id[0]);
-		if (l && l->n_line == 0)
+		pos = psym_rpt_loc_pos(p, s->location_id[0]);
+		if (pos >= 0 && nolines[pos])
 			raw += v;
 	}
+	free(nolines);
 	*share = all > 0 ? raw / all : 0;
 	return 0;
 }
@@ -596,353 +607,4 @@ long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, un
 		}
 	}
 	return (long)n;
-}
-
-/* ---- stacks, shared by folded and flame ---------------------------------------- */
-static int push_ids(struct psym_rpt_stacks *st, const uint32_t *ids, const unsigned char *inl,
-		    size_t n, bool reverse)
-{
-	if (st->nids + n > st->capids) {
-		size_t nc = st->capids ? st->capids : 4096;
-		uint32_t *ni;
-		unsigned char *nl;
-
-		while (nc < st->nids + n)
-			nc *= 2;
-		ni = realloc(st->ids, nc * sizeof(*ni));
-		if (!ni)
-			return -1;
-		st->ids = ni;
-		nl = realloc(st->inl, nc * sizeof(*nl));
-		if (!nl)
-			return -1;
-		st->inl = nl;
-		st->capids = nc;
-	}
-	for (size_t k = 0; k < n; k++) {
-		size_t x = reverse ? n - 1 - k : k;
-
-		st->inl[st->nids] = inl ? inl[x] : 0;
-		st->ids[st->nids++] = ids[x];
-	}
-	return 0;
-}
-
-int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_report_opts *o,
-			    struct psym_rpt_stacks *st, struct psym_err *e)
-{
-	int64_t base_key;
-	const pb_profile *pb = p->pb;
-	uint32_t *ids = malloc(MAX_STACK * sizeof(*ids));
-	unsigned char *inl = malloc(MAX_STACK);
-	int ret = psym_rpt_init(&st->r, p, o, false, e);
-
-	base_key = psym_rpt_base_key(p);
-	st->diff = base_key >= 0;
-	st->top_n = o->max_rows;
-	st->top_cum = o->sort_cum;
-
-	if (ret || !ids || !inl) {
-		free(ids);
-		free(inl);
-		return ret ? ret : psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	}
-	/*
-	 * Every location's frames first, in the order the locations lie in
-	 * memory: cheaper than in the samples' random order.
-	 */
-	for (size_t pos = 0; pos < pb->n_location; pos++) {
-		const uint32_t *f;
-
-		if (psym_rpt_loc_frames(&st->r, pos, &f) < 0)
-			goto oom;
-	}
-	for (size_t i = 0; i < pb->n_sample; i++) {
-		const pb_sample *s = pb->sample[i];
-		struct stack *sk;
-		uint32_t pre[2];
-		size_t extra = 0;
-		long n;
-		char buf[64];
-		const char *l;
-
-		if (s->value[st->r.idx] == 0 || s->n_location_id == 0)
-			continue; /* nothing to draw */
-		n = psym_rpt_sample_kept(&st->r, s);
-		if (n <= 0) {
-			if (n < 0)
-				goto oom;
-			continue;
-		}
-		n = psym_rpt_sample_frames(&st->r, s, ids, inl, MAX_STACK);
-		if (n <= 0) {
-			if (n < 0)
-				goto oom;
-			continue;
-		}
-		if (o->comm_frame && (l = psym_rpt_label_str(p, s, "comm", buf, sizeof(buf)))) {
-			long id = psym_rpt_name_add(&st->r.names, l);
-
-			if (id < 0)
-				goto oom;
-			pre[extra++] = (uint32_t)id;
-		}
-		if (o->pid_frame && (l = psym_rpt_label_str(p, s, "pid", buf, sizeof(buf)))) {
-			long id = psym_rpt_name_add(&st->r.names, l);
-
-			if (id < 0)
-				goto oom;
-			pre[extra++] = (uint32_t)id;
-		}
-		{
-			struct stack *ns =
-				psym_array_grow(st->s, &st->cap, st->n + 1, sizeof(*ns), 0);
-
-			if (!ns)
-				goto oom;
-			st->s = ns;
-		}
-		sk = &st->s[st->n];
-		sk->off = st->nids;
-		sk->n = (size_t)n + extra;
-		sk->d = s->value[st->r.idx];
-		sk->v = base_key >= 0 && psym_rpt_is_base(p, s, base_key) ? 0 : sk->d;
-		sk->pre = extra;
-		if (push_ids(st, pre, NULL, extra, false) ||
-		    push_ids(st, ids, inl, (size_t)n, true))
-			goto oom;
-		st->total = sat_add(st->total, sk->v);
-		st->total_d = sat_add(st->total_d, sk->d);
-		st->n++;
-	}
-	free(ids);
-	free(inl);
-	return 0;
-oom:
-	free(ids);
-	free(inl);
-	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-}
-
-void psym_rpt_stacks_free(struct psym_rpt_stacks *st)
-{
-	free(st->ids);
-	free(st->inl);
-	free(st->s);
-	free(st->rank);
-	psym_rpt_free(&st->r);
-}
-
-static int cmp_name(const void *a, const void *b, void *ctx)
-{
-	const struct names *t = ctx;
-
-	return strcmp(t->s[*(const uint32_t *)a], t->s[*(const uint32_t *)b]);
-}
-
-static int cmp_stack(const void *a, const void *b, void *ctx)
-{
-	const struct stack *x = a, *y = b;
-	const struct psym_rpt_stacks *st = ctx;
-	const uint32_t *xi = st->ids + x->off, *yi = st->ids + y->off;
-
-	for (size_t i = 0; i < x->n && i < y->n; i++)
-		if (xi[i] != yi[i])
-			return st->rank[xi[i]] < st->rank[yi[i]] ? -1 : 1;
-	return x->n < y->n ? -1 : x->n > y->n;
-}
-
-/*
- * Stacks are sorted as 64-bit words: the ranks of their first frames (+ 1,
- * 0: none; as many as fit) above the stack's position in st->s (the low
- * idx_bits). Most comparisons end in the ranks, without reading the frames,
- * and glibc's sort moves 8-byte elements fast.
- */
-struct ord_ctx {
-	const struct psym_rpt_stacks *st;
-	unsigned idx_bits;
-};
-
-static int cmp_stack_ord(const void *a, const void *b, void *ctx)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	const struct ord_ctx *c = ctx;
-	uint64_t mask = ((uint64_t)1 << c->idx_bits) - 1;
-
-	if (x >> c->idx_bits != y >> c->idx_bits)
-		return x >> c->idx_bits < y >> c->idx_bits ? -1 : 1;
-	return cmp_stack(&c->st->s[x & mask], &c->st->s[y & mask], (void *)c->st);
-}
-
-static bool same_stack(const struct psym_rpt_stacks *st, const struct stack *x,
-		       const struct stack *y)
-{
-	return x->n == y->n && !memcmp(st->ids + x->off, st->ids + y->off, x->n * sizeof(uint32_t));
-}
-
-/*
- * Sort the stacks by their frames' names (each name ranked once, so the
- * sort compares integers) and merge identical ones.
- */
-static int sort_merge(struct psym_rpt_stacks *st)
-{
-	const struct names *t = &st->r.names;
-	uint32_t *order = malloc((t->n ? t->n : 1) * sizeof(*order));
-	size_t w = 0;
-
-	free(st->rank);
-	st->rank = malloc((t->n ? t->n : 1) * sizeof(*st->rank));
-	if (!order || !st->rank) {
-		free(order);
-		return -1;
-	}
-	for (size_t i = 0; i < t->n; i++)
-		order[i] = (uint32_t)i;
-	if (t->n)
-		qsort_r(order, t->n, sizeof(*order), cmp_name, (void *)t);
-	for (size_t i = 0; i < t->n; i++)
-		st->rank[order[i]] = (uint32_t)i;
-	free(order);
-	if (st->n > 1) {
-		struct ord_ctx c = { st, 1 };
-		unsigned bits = 1, per;
-		uint64_t *ord;
-		struct stack *sorted;
-
-		while (c.idx_bits < 63 && ((uint64_t)1 << c.idx_bits) < (uint64_t)st->n)
-			c.idx_bits++;
-		while (bits < 32 && ((uint64_t)1 << bits) < (uint64_t)t->n + 2)
-			bits++;
-		per = (64 - c.idx_bits) / bits;
-		ord = malloc(st->n * sizeof(*ord));
-		sorted = malloc(st->n * sizeof(*sorted));
-		if (!ord || !sorted) {
-			free(ord);
-			free(sorted);
-			return -1;
-		}
-		for (size_t i = 0; i < st->n; i++) {
-			const uint32_t *ids = st->ids + st->s[i].off;
-			uint64_t key = 0;
-
-			for (unsigned k = 0; k < per; k++)
-				key = key << bits |
-				      (k < st->s[i].n ? (uint64_t)st->rank[ids[k]] + 1 : 0);
-			ord[i] = key << c.idx_bits | i;
-		}
-		qsort_r(ord, st->n, sizeof(*ord), cmp_stack_ord, &c);
-		for (size_t i = 0; i < st->n; i++)
-			sorted[i] = st->s[ord[i] & (((uint64_t)1 << c.idx_bits) - 1)];
-		free(ord);
-		free(st->s);
-		st->s = sorted;
-		st->cap = st->n;
-	}
-	for (size_t r = 0; r < st->n; r++) {
-		if (w && same_stack(st, &st->s[w - 1], &st->s[r])) {
-			st->s[w - 1].v = sat_add(st->s[w - 1].v, st->s[r].v);
-			st->s[w - 1].d = sat_add(st->s[w - 1].d, st->s[r].d);
-			continue;
-		}
-		st->s[w++] = st->s[r];
-	}
-	st->n = w;
-	return 0;
-}
-
-struct top_ctx {
-	const struct names *names;
-	const int64_t *flat, *cum;
-	bool by_cum;
-};
-
-/* psym top's row order: |flat| (or |cum|), name, then the other value. */
-static int cmp_top(const void *a, const void *b, void *ctx)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct top_ctx *c = ctx;
-	int64_t kx = abs64(c->by_cum ? c->cum[x] : c->flat[x]),
-		ky = abs64(c->by_cum ? c->cum[y] : c->flat[y]);
-	int r;
-
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	r = strcmp(c->names->s[x], c->names->s[y]);
-	if (r)
-		return r;
-	kx = abs64(c->by_cum ? c->flat[x] : c->cum[x]);
-	ky = abs64(c->by_cum ? c->flat[y] : c->cum[y]);
-	return kx > ky ? -1 : kx < ky;
-}
-
-/*
- * Keep only the frames of the top_n functions, ranked as psym top ranks its
- * rows (flat, or cum; counted once per stack), as pprof's -nodecount keeps
- * the graph's top nodes: a stack's value stays, on its innermost kept frame.
- */
-static int keep_top(struct psym_rpt_stacks *st)
-{
-	size_t nn = st->r.names.n ? st->r.names.n : 1, nrow = 0, w = 0;
-	int64_t *flat = calloc(nn, sizeof(*flat)), *cum = calloc(nn, sizeof(*cum));
-	size_t *stamp = calloc(nn, sizeof(*stamp));
-	uint32_t *rows = malloc(nn * sizeof(*rows));
-	unsigned char *kept = calloc(nn, 1);
-	int ret = -1;
-
-	if (!flat || !cum || !stamp || !rows || !kept)
-		goto out;
-	for (size_t i = 0; i < st->n; i++) {
-		const struct stack *sk = &st->s[i];
-		const uint32_t *ids = st->ids + sk->off;
-
-		if (sk->n <= sk->pre)
-			continue;
-		flat[ids[sk->n - 1]] = sat_add(flat[ids[sk->n - 1]], sk->d);
-		for (size_t k = sk->pre; k < sk->n; k++)
-			if (stamp[ids[k]] != i + 1) {
-				stamp[ids[k]] = i + 1;
-				cum[ids[k]] = sat_add(cum[ids[k]], sk->d);
-			}
-	}
-	for (size_t j = 0; j < st->r.names.n; j++)
-		if (flat[j] || cum[j])
-			rows[nrow++] = (uint32_t)j;
-	{
-		struct top_ctx c = { &st->r.names, flat, cum, st->top_cum };
-
-		if (nrow)
-			qsort_r(rows, nrow, sizeof(*rows), cmp_top, &c);
-	}
-	for (size_t j = 0; j < nrow && j < st->top_n; j++)
-		kept[rows[j]] = 1;
-	for (size_t i = 0; i < st->n; i++) {
-		struct stack *sk = &st->s[i];
-		uint32_t *ids = st->ids + sk->off;
-		size_t o = sk->pre;
-
-		for (size_t k = sk->pre; k < sk->n; k++)
-			if (kept[ids[k]]) {
-				st->inl[sk->off + o] = st->inl[sk->off + k];
-				ids[o++] = ids[k];
-			}
-		sk->n = o;
-		if (o > sk->pre)
-			st->s[w++] = *sk;
-	}
-	st->n = w;
-	ret = 0;
-out:
-	free(flat);
-	free(cum);
-	free(stamp);
-	free(rows);
-	free(kept);
-	return ret;
-}
-
-int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e)
-{
-	if (sort_merge(st) || (st->top_n && (keep_top(st) || sort_merge(st))))
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	return 0;
 }

@@ -110,6 +110,14 @@ void psym_rpt_filter_free(struct psym_rpt_filter *f);
 bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct psym_profile *p,
 				const pb_location *loc, const pb_line *ln);
 
+/* Position of location id in the profile, or -1 (the common dense case inline). */
+static inline long psym_rpt_loc_pos(const struct psym_profile *p, uint64_t id)
+{
+	if (p->location_ix.dense)
+		return id >= 1 && id <= p->pb->n_location ? (long)(id - 1) : -1;
+	return psym_profile_location_pos(p, id);
+}
+
 /* exact: keys tell apart what pprof's NodeInfo does (top), else names only. */
 int psym_rpt_init(struct rep *r, const struct psym_profile *p, const struct psym_report_opts *o,
 		  bool exact, struct psym_err *e);
@@ -147,6 +155,7 @@ struct psym_rpt_stacks {
 	struct rep r;
 	uint32_t *ids;
 	unsigned char *inl; /* per ids[] entry: an inlined frame (not its location's last line) */
+	bool no_inl;	    /* set before collecting: no inl[] (NULL), for folded */
 	size_t nids, capids;
 	struct stack *s;
 	size_t n, cap;
