@@ -125,12 +125,6 @@ void psym_rpt_free(struct rep *r);
 /* Frames (node ids, innermost first) of the location at position pos; -1: no memory. */
 long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out);
 /*
- * Frames of a sample into ids[], leaf first (inline frames innermost first
- * within a location), at most max. Returns the count, or -1 on out of memory.
- */
-long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, unsigned char *inl,
-			    size_t max);
-/*
  * The string index of pprof's diff-base label key ("pprof::base") in p,
  * or -1 when p has no diff base; whether sample s is of the base.
  */
@@ -144,7 +138,8 @@ const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s,
 			       char *buf, size_t bufsz);
 
 struct stack {
-	size_t off; /* frames at ids[off..off + n), root first */
+	size_t off;  /* frames at ids[off..off + n), root first */
+	size_t ioff; /* their inline marks at inl[ioff..ioff + n) (not moved by sorting) */
 	size_t n;
 	int64_t v;  /* width: the value, of the new profile only in a diff */
 	int64_t d;  /* the change in a diff (new - base); else v */

@@ -235,7 +235,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		if (reserve_ids(st, extra + (n > MAX_STACK ? MAX_STACK : (size_t)n) + LF_INLINE))
 			goto oom;
 		sk = &st->s[st->n];
-		sk->off = st->nids;
+		sk->off = sk->ioff = st->nids;
 		for (size_t k = 0; k < extra; k++) {
 			if (st->inl)
 				st->inl[st->nids] = 0;
@@ -399,19 +399,18 @@ static int sort_stacks(struct sorter *so, uint64_t *ord, size_t n)
  * is st->s[ord[i] & mask]), so merging, folded lines and the flame layout
  * read them front to back. Each stack is read where it lies, in order, and
  * written to its sorted place: scattered writes cost less than scattered
- * reads.
+ * reads. The inline marks stay (read only for the few frames a flame
+ * graph draws).
  */
 static int reorder_frames(struct psym_rpt_stacks *st, const uint64_t *ord, uint64_t mask,
 			  struct stack *sorted)
 {
 	size_t *dest = malloc(st->n * sizeof(*dest)), at = 0;
 	uint32_t *ids = malloc((st->nids ? st->nids : 1) * sizeof(*ids));
-	unsigned char *inl = st->inl ? malloc(st->nids ? st->nids : 1) : NULL;
 
-	if (!dest || !ids || (st->inl && !inl)) {
+	if (!dest || !ids) {
 		free(dest);
 		free(ids);
-		free(inl);
 		return -1;
 	}
 	for (size_t i = 0; i < st->n; i++) {
@@ -423,14 +422,10 @@ static int reorder_frames(struct psym_rpt_stacks *st, const uint64_t *ord, uint6
 		const struct stack *k = &st->s[j];
 
 		memcpy(ids + dest[j], st->ids + k->off, k->n * sizeof(*ids));
-		if (inl)
-			memcpy(inl + dest[j], st->inl + k->off, k->n);
 	}
 	free(dest);
 	free(st->ids);
-	free(st->inl);
 	st->ids = ids;
-	st->inl = inl;
 	st->nids = at;
 	st->capids = st->nids ? st->nids : 1;
 	return 0;
@@ -582,7 +577,7 @@ static int keep_top(struct psym_rpt_stacks *st)
 		for (size_t k = sk->pre; k < sk->n; k++)
 			if (kept[ids[k]]) {
 				if (st->inl)
-					st->inl[sk->off + o] = st->inl[sk->off + k];
+					st->inl[sk->ioff + o] = st->inl[sk->ioff + k];
 				ids[o++] = ids[k];
 			}
 		sk->n = o;
