@@ -88,6 +88,8 @@ struct addr_out {
 	size_t n_out;		   /* answers written (JSON array separators) */
 	const char *module;	   /* JSON ModuleName: the binary as named */
 	struct psym_resolver *res; /* for the outermost frame's StartAddress */
+	uint64_t shift;		   /* input address less the one looked up (an
+				    * object's section offsets: psym's layout) */
 };
 
 static const char *base_name(const struct addr_out *o, const char *file)
@@ -114,13 +116,18 @@ static void json_close(FILE *out, const struct addr_out *o)
 		fputc('\n', out);
 }
 
-/* One frame as llvm-symbolizer --output-style=JSON writes it (keys sorted). */
+/*
+ * One frame as llvm-symbolizer --output-style=JSON writes it (keys sorted):
+ * StartAddress is the frame's own DW_AT_low_pc (an inlined call's, none
+ * with DW_AT_ranges), the outermost frame's the start of the symbol that
+ * holds the address (has_start: either), StartFileName its decl file.
+ */
 static void json_frame(FILE *out, const struct addr_out *o, const struct psym_frame *f,
-		       const char *name, uint64_t start)
+		       const char *name, bool has_start, uint64_t start)
 {
 	char sa[24] = "";
 
-	if (start)
+	if (has_start)
 		snprintf(sa, sizeof(sa), "0x%" PRIx64, start);
 	fprintf(out, "{\"Column\":%" PRId64 ",\"Discriminator\":%" PRIu32 ",\"FileName\":",
 		f ? f->column : 0, f ? f->discriminator : 0);
@@ -128,17 +135,25 @@ static void json_frame(FILE *out, const struct addr_out *o, const struct psym_fr
 	fprintf(out, ",\"FunctionName\":");
 	psym_json_string(out, name ? name : "");
 	fprintf(out,
-		",\"Line\":%" PRId64 ",\"StartAddress\":\"%s\",\"StartFileName\":\"\","
-		"\"StartLine\":%" PRId64 "}",
-		f ? f->line : 0, sa, f ? f->start_line : 0);
+		",\"Line\":%" PRId64 ",\"StartAddress\":\"%s\",\"StartFileName\":", f ? f->line : 0,
+		sa);
+	psym_json_string(out, f && f->start_file ? f->start_file : "");
+	fprintf(out, ",\"StartLine\":%" PRId64 "}", f ? f->start_line : 0);
 }
 
-/* The outermost frame's function start: the symbol that holds the address. */
-static uint64_t function_start(const struct addr_out *o, uint64_t addr)
+/*
+ * The outermost frame's function start: the symbol that holds the address
+ * (llvm-symbolizer's symbol table override), else the function's low_pc.
+ */
+static bool function_start(const struct addr_out *o, uint64_t addr, const struct psym_frame *f,
+			   uint64_t *start)
 {
-	uint64_t start;
-
-	return o->res && psym_resolver_symbol_start(o->res, addr, &start) == 0 ? start : 0;
+	if (o->res && psym_resolver_symbol_start(o->res, addr - o->shift, start) == 0) {
+		*start += o->shift;
+		return true;
+	}
+	*start = f->start_address + o->shift;
+	return f->has_start_address;
 }
 
 /* The frame of an address nothing is known of: "??" and "??:0", as addr2line. */
@@ -166,7 +181,7 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		psym_json_string(out, o->module ? o->module : "");
 		fprintf(out, ",\"Symbol\":[");
 		if (n == 0)
-			json_frame(out, o, NULL, NULL, 0);
+			json_frame(out, o, NULL, NULL, false, 0);
 	} else if (o->show_addr) {
 		if (llvm)
 			fprintf(out, o->pretty ? "0x%" PRIx64 ": " : "0x%" PRIx64 "\n", addr);
@@ -186,7 +201,11 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		if (o->style == STYLE_JSON) {
 			if (i)
 				fputc(',', out);
-			json_frame(out, o, &fr[i], name, i + 1 == n ? function_start(o, addr) : 0);
+			uint64_t start = fr[i].start_address + o->shift;
+			bool has = i + 1 == n ? function_start(o, addr, &fr[i], &start)
+					      : fr[i].has_start_address;
+
+			json_frame(out, o, &fr[i], name, has, start);
 			free(dem);
 			continue;
 		}
@@ -578,6 +597,7 @@ int cmd_addr(int argc, char **argv)
 		}
 		nasked++;
 		nfound += fr->n > 0;
+		ao.shift = section || psym_elf_is_rel(elf) ? a - va : 0;
 		print_addr(stdout, &ao, a, fr->f, fr->n);
 	}
 	free(line);

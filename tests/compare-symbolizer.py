@@ -9,6 +9,9 @@ for each, and the same discriminator for the innermost. KNOWN lists
 "addr" values excused with a documented reason.
 Prints the agreement and every disagreement (up to 40); exits 1 when the
 agreement is below MIN_PERCENT.
+With --start, each frame's StartFileName, StartAddress and StartLine
+(llvm-symbolizer's JSON: the function's decl file and line, the inlined
+call's or function's low_pc) are part of what must agree.
 With --normalize-names, function names are compared without white space
 and without Rust crate disambiguators ("mycrate[3c1c0]::f"): libiberty and
 LLVM spell some demangled names differently ("operator< <char" against
@@ -21,6 +24,9 @@ import sys
 NORMALIZE = "--normalize-names" in sys.argv
 if NORMALIZE:
     sys.argv.remove("--normalize-names")
+START = "--start" in sys.argv
+if START:
+    sys.argv.remove("--start")
 
 
 def norm(name):
@@ -35,9 +41,13 @@ def chain(obj):
     for s in obj.get("Symbol", []):
         fn = norm(s.get("FunctionName") or "??")
         fi = s.get("FileName") or "??"
-        out.append((fn, fi if fi != "" else "??", int(s.get("Line") or 0)))
+        fr = (fn, fi if fi != "" else "??", int(s.get("Line") or 0))
+        if START:
+            fr += (s.get("StartFileName", ""), s.get("StartAddress", ""),
+                   int(s.get("StartLine") or 0))
+        out.append(fr)
     # llvm-symbolizer prints one "??" frame for unknown addresses.
-    if out == [("??", "??", 0)]:
+    if [f[:3] for f in out] == [("??", "??", 0)]:
         return []
     # The line-table discriminator of the innermost frame (psym addr keeps
     # only that one; llvm-symbolizer also gives call sites' discriminators).

@@ -69,7 +69,7 @@ compare() {
 		{ fail "$name: psym addr failed: $(head -3 err.$name)"; return; }
 	llvm-symbolizer --inlines --no-demangle --output-style=JSON --obj="$name" \
 		<all.$name >llvm.$name
-	if python3 "$CMP" psym.$name llvm.$name 99.9 >cmp.$name; then
+	if python3 "$CMP" --start psym.$name llvm.$name 99.9 >cmp.$name; then
 		pass "$name ($(wc -l <all.$name) instructions): $(head -1 cmp.$name)"
 	else
 		fail "$name ($(wc -l <all.$name) instructions): $(head -1 cmp.$name)"

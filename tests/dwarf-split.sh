@@ -313,9 +313,9 @@ for v in plain types; do
 	objdump -d --no-show-raw-insn -j .text rx-$v/rx | sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' >rx-$v/all
 	llvm-symbolizer --inlines --no-demangle --output-style=JSON --obj=rx-$v/rx <rx-$v/all >rx-$v/llvm
 	"$PSYM" addr --json --no-demangle -e rx-$v/rx <rx-$v/all >rx-$v/psym 2>rx-$v/err
-	python3 "$top_srcdir/tests/compare-symbolizer.py" rx-$v/psym rx-$v/llvm 99.9 >rx-$v/cmp
+	python3 "$top_srcdir/tests/compare-symbolizer.py" --start rx-$v/psym rx-$v/llvm 99.9 >rx-$v/cmp
 	check "<regex>, split DWARF 5 ($v, $(wc -l <rx-$v/all) instructions): $(head -1 rx-$v/cmp)" \
-		python3 "$top_srcdir/tests/compare-symbolizer.py" rx-$v/psym rx-$v/llvm 99.9
+		python3 "$top_srcdir/tests/compare-symbolizer.py" --start rx-$v/psym rx-$v/llvm 99.9
 	tail -n +2 rx-$v/cmp | head -20
 	n=$(grep -c 'C[12]E' rx-$v/llvm)
 	check "<regex> $v: constructor frames inlined ($n answers) named as llvm-symbolizer names them" \

@@ -63,7 +63,7 @@ index_compare prog bytes
 if command -v llvm-symbolizer >/dev/null; then
 	"$PSYM" addr --json --index-store S -e prog.nodebug <insns >ix.json
 	llvm-symbolizer --inlines --output-style=JSON --obj=prog <insns >llvm.json
-	if python3 "$top_srcdir/tests/compare-symbolizer.py" ix.json llvm.json 99.9 >cmp.txt; then
+	if python3 "$top_srcdir/tests/compare-symbolizer.py" --start ix.json llvm.json 99.9 >cmp.txt; then
 		pass "index answers agree with llvm-symbolizer: $(head -1 cmp.txt)"
 	else
 		fail "index answers vs llvm-symbolizer: $(head -3 cmp.txt)"
@@ -117,15 +117,15 @@ gcc -O1 -g -o other main.c u0.c u1.c u2.c u3.c -DOTHER
 "$PSYM" index --index-store O other >/dev/null
 cp O/*/*.psymidx "$df"
 damaged planted "is for build ID"
-# A newer format (version 2), with a good header checksum.
+# A newer format (version 3), with a good header checksum.
 python3 - "$f" "$df" <<'PY'
 import struct, sys, zlib
 b = bytearray(open(sys.argv[1], "rb").read())
-b[8:12] = struct.pack("<I", 2)
+b[8:12] = struct.pack("<I", 3)
 b[1020:1024] = struct.pack("<I", zlib.crc32(bytes(b[:1020])))
 open(sys.argv[2], "wb").write(bytes(b))
 PY
-damaged newer-version "version 2"
+damaged newer-version "version 3"
 cp "$f" "$df"
 chmod g+w "$df"
 damaged group-writable "not trusted"

@@ -74,7 +74,7 @@ fixture() {
 		{ fail "$name: psym addr failed: $(head -3 err.$name)"; return; }
 	llvm-symbolizer --inlines --no-demangle --output-style=JSON --obj="$name" \
 		<addrs.$name >llvm.$name
-	if python3 "$CMP" psym.$name llvm.$name 99.5 >cmp.$name; then
+	if python3 "$CMP" --start psym.$name llvm.$name 99.5 >cmp.$name; then
 		pass "$name: $(head -1 cmp.$name)"
 	else
 		fail "$name: $(head -1 cmp.$name)"

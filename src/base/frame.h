@@ -12,6 +12,7 @@
 #ifndef PSYM_FRAME_H
 #define PSYM_FRAME_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The most frames one address gets (a deeper inline chain is cut). */
@@ -27,7 +28,12 @@ struct psym_frame {
 	int64_t line;		  /* 0 if unknown */
 	int64_t column;		  /* 0 if unknown */
 	int64_t start_line;	  /* line of the function's declaration, 0 if unknown */
-	uint32_t discriminator;	  /* line-table discriminator of `line` (innermost
+	const char *start_file;	  /* its file (DW_AT_decl_file, as llvm-symbolizer
+				   * reads it), NULL if unknown */
+	uint64_t start_address;	  /* this frame's own DW_AT_low_pc: an inlined
+				   * call's or the function's (has_start_address) */
+	bool has_start_address;
+	uint32_t discriminator; /* line-table discriminator of `line` (innermost
 				   * frame, when asked for: psym addr), 0 if none */
 };
 

@@ -33,8 +33,10 @@ struct drun {
 };
 
 struct dnode {
-	uint32_t parent, name, linkage, pfile, pdisc;
+	uint32_t parent, name, linkage, pfile, pdisc, start_file;
 	int64_t start_line, pline, pcol;
+	bool has_start;
+	uint64_t start_address;
 };
 
 /* A decoded group, kept for the next lookups (addresses come sorted). */
@@ -427,6 +429,13 @@ static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_
 		d->name = (uint32_t)rd_uleb(&r);
 		d->linkage = (uint32_t)rd_uleb(&r);
 		d->start_line = rd_sleb(&r);
+		d->start_file = (uint32_t)rd_uleb(&r);
+		switch (rd_uleb(&r)) {
+		case 0: d->has_start = false; break;
+		case 1: d->has_start = true; break;
+		default: return bad(x, e, "bad start address flag in a function record");
+		}
+		d->start_address = d->has_start ? g->start + (uint64_t)rd_sleb(&r) : 0;
 		d->pfile = 0;
 		d->pline = d->pcol = 0;
 		d->pdisc = 0;
@@ -572,6 +581,10 @@ int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 		if (str_at(x, d->name, &fr->name, e) || str_at(x, d->linkage, &fr->linkage_name, e))
 			return e->code;
 		fr->start_line = d->start_line;
+		if (file_at(x, d->start_file, &fr->start_file, e))
+			return e->code;
+		fr->has_start_address = d->has_start;
+		fr->start_address = d->start_address;
 		if (i == 0) {
 			if (file_at(x, run->file, &fr->file, e))
 				return e->code;
@@ -612,7 +625,8 @@ int psym_index_verify(struct psym_index *x, size_t *groups, struct psym_err *e)
 		for (size_t k = 0; k < g->nnodes; k++)
 			if (str_at(x, g->nodes[k].name, &s, e) ||
 			    str_at(x, g->nodes[k].linkage, &s, e) ||
-			    file_at(x, g->nodes[k].pfile, &s, e))
+			    file_at(x, g->nodes[k].pfile, &s, e) ||
+			    file_at(x, g->nodes[k].start_file, &s, e))
 				return e->code;
 		for (size_t k = 0; k < g->nruns; k++)
 			if (file_at(x, g->runs[k].file, &s, e))

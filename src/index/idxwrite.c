@@ -21,6 +21,9 @@ struct node {
 	uint32_t parent; /* 0: root, else index + 1 */
 	uint32_t name, linkage;
 	int64_t start_line;
+	uint32_t start_file; /* file id, 0: none */
+	bool has_start;
+	uint64_t start_address;
 	/* the parent frame's location: the call site of this one */
 	uint32_t pfile, pdisc;
 	int64_t pline, pcol;
@@ -131,7 +134,9 @@ static bool same_frame(const struct psym_frame *a, const struct psym_frame *b)
 {
 	return same_str(a->name, b->name) && same_str(a->linkage_name, b->linkage_name) &&
 	       same_str(a->file, b->file) && a->line == b->line && a->column == b->column &&
-	       a->start_line == b->start_line && a->discriminator == b->discriminator;
+	       a->start_line == b->start_line && a->discriminator == b->discriminator &&
+	       same_str(a->start_file, b->start_file) &&
+	       a->has_start_address == b->has_start_address && a->start_address == b->start_address;
 }
 
 static uint32_t *pc_find(struct ptrcache *c, const char *p)
@@ -338,6 +343,10 @@ static int close_group(struct psym_index_writer *w, uint64_t end, struct psym_er
 		ret |= put_uleb(f, nd->name);
 		ret |= put_uleb(f, nd->linkage);
 		ret |= put_sleb(f, nd->start_line);
+		ret |= put_uleb(f, nd->start_file);
+		ret |= put_uleb(f, nd->has_start);
+		if (nd->has_start)
+			ret |= put_sleb(f, (int64_t)(nd->start_address - w->gstart));
 		if (nd->parent) {
 			ret |= put_uleb(f, nd->pfile);
 			ret |= put_sleb(f, nd->pline);
@@ -370,18 +379,24 @@ static bool same_node(const struct node *a, const struct node *b)
 {
 	return a->parent == b->parent && a->name == b->name && a->linkage == b->linkage &&
 	       a->start_line == b->start_line && a->pfile == b->pfile && a->pline == b->pline &&
-	       a->pcol == b->pcol && a->pdisc == b->pdisc;
+	       a->pcol == b->pcol && a->pdisc == b->pdisc && a->start_file == b->start_file &&
+	       a->has_start == b->has_start && a->start_address == b->start_address;
 }
 
 /* The node of frame k of f (root: k = n - 1) under parent, found or added. */
 static int node_for(struct psym_index_writer *w, const struct psym_frame *f, size_t n, size_t k,
 		    uint32_t parent, uint32_t *out, struct psym_err *e)
 {
-	struct node nd = { .parent = parent, .start_line = f[k].start_line };
+	struct node nd = { .parent = parent,
+			   .start_line = f[k].start_line,
+			   .has_start = f[k].has_start_address,
+			   .start_address = f[k].has_start_address ? f[k].start_address : 0 };
 	size_t depth = n - 1 - k;
 	int ret;
 
-	ret = str_id(w, f[k].name, &nd.name, e);
+	ret = file_id(w, f[k].start_file, &nd.start_file, e);
+	if (!ret)
+		ret = str_id(w, f[k].name, &nd.name, e);
 	if (!ret)
 		ret = str_id(w, f[k].linkage_name, &nd.linkage, e);
 	if (!ret && parent) {

@@ -13,8 +13,9 @@
  *            of the chunk-checksum table
  *   FUNCS    one record per group of consecutive address runs (at most
  *            256 runs, one outermost function): its size, a node table
- *            (the inline tree: name, linkage name, start line and the call
- *            site in the parent) and its runs, delta-encoded (address,
+ *            (the inline tree: name, linkage name, start line, start file
+ *            and start address, and the call site in the parent) and its
+ *            runs, delta-encoded (address,
  *            innermost node, file, line, column, discriminator)
  *   STRS     NUL-terminated strings, each once (id = offset + 1; 0: NULL)
  *   FILES    u32 string id per file (file id = index + 1; 0: no file)
@@ -37,7 +38,7 @@
 #include "error.h"
 #include "frame.h"
 
-#define PSYM_INDEX_VERSION 1
+#define PSYM_INDEX_VERSION 2
 #define PSYM_INDEX_SUFFIX ".psymidx"
 /* The largest index file read or written (also the HTTP store's cap). */
 #define PSYM_INDEX_MAX_FILE ((uint64_t)2 << 30)

@@ -15,7 +15,7 @@
 #define FLAME_DRAW_WIDTH 1180.0
 
 static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_stacks *st,
-		     size_t at, size_t d, int64_t x, int64_t val, int64_t delta)
+		     const struct stack *sk, size_t d, int64_t x, int64_t val, int64_t delta)
 {
 	struct psym_flame_frame *f;
 
@@ -24,25 +24,41 @@ static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_s
 		return -1;
 	fl->frame = f;
 	f = &fl->frame[fl->n++];
-	f->name = st->r.names.s[st->ids[at]];
+	f->name = st->r.names.s[st->ids[sk->off + d]];
 	f->depth = d;
 	f->x = x;
 	f->value = val;
 	f->delta = delta;
-	f->inl = st->inl[at] != 0;
-	f->kind = (enum psym_flame_kind)(st->r.names.kind[st->ids[at]] & 3);
+	f->inl = st->inl[sk->ioff + d] != 0;
+	f->kind = (enum psym_flame_kind)(st->r.names.kind[st->ids[sk->off + d]] & 3);
 	return 0;
+}
+
+/* Whether no sum of the stacks' values (widths or changes) can saturate. */
+static bool sums_fit(const struct psym_rpt_stacks *st)
+{
+	uint64_t sv = 0, sd = 0;
+
+	for (size_t i = 0; i < st->n; i++)
+		if (__builtin_add_overflow(sv, (uint64_t)abs64(st->s[i].v), &sv) ||
+		    __builtin_add_overflow(sd, (uint64_t)abs64(st->s[i].d), &sd))
+			return false;
+	return sv <= INT64_MAX && sd <= INT64_MAX;
 }
 
 /*
  * The merged stacks are sorted, so equal prefixes are adjacent; each
  * (depth, run of equal prefix) is one frame, closed when the run ends.
+ * A frame's value is the sum of its run's: when no sum can saturate, the
+ * running total where it opened, taken from the one where it closes (work
+ * per frame drawn, not per stack and depth); else summed depth by depth.
  */
 static int lay_out(struct psym_flame *fl, const struct psym_rpt_stacks *st)
 {
 	int64_t *acc = calloc(fl->maxdepth + 1, sizeof(*acc));
 	int64_t *accd = calloc(fl->maxdepth + 1, sizeof(*accd));
-	int64_t x = 0;
+	int64_t x = 0, xd = 0;
+	bool opened = sums_fit(st); /* acc[], accd[]: where frames opened */
 	size_t cap = 0;
 	int ret = -1;
 
@@ -64,7 +80,8 @@ static int lay_out(struct psym_flame *fl, const struct psym_rpt_stacks *st)
 			const struct stack *pv = &st->s[i - 1];
 
 			for (size_t d = pv->n; d-- > common;) {
-				int64_t val = acc[d], dv = accd[d];
+				int64_t val = opened ? x - acc[d] : acc[d];
+				int64_t dv = opened ? xd - accd[d] : accd[d];
 
 				acc[d] = 0;
 				accd[d] = 0;
@@ -74,15 +91,23 @@ static int lay_out(struct psym_flame *fl, const struct psym_rpt_stacks *st)
 						fl->omitted++;
 					continue;
 				}
-				if (add_frame(fl, &cap, st, pv->off + d, d, x - val, val, dv))
+				if (add_frame(fl, &cap, st, pv, d, x - val, val, dv))
 					goto out;
 			}
 		}
 		if (i == st->n)
 			break;
-		for (size_t d = 0; d < st->s[i].n; d++) {
-			acc[d] = sat_add(acc[d], st->s[i].v);
-			accd[d] = sat_add(accd[d], st->s[i].d);
+		if (opened) {
+			for (size_t d = common; d < st->s[i].n; d++) {
+				acc[d] = x;
+				accd[d] = xd;
+			}
+			xd += st->s[i].d;
+		} else {
+			for (size_t d = 0; d < st->s[i].n; d++) {
+				acc[d] = sat_add(acc[d], st->s[i].v);
+				accd[d] = sat_add(accd[d], st->s[i].d);
+			}
 		}
 		x = sat_add(x, st->s[i].v);
 	}

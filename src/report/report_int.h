@@ -110,18 +110,20 @@ void psym_rpt_filter_free(struct psym_rpt_filter *f);
 bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct psym_profile *p,
 				const pb_location *loc, const pb_line *ln);
 
+/* Position of location id in the profile, or -1 (the common dense case inline). */
+static inline long psym_rpt_loc_pos(const struct psym_profile *p, uint64_t id)
+{
+	if (p->location_ix.dense)
+		return id >= 1 && id <= p->pb->n_location ? (long)(id - 1) : -1;
+	return psym_profile_location_pos(p, id);
+}
+
 /* exact: keys tell apart what pprof's NodeInfo does (top), else names only. */
 int psym_rpt_init(struct rep *r, const struct psym_profile *p, const struct psym_report_opts *o,
 		  bool exact, struct psym_err *e);
 void psym_rpt_free(struct rep *r);
 /* Frames (node ids, innermost first) of the location at position pos; -1: no memory. */
 long psym_rpt_loc_frames(struct rep *r, size_t pos, const uint32_t **out);
-/*
- * Frames of a sample into ids[], leaf first (inline frames innermost first
- * within a location), at most max. Returns the count, or -1 on out of memory.
- */
-long psym_rpt_sample_frames(struct rep *r, const pb_sample *s, uint32_t *ids, unsigned char *inl,
-			    size_t max);
 /*
  * The string index of pprof's diff-base label key ("pprof::base") in p,
  * or -1 when p has no diff base; whether sample s is of the base.
@@ -136,7 +138,8 @@ const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s,
 			       char *buf, size_t bufsz);
 
 struct stack {
-	size_t off; /* frames at ids[off..off + n), root first */
+	size_t off;  /* frames at ids[off..off + n), root first */
+	size_t ioff; /* their inline marks at inl[ioff..ioff + n) (not moved by sorting) */
 	size_t n;
 	int64_t v;  /* width: the value, of the new profile only in a diff */
 	int64_t d;  /* the change in a diff (new - base); else v */
@@ -147,6 +150,7 @@ struct psym_rpt_stacks {
 	struct rep r;
 	uint32_t *ids;
 	unsigned char *inl; /* per ids[] entry: an inlined frame (not its location's last line) */
+	bool no_inl;	    /* set before collecting: no inl[] (NULL), for folded */
 	size_t nids, capids;
 	struct stack *s;
 	size_t n, cap;

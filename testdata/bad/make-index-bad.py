@@ -35,10 +35,19 @@ strs_off, strs_len = secs[1]
 x = bytearray(b)
 x[funcs_off:funcs_off + funcs_len] = b"\xff" * funcs_len
 put("index-funcs-ff.psymidx", fix(x))
+# Offsets into the first function record of the seed (index format 2): its
+# size, node count, then node 0 (parent, name, linkage, start line, start
+# file at +6, start address flag at +7), its run count and runs (the first
+# run's node at +11).
 x = bytearray(b)
-x[funcs_off + 3] ^= 0x7f
-x[funcs_off + 9] ^= 0x55
+x[funcs_off + 11] ^= 0x55
 put("index-funcs-garbage.psymidx", fix(x))
+x = bytearray(b)
+x[funcs_off + 6] ^= 0x55
+put("index-start-file.psymidx", fix(x))
+x = bytearray(b)
+x[funcs_off + 7] ^= 0x02
+put("index-start-flag.psymidx", fix(x))
 x = bytearray(b)
 x[strs_off:strs_off + strs_len] = b"A" * strs_len
 put("index-strings-no-nul.psymidx", fix(x))

@@ -112,6 +112,13 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 				x->sibling = NOREF;
 			break;
 		case AT_decl_line: const_val(&v, &x->decl_line); break;
+		case AT_decl_file:
+			x->decl_file_state = v.form != FORM_implicit_const &&
+							     const_val(&v, &x->decl_file) &&
+							     x->decl_file <= UINT32_MAX
+						     ? DECL_FILE_INDEX
+						     : DECL_FILE_NONAME;
+			break;
 		case AT_call_file: const_val(&v, &x->call_file); break;
 		case AT_call_line: const_val(&v, &x->call_line); break;
 		case AT_call_column: const_val(&v, &x->call_column); break;

@@ -243,6 +243,15 @@ static int walk_unit(struct walk *w, struct psym_dwarf *src, struct cu *u, uint3
 				en->linkage = dw_resolve_str(src, u, &x.linkage);
 				en->decl_line =
 					x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
+				/* An imported unit's file indexes are not the CU's. */
+				en->decl_file_state = u == c || x.decl_file_state != DECL_FILE_INDEX
+							      ? x.decl_file_state
+							      : DECL_FILE_NONAME;
+				en->decl_file_idx = (uint32_t)x.decl_file;
+				en->has_low_pc =
+					x.has_low && (!form_is_addrx(x.low_form) ||
+						      dw_read_addrx(src, u, x.low_pc, &x.low_pc));
+				en->low_pc = en->has_low_pc ? x.low_pc : 0;
 				en->origin = x.origin != NOREF ? x.origin : x.spec;
 				if (src != d && en->origin != NOREF)
 					en->origin |= DW_ALT_REF;

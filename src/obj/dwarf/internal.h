@@ -83,6 +83,7 @@ enum {
 	AT_comp_dir = 0x1b,
 	AT_inline = 0x20,
 	AT_abstract_origin = 0x31,
+	AT_decl_file = 0x3a,
 	AT_decl_line = 0x3b,
 	AT_specification = 0x47,
 	AT_ranges = 0x55,
@@ -253,10 +254,27 @@ struct erange {
 };
 
 /* A subprogram or inlined subroutine that has code. */
+/*
+ * DW_AT_decl_file as llvm-symbolizer reads it: the first DIE along the
+ * origin chain that has the attribute decides; its index names a file of
+ * that DIE's unit, except in DW_FORM_implicit_const (LLVM 14 finds no unit
+ * for a value kept in the abbreviation, so no file).
+ */
+enum decl_file_state {
+	DECL_FILE_NONE,	  /* no attribute here */
+	DECL_FILE_INDEX,  /* an index into its unit's file table */
+	DECL_FILE_NONAME, /* an attribute that names no file */
+};
+
 struct entry {
 	uint64_t origin; /* abstract_origin or specification, NOREF when none */
 	const char *name, *linkage;
+	uint64_t low_pc;       /* its own DW_AT_low_pc (llvm-symbolizer's StartAddress) */
+	const char *decl_file; /* resolved by dw_entry_names: NULL when none */
 	uint32_t decl_line;
+	uint32_t decl_file_idx;
+	uint8_t decl_file_state; /* enum decl_file_state */
+	bool has_low_pc;
 	uint32_t call_file, call_line, call_column;
 	uint32_t parent;
 	uint32_t kid_first, kid_count; /* slice of cu->kids */
@@ -303,7 +321,8 @@ struct cu {
 	uint16_t version;
 	uint8_t addr_size, offsz, unit_type;
 	bool has_stmt, has_rng_base, decoded, failed;
-	bool ranged; /* had address ranges of its own (low/high_pc, DW_AT_ranges) */
+	bool lines_done; /* dw_decode_lines ran (a decl file may ask before the unit is decoded) */
+	bool ranged;	 /* had address ranges of its own (low/high_pc, DW_AT_ranges) */
 	/* Rows with a discriminator (when asked for), sorted by address. */
 	struct disc {
 		uint64_t addr;
@@ -336,6 +355,7 @@ struct cu {
 	size_t nseqs;
 	const char **files;
 	size_t nfiles;
+	uint16_t line_version; /* of the line table files[] came from (0: none) */
 };
 
 struct curange {
@@ -346,7 +366,9 @@ struct curange {
 struct origin {
 	uint64_t off; /* 0: empty slot (offset 0 is a unit header, never a DIE) */
 	const char *name, *linkage;
+	const char *decl_file; /* with decl_file_state DECL_FILE_INDEX: resolved, or NULL */
 	uint32_t decl_line;
+	uint8_t decl_file_state;
 };
 
 struct psym_dwarf {

@@ -383,6 +383,7 @@ static int join_files(struct psym_dwarf *d, struct cu *u, uint16_t version, cons
 	if (!u->files)
 		return PSYM_ENOMEM;
 	u->nfiles = t->nfiles;
+	u->line_version = version;
 	for (uint64_t i = 0; i < t->nfiles; i++) {
 		const char *dir = NULL;
 		uint64_t di = t->file_dir[i];
@@ -496,6 +497,9 @@ int dw_decode_lines(struct psym_dwarf *d, struct cu *u, struct psym_err *e)
 	struct linehdr h;
 	int ret = 0;
 
+	if (u->lines_done)
+		return 0;
+	u->lines_done = true;
 	if (!u->has_stmt || !read_header(u, &c, &hc, &h))
 		return 0;
 	if (h.uf.version < 5)
@@ -548,7 +552,8 @@ out:
 /* File name for a DWARF file index (1-based before DWARF 5, 0-based since). */
 const char *dw_cu_file(const struct cu *c, uint64_t idx)
 {
-	if (c->version < 5) {
+	/* Indexes count as the line table does (a dwz partial unit's may differ from its unit). */
+	if ((c->line_version ? c->line_version : c->version) < 5) {
 		if (idx == 0)
 			return NULL;
 		idx--;

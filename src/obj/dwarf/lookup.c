@@ -93,10 +93,13 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 		struct psym_frame *f = &d->frames[n++];
 
 		if (!en->resolved)
-			dw_entry_names(fd, en);
+			dw_entry_names(fd, en, fc, c);
 		f->name = en->name ? en->name : en->linkage;
 		f->linkage_name = en->linkage;
 		f->start_line = en->decl_line;
+		f->start_file = en->decl_file;
+		f->start_address = en->low_pc;
+		f->has_start_address = en->has_low_pc;
 		f->discriminator = 0;
 		if (i == depth - 1) {
 			f->file = row ? row_file(c, row) : NULL;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "die.h"
+#include "line.h"
 #include "names.h"
 #include "unit.h"
 
@@ -52,7 +53,7 @@ static void origin_put(struct psym_dwarf *d, const struct origin *o)
 
 static inline bool names_done(const struct origin *r)
 {
-	return r->name && r->linkage && r->decl_line;
+	return r->name && r->linkage && r->decl_line && r->decl_file_state != DECL_FILE_NONE;
 }
 
 static inline void names_merge(struct origin *r, const struct origin *from)
@@ -63,6 +64,30 @@ static inline void names_merge(struct origin *r, const struct origin *from)
 		r->linkage = from->linkage;
 	if (!r->decl_line)
 		r->decl_line = from->decl_line;
+	if (r->decl_file_state == DECL_FILE_NONE) {
+		r->decl_file_state = from->decl_file_state;
+		r->decl_file = from->decl_file;
+	}
+}
+
+/*
+ * The file a DW_AT_decl_file index names: in unit u of src, the unit fc
+ * the lookup is in takes c's file table (its own, or its skeleton's); any
+ * other unit (another CU, a dwz partial unit here or in the alternate
+ * file) its own, read for it; a split file's other units name none.
+ */
+static const char *decl_file_name(struct psym_dwarf *src, struct cu *u, uint64_t idx,
+				  const struct cu *fc, const struct cu *c)
+{
+	struct psym_err e = { 0 };
+
+	if (u == fc)
+		return dw_cu_file(c, idx);
+	if (fc != c)
+		return NULL;
+	if (dw_decode_lines(src, u, &e))
+		return NULL;
+	return dw_cu_file(u, idx);
 }
 
 /*
@@ -70,7 +95,8 @@ static inline void names_merge(struct origin *r, const struct origin *from)
  * abstract_origin / specification: the first of each along the chain.
  * Bounded hops; the result for off is cached.
  */
-static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off)
+static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off, const struct cu *fc,
+				    const struct cu *c)
 {
 	struct origin r = { .off = off }, *cached = origin_find(d, off);
 	uint64_t cur = off;
@@ -94,6 +120,9 @@ static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off)
 		here.linkage = dw_resolve_str(src, u, &x.linkage);
 		here.decl_line =
 			x.decl_line > 0 && x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
+		here.decl_file_state = x.decl_file_state;
+		if (x.decl_file_state == DECL_FILE_INDEX && r.decl_file_state == DECL_FILE_NONE)
+			here.decl_file = decl_file_name(src, u, (uint64_t)x.decl_file, fc, c);
 		names_merge(&r, &here);
 		cur = x.origin != NOREF ? x.origin : x.spec;
 		if (cur == NOREF)
@@ -107,19 +136,23 @@ static struct origin resolve_origin(struct psym_dwarf *d, uint64_t off)
 	return r;
 }
 
-void dw_entry_names(struct psym_dwarf *d, struct entry *en)
+void dw_entry_names(struct psym_dwarf *d, struct entry *en, const struct cu *fc, const struct cu *c)
 {
-	struct origin r = { .name = en->name, .linkage = en->linkage, .decl_line = en->decl_line };
+	struct origin r = { .name = en->name,
+			    .linkage = en->linkage,
+			    .decl_line = en->decl_line,
+			    .decl_file_state = en->decl_file_state };
 
 	en->resolved = true;
-	if (names_done(&r) || en->origin == NOREF)
-		return;
-	{
-		struct origin o = resolve_origin(d, en->origin);
+	if (en->decl_file_state == DECL_FILE_INDEX)
+		r.decl_file = dw_cu_file(c, en->decl_file_idx);
+	if (!names_done(&r) && en->origin != NOREF) {
+		struct origin o = resolve_origin(d, en->origin, fc, c);
 
 		names_merge(&r, &o);
 	}
 	en->name = r.name;
 	en->linkage = r.linkage;
 	en->decl_line = r.decl_line;
+	en->decl_file = r.decl_file_state == DECL_FILE_INDEX ? r.decl_file : NULL;
 }
