@@ -41,13 +41,10 @@ static int open_module(void *ud, struct psym_resolver **out, struct psym_reason 
 {
 	const struct modref *m = ud;
 	const struct psym_binary_opts *bo = m->f->o->binary;
-	struct psym_elf *elf = NULL;
 	int ret;
 
-	ret = psym_objtab_take_elf(m->f->objs, m->x, bo->locate ? bo->locate->elf_limits : NULL,
-				   &elf, why, e);
-	if (!ret)
-		ret = psym_file_resolver_new(elf, bo, "file", out, e);
+	ret = psym_file_resolver_open(m->f->objs, m->x, bo->locate ? bo->locate->elf_limits : NULL,
+				      bo, "file", out, why, e);
 	/* Found: said after its first lookup (debug information loads lazily). */
 	if (m->f->o->verbose && m->f->o->log && ret)
 		fprintf(m->f->o->log, "psym: module '%s': %s\n", m->x->path,

@@ -333,21 +333,21 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 	struct run *run = ref->run;
 	const struct psym_symbolize_opts *o = run->o;
 	FILE *log = o->quiet ? NULL : o->log;
-	struct psym_elf *elf = NULL;
-	int ret;
 
 	switch (ref->x->cls) {
 	case PSYM_MAP_FILE:
-		ret = psym_objtab_take_elf(run->files_tab, ref->x, &o->limits.elf, &elf, why, e);
-		return ret ? ret : psym_file_resolver_new(elf, run->file_bopts, "file", out, e);
+		return psym_file_resolver_open(run->files_tab, ref->x, &o->limits.elf,
+					       run->file_bopts, "file", out, why, e);
 	case PSYM_MAP_VDSO:
-		ret = psym_objtab_take_elf(run->own_tab, ref->x, &o->limits.elf, &elf, why, e);
-		return ret ? ret : psym_file_resolver_new(elf, &run->bopts, "vdso", out, e);
+		return psym_file_resolver_open(run->own_tab, ref->x, &o->limits.elf, &run->bopts,
+					       "vdso", out, why, e);
 	case PSYM_MAP_KERNEL:
 	case PSYM_MAP_KMODULE:
-		return psym_kernel_resolver_new(&run->lo, &run->bopts, ref->x->build_id,
-						ref->x->cls == PSYM_MAP_KMODULE, &o->limits, log,
-						out, e);
+		/* What the plan located for it: candidates said as they were. */
+		for (size_t i = 0; o->explain && i < ref->x->ntried; i++)
+			explain_cb(run, ref->x->tried[i].path, ref->x->tried[i].verdict);
+		return psym_kernel_resolver_new(run->own_tab, ref->x, &run->lo, &run->bopts,
+						&o->limits, log, out, e);
 	case PSYM_MAP_ANON:
 		if (run->foreign[0] && !run->lo.side_dir && !run->lo.n_perf_map_dirs &&
 		    !o->n_perf_maps) {

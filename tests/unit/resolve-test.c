@@ -85,8 +85,26 @@ static void file_resolver(void)
 	free(fr);
 }
 
+/* The kernel resolver of a located kernel entry, as the plan makes it. */
+static int kernel_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+		      const struct psym_reader_limits *lim, struct psym_objtab **t,
+		      struct psym_resolver **r, struct psym_err *e)
+{
+	struct psym_located *x;
+	int ret;
+
+	*t = psym_objtab_new(0);
+	if (!*t)
+		return PSYM_ENOMEM;
+	ret = psym_objtab_add(*t, PSYM_MAP_KERNEL, "", "", NULL, &x, e);
+	if (!ret)
+		ret = psym_objtab_locate(*t, lo, e);
+	return ret ? ret : psym_kernel_resolver_new(*t, x, lo, bo, lim, NULL, r, e);
+}
+
 static void kernel_resolver(void)
 {
+	struct psym_objtab *t = NULL;
 	struct psym_locate_opts lo = { 0 };
 	struct psym_binary_opts bo = { .inlines = true, .locate = &lo };
 	struct psym_resolver *r = NULL;
@@ -101,19 +119,19 @@ static void kernel_resolver(void)
 
 	psym_reader_limits_default(&lim);
 	/* No kallsyms, no vmlinux: the reason says what to give. */
-	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0, "kernel: made");
+	ok(kernel_new(&lo, &bo, &lim, &t, &r, &e) == 0, "kernel: made");
 	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000100ULL, fr, &why) == PSYM_NOENT,
 	   "kernel: nothing to answer with");
 	is_int((int)why.code, PSYM_R_NO_KALLSYMS, "kernel: reason: no kallsyms");
 	ok(strstr(why.detail, "--kallsyms") != NULL, "kernel: reason names --kallsyms");
 	psym_resolver_free(r);
+	psym_objtab_free(t);
 
 	write_file("kallsyms", "ffffffff81000000 T _text\nffffffff81000100 T do_work\n"
 			       "ffffffff81000200 t helper\nffffffff81000300 T _etext\n");
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	lo.kallsyms = path;
-	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0,
-	   "kernel: with kallsyms");
+	ok(kernel_new(&lo, &bo, &lim, &t, &r, &e) == 0, "kernel: with kallsyms");
 	ok(psym_resolver_to_vaddr(r, &m, 0xffffffff81000123ULL, &v) == 0 &&
 		   v == 0xffffffff81000123ULL,
 	   "kernel: addresses are looked up as they ran");
@@ -124,6 +142,7 @@ static void kernel_resolver(void)
 	   "kernel: local symbol");
 	is_str(fr->f[0].name, "helper", "kernel: local symbol name");
 	psym_resolver_free(r);
+	psym_objtab_free(t);
 	free(fr);
 }
 
