@@ -64,6 +64,9 @@ static void free_entry(struct psym_located *x)
 	free_side(&x->alt);
 	free_side(&x->split);
 	free_side(&x->kallsyms);
+	for (size_t i = 0; i < x->nperfmaps; i++)
+		free(x->perfmaps[i].path);
+	free(x->perfmaps);
 	psym_elf_close(x->elf);
 	free((char *)x->path);
 	free((char *)x->build_id);
@@ -483,6 +486,120 @@ int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *bu
 	}
 	pthread_mutex_unlock(&t->mu);
 	return ret;
+}
+
+/* ---- JIT code: perf maps per process ------------------------------------ */
+
+#define MAX_PERFMAPS (1u << 20) /* records per entry: pids times files, bounded */
+
+struct pm_rec {
+	struct psym_located *x;
+	int pid;
+	int ret;
+};
+
+static bool push_perfmap(struct psym_located *x, int pid, const char *path, bool jitdump)
+{
+	struct psym_objtab_perfmap *p;
+	size_t cap = x->nperfmaps;
+
+	p = psym_array_grow(x->perfmaps, &cap, x->nperfmaps + 1, sizeof(*p), MAX_PERFMAPS);
+	if (!p)
+		return false;
+	x->perfmaps = p;
+	if (x->nperfmaps && p[x->nperfmaps - 1].pid > pid)
+		x->perfmaps_unsorted = true;
+	p[x->nperfmaps] = (struct psym_objtab_perfmap){ .pid = pid, .jitdump = jitdump };
+	if (path && !(p[x->nperfmaps].path = strdup(path)))
+		return false;
+	x->nperfmaps++;
+	return true;
+}
+
+/* Every file that exists: recorded (the loader decides which one is used). */
+static bool pm_found(void *ud, const char *path, bool jitdump)
+{
+	struct pm_rec *r = ud;
+
+	if (!r->ret && !push_perfmap(r->x, r->pid, path, jitdump))
+		r->ret = PSYM_ENOMEM;
+	return false;
+}
+
+/*
+ * The first record of pid, or x->nperfmaps. Records of one pid are
+ * together; the plan adds pids in increasing order (binary search), a pid
+ * located later may come after a larger one (then a scan).
+ */
+static size_t pid_first(const struct psym_located *x, int pid)
+{
+	size_t lo = 0, hi = x->nperfmaps;
+
+	if (x->perfmaps_unsorted) {
+		for (size_t i = 0; i < x->nperfmaps; i++)
+			if (x->perfmaps[i].pid == pid)
+				return i;
+		return x->nperfmaps;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->perfmaps[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nperfmaps && x->perfmaps[lo].pid == pid ? lo : x->nperfmaps;
+}
+
+/* Locate pid's files into x; the table's lock is held. */
+static int locate_pid(struct psym_located *x, const struct psym_locate_opts *lo, int pid)
+{
+	struct psym_locate_opts o = *lo;
+	struct pm_rec r = { .x = x, .pid = pid };
+
+	if (pid <= 0 || pid_first(x, pid) < x->nperfmaps)
+		return 0;
+	o.explain = record;
+	o.explain_ud = x;
+	psym_locate_perf_maps(&o, pid, pm_found, &r);
+	if (!r.ret && !push_perfmap(x, pid, NULL, false)) /* located: a mark */
+		r.ret = PSYM_ENOMEM;
+	return r.ret;
+}
+
+int psym_objtab_locate_perf_maps(struct psym_objtab *t, struct psym_located *x,
+				 const struct psym_locate_opts *lo, const int *pids, size_t npids,
+				 struct psym_err *e)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&t->mu);
+	for (size_t i = 0; i < npids && !ret; i++)
+		ret = locate_pid(x, lo, pids[i]);
+	pthread_mutex_unlock(&t->mu);
+	return ret ? psym_err_set(e, ret, "out of memory") : 0;
+}
+
+void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,
+			   const struct psym_locate_opts *lo, int pid, psym_perfmap_fn fn, void *ud)
+{
+	bool done[2] = { false, false };
+
+	if (pid <= 0)
+		return;
+	/* fn loads files; it never calls back into the table. */
+	pthread_mutex_lock(&t->mu);
+	locate_pid(x, lo, pid); /* out of memory: what was recorded is used */
+	for (size_t i = pid_first(x, pid); i < x->nperfmaps && x->perfmaps[i].pid == pid; i++) {
+		struct psym_objtab_perfmap *p = &x->perfmaps[i];
+
+		if (!p->path || done[p->jitdump])
+			continue;
+		if (fn(ud, p->path, p->jitdump))
+			done[p->jitdump] = true;
+	}
+	pthread_mutex_unlock(&t->mu);
 }
 
 struct psym_elf *psym_objtab_elf(struct psym_located *x)

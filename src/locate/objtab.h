@@ -56,6 +56,13 @@ struct psym_locside {
 	size_t ntried;
 };
 
+/* A perf map or jitdump of one process that exists (path NULL: pid located, none). */
+struct psym_objtab_perfmap {
+	int pid;
+	char *path;
+	bool jitdump;
+};
+
 /* One object of the plan. Fields are read-only to callers. */
 struct psym_located {
 	/* The typed key. */
@@ -79,9 +86,13 @@ struct psym_located {
 	/* The kernel (PSYM_MAP_KERNEL, PSYM_MAP_KMODULE): */
 	uint64_t text;		      /* vmlinux's _text (file is the vmlinux) */
 	struct psym_locside kallsyms; /* the kallsyms copy */
+	/* JIT code (PSYM_MAP_ANON): the processes' perf maps, in locate.h's order. */
+	struct psym_objtab_perfmap *perfmaps;
+	size_t nperfmaps;
 	/* private */
 	struct psym_elf *elf; /* the opened file until taken */
 	bool taken;
+	bool perfmaps_unsorted; /* a pid located after a larger one */
 };
 
 struct psym_objtab;
@@ -185,6 +196,25 @@ void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
  */
 int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *buf, size_t bufsz,
 			 struct psym_reason *why);
+
+/*
+ * JIT code: the perf maps and jitdumps of each process in pids (locate.h's
+ * psym_locate_perf_maps), recorded in x (a PSYM_MAP_ANON entry), the ones
+ * not there among x->tried. For the plan, which knows the profile's
+ * processes. 0 or PSYM_ENOMEM.
+ */
+int psym_objtab_locate_perf_maps(struct psym_objtab *t, struct psym_located *x,
+				 const struct psym_locate_opts *lo, const int *pids, size_t npids,
+				 struct psym_err *e);
+
+/*
+ * The perf maps of pid recorded in x, in order, as psym_locate_perf_maps
+ * gives them (fn returns true to stop that kind of file); a pid the plan
+ * did not locate is located now, with lo, into x.
+ */
+void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,
+			   const struct psym_locate_opts *lo, int pid, psym_perfmap_fn fn,
+			   void *ud);
 
 /* Entries in the order they were added. */
 size_t psym_objtab_count(const struct psym_objtab *t);

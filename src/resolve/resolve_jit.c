@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "objtab.h"
 #include "resolvers.h"
 
 /* Processes whose tables are loaded to place an address without a process. */
@@ -25,6 +26,8 @@ struct jit_table {
 
 struct jit_resolver {
 	struct psym_resolver base;
+	struct psym_objtab *tab; /* the processes' files, as the plan located them */
+	struct psym_located *x;
 	const struct psym_locate_opts *lo;
 	const struct psym_perfmap_limits *lim;
 	const char *const *files;
@@ -120,7 +123,7 @@ static struct jit_table *table(struct jit_resolver *j, int pid)
 			     len > 5 && !strcmp(j->files[i] + len - 5, ".dump")) == 0)
 			c.found++;
 	}
-	psym_locate_perf_maps(j->lo, pid, found_file, &c);
+	psym_objtab_perf_maps(j->tab, j->x, j->lo, pid, found_file, &c);
 	if (!c.found) {
 		psym_perfmap_free(c.t->pm);
 		c.t->pm = NULL;
@@ -266,7 +269,8 @@ static const struct psym_resolver_ops jit_ops = {
 	.destroy = jit_destroy,
 };
 
-int psym_jit_resolver_new(const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
+int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
+			  const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
 			  const char *const *files, size_t nfiles, int pid, FILE *log,
 			  struct psym_resolver **out, struct psym_err *e)
 {
@@ -275,6 +279,8 @@ int psym_jit_resolver_new(const struct psym_locate_opts *lo, const struct psym_p
 	if (!j)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	j->base.ops = &jit_ops;
+	j->tab = t;
+	j->x = x;
 	j->lo = lo;
 	j->lim = lim;
 	j->files = files;

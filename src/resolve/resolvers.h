@@ -72,9 +72,12 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 
 /*
  * JIT code: perf maps and jitdumps given for every process (files), else
- * those of each sample's process found by the locator. lo must outlive it.
+ * those of each sample's process that the plan located into x (a
+ * PSYM_MAP_ANON entry of t; psym_objtab_perf_maps). t, x and lo must
+ * outlive it.
  */
-int psym_jit_resolver_new(const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
+int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
+			  const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
 			  const char *const *files, size_t nfiles, int pid, FILE *log,
 			  struct psym_resolver **out, struct psym_err *e);
 

@@ -358,8 +358,10 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 					run->foreign);
 			return PSYM_NOENT;
 		}
-		return psym_jit_resolver_new(&run->lo, &o->limits.perfmap, o->perf_maps,
-					     o->n_perf_maps, o->pid, log, out, e);
+		for (size_t i = 0; o->explain && i < ref->x->ntried; i++)
+			explain_cb(run, ref->x->tried[i].path, ref->x->tried[i].verdict);
+		return psym_jit_resolver_new(run->own_tab, ref->x, &run->lo, &o->limits.perfmap,
+					     o->perf_maps, o->n_perf_maps, o->pid, log, out, e);
 	case PSYM_MAP_SPECIAL:
 	default:
 		psym_reason_set(why, PSYM_R_NOT_CODE,
@@ -700,6 +702,37 @@ static void explain_table(struct run *run)
 }
 
 /*
+ * JIT code: the perf maps of the processes its addresses can be in (the
+ * one --pid names, else every process a sample names), into its entry.
+ * For a profile of another machine, run->lo holds no perf map dirs of this
+ * one (setup): nothing of this machine's is located.
+ */
+static int locate_perf_maps(struct run *run, struct psym_err *e)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	pb_profile *pb = run->p->pb;
+
+	for (size_t k = 0; k < pb->n_mapping; k++) {
+		struct psym_located *x = run->plan[k];
+		bool seen = false;
+		int ret;
+
+		if (!x || x->cls != PSYM_MAP_ANON)
+			continue;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = run->plan[j] == x;
+		if (seen)
+			continue;
+		ret = psym_objtab_locate_perf_maps(run->own_tab, x, &run->lo,
+						   o->pid ? &o->pid : run->pids,
+						   o->pid ? 1 : run->npids, e);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
  * The plan: every mapping with locations to resolve is classified once
  * into a typed key of the located-object table (binaries in the batch's
  * table when shared); debuginfod is asked for all missing binaries at
@@ -736,6 +769,8 @@ static int plan(struct run *run, struct psym_err *e)
 	ret = psym_objtab_locate(run->files_tab, run->file_bopts->locate, e);
 	if (!ret && run->own_tab != run->files_tab)
 		ret = psym_objtab_locate(run->own_tab, &run->lo, e);
+	if (!ret)
+		ret = locate_perf_maps(run, e);
 	if (!ret && o->explain)
 		explain_table(run);
 	return ret;

@@ -156,9 +156,19 @@ static void jit_resolver(void)
 	struct psym_reason why = { 0 };
 	struct psym_frames *fr = malloc(sizeof(*fr));
 	struct psym_err e = { 0 };
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *x = NULL;
+	const int pids[] = { 4242 };
 
 	write_file("perf-4242.map", "7f0000001000 100 LazyCompile:*fib\n7f0000002000 80 Stub\n");
-	ok(psym_jit_resolver_new(&lo, &pl, NULL, 0, 0, NULL, &r, &e) == 0, "jit: made");
+	/* The plan locates the profile's processes' maps (4243 only when asked). */
+	ok(t && psym_objtab_add(t, PSYM_MAP_ANON, "", "", NULL, &x, &e) == 0 &&
+		   psym_objtab_locate_perf_maps(t, x, &lo, pids, 1, &e) == 0,
+	   "jit: perf maps located");
+	ok(x->nperfmaps == 2 && !x->perfmaps[1].path && x->perfmaps[0].path &&
+		   strstr(x->perfmaps[0].path, "perf-4242.map"),
+	   "jit: the entry records the map found, then the pid as located");
+	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, NULL, &r, &e) == 0, "jit: made");
 	ok(psym_resolver_lookup(r, &ctx, 0x7f0000001050ULL, fr, &why) == 0 && fr->n == 1,
 	   "jit: lookup in the sample's process");
 	is_str(fr->f[0].name, "LazyCompile:*fib", "jit: name from the perf map");
@@ -171,6 +181,7 @@ static void jit_resolver(void)
 	ok(psym_resolver_lookup(r, &ctx, 0x7f0000003000ULL, fr, &why) == PSYM_NOENT,
 	   "jit: an address no entry covers");
 	psym_resolver_free(r);
+	psym_objtab_free(t);
 	free(fr);
 }
 
