@@ -73,6 +73,7 @@ static void free_entry(struct psym_located *x)
 	free((char *)x->named);
 	free((char *)x->key);
 	free((char *)x->file);
+	free((char *)x->index);
 	free(x);
 }
 
@@ -465,6 +466,22 @@ void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
 	}
 	if (lo->explain)
 		lo->explain(lo->explain_ud, path, verdict);
+}
+
+void psym_objtab_set_index(struct psym_objtab *t, struct psym_located *x, const char *path)
+{
+	char *p;
+
+	if (!t || !x)
+		return;
+	p = strdup(path);
+	pthread_mutex_lock(&t->mu);
+	if (p && !x->index) {
+		x->index = p;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&t->mu);
+	free(p);
 }
 
 int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *buf, size_t bufsz,

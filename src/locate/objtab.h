@@ -76,7 +76,7 @@ struct psym_located {
 	int status;		       /* 0: found; PSYM_NOENT: why says why; or an error */
 	struct psym_reason why;	       /* when not found */
 	const char *file;	       /* the file found (binary, vDSO image), or NULL */
-	const char *index;	       /* per-build-ID symbol index file (index module), or NULL */
+	const char *index;	       /* the symbol index that answers for it (when opened), or NULL */
 	struct psym_objtab_try *tried; /* candidates refused or used, in order */
 	size_t ntried;
 	/* Files it names itself, located on first need (see above). */
@@ -189,6 +189,14 @@ bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char 
 void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
 			     const struct psym_locate_opts *lo, const char *path,
 			     const char *verdict);
+
+/*
+ * The per-build-ID symbol index the object's binary opened (index/store.h:
+ * looked up by the binary on its first lookup the symbol cache does not
+ * answer, as a run the cache answers fetches no index), recorded in x.
+ * t, x may be NULL.
+ */
+void psym_objtab_set_index(struct psym_objtab *t, struct psym_located *x, const char *path);
 
 /*
  * The kallsyms copy the pass located for a kernel entry: its path into

@@ -535,6 +535,7 @@ static void open_index(struct psym_binary *b)
 			return;
 		}
 		explain(b, psym_index_path(b->index), "index used for every answer");
+		psym_objtab_set_index(b->tab, b->x, psym_index_path(b->index));
 		return;
 	}
 	if (note[0]) {
