@@ -72,11 +72,11 @@ struct psym_located {
 	const char *named;    /* the file the user named for it (--main-binary, -e), or NULL */
 	const char *key;      /* the one key string: class, named, path, lowercase build ID */
 	/* The locate pass's answer. */
-	bool located;		       /* the pass has run for it */
-	int status;		       /* 0: found; PSYM_NOENT: why says why; or an error */
-	struct psym_reason why;	       /* when not found */
-	const char *file;	       /* the file found (binary, vDSO image), or NULL */
-	const char *index;	       /* the symbol index that answers for it (when opened), or NULL */
+	bool located;		/* the pass has run for it */
+	int status;		/* 0: found; PSYM_NOENT: why says why; or an error */
+	struct psym_reason why; /* when not found */
+	const char *file;	/* the file found (binary, vDSO image), or NULL */
+	const char *index;	/* the symbol index that answers for it (when opened), or NULL */
 	struct psym_objtab_try *tried; /* candidates refused or used, in order */
 	size_t ntried;
 	/* Files it names itself, located on first need (see above). */
