@@ -515,7 +515,8 @@ struct pm_rec {
 	int ret;
 };
 
-static bool push_perfmap(struct psym_located *x, int pid, const char *path, bool jitdump)
+static bool push_perfmap(struct psym_located *x, int pid, const char *path, bool jitdump,
+			 bool missing)
 {
 	struct psym_objtab_perfmap *p;
 	size_t cap = x->nperfmaps;
@@ -526,7 +527,11 @@ static bool push_perfmap(struct psym_located *x, int pid, const char *path, bool
 	x->perfmaps = p;
 	if (x->nperfmaps && p[x->nperfmaps - 1].pid > pid)
 		x->perfmaps_unsorted = true;
-	p[x->nperfmaps] = (struct psym_objtab_perfmap){ .pid = pid, .jitdump = jitdump };
+	p[x->nperfmaps] = (struct psym_objtab_perfmap){
+		.pid = pid,
+		.jitdump = jitdump,
+		.missing = missing,
+	};
 	if (path && !(p[x->nperfmaps].path = strdup(path)))
 		return false;
 	x->nperfmaps++;
@@ -538,9 +543,19 @@ static bool pm_found(void *ud, const char *path, bool jitdump)
 {
 	struct pm_rec *r = ud;
 
-	if (!r->ret && !push_perfmap(r->x, r->pid, path, jitdump))
+	if (!r->ret && !push_perfmap(r->x, r->pid, path, jitdump, false))
 		r->ret = PSYM_ENOMEM;
 	return false;
+}
+
+/* A candidate that is not there: recorded in its place, said when reached. */
+static void pm_missing(void *ud, const char *path, const char *verdict)
+{
+	struct pm_rec *r = ud;
+
+	(void)verdict;
+	if (!r->ret && !push_perfmap(r->x, r->pid, path, false, true))
+		r->ret = PSYM_ENOMEM;
 }
 
 /*
@@ -577,10 +592,10 @@ static int locate_pid(struct psym_located *x, const struct psym_locate_opts *lo,
 
 	if (pid <= 0 || pid_first(x, pid) < x->nperfmaps)
 		return 0;
-	o.explain = record;
-	o.explain_ud = x;
+	o.explain = pm_missing;
+	o.explain_ud = &r;
 	psym_locate_perf_maps(&o, pid, pm_found, &r);
-	if (!r.ret && !push_perfmap(x, pid, NULL, false)) /* located: a mark */
+	if (!r.ret && !push_perfmap(x, pid, NULL, false, false)) /* located: a mark */
 		r.ret = PSYM_ENOMEM;
 	return r.ret;
 }
@@ -613,6 +628,12 @@ void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,
 
 		if (!p->path || done[p->jitdump])
 			continue;
+		/* Said as the search would have: up to the file that loads. */
+		if (p->missing) {
+			if (lo->explain)
+				lo->explain(lo->explain_ud, p->path, "not found");
+			continue;
+		}
 		if (fn(ud, p->path, p->jitdump))
 			done[p->jitdump] = true;
 	}

@@ -56,11 +56,16 @@ struct psym_locside {
 	size_t ntried;
 };
 
-/* A perf map or jitdump of one process that exists (path NULL: pid located, none). */
+/*
+ * A perf map or jitdump candidate of one process, in locate.h's order: one
+ * that exists, or one that is missing (said under --explain when the
+ * loader reaches it); path NULL marks the pid as located.
+ */
 struct psym_objtab_perfmap {
 	int pid;
 	char *path;
 	bool jitdump;
+	bool missing;
 };
 
 /* One object of the plan. Fields are read-only to callers. */
@@ -207,8 +212,8 @@ int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *bu
 
 /*
  * JIT code: the perf maps and jitdumps of each process in pids (locate.h's
- * psym_locate_perf_maps), recorded in x (a PSYM_MAP_ANON entry), the ones
- * not there among x->tried. For the plan, which knows the profile's
+ * psym_locate_perf_maps), recorded in x (a PSYM_MAP_ANON entry), with the
+ * candidates that are missing. For the plan, which knows the profile's
  * processes. 0 or PSYM_ENOMEM.
  */
 int psym_objtab_locate_perf_maps(struct psym_objtab *t, struct psym_located *x,
@@ -217,7 +222,8 @@ int psym_objtab_locate_perf_maps(struct psym_objtab *t, struct psym_located *x,
 
 /*
  * The perf maps of pid recorded in x, in order, as psym_locate_perf_maps
- * gives them (fn returns true to stop that kind of file); a pid the plan
+ * gives them (fn returns true to stop that kind of file; a missing one
+ * before it goes to lo's explain, as the search said it); a pid the plan
  * did not locate is located now, with lo, into x.
  */
 void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,

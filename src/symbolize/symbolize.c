@@ -358,8 +358,6 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 					run->foreign);
 			return PSYM_NOENT;
 		}
-		for (size_t i = 0; o->explain && i < ref->x->ntried; i++)
-			explain_cb(run, ref->x->tried[i].path, ref->x->tried[i].verdict);
 		return psym_jit_resolver_new(run->own_tab, ref->x, &run->lo, &o->limits.perfmap,
 					     o->perf_maps, o->n_perf_maps, o->pid, log, out, e);
 	case PSYM_MAP_SPECIAL:
