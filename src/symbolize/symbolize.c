@@ -132,12 +132,22 @@ static void logf_(const struct run *run, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* --explain: one event to the caller (symbolize.h). */
+static void explain_ev(const struct run *run, const struct psym_explain_ev *ev)
+{
+	if (run->o->explain_fn)
+		run->o->explain_fn(run->o->explain_ud, ev);
+}
+
+/* A candidate and its verdict, said as it is tried (even with quiet). */
 static void explain_cb(void *ud, const char *path, const char *verdict)
 {
 	const struct run *run = ud;
+	struct psym_explain_ev ev = { .kind = PSYM_EXPLAIN_TRIED,
+				      .path = path,
+				      .verdict = verdict };
 
-	if (run->o->log)
-		fprintf(run->o->log, "    tried '%s': %s\n", path, verdict);
+	explain_ev(run, &ev);
 }
 
 static void progress(struct run *run, size_t mi, size_t nm)
@@ -431,10 +441,12 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 	psym_resdesc_warning(&d, more, sizeof(more));
 	if (more[0])
 		logf_(run, "psym: warning: %s\n", more);
-	if (run->o->explain) {
-		psym_resdesc_explain(&d, more, sizeof(more));
-		if (more[0])
-			logf_(run, "    %s\n", more);
+	if (run->o->explain && !run->o->quiet) {
+		struct psym_explain_ev ev = { .kind = PSYM_EXPLAIN_DESC,
+					      .mapping_id = m->id,
+					      .desc = &d };
+
+		explain_ev(run, &ev);
 	}
 }
 
@@ -562,9 +574,16 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 		return 0;
 	}
 	cls = ref.x->cls;
-	if (o->explain && cls == PSYM_MAP_FILE)
-		logf_(run, "psym: mapping %" PRIu64 " '%s'%s%s:\n", m->id, name,
-		      *bid ? " build ID " : "", bid);
+	if (o->explain && !o->quiet && cls == PSYM_MAP_FILE) {
+		struct psym_explain_ev ev = {
+			.kind = PSYM_EXPLAIN_MAPPING,
+			.mapping_id = m->id,
+			.name = name,
+			.build_id = bid,
+		};
+
+		explain_ev(run, &ev);
+	}
 	ret = psym_registry_get(cls == PSYM_MAP_FILE ? run->files : run->own, ref.x->key,
 				open_object, &ref, &x, e);
 	if (ret)
@@ -685,17 +704,14 @@ static void explain_table(struct run *run)
 			seen = run->plan[j] == x;
 		if (seen)
 			continue;
-		logf_(run, "psym: object '%s'%s%s (%s, mapping %" PRIu64 "):\n",
-		      x->cls == PSYM_MAP_FILE ? x->path : "[vdso]",
-		      *x->build_id ? " build ID " : "", x->build_id, psym_map_class_name(x->cls),
-		      pb->mapping[k]->id);
-		for (size_t i = 0; i < x->ntried; i++)
-			explain_cb(run, x->tried[i].path, x->tried[i].verdict);
-		if (x->file)
-			logf_(run, "    located: '%s'%s\n", x->file,
-			      x->index ? " (with a symbol index)" : "");
-		else
-			logf_(run, "    not located: %s\n", psym_reason_text(&x->why));
+		if (run->o->quiet) { /* the candidates still, as tried */
+			for (size_t i = 0; i < x->ntried; i++)
+				explain_cb(run, x->tried[i].path, x->tried[i].verdict);
+			continue;
+		}
+		explain_ev(run, &(struct psym_explain_ev){ .kind = PSYM_EXPLAIN_OBJECT,
+							   .mapping_id = pb->mapping[k]->id,
+							   .obj = x });
 	}
 }
 
