@@ -223,6 +223,37 @@ static void addr_explain(void *ud, const char *path, const char *verdict)
 	fprintf(stderr, "    tried '%s': %s\n", path, verdict);
 }
 
+/* addr --filter's -v and --explain lines, worded from the filter's events (ud: --explain). */
+static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
+{
+	const struct psym_located *x = ev->module;
+	const bool *explain = ud;
+	char desc[2400], more[4400];
+
+	switch (ev->kind) {
+	case PSYM_CRASHLOG_LOCATED:
+		fprintf(stderr, "psym: module '%s'%s%s:\n", x->path,
+			*x->build_id ? " build ID " : "", x->build_id);
+		for (size_t i = 0; i < x->ntried; i++)
+			addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
+		break;
+	case PSYM_CRASHLOG_NOT_OPEN:
+		fprintf(stderr, "psym: module '%s': %s\n", x->path,
+			ev->why ? psym_reason_text(ev->why) : ev->msg);
+		break;
+	case PSYM_CRASHLOG_DESC:
+		psym_resdesc_summary(ev->desc, desc, sizeof(desc));
+		fprintf(stderr, "psym: module '%s': %s\n", ev->desc->path ? ev->desc->path : "?",
+			desc);
+		if (!*explain)
+			break;
+		psym_resdesc_explain(ev->desc, more, sizeof(more));
+		if (more[0])
+			fprintf(stderr, "    %s\n", more);
+		break;
+	}
+}
+
 /* Longest line psym addr reads from standard input. */
 #define ADDR_LINE_MAX ((size_t)1 << 20)
 
@@ -431,16 +462,26 @@ int cmd_addr(int argc, char **argv)
 	bo.index_store = store;
 	bo.gsym = ic.gsym;
 	if (filter) {
+		struct psym_crashlog_result cr = { 0 };
 		struct psym_crashlog_opts co = {
 			.binary = &bo,
 			.demangle = ao.demangle,
 			.named = exe,
-			.log = stderr,
 			.verbose = verbose,
 			.explain = explain,
+			.event = filter_event,
+			.event_ud = &explain,
+			.result = &cr,
 		};
 
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
+		if (cr.unresolved)
+			fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
+				cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
+				cr.why.code ? psym_reason_text(&cr.why) : "");
+		if (verbose)
+			fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n",
+				cr.resolved, cr.resolved == 1 ? "" : "s", cr.unresolved);
 		if (stdout_state() > 0) {
 			ret = 0; /* the reader went away: not an error for a filter */
 			goto out_quiet;
