@@ -143,6 +143,33 @@ static void print_explain(void *ud, const struct psym_explain_ev *ev)
 	}
 }
 
+/* A run's warnings and notes, worded from its data (symbolize.h): ud is the stream. */
+static void print_note(void *ud, const struct psym_note *n)
+{
+	FILE *out = ud;
+	char more[4400];
+
+	switch (n->kind) {
+	case PSYM_NOTE_WARNING:
+		psym_resdesc_warning(n->desc, more, sizeof(more));
+		if (more[0])
+			fprintf(out, "psym: warning: %s\n", more);
+		break;
+	case PSYM_NOTE_MAIN_BINARY:
+		if (n->same_build_id)
+			fprintf(out,
+				"psym: --main-binary applies to mapping %" PRIu64
+				" '%s' (same build ID)\n",
+				n->mapping_id, n->name);
+		else
+			fprintf(out,
+				"psym: --main-binary applies to mapping %" PRIu64
+				" '%s', the first user-space mapping\n",
+				n->mapping_id, n->name);
+		break;
+	}
+}
+
 static void print_summary(const struct psym_symbolize_result *r, bool all, FILE *out)
 {
 	const struct psym_mapsum **v;
@@ -292,6 +319,8 @@ int cmd_symbolize(int argc, char **argv)
 		.log = stderr,
 		.explain_fn = print_explain,
 		.explain_ud = stderr,
+		.note_fn = print_note,
+		.note_ud = stderr,
 	};
 	const char **pmaps = NULL, **pmdirs = NULL;
 	size_t n_pmaps = 0, n_pmdirs = 0;

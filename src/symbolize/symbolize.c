@@ -12,7 +12,6 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -118,18 +117,11 @@ struct run {
 	size_t capmaps;		/* of r->maps */
 };
 
-static void logf_(const struct run *run, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void logf_(const struct run *run, const char *fmt, ...)
+/* A note to the caller (symbolize.h), not with quiet. */
+static void note(const struct run *run, const struct psym_note *n)
 {
-	va_list ap;
-
-	if (!run->o->log || run->o->quiet)
-		return;
-	va_start(ap, fmt);
-	vfprintf(run->o->log, fmt, ap);
-	va_end(ap);
+	if (run->o->note_fn && !run->o->quiet)
+		run->o->note_fn(run->o->note_ud, n);
 }
 
 /* --explain: one event to the caller (symbolize.h). */
@@ -306,10 +298,10 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 		if (*want && *bid && psym_build_id_equal(bid, want)) {
 			*out = (long)k;
 			if (k != (size_t)first)
-				logf_(run,
-				      "psym: --main-binary applies to mapping %" PRIu64
-				      " '%s' (same build ID)\n",
-				      pb->mapping[k]->id, nm);
+				note(run, &(struct psym_note){ .kind = PSYM_NOTE_MAIN_BINARY,
+							       .mapping_id = pb->mapping[k]->id,
+							       .name = nm,
+							       .same_build_id = true });
 			return 0;
 		}
 	}
@@ -328,10 +320,9 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 					    pb->mapping[first]->id, nm, bid);
 		*out = first;
 		if (first > 0)
-			logf_(run,
-			      "psym: --main-binary applies to mapping %" PRIu64
-			      " '%s', the first user-space mapping\n",
-			      pb->mapping[first]->id, nm);
+			note(run, &(struct psym_note){ .kind = PSYM_NOTE_MAIN_BINARY,
+						       .mapping_id = pb->mapping[first]->id,
+						       .name = nm });
 	}
 	return 0;
 }
@@ -428,7 +419,7 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 		    struct psym_resolver *res, const struct psym_reason *why, size_t done,
 		    size_t todo, size_t kept)
 {
-	char desc[2400] = "", more[4400] = "";
+	char desc[2400] = "";
 	struct psym_resdesc d = { 0 };
 
 	if (res) {
@@ -438,9 +429,8 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
 	if (!res)
 		return;
-	psym_resdesc_warning(&d, more, sizeof(more));
-	if (more[0])
-		logf_(run, "psym: warning: %s\n", more);
+	note(run,
+	     &(struct psym_note){ .kind = PSYM_NOTE_WARNING, .mapping_id = m->id, .desc = &d });
 	if (run->o->explain && !run->o->quiet) {
 		struct psym_explain_ev ev = { .kind = PSYM_EXPLAIN_DESC,
 					      .mapping_id = m->id,

@@ -8,8 +8,8 @@
  * table, turn each runtime address into the address the resolver takes
  * (to_vaddr) and ask for frames, innermost first. Frames become pprof
  * Lines whose Functions are interned (deduplicated) across the profile. A
- * per-mapping summary is returned as data, and so is --explain
- * (explain_fn); warnings go to the log.
+ * per-mapping summary is returned as data, and so are --explain
+ * (explain_fn) and the warnings and notes (note_fn).
  */
 #ifndef PSYM_SYMBOLIZE_H
 #define PSYM_SYMBOLIZE_H
@@ -49,6 +49,23 @@ struct psym_explain_ev {
 	const struct psym_resdesc *desc; /* DESC */
 };
 
+/* A run's notes that are not --explain (not with quiet), as data; the caller words them. */
+enum psym_note_kind {
+	PSYM_NOTE_WARNING,     /* desc: what a mapping's resolver said, for its one-time
+				* warning (psym_resdesc_warning; may be none) */
+	PSYM_NOTE_MAIN_BINARY, /* mapping_id, name: the mapping --main-binary applies to,
+				* when not the first one (same_build_id: by build ID,
+				* else the first user-space mapping) */
+};
+
+struct psym_note {
+	enum psym_note_kind kind;
+	uint64_t mapping_id;
+	const char *name;
+	bool same_build_id;
+	const struct psym_resdesc *desc;
+};
+
 struct psym_symbolize_opts {
 	/*
 	 * Where every file is looked for (binary path, sysroot, debug dirs,
@@ -79,6 +96,9 @@ struct psym_symbolize_opts {
 	 */
 	void (*explain_fn)(void *ud, const struct psym_explain_ev *ev);
 	void *explain_ud;
+	/* Each note (not with quiet), for the caller to print. NULL: none. */
+	void (*note_fn)(void *ud, const struct psym_note *n);
+	void *note_ud;
 	/*
 	 * Called every 1024 locations with the mapping position, the number
 	 * of mappings and the locations resolved so far; with nmappings 0
