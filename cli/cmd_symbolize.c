@@ -155,6 +155,10 @@ static void print_note(void *ud, const struct psym_note *n)
 		if (more[0])
 			fprintf(out, "psym: warning: %s\n", more);
 		break;
+	case PSYM_NOTE_SKIPPED:
+		fprintf(out, "psym: '%s': %zu malformed %s skipped\n", n->name, n->skipped,
+			n->records ? "records" : "lines");
+		break;
 	case PSYM_NOTE_MAIN_BINARY:
 		if (n->same_build_id)
 			fprintf(out,

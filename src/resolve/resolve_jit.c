@@ -33,7 +33,7 @@ struct jit_resolver {
 	const char *const *files;
 	size_t nfiles;
 	int pid; /* every address's process (a single-process profile), or 0 */
-	FILE *log;
+	const struct psym_skipped *sk; /* NULL: malformed lines not said */
 	struct jit_table *t;
 	size_t nt;
 	size_t used;	 /* tables that answered something */
@@ -71,9 +71,8 @@ static int add_file(struct jit_resolver *j, struct jit_table *t, const char *pat
 		psym_reason_set(&t->why, PSYM_R_BAD_FILE, "%s", e.msg);
 		return ret;
 	}
-	if (bad && j->log)
-		fprintf(j->log, "psym: '%s': %zu malformed %s skipped\n", path, bad,
-			jitdump ? "records" : "lines");
+	if (bad && j->sk && j->sk->fn)
+		j->sk->fn(j->sk->ud, path, bad, jitdump);
 	snprintf(j->last, sizeof(j->last), "%s", path);
 	return 0;
 }
@@ -271,8 +270,9 @@ static const struct psym_resolver_ops jit_ops = {
 
 int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
 			  const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
-			  const char *const *files, size_t nfiles, int pid, FILE *log,
-			  struct psym_resolver **out, struct psym_err *e)
+			  const char *const *files, size_t nfiles, int pid,
+			  const struct psym_skipped *sk, struct psym_resolver **out,
+			  struct psym_err *e)
 {
 	struct jit_resolver *j = calloc(1, sizeof(*j));
 
@@ -286,7 +286,7 @@ int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
 	j->files = files;
 	j->nfiles = nfiles;
 	j->pid = pid;
-	j->log = log;
+	j->sk = sk;
 	*out = &j->base;
 	return 0;
 }

@@ -144,7 +144,7 @@ static const struct psym_resolver_ops kernel_ops = {
 
 int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 			     const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-			     const struct psym_reader_limits *lim, FILE *log,
+			     const struct psym_reader_limits *lim, const struct psym_skipped *sk,
 			     struct psym_resolver **out, struct psym_err *e)
 {
 	struct kernel_resolver *k = calloc(1, sizeof(*k));
@@ -179,9 +179,8 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 			psym_reason_set(&k->ks_why, PSYM_R_BAD_FILE, "%s", le.msg);
 			k->ks = NULL;
 		} else {
-			if (psym_kallsyms_malformed(k->ks) && log)
-				fprintf(log, "psym: '%s': %zu malformed lines skipped\n",
-					k->ks_path, psym_kallsyms_malformed(k->ks));
+			if (psym_kallsyms_malformed(k->ks) && sk && sk->fn)
+				sk->fn(sk->ud, k->ks_path, psym_kallsyms_malformed(k->ks), false);
 			if (lo->explain)
 				lo->explain(lo->explain_ud, k->ks_path, "kernel symbols used");
 			ret = psym_kmods_new(lo, bo, k->ks, &k->kmods, e);

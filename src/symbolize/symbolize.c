@@ -112,9 +112,10 @@ struct run {
 	int *pids;	   /* the distinct pid labels, sorted */
 	int *ns_pid;	   /* by mapping position: a pid in another mount namespace */
 	size_t npids;
-	long main_mapping;	/* the mapping --main-binary names, or -1 */
-	size_t done_in_mapping; /* for the progress callback */
-	size_t capmaps;		/* of r->maps */
+	long main_mapping;	     /* the mapping --main-binary names, or -1 */
+	size_t done_in_mapping;	     /* for the progress callback */
+	size_t capmaps;		     /* of r->maps */
+	struct psym_skipped skipped; /* the kernel's and JIT resolvers' malformed lines */
 };
 
 /* A note to the caller (symbolize.h), not with quiet. */
@@ -122,6 +123,14 @@ static void note(const struct run *run, const struct psym_note *n)
 {
 	if (run->o->note_fn && !run->o->quiet)
 		run->o->note_fn(run->o->note_ud, n);
+}
+
+/* A file the kernel or JIT resolver read with malformed lines skipped. */
+static void skipped_cb(void *ud, const char *path, size_t n, bool records)
+{
+	note(ud,
+	     &(struct psym_note){
+		     .kind = PSYM_NOTE_SKIPPED, .name = path, .skipped = n, .records = records });
 }
 
 /* --explain: one event to the caller (symbolize.h). */
@@ -333,7 +342,6 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 	const struct objref *ref = ud;
 	struct run *run = ref->run;
 	const struct psym_symbolize_opts *o = run->o;
-	FILE *log = o->quiet ? NULL : o->log;
 
 	switch (ref->x->cls) {
 	case PSYM_MAP_FILE:
@@ -348,7 +356,7 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 		for (size_t i = 0; o->explain && i < ref->x->ntried; i++)
 			explain_cb(run, ref->x->tried[i].path, ref->x->tried[i].verdict);
 		return psym_kernel_resolver_new(run->own_tab, ref->x, &run->lo, &run->bopts,
-						&o->limits, log, out, e);
+						&o->limits, &run->skipped, out, e);
 	case PSYM_MAP_ANON:
 		if (run->foreign[0] && !run->lo.side_dir && !run->lo.n_perf_map_dirs &&
 		    !o->n_perf_maps) {
@@ -360,7 +368,8 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 			return PSYM_NOENT;
 		}
 		return psym_jit_resolver_new(run->own_tab, ref->x, &run->lo, &o->limits.perfmap,
-					     o->perf_maps, o->n_perf_maps, o->pid, log, out, e);
+					     o->perf_maps, o->n_perf_maps, o->pid, &run->skipped,
+					     out, e);
 	case PSYM_MAP_SPECIAL:
 	default:
 		psym_reason_set(why, PSYM_R_NOT_CODE,
@@ -788,6 +797,7 @@ static int setup(struct run *run, struct psym_err *e)
 	struct utsname u;
 
 	psym_symbolize_locate_opts(o, &run->lo);
+	run->skipped = (struct psym_skipped){ .fn = skipped_cb, .ud = run };
 	run->lo.explain = o->explain ? explain_cb : NULL;
 	run->lo.explain_ud = run;
 	if (uname(&u) == 0) {

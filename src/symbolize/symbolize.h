@@ -56,6 +56,8 @@ enum psym_note_kind {
 	PSYM_NOTE_MAIN_BINARY, /* mapping_id, name: the mapping --main-binary applies to,
 				* when not the first one (same_build_id: by build ID,
 				* else the first user-space mapping) */
+	PSYM_NOTE_SKIPPED,     /* name, skipped, records: a kallsyms copy, perf map or
+				* jitdump read with malformed lines (records) skipped */
 };
 
 struct psym_note {
@@ -64,6 +66,8 @@ struct psym_note {
 	const char *name;
 	bool same_build_id;
 	const struct psym_resdesc *desc;
+	size_t skipped;
+	bool records;
 };
 
 struct psym_symbolize_opts {
