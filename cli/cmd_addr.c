@@ -270,6 +270,37 @@ static void addr_explain(void *ud, const char *path, const char *verdict)
 	fprintf(stderr, "    tried '%s': %s\n", path, verdict);
 }
 
+/* addr --filter's -v and --explain lines, worded from the filter's events (ud: --explain). */
+static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
+{
+	const struct psym_located *x = ev->module;
+	const bool *explain = ud;
+	char desc[2400], more[4400];
+
+	switch (ev->kind) {
+	case PSYM_CRASHLOG_LOCATED:
+		fprintf(stderr, "psym: module '%s'%s%s:\n", x->path,
+			*x->build_id ? " build ID " : "", x->build_id);
+		for (size_t i = 0; i < x->ntried; i++)
+			addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
+		break;
+	case PSYM_CRASHLOG_NOT_OPEN:
+		fprintf(stderr, "psym: module '%s': %s\n", x->path,
+			ev->why ? psym_reason_text(ev->why) : ev->msg);
+		break;
+	case PSYM_CRASHLOG_DESC:
+		psym_resdesc_summary(ev->desc, desc, sizeof(desc));
+		fprintf(stderr, "psym: module '%s': %s\n", ev->desc->path ? ev->desc->path : "?",
+			desc);
+		if (!*explain)
+			break;
+		psym_resdesc_explain(ev->desc, more, sizeof(more));
+		if (more[0])
+			fprintf(stderr, "    %s\n", more);
+		break;
+	}
+}
+
 /* Longest line psym addr reads from standard input. */
 #define ADDR_LINE_MAX ((size_t)1 << 20)
 
@@ -369,6 +400,8 @@ int cmd_addr(int argc, char **argv)
 	struct psym_resolver *res = NULL;
 	struct psym_resdesc desc_d = { 0 };
 	struct psym_elf *elf = NULL;
+	struct psym_objtab *tab = NULL;
+	struct psym_located *x = NULL;
 	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
 	struct discovery d;
@@ -478,16 +511,26 @@ int cmd_addr(int argc, char **argv)
 	bo.index_store = store;
 	bo.gsym = ic.gsym;
 	if (filter) {
+		struct psym_crashlog_result cr = { 0 };
 		struct psym_crashlog_opts co = {
 			.binary = &bo,
 			.demangle = ao.demangle,
 			.named = exe,
-			.log = stderr,
 			.verbose = verbose,
 			.explain = explain,
+			.event = filter_event,
+			.event_ud = &explain,
+			.result = &cr,
 		};
 
 		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
+		if (cr.unresolved)
+			fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
+				cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
+				cr.why.code ? psym_reason_text(&cr.why) : "");
+		if (verbose)
+			fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n",
+				cr.resolved, cr.resolved == 1 ? "" : "s", cr.unresolved);
 		if (stdout_state() > 0) {
 			ret = 0; /* the reader went away: not an error for a filter */
 			goto out_quiet;
@@ -500,32 +543,29 @@ int cmd_addr(int argc, char **argv)
 	if (explain)
 		fprintf(stderr, "psym: binary %s%s%s:\n", exe ? "'" : "build ID ",
 			exe ? exe : build_id, exe ? "'" : "");
-	if (exe) {
-		/* One object, located through the same table as symbolize's. */
-		struct psym_objtab *t = psym_objtab_new(1);
-		struct psym_located *x;
-
-		ret = t ? psym_objtab_add(t, PSYM_MAP_FILE, exe, build_id, exe, &x, &e)
-			: psym_err_set(&e, PSYM_ENOMEM, "out of memory");
-		if (!ret)
-			ret = psym_objtab_locate(t, &d.lo, &e);
-		/* The table keeps every candidate and its verdict: said as tried. */
-		for (size_t i = 0; !ret && explain && i < x->ntried; i++)
-			addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
-		if (!ret)
-			ret = psym_objtab_take_elf(t, x, d.lo.elf_limits, &elf, &why, &e);
-		psym_objtab_free(t);
-	} else {
-		ret = psym_locate_by_build_id(&d.lo, build_id, &elf, &why, &e);
-	}
+	/*
+	 * One object, located through the same table as symbolize's: the file
+	 * named (-e), or any file with the build ID (--build-id); its debug
+	 * file later through the same entry.
+	 */
+	tab = psym_objtab_new(1);
+	ret = tab ? psym_objtab_add(tab, PSYM_MAP_FILE, exe ? exe : "", build_id, exe, &x, &e)
+		  : psym_err_set(&e, PSYM_ENOMEM, "out of memory");
+	if (!ret)
+		ret = psym_objtab_locate(tab, &d.lo, &e);
+	/* The table keeps every candidate and its verdict: said as tried. */
+	for (size_t i = 0; !ret && explain && i < x->ntried; i++)
+		addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
+	/* The file the table holds, handed to the resolver (lives as long as it). */
+	elf = ret ? NULL : psym_objtab_elf(x);
+	if (!ret)
+		ret = psym_file_resolver_open(tab, x, d.lo.elf_limits, &bo, "file", &res, &why, &e);
 	if (ret == PSYM_NOENT) {
 		ret = psym_err_set(&e, PSYM_EBADINPUT, "%s%s%s",
 				   exe ? "" : "no file with build ID ", exe ? "" : build_id,
 				   exe ? "" : ": ");
 		psym_err_set(&e, PSYM_EBADINPUT, "%s%s", e.msg, psym_reason_text(&why));
 	}
-	if (!ret)
-		ret = psym_file_resolver_new(elf, &bo, "file", &res, &e);
 	fr = ret ? NULL : malloc(sizeof(*fr));
 	if (!ret && !fr)
 		ret = psym_err_set(&e, PSYM_ENOMEM, "out of memory");
@@ -631,12 +671,14 @@ fail:
 	ret = report(&e, ret);
 	free(fr);
 	psym_resolver_free(res);
+	psym_objtab_free(tab);
 	psym_index_store_free(store);
 	discovery_free(&d);
 	return ret;
 out:
 	free(fr);
 	psym_resolver_free(res);
+	psym_objtab_free(tab);
 	psym_index_store_free(store);
 	discovery_free(&d);
 	c = stdout_state();
@@ -649,6 +691,7 @@ out:
 out_quiet:
 	free(fr);
 	psym_resolver_free(res);
+	psym_objtab_free(tab);
 	psym_index_store_free(store);
 	discovery_free(&d);
 	return 0;

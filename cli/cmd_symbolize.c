@@ -109,6 +109,71 @@ static int cmp_order(const void *a, const void *b)
 }
 
 /* Every mapping's line, or with many: counts and the worst. */
+/* --explain, worded from the run's data (symbolize.h): ud is the stream. */
+static void print_explain(void *ud, const struct psym_explain_ev *ev)
+{
+	const struct psym_located *x = ev->obj;
+	FILE *out = ud;
+	char more[4400];
+
+	switch (ev->kind) {
+	case PSYM_EXPLAIN_OBJECT:
+		fprintf(out, "psym: object '%s'%s%s (%s, mapping %" PRIu64 "):\n",
+			x->cls == PSYM_MAP_FILE ? x->path : "[vdso]",
+			*x->build_id ? " build ID " : "", x->build_id, psym_map_class_name(x->cls),
+			ev->mapping_id);
+		for (size_t i = 0; i < x->ntried; i++)
+			fprintf(out, "    tried '%s': %s\n", x->tried[i].path, x->tried[i].verdict);
+		if (x->file)
+			fprintf(out, "    located: '%s'%s\n", x->file,
+				x->index ? " (with a symbol index)" : "");
+		else
+			fprintf(out, "    not located: %s\n", psym_reason_text(&x->why));
+		break;
+	case PSYM_EXPLAIN_TRIED: fprintf(out, "    tried '%s': %s\n", ev->path, ev->verdict); break;
+	case PSYM_EXPLAIN_MAPPING:
+		fprintf(out, "psym: mapping %" PRIu64 " '%s'%s%s:\n", ev->mapping_id, ev->name,
+			*ev->build_id ? " build ID " : "", ev->build_id);
+		break;
+	case PSYM_EXPLAIN_DESC:
+		psym_resdesc_explain(ev->desc, more, sizeof(more));
+		if (more[0])
+			fprintf(out, "    %s\n", more);
+		break;
+	}
+}
+
+/* A run's warnings and notes, worded from its data (symbolize.h): ud is the stream. */
+static void print_note(void *ud, const struct psym_note *n)
+{
+	FILE *out = ud;
+	char more[4400];
+
+	switch (n->kind) {
+	case PSYM_NOTE_WARNING:
+		psym_resdesc_warning(n->desc, more, sizeof(more));
+		if (more[0])
+			fprintf(out, "psym: warning: %s\n", more);
+		break;
+	case PSYM_NOTE_SKIPPED:
+		fprintf(out, "psym: '%s': %zu malformed %s skipped\n", n->name, n->skipped,
+			n->records ? "records" : "lines");
+		break;
+	case PSYM_NOTE_MAIN_BINARY:
+		if (n->same_build_id)
+			fprintf(out,
+				"psym: --main-binary applies to mapping %" PRIu64
+				" '%s' (same build ID)\n",
+				n->mapping_id, n->name);
+		else
+			fprintf(out,
+				"psym: --main-binary applies to mapping %" PRIu64
+				" '%s', the first user-space mapping\n",
+				n->mapping_id, n->name);
+		break;
+	}
+}
+
 static void print_summary(const struct psym_symbolize_result *r, bool all, FILE *out)
 {
 	const struct psym_mapsum **v;
@@ -254,7 +319,13 @@ int cmd_symbolize(int argc, char **argv)
 		LIMIT_OPTIONS,
 		{ 0 }
 	};
-	struct psym_symbolize_opts so = { .log = stderr };
+	struct psym_symbolize_opts so = {
+		.log = stderr,
+		.explain_fn = print_explain,
+		.explain_ud = stderr,
+		.note_fn = print_note,
+		.note_ud = stderr,
+	};
 	const char **pmaps = NULL, **pmdirs = NULL;
 	size_t n_pmaps = 0, n_pmdirs = 0;
 	char *side = NULL;

@@ -41,19 +41,39 @@ void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held)
 	t->max_held = max_held ? max_held : 1;
 }
 
+static void free_tries(struct psym_objtab_try *tried, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(tried[i].path);
+		free(tried[i].verdict);
+	}
+	free(tried);
+}
+
+static void free_side(struct psym_locside *s)
+{
+	free_tries(s->tried, s->ntried);
+	free((char *)s->file);
+	memset(s, 0, sizeof(*s));
+}
+
 static void free_entry(struct psym_located *x)
 {
-	for (size_t i = 0; i < x->ntried; i++) {
-		free(x->tried[i].path);
-		free(x->tried[i].verdict);
-	}
-	free(x->tried);
+	free_tries(x->tried, x->ntried);
+	free_side(&x->debug);
+	free_side(&x->alt);
+	free_side(&x->split);
+	free_side(&x->kallsyms);
+	for (size_t i = 0; i < x->nperfmaps; i++)
+		free(x->perfmaps[i].path);
+	free(x->perfmaps);
 	psym_elf_close(x->elf);
 	free((char *)x->path);
 	free((char *)x->build_id);
 	free((char *)x->named);
 	free((char *)x->key);
 	free((char *)x->file);
+	free((char *)x->index);
 	free(x);
 }
 
@@ -146,30 +166,65 @@ unlock:
 	return ret;
 }
 
+/* One candidate and its verdict onto a list (at most MAX_TRIED). */
+static void push_try(struct psym_objtab_try **tried, size_t *n, const char *path,
+		     const char *verdict)
+{
+	struct psym_objtab_try *p;
+	size_t cap = *n;
+
+	if (*n == MAX_TRIED)
+		return;
+	p = psym_array_grow(*tried, &cap, *n + 1, sizeof(*p), MAX_TRIED);
+	if (!p)
+		return;
+	*tried = p;
+	p[*n].path = strdup(path);
+	p[*n].verdict = strdup(verdict);
+	if (!p[*n].path || !p[*n].verdict) {
+		free(p[*n].path);
+		free(p[*n].verdict);
+		return;
+	}
+	(*n)++;
+}
+
 /* The locator's explain callback: every candidate goes into the entry. */
 static void record(void *ud, const char *path, const char *verdict)
 {
 	struct psym_located *x = ud;
-	struct psym_objtab_try *p;
-	size_t cap = x->ntried;
 
-	if (x->ntried == MAX_TRIED)
-		return;
-	p = psym_array_grow(x->tried, &cap, x->ntried + 1, sizeof(*p), MAX_TRIED);
-	if (!p)
-		return;
-	x->tried = p;
-	p[x->ntried].path = strdup(path);
-	p[x->ntried].verdict = strdup(verdict);
-	if (!p[x->ntried].path || !p[x->ntried].verdict) {
-		free(p[x->ntried].path);
-		free(p[x->ntried].verdict);
-		return;
-	}
-	x->ntried++;
+	push_try(&x->tried, &x->ntried, path, verdict);
 }
 
 static const struct psym_locate_opts no_locate;
+
+/*
+ * The kernel: its vmlinux image (not for a module's mapping: modules are
+ * placed through kallsyms) as the entry's file, and the kallsyms copy.
+ */
+static int locate_kernel(const struct psym_locate_opts *o, struct psym_located *x,
+			 const struct psym_objkey *k, struct psym_err *e)
+{
+	char ks[4200];
+	int ret = PSYM_NOENT;
+
+	if (x->cls == PSYM_MAP_KERNEL) {
+		ret = psym_locate_vmlinux(o, k->build_id, &x->elf, &x->text, &x->why, e);
+		if (ret < 0)
+			return ret;
+	} else {
+		psym_reason_set(&x->why, PSYM_R_NOT_FOUND, "a kernel module: no vmlinux");
+	}
+	x->kallsyms.status = psym_locate_kallsyms(o, ks, sizeof(ks), &x->kallsyms.why);
+	x->kallsyms.located = true;
+	if (x->kallsyms.status == 0) {
+		x->kallsyms.file = strdup(ks);
+		if (!x->kallsyms.file)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	return ret;
+}
 
 static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 			const struct psym_locate_opts *lo, struct psym_err *e)
@@ -186,8 +241,16 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 	o.explain_ud = x;
 	memset(&x->why, 0, sizeof(x->why));
 	switch (x->cls) {
-	case PSYM_MAP_FILE: ret = psym_locate_binary(&o, &k, &x->elf, &x->why, e); break;
+	case PSYM_MAP_FILE:
+		/* No path (psym addr --build-id): any file with the build ID. */
+		if (!*x->path && !x->named && k.build_id)
+			ret = psym_locate_by_build_id(&o, k.build_id, &x->elf, &x->why, e);
+		else
+			ret = psym_locate_binary(&o, &k, &x->elf, &x->why, e);
+		break;
 	case PSYM_MAP_VDSO: ret = psym_locate_vdso(&o, &x->elf, &x->why, e); break;
+	case PSYM_MAP_KERNEL:
+	case PSYM_MAP_KMODULE: ret = locate_kernel(&o, x, &k, e); break;
 	default:
 		/* Located by its resolver when opened (objtab.h). */
 		ret = 0;
@@ -259,6 +322,322 @@ int psym_objtab_take_elf(struct psym_objtab *t, struct psym_located *x,
 	}
 	pthread_mutex_unlock(&t->mu);
 	return ret;
+}
+
+/* ---- files an opened object names: located through the table, once ----- */
+
+/* A search's candidates: kept for the entry, and passed on to the caller's explain. */
+struct side_rec {
+	struct psym_locside s;
+	psym_explain_fn fwd;
+	void *fwd_ud;
+};
+
+static void record_side(void *ud, const char *path, const char *verdict)
+{
+	struct side_rec *r = ud;
+
+	push_try(&r->s.tried, &r->s.ntried, path, verdict);
+	if (r->fwd)
+		r->fwd(r->fwd_ud, path, verdict);
+}
+
+/*
+ * What an earlier search of side s found: 1 with the answer (the file
+ * opened again, or the reason), 0 when not searched yet.
+ */
+static int side_known(struct psym_objtab *t, struct psym_locside *s,
+		      const struct psym_locate_opts *lo, struct psym_elf **out,
+		      struct psym_reason *why, struct psym_err *e, int *ret)
+{
+	char *file = NULL;
+	bool known;
+
+	pthread_mutex_lock(&t->mu);
+	known = s->located;
+	if (known) {
+		*ret = s->status;
+		*why = s->why;
+		if (!*ret && !(file = strdup(s->file)))
+			*ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	pthread_mutex_unlock(&t->mu);
+	if (known && file)
+		*ret = psym_elf_open(file, lo->elf_limits, out, e);
+	free(file);
+	return known;
+}
+
+/* A search's answer into side s (unless another thread's came first). */
+static int side_keep(struct psym_objtab *t, struct psym_locside *s, struct side_rec *r, int ret,
+		     struct psym_elf *found, const struct psym_reason *why, struct psym_err *e)
+{
+	r->s.located = true;
+	r->s.status = ret;
+	if (ret == PSYM_NOENT)
+		r->s.why = *why;
+	if (found && !(r->s.file = strdup(psym_elf_path(found)))) {
+		free_side(&r->s);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	pthread_mutex_lock(&t->mu);
+	if (!s->located) {
+		*s = r->s;
+		memset(&r->s, 0, sizeof(r->s));
+	}
+	pthread_mutex_unlock(&t->mu);
+	free_side(&r->s);
+	return 0;
+}
+
+enum side_kind {
+	SIDE_DEBUG,
+	SIDE_ALT
+};
+
+static int locate_side(struct psym_objtab *t, struct psym_locside *s, enum side_kind kind,
+		       const struct psym_locate_opts *lo, struct psym_elf *binary,
+		       const struct psym_alt_key *ak, struct psym_elf **out,
+		       struct psym_reason *why, struct psym_err *e)
+{
+	struct side_rec r = { .fwd = lo->explain, .fwd_ud = lo->explain_ud };
+	struct psym_locate_opts o = *lo;
+	int ret;
+
+	*out = NULL;
+	memset(why, 0, sizeof(*why));
+	if (t && s && side_known(t, s, lo, out, why, e, &ret))
+		return ret;
+	o.explain = record_side;
+	o.explain_ud = &r;
+	if (kind == SIDE_DEBUG)
+		ret = psym_locate_debug(&o, binary, out, why, e);
+	else
+		ret = psym_locate_alt(&o, ak, out, why, e);
+	if (ret < 0 || !t || !s) {
+		free_side(&r.s); /* an error is not remembered: the next need searches again */
+		return ret;
+	}
+	if (side_keep(t, s, &r, ret, *out, why, e)) {
+		psym_elf_close(*out);
+		*out = NULL;
+		return e->code;
+	}
+	return ret;
+}
+
+int psym_objtab_locate_debug(struct psym_objtab *t, struct psym_located *x,
+			     const struct psym_locate_opts *lo, struct psym_elf *binary,
+			     struct psym_elf **out, struct psym_reason *why, struct psym_err *e)
+{
+	return locate_side(t, x ? &x->debug : NULL, SIDE_DEBUG, lo, binary, NULL, out, why, e);
+}
+
+int psym_objtab_locate_alt(struct psym_objtab *t, struct psym_located *x,
+			   const struct psym_locate_opts *lo, const struct psym_alt_key *k,
+			   struct psym_elf **out, struct psym_reason *why, struct psym_err *e)
+{
+	return locate_side(t, x ? &x->alt : NULL, SIDE_ALT, lo, NULL, k, out, why, e);
+}
+
+bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char *binary_path,
+				  const char *comp_dir, const char *dwo_name, psym_cand_fn fn,
+				  void *ud)
+{
+	struct psym_dwo_key k = {
+		.binary_path = binary_path,
+		.comp_dir = comp_dir,
+		.dwo_name = dwo_name,
+	};
+
+	if (!dwo_name)
+		return psym_locate_dwp_candidates(lo, binary_path, fn, ud);
+	return psym_locate_dwo_candidates(lo, &k, fn, ud);
+}
+
+void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
+			     const struct psym_locate_opts *lo, const char *path,
+			     const char *verdict)
+{
+	if (t && x) {
+		pthread_mutex_lock(&t->mu);
+		push_try(&x->split.tried, &x->split.ntried, path, verdict);
+		pthread_mutex_unlock(&t->mu);
+	}
+	if (lo->explain)
+		lo->explain(lo->explain_ud, path, verdict);
+}
+
+void psym_objtab_set_index(struct psym_objtab *t, struct psym_located *x, const char *path)
+{
+	char *p;
+
+	if (!t || !x)
+		return;
+	p = strdup(path);
+	pthread_mutex_lock(&t->mu);
+	if (p && !x->index) {
+		x->index = p;
+		p = NULL;
+	}
+	pthread_mutex_unlock(&t->mu);
+	free(p);
+}
+
+int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *buf, size_t bufsz,
+			 struct psym_reason *why)
+{
+	int ret;
+
+	pthread_mutex_lock(&t->mu);
+	if (!x->kallsyms.located) {
+		psym_reason_set(why, PSYM_R_NO_KALLSYMS, "not located");
+		ret = PSYM_NOENT;
+	} else if (x->kallsyms.status) {
+		*why = x->kallsyms.why;
+		ret = x->kallsyms.status;
+	} else {
+		ret = snprintf(buf, bufsz, "%s", x->kallsyms.file) < (int)bufsz ? 0 : PSYM_NOENT;
+		if (ret)
+			psym_reason_set(why, PSYM_R_NO_KALLSYMS, "path too long");
+	}
+	pthread_mutex_unlock(&t->mu);
+	return ret;
+}
+
+/* ---- JIT code: perf maps per process ------------------------------------ */
+
+#define MAX_PERFMAPS (1u << 20) /* records per entry: pids times files, bounded */
+
+struct pm_rec {
+	struct psym_located *x;
+	int pid;
+	int ret;
+};
+
+static bool push_perfmap(struct psym_located *x, int pid, const char *path, bool jitdump,
+			 bool missing)
+{
+	struct psym_objtab_perfmap *p;
+	size_t cap = x->nperfmaps;
+
+	p = psym_array_grow(x->perfmaps, &cap, x->nperfmaps + 1, sizeof(*p), MAX_PERFMAPS);
+	if (!p)
+		return false;
+	x->perfmaps = p;
+	if (x->nperfmaps && p[x->nperfmaps - 1].pid > pid)
+		x->perfmaps_unsorted = true;
+	p[x->nperfmaps] = (struct psym_objtab_perfmap){
+		.pid = pid,
+		.jitdump = jitdump,
+		.missing = missing,
+	};
+	if (path && !(p[x->nperfmaps].path = strdup(path)))
+		return false;
+	x->nperfmaps++;
+	return true;
+}
+
+/* Every file that exists: recorded (the loader decides which one is used). */
+static bool pm_found(void *ud, const char *path, bool jitdump)
+{
+	struct pm_rec *r = ud;
+
+	if (!r->ret && !push_perfmap(r->x, r->pid, path, jitdump, false))
+		r->ret = PSYM_ENOMEM;
+	return false;
+}
+
+/* A candidate that is not there: recorded in its place, said when reached. */
+static void pm_missing(void *ud, const char *path, const char *verdict)
+{
+	struct pm_rec *r = ud;
+
+	(void)verdict;
+	if (!r->ret && !push_perfmap(r->x, r->pid, path, false, true))
+		r->ret = PSYM_ENOMEM;
+}
+
+/*
+ * The first record of pid, or x->nperfmaps. Records of one pid are
+ * together; the plan adds pids in increasing order (binary search), a pid
+ * located later may come after a larger one (then a scan).
+ */
+static size_t pid_first(const struct psym_located *x, int pid)
+{
+	size_t lo = 0, hi = x->nperfmaps;
+
+	if (x->perfmaps_unsorted) {
+		for (size_t i = 0; i < x->nperfmaps; i++)
+			if (x->perfmaps[i].pid == pid)
+				return i;
+		return x->nperfmaps;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->perfmaps[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nperfmaps && x->perfmaps[lo].pid == pid ? lo : x->nperfmaps;
+}
+
+/* Locate pid's files into x; the table's lock is held. */
+static int locate_pid(struct psym_located *x, const struct psym_locate_opts *lo, int pid)
+{
+	struct psym_locate_opts o = *lo;
+	struct pm_rec r = { .x = x, .pid = pid };
+
+	if (pid <= 0 || pid_first(x, pid) < x->nperfmaps)
+		return 0;
+	o.explain = pm_missing;
+	o.explain_ud = &r;
+	psym_locate_perf_maps(&o, pid, pm_found, &r);
+	if (!r.ret && !push_perfmap(x, pid, NULL, false, false)) /* located: a mark */
+		r.ret = PSYM_ENOMEM;
+	return r.ret;
+}
+
+int psym_objtab_locate_perf_maps(struct psym_objtab *t, struct psym_located *x,
+				 const struct psym_locate_opts *lo, const int *pids, size_t npids,
+				 struct psym_err *e)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&t->mu);
+	for (size_t i = 0; i < npids && !ret; i++)
+		ret = locate_pid(x, lo, pids[i]);
+	pthread_mutex_unlock(&t->mu);
+	return ret ? psym_err_set(e, ret, "out of memory") : 0;
+}
+
+void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,
+			   const struct psym_locate_opts *lo, int pid, psym_perfmap_fn fn, void *ud)
+{
+	bool done[2] = { false, false };
+
+	if (pid <= 0)
+		return;
+	/* fn loads files; it never calls back into the table. */
+	pthread_mutex_lock(&t->mu);
+	locate_pid(x, lo, pid); /* out of memory: what was recorded is used */
+	for (size_t i = pid_first(x, pid); i < x->nperfmaps && x->perfmaps[i].pid == pid; i++) {
+		struct psym_objtab_perfmap *p = &x->perfmaps[i];
+
+		if (!p->path || done[p->jitdump])
+			continue;
+		/* Said as the search would have: up to the file that loads. */
+		if (p->missing) {
+			if (lo->explain)
+				lo->explain(lo->explain_ud, p->path, "not found");
+			continue;
+		}
+		if (fn(ud, p->path, p->jitdump))
+			done[p->jitdump] = true;
+	}
+	pthread_mutex_unlock(&t->mu);
 }
 
 struct psym_elf *psym_objtab_elf(struct psym_located *x)

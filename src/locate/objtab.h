@@ -9,14 +9,16 @@
  * (resolvers.h) and the unwinder (unwindprof.h) are opened from the
  * entries afterwards; --explain prints the table.
  *
- * What a table entry locates itself: the binary of a file-backed mapping
- * (locate.h's rules) and the vDSO image. Kernel, kernel modules and JIT
- * code are located by their resolvers when opened (vmlinux and kallsyms,
- * perf maps per process); a binary's separate debug file, alternate file
- * and split-DWARF files are located by the binary when a lookup first
- * needs them, since an answer from the symbol cache needs none of them.
- * The index slot is for a per-build-ID symbol index file (filled by the
- * index module; NULL until then).
+ * What the locate pass finds for an entry: the binary of a file-backed
+ * mapping (locate.h's rules), the vDSO image, and for the kernel its
+ * vmlinux image and kallsyms copy. The files an opened binary names
+ * itself (its separate debug file, the alternate file its DWARF names,
+ * its split-DWARF files) are located through the table too, into the
+ * entry's side records (psym_objtab_locate_debug, _alt, _split_*), when
+ * a lookup first needs them: an answer from the symbol cache or an index
+ * needs none of them, and a run the cache answers opens no debug file.
+ * Located once: a resolver opened again (the open cap) or another run of
+ * a batch opens the file the entry recorded, with no new search.
  *
  * Thread-safe: a batch's runs share one table of binaries.
  */
@@ -25,6 +27,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "elffile.h"
@@ -39,6 +42,32 @@ struct psym_objtab_try {
 	char *verdict;
 };
 
+/*
+ * A file located for an entry besides its own (its debug file, its DWARF's
+ * alternate file), or the candidates of its split-DWARF files: the answer
+ * and every candidate tried with its verdict.
+ */
+struct psym_locside {
+	bool located;		       /* searched (the file, or why not, is known) */
+	int status;		       /* 0: found; PSYM_NOENT: why says why */
+	struct psym_reason why;	       /* when not found */
+	const char *file;	       /* the file found, or NULL */
+	struct psym_objtab_try *tried; /* candidates refused or used, in order */
+	size_t ntried;
+};
+
+/*
+ * A perf map or jitdump candidate of one process, in locate.h's order: one
+ * that exists, or one that is missing (said under --explain when the
+ * loader reaches it); path NULL marks the pid as located.
+ */
+struct psym_objtab_perfmap {
+	int pid;
+	char *path;
+	bool jitdump;
+	bool missing;
+};
+
 /* One object of the plan. Fields are read-only to callers. */
 struct psym_located {
 	/* The typed key. */
@@ -48,16 +77,27 @@ struct psym_located {
 	const char *named;    /* the file the user named for it (--main-binary, -e), or NULL */
 	const char *key;      /* the one key string: class, named, path, lowercase build ID */
 	/* The locate pass's answer. */
-	bool located;		       /* the pass has run for it */
-	int status;		       /* 0: found; PSYM_NOENT: why says why; or an error */
-	struct psym_reason why;	       /* when not found */
-	const char *file;	       /* the file found (binary, vDSO image), or NULL */
-	const char *index;	       /* per-build-ID symbol index file (index module), or NULL */
+	bool located;		/* the pass has run for it */
+	int status;		/* 0: found; PSYM_NOENT: why says why; or an error */
+	struct psym_reason why; /* when not found */
+	const char *file;	/* the file found (binary, vDSO image), or NULL */
+	const char *index;	/* the symbol index that answers for it (when opened), or NULL */
 	struct psym_objtab_try *tried; /* candidates refused or used, in order */
 	size_t ntried;
+	/* Files it names itself, located on first need (see above). */
+	struct psym_locside debug; /* separate debug file */
+	struct psym_locside alt;   /* alternate (dwz) / supplementary DWARF file */
+	struct psym_locside split; /* .dwo / .dwp candidates (no one file) */
+	/* The kernel (PSYM_MAP_KERNEL, PSYM_MAP_KMODULE): */
+	uint64_t text;		      /* vmlinux's _text (file is the vmlinux) */
+	struct psym_locside kallsyms; /* the kallsyms copy */
+	/* JIT code (PSYM_MAP_ANON): the processes' perf maps, in locate.h's order. */
+	struct psym_objtab_perfmap *perfmaps;
+	size_t nperfmaps;
 	/* private */
 	struct psym_elf *elf; /* the opened file until taken */
 	bool taken;
+	bool perfmaps_unsorted; /* a pid located after a larger one */
 };
 
 struct psym_objtab;
@@ -93,7 +133,9 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 		    struct psym_err *e);
 
 /*
- * The locate pass: every entry not located yet is located with lo (NULL:
+ * The locate pass: every entry not located yet (a file entry without a
+ * path, only a build ID, as psym addr --build-id names its object: any
+ * file with that build ID, psym_locate_by_build_id) is located with lo (NULL:
  * only the path as recorded). The opened files stay with the entries.
  * Returns 0, or a negative error (out of memory); "not found" is an
  * entry's status, not an error.
@@ -120,6 +162,73 @@ int psym_objtab_take_elf(struct psym_objtab *t, struct psym_located *x,
  * found, taken, or not held (psym_objtab_set_max_held).
  */
 struct psym_elf *psym_objtab_elf(struct psym_located *x);
+
+/*
+ * The separate debug file of x's binary (opened), located through the
+ * table: the first call searches (psym_locate_debug with lo, every
+ * candidate recorded in x->debug and passed on to lo's explain callback),
+ * a later one opens the file recorded, or gives the reason recorded.
+ * t and x may be NULL (an object outside any table): then it only
+ * searches. Returns 0 with *out (the caller's), PSYM_NOENT with why, or
+ * an error (not remembered).
+ */
+int psym_objtab_locate_debug(struct psym_objtab *t, struct psym_located *x,
+			     const struct psym_locate_opts *lo, struct psym_elf *binary,
+			     struct psym_elf **out, struct psym_reason *why, struct psym_err *e);
+
+/* The same for the alternate file that x's DWARF names (psym_locate_alt), into x->alt. */
+int psym_objtab_locate_alt(struct psym_objtab *t, struct psym_located *x,
+			   const struct psym_locate_opts *lo, const struct psym_alt_key *k,
+			   struct psym_elf **out, struct psym_reason *why, struct psym_err *e);
+
+/*
+ * Split DWARF stays per unit (a .dwo is wanted only when a lookup reaches
+ * its skeleton unit; locating all up front would read every skeleton
+ * unit): the candidates for one .dwo (dwo_name set) or for the .dwp
+ * (dwo_name NULL), and each verdict the DWARF reader gives, recorded in
+ * x->split and passed on to lo's explain callback. t, x may be NULL.
+ */
+bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char *binary_path,
+				  const char *comp_dir, const char *dwo_name, psym_cand_fn fn,
+				  void *ud);
+void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
+			     const struct psym_locate_opts *lo, const char *path,
+			     const char *verdict);
+
+/*
+ * The per-build-ID symbol index the object's binary opened (index/store.h:
+ * looked up by the binary on its first lookup the symbol cache does not
+ * answer, as a run the cache answers fetches no index), recorded in x.
+ * t, x may be NULL.
+ */
+void psym_objtab_set_index(struct psym_objtab *t, struct psym_located *x, const char *path);
+
+/*
+ * The kallsyms copy the pass located for a kernel entry: its path into
+ * buf and 0, or PSYM_NOENT with why.
+ */
+int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *buf, size_t bufsz,
+			 struct psym_reason *why);
+
+/*
+ * JIT code: the perf maps and jitdumps of each process in pids (locate.h's
+ * psym_locate_perf_maps), recorded in x (a PSYM_MAP_ANON entry), with the
+ * candidates that are missing. For the plan, which knows the profile's
+ * processes. 0 or PSYM_ENOMEM.
+ */
+int psym_objtab_locate_perf_maps(struct psym_objtab *t, struct psym_located *x,
+				 const struct psym_locate_opts *lo, const int *pids, size_t npids,
+				 struct psym_err *e);
+
+/*
+ * The perf maps of pid recorded in x, in order, as psym_locate_perf_maps
+ * gives them (fn returns true to stop that kind of file; a missing one
+ * before it goes to lo's explain, as the search said it); a pid the plan
+ * did not locate is located now, with lo, into x.
+ */
+void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,
+			   const struct psym_locate_opts *lo, int pid, psym_perfmap_fn fn,
+			   void *ud);
 
 /* Entries in the order they were added. */
 size_t psym_objtab_count(const struct psym_objtab *t);

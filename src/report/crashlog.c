@@ -41,17 +41,21 @@ static int open_module(void *ud, struct psym_resolver **out, struct psym_reason 
 {
 	const struct modref *m = ud;
 	const struct psym_binary_opts *bo = m->f->o->binary;
-	struct psym_elf *elf = NULL;
 	int ret;
 
-	ret = psym_objtab_take_elf(m->f->objs, m->x, bo->locate ? bo->locate->elf_limits : NULL,
-				   &elf, why, e);
-	if (!ret)
-		ret = psym_file_resolver_new(elf, bo, "file", out, e);
+	ret = psym_file_resolver_open(m->f->objs, m->x, bo->locate ? bo->locate->elf_limits : NULL,
+				      bo, "file", out, why, e);
 	/* Found: said after its first lookup (debug information loads lazily). */
-	if (m->f->o->verbose && m->f->o->log && ret)
-		fprintf(m->f->o->log, "psym: module '%s': %s\n", m->x->path,
-			ret == PSYM_NOENT ? psym_reason_text(why) : e->msg);
+	if (m->f->o->verbose && m->f->o->event && ret) {
+		struct psym_crashlog_ev ev = {
+			.kind = PSYM_CRASHLOG_NOT_OPEN,
+			.module = m->x,
+			.why = ret == PSYM_NOENT ? why : NULL,
+			.msg = ret == PSYM_NOENT ? NULL : e->msg,
+		};
+
+		m->f->o->event(m->f->o->event_ud, &ev);
+	}
 	m->f->fresh = ret ? NULL : *out;
 	return ret;
 }
@@ -85,15 +89,13 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 		psym_reason_set(&f->why, PSYM_R_NOT_FOUND, "no places to look for modules");
 		return NULL;
 	}
-	if (f->o->explain && f->o->log && !ref.x->located) {
-		fprintf(f->o->log, "psym: module '%s'%s%s:\n", path, bid ? " build ID " : "",
-			bid ? bid : "");
+	if (f->o->explain && f->o->event && !ref.x->located) {
+		struct psym_crashlog_ev ev = { .kind = PSYM_CRASHLOG_LOCATED, .module = ref.x };
+
 		if (psym_objtab_locate_one(f->objs, ref.x, f->o->binary->locate, &e))
 			return NULL;
-		/* The table keeps every candidate and its verdict: said as tried. */
-		for (size_t i = 0; i < ref.x->ntried; i++)
-			fprintf(f->o->log, "    tried '%s': %s\n", ref.x->tried[i].path,
-				ref.x->tried[i].verdict);
+		/* The table keeps every candidate and its verdict: the caller says them. */
+		f->o->event(f->o->event_ud, &ev);
 	}
 	if (psym_objtab_locate_one(f->objs, ref.x, f->o->binary->locate, &e) ||
 	    psym_registry_get(f->mods, ref.x->key, open_module, &ref, &x, &e) != 0)
@@ -108,20 +110,14 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 /* -v: what a module's file gave (--explain: and how), once, after its first lookup. */
 static void describe(struct filter *f, struct psym_resolver *r)
 {
-	char desc[2400] = "", more[4400] = "";
 	struct psym_resdesc d = { .flags = PSYM_RESDESC_KEEP_WARNING };
+	struct psym_crashlog_ev ev = { .kind = PSYM_CRASHLOG_DESC, .desc = &d };
 
 	f->fresh = NULL;
-	if (!f->o->verbose || !f->o->log)
+	if (!f->o->verbose || !f->o->event)
 		return;
 	psym_resolver_describe(r, &d);
-	psym_resdesc_summary(&d, desc, sizeof(desc));
-	fprintf(f->o->log, "psym: module '%s': %s\n", d.path ? d.path : "?", desc);
-	if (f->o->explain) {
-		psym_resdesc_explain(&d, more, sizeof(more));
-		if (more[0])
-			fprintf(f->o->log, "    %s\n", more);
-	}
+	f->o->event(f->o->event_ud, &ev);
 }
 
 /* Frames for module+offset (an ELF virtual address); how many. */
@@ -449,15 +445,12 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 		ret = psym_err_set(e, PSYM_EIO, "cannot read standard input");
 	else if (ferror(out))
 		ret = psym_err_set(e, PSYM_EIO, "cannot write to standard output");
-	if (f.unresolved && o->log)
-		fprintf(o->log, "psym: %zu frame%s left unresolved%s%s\n", f.unresolved,
-			f.unresolved == 1 ? "" : "s", f.why.code ? ": " : "",
-			f.why.code ? psym_reason_text(&f.why) : "");
-	if (o->verbose && o->log)
-		fprintf(o->log, "psym: %zu frame%s filled in, %zu left unresolved\n", f.resolved,
-			f.resolved == 1 ? "" : "s", f.unresolved);
-	if (o->unresolved)
-		*o->unresolved = f.unresolved;
+	if (o->result)
+		*o->result = (struct psym_crashlog_result){
+			.resolved = f.resolved,
+			.unresolved = f.unresolved,
+			.why = f.why,
+		};
 	psym_registry_free(f.mods);
 	psym_objtab_free(f.objs);
 	free(f.fr);

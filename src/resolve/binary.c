@@ -13,6 +13,7 @@
 #include "buildid.h"
 #include "gsym.h"
 #include "index.h"
+#include "objtab.h"
 #include "store.h"
 
 struct psym_binary {
@@ -30,6 +31,9 @@ struct psym_binary {
 	char index_damage[1200]; /* why an index was not used, until reported */
 	size_t index_hits;
 	struct psym_gsym *gsym; /* a GSYM file answering instead of DWARF, or NULL */
+	/* Its entry in the located-object table (NULL, NULL: none). */
+	struct psym_objtab *tab;
+	struct psym_located *x;
 };
 
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
@@ -76,6 +80,12 @@ void psym_binary_free(struct psym_binary *b)
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
 	free(b);
+}
+
+void psym_binary_set_entry(struct psym_binary *b, struct psym_objtab *t, struct psym_located *x)
+{
+	b->tab = t;
+	b->x = x;
 }
 
 struct psym_elf *psym_binary_elf(struct psym_binary *b)
@@ -158,7 +168,7 @@ static void find_alt(struct psym_binary *b, const struct psym_elf *elf)
 		*slash = '\0';
 		k.debug_dir = dir[0] ? dir : "/";
 	}
-	ret = psym_locate_alt(b->o->locate, &k, &alt, &why, &e);
+	ret = psym_objtab_locate_alt(b->tab, b->x, b->o->locate, &k, &alt, &why, &e);
 	if (ret) {
 		if (ret == PSYM_NOENT)
 			alt_missing(b, path, "alternate file '%s' (build ID %s): %s", path, bid,
@@ -204,13 +214,9 @@ static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, ps
 {
 	struct psym_binary *b = ctx;
 	struct cand_adapter a = { fn, ud };
-	struct psym_dwo_key k = {
-		.binary_path = psym_elf_path(b->elf),
-		.comp_dir = comp_dir,
-		.dwo_name = dwo_name,
-	};
 
-	psym_locate_dwo_candidates(locate_opts(b), &k, adapt, &a);
+	psym_objtab_split_candidates(locate_opts(b), psym_elf_path(b->elf), comp_dir, dwo_name,
+				     adapt, &a);
 }
 
 static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud)
@@ -218,15 +224,15 @@ static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud)
 	struct psym_binary *b = ctx;
 	struct cand_adapter a = { fn, ud };
 
-	psym_locate_dwp_candidates(locate_opts(b), psym_elf_path(b->elf), adapt, &a);
+	psym_objtab_split_candidates(locate_opts(b), psym_elf_path(b->elf), NULL, NULL, adapt, &a);
 }
 
+/* Each split file's verdict: into the table's entry, and --explain. */
 static void finder_explain(void *ctx, const char *path, const char *verdict)
 {
 	struct psym_binary *b = ctx;
 
-	if (b->o->locate && b->o->locate->explain)
-		b->o->locate->explain(b->o->locate->explain_ud, path, verdict);
+	psym_objtab_split_tried(b->tab, b->x, locate_opts(b), path, verdict);
 }
 
 size_t psym_binary_split_status(const struct psym_binary *b, size_t *units, struct psym_reason *why)
@@ -377,7 +383,8 @@ static void find_debug(struct psym_binary *b)
 	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, b->elf))
 		return;
 	if (b->o->locate) {
-		int ret = psym_locate_debug(b->o->locate, b->elf, &dbg, &why, &e);
+		int ret = psym_objtab_locate_debug(b->tab, b->x, b->o->locate, b->elf, &dbg, &why,
+						   &e);
 
 		if (ret == 0 && use_debug_file(b, dbg))
 			return;
@@ -528,6 +535,7 @@ static void open_index(struct psym_binary *b)
 			return;
 		}
 		explain(b, psym_index_path(b->index), "index used for every answer");
+		psym_objtab_set_index(b->tab, b->x, psym_index_path(b->index));
 		return;
 	}
 	if (note[0]) {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One resolved binary: its ELF (symbols, address normalization) plus, found
- * lazily on the first lookup that the symbol cache does not answer, its
- * debug information: DWARF in the binary itself, else a separate debug file
- * found by the locator (locate.h), else MiniDebugInfo (.gnu_debugdata).
+ * on the first lookup that the symbol cache does not answer, its debug
+ * information: DWARF in the binary itself, else a separate debug file
+ * located through its entry of the located-object table (objtab.h), else
+ * MiniDebugInfo (.gnu_debugdata).
  * Symbols of a debug file are merged into the binary's table; lines and
  * inline frames come from DWARF, names of addresses no CU covers from the
  * symbol table.
@@ -44,6 +45,16 @@ struct psym_binary;
 int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 		    struct psym_binary **out, struct psym_err *e);
 void psym_binary_free(struct psym_binary *b);
+
+/*
+ * The binary's entry in a located-object table (objtab.h): its debug file,
+ * alternate file and split-DWARF files are located through it, into the
+ * entry, once. Both must outlive the binary. Without one, they are
+ * searched for with o->locate directly.
+ */
+struct psym_objtab;
+struct psym_located;
+void psym_binary_set_entry(struct psym_binary *b, struct psym_objtab *t, struct psym_located *x);
 
 struct psym_elf *psym_binary_elf(struct psym_binary *b);
 

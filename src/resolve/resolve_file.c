@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "index.h"
+#include "objtab.h"
 #include "resolvers.h"
 
 struct file_resolver {
@@ -114,8 +115,9 @@ static const struct psym_resolver_ops file_ops = {
 	.destroy = file_destroy,
 };
 
-int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,
-			   struct psym_resolver **out, struct psym_err *e)
+static int file_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,
+		    struct psym_objtab *t, struct psym_located *x, struct psym_resolver **out,
+		    struct psym_err *e)
 {
 	struct file_resolver *f = calloc(1, sizeof(*f));
 	struct psym_cached_opts co;
@@ -130,6 +132,7 @@ int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *
 		free(f);
 		return ret;
 	}
+	psym_binary_set_entry(f->bin, t, x);
 	f->base.ops = &file_ops;
 	f->kind = kind;
 	if (!o->cache_dir) {
@@ -147,4 +150,21 @@ int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *
 		.explain_ud = o->locate ? o->locate->explain_ud : NULL,
 	};
 	return psym_cached_resolver_new(&f->base, &co, out, e);
+}
+
+int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,
+			   struct psym_resolver **out, struct psym_err *e)
+{
+	return file_new(elf, o, kind, NULL, NULL, out, e);
+}
+
+int psym_file_resolver_open(struct psym_objtab *t, struct psym_located *x,
+			    const struct psym_elf_limits *lim, const struct psym_binary_opts *o,
+			    const char *kind, struct psym_resolver **out, struct psym_reason *why,
+			    struct psym_err *e)
+{
+	struct psym_elf *elf = NULL;
+	int ret = psym_objtab_take_elf(t, x, lim, &elf, why, e);
+
+	return ret ? ret : file_new(elf, o, kind, t, x, out, e);
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "objtab.h"
 #include "resolvers.h"
 
 /* Processes whose tables are loaded to place an address without a process. */
@@ -25,12 +26,14 @@ struct jit_table {
 
 struct jit_resolver {
 	struct psym_resolver base;
+	struct psym_objtab *tab; /* the processes' files, as the plan located them */
+	struct psym_located *x;
 	const struct psym_locate_opts *lo;
 	const struct psym_perfmap_limits *lim;
 	const char *const *files;
 	size_t nfiles;
 	int pid; /* every address's process (a single-process profile), or 0 */
-	FILE *log;
+	const struct psym_skipped *sk; /* NULL: malformed lines not said */
 	struct jit_table *t;
 	size_t nt;
 	size_t used;	 /* tables that answered something */
@@ -68,9 +71,8 @@ static int add_file(struct jit_resolver *j, struct jit_table *t, const char *pat
 		psym_reason_set(&t->why, PSYM_R_BAD_FILE, "%s", e.msg);
 		return ret;
 	}
-	if (bad && j->log)
-		fprintf(j->log, "psym: '%s': %zu malformed %s skipped\n", path, bad,
-			jitdump ? "records" : "lines");
+	if (bad && j->sk && j->sk->fn)
+		j->sk->fn(j->sk->ud, path, bad, jitdump);
 	snprintf(j->last, sizeof(j->last), "%s", path);
 	return 0;
 }
@@ -120,7 +122,7 @@ static struct jit_table *table(struct jit_resolver *j, int pid)
 			     len > 5 && !strcmp(j->files[i] + len - 5, ".dump")) == 0)
 			c.found++;
 	}
-	psym_locate_perf_maps(j->lo, pid, found_file, &c);
+	psym_objtab_perf_maps(j->tab, j->x, j->lo, pid, found_file, &c);
 	if (!c.found) {
 		psym_perfmap_free(c.t->pm);
 		c.t->pm = NULL;
@@ -266,21 +268,25 @@ static const struct psym_resolver_ops jit_ops = {
 	.destroy = jit_destroy,
 };
 
-int psym_jit_resolver_new(const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
-			  const char *const *files, size_t nfiles, int pid, FILE *log,
-			  struct psym_resolver **out, struct psym_err *e)
+int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
+			  const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
+			  const char *const *files, size_t nfiles, int pid,
+			  const struct psym_skipped *sk, struct psym_resolver **out,
+			  struct psym_err *e)
 {
 	struct jit_resolver *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	j->base.ops = &jit_ops;
+	j->tab = t;
+	j->x = x;
 	j->lo = lo;
 	j->lim = lim;
 	j->files = files;
 	j->nfiles = nfiles;
 	j->pid = pid;
-	j->log = log;
+	j->sk = sk;
 	*out = &j->base;
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "kmods.h"
+#include "objtab.h"
 #include "resolvers.h"
 
 struct kernel_resolver {
@@ -141,9 +142,9 @@ static const struct psym_resolver_ops kernel_ops = {
 	.destroy = kernel_destroy,
 };
 
-int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-			     const char *build_id, bool modules,
-			     const struct psym_reader_limits *lim, FILE *log,
+int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
+			     const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+			     const struct psym_reader_limits *lim, const struct psym_skipped *sk,
 			     struct psym_resolver **out, struct psym_err *e)
 {
 	struct kernel_resolver *k = calloc(1, sizeof(*k));
@@ -153,32 +154,33 @@ int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psy
 	if (!k)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	k->base.ops = &kernel_ops;
-	k->modules = modules;
-	if (!modules) {
-		struct psym_elf *elf = NULL;
-
-		ret = psym_locate_vmlinux(lo, build_id, &elf, &k->vmlinux_text, &k->vmlinux_why, e);
-		if (ret < 0)
-			goto fail;
-		if (ret == 0) {
-			k->vmlinux_path = strdup(psym_elf_path(elf));
-			if (!k->vmlinux_path ||
-			    psym_file_resolver_new(elf, bo, "file", &k->vmlinux, &le) != 0)
-				k->vmlinux = NULL;
-			if (!k->vmlinux_path)
-				psym_elf_close(elf);
+	k->modules = x->cls == PSYM_MAP_KMODULE;
+	if (!k->modules) {
+		/* The vmlinux the plan located (its DWARF through the same entry). */
+		ret = psym_file_resolver_open(t, x, &lim->elf, bo, "file", &k->vmlinux,
+					      &k->vmlinux_why, &le);
+		if (ret < 0) {
+			/* Not opened (again): kallsyms answers, as without one. */
+			psym_reason_set(&k->vmlinux_why, PSYM_R_BAD_FILE, "%s", le.msg);
+			k->vmlinux = NULL;
+		} else if (ret == 0) {
+			k->vmlinux_text = x->text;
+			k->vmlinux_path = strdup(x->file);
+			if (!k->vmlinux_path) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				goto fail;
+			}
 		}
 		ret = 0;
 	}
-	if (psym_locate_kallsyms(lo, k->ks_path, sizeof(k->ks_path), &k->ks_why) == 0) {
+	if (psym_objtab_kallsyms(t, x, k->ks_path, sizeof(k->ks_path), &k->ks_why) == 0) {
 		if (psym_kallsyms_open(k->ks_path, lim->kallsyms_symbols, lim->kallsyms_bytes,
 				       &k->ks, &le) != 0) {
 			psym_reason_set(&k->ks_why, PSYM_R_BAD_FILE, "%s", le.msg);
 			k->ks = NULL;
 		} else {
-			if (psym_kallsyms_malformed(k->ks) && log)
-				fprintf(log, "psym: '%s': %zu malformed lines skipped\n",
-					k->ks_path, psym_kallsyms_malformed(k->ks));
+			if (psym_kallsyms_malformed(k->ks) && sk && sk->fn)
+				sk->fn(sk->ud, k->ks_path, psym_kallsyms_malformed(k->ks), false);
 			if (lo->explain)
 				lo->explain(lo->explain_ud, k->ks_path, "kernel symbols used");
 			ret = psym_kmods_new(lo, bo, k->ks, &k->kmods, e);

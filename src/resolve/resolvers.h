@@ -28,6 +28,19 @@ int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *
 			   struct psym_resolver **out, struct psym_err *e);
 
 /*
+ * The file resolver of a located-object table's entry (objtab.h): the file
+ * the entry located (PSYM_NOENT with why when it has none), and the files
+ * that file names (debug, alternate, split DWARF) located through the
+ * entry. t and x must outlive the resolver; lim: for opening the file again.
+ */
+struct psym_objtab;
+struct psym_located;
+int psym_file_resolver_open(struct psym_objtab *t, struct psym_located *x,
+			    const struct psym_elf_limits *lim, const struct psym_binary_opts *o,
+			    const char *kind, struct psym_resolver **out, struct psym_reason *why,
+			    struct psym_err *e);
+
+/*
  * The persistent answer cache (symcache.h) in front of another resolver,
  * keyed by the file's build ID and path. Takes ownership of inner (also on
  * failure). Strings are copied.
@@ -46,22 +59,37 @@ int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cach
 			     struct psym_resolver **out, struct psym_err *e);
 
 /*
- * The kernel: vmlinux (found by the locator for build_id; may be absent)
- * and kallsyms, both looked for once, at creation. modules: for kernel
- * modules, kallsyms only. bo (for the vmlinux's DWARF) and lo must outlive
- * the resolver; lim caps the kallsyms copy.
+ * A file a resolver read with malformed lines (a kallsyms copy, a perf
+ * map) or records (a jitdump) skipped: for the caller to say. fn NULL:
+ * not said.
  */
-int psym_kernel_resolver_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-			     const char *build_id, bool modules,
-			     const struct psym_reader_limits *lim, FILE *log,
+struct psym_skipped {
+	void (*fn)(void *ud, const char *path, size_t n, bool records);
+	void *ud;
+};
+
+/*
+ * The kernel (x: a PSYM_MAP_KERNEL or PSYM_MAP_KMODULE entry of t, located):
+ * the vmlinux the plan located (its DWARF through the same entry; not for
+ * modules) and the kallsyms copy it located. bo (for the vmlinux's DWARF),
+ * lo (kernel modules' files), t and x must outlive the resolver; lim caps
+ * the kallsyms copy; sk (NULL: none) hears of its malformed lines.
+ */
+int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
+			     const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+			     const struct psym_reader_limits *lim, const struct psym_skipped *sk,
 			     struct psym_resolver **out, struct psym_err *e);
 
 /*
  * JIT code: perf maps and jitdumps given for every process (files), else
- * those of each sample's process found by the locator. lo must outlive it.
+ * those of each sample's process that the plan located into x (a
+ * PSYM_MAP_ANON entry of t; psym_objtab_perf_maps). t, x, lo and sk (NULL:
+ * none; of each file's malformed lines) must outlive it.
  */
-int psym_jit_resolver_new(const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
-			  const char *const *files, size_t nfiles, int pid, FILE *log,
-			  struct psym_resolver **out, struct psym_err *e);
+int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
+			  const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
+			  const char *const *files, size_t nfiles, int pid,
+			  const struct psym_skipped *sk, struct psym_resolver **out,
+			  struct psym_err *e);
 
 #endif

@@ -12,7 +12,6 @@
 
 #include <inttypes.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -113,31 +112,43 @@ struct run {
 	int *pids;	   /* the distinct pid labels, sorted */
 	int *ns_pid;	   /* by mapping position: a pid in another mount namespace */
 	size_t npids;
-	long main_mapping;	/* the mapping --main-binary names, or -1 */
-	size_t done_in_mapping; /* for the progress callback */
-	size_t capmaps;		/* of r->maps */
+	long main_mapping;	     /* the mapping --main-binary names, or -1 */
+	size_t done_in_mapping;	     /* for the progress callback */
+	size_t capmaps;		     /* of r->maps */
+	struct psym_skipped skipped; /* the kernel's and JIT resolvers' malformed lines */
 };
 
-static void logf_(const struct run *run, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void logf_(const struct run *run, const char *fmt, ...)
+/* A note to the caller (symbolize.h), not with quiet. */
+static void note(const struct run *run, const struct psym_note *n)
 {
-	va_list ap;
-
-	if (!run->o->log || run->o->quiet)
-		return;
-	va_start(ap, fmt);
-	vfprintf(run->o->log, fmt, ap);
-	va_end(ap);
+	if (run->o->note_fn && !run->o->quiet)
+		run->o->note_fn(run->o->note_ud, n);
 }
 
+/* A file the kernel or JIT resolver read with malformed lines skipped. */
+static void skipped_cb(void *ud, const char *path, size_t n, bool records)
+{
+	note(ud,
+	     &(struct psym_note){
+		     .kind = PSYM_NOTE_SKIPPED, .name = path, .skipped = n, .records = records });
+}
+
+/* --explain: one event to the caller (symbolize.h). */
+static void explain_ev(const struct run *run, const struct psym_explain_ev *ev)
+{
+	if (run->o->explain_fn)
+		run->o->explain_fn(run->o->explain_ud, ev);
+}
+
+/* A candidate and its verdict, said as it is tried (even with quiet). */
 static void explain_cb(void *ud, const char *path, const char *verdict)
 {
 	const struct run *run = ud;
+	struct psym_explain_ev ev = { .kind = PSYM_EXPLAIN_TRIED,
+				      .path = path,
+				      .verdict = verdict };
 
-	if (run->o->log)
-		fprintf(run->o->log, "    tried '%s': %s\n", path, verdict);
+	explain_ev(run, &ev);
 }
 
 static void progress(struct run *run, size_t mi, size_t nm)
@@ -298,10 +309,10 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 		if (*want && *bid && psym_build_id_equal(bid, want)) {
 			*out = (long)k;
 			if (k != (size_t)first)
-				logf_(run,
-				      "psym: --main-binary applies to mapping %" PRIu64
-				      " '%s' (same build ID)\n",
-				      pb->mapping[k]->id, nm);
+				note(run, &(struct psym_note){ .kind = PSYM_NOTE_MAIN_BINARY,
+							       .mapping_id = pb->mapping[k]->id,
+							       .name = nm,
+							       .same_build_id = true });
 			return 0;
 		}
 	}
@@ -320,10 +331,9 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 					    pb->mapping[first]->id, nm, bid);
 		*out = first;
 		if (first > 0)
-			logf_(run,
-			      "psym: --main-binary applies to mapping %" PRIu64
-			      " '%s', the first user-space mapping\n",
-			      pb->mapping[first]->id, nm);
+			note(run, &(struct psym_note){ .kind = PSYM_NOTE_MAIN_BINARY,
+						       .mapping_id = pb->mapping[first]->id,
+						       .name = nm });
 	}
 	return 0;
 }
@@ -334,22 +344,21 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 	const struct objref *ref = ud;
 	struct run *run = ref->run;
 	const struct psym_symbolize_opts *o = run->o;
-	FILE *log = o->quiet ? NULL : o->log;
-	struct psym_elf *elf = NULL;
-	int ret;
 
 	switch (ref->x->cls) {
 	case PSYM_MAP_FILE:
-		ret = psym_objtab_take_elf(run->files_tab, ref->x, &o->limits.elf, &elf, why, e);
-		return ret ? ret : psym_file_resolver_new(elf, run->file_bopts, "file", out, e);
+		return psym_file_resolver_open(run->files_tab, ref->x, &o->limits.elf,
+					       run->file_bopts, "file", out, why, e);
 	case PSYM_MAP_VDSO:
-		ret = psym_objtab_take_elf(run->own_tab, ref->x, &o->limits.elf, &elf, why, e);
-		return ret ? ret : psym_file_resolver_new(elf, &run->bopts, "vdso", out, e);
+		return psym_file_resolver_open(run->own_tab, ref->x, &o->limits.elf, &run->bopts,
+					       "vdso", out, why, e);
 	case PSYM_MAP_KERNEL:
 	case PSYM_MAP_KMODULE:
-		return psym_kernel_resolver_new(&run->lo, &run->bopts, ref->x->build_id,
-						ref->x->cls == PSYM_MAP_KMODULE, &o->limits, log,
-						out, e);
+		/* What the plan located for it: candidates said as they were. */
+		for (size_t i = 0; o->explain && i < ref->x->ntried; i++)
+			explain_cb(run, ref->x->tried[i].path, ref->x->tried[i].verdict);
+		return psym_kernel_resolver_new(run->own_tab, ref->x, &run->lo, &run->bopts,
+						&o->limits, &run->skipped, out, e);
 	case PSYM_MAP_ANON:
 		if (run->foreign[0] && !run->lo.side_dir && !run->lo.n_perf_map_dirs &&
 		    !o->n_perf_maps) {
@@ -360,8 +369,9 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 					run->foreign);
 			return PSYM_NOENT;
 		}
-		return psym_jit_resolver_new(&run->lo, &o->limits.perfmap, o->perf_maps,
-					     o->n_perf_maps, o->pid, log, out, e);
+		return psym_jit_resolver_new(run->own_tab, ref->x, &run->lo, &o->limits.perfmap,
+					     o->perf_maps, o->n_perf_maps, o->pid, &run->skipped,
+					     out, e);
 	case PSYM_MAP_SPECIAL:
 	default:
 		psym_reason_set(why, PSYM_R_NOT_CODE,
@@ -420,7 +430,7 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 		    struct psym_resolver *res, const struct psym_reason *why, size_t done,
 		    size_t todo, size_t kept)
 {
-	char desc[2400] = "", more[4400] = "";
+	char desc[2400] = "";
 	struct psym_resdesc d = { 0 };
 
 	if (res) {
@@ -430,13 +440,14 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
 	if (!res)
 		return;
-	psym_resdesc_warning(&d, more, sizeof(more));
-	if (more[0])
-		logf_(run, "psym: warning: %s\n", more);
-	if (run->o->explain) {
-		psym_resdesc_explain(&d, more, sizeof(more));
-		if (more[0])
-			logf_(run, "    %s\n", more);
+	note(run,
+	     &(struct psym_note){ .kind = PSYM_NOTE_WARNING, .mapping_id = m->id, .desc = &d });
+	if (run->o->explain && !run->o->quiet) {
+		struct psym_explain_ev ev = { .kind = PSYM_EXPLAIN_DESC,
+					      .mapping_id = m->id,
+					      .desc = &d };
+
+		explain_ev(run, &ev);
 	}
 }
 
@@ -567,9 +578,16 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 		return 0;
 	}
 	cls = ref.x->cls;
-	if (o->explain && cls == PSYM_MAP_FILE)
-		logf_(run, "psym: mapping %" PRIu64 " '%s'%s%s:\n", m->id, name,
-		      *bid ? " build ID " : "", bid);
+	if (o->explain && !o->quiet && cls == PSYM_MAP_FILE) {
+		struct psym_explain_ev ev = {
+			.kind = PSYM_EXPLAIN_MAPPING,
+			.mapping_id = m->id,
+			.name = name,
+			.build_id = bid,
+		};
+
+		explain_ev(run, &ev);
+	}
 	ret = psym_registry_get(cls == PSYM_MAP_FILE ? run->files : run->own, ref.x->key,
 				open_object, &ref, &x, e);
 	if (ret)
@@ -690,18 +708,46 @@ static void explain_table(struct run *run)
 			seen = run->plan[j] == x;
 		if (seen)
 			continue;
-		logf_(run, "psym: object '%s'%s%s (%s, mapping %" PRIu64 "):\n",
-		      x->cls == PSYM_MAP_FILE ? x->path : "[vdso]",
-		      *x->build_id ? " build ID " : "", x->build_id, psym_map_class_name(x->cls),
-		      pb->mapping[k]->id);
-		for (size_t i = 0; i < x->ntried; i++)
-			explain_cb(run, x->tried[i].path, x->tried[i].verdict);
-		if (x->file)
-			logf_(run, "    located: '%s'%s\n", x->file,
-			      x->index ? " (with a symbol index)" : "");
-		else
-			logf_(run, "    not located: %s\n", psym_reason_text(&x->why));
+		if (run->o->quiet) { /* the candidates still, as tried */
+			for (size_t i = 0; i < x->ntried; i++)
+				explain_cb(run, x->tried[i].path, x->tried[i].verdict);
+			continue;
+		}
+		explain_ev(run, &(struct psym_explain_ev){ .kind = PSYM_EXPLAIN_OBJECT,
+							   .mapping_id = pb->mapping[k]->id,
+							   .obj = x });
 	}
+}
+
+/*
+ * JIT code: the perf maps of the processes its addresses can be in (the
+ * one --pid names, else every process a sample names), into its entry.
+ * For a profile of another machine, run->lo holds no perf map dirs of this
+ * one (setup): nothing of this machine's is located.
+ */
+static int locate_perf_maps(struct run *run, struct psym_err *e)
+{
+	const struct psym_symbolize_opts *o = run->o;
+	pb_profile *pb = run->p->pb;
+
+	for (size_t k = 0; k < pb->n_mapping; k++) {
+		struct psym_located *x = run->plan[k];
+		bool seen = false;
+		int ret;
+
+		if (!x || x->cls != PSYM_MAP_ANON)
+			continue;
+		for (size_t j = 0; j < k && !seen; j++)
+			seen = run->plan[j] == x;
+		if (seen)
+			continue;
+		ret = psym_objtab_locate_perf_maps(run->own_tab, x, &run->lo,
+						   o->pid ? &o->pid : run->pids,
+						   o->pid ? 1 : run->npids, e);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 /*
@@ -741,6 +787,8 @@ static int plan(struct run *run, struct psym_err *e)
 	ret = psym_objtab_locate(run->files_tab, run->file_bopts->locate, e);
 	if (!ret && run->own_tab != run->files_tab)
 		ret = psym_objtab_locate(run->own_tab, &run->lo, e);
+	if (!ret)
+		ret = locate_perf_maps(run, e);
 	if (!ret && o->explain)
 		explain_table(run);
 	return ret;
@@ -754,6 +802,7 @@ static int setup(struct run *run, struct psym_err *e)
 	struct utsname u;
 
 	psym_symbolize_locate_opts(o, &run->lo);
+	run->skipped = (struct psym_skipped){ .fn = skipped_cb, .ud = run };
 	run->lo.explain = o->explain ? explain_cb : NULL;
 	run->lo.explain_ud = run;
 	if (uname(&u) == 0) {

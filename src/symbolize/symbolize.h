@@ -8,7 +8,8 @@
  * table, turn each runtime address into the address the resolver takes
  * (to_vaddr) and ask for frames, innermost first. Frames become pprof
  * Lines whose Functions are interned (deduplicated) across the profile. A
- * per-mapping summary goes to the log.
+ * per-mapping summary is returned as data, and so are --explain
+ * (explain_fn) and the warnings and notes (note_fn).
  */
 #ifndef PSYM_SYMBOLIZE_H
 #define PSYM_SYMBOLIZE_H
@@ -20,7 +21,54 @@
 #include "elffile.h"
 #include "locate.h"
 #include "mapping.h"
+#include "objtab.h"
 #include "pprof.h"
+#include "resdesc.h"
+
+/*
+ * What --explain says, as data, in the order it happens; the caller words
+ * and prints it (cli/). The library writes none of it.
+ */
+enum psym_explain_kind {
+	PSYM_EXPLAIN_OBJECT,  /* obj: a located object of the plan, once, before any is
+			       * resolved (mapping_id: the first mapping naming it) */
+	PSYM_EXPLAIN_TRIED,   /* path, verdict: a candidate tried when it was needed (a
+			       * debug, alternate, split-DWARF or kernel file, a perf map,
+			       * an index, the symbol cache) */
+	PSYM_EXPLAIN_MAPPING, /* mapping_id, name, build_id: a file mapping about to be
+			       * resolved */
+	PSYM_EXPLAIN_DESC,    /* desc: what a mapping's resolver says of it, after */
+};
+
+struct psym_explain_ev {
+	enum psym_explain_kind kind;
+	uint64_t mapping_id;
+	const char *name, *build_id;	 /* MAPPING */
+	const struct psym_located *obj;	 /* OBJECT */
+	const char *path, *verdict;	 /* TRIED */
+	const struct psym_resdesc *desc; /* DESC */
+};
+
+/* A run's notes that are not --explain (not with quiet), as data; the caller words them. */
+enum psym_note_kind {
+	PSYM_NOTE_WARNING,     /* desc: what a mapping's resolver said, for its one-time
+				* warning (psym_resdesc_warning; may be none) */
+	PSYM_NOTE_MAIN_BINARY, /* mapping_id, name: the mapping --main-binary applies to,
+				* when not the first one (same_build_id: by build ID,
+				* else the first user-space mapping) */
+	PSYM_NOTE_SKIPPED,     /* name, skipped, records: a kallsyms copy, perf map or
+				* jitdump read with malformed lines (records) skipped */
+};
+
+struct psym_note {
+	enum psym_note_kind kind;
+	uint64_t mapping_id;
+	const char *name;
+	bool same_build_id;
+	const struct psym_resdesc *desc;
+	size_t skipped;
+	bool records;
+};
 
 struct psym_symbolize_opts {
 	/*
@@ -45,7 +93,16 @@ struct psym_symbolize_opts {
 					   * for a profile recorded here (hostid.h) */
 	int pid;		    /* process of a single-process profile, or 0 */
 	bool explain;		    /* list every candidate tried */
-	bool quiet;		    /* no per-mapping summary */
+	bool quiet;		    /* no per-mapping summary (--explain: candidates only) */
+	/*
+	 * With explain: each --explain event, for the caller to print. NULL:
+	 * none. Called on the run's thread.
+	 */
+	void (*explain_fn)(void *ud, const struct psym_explain_ev *ev);
+	void *explain_ud;
+	/* Each note (not with quiet), for the caller to print. NULL: none. */
+	void (*note_fn)(void *ud, const struct psym_note *n);
+	void *note_ud;
 	/*
 	 * Called every 1024 locations with the mapping position, the number
 	 * of mappings and the locations resolved so far; with nmappings 0
@@ -54,10 +111,10 @@ struct psym_symbolize_opts {
 	 */
 	void (*progress)(void *ud, size_t mapping, size_t nmappings, size_t resolved);
 	void *progress_ud;
-	FILE *log;			  /* --explain, warnings and notes (stderr); NULL = none */
-	struct psym_reader_limits limits; /* caps for every reader (readlimits.h) */
-	struct psym_bincache *shared;	  /* binaries shared by a batch's runs, or NULL */
-	const char *cache_dir;		  /* persistent symbol cache (symcache.h), NULL: off */
+	FILE *log;			      /* warnings and notes (stderr); NULL = none */
+	struct psym_reader_limits limits;     /* caps for every reader (readlimits.h) */
+	struct psym_bincache *shared;	      /* binaries shared by a batch's runs, or NULL */
+	const char *cache_dir;		      /* persistent symbol cache (symcache.h), NULL: off */
 	struct psym_index_store *index_store; /* per-build-ID indexes (store.h), NULL: off */
 };
 

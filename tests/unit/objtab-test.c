@@ -5,8 +5,11 @@
 #include <ctype.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "objtab.h"
@@ -33,6 +36,143 @@ static void test_array(void)
 	p = psym_array_grow(a, &cap, SIZE_MAX / 2, sizeof(*a), 0);
 	ok(!p && cap == 40, "a count whose bytes overflow: NULL");
 	free(a);
+}
+
+/* ---- files located through an entry, once ------------------------------ */
+
+struct calls {
+	char got[8][600]; /* "L path" (loader) or "E path verdict" (explain) */
+	size_t n;
+	bool load_ok;
+};
+
+static bool loader(void *ud, const char *path, bool jitdump)
+{
+	struct calls *c = ud;
+
+	(void)jitdump;
+	if (c->n < 8)
+		snprintf(c->got[c->n++], sizeof(c->got[0]), "L %s", strrchr(path, '/') - 2);
+	return c->load_ok;
+}
+
+static void said(void *ud, const char *path, const char *verdict)
+{
+	struct calls *c = ud;
+
+	if (c->n < 8)
+		snprintf(c->got[c->n++], sizeof(c->got[0]), "E %s %s",
+			 strrchr(path, '/') ? strrchr(path, '/') - 2 : path, verdict);
+}
+
+static void touch(const char *dir, const char *sub, const char *name)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1000 10 f\n", f);
+		fclose(f);
+	}
+}
+
+static void test_perf_maps(void)
+{
+	char dir[] = "/tmp/psym-objtab-test.XXXXXX", d1[PATH_MAX], d2[PATH_MAX], cmd[PATH_MAX + 16];
+	const char *dirs[] = { d1, d2 };
+	struct calls c = { .load_ok = true };
+	struct psym_locate_opts lo = { .perf_map_dirs = dirs, .n_perf_map_dirs = 2 };
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *x = NULL;
+	struct psym_err e = { 0 };
+	const int pids[] = { 10, 20 };
+
+	if (!t || !mkdtemp(dir)) {
+		ok(false, "perf maps: a temporary directory");
+		psym_objtab_free(t);
+		return;
+	}
+	snprintf(d1, sizeof(d1), "%s/d1", dir);
+	snprintf(d2, sizeof(d2), "%s/d2", dir);
+	mkdir(d1, 0700);
+	mkdir(d2, 0700);
+	touch(dir, "d2", "perf-10.map");
+	touch(dir, "d1", "perf-20.map");
+	touch(dir, "d2", "perf-20.map");
+	lo.explain = said;
+	lo.explain_ud = &c;
+	ok(psym_objtab_add(t, PSYM_MAP_ANON, "", "", NULL, &x, &e) == 0 &&
+		   psym_objtab_locate_perf_maps(t, x, &lo, pids, 2, &e) == 0,
+	   "perf maps: the plan locates both processes");
+	is_int((int)c.n, 0, "perf maps: nothing said while locating");
+	psym_objtab_perf_maps(t, x, &lo, 10, loader, &c);
+	ok(c.n == 2 && !strcmp(c.got[0], "E d1/perf-10.map not found") &&
+		   !strcmp(c.got[1], "L d2/perf-10.map"),
+	   "pid 10: the missing one said in its place, then the one found loaded");
+	c.n = 0;
+	psym_objtab_perf_maps(t, x, &lo, 20, loader, &c);
+	ok(c.n == 1 && !strcmp(c.got[0], "L d1/perf-20.map"),
+	   "pid 20: the first that loads wins, nothing past it");
+	c.n = 0;
+	c.load_ok = false;
+	psym_objtab_perf_maps(t, x, &lo, 20, loader, &c);
+	ok(c.n == 2 && !strcmp(c.got[1], "L d2/perf-20.map"),
+	   "pid 20: one that does not load: the next is offered");
+	c.n = 0;
+	psym_objtab_perf_maps(t, x, &lo, 5, loader, &c);
+	ok(c.n == 2 && !strcmp(c.got[0], "E d1/perf-5.map not found") &&
+		   !strcmp(c.got[1], "E d2/perf-5.map not found"),
+	   "pid 5, unknown to the plan: located when asked, into the entry");
+	c.n = 0;
+	c.load_ok = true;
+	psym_objtab_perf_maps(t, x, &lo, 10, loader, &c);
+	ok(c.n == 2 && !strcmp(c.got[1], "L d2/perf-10.map"),
+	   "pid 10 again after a smaller pid was added: the same records");
+	psym_objtab_free(t);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		ok(false, "perf maps: temporary directory removed");
+}
+
+/* The debug file of a binary, searched for once: a second need is answered from the entry. */
+static void test_debug_once(const char *exe)
+{
+	char dir[] = "/tmp/psym-objtab-test.XXXXXX";
+	const char *dd[] = { dir };
+	struct calls c = { 0 };
+	struct psym_locate_opts lo = { .debug_dirs = dd, .n_debug_dirs = 1 };
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *x = NULL;
+	struct psym_elf *bin = NULL, *dbg = NULL;
+	struct psym_reason why1 = { 0 }, why2 = { 0 };
+	struct psym_err e = { 0 };
+	int r1, r2;
+	size_t n1;
+
+	if (!t || !mkdtemp(dir) || psym_elf_open(exe, NULL, &bin, &e)) {
+		ok(false, "debug once: setup");
+		psym_objtab_free(t);
+		return;
+	}
+	lo.explain = said;
+	lo.explain_ud = &c;
+	psym_objtab_add(t, PSYM_MAP_FILE, exe, NULL, NULL, &x, &e);
+	r1 = psym_objtab_locate_debug(t, x, &lo, bin, &dbg, &why1, &e);
+	psym_elf_close(dbg);
+	dbg = NULL;
+	n1 = c.n;
+	ok(x->debug.located && x->debug.status == r1 && x->debug.ntried == n1 && n1 > 0,
+	   "debug once: the search's answer and every candidate recorded in the entry");
+	c.n = 0;
+	r2 = psym_objtab_locate_debug(t, x, &lo, bin, &dbg, &why2, &e);
+	ok(r2 == r1 && c.n == 0 && why2.code == why1.code,
+	   "debug once: asked again, the entry answers, no candidate is tried");
+	psym_elf_close(dbg);
+	psym_elf_close(bin);
+	psym_objtab_free(t);
+	rmdir(dir);
 }
 
 int main(void)
@@ -120,5 +260,7 @@ int main(void)
 	psym_elf_close(b);
 	psym_objtab_free(t);
 	psym_elf_close(self);
+	test_perf_maps();
+	test_debug_once(exe);
 	return tap_done();
 }

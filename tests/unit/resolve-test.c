@@ -85,8 +85,26 @@ static void file_resolver(void)
 	free(fr);
 }
 
+/* The kernel resolver of a located kernel entry, as the plan makes it. */
+static int kernel_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
+		      const struct psym_reader_limits *lim, struct psym_objtab **t,
+		      struct psym_resolver **r, struct psym_err *e)
+{
+	struct psym_located *x;
+	int ret;
+
+	*t = psym_objtab_new(0);
+	if (!*t)
+		return PSYM_ENOMEM;
+	ret = psym_objtab_add(*t, PSYM_MAP_KERNEL, "", "", NULL, &x, e);
+	if (!ret)
+		ret = psym_objtab_locate(*t, lo, e);
+	return ret ? ret : psym_kernel_resolver_new(*t, x, lo, bo, lim, NULL, r, e);
+}
+
 static void kernel_resolver(void)
 {
+	struct psym_objtab *t = NULL;
 	struct psym_locate_opts lo = { 0 };
 	struct psym_binary_opts bo = { .inlines = true, .locate = &lo };
 	struct psym_resolver *r = NULL;
@@ -101,19 +119,19 @@ static void kernel_resolver(void)
 
 	psym_reader_limits_default(&lim);
 	/* No kallsyms, no vmlinux: the reason says what to give. */
-	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0, "kernel: made");
+	ok(kernel_new(&lo, &bo, &lim, &t, &r, &e) == 0, "kernel: made");
 	ok(psym_resolver_lookup(r, &ctx, 0xffffffff81000100ULL, fr, &why) == PSYM_NOENT,
 	   "kernel: nothing to answer with");
 	is_int((int)why.code, PSYM_R_NO_KALLSYMS, "kernel: reason: no kallsyms");
 	ok(strstr(why.detail, "--kallsyms") != NULL, "kernel: reason names --kallsyms");
 	psym_resolver_free(r);
+	psym_objtab_free(t);
 
 	write_file("kallsyms", "ffffffff81000000 T _text\nffffffff81000100 T do_work\n"
 			       "ffffffff81000200 t helper\nffffffff81000300 T _etext\n");
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	lo.kallsyms = path;
-	ok(psym_kernel_resolver_new(&lo, &bo, "", false, &lim, NULL, &r, &e) == 0,
-	   "kernel: with kallsyms");
+	ok(kernel_new(&lo, &bo, &lim, &t, &r, &e) == 0, "kernel: with kallsyms");
 	ok(psym_resolver_to_vaddr(r, &m, 0xffffffff81000123ULL, &v) == 0 &&
 		   v == 0xffffffff81000123ULL,
 	   "kernel: addresses are looked up as they ran");
@@ -124,6 +142,7 @@ static void kernel_resolver(void)
 	   "kernel: local symbol");
 	is_str(fr->f[0].name, "helper", "kernel: local symbol name");
 	psym_resolver_free(r);
+	psym_objtab_free(t);
 	free(fr);
 }
 
@@ -137,9 +156,19 @@ static void jit_resolver(void)
 	struct psym_reason why = { 0 };
 	struct psym_frames *fr = malloc(sizeof(*fr));
 	struct psym_err e = { 0 };
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *x = NULL;
+	const int pids[] = { 4242 };
 
 	write_file("perf-4242.map", "7f0000001000 100 LazyCompile:*fib\n7f0000002000 80 Stub\n");
-	ok(psym_jit_resolver_new(&lo, &pl, NULL, 0, 0, NULL, &r, &e) == 0, "jit: made");
+	/* The plan locates the profile's processes' maps (4243 only when asked). */
+	ok(t && psym_objtab_add(t, PSYM_MAP_ANON, "", "", NULL, &x, &e) == 0 &&
+		   psym_objtab_locate_perf_maps(t, x, &lo, pids, 1, &e) == 0,
+	   "jit: perf maps located");
+	ok(x->nperfmaps == 2 && !x->perfmaps[1].path && x->perfmaps[0].path &&
+		   strstr(x->perfmaps[0].path, "perf-4242.map"),
+	   "jit: the entry records the map found, then the pid as located");
+	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, NULL, &r, &e) == 0, "jit: made");
 	ok(psym_resolver_lookup(r, &ctx, 0x7f0000001050ULL, fr, &why) == 0 && fr->n == 1,
 	   "jit: lookup in the sample's process");
 	is_str(fr->f[0].name, "LazyCompile:*fib", "jit: name from the perf map");
@@ -152,6 +181,7 @@ static void jit_resolver(void)
 	ok(psym_resolver_lookup(r, &ctx, 0x7f0000003000ULL, fr, &why) == PSYM_NOENT,
 	   "jit: an address no entry covers");
 	psym_resolver_free(r);
+	psym_objtab_free(t);
 	free(fr);
 }
 
