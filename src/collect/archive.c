@@ -404,8 +404,9 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 		return 0;
 	if (!*bid || !psym_build_id_valid(bid) || strlen(bid) >= sizeof(id)) {
 		k->st.no_build_id++;
-		event(k, &(struct psym_archive_event){
-				 .kind = PSYM_ARCHIVE_NO_BUILD_ID, .mapping_id = m->id, .path = path });
+		event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_NO_BUILD_ID,
+						       .mapping_id = m->id,
+						       .path = path });
 		return 0;
 	}
 	for (size_t i = 0; i < k->o->n_exclude; i++) {

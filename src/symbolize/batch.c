@@ -41,7 +41,8 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 		return 0;
 	if (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
 	    access(side, F_OK) != 0) {
-		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS, .name = PSYM_USTACKS_NAME });
+		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS,
+					     .name = PSYM_USTACKS_NAME });
 		free(side);
 		return 0;
 	}
