@@ -143,6 +143,59 @@ static void print_explain(void *ud, const struct psym_explain_ev *ev)
 	}
 }
 
+/*
+ * The unwinding's counts: one summary line (samples, frames, stop reasons,
+ * missing files), then a line for each stop reason other than "end" and
+ * for the files not found, saying what it means and what to do about it.
+ */
+static void print_unwound(const struct psym_unwindprof_stats *st, FILE *out)
+{
+	fprintf(out, "psym: unwound %zu samples, %zu frames (%zu by CFI, %zu by frame pointer);",
+		st->samples, st->frames, st->cfi_frames, st->fp_frames);
+	for (int i = 0; i < PSYM_UNWIND_NSTOPS; i++)
+		if (st->stops[i])
+			fprintf(out, " %s %zu", psym_unwind_stop_name(i), st->stops[i]);
+	if (st->no_maps)
+		fprintf(out, "; %zu samples of processes without mappings", st->no_maps);
+	fprintf(out, "; %zu/%zu files found", st->files - st->files_missing, st->files);
+	if (st->budget_why[0])
+		fprintf(out, "; unwinding cut short: %s", st->budget_why);
+	fputc('\n', out);
+	if (st->stops[PSYM_UNWIND_OUT_OF_STACK])
+		fprintf(out,
+			"psym:   out-of-stack %zu: the caller's frame lay beyond the stack bytes "
+			"psym-collect copied (%zu at most); %s\n",
+			st->stops[PSYM_UNWIND_OUT_OF_STACK], st->max_stack_len,
+			st->files_missing
+				? "first give the files not found (below): without their CFI the "
+				  "unwinder guessed with frame pointers, and a larger --stack-copy "
+				  "BYTES may not help"
+				: "record with a larger --stack-copy BYTES to reach it");
+	if (st->stops[PSYM_UNWIND_BAD_RULE])
+		fprintf(out,
+			"psym:   bad-rule %zu: code with no CFI (.eh_frame, .debug_frame) psym "
+			"could apply and no frame pointer; the binary or its debug file must be "
+			"found (see the files below)\n",
+			st->stops[PSYM_UNWIND_BAD_RULE]);
+	if (st->stops[PSYM_UNWIND_NO_PROGRESS])
+		fprintf(out,
+			"psym:   no-progress %zu: a frame did not move the stack pointer up (bad "
+			"CFI or a corrupt stack): unwinding stopped there\n",
+			st->stops[PSYM_UNWIND_NO_PROGRESS]);
+	if (st->stops[PSYM_UNWIND_DEPTH])
+		fprintf(out, "psym:   depth %zu: the frame cap was reached\n",
+			st->stops[PSYM_UNWIND_DEPTH]);
+	if (st->files_missing) {
+		fprintf(out,
+			"psym:   %zu of %zu files not found: their frames cannot be unwound by "
+			"CFI (give them with --binary-path, --sysroot or --debug-dir)",
+			st->files_missing, st->files);
+		for (size_t i = 0; i < st->nmissing; i++)
+			fprintf(out, "%s%s", i ? ", " : ": ", st->missing[i]);
+		fprintf(out, "%s\n", st->files_missing > st->nmissing ? ", ..." : "");
+	}
+}
+
 /* A run's warnings and notes, worded from its data (symbolize.h): ud is the stream. */
 static void print_note(void *ud, const struct psym_note *n)
 {
@@ -159,6 +212,13 @@ static void print_note(void *ud, const struct psym_note *n)
 		fprintf(out, "psym: '%s': %zu malformed %s skipped\n", n->name, n->skipped,
 			n->records ? "records" : "lines");
 		break;
+	case PSYM_NOTE_NO_USTACKS:
+		fprintf(out,
+			"psym: the user stacks need unwinding, but there is no side file %s next "
+			"to the profile: only kernel frames and the leaf are known\n",
+			n->name);
+		break;
+	case PSYM_NOTE_UNWOUND: print_unwound(n->unwound, out); break;
 	case PSYM_NOTE_MAIN_BINARY:
 		if (n->same_build_id)
 			fprintf(out,
@@ -172,6 +232,24 @@ static void print_note(void *ud, const struct psym_note *n)
 				n->mapping_id, n->name);
 		break;
 	}
+}
+
+/* A batch's input done (batch.h): a failure always, the others without -q. */
+static void print_job(void *ud, const struct psym_result_line *r)
+{
+	const struct psym_symbolize_opts *so = ud;
+
+	if (r->status == PSYM_RESULT_FAILED)
+		fprintf(stderr, "psym: %s\n", r->error);
+	else if (so->quiet)
+		return;
+	else if (r->status == PSYM_RESULT_SKIPPED)
+		fprintf(stderr, "psym: '%s' -> '%s': already complete, skipped\n", r->input,
+			r->output);
+	else
+		fprintf(stderr, "psym: '%s' -> '%s': %zu/%zu locations symbolized%s%s\n", r->input,
+			r->output, r->resolved, r->locations, r->note ? "; " : "",
+			r->note ? r->note : "");
 }
 
 static void print_summary(const struct psym_symbolize_result *r, bool all, FILE *out)
@@ -320,7 +398,6 @@ int cmd_symbolize(int argc, char **argv)
 		{ 0 }
 	};
 	struct psym_symbolize_opts so = {
-		.log = stderr,
 		.explain_fn = print_explain,
 		.explain_ud = stderr,
 		.note_fn = print_note,
@@ -480,11 +557,11 @@ int cmd_symbolize(int argc, char **argv)
 			.strict = strict,
 			.lim = &lim,
 			.so = &so,
-			.log = so.quiet ? NULL : stderr,
 			.manifest = manifest_path ? &manifest : NULL,
 			.resume = resume,
 			.results = results,
-			.errors = stderr, /* -q silences progress, never errors */
+			.job_fn = print_job,
+			.job_ud = &so,
 		};
 		struct psym_batch_result br;
 

@@ -64,6 +64,47 @@ else
 	fail "module frames by --modules-dir"
 	cat chk
 fi
+# The module is searched once per run (issue 30: its file is kept in the
+# kernel entry of the located-object table): a profile whose kernel frames
+# are split over two [kernel.kallsyms] mappings, with a file mapping between
+# them, and --limit open-objects=1, so that the kernel's resolver is closed
+# and opened again; the second time the recorded file is reopened, with no
+# new search, and still answers as eu-addr2line.
+cat >split.py <<'PY'
+import sys
+lines = sys.stdin.read().splitlines()
+nstr = sum(1 for l in lines if l.startswith("string_table"))
+locs, out = 0, []
+for l in lines:
+    if l.startswith("location"):
+        locs += 1
+        if locs % 2:
+            l = l.replace("mapping_id: 1 ", "mapping_id: 3 ")
+    out.append(l)
+    if l.startswith("mapping { id: 1 "):
+        out.append("mapping { id: 2 memory_start: 4194304 memory_limit: 4259840 "
+                   "file_offset: 0 filename: %d build_id: 0 }" % nstr)
+        out.append(l.replace("id: 1 ", "id: 3 ", 1))
+        out.append("location { id: 999999 mapping_id: 2 address: 4194400 }")
+out.append('string_table: "%s"' % sys.argv[1])
+print("\n".join(out))
+PY
+python3 split.py "$PSYM" <k.txtpb >k8.txtpb &&
+	encode_txtpb k8.txtpb k8.pb || fail "making the profile of two kernel mappings"
+"$PSYM" symbolize --offline --no-cache --limit open-objects=1 --explain --kallsyms kallsyms \
+	--modules-dir tree k8.pb -o k8.sym.pb 2>sym8.log ||
+	fail "psym symbolize (two kernel mappings): exit $?: $(head -3 sym8.log)"
+n_ks=$(grep -c "tried 'kallsyms': kernel symbols used" sym8.log)
+n_ko=$(grep -c "pmod.ko.zst" sym8.log)
+check "the kernel's resolver was opened twice ($n_ks)" [ "$n_ks" -ge 2 ]
+check "the module was searched once ($n_ko candidates said)" [ "$n_ko" = 1 ]
+"$PSYM" show --json k8.sym.pb >k8.json
+if python3 "$SRC/check-symbolized.py" k8.json places . aliases >chk8; then
+	pass "module frames of both kernel mappings: $(head -1 chk8)"
+else
+	fail "module frames of both kernel mappings"
+	cat chk8
+fi
 # The debug dir's lib/modules/RELEASE (the release psym-collect records).
 mkdir -p dbg/lib/modules/6.1.0-test/kernel/extra && cp $KO.xz dbg/lib/modules/6.1.0-test/kernel/extra/
 # The release comes from the profile's host identity line (another host).

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,18 +227,35 @@ struct packer {
 	struct psym_err *e;
 };
 
-static void logf_(const struct packer *k, bool verbose_only, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void logf_(const struct packer *k, bool verbose_only, const char *fmt, ...)
+static void event(const struct packer *k, const struct psym_archive_event *ev)
 {
-	va_list ap;
+	if (k->o->event)
+		k->o->event(k->o->event_ud, ev);
+}
 
-	if (!k->o->log || (verbose_only && !k->o->verbose))
-		return;
-	va_start(ap, fmt);
-	vfprintf(k->o->log, fmt, ap);
-	va_end(ap);
+void psym_archive_event_text(const struct psym_archive_event *ev, char *buf, size_t bufsz)
+{
+	switch (ev->kind) {
+	case PSYM_ARCHIVE_PACKED:
+		snprintf(buf, bufsz, "archive: %s <- %s (%" PRIu64 " bytes)", ev->member, ev->src,
+			 ev->size);
+		break;
+	case PSYM_ARCHIVE_NO_BUILD_ID:
+		snprintf(buf, bufsz, "archive: mapping %" PRIu64 " '%s': no build ID, not packed",
+			 ev->mapping_id, ev->path);
+		break;
+	case PSYM_ARCHIVE_EXCLUDED:
+		snprintf(buf, bufsz, "archive: mapping %" PRIu64 " '%s': excluded", ev->mapping_id,
+			 ev->path);
+		break;
+	case PSYM_ARCHIVE_MISSING:
+		snprintf(buf, bufsz,
+			 "archive: mapping %" PRIu64
+			 " '%s': no file with build ID %s on this host (not packed)",
+			 ev->mapping_id, ev->path, ev->build_id);
+		break;
+	default: snprintf(buf, bufsz, "archive: ?"); break;
+	}
 }
 
 /* Has this build ID been seen? Records it when not. -1: out of memory. */
@@ -296,7 +312,8 @@ static int pack(struct packer *k, const char *name, int fd, const char *src, con
 			"leave paths out with --exclude-path",
 			k->t.name, k->max, src, size);
 	k->st.bytes_in += size;
-	logf_(k, true, "psym: archive: %s <- %s (%" PRIu64 " bytes)\n", name, src, size);
+	event(k, &(struct psym_archive_event){
+			 .kind = PSYM_ARCHIVE_PACKED, .member = name, .src = src, .size = size });
 	return tz_file(&k->t, name, fd, src, size, (st->st_mode & 0111) ? 0755 : 0644,
 		       (int64_t)st->st_mtim.tv_sec);
 }
@@ -387,8 +404,9 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 		return 0;
 	if (!*bid || !psym_build_id_valid(bid) || strlen(bid) >= sizeof(id)) {
 		k->st.no_build_id++;
-		logf_(k, true, "psym: archive: mapping %" PRIu64 " '%s': no build ID, not packed\n",
-		      m->id, path);
+		event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_NO_BUILD_ID,
+						       .mapping_id = m->id,
+						       .path = path });
 		return 0;
 	}
 	for (size_t i = 0; i < k->o->n_exclude; i++) {
@@ -397,8 +415,9 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 		if (n && !strncmp(clean, k->o->exclude[i], n) &&
 		    (clean[n] == '\0' || clean[n] == '/' || k->o->exclude[i][n - 1] == '/')) {
 			k->st.excluded++;
-			logf_(k, true, "psym: archive: mapping %" PRIu64 " '%s': excluded\n", m->id,
-			      path);
+			event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_EXCLUDED,
+							       .mapping_id = m->id,
+							       .path = path });
 			return 0;
 		}
 	}
@@ -432,10 +451,10 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 			close(fd);
 		if (!ret) {
 			k->st.missing++;
-			logf_(k, false,
-			      "psym: archive: mapping %" PRIu64
-			      " '%s': no file with build ID %s on this host (not packed)\n",
-			      m->id, path, id);
+			event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_MISSING,
+							       .mapping_id = m->id,
+							       .path = path,
+							       .build_id = id });
 		}
 		return ret;
 	}

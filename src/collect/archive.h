@@ -37,6 +37,30 @@
 
 #define PSYM_ARCHIVE_DEFAULT_MAX ((uint64_t)4 << 30)
 
+/* What happened to one mapping or file while packing. */
+enum psym_archive_event_kind {
+	PSYM_ARCHIVE_PACKED,	  /* member, src, size: a file packed */
+	PSYM_ARCHIVE_NO_BUILD_ID, /* mapping_id, path: not packable */
+	PSYM_ARCHIVE_EXCLUDED,	  /* mapping_id, path: under an exclude prefix */
+	PSYM_ARCHIVE_MISSING,	  /* mapping_id, path, build_id: no such file on this host */
+};
+
+struct psym_archive_event {
+	enum psym_archive_event_kind kind;
+	uint64_t mapping_id;
+	const char *path;     /* the mapping's file name */
+	const char *build_id; /* MISSING */
+	const char *member;   /* PACKED: its name in the archive */
+	const char *src;      /* PACKED: the file it was read from */
+	uint64_t size;	      /* PACKED: bytes */
+};
+
+/*
+ * ev in one line (no newline): psym's words for it, for every command that
+ * packs (psym archive, psym-collect --archive).
+ */
+void psym_archive_event_text(const struct psym_archive_event *ev, char *buf, size_t bufsz);
+
 struct psym_archive_opts {
 	uint64_t max_bytes;	    /* cap on the file bytes packed; 0 = the default */
 	const char *const *exclude; /* mapping paths under these prefixes are skipped */
@@ -44,8 +68,12 @@ struct psym_archive_opts {
 	const char *const *debug_dirs; /* .build-id trees; NULL = /usr/lib/debug */
 	size_t n_debug_dirs;
 	int level; /* zstd level; 0 = 3 */
-	FILE *log; /* one line per mapping not packed (and per file with verbose); NULL */
-	bool verbose;
+	/*
+	 * Each file packed and each mapping not packed, as data, for the
+	 * caller to word (psym_archive_event_text) and print. NULL: none.
+	 */
+	void (*event)(void *ud, const struct psym_archive_event *ev);
+	void *event_ud;
 };
 
 struct psym_archive_stats {

@@ -64,6 +64,11 @@ static void free_entry(struct psym_located *x)
 	free_side(&x->alt);
 	free_side(&x->split);
 	free_side(&x->kallsyms);
+	for (size_t i = 0; i < x->nkmods; i++) {
+		free(x->kmods[i].name);
+		free_side(&x->kmods[i].side);
+	}
+	free(x->kmods);
 	for (size_t i = 0; i < x->nperfmaps; i++)
 		free(x->perfmaps[i].path);
 	free(x->perfmaps);
@@ -482,6 +487,89 @@ void psym_objtab_set_index(struct psym_objtab *t, struct psym_located *x, const 
 	}
 	pthread_mutex_unlock(&t->mu);
 	free(p);
+}
+
+/* ---- kernel modules: each one's .ko under the kernel entry ------------ */
+
+/* Distinct modules kept under one kernel entry (a kernel has a few hundred). */
+#define MAX_KMODS 4096
+
+void psym_locside_push(struct psym_locside *s, const char *path, const char *verdict)
+{
+	push_try(&s->tried, &s->ntried, path, verdict);
+}
+
+void psym_locside_free(struct psym_locside *s)
+{
+	free_side(s);
+}
+
+/* The module's record in x, or NULL; the table's lock is held. */
+static struct psym_objtab_kmod *kmod_of(struct psym_located *x, const char *module)
+{
+	for (size_t i = 0; i < x->nkmods; i++)
+		if (strcmp(x->kmods[i].name, module) == 0)
+			return &x->kmods[i];
+	return NULL;
+}
+
+int psym_objtab_kmod_known(struct psym_objtab *t, struct psym_located *x, const char *module,
+			   char *file, size_t filesz, struct psym_reason *why)
+{
+	struct psym_objtab_kmod *k;
+	int known = 0;
+
+	if (!t || !x || !filesz)
+		return 0;
+	pthread_mutex_lock(&t->mu);
+	k = kmod_of(x, module);
+	if (k && k->side.located) {
+		known = 1;
+		snprintf(file, filesz, "%s", k->side.file ? k->side.file : "");
+		*why = k->side.why;
+	}
+	pthread_mutex_unlock(&t->mu);
+	return known;
+}
+
+int psym_objtab_kmod_keep(struct psym_objtab *t, struct psym_located *x, const char *module,
+			  struct psym_locside *s, struct psym_err *e)
+{
+	struct psym_objtab_kmod *v;
+	size_t cap;
+	char *name;
+	int ret = 0;
+
+	if (!t || !x) {
+		free_side(s);
+		return 0;
+	}
+	name = strdup(module);
+	if (!name) {
+		free_side(s);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	s->located = true;
+	pthread_mutex_lock(&t->mu);
+	if (kmod_of(x, module) || x->nkmods == MAX_KMODS)
+		goto unlock; /* another search came first, or past the cap: searched again */
+	cap = x->nkmods;
+	v = psym_array_grow(x->kmods, &cap, x->nkmods + 1, sizeof(*v), MAX_KMODS);
+	if (!v) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto unlock;
+	}
+	x->kmods = v;
+	v[x->nkmods].name = name;
+	v[x->nkmods].side = *s;
+	x->nkmods++;
+	name = NULL;
+	memset(s, 0, sizeof(*s));
+unlock:
+	pthread_mutex_unlock(&t->mu);
+	free(name);
+	free_side(s);
+	return ret;
 }
 
 int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *buf, size_t bufsz,

@@ -56,6 +56,12 @@ struct psym_locside {
 	size_t ntried;
 };
 
+/* A kernel module's .ko under the kernel entry (kmods.c): found on its first frame. */
+struct psym_objtab_kmod {
+	char *name;		  /* as kallsyms names it, without brackets ("ext4") */
+	struct psym_locside side; /* the .ko used, or why none, and every candidate */
+};
+
 /*
  * A perf map or jitdump candidate of one process, in locate.h's order: one
  * that exists, or one that is missing (said under --explain when the
@@ -89,8 +95,10 @@ struct psym_located {
 	struct psym_locside alt;   /* alternate (dwz) / supplementary DWARF file */
 	struct psym_locside split; /* .dwo / .dwp candidates (no one file) */
 	/* The kernel (PSYM_MAP_KERNEL, PSYM_MAP_KMODULE): */
-	uint64_t text;		      /* vmlinux's _text (file is the vmlinux) */
-	struct psym_locside kallsyms; /* the kallsyms copy */
+	uint64_t text;			/* vmlinux's _text (file is the vmlinux) */
+	struct psym_locside kallsyms;	/* the kallsyms copy */
+	struct psym_objtab_kmod *kmods; /* its modules' files, as frames needed them */
+	size_t nkmods;
 	/* JIT code (PSYM_MAP_ANON): the processes' perf maps, in locate.h's order. */
 	struct psym_objtab_perfmap *perfmaps;
 	size_t nperfmaps;
@@ -209,6 +217,24 @@ void psym_objtab_set_index(struct psym_objtab *t, struct psym_located *x, const 
  */
 int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *buf, size_t bufsz,
 			 struct psym_reason *why);
+
+/*
+ * Kernel modules, through the kernel entry x: the first frame of a module
+ * searches its .ko (kmods.c, with locate.h's module roots, the recorded
+ * build ID and debuginfod) into a caller-owned record (psym_locside_push
+ * for each candidate, then the answer), which psym_objtab_kmod_keep moves
+ * into x (the first search kept wins; the record is emptied either way).
+ * psym_objtab_kmod_known gives a later need (another run of a batch, the
+ * kernel resolver reopened) the answer: 1 with the file (copied into
+ * file, "" when none was usable, then why), 0 when not searched. t, x may
+ * be NULL: nothing is known or kept.
+ */
+int psym_objtab_kmod_known(struct psym_objtab *t, struct psym_located *x, const char *module,
+			   char *file, size_t filesz, struct psym_reason *why);
+void psym_locside_push(struct psym_locside *s, const char *path, const char *verdict);
+int psym_objtab_kmod_keep(struct psym_objtab *t, struct psym_located *x, const char *module,
+			  struct psym_locside *s, struct psym_err *e);
+void psym_locside_free(struct psym_locside *s);
 
 /*
  * JIT code: the perf maps and jitdumps of each process in pids (locate.h's

@@ -22,6 +22,8 @@ struct kmod_entry {
 };
 
 struct psym_kmods {
+	struct psym_objtab *t;	/* the table whose kernel entry x records each */
+	struct psym_located *x; /* module's file (objtab.h); NULL, NULL: none */
 	const struct psym_locate_opts *lo;
 	struct psym_binary_opts bo; /* without the symbol cache: addresses move */
 	struct psym_kallsyms *ks;
@@ -35,13 +37,16 @@ struct psym_kmods {
 /* psym-collect's record of the modules (NAME BUILD-ID TEXT): a few hundred lines. */
 #define MAX_RECORD ((size_t)4 << 20)
 
-int psym_kmods_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-		   struct psym_kallsyms *ks, struct psym_kmods **out, struct psym_err *e)
+int psym_kmods_new(struct psym_objtab *t, struct psym_located *x, const struct psym_locate_opts *lo,
+		   const struct psym_binary_opts *bo, struct psym_kallsyms *ks,
+		   struct psym_kmods **out, struct psym_err *e)
 {
 	struct psym_kmods *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	m->t = t;
+	m->x = x;
 	m->lo = lo;
 	m->bo = *bo;
 	/*
@@ -87,6 +92,9 @@ struct find {
 	const char *bid; /* recorded by psym-collect, or NULL */
 	uint64_t text;	 /* .text's load address it recorded, 0: unknown */
 	struct psym_binary *bin;
+	struct psym_locate_opts lo; /* m->lo, its candidates recorded into side */
+	struct psym_locside side;   /* what the search found, for the table */
+	bool quiet;		    /* reopening the file the table recorded: no candidates */
 };
 
 /* The module's kallsyms symbols, sorted by name (one kallsyms scan per module). */
@@ -133,10 +141,22 @@ static int addr_of(void *ud, const char *name, uint64_t *addr)
 	return 0;
 }
 
-static void explain(const struct psym_locate_opts *lo, const char *path, const char *verdict)
+/* A candidate and its verdict: recorded for the table, and said to --explain. */
+static void explain(struct find *f, const char *path, const char *verdict)
 {
+	const struct psym_locate_opts *lo = f->m->lo;
+
+	if (f->quiet)
+		return;
+	psym_locside_push(&f->side, path, verdict);
 	if (lo->explain)
 		lo->explain(lo->explain_ud, path, verdict);
+}
+
+/* The locator's explain callback during a module's search. */
+static void explain_cb(void *ud, const char *path, const char *verdict)
+{
+	explain(ud, path, verdict);
 }
 
 /* Use an opened module file if it has DWARF, the recorded build ID, and can be placed. */
@@ -163,23 +183,29 @@ static bool use(struct find *f, struct psym_elf *elf, const char *path)
 			     "address)";
 	}
 	if (no) {
-		explain(f->m->lo, path, no);
+		explain(f, path, no);
+		psym_elf_close(elf);
+		return false;
+	}
+	if (!f->side.file && !(f->side.file = strdup(path))) {
 		psym_elf_close(elf);
 		return false;
 	}
 	if (psym_binary_new(elf, &f->m->bo, &f->bin, &le) != 0) {
-		explain(f->m->lo, path, le.msg);
+		explain(f, path, le.msg);
+		free((char *)f->side.file);
+		f->side.file = NULL;
 		f->bin = NULL;
 		return false;
 	}
 	pkg = psym_locate_debug_pkg(f->m->lo, path);
-	if (pkg && f->m->lo->explain) {
+	if (pkg) {
 		char v[4200];
 
 		snprintf(v, sizeof(v), "kernel module used (from package '%s')", pkg);
-		explain(f->m->lo, path, v);
+		explain(f, path, v);
 	} else {
-		explain(f->m->lo, path, "kernel module used");
+		explain(f, path, "kernel module used");
 	}
 	return true;
 }
@@ -196,17 +222,46 @@ static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
 	if (psym_kmod_find(root, f->module, path, sizeof(path)) != 0)
 		return false;
 	if (psym_elf_open(path, f->m->lo->elf_limits, &elf, &le) != 0) {
-		explain(f->m->lo, path, le.msg);
+		explain(f, path, le.msg);
 		return false;
 	}
 	return use(f, elf, path);
 }
 
+/*
+ * The module's file, searched: the module trees, then by the recorded
+ * build ID (.build-id trees, debuginfod); the answer and every candidate
+ * kept in the kernel entry.
+ */
+static void search(struct find *f)
+{
+	struct psym_err le = { 0 };
+
+	f->lo = *f->m->lo;
+	f->lo.explain = explain_cb;
+	f->lo.explain_ud = f;
+	psym_locate_module_roots(&f->lo, try_root, f);
+	if (!f->bin && f->bid) {
+		struct psym_elf *elf = NULL;
+		struct psym_reason why = { 0 };
+
+		if (psym_locate_debug_file(&f->lo, f->bid, NULL, NULL, 0, &elf, &why, &le) == 0)
+			use(f, elf, psym_elf_path(elf));
+	}
+	f->side.status = f->bin ? 0 : PSYM_NOENT;
+	if (!f->bin)
+		psym_reason_set(&f->side.why, PSYM_R_NOT_FOUND,
+				"no usable file for kernel module '%s'", f->module);
+	if (psym_objtab_kmod_keep(f->m->t, f->m->x, f->module, &f->side, &le) != 0)
+		psym_locside_free(&f->side); /* not remembered: searched again next time */
+}
+
 static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
 {
-	struct find f = { m, module, NULL, 0, NULL };
+	struct find f = { .m = m, .module = module };
+	struct psym_reason why;
 	struct kmod_entry *v;
-	char bid[130];
+	char bid[130], file[4096];
 	uint64_t text;
 
 	for (size_t i = 0; i < m->n; i++)
@@ -227,15 +282,17 @@ static struct kmod_entry *entry(struct psym_kmods *m, const char *module)
 		f.bid = bid;
 		f.text = text;
 	}
-	psym_locate_module_roots(m->lo, try_root, &f);
-	/* By the recorded build ID: .build-id trees, then debuginfod. */
-	if (!f.bin && f.bid) {
+	if (psym_objtab_kmod_known(m->t, m->x, module, file, sizeof(file), &why)) {
+		/* Searched before (an earlier run, or this resolver reopened): its file. */
 		struct psym_elf *elf = NULL;
-		struct psym_reason why = { 0 };
 		struct psym_err le = { 0 };
 
-		if (psym_locate_debug_file(m->lo, f.bid, NULL, NULL, 0, &elf, &why, &le) == 0)
-			use(&f, elf, psym_elf_path(elf));
+		f.quiet = true;
+		if (file[0] && psym_elf_open(file, m->lo->elf_limits, &elf, &le) == 0)
+			use(&f, elf, file);
+		free((char *)f.side.file);
+	} else {
+		search(&f);
 	}
 	v->bin = f.bin;
 	m->n++;

@@ -13,14 +13,22 @@
 #include "binary.h"
 #include "kallsyms.h"
 #include "locate.h"
+#include "objtab.h"
 #include "pprof.h"
 #include "readlimits.h"
 
 struct psym_kmods;
 
-/* lo, bo and ks are borrowed and must outlive the set. */
-int psym_kmods_new(const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
-		   struct psym_kallsyms *ks, struct psym_kmods **out, struct psym_err *e);
+/*
+ * Each module's file is searched once for kernel entry x of table t
+ * (objtab.h: where it was found, every candidate and its verdict) and
+ * reopened from there by a later set of the same entry; t and x may be
+ * NULL (searched once per set). t, x, lo, bo and ks are borrowed and must
+ * outlive the set.
+ */
+int psym_kmods_new(struct psym_objtab *t, struct psym_located *x, const struct psym_locate_opts *lo,
+		   const struct psym_binary_opts *bo, struct psym_kallsyms *ks,
+		   struct psym_kmods **out, struct psym_err *e);
 void psym_kmods_free(struct psym_kmods *m);
 
 /*

@@ -183,7 +183,7 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 				sk->fn(sk->ud, k->ks_path, psym_kallsyms_malformed(k->ks), false);
 			if (lo->explain)
 				lo->explain(lo->explain_ud, k->ks_path, "kernel symbols used");
-			ret = psym_kmods_new(lo, bo, k->ks, &k->kmods, e);
+			ret = psym_kmods_new(t, x, lo, bo, k->ks, &k->kmods, e);
 			if (ret)
 				goto fail;
 		}

@@ -16,6 +16,13 @@
 #include "ustacks.h"
 #include "array.h"
 
+/* A note of psym_symbolize_file (not with quiet). */
+static void note(const struct psym_symbolize_opts *o, const struct psym_note *n)
+{
+	if (o->note_fn && !o->quiet)
+		o->note_fn(o->note_ud, n);
+}
+
 /*
  * psym-collect --stack-copy: the profile holds only what was known on the
  * host; its user stacks are unwound from the side file first.
@@ -27,7 +34,6 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 	struct psym_unwindprof_stats st;
 	struct psym_locate_opts lo;
 	struct psym_profile *np = NULL;
-	FILE *log = o->quiet ? NULL : o->log;
 	char *side = NULL;
 	int ret;
 
@@ -35,10 +41,8 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 		return 0;
 	if (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
 	    access(side, F_OK) != 0) {
-		if (log)
-			fprintf(log, "psym: the user stacks need unwinding, but there is no "
-				     "side file " PSYM_USTACKS_NAME " next to the profile: only "
-				     "kernel frames and the leaf are known\n");
+		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS,
+					     .name = PSYM_USTACKS_NAME });
 		free(side);
 		return 0;
 	}
@@ -52,8 +56,7 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 	if (ret == 0) {
 		psym_profile_free(*p);
 		*p = np;
-		if (log)
-			psym_unwindprof_print(&st, log);
+		note(o, &(struct psym_note){ .kind = PSYM_NOTE_UNWOUND, .unwound = &st });
 	}
 	free(side);
 	return ret;
@@ -135,7 +138,7 @@ struct batch {
 	int results_fd;	 /* -1: none */
 	int results_ret; /* first failure to write a results line */
 	struct psym_err results_e;
-	pthread_mutex_t mu; /* next, log, results */
+	pthread_mutex_t mu; /* next, job_fn, results */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -308,46 +311,31 @@ static void do_job(struct batch *b, struct job *j)
 				      j->in, j->r.unresolved_file);
 }
 
-/* Under b->mu: the log line and the results line of a finished job. */
+/* Under b->mu: a finished job's outcome, to the caller and as a results line. */
 static void report_job(struct batch *b, struct job *j)
 {
 	const char *err = j->ret ? (j->e.msg[0] ? j->e.msg : psym_strerror(j->ret)) : NULL;
+	struct psym_result_line rl = {
+		.input = j->in,
+		.output = j->out,
+		.line = j->line,
+		.status = j->ret       ? PSYM_RESULT_FAILED
+			  : j->skipped ? PSYM_RESULT_SKIPPED
+				       : PSYM_RESULT_OK,
+		.error = err,
+		.note = j->note[0] ? j->note : NULL,
+		.written = j->written,
+		.locations = j->r.locations,
+		.resolved = j->r.resolved + j->r.kept,
+		.unresolved = j->r.unresolved_file + j->r.unresolved_other,
+		.indexes_built = j->indexes_built,
+		.seconds = j->seconds,
+	};
 
-	if (j->ret) {
-		/* A failure is always said (naming the input), -q or not. */
-		FILE *f = b->o->errors ? b->o->errors : b->o->log;
-
-		if (f)
-			fprintf(f, "psym: %s\n", err);
-	} else if (b->o->log) {
-		if (j->skipped)
-			fprintf(b->o->log, "psym: '%s' -> '%s': already complete, skipped\n", j->in,
-				j->out);
-		else
-			fprintf(b->o->log, "psym: '%s' -> '%s': %zu/%zu locations symbolized%s%s\n",
-				j->in, j->out, j->r.resolved + j->r.kept, j->r.locations,
-				j->note[0] ? "; " : "", j->note);
-	}
-	if (b->results_fd >= 0 && !b->results_ret) {
-		struct psym_result_line rl = {
-			.input = j->in,
-			.output = j->out,
-			.line = j->line,
-			.status = j->ret       ? PSYM_RESULT_FAILED
-				  : j->skipped ? PSYM_RESULT_SKIPPED
-					       : PSYM_RESULT_OK,
-			.error = err,
-			.note = j->note[0] ? j->note : NULL,
-			.written = j->written,
-			.locations = j->r.locations,
-			.resolved = j->r.resolved + j->r.kept,
-			.unresolved = j->r.unresolved_file + j->r.unresolved_other,
-			.indexes_built = j->indexes_built,
-			.seconds = j->seconds,
-		};
-
+	if (b->o->job_fn)
+		b->o->job_fn(b->o->job_ud, &rl);
+	if (b->results_fd >= 0 && !b->results_ret)
 		b->results_ret = psym_results_write(b->results_fd, &rl, &b->results_e);
-	}
 }
 
 static void *worker(void *arg)

@@ -10,7 +10,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "error.h"
 #include "fileio.h"
@@ -51,8 +50,13 @@ struct psym_batch_opts {
 	bool strict; /* unresolved file-backed locations fail a file */
 	const struct psym_limits *lim;
 	const struct psym_symbolize_opts *so; /* per-file summaries off unless verbose */
-	FILE *log;			      /* one line per file and a total; NULL = none */
-	FILE *errors; /* failed files, one line each (naming it), even when log is NULL */
+	/*
+	 * Each input's outcome as it finishes, for the caller to word (the
+	 * data of its results line: a failure's error names the input). Called
+	 * on a worker thread, one call at a time. NULL: none.
+	 */
+	void (*job_fn)(void *ud, const struct psym_result_line *r);
+	void *job_ud;
 };
 
 struct psym_batch_result {

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 #include "builder.h"
 #include "buildid.h"
@@ -158,7 +157,7 @@ static void progress(struct run *run, size_t mi, size_t nm)
 				 run->r->resolved + run->done_in_mapping);
 }
 
-/* The library is about to write to the log: a progress line goes. */
+/* A note or an --explain event comes next: the caller's progress line goes. */
 static void progress_clear(struct run *run)
 {
 	if (run->o->progress)
@@ -799,24 +798,19 @@ static int setup(struct run *run, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	struct psym_hostid rec;
-	struct utsname u;
 
 	psym_symbolize_locate_opts(o, &run->lo);
 	run->skipped = (struct psym_skipped){ .fn = skipped_cb, .ud = run };
 	run->lo.explain = o->explain ? explain_cb : NULL;
 	run->lo.explain_ud = run;
-	if (uname(&u) == 0) {
-		snprintf(run->release, sizeof(run->release), "%s", u.release);
-		run->lo.release = run->release;
-	}
-	/* This machine's perf maps and kernel release stand in for missing
-	 * side files only for a profile recorded here (hostid.h). */
-	if (!psym_hostid_profile_is_local(run->p, &rec, run->foreign, sizeof(run->foreign))) {
-		snprintf(run->release, sizeof(run->release), "%s", rec.kernel);
-		run->lo.release = run->release[0] ? run->release : NULL;
-		if (o->perf_map_dirs_default)
-			run->lo.n_perf_map_dirs = 0;
-	}
+	/* The kernel release whose vmlinux and modules are looked for (hostid.h's rule). */
+	psym_hostid_profile_release(run->p, run->release, sizeof(run->release));
+	run->lo.release = run->release[0] ? run->release : NULL;
+	/* This machine's perf maps stand in for missing side files only for
+	 * a profile recorded here (hostid.h). */
+	if (!psym_hostid_profile_is_local(run->p, &rec, run->foreign, sizeof(run->foreign)) &&
+	    o->perf_map_dirs_default)
+		run->lo.n_perf_map_dirs = 0;
 	run->bopts = (struct psym_binary_opts){
 		.inlines = !o->no_inlines,
 		.locate = &run->lo,

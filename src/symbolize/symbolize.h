@@ -24,6 +24,7 @@
 #include "objtab.h"
 #include "pprof.h"
 #include "resdesc.h"
+#include "unwindprof.h"
 
 /*
  * What --explain says, as data, in the order it happens; the caller words
@@ -58,6 +59,13 @@ enum psym_note_kind {
 				* else the first user-space mapping) */
 	PSYM_NOTE_SKIPPED,     /* name, skipped, records: a kallsyms copy, perf map or
 				* jitdump read with malformed lines (records) skipped */
+	PSYM_NOTE_NO_USTACKS,  /* name: the profile's user stacks need unwinding
+				* (psym-collect --stack-copy) but its side dir has no such
+				* file (PSYM_USTACKS_NAME):
+				* only kernel frames and the leaf are known
+				* (psym_symbolize_file) */
+	PSYM_NOTE_UNWOUND,     /* unwound: the user stacks were unwound first, with these
+				* counts (psym_symbolize_file) */
 };
 
 struct psym_note {
@@ -68,6 +76,7 @@ struct psym_note {
 	const struct psym_resdesc *desc;
 	size_t skipped;
 	bool records;
+	const struct psym_unwindprof_stats *unwound; /* UNWOUND */
 };
 
 struct psym_symbolize_opts {
@@ -106,12 +115,11 @@ struct psym_symbolize_opts {
 	/*
 	 * Called every 1024 locations with the mapping position, the number
 	 * of mappings and the locations resolved so far; with nmappings 0
-	 * before the library writes to log (a progress line is to be
+	 * before a note or --explain event (a progress line is to be
 	 * cleared). NULL: none. The caller decides what to show, and how.
 	 */
 	void (*progress)(void *ud, size_t mapping, size_t nmappings, size_t resolved);
 	void *progress_ud;
-	FILE *log;			      /* warnings and notes (stderr); NULL = none */
 	struct psym_reader_limits limits;     /* caps for every reader (readlimits.h) */
 	struct psym_bincache *shared;	      /* binaries shared by a batch's runs, or NULL */
 	const char *cache_dir;		      /* persistent symbol cache (symcache.h), NULL: off */

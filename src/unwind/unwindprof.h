@@ -57,11 +57,5 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 			    struct psym_profile **out, struct psym_unwindprof_stats *st,
 			    struct psym_err *e);
 
-/*
- * One summary line: samples, frames, stop reasons, missing files; then a
- * line for each stop reason other than "end" and for the files not found,
- * saying what it means and what to do about it.
- */
-void psym_unwindprof_print(const struct psym_unwindprof_stats *st, FILE *out);
 
 #endif

@@ -175,6 +175,51 @@ static void test_debug_once(const char *exe)
 	rmdir(dir);
 }
 
+/* Kernel modules: each one's search is kept under the kernel entry, the first one kept wins. */
+static void test_kmod_once(void)
+{
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *k = NULL;
+	struct psym_locside s = { 0 };
+	struct psym_reason why = { 0 };
+	struct psym_err e = { 0 };
+	char file[256];
+
+	if (!t || psym_objtab_add(t, PSYM_MAP_KERNEL, "", NULL, NULL, &k, &e)) {
+		ok(false, "kmod once: setup");
+		psym_objtab_free(t);
+		return;
+	}
+	ok(!psym_objtab_kmod_known(t, k, "ext4", file, sizeof(file), &why),
+	   "kmod once: a module not searched yet is not known");
+	psym_locside_push(&s, "/m/a/ext4.ko", "not a module with DWARF");
+	psym_locside_push(&s, "/m/b/ext4.ko", "kernel module used");
+	s.file = strdup("/m/b/ext4.ko");
+	ok(psym_objtab_kmod_keep(t, k, "ext4", &s, &e) == 0 && !s.file && !s.ntried,
+	   "kmod once: the search is kept, the caller's record emptied");
+	ok(psym_objtab_kmod_known(t, k, "ext4", file, sizeof(file), &why) == 1 &&
+		   !strcmp(file, "/m/b/ext4.ko"),
+	   "kmod once: asked again, the entry gives the file used");
+	ok(k->nkmods == 1 && k->kmods[0].side.ntried == 2 &&
+		   !strcmp(k->kmods[0].side.tried[0].verdict, "not a module with DWARF"),
+	   "kmod once: every candidate and its verdict recorded in the kernel entry");
+	psym_locside_push(&s, "/m/c/ext4.ko", "kernel module used");
+	s.file = strdup("/m/c/ext4.ko");
+	psym_objtab_kmod_keep(t, k, "ext4", &s, &e);
+	ok(psym_objtab_kmod_known(t, k, "ext4", file, sizeof(file), &why) == 1 &&
+		   !strcmp(file, "/m/b/ext4.ko") && k->nkmods == 1 && !s.file,
+	   "kmod once: a second search of the same module does not replace the first");
+	s.status = PSYM_NOENT;
+	psym_reason_set(&s.why, PSYM_R_NOT_FOUND, "no usable file for kernel module 'xfs'");
+	psym_objtab_kmod_keep(t, k, "xfs", &s, &e);
+	ok(psym_objtab_kmod_known(t, k, "xfs", file, sizeof(file), &why) == 1 && !file[0] &&
+		   why.code == PSYM_R_NOT_FOUND,
+	   "kmod once: a module not found is known, with its reason");
+	ok(!psym_objtab_kmod_known(NULL, NULL, "xfs", file, sizeof(file), &why),
+	   "kmod once: without a table nothing is known");
+	psym_objtab_free(t);
+}
+
 int main(void)
 {
 	struct psym_objtab *t = psym_objtab_new(0);
@@ -187,6 +232,7 @@ int main(void)
 	bool used = false;
 
 	test_array();
+	test_kmod_once();
 	is_int(psym_objkey_classify("[vdso]", clean, sizeof(clean)), PSYM_MAP_VDSO, "[vdso]");
 	is_int(psym_objkey_classify("/usr/lib/x.so (deleted)", clean, sizeof(clean)), PSYM_MAP_FILE,
 	       "a deleted file is a file");
