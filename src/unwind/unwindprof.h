@@ -57,5 +57,4 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 			    struct psym_profile **out, struct psym_unwindprof_stats *st,
 			    struct psym_err *e);
 
-
 #endif
