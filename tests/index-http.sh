@@ -40,7 +40,11 @@ C
 gcc -O2 -g -o prog c.c
 gcc -O1 -g -o other c.c
 bid=$(readelf -n prog | sed -n 's/.*Build ID: //p')
-key=$(echo "$bid" | cut -c1-2)/$bid.psymidx
+# The store's key of prog's index (xx/BUILDID.VARIANT.fFORMAT.psymidx), as a
+# directory store names it; the HTTP store must use the same below its URL.
+"$PSYM" index --index-store L prog >/dev/null
+key=$(cd L && ls -- */"$bid".*.psymidx | head -n 1)
+[ -n "$key" ] || fail "no index in the directory store L"
 objdump -d --no-show-raw-insn -j .text prog | sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' >insns
 objcopy --strip-debug prog prog.nodebug
 "$PSYM" addr --no-index -e prog <insns >dw.txt
@@ -97,7 +101,7 @@ URL=http://127.0.0.1:$port/idx
 "$PSYM" index --index-store "$URL" prog >put.out 2>put.err
 check "psym index PUTs to nginx: one line with the build ID ($(cat put.out put.err))" \
 	grep -q "^$bid [0-9]" put.out
-check "the server stores it under URL/xx/BUILDID.psymidx" [ -s "www/idx/$key" ]
+check "the server stores it under URL/xx/BUILDID.VARIANT.fFORMAT.psymidx, as a directory store" [ -s "www/idx/$key" ]
 check "the stored file is a valid index" "$PSYM" index --verify "www/idx/$key"
 "$PSYM" addr --index-store "$URL" --offline -e prog.nodebug <insns >get.txt 2>get.err
 check "psym addr GETs it and answers from it alone = DWARF answers" cmp -s get.txt dw.txt

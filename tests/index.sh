@@ -52,8 +52,20 @@ PY
 "$PSYM" index --index-store S prog >idx.out 2>idx.err
 check "psym index: one line: build ID, size, seconds" \
 	grep -qE "^$bid [0-9]+ [0-9]+\.[0-9]+\$" idx.out
-f=S/$(echo "$bid" | cut -c1-2)/$bid.psymidx
+f=$(ls S/"$(echo "$bid" | cut -c1-2)"/"$bid".*.psymidx 2>/dev/null | head -n 1)
+name=$(basename "${f:-none}")
+check "the index is stored as BUILDID.VARIANT.fFORMAT.psymidx ($name)" \
+	sh -c "echo '$name' | grep -qE '^$bid\.[a-z][0-9]+-[A-Za-z0-9.+_-]+\.f[0-9]+\.psymidx\$'"
 check "the index is stored under its build ID" [ -f "$f" ]
+# Another psym version's index of the same build ID (its name differs in
+# the variant) sits beside it: never read, never replaced.
+foreign=S/$(echo "$bid" | cut -c1-2)/$bid.i0-0.0.f1.psymidx
+printf 'not this version' >"$foreign"
+rm -f "$f"
+check "psym index beside another version's index" "$PSYM" index --index-store S prog
+check "...builds its own" [ -f "$f" ]
+check "...and leaves the other version's as it was" [ "$(cat "$foreign")" = "not this version" ]
+rm -f "$foreign"
 check "the size printed is the file's" [ "$(cut -d' ' -f2 idx.out)" = "$(wc -c <"$f")" ]
 check "no building marker is left behind" [ ! -e "${f%.psymidx}.building" ]
 check "psym index --verify: ok" sh -c "\"$PSYM\" index --verify $f | grep -q 'ok: build ID $bid'"
@@ -92,7 +104,7 @@ damaged() {
 		pass "$1 index ignored, DWARF answers: $(cat d.$1.err)"
 	fi
 }
-df=D/$(echo "$bid" | cut -c1-2)/$bid.psymidx
+df=D/$(echo "$bid" | cut -c1-2)/$name
 mkdir -p "$(dirname "$df")"
 size=$(wc -c <"$f")
 head -c $((size - 1000)) "$f" >"$df"
@@ -145,7 +157,7 @@ ok=0
 for i in 1 2 3; do
 	eval "wait \$p$i" && ok=$((ok + 1))
 done
-cf=C/$(echo "$bid" | cut -c1-2)/$bid.psymidx
+cf=C/$(echo "$bid" | cut -c1-2)/$name
 check "concurrent builders: at least one built it ($ok of 3; others: $(cat c*.err | head -2))" [ "$ok" -ge 1 ]
 check "concurrent builders: the others said another process builds it" \
 	sh -c "[ \$(cat c*.err | grep -c 'another process is building') = $((3 - ok)) ]"
@@ -243,7 +255,7 @@ python3 "$MK" maps.empty stacks >p.txtpb && encode_txtpb p.txtpb p.pb
 "$PSYM" symbolize --offline --no-cache --index-store Y p.pb -o y1.pb 2>y1.log
 check "symbolize without an index: same profile" cmp -s y1.pb ref.pb
 check "symbolize: an index build started, said in the summary" grep -q "1 index build started in 'Y'" y1.log
-yf=Y/$(echo "$bid" | cut -c1-2)/$bid.psymidx
+yf=Y/$(echo "$bid" | cut -c1-2)/$name
 for _ in $(seq 100); do
 	[ -f "$yf" ] && break
 	sleep 0.2
@@ -252,7 +264,7 @@ check "the background build wrote the index" "$PSYM" index --verify "$yf"
 cp prog.nodebug prog.tmp && mv prog prog.full && mv prog.tmp prog
 "$PSYM" symbolize --offline --no-cache --index-store Y --explain p.pb -o y2.pb 2>y2.log
 check "second run, binary without DWARF: same profile, from the index" cmp -s y2.pb ref.pb
-check "the summary names the index" grep -q "from the index '.*$bid.psymidx'" y2.log
+check "the summary names the index" grep -q "from the index '.*$name'" y2.log
 check "--explain says the answers came from the index" grep -q "answers from the index" y2.log
 "$PSYM" symbolize --offline --no-cache --no-index p.pb -o y3.pb 2>/dev/null
 check "--no-index: the index is not used" sh -c "! cmp -s y3.pb ref.pb"

@@ -83,7 +83,8 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
 				    psym_elf_path(elf));
 	snprintf(out->build_id, sizeof(out->build_id), "%s", bid);
 	/* Claimed first: a builder elsewhere is not duplicated, nor one just done. */
-	ret = psym_index_store_begin(s, bid, out->path, sizeof(out->path), e);
+	ret = psym_index_store_begin(s, bid, psym_binary_variant(b), out->path, sizeof(out->path),
+				     e);
 	if (ret)
 		goto out;
 	begun = true;
@@ -131,12 +132,12 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
 	end = n ? UINT64_MAX : v[nv - 1] + 1;
 	ret = psym_index_writer_finish(w, end, out->path, &out->size, e);
 	if (!ret)
-		ret = psym_index_store_commit(s, bid, out->path, e);
+		ret = psym_index_store_commit(s, bid, psym_binary_variant(b), out->path, e);
 	begun = false;
 	psym_index_writer_stats(w, &out->runs, &out->groups);
 out:
 	if (begun)
-		psym_index_store_abandon(s, bid, out->path);
+		psym_index_store_abandon(s, bid, psym_binary_variant(b), out->path);
 	psym_index_writer_free(w);
 	free(fr);
 	free(v);

@@ -107,10 +107,22 @@ static bool bid_ok(const char *bid)
 	return n >= 4 && n <= 80 && strspn(bid, "0123456789abcdef") == n;
 }
 
-/* DIR/ab/<bid><suffix> (the key below an HTTP URL has the same shape). */
-static int key_path(const char *base, const char *bid, const char *suffix, char *buf, size_t bufsz)
+int psym_index_store_key(const char *build_id, const char *variant, char *buf, size_t bufsz)
 {
-	int k = snprintf(buf, bufsz, "%s/%.2s/%s%s", base, bid, bid, suffix);
+	int k;
+
+	if (!build_id || !bid_ok(build_id) || !variant || !*variant ||
+	    strspn(variant, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") !=
+		    strlen(variant))
+		return -1;
+	k = snprintf(buf, bufsz, "%s.%s.f%d", build_id, variant, PSYM_INDEX_VERSION);
+	return k < 0 || (size_t)k >= bufsz ? -1 : 0;
+}
+
+/* DIR/ab/<name><suffix>, name a build ID or a key that starts with one. */
+static int key_path(const char *base, const char *name, const char *suffix, char *buf, size_t bufsz)
+{
+	int k = snprintf(buf, bufsz, "%s/%.2s/%s%s", base, name, name, suffix);
 
 	return k < 0 || (size_t)k >= bufsz ? -1 : 0;
 }
@@ -118,11 +130,12 @@ static int key_path(const char *base, const char *bid, const char *suffix, char 
 static int get_dir(struct psym_index_store *s, const char *bid, const char *variant,
 		   struct psym_index **out, char *note, size_t notesz)
 {
-	char path[4096];
+	char key[256], path[4096];
 	struct psym_err e = { 0 };
 	struct stat st;
 
-	if (key_path(s->spec, bid, PSYM_INDEX_SUFFIX, path, sizeof(path)))
+	if (psym_index_store_key(bid, variant, key, sizeof(key)) ||
+	    key_path(s->spec, key, PSYM_INDEX_SUFFIX, path, sizeof(path)))
 		return PSYM_NOENT;
 	if (lstat(path, &st) != 0)
 		return PSYM_NOENT;
@@ -151,15 +164,17 @@ int psym_index_store_get(struct psym_index_store *s, const char *build_id, const
 	return get_dir(s, build_id, variant, out, note, notesz);
 }
 
-int psym_index_store_begin(struct psym_index_store *s, const char *build_id, char *path,
-			   size_t pathsz, struct psym_err *e)
+int psym_index_store_begin(struct psym_index_store *s, const char *build_id, const char *variant,
+			   char *path, size_t pathsz, struct psym_err *e)
 {
-	char sub[4096], marker[4096];
+	char key[256], sub[4096], marker[4096];
 	struct stat st;
 	int fd, ret;
 
 	if (!bid_ok(build_id))
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not a build ID", build_id);
+	if (psym_index_store_key(build_id, variant, key, sizeof(key)))
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not an index variant", variant);
 	if (s->http) {
 		const char *tmp = getenv("TMPDIR");
 		int k = snprintf(path, pathsz, "%s/psym-idx-%s-%ld" PSYM_INDEX_SUFFIX,
@@ -173,8 +188,8 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, cha
 	ret = mkdir_trusted(sub, e);
 	if (ret)
 		return ret;
-	if (key_path(s->spec, build_id, PSYM_INDEX_SUFFIX, path, pathsz) ||
-	    key_path(s->spec, build_id, ".building", marker, sizeof(marker)))
+	if (key_path(s->spec, key, PSYM_INDEX_SUFFIX, path, pathsz) ||
+	    key_path(s->spec, key, ".building", marker, sizeof(marker)))
 		return psym_err_set(e, PSYM_ELIMIT, "index store path too long");
 	/* One builder per build ID, also across machines (O_EXCL works on NFSv3+). */
 	for (int tries = 0; tries < 2; tries++) {
@@ -195,11 +210,12 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, cha
 	return psym_err_set(e, PSYM_NOENT, "another process is building '%s'", path);
 }
 
-static void drop_marker(struct psym_index_store *s, const char *build_id)
+static void drop_marker(struct psym_index_store *s, const char *build_id, const char *variant)
 {
-	char marker[4096];
+	char key[256], marker[4096];
 
-	if (!s->http && !key_path(s->spec, build_id, ".building", marker, sizeof(marker)))
+	if (!s->http && !psym_index_store_key(build_id, variant, key, sizeof(key)) &&
+	    !key_path(s->spec, key, ".building", marker, sizeof(marker)))
 		unlink(marker);
 }
 
@@ -232,16 +248,16 @@ static void log_build(struct psym_index_store *s, const char *build_id)
 	close(fd);
 }
 
-int psym_index_store_commit(struct psym_index_store *s, const char *build_id, const char *path,
-			    struct psym_err *e)
+int psym_index_store_commit(struct psym_index_store *s, const char *build_id, const char *variant,
+			    const char *path, struct psym_err *e)
 {
 	int ret = 0;
 
 	if (s->http) {
-		ret = psym_http_store_put(&s->url, s->spec, build_id, path, e);
+		ret = psym_http_store_put(&s->url, s->spec, build_id, variant, path, e);
 		unlink(path);
 	}
-	drop_marker(s, build_id);
+	drop_marker(s, build_id, variant);
 	if (!ret) {
 		s->built++;
 		log_build(s, build_id);
@@ -249,11 +265,12 @@ int psym_index_store_commit(struct psym_index_store *s, const char *build_id, co
 	return ret;
 }
 
-void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, const char *path)
+void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, const char *variant,
+			      const char *path)
 {
 	if (s->http && path)
 		unlink(path);
-	drop_marker(s, build_id);
+	drop_marker(s, build_id, variant);
 }
 
 bool psym_index_store_seen(struct psym_index_store *s, const char *build_id)

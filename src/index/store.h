@@ -2,16 +2,20 @@
 /*
  * Where indexes (index.h) live, keyed by build ID:
  *
- *   a directory   DIR/<first two hex digits>/<build ID>.psymidx, written as
- *                 a temporary file in that directory then renamed (safe on
- *                 NFS: no flock). Concurrent builders of one build ID: the
- *                 first creates <build ID>.building with O_EXCL; the others
+ *   a directory   DIR/<first two hex digits>/<key>.psymidx, where the key
+ *                 is <build ID>.<answer variant>.f<format version> (see
+ *                 psym_index_store_key: psym versions that answer or write
+ *                 differently keep their own index of a build ID side by
+ *                 side in one shared store), written as a temporary file in
+ *                 that directory then renamed (safe on NFS: no flock).
+ *                 Concurrent builders of one key: the first creates
+ *                 <key>.building with O_EXCL; the others
  *                 see it and answer from the DWARF (a marker older than
  *                 PSYM_STORE_BUILD_STALE seconds is taken over). A directory
  *                 or file not owned by the user (or root) or writable by
  *                 others is not trusted.
  *   an HTTP URL   http://HOST[:PORT]/PATH: GET and PUT of
- *                 URL/<first two hex digits>/<build ID>.psymidx (a WebDAV
+ *                 URL/<first two hex digits>/<key>.psymidx (a WebDAV
  *                 server such as nginx's dav module), bounded in time
  *                 (PSYM_STORE_HTTP_TIMEOUT per operation) and in size
  *                 (PSYM_INDEX_MAX_FILE); fetched files are read into memory.
@@ -58,11 +62,20 @@ int psym_index_store_get(struct psym_index_store *s, const char *build_id, const
  * it), giving the path to write the new index to (path[pathsz]); then
  * commit it (HTTP: PUT; directory: already in place) or abandon it.
  */
-int psym_index_store_begin(struct psym_index_store *s, const char *build_id, char *path,
-			   size_t pathsz, struct psym_err *e);
-int psym_index_store_commit(struct psym_index_store *s, const char *build_id, const char *path,
-			    struct psym_err *e);
-void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, const char *path);
+int psym_index_store_begin(struct psym_index_store *s, const char *build_id, const char *variant,
+			   char *path, size_t pathsz, struct psym_err *e);
+int psym_index_store_commit(struct psym_index_store *s, const char *build_id, const char *variant,
+			    const char *path, struct psym_err *e);
+void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, const char *variant,
+			      const char *path);
+
+/*
+ * The store's name of build_id's index under the answer rules variant, in
+ * this psym's index format: "<build ID>.<variant>.f<PSYM_INDEX_VERSION>".
+ * -1 when the build ID is not lowercase hex, the variant holds anything but
+ * [A-Za-z0-9._+-], or buf is too small.
+ */
+int psym_index_store_key(const char *build_id, const char *variant, char *buf, size_t bufsz);
 
 /*
  * Second sighting (the auto-build policy): true when build_id was seen by

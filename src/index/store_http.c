@@ -449,13 +449,15 @@ static int timeout_ms(void)
 int psym_http_store_get(const struct psym_http_url *u, const char *spec, const char *build_id,
 			const char *variant, struct psym_index **out, char *note, size_t notesz)
 {
-	char key[256], name[2048];
+	char k[256], key[300], name[2048];
 	struct psym_err e = { 0 };
 	uint8_t *body;
 	size_t len;
 	int ret;
 
-	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, build_id, build_id);
+	if (psym_index_store_key(build_id, variant, k, sizeof(k)))
+		return PSYM_NOENT;
+	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, k, k);
 	snprintf(name, sizeof(name), "%s/%s", spec, key);
 	ret = psym_http_get(u, key, PSYM_INDEX_MAX_FILE, timeout_ms(), &body, &len, &e);
 	if (ret == PSYM_NOENT)
@@ -473,13 +475,16 @@ int psym_http_store_get(const struct psym_http_url *u, const char *spec, const c
 }
 
 int psym_http_store_put(const struct psym_http_url *u, const char *spec, const char *build_id,
-			const char *file, struct psym_err *e)
+			const char *variant, const char *file, struct psym_err *e)
 {
-	char key[256];
+	char k[256], key[300];
 	struct stat st;
-	int fd = open(file, O_RDONLY | O_CLOEXEC), ret;
+	int fd, ret;
 
 	(void)spec;
+	if (psym_index_store_key(build_id, variant, k, sizeof(k)))
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not an index variant", variant);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", file, strerror(errno));
 	if (fstat(fd, &st) != 0 || (uint64_t)st.st_size > PSYM_INDEX_MAX_FILE) {
@@ -487,7 +492,7 @@ int psym_http_store_put(const struct psym_http_url *u, const char *spec, const c
 		return psym_err_set(e, PSYM_ELIMIT, "'%s' exceeds the cap of %llu bytes", file,
 				    (unsigned long long)PSYM_INDEX_MAX_FILE);
 	}
-	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, build_id, build_id);
+	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, k, k);
 	ret = psym_http_put(u, key, fd, (uint64_t)st.st_size, timeout_ms(), e);
 	close(fd);
 	return ret;

@@ -37,6 +37,6 @@ int psym_http_put(const struct psym_http_url *u, const char *path, int fd, uint6
 int psym_http_store_get(const struct psym_http_url *u, const char *spec, const char *build_id,
 			const char *variant, struct psym_index **out, char *note, size_t notesz);
 int psym_http_store_put(const struct psym_http_url *u, const char *spec, const char *build_id,
-			const char *file, struct psym_err *e);
+			const char *variant, const char *file, struct psym_err *e);
 
 #endif
