@@ -504,9 +504,12 @@ int psym_profile_merge(struct psym_profile *const *in, const char *const *names,
 		if (!o->location || !o->sample) {
 			ret = psym_err_set(e, psym_arena_error(&m.out->arena), "out of memory");
 		} else {
-			memcpy(o->location, m.loc, m.nloc * sizeof(*m.loc));
+			/* m.loc / m.smp are NULL when nothing was kept (memcpy wants non-NULL). */
+			if (m.nloc)
+				memcpy(o->location, m.loc, m.nloc * sizeof(*m.loc));
 			o->n_location = m.nloc;
-			memcpy(o->sample, m.smp, m.nsmp * sizeof(*m.smp));
+			if (m.nsmp)
+				memcpy(o->sample, m.smp, m.nsmp * sizeof(*m.smp));
 			o->n_sample = m.nsmp;
 			ret = psym_profile_index(m.out, e);
 		}
