@@ -82,3 +82,29 @@ m = re.search(r'^mapping \{(.*?)^\}', text, re.M | re.S).group(1)
 print(strings[int(re.search(r'filename: (\d+)', m).group(1))])
 EOF2
 }
+
+# busiest_pids DECODED: the pid(s) with the most sample value, from
+# protoc --decode's text of a profile's samples and their pid labels;
+# sampled_pids DECODED: how many pids have samples there.
+busiest_pids() { pid_values "$1" busiest; }
+sampled_pids() { pid_values "$1" count; }
+pid_values() {
+	python3 - "$1" "$2" <<'EOF2'
+import re, sys
+text = open(sys.argv[1]).read()
+strings = re.findall(r'^string_table: "(.*)"$', text, re.M)
+pid_key = strings.index("pid")
+per = {}
+for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
+    v = int(re.findall(r'^  value: (\d+)', s, re.M)[0])
+    for lab in re.findall(r'label \{(.*?)\}', s, re.S):
+        if re.search(r'key: %d\b' % pid_key, lab):
+            pid = int(re.search(r'num: (\d+)', lab).group(1))
+            per[pid] = per.get(pid, 0) + v
+if sys.argv[2] == "count":
+    print(len(per))
+else:
+    best = max(per.values())
+    print(" ".join(str(p) for p, n in per.items() if n == best))
+EOF2
+}
