@@ -13,6 +13,7 @@ struct psym_arena_chunk {
 	struct psym_arena_chunk *next;
 	size_t size; /* usable bytes in data[] */
 	size_t pos;
+	bool own; /* made for one block, which fills it: nothing else lives here */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -26,7 +27,8 @@ static void *pbc_alloc(void *ud, size_t n)
 
 /*
  * Everything is freed with the arena, except blocks that got a chunk of
- * their own: protobuf-c frees its scratch (the table of a message's scanned
+ * their own (own: a chunk that was filled later by other blocks, its
+ * first one freed, would lose them): protobuf-c frees its scratch (the table of a message's scanned
  * fields, 32 bytes a field: tens of MB for a profile of a million
  * locations) as soon as it has unpacked, and that memory goes back now.
  */
@@ -39,7 +41,7 @@ static void pbc_free(void *ud, void *p)
 
 		if (c->data != p)
 			continue;
-		if (c->pos == c->size) { /* one block fills it: nothing else lives there */
+		if (c->own) {
 			*pp = c->next;
 			a->used -= c->size;
 			free(c);
@@ -69,6 +71,22 @@ void psym_arena_free(struct psym_arena *a)
 	}
 	a->head = NULL;
 	a->used = 0;
+}
+
+void psym_arena_reset(struct psym_arena *a)
+{
+	struct psym_arena_chunk *c, *next;
+
+	if (!a->head)
+		return;
+	for (c = a->head->next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head->next = NULL;
+	a->head->pos = 0;
+	a->head->own = false;
+	a->used = a->head->size;
 }
 
 void *psym_arena_alloc(struct psym_arena *a, size_t n)
@@ -107,6 +125,7 @@ void *psym_arena_alloc(struct psym_arena *a, size_t n)
 	}
 	c->size = want;
 	c->pos = n;
+	c->own = n == want;
 	a->used += want;
 	if (a->head && n == want) {
 		/* A dedicated block: keep the current chunk in front. */

@@ -34,6 +34,9 @@ void psym_arena_init(struct psym_arena *a, size_t cap);
 /* Free every chunk. Safe on an initialized, empty or NULL arena. */
 void psym_arena_free(struct psym_arena *a);
 
+/* Forget everything allocated, keeping the newest chunk for what comes next. */
+void psym_arena_reset(struct psym_arena *a);
+
 /* 16-byte aligned, uninitialized. NULL on failure (see flags). */
 void *psym_arena_alloc(struct psym_arena *a, size_t n);
 /* Zeroed, with overflow check on n * size. */
