@@ -38,6 +38,7 @@
 #include "locate.h"
 #include "merge.h"
 #include "objtab.h"
+#include "lean.h"
 #include "pprof.h"
 #include "pprofpack.h"
 #include "readlimits.h"

@@ -67,9 +67,10 @@ if command -v strace >/dev/null; then
 	n1=$(grep -c "/a\", O_RDONLY" trace1.txt)
 	check "binary 'a' opened once for three profiles ($n opens, one profile alone: $n1)" [ "$n" = "$n1" ]
 fi
-# A large profile (60000 samples) is packed and compressed in two pieces on
-# two threads: the file is two gzip members that real readers take whole.
-awk 'NR == 1 {print; next} {for (i = 0; i < 1500; i++) print}' stacks.1 >stacks.big
+# A large profile (800000 samples, over 4 MiB encoded) is compressed in
+# pieces of 4 MiB as it is packed: the file is several gzip members that
+# real readers take whole.
+awk 'NR == 1 {print; next} {for (i = 0; i < 20000; i++) print}' stacks.1 >stacks.big
 python3 "$MK" maps.empty stacks.big >big.txtpb && encode_txtpb big.txtpb big.pb
 "$PSYM" symbolize -q --offline big.pb -o big.sym.pb.gz
 members=$(python3 -c "
@@ -78,13 +79,13 @@ d = open('big.sym.pb.gz', 'rb').read(); n = 0
 while d:
     z = zlib.decompressobj(31); z.decompress(d); d = z.unused_data; n += 1
 print(n)")
-check "large output written as $members gzip members" [ "$members" = 2 ]
+check "large output written as $members gzip members" [ "$members" -ge 2 ]
 nsamples=$(decode_pb big.sym.pb.gz | grep -c '^sample {')
-check "protoc reads all 60000 samples of it ($nsamples)" [ "$nsamples" = 60000 ]
+check "protoc reads all 800000 samples of it ($nsamples)" [ "$nsamples" = 800000 ]
 check "large output equals llvm-symbolizer's" llvm_agree big.sym.pb.gz a
 if command -v go >/dev/null; then
 	check "go tool pprof counts every sample of it" sh -c \
-		"go tool pprof -top big.sym.pb.gz 2>/dev/null | grep -q 'of 60000 total'"
+		"go tool pprof -top big.sym.pb.gz 2>/dev/null | grep -q 'of 800000 total'"
 fi
 rc=0
 mkdir -p dup && cp p1.pb dup/

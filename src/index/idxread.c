@@ -50,6 +50,8 @@ struct dgroup {
 	uint64_t used;
 };
 
+#define STR_CACHE 4096 /* a power of two */
+
 struct psym_index {
 	char *path;
 	const uint8_t *p;
@@ -62,6 +64,10 @@ struct psym_index {
 	const uint8_t *crcs;
 	struct dgroup *cache;
 	uint64_t tick;
+	/* Strings found good lately, by id (a lookup of a million addresses
+	 * asks for the same few thousand names again and again). */
+	uint32_t str_id[STR_CACHE];
+	const char *str_p[STR_CACHE];
 };
 
 static uint32_t le32(const uint8_t *p)
@@ -301,6 +307,10 @@ static int str_at(struct psym_index *x, uint32_t id, const char **out, struct ps
 		*out = NULL;
 		return 0;
 	}
+	if (x->str_id[id & (STR_CACHE - 1)] == id) {
+		*out = x->str_p[id & (STR_CACHE - 1)];
+		return 0;
+	}
 	if (id - 1 >= len)
 		return bad(x, e, "string id out of range");
 	at = off + id - 1;
@@ -322,6 +332,8 @@ static int str_at(struct psym_index *x, uint32_t id, const char **out, struct ps
 		at += step;
 	}
 	*out = (const char *)x->p + off + id - 1;
+	x->str_id[id & (STR_CACHE - 1)] = id;
+	x->str_p[id & (STR_CACHE - 1)] = *out;
 	return 0;
 }
 

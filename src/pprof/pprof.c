@@ -60,7 +60,7 @@ int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out, s
  * them back; one with field number 0 (reachable through a non-minimal tag
  * varint) would make psym write a file no reader accepts. Refuse it here.
  */
-static bool bad_unknown(const ProtobufCMessage *m)
+bool psym_pb_has_field0(const ProtobufCMessage *m)
 {
 	for (unsigned i = 0; i < m->n_unknown_fields; i++)
 		if (m->unknown_fields[i].tag == 0)
@@ -68,34 +68,34 @@ static bool bad_unknown(const ProtobufCMessage *m)
 	return false;
 }
 
-static const char *bad_unknown_fields(const pb_profile *pb)
+const char *psym_profile_field0(const pb_profile *pb)
 {
-	if (bad_unknown(&pb->base))
+	if (psym_pb_has_field0(&pb->base))
 		return "profile";
-	if (pb->period_type && bad_unknown(&pb->period_type->base))
+	if (pb->period_type && psym_pb_has_field0(&pb->period_type->base))
 		return "period_type";
 	for (size_t i = 0; i < pb->n_sample_type; i++)
-		if (bad_unknown(&pb->sample_type[i]->base))
+		if (psym_pb_has_field0(&pb->sample_type[i]->base))
 			return "sample_type";
 	for (size_t i = 0; i < pb->n_sample; i++) {
-		if (bad_unknown(&pb->sample[i]->base))
+		if (psym_pb_has_field0(&pb->sample[i]->base))
 			return "sample";
 		for (size_t j = 0; j < pb->sample[i]->n_label; j++)
-			if (bad_unknown(&pb->sample[i]->label[j]->base))
+			if (psym_pb_has_field0(&pb->sample[i]->label[j]->base))
 				return "label";
 	}
 	for (size_t i = 0; i < pb->n_mapping; i++)
-		if (bad_unknown(&pb->mapping[i]->base))
+		if (psym_pb_has_field0(&pb->mapping[i]->base))
 			return "mapping";
 	for (size_t i = 0; i < pb->n_location; i++) {
-		if (bad_unknown(&pb->location[i]->base))
+		if (psym_pb_has_field0(&pb->location[i]->base))
 			return "location";
 		for (size_t j = 0; j < pb->location[i]->n_line; j++)
-			if (bad_unknown(&pb->location[i]->line[j]->base))
+			if (psym_pb_has_field0(&pb->location[i]->line[j]->base))
 				return "line";
 	}
 	for (size_t i = 0; i < pb->n_function; i++)
-		if (bad_unknown(&pb->function[i]->base))
+		if (psym_pb_has_field0(&pb->function[i]->base))
 			return "function";
 	return NULL;
 }
@@ -153,7 +153,7 @@ int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 		goto fail;
 	}
 	{
-		const char *where = bad_unknown_fields(p->pb);
+		const char *where = psym_profile_field0(p->pb);
 
 		if (where) {
 			ret = psym_err_set(
@@ -232,8 +232,22 @@ static int cmp_id_pos(const void *a, const void *b)
  * Build an index over n messages whose id is at byte offset id_off. what
  * names the message kind for errors.
  */
-static int idindex_build(struct psym_profile *p, struct psym_idindex *ix, void **msgs, size_t n,
-			 size_t id_off, const char *what, struct psym_err *e)
+/* The id of element i: messages (msgs set) or a plain array of records (base, stride). */
+struct idsrc {
+	void **msgs;
+	const char *base;
+	size_t off, stride;
+};
+
+static inline uint64_t id_at(const struct idsrc *s, size_t i)
+{
+	const char *m = s->msgs ? (const char *)s->msgs[i] : s->base + i * s->stride;
+
+	return *(const uint64_t *)(const void *)(m + s->off);
+}
+
+static int idindex_build(struct psym_profile *p, struct psym_idindex *ix, const struct idsrc *src,
+			 size_t n, const char *what, struct psym_err *e)
 {
 	struct id_pos *tmp;
 	bool dense = true;
@@ -244,7 +258,7 @@ static int idindex_build(struct psym_profile *p, struct psym_idindex *ix, void *
 	if (n > UINT32_MAX)
 		return psym_err_set(e, PSYM_ELIMIT, "too many %ss (%zu)", what, n);
 	for (size_t i = 0; i < n; i++) {
-		uint64_t id = *(const uint64_t *)((const char *)msgs[i] + id_off);
+		uint64_t id = id_at(src, i);
 
 		if (id == 0)
 			return psym_err_set(e, PSYM_EBADPROFILE,
@@ -260,7 +274,7 @@ static int idindex_build(struct psym_profile *p, struct psym_idindex *ix, void *
 	if (!tmp)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		tmp[i].id = *(const uint64_t *)((const char *)msgs[i] + id_off);
+		tmp[i].id = id_at(src, i);
 		tmp[i].pos = (uint32_t)i;
 	}
 	qsort(tmp, n, sizeof(*tmp), cmp_id_pos);
@@ -287,7 +301,7 @@ out:
 	return ret;
 }
 
-static long idindex_find(const struct psym_idindex *ix, uint64_t id)
+long psym_idindex_find(const struct psym_idindex *ix, uint64_t id)
 {
 	size_t lo = 0, hi;
 
@@ -307,60 +321,70 @@ static long idindex_find(const struct psym_idindex *ix, uint64_t id)
 	return -1;
 }
 
-int psym_profile_index(struct psym_profile *p, struct psym_err *e)
+int psym_profile_index_locs(struct psym_profile *p, const void *loc_ids, size_t stride, size_t nloc,
+			    struct psym_err *e)
 {
 	pb_profile *pb = p->pb;
+	struct idsrc maps = { .msgs = (void **)pb->mapping, .off = offsetof(pb_mapping, id) };
+	struct idsrc locs = { .msgs = (void **)pb->location, .off = offsetof(pb_location, id) };
+	struct idsrc funcs = { .msgs = (void **)pb->function, .off = offsetof(pb_function, id) };
 	int ret;
 
-	ret = idindex_build(p, &p->mapping_ix, (void **)pb->mapping, pb->n_mapping,
-			    offsetof(pb_mapping, id), "mapping", e);
+	if (loc_ids)
+		locs = (struct idsrc){ .base = loc_ids, .stride = stride };
+	else
+		nloc = pb->n_location;
+	ret = idindex_build(p, &p->mapping_ix, &maps, pb->n_mapping, "mapping", e);
 	if (!ret)
-		ret = idindex_build(p, &p->location_ix, (void **)pb->location, pb->n_location,
-				    offsetof(pb_location, id), "location", e);
+		ret = idindex_build(p, &p->location_ix, &locs, nloc, "location", e);
 	if (!ret)
-		ret = idindex_build(p, &p->function_ix, (void **)pb->function, pb->n_function,
-				    offsetof(pb_function, id), "function", e);
+		ret = idindex_build(p, &p->function_ix, &funcs, pb->n_function, "function", e);
 	return ret;
+}
+
+int psym_profile_index(struct psym_profile *p, struct psym_err *e)
+{
+	return psym_profile_index_locs(p, NULL, 0, 0, e);
 }
 
 pb_mapping *psym_profile_mapping(const struct psym_profile *p, uint64_t id)
 {
-	long i = idindex_find(&p->mapping_ix, id);
+	long i = psym_idindex_find(&p->mapping_ix, id);
 
 	return i < 0 || (size_t)i >= p->pb->n_mapping ? NULL : p->pb->mapping[i];
 }
 
 long psym_profile_mapping_pos(const struct psym_profile *p, uint64_t id)
 {
-	long i = idindex_find(&p->mapping_ix, id);
+	long i = psym_idindex_find(&p->mapping_ix, id);
 
 	return i < 0 || (size_t)i >= p->pb->n_mapping ? -1 : i;
 }
 
 long psym_profile_location_pos(const struct psym_profile *p, uint64_t id)
 {
-	long i = idindex_find(&p->location_ix, id);
+	long i = psym_idindex_find(&p->location_ix, id);
 
 	return i < 0 || (size_t)i >= p->pb->n_location ? -1 : i;
 }
 
 long psym_profile_function_pos(const struct psym_profile *p, uint64_t id)
 {
-	long i = idindex_find(&p->function_ix, id);
+	long i = psym_idindex_find(&p->function_ix, id);
 
 	return i < 0 || (size_t)i >= p->pb->n_function ? -1 : i;
 }
 
 pb_location *psym_profile_location(const struct psym_profile *p, uint64_t id)
 {
-	long i = idindex_find(&p->location_ix, id);
+	long i = psym_idindex_find(&p->location_ix, id);
 
 	return i < 0 || (size_t)i >= p->pb->n_location ? NULL : p->pb->location[i];
 }
 
 pb_function *psym_profile_function(const struct psym_profile *p, uint64_t id)
 {
-	long i = idindex_find(&p->function_ix, id);
+	long i = psym_idindex_find(&p->function_ix, id);
 
 	return i < 0 || (size_t)i >= p->pb->n_function ? NULL : p->pb->function[i];
 }
@@ -384,16 +408,16 @@ static int check_str(const struct psym_profile *p, int64_t idx, const char *wher
 	return 0;
 }
 
-int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
+int psym_profile_validate_head(const struct psym_profile *p, size_t nsample, struct psym_err *e)
 {
-	pb_profile *pb = p->pb;
+	const pb_profile *pb = p->pb;
 	int ret;
 
 	if (pb->n_string_table == 0)
 		return BAD("string_table is empty (string_table[0] must be \"\")");
 	if (!pb->string_table[0] || pb->string_table[0][0] != '\0')
 		return BAD("string_table[0] is not \"\"");
-	if (pb->n_sample_type == 0 && pb->n_sample > 0)
+	if (pb->n_sample_type == 0 && nsample > 0)
 		return BAD("sample_type: missing (samples have no value types)");
 	for (size_t i = 0; i < pb->n_sample_type; i++) {
 		if ((ret = check_str(p, pb->sample_type[i]->type, "sample_type", i, "type", e)) ||
@@ -415,70 +439,102 @@ int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
 	for (size_t i = 0; i < pb->n_comment; i++)
 		if ((ret = check_str(p, pb->comment[i], "comment", i, "", e)))
 			return ret;
+	return 0;
+}
 
-	ret = psym_profile_index(p, e);
-	if (ret)
-		return ret;
+int psym_profile_validate_objects(const struct psym_profile *p, struct psym_err *e)
+{
+	const pb_profile *pb = p->pb;
+	int ret;
 
 	for (size_t i = 0; i < pb->n_mapping; i++) {
-		pb_mapping *m = pb->mapping[i];
+		const pb_mapping *m = pb->mapping[i];
 
 		if ((ret = check_str(p, m->filename, "mapping", i, "filename", e)) ||
 		    (ret = check_str(p, m->build_id, "mapping", i, "build_id", e)))
 			return ret;
 	}
 	for (size_t i = 0; i < pb->n_function; i++) {
-		pb_function *f = pb->function[i];
+		const pb_function *f = pb->function[i];
 
 		if ((ret = check_str(p, f->name, "function", i, "name", e)) ||
 		    (ret = check_str(p, f->system_name, "function", i, "system_name", e)) ||
 		    (ret = check_str(p, f->filename, "function", i, "filename", e)))
 			return ret;
 	}
+	return 0;
+}
+
+int psym_profile_validate_location(const struct psym_profile *p, size_t i, uint64_t mapping_id,
+				   pb_line *const *line, size_t n_line, struct psym_err *e)
+{
+	if (mapping_id && !psym_profile_mapping(p, mapping_id))
+		return BAD("location[%zu].mapping_id %" PRIu64 ": no mapping has this id", i,
+			   mapping_id);
+	for (size_t j = 0; j < n_line; j++) {
+		uint64_t fid = line[j]->function_id;
+
+		if (fid == 0)
+			return BAD("location[%zu].line[%zu].function_id is 0", i, j);
+		if (!psym_profile_function(p, fid))
+			return BAD("location[%zu].line[%zu].function_id %" PRIu64
+				   ": no function has this id",
+				   i, j, fid);
+	}
+	return 0;
+}
+
+int psym_profile_validate_sample(const struct psym_profile *p, size_t i, const pb_sample *s,
+				 size_t nloc, struct psym_err *e)
+{
+	int ret;
+
+	if (s->n_value != p->pb->n_sample_type)
+		return BAD("sample[%zu]: has %zu values but there are %zu sample types", i,
+			   s->n_value, p->pb->n_sample_type);
+	for (size_t j = 0; j < s->n_location_id; j++) {
+		long pos = psym_idindex_find(&p->location_ix, s->location_id[j]);
+
+		if (pos < 0 || (size_t)pos >= nloc)
+			return BAD("sample[%zu].location_id[%zu] %" PRIu64
+				   ": no location has this id",
+				   i, j, s->location_id[j]);
+	}
+	for (size_t j = 0; j < s->n_label; j++) {
+		pb_label *lb = s->label[j];
+		char field[64];
+
+		snprintf(field, sizeof(field), "label[%zu].key", j);
+		if ((ret = check_str(p, lb->key, "sample", i, field, e)))
+			return ret;
+		snprintf(field, sizeof(field), "label[%zu].str", j);
+		if ((ret = check_str(p, lb->str, "sample", i, field, e)))
+			return ret;
+		snprintf(field, sizeof(field), "label[%zu].num_unit", j);
+		if ((ret = check_str(p, lb->num_unit, "sample", i, field, e)))
+			return ret;
+	}
+	return 0;
+}
+
+int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
+{
+	pb_profile *pb = p->pb;
+	int ret;
+
+	if ((ret = psym_profile_validate_head(p, pb->n_sample, e)) ||
+	    (ret = psym_profile_index(p, e)) || (ret = psym_profile_validate_objects(p, e)))
+		return ret;
 	for (size_t i = 0; i < pb->n_location; i++) {
-		pb_location *l = pb->location[i];
+		const pb_location *l = pb->location[i];
 
-		if (l->mapping_id && !psym_profile_mapping(p, l->mapping_id))
-			return BAD("location[%zu].mapping_id %" PRIu64 ": no mapping has this id",
-				   i, l->mapping_id);
-		for (size_t j = 0; j < l->n_line; j++) {
-			uint64_t fid = l->line[j]->function_id;
-
-			if (fid == 0)
-				return BAD("location[%zu].line[%zu].function_id is 0", i, j);
-			if (!psym_profile_function(p, fid))
-				return BAD("location[%zu].line[%zu].function_id %" PRIu64
-					   ": no function has this id",
-					   i, j, fid);
-		}
+		ret = psym_profile_validate_location(p, i, l->mapping_id, l->line, l->n_line, e);
+		if (ret)
+			return ret;
 	}
-	for (size_t i = 0; i < pb->n_sample; i++) {
-		pb_sample *s = pb->sample[i];
-
-		if (s->n_value != pb->n_sample_type)
-			return BAD("sample[%zu]: has %zu values but there are %zu sample types", i,
-				   s->n_value, pb->n_sample_type);
-		for (size_t j = 0; j < s->n_location_id; j++) {
-			if (!psym_profile_location(p, s->location_id[j]))
-				return BAD("sample[%zu].location_id[%zu] %" PRIu64
-					   ": no location has this id",
-					   i, j, s->location_id[j]);
-		}
-		for (size_t j = 0; j < s->n_label; j++) {
-			pb_label *lb = s->label[j];
-			char field[64];
-
-			snprintf(field, sizeof(field), "label[%zu].key", j);
-			if ((ret = check_str(p, lb->key, "sample", i, field, e)))
-				return ret;
-			snprintf(field, sizeof(field), "label[%zu].str", j);
-			if ((ret = check_str(p, lb->str, "sample", i, field, e)))
-				return ret;
-			snprintf(field, sizeof(field), "label[%zu].num_unit", j);
-			if ((ret = check_str(p, lb->num_unit, "sample", i, field, e)))
-				return ret;
-		}
-	}
+	for (size_t i = 0; i < pb->n_sample; i++)
+		if ((ret = psym_profile_validate_sample(p, i, pb->sample[i], pb->n_location, e)))
+			return ret;
 	return 0;
 }
 
@@ -746,4 +802,133 @@ int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip
 		return ret;
 	}
 	return psym_out_commit(&o, e);
+}
+
+/*
+ * psym_profile_stream_fp: the packer hands each piece over (a copy, as
+ * the packer reuses its buffer) and a second thread compresses and writes
+ * it while the next is packed. One piece waits at most: memory stays a
+ * few pieces whatever the profile's size.
+ */
+struct zpipe {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	uint8_t *slot; /* the piece handed over, slen bytes (full) */
+	size_t slen, scap;
+	bool full, done;
+	int ret; /* the writer's failure: the packer stops */
+	struct piece pc;
+};
+
+static void *zpipe_run(void *arg)
+{
+	struct zpipe *z = arg;
+	uint8_t *work = NULL;
+	size_t wcap = 0;
+
+	for (;;) {
+		uint8_t *t;
+		size_t len, tc;
+		int ret;
+
+		pthread_mutex_lock(&z->mu);
+		while (!z->full && !z->done)
+			pthread_cond_wait(&z->cv, &z->mu);
+		if (!z->full) {
+			pthread_mutex_unlock(&z->mu);
+			break;
+		}
+		t = z->slot; /* take the piece; the packer gets the spare buffer */
+		tc = z->scap;
+		len = z->slen;
+		z->slot = work;
+		z->scap = wcap;
+		work = t;
+		wcap = tc;
+		z->full = false;
+		pthread_cond_broadcast(&z->cv);
+		pthread_mutex_unlock(&z->mu);
+		ret = z->pc.gzip ? gzip_chunk(&z->pc, work, len) : raw_chunk(&z->pc, work, len);
+		if (ret) {
+			pthread_mutex_lock(&z->mu);
+			z->ret = ret;
+			pthread_cond_broadcast(&z->cv);
+			pthread_mutex_unlock(&z->mu);
+			break;
+		}
+	}
+	free(work);
+	return NULL;
+}
+
+static int zpipe_flush(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct zpipe *z = ctx;
+	int ret;
+
+	pthread_mutex_lock(&z->mu);
+	while (z->full && !z->ret)
+		pthread_cond_wait(&z->cv, &z->mu);
+	ret = z->ret;
+	if (!ret && z->scap < len) {
+		uint8_t *nb = realloc(z->slot, len);
+
+		if (!nb) {
+			ret = psym_err_set(&z->pc.e, PSYM_ENOMEM,
+					   "out of memory encoding the profile");
+		} else {
+			z->slot = nb;
+			z->scap = len;
+		}
+	}
+	if (!ret) {
+		memcpy(z->slot, buf, len);
+		z->slen = len;
+		z->full = true;
+		pthread_cond_broadcast(&z->cv);
+	}
+	pthread_mutex_unlock(&z->mu);
+	return ret;
+}
+
+/* Without a second thread: each piece is compressed and written in turn. */
+static int direct_flush(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct piece *pc = ctx;
+
+	return pc->gzip ? gzip_chunk(pc, buf, len) : raw_chunk(pc, buf, len);
+}
+
+int psym_profile_stream_fp(psym_pack_fn pack, const void *arg, bool gzip, FILE *fp,
+			   const char *name, struct psym_err *e)
+{
+	struct zpipe z = { .pc = { .gzip = gzip, .fp = fp, .name = name } };
+	pthread_t th;
+	int ret;
+
+	pthread_mutex_init(&z.mu, NULL);
+	pthread_cond_init(&z.cv, NULL);
+	if (pthread_create(&th, NULL, zpipe_run, &z) != 0) {
+		ret = pack(arg, GZIP_CHUNK, direct_flush, &z.pc);
+	} else {
+		ret = pack(arg, GZIP_CHUNK, zpipe_flush, &z);
+		pthread_mutex_lock(&z.mu);
+		while (z.full && !z.ret)
+			pthread_cond_wait(&z.cv, &z.mu);
+		z.done = true;
+		pthread_cond_broadcast(&z.cv);
+		pthread_mutex_unlock(&z.mu);
+		pthread_join(th, NULL);
+		if (!ret)
+			ret = z.ret;
+	}
+	if (ret == -1)
+		ret = psym_err_set(&z.pc.e, PSYM_ENOMEM, "out of memory encoding the profile");
+	if (ret)
+		*e = z.pc.e;
+	free(z.slot);
+	free(z.pc.buf);
+	pthread_mutex_destroy(&z.mu);
+	pthread_cond_destroy(&z.cv);
+	return ret;
 }

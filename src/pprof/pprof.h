@@ -81,6 +81,46 @@ int psym_profile_validate(struct psym_profile *p, struct psym_err *e);
 /* (Re)build the id indexes only; fails on duplicate or zero ids. */
 int psym_profile_index(struct psym_profile *p, struct psym_err *e);
 
+/*
+ * The pieces of psym_profile_validate(), in its order, for a reader that
+ * keeps samples and locations out of p->pb (lean.h): the same rules and
+ * the same messages. _head: the string table, value types and top-level
+ * string indexes (nsample: the profile's samples); _index_locs: the id
+ * indexes, the locations' ids read from nloc records of stride bytes
+ * starting at loc_ids (NULL: from p->pb); _objects: mappings and
+ * functions; _location and _sample: element i (nloc: locations indexed).
+ */
+int psym_profile_validate_head(const struct psym_profile *p, size_t nsample, struct psym_err *e);
+int psym_profile_index_locs(struct psym_profile *p, const void *loc_ids, size_t stride, size_t nloc,
+			    struct psym_err *e);
+int psym_profile_validate_objects(const struct psym_profile *p, struct psym_err *e);
+int psym_profile_validate_location(const struct psym_profile *p, size_t i, uint64_t mapping_id,
+				   pb_line *const *line, size_t n_line, struct psym_err *e);
+int psym_profile_validate_sample(const struct psym_profile *p, size_t i, const pb_sample *s,
+				 size_t nloc, struct psym_err *e);
+
+/* Position of id in an index, or -1 (not checked against any array). */
+long psym_idindex_find(const struct psym_idindex *ix, uint64_t id);
+
+/*
+ * A field numbered 0 among m's unknown fields (reachable through a
+ * non-minimal tag varint): psym would write a file no reader accepts.
+ * _field0: the kind of the first message of pb with one, or NULL.
+ */
+bool psym_pb_has_field0(const ProtobufCMessage *m);
+const char *psym_profile_field0(const pb_profile *pb);
+
+/*
+ * Write what pack() packs to fp (name: for errors): raw, or compressed
+ * as gzip members of a few MiB each, on a second thread while pack goes
+ * on. pack calls flush with each piece (profile.proto's pack_stream
+ * shape, pprofpack.h) and returns 0, -1 (out of memory) or flush's code.
+ */
+typedef int (*psym_pack_fn)(const void *arg, size_t chunk,
+			    int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
+int psym_profile_stream_fp(psym_pack_fn pack, const void *arg, bool gzip, FILE *fp,
+			   const char *name, struct psym_err *e);
+
 /* Lookups by id through the indexes; NULL when absent. */
 pb_mapping *psym_profile_mapping(const struct psym_profile *p, uint64_t id);
 pb_location *psym_profile_location(const struct psym_profile *p, uint64_t id);

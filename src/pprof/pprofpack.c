@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lean.h"
 #include "pprofpack.h"
 
 /*
@@ -339,6 +340,69 @@ static int put_locations(struct wbuf *w, unsigned num, pb_location *const *a, si
 }
 REPEATED(pb_function, function)
 
+size_t psym_pprof_put_line(uint8_t *out, uint64_t function_id, int64_t line, int64_t column)
+{
+	size_t len = scalar_size(function_id) + scalar_size(U(line)) + scalar_size(U(column));
+	uint8_t *o = put_header(out, 4, len);
+
+	o = put_scalar(o, 1, function_id);
+	o = put_scalar(o, 2, U(line));
+	o = put_scalar(o, 3, U(column));
+	return (size_t)(o - out);
+}
+
+/* A lean profile's samples: the bytes they were read as. */
+static int put_lean_samples(struct wbuf *w, const struct psym_lean *lp)
+{
+	for (size_t i = 0; i < lp->nsample; i++) {
+		size_t len = lp->sample[i].len;
+		uint8_t *o;
+
+		if (room(w, delimited_size(len)))
+			return -1;
+		o = put_header(w->buf + w->len, 2, len);
+		memcpy(o, lp->raw + lp->sample[i].off, len);
+		w->len = (size_t)(o + len - w->buf);
+	}
+	return 0;
+}
+
+/* A lean profile's locations: records with their Line bytes, or messages. */
+static int put_lean_locations(struct wbuf *w, const struct psym_lean *lp)
+{
+	pb_mapping *const *maps = lp->p->pb->mapping;
+
+	for (size_t i = 0; i < lp->nloc; i++) {
+		const struct psym_lean_loc *l = &lp->loc[i];
+		const pb_location *full = psym_lean_full(lp, i);
+		uint64_t mid = l->mapping >= 0 ? maps[l->mapping]->id : 0;
+		size_t s;
+		uint8_t *o;
+
+		/* Locations are written in profile order, their Lines were made in address order. */
+		if (i + 8 < lp->nloc && !(lp->loc[i + 8].nbytes & PSYM_LEAN_FULL))
+			__builtin_prefetch(lp->pool + lp->loc[i + 8].lines);
+		s = full ? location_size(full)
+			 : scalar_size(l->id) + scalar_size(mid) + scalar_size(l->address) +
+				    l->nbytes;
+		if (room(w, delimited_size(s)))
+			return -1;
+		o = put_header(w->buf + w->len, 4, s);
+		if (full) {
+			o = put_location(o, full);
+		} else {
+			o = put_scalar(o, 1, l->id);
+			o = put_scalar(o, 2, mid);
+			o = put_scalar(o, 3, l->address);
+			if (l->nbytes)
+				memcpy(o, lp->pool + l->lines, l->nbytes);
+			o += l->nbytes;
+		}
+		w->len = (size_t)(o - w->buf);
+	}
+	return 0;
+}
+
 size_t psym_pprof_packed_size(const pb_profile *p)
 {
 	size_t n = 0;
@@ -433,6 +497,25 @@ int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size
 	*outp = w.buf;
 	*lenp = w.len;
 	return 0;
+}
+
+int psym_pprof_pack_lean_stream(const void *arg, size_t chunk,
+				int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+{
+	const struct psym_lean *lp = arg;
+	const pb_profile *p = lp->p->pb;
+	struct wbuf w = { .grow = true, .chunk = chunk, .flush = flush, .ctx = ctx };
+	int ret = 0;
+
+	if (room(&w, chunk) || put_value_types(&w, 1, p->sample_type, p->n_sample_type) ||
+	    put_lean_samples(&w, lp) || put_mappings(&w, 3, p->mapping, p->n_mapping) ||
+	    put_lean_locations(&w, lp) || put_functions(&w, 5, p->function, p->n_function) ||
+	    put_rest(&w, p))
+		ret = w.flush_ret ? w.flush_ret : -1;
+	else if (w.len || !w.flushed)
+		ret = flush(ctx, w.buf, w.len);
+	free(w.buf);
+	return ret;
 }
 
 int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,

@@ -43,4 +43,21 @@ int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size
 int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
 			   int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
 
+/*
+ * A lean profile (lean.h) the same way: its samples as read, its
+ * locations from their records; arg is the struct psym_lean.
+ */
+int psym_pprof_pack_lean_stream(const void *arg, size_t chunk,
+				int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
+
+/* The most bytes psym_pprof_put_line() writes. */
+#define PSYM_PPROF_LINE_MAX 35
+
+/*
+ * One Line of a location, as a delimited field 4 of it (tag, length and
+ * message): what packing a pb_line with these values and no unknown fields
+ * gives. Returns the bytes written.
+ */
+size_t psym_pprof_put_line(uint8_t *out, uint64_t function_id, int64_t line, int64_t column);
+
 #endif

@@ -27,17 +27,18 @@ static void note(const struct psym_symbolize_opts *o, const struct psym_note *n)
  * psym-collect --stack-copy: the profile holds only what was known on the
  * host; its user stacks are unwound from the side file first.
  */
-static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opts *o,
+static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts *o,
 			const struct psym_limits *lim, struct psym_err *e)
 {
 	struct psym_unwindprof_opts uo = { 0 };
 	struct psym_unwindprof_stats st;
 	struct psym_locate_opts lo;
-	struct psym_profile *np = NULL;
+	struct psym_profile *p = NULL, *np = NULL;
+	struct psym_lean *nlp = NULL;
 	char *side = NULL;
 	int ret;
 
-	if (!psym_unwindprof_needed(*p))
+	if (!psym_unwindprof_needed((*lpp)->p))
 		return 0;
 	if (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
 	    access(side, F_OK) != 0) {
@@ -52,12 +53,23 @@ static int unwind_first(struct psym_profile **p, const struct psym_symbolize_opt
 	uo.cfi.max_steps = o->limits.cfi_steps;
 	uo.sample_steps = o->limits.unwind_sample_steps;
 	uo.run_steps = o->limits.unwind_steps;
-	ret = psym_unwindprof_profile(*p, side, &uo, lim, &np, &st, e);
+	/* Unwinding rewrites samples: it works on the whole profile. */
+	ret = psym_lean_to_profile(*lpp, lim, &p, e);
+	if (!ret)
+		ret = psym_unwindprof_profile(p, side, &uo, lim, &np, &st, e);
+	if (!ret)
+		ret = psym_lean_from_profile(np, lim, &nlp, e);
+	if (!ret)
+		ret = psym_lean_validate(nlp, e);
 	if (ret == 0) {
-		psym_profile_free(*p);
-		*p = np;
+		psym_lean_free(*lpp);
+		*lpp = nlp;
+		nlp = NULL;
 		note(o, &(struct psym_note){ .kind = PSYM_NOTE_UNWOUND, .unwound = &st });
 	}
+	psym_lean_free(nlp);
+	psym_profile_free(np);
+	psym_profile_free(p);
 	free(side);
 	return ret;
 }
@@ -67,15 +79,15 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 			struct psym_symbolize_result *r, struct psym_out *volatile *active,
 			struct psym_err *e)
 {
-	struct psym_profile *p = NULL;
+	struct psym_lean *p = NULL;
 	struct psym_out wo;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = psym_profile_read(in, lim, &p, e);
+	ret = psym_lean_read(in, lim, &p, e);
 	if (ret)
 		goto out;
-	ret = psym_profile_validate(p, e);
+	ret = psym_lean_validate(p, e);
 	if (ret) {
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
 		goto out;
@@ -93,7 +105,7 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		goto out;
 	if (active)
 		*active = &wo;
-	ret = psym_profile_write_fp(p, gzip, wo.fp, out, e);
+	ret = psym_lean_write_fp(p, gzip, wo.fp, out, e);
 	if (ret) {
 		if (active)
 			*active = NULL;
@@ -106,7 +118,7 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 out:
 	if (ret)
 		psym_symbolize_result_free(r); /* no summary of a run that failed */
-	psym_profile_free(p);
+	psym_lean_free(p);
 	return ret;
 }
 

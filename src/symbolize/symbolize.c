@@ -21,6 +21,7 @@
 #include "demangle.h"
 #include "funcmemo.h"
 #include "hostid.h"
+#include "lean.h"
 #include "mapping.h"
 #include "array.h"
 #include "objtab.h"
@@ -88,7 +89,8 @@ void psym_bincache_free(struct psym_bincache *c)
 }
 
 struct run {
-	struct psym_profile *p;
+	struct psym_lean *lp;	/* the profile: its samples and locations */
+	struct psym_profile *p; /* lp->p: everything else */
 	const struct psym_symbolize_opts *o;
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
@@ -99,8 +101,8 @@ struct run {
 	struct psym_objtab *files_tab; /* ...and binaries: own, or the batch's */
 	struct psym_located **plan;    /* by mapping position; NULL: nothing to do */
 	size_t *first, *fill;	       /* locations of mapping k: order[first[k]..+fill[k]] */
-	pb_location **order;
-	size_t nomap; /* locations without a mapping */
+	uint32_t *order;	       /* location positions */
+	size_t nomap;		       /* locations without a mapping */
 	struct psym_locate_opts lo;
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
@@ -170,7 +172,7 @@ static void progress_clear(struct run *run)
  * not perf maps or kallsyms), so a function seen before is found by their
  * addresses without demangling again.
  */
-static int add_frames(struct run *run, pb_location *loc, const struct psym_frame *frames, size_t n,
+static int add_frames(struct run *run, size_t li, const struct psym_frame *frames, size_t n,
 		      bool memo)
 {
 	struct psym_line_val ln[PSYM_BUILDER_MAX_CHAIN];
@@ -198,12 +200,20 @@ static int add_frames(struct run *run, pb_location *loc, const struct psym_frame
 		ln[i].line = f->line;
 		ln[i].column = f->column;
 	}
-	return psym_builder_set_line_chain(run->b, loc, ln, n);
+	{
+		pb_location *full = psym_lean_full(run->lp, li);
+
+		return full ? psym_builder_set_line_chain(run->b, full, ln, n)
+			    : psym_lean_set_lines(run->lp, li, ln, n);
+	}
 }
 
-static int cmp_loc_addr(const void *a, const void *b)
+/* For qsort_r: location positions by address (the sort's fallback). */
+static int cmp_loc_addr(const void *a, const void *b, void *all)
 {
-	const pb_location *x = *(pb_location *const *)a, *y = *(pb_location *const *)b;
+	const struct psym_lean_loc *locs = all;
+	const struct psym_lean_loc *x = &locs[*(const uint32_t *)a],
+				   *y = &locs[*(const uint32_t *)b];
 
 	if (x->address != y->address)
 		return x->address < y->address ? -1 : 1;
@@ -218,57 +228,57 @@ static int cmp_int(const void *a, const void *b)
 }
 
 struct loc_key {
-	uint64_t address, id;
-	pb_location *loc;
+	uint64_t address;
+	uint32_t pos;
 };
 
 /*
- * Sort locations by address, then id. A least-significant-digit radix sort
- * on copies of the keys: a comparison sort would chase a pointer into a
+ * Sort location positions by address. A least-significant-digit radix
+ * sort on copies of the keys: a comparison sort would chase into a
  * location for every comparison, which for a million locations is most of
  * its time. Bytes that are the same in every key (the high bytes of
- * addresses and ids, mostly) take no pass. Falls back to qsort() when
- * memory for the copies is short.
+ * addresses, mostly) take no pass. Locations at the same address stay in
+ * profile order (the order only keeps lookups close; their answers do not
+ * depend on it). Falls back to qsort() when memory for the copies is
+ * short.
  */
-static void sort_by_address(pb_location **locs, size_t n)
+static void sort_by_address(const struct psym_lean_loc *all, uint32_t *locs, size_t n)
 {
 	struct loc_key *k = malloc((n ? n : 1) * 2 * sizeof(*k)), *tmp;
 
 	if (!k) {
-		qsort(locs, n, sizeof(*locs), cmp_loc_addr);
+		qsort_r(locs, n, sizeof(*locs), cmp_loc_addr, (void *)all);
 		return;
 	}
 	tmp = k + n;
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct loc_key){ locs[i]->address, locs[i]->id, locs[i] };
-	for (int by_address = 0; by_address < 2; by_address++) { /* ids first: the minor key */
-		for (unsigned shift = 0; shift < 64; shift += 8) {
-			size_t count[256] = { 0 }, pos = 0;
+		k[i] = (struct loc_key){ all[locs[i]].address, locs[i] };
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, pos = 0;
 
-#define KEYBYTE(x) ((unsigned)(((by_address ? (x)->address : (x)->id) >> shift) & 0xff))
-			for (size_t i = 0; i < n; i++)
-				count[KEYBYTE(&k[i])]++;
-			if (n == 0 || count[KEYBYTE(&k[0])] == n)
-				continue; /* this byte is the same everywhere */
-			for (size_t b = 0; b < 256; b++) {
-				size_t c = count[b];
+#define KEYBYTE(x) ((unsigned)(((x)->address >> shift) & 0xff))
+		for (size_t i = 0; i < n; i++)
+			count[KEYBYTE(&k[i])]++;
+		if (n == 0 || count[KEYBYTE(&k[0])] == n)
+			continue; /* this byte is the same everywhere */
+		for (size_t b = 0; b < 256; b++) {
+			size_t c = count[b];
 
-				count[b] = pos;
-				pos += c;
-			}
-			for (size_t i = 0; i < n; i++)
-				tmp[count[KEYBYTE(&k[i])]++] = k[i];
+			count[b] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			tmp[count[KEYBYTE(&k[i])]++] = k[i];
 #undef KEYBYTE
-			{
-				struct loc_key *t = k;
+		{
+			struct loc_key *t = k;
 
-				k = tmp;
-				tmp = t;
-			}
+			k = tmp;
+			tmp = t;
 		}
 	}
 	for (size_t i = 0; i < n; i++)
-		locs[i] = k[i].loc;
+		locs[i] = k[i].pos;
 	free(k < tmp ? k : tmp);
 }
 
@@ -457,8 +467,8 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
  * CPU caches, and the units they need are decoded up front on all cores.
  */
 static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct psym_resolver *res,
-			     pb_location **locs, size_t nlocs, size_t *donep,
-			     struct psym_reason *why, struct psym_err *e)
+			     uint32_t *locs, size_t nlocs, size_t *donep, struct psym_reason *why,
+			     struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	struct psym_mapinfo mi_ = {
@@ -472,8 +482,10 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 	size_t done = 0, nwant = 0;
 	int ret = 0;
 
+	const struct psym_lean_loc *all = run->lp->loc;
+
 	if (res->ops->prepare)
-		sort_by_address(locs, nlocs);
+		sort_by_address(all, locs, nlocs);
 	fr = malloc(sizeof(*fr));
 	vaddrs = malloc((nlocs ? nlocs : 1) * sizeof(*vaddrs));
 	want = malloc((nlocs ? nlocs : 1) * sizeof(*want));
@@ -482,20 +494,15 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 		goto out;
 	}
 	for (size_t i = 0; i < nlocs; i++) {
-		pb_location *loc = locs[i];
 		uint64_t vaddr;
 
 		vaddrs[i] = NO_VADDR;
-		if ((loc->n_line && !o->force) ||
-		    psym_resolver_to_vaddr(res, &mi_, loc->address, &vaddr) != 0)
+		if ((!o->force && psym_lean_has_lines(run->lp, locs[i])) ||
+		    psym_resolver_to_vaddr(res, &mi_, all[locs[i]].address, &vaddr) != 0)
 			continue;
 		/* --adjust-callers: a return address is looked up as the call. */
-		if (run->caller_only && vaddr > 0) {
-			long pos = psym_profile_location_pos(run->p, loc->id);
-
-			if (pos >= 0 && run->caller_only[pos])
-				vaddr--;
-		}
+		if (run->caller_only && vaddr > 0 && run->caller_only[locs[i]])
+			vaddr--;
 		vaddrs[i] = vaddr;
 		want[nwant++] = vaddr;
 	}
@@ -504,20 +511,17 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 		goto out;
 	run->done_in_mapping = 0;
 	for (size_t i = 0; i < nlocs; i++) {
-		pb_location *loc = locs[i];
 		struct psym_lookup_ctx ctx = { .map = &mi_, .pid = o->pid };
 
 		/* In address order the locations are scattered: ask early for the one written later. */
 		if (i + 16 < nlocs)
-			__builtin_prefetch(locs[i + 16], 1);
+			__builtin_prefetch(&all[locs[i + 16]], 1);
 		if (vaddrs[i] == NO_VADDR)
 			continue;
 		if ((i & 1023) == 0)
 			progress(run, mi, run->p->pb->n_mapping);
 		if (!ctx.pid && res->ops->needs_pid) {
-			long pos = psym_profile_location_pos(run->p, loc->id);
-
-			ctx.pid = pos >= 0 ? run->loc_pid[pos] : 0;
+			ctx.pid = run->loc_pid[locs[i]];
 			/* No sample names it: the resolver may still place it. */
 			ctx.pids = run->pids;
 			ctx.npids = run->npids;
@@ -533,7 +537,7 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 			goto out;
 		}
 		/* --force: add_frames replaces what was there */
-		ret = add_frames(run, loc, fr->f, fr->n, fr->stable);
+		ret = add_frames(run, locs[i], fr->f, fr->n, fr->stable);
 		if (ret) {
 			ret = psym_err_set(e, ret, "out of memory while symbolizing");
 			goto out;
@@ -550,7 +554,7 @@ out:
 	return ret;
 }
 
-static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_location **locs,
+static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t *locs,
 			     size_t nlocs, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
@@ -565,7 +569,7 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, pb_locat
 	int ret;
 
 	for (size_t i = 0; i < nlocs; i++) {
-		if (locs[i]->n_line && !o->force)
+		if (!o->force && psym_lean_has_lines(run->lp, locs[i]))
 			kept++;
 		else
 			todo++;
@@ -771,7 +775,8 @@ static int plan(struct run *run, struct psym_err *e)
 		size_t todo = 0;
 
 		for (size_t i = 0; i < run->fill[k]; i++)
-			if (!run->order[run->first[k] + i]->n_line || o->force)
+			if (o->force ||
+			    !psym_lean_has_lines(run->lp, run->order[run->first[k] + i]))
 				todo++;
 		if (!todo)
 			continue;
@@ -831,103 +836,130 @@ static int setup(struct run *run, struct psym_err *e)
 	return psym_builder_new(run->p, &run->b, e);
 }
 
-/* Prepare: the process of each location (pid labels), and callers. */
+/* What prepare_labels reads of each sample. */
+struct labels_ctx {
+	struct run *run;
+	bool pids; /* the string table has "pid": labels are looked at */
+};
+
+static int sample_labels(void *ud, size_t i, const pb_sample *smp)
+{
+	struct labels_ctx *c = ud;
+	struct run *run = c->run;
+	int pid = 0;
+	bool ns = false; /* psym-collect saw it in another mount namespace */
+
+	(void)i;
+	if (run->caller_only && smp->n_location_id) {
+		long pos = psym_lean_location_pos(run->lp, smp->location_id[0]);
+
+		if (pos >= 0)
+			run->caller_only[pos] = false; /* a leaf: not a return address */
+	}
+	for (size_t j = 0; c->pids && j < smp->n_label; j++) {
+		const char *k = psym_profile_str(run->p, smp->label[j]->key);
+
+		if (!strcmp(k, "pid") && smp->label[j]->num > 0 && smp->label[j]->num < INT32_MAX)
+			pid = (int)smp->label[j]->num;
+		ns = ns || (!strcmp(k, "mntns") && smp->label[j]->num);
+	}
+	for (size_t j = 0; pid && j < smp->n_location_id; j++) {
+		long pos = psym_lean_location_pos(run->lp, smp->location_id[j]);
+
+		if (pos >= 0 && !run->loc_pid[pos])
+			run->loc_pid[pos] = pid;
+		if (pos >= 0 && ns) {
+			long mp = run->lp->loc[pos].mapping;
+
+			if (mp >= 0 && !run->ns_pid[mp])
+				run->ns_pid[mp] = pid;
+		}
+	}
+	if (pid && (!run->npids || run->pids[run->npids - 1] != pid))
+		run->pids[run->npids++] = pid;
+	return 0;
+}
+
+/* The profile's string table has s. */
+static bool has_string(const struct psym_profile *p, const char *s)
+{
+	for (size_t i = 0; i < p->pb->n_string_table; i++)
+		if (p->pb->string_table[i] && !strcmp(p->pb->string_table[i], s))
+			return true;
+	return false;
+}
+
+/*
+ * Prepare: the process of each location (pid labels), and callers. The
+ * samples are read only when there is something to find in them.
+ */
 static int prepare_labels(struct run *run, struct psym_err *e)
 {
+	struct psym_lean *lp = run->lp;
 	pb_profile *pb = run->p->pb;
+	struct labels_ctx c = { .run = run };
 	size_t w = 0;
+	int ret;
 
-	run->loc_pid = calloc(pb->n_location + 1, sizeof(int));
-	run->pids = calloc(pb->n_sample + 1, sizeof(int));
-	if (!run->loc_pid || !run->pids)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	run->loc_pid = calloc(lp->nloc + 1, sizeof(int));
+	run->pids = calloc(lp->nsample + 1, sizeof(int));
 	run->ns_pid = calloc(pb->n_mapping + 1, sizeof(int));
-	if (!run->ns_pid)
+	if (!run->loc_pid || !run->pids || !run->ns_pid)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	for (size_t i = 0; i < pb->n_sample; i++) {
-		pb_sample *smp = pb->sample[i];
-		int pid = 0;
-		bool ns = false; /* psym-collect saw it in another mount namespace */
-
-		for (size_t j = 0; j < smp->n_label; j++) {
-			const char *k = psym_profile_str(run->p, smp->label[j]->key);
-
-			if (!strcmp(k, "pid") && smp->label[j]->num > 0 &&
-			    smp->label[j]->num < INT32_MAX)
-				pid = (int)smp->label[j]->num;
-			ns = ns || (!strcmp(k, "mntns") && smp->label[j]->num);
-		}
-		for (size_t j = 0; pid && j < smp->n_location_id; j++) {
-			long pos = psym_profile_location_pos(run->p, smp->location_id[j]);
-
-			if (pos >= 0 && !run->loc_pid[pos])
-				run->loc_pid[pos] = pid;
-			if (pos >= 0 && ns) {
-				long mp = psym_profile_mapping_pos(run->p,
-								   pb->location[pos]->mapping_id);
-
-				if (mp >= 0 && !run->ns_pid[mp])
-					run->ns_pid[mp] = pid;
-			}
-		}
-		if (pid && (!run->npids || run->pids[run->npids - 1] != pid))
-			run->pids[run->npids++] = pid;
+	if (run->o->adjust_callers) {
+		/* Locations that are never a sample's leaf hold return addresses. */
+		run->caller_only = malloc((lp->nloc + 1) * sizeof(bool));
+		if (!run->caller_only)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		memset(run->caller_only, true, (lp->nloc + 1) * sizeof(bool));
 	}
+	/* A label key is a string: one the table lacks is in no sample (and a
+	 * namespace is noted only with its sample's pid). */
+	c.pids = has_string(run->p, "pid");
+	if (!c.pids && !run->caller_only)
+		return 0;
+	ret = psym_lean_foreach_sample(lp, sample_labels, &c, e);
+	if (ret)
+		return ret;
 	/* The profile's processes, each once. */
 	qsort(run->pids, run->npids, sizeof(int), cmp_int);
 	for (size_t i = 0; i < run->npids; i++)
 		if (!w || run->pids[w - 1] != run->pids[i])
 			run->pids[w++] = run->pids[i];
 	run->npids = w;
-	if (!run->o->adjust_callers)
-		return 0;
-	/* Locations that are never a sample's leaf hold return addresses. */
-	run->caller_only = calloc(pb->n_location + 1, sizeof(bool));
-	if (!run->caller_only)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	for (size_t i = 0; i < pb->n_location; i++)
-		run->caller_only[i] = true;
-	for (size_t i = 0; i < pb->n_sample; i++) {
-		long pos;
-
-		if (!pb->sample[i]->n_location_id)
-			continue;
-		pos = psym_profile_location_pos(run->p, pb->sample[i]->location_id[0]);
-		if (pos >= 0)
-			run->caller_only[pos] = false;
-	}
 	return 0;
 }
 
 /* Prepare: locations bucketed by mapping position, profile order in each. */
 static int prepare_buckets(struct run *run, struct psym_err *e)
 {
+	const struct psym_lean *lp = run->lp;
 	pb_profile *pb = run->p->pb;
 	size_t acc = 0;
 
+	if (lp->nloc > UINT32_MAX)
+		return psym_err_set(e, PSYM_ELIMIT, "too many locations (%zu)", lp->nloc);
 	run->first = calloc(pb->n_mapping + 1, sizeof(*run->first));
 	run->fill = calloc(pb->n_mapping + 1, sizeof(*run->fill));
-	run->order = calloc(pb->n_location + 1, sizeof(*run->order));
+	run->order = calloc(lp->nloc + 1, sizeof(*run->order));
 	if (!run->first || !run->fill || !run->order)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	for (size_t i = 0; i < pb->n_location; i++) {
-		long k = psym_profile_mapping_pos(run->p, pb->location[i]->mapping_id);
-
-		if (k < 0)
+	for (size_t i = 0; i < lp->nloc; i++) {
+		if (lp->loc[i].mapping < 0)
 			run->nomap++;
 		else
-			run->fill[k]++;
+			run->fill[lp->loc[i].mapping]++;
 	}
 	for (size_t k = 0; k < pb->n_mapping; k++) {
 		run->first[k] = acc;
 		acc += run->fill[k];
 		run->fill[k] = 0;
 	}
-	for (size_t i = 0; i < pb->n_location; i++) {
-		long k = psym_profile_mapping_pos(run->p, pb->location[i]->mapping_id);
+	for (size_t i = 0; i < lp->nloc; i++) {
+		int32_t k = lp->loc[i].mapping;
 
 		if (k >= 0)
-			run->order[run->first[k] + run->fill[k]++] = pb->location[i];
+			run->order[run->first[k] + run->fill[k]++] = (uint32_t)i;
 	}
 	return 0;
 }
@@ -949,10 +981,10 @@ static int resolve(struct run *run, struct psym_err *e)
 	return ret;
 }
 
-int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
+int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 		   struct psym_symbolize_result *r, struct psym_err *e)
 {
-	struct run run = { .p = p, .o = o, .r = r, .main_mapping = -1 };
+	struct run run = { .lp = lp, .p = lp->p, .o = o, .r = r, .main_mapping = -1 };
 	int ret;
 
 	memset(r, 0, sizeof(*r));

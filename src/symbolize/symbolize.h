@@ -19,6 +19,7 @@
 
 #include "binary.h"
 #include "elffile.h"
+#include "lean.h"
 #include "locate.h"
 #include "mapping.h"
 #include "objtab.h"
@@ -170,8 +171,8 @@ void psym_symbolize_result_free(struct psym_symbolize_result *r);
  */
 void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o, struct psym_locate_opts *lo);
 
-/* The profile must have been validated. */
-int psym_symbolize(struct psym_profile *p, const struct psym_symbolize_opts *o,
+/* The profile must have been validated (psym_lean_validate). */
+int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 		   struct psym_symbolize_result *r, struct psym_err *e);
 
 #endif

@@ -1,0 +1,2 @@
+
+2x2samples2count
