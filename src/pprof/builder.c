@@ -261,14 +261,25 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s)
 uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
 			       const char *filename, int64_t start_line)
 {
+	/* In this order: the string table's order is part of the output. */
+	int64_t n = psym_builder_str(b, name ? name : "");
+	int64_t sys = psym_builder_str(b, system_name ? system_name : "");
+	int64_t file = psym_builder_str(b, filename ? filename : "");
+
+	return psym_builder_function_ix(b, n, sys, file, start_line);
+}
+
+uint64_t psym_builder_function_ix(struct psym_builder *b, int64_t name, int64_t system_name,
+				  int64_t filename, int64_t start_line)
+{
 	pb_profile *pb = b->p->pb;
 	struct fkey k;
 	pb_function *f;
 	uint64_t h;
 
-	k.name = psym_builder_str(b, name ? name : "");
-	k.sys = psym_builder_str(b, system_name ? system_name : "");
-	k.file = psym_builder_str(b, filename ? filename : "");
+	k.name = name;
+	k.sys = system_name;
+	k.file = filename;
 	k.start = start_line;
 	if (k.name < 0 || k.sys < 0 || k.file < 0)
 		return 0;

@@ -30,6 +30,10 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s);
 uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
 			       const char *filename, int64_t start_line);
 
+/* The same, its strings given as string_table indexes (from psym_builder_str; negative: fails). */
+uint64_t psym_builder_function_ix(struct psym_builder *b, int64_t name, int64_t system_name,
+				  int64_t filename, int64_t start_line);
+
 /* Append a mapping; returns it (id assigned) or NULL on error. */
 pb_mapping *psym_builder_mapping(struct psym_builder *b, uint64_t start, uint64_t limit,
 				 uint64_t offset, const char *filename, const char *build_id);

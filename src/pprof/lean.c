@@ -494,7 +494,9 @@ int psym_lean_validate(struct psym_lean *lp, struct psym_err *e)
 	int ret;
 
 	if ((ret = psym_profile_validate_head(p, lp->nsample, e)) ||
-	    (ret = psym_profile_index_locs(p, &lp->loc[0].id, sizeof(*lp->loc), lp->nloc, e)) ||
+	    /* No locations: p's, of which there are none either. */
+	    (ret = psym_profile_index_locs(p, lp->nloc ? &lp->loc[0].id : NULL, sizeof(*lp->loc),
+					   lp->nloc, e)) ||
 	    (ret = psym_profile_validate_objects(p, e)))
 		return ret;
 	for (size_t i = 0; i < lp->nloc; i++) {

@@ -380,7 +380,7 @@ static int put_lean_locations(struct wbuf *w, const struct psym_lean *lp)
 		uint8_t *o;
 
 		/* Locations are written in profile order, their Lines were made in address order. */
-		if (i + 8 < lp->nloc && !(lp->loc[i + 8].nbytes & PSYM_LEAN_FULL))
+		if (i + 8 < lp->nloc && lp->pool && !(lp->loc[i + 8].nbytes & PSYM_LEAN_FULL))
 			__builtin_prefetch(lp->pool + lp->loc[i + 8].lines);
 		s = full ? location_size(full)
 			 : scalar_size(l->id) + scalar_size(mid) + scalar_size(l->address) +
