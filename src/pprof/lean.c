@@ -554,6 +554,11 @@ int psym_lean_set_lines(struct psym_lean *lp, size_t i, const struct psym_line_v
 			return 0;
 		}
 	}
+	/* Room for most runs at once, untouched until written: growing by
+	 * copies was a tenth of a small run's page faults. */
+	if (!lp->pool &&
+	    grow_to(lp, (void **)&lp->pool, &lp->cappool, lp->nloc * 48 + 65536, 1, true))
+		return PSYM_ENOMEM;
 	ret = grow(lp, (void **)&lp->pool, &lp->cappool, lp->npool + len, 1);
 	if (ret)
 		return ret;
