@@ -347,85 +347,67 @@ static int parse_owned(unsigned char *msg, size_t len, bool was_gzip, const char
 	return ret;
 }
 
-int psym_lean_parse(const unsigned char *buf, size_t len, const char *name,
-		    const struct psym_limits *limp, struct psym_lean **out, struct psym_err *e)
+/* buf (owned: freed here, or kept as lp->raw) decoded as psym_profile_parse does. */
+static int lean_decode(unsigned char *buf, size_t len, bool owned, const char *name,
+		       const struct psym_limits *lim, struct psym_lean **out, struct psym_err *e)
 {
-	struct psym_limits lim;
 	unsigned char *msg = NULL;
 	size_t msglen = len;
-	bool gz = psym_is_gzip(buf, len);
 	int ret;
 
-	if (limp)
-		lim = *limp;
-	else
-		psym_limits_default(&lim);
-	if (gz) {
-		ret = psym_gunzip(buf, len, lim.max_profile, name, &msg, &msglen, e);
-		if (ret)
-			return ret;
-	} else if (len > lim.max_profile) {
+	if (psym_is_gzip(buf, len)) {
+		ret = psym_gunzip(buf, len, lim->max_profile, name, &msg, &msglen, e);
+		if (owned)
+			free(buf);
+		return ret ? ret : parse_owned(msg, msglen, true, name, lim, out, e);
+	}
+	if (len > lim->max_profile) {
+		if (owned)
+			free(buf);
 		return psym_err_set(e, PSYM_ELIMIT,
 				    "'%s': profile larger than the limit of %zu bytes", name,
-				    lim.max_profile);
-	} else {
+				    lim->max_profile);
+	}
+	if (!owned) {
 		msg = malloc(len ? len : 1);
 		if (!msg)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		memcpy(msg, buf, len);
+		buf = memcpy(msg, buf, len);
 	}
-	return parse_owned(msg, msglen, gz, name, &lim, out, e);
+	return parse_owned(buf, len, false, name, lim, out, e);
+}
+
+int psym_lean_parse(const unsigned char *buf, size_t len, const char *name,
+		    const struct psym_limits *limp, struct psym_lean **out, struct psym_err *e)
+{
+	struct psym_limits lim = psym_limits_or_default(limp);
+
+	return lean_decode((unsigned char *)buf, len, false, name, &lim, out, e);
 }
 
 int psym_lean_read(const char *path, const struct psym_limits *limp, struct psym_lean **out,
 		   struct psym_err *e)
 {
-	const char *name = strcmp(path, "-") ? path : "<stdin>";
-	struct psym_limits lim;
-	unsigned char *buf, *msg;
-	size_t len, msglen;
+	struct psym_limits lim = psym_limits_or_default(limp);
+	unsigned char *buf;
+	size_t len;
 	int ret;
 
-	if (limp)
-		lim = *limp;
-	else
-		psym_limits_default(&lim);
-	ret = psym_read_input_cap(path, lim.max_input, "--max-input-size N", &buf, &len, e);
+	ret = psym_profile_slurp(path, &lim, &buf, &len, e);
 	if (ret)
 		return ret;
-	if (len == 0) {
-		free(buf);
-		return psym_err_set(e, PSYM_EBADPROTO, "'%s': empty file", name);
-	}
-	if (!psym_is_gzip(buf, len)) {
-		if (len > lim.max_profile) {
-			free(buf);
-			return psym_err_set(e, PSYM_ELIMIT,
-					    "'%s': profile larger than the limit of %zu bytes",
-					    name, lim.max_profile);
-		}
-		return parse_owned(buf, len, false, name, &lim, out, e);
-	}
-	ret = psym_gunzip(buf, len, lim.max_profile, name, &msg, &msglen, e);
-	free(buf);
-	if (ret)
-		return ret;
-	return parse_owned(msg, msglen, true, name, &lim, out, e);
+	return lean_decode(buf, len, true, strcmp(path, "-") ? path : "<stdin>", &lim, out, e);
 }
 
 int psym_lean_from_profile(const struct psym_profile *p, const struct psym_limits *limp,
 			   struct psym_lean **out, struct psym_err *e)
 {
-	struct psym_limits lim;
+	struct psym_limits lim = psym_limits_or_default(limp);
 	struct psym_lean *lp = NULL;
 	unsigned char *buf;
 	size_t len;
 	int ret;
 
-	if (limp)
-		lim = *limp;
-	else
-		psym_limits_default(&lim);
 	ret = psym_profile_encode(p, false, &buf, &len, e);
 	if (ret)
 		return ret;

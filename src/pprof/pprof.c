@@ -104,17 +104,13 @@ int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 		       const struct psym_limits *limp, struct psym_profile **out,
 		       struct psym_err *e)
 {
-	struct psym_limits lim;
+	struct psym_limits lim = psym_limits_or_default(limp);
 	struct psym_profile *p = NULL;
 	unsigned char *raw = NULL;
 	const unsigned char *msg = buf;
 	size_t msglen = len;
 	int ret;
 
-	if (limp)
-		lim = *limp;
-	else
-		psym_limits_default(&lim);
 	ret = profile_alloc(&lim, &p, e);
 	if (ret)
 		return ret;
@@ -172,26 +168,30 @@ fail:
 	return ret;
 }
 
+int psym_profile_slurp(const char *path, const struct psym_limits *lim, unsigned char **buf,
+		       size_t *len, struct psym_err *e)
+{
+	int ret = psym_read_input_cap(path, lim->max_input, "--max-input-size N", buf, len, e);
+
+	if (!ret && *len == 0) {
+		free(*buf);
+		return psym_err_set(e, PSYM_EBADPROTO, "'%s': empty file",
+				    strcmp(path, "-") ? path : "<stdin>");
+	}
+	return ret;
+}
+
 int psym_profile_read(const char *path, const struct psym_limits *limp, struct psym_profile **out,
 		      struct psym_err *e)
 {
-	struct psym_limits lim;
+	struct psym_limits lim = psym_limits_or_default(limp);
 	unsigned char *buf;
 	size_t len;
 	int ret;
 
-	if (limp)
-		lim = *limp;
-	else
-		psym_limits_default(&lim);
-	ret = psym_read_input_cap(path, lim.max_input, "--max-input-size N", &buf, &len, e);
+	ret = psym_profile_slurp(path, &lim, &buf, &len, e);
 	if (ret)
 		return ret;
-	if (len == 0) {
-		free(buf);
-		return psym_err_set(e, PSYM_EBADPROTO, "'%s': empty file",
-				    strcmp(path, "-") ? path : "<stdin>");
-	}
 	ret = psym_profile_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", &lim, out, e);
 	free(buf);
 	return ret;

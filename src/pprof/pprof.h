@@ -41,6 +41,17 @@ struct psym_limits {
 
 void psym_limits_default(struct psym_limits *l);
 
+/* *l, or the defaults when l is NULL. */
+static inline struct psym_limits psym_limits_or_default(const struct psym_limits *l)
+{
+	struct psym_limits d;
+
+	if (l)
+		return *l;
+	psym_limits_default(&d);
+	return d;
+}
+
 /* Sorted id -> message index, for mappings, locations and functions. */
 struct psym_idindex {
 	size_t n;
@@ -66,6 +77,10 @@ int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out, s
  */
 int psym_profile_read(const char *path, const struct psym_limits *lim, struct psym_profile **out,
 		      struct psym_err *e);
+
+/* The bytes of path ("-" = stdin) within lim->max_input; an empty file is refused. */
+int psym_profile_slurp(const char *path, const struct psym_limits *lim, unsigned char **buf,
+		       size_t *len, struct psym_err *e);
 
 /* Decode from memory (gzip or raw). name is used in messages. */
 int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
