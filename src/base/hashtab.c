@@ -182,7 +182,9 @@ void psym_idxset_init(struct psym_idxset *s)
 void psym_idxset_free(struct psym_idxset *s)
 {
 	free(s->slot);
+	free(s->tag);
 	s->slot = NULL;
+	s->tag = NULL;
 	s->cap = s->n = 0;
 }
 
@@ -190,26 +192,36 @@ int psym_idxset_reserve(struct psym_idxset *s, size_t want, psym_idxset_hash_fn 
 {
 	size_t ncap = s->cap ? s->cap * 2 : 1024;
 	uint32_t *ns;
+	uint8_t *nt;
 
 	if (want && s->cap / 4 * 3 >= want)
 		return 0;
 	while (ncap / 4 * 3 < want && ncap < ((size_t)1 << 32))
 		ncap *= 2;
 	ns = calloc(ncap, sizeof(*ns));
-	if (!ns)
+	nt = malloc(ncap);
+	if (!ns || !nt) {
+		free(ns);
+		free(nt);
 		return PSYM_ENOMEM;
+	}
 	for (size_t i = 0; i < s->cap; i++) {
 		uint32_t v = s->slot[i];
+		uint64_t h;
 		size_t j;
 
 		if (!v)
 			continue;
-		for (j = (size_t)fn(ctx, v - 1) & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+		h = fn(ctx, v - 1);
+		for (j = (size_t)h & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
 			;
 		ns[j] = v;
+		nt[j] = PSYM_IDXSET_TAG(h);
 	}
 	free(s->slot);
+	free(s->tag);
 	s->slot = ns;
+	s->tag = nt;
 	s->cap = ncap;
 	return 0;
 }
@@ -224,6 +236,7 @@ int psym_idxset_add(struct psym_idxset *s, uint32_t idx, uint64_t h, psym_idxset
 	for (j = (size_t)h & (s->cap - 1); s->slot[j]; j = (j + 1) & (s->cap - 1))
 		;
 	s->slot[j] = idx + 1;
+	s->tag[j] = PSYM_IDXSET_TAG(h);
 	s->n++;
 	return 0;
 }

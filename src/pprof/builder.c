@@ -55,6 +55,8 @@ struct sline {
 };
 
 static int64_t str_find(struct psym_builder *b, const char *s, uint64_t h);
+static uint64_t str_hash_at(void *ctx, uint32_t i);
+static uint64_t func_hash_at(void *ctx, uint32_t i);
 
 /* ---- hashing of existing entries ---------------------------------------- */
 
@@ -111,6 +113,16 @@ static uint64_t loc_hash_at(void *ctx, uint32_t i)
 	return loc_hash(b, l->mapping_id, l->address);
 }
 
+int psym_builder_reserve(struct psym_builder *b, size_t nlocations)
+{
+	const pb_profile *pb = b->p->pb;
+
+	if (psym_idxset_reserve(&b->strs, pb->n_string_table + nlocations / 4, str_hash_at, b) ||
+	    psym_idxset_reserve(&b->funcs, pb->n_function + nlocations / 8, func_hash_at, b))
+		return PSYM_ENOMEM;
+	return 0;
+}
+
 int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct psym_err *e)
 {
 	struct psym_builder *b = calloc(1, sizeof(*b));
@@ -144,9 +156,7 @@ int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct p
 	psym_idxset_init(&b->locs);
 	psym_idxset_init(&b->lineset);
 	psym_idxset_init(&b->chainset);
-	if (psym_idxset_reserve(&b->strs, pb->n_string_table + pb->n_location / 4, str_hash_at,
-				b) ||
-	    psym_idxset_reserve(&b->funcs, pb->n_function + pb->n_location / 8, func_hash_at, b))
+	if (psym_builder_reserve(b, pb->n_location))
 		ret = PSYM_ENOMEM;
 	/* First occurrence of a duplicate string wins, like pprof's own writer. */
 	for (size_t i = 0; i < pb->n_string_table && !ret; i++) {

@@ -23,6 +23,14 @@ struct psym_builder;
 int psym_builder_new(struct psym_profile *p, struct psym_builder **out, struct psym_err *e);
 void psym_builder_free(struct psym_builder *b);
 
+/*
+ * Room for what symbolizing nlocations locations usually adds (strings,
+ * functions), so the sets are not rehashed as they fill: done by
+ * psym_builder_new() for the profile's own locations; a lean profile
+ * (lean.h) keeps its locations out of the message. 0 or PSYM_ENOMEM.
+ */
+int psym_builder_reserve(struct psym_builder *b, size_t nlocations);
+
 /* Index of s in string_table, adding it if new. Negative on error. */
 int64_t psym_builder_str(struct psym_builder *b, const char *s);
 

@@ -177,12 +177,51 @@ static void progress_clear(struct run *run)
  */
 #define STRMEMO 4096 /* a power of two */
 
+#define LASTMEMO 16 /* frames counted from the outermost */
+
 struct strmemo {
 	const char *p[STRMEMO];
 	int64_t ix[STRMEMO];
 	uint32_t gen[STRMEMO];
 	uint32_t now; /* the mapping being resolved */
+	/*
+	 * The function of each frame of the last lookup, by depth from the
+	 * outermost: in address order, neighbours mostly share their outer
+	 * functions, found here before the memo's table (a cache miss).
+	 */
+	struct {
+		const char *name, *linkage, *file;
+		int64_t start;
+		uint64_t fid;
+		uint32_t gen;
+	} last[LASTMEMO];
 };
+
+/* The function of stable frame f at depth d from the outermost, if the last lookup's. */
+static uint64_t last_fid(const struct run *run, const struct psym_frame *f, size_t d)
+{
+	const struct strmemo *m = run->strs;
+
+	if (!m || d >= LASTMEMO || m->last[d].gen != m->now || m->last[d].name != f->name ||
+	    m->last[d].linkage != f->linkage_name || m->last[d].file != f->file ||
+	    m->last[d].start != f->start_line)
+		return 0;
+	return m->last[d].fid;
+}
+
+static void set_last(struct run *run, const struct psym_frame *f, size_t d, uint64_t fid)
+{
+	struct strmemo *m = run->strs;
+
+	if (!m || d >= LASTMEMO)
+		return;
+	m->last[d].name = f->name;
+	m->last[d].linkage = f->linkage_name;
+	m->last[d].file = f->file;
+	m->last[d].start = f->start_line;
+	m->last[d].fid = fid;
+	m->last[d].gen = m->now;
+}
 
 static int64_t stable_str(struct run *run, const char *s)
 {
@@ -218,7 +257,10 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 		return PSYM_ELIMIT; /* n <= PSYM_MAX_FRAMES (struct psym_frames) */
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
-		uint64_t fid = memo ? psym_funcmemo_get(run->memo, f) : 0;
+		uint64_t fid = memo ? last_fid(run, f, n - 1 - i) : 0;
+
+		if (memo && !fid && (fid = psym_funcmemo_get(run->memo, f)))
+			set_last(run, f, n - 1 - i, fid);
 
 		if (!fid) {
 			const char *sys = f->linkage_name ? f->linkage_name : f->name;
@@ -239,8 +281,10 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 			free(dem);
 			if (!fid)
 				return psym_builder_error(run->b);
-			if (memo)
+			if (memo) {
 				psym_funcmemo_put(run->memo, f, fid);
+				set_last(run, f, n - 1 - i, fid);
+			}
 		}
 		ln[i].function_id = fid;
 		ln[i].line = f->line;
@@ -857,6 +901,7 @@ static int setup(struct run *run, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	struct psym_hostid rec;
+	int ret;
 
 	psym_symbolize_locate_opts(o, &run->lo);
 	run->skipped = (struct psym_skipped){ .fn = skipped_cb, .ud = run };
@@ -888,7 +933,10 @@ static int setup(struct run *run, struct psym_err *e)
 	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
 	run->memo = psym_funcmemo_new();
 	run->strs = calloc(1, sizeof(*run->strs));
-	return psym_builder_new(run->p, &run->b, e);
+	ret = psym_builder_new(run->p, &run->b, e);
+	if (!ret && psym_builder_reserve(run->b, run->lp->nloc))
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	return ret;
 }
 
 /* What prepare_labels reads of each sample. */
