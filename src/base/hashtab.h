@@ -120,7 +120,7 @@ int psym_idxset_add(struct psym_idxset *s, uint32_t idx, uint64_t h, psym_idxset
  */
 #define PSYM_IDXSET_PROBE(s, h, j)                                                                 \
 	for (size_t j = (s)->cap ? (size_t)(h) & ((s)->cap - 1) : 0; (s)->cap && (s)->slot[j];     \
-	     j = (j + 1) & ((s)->cap - 1))                                                           \
+	     j = (j + 1) & ((s)->cap - 1))                                                         \
 		if ((s)->tag[j] == PSYM_IDXSET_TAG(h))
 
 static inline uint64_t psym_idxset_hash_bytes(const struct psym_idxset *s, const void *p, size_t n)
