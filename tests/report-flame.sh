@@ -2,9 +2,10 @@
 # The flame graph's drawing: neighbouring functions in distinguishable
 # colours (each name its own shade of its kind's palette, as flamegraph.pl
 # does), inline frames marked, a diff (--diff-base) coloured by the sign of
-# each frame's change (checked against folded --diff-base), and a width
-# that follows the window (percentages; rendered by headless Chromium at two
-# window widths when it is installed).
+# each frame's change (checked against folded --diff-base), a width that
+# follows the window (percentages; rendered by headless Chromium at two
+# window widths when it is installed), and every frame's place and width as
+# an oracle computes them from go tool pprof -raw.
 . "$top_srcdir/tests/lib.sh"
 need protoc
 need python3
@@ -139,5 +140,96 @@ PY
 	done
 else
 	echo "note: chromium not installed: render check skipped"
+fi
+# The layout against an independent oracle: every frame drawn (depth, name,
+# left edge and width as fractions of the total) computed here from the
+# samples and locations Go's own reader prints (go tool pprof -raw): stacks
+# root first, a location's inline lines outermost first, a binary's
+# nameless code as [binary], children by name with the stacks that end at
+# a frame before its callees, frames under 0.1 px of the default drawing
+# left out.
+if command -v go >/dev/null; then
+	cat >oracle.py <<'PY'
+import re, sys, os
+import xml.etree.ElementTree as ET
+raw, svg = open(sys.argv[1]).read().splitlines(), sys.argv[2]
+sec, types, samples, locs, maps, cur = None, [], [], {}, {}, None
+for l in raw:
+    if l in ("Samples:", "Locations", "Mappings"):
+        sec = l; continue
+    if sec == "Samples:":
+        m = re.match(r"^\s+(-?\d+(?:\s+-?\d+)*):((?:\s+\d+)*)\s*$", l)
+        if m:
+            samples.append((int(m.group(1).split()[-1]), [int(x) for x in m.group(2).split()]))
+    elif sec == "Locations":
+        m = re.match(r"^\s+(\d+): 0x[0-9a-f]+ M=(\d+)\s*(\S*)", l)
+        if m:
+            cur = int(m.group(1)); locs[cur] = (int(m.group(2)), [m.group(3)] if m.group(3) else [])
+        elif l.strip():
+            locs[cur][1].append(l.split()[0])
+    elif sec == "Mappings":
+        m = re.match(r"^(\d+): \S+ (\S+)", l)
+        if m:
+            maps[int(m.group(1))] = m.group(2)
+def names(lid):
+    m, lines = locs[lid]
+    if lines:
+        return list(reversed(lines))  # outermost first
+    return ["[%s]" % os.path.basename(maps[m])] if m in maps else ["<unknown>"]
+root = {}
+total = 0
+for v, ids in samples:
+    if v == 0:
+        continue
+    total += abs(v)
+    node = root
+    for lid in reversed(ids):
+        for n in names(lid):
+            e = node.setdefault(n, [0, {}])
+            e[0] += v
+            node = e[1]
+want = []
+def walk(node, d, x):
+    for n in sorted(node, key=lambda s: s.encode()):
+        v, kids = node[n]
+        want.append((d, x / total, v / total, n))
+        # The stacks that end here sort before the longer ones: the
+        # frame's own value is at its left edge, its callees after it.
+        walk(kids, d + 1, x + v - sum(k[0] for k in kids.values()))
+        x += v
+walk(root, 0, 0)
+ns = "{http://www.w3.org/2000/svg}"
+got = []
+for g in ET.parse(svg).getroot().iter(ns + "g"):
+    if g.get("class") != "f":
+        continue
+    got.append((int(g.get("data-d")), float(g.get("data-x")), float(g.get("data-w")),
+                g.find(ns + "text").get("data-n")))
+px = 1 / 1180.0
+drawn = [w for w in want if w[2] >= 0.1 * px * 1.01]
+maybe = {(w[0], w[3], round(w[1], 6)) for w in want if 0.1 * px * 0.99 <= w[2] < 0.1 * px * 1.01}
+gs = sorted(got, key=lambda t: (t[0], t[1], t[3]))
+ws = sorted(drawn, key=lambda t: (t[0], t[1], t[3]))
+gs = [g for g in gs if (g[0], g[3], round(g[1], 6)) not in maybe or any(abs(g[1]-w[1]) < 1e-8 and g[0] == w[0] and g[3] == w[3] for w in ws)]
+bad = 0
+if len(gs) != len(ws):
+    print("frames drawn: %d, expected %d" % (len(gs), len(ws))); bad += 1
+for g, w in zip(gs, ws):
+    if g[0] != w[0] or g[3] != w[3] or abs(g[1] - w[1]) > 2e-9 or abs(g[2] - w[2]) > 2e-9:
+        print("differs: got %s, want %s" % (g, w)); bad += 1
+        if bad > 5: break
+print("%d frames drawn, %d differ from the oracle's" % (len(ws), bad))
+sys.exit(1 if bad else 0)
+PY
+	for p in g1 g2 sys1 sys2; do
+		idx=
+		case $p in g*) idx="--sample-index cpu" ;; esac
+		go tool pprof -raw $p.pb >$p.raw 2>/dev/null
+		# shellcheck disable=SC2086 # idx: words on purpose
+		"$PSYM" flame $idx $p.pb -o $p.oracle.svg
+		check "flame $p: every frame as computed from go tool pprof -raw" python3 oracle.py $p.raw $p.oracle.svg
+	done
+else
+	echo "note: go not installed: the layout's oracle check skipped"
 fi
 finish
