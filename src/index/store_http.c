@@ -446,18 +446,29 @@ static int timeout_ms(void)
 	return (int)(v * 1000);
 }
 
+/* The key below the store's URL: <2 hex digits>/<store key>.psymidx (store.h). */
+static int http_key(const char *build_id, const char *variant, char *key, size_t keysz)
+{
+	char k[256];
+	int n;
+
+	if (psym_index_store_key(build_id, variant, k, sizeof(k)))
+		return -1;
+	n = snprintf(key, keysz, "%.2s/%s" PSYM_INDEX_SUFFIX, k, k);
+	return n < 0 || (size_t)n >= keysz ? -1 : 0;
+}
+
 int psym_http_store_get(const struct psym_http_url *u, const char *spec, const char *build_id,
 			const char *variant, struct psym_index **out, char *note, size_t notesz)
 {
-	char k[256], key[300], name[2048];
+	char key[600], name[2048];
 	struct psym_err e = { 0 };
 	uint8_t *body;
 	size_t len;
 	int ret;
 
-	if (psym_index_store_key(build_id, variant, k, sizeof(k)))
+	if (http_key(build_id, variant, key, sizeof(key)))
 		return PSYM_NOENT;
-	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, k, k);
 	snprintf(name, sizeof(name), "%s/%s", spec, key);
 	ret = psym_http_get(u, key, PSYM_INDEX_MAX_FILE, timeout_ms(), &body, &len, &e);
 	if (ret == PSYM_NOENT)
@@ -477,12 +488,12 @@ int psym_http_store_get(const struct psym_http_url *u, const char *spec, const c
 int psym_http_store_put(const struct psym_http_url *u, const char *spec, const char *build_id,
 			const char *variant, const char *file, struct psym_err *e)
 {
-	char k[256], key[300];
+	char key[600];
 	struct stat st;
 	int fd, ret;
 
 	(void)spec;
-	if (psym_index_store_key(build_id, variant, k, sizeof(k)))
+	if (http_key(build_id, variant, key, sizeof(key)))
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not an index variant", variant);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -492,7 +503,6 @@ int psym_http_store_put(const struct psym_http_url *u, const char *spec, const c
 		return psym_err_set(e, PSYM_ELIMIT, "'%s' exceeds the cap of %llu bytes", file,
 				    (unsigned long long)PSYM_INDEX_MAX_FILE);
 	}
-	snprintf(key, sizeof(key), "%.2s/%s" PSYM_INDEX_SUFFIX, k, k);
 	ret = psym_http_put(u, key, fd, (uint64_t)st.st_size, timeout_ms(), e);
 	close(fd);
 	return ret;

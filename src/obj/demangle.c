@@ -8,14 +8,15 @@
 
 char *psym_demangle(const char *name)
 {
+	size_t len;
+	char *out;
+
 	if (!name || name[0] != '_')
 		return NULL;
 	/* _Z: Itanium C++ and Rust legacy; _R: Rust v0. */
 	if (name[1] != 'Z' && name[1] != 'R')
 		return NULL;
-	size_t len = strlen(name);
-	char *out;
-
+	len = strlen(name);
 	if (len > 1 << 16)
 		return NULL;
 	/*

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "builder.h"
 #include "fileio.h"
 #include "lean.h"
@@ -57,33 +58,27 @@ void psym_lean_free(struct psym_lean *lp)
 }
 
 /*
- * Grow a malloc'd array to hold need elements (doubling; exact: need and
- * no more), within the profile's memory cap.
+ * *arr grown to hold need elements (psym_array_grow: doubling; exact: need
+ * and no more), within the profile's memory cap. 0, PSYM_ELIMIT or
+ * PSYM_ENOMEM.
  */
 static int grow_to(struct psym_lean *lp, void **arr, size_t *cap, size_t need, size_t elem,
 		   bool exact)
 {
-	size_t n = exact ? (need ? need : 1) : *cap ? *cap : 1024, add;
+	size_t old = *cap, max = old + (lp->max_memory - lp->memory) / elem;
 	void *na;
 
-	if (need <= *cap)
+	if (need <= old)
 		return 0;
-	while (n < need) {
-		if (n > SIZE_MAX / 2 / elem)
-			return PSYM_ELIMIT;
-		n *= 2;
-	}
-	if (n > SIZE_MAX / elem)
+	if (exact && need < max)
+		max = need;
+	if (need > max)
 		return PSYM_ELIMIT;
-	add = (n - *cap) * elem;
-	if (lp->memory + add > lp->max_memory || lp->memory + add < lp->memory)
-		return PSYM_ELIMIT;
-	na = realloc(*arr, n * elem);
+	na = psym_array_grow(*arr, cap, need, elem, max);
 	if (!na)
 		return PSYM_ENOMEM;
-	lp->memory += add;
+	lp->memory += (*cap - old) * elem;
 	*arr = na;
-	*cap = n;
 	return 0;
 }
 
@@ -256,7 +251,7 @@ static bool walk(struct psym_lean *lp)
 
 	/* Count first: the arrays are made once, to size. */
 	while (p < end) {
-		if (!next_field(&p, end, &f, &wt, &len))
+		if (!next_field(&p, end, &f, &wt, &len) || ((f == 2 || f == 4) && wt != 2))
 			return false;
 		nsample += f == 2;
 		sbytes += f == 2 ? len : 0;
@@ -268,14 +263,10 @@ static bool walk(struct psym_lean *lp)
 	for (p = lp->raw; p < end;) {
 		const uint8_t *start = p;
 
-		if (!next_field(&p, end, &f, &wt, &len))
-			goto out;
-		if ((f == 2 || f == 4) && wt != 2)
+		if (!next_field(&p, end, &f, &wt, &len)) /* it was read whole above */
 			goto out;
 		if (f == 2) {
-			if (grow(lp, (void **)&lp->sample, &capsample, lp->nsample + 1,
-				 sizeof(*lp->sample)) ||
-			    !sample_decodes(lp, p - len, len))
+			if (!sample_decodes(lp, p - len, len))
 				goto out;
 			lp->sample[lp->nsample++] =
 				(struct psym_lean_span){ .off = (size_t)(p - len - lp->raw),
@@ -284,8 +275,6 @@ static bool walk(struct psym_lean *lp)
 			struct psym_lean_loc *l;
 			uint64_t mid;
 
-			if (grow(lp, (void **)&lp->loc, &caploc, lp->nloc + 1, sizeof(*lp->loc)))
-				goto out;
 			l = &lp->loc[lp->nloc++];
 			*l = (struct psym_lean_loc){ .mapping = -1 };
 			if (plain_location(p - len, p, &l->id, &mid, &l->address))
@@ -557,44 +546,11 @@ int psym_lean_write_fp(const struct psym_lean *lp, bool gzip, FILE *fp, const ch
 	return psym_profile_stream_fp(psym_pprof_pack_lean_stream, lp, gzip, fp, name, e);
 }
 
-struct membuf {
-	uint8_t *buf;
-	size_t len, cap;
-};
-
-static int mem_flush(void *ctx, const uint8_t *buf, size_t len)
-{
-	struct membuf *m = ctx;
-
-	if (m->cap - m->len < len) {
-		size_t cap = m->cap ? m->cap : 4096;
-		uint8_t *nb;
-
-		while (cap - m->len < len)
-			cap *= 2;
-		nb = realloc(m->buf, cap);
-		if (!nb)
-			return -1;
-		m->buf = nb;
-		m->cap = cap;
-	}
-	memcpy(m->buf + m->len, buf, len);
-	m->len += len;
-	return 0;
-}
-
 int psym_lean_encode(const struct psym_lean *lp, unsigned char **buf, size_t *len,
 		     struct psym_err *e)
 {
-	struct membuf m = { 0 };
-
-	if (psym_pprof_pack_lean_stream(lp, (size_t)1 << 20, mem_flush, &m) ||
-	    (!m.buf && !(m.buf = malloc(1)))) {
-		free(m.buf);
+	if (psym_pprof_pack_lean_alloc(lp, buf, len))
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory encoding the profile");
-	}
-	*buf = m.buf;
-	*len = m.len;
 	return 0;
 }
 

@@ -228,10 +228,6 @@ static int cmp_id_pos(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-/*
- * Build an index over n messages whose id is at byte offset id_off. what
- * names the message kind for errors.
- */
 /* The id of element i: messages (msgs set) or a plain array of records (base, stride). */
 struct idsrc {
 	void **msgs;
@@ -246,6 +242,7 @@ static inline uint64_t id_at(const struct idsrc *s, size_t i)
 	return *(const uint64_t *)(const void *)(m + s->off);
 }
 
+/* Build an index over n elements' ids (src). what names the message kind for errors. */
 static int idindex_build(struct psym_profile *p, struct psym_idindex *ix, const struct idsrc *src,
 			 size_t n, const char *what, struct psym_err *e)
 {
@@ -540,24 +537,11 @@ int psym_profile_validate(struct psym_profile *p, struct psym_err *e)
 
 /* ---- writing ------------------------------------------------------------ */
 
-/*
- * Large profiles are packed (and compressed) in two pieces on two threads.
- * Each piece is a shallow copy of the profile holding a run of its fields in
- * packing order, the biggest repeated field cut in the middle: fields are
- * packed in field-number order (pprofpack.c), so the two encodings laid end to end
- * are byte for byte the encoding of the whole; compressed, they are two
- * gzip members, which every gzip reader joins. Whether and where to cut
- * depends only on the profile, never on the machine: output is the same
- * everywhere.
- */
-#define SPLIT_MIN_ELEMENTS 50000
-
+/* Where packed pieces go: compressed or not, to fp or kept in buf. */
 struct piece {
-	pb_profile msg;
 	bool gzip;
 	unsigned char *buf;
 	size_t len, cap;
-	int ret;
 	struct psym_err e;
 	FILE *fp;	  /* set: written there as it is packed, not kept */
 	const char *name; /* of fp, for errors */
@@ -572,23 +556,24 @@ static int drain(struct piece *pc, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static int raw_chunk(void *ctx, const uint8_t *buf, size_t len)
-{
-	return drain(ctx, buf, len);
-}
-
 /*
  * Compressed output is packed in chunks of this size, each compressed as
- * its own gzip member as soon as it is full: the uncompressed encoding (64
- * MB for a million symbolized locations) is never held whole.
+ * its own gzip member as soon as it is full (every gzip reader joins the
+ * members): the uncompressed encoding (64 MB for a million symbolized
+ * locations) is never held whole. Where the cuts fall depends only on the
+ * profile, never on the machine.
  */
 #define GZIP_CHUNK ((size_t)4 << 20)
 
-static int gzip_chunk(void *ctx, const uint8_t *buf, size_t len)
+/* One packed piece: compressed (gzip), then written to fp or kept. */
+static int put_piece(void *ctx, const uint8_t *buf, size_t len)
 {
 	struct piece *pc = ctx;
-	int ret = psym_gzip_append(buf, len, &pc->buf, &pc->len, &pc->cap, &pc->e);
+	int ret;
 
+	if (!pc->gzip)
+		return drain(pc, buf, len);
+	ret = psym_gzip_append(buf, len, &pc->buf, &pc->len, &pc->cap, &pc->e);
 	if (ret || !pc->fp)
 		return ret;
 	ret = drain(pc, pc->buf, pc->len);
@@ -596,195 +581,43 @@ static int gzip_chunk(void *ctx, const uint8_t *buf, size_t len)
 	return ret;
 }
 
-static void *encode_piece(void *arg)
+/* pprofpack.h's stream of a whole profile message, as a psym_pack_fn. */
+static int pack_profile(const void *arg, size_t chunk,
+			int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
 {
-	struct piece *pc = arg;
-	const pb_profile *m = &pc->msg;
-	/* Symbolized, a location takes about 64 bytes, a sample 32: start near the end. */
-	size_t hint = m->n_location * 64 + m->n_sample * 32 + m->n_function * 16 +
-		      m->n_string_table * 32 + 4096;
-
-	if (pc->gzip || pc->fp) {
-		pc->ret = psym_pprof_pack_stream(m, GZIP_CHUNK, pc->gzip ? gzip_chunk : raw_chunk,
-						 pc);
-		if (pc->ret == -1)
-			pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM,
-					       "out of memory encoding the profile");
-		return NULL;
-	}
-	if (psym_pprof_pack_alloc(m, hint, &pc->buf, &pc->len)) {
-		pc->buf = NULL;
-		pc->ret = psym_err_set(&pc->e, PSYM_ENOMEM, "out of memory encoding the profile");
-	}
-	return NULL;
-}
-
-/* Leave field f out of msg (a shallow copy). False when f is of a kind not handled. */
-static bool drop_field(pb_profile *msg, const ProtobufCFieldDescriptor *f)
-{
-	char *base = (char *)msg;
-
-	if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF)
-		return false;
-	if (f->label == PROTOBUF_C_LABEL_REPEATED) {
-		*(size_t *)(base + f->quantifier_offset) = 0;
-		return true;
-	}
-	if (f->label != PROTOBUF_C_LABEL_NONE)
-		return false; /* proto3: no required/optional fields */
-	switch (f->type) {
-	case PROTOBUF_C_TYPE_INT32:
-	case PROTOBUF_C_TYPE_SINT32:
-	case PROTOBUF_C_TYPE_SFIXED32:
-	case PROTOBUF_C_TYPE_UINT32:
-	case PROTOBUF_C_TYPE_FIXED32:
-	case PROTOBUF_C_TYPE_ENUM: *(uint32_t *)(base + f->offset) = 0; return true;
-	case PROTOBUF_C_TYPE_INT64:
-	case PROTOBUF_C_TYPE_SINT64:
-	case PROTOBUF_C_TYPE_SFIXED64:
-	case PROTOBUF_C_TYPE_UINT64:
-	case PROTOBUF_C_TYPE_FIXED64: *(uint64_t *)(base + f->offset) = 0; return true;
-	case PROTOBUF_C_TYPE_MESSAGE: *(void **)(base + f->offset) = NULL; return true;
-	case PROTOBUF_C_TYPE_STRING: *(const char **)(base + f->offset) = ""; return true;
-	default: return false;
-	}
-}
-
-/* Cut pb into a and b (see above); false when it is too small or cannot be cut. */
-static bool split_profile(const pb_profile *pb, pb_profile *a, pb_profile *b)
-{
-	const ProtobufCMessageDescriptor *d = pb->base.descriptor;
-	const char *base = (const char *)pb;
-	size_t cut = d->n_fields, most = 0;
-
-	for (size_t i = 0; i < d->n_fields; i++) {
-		const ProtobufCFieldDescriptor *f = &d->fields[i];
-		size_t n;
-
-		if (f->label != PROTOBUF_C_LABEL_REPEATED)
-			continue;
-		n = *(const size_t *)(base + f->quantifier_offset);
-		if (n > most) {
-			most = n;
-			cut = i;
-		}
-	}
-	if (most < SPLIT_MIN_ELEMENTS)
-		return false;
-	*a = *pb;
-	*b = *pb;
-	for (size_t i = 0; i < d->n_fields; i++) {
-		const ProtobufCFieldDescriptor *f = &d->fields[i];
-
-		if (i == cut) {
-			size_t half = most / 2, sz;
-
-			/* Elements are pointers (messages, strings) or scalars: one stride. */
-			sz = f->type == PROTOBUF_C_TYPE_MESSAGE || f->type == PROTOBUF_C_TYPE_STRING
-				     ? sizeof(void *)
-				     : sizeof(uint64_t);
-			if ((f->type != PROTOBUF_C_TYPE_MESSAGE &&
-			     f->type != PROTOBUF_C_TYPE_STRING &&
-			     f->type != PROTOBUF_C_TYPE_UINT64 &&
-			     f->type != PROTOBUF_C_TYPE_INT64) ||
-			    (f->flags & PROTOBUF_C_FIELD_FLAG_PACKED))
-				return false;
-			*(size_t *)((char *)a + f->quantifier_offset) = half;
-			*(size_t *)((char *)b + f->quantifier_offset) = most - half;
-			*(char **)((char *)b + f->offset) =
-				*(char *const *)(base + f->offset) + half * sz;
-		} else if (!drop_field(i < cut ? b : a, f)) {
-			return false;
-		}
-	}
-	a->base.n_unknown_fields = 0; /* packed after every field: in b */
-	a->base.unknown_fields = NULL;
-	return true;
-}
-
-/*
- * Pack (and compress) p in one or two pieces (see split_profile). With fp,
- * the first piece is written to fp as it is made, and the second is kept
- * in pc[1] for the caller to write after it; without, both are kept.
- */
-static int encode_pieces(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
-			 struct piece pc[2], size_t *npcp, struct psym_err *e)
-{
-	size_t npc = 1;
-	pthread_t th;
-	bool threaded = false;
-
-	pc[0] = (struct piece){ .gzip = gzip, .fp = fp, .name = name };
-	pc[1] = (struct piece){ .gzip = gzip };
-	if (split_profile(p->pb, &pc[0].msg, &pc[1].msg)) {
-		npc = 2;
-		threaded = pthread_create(&th, NULL, encode_piece, &pc[0]) == 0;
-		if (!threaded)
-			encode_piece(&pc[0]);
-		encode_piece(&pc[1]);
-		if (threaded)
-			pthread_join(th, NULL);
-	} else {
-		pc[0].msg = *p->pb;
-		encode_piece(&pc[0]);
-	}
-	*npcp = npc;
-	for (size_t i = 0; i < npc; i++)
-		if (pc[i].ret) {
-			*e = pc[i].e;
-			return pc[i].ret;
-		}
-	return 0;
+	return psym_pprof_pack_stream(arg, chunk, flush, ctx);
 }
 
 int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char **bufp, size_t *lenp,
 			struct psym_err *e)
 {
-	struct piece pc[2];
-	size_t npc;
-	int ret;
+	struct piece pc = { .gzip = true };
+	uint8_t *raw;
+	size_t len;
 
-	ret = encode_pieces(p, gzip, NULL, NULL, pc, &npc, e);
-	if (!ret && npc == 2) {
-		unsigned char *all = realloc(pc[0].buf, pc[0].len + pc[1].len);
-
-		if (!all) {
-			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory encoding the profile");
-		} else {
-			memcpy(all + pc[0].len, pc[1].buf, pc[1].len);
-			pc[0].buf = all;
-			pc[0].len += pc[1].len;
-		}
+	if (!gzip) {
+		if (psym_pprof_pack_alloc(p->pb, 0, &raw, &len))
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory encoding the profile");
+		*bufp = raw;
+		*lenp = len;
+		return 0;
 	}
-	free(pc[1].buf);
-	if (ret) {
-		free(pc[0].buf);
-		return ret;
+	if (psym_pprof_pack_stream(p->pb, GZIP_CHUNK, put_piece, &pc)) {
+		free(pc.buf);
+		if (!pc.e.code)
+			psym_err_set(&pc.e, PSYM_ENOMEM, "out of memory encoding the profile");
+		*e = pc.e;
+		return e->code;
 	}
-	*bufp = pc[0].buf;
-	*lenp = pc[0].len;
+	*bufp = pc.buf;
+	*lenp = pc.len;
 	return 0;
 }
 
 int psym_profile_write_fp(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
 			  struct psym_err *e)
 {
-	struct piece pc[2];
-	size_t npc;
-	int ret;
-
-	ret = encode_pieces(p, gzip, fp, name, pc, &npc, e);
-	if (!ret && npc == 2) {
-		pc[1].fp = fp;
-		pc[1].name = name;
-		if (drain(&pc[1], pc[1].buf, pc[1].len)) {
-			*e = pc[1].e;
-			ret = e->code;
-		}
-	}
-	free(pc[0].buf);
-	free(pc[1].buf);
-	return ret;
+	return psym_profile_stream_fp(pack_profile, p->pb, gzip, fp, name, e);
 }
 
 int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,
@@ -848,7 +681,7 @@ static void *zpipe_run(void *arg)
 		z->full = false;
 		pthread_cond_broadcast(&z->cv);
 		pthread_mutex_unlock(&z->mu);
-		ret = z->pc.gzip ? gzip_chunk(&z->pc, work, len) : raw_chunk(&z->pc, work, len);
+		ret = put_piece(&z->pc, work, len);
 		if (ret) {
 			pthread_mutex_lock(&z->mu);
 			z->ret = ret;
@@ -891,14 +724,6 @@ static int zpipe_flush(void *ctx, const uint8_t *buf, size_t len)
 	return ret;
 }
 
-/* Without a second thread: each piece is compressed and written in turn. */
-static int direct_flush(void *ctx, const uint8_t *buf, size_t len)
-{
-	struct piece *pc = ctx;
-
-	return pc->gzip ? gzip_chunk(pc, buf, len) : raw_chunk(pc, buf, len);
-}
-
 int psym_profile_stream_fp(psym_pack_fn pack, const void *arg, bool gzip, FILE *fp,
 			   const char *name, struct psym_err *e)
 {
@@ -909,7 +734,7 @@ int psym_profile_stream_fp(psym_pack_fn pack, const void *arg, bool gzip, FILE *
 	pthread_mutex_init(&z.mu, NULL);
 	pthread_cond_init(&z.cv, NULL);
 	if (pthread_create(&th, NULL, zpipe_run, &z) != 0) {
-		ret = pack(arg, GZIP_CHUNK, direct_flush, &z.pc);
+		ret = pack(arg, GZIP_CHUNK, put_piece, &z.pc); /* no second thread: in turn */
 	} else {
 		ret = pack(arg, GZIP_CHUNK, zpipe_flush, &z);
 		pthread_mutex_lock(&z.mu);

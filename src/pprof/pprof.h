@@ -153,14 +153,18 @@ long psym_profile_function_pos(const struct psym_profile *p, uint64_t id);
 /* string_table[idx], or "" when idx is out of range. */
 const char *psym_profile_str(const struct psym_profile *p, int64_t idx);
 
-/* Encode to a malloc'd buffer (caller frees). */
+/*
+ * Encode to a malloc'd buffer (caller frees): protobuf-c's bytes for the
+ * message; with gzip, those bytes as gzip members of a few MiB each.
+ */
 int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char **buf, size_t *len,
 			struct psym_err *e);
 
 /*
  * Encode and write to fp (name: for errors): the same bytes as
- * psym_profile_encode, but a large profile's first half goes to fp as it
- * is compressed instead of being held, then joined, in memory.
+ * psym_profile_encode, written piece by piece through
+ * psym_profile_stream_fp (compressed on a second thread, never held
+ * whole).
  */
 int psym_profile_write_fp(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
 			  struct psym_err *e);

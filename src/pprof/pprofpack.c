@@ -482,13 +482,31 @@ size_t psym_pprof_pack(const pb_profile *p, uint8_t *out)
 	return w.len;
 }
 
-int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size_t *lenp)
+/* A whole message written into w: a profile's, or a lean profile's. */
+typedef int (*put_fn)(struct wbuf *w, const void *arg);
+
+static int put_pb(struct wbuf *w, const void *arg)
+{
+	return put_profile(w, arg);
+}
+
+static int put_lean(struct wbuf *w, const void *arg)
+{
+	const struct psym_lean *lp = arg;
+	const pb_profile *p = lp->p->pb;
+
+	if (put_value_types(w, 1, p->sample_type, p->n_sample_type) || put_lean_samples(w, lp) ||
+	    put_mappings(w, 3, p->mapping, p->n_mapping) || put_lean_locations(w, lp) ||
+	    put_functions(w, 5, p->function, p->n_function) || put_rest(w, p))
+		return -1;
+	return 0;
+}
+
+static int pack_alloc(put_fn put, const void *arg, size_t hint, uint8_t **outp, size_t *lenp)
 {
 	struct wbuf w = { .grow = true };
 
-	if (hint && room(&w, hint))
-		return -1;
-	if (put_profile(&w, p)) {
+	if ((hint && room(&w, hint)) || put(&w, arg)) {
 		free(w.buf);
 		return -1;
 	}
@@ -499,35 +517,38 @@ int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size
 	return 0;
 }
 
-int psym_pprof_pack_lean_stream(const void *arg, size_t chunk,
-				int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
-{
-	const struct psym_lean *lp = arg;
-	const pb_profile *p = lp->p->pb;
-	struct wbuf w = { .grow = true, .chunk = chunk, .flush = flush, .ctx = ctx };
-	int ret = 0;
-
-	if (room(&w, chunk) || put_value_types(&w, 1, p->sample_type, p->n_sample_type) ||
-	    put_lean_samples(&w, lp) || put_mappings(&w, 3, p->mapping, p->n_mapping) ||
-	    put_lean_locations(&w, lp) || put_functions(&w, 5, p->function, p->n_function) ||
-	    put_rest(&w, p))
-		ret = w.flush_ret ? w.flush_ret : -1;
-	else if (w.len || !w.flushed)
-		ret = flush(ctx, w.buf, w.len);
-	free(w.buf);
-	return ret;
-}
-
-int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
-			   int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+static int pack_stream(put_fn put, const void *arg, size_t chunk,
+		       int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
 {
 	struct wbuf w = { .grow = true, .chunk = chunk, .flush = flush, .ctx = ctx };
 	int ret = 0;
 
-	if (room(&w, chunk) || put_profile(&w, p))
+	if (room(&w, chunk) || put(&w, arg))
 		ret = w.flush_ret ? w.flush_ret : -1;
 	else if (w.len || !w.flushed) /* an empty profile is still one (empty) piece */
 		ret = flush(ctx, w.buf, w.len);
 	free(w.buf);
 	return ret;
+}
+
+int psym_pprof_pack_alloc(const pb_profile *p, size_t hint, uint8_t **outp, size_t *lenp)
+{
+	return pack_alloc(put_pb, p, hint, outp, lenp);
+}
+
+int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
+			   int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+{
+	return pack_stream(put_pb, p, chunk, flush, ctx);
+}
+
+int psym_pprof_pack_lean_alloc(const struct psym_lean *lp, uint8_t **outp, size_t *lenp)
+{
+	return pack_alloc(put_lean, lp, 0, outp, lenp);
+}
+
+int psym_pprof_pack_lean_stream(const void *arg, size_t chunk,
+				int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+{
+	return pack_stream(put_lean, arg, chunk, flush, ctx);
 }

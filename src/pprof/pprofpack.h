@@ -49,6 +49,9 @@ int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
  */
 int psym_pprof_pack_lean_stream(const void *arg, size_t chunk,
 				int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
+/* ... and into one malloc'd buffer, as psym_pprof_pack_alloc. */
+struct psym_lean;
+int psym_pprof_pack_lean_alloc(const struct psym_lean *lp, uint8_t **outp, size_t *lenp);
 
 /* The most bytes psym_pprof_put_line() writes. */
 #define PSYM_PPROF_LINE_MAX 35

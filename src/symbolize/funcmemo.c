@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 
+#include "builder.h"
 #include "funcmemo.h"
 
 struct slot {
@@ -12,9 +13,22 @@ struct slot {
 	uint64_t id; /* 0: empty */
 };
 
+#define STRMEMO 4096 /* a power of two */
+#define LASTMEMO 16  /* frames counted from the outermost */
+
 struct psym_funcmemo {
 	struct slot *slot;
 	size_t cap, n; /* cap: a power of two */
+	uint32_t now;  /* the object being resolved (psym_funcmemo_next_object) */
+	struct {
+		const char *p;
+		int64_t ix;
+		uint32_t gen;
+	} str[STRMEMO];
+	struct {
+		struct slot s;
+		uint32_t gen;
+	} last[LASTMEMO];
 };
 
 /* Grows to this many entries at most; later functions are not remembered. */
@@ -60,15 +74,49 @@ static bool same(const struct slot *s, const struct psym_frame *f)
 	       s->start_line == f->start_line;
 }
 
-uint64_t psym_funcmemo_get(const struct psym_funcmemo *m, const struct psym_frame *f)
+void psym_funcmemo_next_object(struct psym_funcmemo *m)
+{
+	if (m)
+		m->now++; /* 0 is never current: calloc'd entries never match */
+}
+
+static void set_last(struct psym_funcmemo *m, const struct psym_frame *f, size_t depth, uint64_t id)
+{
+	if (depth >= LASTMEMO)
+		return;
+	m->last[depth].s = (struct slot){ f->name, f->linkage_name, f->file, f->start_line, id };
+	m->last[depth].gen = m->now;
+}
+
+uint64_t psym_funcmemo_get(struct psym_funcmemo *m, const struct psym_frame *f, size_t depth)
 {
 	if (!m)
 		return 0;
+	if (depth < LASTMEMO && m->last[depth].gen == m->now && same(&m->last[depth].s, f))
+		return m->last[depth].s.id;
 	for (size_t j = hash4(f->name, f->linkage_name, f->file, f->start_line) & (m->cap - 1);
 	     m->slot[j].id; j = (j + 1) & (m->cap - 1))
-		if (same(&m->slot[j], f))
+		if (same(&m->slot[j], f)) {
+			set_last(m, f, depth, m->slot[j].id);
 			return m->slot[j].id;
+		}
 	return 0;
+}
+
+int64_t psym_funcmemo_str(struct psym_funcmemo *m, struct psym_builder *b, const char *s)
+{
+	size_t k = (size_t)(((uintptr_t)s >> 4) ^ ((uintptr_t)s >> 16)) & (STRMEMO - 1);
+	int64_t ix;
+
+	if (m && m->str[k].p == s && m->str[k].gen == m->now)
+		return m->str[k].ix;
+	ix = psym_builder_str(b, s);
+	if (m && ix >= 0) {
+		m->str[k].p = s;
+		m->str[k].ix = ix;
+		m->str[k].gen = m->now;
+	}
+	return ix;
 }
 
 static void insert(struct slot *tab, size_t cap, const struct slot *s)
@@ -80,9 +128,13 @@ static void insert(struct slot *tab, size_t cap, const struct slot *s)
 	tab[j] = *s;
 }
 
-void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, uint64_t id)
+void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, size_t depth,
+		       uint64_t id)
 {
-	if (!m || !id || m->n >= MEMO_MAX_ENTRIES)
+	if (!m || !id)
+		return;
+	set_last(m, f, depth, id);
+	if (m->n >= MEMO_MAX_ENTRIES)
 		return;
 	if ((m->n + 1) * 2 > m->cap) {
 		size_t ncap = m->cap * 2;

@@ -18,15 +18,39 @@
 #include "frame.h"
 
 struct psym_funcmemo;
+struct psym_builder;
 
 /* NULL when out of memory (callers then go without). */
 struct psym_funcmemo *psym_funcmemo_new(void);
 void psym_funcmemo_free(struct psym_funcmemo *m);
 
-/* The id remembered for f's strings and start line, 0 when none. */
-uint64_t psym_funcmemo_get(const struct psym_funcmemo *m, const struct psym_frame *f);
+/*
+ * The frames of another object come next: what is remembered by the
+ * address of one string, or from the last lookup, is forgotten (an object
+ * closed by then may leave its addresses to another's strings; the table
+ * keyed by all of a frame's strings stays).
+ */
+void psym_funcmemo_next_object(struct psym_funcmemo *m);
 
-/* Remember id (nonzero) for f. Out of memory only forgets: returns nothing. */
-void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, uint64_t id);
+/*
+ * The id remembered for f's strings and start line, 0 when none. depth:
+ * f's place in its lookup counted from the outermost frame: neighbouring
+ * addresses (looked up in address order) mostly share their outer
+ * functions, found from the last lookup's frame at that depth before the
+ * table (a cache miss).
+ */
+uint64_t psym_funcmemo_get(struct psym_funcmemo *m, const struct psym_frame *f, size_t depth);
+
+/* Remember id (nonzero) for f at depth. Out of memory only forgets: returns nothing. */
+void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, size_t depth,
+		       uint64_t id);
+
+/*
+ * psym_builder_str(b, s) for a string of the current object's (stable
+ * frames only), remembered by its address: a new function's file and
+ * linkage name are mostly strings seen before, found again without
+ * measuring, hashing and comparing them once more. m may be NULL.
+ */
+int64_t psym_funcmemo_str(struct psym_funcmemo *m, struct psym_builder *b, const char *s);
 
 #endif

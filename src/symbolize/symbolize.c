@@ -95,7 +95,6 @@ struct run {
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
 	struct psym_funcmemo *memo;    /* NULL: out of memory, go without */
-	struct strmemo *strs;	       /* NULL: out of memory, go without */
 	struct psym_registry *own;     /* this run's objects */
 	struct psym_registry *files;   /* binaries: own, or the batch's */
 	struct psym_objtab *own_tab;   /* the plan: this run's objects... */
@@ -168,80 +167,6 @@ static void progress_clear(struct run *run)
 }
 
 /*
- * string_table indexes remembered by the address of a string of the
- * object being resolved (a binary's, an index's: stable frames only): a
- * new function's file name and linkage name are mostly strings seen
- * before, found again here without measuring, hashing and comparing them
- * once more. Entries hold for one mapping (gen): an object closed later
- * may leave its addresses to another's strings.
- */
-#define STRMEMO 4096 /* a power of two */
-
-#define LASTMEMO 16 /* frames counted from the outermost */
-
-struct strmemo {
-	const char *p[STRMEMO];
-	int64_t ix[STRMEMO];
-	uint32_t gen[STRMEMO];
-	uint32_t now; /* the mapping being resolved */
-	/*
-	 * The function of each frame of the last lookup, by depth from the
-	 * outermost: in address order, neighbours mostly share their outer
-	 * functions, found here before the memo's table (a cache miss).
-	 */
-	struct {
-		const char *name, *linkage, *file;
-		int64_t start;
-		uint64_t fid;
-		uint32_t gen;
-	} last[LASTMEMO];
-};
-
-/* The function of stable frame f at depth d from the outermost, if the last lookup's. */
-static uint64_t last_fid(const struct run *run, const struct psym_frame *f, size_t d)
-{
-	const struct strmemo *m = run->strs;
-
-	if (!m || d >= LASTMEMO || m->last[d].gen != m->now || m->last[d].name != f->name ||
-	    m->last[d].linkage != f->linkage_name || m->last[d].file != f->file ||
-	    m->last[d].start != f->start_line)
-		return 0;
-	return m->last[d].fid;
-}
-
-static void set_last(struct run *run, const struct psym_frame *f, size_t d, uint64_t fid)
-{
-	struct strmemo *m = run->strs;
-
-	if (!m || d >= LASTMEMO)
-		return;
-	m->last[d].name = f->name;
-	m->last[d].linkage = f->linkage_name;
-	m->last[d].file = f->file;
-	m->last[d].start = f->start_line;
-	m->last[d].fid = fid;
-	m->last[d].gen = m->now;
-}
-
-static int64_t stable_str(struct run *run, const char *s)
-{
-	size_t k = (size_t)(((uintptr_t)s >> 4) ^ ((uintptr_t)s >> 16)) & (STRMEMO - 1);
-	int64_t ix;
-
-	if (!run->strs)
-		return psym_builder_str(run->b, s);
-	if (run->strs->p[k] == s && run->strs->gen[k] == run->strs->now)
-		return run->strs->ix[k];
-	ix = psym_builder_str(run->b, s);
-	if (ix >= 0) {
-		run->strs->p[k] = s;
-		run->strs->ix[k] = ix;
-		run->strs->gen[k] = run->strs->now;
-	}
-	return ix;
-}
-
-/*
  * Give loc the frames as its Lines (the builder shares equal chains between
  * locations). memo: the frames' strings live as long as the run (binaries,
  * not perf maps or kallsyms), so a function seen before is found by their
@@ -257,10 +182,7 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 		return PSYM_ELIMIT; /* n <= PSYM_MAX_FRAMES (struct psym_frames) */
 	for (size_t i = 0; i < n; i++) {
 		const struct psym_frame *f = &frames[i];
-		uint64_t fid = memo ? last_fid(run, f, n - 1 - i) : 0;
-
-		if (memo && !fid && (fid = psym_funcmemo_get(run->memo, f)))
-			set_last(run, f, n - 1 - i, fid);
+		uint64_t fid = memo ? psym_funcmemo_get(run->memo, f, n - 1 - i) : 0;
 
 		if (!fid) {
 			const char *sys = f->linkage_name ? f->linkage_name : f->name;
@@ -269,11 +191,13 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 			if (memo && f->name && f->file) {
 				/* In this order: the string table's order is part of the output. */
 				int64_t nm = dem ? psym_builder_str(run->b, dem)
-						 : stable_str(run, f->name);
-				int64_t sx = stable_str(run, sys);
+						 : psym_funcmemo_str(run->memo, run->b, f->name);
+				int64_t sx = psym_funcmemo_str(run->memo, run->b, sys);
 
 				fid = psym_builder_function_ix(
-					run->b, nm, sx, stable_str(run, f->file), f->start_line);
+					run->b, nm, sx,
+					psym_funcmemo_str(run->memo, run->b, f->file),
+					f->start_line);
 			} else {
 				fid = psym_builder_function(run->b, dem ? dem : f->name, sys,
 							    f->file ? f->file : "", f->start_line);
@@ -281,10 +205,8 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 			free(dem);
 			if (!fid)
 				return psym_builder_error(run->b);
-			if (memo) {
-				psym_funcmemo_put(run->memo, f, fid);
-				set_last(run, f, n - 1 - i, fid);
-			}
+			if (memo)
+				psym_funcmemo_put(run->memo, f, n - 1 - i, fid);
 		}
 		ln[i].function_id = fid;
 		ln[i].line = f->line;
@@ -591,8 +513,7 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 
 	if (res->ops->prepare)
 		sort_by_address(all, locs, nlocs);
-	if (run->strs)
-		run->strs->now++; /* 0 is never current: calloc'd entries never match */
+	psym_funcmemo_next_object(run->memo);
 	fr = malloc(sizeof(*fr));
 	want = malloc((nlocs ? nlocs : 1) * sizeof(*want));
 	if (!fr || !want) {
@@ -932,7 +853,6 @@ static int setup(struct run *run, struct psym_err *e)
 	run->files = o->shared ? o->shared->reg : run->own;
 	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
 	run->memo = psym_funcmemo_new();
-	run->strs = calloc(1, sizeof(*run->strs));
 	ret = psym_builder_new(run->p, &run->b, e);
 	if (!ret && psym_builder_reserve(run->b, run->lp->nloc))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -1125,7 +1045,6 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 	free(run.fill);
 	free(run.order);
 	psym_funcmemo_free(run.memo);
-	free(run.strs);
 	psym_builder_free(run.b);
 	return ret;
 }
