@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "legacy.h"
@@ -639,120 +640,244 @@ int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip
 
 /*
  * psym_profile_stream_fp: the packer hands each piece over (a copy, as
- * the packer reuses its buffer) and a second thread compresses and writes
- * it while the next is packed. One piece waits at most: memory stays a
- * few pieces whatever the profile's size.
+ * the packer reuses its buffer) to a pool of threads, one per core (at
+ * most ZPOOL_MAX_THREADS), that compress pieces side by side, each into
+ * its own gzip member, and write them in order: whoever finishes the piece
+ * that is next in the file writes it and the ones after it that are
+ * ready. The bytes are the same whatever the number of threads (the cuts
+ * depend only on the profile). At most ZPOOL_SLOTS(threads) pieces are in
+ * flight: memory stays a few pieces whatever the profile's size.
  */
-struct zpipe {
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	uint8_t *slot; /* the piece handed over, slen bytes (full) */
-	size_t slen, scap;
-	bool full, done;
-	int ret; /* the writer's failure: the packer stops */
-	struct piece pc;
+#define ZPOOL_MAX_THREADS 4
+#define ZPOOL_SLOTS(n) ((n) + 2)
+
+enum zslot_state {
+	ZS_FREE,
+	ZS_PACKED,
+	ZS_BUSY,
+	ZS_READY
 };
 
-static void *zpipe_run(void *arg)
+struct zslot {
+	enum zslot_state state;
+	uint64_t seq; /* the piece's place in the file */
+	uint8_t *in;  /* the packed piece, inlen bytes */
+	size_t inlen, incap;
+	struct piece pc; /* its gzip member (pc.buf, pc.len) */
+};
+
+struct zpool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct zslot slot[ZPOOL_SLOTS(ZPOOL_MAX_THREADS)];
+	size_t nslot;
+	uint64_t next_seq;   /* of the next piece packed */
+	uint64_t next_write; /* of the next piece to go to the file */
+	bool writing;	     /* a thread is writing pieces out */
+	bool done;	     /* the packer has handed over every piece */
+	int ret;	     /* the first failure: everyone stops */
+	struct psym_err e;   /* its message */
+	struct piece out;    /* the file (fp, name) */
+};
+
+/* With mu held: the first failure wins; everyone is woken to stop. */
+static void zpool_fail(struct zpool *z, int ret, const struct psym_err *e)
 {
-	struct zpipe *z = arg;
-	uint8_t *work = NULL;
-	size_t wcap = 0;
-
-	for (;;) {
-		uint8_t *t;
-		size_t len, tc;
-		int ret;
-
-		pthread_mutex_lock(&z->mu);
-		while (!z->full && !z->done)
-			pthread_cond_wait(&z->cv, &z->mu);
-		if (!z->full) {
-			pthread_mutex_unlock(&z->mu);
-			break;
-		}
-		t = z->slot; /* take the piece; the packer gets the spare buffer */
-		tc = z->scap;
-		len = z->slen;
-		z->slot = work;
-		z->scap = wcap;
-		work = t;
-		wcap = tc;
-		z->full = false;
-		pthread_cond_broadcast(&z->cv);
-		pthread_mutex_unlock(&z->mu);
-		ret = put_piece(&z->pc, work, len);
-		if (ret) {
-			pthread_mutex_lock(&z->mu);
-			z->ret = ret;
-			pthread_cond_broadcast(&z->cv);
-			pthread_mutex_unlock(&z->mu);
-			break;
-		}
+	if (!z->ret) {
+		z->ret = ret;
+		z->e = *e;
 	}
-	free(work);
+	pthread_cond_broadcast(&z->cv);
+}
+
+/* With mu held: a packed piece to compress (the oldest), or NULL. */
+static struct zslot *zpool_take(struct zpool *z)
+{
+	struct zslot *best = NULL;
+
+	for (size_t i = 0; i < z->nslot; i++) {
+		struct zslot *s = &z->slot[i];
+
+		if (s->state == ZS_PACKED && (!best || s->seq < best->seq))
+			best = s;
+	}
+	return best;
+}
+
+/* With mu held: the compressed piece next in the file, or NULL. */
+static struct zslot *zpool_next_ready(struct zpool *z)
+{
+	for (size_t i = 0; i < z->nslot; i++)
+		if (z->slot[i].state == ZS_READY && z->slot[i].seq == z->next_write)
+			return &z->slot[i];
 	return NULL;
 }
 
-static int zpipe_flush(void *ctx, const uint8_t *buf, size_t len)
+/*
+ * With mu held: write out, in order, every piece that is ready, unless
+ * another thread is doing so (it will see these too). The lock is let go
+ * while writing.
+ */
+static void zpool_write_ready(struct zpool *z)
 {
-	struct zpipe *z = ctx;
+	struct zslot *s;
+
+	if (z->writing)
+		return;
+	z->writing = true;
+	while (!z->ret && (s = zpool_next_ready(z))) {
+		int ret;
+
+		pthread_mutex_unlock(&z->mu);
+		ret = drain(&z->out, s->pc.buf, s->pc.len);
+		pthread_mutex_lock(&z->mu);
+		if (ret) {
+			zpool_fail(z, ret, &z->out.e);
+			break;
+		}
+		s->pc.len = 0;
+		s->state = ZS_FREE;
+		z->next_write++;
+		pthread_cond_broadcast(&z->cv);
+	}
+	z->writing = false;
+}
+
+static void *zpool_run(void *arg)
+{
+	struct zpool *z = arg;
+
+	pthread_mutex_lock(&z->mu);
+	for (;;) {
+		struct zslot *s;
+		int ret;
+
+		while (!z->ret && !(s = zpool_take(z)) && !z->done)
+			pthread_cond_wait(&z->cv, &z->mu);
+		if (z->ret || !s)
+			break;
+		s->state = ZS_BUSY;
+		pthread_mutex_unlock(&z->mu);
+		ret = psym_gzip_append(s->in, s->inlen, &s->pc.buf, &s->pc.len, &s->pc.cap,
+				       &s->pc.e);
+		pthread_mutex_lock(&z->mu);
+		if (ret) {
+			zpool_fail(z, ret, &s->pc.e);
+			break;
+		}
+		s->state = ZS_READY;
+		zpool_write_ready(z);
+	}
+	pthread_mutex_unlock(&z->mu);
+	return NULL;
+}
+
+/* The packer's flush: wait for a free slot, copy the piece into it. */
+static int zpool_flush(void *ctx, const uint8_t *buf, size_t len)
+{
+	struct zpool *z = ctx;
+	struct zslot *s = NULL;
 	int ret;
 
 	pthread_mutex_lock(&z->mu);
-	while (z->full && !z->ret)
+	for (;;) {
+		if (z->ret)
+			break;
+		for (size_t i = 0; i < z->nslot && !s; i++)
+			if (z->slot[i].state == ZS_FREE)
+				s = &z->slot[i];
+		if (s)
+			break;
 		pthread_cond_wait(&z->cv, &z->mu);
+	}
 	ret = z->ret;
-	if (!ret && z->scap < len) {
-		uint8_t *nb = realloc(z->slot, len);
+	pthread_mutex_unlock(&z->mu);
+	if (ret)
+		return ret;
+	/* The slot is the packer's until it is marked packed. */
+	if (s->incap < len) {
+		uint8_t *nb = realloc(s->in, len);
 
 		if (!nb) {
-			ret = psym_err_set(&z->pc.e, PSYM_ENOMEM,
-					   "out of memory encoding the profile");
-		} else {
-			z->slot = nb;
-			z->scap = len;
+			struct psym_err e = { 0 };
+
+			psym_err_set(&e, PSYM_ENOMEM, "out of memory encoding the profile");
+			pthread_mutex_lock(&z->mu);
+			zpool_fail(z, e.code, &e);
+			pthread_mutex_unlock(&z->mu);
+			return e.code;
 		}
+		s->in = nb;
+		s->incap = len;
 	}
-	if (!ret) {
-		memcpy(z->slot, buf, len);
-		z->slen = len;
-		z->full = true;
-		pthread_cond_broadcast(&z->cv);
-	}
+	memcpy(s->in, buf, len);
+	s->inlen = len;
+	pthread_mutex_lock(&z->mu);
+	s->seq = z->next_seq++;
+	s->state = ZS_PACKED;
+	pthread_cond_broadcast(&z->cv);
 	pthread_mutex_unlock(&z->mu);
-	return ret;
+	return 0;
+}
+
+/* Compressing threads for this machine: one per core, within the cap. */
+static size_t zpool_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (n < 1)
+		return 1;
+	return n > ZPOOL_MAX_THREADS ? ZPOOL_MAX_THREADS : (size_t)n;
 }
 
 int psym_profile_stream_fp(psym_pack_fn pack, const void *arg, bool gzip, FILE *fp,
 			   const char *name, struct psym_err *e)
 {
-	struct zpipe z = { .pc = { .gzip = gzip, .fp = fp, .name = name } };
-	pthread_t th;
+	struct zpool z = { .out = { .gzip = gzip, .fp = fp, .name = name } };
+	pthread_t th[ZPOOL_MAX_THREADS];
+	size_t nth = 0, want = gzip ? zpool_threads() : 0;
 	int ret;
 
 	pthread_mutex_init(&z.mu, NULL);
 	pthread_cond_init(&z.cv, NULL);
-	if (pthread_create(&th, NULL, zpipe_run, &z) != 0) {
-		ret = pack(arg, GZIP_CHUNK, put_piece, &z.pc); /* no second thread: in turn */
+	z.nslot = ZPOOL_SLOTS(want);
+	for (size_t i = 0; i < z.nslot; i++)
+		z.slot[i].pc = (struct piece){ .gzip = true };
+	while (nth < want && pthread_create(&th[nth], NULL, zpool_run, &z) == 0)
+		nth++;
+	if (nth == 0) {
+		/* Raw output, or no thread to be had: in turn, as packed. */
+		ret = pack(arg, GZIP_CHUNK, put_piece, &z.out);
+		if (ret)
+			z.e = z.out.e;
 	} else {
-		ret = pack(arg, GZIP_CHUNK, zpipe_flush, &z);
+		ret = pack(arg, GZIP_CHUNK, zpool_flush, &z);
 		pthread_mutex_lock(&z.mu);
-		while (z.full && !z.ret)
-			pthread_cond_wait(&z.cv, &z.mu);
 		z.done = true;
 		pthread_cond_broadcast(&z.cv);
 		pthread_mutex_unlock(&z.mu);
-		pthread_join(th, NULL);
-		if (!ret)
+		for (size_t i = 0; i < nth; i++)
+			pthread_join(th[i], NULL);
+		/* Every piece was compressed; those a thread left unwritten go now. */
+		pthread_mutex_lock(&z.mu);
+		zpool_write_ready(&z);
+		if (!z.ret && z.next_write != z.next_seq)
+			psym_err_set(&z.e, z.ret = PSYM_EINTERNAL,
+				     "'%s': %" PRIu64 " of %" PRIu64 " pieces written", name,
+				     z.next_write, z.next_seq);
+		pthread_mutex_unlock(&z.mu);
+		if (!ret || z.ret)
 			ret = z.ret;
 	}
 	if (ret == -1)
-		ret = psym_err_set(&z.pc.e, PSYM_ENOMEM, "out of memory encoding the profile");
+		ret = psym_err_set(&z.e, PSYM_ENOMEM, "out of memory encoding the profile");
 	if (ret)
-		*e = z.pc.e;
-	free(z.slot);
-	free(z.pc.buf);
+		*e = z.e;
+	for (size_t i = 0; i < z.nslot; i++) {
+		free(z.slot[i].in);
+		free(z.slot[i].pc.buf);
+	}
+	free(z.out.buf);
 	pthread_mutex_destroy(&z.mu);
 	pthread_cond_destroy(&z.cv);
 	return ret;

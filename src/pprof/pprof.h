@@ -127,8 +127,8 @@ const char *psym_profile_field0(const pb_profile *pb);
 
 /*
  * Write what pack() packs to fp (name: for errors): raw, or compressed
- * as gzip members of a few MiB each, on a second thread while pack goes
- * on. pack calls flush with each piece (profile.proto's pack_stream
+ * as gzip members of a few MiB each, on a pool of threads (one per core)
+ * while pack goes on, written in order. pack calls flush with each piece (profile.proto's pack_stream
  * shape, pprofpack.h) and returns 0, -1 (out of memory) or flush's code.
  */
 typedef int (*psym_pack_fn)(const void *arg, size_t chunk,
@@ -163,7 +163,7 @@ int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char *
 /*
  * Encode and write to fp (name: for errors): the same bytes as
  * psym_profile_encode, written piece by piece through
- * psym_profile_stream_fp (compressed on a second thread, never held
+ * psym_profile_stream_fp (compressed on a pool of threads, never held
  * whole).
  */
 int psym_profile_write_fp(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
