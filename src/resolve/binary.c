@@ -27,6 +27,11 @@ struct psym_binary {
 	bool debug_tried;
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
+	/*
+	 * An index found damaged after it answered: no longer asked, but kept
+	 * open, as the frames it gave borrow its strings for the binary's life.
+	 */
+	struct psym_index *index_dropped;
 	bool index_tried, seen_before, index_told, store_down;
 	char index_damage[1200]; /* why an index was not used, until reported */
 	size_t index_hits;
@@ -75,6 +80,7 @@ void psym_binary_free(struct psym_binary *b)
 		return;
 	maybe_build_index(b);
 	psym_index_close(b->index);
+	psym_index_close(b->index_dropped);
 	psym_gsym_close(b->gsym);
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
@@ -560,7 +566,7 @@ static bool index_lookup(struct psym_binary *b, uint64_t vaddr, struct psym_fram
 		return true;
 	}
 	snprintf(b->index_damage, sizeof(b->index_damage), "%s", e.msg);
-	psym_index_close(b->index);
+	b->index_dropped = b->index; /* its earlier answers' strings stay valid */
 	b->index = NULL;
 	return false;
 }
