@@ -123,10 +123,11 @@ int psym_idxset_add(struct psym_idxset *s, uint32_t idx, uint64_t h, psym_idxset
 	     j = (j + 1) & ((s)->cap - 1))                                                         \
 		if ((s)->tag[j] == PSYM_IDXSET_TAG(h))
 
-static inline uint64_t psym_idxset_hash_bytes(const struct psym_idxset *s, const void *p, size_t n)
+/* A hash of n bytes from seed, eight bytes a step. */
+static inline uint64_t psym_hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *b = p;
-	uint64_t h = (PSYM_FNV1A_INIT ^ s->seed) + n * 0x9e3779b97f4a7c15ULL, w;
+	uint64_t h = (PSYM_FNV1A_INIT ^ seed) + n * 0x9e3779b97f4a7c15ULL, w;
 
 	/* Eight bytes a step (names are long: a byte a step was most of the
 	 * cost of interning them), each step mixed before the next. */
@@ -139,6 +140,11 @@ static inline uint64_t psym_idxset_hash_bytes(const struct psym_idxset *s, const
 	memcpy(&w, b, n);
 	h = (h ^ w) * 0x94d049bb133111ebULL;
 	return psym_hash_mix(h);
+}
+
+static inline uint64_t psym_idxset_hash_bytes(const struct psym_idxset *s, const void *p, size_t n)
+{
+	return psym_hash_bytes(p, n, s->seed);
 }
 
 static inline uint64_t psym_idxset_hash_u64s(const struct psym_idxset *s, const uint64_t *v,

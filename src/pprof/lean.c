@@ -21,6 +21,7 @@
 #include "array.h"
 #include "builder.h"
 #include "fileio.h"
+#include "hashtab.h"
 #include "lean.h"
 #include "legacy.h"
 #include "pprofpack.h"
@@ -486,14 +487,13 @@ int psym_lean_validate(struct psym_lean *lp, struct psym_err *e)
 	return psym_lean_foreach_sample(lp, validate_sample, &v, e);
 }
 
-/* A cheap hash of a chain's bytes, for the recent-chains table. */
+/*
+ * A hash of a chain's bytes, for the recent-chains table: one slot per
+ * hash, so chains an input makes collide only share less (no probe chains).
+ */
 static uint64_t chain_hash(const uint8_t *b, size_t n)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ n;
-
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h ^ (h >> 29);
+	return psym_hash_bytes(b, n, 0);
 }
 
 int psym_lean_set_lines(struct psym_lean *lp, size_t i, const struct psym_line_val *v, size_t n)
