@@ -74,6 +74,53 @@ int main(void)
 		free(out);
 		free(cat);
 	}
+	{
+		/*
+		 * The fast decoder sizes its buffer from the last member's ISIZE:
+		 * a large first member behind a small last one makes it grow; a
+		 * trailer that lies, a truncated stream and trailing bytes go the
+		 * streaming way, which names the problem.
+		 */
+		static unsigned char zeros[8 << 20];
+		unsigned char *cat = NULL;
+		size_t catlen = 0, catcap = 0;
+
+		ok(psym_gzip_append(zeros, sizeof(zeros), &cat, &catlen, &catcap, &e) == 0 &&
+			   psym_gzip_append(plain, 1000, &cat, &catlen, &catcap, &e) == 0,
+		   "gzip_append: 8 MiB of zeros, then 1000 bytes");
+		ok(psym_gunzip(cat, catlen, 16 << 20, "t", &out, &outlen, &e) == 0 &&
+			   outlen == sizeof(zeros) + 1000 &&
+			   memcmp(out, zeros, sizeof(zeros)) == 0 &&
+			   memcmp(out + sizeof(zeros), plain, 1000) == 0,
+		   "gunzip: a first member far larger than the last one's ISIZE says");
+		free(out);
+		out = NULL;
+		is_int(psym_gunzip(cat, catlen, sizeof(zeros), "t", &out, &outlen, &e), PSYM_ELIMIT,
+		       "gunzip: the cap holds on the fast way too: %s", e.msg);
+		cat[catlen - 4] ^= 1; /* the last member's ISIZE */
+		ok(psym_gunzip(cat, catlen, 16 << 20, "t", &out, &outlen, &e) == PSYM_EBADGZIP &&
+			   strstr(e.msg, "'t'"),
+		   "gunzip: a lying ISIZE: %s", e.msg);
+		cat[catlen - 4] ^= 1;
+		ok(psym_gunzip(cat, catlen - 3, 16 << 20, "t", &out, &outlen, &e) ==
+				   PSYM_EBADGZIP &&
+			   strstr(e.msg, "truncated"),
+		   "gunzip: truncated: %s", e.msg);
+		{
+			unsigned char *g = realloc(cat, catlen + 3);
+
+			if (g) {
+				cat = g;
+				memcpy(cat + catlen, "xyz", 3);
+			}
+			ok(g &&
+				   psym_gunzip(cat, catlen + 3, 16 << 20, "t", &out, &outlen, &e) ==
+					   PSYM_EBADGZIP &&
+				   strstr(e.msg, "trailing garbage"),
+			   "gunzip: trailing bytes: %s", e.msg);
+		}
+		free(cat);
+	}
 	free(gz);
 	{
 		/* One-shot into the caller's buffer, as compressed ELF sections are. */
