@@ -30,13 +30,21 @@ struct drun {
 	uint64_t addr;
 	uint32_t node, file, disc;
 	int64_t line, col;
+	const char *s_file; /* file's string, once found (have_file) */
+	bool have_file;
 };
+
+/* A node's strings are found on its first use and kept (HAVE_* in have). */
+#define HAVE_OWN 1u   /* s_name, s_linkage, s_start_file */
+#define HAVE_PFILE 2u /* s_pfile */
 
 struct dnode {
 	uint32_t parent, name, linkage, pfile, pdisc, start_file;
 	int64_t start_line, pline, pcol;
 	bool has_start;
+	uint8_t have;
 	uint64_t start_address;
+	const char *s_name, *s_linkage, *s_start_file, *s_pfile;
 };
 
 /* A decoded group, kept for the next lookups (addresses come sorted). */
@@ -452,6 +460,7 @@ static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_
 		d->pfile = 0;
 		d->pline = d->pcol = 0;
 		d->pdisc = 0;
+		d->have = 0;
 		/* Parents come first: no cycles. */
 		if (d->parent > k)
 			return bad(x, e, "node parent out of order");
@@ -485,6 +494,7 @@ static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_
 		d->file = file;
 		d->line = line;
 		d->col = flags & RUN_COLUMN ? rd_sleb(&r) : 0;
+		d->have_file = false;
 		d->disc = flags & RUN_DISC ? (uint32_t)rd_uleb(&r) : 0;
 		if (node >= g->nnodes || file > x->h.nfiles)
 			return bad(x, e, "run names a missing node or file");
@@ -562,7 +572,7 @@ int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 		      struct psym_frame *f, size_t max, size_t *np, struct psym_err *e)
 {
 	struct dgroup *g;
-	const struct drun *run;
+	struct drun *run;
 	uint32_t chain[PSYM_MAX_FRAMES];
 	size_t lo, hi, depth = 0, n = 0;
 	int ret;
@@ -602,29 +612,43 @@ int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 	/* The chain, innermost first; parents come before children. */
 	for (uint32_t k = run->node + 1; k && depth < PSYM_MAX_FRAMES; k = g->nodes[k - 1].parent)
 		chain[depth++] = k - 1;
+	if (!run->have_file) {
+		if (file_at(x, run->file, &run->s_file, e))
+			return e->code;
+		run->have_file = true;
+	}
 	for (size_t i = 0; i < depth && n < max; i++) {
-		const struct dnode *d = &g->nodes[chain[i]];
+		struct dnode *d = &g->nodes[chain[i]];
 		struct psym_frame *fr = &f[n++];
 
+		if (!(d->have & HAVE_OWN)) {
+			if (str_at(x, d->name, &d->s_name, e) ||
+			    str_at(x, d->linkage, &d->s_linkage, e) ||
+			    file_at(x, d->start_file, &d->s_start_file, e))
+				return e->code;
+			d->have |= HAVE_OWN;
+		}
 		memset(fr, 0, sizeof(*fr));
-		if (str_at(x, d->name, &fr->name, e) || str_at(x, d->linkage, &fr->linkage_name, e))
-			return e->code;
+		fr->name = d->s_name;
+		fr->linkage_name = d->s_linkage;
 		fr->start_line = d->start_line;
-		if (file_at(x, d->start_file, &fr->start_file, e))
-			return e->code;
+		fr->start_file = d->s_start_file;
 		fr->has_start_address = d->has_start;
 		fr->start_address = d->start_address;
 		if (i == 0) {
-			if (file_at(x, run->file, &fr->file, e))
-				return e->code;
+			fr->file = run->s_file;
 			fr->line = run->line;
 			fr->column = run->col;
 			fr->discriminator = discriminators ? run->disc : 0;
 		} else {
-			const struct dnode *callee = &g->nodes[chain[i - 1]];
+			struct dnode *callee = &g->nodes[chain[i - 1]];
 
-			if (file_at(x, callee->pfile, &fr->file, e))
-				return e->code;
+			if (!(callee->have & HAVE_PFILE)) {
+				if (file_at(x, callee->pfile, &callee->s_pfile, e))
+					return e->code;
+				callee->have |= HAVE_PFILE;
+			}
+			fr->file = callee->s_pfile;
 			fr->line = callee->pline;
 			fr->column = callee->pcol;
 			fr->discriminator = callee->pdisc;
