@@ -239,44 +239,48 @@ static int cmp_int(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-struct loc_key {
-	uint64_t address;
-	uint32_t pos;
-};
-
 /*
  * Sort location positions by address, and give each its address in
  * addr[] (n of them): the lookups' first pass then reads the addresses in
  * order instead of chasing into a scattered location for each. A
- * least-significant-digit radix sort on copies of the keys: a comparison
- * sort would chase into a location for every comparison, which for a
- * million locations is most of its time. Bytes that are the same in every
- * key (the high bytes of addresses, mostly) take no pass. Locations at
- * the same address stay in profile order (the order only keeps lookups
- * close; their answers do not depend on it). Falls back to qsort() when
- * memory for the copies is short.
+ * least-significant-digit radix sort on 8-byte keys (the address less the
+ * lowest one, then the position), in addr[] and one more array of the same
+ * size: a comparison sort would chase into a location for every
+ * comparison, which for a million locations is most of its time. Bytes
+ * that are the same in every key take no pass. Locations at the same
+ * address stay in profile order (the order only keeps lookups close;
+ * their answers do not depend on it). Falls back to qsort() when the
+ * addresses span 4 GiB or more (no file mapping does) or memory is short.
  */
 static void sort_by_address(const struct psym_lean_loc *all, uint32_t *locs, size_t n,
 			    uint64_t *addr)
 {
-	struct loc_key *k = malloc((n ? n : 1) * 2 * sizeof(*k)), *tmp;
+	uint64_t lo = UINT64_MAX, hi = 0, *k = addr, *tmp = NULL;
 
-	if (!k) {
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = all[locs[i]].address;
+
+		addr[i] = a;
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+	}
+	if (n < 2)
+		return;
+	if (hi - lo > UINT32_MAX || !(tmp = malloc(n * sizeof(*tmp)))) {
 		qsort_r(locs, n, sizeof(*locs), cmp_loc_addr, (void *)all);
 		for (size_t i = 0; i < n; i++)
 			addr[i] = all[locs[i]].address;
 		return;
 	}
-	tmp = k + n;
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct loc_key){ all[locs[i]].address, locs[i] };
-	for (unsigned shift = 0; shift < 64; shift += 8) {
+		k[i] = (addr[i] - lo) << 32 | locs[i];
+	for (unsigned shift = 32; shift < 64; shift += 8) {
 		size_t count[256] = { 0 }, pos = 0;
 
-#define KEYBYTE(x) ((unsigned)(((x)->address >> shift) & 0xff))
+#define KEYBYTE(x) ((unsigned)((x) >> shift) & 0xff)
 		for (size_t i = 0; i < n; i++)
-			count[KEYBYTE(&k[i])]++;
-		if (n == 0 || count[KEYBYTE(&k[0])] == n)
+			count[KEYBYTE(k[i])]++;
+		if (count[KEYBYTE(k[0])] == n)
 			continue; /* this byte is the same everywhere */
 		for (size_t b = 0; b < 256; b++) {
 			size_t c = count[b];
@@ -285,20 +289,20 @@ static void sort_by_address(const struct psym_lean_loc *all, uint32_t *locs, siz
 			pos += c;
 		}
 		for (size_t i = 0; i < n; i++)
-			tmp[count[KEYBYTE(&k[i])]++] = k[i];
+			tmp[count[KEYBYTE(k[i])]++] = k[i];
 #undef KEYBYTE
 		{
-			struct loc_key *t = k;
+			uint64_t *t = k;
 
 			k = tmp;
 			tmp = t;
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		locs[i] = k[i].pos;
-		addr[i] = k[i].address;
+		locs[i] = (uint32_t)k[i];
+		addr[i] = lo + (k[i] >> 32);
 	}
-	free(k < tmp ? k : tmp);
+	free(k == addr ? tmp : k);
 }
 
 /* A planned object and its run: what the registry opens on first use. */
