@@ -6,20 +6,27 @@
 
 #include "builder.h"
 #include "funcmemo.h"
+#include "hashtab.h"
 
 struct slot {
 	const char *name, *linkage_name, *file;
 	int64_t start_line;
-	uint64_t id; /* 0: empty */
+	uint64_t id; /* never 0 */
 };
 
 #define STRMEMO 4096 /* a power of two */
 #define LASTMEMO 16  /* frames counted from the outermost */
 
+/*
+ * The table: entries in the order remembered, found through an index set
+ * (4 + 1 bytes a slot: a million-address run remembers some 100k
+ * functions, and slots of whole entries were most of its fresh pages).
+ */
 struct psym_funcmemo {
-	struct slot *slot;
-	size_t cap, n; /* cap: a power of two */
-	uint32_t now;  /* the object being resolved (psym_funcmemo_next_object) */
+	struct slot *ent;
+	size_t n, cap; /* entries, and room for them */
+	struct psym_idxset set;
+	uint32_t now; /* the object being resolved (psym_funcmemo_next_object) */
 	struct {
 		const char *p;
 		int64_t ix;
@@ -40,12 +47,7 @@ struct psym_funcmemo *psym_funcmemo_new(void)
 
 	if (!m)
 		return NULL;
-	m->cap = 1024;
-	m->slot = calloc(m->cap, sizeof(*m->slot));
-	if (!m->slot) {
-		free(m);
-		return NULL;
-	}
+	psym_idxset_init(&m->set);
 	return m;
 }
 
@@ -53,19 +55,27 @@ void psym_funcmemo_free(struct psym_funcmemo *m)
 {
 	if (!m)
 		return;
-	free(m->slot);
+	psym_idxset_free(&m->set);
+	free(m->ent);
 	free(m);
 }
 
-static size_t hash4(const char *name, const char *linkage_name, const char *file,
-		    int64_t start_line)
+static uint64_t hash4(const char *name, const char *linkage_name, const char *file,
+		      int64_t start_line)
 {
 	uint64_t h = (uintptr_t)name * 0x9e3779b97f4a7c15ULL;
 
 	h ^= (uintptr_t)linkage_name * 0xc2b2ae3d27d4eb4fULL;
 	h ^= (uintptr_t)file * 0x165667b19e3779f9ULL;
 	h ^= (uint64_t)start_line * 0xff51afd7ed558ccdULL;
-	return (size_t)(h ^ (h >> 31));
+	return psym_hash_mix(h); /* the index set takes low bits and the top byte */
+}
+
+static uint64_t ent_hash(void *ctx, uint32_t i)
+{
+	const struct slot *s = &((struct psym_funcmemo *)ctx)->ent[i];
+
+	return hash4(s->name, s->linkage_name, s->file, s->start_line);
 }
 
 static bool same(const struct slot *s, const struct psym_frame *f)
@@ -94,12 +104,19 @@ uint64_t psym_funcmemo_get(struct psym_funcmemo *m, const struct psym_frame *f, 
 		return 0;
 	if (depth < LASTMEMO && m->last[depth].gen == m->now && same(&m->last[depth].s, f))
 		return m->last[depth].s.id;
-	for (size_t j = hash4(f->name, f->linkage_name, f->file, f->start_line) & (m->cap - 1);
-	     m->slot[j].id; j = (j + 1) & (m->cap - 1))
-		if (same(&m->slot[j], f)) {
-			set_last(m, f, depth, m->slot[j].id);
-			return m->slot[j].id;
+	{
+		uint64_t h = hash4(f->name, f->linkage_name, f->file, f->start_line);
+
+		PSYM_IDXSET_PROBE(&m->set, h, j)
+		{
+			const struct slot *s = &m->ent[m->set.slot[j] - 1];
+
+			if (same(s, f)) {
+				set_last(m, f, depth, s->id);
+				return s->id;
+			}
 		}
+	}
 	return 0;
 }
 
@@ -119,15 +136,6 @@ int64_t psym_funcmemo_str(struct psym_funcmemo *m, struct psym_builder *b, const
 	return ix;
 }
 
-static void insert(struct slot *tab, size_t cap, const struct slot *s)
-{
-	size_t j = hash4(s->name, s->linkage_name, s->file, s->start_line) & (cap - 1);
-
-	while (tab[j].id)
-		j = (j + 1) & (cap - 1);
-	tab[j] = *s;
-}
-
 void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, size_t depth,
 		       uint64_t id)
 {
@@ -136,20 +144,18 @@ void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, size
 	set_last(m, f, depth, id);
 	if (m->n >= MEMO_MAX_ENTRIES)
 		return;
-	if ((m->n + 1) * 2 > m->cap) {
-		size_t ncap = m->cap * 2;
-		struct slot *ns = calloc(ncap, sizeof(*ns));
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? m->cap * 2 : 1024;
+		struct slot *ne = realloc(m->ent, ncap * sizeof(*ne));
 
-		if (!ns)
+		if (!ne)
 			return;
-		for (size_t i = 0; i < m->cap; i++)
-			if (m->slot[i].id)
-				insert(ns, ncap, &m->slot[i]);
-		free(m->slot);
-		m->slot = ns;
+		m->ent = ne;
 		m->cap = ncap;
 	}
-	insert(m->slot, m->cap,
-	       &(struct slot){ f->name, f->linkage_name, f->file, f->start_line, id });
+	m->ent[m->n] = (struct slot){ f->name, f->linkage_name, f->file, f->start_line, id };
+	if (psym_idxset_add(&m->set, (uint32_t)m->n,
+			    hash4(f->name, f->linkage_name, f->file, f->start_line), ent_hash, m))
+		return; /* forgotten */
 	m->n++;
 }
