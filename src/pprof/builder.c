@@ -117,8 +117,16 @@ int psym_builder_reserve(struct psym_builder *b, size_t nlocations)
 {
 	const pb_profile *pb = b->p->pb;
 
-	if (psym_idxset_reserve(&b->strs, pb->n_string_table + nlocations / 4, str_hash_at, b) ||
-	    psym_idxset_reserve(&b->funcs, pb->n_function + nlocations / 8, func_hash_at, b))
+	/*
+	 * Symbolized libjvm: 100k locations have 40k functions and 100k
+	 * strings, 1M have 70k and 132k; growing the sets hashes every entry
+	 * again (a string's strlen and hash): room for about that many, not
+	 * more (5 bytes a slot).
+	 */
+	size_t nstr = nlocations < ((size_t)1 << 18) ? nlocations : (size_t)1 << 18;
+
+	if (psym_idxset_reserve(&b->strs, pb->n_string_table + nstr, str_hash_at, b) ||
+	    psym_idxset_reserve(&b->funcs, pb->n_function + nstr / 2, func_hash_at, b))
 		return PSYM_ENOMEM;
 	return 0;
 }
