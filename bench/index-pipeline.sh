@@ -6,14 +6,17 @@
 #
 # usage: bench/index-pipeline.sh CORPUS OLD_PSYM NEW_PSYM
 # env: SIZES (default "100000 1000000"), RUNS (psym runs per build and
-# size, default 3; the table gives the median by CPU), OUT (default:
-# stdout only).
+# size, default 3; the table gives the median by CPU), LLVM_RUNS
+# (llvm-symbolizer runs per size, default 1: its times vary by 20% from
+# run to run here, so take 3 for a table to keep), OUT (default: stdout
+# only).
 set -eu
 C=${1:?usage: bench/index-pipeline.sh CORPUS OLD_PSYM NEW_PSYM}
 OLD=${2:?}
 NEW=${3:?}
 SIZES=${SIZES:-"100000 1000000"}
 RUNS=${RUNS:-3}
+LLVM_RUNS=${LLVM_RUNS:-1}
 LS=$(command -v llvm-symbolizer)
 W=$(mktemp -d "${TMPDIR:-/tmp}/psym-pipeline-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT INT TERM
@@ -44,7 +47,9 @@ for n in $SIZES; do
 		t "old$n" "$OLD" symbolize --no-cache --index-store "$W/S" --offline "$pb" -o "$W/old.pb" -q
 		t "new$n" "$NEW" symbolize --no-cache --index-store "$W/S" --offline "$pb" -o "$W/new.pb" -q
 	done
-	t "llvm$n" "$LS" --inlines --obj="$J" --debug-file-directory="$DD" <"$C/addrs/libjvm.$n.txt" >/dev/null
+	for _ in $(seq "$LLVM_RUNS"); do
+		t "llvm$n" "$LS" --inlines --obj="$J" --debug-file-directory="$DD" <"$C/addrs/libjvm.$n.txt" >/dev/null
+	done
 	gzip -dc "$W/old.pb" >"$W/old.raw"
 	gzip -dc "$W/new.pb" >"$W/new.raw"
 	same=no
@@ -57,7 +62,7 @@ for n in $SIZES; do
 done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 {
-	echo "Run $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, load average $load0 at the start, $load1 at the end; psym: median of $RUNS alternating runs by CPU, llvm-symbolizer one run. Cells: wall s / CPU s (user+sys) / max RSS MB."
+	echo "Run $(date -u +%Y-%m-%dT%H:%MZ) on $(nproc) cores, load average $load0 at the start, $load1 at the end; psym: median of $RUNS alternating runs by CPU, llvm-symbolizer: median of $LLVM_RUNS. Cells: wall s / CPU s (user+sys) / max RSS MB."
 	echo
 	echo "| N | psym before | psym after | llvm-symbolizer --inlines | CPU speed-up vs llvm, before / after | wall speed-up, before / after | RSS vs llvm, before / after | output bytes, before / after | decoded outputs equal |"
 	echo "|---|---|---|---|---|---|---|---|---|"
