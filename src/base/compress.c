@@ -51,8 +51,9 @@ static int grow_out(unsigned char **out, size_t *cap, size_t len, size_t max, co
  * times the input) and doubled while too small, never past the caps of
  * the streaming way: max, and GUNZIP_RATIO_MAX times the input past
  * GUNZIP_RATIO_MIN. 0 with the output; 1 when anything is wrong (corrupt,
- * truncated, trailing bytes, over a cap: the streaming way then says
- * exactly what); PSYM_ENOMEM.
+ * truncated, trailing bytes, over a cap, no memory for the buffer: the
+ * streaming way then says exactly what, or grows its own buffer). An
+ * ISIZE beyond what deflate can expand the input to (1032:1) is ignored.
  */
 static int gunzip_fast(const unsigned char *in, size_t len, size_t max, unsigned char **outp,
 		       size_t *outlenp)
@@ -69,6 +70,8 @@ static int gunzip_fast(const unsigned char *in, size_t len, size_t max, unsigned
 	cap = len >= 18 ? (size_t)in[len - 4] | (size_t)in[len - 3] << 8 |
 				  (size_t)in[len - 2] << 16 | (size_t)in[len - 1] << 24
 			: 0;
+	if (cap / 1032 > len)
+		cap = 0;
 	if (cap < len * 4)
 		cap = len * 4;
 	if (cap < 65536)
@@ -77,10 +80,8 @@ static int gunzip_fast(const unsigned char *in, size_t len, size_t max, unsigned
 		cap = limit;
 	d = libdeflate_alloc_decompressor();
 	out = malloc(cap ? cap : 1);
-	if (!d || !out) {
-		ret = PSYM_ENOMEM;
+	if (!d || !out)
 		goto out;
-	}
 	while (pos < len) {
 		size_t in_n = 0, out_n = 0;
 		enum libdeflate_result r;
@@ -100,10 +101,8 @@ static int gunzip_fast(const unsigned char *in, size_t len, size_t max, unsigned
 			size_t ncap = cap > limit / 2 ? limit : cap * 2;
 			unsigned char *nb = realloc(out, ncap);
 
-			if (!nb) {
-				ret = PSYM_ENOMEM;
+			if (!nb)
 				goto out;
-			}
 			out = nb;
 			cap = ncap;
 		}
@@ -114,7 +113,8 @@ static int gunzip_fast(const unsigned char *in, size_t len, size_t max, unsigned
 	ret = 0;
 out:
 	free(out);
-	libdeflate_free_decompressor(d);
+	if (d)
+		libdeflate_free_decompressor(d);
 	return ret;
 }
 
@@ -126,11 +126,8 @@ int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *nam
 	z_stream zs;
 	int zr, ret;
 
-	ret = gunzip_fast(in, len, max, outp, outlenp);
-	if (ret == 0)
+	if (gunzip_fast(in, len, max, outp, outlenp) == 0)
 		return 0;
-	if (ret == PSYM_ENOMEM)
-		return psym_err_set(e, ret, "'%s': out of memory", name);
 	ret = 0;
 	memset(&zs, 0, sizeof(zs));
 	if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK)
