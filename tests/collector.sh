@@ -121,6 +121,7 @@ EOF2
 	sleep 1
 	"$C" -p $pid -d 3 -o node.pb.gz 2>node.log
 	kill $pid; wait $pid 2>/dev/null
+	rm -f /tmp/perf-$pid.map # node wrote it there; the collector saved a copy
 	check "node: perf map snapshot saved" test -s node.pb.gz.d/perf-$pid.map
 	"$PSYM" show --json node.pb.gz >node.json
 	check "node: sampled JIT addresses fall inside perf map entries" python3 - node.json node.pb.gz.d/perf-$pid.map <<'PY'

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,9 +19,35 @@
 
 #define VARIANT "i-" PACKAGE_VERSION
 
+static char dir[64];
+
+/* At exit: the cache directory this process made goes, with what is in it. */
+static void remove_dir(void)
+{
+	char sub[128];
+	DIR *d;
+
+	snprintf(sub, sizeof(sub), "%s/v%d", dir, PSYM_SYMCACHE_VERSION);
+	d = opendir(sub);
+	if (d) {
+		struct dirent *de;
+
+		while ((de = readdir(d))) {
+			char f[400];
+
+			if (de->d_name[0] == '.')
+				continue;
+			snprintf(f, sizeof(f), "%s/%s", sub, de->d_name);
+			unlink(f);
+		}
+		closedir(d);
+	}
+	rmdir(sub);
+	rmdir(dir);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static char dir[64];
 	char path[128];
 	struct psym_symcache *c = NULL;
 	struct psym_err e = { 0 };
@@ -35,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snprintf(path, sizeof(path), "%s/v%d", dir, PSYM_SYMCACHE_VERSION);
 		mkdir(dir, 0700);
 		mkdir(path, 0700);
+		atexit(remove_dir);
 	}
 	snprintf(path, sizeof(path), "%s/v%d/k.psc", dir, PSYM_SYMCACHE_VERSION);
 	f = fopen(path, "wb");
