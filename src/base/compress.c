@@ -58,14 +58,15 @@ static int grow_out(unsigned char **out, size_t *cap, size_t len, size_t max, co
 static int gunzip_fast(const unsigned char *in, size_t len, size_t max, unsigned char **outp,
 		       size_t *outlenp)
 {
-	size_t limit = len > GUNZIP_RATIO_MIN / GUNZIP_RATIO_MAX ? len * GUNZIP_RATIO_MAX
-								 : GUNZIP_RATIO_MIN;
+	size_t limit = len > SIZE_MAX / GUNZIP_RATIO_MAX	   ? max
+		       : len > GUNZIP_RATIO_MIN / GUNZIP_RATIO_MAX ? len * GUNZIP_RATIO_MAX
+								   : GUNZIP_RATIO_MIN;
 	size_t cap, used = 0, pos = 0;
 	struct libdeflate_decompressor *d;
 	unsigned char *out;
 	int ret = 1;
 
-	if (limit > max || limit / GUNZIP_RATIO_MAX < len / 2) /* or it overflowed */
+	if (limit > max)
 		limit = max;
 	cap = len >= 18 ? (size_t)in[len - 4] | (size_t)in[len - 3] << 8 |
 				  (size_t)in[len - 2] << 16 | (size_t)in[len - 1] << 24

@@ -8,7 +8,7 @@
 #include "funcmemo.h"
 #include "hashtab.h"
 
-struct slot {
+struct entry {
 	const char *name, *linkage_name, *file;
 	int64_t start_line;
 	uint64_t id; /* never 0 */
@@ -23,7 +23,7 @@ struct slot {
  * functions, and slots of whole entries were most of its fresh pages).
  */
 struct psym_funcmemo {
-	struct slot *ent;
+	struct entry *ent;
 	size_t n, cap; /* entries, and room for them */
 	struct psym_idxset set;
 	uint32_t now; /* the object being resolved (psym_funcmemo_next_object) */
@@ -33,7 +33,7 @@ struct psym_funcmemo {
 		uint32_t gen;
 	} str[STRMEMO];
 	struct {
-		struct slot s;
+		struct entry s;
 		uint32_t gen;
 	} last[LASTMEMO];
 };
@@ -73,12 +73,12 @@ static uint64_t hash4(const char *name, const char *linkage_name, const char *fi
 
 static uint64_t ent_hash(void *ctx, uint32_t i)
 {
-	const struct slot *s = &((struct psym_funcmemo *)ctx)->ent[i];
+	const struct entry *s = &((struct psym_funcmemo *)ctx)->ent[i];
 
 	return hash4(s->name, s->linkage_name, s->file, s->start_line);
 }
 
-static bool same(const struct slot *s, const struct psym_frame *f)
+static bool same(const struct entry *s, const struct psym_frame *f)
 {
 	return s->name == f->name && s->linkage_name == f->linkage_name && s->file == f->file &&
 	       s->start_line == f->start_line;
@@ -94,7 +94,7 @@ static void set_last(struct psym_funcmemo *m, const struct psym_frame *f, size_t
 {
 	if (depth >= LASTMEMO)
 		return;
-	m->last[depth].s = (struct slot){ f->name, f->linkage_name, f->file, f->start_line, id };
+	m->last[depth].s = (struct entry){ f->name, f->linkage_name, f->file, f->start_line, id };
 	m->last[depth].gen = m->now;
 }
 
@@ -109,7 +109,7 @@ uint64_t psym_funcmemo_get(struct psym_funcmemo *m, const struct psym_frame *f, 
 
 		PSYM_IDXSET_PROBE(&m->set, h, j)
 		{
-			const struct slot *s = &m->ent[m->set.slot[j] - 1];
+			const struct entry *s = &m->ent[m->set.slot[j] - 1];
 
 			if (same(s, f)) {
 				set_last(m, f, depth, s->id);
@@ -146,14 +146,14 @@ void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, size
 		return;
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? m->cap * 2 : 1024;
-		struct slot *ne = realloc(m->ent, ncap * sizeof(*ne));
+		struct entry *ne = realloc(m->ent, ncap * sizeof(*ne));
 
 		if (!ne)
 			return;
 		m->ent = ne;
 		m->cap = ncap;
 	}
-	m->ent[m->n] = (struct slot){ f->name, f->linkage_name, f->file, f->start_line, id };
+	m->ent[m->n] = (struct entry){ f->name, f->linkage_name, f->file, f->start_line, id };
 	if (psym_idxset_add(&m->set, (uint32_t)m->n,
 			    hash4(f->name, f->linkage_name, f->file, f->start_line), ent_hash, m))
 		return; /* forgotten */

@@ -488,12 +488,12 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
  * CPU caches, and the units they need are decoded up front on all cores.
  */
 /*
- * The address the resolver takes for location li, false when it is not
- * to be resolved (it has Lines, or lies outside what the resolver
- * places). Computed twice (for prepare, then for the lookup) rather than
- * kept: for a million locations that is 8 MB less at the run's peak.
+ * The address the resolver takes for location li (at address), false when
+ * it is not to be resolved (it has Lines, or lies outside what the
+ * resolver places). Computed twice (for prepare, from the sorted
+ * addresses; then for the lookup, from the location it writes) rather
+ * than kept: for a million locations that is 8 MB less at the run's peak.
  */
-/* The address location li (at address) is looked up at; false: none, or it keeps its Lines. */
 static bool loc_vaddr(const struct run *run, struct psym_resolver *res,
 		      const struct psym_mapinfo *mi, uint32_t li, uint64_t address, uint64_t *vaddr)
 {
