@@ -176,13 +176,22 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 	if (psym_index_store_key(build_id, variant, key, sizeof(key)))
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not an index variant", variant);
 	if (s->http) {
+		/*
+		 * Written first into a directory of our own (mkdtemp: mode 0700,
+		 * a name nobody can guess or plant beforehand), never at a
+		 * predictable path of a shared $TMPDIR, where another user's
+		 * link would have a root run write through it.
+		 */
 		const char *tmp = getenv("TMPDIR");
-		int k = snprintf(path, pathsz, "%s/psym-idx-%s-%ld" PSYM_INDEX_SUFFIX,
-				 tmp && *tmp ? tmp : "/tmp", build_id, (long)getpid());
+		int k = snprintf(path, pathsz, "%s/psym-idx-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 
-		return k < 0 || (size_t)k >= pathsz
-			       ? psym_err_set(e, PSYM_ELIMIT, "temporary path too long")
-			       : 0;
+		if (k < 0 || (size_t)k + 1 + strlen(build_id) + sizeof(PSYM_INDEX_SUFFIX) > pathsz)
+			return psym_err_set(e, PSYM_ELIMIT, "temporary path too long");
+		if (!mkdtemp(path))
+			return psym_err_set(e, PSYM_EIO, "cannot create a directory like '%s': %s",
+					    path, strerror(errno));
+		snprintf(path + k, pathsz - (size_t)k, "/%s" PSYM_INDEX_SUFFIX, build_id);
+		return 0;
 	}
 	snprintf(sub, sizeof(sub), "%s/%.2s", s->spec, build_id);
 	ret = mkdir_trusted(sub, e);
@@ -208,6 +217,20 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 			break;
 	}
 	return psym_err_set(e, PSYM_NOENT, "another process is building '%s'", path);
+}
+
+/* An HTTP store's temporary index and the private directory begin made for it. */
+static void remove_private_tmp(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+
+	unlink(path);
+	if (!slash || (size_t)(slash - path) >= sizeof(dir))
+		return;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	rmdir(dir);
 }
 
 static void drop_marker(struct psym_index_store *s, const char *build_id, const char *variant)
@@ -255,7 +278,7 @@ int psym_index_store_commit(struct psym_index_store *s, const char *build_id, co
 
 	if (s->http) {
 		ret = psym_http_store_put(&s->url, s->spec, build_id, variant, path, e);
-		unlink(path);
+		remove_private_tmp(path);
 	}
 	drop_marker(s, build_id, variant);
 	if (!ret) {
@@ -269,7 +292,7 @@ void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, 
 			      const char *path)
 {
 	if (s->http && path)
-		unlink(path);
+		remove_private_tmp(path);
 	drop_marker(s, build_id, variant);
 }
 
