@@ -410,6 +410,12 @@ int main(int argc, char **argv)
 		}
 		pfd[npfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}
+	if ((!r.o.no_side_files || r.o.stack_copy) &&
+	    (ret = side_dir_ready(r.o.out, r.o.stack_copy ? 0700 : 0755, &e)) != 0) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		exit_code = psym_exit_code(ret);
+		goto out_pfd;
+	}
 	ret = psym_out_open(&out, r.o.out, &e);
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
@@ -631,6 +637,8 @@ int main(int argc, char **argv)
 			exit_code = PSYM_EXIT_SYSTEM;
 		} else {
 			written = true;
+			if (!r.sc)
+				drop_stale_stacks(r.o.out);
 			if (!r.o.no_side_files)
 				side_files(&r, &e);
 			if (r.o.archive && write_archive(&r, &e)) {

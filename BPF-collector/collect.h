@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include "hashtab.h"
@@ -151,5 +152,12 @@ int drain(struct run *r, int64_t meta_until);
 void *read_kallsyms(void *ud);
 void ksyms_join(struct ksyms *k, struct psym_collectprof *cp);
 void side_files(struct run *r, struct psym_err *e);
+/*
+ * OUT.d made with mode, or checked when it exists: a directory of this
+ * user (or root) that nobody else can write, never a link; else an error.
+ */
+int side_dir_ready(const char *out, mode_t mode, struct psym_err *e);
+/* OUT.d's stack copies, when this run made none: they belong to an older profile. */
+void drop_stale_stacks(const char *out);
 
 #endif

@@ -18,6 +18,7 @@
 
 #include "collect.h"
 #include "kmodules.h"
+#include "ustacks.h"
 
 /* Copy src (a /proc file) to dst atomically, at most max bytes. */
 static int copy_file(const char *src, const char *dst, size_t max, struct psym_err *e)
@@ -172,6 +173,42 @@ static int write_buf(const char *dst, const char *buf, size_t len, struct psym_e
 		return psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", dst, strerror(errno));
 	}
 	return psym_out_commit(&o, e);
+}
+
+int side_dir_ready(const char *out, mode_t mode, struct psym_err *e)
+{
+	char dir[4096], why[200];
+	struct stat st;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s.d", out) >= sizeof(dir))
+		return psym_err_set(e, PSYM_ELIMIT, "'%s.d': path too long", out);
+	if (mkdir(dir, mode) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	/*
+	 * One that was there before is written into only if it is ours: a
+	 * directory (not a link to one) of this user or root that nobody
+	 * else can write. In a shared directory such as /tmp another user
+	 * could have made it, with links where the side files go.
+	 */
+	if (lstat(dir, &st) != 0)
+		return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return psym_err_set(e, PSYM_EUSAGE,
+				    "'%s' is not a directory of its own (a %s): not written into",
+				    dir, S_ISLNK(st.st_mode) ? "symbolic link" : "file");
+	if (!psym_stat_trusted(&st, why, sizeof(why)))
+		return psym_err_set(e, PSYM_EUSAGE, "'%s' is %s: not written into", dir, why);
+	return 0;
+}
+
+void drop_stale_stacks(const char *out)
+{
+	char path[4200];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s.d/%s", out, PSYM_USTACKS_NAME) < sizeof(path))
+		unlink(path);
 }
 
 /* Remove what an earlier run left in dir: side files never mix runs or hosts. */

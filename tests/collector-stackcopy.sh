@@ -101,4 +101,10 @@ if [ -x /usr/bin/xz ]; then
 	xf=$(share xzfp.folded '__libc_start_call_main;' '^')
 	pass "xz frame-pointer mode: $xf% reach __libc_start_call_main (stack copy: $xm%)"
 fi
+# A second run to the same output without --stack-copy: the first run's
+# stacks are not left beside the new profile (symbolize would unwind them).
+"$C" -d 1 --stack-copy 8192 -o again.pb.gz 2>again1.log || fail "again: $(tail -n 1 again1.log)"
+check "--stack-copy wrote again.pb.gz.d/ustacks.gz" [ -s again.pb.gz.d/ustacks.gz ]
+"$C" -d 1 -o again.pb.gz 2>again2.log || fail "again: $(tail -n 1 again2.log)"
+check "a run without --stack-copy removes the older run's ustacks.gz" [ ! -e again.pb.gz.d/ustacks.gz ]
 finish
