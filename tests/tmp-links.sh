@@ -89,6 +89,23 @@ check "...and still mode 600" [ "$(stat -c %a victim)" = 600 ]
 check "nothing psym made is left in the shared temporary directory" \
 	[ -z "$(find shared -mindepth 1 ! -type l)" ]
 
+# An output named in a shared directory where another user planted a link
+# (to a file, to a device): not followed, one line, nothing written; the
+# user's own link there is still followed, as the shell's '>' follows it.
+IN=$top_srcdir/testdata/sample.pb.gz
+setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s "$T/victim" "$T/shared/out.txt"
+setpriv --reuid=nobody --regid=nogroup --clear-groups ln -s /dev/null "$T/shared/dev.txt"
+"$PSYM" merge "$IN" -o "$T/shared/out.txt" >o1.out 2>o1.err
+rc=$?
+check "an output through another user's link in a shared directory is refused (exit $rc: $(cat o1.err))" \
+	sh -c '[ "$1" = 2 ] && [ "$(wc -l <o1.err)" = 1 ] && grep -q "link of another user" o1.err' sh "$rc"
+check "...and the file it points at is unchanged" cmp -s victim victim.orig
+"$PSYM" merge "$IN" -o "$T/shared/dev.txt" >o2.out 2>o2.err
+check "...also when it points at a device ($(cat o2.err))" grep -q "link of another user" o2.err
+ln -s "$T/mine.txt" "$T/shared/mine-link.txt"
+"$PSYM" merge "$IN" -o "$T/shared/mine-link.txt" 2>o3.err
+check "the user's own link there is followed ($(cat o3.err))" [ -s mine.txt ]
+
 # The side directory of psym-collect's output: made by another user, or a
 # link to such a directory, it is not written into. The collector needs BPF;
 # its side-directory check runs before any BPF work, so it is exercised

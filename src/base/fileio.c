@@ -306,9 +306,12 @@ static int resolve_links(const char *path, char **real, bool *magic, struct psym
 		if (lstat(cur, &st) != 0) {
 			if (errno == ENOENT)
 				break; /* to be created */
+			int err = errno;
+
 			free(cur);
-			return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path,
-					    strerror(errno));
+			return psym_err_set(e,
+					    err == ELOOP || err == ENOTDIR ? PSYM_EUSAGE : PSYM_EIO,
+					    "cannot stat '%s': %s", path, strerror(err));
 		}
 		if (!S_ISLNK(st.st_mode))
 			break;
@@ -325,13 +328,35 @@ static int resolve_links(const char *path, char **real, bool *magic, struct psym
 		}
 		target[n] = '\0';
 		slash = strrchr(cur, '/');
-		if (slash) { /* does this link live in /proc (statfs of its directory)? */
-			char keep = slash[1];
+		{ /* does this link live in /proc (statfs of its directory)? */
+			char keep = slash ? slash[1] : '\0';
+			const char *dir = slash ? cur : ".";
+			struct stat ds;
 
-			slash[1] = '\0';
-			if (statfs(cur, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC)
+			if (slash)
+				slash[1] = '\0';
+			if (statfs(dir, &sf) == 0 && sf.f_type == PROC_SUPER_MAGIC)
 				*magic = true;
-			slash[1] = keep;
+			/*
+			 * The kernel's protected_symlinks rule, kept even where it
+			 * is off: a link in a sticky world-writable directory (/tmp)
+			 * is followed only when it is ours or the directory
+			 * owner's. Else another local user's link would have the
+			 * output, or its rename, land on a file of theirs choosing.
+			 */
+			if (!*magic && stat(dir, &ds) == 0 && (ds.st_mode & S_ISVTX) &&
+			    (ds.st_mode & S_IWOTH) && st.st_uid != geteuid() &&
+			    st.st_uid != ds.st_uid) {
+				if (slash)
+					slash[1] = keep;
+				free(cur);
+				return psym_err_set(e, PSYM_EUSAGE,
+						    "'%s' is a link of another user (uid %lu) in a "
+						    "shared directory: not followed",
+						    path, (unsigned long)st.st_uid);
+			}
+			if (slash)
+				slash[1] = keep;
 		}
 		if (*magic)
 			break;
@@ -390,8 +415,12 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 	 * Only a regular file (or nothing) is replaced by a temporary file and
 	 * rename(): a device, FIFO, socket or terminal is written directly,
 	 * as is a file reached through /proc (our own standard output). A
-	 * symbolic link is followed and its target written, never replaced.
+	 * symbolic link is followed and its target written, never replaced
+	 * (but not another user's link in a shared directory: resolve_links).
 	 */
+	ret = resolve_links(path, &real, &magic, e);
+	if (ret)
+		goto fail;
 	if (stat(path, &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
 			ret = psym_err_set(e, PSYM_EUSAGE, "'%s': output is a directory", path);
@@ -401,6 +430,7 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 			ret = open_direct(o, path, 0, e);
 			if (ret)
 				goto fail;
+			free(real);
 			return 0;
 		}
 	} else if (errno != ENOENT) {
@@ -408,9 +438,6 @@ int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e)
 				   "cannot stat '%s': %s", path, strerror(errno));
 		goto fail;
 	}
-	ret = resolve_links(path, &real, &magic, e);
-	if (ret)
-		goto fail;
 	if (magic) {
 		/* Appending keeps what the shell's ">>" already holds; ">" emptied it. */
 		ret = open_direct(o, path, O_APPEND, e);

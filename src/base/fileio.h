@@ -98,7 +98,10 @@ struct psym_out {
  * followed and its target replaced, the link kept; a device, FIFO, socket,
  * terminal or a file reached through /proc (/dev/stdout) is written
  * directly, since it cannot be replaced (so an abort cannot take back what
- * was written there). Removes stale temporaries of dead psyms.
+ * was written there). A link in a sticky world-writable directory (/tmp)
+ * owned by neither this user nor the directory's owner is not followed
+ * (PSYM_EUSAGE), as the kernel's protected_symlinks would refuse it, also
+ * where that setting is off. Removes stale temporaries of dead psyms.
  */
 int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e);
 /* Flush, fsync and rename into place; closes o in all cases. */
