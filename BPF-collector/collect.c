@@ -88,13 +88,15 @@ static const char usage_text[] =
 	"Exit status: 0 success; 2 usage error (or no such -p process); 3 system\n"
 	"failure (BPF, I/O).\n";
 
+/* One line, as every error: what is wrong, then where help is. */
 static void die_usage(const char *msg, const char *arg)
 {
-	fprintf(stderr, "psym-collect: %s%s%s%s\nTry 'psym-collect --help'.\n", msg,
+	fprintf(stderr, "psym-collect: %s%s%s%s (see 'psym-collect --help')\n", msg,
 		arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
 	exit(PSYM_EXIT_BADINPUT);
 }
 
+/* A whole number in [lo, hi], or a usage error naming the option and its range. */
 static long parse_long(const char *s, long lo, long hi, const char *what)
 {
 	char *end;
@@ -102,9 +104,36 @@ static long parse_long(const char *s, long lo, long hi, const char *what)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		die_usage(what, s);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr,
+			"psym-collect: invalid %s '%s': a whole number from %ld to %ld (see "
+			"'psym-collect --help')\n",
+			what, s, lo, hi);
+		exit(PSYM_EXIT_BADINPUT);
+	}
 	return v;
+}
+
+/* getopt_long returned '?' (its own message is off: opterr = 0). */
+static void die_bad_option(char **argv, const char *shortopts)
+{
+	const char *arg = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "";
+	const char *eq = strchr(arg, '=');
+	int len = eq ? (int)(eq - arg) : (int)strlen(arg);
+	char msg[160];
+
+	if (arg[0] == '-' && arg[1] == '-')
+		snprintf(msg, sizeof(msg), "%s '%.*s'%s",
+			 !optopt ? "unrecognized option" : "option", len > 100 ? 100 : len, arg,
+			 !optopt ? ""
+			 : eq	 ? " takes no argument"
+				 : " needs an argument");
+	else if (optopt > 0 && optopt < 256 && strchr(shortopts, optopt))
+		snprintf(msg, sizeof(msg), "option '-%c' needs an argument", optopt);
+	else
+		snprintf(msg, sizeof(msg), "invalid option '-%c'",
+			 optopt > 0 && optopt < 256 ? optopt : '?');
+	die_usage(msg, NULL);
 }
 
 static void parse_args(int argc, char **argv, struct opts *o)
@@ -149,42 +178,39 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->out = "cpu.pb.gz";
 	o->max_procs = 16384;
 	o->mmap_pages = 64;
+	opterr = 0;
 	while ((c = getopt_long(argc, argv, "p:F:d:o:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o->npids == PSYM_MAX_PIDS)
 				die_usage("too many -p options (at most 16)", NULL);
-			o->pids[o->npids++] = (int)parse_long(optarg, 1, 4194304, "invalid PID");
+			o->pids[o->npids++] = (int)parse_long(optarg, 1, 4194304, "PID");
 			break;
-		case 'F': o->hz = parse_long(optarg, 1, 100000, "invalid frequency"); break;
+		case 'F': o->hz = parse_long(optarg, 1, 100000, "frequency (-F)"); break;
 		case 'd':
-			o->duration = (double)parse_long(optarg, 1, 86400 * 7, "invalid duration");
+			o->duration =
+				(double)parse_long(optarg, 1, 86400 * 7, "duration (-d, seconds)");
 			break;
 		case 'o': o->out = optarg; break;
 		case O_NO_KERNEL: o->no_kernel = true; break;
 		case O_NO_USER: o->no_user = true; break;
 		case O_NO_SIDE: o->no_side_files = true; break;
 		case O_STACKS:
-			o->stack_entries = parse_long(optarg, 1024, 1 << 22,
-						      "invalid --stack-entries (1024..4194304)");
+			o->stack_entries = parse_long(optarg, 1024, 1 << 22, "--stack-entries");
 			break;
 		case O_COUNTS:
-			o->count_entries = parse_long(optarg, 1024, 1 << 22,
-						      "invalid --count-entries (1024..4194304)");
+			o->count_entries = parse_long(optarg, 1024, 1 << 22, "--count-entries");
 			break;
 		case O_STACK_COPY:
-			o->stack_copy =
-				parse_long(optarg, 64, PSYM_USTACK_MAX, "invalid --stack-copy");
+			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "--stack-copy");
 			break;
 		case O_ARCHIVE: o->archive = true; break;
 		case O_NO_TRACK: o->no_track = true; break;
 		case O_MAX_PROCS:
-			o->max_procs = parse_long(optarg, 64, 1 << 22,
-						  "invalid --max-procs (64..4194304)");
+			o->max_procs = parse_long(optarg, 64, 1 << 22, "--max-procs");
 			break;
 		case O_MMAP_PAGES:
-			o->mmap_pages =
-				parse_long(optarg, 1, 1 << 16, "invalid --mmap-pages (1..65536)");
+			o->mmap_pages = parse_long(optarg, 1, 1 << 16, "--mmap-pages");
 			if (o->mmap_pages & (o->mmap_pages - 1))
 				die_usage("--mmap-pages must be a power of two", optarg);
 			break;
@@ -198,7 +224,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);
-		default: die_usage("invalid option", NULL);
+		default: die_bad_option(argv, "p:F:d:o:vh");
 		}
 	}
 	if (optind != argc)

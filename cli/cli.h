@@ -179,6 +179,8 @@ struct discovery {
 /* common.c */
 void die_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
+/* After getopt_long returned '?': the one-line error naming the option. */
+void die_bad_option(const char *cmd, char **argv, const char *shortopts) __attribute__((noreturn));
 int report(const struct psym_err *e, int code);
 int stdout_state(void);
 bool parse_size(const char *s, size_t *out);

@@ -470,7 +470,7 @@ int cmd_addr(int argc, char **argv)
 		case 'v': verbose = true; break;
 		case 'j': section = optarg; break;
 		case 'h': fputs(addr_help, stdout); return 0;
-		default: die_usage("addr ", "invalid option");
+		default: die_bad_option("addr ", argv, "he:aCfivpsj:");
 		}
 	}
 	if (filter && section)

@@ -97,7 +97,7 @@ int cmd_archive(int argc, char **argv)
 		case 'v': verbose = true; break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(archive_help, stdout); return 0;
-		default: die_usage("archive ", "invalid option");
+		default: die_bad_option("archive ", argv, "ho:vq");
 		}
 	}
 	if (argc - optind != 1)

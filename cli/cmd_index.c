@@ -101,6 +101,7 @@ int cmd_index(int argc, char **argv)
 	struct discovery d;
 	struct psym_err e = { 0 };
 	size_t nbad = 0;
+	int worst = PSYM_EXIT_OK;
 	bool verify = false;
 	int c, ret;
 
@@ -111,7 +112,7 @@ int cmd_index(int argc, char **argv)
 		switch (c) {
 		case 'h': fputs(index_help, stdout); return 0;
 		case 'V': verify = true; break;
-		default: die_usage("index ", "invalid option");
+		default: die_bad_option("index ", argv, "h");
 		}
 	}
 	if (optind >= argc)
@@ -154,8 +155,15 @@ int cmd_index(int argc, char **argv)
 		if (!ret)
 			ret = psym_index_build(b, store, true, &info, &e);
 		if (ret) {
-			fprintf(stderr, "%s: index: '%s': %s\n", progname, argv[i], e.msg);
+			/* The reader's message names the file already, most of the time. */
+			if (strstr(e.msg, argv[i]))
+				fprintf(stderr, "%s: index: %s\n", progname, e.msg);
+			else
+				fprintf(stderr, "%s: index: '%s': %s\n", progname, argv[i],
+					e.msg[0] ? e.msg : psym_strerror(ret));
 			nbad++;
+			if (psym_exit_code(ret) > worst)
+				worst = psym_exit_code(ret);
 		} else {
 			printf("%s %llu %.2f\n", info.build_id, (unsigned long long)info.size,
 			       info.seconds);
@@ -163,7 +171,8 @@ int cmd_index(int argc, char **argv)
 		}
 		psym_binary_free(b);
 	}
-	ret = nbad ? PSYM_EXIT_PARTIAL : PSYM_EXIT_OK;
+	/* Every file refused: the worst reason (2 for bad input); some: partial. */
+	ret = !nbad ? PSYM_EXIT_OK : nbad == (size_t)(argc - optind) ? worst : PSYM_EXIT_PARTIAL;
 out:
 	psym_index_store_free(store);
 	discovery_free(&d);

@@ -41,7 +41,7 @@ int cmd_merge(int argc, char **argv)
 		case 'o': outpath = optarg; break;
 		case OPT_RAW: raw = true; break;
 		case 'h': fputs(merge_help, stdout); return 0;
-		default: die_usage("merge ", "invalid option");
+		default: die_bad_option("merge ", argv, "ho:");
 		}
 	}
 	if (argc - optind < 1)

@@ -153,7 +153,7 @@ static int cmd_report(int argc, char **argv, int which)
 		}
 		case 'n':
 			ro.max_rows =
-				(size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "number");
+				(size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "-n");
 			break;
 		case OPT_CUM: ro.sort_cum = true; break;
 		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
@@ -183,7 +183,7 @@ static int cmd_report(int argc, char **argv, int which)
 		case 'o': out = optarg; break;
 		case OPT_TITLE: title = optarg; break;
 		case 'h': fputs(helps[which], stdout); return 0;
-		default: die_usage(names[which], "invalid option");
+		default: die_bad_option(names[which], argv, "hn:o:");
 		}
 	}
 	if (argc - optind != 1)

@@ -45,7 +45,7 @@ int cmd_show(int argc, char **argv)
 		switch (c) {
 		case OPT_JSON: json = true; break;
 		case 'h': fputs(show_help, stdout); return 0;
-		default: die_usage("show ", "invalid option");
+		default: die_bad_option("show ", argv, "h");
 		}
 	}
 	if (argc - optind != 1)
@@ -88,7 +88,7 @@ int cmd_check(int argc, char **argv)
 		switch (c) {
 		case 'q': quiet = true; break;
 		case 'h': fputs(check_help, stdout); return 0;
-		default: die_usage("check ", "invalid option");
+		default: die_bad_option("check ", argv, "hq");
 		}
 	}
 	if (argc - optind < 1)

@@ -451,7 +451,7 @@ int cmd_symbolize(int argc, char **argv)
 		case OPT_CACHE: cache_opt = optarg; break;
 		case OPT_NO_CACHE: no_cache = true; break;
 		case 'j':
-			jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "jobs");
+			jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "-j");
 			break;
 		case OPT_MANIFEST: manifest_path = optarg; break;
 		case OPT_RESUME: resume = true; break;
@@ -459,10 +459,10 @@ int cmd_symbolize(int argc, char **argv)
 		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
 		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
 		case OPT_PID:
-			so.pid = (int)parse_long_arg("symbolize ", optarg, 1, INT32_MAX, "pid");
+			so.pid = (int)parse_long_arg("symbolize ", optarg, 1, INT32_MAX, "--pid");
 			break;
 		case 'h': fputs(symbolize_help, stdout); return 0;
-		default: die_usage("symbolize ", "invalid option");
+		default: die_bad_option("symbolize ", argv, "ho:qj:");
 		}
 	}
 	if (manifest_path) {

@@ -21,6 +21,7 @@
 
 const char *progname = "psym";
 
+/* One line, as every error of psym's: what is wrong, then where help is. */
 void die_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -29,8 +30,27 @@ void die_usage(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nTry '%s %s--help' for more information.\n", progname, cmd ? cmd : "");
+	fprintf(stderr, " (see '%s %s--help')\n", progname, cmd ? cmd : "");
 	exit(PSYM_EXIT_BADINPUT);
+}
+
+void die_bad_option(const char *cmd, char **argv, const char *shortopts)
+{
+	const char *arg = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "";
+	const char *eq = strchr(arg, '=');
+	int len = eq ? (int)(eq - arg) : (int)strlen(arg);
+
+	/* getopt's own messages are off (opterr = 0, main.c): this is the one line. */
+	if (arg[0] == '-' && arg[1] == '-') {
+		if (!optopt)
+			die_usage(cmd, "unrecognized option '%.*s'", len, arg);
+		if (eq)
+			die_usage(cmd, "option '%.*s' takes no argument", len, arg);
+		die_usage(cmd, "option '%.*s' needs an argument", len, arg);
+	}
+	if (optopt > 0 && optopt < 256 && optopt != ':' && strchr(shortopts, optopt))
+		die_usage(cmd, "option '-%c' needs an argument", optopt);
+	die_usage(cmd, "invalid option '-%c'", optopt > 0 && optopt < 256 ? optopt : '?');
 }
 
 int report(const struct psym_err *e, int code)
@@ -213,8 +233,12 @@ long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const ch
 
 	errno = 0;
 	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < lo || v > hi)
-		die_usage(cmd, "invalid %s '%s'", what, arg);
+	if (errno || *end || end == arg || v < lo || v > hi) {
+		if (hi == LONG_MAX)
+			die_usage(cmd, "invalid %s '%s': a whole number from %ld", what, arg, lo);
+		die_usage(cmd, "invalid %s '%s': a whole number from %ld to %ld", what, arg, lo,
+			  hi);
+	}
 	return v;
 }
 

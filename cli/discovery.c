@@ -193,7 +193,7 @@ bool discovery_option(int c, const char *arg, struct discovery *d, const char *c
 	case OPT_DEBUG_PKG: add_one(arg, &d->pkgs, &d->n_pkgs); break;
 	case OPT_DEBUGINFOD: add_one(arg, &d->urls, &d->n_urls); break;
 	case OPT_DEBUGINFOD_TIMEOUT:
-		d->dio.timeout_s = (int)parse_long_arg(cmd, arg, 1, 3600, "timeout");
+		d->dio.timeout_s = (int)parse_long_arg(cmd, arg, 1, 3600, "--debuginfod-timeout");
 		break;
 	case OPT_OFFLINE: d->dio.offline = true; break;
 	case OPT_LIMIT: reader_limit_option(arg, &d->limits, cmd); break;

@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 	signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN);
+	opterr = 0; /* each command words its own one-line error (die_bad_option) */
 	if (argc < 2) {
 		usage(stderr);
 		return PSYM_EXIT_BADINPUT;
