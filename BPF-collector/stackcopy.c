@@ -226,7 +226,7 @@ static void summary(struct stackcopy *sc, FILE *f)
 		"psym-collect: stack copies: %" PRIu64 " samples, %" PRIu64 " bytes copied -> '%s' "
 		"(%lld bytes compressed); lost: %" PRIu64 " with the ring buffer full, %" PRIu64
 		" stacks unreadable, %" PRIu64 " without user registers; %" PRIu64
-		" cut short at the stack's end\n",
+		" whole stacks (smaller than the copy size: nothing left out)\n",
 		sc->events, sc->bytes, sc->path,
 		stat(sc->path, &st) == 0 ? (long long)st.st_size : -1LL,
 		errs[PSYM_UERR_RINGBUF_FULL], errs[PSYM_UERR_STACK_READ], errs[PSYM_UERR_NO_REGS],

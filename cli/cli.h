@@ -93,6 +93,8 @@ enum {
 		{ "dwo-dir", required_argument, NULL, OPT_DWO_DIR },                               \
 		{ "dwp", required_argument, NULL, OPT_DWP },                                       \
 		{ "modules-dir", required_argument, NULL, OPT_MODULES_DIR },                       \
+		{ "cache", required_argument, NULL, OPT_CACHE },                                   \
+		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },                                   \
 	{                                                                                          \
 		"limit", required_argument, NULL, OPT_LIMIT                                        \
 	}
@@ -131,8 +133,18 @@ enum {
 	"                             .ko.gz, .ko.debug) anywhere under DIR, before\n"             \
 	"                             DEBUGDIR/lib/modules/RELEASE and the sysroot's\n"            \
 	"                             /lib/modules/RELEASE (repeatable)\n"                         \
-	"A file whose build ID differs from the profile's (or that has none when the\n"            \
-	"profile has one) is never used unless named explicitly.\n" READER_LIMIT_HELP
+	"\nCaches (the same on symbolize, addr, addr --filter and index):\n"                       \
+	"      --cache DIR            psym's cache directory: symbolize's answers\n"               \
+	"                             (addresses answered from DWARF before), the\n"               \
+	"                             --debug-pkg extractions (DIR/debs) and the\n"                \
+	"                             default index store (DIR/index); default\n"                  \
+	"                             $XDG_CACHE_HOME/psym or ~/.cache/psym (answers\n"            \
+	"                             in its symbols/)\n"                                          \
+	"      --no-cache             no answer cache, and --debug-pkg extracted into\n"           \
+	"                             a temporary dir (indexes stay on: --no-index)\n"             \
+	"A file whose build ID differs from the profile's is never used, not even\n"               \
+	"when named (--main-binary of another build is refused); one without a build\n"            \
+	"ID, when the profile has one, only where named (-e, --main-binary, --vmlinux).\n" READER_LIMIT_HELP
 
 #define LIMIT_HELP                                                                                 \
 	"      --max-input-size N     refuse input files larger than N bytes (default 1G)\n"       \
@@ -249,7 +261,8 @@ bool index_option(int c, const char *arg, struct index_cli *ic);
  * that cannot be made is no error (NULL); a named store that cannot be
  * used is (1 with the message printed).
  */
-int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_index_store **out);
+int index_store_open(const struct index_cli *ic, const char *cache_opt, bool auto_build,
+		     struct psym_index_store **out);
 int cmd_index(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 

@@ -504,7 +504,7 @@ int cmd_addr(int argc, char **argv)
 		d.lo.explain = addr_explain;
 		d.lo.explain_ud = NULL;
 	}
-	if (index_store_open(&ic, true, &store)) {
+	if (index_store_open(&ic, d.cache_opt, true, &store)) {
 		discovery_free(&d);
 		return PSYM_EXIT_BADINPUT;
 	}

@@ -34,7 +34,8 @@ bool index_option(int c, const char *arg, struct index_cli *ic)
 	}
 }
 
-int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_index_store **out)
+int index_store_open(const struct index_cli *ic, const char *cache_opt, bool auto_build,
+		     struct psym_index_store **out)
 {
 	struct psym_err e = { 0 };
 	char *base, *dir = NULL;
@@ -55,7 +56,7 @@ int index_store_open(const struct index_cli *ic, bool auto_build, struct psym_in
 		return 0;
 	}
 	/* The default: quietly none when there is no cache directory to use. */
-	base = cache_dir();
+	base = cache_opt ? strdup(cache_opt) : cache_dir();
 	if (base && mkdir_p(base) == 0 && asprintf(&dir, "%s/index", base) >= 0)
 		psym_index_store_new(dir, auto_build, out, &e);
 	free(dir);
@@ -101,7 +102,7 @@ int cmd_index(int argc, char **argv)
 	struct discovery d;
 	struct psym_err e = { 0 };
 	size_t nbad = 0;
-	int worst = PSYM_EXIT_OK;
+	size_t nbadinput = 0;
 	bool verify = false;
 	int c, ret;
 
@@ -129,7 +130,7 @@ int cmd_index(int argc, char **argv)
 		ret = report(&e, ret);
 		goto out;
 	}
-	if (index_store_open(&ic, false, &store)) {
+	if (index_store_open(&ic, d.cache_opt, false, &store)) {
 		ret = PSYM_EXIT_BADINPUT;
 		goto out;
 	}
@@ -162,8 +163,8 @@ int cmd_index(int argc, char **argv)
 				fprintf(stderr, "%s: index: '%s': %s\n", progname, argv[i],
 					e.msg[0] ? e.msg : psym_strerror(ret));
 			nbad++;
-			if (psym_exit_code(ret) > worst)
-				worst = psym_exit_code(ret);
+			if (psym_exit_code(ret) == PSYM_EXIT_BADINPUT)
+				nbadinput++;
 		} else {
 			printf("%s %llu %.2f\n", info.build_id, (unsigned long long)info.size,
 			       info.seconds);
@@ -171,8 +172,10 @@ int cmd_index(int argc, char **argv)
 		}
 		psym_binary_free(b);
 	}
-	/* Every file refused: the worst reason (2 for bad input); some: partial. */
-	ret = !nbad ? PSYM_EXIT_OK : nbad == (size_t)(argc - optind) ? worst : PSYM_EXIT_PARTIAL;
+	/* Every file refused as bad input (not an ELF, unreadable): 2, as for any bad input. */
+	ret = !nbad				     ? PSYM_EXIT_OK
+	      : nbadinput == (size_t)(argc - optind) ? PSYM_EXIT_BADINPUT
+						     : PSYM_EXIT_PARTIAL;
 out:
 	psym_index_store_free(store);
 	discovery_free(&d);

@@ -72,6 +72,8 @@ static void mapping_line(const struct psym_mapsum *x, FILE *out)
 {
 	const char *nm = *x->name ? x->name : "(no name)";
 
+	if (!x->todo && !x->kept)
+		return; /* no location of the profile is in it: nothing to say */
 	if (!x->todo)
 		fprintf(out,
 			"psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
@@ -330,13 +332,7 @@ static const char symbolize_help[] =
 	"      --resume               skip inputs whose output is complete (a file\n"
 	"                             that reads as a valid profile); redo the others\n"
 	"      --results FILE         append one JSON line per input (status, counts,\n"
-	"                             seconds, host, pid) to FILE (- for stdout)\n"
-	"      --cache DIR            persistent symbol cache: addresses answered\n"
-	"                             from DWARF before are answered from DIR without\n"
-	"                             reading it again (default $XDG_CACHE_HOME/psym/\n"
-	"                             symbols or ~/.cache/psym/symbols)\n"
-	"      --no-cache             neither read nor write the symbol cache (indexes\n"
-	"                             stay on: --no-index)\n" INDEX_HELP
+	"                             seconds, host, pid) to FILE (- for stdout)\n" INDEX_HELP
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
 	"      --main-binary FILE     use FILE for the first user-space mapping\n" DISCOVERY_HELP
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
@@ -384,8 +380,6 @@ int cmd_symbolize(int argc, char **argv)
 		{ "vdso", required_argument, NULL, OPT_VDSO },
 		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
 		{ "jobs", required_argument, NULL, 'j' },
-		{ "cache", required_argument, NULL, OPT_CACHE },
-		{ "no-cache", no_argument, NULL, OPT_NO_CACHE },
 		INDEX_OPTIONS,
 		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
 		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
@@ -448,8 +442,6 @@ int cmd_symbolize(int argc, char **argv)
 		case OPT_KALLSYMS: kallsyms = optarg; break;
 		case OPT_VDSO: vdso = optarg; break;
 		case OPT_VMLINUX: vmlinux = optarg; break;
-		case OPT_CACHE: cache_opt = optarg; break;
-		case OPT_NO_CACHE: no_cache = true; break;
 		case 'j':
 			jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "-j");
 			break;
@@ -495,8 +487,8 @@ int cmd_symbolize(int argc, char **argv)
 									  : "not a regular file");
 	}
 	/* --debug-pkg: only what the profiles' mappings need is extracted. */
-	d.cache_opt = cache_opt;
-	d.no_cache = no_cache;
+	cache_opt = d.cache_opt;
+	no_cache = d.no_cache;
 	if (d.n_pkgs) {
 		ret = mins ? inputs_wants(mins, manifest.n, &lim, kallsyms, &d, &e)
 			   : inputs_wants(argv + optind, (size_t)(argc - optind), &lim, kallsyms,
@@ -541,7 +533,7 @@ int cmd_symbolize(int argc, char **argv)
 		free(base);
 		so.cache_dir = symcache;
 	}
-	if (index_store_open(&ic, true, &store)) {
+	if (index_store_open(&ic, cache_opt, true, &store)) {
 		exit_code = PSYM_EXIT_BADINPUT;
 		goto out;
 	}

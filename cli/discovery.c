@@ -191,6 +191,8 @@ bool discovery_option(int c, const char *arg, struct discovery *d, const char *c
 	case OPT_DWP: d->dwp = arg; break;
 	case OPT_MODULES_DIR: add_one(arg, &d->mod_dirs, &d->n_mod_dirs); break;
 	case OPT_DEBUG_PKG: add_one(arg, &d->pkgs, &d->n_pkgs); break;
+	case OPT_CACHE: d->cache_opt = arg; break;
+	case OPT_NO_CACHE: d->no_cache = true; break;
 	case OPT_DEBUGINFOD: add_one(arg, &d->urls, &d->n_urls); break;
 	case OPT_DEBUGINFOD_TIMEOUT:
 		d->dio.timeout_s = (int)parse_long_arg(cmd, arg, 1, 3600, "--debuginfod-timeout");

@@ -48,4 +48,24 @@ if [ -x "$COLLECT" ]; then
 else
 	echo "SKIP part: psym-collect is not built (--disable-collector)"
 fi
+# The cache options mean the same on every command, as the help says:
+# --cache DIR holds the default index store (DIR/index), and addr takes
+# --cache and --no-cache as symbolize does.
+cat >p.c <<'C'
+__attribute__((noinline)) int work(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * n; return s; }
+int main(int argc, char **argv) { (void)argv; return work(argc) & 1; }
+C
+gcc -O1 -g -o prog p.c
+work=0x$(nm prog | awk '$3 == "work" { print $1 }')
+unset PSYM_INDEX_STORE
+"$PSYM" index --cache "$T/C" prog >idx.out 2>idx.err
+check "psym index --cache C puts the index in C/index ($(cat idx.err))" \
+	sh -c 'ls C/index/*/*.psymidx >/dev/null 2>&1'
+"$PSYM" addr --cache "$T/C" --no-index-build -v -e prog "$work" >a.out 2>a.err
+check "psym addr --cache C answers from C/index ($(head -1 a.err))" grep -q "from the index" a.err
+"$PSYM" addr --no-cache -e prog "$work" >nc.out 2>nc.err
+check "psym addr --no-cache is accepted ($(head -1 nc.err))" grep -q "^work$" nc.out
+"$PSYM" addr --filter --no-cache </dev/null >f.out 2>f.err
+check "psym addr --filter --no-cache is accepted ($(head -1 f.err))" [ ! -s f.err ]
+PSYM_INDEX_STORE=off
 finish
