@@ -90,6 +90,7 @@ struct addr_out {
 	struct psym_resolver *res; /* for the outermost frame's StartAddress */
 	uint64_t shift;		   /* input address less the one looked up (an
 				    * object's section offsets: psym's layout) */
+	int addr_width;		   /* -a: hex digits, as addr2line (16, 8 for ELFCLASS32) */
 };
 
 static const char *base_name(const struct addr_out *o, const char *file)
@@ -186,7 +187,8 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		if (llvm)
 			fprintf(out, o->pretty ? "0x%" PRIx64 ": " : "0x%" PRIx64 "\n", addr);
 		else
-			fprintf(out, o->pretty ? "0x%016" PRIx64 ": " : "0x%016" PRIx64 "\n", addr);
+			fprintf(out, o->pretty ? "0x%0*" PRIx64 ": " : "0x%0*" PRIx64 "\n",
+				o->addr_width ? o->addr_width : 16, addr);
 	}
 	if (n == 0 && o->style != STYLE_JSON)
 		print_unknown(out, o);
@@ -578,6 +580,7 @@ int cmd_addr(int argc, char **argv)
 	}
 	ao.res = res;
 	ao.module = exe ? exe : psym_elf_path(elf);
+	ao.addr_width = elf && !psym_elf_is_64(elf) ? 8 : 16;
 	/* JSON answers to arguments: one array, as llvm-symbolizer writes them. */
 	ao.array = ao.style == STYLE_JSON && optind < argc;
 	/*
@@ -612,6 +615,19 @@ int cmd_addr(int argc, char **argv)
 				progname, lineno, ADDR_LINE_MAX);
 			print_bad_addr(stdout, &ao, "", "longer than 1 MiB, not an address");
 			nbad++;
+			continue;
+		}
+		if (optind >= argc && !*arg) {
+			/*
+			 * A blank input line: an empty answer, and on (addr2line
+			 * answers it as address 0, llvm-symbolizer echoes it).
+			 */
+			if (ao.style == STYLE_LLVM)
+				fputc('\n', stdout);
+			else if (ao.style == STYLE_JSON)
+				print_bad_addr(stdout, &ao, "", "empty line");
+			else
+				print_addr(stdout, &ao, 0, NULL, 0);
 			continue;
 		}
 		errno = 0;

@@ -188,4 +188,34 @@ a, b = json.load(open('psym.arr')), json.load(open('llvm.arr'))
 assert len(a) == 4 and 'Error' in a[3] and a[3]['ModuleName'] == 'prog', a[3]
 for x, y in zip(a, b):
     assert x == y, (x, y)"
+# A blank input line: an empty answer and on, exit 0 (addr2line answers
+# address 0, llvm-symbolizer echoes the blank line).
+w=0x$(nm prog | awk '$3 ~ /work/ { print $1; exit }')
+printf '%s\n\n%s\n' "$w" "$w" >blank.in
+"$PSYM" addr -a -f -e prog <blank.in >blank.psym 2>blank.err
+rc=$?
+addr2line -a -f -e prog <blank.in >blank.a2l
+# The blank line's answer block, as addr2line gives it (the others may differ
+# by psym's inline frames: compared above, with -i).
+grep -A2 '^0x0000000000000000$' blank.a2l >blank.a2l.0
+grep -A2 '^0x0000000000000000$' blank.psym >blank.psym.0
+check "a blank line (GNU): answered as addr2line does ($(tr '\n' ' ' <blank.psym.0)), exit 0, no message (exit $rc: $(cat blank.err))" \
+	sh -c '[ "$1" = 0 ] && [ ! -s blank.err ] && [ -s blank.a2l.0 ] && cmp -s blank.a2l.0 blank.psym.0 && [ "$(grep -c "^0x" blank.psym)" = 3 ]' sh "$rc"
+"$PSYM" addr --output-style=LLVM -e prog <blank.in >blank.pl 2>/dev/null
+llvm-symbolizer --obj=prog <blank.in >blank.ll
+check "a blank line (LLVM): as llvm-symbolizer echoes it" cmp -s blank.pl blank.ll
+
+# -a on a 32-bit ELF: eight hex digits, as addr2line prints them.
+cat >s32.c <<'C'
+__attribute__((noinline)) int f32(int x) { return x * 3 + 1; }
+void _start(void) { f32(2); for (;;) ; }
+C
+if gcc -m32 -g -O1 -nostdlib -static -fno-pie -no-pie -o s32 s32.c 2>s32.err; then
+	a32=0x$(nm s32 | awk '$3 == "f32" { print $1 }')
+	"$PSYM" addr -a -e s32 "$a32" | head -1 >w.psym
+	addr2line -a -e s32 "$a32" | head -1 >w.a2l
+	check "-a on a 32-bit ELF prints $(cat w.a2l) as addr2line does ($(cat w.psym))" cmp -s w.psym w.a2l
+else
+	echo "SKIP part: gcc -m32 cannot link here: $(head -1 s32.err)"
+fi
 finish
