@@ -145,7 +145,7 @@ while True:
     elif mode == "huge":
         c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 99999999999\r\n\r\n" + b"x" * 1000)
     elif mode == "short":
-        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + b"x" * 100)
+        c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + b"PSYMIDX\n" + b"x" * 92)
     c.close()
 PY
 	pids="$pids $!"

@@ -18,7 +18,8 @@
  *                 URL/<first two hex digits>/<key>.psymidx (a WebDAV
  *                 server such as nginx's dav module), bounded in time
  *                 (PSYM_STORE_HTTP_TIMEOUT per operation) and in size
- *                 (PSYM_INDEX_MAX_FILE); fetched files are read into memory.
+ *                 (PSYM_INDEX_MAX_FILE); fetched files are checked as they
+ *                 come and streamed to a private file (store_http.h).
  *
  * Every fetched index is checked (index.h) against the build ID wanted.
  */
