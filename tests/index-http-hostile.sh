@@ -170,4 +170,46 @@ refuse cut "truncated"
 check "an index sent without Content-Length: answers = DWARF answers" cmp -s good.txt dw.txt
 check "...from the index ($(grep -i index good.err | head -2))" grep -q "from the index" good.err
 
+# One deadline per run. A profile of the 4 binaries (each its own build ID,
+# mapped 256 MiB apart), answered without an index as the oracle.
+: >maps.empty
+for i in 1 2 3 4; do
+	a=$(nm prog$i | sed -n 's/^\([0-9a-f]*\) T alpha$/\1/p')
+	printf 'mapping %x %x 0 %s\n' $((i << 28)) $(((i << 28) + 0x100000)) "$PWD/prog$i"
+	printf '%x\n' $(((i << 28) + 0x$a + 4))
+done >stacks
+python3 "$top_srcdir/tests/mkprofile.py" maps.empty stacks >p.txtpb && encode_txtpb p.txtpb p.pb
+"$PSYM" symbolize --offline --no-cache --no-index p.pb -o ref.pb 2>ref.err
+check "the oracle run answers (without an index)" [ -s ref.pb ]
+
+# deadline MODE MAX: the store asked MODE's way by a symbolize of the 4
+# binaries, with 1 s for the run: at most MAX requests, one warning saying
+# why the store is not asked again.
+deadline() {
+	: >"$1.log"
+	PSYM_INDEX_STORE_TIMEOUT=1 timeout 120 "$PSYM" symbolize --offline --no-cache \
+		--index-store "http://127.0.0.1:$port/$1" --no-index-build p.pb -o "$1.pb" \
+		2>"$1.err"
+	n=$(wc -l <"$1.log")
+	check "$1 store, 4 binaries: at most $2 of 4 GETs sent ($n)" [ "$n" -le "$2" ]
+	check "...the profile is the one made without an index" cmp -s "$1.pb" ref.pb
+	check "...one warning that it is not asked again ($(cat "$1.err"))" \
+		[ "$(grep -c "not asked again in this run" "$1.err")" = 1 ]
+}
+# A server that never answers: given up after its first request, also by
+# psym index (each PUT has the timeout; none is sent after one timed out).
+deadline silent 1
+: >silent.log
+PSYM_INDEX_STORE_TIMEOUT=1 timeout 120 "$PSYM" index \
+	--index-store "http://127.0.0.1:$port/silent" prog1 prog2 prog3 prog4 \
+	>silent.idx.out 2>silent.idx.err
+n=$(wc -l <silent.log)
+check "psym index of 4 binaries to the silent store: 1 PUT of 4 sent ($n)" [ "$n" = 1 ]
+check "...each fails, one saying it is not asked again ($(cat silent.idx.err))" sh -c "
+	[ \"\$(grep -c 'not asked again in this run' silent.idx.err)\" = 1 ] &&
+	[ \"\$(grep -c 'not asked: it did not answer earlier' silent.idx.err)\" = 3 ]"
+# One that answers each request (404) in 0.7 s, inside a per-request cap of
+# 1 s: the second request gets what is left of the run's 1 s.
+deadline slow404 2
+
 [ "$n_fail" = 0 ]

@@ -17,7 +17,8 @@
  *   an HTTP URL   http://HOST[:PORT]/PATH: GET and PUT of
  *                 URL/<first two hex digits>/<key>.psymidx (a WebDAV
  *                 server such as nginx's dav module), bounded in time
- *                 (PSYM_STORE_HTTP_TIMEOUT per operation) and in size
+ *                 (one deadline per run for all GETs, given up for the
+ *                 run after a timeout: store_http.h) and in size
  *                 (PSYM_INDEX_MAX_FILE); fetched files are checked as they
  *                 come and streamed to a private file (store_http.h).
  *
@@ -33,7 +34,7 @@
 #include "index.h"
 
 #define PSYM_STORE_BUILD_STALE 600 /* seconds: a .building marker older than this is stale */
-#define PSYM_STORE_HTTP_TIMEOUT 10 /* seconds for one HTTP request */
+#define PSYM_STORE_HTTP_TIMEOUT 10 /* seconds: a run's GETs together; one PUT */
 
 struct psym_index_store;
 

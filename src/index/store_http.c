@@ -74,12 +74,14 @@ struct conn {
 	int64_t deadline;
 	int timeout_ms;
 	const struct psym_http_url *u;
+	bool no_server; /* it could not be reached or did not answer in time */
 };
 
 static int timed_out(struct conn *c, struct psym_err *e, const char *what)
 {
-	return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s timed out (the cap is %d ms)",
-			    c->u->host, c->u->port, what, c->timeout_ms);
+	c->no_server = true;
+	return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s timed out after %d ms", c->u->host,
+			    c->u->port, what, c->timeout_ms);
 }
 
 /* Wait for events on the socket until the deadline: 1 ready, 0 timed out, <0 error. */
@@ -108,6 +110,7 @@ static int do_connect(struct conn *c, struct psym_err *e)
 	int r, err = 0;
 	socklen_t sl = sizeof(err);
 
+	c->no_server = true; /* until connected */
 	r = getaddrinfo(c->u->host, c->u->port, &hints, &res);
 	if (r)
 		return psym_err_set(e, PSYM_EIO, "http://%s:%s: %s", c->u->host, c->u->port,
@@ -140,6 +143,7 @@ static int do_connect(struct conn *c, struct psym_err *e)
 	if (c->fd < 0)
 		return psym_err_set(e, PSYM_EIO, "http://%s:%s: cannot connect: %s", c->u->host,
 				    c->u->port, strerror(err ? err : ECONNREFUSED));
+	c->no_server = false;
 	return 0;
 }
 
@@ -275,7 +279,8 @@ static int request(struct conn *c, const char *method, const char *path, uint64_
 }
 
 int psym_http_get(const struct psym_http_url *u, const char *path, uint64_t max, int timeout_ms,
-		  const struct psym_http_sink *sink, uint64_t *len, struct psym_err *e)
+		  const struct psym_http_sink *sink, uint64_t *len, bool *no_server,
+		  struct psym_err *e)
 {
 	struct conn c = {
 		.fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms, .u = u
@@ -368,6 +373,8 @@ int psym_http_get(const struct psym_http_url *u, const char *path, uint64_t max,
 	}
 	*len = n;
 out:
+	if (no_server)
+		*no_server = ret && c.no_server;
 	free(buf);
 	free(hb);
 	if (c.fd >= 0)
@@ -376,7 +383,7 @@ out:
 }
 
 int psym_http_put(const struct psym_http_url *u, const char *path, int fd, uint64_t len,
-		  int timeout_ms, struct psym_err *e)
+		  int timeout_ms, bool *no_server, struct psym_err *e)
 {
 	struct conn c = {
 		.fd = -1, .deadline = now_ms() + timeout_ms, .timeout_ms = timeout_ms, .u = u
@@ -415,6 +422,8 @@ int psym_http_put(const struct psym_http_url *u, const char *path, int fd, uint6
 			ret = he.code;
 		}
 	}
+	if (no_server)
+		*no_server = ret && c.no_server;
 	free(hb);
 	if (c.fd >= 0)
 		close(c.fd);
@@ -433,6 +442,74 @@ static int timeout_ms(void)
 	if (*end || v <= 0 || v > 3600)
 		return PSYM_STORE_HTTP_TIMEOUT * 1000;
 	return (int)(v * 1000);
+}
+
+/*
+ * One run's view of the server. Its state is kept with atomics, not a
+ * lock: a batch's threads share it, and a background builder forks from
+ * any of them.
+ */
+struct psym_http_store {
+	char *spec;
+	struct psym_http_url url;
+	int budget_ms;	  /* the GETs of the whole run; each PUT's cap too */
+	int64_t spent_ms; /* in GETs so far */
+	int down;	  /* the server was given up */
+};
+
+int psym_http_store_new(const char *spec, struct psym_http_store **out, struct psym_err *e)
+{
+	struct psym_http_store *h = calloc(1, sizeof(*h));
+	int ret;
+
+	*out = NULL;
+	if (!h || !(h->spec = strdup(spec))) {
+		free(h);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	ret = psym_http_parse_url(spec, &h->url, e);
+	if (ret) {
+		psym_http_store_free(h);
+		return ret;
+	}
+	h->budget_ms = timeout_ms();
+	*out = h;
+	return 0;
+}
+
+void psym_http_store_free(struct psym_http_store *h)
+{
+	if (!h)
+		return;
+	free(h->spec);
+	free(h);
+}
+
+int psym_http_store_up(const struct psym_http_store *h, struct psym_err *e)
+{
+	if (!__atomic_load_n(&h->down, __ATOMIC_ACQUIRE))
+		return 0;
+	return psym_err_set(e, PSYM_EIO,
+			    "index store '%s' not asked: it did not answer earlier in this run",
+			    h->spec);
+}
+
+/*
+ * Give the server up for the rest of the run, saying why in buf: true for
+ * the one caller that did (it tells), false when it was given up already.
+ */
+static bool give_up(struct psym_http_store *h, const char *why, char *buf, size_t bufsz)
+{
+	int up = 0;
+
+	if (!__atomic_compare_exchange_n(&h->down, &up, 1, false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return false;
+	snprintf(buf, bufsz,
+		 "%s; index store '%s' not asked again in this run (its time for a run: %d ms, "
+		 "PSYM_INDEX_STORE_TIMEOUT)",
+		 why, h->spec, h->budget_ms);
+	return true;
 }
 
 /* The key below the store's URL: <2 hex digits>/<store key>.psymidx (store.h). */
@@ -601,23 +678,45 @@ static int fetch_put(void *arg, const uint8_t *p, size_t n, int64_t content_len,
 	return ret;
 }
 
-int psym_http_store_get(const struct psym_http_url *u, const char *spec, const char *build_id,
-			const char *variant, struct psym_index **out, char *note, size_t notesz)
+int psym_http_store_get(struct psym_http_store *h, const char *build_id, const char *variant,
+			struct psym_index **out, char *note, size_t notesz)
 {
-	char key[600], name[2048];
+	char key[600], name[2048], why[600];
 	struct psym_err e = { 0 };
 	struct fetch f = { .name = name, .build_id = build_id, .variant = variant, .fd = -1 };
 	struct psym_http_sink sink = { .put = fetch_put, .arg = &f };
+	bool no_server = false;
+	int64_t left, t0;
 	uint64_t len;
 	void *map;
 	int ret;
 
+	note[0] = '\0';
+	/* Given up: said once already, by the request that gave it up. */
+	if (__atomic_load_n(&h->down, __ATOMIC_ACQUIRE))
+		return PSYM_EIO;
 	if (http_key(build_id, variant, key, sizeof(key)))
 		return PSYM_NOENT;
-	snprintf(name, sizeof(name), "%s/%s", spec, key);
-	ret = psym_http_get(u, key, PSYM_INDEX_MAX_FILE, timeout_ms(), &sink, &len, &e);
+	snprintf(name, sizeof(name), "%s/%s", h->spec, key);
+	/* One deadline for the run: what earlier GETs took is not given again. */
+	left = h->budget_ms - __atomic_load_n(&h->spent_ms, __ATOMIC_RELAXED);
+	if (left <= 0) {
+		snprintf(why, sizeof(why), "index store '%s': its time for this run is spent",
+			 h->spec);
+		give_up(h, why, note, notesz);
+		return PSYM_EIO;
+	}
+	t0 = now_ms();
+	ret = psym_http_get(&h->url, key, PSYM_INDEX_MAX_FILE, (int)left, &sink, &len, &no_server,
+			    &e);
+	__atomic_fetch_add(&h->spent_ms, now_ms() - t0, __ATOMIC_RELAXED);
 	if (ret == PSYM_NOENT)
 		goto out;
+	if (ret && no_server) {
+		give_up(h, e.msg, note, notesz);
+		ret = PSYM_EIO;
+		goto out;
+	}
 	if (!ret && (f.got < IDX_HDR_SIZE || f.got < f.hdr.h.file_size)) {
 		f.refused = true;
 		ret = f.got < IDX_HDR_SIZE ? psym_err_set(&e, PSYM_EBADINPUT,
@@ -653,14 +752,17 @@ out:
 	return ret;
 }
 
-int psym_http_store_put(const struct psym_http_url *u, const char *spec, const char *build_id,
-			const char *variant, const char *file, struct psym_err *e)
+int psym_http_store_put(struct psym_http_store *h, const char *build_id, const char *variant,
+			const char *file, struct psym_err *e)
 {
-	char key[600];
+	char key[600], why[sizeof(e->msg) + 400];
+	bool no_server = false;
 	struct stat st;
 	int fd, ret;
 
-	(void)spec;
+	ret = psym_http_store_up(h, e);
+	if (ret)
+		return ret;
 	if (http_key(build_id, variant, key, sizeof(key)))
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not an index variant", variant);
 	fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -671,7 +773,9 @@ int psym_http_store_put(const struct psym_http_url *u, const char *spec, const c
 		return psym_err_set(e, PSYM_ELIMIT, "'%s' exceeds the cap of %llu bytes", file,
 				    (unsigned long long)PSYM_INDEX_MAX_FILE);
 	}
-	ret = psym_http_put(u, key, fd, (uint64_t)st.st_size, timeout_ms(), e);
+	ret = psym_http_put(&h->url, key, fd, (uint64_t)st.st_size, h->budget_ms, &no_server, e);
 	close(fd);
+	if (ret && no_server && give_up(h, e->msg, why, sizeof(why)))
+		psym_err_set(e, ret, "%s", why);
 	return ret;
 }
