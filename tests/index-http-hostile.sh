@@ -1,6 +1,6 @@
 #!/bin/sh
 # A hostile or broken HTTP index store (--index-store http://...), served by
-# small python3 servers on 127.0.0.1 that log every request they get:
+# a small python3 server on 127.0.0.1 that logs every request it gets:
 #   - bodies that claim up to 2 GiB are checked as they come, never held in
 #     memory: a bad magic is refused at its first byte, a right magic with
 #     garbage after at the header, a body longer than its header says at
@@ -10,7 +10,8 @@
 #     file is left.
 #   - a silent store costs one deadline per run, not one per binary: with
 #     4 binaries, it gets 1 request, and one warning says it is not asked
-#     again; a store that answers each request just inside the cap is cut
+#     again (also psym index, and a batch of 3 jobs: one warning at the
+#     end); a store that answers each request just inside the cap is cut
 #     off when the run's time for the store is spent.
 # Oracle for the answers: psym --no-index on the same binary (the DWARF,
 # checked against llvm-symbolizer by the DWARF tests).
@@ -208,6 +209,21 @@ check "psym index of 4 binaries to the silent store: 1 PUT of 4 sent ($n)" [ "$n
 check "...each fails, one saying it is not asked again ($(cat silent.idx.err))" sh -c "
 	[ \"\$(grep -c 'not asked again in this run' silent.idx.err)\" = 1 ] &&
 	[ \"\$(grep -c 'not asked: it did not answer earlier' silent.idx.err)\" = 3 ]"
+# A batch of 6 such profiles, 3 at a time, shares one deadline: at most one
+# GET per job in flight when the first timed out; one warning at the end.
+: >silent.log
+for i in 1 2 3 4 5 6; do
+	cp p.pb b$i.pb
+	printf 'b%d.pb\tb%d.out.pb\n' $i $i
+done >manifest
+PSYM_INDEX_STORE_TIMEOUT=1 timeout 120 "$PSYM" symbolize --offline --no-cache -j 3 \
+	--index-store "http://127.0.0.1:$port/silent" --no-index-build --manifest manifest \
+	2>batch.err
+n=$(wc -l <silent.log)
+check "a batch of 6 profiles of the 4 binaries, 3 jobs: at most 3 GETs ($n)" [ "$n" -le 3 ]
+check "...all 6 written" grep -q "6/6 profiles written" batch.err
+check "...one warning that the store is not asked again ($(grep warning batch.err))" \
+	[ "$(grep -c "warning: .*not asked again in this run" batch.err)" = 1 ]
 # One that answers each request (404) in 0.7 s, inside a per-request cap of
 # 1 s: the second request gets what is left of the run's 1 s.
 deadline slow404 2

@@ -91,6 +91,11 @@ bool psym_index_store_auto_build(const struct psym_index_store *s)
 	return s->auto_build;
 }
 
+const char *psym_index_store_given_up(const struct psym_index_store *s)
+{
+	return s && s->http ? psym_http_store_why(s->hs) : NULL;
+}
+
 size_t psym_index_store_built(const struct psym_index_store *s)
 {
 	return s ? s->built : 0;

@@ -85,6 +85,12 @@ int psym_index_store_key(const char *build_id, const char *variant, char *buf, s
  */
 bool psym_index_store_seen(struct psym_index_store *s, const char *build_id);
 
+/*
+ * Why an HTTP store was given up in this run (after a timeout: it is not
+ * asked again), or NULL. For the end of a run: no request under way.
+ */
+const char *psym_index_store_given_up(const struct psym_index_store *s);
+
 /* Indexes built through this store by this process. */
 size_t psym_index_store_built(const struct psym_index_store *s);
 void psym_index_store_count_built(struct psym_index_store *s);

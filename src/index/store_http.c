@@ -455,6 +455,7 @@ struct psym_http_store {
 	int budget_ms;	  /* the GETs of the whole run; each PUT's cap too */
 	int64_t spent_ms; /* in GETs so far */
 	int down;	  /* the server was given up */
+	char why[sizeof(((struct psym_err *)0)->msg) + 400]; /* written by who gave it up */
 };
 
 int psym_http_store_new(const char *spec, struct psym_http_store **out, struct psym_err *e)
@@ -505,11 +506,17 @@ static bool give_up(struct psym_http_store *h, const char *why, char *buf, size_
 	if (!__atomic_compare_exchange_n(&h->down, &up, 1, false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return false;
-	snprintf(buf, bufsz,
+	snprintf(h->why, sizeof(h->why),
 		 "%s; index store '%s' not asked again in this run (its time for a run: %d ms, "
 		 "PSYM_INDEX_STORE_TIMEOUT)",
 		 why, h->spec, h->budget_ms);
+	snprintf(buf, bufsz, "%s", h->why);
 	return true;
+}
+
+const char *psym_http_store_why(const struct psym_http_store *h)
+{
+	return __atomic_load_n(&h->down, __ATOMIC_ACQUIRE) ? h->why : NULL;
 }
 
 /* The key below the store's URL: <2 hex digits>/<store key>.psymidx (store.h). */

@@ -66,6 +66,11 @@ int psym_http_store_new(const char *spec, struct psym_http_store **out, struct p
 void psym_http_store_free(struct psym_http_store *h);
 /* 0 while the store is used, or PSYM_EIO saying it was given up in this run. */
 int psym_http_store_up(const struct psym_http_store *h, struct psym_err *e);
+/*
+ * Why the store was given up (the warning its GET gave), or NULL: for the
+ * end of a run, when no request is under way.
+ */
+const char *psym_http_store_why(const struct psym_http_store *h);
 
 /*
  * The store's GET and PUT of one build ID's index (store.h). A fetched
