@@ -562,6 +562,9 @@ int cmd_symbolize(int argc, char **argv)
 		ret = psym_batch_symbolize(&bo, &br, &e);
 		if (ret)
 			goto fail;
+		/* Said once for the batch: its profiles' lines carry no warnings. */
+		if (psym_index_store_given_up(store))
+			fprintf(stderr, "psym: warning: %s\n", psym_index_store_given_up(store));
 		if (!so.quiet && resume)
 			fprintf(stderr,
 				"psym: %zu/%zu profiles written, %zu skipped (complete), %zu failed; "

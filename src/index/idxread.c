@@ -276,6 +276,22 @@ int psym_index_open(const char *path, const char *build_id, const char *variant,
 	return open_common(x, build_id, variant, out, e);
 }
 
+int psym_index_open_map(const void *map, size_t len, const char *name, const char *build_id,
+			const char *variant, struct psym_index **out, struct psym_err *e)
+{
+	struct psym_index *x = calloc(1, sizeof(*x));
+
+	if (!x || !(x->path = strdup(name))) {
+		free(x);
+		munmap((void *)map, len);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	x->p = map;
+	x->len = len;
+	x->mapped = true;
+	return open_common(x, build_id, variant, out, e);
+}
+
 /* Check the chunks under [off, off + len) of the body (bounds checked by the caller). */
 static int touch(struct psym_index *x, uint64_t off, uint64_t len, struct psym_err *e)
 {

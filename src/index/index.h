@@ -99,6 +99,12 @@ int psym_index_open_mem(const void *buf, size_t len, const char *name, const cha
 /* The same over a malloc'd buffer that the index takes (also on failure). */
 int psym_index_open_owned(void *buf, size_t len, const char *name, const char *build_id,
 			  const char *variant, struct psym_index **out, struct psym_err *e);
+/*
+ * The same over a read-only mapping of len bytes that the index takes
+ * (munmapped at close, also on failure). name is for messages.
+ */
+int psym_index_open_map(const void *map, size_t len, const char *name, const char *build_id,
+			const char *variant, struct psym_index **out, struct psym_err *e);
 void psym_index_close(struct psym_index *x);
 
 /*

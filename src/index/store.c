@@ -18,7 +18,7 @@
 struct psym_index_store {
 	char *spec;
 	bool http, auto_build;
-	struct psym_http_url url; /* http */
+	struct psym_http_store *hs; /* http: one per run */
 	size_t built;
 };
 
@@ -57,7 +57,7 @@ int psym_index_store_new(const char *spec, bool auto_build, struct psym_index_st
 	s->auto_build = auto_build;
 	if (strncmp(spec, "http://", 7) == 0) {
 		s->http = true;
-		ret = psym_http_parse_url(spec, &s->url, e);
+		ret = psym_http_store_new(spec, &s->hs, e);
 	} else if (strstr(spec, "://")) {
 		ret = psym_err_set(e, PSYM_EUSAGE,
 				   "index store '%s': only directories and http:// URLs", spec);
@@ -76,6 +76,7 @@ void psym_index_store_free(struct psym_index_store *s)
 {
 	if (!s)
 		return;
+	psym_http_store_free(s->hs);
 	free(s->spec);
 	free(s);
 }
@@ -88,6 +89,11 @@ const char *psym_index_store_name(const struct psym_index_store *s)
 bool psym_index_store_auto_build(const struct psym_index_store *s)
 {
 	return s->auto_build;
+}
+
+const char *psym_index_store_given_up(const struct psym_index_store *s)
+{
+	return s && s->http ? psym_http_store_why(s->hs) : NULL;
 }
 
 size_t psym_index_store_built(const struct psym_index_store *s)
@@ -160,7 +166,7 @@ int psym_index_store_get(struct psym_index_store *s, const char *build_id, const
 	if (!build_id || !bid_ok(build_id))
 		return PSYM_NOENT;
 	if (s->http)
-		return psym_http_store_get(&s->url, s->spec, build_id, variant, out, note, notesz);
+		return psym_http_store_get(s->hs, build_id, variant, out, note, notesz);
 	return get_dir(s, build_id, variant, out, note, notesz);
 }
 
@@ -185,6 +191,10 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 		const char *tmp = getenv("TMPDIR");
 		int k = snprintf(path, pathsz, "%s/psym-idx-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 
+		/* Nothing to build for a server given up in this run. */
+		ret = psym_http_store_up(s->hs, e);
+		if (ret)
+			return ret;
 		if (k < 0 || (size_t)k + 1 + strlen(build_id) + sizeof(PSYM_INDEX_SUFFIX) > pathsz)
 			return psym_err_set(e, PSYM_ELIMIT, "temporary path too long");
 		if (!mkdtemp(path))
@@ -277,7 +287,7 @@ int psym_index_store_commit(struct psym_index_store *s, const char *build_id, co
 	int ret = 0;
 
 	if (s->http) {
-		ret = psym_http_store_put(&s->url, s->spec, build_id, variant, path, e);
+		ret = psym_http_store_put(s->hs, build_id, variant, path, e);
 		remove_private_tmp(path);
 	}
 	drop_marker(s, build_id, variant);

@@ -17,8 +17,10 @@
  *   an HTTP URL   http://HOST[:PORT]/PATH: GET and PUT of
  *                 URL/<first two hex digits>/<key>.psymidx (a WebDAV
  *                 server such as nginx's dav module), bounded in time
- *                 (PSYM_STORE_HTTP_TIMEOUT per operation) and in size
- *                 (PSYM_INDEX_MAX_FILE); fetched files are read into memory.
+ *                 (one deadline per run for all GETs, given up for the
+ *                 run after a timeout: store_http.h) and in size
+ *                 (PSYM_INDEX_MAX_FILE); fetched files are checked as they
+ *                 come and streamed to a private file (store_http.h).
  *
  * Every fetched index is checked (index.h) against the build ID wanted.
  */
@@ -32,7 +34,7 @@
 #include "index.h"
 
 #define PSYM_STORE_BUILD_STALE 600 /* seconds: a .building marker older than this is stale */
-#define PSYM_STORE_HTTP_TIMEOUT 10 /* seconds for one HTTP request */
+#define PSYM_STORE_HTTP_TIMEOUT 10 /* seconds: a run's GETs together; one PUT */
 
 struct psym_index_store;
 
@@ -82,6 +84,12 @@ int psym_index_store_key(const char *build_id, const char *variant, char *buf, s
  * an earlier run (a marker in a directory store); marks it seen otherwise.
  */
 bool psym_index_store_seen(struct psym_index_store *s, const char *build_id);
+
+/*
+ * Why an HTTP store was given up in this run (after a timeout: it is not
+ * asked again), or NULL. For the end of a run: no request under way.
+ */
+const char *psym_index_store_given_up(const struct psym_index_store *s);
 
 /* Indexes built through this store by this process. */
 size_t psym_index_store_built(const struct psym_index_store *s);
