@@ -125,6 +125,53 @@ done
 wait
 check "4 processes x 30 inputs: 120 whole JSON lines" check_results shared.jsonl 120
 
+# ---- one output under two spellings (issue 38 item 4): refused up front,
+# one line naming both lines, nothing written (the first output's old
+# content stays)
+mkdir -p two/real
+ln -s real two/link
+echo "old output" >two/real/out.pb.gz
+n=0
+for spelled in "two/link/out.pb.gz" "./two/real/out.pb.gz" "two/real/../real/out.pb.gz" \
+	"$PWD/two/real/out.pb.gz"; do
+	n=$((n + 1))
+	printf 'in/p00001.pb\ttwo/real/out.pb.gz\nin/p00002.pb\t%s\n' "$spelled" >two.m$n
+	rc=0
+	"$PSYM" symbolize -q --offline --manifest two.m$n --results two.r$n 2>two.log$n || rc=$?
+	check "two spellings ($spelled): exit 2 ($rc)" [ "$rc" = 2 ]
+	check "two spellings ($spelled): one line naming both lines ($(cat two.log$n))" \
+		sh -c "[ \$(wc -l <two.log$n) = 1 ] && grep -q 'two.m$n:2: output .* is also written by line 1' two.log$n"
+	check "two spellings ($spelled): the output is not replaced" grep -qx "old output" two/real/out.pb.gz
+done
+# An output that is another line's input under another spelling.
+printf 'in/p00001.pb\ttwo/real/x.pb\ntwo/link/x.pb\ttwo/real/y.pb\n' >two.mx
+cp in/p00003.pb two/real/x.pb
+rc=0
+"$PSYM" symbolize -q --offline --manifest two.mx 2>two.logx || rc=$?
+check "an output read by another line as 'two/link/x.pb': exit 2 ($(cat two.logx))" \
+	sh -c "[ $rc = 2 ] && grep -q 'two.mx:2: input .two/link/x.pb. is the output of line 1' two.logx"
+check "nothing written" test ! -e two/real/y.pb
+
+# ---- --results after a run killed mid-line (issue 38 item 14): every line
+# this run appends parses; the partial one is ended, not continued
+printf '{"input":"in/p00001.pb","output":"cut' >partial.jsonl
+printf 'in/p00001.pb\tpart/a.pb\n' >mp
+mkdir -p part
+"$PSYM" symbolize -q --offline --manifest mp --results partial.jsonl 2>part.log ||
+	fail "symbolize --results failed: $(cat part.log)"
+python3 - >part.txt <<'PY'
+import json
+ok = bad = 0
+for l in open("partial.jsonl").read().splitlines():
+    try:
+        r = json.loads(l); ok += r["output"] == "part/a.pb" and r["status"] == "ok"
+    except ValueError:
+        bad += 1
+print(ok, bad)
+PY
+check "after a partial line: the new record parses, the partial one stays apart ($(cat part.txt))" \
+	[ "$(cat part.txt)" = "1 1" ]
+
 # ---- usage errors
 expect_exit 2 "--manifest with IN" "$PSYM" symbolize --manifest manifest in/p00001.pb
 expect_exit 2 "--resume without --manifest" "$PSYM" symbolize --resume in/p00001.pb -o x.pb

@@ -11,6 +11,9 @@
 #     made; the complete ones keep their inode and mtime.
 #  4. With psym's --index-store (when this psym has it): one index build per
 #     build ID across the cluster; otherwise reported as skipped.
+#  5. Lines are checked one by one: one whose output is its own input
+#     fails alone (its shard's 2 good lines written), one output under two
+#     spellings is a failure; --results stays whole JSON lines.
 # Skips (77) when python3-distributed is missing.
 . "$top_srcdir/tests/lib.sh"
 need gcc
@@ -248,6 +251,48 @@ $(same_as_ref out3)
 EOF
 check "all 1000 equal the batch's ($same, $n files, extra: $extra)" \
 	[ "$same" = 1000 -a "$n" = 1000 -a "$extra" = none ]
+
+# ---- lines checked one by one (issue 38 items 4 and 14): a line whose
+# output is its own input is failed alone, with its reason, and the 2 good
+# lines of its shard are written; an output written by two lines under two
+# spellings is one failure (never "skipped"); --results has a whole JSON
+# line for every manifest line, also over a file a killed run left with a
+# partial line.
+mkdir -p o14 o4/real
+ln -s real o4/link
+sum2=$(cksum <in/p00002.pb)
+printf 'in/p00001.pb\to14/a.pb\nin/p00002.pb\tin/p00002.pb\nin/p00003.pb\to14/c.pb\n' >m14
+printf '{"input":"x","output":"cut sh' >r14.jsonl
+rc=0
+"$PSYMDASK" --scheduler "$sched" --manifest m14 --shard-size 10 --psym "$PSYM" \
+	--results r14.jsonl -- --offline >job14.out 2>job14.log || rc=$?
+cat job14.log
+check "own input: exit 1 ($rc)" [ "$rc" = 1 ]
+check "own input: $(cat job14.out), want done 2, skipped 0, failed 1" \
+	grep -qx "done 2, skipped 0, failed 1" job14.out
+check "own input: the 2 good lines of the shard are written, as the batch wrote them" \
+	sh -c "cmp -s o14/a.pb ref/p00001.pb && cmp -s o14/c.pb ref/p00003.pb"
+check "own input: the bad line is named with its reason" \
+	grep -q "failed: .*in/p00002.pb (line 2): output 'in/p00002.pb' is its own input" job14.log
+check "own input: the input is untouched" [ "$(cksum <in/p00002.pb)" = "$sum2" ]
+check "own input: no line is reported as a lost task" sh -c "! grep -q 'task was lost' job14.log"
+python3 - >r14.txt <<'PY'
+import json
+recs = [json.loads(l) for l in open("r14.jsonl").read().splitlines()]
+print(" ".join("%d:%s" % (r["line"], r["status"]) for r in sorted(recs, key=lambda r: r["line"])))
+PY
+check "--results over a partial line: 3 whole records, line 2 failed ($(cat r14.txt))" \
+	[ "$(cat r14.txt)" = "1:ok 2:failed 3:ok" ]
+printf 'in/p00004.pb\to4/real/out.pb\nin/p00005.pb\to4/link/out.pb\n' >m4
+rc=0
+"$PSYMDASK" --scheduler "$sched" --manifest m4 --psym "$PSYM" -- --offline >job4b.out 2>job4b.log || rc=$?
+cat job4b.log
+check "two spellings of one output: exit 1 ($rc)" [ "$rc" = 1 ]
+check "two spellings: $(cat job4b.out), want done 1, skipped 0, failed 1" \
+	grep -qx "done 1, skipped 0, failed 1" job4b.out
+check "two spellings: line 2 is named, with line 1" \
+	grep -q "(line 2): output 'o4/link/out.pb' is also written by line 1 (as 'o4/real/out.pb')" job4b.log
+check "two spellings: the output is line 1's" cmp -s o4/real/out.pb ref/p00004.pb
 
 # ---- a bad manifest line is refused before anything runs
 printf 'in/p00001.pb\tout9/a.pb\nin/p00002.pb out9/b.pb\n' >bad.m

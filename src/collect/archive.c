@@ -220,8 +220,12 @@ struct packer {
 	size_t nddirs;
 	uint64_t max;
 	struct tarz t;
-	struct psym_hashtab done; /* build IDs packed (or tried) */
-	char **keys;
+	struct psym_hashtab done;    /* build IDs packed, and ID.debug for debug files */
+	struct psym_hashtab tried;   /* ID + NUL + path of a pid-less mapping not found */
+	struct psym_hashtab missing; /* build IDs not found yet: their first mapping */
+	size_t *miss;		     /* positions of those first mappings, in order */
+	size_t nmiss;
+	char **keys; /* the tables' keys, owned */
 	size_t nkeys;
 	struct psym_archive_stats st;
 	struct psym_err *e;
@@ -258,26 +262,41 @@ void psym_archive_event_text(const struct psym_archive_event *ev, char *buf, siz
 	}
 }
 
-/* Has this build ID been seen? Records it when not. -1: out of memory. */
-static int seen(struct packer *k, const char *id)
+/*
+ * Record key (len bytes, copied) in h with value v. 0 or -1 (out of
+ * memory, or the table's cap).
+ */
+static int remember(struct packer *k, struct psym_hashtab *h, const char *key, size_t len, void *v)
 {
 	struct psym_err e = { 0 };
-	char *copy, **nk;
-	void *v;
+	char *copy = malloc(len + 1), **nk;
 
-	if (psym_hashtab_get(&k->done, id, strlen(id), &v) == 0)
-		return 1;
-	copy = strdup(id);
-	nk = copy ? realloc(k->keys, (k->nkeys + 1) * sizeof(*nk)) : NULL;
-	if (!nk || psym_hashtab_put(&k->done, copy, strlen(copy), copy, &e)) {
+	if (!copy)
+		return -1;
+	if (!(k->nkeys & (k->nkeys - 1))) { /* 0, 1, 2, 4...: double */
+		nk = realloc(k->keys, (k->nkeys ? 2 * k->nkeys : 1) * sizeof(*nk));
+		if (!nk) {
+			free(copy);
+			return -1;
+		}
+		k->keys = nk;
+	}
+	memcpy(copy, key, len);
+	copy[len] = '\0';
+	if (psym_hashtab_put(h, copy, len, v, &e)) {
 		free(copy);
-		if (nk)
-			k->keys = nk;
 		return -1;
 	}
-	k->keys = nk;
 	k->keys[k->nkeys++] = copy;
 	return 0;
+}
+
+/* Is key (a build ID, or ID.debug) packed already? */
+static bool packed(const struct packer *k, const char *key)
+{
+	void *v;
+
+	return psym_hashtab_get(&k->done, key, strlen(key), &v) == 0;
 }
 
 /*
@@ -360,9 +379,8 @@ static int pack_debug(struct packer *k, const char *id, const struct mapinfo *mi
 	char key[PSYM_BUILD_ID_HEX_MAX + 8];
 
 	snprintf(key, sizeof(key), "%s.debug", id);
-	ret = seen(k, key);
-	if (ret)
-		return ret < 0 ? psym_err_set(k->e, PSYM_ENOMEM, "out of memory") : 0;
+	if (packed(k, key))
+		return 0;
 	for (size_t i = 0; fd < 0 && i < k->nddirs + (mi ? (size_t)mi->npids : 0); i++) {
 		char dir[64];
 
@@ -378,6 +396,8 @@ static int pack_debug(struct packer *k, const char *id, const struct mapinfo *mi
 	tree_name(name, sizeof(name), id, ".debug");
 	ret = pack(k, name, fd, path, &st);
 	close(fd);
+	if (!ret && remember(k, &k->done, key, strlen(key), NULL))
+		ret = psym_err_set(k->e, PSYM_ENOMEM, "out of memory");
 	if (ret)
 		return ret;
 	k->st.debug_files++;
@@ -388,8 +408,64 @@ static int pack_debug(struct packer *k, const char *id, const struct mapinfo *mi
 	return ret;
 }
 
-/* The binary of one mapping: the first candidate with its build ID. */
-static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapinfo *mi)
+/*
+ * Mapping pos (build ID id, path clean) found no binary: remembered, so
+ * that a pid-less mapping of the same path is not searched again, and so
+ * that the build ID is reported as not found at the end unless a later
+ * mapping finds it.
+ */
+static int not_found(struct packer *k, const char *id, const char *clean, size_t pos,
+		     const struct mapinfo *mi)
+{
+	char tkey[PSYM_BUILD_ID_HEX_MAX + PATH_MAX];
+	size_t il = strlen(id), cl = strlen(clean);
+	void *v;
+
+	if (!mi->npids && il + 1 + cl <= sizeof(tkey)) {
+		memcpy(tkey, id, il + 1);
+		memcpy(tkey + il + 1, clean, cl);
+		if (remember(k, &k->tried, tkey, il + 1 + cl, NULL))
+			goto nomem;
+	}
+	if (psym_hashtab_get(&k->missing, id, il, &v) == 0)
+		return 0;
+	if (!(k->nmiss & (k->nmiss - 1))) { /* 0, 1, 2, 4...: double */
+		size_t *nm = realloc(k->miss, (k->nmiss ? 2 * k->nmiss : 1) * sizeof(*nm));
+
+		if (!nm)
+			goto nomem;
+		k->miss = nm;
+	}
+	if (remember(k, &k->missing, id, il, NULL))
+		goto nomem;
+	k->miss[k->nmiss++] = pos;
+	return 0;
+nomem:
+	return psym_err_set(k->e, PSYM_ENOMEM, "out of memory");
+}
+
+/* Was this pid-less mapping's path searched for this build ID already? */
+static bool tried(const struct packer *k, const char *id, const char *clean,
+		  const struct mapinfo *mi)
+{
+	char tkey[PSYM_BUILD_ID_HEX_MAX + PATH_MAX];
+	size_t il = strlen(id), cl = strlen(clean);
+	void *v;
+
+	if (mi->npids || il + 1 + cl > sizeof(tkey))
+		return false;
+	memcpy(tkey, id, il + 1);
+	memcpy(tkey + il + 1, clean, cl);
+	return psym_hashtab_get(&k->tried, tkey, il + 1 + cl, &v) == 0;
+}
+
+/*
+ * The binary of one mapping (at position pos): the first candidate with
+ * its build ID. A build ID another mapping packed is not packed again; one
+ * that was not found is looked for again, as the same binary may be seen
+ * through a dead path first (a container gone) and a live one later.
+ */
+static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapinfo *mi, size_t pos)
 {
 	const char *path = psym_profile_str(k->p, m->filename);
 	const char *bid = psym_profile_str(k->p, m->build_id);
@@ -424,9 +500,8 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 	k->st.mappings++;
 	strcpy(id, bid);
 	psym_build_id_lower(id);
-	ret = seen(k, id);
-	if (ret)
-		return ret < 0 ? psym_err_set(k->e, PSYM_ENOMEM, "out of memory") : 0;
+	if (packed(k, id) || tried(k, id, clean, mi))
+		return 0;
 	/* The processes' own view first: the very file mapped, then their root. */
 	for (int i = 0; fd < 0 && i < mi->npids; i++) {
 		snprintf(cand, sizeof(cand), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, mi->pids[i],
@@ -449,19 +524,14 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 	if (ret || fd < 0) {
 		if (fd >= 0)
 			close(fd);
-		if (!ret) {
-			k->st.missing++;
-			event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_MISSING,
-							       .mapping_id = m->id,
-							       .path = path,
-							       .build_id = id });
-		}
-		return ret;
+		return ret ? ret : not_found(k, id, clean, pos, mi);
 	}
 	memcpy(found, cand, sizeof(found));
 	tree_name(name, sizeof(name), id, "");
 	ret = pack(k, name, fd, found, &st);
 	close(fd);
+	if (!ret && remember(k, &k->done, id, strlen(id), NULL))
+		ret = psym_err_set(k->e, PSYM_ENOMEM, "out of memory");
 	if (ret)
 		return ret;
 	k->st.binaries++;
@@ -475,6 +545,25 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 		ret = tz_header(&k->t, lname, '1', 0, 0755, (int64_t)st.st_mtim.tv_sec, name);
 	}
 	return ret;
+}
+
+/* Each build ID no mapping found, named with the first mapping that had it. */
+static void report_missing(struct packer *k)
+{
+	for (size_t i = 0; i < k->nmiss; i++) {
+		const pb_mapping *m = k->p->pb->mapping[k->miss[i]];
+		char id[PSYM_BUILD_ID_HEX_MAX];
+
+		snprintf(id, sizeof(id), "%s", psym_profile_str(k->p, m->build_id));
+		psym_build_id_lower(id);
+		if (packed(k, id))
+			continue;
+		k->st.missing++;
+		event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_MISSING,
+						       .mapping_id = m->id,
+						       .path = psym_profile_str(k->p, m->filename),
+						       .build_id = id });
+	}
 }
 
 /* Each mapping's sampled pids (a few), from the samples' "pid" labels. */
@@ -548,6 +637,8 @@ int psym_archive_write(struct psym_profile *p, const char *out_path,
 	k.nddirs = o->debug_dirs ? o->n_debug_dirs : 1;
 	k.max = o->max_bytes ? o->max_bytes : PSYM_ARCHIVE_DEFAULT_MAX;
 	psym_hashtab_init(&k.done, 0);
+	psym_hashtab_init(&k.tried, 0);
+	psym_hashtab_init(&k.missing, 0);
 	mi = calloc(p->pb->n_mapping + 1, sizeof(*mi));
 	k.t.zs = ZSTD_createCStream();
 	if (!mi || !k.t.zs) {
@@ -568,7 +659,9 @@ int psym_archive_write(struct psym_profile *p, const char *out_path,
 	k.t.name = out_path;
 	k.t.e = e;
 	for (size_t i = 0; i < p->pb->n_mapping && !ret; i++)
-		ret = pack_mapping(&k, p->pb->mapping[i], &mi[i]);
+		ret = pack_mapping(&k, p->pb->mapping[i], &mi[i], i);
+	if (!ret)
+		report_missing(&k);
 	/* Two zero blocks end a tar archive. */
 	if (!ret)
 		ret = tz_emit(&k.t, zero, sizeof(zero), ZSTD_e_end);
@@ -587,6 +680,9 @@ out:
 		free(k.keys[i]);
 	free(k.keys);
 	psym_hashtab_free(&k.done);
+	psym_hashtab_free(&k.tried);
+	psym_hashtab_free(&k.missing);
+	free(k.miss);
 	free(mi);
 	return ret;
 }

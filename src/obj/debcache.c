@@ -22,6 +22,7 @@
 #include "dwarfsym.h"
 #include "elffile.h"
 #include "fileio.h"
+#include "hashtab.h"
 
 #define MAX_NAME 4096 /* a member's path, as the tar reader caps it */
 
@@ -44,8 +45,15 @@ struct extract {
 	char *root;		/* the package's cache entry */
 	const char *const *ids; /* wanted build IDs; NULL: every debug file */
 	size_t n_ids;
-	char **seen; /* build IDs found in the package */
+	struct psym_hashtab want_set; /* ids, as a set (keys borrowed from ids) */
+	/*
+	 * Build IDs found in the package: in the order found (the index
+	 * lists them so), and as a set (keys borrowed from seen), as a
+	 * package or archive can have 100,000 of them.
+	 */
+	char **seen;
 	size_t n_seen, cap_seen;
+	struct psym_hashtab seen_set;
 	/* the member being written */
 	int fd;
 	char *tmp, *final;
@@ -176,30 +184,42 @@ static int mkdirs(char *path)
 
 static bool wanted(const struct extract *x, const char *id)
 {
-	if (!x->ids)
-		return true;
-	for (size_t i = 0; i < x->n_ids; i++)
-		if (strcmp(x->ids[i], id) == 0)
-			return true;
-	return false;
+	void *v;
+
+	return !x->ids || psym_hashtab_get(&x->want_set, id, strlen(id), &v) == 0;
 }
 
 static int add_seen(struct extract *x, const char *id)
 {
-	char **ns;
+	char **ns, *copy;
+	void *v;
+	int ret;
 
-	for (size_t i = 0; i < x->n_seen; i++)
-		if (strcmp(x->seen[i], id) == 0)
-			return 0;
+	if (psym_hashtab_get(&x->seen_set, id, strlen(id), &v) == 0)
+		return 0;
 	ns = psym_array_grow(x->seen, &x->cap_seen, x->n_seen + 1, sizeof(*ns), 0);
 	if (!ns)
 		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
 	x->seen = ns;
-	x->seen[x->n_seen] = strdup(id);
-	if (!x->seen[x->n_seen])
+	copy = strdup(id);
+	if (!copy)
 		return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
-	x->n_seen++;
+	ret = psym_hashtab_put(&x->seen_set, copy, strlen(copy), copy, x->e);
+	if (ret) {
+		free(copy);
+		return ret;
+	}
+	x->seen[x->n_seen++] = copy;
 	return 0;
+}
+
+static void clear_seen(struct extract *x)
+{
+	for (size_t i = 0; i < x->n_seen; i++)
+		free(x->seen[i]);
+	x->n_seen = 0;
+	psym_hashtab_free(&x->seen_set);
+	psym_hashtab_init(&x->seen_set, 0);
 }
 
 /* ROOT/usr/lib/debug/.build-id/NN/REST.debug (malloc'd), NULL on no memory. */
@@ -663,9 +683,16 @@ int psym_deb_extract(const char *deb_path, const char *cache_root,
 	const char *base;
 	int fd, ret = 0;
 
+	psym_hashtab_init(&x.seen_set, 0);
+	psym_hashtab_init(&x.want_set, 0);
 	fd = psym_open_regular(deb_path, e);
 	if (fd < 0)
 		return fd;
+	for (size_t i = 0; x.ids && i < x.n_ids; i++) {
+		ret = psym_hashtab_put(&x.want_set, x.ids[i], strlen(x.ids[i]), NULL, e);
+		if (ret)
+			goto out;
+	}
 	if (fstat(fd, &st) != 0) {
 		ret = psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", deb_path, strerror(errno));
 		goto out;
@@ -691,9 +718,7 @@ int psym_deb_extract(const char *deb_path, const char *cache_root,
 		goto out;
 	}
 	if (need_scan(&x)) {
-		for (size_t i = 0; i < x.n_seen; i++)
-			free(x.seen[i]);
-		x.n_seen = 0;
+		clear_seen(&x);
 		ret = psym_deb_walk_fd(fd, (uint64_t)st.st_size, deb_path, limits, select_cb,
 				       extract_cb, &x, e);
 		drop_member(&x);
@@ -732,9 +757,10 @@ int psym_deb_extract(const char *deb_path, const char *cache_root,
 	}
 out:
 	drop_member(&x);
-	for (size_t i = 0; i < x.n_seen; i++)
-		free(x.seen[i]);
+	clear_seen(&x);
 	free(x.seen);
+	psym_hashtab_free(&x.seen_set);
+	psym_hashtab_free(&x.want_set);
 	for (size_t i = 0; i < x.n_alts; i++)
 		free(x.alts[i]);
 	free(x.alts);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileio.h"
@@ -204,6 +205,126 @@ fail:
 	return ret;
 }
 
+/*
+ * Where a path names a file: its directory's identity (dev and inode, so
+ * every spelling of the directory, through links or "..", is one) and its
+ * last component. An output is replaced by rename(2) there, so that pair
+ * is what it writes, whatever the path's spelling; an input is read
+ * through its links, so it is resolved (realpath) first.
+ */
+struct ident {
+	dev_t dev;
+	ino_t ino;
+	const char *base; /* into path */
+	const char *path; /* as the manifest spells it (for messages) */
+	char *resolved;	  /* an input's realpath, owned; NULL for outputs */
+	size_t line;
+	bool out;
+};
+
+static bool ident_of(struct ident *id, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	char *dir;
+	bool ok;
+
+	id->base = slash ? slash + 1 : path;
+	if (!*id->base || !strcmp(id->base, ".") || !strcmp(id->base, ".."))
+		return false;
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return false;
+	ok = stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	free(dir);
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	return ok;
+}
+
+static int cmp_ident(const void *a, const void *b)
+{
+	const struct ident *x = a, *y = b;
+	int c;
+
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	c = strcmp(x->base, y->base);
+	if (c)
+		return c;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return (int)x->out - (int)y->out; /* a line's input before its output */
+}
+
+/*
+ * The string checks of psym_manifest_parse, by identity: two lines whose
+ * outputs are one file under two spellings ("out.pb.gz" and
+ * "link/out.pb.gz"), an output that is its own line's input or another
+ * line's, however spelled. Paths whose directory does not exist (yet)
+ * have no identity and are left to the string checks.
+ */
+static int check_identities(const struct psym_manifest *m, struct psym_err *e)
+{
+	struct ident *v = calloc(2 * m->n + 1, sizeof(*v));
+	size_t n = 0;
+	int ret = 0;
+
+	if (!v)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < m->n; i++) {
+		struct ident *o = &v[n], *in;
+
+		*o = (struct ident){ .path = m->v[i].out, .line = m->v[i].line, .out = true };
+		if (ident_of(o, o->path))
+			n++;
+		in = &v[n];
+		*in = (struct ident){ .path = m->v[i].in, .line = m->v[i].line };
+		in->resolved = realpath(in->path, NULL);
+		if (in->resolved && ident_of(in, in->resolved))
+			n++;
+		else
+			free(in->resolved);
+	}
+	qsort(v, n, sizeof(*v), cmp_ident);
+	/* In one group (one file), sorted by line: the first output after
+	 * anything else of the group is refused, naming the earliest other. */
+	for (size_t g = 0, k; g < n && !ret; g = k) {
+		for (k = g + 1; k < n && v[k].dev == v[g].dev && v[k].ino == v[g].ino &&
+				!strcmp(v[k].base, v[g].base);
+		     k++)
+			;
+		for (size_t j = g + 1; j < k && !ret; j++) {
+			const struct ident *a = &v[g], *b = &v[j];
+
+			if (!b->out && !a->out)
+				continue; /* two lines reading one input */
+			if (!a->out && a->line == b->line)
+				ret = psym_err_set(e, PSYM_EBADINPUT,
+						   "%s:%zu: output '%s' is the line's input '%s'",
+						   m->name, b->line, b->path, a->path);
+			else if (a->out && b->out)
+				ret = psym_err_set(
+					e, PSYM_EBADINPUT,
+					"%s:%zu: output '%s' is also written by line %zu "
+					"(as '%s')",
+					m->name, b->line, b->path, a->line, a->path);
+			else
+				ret = psym_err_set(
+					e, PSYM_EBADINPUT,
+					"%s:%zu: %s '%s' is the %s of line %zu (as '%s')", m->name,
+					b->line, b->out ? "output" : "input", b->path,
+					a->out ? "output" : "input", a->line, a->path);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(v[i].resolved);
+	free(v);
+	return ret;
+}
+
 int psym_manifest_read(const char *path, size_t max_bytes, struct psym_manifest *m,
 		       struct psym_err *e)
 {
@@ -218,6 +339,10 @@ int psym_manifest_read(const char *path, size_t max_bytes, struct psym_manifest 
 	ret = psym_manifest_parse((const char *)buf, len, strcmp(path, "-") ? path : "<stdin>",
 				  SIZE_MAX, m, e);
 	free(buf);
+	if (!ret)
+		ret = check_identities(m, e);
+	if (ret)
+		psym_manifest_free(m);
 	return ret;
 }
 
@@ -326,14 +451,31 @@ static void put_json_str(struct lbuf *b, const char *s)
 
 int psym_results_open(const char *path, struct psym_err *e)
 {
-	int fd;
+	struct stat st;
+	char last;
+	int fd, ret;
 
 	if (strcmp(path, "-") == 0)
 		return STDOUT_FILENO;
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0666);
+	if (fd < 0 && errno == EACCES) /* write-only for us: appended as it is */
+		fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return psym_err_set(e, PSYM_EIO, "cannot open '%s' for appending: %s", path,
 				    strerror(errno));
+	/*
+	 * A run killed in the middle of a line (or a full disk) leaves it
+	 * without its newline: end it, so that this run's lines start lines
+	 * of their own and parse (the partial one stays unparseable, and is
+	 * not mistaken for a record). Not truncated: another psym may be
+	 * appending to the same file.
+	 */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    pread(fd, &last, 1, st.st_size - 1) == 1 && last != '\n' && write(fd, "\n", 1) != 1) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", path, strerror(errno));
+		close(fd);
+		return ret;
+	}
 	return fd;
 }
 

@@ -45,7 +45,13 @@ struct psym_manifest {
 int psym_manifest_parse(const char *buf, size_t len, const char *name, size_t max_entries,
 			struct psym_manifest *m, struct psym_err *e);
 
-/* Read and parse path ("-" = standard input), at most max_bytes bytes. */
+/*
+ * Read and parse path ("-" = standard input), at most max_bytes bytes;
+ * then the parser's path checks again by identity, as the files are
+ * now: an output names the file its directory (dev, inode) has under its
+ * last component, an input the file its resolved path names, so that
+ * "out.pb.gz" and "link/out.pb.gz" are one output. Refused the same way.
+ */
 int psym_manifest_read(const char *path, size_t max_bytes, struct psym_manifest *m,
 		       struct psym_err *e);
 
@@ -72,8 +78,10 @@ struct psym_result_line {
 };
 
 /*
- * Open path for appending results lines ("-" = standard output). Returns
- * an fd >= 0 or a negative code with e set.
+ * Open path for appending results lines ("-" = standard output). A last
+ * line left without its newline (a killed run) is ended first, so the
+ * lines appended now are whole lines. Returns an fd >= 0 or a negative
+ * code with e set.
  */
 int psym_results_open(const char *path, struct psym_err *e);
 
