@@ -74,9 +74,9 @@ static int compile_rx(struct psym_rx **re, const char *src, const char *what, st
 
 	if (rc == PSYM_ENOMEM)
 		return psym_err_set(e, rc, "out of memory");
-	if (rc)
-		return psym_err_set(e, PSYM_EUSAGE, "bad %s regular expression '%s': %s", what, src,
-				    re_e.msg);
+	if (rc) /* a long pattern shortened, so that the reason fits on the line */
+		return psym_err_set(e, PSYM_EUSAGE, "bad %s regular expression '%.100s%s': %s",
+				    what, src, strlen(src) > 100 ? "..." : "", re_e.msg);
 	return 0;
 }
 
