@@ -319,7 +319,8 @@ static int tmp_negate(struct parser *P, size_t from)
 
 	if (!old)
 		return nomem(P);
-	memcpy(old, P->tmp + from, n * sizeof(*old));
+	if (n)
+		memcpy(old, P->tmp + from, n * sizeof(*old));
 	P->ntmp = from;
 	for (size_t i = 0; i < n; i++) {
 		if (old[i].lo > next && tmp_add(P, next, old[i].lo - 1))
@@ -372,7 +373,8 @@ static uint32_t class_node(struct parser *P, size_t from)
 		rx->cls = t;
 		P->clscap = nc;
 	}
-	memcpy(rx->ranges + rx->nrange, P->tmp + from, n * sizeof(struct range));
+	if (n) /* an empty class, [^\s\S], may have no range array yet */
+		memcpy(rx->ranges + rx->nrange, P->tmp + from, n * sizeof(struct range));
 	rx->cls[rx->ncls] = (struct cls){ (uint32_t)rx->nrange, (uint32_t)n };
 	rx->nrange += n;
 	P->ntmp = from;
@@ -477,6 +479,20 @@ static int next_rune(struct parser *P, uint32_t *r)
 		return perr(P, "invalid UTF-8", P->p, (size_t)(P->end - P->p));
 	P->p += w;
 	return 0;
+}
+
+/* The first byte in [s, end) that is not part of valid UTF-8, or NULL. */
+static const char *bad_utf8(const char *s, const char *end)
+{
+	while (s < end) {
+		uint32_t r;
+		size_t w = decode((const unsigned char *)s, (size_t)(end - s), &r);
+
+		if (r == BAD_RUNE && w == 1 && (unsigned char)*s >= 0x80)
+			return s;
+		s += w;
+	}
+	return NULL;
 }
 
 /*
@@ -608,14 +624,20 @@ static int escape_rune(struct parser *P, uint32_t *r)
 					goto bad;
 				nd++;
 			}
-			if (!nd || P->p >= P->end || *P->p != '}')
+			if (!nd || P->p >= P->end || *P->p != '}') {
+				if (P->p < P->end && *P->p != '}')
+					P->p++; /* Go shows the rune that stopped it */
 				goto bad;
+			}
 			P->p++;
 			*r = v;
 			return 0;
 		}
 		if (P->p + 1 >= P->end || hexval(P->p[0]) < 0 || hexval(P->p[1]) < 0) {
-			P->p = P->p + 2 > P->end ? P->end : P->p + 2;
+			/* Go reads two runes, then looks at them. */
+			for (int i = 0; i < 2 && P->p < P->end; i++)
+				if (next_rune(P, &c))
+					return P->err;
 			goto bad;
 		}
 		*r = (uint32_t)(hexval(P->p[0]) * 16 + hexval(P->p[1]));
@@ -754,11 +776,11 @@ static int perl_group(struct parser *P, const char *open, int *flags, int *inner
 
 		if (*P->p == 'P')
 			P->p++;
-		if (P->p >= P->end || *P->p != '<') {
+		if (P->p + 1 >= P->end || *P->p != '<') { /* "(?P" and "(?P<" at the end too */
 			perr(P, "invalid or unsupported Perl syntax", open, (size_t)(P->p - open));
 			return -1;
 		}
-		if (P->p + 1 < P->end && (P->p[1] == '=' || P->p[1] == '!')) {
+		if (open[2] == '<' && P->p + 1 < P->end && (P->p[1] == '=' || P->p[1] == '!')) {
 			perr(P, "invalid or unsupported Perl syntax", open,
 			     (size_t)(P->p + 1 - open));
 			return -1;
@@ -767,12 +789,24 @@ static int perl_group(struct parser *P, const char *open, int *flags, int *inner
 		while (P->p < P->end && *P->p != '>')
 			P->p++;
 		if (P->p >= P->end) {
+			const char *bad = bad_utf8(name, P->end);
+
+			if (bad)
+				perr(P, "invalid UTF-8", bad, (size_t)(P->end - bad));
 			perr(P, "invalid named capture", open, (size_t)(P->end - open));
 			return -1;
 		}
 		if (P->p == name) {
 			perr(P, "invalid named capture", open, (size_t)(P->p + 1 - open));
 			return -1;
+		}
+		{
+			const char *bad = bad_utf8(name, P->p);
+
+			if (bad) {
+				perr(P, "invalid UTF-8", bad, (size_t)(P->p - bad));
+				return -1;
+			}
 		}
 		for (const char *c = name; c < P->p; c++)
 			if (!is_alnum(*c) && *c != '_') {
@@ -808,7 +842,12 @@ static int perl_group(struct parser *P, const char *open, int *flags, int *inner
 			}
 			*flags = f;
 			return 0;
-		default: goto bad;
+		default:
+			if (bad_utf8(P->p - 1, P->end) == P->p - 1) {
+				perr(P, "invalid UTF-8", P->p - 1, (size_t)(P->end - P->p + 1));
+				return -1;
+			}
+			goto bad;
 		}
 		f = sign > 0 ? f | bit : f & ~bit;
 		sawflag = true;
@@ -1004,6 +1043,15 @@ static uint32_t parse_cat(struct parser *P, int *flags)
 				return NONE;
 			}
 			if (last == NONE) {
+				long a, b;
+
+				if (*P->p == '{' && parse_count(P, &after, &a, &b) &&
+				    (a < 0 || a > 1000 || b > 1000 || (b >= 0 && a > b))) {
+					perr(P, "invalid repeat count", P->p,
+					     (size_t)(after - P->p));
+					return NONE;
+				}
+				after = op_end(P);
 				perr(P, "missing argument to repetition operator", P->p,
 				     (size_t)(after - P->p));
 				return NONE;
@@ -1378,8 +1426,12 @@ static bool assert_holds(int as, const struct at *a)
 
 static bool in_class(const struct psym_rx *rx, uint32_t c, uint32_t r)
 {
-	const struct range *rg = rx->ranges + rx->cls[c].first;
+	const struct range *rg;
 	size_t lo = 0, hi = rx->cls[c].n;
+
+	if (!hi) /* an empty class, which may have no range array */
+		return false;
+	rg = rx->ranges + rx->cls[c].first;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
