@@ -55,6 +55,9 @@ struct numunit {
 
 struct psym_rpt_filter {
 	struct psym_rx *re[RX_N];
+	/* Per string of the profile, per RX_*: 0 not matched yet, 1 no, 2 yes. */
+	unsigned char *memo[RX_N];
+	size_t nstr;
 	bool has[RX_N];
 	struct tagf tf[2]; /* tagfocus, tagignore */
 	char **comms;
@@ -83,6 +86,24 @@ static int compile_rx(struct psym_rx **re, const char *src, const char *what, st
 static bool rx_match(struct psym_rx *re, const char *s)
 {
 	return psym_rx_match(re, s, strlen(s));
+}
+
+/*
+ * Filter i against string idx of the profile, each string matched once
+ * (the same function, file and binary names recur in many locations).
+ */
+static bool str_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+			int64_t idx)
+{
+	bool m;
+
+	if (idx < 0 || (size_t)idx >= f->nstr || !f->memo[i])
+		return rx_match(f->re[i], psym_profile_str(p, idx));
+	if (f->memo[i][idx])
+		return f->memo[i][idx] == 2;
+	m = rx_match(f->re[i], psym_profile_str(p, idx));
+	f->memo[i][idx] = m ? 2 : 1;
+	return m;
 }
 
 /* ---- tag filters ------------------------------------------------------------- */
@@ -375,6 +396,10 @@ int psym_rpt_filter_new(const struct psym_profile *p, const struct psym_report_f
 		if (rx[i]) {
 			ret = compile_rx(&f->re[i], rx[i], rxname[i], e);
 			f->has[i] = !ret;
+			/* Without room for the memo, every match is made anew. */
+			f->nstr = p->pb->n_string_table;
+			if (!ret && f->nstr)
+				f->memo[i] = calloc(f->nstr, 1);
 		}
 	if (!ret && o->tagfocus)
 		ret = tagf_compile(&f->tf[0], o->tagfocus, "tagfocus", e);
@@ -421,6 +446,8 @@ void psym_rpt_filter_free(struct psym_rpt_filter *f)
 	for (int i = 0; i < RX_N; i++)
 		if (f->has[i])
 			psym_rx_free(f->re[i]);
+	for (int i = 0; i < RX_N; i++)
+		free(f->memo[i]);
 	tagf_free(&f->tf[0]);
 	tagf_free(&f->tf[1]);
 	for (size_t i = 0; i < f->ncomm; i++)
@@ -432,28 +459,30 @@ void psym_rpt_filter_free(struct psym_rpt_filter *f)
 	free(f);
 }
 
-static bool fn_matches(struct psym_rx *re, const struct psym_profile *p, const pb_line *ln)
+static bool fn_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+		       const pb_line *ln)
 {
 	const pb_function *fn = psym_profile_function(p, ln->function_id);
 
-	return fn && (rx_match(re, psym_profile_str(p, fn->name)) ||
-		      rx_match(re, psym_profile_str(p, fn->filename)));
+	return fn && (str_matches(f, i, p, fn->name) || str_matches(f, i, p, fn->filename));
 }
 
-static bool map_matches(struct psym_rx *re, const struct psym_profile *p, const pb_location *loc)
+static bool map_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+			const pb_location *loc)
 {
 	const pb_mapping *m = psym_profile_mapping(p, loc->mapping_id);
 
-	return m && rx_match(re, psym_profile_str(p, m->filename));
+	return m && str_matches(f, i, p, m->filename);
 }
 
 /* pprof's Location.matchesName. */
-static bool loc_matches(struct psym_rx *re, const struct psym_profile *p, const pb_location *loc)
+static bool loc_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+			const pb_location *loc)
 {
 	for (size_t j = 0; j < loc->n_line; j++)
-		if (fn_matches(re, p, loc->line[j]))
+		if (fn_matches(f, i, p, loc->line[j]))
 			return true;
-	return map_matches(re, p, loc);
+	return map_matches(f, i, p, loc);
 }
 
 bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct psym_profile *p,
@@ -462,13 +491,11 @@ bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct ps
 	if (!f)
 		return true;
 	if (!ln) /* a location without lines: --show leaves it no line */
-		return !f->has[RX_SHOW] &&
-		       !(f->has[RX_HIDE] && map_matches(f->re[RX_HIDE], p, loc));
-	if (f->has[RX_HIDE] &&
-	    (map_matches(f->re[RX_HIDE], p, loc) || fn_matches(f->re[RX_HIDE], p, ln)))
+		return !f->has[RX_SHOW] && !(f->has[RX_HIDE] && map_matches(f, RX_HIDE, p, loc));
+	if (f->has[RX_HIDE] && (map_matches(f, RX_HIDE, p, loc) || fn_matches(f, RX_HIDE, p, ln)))
 		return false;
-	if (f->has[RX_SHOW] && !map_matches(f->re[RX_SHOW], p, loc) &&
-	    psym_profile_function(p, ln->function_id) && !fn_matches(f->re[RX_SHOW], p, ln))
+	if (f->has[RX_SHOW] && !map_matches(f, RX_SHOW, p, loc) &&
+	    psym_profile_function(p, ln->function_id) && !fn_matches(f, RX_SHOW, p, ln))
 		return false;
 	return true;
 }
@@ -479,9 +506,9 @@ static int loc_focus(struct psym_rpt_filter *f, const struct psym_profile *p, si
 
 	if (f->locfi[pos] != LOC_UNKNOWN)
 		return f->locfi[pos];
-	if (f->has[RX_IGNORE] && loc_matches(f->re[RX_IGNORE], p, loc))
+	if (f->has[RX_IGNORE] && loc_matches(f, RX_IGNORE, p, loc))
 		f->locfi[pos] = LOC_IGNORE;
-	else if (!f->has[RX_FOCUS] || loc_matches(f->re[RX_FOCUS], p, loc))
+	else if (!f->has[RX_FOCUS] || loc_matches(f, RX_FOCUS, p, loc))
 		f->locfi[pos] = LOC_FOCUS;
 	else
 		f->locfi[pos] = LOC_NONE;
