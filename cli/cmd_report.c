@@ -22,8 +22,8 @@
 /* ---- top, folded, flame ------------------------------------------------------ */
 
 #define FILTER_HELP                                                                                \
-	"Filters (as pprof's options of the same names; REs are POSIX extended, plus\n"            \
-	"\\d \\w \\s and a leading (?i)):\n"                                                       \
+	"Filters (as pprof's options of the same names; REs have Go's (RE2) syntax\n"              \
+	"and run in linear time; back-references and lookaround are refused):\n"                   \
 	"      --focus RE             only samples with a frame whose function, file or\n"         \
 	"                             binary matches RE\n"                                         \
 	"      --ignore RE            drop samples with such a frame\n"                            \

@@ -9,11 +9,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_int.h"
+#include "rx.h"
 
 enum {
 	RX_FOCUS,
@@ -45,7 +45,7 @@ struct tagf {
 	double v1, v2;
 	const char *unit; /* of v1/v2, a static unit name or the range's own text */
 	char unitbuf[32];
-	regex_t *rx;
+	struct psym_rx **rx;
 	size_t nrx;
 };
 
@@ -54,7 +54,10 @@ struct numunit {
 };
 
 struct psym_rpt_filter {
-	regex_t re[RX_N];
+	struct psym_rx *re[RX_N];
+	/* Per string of the profile, per RX_*: 0 not matched yet, 1 no, 2 yes. */
+	unsigned char *memo[RX_N];
+	size_t nstr;
 	bool has[RX_N];
 	struct tagf tf[2]; /* tagfocus, tagignore */
 	char **comms;
@@ -66,92 +69,41 @@ struct psym_rpt_filter {
 	size_t nnu;
 };
 
-/*
- * RE2 syntax as pprof users write it, into a POSIX extended expression:
- * \d \D (glibc knows \w \W \s \S), and a leading (?i).
- */
-static int compile_rx(regex_t *re, const char *src, const char *what, struct psym_err *e)
+/* A pattern as Go's regexp reads it (rx.h): what pprof refuses is refused here. */
+static int compile_rx(struct psym_rx **re, const char *src, const char *what, struct psym_err *e)
 {
-	size_t n = strlen(src), o = 0;
-	char *t = malloc(n * 12 + 1);
-	int flags = REG_EXTENDED | REG_NOSUB, rc;
-	bool inbr = false;
+	struct psym_err re_e = { 0 };
+	int rc = psym_rx_compile(src, re, &re_e);
 
-	if (!t)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	if (!strncmp(src, "(?i)", 4)) {
-		flags |= REG_ICASE;
-		src += 4;
-	}
-	for (const char *c = src; *c; c++) {
-		if (*c == '\\' && c[1]) {
-			const char *rep = NULL;
-
-			switch (c[1]) {
-			case 'd': rep = inbr ? "0-9" : "[0-9]"; break;
-			case 'D': rep = inbr ? NULL : "[^0-9]"; break;
-			case 'w': rep = inbr ? "[:alnum:]_" : NULL; break;
-			case 's': rep = inbr ? "[:space:]" : NULL; break;
-			default: break;
-			}
-			if (rep) {
-				o += (size_t)sprintf(t + o, "%s", rep);
-				c++;
-				continue;
-			}
-			if (inbr) { /* a POSIX bracket takes '\' literally */
-				if (c[1] == ']' || c[1] == '\\' || c[1] == '-' || c[1] == '^') {
-					t[o++] = c[1] == ']' ? ']' : c[1];
-					c++;
-					continue;
-				}
-				c++;
-				t[o++] = *c;
-				continue;
-			}
-			t[o++] = *c++;
-			t[o++] = *c;
-			continue;
-		}
-		if (!inbr && *c == '[') {
-			inbr = true;
-			t[o++] = *c;
-			if (c[1] == '^')
-				t[o++] = *++c;
-			if (c[1] == ']')
-				t[o++] = *++c;
-			continue;
-		}
-		if (inbr && *c == '[' && c[1] == ':') {
-			const char *end = strstr(c + 2, ":]");
-
-			if (end) {
-				memcpy(t + o, c, (size_t)(end + 2 - c));
-				o += (size_t)(end + 2 - c);
-				c = end + 1;
-				continue;
-			}
-		}
-		if (inbr && *c == ']')
-			inbr = false;
-		t[o++] = *c;
-	}
-	t[o] = '\0';
-	rc = regcomp(re, t, flags);
-	free(t);
-	if (rc) {
-		char msg[128];
-
-		regerror(rc, re, msg, sizeof(msg));
-		return psym_err_set(e, PSYM_EUSAGE, "bad %s regular expression '%s': %s", what, src,
-				    msg);
-	}
+	if (rc == PSYM_ENOMEM)
+		return psym_err_set(e, rc, "out of memory");
+	if (rc) /* a long pattern shortened, so that the reason fits on the line */
+		return psym_err_set(e, PSYM_EUSAGE, "bad %s regular expression '%.100s%s': %s",
+				    what, src, strlen(src) > 100 ? "..." : "", re_e.msg);
 	return 0;
 }
 
-static bool rx_match(const regex_t *re, const char *s)
+static bool rx_match(struct psym_rx *re, const char *s)
 {
-	return regexec(re, s, 0, NULL, 0) == 0;
+	return psym_rx_match(re, s, strlen(s));
+}
+
+/*
+ * Filter i against string idx of the profile, each string matched once
+ * (the same function, file and binary names recur in many locations).
+ */
+static bool str_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+			int64_t idx)
+{
+	bool m;
+
+	if (idx < 0 || (size_t)idx >= f->nstr || !f->memo[i])
+		return rx_match(f->re[i], psym_profile_str(p, idx));
+	if (f->memo[i][idx])
+		return f->memo[i][idx] == 2;
+	m = rx_match(f->re[i], psym_profile_str(p, idx));
+	f->memo[i][idx] = m ? 2 : 1;
+	return m;
 }
 
 /* ---- tag filters ------------------------------------------------------------- */
@@ -283,7 +235,7 @@ static int tagf_compile(struct tagf *t, const char *spec, const char *what, stru
 static void tagf_free(struct tagf *t)
 {
 	for (size_t i = 0; i < t->nrx; i++)
-		regfree(&t->rx[i]);
+		psym_rx_free(t->rx[i]);
 	free(t->rx);
 	free(t->key);
 }
@@ -377,7 +329,7 @@ static bool tag_match(const struct psym_rpt_filter *f, const struct tagf *t,
 					continue;
 				if (snprintf(buf, sizeof(buf), "%s:%s", k, v) >= (int)sizeof(buf))
 					continue;
-				m = rx_match(&t->rx[r], buf);
+				m = rx_match(t->rx[r], buf);
 			}
 			if (!m)
 				return false;
@@ -390,7 +342,7 @@ static bool tag_match(const struct psym_rpt_filter *f, const struct tagf *t,
 		if (!l->str || strcmp(psym_profile_str(p, l->key), t->key))
 			continue;
 		for (size_t r = 0; r < t->nrx; r++)
-			if (rx_match(&t->rx[r], psym_profile_str(p, l->str)))
+			if (rx_match(t->rx[r], psym_profile_str(p, l->str)))
 				return true;
 	}
 	return false;
@@ -444,6 +396,10 @@ int psym_rpt_filter_new(const struct psym_profile *p, const struct psym_report_f
 		if (rx[i]) {
 			ret = compile_rx(&f->re[i], rx[i], rxname[i], e);
 			f->has[i] = !ret;
+			/* Without room for the memo, every match is made anew. */
+			f->nstr = p->pb->n_string_table;
+			if (!ret && f->nstr)
+				f->memo[i] = calloc(f->nstr, 1);
 		}
 	if (!ret && o->tagfocus)
 		ret = tagf_compile(&f->tf[0], o->tagfocus, "tagfocus", e);
@@ -489,7 +445,9 @@ void psym_rpt_filter_free(struct psym_rpt_filter *f)
 		return;
 	for (int i = 0; i < RX_N; i++)
 		if (f->has[i])
-			regfree(&f->re[i]);
+			psym_rx_free(f->re[i]);
+	for (int i = 0; i < RX_N; i++)
+		free(f->memo[i]);
 	tagf_free(&f->tf[0]);
 	tagf_free(&f->tf[1]);
 	for (size_t i = 0; i < f->ncomm; i++)
@@ -501,28 +459,30 @@ void psym_rpt_filter_free(struct psym_rpt_filter *f)
 	free(f);
 }
 
-static bool fn_matches(const regex_t *re, const struct psym_profile *p, const pb_line *ln)
+static bool fn_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+		       const pb_line *ln)
 {
 	const pb_function *fn = psym_profile_function(p, ln->function_id);
 
-	return fn && (rx_match(re, psym_profile_str(p, fn->name)) ||
-		      rx_match(re, psym_profile_str(p, fn->filename)));
+	return fn && (str_matches(f, i, p, fn->name) || str_matches(f, i, p, fn->filename));
 }
 
-static bool map_matches(const regex_t *re, const struct psym_profile *p, const pb_location *loc)
+static bool map_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+			const pb_location *loc)
 {
 	const pb_mapping *m = psym_profile_mapping(p, loc->mapping_id);
 
-	return m && rx_match(re, psym_profile_str(p, m->filename));
+	return m && str_matches(f, i, p, m->filename);
 }
 
 /* pprof's Location.matchesName. */
-static bool loc_matches(const regex_t *re, const struct psym_profile *p, const pb_location *loc)
+static bool loc_matches(const struct psym_rpt_filter *f, int i, const struct psym_profile *p,
+			const pb_location *loc)
 {
 	for (size_t j = 0; j < loc->n_line; j++)
-		if (fn_matches(re, p, loc->line[j]))
+		if (fn_matches(f, i, p, loc->line[j]))
 			return true;
-	return map_matches(re, p, loc);
+	return map_matches(f, i, p, loc);
 }
 
 bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct psym_profile *p,
@@ -531,13 +491,11 @@ bool psym_rpt_filter_line_shown(const struct psym_rpt_filter *f, const struct ps
 	if (!f)
 		return true;
 	if (!ln) /* a location without lines: --show leaves it no line */
-		return !f->has[RX_SHOW] &&
-		       !(f->has[RX_HIDE] && map_matches(&f->re[RX_HIDE], p, loc));
-	if (f->has[RX_HIDE] &&
-	    (map_matches(&f->re[RX_HIDE], p, loc) || fn_matches(&f->re[RX_HIDE], p, ln)))
+		return !f->has[RX_SHOW] && !(f->has[RX_HIDE] && map_matches(f, RX_HIDE, p, loc));
+	if (f->has[RX_HIDE] && (map_matches(f, RX_HIDE, p, loc) || fn_matches(f, RX_HIDE, p, ln)))
 		return false;
-	if (f->has[RX_SHOW] && !map_matches(&f->re[RX_SHOW], p, loc) &&
-	    psym_profile_function(p, ln->function_id) && !fn_matches(&f->re[RX_SHOW], p, ln))
+	if (f->has[RX_SHOW] && !map_matches(f, RX_SHOW, p, loc) &&
+	    psym_profile_function(p, ln->function_id) && !fn_matches(f, RX_SHOW, p, ln))
 		return false;
 	return true;
 }
@@ -548,9 +506,9 @@ static int loc_focus(struct psym_rpt_filter *f, const struct psym_profile *p, si
 
 	if (f->locfi[pos] != LOC_UNKNOWN)
 		return f->locfi[pos];
-	if (f->has[RX_IGNORE] && loc_matches(&f->re[RX_IGNORE], p, loc))
+	if (f->has[RX_IGNORE] && loc_matches(f, RX_IGNORE, p, loc))
 		f->locfi[pos] = LOC_IGNORE;
-	else if (!f->has[RX_FOCUS] || loc_matches(&f->re[RX_FOCUS], p, loc))
+	else if (!f->has[RX_FOCUS] || loc_matches(f, RX_FOCUS, p, loc))
 		f->locfi[pos] = LOC_FOCUS;
 	else
 		f->locfi[pos] = LOC_NONE;
