@@ -417,6 +417,7 @@ void psym_symbolize_result_free(struct psym_symbolize_result *r)
 	for (size_t i = 0; i < r->nmaps; i++) {
 		free(r->maps[i].name);
 		free(r->maps[i].from);
+		psym_reason_kept_free(&r->maps[i].why);
 	}
 	free(r->maps);
 	r->maps = NULL;
@@ -443,8 +444,6 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum 
 				   .todo = todo,
 				   .kept = kept,
 				   .opened = from != NULL };
-	if (why)
-		x->why = *why;
 	x->name = strdup(name);
 	x->from = from ? strdup(from) : NULL;
 	if (!x->name || (from && !x->from)) {
@@ -452,6 +451,8 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum 
 		free(x->from);
 		return;
 	}
+	if (why)
+		psym_reason_keep(&x->why, why);
 	run->r->nmaps++;
 }
 
@@ -634,7 +635,7 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 	if (res)
 		ret = resolve_locations(run, mi, m, res, locs, nlocs, &done, &why, e);
 	else
-		why = *psym_regentry_reason(x);
+		psym_regentry_reason(x, &why);
 	/* Not the host's file: the path was the container's. */
 	if (!res && cls == PSYM_MAP_FILE && run->ns_pid[mi] &&
 	    (why.code == PSYM_R_NOT_FOUND || why.code == PSYM_R_BUILD_ID_MISMATCH)) {

@@ -79,7 +79,7 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 			if (r->st->nmissing < sizeof(r->st->missing) / sizeof(r->st->missing[0]))
 				snprintf(r->st->missing[r->st->nmissing++],
 					 sizeof(r->st->missing[0]), "%.120s (%.120s)", m->path,
-					 x->why.code ? psym_reason_text(&x->why)
+					 x->why.code ? psym_reason_kept_text(&x->why)
 						     : "build ID differs or unreadable");
 		}
 	}
