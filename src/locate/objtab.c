@@ -124,7 +124,7 @@ static char *key_string(enum psym_map_class cls, const char *path, const char *b
 			const char *named)
 {
 	size_t lp = strlen(path), lb = strlen(bid), ln = named ? strlen(named) : 0;
-	size_t lk = 12 + ln + lp + lb; /* "%d\n" at most 11 + 1, then \n-separated */
+	size_t lk = 14 + ln + lp + lb; /* an int in at most 11, three \n */
 	char *key = malloc(lk + 1 + lp + 1 + lb + 1 + ln + 1), *p;
 	int n;
 
