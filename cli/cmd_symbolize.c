@@ -83,11 +83,11 @@ static void mapping_line(const struct psym_mapsum *x, FILE *out)
 			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "");
 	else if (x->cls == PSYM_MAP_FILE)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id,
-			x->name, x->todo, psym_reason_text(&x->why));
+			x->name, x->todo, psym_reason_kept_text(&x->why));
 	else if (x->done < x->todo && x->why.code != PSYM_R_NONE && x->why.code != PSYM_R_NO_SYMBOL)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", x->id,
 			nm, x->done, x->todo, psym_map_class_name(x->cls),
-			psym_reason_text(&x->why));
+			psym_reason_kept_text(&x->why));
 	else
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s)\n", x->id, nm,
 			x->done, x->todo, psym_map_class_name(x->cls));
@@ -130,7 +130,7 @@ static void print_explain(void *ud, const struct psym_explain_ev *ev)
 			fprintf(out, "    located: '%s'%s\n", x->file,
 				x->index ? " (with a symbol index)" : "");
 		else
-			fprintf(out, "    not located: %s\n", psym_reason_text(&x->why));
+			fprintf(out, "    not located: %s\n", psym_reason_kept_text(&x->why));
 		break;
 	case PSYM_EXPLAIN_TRIED: fprintf(out, "    tried '%s': %s\n", ev->path, ev->verdict); break;
 	case PSYM_EXPLAIN_MAPPING:

@@ -3,7 +3,10 @@
 # of them there) plus frames of a real binary: finishes well within the
 # generous timeout (a linear scan of the modules seen so far per line took
 # about 100 s), passes every line it cannot resolve through byte for byte,
-# and names the real frames as addr2line does.
+# and names the real frames as addr2line does; and within the memory
+# budget of bench/RELIABILITY.md, 100 bytes of RSS per byte of input (it
+# took 1.43 GB, 150 per byte: every module's table and registry entries
+# held 1 KiB reasons, six in a table entry).
 . "$top_srcdir/tests/lib.sh"
 need gcc
 need addr2line
@@ -27,8 +30,13 @@ for i in range(200000):
 print("%s+0x%x" % (real, leaf))
 PY
 echo "log: $(wc -c <log.txt) bytes, $(wc -l <log.txt) lines"
+san=no
+ldd "$top_builddir/.libs/psym" "$PSYM" 2>/dev/null | grep -q -e libasan -e libubsan && san=yes
+tm=""
+[ -x /usr/bin/time ] && tm="/usr/bin/time -f %M -o tm"
 rc=0
-timeout 60 "$PSYM" addr --filter <log.txt >out.txt 2>err.txt || rc=$?
+# shellcheck disable=SC2086
+timeout 60 $tm "$PSYM" addr --filter <log.txt >out.txt 2>err.txt || rc=$?
 if [ $rc = 124 ]; then
 	fail "psym addr --filter did not finish in 60 s"
 else
@@ -44,4 +52,16 @@ check "leaf frame named as addr2line does ($want_leaf), first and last line" \
 	test "$(grep -c "^$PWD/m+0x[0-9a-f]* \[$want_leaf .*m.c:" out.txt)" = 2
 check "mid frames named as addr2line does ($want_mid), 4 times" \
 	test "$(grep -c "^$PWD/m+0x[0-9a-f]* \[$want_mid .*m.c:" out.txt)" = 4
+if [ -z "$tm" ] || [ "$san" = yes ]; then
+	echo "# max RSS not checked (no /usr/bin/time, or a sanitizer build)"
+else
+	kb=$(tail -n1 tm)
+	budget=$(($(wc -c <log.txt) * 100 / 1024))
+	case $kb in '' | *[!0-9]*) kb=0 ;; esac
+	if [ "$kb" -gt 0 ] && [ "$kb" -le "$budget" ]; then
+		pass "max RSS ${kb} KB within the budget of ${budget} KB (100 bytes per byte of input)"
+	else
+		fail "max RSS ${kb} KB over the budget of ${budget} KB (100 bytes per byte of input)"
+	fi
+fi
 finish

@@ -52,6 +52,27 @@ struct psym_reason {
 	char detail[1024]; /* one line: subject first, then what was wrong */
 };
 
+/*
+ * A reason kept for long, one per object or mapping of a run (there can be
+ * hundreds of thousands): the detail on the heap at its length, not in a
+ * 1 KiB array. psym_reason_keep never fails: out of memory, the detail is
+ * dropped and the text is the code's name.
+ */
+struct psym_reason_kept {
+	enum psym_reason_code code;
+	int rank;
+	char *detail; /* owned; NULL: none */
+};
+
+/* Keep r in k (k's old detail freed). */
+void psym_reason_keep(struct psym_reason_kept *k, const struct psym_reason *r);
+/* The kept reason as a reason again. */
+void psym_reason_unkeep(const struct psym_reason_kept *k, struct psym_reason *out);
+/* The detail, or the code's name. Borrowed from k. */
+const char *psym_reason_kept_text(const struct psym_reason_kept *k);
+/* Frees the detail and clears k. */
+void psym_reason_kept_free(struct psym_reason_kept *k);
+
 /* The short name of a code ("not found"). */
 const char *psym_reason_name(enum psym_reason_code c);
 

@@ -41,12 +41,11 @@ void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held)
 	t->max_held = max_held ? max_held : 1;
 }
 
+/* A try's path and verdict are one allocation (path first). */
 static void free_tries(struct psym_objtab_try *tried, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++)
 		free(tried[i].path);
-		free(tried[i].verdict);
-	}
 	free(tried);
 }
 
@@ -57,13 +56,31 @@ static void free_side(struct psym_locside *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/* A side allocated (the table's lock held or the entry private), or NULL. */
+static void free_side_ptr(struct psym_locside *s)
+{
+	if (s)
+		free_side(s);
+	free(s);
+}
+
+/* The side *sp, allocated empty when not yet; NULL when out of memory. */
+static struct psym_locside *side_get(struct psym_locside **sp)
+{
+	if (!*sp)
+		*sp = calloc(1, sizeof(**sp));
+	return *sp;
+}
+
 static void free_entry(struct psym_located *x)
 {
 	free_tries(x->tried, x->ntried);
-	free_side(&x->debug);
-	free_side(&x->alt);
-	free_side(&x->split);
-	free_side(&x->kallsyms);
+	psym_reason_kept_free(&x->why);
+	free_side_ptr(x->debug);
+	free_side_ptr(x->alt);
+	free_side_ptr(x->split);
+	free_side_ptr(x->kallsyms);
+	/* key, path, build_id and named are one allocation (key first). */
 	for (size_t i = 0; i < x->nkmods; i++) {
 		free(x->kmods[i].name);
 		free_side(&x->kmods[i].side);
@@ -73,9 +90,6 @@ static void free_entry(struct psym_located *x)
 		free(x->perfmaps[i].path);
 	free(x->perfmaps);
 	psym_elf_close(x->elf);
-	free((char *)x->path);
-	free((char *)x->build_id);
-	free((char *)x->named);
 	free((char *)x->key);
 	free((char *)x->file);
 	free((char *)x->index);
@@ -101,16 +115,34 @@ enum psym_map_class psym_objkey_classify(const char *name, char *clean, size_t c
 	return psym_mapping_classify(name, clean, cleansz, &deleted);
 }
 
-/* The one key string: what makes two mappings the same object. */
+/*
+ * The one key string: what makes two mappings the same object. The
+ * entry's path, build ID (as given) and named file follow it in the same
+ * allocation (an entry per mapping of a profile: one allocation, not four).
+ */
 static char *key_string(enum psym_map_class cls, const char *path, const char *bid,
 			const char *named)
 {
-	char *key;
+	size_t lp = strlen(path), lb = strlen(bid), ln = named ? strlen(named) : 0;
+	size_t lk = 14 + ln + lp + lb; /* an int in at most 11, three \n */
+	char *key = malloc(lk + 1 + lp + 1 + lb + 1 + ln + 1), *p;
+	int n;
 
-	if (asprintf(&key, "%d\n%s\n%s\n%s", (int)cls, named ? named : "", path, bid) < 0)
+	if (!key)
 		return NULL;
+	n = snprintf(key, lk + 1, "%d\n%s\n%s\n%s", (int)cls, named ? named : "", path, bid);
+	if (n < 0 || (size_t)n > lk) {
+		free(key);
+		return NULL;
+	}
 	/* Build IDs compare in any case. */
-	psym_build_id_lower(key + strlen(key) - strlen(bid));
+	psym_build_id_lower(key + n - lb);
+	p = key + n + 1;
+	memcpy(p, path, lp + 1);
+	p += lp + 1;
+	memcpy(p, bid, lb + 1);
+	p += lb + 1;
+	memcpy(p, named ? named : "", ln + 1);
 	return key;
 }
 
@@ -143,11 +175,9 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 		goto fail;
 	x->cls = cls;
 	x->key = key;
-	x->path = strdup(path);
-	x->build_id = strdup(build_id);
-	x->named = named ? strdup(named) : NULL;
-	if (!x->path || !x->build_id || (named && !x->named))
-		goto fail;
+	x->path = key + strlen(key) + 1;
+	x->build_id = x->path + strlen(x->path) + 1;
+	x->named = named ? x->build_id + strlen(x->build_id) + 1 : NULL;
 	arr = psym_array_grow(t->x, &t->cap, t->n + 1, sizeof(*arr), 0);
 	if (!arr)
 		goto fail;
@@ -184,12 +214,16 @@ static void push_try(struct psym_objtab_try **tried, size_t *n, const char *path
 	if (!p)
 		return;
 	*tried = p;
-	p[*n].path = strdup(path);
-	p[*n].verdict = strdup(verdict);
-	if (!p[*n].path || !p[*n].verdict) {
-		free(p[*n].path);
-		free(p[*n].verdict);
-		return;
+	{
+		size_t lp = strlen(path) + 1, lv = strlen(verdict) + 1;
+		char *b = malloc(lp + lv);
+
+		if (!b)
+			return;
+		memcpy(b, path, lp);
+		memcpy(b + lp, verdict, lv);
+		p[*n].path = b;
+		p[*n].verdict = b + lp;
 	}
 	(*n)++;
 }
@@ -209,23 +243,28 @@ static const struct psym_locate_opts no_locate;
  * placed through kallsyms) as the entry's file, and the kallsyms copy.
  */
 static int locate_kernel(const struct psym_locate_opts *o, struct psym_located *x,
-			 const struct psym_objkey *k, struct psym_err *e)
+			 const struct psym_objkey *k, struct psym_reason *why, struct psym_err *e)
 {
+	struct psym_locside *ksd;
 	char ks[4200];
 	int ret = PSYM_NOENT;
 
 	if (x->cls == PSYM_MAP_KERNEL) {
-		ret = psym_locate_vmlinux(o, k->build_id, &x->elf, &x->text, &x->why, e);
+		ret = psym_locate_vmlinux(o, k->build_id, &x->elf, &x->text, why, e);
 		if (ret < 0)
 			return ret;
 	} else {
-		psym_reason_set(&x->why, PSYM_R_NOT_FOUND, "a kernel module: no vmlinux");
+		psym_reason_set(why, PSYM_R_NOT_FOUND, "a kernel module: no vmlinux");
 	}
-	x->kallsyms.status = psym_locate_kallsyms(o, ks, sizeof(ks), &x->kallsyms.why);
-	x->kallsyms.located = true;
-	if (x->kallsyms.status == 0) {
-		x->kallsyms.file = strdup(ks);
-		if (!x->kallsyms.file)
+	ksd = side_get(&x->kallsyms);
+	if (!ksd)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	memset(&ksd->why, 0, sizeof(ksd->why));
+	ksd->status = psym_locate_kallsyms(o, ks, sizeof(ks), &ksd->why);
+	ksd->located = true;
+	if (ksd->status == 0) {
+		ksd->file = strdup(ks);
+		if (!ksd->file)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	return ret;
@@ -240,22 +279,23 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 		.build_id = *x->build_id ? x->build_id : NULL,
 		.named = x->named,
 	};
+	/* Searched into a whole reason, kept at its length (one per entry). */
+	struct psym_reason why = { 0 };
 	int ret;
 
 	o.explain = record;
 	o.explain_ud = x;
-	memset(&x->why, 0, sizeof(x->why));
 	switch (x->cls) {
 	case PSYM_MAP_FILE:
 		/* No path (psym addr --build-id): any file with the build ID. */
 		if (!*x->path && !x->named && k.build_id)
-			ret = psym_locate_by_build_id(&o, k.build_id, &x->elf, &x->why, e);
+			ret = psym_locate_by_build_id(&o, k.build_id, &x->elf, &why, e);
 		else
-			ret = psym_locate_binary(&o, &k, &x->elf, &x->why, e);
+			ret = psym_locate_binary(&o, &k, &x->elf, &why, e);
 		break;
-	case PSYM_MAP_VDSO: ret = psym_locate_vdso(&o, &x->elf, &x->why, e); break;
+	case PSYM_MAP_VDSO: ret = psym_locate_vdso(&o, &x->elf, &why, e); break;
 	case PSYM_MAP_KERNEL:
-	case PSYM_MAP_KMODULE: ret = locate_kernel(&o, x, &k, e); break;
+	case PSYM_MAP_KMODULE: ret = locate_kernel(&o, x, &k, &why, e); break;
 	default:
 		/* Located by its resolver when opened (objtab.h). */
 		ret = 0;
@@ -265,6 +305,7 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 		return ret; /* not remembered: the next pass tries again */
 	x->located = true;
 	x->status = ret;
+	psym_reason_keep(&x->why, &why);
 	if (x->elf) {
 		x->file = strdup(psym_elf_path(x->elf));
 		if (!x->file)
@@ -312,7 +353,7 @@ int psym_objtab_take_elf(struct psym_objtab *t, struct psym_located *x,
 	*out = NULL;
 	pthread_mutex_lock(&t->mu);
 	if (!x->located || x->status) {
-		*why = x->why;
+		psym_reason_unkeep(&x->why, why);
 		ret = x->located ? x->status : PSYM_NOENT;
 	} else if (!x->taken && x->elf) {
 		*out = x->elf;
@@ -351,15 +392,17 @@ static void record_side(void *ud, const char *path, const char *verdict)
  * What an earlier search of side s found: 1 with the answer (the file
  * opened again, or the reason), 0 when not searched yet.
  */
-static int side_known(struct psym_objtab *t, struct psym_locside *s,
+static int side_known(struct psym_objtab *t, struct psym_locside *const *sp,
 		      const struct psym_locate_opts *lo, struct psym_elf **out,
 		      struct psym_reason *why, struct psym_err *e, int *ret)
 {
+	const struct psym_locside *s;
 	char *file = NULL;
 	bool known;
 
 	pthread_mutex_lock(&t->mu);
-	known = s->located;
+	s = *sp;
+	known = s && s->located;
 	if (known) {
 		*ret = s->status;
 		*why = s->why;
@@ -374,9 +417,11 @@ static int side_known(struct psym_objtab *t, struct psym_locside *s,
 }
 
 /* A search's answer into side s (unless another thread's came first). */
-static int side_keep(struct psym_objtab *t, struct psym_locside *s, struct side_rec *r, int ret,
+static int side_keep(struct psym_objtab *t, struct psym_locside **sp, struct side_rec *r, int ret,
 		     struct psym_elf *found, const struct psym_reason *why, struct psym_err *e)
 {
+	struct psym_locside *s;
+
 	r->s.located = true;
 	r->s.status = ret;
 	if (ret == PSYM_NOENT)
@@ -386,7 +431,8 @@ static int side_keep(struct psym_objtab *t, struct psym_locside *s, struct side_
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
 	pthread_mutex_lock(&t->mu);
-	if (!s->located) {
+	s = side_get(sp); /* out of memory: not remembered, searched again next time */
+	if (s && !s->located) {
 		*s = r->s;
 		memset(&r->s, 0, sizeof(r->s));
 	}
@@ -400,7 +446,7 @@ enum side_kind {
 	SIDE_ALT
 };
 
-static int locate_side(struct psym_objtab *t, struct psym_locside *s, enum side_kind kind,
+static int locate_side(struct psym_objtab *t, struct psym_locside **s, enum side_kind kind,
 		       const struct psym_locate_opts *lo, struct psym_elf *binary,
 		       const struct psym_alt_key *ak, struct psym_elf **out,
 		       struct psym_reason *why, struct psym_err *e)
@@ -465,8 +511,12 @@ void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
 			     const char *verdict)
 {
 	if (t && x) {
+		struct psym_locside *s;
+
 		pthread_mutex_lock(&t->mu);
-		push_try(&x->split.tried, &x->split.ntried, path, verdict);
+		s = side_get(&x->split);
+		if (s)
+			push_try(&s->tried, &s->ntried, path, verdict);
 		pthread_mutex_unlock(&t->mu);
 	}
 	if (lo->explain)
@@ -578,14 +628,14 @@ int psym_objtab_kallsyms(struct psym_objtab *t, struct psym_located *x, char *bu
 	int ret;
 
 	pthread_mutex_lock(&t->mu);
-	if (!x->kallsyms.located) {
+	if (!x->kallsyms || !x->kallsyms->located) {
 		psym_reason_set(why, PSYM_R_NO_KALLSYMS, "not located");
 		ret = PSYM_NOENT;
-	} else if (x->kallsyms.status) {
-		*why = x->kallsyms.why;
-		ret = x->kallsyms.status;
+	} else if (x->kallsyms->status) {
+		*why = x->kallsyms->why;
+		ret = x->kallsyms->status;
 	} else {
-		ret = snprintf(buf, bufsz, "%s", x->kallsyms.file) < (int)bufsz ? 0 : PSYM_NOENT;
+		ret = snprintf(buf, bufsz, "%s", x->kallsyms->file) < (int)bufsz ? 0 : PSYM_NOENT;
 		if (ret)
 			psym_reason_set(why, PSYM_R_NO_KALLSYMS, "path too long");
 	}

@@ -83,20 +83,24 @@ struct psym_located {
 	const char *named;    /* the file the user named for it (--main-binary, -e), or NULL */
 	const char *key;      /* the one key string: class, named, path, lowercase build ID */
 	/* The locate pass's answer. */
-	bool located;		/* the pass has run for it */
-	int status;		/* 0: found; PSYM_NOENT: why says why; or an error */
-	struct psym_reason why; /* when not found */
-	const char *file;	/* the file found (binary, vDSO image), or NULL */
-	const char *index;	/* the symbol index that answers for it (when opened), or NULL */
+	bool located;		     /* the pass has run for it */
+	int status;		     /* 0: found; PSYM_NOENT: why says why; or an error */
+	struct psym_reason_kept why; /* when not found */
+	const char *file;	     /* the file found (binary, vDSO image), or NULL */
+	const char *index; /* the symbol index that answers for it (when opened), or NULL */
 	struct psym_objtab_try *tried; /* candidates refused or used, in order */
 	size_t ntried;
-	/* Files it names itself, located on first need (see above). */
-	struct psym_locside debug; /* separate debug file */
-	struct psym_locside alt;   /* alternate (dwz) / supplementary DWARF file */
-	struct psym_locside split; /* .dwo / .dwp candidates (no one file) */
+	/*
+	 * Files it names itself, located on first need (see above); each
+	 * side is allocated when first recorded (NULL: not searched), so an
+	 * entry of a plan of many objects stays small.
+	 */
+	struct psym_locside *debug; /* separate debug file */
+	struct psym_locside *alt;   /* alternate (dwz) / supplementary DWARF file */
+	struct psym_locside *split; /* .dwo / .dwp candidates (no one file) */
 	/* The kernel (PSYM_MAP_KERNEL, PSYM_MAP_KMODULE): */
 	uint64_t text;			/* vmlinux's _text (file is the vmlinux) */
-	struct psym_locside kallsyms;	/* the kallsyms copy */
+	struct psym_locside *kallsyms;	/* the kallsyms copy */
 	struct psym_objtab_kmod *kmods; /* its modules' files, as frames needed them */
 	size_t nkmods;
 	/* JIT code (PSYM_MAP_ANON): the processes' perf maps, in locate.h's order. */

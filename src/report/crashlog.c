@@ -102,7 +102,7 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 		return NULL;
 	r = psym_regentry_resolver(x);
 	if (!r)
-		f->why = *psym_regentry_reason(x);
+		psym_regentry_reason(x, &f->why);
 	psym_regentry_release(x);
 	return r;
 }

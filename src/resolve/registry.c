@@ -11,9 +11,9 @@
 struct psym_regentry {
 	char *key;
 	struct psym_resolver *r;
-	struct psym_reason why;
-	int state;	    /* 0: not opened yet (or closed again), 1: opened (r or why) */
-	pthread_mutex_t mu; /* held while opening and while a caller uses it */
+	struct psym_reason_kept why; /* at its length: a run can have an entry per mapping */
+	int state;		     /* 0: not opened yet (or closed again), 1: opened (r or why) */
+	pthread_mutex_t mu;	     /* held while opening and while a caller uses it */
 	struct psym_registry *g;
 	/* Opened resolvers, most recently released first; g->mu guards these. */
 	struct psym_regentry *prev, *next;
@@ -125,6 +125,7 @@ void psym_registry_free(struct psym_registry *g)
 		struct psym_regentry *x = v;
 
 		psym_resolver_free(x->r);
+		psym_reason_kept_free(&x->why);
 		pthread_mutex_destroy(&x->mu);
 		free(x->key);
 		free(x);
@@ -174,9 +175,10 @@ int psym_registry_get(struct psym_registry *g, const char *key, psym_open_fn ope
 	pthread_mutex_lock(&x->mu); /* waits while another thread opens or uses it */
 	if (x->state == 0) {
 		bool again = x->evicted;
+		struct psym_reason why = { 0 };
 
-		memset(&x->why, 0, sizeof(x->why));
-		ret = open_fn(ud, &x->r, &x->why, e);
+		ret = open_fn(ud, &x->r, &why, e);
+		psym_reason_keep(&x->why, &why);
 		if (ret < 0 && ret != PSYM_NOENT) {
 			x->r = NULL;
 			pthread_mutex_unlock(&x->mu);
@@ -204,9 +206,9 @@ struct psym_resolver *psym_regentry_resolver(const struct psym_regentry *x)
 	return x->r;
 }
 
-const struct psym_reason *psym_regentry_reason(const struct psym_regentry *x)
+void psym_regentry_reason(const struct psym_regentry *x, struct psym_reason *why)
 {
-	return &x->why;
+	psym_reason_unkeep(&x->why, why);
 }
 
 void psym_regentry_release(struct psym_regentry *x)

@@ -53,9 +53,9 @@ typedef int (*psym_open_fn)(void *ud, struct psym_resolver **out, struct psym_re
 int psym_registry_get(struct psym_registry *g, const char *key, psym_open_fn open_fn, void *ud,
 		      struct psym_regentry **out, struct psym_err *e);
 
-/* The resolver (NULL when the object was not found) and why not. */
+/* The resolver (NULL when the object was not found) and why not (copied to *why). */
 struct psym_resolver *psym_regentry_resolver(const struct psym_regentry *x);
-const struct psym_reason *psym_regentry_reason(const struct psym_regentry *x);
+void psym_regentry_reason(const struct psym_regentry *x, struct psym_reason *why);
 
 void psym_regentry_release(struct psym_regentry *x);
 

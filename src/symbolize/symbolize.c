@@ -20,6 +20,7 @@
 #include "buildid.h"
 #include "demangle.h"
 #include "funcmemo.h"
+#include "hashtab.h"
 #include "hostid.h"
 #include "lean.h"
 #include "mapping.h"
@@ -417,6 +418,7 @@ void psym_symbolize_result_free(struct psym_symbolize_result *r)
 	for (size_t i = 0; i < r->nmaps; i++) {
 		free(r->maps[i].name);
 		free(r->maps[i].from);
+		psym_reason_kept_free(&r->maps[i].why);
 	}
 	free(r->maps);
 	r->maps = NULL;
@@ -443,8 +445,6 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum 
 				   .todo = todo,
 				   .kept = kept,
 				   .opened = from != NULL };
-	if (why)
-		x->why = *why;
 	x->name = strdup(name);
 	x->from = from ? strdup(from) : NULL;
 	if (!x->name || (from && !x->from)) {
@@ -452,6 +452,8 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum 
 		free(x->from);
 		return;
 	}
+	if (why)
+		psym_reason_keep(&x->why, why);
 	run->r->nmaps++;
 }
 
@@ -634,7 +636,7 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 	if (res)
 		ret = resolve_locations(run, mi, m, res, locs, nlocs, &done, &why, e);
 	else
-		why = *psym_regentry_reason(x);
+		psym_regentry_reason(x, &why);
 	/* Not the host's file: the path was the container's. */
 	if (!res && cls == PSYM_MAP_FILE && run->ns_pid[mi] &&
 	    (why.code == PSYM_R_NOT_FOUND || why.code == PSYM_R_BUILD_ID_MISMATCH)) {
@@ -731,20 +733,36 @@ static void prefetch_debuginfod(struct run *run)
 	free(ids);
 }
 
+/*
+ * The plan's object at mapping k is met for the first time (each object is
+ * said, or located, once): a set of the objects met, keyed by the pointer's
+ * bytes in the plan (a scan of the mappings before each was quadratic:
+ * 200,000 mappings are 2e10 comparisons). Out of memory, an object may be
+ * met twice.
+ */
+static bool first_time(struct run *run, struct psym_hashtab *met, size_t k)
+{
+	struct psym_err e = { 0 };
+
+	if (psym_hashtab_get(met, &run->plan[k], sizeof(run->plan[k]), NULL) == 0)
+		return false;
+	psym_hashtab_put(met, &run->plan[k], sizeof(run->plan[k]), run->plan[k], &e);
+	return true;
+}
+
 /* --explain: the located-object table, each object once, as located. */
 static void explain_table(struct run *run)
 {
 	pb_profile *pb = run->p->pb;
+	struct psym_hashtab met;
 
+	psym_hashtab_init(&met, 0);
 	for (size_t k = 0; k < pb->n_mapping; k++) {
 		struct psym_located *x = run->plan[k];
-		bool seen = false;
 
 		if (!x || !x->located || (x->cls != PSYM_MAP_FILE && x->cls != PSYM_MAP_VDSO))
 			continue;
-		for (size_t j = 0; j < k && !seen; j++)
-			seen = run->plan[j] == x;
-		if (seen)
+		if (!first_time(run, &met, k))
 			continue;
 		if (run->o->quiet) { /* the candidates still, as tried */
 			for (size_t i = 0; i < x->ntried; i++)
@@ -755,6 +773,7 @@ static void explain_table(struct run *run)
 							   .mapping_id = pb->mapping[k]->id,
 							   .obj = x });
 	}
+	psym_hashtab_free(&met);
 }
 
 /*
@@ -767,25 +786,21 @@ static int locate_perf_maps(struct run *run, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	pb_profile *pb = run->p->pb;
+	struct psym_hashtab met;
+	int ret = 0;
 
-	for (size_t k = 0; k < pb->n_mapping; k++) {
+	psym_hashtab_init(&met, 0);
+	for (size_t k = 0; k < pb->n_mapping && !ret; k++) {
 		struct psym_located *x = run->plan[k];
-		bool seen = false;
-		int ret;
 
-		if (!x || x->cls != PSYM_MAP_ANON)
-			continue;
-		for (size_t j = 0; j < k && !seen; j++)
-			seen = run->plan[j] == x;
-		if (seen)
+		if (!x || x->cls != PSYM_MAP_ANON || !first_time(run, &met, k))
 			continue;
 		ret = psym_objtab_locate_perf_maps(run->own_tab, x, &run->lo,
 						   o->pid ? &o->pid : run->pids,
 						   o->pid ? 1 : run->npids, e);
-		if (ret)
-			return ret;
 	}
-	return 0;
+	psym_hashtab_free(&met);
+	return ret;
 }
 
 /*

@@ -142,10 +142,10 @@ struct psym_mapsum {
 	uint64_t id;
 	char *name; /* the mapping's file name (owned by the result) */
 	enum psym_map_class cls;
-	size_t done, todo, kept; /* todo 0: all its locations had lines, kept */
-	bool opened;		 /* an object answered for it */
-	char *from;		 /* where the answers came from (describe), or NULL */
-	struct psym_reason why;	 /* why none, or why some, were resolved */
+	size_t done, todo, kept;     /* todo 0: all its locations had lines, kept */
+	bool opened;		     /* an object answered for it */
+	char *from;		     /* where the answers came from (describe), or NULL */
+	struct psym_reason_kept why; /* why none, or why some, were resolved */
 };
 
 struct psym_symbolize_result {

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "space.h"
 
 #define MAX_MAPPINGS 65536
@@ -36,6 +35,29 @@ struct psym_space {
 	psym_space_cfi_fn cfi_fn; /* NULL: each space opens its files' CFI */
 	void *cfi_ud;
 };
+
+/*
+ * Room for need elements of *arr (capacity *cap, doubling from 1, not from
+ * psym_array_grow's 16): a run can hold a space per process, most with a
+ * few mappings, so an empty tail of 15 is most of a space. NULL when out
+ * of memory or past max.
+ */
+static void *grow(void *arr, size_t *cap, size_t need, size_t elem, size_t max)
+{
+	size_t n = *cap ? *cap : 1;
+	void *p;
+
+	if (need <= *cap)
+		return arr;
+	if (need > max)
+		return NULL;
+	while (n < need)
+		n = n > max / 2 ? max : n * 2;
+	p = realloc(arr, n * elem);
+	if (p)
+		*cap = n;
+	return p;
+}
 
 int psym_space_new(const struct psym_cfi_limits *lim, struct psym_space **out, struct psym_err *e)
 {
@@ -70,7 +92,7 @@ static int file_index(struct psym_space *s, const struct psym_elf *elf, size_t *
 			return 0;
 		}
 	}
-	f = psym_array_grow(s->files, &s->capfiles, s->nfiles + 1, sizeof(*f), 0);
+	f = grow(s->files, &s->capfiles, s->nfiles + 1, sizeof(*f), 2 * MAX_MAPPINGS);
 	if (!f)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	s->files = f;
@@ -98,7 +120,7 @@ int psym_space_add(struct psym_space *s, uint64_t start, uint64_t end, uint64_t 
 			return r;
 		m.dbias = psym_elf_bias_from(elf, debug);
 	}
-	p = psym_array_grow(s->maps, &s->capmaps, s->nmaps + 1, sizeof(*p), MAX_MAPPINGS);
+	p = grow(s->maps, &s->capmaps, s->nmaps + 1, sizeof(*p), MAX_MAPPINGS);
 	if (!p)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	s->maps = p;
@@ -115,7 +137,8 @@ static struct psym_cfi *file_cfi(struct psym_space *s, size_t i)
 
 		f->tried = true;
 		if (s->cfi_fn) {
-			f->cfi = s->cfi_fn(s->cfi_ud, f->elf);
+			f->cfi = s->cfi_fn(s->cfi_ud, f->elf, &f->has_sigret, &f->sigret);
+			f->sigret_tried = true;
 			f->shared = true;
 		} else if (psym_cfi_open(f->elf, &s->lim, &f->cfi, &e) < 0) {
 			s->cfi_errors++;
@@ -133,6 +156,7 @@ static bool is_sigreturn(struct psym_space *s, size_t i, uint64_t vaddr)
 {
 	struct file_cfi *f = &s->files[i];
 
+	file_cfi(s, i); /* with a source: the source's answer */
 	if (!f->sigret_tried) {
 		f->sigret_tried = true;
 		/* Only the lazily loaded symbol table of elf changes. */

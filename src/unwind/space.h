@@ -34,11 +34,14 @@ int psym_space_find(void *space, uint64_t pc, struct psym_unwind_obj *obj);
 
 /*
  * Take each file's CFI from fn (which owns it, and may return NULL for
- * none) instead of opening it per space: a run with many processes, or
- * many PROCESS records of one, indexes each object's CFI once and shares
- * its memoized rows. Set before the first lookup.
+ * none) instead of opening it per space, and where its AArch64 signal
+ * return trampoline is (*sigret, true; false: none): a run with many
+ * processes, or many PROCESS records of one, indexes each object's CFI
+ * and searches its symbols once, and shares its memoized rows. Set
+ * before the first lookup.
  */
-typedef struct psym_cfi *(*psym_space_cfi_fn)(void *ud, const struct psym_elf *elf);
+typedef struct psym_cfi *(*psym_space_cfi_fn)(void *ud, const struct psym_elf *elf,
+					      bool *has_sigret, uint64_t *sigret);
 void psym_space_set_cfi_source(struct psym_space *s, psym_space_cfi_fn fn, void *ud);
 
 #endif

@@ -21,6 +21,8 @@
 struct objcfi {
 	const struct psym_elf *elf; /* the objs table's file: the key */
 	struct psym_cfi *cfi;	    /* NULL: none or unreadable */
+	bool has_sigret;	    /* __kernel_rt_sigreturn, at sigret (space.h) */
+	uint64_t sigret;
 };
 
 struct proc {
@@ -79,7 +81,7 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 			if (r->st->nmissing < sizeof(r->st->missing) / sizeof(r->st->missing[0]))
 				snprintf(r->st->missing[r->st->nmissing++],
 					 sizeof(r->st->missing[0]), "%.120s (%.120s)", m->path,
-					 x->why.code ? psym_reason_text(&x->why)
+					 x->why.code ? psym_reason_kept_text(&x->why)
 						     : "build ID differs or unreadable");
 		}
 	}
@@ -87,15 +89,21 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 }
 
 /* The CFI of an object of this run, indexed at its first use (space.h). */
-static struct psym_cfi *obj_cfi(void *ud, const struct psym_elf *elf)
+static struct psym_cfi *obj_cfi(void *ud, const struct psym_elf *elf, bool *has_sigret,
+				uint64_t *sigret)
 {
 	struct run *r = ud;
 	struct psym_err e = { 0 };
 	struct objcfi *o, **q;
 	void *v;
 
-	if (psym_hashtab_get(&r->cfi_by_elf, &elf, sizeof(elf), &v) == 0)
-		return ((struct objcfi *)v)->cfi;
+	*has_sigret = false;
+	if (psym_hashtab_get(&r->cfi_by_elf, &elf, sizeof(elf), &v) == 0) {
+		o = v;
+		*has_sigret = o->has_sigret;
+		*sigret = o->sigret;
+		return o->cfi;
+	}
 	q = psym_array_grow(r->cfis, &r->capcfis, r->ncfis + 1, sizeof(*q), 0);
 	if (!q)
 		return NULL;
@@ -106,12 +114,17 @@ static struct psym_cfi *obj_cfi(void *ud, const struct psym_elf *elf)
 	o->elf = elf;
 	if (psym_cfi_open(elf, &r->o->cfi, &o->cfi, &e) < 0)
 		o->cfi = NULL;
+	/* A search of every symbol: once per object, not once per process. */
+	o->has_sigret = psym_elf_find_symbol((struct psym_elf *)elf, "__kernel_rt_sigreturn",
+					     &o->sigret) == 0;
 	if (psym_hashtab_put(&r->cfi_by_elf, &o->elf, sizeof(o->elf), o, &e) != 0) {
 		psym_cfi_close(o->cfi);
 		free(o);
 		return NULL;
 	}
 	r->cfis[r->ncfis++] = o;
+	*has_sigret = o->has_sigret;
+	*sigret = o->sigret;
 	return o->cfi;
 }
 

@@ -163,7 +163,8 @@ static void test_debug_once(const char *exe)
 	psym_elf_close(dbg);
 	dbg = NULL;
 	n1 = c.n;
-	ok(x->debug.located && x->debug.status == r1 && x->debug.ntried == n1 && n1 > 0,
+	ok(x->debug && x->debug->located && x->debug->status == r1 && x->debug->ntried == n1 &&
+		   n1 > 0,
 	   "debug once: the search's answer and every candidate recorded in the entry");
 	c.n = 0;
 	r2 = psym_objtab_locate_debug(t, x, &lo, bin, &dbg, &why2, &e);

@@ -93,6 +93,7 @@ int main(void)
 	int found = 0, missing = 1, failing = 2;
 	pthread_t t[4];
 	struct psym_resdesc d = { 0 };
+	struct psym_reason why = { 0 };
 
 	ok(psym_registry_get(g, "a", open_fn, &found, &x, &e) == 0, "get a new key");
 	ok(psym_regentry_resolver(x) != NULL, "it has a resolver");
@@ -106,8 +107,9 @@ int main(void)
 	ok(psym_registry_get(g, "b", open_fn, &missing, &x, &e) == 0,
 	   "a missing object is no error");
 	ok(psym_regentry_resolver(x) == NULL, "no resolver");
-	is_int((int)psym_regentry_reason(x)->code, PSYM_R_NOT_FOUND, "with its reason");
-	is_str(psym_reason_text(psym_regentry_reason(x)), "'x': not found", "reason text");
+	psym_regentry_reason(x, &why);
+	is_int((int)why.code, PSYM_R_NOT_FOUND, "with its reason");
+	is_str(psym_reason_text(&why), "'x': not found", "reason text");
 	psym_regentry_release(x);
 	ok(psym_registry_get(g, "b", open_fn, &found, &x, &e) == 0 &&
 		   psym_regentry_resolver(x) == NULL,
