@@ -260,6 +260,14 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 	if (key_path(s->spec, key, PSYM_INDEX_SUFFIX, path, pathsz) ||
 	    key_path(s->spec, key, ".building", marker, sizeof(marker)))
 		return psym_err_set(e, PSYM_ELIMIT, "index store path too long");
+	/*
+	 * The index is renamed into place; but a FIFO, device or link there
+	 * would be written into (psym_out_open writes those directly), and
+	 * a FIFO without a reader would hang the builder for good.
+	 */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return psym_err_set(e, PSYM_ENOTREG,
+				    "index store: '%s' is not a regular file: not replaced", path);
 	/* One builder per build ID, also across machines (O_EXCL works on NFSv3+). */
 	for (int tries = 0; tries < 2; tries++) {
 		fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -321,7 +329,8 @@ static void log_build(struct psym_index_store *s, const char *build_id)
 		     (long long)time(NULL));
 	if (k < 0 || (size_t)k >= sizeof(line))
 		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* Non-blocking: a FIFO there without a reader must not hang the builder. */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
