@@ -240,6 +240,13 @@ static bool pid_is_zombie(long pid)
 	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
+bool psym_pid_gone(long pid)
+{
+	if (pid <= 0 || pid > INT32_MAX)
+		return false;
+	return (kill((pid_t)pid, 0) != 0 && errno == ESRCH) || pid_is_zombie(pid);
+}
+
 void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 {
 	char full[4096];
@@ -262,7 +269,7 @@ void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 		pid = strtol(de->d_name + plen, &end, 10);
 		if (errno || *end != sep || pid <= 0 || pid > INT32_MAX)
 			continue;
-		if ((kill((pid_t)pid, 0) == 0 || errno != ESRCH) && !pid_is_zombie(pid))
+		if (!psym_pid_gone(pid))
 			continue; /* its writer may still be running */
 		if (snprintf(full, sizeof(full), "%s/%s", dir, de->d_name) < (int)sizeof(full))
 			unlink(full);

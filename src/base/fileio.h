@@ -113,6 +113,12 @@ void psym_out_abort(struct psym_out *o);
  */
 void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep);
 
+/*
+ * Whether process pid (of this host and PID namespace) is gone: no such
+ * process, or a zombie that will never run again. False when it may live.
+ */
+bool psym_pid_gone(long pid);
+
 /* Same file (device + inode)? false if either cannot be stat'ed. */
 bool psym_same_file(const char *a, const char *b);
 

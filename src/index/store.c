@@ -224,10 +224,112 @@ int psym_index_store_gsym(struct psym_index_store *s, const char *build_id, char
 	return store_file(s, build_id, PSYM_GSYM_SUFFIX, "GSYM file", path, pathsz, note, notesz);
 }
 
+/*
+ * Who holds a .building marker: its pid, host name, boot ID and PID
+ * namespace, one "key value" line each (an older psym wrote the pid
+ * alone). Enough to see at once that a builder of this machine is gone.
+ */
+struct holder {
+	long pid;
+	char host[256], boot[64], pidns[64];
+};
+
+/* A short line-oriented file of the system's (/proc), first line only. */
+static void read_line(const char *path, char *buf, size_t bufsz)
+{
+	int fd = psym_open_regular(path, NULL);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, bufsz - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static void holder_self(struct holder *h)
+{
+	ssize_t n;
+
+	memset(h, 0, sizeof(*h));
+	h->pid = (long)getpid();
+	if (gethostname(h->host, sizeof(h->host) - 1) != 0)
+		h->host[0] = '\0';
+	/* One token: a host name may hold anything gethostname hands over. */
+	for (char *c = h->host; *c; c++)
+		if (*c <= ' ' || *c == 0x7f)
+			*c = '?';
+	read_line("/proc/sys/kernel/random/boot_id", h->boot, sizeof(h->boot));
+	n = readlink("/proc/self/ns/pid", h->pidns, sizeof(h->pidns) - 1);
+	h->pidns[n > 0 ? n : 0] = '\0';
+}
+
+/* Parse a marker (at most 1 KiB, a regular file opened without blocking). */
+static bool read_holder(const char *marker, struct holder *h)
+{
+	char buf[1024], *save = NULL;
+	int fd = psym_open_regular(marker, NULL);
+	ssize_t n;
+
+	memset(h, 0, sizeof(*h));
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *v = strchr(l, ' ');
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		if (!strcmp(l, "pid"))
+			h->pid = strtol(v, NULL, 10);
+		else if (!strcmp(l, "host"))
+			snprintf(h->host, sizeof(h->host), "%s", v);
+		else if (!strcmp(l, "boot"))
+			snprintf(h->boot, sizeof(h->boot), "%s", v);
+		else if (!strcmp(l, "pidns"))
+			snprintf(h->pidns, sizeof(h->pidns), "%s", v);
+	}
+	return h->pid > 0;
+}
+
+/*
+ * Is the .building marker (lstat'ed as *st) stale: its builder gone? Not
+ * a regular file: no builder's. Older than PSYM_STORE_BUILD_STALE: the
+ * builder died or hangs. Else from what it says (*h): a builder of this
+ * host, this boot and this PID namespace is checked at once (gone, or a
+ * zombie); this host's marker from an earlier boot is stale; another
+ * host's (or one that says too little) waits for the age rule.
+ */
+static bool marker_stale(const char *marker, const struct stat *st, struct holder *h)
+{
+	struct holder me;
+
+	if (!S_ISREG(st->st_mode) || time(NULL) - st->st_mtime > PSYM_STORE_BUILD_STALE)
+		return true;
+	if (!read_holder(marker, h) || !h->host[0] || !h->boot[0])
+		return false;
+	holder_self(&me);
+	if (strcmp(h->host, me.host) != 0 || !me.boot[0])
+		return false;
+	if (strcmp(h->boot, me.boot) != 0)
+		return true;
+	if (!h->pidns[0] || !me.pidns[0] || strcmp(h->pidns, me.pidns) != 0)
+		return false;
+	return psym_pid_gone(h->pid);
+}
+
 int psym_index_store_begin(struct psym_index_store *s, const char *build_id, const char *variant,
 			   char *path, size_t pathsz, struct psym_err *e)
 {
 	char key[256], sub[4096], marker[4096];
+	struct holder holder = { 0 };
 	struct stat st;
 	int fd, ret;
 
@@ -272,18 +374,31 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 	for (int tries = 0; tries < 2; tries++) {
 		fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0) {
-			dprintf(fd, "%ld\n", (long)getpid());
+			struct holder me;
+			char text[512];
+			int k;
+
+			holder_self(&me);
+			k = snprintf(text, sizeof(text), "pid %ld\nhost %s\nboot %s\npidns %s\n",
+				     me.pid, me.host, me.boot, me.pidns);
+			/* One write: a reader sees all of it or nothing (then the age rule). */
+			if (k > 0 && write(fd, text, (size_t)k) != k) {
+				/* a full disk: an empty marker is judged by its age alone */
+			}
 			close(fd);
 			return 0;
 		}
 		if (errno != EEXIST)
 			return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", marker,
 					    strerror(errno));
-		if (lstat(marker, &st) == 0 && time(NULL) - st.st_mtime > PSYM_STORE_BUILD_STALE)
-			unlink(marker); /* its builder died: take over */
-		else
+		if (lstat(marker, &st) != 0 || !marker_stale(marker, &st, &holder))
 			break;
+		unlink(marker); /* its builder is gone: take over */
 	}
+	if (holder.pid > 0 && holder.host[0])
+		return psym_err_set(e, PSYM_NOENT,
+				    "another process is building '%s' (pid %ld on %s)", path,
+				    holder.pid, holder.host);
 	return psym_err_set(e, PSYM_NOENT, "another process is building '%s'", path);
 }
 

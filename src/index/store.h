@@ -9,9 +9,14 @@
  *                 side in one shared store), written as a temporary file in
  *                 that directory then renamed (safe on NFS: no flock).
  *                 Concurrent builders of one key: the first creates
- *                 <key>.building with O_EXCL; the others
- *                 see it and answer from the DWARF (a marker older than
- *                 PSYM_STORE_BUILD_STALE seconds is taken over). The store,
+ *                 <key>.building with O_EXCL, holding "pid N", "host H",
+ *                 "boot BOOT-ID" and "pidns NS" lines; the others see it
+ *                 and answer from the DWARF. A failed build removes its
+ *                 marker. A marker is taken over at once when its
+ *                 builder is gone (same host, boot and PID namespace, no
+ *                 such pid or a zombie) or was of an earlier boot of this
+ *                 host, else once older than PSYM_STORE_BUILD_STALE
+ *                 seconds (another host's, or an older psym's "N"). The store,
  *                 DIR/NN and every file read there (indexes, GSYM files,
  *                 markers) must pass psym_stat_trusted (fileio.h: the
  *                 user's or root's, writable by neither group nor others),
