@@ -46,37 +46,72 @@ int psym_open_regular(const char *path, struct psym_err *e)
 	return fd;
 }
 
+/* Below this, a private copy is not worth asking the kernel to populate at once. */
+#define POPULATE_MIN ((size_t)1 << 20)
+
 int psym_map_regular(const char *path, const char *what, uint64_t min, uint64_t max,
 		     const void **map, size_t *len, struct psym_err *e)
 {
 	struct stat st;
+	size_t size, got = 0;
+	char extra;
 	void *p;
-	int fd = psym_open_regular(path, e);
+	int fd = psym_open_regular(path, e), ret = 0;
 
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) != 0) {
-		int err = errno;
-
-		close(fd);
-		return psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path, strerror(err));
+		ret = psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path, strerror(errno));
+		goto out_close;
 	}
 	if ((uint64_t)st.st_size < min) {
-		close(fd);
-		return psym_err_set(e, PSYM_EBADINPUT, "%s '%s': truncated header", what, path);
+		ret = psym_err_set(e, PSYM_EBADINPUT, "%s '%s': truncated header", what, path);
+		goto out_close;
 	}
 	if ((uint64_t)st.st_size > max || (uint64_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		return psym_err_set(e, PSYM_ELIMIT, "%s '%s': larger than the cap of %llu", what,
-				    path, (unsigned long long)max);
+		ret = psym_err_set(e, PSYM_ELIMIT, "%s '%s': larger than the cap of %llu", what,
+				   path, (unsigned long long)max);
+		goto out_close;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
+	/*
+	 * A private copy, not a mapping of the file: a file truncated or
+	 * rewritten in place under a mapping (cp over a store's index, an NFS
+	 * store) kills the reader with SIGBUS on its next page, or hands it
+	 * bytes that were never checked. The symbol cache settled this the
+	 * same way (symcache.c, read_image): read once, checked, kept as
+	 * checked; no SIGBUS handler (process-wide state a library must not
+	 * take). Anonymous memory, so that the caller's munmap frees it.
+	 */
+	size = (size_t)st.st_size;
+	p = mmap(NULL, size ? size : 1, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | (size >= POPULATE_MIN ? MAP_POPULATE : 0), -1, 0);
+	if (p == MAP_FAILED) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "%s '%s': no memory for its %zu bytes", what,
+				   path, size);
+		goto out_close;
+	}
+	while (got < size) {
+		ssize_t n = read(fd, (char *)p + got, size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	/* One byte more than fstat said: a file that grows meanwhile is caught too. */
+	if (got != size || read(fd, &extra, 1) != 0) {
+		munmap(p, size ? size : 1);
+		ret = psym_err_set(e, PSYM_EBADINPUT, "%s '%s': changed while being read", what,
+				   path);
+		goto out_close;
+	}
+	mprotect(p, size ? size : 1, PROT_READ);
 	*map = p;
-	*len = (size_t)st.st_size;
-	return 0;
+	*len = size;
+out_close:
+	close(fd);
+	return ret;
 }
 
 int psym_open_input(const char *path, struct psym_err *e)
@@ -240,6 +275,13 @@ static bool pid_is_zombie(long pid)
 	return rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X');
 }
 
+bool psym_pid_gone(long pid)
+{
+	if (pid <= 0 || pid > INT32_MAX)
+		return false;
+	return (kill((pid_t)pid, 0) != 0 && errno == ESRCH) || pid_is_zombie(pid);
+}
+
 void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 {
 	char full[4096];
@@ -262,7 +304,7 @@ void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep)
 		pid = strtol(de->d_name + plen, &end, 10);
 		if (errno || *end != sep || pid <= 0 || pid > INT32_MAX)
 			continue;
-		if ((kill((pid_t)pid, 0) == 0 || errno != ESRCH) && !pid_is_zombie(pid))
+		if (!psym_pid_gone(pid))
 			continue; /* its writer may still be running */
 		if (snprintf(full, sizeof(full), "%s/%s", dir, de->d_name) < (int)sizeof(full))
 			unlink(full);

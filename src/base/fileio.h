@@ -34,11 +34,15 @@ int psym_open_regular(const char *path, struct psym_err *e);
 int psym_open_input(const char *path, struct psym_err *e);
 
 /*
- * Map a regular file read-only (MAP_PRIVATE) whose size is within
- * [min, max]. what names the kind of file in errors ("index", "GSYM file"):
+ * A private read-only copy of a regular file whose size is within
+ * [min, max], in anonymous memory (populated at once from 1 MiB), never a
+ * mapping of the file: one would die of SIGBUS, or change under its
+ * checks, when the file is truncated or rewritten in place while in use.
+ * what names the kind of file in errors ("index", "GSYM file"):
  * PSYM_EBADINPUT "WHAT 'PATH': truncated header" below min, PSYM_ELIMIT
- * "WHAT 'PATH': larger than the cap of MAX" above max. The caller munmaps
- * *map of *len bytes.
+ * "WHAT 'PATH': larger than the cap of MAX" above max, PSYM_EBADINPUT
+ * "WHAT 'PATH': changed while being read" when its size moves meanwhile.
+ * The caller munmaps *map of *len bytes.
  */
 int psym_map_regular(const char *path, const char *what, uint64_t min, uint64_t max,
 		     const void **map, size_t *len, struct psym_err *e);
@@ -115,6 +119,12 @@ void psym_out_abort(struct psym_out *o);
  * live PID's files stay (its writer may still be at work).
  */
 void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep);
+
+/*
+ * Whether process pid (of this host and PID namespace) is gone: no such
+ * process, or a zombie that will never run again. False when it may live.
+ */
+bool psym_pid_gone(long pid);
 
 /* Same file (device + inode)? false if either cannot be stat'ed. */
 bool psym_same_file(const char *a, const char *b);

@@ -131,9 +131,10 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
 	/* Past the last boundary the answer stays: to the top when there is one. */
 	end = n ? UINT64_MAX : v[nv - 1] + 1;
 	ret = psym_index_writer_finish(w, end, out->path, &out->size, e);
-	if (!ret)
+	if (!ret) {
+		begun = false; /* commit drops the marker, whatever it returns */
 		ret = psym_index_store_commit(s, bid, psym_binary_variant(b), out->path, e);
-	begun = false;
+	}
 	psym_index_writer_stats(w, &out->runs, &out->groups);
 out:
 	if (begun)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading an index file (index.h): mapped, checked before use (the header
+ * Reading an index file (index.h): a private copy (psym_map_regular: never
+ * a mapping of the file, which dies of SIGBUS when the file is truncated in
+ * place under a run), checked before use (the header
  * and the CRC table at open, each 64 KiB chunk the first time a lookup
  * touches it), every offset bounds-checked anyway.
  */

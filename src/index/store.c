@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "gsym.h"
 #include "store.h"
 #include "store_http.h"
 
@@ -22,26 +23,45 @@ struct psym_index_store {
 	size_t built;
 };
 
-/* Trusted: owned by us or root, and not writable by others. */
-static bool trusted(const struct stat *st)
+/*
+ * A directory of a directory store (the store, STORE/NN): a directory,
+ * never a symbolic link, passing psym_stat_trusted, the one rule for every
+ * file psym keeps across runs. 0, PSYM_NOENT when missing, or PSYM_EIO
+ * with why set.
+ */
+static int dir_trusted(const char *dir, char *why, size_t whysz)
 {
-	return (st->st_uid == getuid() || st->st_uid == 0) && !(st->st_mode & S_IWOTH);
+	char rule[200];
+	struct stat st;
+
+	if (lstat(dir, &st) != 0) {
+		if (errno == ENOENT)
+			return PSYM_NOENT;
+		snprintf(why, whysz, "cannot stat '%s': %s", dir, strerror(errno));
+		return PSYM_EIO;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, whysz, "'%s' is not a directory", dir);
+		return PSYM_EIO;
+	}
+	if (!psym_stat_trusted(&st, rule, sizeof(rule))) {
+		snprintf(why, whysz, "'%s' is not trusted: %s", dir, rule);
+		return PSYM_EIO;
+	}
+	return 0;
 }
 
 static int mkdir_trusted(const char *dir, struct psym_err *e)
 {
-	struct stat st;
+	char why[600];
 
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", dir, strerror(errno));
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return psym_err_set(e, PSYM_EIO, "index store '%s' is not a directory", dir);
-	if (!trusted(&st))
-		return psym_err_set(e, PSYM_EIO,
-				    "index store '%s' is not trusted (owned by another user or "
-				    "writable by others)",
-				    dir);
-	return 0;
+	switch (dir_trusted(dir, why, sizeof(why))) {
+	case 0: return 0;
+	case PSYM_NOENT: return psym_err_set(e, PSYM_EIO, "index store '%s' vanished", dir);
+	default: return psym_err_set(e, PSYM_EIO, "index store %s", why);
+	}
 }
 
 int psym_index_store_new(const char *spec, bool auto_build, struct psym_index_store **out,
@@ -133,25 +153,56 @@ static int key_path(const char *base, const char *name, const char *suffix, char
 	return k < 0 || (size_t)k >= bufsz ? -1 : 0;
 }
 
+/*
+ * A file of a directory store, DIR/NN/<name><suffix>, found the one way for
+ * every kind (index, GSYM): the store and DIR/NN trusted directories, the
+ * file a regular file that psym_stat_trusted accepts (checked with lstat:
+ * never a link, a FIFO or a device, which is never opened). 0 with its
+ * path; PSYM_NOENT when there is none (note empty) or it may not be used
+ * (note says why, naming what is wrong).
+ */
+static int store_file(const struct psym_index_store *s, const char *name, const char *suffix,
+		      const char *what, char *path, size_t pathsz, char *note, size_t notesz)
+{
+	char dir[4096], why[600], rule[200];
+	struct stat st;
+	int ret;
+
+	note[0] = '\0';
+	if (s->http || key_path(s->spec, name, suffix, path, pathsz) ||
+	    snprintf(dir, sizeof(dir), "%s/%.2s", s->spec, name) >= (int)sizeof(dir))
+		return PSYM_NOENT;
+	if (lstat(path, &st) != 0)
+		return PSYM_NOENT;
+	/* The directories first: in a directory others may write, any file may be theirs. */
+	ret = dir_trusted(s->spec, why, sizeof(why));
+	if (!ret)
+		ret = dir_trusted(dir, why, sizeof(why));
+	if (ret) {
+		snprintf(note, notesz, "%s '%s' not used: the store's directory %s", what, path,
+			 ret == PSYM_NOENT ? "vanished" : why);
+		return PSYM_NOENT;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(note, notesz, "%s '%s' not used: not a regular file", what, path);
+		return PSYM_NOENT;
+	}
+	if (!psym_stat_trusted(&st, rule, sizeof(rule))) {
+		snprintf(note, notesz, "%s '%s' not trusted: %s", what, path, rule);
+		return PSYM_NOENT;
+	}
+	return 0;
+}
+
 static int get_dir(struct psym_index_store *s, const char *bid, const char *variant,
 		   struct psym_index **out, char *note, size_t notesz)
 {
 	char key[256], path[4096];
 	struct psym_err e = { 0 };
-	struct stat st;
 
 	if (psym_index_store_key(bid, variant, key, sizeof(key)) ||
-	    key_path(s->spec, key, PSYM_INDEX_SUFFIX, path, sizeof(path)))
+	    store_file(s, key, PSYM_INDEX_SUFFIX, "index", path, sizeof(path), note, notesz))
 		return PSYM_NOENT;
-	if (lstat(path, &st) != 0)
-		return PSYM_NOENT;
-	if (!S_ISREG(st.st_mode) || !trusted(&st) || (st.st_mode & S_IWGRP)) {
-		snprintf(note, notesz,
-			 "index '%s' not trusted (not a regular file of ours, or writable by "
-			 "others)",
-			 path);
-		return PSYM_NOENT;
-	}
 	if (psym_index_open(path, bid, variant, out, &e) != 0) {
 		snprintf(note, notesz, "%s", e.msg);
 		return PSYM_NOENT;
@@ -170,10 +221,121 @@ int psym_index_store_get(struct psym_index_store *s, const char *build_id, const
 	return get_dir(s, build_id, variant, out, note, notesz);
 }
 
+int psym_index_store_gsym(struct psym_index_store *s, const char *build_id, char *path,
+			  size_t pathsz, char *note, size_t notesz)
+{
+	note[0] = '\0';
+	if (!build_id || !bid_ok(build_id))
+		return PSYM_NOENT;
+	return store_file(s, build_id, PSYM_GSYM_SUFFIX, "GSYM file", path, pathsz, note, notesz);
+}
+
+/*
+ * Who holds a .building marker: its pid, host name, boot ID and PID
+ * namespace, one "key value" line each (an older psym wrote the pid
+ * alone). Enough to see at once that a builder of this machine is gone.
+ */
+struct holder {
+	long pid;
+	char host[256], boot[64], pidns[64];
+};
+
+/* A short line-oriented file of the system's (/proc), first line only. */
+static void read_line(const char *path, char *buf, size_t bufsz)
+{
+	int fd = psym_open_regular(path, NULL);
+	ssize_t n;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	n = read(fd, buf, bufsz - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static void holder_self(struct holder *h)
+{
+	ssize_t n;
+
+	memset(h, 0, sizeof(*h));
+	h->pid = (long)getpid();
+	if (gethostname(h->host, sizeof(h->host) - 1) != 0)
+		h->host[0] = '\0';
+	/* One token: a host name may hold anything gethostname hands over. */
+	for (char *c = h->host; *c; c++)
+		if (*c <= ' ' || *c == 0x7f)
+			*c = '?';
+	read_line("/proc/sys/kernel/random/boot_id", h->boot, sizeof(h->boot));
+	n = readlink("/proc/self/ns/pid", h->pidns, sizeof(h->pidns) - 1);
+	h->pidns[n > 0 ? n : 0] = '\0';
+}
+
+/* Parse a marker (at most 1 KiB, a regular file opened without blocking). */
+static bool read_holder(const char *marker, struct holder *h)
+{
+	char buf[1024], *save = NULL;
+	int fd = psym_open_regular(marker, NULL);
+	ssize_t n;
+
+	memset(h, 0, sizeof(*h));
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *v = strchr(l, ' ');
+
+		if (!v)
+			continue;
+		*v++ = '\0';
+		if (!strcmp(l, "pid"))
+			h->pid = strtol(v, NULL, 10);
+		else if (!strcmp(l, "host"))
+			snprintf(h->host, sizeof(h->host), "%s", v);
+		else if (!strcmp(l, "boot"))
+			snprintf(h->boot, sizeof(h->boot), "%s", v);
+		else if (!strcmp(l, "pidns"))
+			snprintf(h->pidns, sizeof(h->pidns), "%s", v);
+	}
+	return h->pid > 0;
+}
+
+/*
+ * Is the .building marker (lstat'ed as *st) stale: its builder gone? Not
+ * a regular file: no builder's. Older than PSYM_STORE_BUILD_STALE: the
+ * builder died or hangs. Else from what it says (*h): a builder of this
+ * host, this boot and this PID namespace is checked at once (gone, or a
+ * zombie); this host's marker from an earlier boot is stale; another
+ * host's (or one that says too little) waits for the age rule.
+ */
+static bool marker_stale(const char *marker, const struct stat *st, struct holder *h)
+{
+	struct holder me;
+
+	if (!S_ISREG(st->st_mode) || time(NULL) - st->st_mtime > PSYM_STORE_BUILD_STALE)
+		return true;
+	if (!read_holder(marker, h) || !h->host[0] || !h->boot[0])
+		return false;
+	holder_self(&me);
+	if (strcmp(h->host, me.host) != 0 || !me.boot[0])
+		return false;
+	if (strcmp(h->boot, me.boot) != 0)
+		return true;
+	if (!h->pidns[0] || !me.pidns[0] || strcmp(h->pidns, me.pidns) != 0)
+		return false;
+	return psym_pid_gone(h->pid);
+}
+
 int psym_index_store_begin(struct psym_index_store *s, const char *build_id, const char *variant,
 			   char *path, size_t pathsz, struct psym_err *e)
 {
 	char key[256], sub[4096], marker[4096];
+	struct holder holder = { 0 };
 	struct stat st;
 	int fd, ret;
 
@@ -210,22 +372,43 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 	if (key_path(s->spec, key, PSYM_INDEX_SUFFIX, path, pathsz) ||
 	    key_path(s->spec, key, ".building", marker, sizeof(marker)))
 		return psym_err_set(e, PSYM_ELIMIT, "index store path too long");
+	/*
+	 * The index is renamed into place; but a FIFO, device or link there
+	 * would be written into (psym_out_open writes those directly), and
+	 * a FIFO without a reader would hang the builder for good.
+	 */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return psym_err_set(e, PSYM_ENOTREG,
+				    "index store: '%s' is not a regular file: not replaced", path);
 	/* One builder per build ID, also across machines (O_EXCL works on NFSv3+). */
 	for (int tries = 0; tries < 2; tries++) {
 		fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd >= 0) {
-			dprintf(fd, "%ld\n", (long)getpid());
+			struct holder me;
+			char text[512];
+			int k;
+
+			holder_self(&me);
+			k = snprintf(text, sizeof(text), "pid %ld\nhost %s\nboot %s\npidns %s\n",
+				     me.pid, me.host, me.boot, me.pidns);
+			/* One write: a reader sees all of it or nothing (then the age rule). */
+			if (k > 0 && write(fd, text, (size_t)k) != k) {
+				/* a full disk: an empty marker is judged by its age alone */
+			}
 			close(fd);
 			return 0;
 		}
 		if (errno != EEXIST)
 			return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", marker,
 					    strerror(errno));
-		if (lstat(marker, &st) == 0 && time(NULL) - st.st_mtime > PSYM_STORE_BUILD_STALE)
-			unlink(marker); /* its builder died: take over */
-		else
+		if (lstat(marker, &st) != 0 || !marker_stale(marker, &st, &holder))
 			break;
+		unlink(marker); /* its builder is gone: take over */
 	}
+	if (holder.pid > 0 && holder.host[0])
+		return psym_err_set(e, PSYM_NOENT,
+				    "another process is building '%s' (pid %ld on %s)", path,
+				    holder.pid, holder.host);
 	return psym_err_set(e, PSYM_NOENT, "another process is building '%s'", path);
 }
 
@@ -259,7 +442,7 @@ static void drop_marker(struct psym_index_store *s, const char *build_id, const 
  */
 static void log_build(struct psym_index_store *s, const char *build_id)
 {
-	char path[4096], line[512], host[256] = "?";
+	char path[4096], line[512], host[256] = "?", why[200];
 	struct stat st;
 	int fd, k;
 
@@ -271,11 +454,12 @@ static void log_build(struct psym_index_store *s, const char *build_id)
 		     (long long)time(NULL));
 	if (k < 0 || (size_t)k >= sizeof(line))
 		return;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* Non-blocking: a FIFO there without a reader must not hang the builder. */
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && trusted(&st) &&
-	    write(fd, line, (size_t)k) != k) {
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    psym_stat_trusted(&st, why, sizeof(why)) && write(fd, line, (size_t)k) != k) {
 		/* best effort: the index itself is in place */
 	}
 	close(fd);
@@ -290,6 +474,12 @@ int psym_index_store_commit(struct psym_index_store *s, const char *build_id, co
 		ret = psym_http_store_put(s->hs, build_id, variant, path, e);
 		remove_private_tmp(path);
 	}
+	/*
+	 * Written as the umask says (psym_out_open): a umask of 002 would leave
+	 * it group-writable, and the store's own check would refuse it.
+	 */
+	if (!s->http && !ret)
+		chmod(path, 0644);
 	drop_marker(s, build_id, variant);
 	if (!ret) {
 		s->built++;
@@ -308,7 +498,7 @@ void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, 
 
 bool psym_index_store_seen(struct psym_index_store *s, const char *build_id)
 {
-	char sub[4096], marker[4096];
+	char sub[4096], marker[4096], why[200];
 	struct psym_err e = { 0 };
 	struct stat st;
 	int fd;
@@ -318,7 +508,7 @@ bool psym_index_store_seen(struct psym_index_store *s, const char *build_id)
 	if (key_path(s->spec, build_id, ".seen", marker, sizeof(marker)))
 		return false;
 	if (lstat(marker, &st) == 0)
-		return S_ISREG(st.st_mode) && trusted(&st);
+		return S_ISREG(st.st_mode) && psym_stat_trusted(&st, why, sizeof(why));
 	snprintf(sub, sizeof(sub), "%s/%.2s", s->spec, build_id);
 	if (mkdir_trusted(sub, &e) == 0) {
 		fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);

@@ -9,11 +9,19 @@
  *                 side in one shared store), written as a temporary file in
  *                 that directory then renamed (safe on NFS: no flock).
  *                 Concurrent builders of one key: the first creates
- *                 <key>.building with O_EXCL; the others
- *                 see it and answer from the DWARF (a marker older than
- *                 PSYM_STORE_BUILD_STALE seconds is taken over). A directory
- *                 or file not owned by the user (or root) or writable by
- *                 others is not trusted.
+ *                 <key>.building with O_EXCL, holding "pid N", "host H",
+ *                 "boot BOOT-ID" and "pidns NS" lines; the others see it
+ *                 and answer from the DWARF. A failed build removes its
+ *                 marker. A marker is taken over at once when its
+ *                 builder is gone (same host, boot and PID namespace, no
+ *                 such pid or a zombie) or was of an earlier boot of this
+ *                 host, else once older than PSYM_STORE_BUILD_STALE
+ *                 seconds (another host's, or an older psym's "N"). The store,
+ *                 DIR/NN and every file read there (indexes, GSYM files,
+ *                 markers) must pass psym_stat_trusted (fileio.h: the
+ *                 user's or root's, writable by neither group nor others),
+ *                 and be a directory or a regular file, never a link:
+ *                 else they are not used, and the caller is told why.
  *   an HTTP URL   http://HOST[:PORT]/PATH: GET and PUT of
  *                 URL/<first two hex digits>/<key>.psymidx (a WebDAV
  *                 server such as nginx's dav module), bounded in time
@@ -58,6 +66,17 @@ bool psym_index_store_auto_build(const struct psym_index_store *s);
  */
 int psym_index_store_get(struct psym_index_store *s, const char *build_id, const char *variant,
 			 struct psym_index **out, char *note, size_t notesz);
+
+/*
+ * The GSYM file a directory store holds for build_id, put there by the
+ * user (STORE/NN/BUILDID.gsym: psym never writes one), checked as the
+ * store's indexes are. 0 with its path in path[pathsz]; PSYM_NOENT when
+ * there is none (note empty) or it may not be used (note says why: not a
+ * regular file, another user's, writable by others, in a directory that
+ * is). An HTTP store holds none.
+ */
+int psym_index_store_gsym(struct psym_index_store *s, const char *build_id, char *path,
+			  size_t pathsz, char *note, size_t notesz);
 
 /*
  * Building: reserve build_id (0, or PSYM_NOENT when another builder holds

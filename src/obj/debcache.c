@@ -656,6 +656,33 @@ static bool need_scan(struct extract *x)
 	return need;
 }
 
+/*
+ * The cache and the package's entry in it, before anything there is read or
+ * written: a file planted there would be used as a debug file (its build ID
+ * can be made to match, its DWARF can say anything). The one rule of every
+ * store and cache psym keeps (psym_stat_trusted): the user's or root's and
+ * writable by nobody else; the entry a directory, never a link.
+ */
+static int check_trusted(const char *cache_root, const char *root, struct psym_err *e)
+{
+	char why[400];
+	int cfd, rfd;
+
+	cfd = psym_trusted_dir_open(AT_FDCWD, cache_root, true, why, sizeof(why));
+	if (cfd < 0 && why[0])
+		return psym_err_set(e, PSYM_EIO, "package cache %s: not used", why);
+	if (cfd < 0)
+		return psym_err_set(e, PSYM_EIO, "cannot open the package cache '%s': %s",
+				    cache_root, strerror(-cfd));
+	rfd = psym_trusted_dir_open(cfd, strrchr(root, '/') + 1, false, why, sizeof(why));
+	close(cfd);
+	if (rfd < 0)
+		return psym_err_set(e, PSYM_EIO, "package cache '%s': entry %s: not used",
+				    cache_root, why[0] ? why : strerror(-rfd));
+	close(rfd);
+	return 0;
+}
+
 int psym_deb_extract_debug(const char *deb_path, const char *cache_root,
 			   const struct psym_deb_limits *limits, const char *const *build_ids,
 			   size_t n_build_ids, char **debug_root, struct psym_err *e)
@@ -711,6 +738,9 @@ int psym_deb_extract(const char *deb_path, const char *cache_root,
 		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", x.root, strerror(errno));
 		goto out;
 	}
+	ret = check_trusted(cache_root, x.root, e);
+	if (ret)
+		goto out;
 	psym_remove_stale_tmps(x.root, TMP_PREFIX, '-');
 	x.kmod_kept = calloc(x.n_kmods + 1, sizeof(*x.kmod_kept));
 	if (!x.kmod_kept) {

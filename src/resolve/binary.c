@@ -351,11 +351,16 @@ static bool find_gsym(struct psym_binary *b)
 		if (access(path, F_OK) == 0 && try_gsym(b, path, bid))
 			return true;
 	}
-	if (b->o->index_store && strncmp(psym_index_store_name(b->o->index_store), "http://", 7)) {
-		snprintf(path, sizeof(path), "%s/%.2s/%s" PSYM_GSYM_SUFFIX,
-			 psym_index_store_name(b->o->index_store), bid, bid);
-		if (access(path, F_OK) == 0 && try_gsym(b, path, bid))
-			return true;
+	if (b->o->index_store) {
+		char why[sizeof(b->note)]; /* found and checked by the store (store.h) */
+
+		if (psym_index_store_gsym(b->o->index_store, bid, path, sizeof(path), why,
+					  sizeof(why)) == 0)
+			return try_gsym(b, path, bid);
+		if (why[0]) {
+			explain(b, path, why);
+			snprintf(b->note, sizeof(b->note), "%s", why);
+		}
 	}
 	return false;
 }
