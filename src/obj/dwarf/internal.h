@@ -190,7 +190,7 @@ enum sec {
 	S_RANGES,
 	S_RNGLISTS,
 	S_CU_INDEX, /* a .dwp's unit index (split.c) */
-	S_ARANGES,  /* only for units without ranges of their own (unit.c) */
+	S_ARANGES,  /* units' ranges besides their DIEs' own (unit.c) */
 	S_N
 };
 
