@@ -158,4 +158,29 @@ if command -v eu-addr2line >/dev/null; then
 		pass "eu-addr2line agrees on the lines of $(sort -u outside | wc -l) functions outside their unit's range"
 	fi
 fi
+
+# Item 5: DWARF whose one unit covers only code the linker discarded (its
+# function at address 0, outside every code section; no .debug_aranges,
+# as clang writes none) is said to be there, with its unit, not "no debug
+# information found"; nor is DWARF describing data only.
+printf 'int unused(int x)\n{\n\treturn x * 2;\n}\n' >un.c
+printf 'int table[4] = { 1, 2, 3, 4 };\n' >data.c
+printf 'int main(void)\n{\n\treturn 0;\n}\n' >mm.c
+gcc -g -O1 -ffunction-sections -c un.c -o un1.o && objcopy -R .debug_aranges un1.o un.o &&
+	gcc -g -c data.c && gcc -g0 -c mm.c && gcc -Wl,--gc-sections mm.o un.o -o gone &&
+	gcc mm.o data.o -o dataonly
+m=0x$(nm gone | awk '$3=="main"{print $1}')
+"$PSYM" addr -e gone "$m" 0x0 >out.gone 2>err.gone
+if grep -q "'gone': DWARF found, but no unit covers code: unit 'un.c' has only addresses outside every code section" err.gone &&
+	! grep -q 'no debug information found' err.gone; then
+	pass "discarded code: the unit is named, its addresses outside every code section"
+else
+	fail "discarded code: $(cat err.gone)"
+fi
+"$PSYM" addr -e dataonly "$m" >out.data 2>err.data
+if grep -q "'dataonly': DWARF found, but no unit covers code: unit 'data.c' describes no code" err.data; then
+	pass "data-only DWARF is said to be there"
+else
+	fail "data-only DWARF: $(cat err.data)"
+fi
 finish

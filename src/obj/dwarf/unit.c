@@ -219,6 +219,10 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 			}
 		}
 		u->ranged = rb.n > 0;
+		if (!u->ranged && (x.has_low || x.has_ranges) && !d->nocode_units++)
+			d->nocode_name = dw_resolve_str(d, u, &x.name);
+		else if (!u->ranged && !d->nocode_units && !d->nocode_name)
+			d->nocode_name = dw_resolve_str(d, u, &x.name);
 		d->ncus++;
 		if (d->ncus >= UINT32_MAX - 1) {
 			ret = psym_err_set(e, PSYM_ELIMIT, "'%s': too many compile units", d->path);
