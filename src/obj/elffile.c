@@ -879,18 +879,35 @@ static void add_regions(struct psym_elf *f, struct psym_elf *src, uint64_t bias)
 	}
 }
 
+/* The lowest PT_LOAD address of f; false when it has none. */
+static bool lowest_load(const struct psym_elf *f, uint64_t *vaddr)
+{
+	if (!f->nloads)
+		return false;
+	*vaddr = f->loads[0].vaddr;
+	for (size_t i = 1; i < f->nloads; i++)
+		if (f->loads[i].vaddr < *vaddr)
+			*vaddr = f->loads[i].vaddr;
+	return true;
+}
+
 /*
  * How far src's addresses sit from f's (prelinked binaries: the debug file
  * keeps the addresses before prelinking): the difference of the first
- * executable section both have by name, 0 when they agree or cannot tell.
+ * executable section both have by name; when either file has no section
+ * headers (a prelinked binary stripped of them), the difference of their
+ * lowest PT_LOAD addresses, as elfutils syncs the two. 0 when they agree
+ * or cannot tell.
  */
 uint64_t psym_elf_bias_from(const struct psym_elf *f, const struct psym_elf *src)
 {
 	Elf_Scn *scn = NULL;
+	uint64_t fv, sv;
 
-	if (f == src || !f->nsections || !f->shstrndx || !src->shstrndx || f->secaddr ||
-	    src->secaddr)
+	if (f == src || f->secaddr || src->secaddr)
 		return 0;
+	if (!f->nsections || !f->shstrndx || !src->nsections || !src->shstrndx)
+		return lowest_load(f, &fv) && lowest_load(src, &sv) ? fv - sv : 0;
 	while ((scn = elf_nextscn(src->elf, scn))) {
 		GElf_Shdr sh, fsh;
 		const char *name;

@@ -107,7 +107,8 @@ const struct psym_symtab *psym_elf_symtab(struct psym_elf *elf);
  * How far src's addresses sit from elf's: the difference between the
  * addresses of the first executable section they both have by name (a
  * prelinked binary's debug file keeps the addresses from before
- * prelinking). 0 when they agree or either has no section headers. Add
+ * prelinking); when either has no section headers, the difference of
+ * their lowest PT_LOAD addresses. 0 when they agree or cannot tell. Add
  * it to an address of src to get one of elf; psym_elf_add_symbols()
  * applies it.
  */

@@ -23,7 +23,8 @@ struct psym_binary {
 	uint64_t dwarf_bias; /* binary address - DWARF address (prelinked binaries) */
 	char *dwarf_path;
 	char note[1024];
-	char alt_note[1024]; /* why the DWARF's alternate file is missing, or "" */
+	char alt_note[1024];   /* why the DWARF's alternate file is missing, or "" */
+	char dwarf_note[1024]; /* DWARF found that covers no code: what it was, or "" */
 	bool debug_tried;
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
@@ -295,6 +296,9 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 	if (ret < 0) {
 		snprintf(b->note, sizeof(b->note), "%s", e.msg);
 		explain(b, path, e.msg);
+	} else if (e.msg[0] && !b->dwarf_note[0]) {
+		snprintf(b->dwarf_note, sizeof(b->dwarf_note), "%s", e.msg);
+		explain(b, path, e.msg);
 	}
 	b->dwarf = NULL;
 	return false;
@@ -411,7 +415,8 @@ static void find_debug(struct psym_binary *b)
 		psym_elf_adopt(b->elf, mini);
 	}
 	if (!b->note[0])
-		snprintf(b->note, sizeof(b->note), "no debug information found");
+		snprintf(b->note, sizeof(b->note), "%s",
+			 b->dwarf_note[0] ? b->dwarf_note : "no debug information found");
 }
 
 /*

@@ -104,10 +104,12 @@ bool psym_binary_answers_final(const struct psym_binary *b);
 
 /*
  * The revision of psym's answer rules, raised whenever a change in psym
- * changes answers (3: symbol-table rules of symtab.h, dwz alternate files).
+ * changes answers (3: symbol-table rules of symtab.h, dwz alternate files;
+ * 4: .debug_aranges read for every unit, the PT_LOAD bias of a file
+ * without section headers).
  * The symbol cache and indexes are both made under it.
  */
-#define PSYM_ANSWER_REV "3"
+#define PSYM_ANSWER_REV "4"
 
 /*
  * The answer rules of this psym (the variant both the symbol cache and

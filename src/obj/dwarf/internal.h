@@ -190,7 +190,7 @@ enum sec {
 	S_RANGES,
 	S_RNGLISTS,
 	S_CU_INDEX, /* a .dwp's unit index (split.c) */
-	S_ARANGES,  /* only for units without ranges of their own (unit.c) */
+	S_ARANGES,  /* units' ranges besides their DIEs' own (unit.c) */
 	S_N
 };
 
@@ -372,7 +372,15 @@ struct origin {
 };
 
 struct psym_dwarf {
-	size_t bad_units;	    /* .debug_info units whose header could not be read */
+	size_t bad_units; /* .debug_info units whose header could not be read */
+	/*
+	 * Units whose DIE gives code addresses that are all dropped (at 0:
+	 * code the linker discarded), and the first one's name (without
+	 * such units, the first unit's), for saying what was found when no
+	 * unit covers code.
+	 */
+	size_t nocode_units;
+	const char *nocode_name;
 	const struct psym_elf *elf; /* borrowed: outlives us */
 	const char *path;	    /* its path, for messages */
 	bool swap;

@@ -57,12 +57,27 @@ int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool ne
 	d->o.split = o ? o->split : NULL;
 	if (need_code && d->ncuranges == 0) {
 		/* Units there but none readable: corrupt, not "no DWARF". */
-		ret = d->bad_units
-			      ? psym_err_set(e, PSYM_EBADDWARF,
-					     "'%s': corrupt DWARF: %zu unreadable unit headers "
-					     "in .debug_info",
-					     d->path, d->bad_units)
-			      : PSYM_NOENT;
+		if (d->bad_units)
+			ret = psym_err_set(e, PSYM_EBADDWARF,
+					   "'%s': corrupt DWARF: %zu unreadable unit headers "
+					   "in .debug_info",
+					   d->path, d->bad_units);
+		else if (d->nocode_units)
+			/* Not found, but say what was (the caller may look further). */
+			ret = psym_err_set(e, PSYM_NOENT,
+					   "'%s': DWARF found, but no unit covers code: unit "
+					   "'%s'%s has only addresses outside every code section "
+					   "(at 0: code the linker discarded)",
+					   d->path, d->nocode_name ? d->nocode_name : "?",
+					   d->nocode_units > 1 ? " and others" : "");
+		else if (d->ncus)
+			ret = psym_err_set(e, PSYM_NOENT,
+					   "'%s': DWARF found, but no unit covers code: unit "
+					   "'%s'%s describes no code (types or data only)",
+					   d->path, d->nocode_name ? d->nocode_name : "?",
+					   d->ncus > 1 ? " and others" : "");
+		else
+			ret = PSYM_NOENT;
 		goto fail;
 	}
 	*out = d;

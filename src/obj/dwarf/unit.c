@@ -30,7 +30,9 @@ static int cmp_curange(const void *a, const void *b)
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	return x->cu < y->cu ? -1 : x->cu > y->cu;
+	if (x->cu != y->cu)
+		return x->cu < y->cu ? -1 : 1;
+	return x->hi < y->hi ? -1 : x->hi > y->hi;
 }
 
 static int push_curange(struct psym_dwarf *d, uint64_t lo, uint64_t hi, uint32_t cu)
@@ -62,11 +64,14 @@ static long unit_at_header(const struct psym_dwarf *d, uint64_t off)
 }
 
 /*
- * Units with no address ranges of their own (gcc -gdwarf-2 -gstrict-dwarf
- * puts no low_pc/high_pc on a unit whose code spans several sections, and
- * DW_AT_ranges is DWARF 3): their ranges from .debug_aranges, as
- * llvm-symbolizer and addr2line read them. A set naming no such unit is
- * skipped; a malformed set ends the section, keeping what came before.
+ * The ranges .debug_aranges gives each unit, added to those of the unit's
+ * own DIE: the two disagree in real files (gcc -gdwarf-2 -gstrict-dwarf
+ * gives a unit a low_pc/high_pc covering its .text part only, while its
+ * functions in .text.startup, .text.unlikely or a section of their own
+ * are in .debug_aranges; a unit whose code spans several sections may have
+ * no range at all), and llvm-symbolizer and eu-addr2line find a function
+ * through either. A set naming no unit is skipped; a malformed set ends
+ * the section, keeping what came before.
  */
 static int add_aranges(struct psym_dwarf *d)
 {
@@ -92,7 +97,7 @@ static int add_aranges(struct psym_dwarf *d)
 		if (!c.ok || (asz != 4 && asz != 8) || segsz != 0)
 			continue;
 		cu = unit_at_header(d, info_off);
-		if (cu < 0 || d->cus[cu].ranged || !d->cus[cu].ab)
+		if (cu < 0 || !d->cus[cu].ab)
 			continue;
 		/* Tuples start at a multiple of twice the address size. */
 		while (c.ok && (size_t)(c.p - start) % (2 * asz))
@@ -113,7 +118,6 @@ static int add_aranges(struct psym_dwarf *d)
 
 int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 {
-	size_t unranged = 0;
 	struct rangebuf rb = { 0 };
 	uint64_t off = 0;
 	size_t len = d->sec[S_INFO].len;
@@ -215,19 +219,34 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 			}
 		}
 		u->ranged = rb.n > 0;
-		unranged += !u->ranged;
+		if (!u->ranged && (x.has_low || x.has_ranges) && !d->nocode_units++)
+			d->nocode_name = dw_resolve_str(d, u, &x.name);
+		else if (!u->ranged && !d->nocode_units && !d->nocode_name)
+			d->nocode_name = dw_resolve_str(d, u, &x.name);
 		d->ncus++;
 		if (d->ncus >= UINT32_MAX - 1) {
 			ret = psym_err_set(e, PSYM_ELIMIT, "'%s': too many compile units", d->path);
 			goto out;
 		}
 	}
-	if (unranged && d->sec[S_ARANGES].len && add_aranges(d)) {
+	if (d->sec[S_ARANGES].len && add_aranges(d)) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
 	if (d->ncuranges)
 		qsort(d->curanges, d->ncuranges, sizeof(*d->curanges), cmp_curange);
+	/* A range both the unit and .debug_aranges give is kept once. */
+	if (d->ncuranges) {
+		size_t k = 1;
+
+		for (size_t i = 1; i < d->ncuranges; i++) {
+			const struct curange *r = &d->curanges[i], *p = &d->curanges[k - 1];
+
+			if (r->lo != p->lo || r->hi != p->hi || r->cu != p->cu)
+				d->curanges[k++] = *r;
+		}
+		d->ncuranges = k;
+	}
 	for (size_t i = 0; i < d->ncuranges; i++) {
 		uint64_t prev = i ? d->curanges[i - 1].maxhi : 0;
 
