@@ -528,6 +528,13 @@ static void open_index(struct psym_binary *b)
 	b->index_tried = true;
 	if (!b->o->index_store || !b->o->inlines || !bid)
 		return;
+	/* What the user named answers (issue 38): the index is of the DWARF's answers. */
+	if (b->o->gsym) {
+		explain(b, psym_index_store_name(b->o->index_store),
+			"index store not asked: the GSYM file named with --gsym answers");
+		b->store_down = true; /* and nothing is built for it */
+		return;
+	}
 	ret = psym_index_store_get(b->o->index_store, bid, psym_binary_variant(b), &b->index, note,
 				   sizeof(note));
 	if (ret == 0) {
