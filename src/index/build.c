@@ -13,49 +13,6 @@
 #include "build.h"
 #include "index.h"
 
-int psym_sort_u64(uint64_t *v, size_t n)
-{
-	uint64_t *tmp, *src = v, *dst, all_or = 0, all_and = ~(uint64_t)0;
-	size_t count[2048];
-
-	if (n < 2)
-		return 0;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return PSYM_ENOMEM;
-	dst = tmp;
-	for (size_t i = 0; i < n; i++) {
-		all_or |= v[i];
-		all_and &= v[i];
-	}
-	/* 11-bit digits, least significant first; digits all keys share are skipped. */
-	for (unsigned shift = 0; shift < 64; shift += 11) {
-		size_t sum = 0;
-
-		if ((((all_or ^ all_and) >> shift) & 2047) == 0)
-			continue;
-		memset(count, 0, sizeof(count));
-		for (size_t i = 0; i < n; i++)
-			count[(src[i] >> shift) & 2047]++;
-		for (size_t d = 0; d < 2048; d++) {
-			size_t c = count[d];
-
-			count[d] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			dst[count[(src[i] >> shift) & 2047]++] = src[i];
-		uint64_t *t = src;
-
-		src = dst;
-		dst = t;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	return 0;
-}
-
 static double now(void)
 {
 	struct timespec ts;

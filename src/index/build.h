@@ -39,7 +39,4 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
  */
 void psym_index_build_background(struct psym_binary *b, struct psym_index_store *s);
 
-/* Sort in place (radix); 0 or PSYM_ENOMEM. */
-int psym_sort_u64(uint64_t *v, size_t n);
-
 #endif

@@ -9,11 +9,10 @@
 #include <unistd.h>
 
 #include "binary.h"
-#include "build.h"
 #include "buildid.h"
 #include "gsym.h"
-#include "index.h"
 #include "objtab.h"
+#include "sort.h"
 #include "store.h"
 
 struct psym_binary {
@@ -27,16 +26,7 @@ struct psym_binary {
 	char dwarf_note[1024]; /* DWARF found that covers no code: what it was, or "" */
 	bool debug_tried;
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
-	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
-	/*
-	 * An index found damaged after it answered: no longer asked, but kept
-	 * open, as the frames it gave borrow its strings for the binary's life.
-	 */
-	struct psym_index *index_dropped;
-	bool index_tried, seen_before, index_told, store_down;
-	char index_damage[1200]; /* why an index was not used, until reported */
-	size_t index_hits;
-	struct psym_gsym *gsym; /* a GSYM file answering instead of DWARF, or NULL */
+	struct psym_gsym *gsym;	       /* a GSYM file answering instead of DWARF, or NULL */
 	/* Its entry in the located-object table (NULL, NULL: none). */
 	struct psym_objtab *tab;
 	struct psym_located *x;
@@ -69,19 +59,12 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	return 0;
 }
 
-static void maybe_build_index(struct psym_binary *b);
 static void find_debug(struct psym_binary *b);
-static void open_index(struct psym_binary *b);
-static bool index_lookup(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
-			 size_t max, size_t *n);
 
 void psym_binary_free(struct psym_binary *b)
 {
 	if (!b)
 		return;
-	maybe_build_index(b);
-	psym_index_close(b->index);
-	psym_index_close(b->index_dropped);
 	psym_gsym_close(b->gsym);
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
@@ -372,11 +355,11 @@ static bool find_gsym(struct psym_binary *b)
 const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr)
 {
 	/*
-	 * Answers from the index never open the debug file, whose .symtab a
-	 * stripped binary's lookups use: bring it in, so that symbols are the
-	 * same whether the index answered or the DWARF did.
+	 * Answers from elsewhere (an index) never opened the debug file, whose
+	 * .symtab a stripped binary's lookups use: bring it in, so that symbols
+	 * are the same whoever answered.
 	 */
-	if (b->index && !b->debug_tried)
+	if (!b->debug_tried)
 		find_debug(b);
 	return psym_elf_symbol(b->elf, vaddr);
 }
@@ -435,10 +418,6 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 	uint64_t *miss = NULL;
 	int ret;
 
-	if (!b->index_tried)
-		open_index(b);
-	if (b->index)
-		return 0; /* nothing to decode ahead */
 	if (n && !b->debug_tried)
 		find_debug(b);
 	ret = 0;
@@ -517,106 +496,12 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 	return 0;
 }
 
-/* ---- the per-build-ID index ---------------------------------------------- */
+/* ---- what an index is built from (src/index/build.c) --------------------- */
 
 const char *psym_binary_variant(const struct psym_binary *b)
 {
 	return b->o->inlines ? "i" PSYM_ANSWER_REV "-" PACKAGE_VERSION
 			     : "n" PSYM_ANSWER_REV "-" PACKAGE_VERSION;
-}
-
-/*
- * Indexes hold the answers with inline frames (and discriminators): a run
- * without inline frames answers from the DWARF.
- */
-static void open_index(struct psym_binary *b)
-{
-	const char *bid = psym_elf_build_id(b->elf);
-	char note[sizeof(b->index_damage)];
-	int ret;
-
-	b->index_tried = true;
-	if (!b->o->index_store || !b->o->inlines || !bid)
-		return;
-	ret = psym_index_store_get(b->o->index_store, bid, psym_binary_variant(b), &b->index, note,
-				   sizeof(note));
-	if (ret == 0) {
-		/* Made without discriminators: not for a run that shows them. */
-		if (b->o->discriminators &&
-		    !(psym_index_flags(b->index) & PSYM_INDEX_DISCRIMINATORS)) {
-			explain(b, psym_index_path(b->index),
-				"index made without discriminators: not used");
-			psym_index_close(b->index);
-			b->index = NULL;
-			return;
-		}
-		explain(b, psym_index_path(b->index), "index used for every answer");
-		psym_objtab_set_index(b->tab, b->x, psym_index_path(b->index));
-		return;
-	}
-	if (note[0]) {
-		snprintf(b->index_damage, sizeof(b->index_damage), "%s", note);
-		explain(b, psym_index_store_name(b->o->index_store), note);
-	}
-	if (ret == PSYM_EIO) {
-		b->store_down = true; /* nothing to build for a store that fails */
-		return;
-	}
-	b->seen_before = psym_index_store_seen(b->o->index_store, bid);
-}
-
-/* True with the index's answer; false when it is damaged (dropped: DWARF answers). */
-static bool index_lookup(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
-			 size_t max, size_t *n)
-{
-	struct psym_err e = { 0 };
-
-	if (psym_index_lookup(b->index, vaddr, b->o->discriminators, frames, max, n, &e) == 0) {
-		b->index_hits++;
-		return true;
-	}
-	snprintf(b->index_damage, sizeof(b->index_damage), "%s", e.msg);
-	b->index_dropped = b->index; /* its earlier answers' strings stay valid */
-	b->index = NULL;
-	return false;
-}
-
-const struct psym_index *psym_binary_index(const struct psym_binary *b)
-{
-	return b->index;
-}
-
-const char *psym_binary_take_index_damage(struct psym_binary *b)
-{
-	if (!b->index_damage[0] || b->index_told)
-		return NULL;
-	b->index_told = true;
-	return b->index_damage;
-}
-
-size_t psym_binary_index_hits(const struct psym_binary *b)
-{
-	return b->index_hits;
-}
-
-/*
- * The auto-build policy (doc/DESIGN.md): at the end of a run that read an
- * object's DWARF without an index, build one in the background when the
- * run decoded at least half of its compile units (a profile that wide will
- * come again) or when an earlier run already saw the build ID.
- */
-static void maybe_build_index(struct psym_binary *b)
-{
-	size_t total, decoded;
-
-	if (!b->o->index_store || !psym_index_store_auto_build(b->o->index_store) || b->index ||
-	    !b->index_tried || b->store_down || !b->o->inlines || !b->dwarf ||
-	    !psym_elf_build_id(b->elf))
-		return;
-	psym_binary_dwarf_units(b, &total, &decoded);
-	if (!decoded || (decoded * 2 < total && !b->seen_before && !b->index_damage[0]))
-		return;
-	psym_index_build_background(b, b->o->index_store);
 }
 
 int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, struct psym_err *e)
@@ -684,13 +569,5 @@ size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct p
 size_t psym_binary_resolve(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			   size_t max)
 {
-	size_t n;
-
-	if (!max)
-		return 0;
-	if (!b->index_tried)
-		open_index(b);
-	if (b->index && index_lookup(b, vaddr, frames, max, &n))
-		return n;
 	return resolve_dwarf(b, vaddr, frames, max);
 }

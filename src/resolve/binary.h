@@ -100,7 +100,7 @@ size_t psym_binary_split_status(const struct psym_binary *b, size_t *units,
  */
 bool psym_binary_answers_final(const struct psym_binary *b);
 
-/* ---- the per-build-ID index (src/index/) ------------------------------- */
+/* ---- what the per-build-ID index (src/index/) is built from ------------ */
 
 /*
  * The revision of psym's answer rules, raised whenever a change in psym
@@ -130,13 +130,6 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *n, str
 size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 				 size_t max);
 
-/*
- * The index answering for b (NULL: none), and why one found was not used,
- * once (then NULL), for a warning. Lookups it answered.
- */
-const struct psym_index *psym_binary_index(const struct psym_binary *b);
-const char *psym_binary_take_index_damage(struct psym_binary *b);
-size_t psym_binary_index_hits(const struct psym_binary *b);
 /*
  * The symbol holding vaddr (its start, size), from the binary's symbols and
  * its separate debug file's, whether or not an index answers: or NULL.

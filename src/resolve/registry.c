@@ -18,7 +18,8 @@ struct psym_regentry {
 	/* Opened resolvers, most recently released first; g->mu guards these. */
 	struct psym_regentry *prev, *next;
 	bool listed;
-	bool evicted; /* closed for the cap: opened again on the next get */
+	bool evicted;	 /* closed for the cap: opened again on the next get */
+	uint64_t serial; /* this opening's number (psym_regentry_serial) */
 };
 
 struct psym_registry {
@@ -27,6 +28,7 @@ struct psym_registry {
 	struct psym_regentry *head, *tail;
 	size_t nopen, max_open;
 	size_t reopened; /* objects closed for the cap and opened again */
+	uint64_t opens;	 /* resolvers opened so far: the last serial given */
 };
 
 struct psym_registry *psym_registry_new(size_t max)
@@ -192,6 +194,7 @@ int psym_registry_get(struct psym_registry *g, const char *key, psym_open_fn ope
 			/* Only opened resolvers count against the cap. */
 			pthread_mutex_lock(&g->mu);
 			push_front(g, x);
+			x->serial = ++g->opens;
 			g->reopened += again;
 			evict(g, x);
 			pthread_mutex_unlock(&g->mu);
@@ -209,6 +212,11 @@ struct psym_resolver *psym_regentry_resolver(const struct psym_regentry *x)
 void psym_regentry_reason(const struct psym_regentry *x, struct psym_reason *why)
 {
 	psym_reason_unkeep(&x->why, why);
+}
+
+uint64_t psym_regentry_serial(const struct psym_regentry *x)
+{
+	return x->r ? x->serial : 0;
 }
 
 void psym_regentry_release(struct psym_regentry *x)

@@ -57,6 +57,16 @@ int psym_registry_get(struct psym_registry *g, const char *key, psym_open_fn ope
 struct psym_resolver *psym_regentry_resolver(const struct psym_regentry *x);
 void psym_regentry_reason(const struct psym_regentry *x, struct psym_reason *why);
 
+/*
+ * Which opening of its object the entry's resolver is: a number no other
+ * resolver of this registry had or will have, also not this object's once
+ * it is closed for the cap and opened again (0 when none is open). The
+ * resolver's borrowed strings may sit, after it is closed, where a later
+ * resolver's are: whatever is kept by their addresses past one use of the
+ * entry must be keyed by this number too (funcmemo.h).
+ */
+uint64_t psym_regentry_serial(const struct psym_regentry *x);
+
 void psym_regentry_release(struct psym_regentry *x);
 
 #endif

@@ -107,7 +107,7 @@ static int cached_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 		return 0;
 	}
 	ret = psym_resolver_lookup(c->inner, ctx, vaddr, out, why);
-	if ((ret == 0 || ret == PSYM_NOENT) && c->cache && c->o.final && c->o.final(c->inner))
+	if ((ret == 0 || ret == PSYM_NOENT) && c->cache && c->o.final && c->o.final(c->o.final_ud))
 		psym_symcache_add(c->cache, vaddr, out->f, ret ? 0 : out->n);
 	return ret;
 }

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "index.h"
 #include "objtab.h"
 #include "resolvers.h"
+#include "store.h"
 
 struct file_resolver {
 	struct psym_resolver base;
@@ -20,9 +20,9 @@ static struct file_resolver *from(struct psym_resolver *r)
 	return (struct file_resolver *)r;
 }
 
-static bool file_final(struct psym_resolver *r)
+static bool file_final(void *bin)
 {
-	return psym_binary_answers_final(from(r)->bin);
+	return psym_binary_answers_final(bin);
 }
 
 static int file_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,
@@ -73,7 +73,6 @@ static void file_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct psym_binary *b = from(r)->bin;
 	struct psym_elf *elf = psym_binary_elf(b);
-	const struct psym_index *ix = psym_binary_index(b);
 
 	d->path = psym_elf_path(elf);
 	d->debug_only = psym_elf_is_debug_only(elf);
@@ -82,19 +81,9 @@ static void file_describe(struct psym_resolver *r, struct psym_resdesc *d)
 	d->gsym_path = psym_binary_gsym_path(b);
 	psym_binary_dwarf_units(b, &d->units, &d->decoded);
 	d->split_missing = psym_binary_split_status(b, &d->split_units, &d->split_why);
-	if (ix) {
-		d->index_path = psym_index_path(ix);
-		d->index_source = psym_index_source(ix);
-		d->index_build_id = psym_index_build_id(ix);
-		d->index_size = psym_index_size(ix);
-		d->index_answered = psym_binary_index_hits(b) != 0;
-	}
-	if (!(d->flags & PSYM_RESDESC_KEEP_WARNING))
-		d->index_damage = psym_binary_take_index_damage(b);
 	/* It may load the symbols: only when asked, or to say why no lines. */
 	if (!(d->flags & PSYM_RESDESC_NO_NOTE) &&
-	    ((d->flags & PSYM_RESDESC_NOTE_ALWAYS) ||
-	     (!d->index_answered && !d->gsym_path && !d->dwarf_path)))
+	    ((d->flags & PSYM_RESDESC_NOTE_ALWAYS) || (!d->gsym_path && !d->dwarf_path)))
 		d->debug_note = psym_binary_debug_note(b);
 }
 
@@ -115,12 +104,65 @@ static const struct psym_resolver_ops file_ops = {
 	.destroy = file_destroy,
 };
 
+/* What the user named explicitly answers (--gsym): no index in front of it. */
+static bool index_wanted(const struct psym_binary_opts *o, const struct psym_elf *elf)
+{
+	if (!o->index_store || !o->inlines || !psym_elf_build_id(elf))
+		return false;
+	if (o->gsym && o->locate && o->locate->explain)
+		o->locate->explain(
+			o->locate->explain_ud, psym_index_store_name(o->index_store),
+			"index store not asked: the GSYM file named with --gsym answers");
+	return !o->gsym;
+}
+
+/*
+ * The answer sources of a file, outermost first: the persistent answer
+ * cache, the per-build-ID index, the file itself (its DWARF, debug file,
+ * GSYM, symbols). Each answers what it can and hands the rest inwards; a
+ * new source is one resolver file and one step here.
+ */
+static int stack(struct file_resolver *f, const struct psym_binary_opts *o, struct psym_objtab *t,
+		 struct psym_located *x, struct psym_resolver **out, struct psym_err *e)
+{
+	struct psym_elf *elf = psym_binary_elf(f->bin);
+	struct psym_resolver *r = &f->base;
+	int ret;
+
+	if (index_wanted(o, elf)) {
+		struct psym_index_resolver_opts io = {
+			.bin = f->bin, .bopts = o, .tab = t, .x = x
+		};
+
+		ret = psym_index_resolver_new(r, &io, &r, e);
+		if (ret)
+			return ret;
+	}
+	if (o->cache_dir) {
+		struct psym_cached_opts co = {
+			.dir = o->cache_dir,
+			.build_id = psym_elf_build_id(elf),
+			.path = psym_elf_path(elf),
+			.inlines = o->inlines,
+			.final = file_final,
+			.final_ud = f->bin,
+			.explain = o->locate ? o->locate->explain : NULL,
+			.explain_ud = o->locate ? o->locate->explain_ud : NULL,
+		};
+
+		ret = psym_cached_resolver_new(r, &co, &r, e);
+		if (ret)
+			return ret;
+	}
+	*out = r;
+	return 0;
+}
+
 static int file_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,
 		    struct psym_objtab *t, struct psym_located *x, struct psym_resolver **out,
 		    struct psym_err *e)
 {
 	struct file_resolver *f = calloc(1, sizeof(*f));
-	struct psym_cached_opts co;
 	int ret;
 
 	if (!f) {
@@ -135,21 +177,7 @@ static int file_new(struct psym_elf *elf, const struct psym_binary_opts *o, cons
 	psym_binary_set_entry(f->bin, t, x);
 	f->base.ops = &file_ops;
 	f->kind = kind;
-	if (!o->cache_dir) {
-		*out = &f->base;
-		return 0;
-	}
-	/* The persistent cache answers first: a resolver around this one. */
-	co = (struct psym_cached_opts){
-		.dir = o->cache_dir,
-		.build_id = psym_elf_build_id(elf),
-		.path = psym_elf_path(elf),
-		.inlines = o->inlines,
-		.final = file_final,
-		.explain = o->locate ? o->locate->explain : NULL,
-		.explain_ud = o->locate ? o->locate->explain_ud : NULL,
-	};
-	return psym_cached_resolver_new(&f->base, &co, out, e);
+	return stack(f, o, t, x, out, e);
 }
 
 int psym_file_resolver_new(struct psym_elf *elf, const struct psym_binary_opts *o, const char *kind,

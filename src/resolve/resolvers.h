@@ -8,6 +8,7 @@
  *   kernel  a vmlinux with DWARF relocated by the KASLR slide, else a
  *           kallsyms copy; kernel modules by kallsyms alone;
  *   jit     perf maps and jitdump files, per process;
+ *   index   the per-build-ID index in front of a file's;
  *   cached  the persistent answer cache in front of another (a file's).
  */
 #ifndef PSYM_RESOLVERS_H
@@ -50,13 +51,31 @@ struct psym_cached_opts {
 	const char *build_id; /* of the file answered for, or NULL */
 	const char *path;     /* the file answered for */
 	bool inlines;	      /* answers with inline frames (part of the cache's variant) */
-	/* The inner resolver's answers so far depend on the build alone: keep them. */
-	bool (*final)(struct psym_resolver *inner);
+	/* The answers so far depend on the build alone (final(final_ud)): keep them. */
+	bool (*final)(void *final_ud);
+	void *final_ud;
 	psym_explain_fn explain; /* a note on the cache file, or NULL */
 	void *explain_ud;
 };
 int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cached_opts *o,
 			     struct psym_resolver **out, struct psym_err *e);
+
+/*
+ * The per-build-ID index (src/index/) in front of a file resolver: the
+ * index the store bopts->index_store has for bin's build ID answers every
+ * lookup; without one (or once it proves damaged) inner answers. Takes
+ * ownership of inner (also on failure). bin (the binary inner answers
+ * from), bopts, tab and x (its located-object entry, where the index used
+ * is recorded; NULL, NULL: none) must outlive the resolver.
+ */
+struct psym_index_resolver_opts {
+	struct psym_binary *bin;
+	const struct psym_binary_opts *bopts;
+	struct psym_objtab *tab;
+	struct psym_located *x;
+};
+int psym_index_resolver_new(struct psym_resolver *inner, const struct psym_index_resolver_opts *o,
+			    struct psym_resolver **out, struct psym_err *e);
 
 /*
  * A file a resolver read with malformed lines (a kallsyms copy, a perf

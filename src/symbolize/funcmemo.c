@@ -11,7 +11,8 @@
 struct entry {
 	const char *name, *linkage_name, *file;
 	int64_t start_line;
-	uint64_t id; /* never 0 */
+	uint64_t obj; /* the object the strings are of (psym_funcmemo_next_object) */
+	uint64_t id;  /* never 0 */
 };
 
 #define STRMEMO 4096 /* a power of two */
@@ -26,7 +27,8 @@ struct psym_funcmemo {
 	struct entry *ent;
 	size_t n, cap; /* entries, and room for them */
 	struct psym_idxset set;
-	uint32_t now; /* the object being resolved (psym_funcmemo_next_object) */
+	uint32_t now; /* the generation of the object being resolved */
+	uint64_t obj; /* and its name (psym_funcmemo_next_object) */
 	struct {
 		const char *p;
 		int64_t ix;
@@ -60,11 +62,12 @@ void psym_funcmemo_free(struct psym_funcmemo *m)
 	free(m);
 }
 
-static uint64_t hash4(const char *name, const char *linkage_name, const char *file,
+static uint64_t hash5(uint64_t obj, const char *name, const char *linkage_name, const char *file,
 		      int64_t start_line)
 {
 	uint64_t h = (uintptr_t)name * 0x9e3779b97f4a7c15ULL;
 
+	h ^= obj * 0x94d049bb133111ebULL;
 	h ^= (uintptr_t)linkage_name * 0xc2b2ae3d27d4eb4fULL;
 	h ^= (uintptr_t)file * 0x165667b19e3779f9ULL;
 	h ^= (uint64_t)start_line * 0xff51afd7ed558ccdULL;
@@ -75,26 +78,29 @@ static uint64_t ent_hash(void *ctx, uint32_t i)
 {
 	const struct entry *s = &((struct psym_funcmemo *)ctx)->ent[i];
 
-	return hash4(s->name, s->linkage_name, s->file, s->start_line);
+	return hash5(s->obj, s->name, s->linkage_name, s->file, s->start_line);
 }
 
-static bool same(const struct entry *s, const struct psym_frame *f)
+static bool same(const struct entry *s, uint64_t obj, const struct psym_frame *f)
 {
-	return s->name == f->name && s->linkage_name == f->linkage_name && s->file == f->file &&
-	       s->start_line == f->start_line;
+	return s->obj == obj && s->name == f->name && s->linkage_name == f->linkage_name &&
+	       s->file == f->file && s->start_line == f->start_line;
 }
 
-void psym_funcmemo_next_object(struct psym_funcmemo *m)
+void psym_funcmemo_next_object(struct psym_funcmemo *m, uint64_t obj)
 {
-	if (m)
-		m->now++; /* 0 is never current: calloc'd entries never match */
+	if (!m)
+		return;
+	m->now++; /* 0 is never current: calloc'd entries never match */
+	m->obj = obj;
 }
 
 static void set_last(struct psym_funcmemo *m, const struct psym_frame *f, size_t depth, uint64_t id)
 {
 	if (depth >= LASTMEMO)
 		return;
-	m->last[depth].s = (struct entry){ f->name, f->linkage_name, f->file, f->start_line, id };
+	m->last[depth].s =
+		(struct entry){ f->name, f->linkage_name, f->file, f->start_line, m->obj, id };
 	m->last[depth].gen = m->now;
 }
 
@@ -102,16 +108,16 @@ uint64_t psym_funcmemo_get(struct psym_funcmemo *m, const struct psym_frame *f, 
 {
 	if (!m)
 		return 0;
-	if (depth < LASTMEMO && m->last[depth].gen == m->now && same(&m->last[depth].s, f))
+	if (depth < LASTMEMO && m->last[depth].gen == m->now && same(&m->last[depth].s, m->obj, f))
 		return m->last[depth].s.id;
 	{
-		uint64_t h = hash4(f->name, f->linkage_name, f->file, f->start_line);
+		uint64_t h = hash5(m->obj, f->name, f->linkage_name, f->file, f->start_line);
 
 		PSYM_IDXSET_PROBE(&m->set, h, j)
 		{
 			const struct entry *s = &m->ent[m->set.slot[j] - 1];
 
-			if (same(s, f)) {
+			if (same(s, m->obj, f)) {
 				set_last(m, f, depth, s->id);
 				return s->id;
 			}
@@ -153,9 +159,11 @@ void psym_funcmemo_put(struct psym_funcmemo *m, const struct psym_frame *f, size
 		m->ent = ne;
 		m->cap = ncap;
 	}
-	m->ent[m->n] = (struct entry){ f->name, f->linkage_name, f->file, f->start_line, id };
+	m->ent[m->n] =
+		(struct entry){ f->name, f->linkage_name, f->file, f->start_line, m->obj, id };
 	if (psym_idxset_add(&m->set, (uint32_t)m->n,
-			    hash4(f->name, f->linkage_name, f->file, f->start_line), ent_hash, m))
+			    hash5(m->obj, f->name, f->linkage_name, f->file, f->start_line),
+			    ent_hash, m))
 		return; /* forgotten */
 	m->n++;
 }

@@ -8,7 +8,8 @@
  * the symbolizer finds a function's profile id again without demangling
  * or hashing its names once more: with a million addresses in a large C++
  * library, a function is seen hundreds of times for each time it is new.
- * Only frames whose strings outlive the memo may be used as keys.
+ * Only frames whose strings live as long as their object is open (until
+ * psym_funcmemo_next_object names another opening) may be used as keys.
  */
 #ifndef PSYM_FUNCMEMO_H
 #define PSYM_FUNCMEMO_H
@@ -25,12 +26,15 @@ struct psym_funcmemo *psym_funcmemo_new(void);
 void psym_funcmemo_free(struct psym_funcmemo *m);
 
 /*
- * The frames of another object come next: what is remembered by the
- * address of one string, or from the last lookup, is forgotten (an object
- * closed by then may leave its addresses to another's strings; the table
- * keyed by all of a frame's strings stays).
+ * The frames of object obj come next. obj names one opening of one
+ * object (psym_regentry_serial): an object closed for the open cap leaves
+ * its strings' addresses to the next one opened, whose frames would
+ * otherwise find the closed one's functions. The table keeps every
+ * object's functions under its obj (two mappings of one open object share
+ * them); what is remembered by the address of one string, or from the
+ * last lookup, is forgotten.
  */
-void psym_funcmemo_next_object(struct psym_funcmemo *m);
+void psym_funcmemo_next_object(struct psym_funcmemo *m, uint64_t obj);
 
 /*
  * The id remembered for f's strings and start line, 0 when none. depth:

@@ -169,9 +169,9 @@ static void progress_clear(struct run *run)
 
 /*
  * Give loc the frames as its Lines (the builder shares equal chains between
- * locations). memo: the frames' strings live as long as the run (binaries,
- * not perf maps or kallsyms), so a function seen before is found by their
- * addresses without demangling again.
+ * locations). memo: the frames' strings live as long as their object is
+ * open (binaries, not perf maps or kallsyms), so a function seen before in
+ * this opening of it is found by their addresses without demangling again.
  */
 static int add_frames(struct run *run, size_t li, const struct psym_frame *frames, size_t n,
 		      bool memo)
@@ -509,8 +509,8 @@ static bool loc_vaddr(const struct run *run, struct psym_resolver *res,
 }
 
 static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct psym_resolver *res,
-			     uint32_t *locs, size_t nlocs, size_t *donep, struct psym_reason *why,
-			     struct psym_err *e)
+			     uint64_t obj, uint32_t *locs, size_t nlocs, size_t *donep,
+			     struct psym_reason *why, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	struct psym_mapinfo mi_ = {
@@ -525,7 +525,7 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 	int ret = 0;
 	const struct psym_lean_loc *all = run->lp->loc;
 
-	psym_funcmemo_next_object(run->memo);
+	psym_funcmemo_next_object(run->memo, obj);
 	fr = malloc(sizeof(*fr));
 	want = malloc((nlocs ? nlocs : 1) * sizeof(*want));
 	if (!fr || !want) {
@@ -633,10 +633,14 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 	if (ret)
 		return ret;
 	res = psym_regentry_resolver(x);
-	if (res)
-		ret = resolve_locations(run, mi, m, res, locs, nlocs, &done, &why, e);
-	else
+	if (res) {
+		/* This opening of the object, in which of the run's two registries. */
+		uint64_t obj = psym_regentry_serial(x) << 1 | (cls == PSYM_MAP_FILE);
+
+		ret = resolve_locations(run, mi, m, res, obj, locs, nlocs, &done, &why, e);
+	} else {
 		psym_regentry_reason(x, &why);
+	}
 	/* Not the host's file: the path was the container's. */
 	if (!res && cls == PSYM_MAP_FILE && run->ns_pid[mi] &&
 	    (why.code == PSYM_R_NOT_FOUND || why.code == PSYM_R_BUILD_ID_MISMATCH)) {

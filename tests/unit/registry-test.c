@@ -163,11 +163,14 @@ int main(void)
 	is_int(destroys, 2, "cap: the two least recently used closed");
 	ok(psym_registry_get(g, "o4", open_fn, &found, &x, &e) == 0 && psym_regentry_resolver(x),
 	   "cap: a recent one is still open");
+	is_int((int)psym_regentry_serial(x), 5, "cap: the fifth opening");
 	psym_regentry_release(x);
 	is_int(opens, 5, "cap: ... without opening it again");
 	ok(psym_registry_get(g, "o0", open_fn, &found, &x, &e) == 0 && psym_regentry_resolver(x),
 	   "cap: a closed one is opened again when asked for");
 	is_int(opens, 6, "cap: ... once");
+	/* Its strings may now sit where another's were: a new serial says so. */
+	is_int((int)psym_regentry_serial(x), 6, "cap: opened again under a serial of its own");
 	is_int((int)psym_registry_reopened(g), 1, "cap: counted as reopened");
 	{
 		struct psym_regentry *y;
