@@ -13,6 +13,7 @@
 #include "buildid.h"
 #include "gsym.h"
 #include "index.h"
+#include "layout.h"
 #include "objtab.h"
 #include "store.h"
 
@@ -27,6 +28,8 @@ struct psym_binary {
 	bool debug_tried;
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_index *index;      /* NULL: none (or off, or dropped as damaged) */
+	struct psym_layout layout;     /* the index's addresses are relative to it */
+	char variant[64];	       /* answer rules and layout: the index's key */
 	/*
 	 * An index found damaged after it answered: no longer asked, but kept
 	 * open, as the frames it gave borrow its strings for the binary's life.
@@ -57,6 +60,9 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	}
 	b->o = o;
 	b->elf = elf;
+	psym_elf_layout(elf, &b->layout);
+	snprintf(b->variant, sizeof(b->variant), "%c" PSYM_ANSWER_REV "-" PACKAGE_VERSION "-%s",
+		 o->inlines ? 'i' : 'n', b->layout.tag);
 	b->finder = (struct psym_dwo_finder){
 		.ctx = b,
 		.dwo = finder_dwo,
@@ -511,8 +517,12 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 
 const char *psym_binary_variant(const struct psym_binary *b)
 {
-	return b->o->inlines ? "i" PSYM_ANSWER_REV "-" PACKAGE_VERSION
-			     : "n" PSYM_ANSWER_REV "-" PACKAGE_VERSION;
+	return b->variant;
+}
+
+const struct psym_layout *psym_binary_layout(const struct psym_binary *b)
+{
+	return &b->layout;
 }
 
 /*
@@ -561,7 +571,13 @@ static bool index_lookup(struct psym_binary *b, uint64_t vaddr, struct psym_fram
 {
 	struct psym_err e = { 0 };
 
-	if (psym_index_lookup(b->index, vaddr, b->o->discriminators, frames, max, n, &e) == 0) {
+	if (psym_index_lookup(b->index, psym_layout_rel(&b->layout, vaddr), b->o->discriminators,
+			      frames, max, n, &e) == 0) {
+		/* Start addresses are relative to the layout too. */
+		for (size_t i = 0; i < *n; i++)
+			if (frames[i].has_start_address)
+				frames[i].start_address =
+					psym_layout_abs(&b->layout, frames[i].start_address);
 		b->index_hits++;
 		return true;
 	}
