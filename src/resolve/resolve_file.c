@@ -145,6 +145,7 @@ static int file_new(struct psym_elf *elf, const struct psym_binary_opts *o, cons
 		.build_id = psym_elf_build_id(elf),
 		.path = psym_elf_path(elf),
 		.inlines = o->inlines,
+		.layout = psym_binary_layout(f->bin),
 		.final = file_final,
 		.explain = o->locate ? o->locate->explain : NULL,
 		.explain_ud = o->locate ? o->locate->explain_ud : NULL,
