@@ -129,15 +129,16 @@ gcc -O1 -g -o other main.c u0.c u1.c u2.c u3.c -DOTHER
 "$PSYM" index --index-store O other >/dev/null
 cp O/*/*.psymidx "$df"
 damaged planted "is for build ID"
-# A newer format (version 3), with a good header checksum.
-python3 - "$f" "$df" <<'PY'
+# A newer format, with a good header checksum.
+newer=$(($(sed -n 's/^#define PSYM_INDEX_VERSION //p' "$top_srcdir/src/index/index.h") + 1))
+python3 - "$f" "$df" "$newer" <<'PY'
 import struct, sys, zlib
 b = bytearray(open(sys.argv[1], "rb").read())
-b[8:12] = struct.pack("<I", 3)
+b[8:12] = struct.pack("<I", int(sys.argv[3]))
 b[1020:1024] = struct.pack("<I", zlib.crc32(bytes(b[:1020])))
 open(sys.argv[2], "wb").write(bytes(b))
 PY
-damaged newer-version "version 3"
+damaged newer-version "version $newer"
 cp "$f" "$df"
 chmod g+w "$df"
 damaged group-writable "not trusted"

@@ -12,6 +12,35 @@
 
 #include "build.h"
 #include "index.h"
+#include "layout.h"
+#include "sort.h"
+
+/*
+ * The boundaries (sorted, distinct) made relative to the layout, sorted
+ * again, with the layout's own origin among them: between two of them no
+ * boundary lies, so one answer holds, also on the stretch that wraps.
+ */
+static int relative(const struct psym_layout *l, uint64_t **vp, size_t *np)
+{
+	uint64_t *v = realloc(*vp, (*np + 1) * sizeof(*v));
+	size_t n = *np, k = 0;
+	int ret;
+
+	if (!v)
+		return PSYM_ENOMEM;
+	*vp = v;
+	for (size_t i = 0; i < n; i++)
+		v[i] = psym_layout_rel(l, v[i]);
+	v[n++] = 0;
+	ret = psym_sort_u64(v, n);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < n; i++)
+		if (!k || v[i] != v[k - 1])
+			v[k++] = v[i];
+	*np = k;
+	return 0;
+}
 
 static double now(void)
 {
@@ -25,6 +54,7 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
 		     struct psym_index_built *out, struct psym_err *e)
 {
 	struct psym_elf *elf = psym_binary_elf(b);
+	const struct psym_layout *l = psym_binary_layout(b);
 	const char *bid = psym_elf_build_id(elf);
 	struct psym_index_writer *w = NULL;
 	struct psym_frame *fr = NULL;
@@ -60,6 +90,11 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
 	ret = psym_binary_boundaries(b, &v, &nv, e);
 	if (ret)
 		goto out;
+	ret = relative(l, &v, &nv);
+	if (ret) {
+		psym_err_set(e, ret, "out of memory");
+		goto out;
+	}
 	out->boundaries = nv;
 	fr = malloc(PSYM_MAX_FRAMES * sizeof(*fr));
 	if (!fr) {
@@ -80,7 +115,10 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
 			goto out;
 	}
 	for (size_t i = 0; i < nv; i++) {
-		n = psym_binary_resolve_dwarf(b, v[i], fr, PSYM_MAX_FRAMES);
+		n = psym_binary_resolve_dwarf(b, psym_layout_abs(l, v[i]), fr, PSYM_MAX_FRAMES);
+		for (size_t k = 0; k < n; k++)
+			if (fr[k].has_start_address)
+				fr[k].start_address = psym_layout_rel(l, fr[k].start_address);
 		ret = psym_index_writer_add(w, v[i], fr, n, e);
 		if (ret)
 			goto out;

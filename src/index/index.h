@@ -20,6 +20,11 @@
  *   STRS     NUL-terminated strings, each once (id = offset + 1; 0: NULL)
  *   FILES    u32 string id per file (file id = index + 1; 0: no file)
  *   ADDRS    u32 or u64 start of each group (less the base), sorted
+ *
+ * Addresses (version 3 on) are relative to the layout of the file the
+ * answers are for (psym_layout_rel, layout.h), so that every file of the
+ * build ID placed that way shifted gets them; indexes are keyed by the
+ * layout too (in the variant), as other layouts answer otherwise.
  *   OFFS     u32 offset of each group's record in FUNCS
  *   CRCS     u32 CRC32 of each 64 KiB chunk of everything above, checked
  *            the first time a lookup touches the chunk
@@ -38,7 +43,7 @@
 #include "error.h"
 #include "frame.h"
 
-#define PSYM_INDEX_VERSION 2
+#define PSYM_INDEX_VERSION 3
 #define PSYM_INDEX_SUFFIX ".psymidx"
 /* The largest index file read or written (also the HTTP store's cap). */
 #define PSYM_INDEX_MAX_FILE ((uint64_t)2 << 30)
@@ -65,7 +70,8 @@ int psym_index_writer_new(const struct psym_index_meta *m, struct psym_index_wri
 void psym_index_writer_free(struct psym_index_writer *w);
 
 /*
- * The answer from addr up to the next call's address (increasing): n frames,
+ * The answer from addr (relative to the layout) up to the next call's address
+ * (increasing): n frames,
  * innermost first (n == 0: nothing known there). Strings are borrowed until
  * psym_index_writer_finish. Equal neighbouring answers are merged.
  */
@@ -108,7 +114,7 @@ int psym_index_open_map(const void *map, size_t len, const char *name, const cha
 void psym_index_close(struct psym_index *x);
 
 /*
- * Frames for vaddr, innermost first, into f[max] with *n set: 0 (*n may be
+ * Frames for vaddr (relative to the layout, as written), innermost first, into f[max] with *n set: 0 (*n may be
  * 0: nothing known there), or PSYM_EBADINPUT when the part of the file
  * this address needs is damaged (e says which); the caller then stops using
  * the index. With discriminators false, frames[0] gets none. Strings live

@@ -11,6 +11,7 @@
 #include "binary.h"
 #include "buildid.h"
 #include "gsym.h"
+#include "layout.h"
 #include "objtab.h"
 #include "sort.h"
 #include "store.h"
@@ -26,6 +27,8 @@ struct psym_binary {
 	char dwarf_note[1024]; /* DWARF found that covers no code: what it was, or "" */
 	bool debug_tried;
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
+	struct psym_layout layout;     /* the index's and cache's addresses are relative to it */
+	char variant[64];	       /* answer rules and layout: the index's key */
 	struct psym_gsym *gsym;	       /* a GSYM file answering instead of DWARF, or NULL */
 	/* Its entry in the located-object table (NULL, NULL: none). */
 	struct psym_objtab *tab;
@@ -48,6 +51,9 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	}
 	b->o = o;
 	b->elf = elf;
+	psym_elf_layout(elf, &b->layout);
+	snprintf(b->variant, sizeof(b->variant), "%c" PSYM_ANSWER_REV "-" PACKAGE_VERSION "-%s",
+		 o->inlines ? 'i' : 'n', b->layout.tag);
 	b->finder = (struct psym_dwo_finder){
 		.ctx = b,
 		.dwo = finder_dwo,
@@ -500,8 +506,12 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 
 const char *psym_binary_variant(const struct psym_binary *b)
 {
-	return b->o->inlines ? "i" PSYM_ANSWER_REV "-" PACKAGE_VERSION
-			     : "n" PSYM_ANSWER_REV "-" PACKAGE_VERSION;
+	return b->variant;
+}
+
+const struct psym_layout *psym_binary_layout(const struct psym_binary *b)
+{
+	return &b->layout;
 }
 
 int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, struct psym_err *e)

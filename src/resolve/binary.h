@@ -112,10 +112,15 @@ bool psym_binary_answers_final(const struct psym_binary *b);
 #define PSYM_ANSWER_REV "4"
 
 /*
- * The answer rules of this psym (the variant both the symbol cache and
- * indexes are made under): answers change when they do.
+ * The variant indexes of b are made under: the answer rules of this psym
+ * (answers change when they do) and b's layout (layout.h), since two files
+ * of one build ID may be placed differently.
  */
 const char *psym_binary_variant(const struct psym_binary *b);
+
+/* b's layout: index addresses are relative to it (psym_layout_rel). */
+struct psym_layout;
+const struct psym_layout *psym_binary_layout(const struct psym_binary *b);
 
 /*
  * Every address where an answer may change (DWARF unit, function, inline,

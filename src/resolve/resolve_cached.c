@@ -8,9 +8,11 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "layout.h"
 #include "resolvers.h"
 #include "symcache.h"
 
@@ -21,6 +23,12 @@ struct cached_resolver {
 	struct psym_resolver *inner;
 	struct psym_cached_opts o;
 	char *build_id, *path, *dir;
+	/*
+	 * Files of one build ID may be placed differently (a prelinked
+	 * library): addresses are kept relative to the file's layout, and
+	 * the layout is part of the variant (layout.h).
+	 */
+	struct psym_layout layout;
 	struct psym_symcache *cache; /* NULL: off or unavailable */
 	bool tried;
 	const char *damage; /* why a damaged cache file was ignored, until reported */
@@ -34,17 +42,20 @@ static struct cached_resolver *from(struct psym_resolver *r)
 static void open_cache(struct cached_resolver *c)
 {
 	struct psym_err e = { 0 };
-	char key[200];
+	char key[200], variant[64];
 	const char *note = NULL;
 
 	c->tried = true;
 	if (psym_symcache_key(c->build_id, c->path, key, sizeof(key)))
 		return;
-	/* Answers depend on the options and on psym itself: both in the variant. */
-	if (psym_symcache_open(c->dir, key,
-			       c->o.inlines ? "i" PSYM_ANSWER_REV "-" PACKAGE_VERSION
-					    : "n" PSYM_ANSWER_REV "-" PACKAGE_VERSION,
-			       &c->cache, &note, &e) != 0)
+	/*
+	 * Answers depend on the options, on psym itself and on the layout:
+	 * all in the variant (a file of another layout of the build ID is
+	 * ignored and rewritten, as one of other options is).
+	 */
+	snprintf(variant, sizeof(variant), "%c" PSYM_ANSWER_REV "-" PACKAGE_VERSION "-%s",
+		 c->o.inlines ? 'i' : 'n', c->layout.tag);
+	if (psym_symcache_open(c->dir, key, variant, &c->cache, &note, &e) != 0)
 		c->cache = NULL;
 	else if (note && psym_symcache_damaged(c->cache))
 		c->damage = note;
@@ -74,7 +85,7 @@ static int cached_prepare(struct psym_resolver *r, const uint64_t *vaddrs, size_
 	if (!miss)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
-		if (!psym_symcache_has(c->cache, vaddrs[i]))
+		if (!psym_symcache_has(c->cache, psym_layout_rel(&c->layout, vaddrs[i])))
 			miss[nmiss++] = vaddrs[i];
 	ret = psym_resolver_prepare(c->inner, miss, nmiss, e);
 	free(miss);
@@ -91,7 +102,8 @@ static int cached_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 
 	if (!c->tried)
 		open_cache(c);
-	if (c->cache && psym_symcache_lookup(c->cache, vaddr, &cf, &n)) {
+	if (c->cache &&
+	    psym_symcache_lookup(c->cache, psym_layout_rel(&c->layout, vaddr), &cf, &n)) {
 		if (n > PSYM_MAX_FRAMES)
 			n = PSYM_MAX_FRAMES;
 		if (!n) {
@@ -108,7 +120,8 @@ static int cached_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 	}
 	ret = psym_resolver_lookup(c->inner, ctx, vaddr, out, why);
 	if ((ret == 0 || ret == PSYM_NOENT) && c->cache && c->o.final && c->o.final(c->o.final_ud))
-		psym_symcache_add(c->cache, vaddr, out->f, ret ? 0 : out->n);
+		psym_symcache_add(c->cache, psym_layout_rel(&c->layout, vaddr), out->f,
+				  ret ? 0 : out->n); /* (start addresses are not kept) */
 	return ret;
 }
 
@@ -179,6 +192,11 @@ int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cach
 	c->base.ops = &cached_ops;
 	c->inner = inner;
 	c->o = *o;
+	if (o->layout)
+		c->layout = *o->layout;
+	else
+		snprintf(c->layout.tag, sizeof(c->layout.tag), "L0");
+	c->o.layout = NULL; /* the copy above */
 	c->build_id = o->build_id ? strdup(o->build_id) : NULL;
 	c->path = strdup(o->path ? o->path : "");
 	c->dir = strdup(o->dir);

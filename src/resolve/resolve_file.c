@@ -144,6 +144,7 @@ static int stack(struct file_resolver *f, const struct psym_binary_opts *o, stru
 			.build_id = psym_elf_build_id(elf),
 			.path = psym_elf_path(elf),
 			.inlines = o->inlines,
+			.layout = psym_binary_layout(f->bin),
 			.final = file_final,
 			.final_ud = f->bin,
 			.explain = o->locate ? o->locate->explain : NULL,

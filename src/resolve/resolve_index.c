@@ -17,6 +17,7 @@
 #include "build.h"
 #include "index.h"
 #include "objtab.h"
+#include "layout.h"
 #include "resolvers.h"
 #include "store.h"
 
@@ -121,8 +122,9 @@ static int index_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *c
 		open_index(c);
 	if (!c->index)
 		return psym_resolver_lookup(c->inner, ctx, vaddr, out, why);
-	if (psym_index_lookup(c->index, vaddr, c->o.bopts->discriminators, out->f, PSYM_MAX_FRAMES,
-			      &n, &e) != 0) {
+	/* The index keeps addresses relative to the build's layout (obj/layout.h). */
+	if (psym_index_lookup(c->index, psym_layout_rel(psym_binary_layout(c->o.bin), vaddr),
+			      c->o.bopts->discriminators, out->f, PSYM_MAX_FRAMES, &n, &e) != 0) {
 		/* Damaged: said once, and the inner resolver answers from now on. */
 		snprintf(c->damage, sizeof(c->damage), "%s", e.msg);
 		c->dropped = c->index; /* its earlier answers' strings stay valid */
@@ -134,9 +136,13 @@ static int index_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *c
 		psym_reason_set(why, PSYM_R_NO_SYMBOL, NULL);
 		return PSYM_NOENT;
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		if (!out->f[i].name)
-			out->f[i].name = ""; /* an unnamed DIE: pprof keeps the line */
+			out->f[i].name = "";	 /* an unnamed DIE: pprof keeps the line */
+		if (out->f[i].has_start_address) /* relative to the layout too */
+			out->f[i].start_address = psym_layout_abs(psym_binary_layout(c->o.bin),
+								  out->f[i].start_address);
+	}
 	out->n = n;
 	out->stable = true; /* the index's strings live as long as it */
 	return 0;

@@ -51,6 +51,8 @@ struct psym_cached_opts {
 	const char *build_id; /* of the file answered for, or NULL */
 	const char *path;     /* the file answered for */
 	bool inlines;	      /* answers with inline frames (part of the cache's variant) */
+	/* The file's layout (copied): addresses are kept relative to it, and named in the variant. */
+	const struct psym_layout *layout;
 	/* The answers so far depend on the build alone (final(final_ud)): keep them. */
 	bool (*final)(void *final_ud);
 	void *final_ud;

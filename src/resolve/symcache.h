@@ -40,7 +40,7 @@
 struct psym_symcache;
 
 /* Format version: its own directory, and in every file's header. */
-#define PSYM_SYMCACHE_VERSION 3
+#define PSYM_SYMCACHE_VERSION 4
 
 /*
  * Open the cache of the binary with this key in dir (created on first
