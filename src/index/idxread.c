@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading an index file (index.h): a private copy (psym_map_regular: never
- * a mapping of the file, which dies of SIGBUS when the file is truncated in
- * place under a run), checked before use (the header
- * and the CRC table at open, each 64 KiB chunk the first time a lookup
- * touches it), every offset bounds-checked anyway.
+ * Reading an index file (index.h): a private copy made as it is used, never
+ * a mapping of the file (which dies of SIGBUS when the file is truncated in
+ * place under a run). The header and the CRC table are read and checked at
+ * open; each 64 KiB chunk is read (pread into anonymous memory reserved at
+ * open) and checked the first time a lookup touches it, so a run that asks
+ * a few addresses of a large index reads a few chunks, not the file. A file
+ * cut short meanwhile is an error of that lookup (the caller answers from
+ * the DWARF); one rewritten meanwhile fails the chunk's CRC. Every offset is
+ * bounds-checked anyway.
  */
 #include "config.h"
 
@@ -12,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
 
@@ -68,6 +73,8 @@ struct psym_index {
 	const uint8_t *p;
 	size_t len;
 	bool mapped;
+	int fd;	      /* >= 0: p is read from it chunk by chunk (load) */
+	uint8_t *buf; /* the same bytes as p, writable: where load reads to */
 	void *owned;
 	struct idx_hdr h;
 	size_t nchunks;
@@ -121,7 +128,9 @@ void psym_index_close(struct psym_index *x)
 	if (!x)
 		return;
 	if (x->mapped)
-		munmap((void *)x->p, x->len);
+		munmap((void *)x->p, x->len ? x->len : 1);
+	if (x->fd >= 0)
+		close(x->fd);
 	free(x->owned);
 	free(x->checked);
 	free(x->cache);
@@ -137,6 +146,31 @@ static int bad(struct psym_index *x, struct psym_err *e, const char *what)
 static bool str_ok(const char *s, size_t n)
 {
 	return memchr(s, '\0', n) != NULL;
+}
+
+/* Bytes [off, off + len) of the file into the private copy (a file index only). */
+static int load(struct psym_index *x, uint64_t off, uint64_t len, struct psym_err *e)
+{
+	uint64_t got = 0;
+
+	if (x->fd < 0)
+		return 0;
+	while (got < len) {
+		ssize_t n =
+			pread(x->fd, x->buf + off + got, (size_t)(len - got), (off_t)(off + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return psym_err_set(e, PSYM_EBADINPUT,
+					    "index '%s': cut short while in use (bytes %llu-%llu "
+					    "unreadable%s%s)",
+					    x->path, (unsigned long long)(off + got),
+					    (unsigned long long)(off + len), n < 0 ? ": " : "",
+					    n < 0 ? strerror(errno) : "");
+		got += (uint64_t)n;
+	}
+	return 0;
 }
 
 /* Header, sizes and the CRC table; the chunks are checked when touched. */
@@ -200,6 +234,8 @@ static int check(struct psym_index *x, const char *build_id, const char *variant
 	    h->sec[SEC_CRCS].off + h->sec[SEC_CRCS].len != x->len)
 		return bad(x, e, "checksum table size disagrees with the file");
 	x->crcs = x->p + h->sec[SEC_CRCS].off;
+	if (load(x, h->sec[SEC_CRCS].off, h->sec[SEC_CRCS].len, e))
+		return PSYM_EBADINPUT;
 	if (!CRC_OK(libdeflate_crc32(0, x->crcs, h->sec[SEC_CRCS].len), h->crcs_crc))
 		return bad(x, e, "checksum table damaged");
 	x->checked = calloc(x->nchunks ? x->nchunks : 1, 1);
@@ -237,6 +273,7 @@ int psym_index_open_mem(const void *buf, size_t len, const char *name, const cha
 	}
 	x->p = buf;
 	x->len = len;
+	x->fd = -1;
 	return open_common(x, build_id, variant, out, e);
 }
 
@@ -253,6 +290,7 @@ int psym_index_open_owned(void *buf, size_t len, const char *name, const char *b
 	x->p = buf;
 	x->owned = buf;
 	x->len = len;
+	x->fd = -1;
 	return open_common(x, build_id, variant, out, e);
 }
 
@@ -260,21 +298,52 @@ int psym_index_open(const char *path, const char *build_id, const char *variant,
 		    struct psym_index **out, struct psym_err *e)
 {
 	struct psym_index *x;
-	const void *map;
-	size_t len;
-	int rc = psym_map_regular(path, "index", IDX_HDR_SIZE, PSYM_INDEX_MAX_FILE, &map, &len, e);
+	struct stat st;
+	void *buf;
+	size_t size;
+	int fd = psym_open_regular(path, e), ret;
 
-	if (rc)
-		return rc;
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) != 0) {
+		ret = psym_err_set(e, PSYM_EIO, "cannot stat '%s': %s", path, strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if ((uint64_t)st.st_size < IDX_HDR_SIZE) {
+		close(fd);
+		return psym_err_set(e, PSYM_EBADINPUT, "index '%s': truncated header", path);
+	}
+	if ((uint64_t)st.st_size > PSYM_INDEX_MAX_FILE || (uint64_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return psym_err_set(e, PSYM_ELIMIT, "index '%s': larger than the cap of %llu", path,
+				    (unsigned long long)PSYM_INDEX_MAX_FILE);
+	}
+	/* Reserved, not touched: pages come into being as chunks are read. */
+	size = (size_t)st.st_size;
+	buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED) {
+		close(fd);
+		return psym_err_set(e, PSYM_ENOMEM, "index '%s': no memory for its %zu bytes", path,
+				    size);
+	}
 	x = calloc(1, sizeof(*x));
 	if (!x || !(x->path = strdup(path))) {
 		free(x);
-		munmap((void *)map, len);
+		munmap(buf, size);
+		close(fd);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
-	x->p = map;
-	x->len = len;
+	x->p = buf;
+	x->buf = buf;
+	x->len = size;
 	x->mapped = true;
+	x->fd = fd;
+	ret = load(x, 0, IDX_HDR_SIZE, e);
+	if (ret) {
+		psym_index_close(x);
+		return ret;
+	}
 	return open_common(x, build_id, variant, out, e);
 }
 
@@ -291,6 +360,7 @@ int psym_index_open_map(const void *map, size_t len, const char *name, const cha
 	x->p = map;
 	x->len = len;
 	x->mapped = true;
+	x->fd = -1;
 	return open_common(x, build_id, variant, out, e);
 }
 
@@ -313,6 +383,8 @@ static int touch(struct psym_index *x, uint64_t off, uint64_t len, struct psym_e
 			continue;
 		if (hi > body_end)
 			hi = body_end;
+		if (load(x, lo, hi - lo, e))
+			return PSYM_EBADINPUT;
 		if (!CRC_OK(libdeflate_crc32(0, x->p + lo, hi - lo), le32(x->crcs + 4 * c))) {
 			return psym_err_set(e, PSYM_EBADINPUT,
 					    "index '%s': checksum mismatch in bytes %llu-%llu",
