@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The psym command line: what the commands share. Each command lives in its
- * own file (cmd_*.c) and only parses arguments, calls libpsym through its
- * public header and prints; the discovery options (how binaries and debug
- * information are found) are declared once here and shared by symbolize,
- * addr and addr --filter.
+ * own file (cmd_*.c), parses arguments, calls libpsym through its public
+ * header and prints; the discovery and cache options (how binaries and
+ * debug information are found) are declared once here and shared by
+ * symbolize, addr, addr --filter and index. (cmd_addr.c still drives its
+ * one object's lookups itself, with the library's resolver calls: the
+ * driver API of issue 37 is to take that over.)
  */
 #ifndef PSYM_CLI_H
 #define PSYM_CLI_H

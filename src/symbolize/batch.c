@@ -133,9 +133,9 @@ struct job {
 	bool written;
 	bool skipped; /* --resume: the output was complete */
 	/*
-	 * Symbol indexes this input caused to be built. Nothing builds one
-	 * yet: the per-build-ID index store (another change) fills this from
-	 * its summary, and the results line and the run's total carry it.
+	 * Index builds this input's run started (psym_symbolize_result's
+	 * count, from the store's), carried to its results line and the
+	 * batch's total.
 	 */
 	size_t indexes_built;
 	double seconds;
