@@ -12,8 +12,6 @@
 need gcc
 need objcopy
 need python3
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || skip "nginx is not installed (nginx-light)"
 
 pids=
 mounted=
@@ -53,48 +51,17 @@ objcopy --strip-debug prog prog.nodebug
 # server writes into $T/full (a 16 KiB tmpfs when mounting is allowed).
 port=$(freeport)
 port2=$(freeport)
-mkdir -p www/idx www/small full logs
+mkdir -p full
 if mount -t tmpfs -o size=16k tmpfs "$T/full" 2>/dev/null; then
 	mounted=1
 fi
 mkdir -p full/www/idx full/tmp
-# As root, nginx's workers would run as nobody: keep them the test's user.
-user=
-[ "$(id -u)" = 0 ] && user="user root root;"
-cat >nginx.conf <<EOF
-$user
-worker_processes 1;
-daemon on;
-pid $T/nginx.pid;
-error_log $T/logs/error.log;
-events { worker_connections 64; }
-http {
-	access_log $T/logs/access.log;
-	client_body_temp_path $T/body;
-	proxy_temp_path $T/proxy;
-	fastcgi_temp_path $T/fastcgi;
-	uwsgi_temp_path $T/uwsgi;
-	scgi_temp_path $T/scgi;
-	server {
-		listen 127.0.0.1:$port;
-		root $T/www;
-		location /idx/ { dav_methods PUT; create_full_put_path on; client_max_body_size 10m; }
-		location /small/ { dav_methods PUT; create_full_put_path on; client_max_body_size 1k; }
-	}
-	server {
+start_dav_nginx "$port" "	server {
 		listen 127.0.0.1:$port2;
 		root $T/full/www;
 		client_body_temp_path $T/full/tmp;
 		location /idx/ { dav_methods PUT; create_full_put_path on; client_max_body_size 10m; }
-	}
-}
-EOF
-"$NGINX" -p "$T" -c "$T/nginx.conf" -e "$T/logs/error.log" 2>nginx.err ||
-	skip "nginx does not start here: $(head -2 nginx.err)"
-for _ in $(seq 50); do
-	python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break
-	sleep 0.1
-done
+	}"
 URL=http://127.0.0.1:$port/idx
 
 # PUT by psym index, GET by psym addr.

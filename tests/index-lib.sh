@@ -50,3 +50,46 @@ index_compare() {
 		fi
 	done
 }
+
+# start_dav_nginx PORT [SERVER_BLOCKS]: a real nginx on 127.0.0.1:PORT whose
+# /idx/ takes WebDAV PUTs of up to 10 MB and /small/ of up to 1 KB, under
+# $T/www, plus any further server blocks given; its pid in $T/nginx.pid
+# (stop it with kill "$(cat "$T/nginx.pid")"). Skips when nginx cannot run.
+start_dav_nginx() {
+	sdn_nginx=$(command -v nginx || echo /usr/sbin/nginx)
+	[ -x "$sdn_nginx" ] || skip "nginx is not installed (nginx-light)"
+	mkdir -p "$T/www/idx" "$T/www/small" "$T/logs"
+	# As root, nginx's workers would run as nobody: keep them the test's user.
+	sdn_user=
+	[ "$(id -u)" = 0 ] && sdn_user="user root root;"
+	cat >"$T/nginx.conf" <<NGINX
+$sdn_user
+worker_processes 1;
+daemon on;
+pid $T/nginx.pid;
+error_log $T/logs/error.log;
+events { worker_connections 64; }
+http {
+	access_log $T/logs/access.log;
+	client_body_temp_path $T/body;
+	proxy_temp_path $T/proxy;
+	fastcgi_temp_path $T/fastcgi;
+	uwsgi_temp_path $T/uwsgi;
+	scgi_temp_path $T/scgi;
+	server {
+		listen 127.0.0.1:$1;
+		root $T/www;
+		location /idx/ { dav_methods PUT; create_full_put_path on; client_max_body_size 10m; }
+		location /small/ { dav_methods PUT; create_full_put_path on; client_max_body_size 1k; }
+	}
+${2:-}
+}
+NGINX
+	"$sdn_nginx" -p "$T" -c "$T/nginx.conf" -e "$T/logs/error.log" 2>"$T/nginx.err" ||
+		skip "nginx does not start here: $(head -2 "$T/nginx.err")"
+	for _ in $(seq 50); do
+		python3 -c "import socket; socket.create_connection(('127.0.0.1', $1), 1)" 2>/dev/null &&
+			break
+		sleep 0.1
+	done
+}

@@ -12,10 +12,9 @@
 # 2. psym-collect's side directory OUT.d: one that another user made (or a
 #    link to one) is refused, not written into.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/index-lib.sh"
 need gcc
 need python3
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || skip "nginx is not installed (nginx-light)"
 [ "$(id -u)" = 0 ] || skip "needs root (files owned by another user)"
 id nobody >/dev/null 2>&1 || skip "no user 'nobody'"
 
@@ -34,34 +33,7 @@ bid=$(readelf -n prog | sed -n 's/.*Build ID: //p')
 [ -n "$bid" ] || fail "prog has no build ID"
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p www/idx logs
-cat >nginx.conf <<EOF
-user root root;
-worker_processes 1;
-daemon on;
-pid $T/nginx.pid;
-error_log $T/logs/error.log;
-events { worker_connections 64; }
-http {
-	access_log $T/logs/access.log;
-	client_body_temp_path $T/body;
-	proxy_temp_path $T/proxy;
-	fastcgi_temp_path $T/fastcgi;
-	uwsgi_temp_path $T/uwsgi;
-	scgi_temp_path $T/scgi;
-	server {
-		listen 127.0.0.1:$port;
-		root $T/www;
-		location /idx/ { dav_methods PUT; create_full_put_path on; client_max_body_size 10m; }
-	}
-}
-EOF
-"$NGINX" -p "$T" -c "$T/nginx.conf" -e "$T/logs/error.log" 2>nginx.err ||
-	skip "nginx does not start here: $(head -2 nginx.err)"
-for _ in $(seq 50); do
-	python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)" 2>/dev/null && break
-	sleep 0.1
-done
+start_dav_nginx "$port"
 
 # A shared temporary directory, as /tmp is: world-writable and sticky
 # (and the test's directory passable, so that 'nobody' reaches it).
