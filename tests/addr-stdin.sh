@@ -32,8 +32,8 @@ norm got1 >g; norm a2l1 >a
 check "bad addresses and a blank line: answers equal addr2line's ($(wc -l <a) lines)" cmp -s g a ||
 	diff a g
 check "exit 1 when an input line is not an address" test $rc = 1
-check "each bad line said once on stderr, with its line number" \
-	sh -c "[ \$(wc -l <err1) = 3 ] && grep -q 'line 2: .zzz.: not a hex address' err1 && grep -q 'line 5: .0xgg.' err1"
+check "each bad line said once on stderr, with its line number (a blank line is no error)" \
+	sh -c "[ \$(wc -l <err1) = 2 ] && grep -q 'line 2: .zzz.: not a hex address' err1 && grep -q 'line 5: .0xgg.' err1"
 # The same on the command line (the task's example).
 rc=0
 "$PSYM" addr -e bt zzz "$f1" >got2 2>err2 || rc=$?
