@@ -72,6 +72,7 @@ static const char flame_help[] =
 	"scripts), frames colored by kind: user, kernel, JIT, unknown.\n\n"
 	"  -o, --output FILE          the SVG (written atomically; - for stdout)\n"
 	"      --title TEXT           title of the graph\n"
+	"      --lines                frames as \"function file:line\"\n"
 	"      --comm, --pid          start each stack with that label\n"
 	"  -n, --nodecount N          keep only the frames of the top N functions\n" REPORT_HELP;
 
