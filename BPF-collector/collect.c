@@ -117,22 +117,9 @@ static long parse_long(const char *s, long lo, long hi, const char *what)
 /* getopt_long returned '?' (its own message is off: opterr = 0). */
 static void die_bad_option(char **argv, const char *shortopts)
 {
-	const char *arg = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "";
-	const char *eq = strchr(arg, '=');
-	int len = eq ? (int)(eq - arg) : (int)strlen(arg);
-	char msg[160];
+	char msg[200];
 
-	if (arg[0] == '-' && arg[1] == '-')
-		snprintf(msg, sizeof(msg), "%s '%.*s'%s",
-			 !optopt ? "unrecognized option" : "option", len > 100 ? 100 : len, arg,
-			 !optopt ? ""
-			 : eq	 ? " takes no argument"
-				 : " needs an argument");
-	else if (optopt > 0 && optopt < 256 && strchr(shortopts, optopt))
-		snprintf(msg, sizeof(msg), "option '-%c' needs an argument", optopt);
-	else
-		snprintf(msg, sizeof(msg), "invalid option '-%c'",
-			 optopt > 0 && optopt < 256 ? optopt : '?');
+	psym_bad_option_text(msg, sizeof(msg), argv, shortopts);
 	die_usage(msg, NULL);
 }
 

@@ -36,21 +36,11 @@ void die_usage(const char *cmd, const char *fmt, ...)
 
 void die_bad_option(const char *cmd, char **argv, const char *shortopts)
 {
-	const char *arg = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "";
-	const char *eq = strchr(arg, '=');
-	int len = eq ? (int)(eq - arg) : (int)strlen(arg);
+	char msg[200];
 
 	/* getopt's own messages are off (opterr = 0, main.c): this is the one line. */
-	if (arg[0] == '-' && arg[1] == '-') {
-		if (!optopt)
-			die_usage(cmd, "unrecognized option '%.*s'", len, arg);
-		if (eq)
-			die_usage(cmd, "option '%.*s' takes no argument", len, arg);
-		die_usage(cmd, "option '%.*s' needs an argument", len, arg);
-	}
-	if (optopt > 0 && optopt < 256 && optopt != ':' && strchr(shortopts, optopt))
-		die_usage(cmd, "option '-%c' needs an argument", optopt);
-	die_usage(cmd, "invalid option '-%c'", optopt > 0 && optopt < 256 ? optopt : '?');
+	psym_bad_option_text(msg, sizeof(msg), argv, shortopts);
+	die_usage(cmd, "%s", msg);
 }
 
 int report(const struct psym_err *e, int code)

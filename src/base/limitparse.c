@@ -3,8 +3,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -98,4 +100,24 @@ void psym_limits_print(const struct psym_limit_def *defs, size_t n, const void *
 {
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "%-19s %12llu  %s\n", defs[i].name, get(base, &defs[i]), defs[i].what);
+}
+
+void psym_bad_option_text(char *buf, size_t n, char *const *argv, const char *shortopts)
+{
+	const char *arg = optind > 0 && argv[optind - 1] ? argv[optind - 1] : "";
+	const char *eq = strchr(arg, '=');
+	int len = eq ? (int)(eq - arg) : (int)strlen(arg);
+
+	if (len > 100)
+		len = 100;
+	if (arg[0] == '-' && arg[1] == '-')
+		snprintf(buf, n, "%s '%.*s'%s", !optopt ? "unrecognized option" : "option", len,
+			 arg,
+			 !optopt ? ""
+			 : eq	 ? " takes no argument"
+				 : " needs an argument");
+	else if (optopt > 0 && optopt < 256 && optopt != ':' && strchr(shortopts, optopt))
+		snprintf(buf, n, "option '-%c' needs an argument", optopt);
+	else
+		snprintf(buf, n, "invalid option '-%c'", optopt > 0 && optopt < 256 ? optopt : '?');
 }
