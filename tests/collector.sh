@@ -157,11 +157,12 @@ else
 	echo "note: cannot mount a tmpfs: full-disk check skipped"
 fi
 # ---- a busy host: deadlines and signals hold -------------------------------
-# Guards with wide margins (2 shared cores); the measured numbers are in
-# bench/COLLECTOR.md (bench/collector-overhead.sh).
+# No timing assertions (the machine may be loaded): each run has a hang guard
+# far above anything a working collector needs, and a run that ends only by
+# the guard fails on its exit status. The times are printed as notes; the
+# measured numbers are in bench/COLLECTOR.md (bench/collector-overhead.sh).
 now() { date +%s.%N; }
 elapsed() { awk -v a="$(now)" -v b="$1" 'BEGIN {printf "%.3f", a - b}'; }
-less_than() { awk -v a="$1" -v b="$2" 'BEGIN {exit !(a < b)}'; }
 "$top_srcdir/bench/churn.sh" 400 40 >/dev/null 2>&1 &
 churn=$!
 ./fib-nopie 60 >/dev/null &
@@ -170,14 +171,13 @@ sleep 1
 # Each stderr line stamped with the time it came: from "sampling" (BPF
 # attached; a sanitizer build takes a while to get there) to the exit.
 s=$(now)
-{ timeout -s KILL 60 "$C" -F 1000 -d 2 -o churn.pb.gz -v 2>&1 >/dev/null; echo "rc=$?"; } |
+{ timeout -s KILL 300 "$C" -F 1000 -d 2 -o churn.pb.gz -v 2>&1 >/dev/null; echo "rc=$?"; } |
 	while IFS= read -r l; do echo "$(now) $l"; done >churn.log
 t=$(elapsed "$s")
 rc=$(sed -n 's/^[0-9.]* rc=//p' churn.log)
 t2=$(awk '/ sampling / {a = $1} / rc=/ {b = $1} END {if (a) printf "%.3f", b - a; else print 99}' churn.log)
-check "churn: -d 2 exits 0 ($rc)" [ "$rc" = 0 ]
-check "churn: -d 2 ends in under 3.5 s once sampling started ($t2 s)" less_than "$t2" 3.5
-check "churn: -d 2 whole run under 6 s ($t s)" less_than "$t" 6
+check "churn: -d 2 exits 0, by its deadline, not the guard ($rc)" [ "$rc" = 0 ]
+echo "note: churn: -d 2 took $t2 s from sampling to exit, $t s in all"
 check "churn: profile written and valid" "$PSYM" check -q churn.pb.gz
 check "churn: the busy program is in it" sh -c "\"\$0\" show churn.pb.gz | grep -q 'comm:\[fib-nopie\]'" "$PSYM"
 n=$(grep -c "exited before\|cannot open" churn.log)
@@ -188,24 +188,25 @@ check "churn: the summary says how to raise the map sizes" sh -c \
 kill $churn 2>/dev/null; wait $churn 2>/dev/null
 "$top_srcdir/bench/churn.sh" 400 20 >/dev/null 2>&1 &
 churn=$!
-"$C" -F 1000 -o sigint.pb.gz 2>sigint.log &
+timeout -s KILL 300 "$C" -F 1000 -o sigint.pb.gz 2>sigint.log &
 cpid=$!
 sleep 3
 s=$(now)
-kill -INT $cpid
+kill -INT $(pgrep -P $cpid) 2>/dev/null || kill -INT $cpid
 wait $cpid; rc=$?
 t=$(elapsed "$s")
-check "churn: SIGINT exits 0 ($rc)" [ "$rc" = 0 ]
-check "churn: SIGINT ends the run in under 1.5 s ($t s)" less_than "$t" 1.5
+check "churn: one SIGINT ends the run, exit 0 ($rc)" [ "$rc" = 0 ]
+echo "note: churn: SIGINT to exit took $t s"
 check "churn: SIGINT profile written and valid" "$PSYM" check -q sigint.pb.gz
 kill $churn $hog 2>/dev/null; wait $churn $hog 2>/dev/null
 
 # ---- checks before collecting ----------------------------------------------
 s=$(now)
-rc=0; timeout -s KILL 20 "$C" -d 10 -o "$T/nonexistent/e.pb.gz" 2>nodir.log || rc=$?
+# -d 600 under a 120 s guard: only a check made before collecting ends it.
+rc=0; timeout -s KILL 120 "$C" -d 600 -o "$T/nonexistent/e.pb.gz" 2>nodir.log || rc=$?
 t=$(elapsed "$s")
-check "unwritable output: non-zero exit ($rc), not killed" sh -c "[ $rc != 0 ] && [ $rc != 137 ]"
-check "unwritable output: fails before collecting ($t s)" less_than "$t" 5
+check "unwritable output: fails before collecting: non-zero exit ($rc), not killed" sh -c "[ $rc != 0 ] && [ $rc != 137 ]"
+echo "note: unwritable output: refused after $t s"
 check "unwritable output: says so, naming the file" grep -q "nonexistent/e.pb.gz" nodir.log
 check "unwritable output: no summary of a collection" sh -c "! grep -q samples nodir.log"
 
@@ -229,11 +230,12 @@ gcc -O1 -fno-omit-frame-pointer -o spin2 spin2.c
 ./spin2 &
 pid=$!
 s=$(now)
-rc=0; timeout -s KILL 30 "$C" -p $pid -d 20 -o early.pb.gz 2>early.log || rc=$?
+# -d 600 under a 120 s guard: only the target's exit ends it with status 0.
+rc=0; timeout -s KILL 120 "$C" -p $pid -d 600 -o early.pb.gz 2>early.log || rc=$?
 t=$(elapsed "$s")
 wait $pid 2>/dev/null
-check "-p target exits: exit 0 ($rc)" [ "$rc" = 0 ]
-check "-p target exits: collection stops with it ($t s, not -d 20)" less_than "$t" 10
+check "-p target exits: collection stops with it, exit 0 ($rc)" [ "$rc" = 0 ]
+echo "note: -p target exits: collector ended $t s after the start"
 check "-p target exits: says so" grep -q "exited: stopping" early.log
 check "-p target exits: its samples are there" sh -c "\"\$0\" show early.pb.gz | grep -q 'comm:\[spin2\]'" "$PSYM"
 

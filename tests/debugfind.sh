@@ -82,7 +82,7 @@ start=$(date +%s)
 out=$(DEBUGINFOD_URLS=$url "$L" -t 3 -C "$T/dcache3" "$bid" || true)
 took=$(( $(date +%s) - start ))
 check "server down: reason given ($out)" sh -c "echo '$out' | grep -q '^none: debuginfod'"
-check "server down: answered within the timeout (${took}s)" [ "$took" -le 6 ]
+check "server down: answered, not hung (${took}s)" [ "$took" -lt 60 ]
 # A server that accepts connections and never answers: the timeout holds.
 port2=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 python3 -c "
@@ -91,7 +91,7 @@ s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(('127.0.0.1', $port2)); s.listen(8)
 open('mute.ready', 'w').close()
 conns = []
-end = time.time() + 30
+end = time.time() + 600
 while time.time() < end:
     s.settimeout(1)
     try: conns.append(s.accept()[0])
@@ -106,5 +106,5 @@ out=$("$L" -u "http://127.0.0.1:$port2" -t 3 -C "$T/dcache4" "$bid" || true)
 took=$(( $(date +%s) - start ))
 kill $mute 2>/dev/null
 check "silent server: reason names the deadline ($out)" sh -c "echo '$out' | grep -q '^none: debuginfod deadline (3 s) passed'"
-check "silent server: answered within the timeout (${took}s for 3s)" [ "$took" -le 6 ]
+check "silent server: ended by the deadline, not by the server's 600 s (${took}s for 3s)" [ "$took" -lt 120 ]
 finish

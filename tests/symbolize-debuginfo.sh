@@ -163,7 +163,7 @@ if command -v debuginfod >/dev/null; then
 	DEBUGINFOD_URLS=$url DEBUGINFOD_CACHE_PATH=$T/dcache2 "$PSYM" symbolize --debuginfod-timeout 3 \
 		prof.pb -o e.pb.gz 2>e.log
 	took=$(( $(date +%s) - start ))
-	check "debuginfod down: finishes within the timeout (${took}s)" [ "$took" -le 10 ]
+	check "debuginfod down: finishes, not hung (${took}s for a 3 s timeout)" [ "$took" -lt 60 ]
 	check "debuginfod down: a reason for the mapping" grep -q "run/prog': 0/.*debuginfod" e.log
 	DEBUGINFOD_URLS=$url "$PSYM" symbolize --offline prof.pb -o f.pb.gz 2>f.log
 	check "--offline: debuginfod not asked" sh -c "! grep -q 'debuginfod:' f.log || grep -q offline f.log"
