@@ -13,8 +13,8 @@
 #include "arena.h"
 #include "compress.h"
 #include "elffile.h"
-#include "elfreloc.h"
-#include "kmod.h"
+#include "rellayout.h"
+#include "kmodfile.h"
 #include "symtab.h"
 #include "fileio.h"
 #include "array.h"
@@ -300,12 +300,14 @@ int psym_elf_open(const char *path, const struct psym_elf_limits *lim, struct ps
 		return psym_err_set(e, PSYM_EIO, "cannot map '%s': %s", path, strerror(errno));
 	/* A kernel module as kmod installs it: .ko.xz, .ko.zst, .ko.gz (kmod.c). */
 	if (psym_kmod_name_is(path) && (st.st_size < 4 || memcmp(map, ELFMAG, 4) != 0)) {
-		int ret = psym_kmod_open_compressed(path, map, (size_t)st.st_size, 0, lim, out, e);
+		unsigned char *img;
+		size_t n;
+		int ret = psym_kmod_decompress(path, map, (size_t)st.st_size, 0, &img, &n, e);
 
 		munmap(map, (size_t)st.st_size);
 		if (ret == PSYM_NOENT)
 			return psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", path);
-		return ret;
+		return ret ? ret : psym_elf_open_mem(img, n, true, path, lim, out, e);
 	}
 	f = elf_new(path, lim);
 	if (!f) {

@@ -195,4 +195,7 @@ bool psym_elf_has_dwarf(const struct psym_elf *elf);
 int psym_elf_open_minidebuginfo(const struct psym_elf *elf, struct psym_elf **out,
 				struct psym_err *e);
 
+/* The libelf handle (an Elf *) of an opened file; borrowed. */
+void *psym_elf_libelf(const struct psym_elf *elf);
+
 #endif

@@ -21,27 +21,7 @@
 
 #include "elffile.h"
 #include "error.h"
-
-/*
- * Where the layout of an ET_REL file starts. Not 0: the DWARF reader
- * takes code at address 0 for code a linker discarded, and an address
- * psym takes or prints for an object is an offset in its section anyway
- * (psym_elf_section_addr).
- */
-#define PSYM_REL_BASE ((uint64_t)1 << 24)
-
-/*
- * For elffile.c: the layout of an ET_REL file (libelf handle elf,
- * nsections sections): *secaddr (malloc'd, nsections entries) gets each
- * allocated section's address, sh_addr where the file has one, else laid
- * out in section order at its alignment from PSYM_REL_BASE; 0 for the
- * others.
- */
-int psym_elf_rel_layout(void *elf, const char *path, size_t nsections, uint64_t **secaddr,
-			struct psym_err *e);
-
-/* The libelf handle (an Elf *) of an opened file; borrowed. */
-void *psym_elf_libelf(const struct psym_elf *elf);
+#include "rellayout.h"
 
 /* True when elf is ET_REL and some relocation section applies to section shndx. */
 bool psym_elf_has_relocs(const struct psym_elf *elf, size_t shndx);

@@ -8,126 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zstd.h>
 
-#include "compress.h"
 #include "elfreloc.h"
 #include "kmod.h"
-
-static const char *const kmod_ext[] = { ".ko", ".ko.xz", ".ko.zst", ".ko.gz", ".ko.debug" };
-#define N_EXT (sizeof(kmod_ext) / sizeof(kmod_ext[0]))
-
-/* Length of path's module extension, 0 when it has none. */
-static size_t ext_len(const char *path, size_t n)
-{
-	for (size_t i = 0; i < N_EXT; i++) {
-		size_t k = strlen(kmod_ext[i]);
-
-		if (n > k && strcmp(path + n - k, kmod_ext[i]) == 0)
-			return k;
-	}
-	return 0;
-}
-
-bool psym_kmod_name_is(const char *path)
-{
-	return ext_len(path, strlen(path)) != 0;
-}
-
-/* zstd with an output cap: a frame may not say its size, so stream it. */
-static int unzstd(const unsigned char *in, size_t len, size_t max, const char *name,
-		  unsigned char **out, size_t *outlen, struct psym_err *e)
-{
-	ZSTD_DStream *ds = ZSTD_createDStream();
-	ZSTD_inBuffer ib = { in, len, 0 };
-	unsigned char *buf = NULL;
-	size_t cap = 0, got = 0, r = 1;
-	int ret = 0;
-
-	if (!ds)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	/* Decoder window capped too (2^27: zstd's default maximum). */
-	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, 27);
-	while (ib.pos < ib.size || r != 0) {
-		ZSTD_outBuffer ob;
-
-		if (got == cap) {
-			size_t ncap = cap ? cap * 2 : (size_t)1 << 20;
-			unsigned char *nb;
-
-			if (cap >= max) {
-				ret = psym_err_set(
-					e, PSYM_ELIMIT,
-					"'%s': decompresses to more than the limit of %zu "
-					"bytes",
-					name, max);
-				goto out;
-			}
-			if (ncap > max)
-				ncap = max;
-			nb = realloc(buf, ncap);
-			if (!nb) {
-				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		ob = (ZSTD_outBuffer){ buf + got, cap - got, 0 };
-		r = ZSTD_decompressStream(ds, &ob, &ib);
-		if (ZSTD_isError(r)) {
-			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': corrupt zstd data: %s", name,
-					   ZSTD_getErrorName(r));
-			goto out;
-		}
-		got += ob.pos;
-		if (ob.pos == 0 && ib.pos == ib.size && r != 0) {
-			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': truncated zstd data", name);
-			goto out;
-		}
-	}
-	*out = buf;
-	*outlen = got;
-	buf = NULL;
-out:
-	free(buf);
-	ZSTD_freeDStream(ds);
-	return ret;
-}
+#include "kmodfile.h"
 
 int psym_kmod_open_compressed(const char *path, const unsigned char *buf, size_t len, size_t max,
 			      const struct psym_elf_limits *lim, struct psym_elf **out,
 			      struct psym_err *e)
 {
-	static const unsigned char xz[6] = { 0xfd, '7', 'z', 'X', 'Z', 0 };
-	static const unsigned char zst[4] = { 0x28, 0xb5, 0x2f, 0xfd };
-	unsigned char *img = NULL;
-	size_t n = 0;
-	int ret;
+	unsigned char *img;
+	size_t n;
+	int ret = psym_kmod_decompress(path, buf, len, max, &img, &n, e);
 
-	if (!max)
-		max = PSYM_KMOD_MAX_BYTES;
-	/*
-	 * Modules, DWARF and all, compress 3 to 10 times; zeros 6,000 times.
-	 * A claim past 64 times (plus 64 MiB) is a bomb, refused before it
-	 * costs the full cap in memory.
-	 */
-	if (len < ((size_t)1 << 40) && max > len * 64 + ((size_t)64 << 20))
-		max = len * 64 + ((size_t)64 << 20);
-	if (len >= 6 && memcmp(buf, xz, 6) == 0)
-		ret = psym_unxz(buf, len, max, path, &img, &n, e);
-	else if (len >= 4 && memcmp(buf, zst, 4) == 0)
-		ret = unzstd(buf, len, max, path, &img, &n, e);
-	else if (psym_is_gzip(buf, len))
-		ret = psym_gunzip(buf, len, max, path, &img, &n, e);
-	else
-		return PSYM_NOENT;
 	if (ret)
 		return ret;
-	if (n < 4 || memcmp(img, ELFMAG, 4) != 0) {
-		free(img);
-		return psym_err_set(e, PSYM_EBADELF, "'%s': decompresses to no ELF file", path);
-	}
 	return psym_elf_open_mem(img, n, true, path, lim, out, e);
 }
 
@@ -138,7 +33,7 @@ int psym_kmod_open_compressed(const char *path, const unsigned char *buf, size_t
 
 bool psym_kmod_names(const char *d, const char *module)
 {
-	size_t n = strlen(d), x = ext_len(d, n), m = strlen(module);
+	size_t n = strlen(d), x = psym_kmod_ext_len(d, n), m = strlen(module);
 
 	if (!x || n - x != m)
 		return false;

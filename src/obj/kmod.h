@@ -20,12 +20,7 @@
 
 #include "elffile.h"
 #include "error.h"
-
-/* Default cap on a decompressed module: 1 GiB (amdgpu.ko with DWARF is ~0.5). */
-#define PSYM_KMOD_MAX_BYTES ((size_t)1 << 30)
-
-/* True for a name ending in .ko, .ko.xz, .ko.zst or .ko.gz. */
-bool psym_kmod_name_is(const char *path);
+#include "kmodfile.h"
 
 /*
  * Whether file name base (no directory) is module's file: MODULE.ko,
@@ -34,12 +29,9 @@ bool psym_kmod_name_is(const char *path);
 bool psym_kmod_names(const char *base, const char *module);
 
 /*
- * Open a compressed module (xz, zstd or gzip by their magic bytes) into
- * memory of at most max bytes (0: PSYM_KMOD_MAX_BYTES), and at most 64
- * times len plus 64 MiB (no module compresses better: a bomb is refused
- * early). PSYM_ELIMIT past those, PSYM_NOENT when
- * buf is not one of these formats; an uncompressed .ko is opened by
- * psym_elf_open(), which calls this for the compressed ones.
+ * Open a compressed module (psym_kmod_decompress) as an ELF image in
+ * memory. An uncompressed .ko, or a compressed one on disk, is opened by
+ * psym_elf_open().
  */
 int psym_kmod_open_compressed(const char *path, const unsigned char *buf, size_t len, size_t max,
 			      const struct psym_elf_limits *lim, struct psym_elf **out,
