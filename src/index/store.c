@@ -11,10 +11,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "fileio.h"
 #include "gsym.h"
 #include "store.h"
 #include "store_http.h"
+#include "storekey.h"
 
 struct psym_index_store {
 	char *spec;
@@ -126,25 +128,6 @@ void psym_index_store_count_built(struct psym_index_store *s)
 	s->built++;
 }
 
-static bool bid_ok(const char *bid)
-{
-	size_t n = strlen(bid);
-
-	return n >= 4 && n <= 80 && strspn(bid, "0123456789abcdef") == n;
-}
-
-int psym_index_store_key(const char *build_id, const char *variant, char *buf, size_t bufsz)
-{
-	int k;
-
-	if (!build_id || !bid_ok(build_id) || !variant || !*variant ||
-	    strspn(variant, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") !=
-		    strlen(variant))
-		return -1;
-	k = snprintf(buf, bufsz, "%s.%s.f%d", build_id, variant, PSYM_INDEX_VERSION);
-	return k < 0 || (size_t)k >= bufsz ? -1 : 0;
-}
-
 /* DIR/ab/<name><suffix>, name a build ID or a key that starts with one. */
 static int key_path(const char *base, const char *name, const char *suffix, char *buf, size_t bufsz)
 {
@@ -214,7 +197,7 @@ int psym_index_store_get(struct psym_index_store *s, const char *build_id, const
 			 struct psym_index **out, char *note, size_t notesz)
 {
 	note[0] = '\0';
-	if (!build_id || !bid_ok(build_id))
+	if (!build_id || !psym_build_id_canonical(build_id))
 		return PSYM_NOENT;
 	if (s->http)
 		return psym_http_store_get(s->hs, build_id, variant, out, note, notesz);
@@ -225,7 +208,7 @@ int psym_index_store_gsym(struct psym_index_store *s, const char *build_id, char
 			  size_t pathsz, char *note, size_t notesz)
 {
 	note[0] = '\0';
-	if (!build_id || !bid_ok(build_id))
+	if (!build_id || !psym_build_id_canonical(build_id))
 		return PSYM_NOENT;
 	return store_file(s, build_id, PSYM_GSYM_SUFFIX, "GSYM file", path, pathsz, note, notesz);
 }
@@ -339,7 +322,7 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 	struct stat st;
 	int fd, ret;
 
-	if (!bid_ok(build_id))
+	if (!psym_build_id_canonical(build_id))
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not a build ID", build_id);
 	if (psym_index_store_key(build_id, variant, key, sizeof(key)))
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s' is not an index variant", variant);
@@ -503,7 +486,7 @@ bool psym_index_store_seen(struct psym_index_store *s, const char *build_id)
 	struct stat st;
 	int fd;
 
-	if (s->http || !bid_ok(build_id))
+	if (s->http || !psym_build_id_canonical(build_id))
 		return false;
 	if (key_path(s->spec, build_id, ".seen", marker, sizeof(marker)))
 		return false;

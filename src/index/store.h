@@ -40,9 +40,9 @@
 
 #include "error.h"
 #include "index.h"
+#include "storekey.h"
 
 #define PSYM_STORE_BUILD_STALE 600 /* seconds: a .building marker older than this is stale */
-#define PSYM_STORE_HTTP_TIMEOUT 10 /* seconds: a run's GETs together; one PUT */
 
 struct psym_index_store;
 
@@ -89,14 +89,6 @@ int psym_index_store_commit(struct psym_index_store *s, const char *build_id, co
 			    const char *path, struct psym_err *e);
 void psym_index_store_abandon(struct psym_index_store *s, const char *build_id, const char *variant,
 			      const char *path);
-
-/*
- * The store's name of build_id's index under the answer rules variant, in
- * this psym's index format: "<build ID>.<variant>.f<PSYM_INDEX_VERSION>".
- * -1 when the build ID is not lowercase hex, the variant holds anything but
- * [A-Za-z0-9._+-], or buf is too small.
- */
-int psym_index_store_key(const char *build_id, const char *variant, char *buf, size_t bufsz);
 
 /*
  * Second sighting (the auto-build policy): true when build_id was seen by

@@ -18,8 +18,8 @@
 #include <libdeflate.h>
 
 #include "idxfmt.h"
-#include "store.h"
 #include "store_http.h"
+#include "storekey.h"
 
 #define MAX_HEADER 16384
 #define BODY_CHUNK 65536 /* bytes read from the socket at a time */

@@ -16,6 +16,8 @@
 #include "error.h"
 #include "index.h"
 
+#define PSYM_STORE_HTTP_TIMEOUT 10 /* seconds: a run's GETs together; one PUT */
+
 struct psym_http_url {
 	char host[256];
 	char port[8];

@@ -162,6 +162,11 @@ bool psym_build_id_valid(const char *s)
 	return n >= 2 && n <= 2 * PSYM_BUILD_ID_MAX && n % 2 == 0;
 }
 
+bool psym_build_id_canonical(const char *s)
+{
+	return psym_build_id_valid(s) && strspn(s, "0123456789abcdef") == strlen(s);
+}
+
 void psym_build_id_lower(char *s)
 {
 	for (; *s; s++)

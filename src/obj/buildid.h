@@ -46,6 +46,12 @@ int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX]
 /* True when s is 2..2*PSYM_BUILD_ID_MAX lowercase/uppercase hex digits, even. */
 bool psym_build_id_valid(const char *s);
 
+/*
+ * True when s is a build ID as psym writes one (its keys, file names and
+ * side files): psym_build_id_valid and lowercase.
+ */
+bool psym_build_id_canonical(const char *s);
+
 /* Normalize hex to lowercase in place. */
 void psym_build_id_lower(char *s);
 

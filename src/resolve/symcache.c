@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <libdeflate.h>
 
+#include "buildid.h"
 #include "fileio.h"
 #include "hashtab.h"
 #include "symcache.h"
@@ -79,8 +80,7 @@ int psym_symcache_key(const char *build_id, const char *path, char *key, size_t 
 	struct stat st;
 	uint64_t h = PSYM_FNV1A_INIT;
 
-	if (build_id && *build_id && strspn(build_id, "0123456789abcdef") == strlen(build_id) &&
-	    strlen(build_id) <= 80) {
+	if (build_id && psym_build_id_canonical(build_id)) {
 		snprintf(key, keysz, "%s", build_id);
 		return 0;
 	}

@@ -13,6 +13,7 @@
 #include <elf.h>
 
 #include "arch.h"
+#include "buildid.h"
 #include "fileio.h"
 #include "ustacks.h"
 #include "array.h"
@@ -338,9 +339,8 @@ static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **map
 		if (!r.ok || bl >= sizeof(m->build_id) || m->start >= m->limit)
 			return PSYM_EBADINPUT;
 		memcpy(m->build_id, b, bl);
-		for (size_t k = 0; k < bl; k++)
-			if (!strchr("0123456789abcdef", m->build_id[k]) || !m->build_id[k])
-				return PSYM_EBADINPUT;
+		if (bl && (strnlen(m->build_id, bl) != bl || !psym_build_id_canonical(m->build_id)))
+			return PSYM_EBADINPUT;
 		pl = (size_t)get_u(&r, 2);
 		b = get_bytes(&r, pl);
 		if (!r.ok || pl == 0 || pl >= sizeof(m->path) || memchr(b, 0, pl))
