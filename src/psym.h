@@ -41,6 +41,7 @@
 #include "lean.h"
 #include "pprof.h"
 #include "pprofpack.h"
+#include "profread.h"
 #include "readlimits.h"
 #include "reason.h"
 #include "registry.h"

@@ -23,6 +23,7 @@
 #include "fileio.h"
 #include "hashtab.h"
 #include "lean.h"
+#include "profread.h"
 #include "legacy.h"
 #include "pprofpack.h"
 

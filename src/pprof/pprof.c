@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "fileio.h"
-#include "legacy.h"
 #include "pprof.h"
 #include "pprofpack.h"
 
@@ -101,39 +100,18 @@ const char *psym_profile_field0(const pb_profile *pb)
 	return NULL;
 }
 
-int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
-		       const struct psym_limits *limp, struct psym_profile **out,
-		       struct psym_err *e)
+int psym_profile_decode(const unsigned char *msg, size_t msglen, const char *name,
+			const struct psym_limits *limp, bool was_gzip, struct psym_profile **out,
+			struct psym_err *e)
 {
 	struct psym_limits lim = psym_limits_or_default(limp);
 	struct psym_profile *p = NULL;
-	unsigned char *raw = NULL;
-	const unsigned char *msg = buf;
-	size_t msglen = len;
 	int ret;
 
 	ret = profile_alloc(&lim, &p, e);
 	if (ret)
 		return ret;
-	if (psym_is_gzip(buf, len)) {
-		ret = psym_gunzip(buf, len, lim.max_profile, name, &raw, &msglen, e);
-		if (ret)
-			goto fail;
-		msg = raw;
-		p->was_gzip = true;
-	} else if (len > lim.max_profile) {
-		ret = psym_err_set(e, PSYM_ELIMIT,
-				   "'%s': profile larger than the limit of %zu bytes", name,
-				   lim.max_profile);
-		goto fail;
-	}
-	/* gperftools and pprof's older formats: raw addresses and a maps section. */
-	if (psym_legacy_detect(msg, msglen) != PSYM_LEGACY_NONE) {
-		psym_profile_free(p);
-		ret = psym_legacy_parse(msg, msglen, name, &lim, out, e);
-		free(raw);
-		return ret;
-	}
+	p->was_gzip = was_gzip;
 	p->pb = perftools__profiles__profile__unpack(&p->arena.pbc, msglen, msg);
 	if (!p->pb) {
 		if (p->arena.over_limit)
@@ -160,41 +138,10 @@ int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
 			goto fail;
 		}
 	}
-	free(raw);
 	*out = p;
 	return 0;
 fail:
-	free(raw);
 	psym_profile_free(p);
-	return ret;
-}
-
-int psym_profile_slurp(const char *path, const struct psym_limits *lim, unsigned char **buf,
-		       size_t *len, struct psym_err *e)
-{
-	int ret = psym_read_input_cap(path, lim->max_input, "--max-input-size N", buf, len, e);
-
-	if (!ret && *len == 0) {
-		free(*buf);
-		return psym_err_set(e, PSYM_EBADPROTO, "'%s': empty file",
-				    strcmp(path, "-") ? path : "<stdin>");
-	}
-	return ret;
-}
-
-int psym_profile_read(const char *path, const struct psym_limits *limp, struct psym_profile **out,
-		      struct psym_err *e)
-{
-	struct psym_limits lim = psym_limits_or_default(limp);
-	unsigned char *buf;
-	size_t len;
-	int ret;
-
-	ret = psym_profile_slurp(path, &lim, &buf, &len, e);
-	if (ret)
-		return ret;
-	ret = psym_profile_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", &lim, out, e);
-	free(buf);
 	return ret;
 }
 

@@ -72,20 +72,13 @@ struct psym_profile {
 int psym_profile_new(const struct psym_limits *lim, struct psym_profile **out, struct psym_err *e);
 
 /*
- * Read and decode a profile from path ("-" = stdin). Does not validate.
- * Errors name the file.
+ * Decode an uncompressed pprof message msg[len] into a new profile (the
+ * gzip layer and the legacy formats are profread.h's). name is used in
+ * messages; was_gzip is recorded for writers that keep the input's form.
  */
-int psym_profile_read(const char *path, const struct psym_limits *lim, struct psym_profile **out,
-		      struct psym_err *e);
-
-/* The bytes of path ("-" = stdin) within lim->max_input; an empty file is refused. */
-int psym_profile_slurp(const char *path, const struct psym_limits *lim, unsigned char **buf,
-		       size_t *len, struct psym_err *e);
-
-/* Decode from memory (gzip or raw). name is used in messages. */
-int psym_profile_parse(const unsigned char *buf, size_t len, const char *name,
-		       const struct psym_limits *lim, struct psym_profile **out,
-		       struct psym_err *e);
+int psym_profile_decode(const unsigned char *msg, size_t len, const char *name,
+			const struct psym_limits *lim, bool was_gzip, struct psym_profile **out,
+			struct psym_err *e);
 
 /*
  * Check the profile the way pprof does and build the id indexes. Reports the

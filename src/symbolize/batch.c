@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "profread.h"
 #include "unwindprof.h"
 #include "ustacks.h"
 #include "array.h"

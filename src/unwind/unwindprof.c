@@ -11,6 +11,7 @@
 #include "reason.h"
 #include "space.h"
 #include "arch.h"
+#include "profread.h"
 #include "unwindprof.h"
 #include "ustacks.h"
 
