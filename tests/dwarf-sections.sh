@@ -10,6 +10,11 @@
 # every instruction of .text (no sampling), whole chains with their start
 # lines and addresses: all must agree. Then the issue's own example, and
 # eu-addr2line on the functions outside the units' ranges.
+# rec.c's recursion, inlined into itself at -O2, gives (DWARF 2 having no
+# DW_AT_ranges) an inlined call without code, low_pc == high_pc, holding
+# the inlined calls that have the code: llvm-symbolizer keeps it as a
+# frame of their chains, and names the outermost frame's file, which a
+# DWARF 2 call site does not give, from the symbol's STT_FILE.
 . "$top_srcdir/tests/lib.sh"
 need gcc
 need llvm-symbolizer "Debian llvm"
@@ -22,6 +27,7 @@ cat >main.c <<'C'
 #include <stdlib.h>
 int other(int x);
 int parted(int x);
+int rec_entry(int x);
 static inline int leaf(int x) { return x * 3 + (x >> 2); }
 __attribute__((section(".text.other"))) int moved(int x)
 {
@@ -33,7 +39,7 @@ __attribute__((noinline)) int plain(int x)
 }
 int main(int argc, char **argv)
 {
-	int s = moved(argc) + plain(argc) + other(argc) + parted(argc);
+	int s = moved(argc) + plain(argc) + other(argc) + parted(argc) + rec_entry(argc);
 
 	if (argc > 5)
 		s += atoi(argv[1]);
@@ -72,12 +78,25 @@ __attribute__((noinline)) int parted(int x)
 }
 C
 
+cat >rec.c <<'C'
+static unsigned steps(unsigned n)
+{
+	if (n < 2)
+		return n;
+	return steps(n - 1) * 3 + steps(n - 2);
+}
+int rec_entry(int x)
+{
+	return (int)steps((unsigned)x + 20);
+}
+C
+
 n_outside=0
 # fixture NAME CFLAGS...: build, then compare on every instruction of .text.
 fixture() {
 	name=$1
 	shift
-	if ! gcc "$@" main.c cold.c -o "$name" 2>build.err; then
+	if ! gcc "$@" main.c cold.c rec.c -o "$name" 2>build.err; then
 		unbuildable "$name" "$(head -c 200 build.err | tr '\n' ' ')"
 		return
 	fi
@@ -132,6 +151,10 @@ else
 	fail "no function lies outside its unit's own range: the case was not built"
 fi
 check "a cold part was built" sh -c "nm strict2-O2 | grep -q 'parted\\.cold'"
+# An inlined call without code (low_pc == high_pc) in the strict DWARF 2 -O2 build.
+check "an inlined call without code was built" sh -c "llvm-dwarfdump --debug-info strict2-O2 |
+	awk '/DW_TAG_inlined_subroutine/ {i = 1; lo = \"\"; next} /DW_TAG/ {i = 0}
+	     i && /DW_AT_low_pc/ {lo = \$2} i && /DW_AT_high_pc/ && \$2 == lo {f = 1} END {exit !f}'"
 
 # The issue's example, and eu-addr2line as a second oracle on the
 # functions outside their units' ranges.

@@ -474,6 +474,9 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		 * does): it tells split parts apart (main.cold) and names code
 		 * whose DWARF has lines but no function DIE. A symbol without
 		 * a size (a label, an alias) does not rename a DWARF function.
+		 * When that frame has no file (a DWARF 2 inlined call gives no
+		 * call file), a local symbol's STT_FILE names it, as
+		 * llvm-symbolizer does.
 		 */
 		{
 			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
@@ -485,6 +488,8 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 				/* Lines but no name anywhere: pprof keeps the line. */
 				frames[n - 1].name = "";
 			}
+			if (sym && sym->file && !frames[n - 1].file)
+				frames[n - 1].file = sym->file;
 		}
 		return n;
 	}

@@ -106,10 +106,11 @@ bool psym_binary_answers_final(const struct psym_binary *b);
  * The revision of psym's answer rules, raised whenever a change in psym
  * changes answers (3: symbol-table rules of symtab.h, dwz alternate files;
  * 4: .debug_aranges read for every unit, the PT_LOAD bias of a file
- * without section headers).
+ * without section headers; 5: inlined calls without code kept as frames,
+ * the outermost frame's file from the symbol's STT_FILE).
  * The symbol cache and indexes are both made under it.
  */
-#define PSYM_ANSWER_REV "4"
+#define PSYM_ANSWER_REV "5"
 
 /*
  * The variant indexes of b are made under: the answer rules of this psym

@@ -46,6 +46,39 @@ static int cmp_kid(const void *a, const void *b)
 }
 
 /*
+ * The nearest ancestor of en that has code of its own. An inlined
+ * subroutine without (gcc's low_pc == high_pc for a call whose code went
+ * to the calls inlined into it) is a frame of their chains, as
+ * llvm-symbolizer has it, but no range to look them up in: they are found
+ * through the ancestor, and the lookup puts it back (dw_empty_between).
+ * Parents come before their children, so the walk ends.
+ */
+static uint32_t ranged_parent(const struct cu *c, const struct entry *en)
+{
+	uint32_t p = en->parent;
+
+	while (!c->entries[p].range_count && c->entries[p].parent != NONE)
+		p = c->entries[p].parent;
+	return p;
+}
+
+size_t dw_empty_between(const struct cu *c, uint32_t outer, uint32_t inner, uint32_t *out,
+			size_t max)
+{
+	size_t n = 0;
+
+	for (uint32_t p = c->entries[inner].parent; p != NONE && p != outer;
+	     p = c->entries[p].parent)
+		n++;
+	if (n > max)
+		n = max;
+	for (uint32_t p = c->entries[inner].parent, k = (uint32_t)n;
+	     p != NONE && p != outer && k > 0; p = c->entries[p].parent)
+		out[--k] = p;
+	return n;
+}
+
+/*
  * Index the ranges of each entry's children, sorted by start, in one array
  * (a counting sort by parent keeps DIE order, which is mostly address order).
  */
@@ -61,8 +94,8 @@ static int index_kids(struct cu *c)
 	for (size_t i = 0; i < c->nentries; i++) {
 		const struct entry *en = &c->entries[i];
 
-		if (en->parent != NONE) {
-			c->entries[en->parent].kid_count += en->range_count;
+		if (en->parent != NONE && en->range_count) {
+			c->entries[ranged_parent(c, en)].kid_count += en->range_count;
 			total += en->range_count;
 		}
 	}
@@ -84,9 +117,9 @@ static int index_kids(struct cu *c)
 		const struct entry *en = &c->entries[i];
 		struct entry *p;
 
-		if (en->parent == NONE)
+		if (en->parent == NONE || !en->range_count)
 			continue;
-		p = &c->entries[en->parent];
+		p = &c->entries[ranged_parent(c, en)];
 		for (uint32_t k = 0; k < en->range_count; k++) {
 			const struct erange *r = &c->ranges[en->range_first + k];
 
@@ -228,7 +261,8 @@ static int walk_unit(struct walk *w, struct psym_dwarf *src, struct cu *u, uint3
 				ret = psym_err_set(w->e, PSYM_ENOMEM, "out of memory");
 				goto out;
 			}
-			if (nr > 0 && (tag == TAG_subprogram || parent != NONE)) {
+			/* An inlined call without code of its own is kept: see ranged_parent. */
+			if (tag == TAG_subprogram ? nr > 0 : parent != NONE) {
 				struct entry *en;
 
 				/* A subprogram nested in another is its own top level. */

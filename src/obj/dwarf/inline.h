@@ -20,4 +20,12 @@ uint32_t dw_find_top(const struct cu *c, uint64_t a);
  */
 uint32_t dw_find_kid(const struct cu *c, const struct entry *en, uint64_t a);
 
+/*
+ * The inlined subroutines without code between entry outer and its
+ * descendant inner (dw_find_kid's answer), outermost first, at most max
+ * into out; their number.
+ */
+size_t dw_empty_between(const struct cu *c, uint32_t outer, uint32_t inner, uint32_t *out,
+			size_t max);
+
 #endif

@@ -71,6 +71,9 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 
 			if (next == NONE)
 				break;
+			depth += dw_empty_between(fc, cur, next, chain + depth, MAX_FRAMES - depth);
+			if (depth == MAX_FRAMES)
+				break;
 			chain[depth++] = cur = next;
 		}
 	}
