@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "expr.h"
-#include "unwind.h"
+#include "unwregs.h"
 
 /* What an arch rule did. */
 enum psym_arch_step {

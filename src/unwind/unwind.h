@@ -26,20 +26,10 @@
 #include <stdint.h>
 
 #include "cfi.h"
+#include "unwregs.h"
 
 /* Signal frames per sample that may leave the stack pointer where it was. */
 #define PSYM_UNWIND_MAX_SIGNAL_STAYS 8
-
-/*
- * Register values by DWARF number, of the machine named (EM_X86_64, 0
- * taken as it, or EM_AARCH64; arch.h): x86-64's r[PSYM_X86_RA] is rip,
- * AArch64's pc is in r[PSYM_A64_PC].
- */
-struct psym_unwind_regs {
-	uint64_t r[PSYM_CFI_NREGS];
-	uint64_t valid; /* bit i: r[i] is known */
-	uint16_t machine;
-};
 
 /* The copy of the user stack: bytes of [sp, sp + len) at sampling time. */
 struct psym_unwind_stack {

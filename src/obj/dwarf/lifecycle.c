@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Opening and closing a psym_dwarf (lifecycle.h): below every module that
- * opens one (the facade dwarfsym.c, alternate files in alt.c) or closes
+ * opens one (open.c, alternate files in alt.c) or closes
  * one (split units in split.c), so that none of them reaches back up.
  */
 #include "config.h"

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Our own DWARF 2-5 reader for lines and inline frames: the public facade
- * (open, close, counts) over the modules listed in internal.h.
+ * Our own DWARF 2-5 reader for lines and inline frames: opening it, and
+ * its counts. Its interface, dwarfsym.h, is implemented by the modules
+ * listed in internal.h together; it has no .c file of its own, so that
+ * every module of the reader may include it and the modules still form
+ * no circle (scripts/check-cycles).
  *
  * Sections come from the opened psym_elf; compressed ones (SHF_COMPRESSED
  * zlib or zstd, legacy .zdebug_) are inflated once by compress.c into a
