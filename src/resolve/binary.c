@@ -563,6 +563,26 @@ const struct psym_layout *psym_binary_layout(const struct psym_binary *b)
 	return &b->layout;
 }
 
+static int add_gopclntab_bounds(struct psym_binary *b, uint64_t **v, size_t *n, struct psym_err *e)
+{
+	uint64_t *g = NULL, *nv;
+	size_t ng = 0;
+	int ret = psym_gopclntab_boundaries(b->gopcln, &g, &ng, e);
+
+	if (ret)
+		return ret;
+	nv = realloc(*v, (*n + ng + 1) * sizeof(*nv));
+	if (!nv) {
+		free(g);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	memcpy(nv + *n, g, ng * sizeof(*g));
+	*v = nv;
+	*n += ng;
+	free(g);
+	return 0;
+}
+
 int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, struct psym_err *e)
 {
 	const struct psym_symtab *t;
@@ -588,6 +608,14 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, st
 		free(v);
 		psym_binary_split_note(b, split, sizeof(split));
 		return psym_err_set(e, PSYM_NOENT, "%s", split);
+	}
+	/* Go: where the table answers for code the DWARF lacks, its steps too. */
+	if (find_gopclntab(b)) {
+		ret = add_gopclntab_bounds(b, &v, &n, e);
+		if (ret) {
+			free(v);
+			return ret;
+		}
 	}
 	t = psym_elf_symtab(b->elf);
 	nsym = psym_symtab_count(t);
