@@ -409,7 +409,9 @@ static const char *file_name(const struct psym_gopclntab *t, const struct func *
 	if (v < 0)
 		return NULL;
 	if (t->layout == GO12) {
-		if ((uint32_t)v >= t->nfiletab || !rd(t, &t->filetab, 4 * (uint64_t)v, 4, &off))
+		/* Entry 0 holds the count: files are numbered from 1. */
+		if (v == 0 || (uint32_t)v >= t->nfiletab ||
+		    !rd(t, &t->filetab, 4 * (uint64_t)v, 4, &off))
 			return NULL;
 		return str(t, &(struct region){ 0, t->len }, off);
 	}
