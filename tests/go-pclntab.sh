@@ -145,6 +145,29 @@ done
 check "--explain: symbols from .gopclntab (Go 1.18-1.19 layout)" \
 	grep -q "symbols from .gopclntab (Go 1.18-1.19 layout)" explain.txt
 
+# a damaged table: a huge function count, a sub-table offset past the end.
+# One warning naming the file and the problem, no answer, bounded memory.
+off=$(readelf -SW stripped | sed -n 's/.*\] \.gopclntab  *[A-Z_]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')
+if [ -n "$off" ]; then
+	for bad in "nfunc 8 function count larger than the table" \
+		"pctab 56 sub-table offsets out of order or past its end"; do
+		set -- $bad
+		cp stripped "bad-$1"
+		printf '\377\377\377\177' | dd of="bad-$1" bs=1 seek=$((0x$off + $2)) conv=notrunc 2>/dev/null
+		name=$1
+		shift 2
+		(ulimit -v 1000000; timeout 300 "$PSYM" addr -e "bad-$name" 0x$(head -1 stripped.insns | cut -c3-)) \
+			>"bad-$name.out" 2>"bad-$name.err"
+		rc=$?
+		check "damaged $name: no crash (exit $rc)" test "$rc" -lt 128
+		check "damaged $name: one line naming the file and the problem" \
+			sh -c "[ \$(wc -l <bad-$name.err) = 1 ] && grep -q \"bad-$name: .gopclntab: $*\" bad-$name.err"
+		check "damaged $name: no answer" grep -qx '??' "bad-$name.out"
+	done
+else
+	fail "no .gopclntab section in the stripped build"
+fi
+
 # a profile of the stripped binaries: the PIE at a random base
 python3 - stripped.insns pie.insns "$PWD" >stacks <<'PY'
 import random, sys
@@ -167,7 +190,7 @@ decode_pb s.pb >s.txt
 python3 - s.txt dwarf piedwarf "$CMP" <<'PY' >prof.cmp
 import re, subprocess, sys
 sys.argv, (txt, dwarf, piedwarf, cmp) = sys.argv[:1], sys.argv[1:]
-exec(compile(open(cmp).read().split("\npsym, llvm =")[0], cmp, "exec"))
+exec(compile(open(cmp).read().split("\npsym = load(")[0], cmp, "exec"))
 text = open(txt).read()
 strings = [eval(s) if s != '""' else "" for s in re.findall(r'^string_table: (".*")$', text, re.M)]
 def field(block, name):
