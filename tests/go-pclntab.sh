@@ -145,6 +145,18 @@ done
 check "--explain: symbols from .gopclntab (Go 1.18-1.19 layout)" \
 	grep -q "symbols from .gopclntab (Go 1.18-1.19 layout)" explain.txt
 
+# the section renamed (its name dropped): found by its header in a Go
+# binary; removed: said so
+a=$(grep -m1 . stripped.insns)
+objcopy --rename-section .gopclntab=.zz stripped renamed
+"$PSYM" addr -e renamed "$a" >renamed.out 2>&1
+"$PSYM" addr -e stripped "$a" >want.out 2>&1
+check "a renamed .gopclntab is found by its header" cmp -s renamed.out want.out
+objcopy --remove-section .zz renamed removed
+"$PSYM" addr -e removed "$a" >removed.out 2>removed.err
+check "no table: 'a Go binary, but no .gopclntab found', in one line" \
+	sh -c "[ \$(wc -l <removed.err) = 1 ] && grep -q 'removed: a Go binary, but no .gopclntab found' removed.err"
+
 # a damaged table: a huge function count, a sub-table offset past the end.
 # One warning naming the file and the problem, no answer, bounded memory.
 off=$(readelf -SW stripped | sed -n 's/.*\] \.gopclntab  *[A-Z_]*  *[0-9a-f]*  *\([0-9a-f]*\) .*/\1/p')

@@ -710,7 +710,7 @@ static bool plausible(const uint8_t *q, size_t len)
 }
 
 /* The table: by section name, by symbol, or by scanning a Go binary's sections. */
-static int locate(struct psym_elf *elf, struct psym_gopclntab_src *src)
+static int locate(struct psym_elf *elf, struct psym_gopclntab_src *src, bool *go)
 {
 	static const char *const syms[] = { "runtime.pcheader", "runtime.pclntab" };
 	size_t ns = psym_elf_nsections(elf);
@@ -746,6 +746,7 @@ static int locate(struct psym_elf *elf, struct psym_gopclntab_src *src)
 	if (psym_elf_section(elf, ".go.buildinfo", &d, &len) != 0 &&
 	    psym_elf_section(elf, ".note.go.buildid", &d, &len) != 0)
 		return PSYM_NOENT;
+	*go = true;
 	for (size_t i = 0; i < src->nimg; i++) {
 		const struct psym_gosec *g = &src->img[i];
 
@@ -766,15 +767,19 @@ int psym_gopclntab_open_elf(struct psym_elf *elf, struct psym_gopclntab **out, s
 	struct psym_gopclntab_src src = { 0 };
 	struct psym_gosec *img = NULL;
 	uint64_t text = 0;
+	bool go = false;
 	int ret;
 
 	*out = NULL;
 	if (image(elf, &img, &src.nimg))
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	src.img = img;
-	if (locate(elf, &src) != 0) {
+	if (locate(elf, &src, &go) != 0) {
 		free(img);
-		return psym_err_set(e, PSYM_NOENT, "no .gopclntab found");
+		if (!go)
+			return PSYM_NOENT; /* not a Go binary: nothing to say */
+		return psym_err_set(e, PSYM_NOENT, "%s: a Go binary, but no .gopclntab found",
+				    psym_elf_path(elf));
 	}
 	ret = psym_gopclntab_open_mem(&src, psym_elf_path(elf), out, e);
 	free(img);

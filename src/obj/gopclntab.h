@@ -55,8 +55,9 @@ struct psym_gopclntab_src {
 
 /*
  * The .gopclntab of elf (found by section name, else the runtime.pclntab
- * symbol, else a header in a Go binary's data); PSYM_NOENT with e->msg
- * "no .gopclntab found" when the file has none, PSYM_EBADINPUT when the
+ * symbol, else a header in a Go binary's data); PSYM_NOENT when the file has
+ * none (e->msg "...: a Go binary, but no .gopclntab found" when its notes
+ * say it is Go, else empty), PSYM_EBADINPUT when the
  * one found is damaged. The table borrows elf's contents: close it
  * before elf.
  */

@@ -374,8 +374,13 @@ static bool find_gopclntab(struct psym_binary *b)
 		return b->gopcln != NULL;
 	b->gopcln_tried = true;
 	ret = psym_gopclntab_open_elf(b->elf, &b->gopcln, &e);
-	if (ret == PSYM_NOENT)
+	if (ret == PSYM_NOENT) {
+		if (e.msg[0] && !b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", e.msg);
+		if (e.msg[0])
+			explain(b, psym_elf_path(b->elf), e.msg);
 		return false;
+	}
 	if (ret) {
 		if (!b->note[0])
 			snprintf(b->note, sizeof(b->note), "%s", e.msg);
