@@ -751,7 +751,12 @@ static int locate(struct psym_elf *elf, struct psym_gopclntab_src *src, bool *go
 		const struct psym_gosec *g = &src->img[i];
 
 		for (size_t o = 0; o + 64 <= g->len; o += 8) {
-			if (plausible(g->data + o, g->len - o)) {
+			struct psym_gopclntab probe = { .name = (char *)"",
+							.p = g->data + o,
+							.len = g->len - o };
+
+			/* A header that parses whole, not bytes that look like a magic. */
+			if (plausible(g->data + o, g->len - o) && header(&probe, NULL) == 0) {
 				src->tab = g->data + o;
 				src->len = g->len - o;
 				src->vaddr = g->vaddr + o;
