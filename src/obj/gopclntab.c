@@ -727,6 +727,14 @@ static int locate(struct psym_elf *elf, struct psym_gopclntab_src *src, bool *go
 			return 0;
 		}
 	}
+	/*
+	 * Section name dropped: only in a file that says it is Go (a C
+	 * binary's symbols are not loaded here, before its debug files').
+	 */
+	if (psym_elf_section(elf, ".go.buildinfo", &d, &len) != 0 &&
+	    psym_elf_section(elf, ".note.go.buildid", &d, &len) != 0)
+		return PSYM_NOENT;
+	*go = true;
 	for (size_t k = 0; k < 2; k++) {
 		if (psym_elf_find_symbol(elf, syms[k], &a) != 0)
 			continue;
@@ -742,11 +750,6 @@ static int locate(struct psym_elf *elf, struct psym_gopclntab_src *src, bool *go
 			}
 		}
 	}
-	/* Section names dropped: only in a file that says it is Go. */
-	if (psym_elf_section(elf, ".go.buildinfo", &d, &len) != 0 &&
-	    psym_elf_section(elf, ".note.go.buildid", &d, &len) != 0)
-		return PSYM_NOENT;
-	*go = true;
 	for (size_t i = 0; i < src->nimg; i++) {
 		const struct psym_gosec *g = &src->img[i];
 
