@@ -10,6 +10,7 @@
 
 #include "binary.h"
 #include "buildid.h"
+#include "gopclntab.h"
 #include "gsym.h"
 #include "layout.h"
 #include "objtab.h"
@@ -30,6 +31,10 @@ struct psym_binary {
 	struct psym_layout layout;     /* the index's and cache's addresses are relative to it */
 	char variant[64];	       /* answer rules and layout: the index's key */
 	struct psym_gsym *gsym;	       /* a GSYM file answering instead of DWARF, or NULL */
+	/* Go's .gopclntab: answers without DWARF, and where DWARF has no function. */
+	struct psym_gopclntab *gopcln;
+	bool gopcln_tried;
+	char gopcln_note[96]; /* "symbols from .gopclntab (Go 1.18-1.19 layout)", or "" */
 	/* Its entry in the located-object table (NULL, NULL: none). */
 	struct psym_objtab *tab;
 	struct psym_located *x;
@@ -72,6 +77,7 @@ void psym_binary_free(struct psym_binary *b)
 	if (!b)
 		return;
 	psym_gsym_close(b->gsym);
+	psym_gopclntab_close(b->gopcln);
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
@@ -358,6 +364,43 @@ static bool find_gsym(struct psym_binary *b)
 	return false;
 }
 
+/* Go's own table (gopclntab.h), opened once; true when it is there. */
+static bool find_gopclntab(struct psym_binary *b)
+{
+	struct psym_err e = { 0 };
+	int ret;
+
+	if (b->gopcln_tried)
+		return b->gopcln != NULL;
+	b->gopcln_tried = true;
+	ret = psym_gopclntab_open_elf(b->elf, &b->gopcln, &e);
+	if (ret == PSYM_NOENT) {
+		if (e.msg[0] && !b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", e.msg);
+		if (e.msg[0])
+			explain(b, psym_elf_path(b->elf), e.msg);
+		return false;
+	}
+	if (ret) {
+		if (!b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", e.msg);
+		explain(b, psym_elf_path(b->elf), e.msg);
+		return false;
+	}
+	snprintf(b->gopcln_note, sizeof(b->gopcln_note), "symbols from .gopclntab (%s layout%s)",
+		 psym_gopclntab_layout(b->gopcln),
+		 psym_gopclntab_has_inlines(b->gopcln)
+			 ? ""
+			 : ", no inline frames: no inline trees found");
+	explain(b, psym_elf_path(b->elf), b->gopcln_note);
+	return true;
+}
+
+const char *psym_binary_gopclntab_note(const struct psym_binary *b)
+{
+	return b->gopcln_note[0] ? b->gopcln_note : NULL;
+}
+
 const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr)
 {
 	/*
@@ -396,6 +439,8 @@ static void find_debug(struct psym_binary *b)
 			snprintf(b->note, sizeof(b->note), "%s", psym_reason_text(&why));
 	}
 	if (find_gsym(b))
+		return;
+	if (find_gopclntab(b))
 		return;
 	/* MiniDebugInfo: a symbol table at least. */
 	if (psym_elf_open_minidebuginfo(b->elf, &mini, &e) == 0) {
@@ -502,6 +547,15 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		if (e.code && !b->note[0])
 			snprintf(b->note, sizeof(b->note), "%s", e.msg);
 	}
+	if (find_gopclntab(b)) {
+		e = (struct psym_err){ 0 };
+		if (psym_gopclntab_lookup(b->gopcln, vaddr, frames, max, &n, &e) == 0 && n)
+			return n;
+		if (e.code && !b->note[0])
+			snprintf(b->note, sizeof(b->note), "%s", e.msg);
+		if (n)
+			return n;
+	}
 	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
 		return 1;
 	return 0;
@@ -517,6 +571,26 @@ const char *psym_binary_variant(const struct psym_binary *b)
 const struct psym_layout *psym_binary_layout(const struct psym_binary *b)
 {
 	return &b->layout;
+}
+
+static int add_gopclntab_bounds(struct psym_binary *b, uint64_t **v, size_t *n, struct psym_err *e)
+{
+	uint64_t *g = NULL, *nv;
+	size_t ng = 0;
+	int ret = psym_gopclntab_boundaries(b->gopcln, &g, &ng, e);
+
+	if (ret)
+		return ret;
+	nv = realloc(*v, (*n + ng + 1) * sizeof(*nv));
+	if (!nv) {
+		free(g);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	memcpy(nv + *n, g, ng * sizeof(*g));
+	*v = nv;
+	*n += ng;
+	free(g);
+	return 0;
 }
 
 int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, struct psym_err *e)
@@ -544,6 +618,14 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, st
 		free(v);
 		psym_binary_split_note(b, split, sizeof(split));
 		return psym_err_set(e, PSYM_NOENT, "%s", split);
+	}
+	/* Go: where the table answers for code the DWARF lacks, its steps too. */
+	if (find_gopclntab(b)) {
+		ret = add_gopclntab_bounds(b, &v, &n, e);
+		if (ret) {
+			free(v);
+			return ret;
+		}
 	}
 	t = psym_elf_symtab(b->elf);
 	nsym = psym_symtab_count(t);

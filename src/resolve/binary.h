@@ -143,5 +143,7 @@ size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct p
 const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr);
 /* The GSYM file answering for b, or NULL. */
 const char *psym_binary_gsym_path(const struct psym_binary *b);
+/* "symbols from .gopclntab (Go 1.NN layout)" once Go's table answers, else NULL. */
+const char *psym_binary_gopclntab_note(const struct psym_binary *b);
 
 #endif

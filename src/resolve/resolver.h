@@ -89,6 +89,7 @@ struct psym_resdesc {
 	size_t split_units, split_missing; /* skeleton units, those without a split unit */
 	struct psym_reason split_why;	   /* why (split_missing > 0) */
 	const char *gsym_path;		   /* a GSYM file answering for the lines, or NULL */
+	const char *gopclntab_note;	   /* Go's .gopclntab answering (its layout), or NULL */
 	/* A symbol index file (index.h), open for the file; NULL: none. */
 	const char *index_path, *index_source, *index_build_id;
 	uint64_t index_size;
