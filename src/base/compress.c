@@ -330,6 +330,54 @@ out:
 	return ret;
 }
 
+int psym_unzstd(const unsigned char *in, size_t len, size_t max, const char *name,
+		unsigned char **outp, size_t *outlenp, struct psym_err *e)
+{
+	ZSTD_DStream *zs = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, len, 0 };
+	ZSTD_outBuffer ob = { NULL, 0, 0 };
+	unsigned char *out = NULL;
+	size_t cap = 0, r = 1;
+	int ret = 0;
+
+	if (!zs)
+		return psym_err_set(e, PSYM_ENOMEM, "'%s': cannot start zstd decoder", name);
+	/* A window of at most 128 MiB (zstd --long=27): decoder memory is capped too. */
+	ZSTD_DCtx_setParameter(zs, ZSTD_d_windowLogMax, 27);
+	while (ib.pos < ib.size || r != 0) {
+		if (ob.pos == cap) {
+			ret = grow_out(&out, &cap, len, max, name, e);
+			if (ret)
+				goto out;
+		}
+		ob.dst = out;
+		ob.size = cap;
+		r = ZSTD_decompressStream(zs, &ob, &ib);
+		if (ZSTD_isError(r)) {
+			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': corrupt zstd data (%s)", name,
+					   ZSTD_getErrorName(r));
+			goto out;
+		}
+		if (ob.pos > max) {
+			ret = psym_err_set(e, PSYM_ELIMIT,
+					   "'%s': decompresses to more than the limit of %zu bytes",
+					   name, max);
+			goto out;
+		}
+		if (ib.pos == ib.size && r != 0 && ob.pos < cap) {
+			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': truncated zstd data", name);
+			goto out;
+		}
+	}
+	*outp = out;
+	*outlenp = ob.pos;
+	out = NULL;
+out:
+	ZSTD_freeDStream(zs);
+	free(out);
+	return ret;
+}
+
 int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *out, size_t cap,
 			 size_t *got)
 {

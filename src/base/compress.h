@@ -29,6 +29,10 @@ int psym_gunzip(const unsigned char *in, size_t len, size_t max, const char *nam
 int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 	      unsigned char **out, size_t *outlen, struct psym_err *e);
 
+/* Decode a zstd stream (frames end to end, e.g. a systemd-coredump core) the same way. */
+int psym_unzstd(const unsigned char *in, size_t len, size_t max, const char *name,
+		unsigned char **out, size_t *outlen, struct psym_err *e);
+
 /* Stream formats of psym_decompress_into(): the ELFCOMPRESS_* values. */
 enum psym_zformat {
 	PSYM_ZLIB = 1,
