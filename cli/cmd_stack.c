@@ -11,7 +11,7 @@
 #include "cli.h"
 
 enum {
-	OPT_GROUP_BY = OPT_GSYM + 1,
+	OPT_GROUP_BY = OPT_NEXT + 700,
 	OPT_MAX_FRAMES,
 };
 

@@ -460,7 +460,7 @@ int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_o
 	if (ret)
 		goto out;
 	if (psym_builder_sample_type(r.b, "threads", "count") ||
-	    psym_builder_comment(r.b, "psym stack: one sample per thread of each core; callers "
+	    psym_builder_comment(r.b, "psym stack: one sample per thread of each core, callers "
 				      "are recorded as return address - 1")) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
