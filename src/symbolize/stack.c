@@ -292,6 +292,14 @@ static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
 	for (size_t i = 0; i < c->nfiles && !sc->executable; i++)
 		if (c->entry >= c->files[i].start && c->entry < c->files[i].end)
 			sc->executable = strdup(c->files[i].path);
+	/* The executable's mappings first: pprof's mapping 1 is the main binary. */
+	for (size_t i = 0; sc->executable && i < c->nfiles; i++)
+		if (c->files[i].exec && !strcmp(c->files[i].path, sc->executable) &&
+		    !mapping_id(r, c->files[i].start, c->files[i].end, c->files[i].offset,
+				c->files[i].path, c->files[i].build_id)) {
+			ret = psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
 	ret = psym_space_new(&r->cfil, &space, r->e);
 	if (ret)
 		goto out;
