@@ -228,7 +228,43 @@ if [ -s core.mt ] && [ -s core.sort ] && [ -s core.crash ]; then
 	fi
 fi
 
-# 7. Bad input. gdb writes the notes last: a core cut short has no threads
+# 7. An AArch64 core: a static program cross-built and run under
+# qemu-aarch64, which writes the guest's core (qemu_PROG_DATE_PID.core,
+# with no NT_FILE: the executable is found from AT_PHDR) when it dies,
+# then dies itself (its own core, if any, lands here in $T too). Checked
+# against gdb-multiarch's bt on that core.
+if command -v aarch64-linux-gnu-gcc >/dev/null && command -v qemu-aarch64 >/dev/null &&
+	command -v gdb-multiarch >/dev/null; then
+	cat >a64.c <<'C'
+#include <stdlib.h>
+volatile int sink;
+__attribute__((noinline)) static void inner(int x) { if (x > 0) abort(); sink = x; }
+__attribute__((noinline)) void outer(int x) { inner(x + 1); sink = x; }
+int main(int argc, char **argv) { (void)argv; outer(argc); return sink; }
+C
+	mkdir -p a64 && aarch64-linux-gnu-gcc -static -O2 -g -fomit-frame-pointer -o a64/a64 a64.c &&
+		(cd a64 && ulimit -c unlimited && timeout 300 qemu-aarch64 ./a64 >/dev/null 2>&1)
+	a64core=$(ls a64/qemu_a64_*.core 2>/dev/null | head -n 1)
+	if [ -n "$a64core" ]; then
+		timeout 300 "$PSYM" stack --json --binary-path a64 "$a64core" >a64.json 2>a64.err
+		rc=$?
+		pid=$(python3 -c 'import json; print(json.loads(open("a64.json").readline())["pid"])' 2>/dev/null)
+		{ echo "Thread 1 (LWP $pid):"; timeout 300 gdb-multiarch -batch -ex bt -c "$a64core" a64/a64 2>&1 | grep '^#'; } >a64.gdb
+		if [ "$rc" -eq 0 ] && python3 "$CMP" a64.json - a64.gdb a64,a64.c main >a64.cmp &&
+			grep -q "3 own frames agree with gdb" a64.cmp; then
+			pass "aarch64 (qemu core, no NT_FILE): inner, outer, main as gdb-multiarch has them"
+		else
+			fail "aarch64 core: exit $rc: $(head -n 2 a64.err)"
+			sed 's/^/#   /' a64.cmp a64.gdb 2>/dev/null
+		fi
+	else
+		unbuildable "aarch64 core" "qemu-aarch64 wrote no core"
+	fi
+else
+	echo "# no aarch64-linux-gnu-gcc, qemu-aarch64 or gdb-multiarch: no aarch64 core"
+fi
+
+# 8. Bad input. gdb writes the notes last: a core cut short has no threads
 # (exit 2, said so); one whose stack segments point past the end of the
 # file (as the kernel's cores cut by ulimit -c, notes first) is read in
 # part (exit 1, saying where).

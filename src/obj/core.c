@@ -33,6 +33,7 @@
 /* elf_prpsinfo: pr_pid at 24, pr_fname[16] at 40. */
 #define PRPSINFO_PID 24
 #define PRPSINFO_FNAME 40
+#define PRPSINFO_ARGS 56
 /* The first page of a mapped ELF, where its build ID note is looked for. */
 #define HEAD_MAX 4096
 #define HEAD_PHNUM_MAX 64
@@ -277,6 +278,8 @@ static int read_notes(struct psym_core *c, const unsigned char *d, size_t n, siz
 					c->pid = rd32(desc + PRPSINFO_PID);
 					memcpy(c->comm, desc + PRPSINFO_FNAME, 16);
 					c->comm[16] = '\0';
+					if (descsz >= PRPSINFO_ARGS + 80)
+						memcpy(c->psargs, desc + PRPSINFO_ARGS, 80);
 				}
 				break;
 			case NT_SIGINFO: read_siginfo(c, desc, descsz); break;
@@ -451,6 +454,71 @@ static void files_finish(struct psym_core *c)
 	}
 }
 
+/*
+ * No NT_FILE (QEMU's user-mode cores, old kernels): the executable, from
+ * the ELF image in memory at the segment holding AT_PHDR, as one mapping
+ * from its first segment to its last, named by the command line's first
+ * word. Only the executable: other files cannot be told apart.
+ */
+static int synth_exe(struct psym_core *c)
+{
+	const struct psym_core_load *l = psym_core_load_at(c, c->phdr);
+	unsigned char head[HEAD_MAX];
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)head;
+	uint64_t lo = UINT64_MAX, hi = 0, phoff;
+	size_t got, nph, plen;
+	struct psym_core_file *f;
+
+	if (!l)
+		return 0;
+	got = psym_core_read(c, l->vaddr, head, sizeof(head));
+	phoff = got >= sizeof(*eh) ? le64toh(eh->e_phoff) : 0;
+	nph = got >= sizeof(*eh) ? le16toh(eh->e_phnum) : 0;
+	if (!memcmp(head, ELFMAG, SELFMAG) && head[EI_CLASS] == ELFCLASS64 && phoff <= got &&
+	    nph <= (got - phoff) / sizeof(Elf64_Phdr)) {
+		for (size_t i = 0; i < nph; i++) {
+			Elf64_Phdr ph;
+
+			memcpy(&ph, head + phoff + i * sizeof(ph), sizeof(ph));
+			if (le32toh(ph.p_type) != PT_LOAD)
+				continue;
+			if (le64toh(ph.p_vaddr) - le64toh(ph.p_offset) < lo)
+				lo = le64toh(ph.p_vaddr) - le64toh(ph.p_offset);
+			if (le64toh(ph.p_vaddr) + le64toh(ph.p_memsz) > hi)
+				hi = le64toh(ph.p_vaddr) + le64toh(ph.p_memsz);
+		}
+	} else {
+		/* Its header not dumped (QEMU leaves code out): the segments from it on, while contiguous. */
+		lo = 0;
+		hi = l->memsz;
+		for (const struct psym_core_load *n = l + 1;
+		     n < c->loads + c->nloads && n->vaddr == l->vaddr + hi &&
+		     hi < ((uint64_t)1 << 32);
+		     n++)
+			hi += n->memsz;
+	}
+	if (lo == UINT64_MAX || hi <= lo || hi - lo > ((uint64_t)1 << 40))
+		return 0;
+	c->psargs[sizeof(c->psargs) - 1] = '\0';
+	plen = strcspn(c->psargs, " ");
+	/* An NT_FILE that named nothing usable may have left its arrays. */
+	free(c->files);
+	free(c->strs);
+	c->files = calloc(1, sizeof(*c->files));
+	c->strs = malloc(plen + 1);
+	if (!c->files || !c->strs)
+		return PSYM_ENOMEM;
+	memcpy(c->strs, c->psargs, plen);
+	c->strs[plen] = '\0';
+	f = &c->files[0];
+	f->start = l->vaddr;
+	f->end = l->vaddr + (hi - lo);
+	f->offset = 0;
+	f->path = c->strs;
+	c->nfiles = 1;
+	return 0;
+}
+
 static int parse(struct psym_core *c, struct psym_err *e)
 {
 	Elf64_Ehdr eh;
@@ -502,6 +570,8 @@ static int finish(struct psym_core *c, struct psym_err *e)
 				    c->partial[0] ? ": " : "", c->partial);
 	if (!c->signal)
 		c->signal = c->threads[0].signal;
+	if (!c->nfiles && c->phdr && synth_exe(c))
+		return psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", c->name);
 	files_finish(c);
 	return 0;
 }

@@ -5,6 +5,8 @@
  * (NT_PRPSINFO: pid, comm; NT_SIGINFO: signal, fault address; NT_AUXV:
  * the vDSO, the executable's program headers and entry), the mapped files
  * (NT_FILE: start, end, file offset, path) and the memory (PT_LOAD).
+ * Without NT_FILE (QEMU's user-mode cores), the executable alone is
+ * found from AT_PHDR's ELF image in memory, named by the command line.
  *
  * Memory: a PT_LOAD's bytes past p_filesz are not in the core (zero pages,
  * or not dumped); those past the end of a truncated core (ulimit -c) are
@@ -74,6 +76,7 @@ struct psym_core {
 	uint16_t machine; /* EM_X86_64 or EM_AARCH64 */
 	uint32_t pid;
 	char comm[17];
+	char psargs[81];     /* NT_PRPSINFO's command line (its first 80 bytes) */
 	int signal;	     /* of NT_SIGINFO, else the first thread's */
 	uint64_t fault_addr; /* NT_SIGINFO's si_addr (faults only) */
 	bool has_fault_addr;

@@ -95,7 +95,7 @@ static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_e
 	int ret;
 
 	*out = NULL;
-	if (cls != PSYM_MAP_FILE || f->path[0] != '/')
+	if (cls != PSYM_MAP_FILE)
 		return 0;
 	ret = psym_objtab_add(r->objs, cls, clean, f->build_id, NULL, &x, r->e);
 	if (ret == PSYM_ELIMIT)
