@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,9 +146,18 @@ int cmd_stack(int argc, char **argv)
 		exit_code = report(&e, ret);
 		goto out;
 	}
-	for (size_t i = 0; i < res.ncores; i++)
-		if (res.cores[i].error)
-			fprintf(stderr, "psym: %s\n", res.cores[i].error);
+	for (size_t i = 0; i < res.ncores; i++) {
+		const struct psym_stack_core *sc = &res.cores[i];
+
+		if (sc->error)
+			fprintf(stderr, "psym: %s\n", sc->error);
+		/* --explain: where each thread stopped early (the text says it inline). */
+		for (size_t t = 0; so.explain && (json || out) && t < sc->nthreads; t++)
+			if (sc->threads[t].stop != PSYM_UNWIND_END)
+				fprintf(stderr,
+					"psym: '%s' thread %" PRIu32 ": unwinding stopped %s\n",
+					sc->name, sc->threads[t].tid, sc->threads[t].why);
+	}
 	if (out && res.profile) {
 		ret = psym_profile_write(res.profile, out, true, &e);
 		if (ret) {

@@ -290,6 +290,9 @@ PY
 	rc=$?
 	check "stacks cut off by the end of the core: exit 1, read in part, said where" \
 		sh -c "[ $rc -eq 1 ] && grep -q 'read in part: truncated core: the memory at 0x' short.txt"
+	"$PSYM" stack --json --explain core.short >short.json 2>short.err
+	check "--explain: which thread, after which frame and address, and the stack memory missing" \
+		grep -Eq "^psym: 'core.short' thread [0-9]+: unwinding stopped after frame #[0-9]+ at 0x[0-9a-f]+: (stack memory past 0x[0-9a-f]+|the stack at 0x[0-9a-f]+ \(the stack pointer\)) is not in the core" short.err
 fi
 printf 'not a core' >notcore
 "$PSYM" stack notcore >nc.out 2>nc.err

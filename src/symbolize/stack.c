@@ -198,11 +198,16 @@ static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_u
 	t->why[0] = '\0';
 	if (res->stop == PSYM_UNWIND_END)
 		return;
-	if (res->stop == PSYM_UNWIND_OUT_OF_STACK)
+	if (res->stop == PSYM_UNWIND_OUT_OF_STACK && (!l || l->vaddr + l->avail <= sp))
+		snprintf(t->why, sizeof(t->why),
+			 "after frame #%zu at 0x%" PRIx64 ": the stack at 0x%" PRIx64
+			 " (the stack pointer) is not in the core",
+			 res->n ? res->n - 1 : 0, pc, sp);
+	else if (res->stop == PSYM_UNWIND_OUT_OF_STACK)
 		snprintf(t->why, sizeof(t->why),
 			 "after frame #%zu at 0x%" PRIx64 ": stack memory past 0x%" PRIx64
 			 " is not in the core",
-			 res->n ? res->n - 1 : 0, pc, l ? l->vaddr + l->avail : sp);
+			 res->n ? res->n - 1 : 0, pc, l->vaddr + l->avail);
 	else
 		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s%s%.120s",
 			 res->n ? res->n - 1 : 0, pc, psym_unwind_stop_name(res->stop),
