@@ -8,7 +8,9 @@
 # comparator; a SIGSEGV on a NULL write inside a shared library of the
 # test's own; the C program stripped with a build-ID debug dir, then moved
 # away (--binary-path); a zstd-compressed core; -o (a pprof) with
-# --group-by signature; a truncated core and a file that is no core.
+# --group-by signature; a psym archive of the crashing host's files
+# (--debug-pkg); an AArch64 core made under qemu-aarch64; a truncated
+# core and a file that is no core.
 # Cores are made by gdb (generate-core-file): no system setting is changed.
 . "$top_srcdir/tests/lib.sh"
 need gcc
@@ -226,6 +228,16 @@ if [ -s core.mt ] && [ -s core.sort ] && [ -s core.crash ]; then
 		check "--group-by signature: 3 distinct signatures for 4 cores (two of one crash)" \
 			sh -c '[ $(grep -c "^string_table: \".*;.*\"" crashes.txt) -eq 3 ] && grep -q "^string_table: \"signature\"" crashes.txt'
 	fi
+fi
+
+# 6b. The files of the crashing host packed by psym archive (from the
+# -o profile), the program then moved away: --debug-pkg ARCHIVE finds
+# it by build ID.
+if [ -s core.mt ]; then
+	"$PSYM" stack -q -o host.pb.gz core.mt && "$PSYM" archive host.pb.gz -o host.tar.zst >archive.log 2>&1 &&
+		mv mt mt.away &&
+		agree archive core.mt ./mt.away mt,mt.c main,waiter,reader,sleeper --debug-pkg host.tar.zst
+	[ -e host.tar.zst ] || fail "psym archive of the core's profile: $(tail -n 2 archive.log)"
 fi
 
 # 7. An AArch64 core: a static program cross-built and run under
