@@ -306,6 +306,11 @@ PY
 	check "--explain: which thread, after which frame and address, and the stack memory missing" \
 		grep -Eq "^psym: 'core.short' thread [0-9]+: unwinding stopped after frame #[0-9]+ at 0x[0-9a-f]+: (stack memory past 0x[0-9a-f]+|the stack at 0x[0-9a-f]+ \(the stack pointer\)) is not in the core" short.err
 fi
+printf '\004\042\115\030lz4 frame' >core.lz4
+"$PSYM" stack core.lz4 >lz4.out 2>lz4.err
+rc=$?
+check "an lz4 core (liblz4 is no dependency): exit 2, one line saying to decompress it" \
+	sh -c "[ $rc -eq 2 ] && [ \$(wc -l <lz4.err) -eq 1 ] && grep -q \"'core.lz4': an lz4-compressed core.*lz4 -d\" lz4.err"
 printf 'not a core' >notcore
 "$PSYM" stack notcore >nc.out 2>nc.err
 rc=$?
