@@ -474,8 +474,8 @@ static int synth_exe(struct psym_core *c)
 	got = psym_core_read(c, l->vaddr, head, sizeof(head));
 	phoff = got >= sizeof(*eh) ? le64toh(eh->e_phoff) : 0;
 	nph = got >= sizeof(*eh) ? le16toh(eh->e_phnum) : 0;
-	if (!memcmp(head, ELFMAG, SELFMAG) && head[EI_CLASS] == ELFCLASS64 && phoff <= got &&
-	    nph <= (got - phoff) / sizeof(Elf64_Phdr)) {
+	if (got >= sizeof(*eh) && !memcmp(head, ELFMAG, SELFMAG) && head[EI_CLASS] == ELFCLASS64 &&
+	    phoff <= got && nph <= (got - phoff) / sizeof(Elf64_Phdr)) {
 		for (size_t i = 0; i < nph; i++) {
 			Elf64_Phdr ph;
 
