@@ -226,6 +226,9 @@ void discovery_free(struct discovery *d);
 void hint_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
 		       const char *file);
 
+/* cmd_symbolize.c: --explain and the run's notes, worded (ud: the stream); also psym stack's. */
+void print_explain(void *ud, const struct psym_explain_ev *ev);
+void print_note(void *ud, const struct psym_note *n);
 /* The commands. */
 int cmd_show(int argc, char **argv);
 int cmd_check(int argc, char **argv);
@@ -267,5 +270,6 @@ int index_store_open(const struct index_cli *ic, const char *cache_opt, bool aut
 		     struct psym_index_store **out);
 int cmd_index(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 
 #endif

@@ -112,7 +112,7 @@ static int cmp_order(const void *a, const void *b)
 
 /* Every mapping's line, or with many: counts and the worst. */
 /* --explain, worded from the run's data (symbolize.h): ud is the stream. */
-static void print_explain(void *ud, const struct psym_explain_ev *ev)
+void print_explain(void *ud, const struct psym_explain_ev *ev)
 {
 	const struct psym_located *x = ev->obj;
 	FILE *out = ud;
@@ -199,7 +199,7 @@ static void print_unwound(const struct psym_unwindprof_stats *st, FILE *out)
 }
 
 /* A run's warnings and notes, worded from its data (symbolize.h): ud is the stream. */
-static void print_note(void *ud, const struct psym_note *n)
+void print_note(void *ud, const struct psym_note *n)
 {
 	FILE *out = ud;
 	char more[4400];

@@ -38,6 +38,7 @@ static const struct {
 	{ "folded", cmd_folded, "collapsed stacks for flame graph tools" },
 	{ "flame", cmd_flame, "write an SVG flame graph" },
 	{ "archive", cmd_archive, "pack a profile's binaries and debug files (.tar.zst)" },
+	{ "stack", cmd_stack, "backtraces of every thread of core dumps (text, --json, -o pprof)" },
 	{ "merge", cmd_merge, "merge profiles into one, as pprof does with several inputs" },
 };
 

@@ -50,6 +50,7 @@
 #include "resolvers.h"
 #include "show.h"
 #include "symbolize.h"
+#include "stack.h"
 #include "build.h"
 #include "index.h"
 #include "store.h"

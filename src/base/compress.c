@@ -330,6 +330,54 @@ out:
 	return ret;
 }
 
+int psym_unzstd(const unsigned char *in, size_t len, size_t max, const char *name,
+		unsigned char **outp, size_t *outlenp, struct psym_err *e)
+{
+	ZSTD_DStream *zs = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, len, 0 };
+	ZSTD_outBuffer ob = { NULL, 0, 0 };
+	unsigned char *out = NULL;
+	size_t cap = 0, r = 1;
+	int ret = 0;
+
+	if (!zs)
+		return psym_err_set(e, PSYM_ENOMEM, "'%s': cannot start zstd decoder", name);
+	/* A window of at most 128 MiB (zstd --long=27): decoder memory is capped too. */
+	ZSTD_DCtx_setParameter(zs, ZSTD_d_windowLogMax, 27);
+	while (ib.pos < ib.size || r != 0) {
+		if (ob.pos == cap) {
+			ret = grow_out(&out, &cap, len, max, name, e);
+			if (ret)
+				goto out;
+		}
+		ob.dst = out;
+		ob.size = cap;
+		r = ZSTD_decompressStream(zs, &ob, &ib);
+		if (ZSTD_isError(r)) {
+			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': corrupt zstd data (%s)", name,
+					   ZSTD_getErrorName(r));
+			goto out;
+		}
+		if (ob.pos > max) {
+			ret = psym_err_set(e, PSYM_ELIMIT,
+					   "'%s': decompresses to more than the limit of %zu bytes",
+					   name, max);
+			goto out;
+		}
+		if (ib.pos == ib.size && r != 0 && ob.pos < cap) {
+			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': truncated zstd data", name);
+			goto out;
+		}
+	}
+	*outp = out;
+	*outlenp = ob.pos;
+	out = NULL;
+out:
+	ZSTD_freeDStream(zs);
+	free(out);
+	return ret;
+}
+
 int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *out, size_t cap,
 			 size_t *got)
 {
@@ -353,65 +401,4 @@ int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *
 		return 0;
 	}
 	return PSYM_EBADINPUT;
-}
-
-/* A frame may not say its size, so it is streamed. */
-int psym_unzstd(const unsigned char *in, size_t len, size_t max, const char *name,
-		unsigned char **out, size_t *outlen, struct psym_err *e)
-{
-	ZSTD_DStream *ds = ZSTD_createDStream();
-	ZSTD_inBuffer ib = { in, len, 0 };
-	unsigned char *buf = NULL;
-	size_t cap = 0, got = 0, r = 1;
-	int ret = 0;
-
-	if (!ds)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	/* Decoder window capped too (2^27: zstd's default maximum). */
-	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, 27);
-	while (ib.pos < ib.size || r != 0) {
-		ZSTD_outBuffer ob;
-
-		if (got == cap) {
-			size_t ncap = cap ? cap * 2 : (size_t)1 << 20;
-			unsigned char *nb;
-
-			if (cap >= max) {
-				ret = psym_err_set(
-					e, PSYM_ELIMIT,
-					"'%s': decompresses to more than the limit of %zu "
-					"bytes",
-					name, max);
-				goto out;
-			}
-			if (ncap > max)
-				ncap = max;
-			nb = realloc(buf, ncap);
-			if (!nb) {
-				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-				goto out;
-			}
-			buf = nb;
-			cap = ncap;
-		}
-		ob = (ZSTD_outBuffer){ buf + got, cap - got, 0 };
-		r = ZSTD_decompressStream(ds, &ob, &ib);
-		if (ZSTD_isError(r)) {
-			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': corrupt zstd data: %s", name,
-					   ZSTD_getErrorName(r));
-			goto out;
-		}
-		got += ob.pos;
-		if (ob.pos == 0 && ib.pos == ib.size && r != 0) {
-			ret = psym_err_set(e, PSYM_EBADINPUT, "'%s': truncated zstd data", name);
-			goto out;
-		}
-	}
-	*out = buf;
-	*outlen = got;
-	buf = NULL;
-out:
-	free(buf);
-	ZSTD_freeDStream(ds);
-	return ret;
 }

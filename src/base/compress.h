@@ -30,7 +30,8 @@ int psym_unxz(const unsigned char *in, size_t len, size_t max, const char *name,
 	      unsigned char **out, size_t *outlen, struct psym_err *e);
 
 /*
- * Decode zstd frames into a malloc'd buffer of at most max bytes; the
+ * Decode zstd frames laid end to end (a compressed kernel module, a
+ * systemd-coredump core) into a malloc'd buffer of at most max bytes; the
  * decoder's window is capped at 2^27 too.
  */
 int psym_unzstd(const unsigned char *in, size_t len, size_t max, const char *name,

@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/* psym stack: cores unwound into one profile, symbolized (stack.h). */
+#include "config.h"
+
+#include <elf.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arch.h"
+#include "array.h"
+#include "builder.h"
+#include "cfi.h"
+#include "hashtab.h"
+#include "lean.h"
+#include "objtab.h"
+#include "space.h"
+#include "stack.h"
+
+#define DEFAULT_MAX_FRAMES 256
+#define DEFAULT_MAX_STACK ((size_t)8 << 20)
+#define FIRST_WINDOW ((size_t)64 << 10)
+#define MAX_FILES 65536
+
+/* An object's CFI, read once for every core that maps it. */
+struct objcfi {
+	const struct psym_elf *elf;
+	struct psym_cfi *cfi;
+	bool has_sigret;
+	uint64_t sigret;
+};
+
+struct run {
+	const struct psym_stack_opts *o;
+	struct psym_locate_opts lo;
+	struct psym_cfi_limits cfil;
+	struct psym_objtab *objs;
+	struct objcfi **cfis;
+	size_t ncfis, capcfis;
+	struct psym_hashtab cfi_by_elf;
+	struct psym_hashtab map_by_key; /* mappings made, by "start limit offset id path" */
+	struct psym_builder *b;
+	struct psym_profile *p;
+	struct psym_unwind_budget budget;
+	uint64_t *pcs, *locs;
+	uint8_t *stack;
+	size_t stack_cap;
+	struct psym_err *e;
+};
+
+static struct psym_cfi *obj_cfi(void *ud, const struct psym_elf *elf, bool *has_sigret,
+				uint64_t *sigret)
+{
+	struct run *r = ud;
+	struct psym_err e = { 0 };
+	struct objcfi *o, **q;
+	void *v;
+
+	*has_sigret = false;
+	if (psym_hashtab_get(&r->cfi_by_elf, &elf, sizeof(elf), &v) == 0) {
+		o = v;
+		*has_sigret = o->has_sigret;
+		*sigret = o->sigret;
+		return o->cfi;
+	}
+	q = psym_array_grow(r->cfis, &r->capcfis, r->ncfis + 1, sizeof(*q), 0);
+	if (!q)
+		return NULL;
+	r->cfis = q;
+	o = calloc(1, sizeof(*o));
+	if (!o)
+		return NULL;
+	o->elf = elf;
+	if (psym_cfi_open(elf, &r->cfil, &o->cfi, &e) < 0)
+		o->cfi = NULL;
+	o->has_sigret = psym_elf_find_symbol((struct psym_elf *)elf, "__kernel_rt_sigreturn",
+					     &o->sigret) == 0;
+	if (psym_hashtab_put(&r->cfi_by_elf, &o->elf, sizeof(o->elf), o, &e) != 0) {
+		psym_cfi_close(o->cfi);
+		free(o);
+		return NULL;
+	}
+	r->cfis[r->ncfis++] = o;
+	*has_sigret = o->has_sigret;
+	*sigret = o->sigret;
+	return o->cfi;
+}
+
+/* The file of a mapping, located once for every core that maps it; NULL: not found. */
+static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_elf **out)
+{
+	struct psym_located *x;
+	char clean[4096];
+	enum psym_map_class cls = psym_objkey_classify(f->path, clean, sizeof(clean));
+	int ret;
+
+	*out = NULL;
+	if (cls != PSYM_MAP_FILE)
+		return 0;
+	ret = psym_objtab_add(r->objs, cls, clean, f->build_id, NULL, &x, r->e);
+	if (ret == PSYM_ELIMIT)
+		return 0;
+	if (!ret)
+		ret = psym_objtab_locate_one(r->objs, x, &r->lo, r->e);
+	if (ret)
+		return ret;
+	*out = psym_objtab_elf(x);
+	return 0;
+}
+
+/* The profile's mapping for [start, limit), made once per distinct one. */
+static uint64_t mapping_id(struct run *r, uint64_t start, uint64_t limit, uint64_t offset,
+			   const char *path, const char *build_id)
+{
+	char key[5000];
+	pb_mapping *m;
+	void *v;
+	int n = snprintf(key, sizeof(key), "%" PRIx64 " %" PRIx64 " %" PRIx64 " %s %s", start,
+			 limit, offset, build_id, path);
+
+	if (n < 0 || (size_t)n >= sizeof(key))
+		n = sizeof(key) - 1;
+	if (psym_hashtab_get(&r->map_by_key, key, (size_t)n, &v) == 0)
+		return (uint64_t)(uintptr_t)v;
+	m = psym_builder_mapping(r->b, start, limit, offset, path, build_id);
+	if (!m)
+		return 0;
+	if (psym_hashtab_put(&r->map_by_key, key, (size_t)n, (void *)(uintptr_t)m->id, r->e))
+		return 0;
+	return m->id;
+}
+
+/* The registers of a thread as the unwinder numbers them (DWARF). */
+static void thread_regs(const struct psym_core *c, const struct psym_core_thread *t,
+			struct psym_unwind_regs *u)
+{
+	/* x86-64 DWARF 0..16 (rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip) in user_regs_struct. */
+	static const unsigned x86[17] = {
+		10, 12, 11, 5, 13, 14, 4, 19, 9, 8, 7, 6, 3, 2, 1, 0, 16
+	};
+
+	memset(u, 0, sizeof(*u));
+	u->machine = c->machine;
+	if (c->machine == EM_AARCH64) {
+		for (unsigned i = 0; i <= PSYM_A64_PC && i < t->nregs; i++)
+			u->r[i] = t->regs[i];
+		u->valid = ((uint64_t)1 << (PSYM_A64_PC + 1)) - 1;
+		return;
+	}
+	for (unsigned i = 0; i < 17; i++)
+		u->r[i] = t->regs[x86[i]];
+	u->valid = ((uint64_t)1 << 17) - 1;
+}
+
+/* Unwind one thread over the core's memory, reading more of its stack while that helps. */
+static void unwind_thread(struct run *r, const struct psym_core *c,
+			  const struct psym_unwind_regs *u, struct psym_space *space,
+			  struct psym_unwind_result *res)
+{
+	const struct psym_unwind_arch *a = psym_unwind_arch_of(c->machine);
+	size_t max_stack = r->o->max_stack ? r->o->max_stack : DEFAULT_MAX_STACK;
+	size_t max = r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES;
+	uint64_t sp = u->r[a->sp];
+	size_t want = FIRST_WINDOW;
+
+	for (;;) {
+		struct psym_unwind_stack stk = { sp, r->stack, 0 };
+
+		if (want > max_stack)
+			want = max_stack;
+		if (want > r->stack_cap) {
+			uint8_t *nb = realloc(r->stack, want);
+
+			if (nb) {
+				r->stack = nb;
+				r->stack_cap = want;
+			} else {
+				want = r->stack_cap;
+			}
+		}
+		stk.bytes = r->stack;
+		stk.len = psym_core_read(c, sp, r->stack, want);
+		psym_unwind_budgeted(u, &stk, psym_space_find, space, r->pcs, max, &r->budget, res);
+		/* More of the stack helps only when the core had more than was read. */
+		if (res->stop != PSYM_UNWIND_OUT_OF_STACK || stk.len < want || want >= max_stack)
+			return;
+		want *= 4;
+	}
+}
+
+/* Where and why a thread's unwinding stopped early, for --explain and the text. */
+static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_unwind_result *res,
+		     const uint64_t *pcs, struct psym_stack_thread *t)
+{
+	uint64_t pc = res->n ? pcs[res->n - 1] : 0;
+	const struct psym_core_load *l = psym_core_load_at(c, sp);
+
+	t->why[0] = '\0';
+	if (res->stop == PSYM_UNWIND_END)
+		return;
+	if (res->stop == PSYM_UNWIND_OUT_OF_STACK && (!l || l->vaddr + l->avail <= sp))
+		snprintf(t->why, sizeof(t->why),
+			 "after frame #%zu at 0x%" PRIx64 ": the stack at 0x%" PRIx64
+			 " (the stack pointer) is not in the core",
+			 res->n ? res->n - 1 : 0, pc, sp);
+	else if (res->stop == PSYM_UNWIND_OUT_OF_STACK)
+		snprintf(t->why, sizeof(t->why),
+			 "after frame #%zu at 0x%" PRIx64 ": stack memory past 0x%" PRIx64
+			 " is not in the core",
+			 res->n ? res->n - 1 : 0, pc, l->vaddr + l->avail);
+	else
+		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s%s%.120s",
+			 res->n ? res->n - 1 : 0, pc, psym_unwind_stop_name(res->stop),
+			 res->why[0] ? ": " : "", res->why);
+}
+
+static int add_thread(struct run *r, const struct psym_core *c, struct psym_space *space, size_t ti,
+		      struct psym_stack_thread *t)
+{
+	const struct psym_core_thread *ct = &c->threads[ti];
+	struct psym_unwind_regs u;
+	struct psym_unwind_result res;
+	int64_t one = 1;
+	pb_sample *s;
+	size_t nloc = 0;
+
+	thread_regs(c, ct, &u);
+	t->tid = ct->tid;
+	t->signal = ct->signal;
+	t->crashed = ti == 0 && c->signal != 0;
+	unwind_thread(r, c, &u, space, &res);
+	t->nframes = res.n;
+	t->stop = res.stop;
+	stop_why(c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, r->pcs, t);
+	for (size_t i = 0; i < res.n; i++) {
+		uint64_t mid = 0;
+
+		for (size_t f = 0; f < c->nfiles; f++) {
+			const struct psym_core_file *cf = &c->files[f];
+
+			if (cf->exec && r->pcs[i] >= cf->start && r->pcs[i] < cf->end) {
+				mid = mapping_id(r, cf->start, cf->end, cf->offset, cf->path,
+						 cf->build_id);
+				break;
+			}
+		}
+		if (!mid && c->vdso && psym_core_load_at(c, c->vdso) && r->pcs[i] >= c->vdso) {
+			const struct psym_core_load *l = psym_core_load_at(c, c->vdso);
+
+			if (r->pcs[i] - l->vaddr < l->memsz)
+				mid = mapping_id(r, l->vaddr, l->vaddr + l->memsz, 0, "[vdso]", "");
+		}
+		r->locs[nloc] = psym_builder_location(r->b, mid, r->pcs[i]);
+		if (!r->locs[nloc])
+			return psym_err_set(r->e, psym_builder_error(r->b), "'%s': %s", c->name,
+					    psym_strerror(psym_builder_error(r->b)));
+		nloc++;
+	}
+	s = psym_builder_sample(r->b, r->locs, nloc, &one, 1);
+	if (!s || psym_builder_label_str(r->b, s, "core", c->name) ||
+	    psym_builder_label_num(r->b, s, "pid", c->pid, NULL) ||
+	    psym_builder_label_num(r->b, s, "tid", ct->tid, NULL) ||
+	    psym_builder_label_num(r->b, s, "signal", ct->signal, NULL) ||
+	    psym_builder_label_str(r->b, s, "crashed", t->crashed ? "true" : "false") ||
+	    psym_builder_label_str(r->b, s, "comm", c->comm))
+		return psym_err_set(r->e, psym_builder_error(r->b), "'%s': %s", c->name,
+				    psym_strerror(psym_builder_error(r->b)));
+	t->sample = r->p->pb->n_sample - 1;
+	return 0;
+}
+
+/* One core: read, its files located, every thread unwound into a sample. */
+static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
+{
+	struct psym_err ce = { 0 };
+	struct psym_core *c = NULL;
+	struct psym_space *space = NULL;
+	int ret;
+
+	sc->name = strdup(path);
+	if (!sc->name)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	ret = psym_core_open(path, &r->o->core, &c, &ce);
+	if (ret) {
+		if (ret == PSYM_ENOMEM)
+			return psym_err_set(r->e, ret, "%s", ce.msg);
+		sc->error = strdup(ce.msg[0] ? ce.msg : psym_strerror(ret));
+		return sc->error ? 0 : psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	}
+	sc->pid = c->pid;
+	memcpy(sc->comm, c->comm, sizeof(sc->comm));
+	sc->signal = c->signal;
+	sc->fault_addr = c->fault_addr;
+	sc->has_fault_addr = c->has_fault_addr;
+	sc->machine = c->machine;
+	memcpy(sc->partial, c->partial, sizeof(sc->partial));
+	for (size_t i = 0; i < c->nfiles && !sc->executable; i++)
+		if (c->entry >= c->files[i].start && c->entry < c->files[i].end)
+			sc->executable = strdup(c->files[i].path);
+	/* The executable's mappings first: pprof's mapping 1 is the main binary. */
+	for (size_t i = 0; sc->executable && i < c->nfiles; i++)
+		if (c->files[i].exec && !strcmp(c->files[i].path, sc->executable) &&
+		    !mapping_id(r, c->files[i].start, c->files[i].end, c->files[i].offset,
+				c->files[i].path, c->files[i].build_id)) {
+			ret = psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+			goto out;
+		}
+	ret = psym_space_new(&r->cfil, &space, r->e);
+	if (ret)
+		goto out;
+	psym_space_set_cfi_source(space, obj_cfi, r);
+	for (size_t i = 0; i < c->nfiles; i++) {
+		struct psym_elf *elf;
+
+		if (!c->files[i].exec)
+			continue;
+		ret = find_obj(r, &c->files[i], &elf);
+		if (ret)
+			goto out;
+		if (elf) {
+			ret = psym_space_add(space, c->files[i].start, c->files[i].end,
+					     c->files[i].offset, elf, NULL, r->e);
+			if (ret)
+				goto out;
+		}
+	}
+	sc->threads = calloc(c->nthreads, sizeof(*sc->threads));
+	if (!sc->threads) {
+		ret = psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < c->nthreads; i++) {
+		ret = add_thread(r, c, space, i, &sc->threads[i]);
+		if (ret)
+			goto out;
+		sc->nthreads++;
+	}
+out:
+	psym_space_free(space);
+	psym_core_free(c);
+	return ret;
+}
+
+/* The names of the first n frames of a sample (inline frames too), joined. */
+static void signature_of(const struct psym_profile *p, const pb_sample *s, unsigned n, char *out,
+			 size_t outsz)
+{
+	size_t len = 0;
+	unsigned k = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < s->n_location_id && k < n; i++) {
+		const pb_location *l = psym_profile_location(p, s->location_id[i]);
+
+		for (size_t j = 0; l && j < l->n_line && k < n; j++, k++) {
+			const pb_function *f = psym_profile_function(p, l->line[j]->function_id);
+			const char *name = f ? psym_profile_str(p, f->name) : NULL;
+			int w = snprintf(out + len, outsz - len, "%s%s", k ? ";" : "",
+					 name && *name ? name : "??");
+
+			if (w < 0 || (size_t)w >= outsz - len)
+				return;
+			len += (size_t)w;
+		}
+		if (l && !l->n_line) {
+			int w = snprintf(out + len, outsz - len, "%s0x%" PRIx64, k ? ";" : "",
+					 l->address);
+
+			if (w < 0 || (size_t)w >= outsz - len)
+				return;
+			len += (size_t)w;
+			k++;
+		}
+	}
+}
+
+static int add_signatures(struct psym_stack_result *res, unsigned n, struct psym_err *e)
+{
+	struct psym_builder *b = NULL;
+	char sig[2048];
+	int ret = psym_builder_new(res->profile, &b, e);
+
+	for (size_t i = 0; !ret && i < res->ncores; i++) {
+		const struct psym_stack_core *sc = &res->cores[i];
+
+		if (!sc->nthreads)
+			continue;
+		signature_of(res->profile, res->profile->pb->sample[sc->threads[0].sample], n, sig,
+			     sizeof(sig));
+		for (size_t t = 0; !ret && t < sc->nthreads; t++)
+			if (psym_builder_label_str(b,
+						   res->profile->pb->sample[sc->threads[t].sample],
+						   "signature", sig))
+				ret = psym_err_set(e, psym_builder_error(b), "%s",
+						   psym_strerror(psym_builder_error(b)));
+	}
+	psym_builder_free(b);
+	return ret;
+}
+
+/* The unwound profile symbolized, as a complete profile in res. */
+static int symbolize(struct psym_profile *p, const struct psym_stack_opts *o,
+		     const struct psym_limits *lim, struct psym_stack_result *res,
+		     struct psym_err *e)
+{
+	struct psym_lean *lp = NULL;
+	int ret = psym_lean_from_profile(p, lim, &lp, e);
+
+	if (!ret)
+		ret = psym_lean_validate(lp, e);
+	if (!ret)
+		ret = psym_symbolize(lp, o->so, &res->sym, e);
+	if (!ret)
+		ret = psym_lean_to_profile(lp, lim, &res->profile, e);
+	psym_lean_free(lp);
+	return ret;
+}
+
+static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_err *e)
+{
+	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
+
+	r->o = o;
+	r->e = e;
+	psym_symbolize_locate_opts(o->so, &r->lo);
+	r->cfil.max_fdes = o->so->limits.cfi_fdes;
+	r->cfil.max_steps = o->so->limits.cfi_steps;
+	r->budget.sample_steps = o->so->limits.unwind_sample_steps;
+	r->budget.run_steps = o->so->limits.unwind_steps;
+	psym_hashtab_init(&r->cfi_by_elf, 0);
+	psym_hashtab_init(&r->map_by_key, 0);
+	r->pcs = calloc(max, sizeof(*r->pcs));
+	r->locs = calloc(max, sizeof(*r->locs));
+	r->objs = psym_objtab_new(MAX_FILES);
+	if (r->objs)
+		psym_objtab_set_max_held(r->objs, MAX_FILES);
+	if (!r->pcs || !r->locs || !r->objs)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	return 0;
+}
+
+static void run_free(struct run *r)
+{
+	for (size_t i = 0; i < r->ncfis; i++) {
+		psym_cfi_close(r->cfis[i]->cfi);
+		free(r->cfis[i]);
+	}
+	free(r->cfis);
+	psym_hashtab_free(&r->cfi_by_elf);
+	psym_hashtab_free(&r->map_by_key);
+	psym_builder_free(r->b);
+	psym_objtab_free(r->objs);
+	free(r->pcs);
+	free(r->locs);
+	free(r->stack);
+}
+
+int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_opts *o,
+		   const struct psym_limits *lim, struct psym_stack_result *res, struct psym_err *e)
+{
+	struct run r = { 0 };
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	res->cores = calloc(n ? n : 1, sizeof(*res->cores));
+	if (!res->cores)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = run_init(&r, o, e);
+	if (!ret)
+		ret = psym_profile_new(lim, &r.p, e);
+	if (!ret)
+		ret = psym_builder_new(r.p, &r.b, e);
+	if (ret)
+		goto out;
+	if (psym_builder_sample_type(r.b, "threads", "count") ||
+	    psym_builder_comment(r.b, "psym stack: one sample per thread of each core, callers "
+				      "are recorded as return address - 1")) {
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct psym_stack_core *sc = &res->cores[res->ncores++];
+
+		ret = add_core(&r, paths[i], sc);
+		if (ret)
+			goto out;
+		if (sc->error)
+			res->failed++;
+		else if (sc->partial[0])
+			res->partial++;
+		else
+			for (size_t t = 0; t < sc->nthreads; t++)
+				if (sc->threads[t].stop != PSYM_UNWIND_END) {
+					res->partial++;
+					break;
+				}
+	}
+	psym_builder_free(r.b);
+	r.b = NULL;
+	if (n == res->failed)
+		goto out;
+	ret = symbolize(r.p, o, lim, res, e);
+	if (!ret && o->signature)
+		ret = add_signatures(res, o->signature, e);
+out:
+	run_free(&r);
+	psym_profile_free(r.p);
+	return ret;
+}
+
+void psym_stack_result_free(struct psym_stack_result *r)
+{
+	for (size_t i = 0; i < r->ncores; i++) {
+		free(r->cores[i].name);
+		free(r->cores[i].error);
+		free(r->cores[i].executable);
+		free(r->cores[i].threads);
+	}
+	free(r->cores);
+	psym_profile_free(r->profile);
+	psym_symbolize_result_free(&r->sym);
+	memset(r, 0, sizeof(*r));
+}

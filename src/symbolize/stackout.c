@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* psym stack's outputs: text and JSON, read from the symbolized profile (stack.h). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "show.h"
+#include "stack.h"
+
+/* One frame as both outputs show it. */
+struct frame {
+	uint64_t address;
+	const char *function, *file, *module, *build_id;
+	int64_t line;
+	bool inlined;
+};
+
+typedef void (*frame_fn)(void *ud, size_t n, const struct frame *f);
+
+/* Every frame of a sample, innermost first, inline frames before their caller. */
+static void each_frame(const struct psym_profile *p, const pb_sample *s, frame_fn fn, void *ud)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n_location_id; i++) {
+		const pb_location *l = psym_profile_location(p, s->location_id[i]);
+		const pb_mapping *m = l ? psym_profile_mapping(p, l->mapping_id) : NULL;
+		struct frame f = { 0 };
+
+		if (!l)
+			continue;
+		f.address = l->address;
+		f.module = m ? psym_profile_str(p, m->filename) : NULL;
+		f.build_id = m ? psym_profile_str(p, m->build_id) : NULL;
+		if (!l->n_line) {
+			fn(ud, n++, &f);
+			continue;
+		}
+		for (size_t j = 0; j < l->n_line; j++) {
+			const pb_function *fu = psym_profile_function(p, l->line[j]->function_id);
+
+			f.function = fu ? psym_profile_str(p, fu->name) : NULL;
+			f.file = fu ? psym_profile_str(p, fu->filename) : NULL;
+			f.line = l->line[j]->line;
+			f.inlined = j + 1 < l->n_line;
+			fn(ud, n++, &f);
+		}
+	}
+}
+
+static void text_frame(void *ud, size_t n, const struct frame *f)
+{
+	FILE *out = ud;
+
+	fprintf(out, "#%-3zu 0x%016" PRIx64 " %s%s", n, f->address,
+		f->function && *f->function ? f->function : "??", f->inlined ? " [inlined]" : "");
+	if (f->file && *f->file) {
+		fprintf(out, " at %s", f->file);
+		if (f->line > 0)
+			fprintf(out, ":%" PRId64, f->line);
+	}
+	if (f->module && *f->module)
+		fprintf(out, " (%s)", f->module);
+	fputc('\n', out);
+}
+
+static void signal_text(int sig, FILE *out)
+{
+	const char *name = psym_core_signame(sig);
+
+	if (name)
+		fprintf(out, "%s (%d)", name, sig);
+	else
+		fprintf(out, "signal %d", sig);
+}
+
+void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE *out)
+{
+	for (size_t i = 0; i < r->ncores; i++) {
+		const struct psym_stack_core *c = &r->cores[i];
+
+		if (i)
+			fputc('\n', out);
+		if (c->error) {
+			fprintf(out, "core %s: not read: %s\n", c->name, c->error);
+			continue;
+		}
+		fprintf(out, "core %s: pid %" PRIu32 " (%s)", c->name, c->pid, c->comm);
+		if (c->executable)
+			fprintf(out, ", %s", c->executable);
+		if (c->signal) {
+			fputs(", ", out);
+			signal_text(c->signal, out);
+		}
+		if (c->has_fault_addr)
+			fprintf(out, " at 0x%" PRIx64, c->fault_addr);
+		fprintf(out, ", %zu thread%s\n", c->nthreads, c->nthreads == 1 ? "" : "s");
+		if (c->partial[0])
+			fprintf(out, "(read in part: %s)\n", c->partial);
+		for (size_t t = 0; t < c->nthreads; t++) {
+			const struct psym_stack_thread *th = &c->threads[t];
+
+			fprintf(out, "\nthread %" PRIu32, th->tid);
+			if (th->crashed) {
+				fputs(" (crashed: ", out);
+				signal_text(th->signal ? th->signal : c->signal, out);
+				fputc(')', out);
+			}
+			fputs(":\n", out);
+			if (r->profile)
+				each_frame(r->profile, r->profile->pb->sample[th->sample],
+					   text_frame, out);
+			if (th->stop != PSYM_UNWIND_END &&
+			    (explain || th->stop != PSYM_UNWIND_OUT_OF_STACK))
+				fprintf(out, "(unwinding stopped %s)\n", th->why);
+		}
+	}
+}
+
+struct jctx {
+	FILE *out;
+};
+
+static void json_frame(void *ud, size_t n, const struct frame *f)
+{
+	FILE *out = ((struct jctx *)ud)->out;
+
+	fprintf(out, "%s{\"address\":\"0x%" PRIx64 "\",\"function\":", n ? "," : "", f->address);
+	if (f->function && *f->function)
+		psym_json_string(out, f->function);
+	else
+		fputs("null", out);
+	fputs(",\"file\":", out);
+	if (f->file && *f->file)
+		psym_json_string(out, f->file);
+	else
+		fputs("null", out);
+	if (f->line > 0)
+		fprintf(out, ",\"line\":%" PRId64, f->line);
+	else
+		fputs(",\"line\":null", out);
+	fprintf(out, ",\"inlined\":%s,\"module\":", f->inlined ? "true" : "false");
+	if (f->module && *f->module)
+		psym_json_string(out, f->module);
+	else
+		fputs("null", out);
+	fputs(",\"build_id\":", out);
+	if (f->build_id && *f->build_id)
+		psym_json_string(out, f->build_id);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+void psym_stack_print_json(const struct psym_stack_result *r, FILE *out)
+{
+	struct jctx j = { out };
+
+	for (size_t i = 0; i < r->ncores; i++) {
+		const struct psym_stack_core *c = &r->cores[i];
+
+		if (c->error)
+			continue;
+		fputs("{\"core\":", out);
+		psym_json_string(out, c->name);
+		fprintf(out, ",\"pid\":%" PRIu32 ",\"executable\":", c->pid);
+		if (c->executable)
+			psym_json_string(out, c->executable);
+		else
+			fputs("null", out);
+		fprintf(out, ",\"signal\":%d,\"fault_address\":", c->signal);
+		if (c->has_fault_addr)
+			fprintf(out, "\"0x%" PRIx64 "\"", c->fault_addr);
+		else
+			fputs("null", out);
+		fputs(",\"threads\":[", out);
+		for (size_t t = 0; t < c->nthreads; t++) {
+			const struct psym_stack_thread *th = &c->threads[t];
+
+			fprintf(out, "%s{\"tid\":%" PRIu32 ",\"crashed\":%s,\"frames\":[",
+				t ? "," : "", th->tid, th->crashed ? "true" : "false");
+			if (r->profile)
+				each_frame(r->profile, r->profile->pb->sample[th->sample],
+					   json_frame, &j);
+			fputs("]}", out);
+		}
+		fputs("]}\n", out);
+	}
+}
