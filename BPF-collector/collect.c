@@ -502,26 +502,9 @@ int main(int argc, char **argv)
 		goto out_skel;
 	}
 	psym_collectprof_set_buildid_fn(r.cp, file_build_id, &r);
-	if (r.o.stack_copy) {
-		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy,
-					     r.o.pids,
-					     r.o.npids,
-					     r.o.no_kernel,
-					     r.o.verbose,
-					     r.o.hz,
-					     ncpu,
-					     r.o.out };
-
-		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
-		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
-			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
-			exit_code = PSYM_EXIT_SYSTEM;
-			goto out_skel;
-		}
-		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
-	}
-	/* Before sampling starts: no process started after it goes unrecorded. */
-	if (!r.o.no_track && !r.sc) {
+	/* Before sampling starts: no process started after it goes unrecorded
+	 * (both modes: --stack-copy needs the mappings as much). */
+	if (!r.o.no_track) {
 		struct mmaptrack_opts mo = { cpus, 4096, (uint32_t)r.o.mmap_pages,
 					     (uint32_t)r.o.max_procs, 1 << 16 };
 
@@ -530,6 +513,26 @@ int main(int argc, char **argv)
 			exit_code = PSYM_EXIT_SYSTEM;
 			goto out_skel;
 		}
+	}
+	if (r.o.stack_copy) {
+		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy,
+					     r.o.pids,
+					     r.o.npids,
+					     r.o.no_kernel,
+					     r.o.verbose,
+					     r.o.hz,
+					     ncpu,
+					     r.o.out,
+					     stackcopy_need_maps,
+					     &r };
+
+		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
+		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
+			exit_code = PSYM_EXIT_SYSTEM;
+			goto out_skel;
+		}
+		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
 	}
 	links = calloc(4096, sizeof(*links));
 	if (!links) {
@@ -576,11 +579,13 @@ int main(int argc, char **argv)
 	for (int i = 0; i < r.o.npids; i++) {
 		struct pidinfo *pi = pid_info(&r, r.o.pids[i]);
 
-		if (pi && budget_ok(&r))
+		if (r.sc && !ret)
+			ret = stackcopy_need_maps(&r, r.o.pids[i], NULL, 0);
+		else if (pi && budget_ok(&r))
 			load_maps(&r, pi);
 	}
 	next_drain = start + DRAIN_NS;
-	while (!stop) {
+	while (!stop && !ret) {
 		int64_t now = now_ns(), until = next_drain;
 
 		if (end_at && now >= end_at)
@@ -593,9 +598,10 @@ int main(int argc, char **argv)
 			targets_gone = true;
 			break;
 		}
+		/* Mappings first: the samples polled next may need them. */
+		mmaptrack_poll(r.mt, r.ms.drains);
 		if (r.sc && (ret = stackcopy_poll(r.sc, 0)) != 0)
 			break;
-		mmaptrack_poll(r.mt, r.ms.drains);
 		now = now_ns();
 		if (now >= next_drain && !stop) {
 			int64_t mu = now + META_NS;

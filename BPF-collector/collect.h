@@ -141,6 +141,8 @@ struct pidinfo *pid_info(struct run *r, int pid);
 void load_maps(struct run *r, struct pidinfo *pi);
 void file_build_id(void *ud, int pid, struct psym_procmap *m);
 void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu);
+/* --stack-copy's need_maps (stackcopy.h): maps as each sample needs them. */
+int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
 /* mmaptrack_sweep's callback: pid exited and its samples are in. */
 void forget_pid(void *ud, int pid);
 

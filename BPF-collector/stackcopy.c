@@ -25,53 +25,29 @@ struct stackcopy {
 	struct ring_buffer *rb;
 	struct psym_ustacks_writer *w;
 	struct psym_collectprof **cp;
-	int *pids;
-	size_t npids;
-	uint64_t events, bytes, proc_rereads, no_maps;
+	int (*need_maps)(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
+	void *ud;
+	uint64_t events, bytes;
 	bool verbose;
 	int err;
 	struct psym_err e;
 	char path[4200];
 };
 
-static bool seen(struct stackcopy *sc, int pid)
+int stackcopy_process(struct stackcopy *sc, int pid, const struct psym_procmap *maps, size_t n,
+		      const char *exe, uint64_t mntns)
 {
-	for (size_t i = 0; i < sc->npids; i++)
-		if (sc->pids[i] == pid)
-			return true;
-	return false;
-}
-
-static int load_maps(struct stackcopy *sc, int pid)
-{
-	struct psym_procmap *maps = NULL;
-	char link[64], exe[sizeof(maps->path)];
-	size_t n = 0;
-	ssize_t len;
 	int ret;
-
-	if (psym_procmaps_read(pid, &maps, &n, &sc->e) != 0) {
-		sc->no_maps++;
-		return 0;
-	}
-	psym_procmaps_build_ids(pid, maps, n);
-	uint64_t mntns = psym_procmaps_mntns_other(pid);
 
 	psym_collectprof_process(*sc->cp, pid, maps, n);
 	psym_collectprof_set_mntns(*sc->cp, pid, mntns);
 	ret = psym_ustacks_process(sc->w, pid, maps, n, &sc->e);
-	free(maps);
 	if (!ret && mntns)
 		ret = psym_ustacks_mntns(sc->w, pid, mntns, &sc->e);
-	if (ret)
+	if (ret || !exe || !exe[0])
 		return ret;
 	/* Its executable, named as the maps name it: written first, both in
 	 * this provisional profile and in the one psym unwinds offline. */
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	len = readlink(link, exe, sizeof(exe) - 1);
-	if (len <= 0)
-		return 0;
-	exe[len] = '\0';
 	psym_collectprof_set_exe(*sc->cp, pid, exe);
 	return psym_ustacks_exe(sc->w, pid, exe, &sc->e);
 }
@@ -110,20 +86,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	s.stack = ev->stack;
 	s.stack_len = ev->stack_len;
 	leaf = ev->regs[PSYM_USTACK_PC];
-	if (!seen(sc, (int)ev->pid)) {
-		int *p = realloc(sc->pids, (sc->npids + 1) * sizeof(*p));
-
-		if (!p)
-			return sc->err = PSYM_ENOMEM;
-		sc->pids = p;
-		sc->pids[sc->npids++] = (int)ev->pid;
-		if ((ret = load_maps(sc, (int)ev->pid)) != 0)
-			return sc->err = ret;
-	} else if (ev->valid && psym_collectprof_unknown(*sc->cp, (int)ev->pid, &leaf, 1)) {
-		sc->proc_rereads++;
-		if ((ret = load_maps(sc, (int)ev->pid)) != 0)
-			return sc->err = ret;
-	}
+	/* The process's maps before its first sample, again when they changed. */
+	if ((ret = sc->need_maps(sc->ud, (int)ev->pid, &leaf, ev->valid ? 1 : 0)) != 0)
+		return sc->err = ret;
 	ret = psym_ustacks_sample(sc->w, &s, &sc->e);
 	if (!ret)
 		ret = psym_collectprof_add(*sc->cp, (int)ev->pid, (int)ev->tid, s.comm, kstack,
@@ -143,6 +108,8 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	if (!sc)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	sc->cp = cp;
+	sc->need_maps = o->need_maps;
+	sc->ud = o->ud;
 	sc->verbose = o->verbose;
 	sc->skel = ustack_bpf__open();
 	if (!sc->skel) {
@@ -244,7 +211,6 @@ int stackcopy_close(struct stackcopy *sc, FILE *log, struct psym_err *e)
 	if (log)
 		summary(sc, log);
 	ustack_bpf__destroy(sc->skel);
-	free(sc->pids);
 	free(sc);
 	return ret;
 }
