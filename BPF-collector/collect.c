@@ -27,6 +27,7 @@
 #include <bpf/libbpf.h>
 
 #include "collect.h"
+#include "command.h"
 #include "hashtab.h"
 #include "hostid.h"
 #include "kmodules.h"
@@ -46,7 +47,7 @@ static void on_stop(int sig)
 }
 
 static const char usage_text[] =
-	"Usage: psym-collect [OPTIONS]\n"
+	"Usage: psym-collect [OPTIONS] [-- COMMAND [ARGS]]\n"
 	"Sample user and kernel stacks with BPF and write an unsymbolized pprof\n"
 	"profile with mappings and build IDs, for `psym symbolize` elsewhere.\n\n"
 	"  -p, --pid PID          profile this process (repeatable, up to 16) and stop\n"
@@ -82,11 +83,14 @@ static const char usage_text[] =
 	"                         --debug-pkg` where the binaries are not\n"
 	"      --exclude-path P   with --archive: leave out mappings under P\n"
 	"                         (repeatable, e.g. /usr)\n"
+	"  -- COMMAND [ARGS]      run COMMAND and profile it and the processes it\n"
+	"                         starts, until it exits; exit with its status\n"
+	"                         (128+N when killed by signal N)\n"
 	"  -v, --verbose          report progress and a few examples of what was lost\n"
 	"  -h, --help             show this help\n"
 	"      --version          show the version\n\n"
 	"Exit status: 0 success; 2 usage error (or no such -p process); 3 system\n"
-	"failure (BPF, I/O).\n";
+	"failure (BPF, I/O); with a COMMAND, its exit status when all went well.\n";
 
 /* One line, as every error: what is wrong, then where help is. */
 static void die_usage(const char *msg, const char *arg)
@@ -166,7 +170,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->max_procs = 16384;
 	o->mmap_pages = 64;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:F:d:o:vh", lo, NULL)) != -1) {
+	/* "+": options end at the first word of the command. */
+	while ((c = getopt_long(argc, argv, "+p:F:d:o:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o->npids == PSYM_MAX_PIDS)
@@ -214,8 +219,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		default: die_bad_option(argv, "p:F:d:o:vh");
 		}
 	}
-	if (optind != argc)
-		die_usage("unexpected argument", argv[optind]);
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (o->cmd && o->npids)
+		die_usage("-p and a COMMAND exclude each other", NULL);
 	if (o->no_kernel && o->no_user)
 		die_usage("--no-kernel and --no-user leave nothing to record", NULL);
 	if (o->nexclude && !o->archive)
@@ -388,7 +395,9 @@ int main(int argc, char **argv)
 	struct psym_collect_stats st;
 	struct psym_hostid host;
 	struct psym_out out = { 0 };
-	struct pollfd pfd[PSYM_MAX_PIDS];
+	struct pollfd pfd[PSYM_MAX_PIDS + 1];
+	struct command cmd = COMMAND_NONE;
+	struct bpf_link *flinks[2] = { NULL, NULL };
 	struct sigaction sa = { .sa_handler = on_stop };
 	struct timespec t0;
 	char kbid[PSYM_BUILD_ID_HEX_MAX] = "", idline[256];
@@ -402,6 +411,13 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &r.o);
 	psym_hashtab_init(&r.pids, 0);
 	psym_hashtab_init(&r.bids, BID_CACHE_MAX);
+	/* First, so that a failure below lets it go without running it. */
+	if (r.o.cmd && command_start(r.o.cmd, &cmd, &e)) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		return PSYM_EXIT_SYSTEM;
+	}
+	if (cmd.pidfd >= 0)
+		pfd[npfd++] = (struct pollfd){ .fd = cmd.pidfd, .events = POLLIN };
 	/* No SA_RESTART: a signal ends the wait at once. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -465,6 +481,12 @@ int main(int argc, char **argv)
 	r.skel->rodata->no_user = r.o.no_user;
 	r.skel->rodata->no_kernel = r.o.no_kernel;
 	r.skel->rodata->self_pid = (uint32_t)getpid();
+	r.skel->rodata->follow_tree = r.o.cmd && !r.o.stack_copy;
+	if (!r.skel->rodata->follow_tree) {
+		/* Not needed: loaded only where they are (they need the kernel's BTF). */
+		bpf_program__set_autoload(r.skel->progs.psym_fork, false);
+		bpf_program__set_autoload(r.skel->progs.psym_exit, false);
+	}
 	if (bpf_map__set_max_entries(r.skel->maps.stacks0, r.stack_entries) ||
 	    bpf_map__set_max_entries(r.skel->maps.stacks1, r.stack_entries) ||
 	    bpf_map__set_max_entries(r.skel->maps.counts0, r.count_entries) ||
@@ -486,6 +508,13 @@ int main(int argc, char **argv)
 	r.counts_fd[0] = bpf_map__fd(r.skel->maps.counts0);
 	r.counts_fd[1] = bpf_map__fd(r.skel->maps.counts1);
 	r.errors_fd = bpf_map__fd(r.skel->maps.errors);
+	if (r.skel->rodata->follow_tree &&
+	    follow_start(r.skel->maps.follow, r.skel->progs.psym_fork, r.skel->progs.psym_exit,
+			 cmd.pid, flinks, &e)) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		exit_code = PSYM_EXIT_SYSTEM;
+		goto out_skel;
+	}
 	psym_kernel_notes_build_id("/sys/kernel/notes", kbid, &e);
 	clock_gettime(CLOCK_REALTIME, &t0);
 	meta.period_ns = 1000000000L / r.o.hz;
@@ -524,7 +553,8 @@ int main(int argc, char **argv)
 					     ncpu,
 					     r.o.out,
 					     stackcopy_need_maps,
-					     &r };
+					     &r,
+					     cmd.pid };
 
 		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
 		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
@@ -570,6 +600,7 @@ int main(int argc, char **argv)
 			r.stack_entries, r.count_entries);
 	if (!r.o.no_kernel)
 		r.ks.started = pthread_create(&r.ks.t, NULL, read_kallsyms, &r.ks) == 0;
+	command_go(&cmd); /* sampling runs: the command may start */
 	start = now_ns();
 	if (r.o.duration > 0)
 		end_at = start + (int64_t)(r.o.duration * NS);
@@ -594,7 +625,7 @@ int main(int argc, char **argv)
 			until = end_at;
 		if (until - now > POLL_NS)
 			until = now + POLL_NS;
-		if (wait_targets(pfd, npfd, r.o.npids, until - now)) {
+		if (wait_targets(pfd, npfd, r.o.npids + (cmd.pidfd >= 0), until - now)) {
 			targets_gone = true;
 			break;
 		}
@@ -619,7 +650,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	nlinks = 0;
-	if (targets_gone)
+	if (targets_gone && !r.o.cmd)
 		fprintf(stderr, "psym-collect: %s exited: stopping\n",
 			r.o.npids > 1 ? "all target processes" : "the target process");
 	r.final = true;
@@ -721,6 +752,12 @@ int main(int argc, char **argv)
 				r.stack_entries, r.count_entries);
 	}
 out_links:
+	if (r.o.cmd) {
+		int status = command_finish(&cmd, !targets_gone);
+
+		if (exit_code == PSYM_EXIT_OK)
+			exit_code = status;
+	}
 	if (r.ks.started)
 		pthread_join(r.ks.t, NULL);
 	free(r.ks.buf);
@@ -728,11 +765,14 @@ out_links:
 		bpf_link__destroy(links[i]);
 	free(links);
 out_skel:
+	bpf_link__destroy(flinks[0]);
+	bpf_link__destroy(flinks[1]);
 	mmaptrack_close(r.mt);
 	stackcopy_close(r.sc, NULL, &e);
 	profile_bpf__destroy(r.skel);
 	psym_collectprof_free(r.cp);
 out_pfd:
+	command_finish(&cmd, true); /* after a failure: let it go unrun */
 	if (out_open)
 		psym_out_abort(&out);
 	for (int i = 0; i < npfd; i++)

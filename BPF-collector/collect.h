@@ -55,6 +55,7 @@ struct opts {
 	long mmap_pages;		   /* --mmap-pages: ring pages per CPU for mmap records */
 	const char *exclude[MAX_EXCLUDES]; /* --exclude-path */
 	int nexclude;
+	char **cmd; /* -- COMMAND [ARGS]: run it and profile its process tree */
 };
 
 /* What is known of a process that samples named. */

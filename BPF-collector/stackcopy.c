@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "command.h"
 #include "stackcopy.h"
 #include "profile.h"
 #include "ustack.h"
@@ -23,6 +24,7 @@
 struct stackcopy {
 	struct ustack_bpf *skel;
 	struct ring_buffer *rb;
+	struct bpf_link *flinks[2]; /* -- COMMAND: fork and exit programs */
 	struct psym_ustacks_writer *w;
 	struct psym_collectprof **cp;
 	int (*need_maps)(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
@@ -123,6 +125,11 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	sc->skel->rodata->no_kernel = o->no_kernel;
 	sc->skel->rodata->self_pid = (uint32_t)getpid();
 	sc->skel->rodata->stack_copy = o->bytes;
+	sc->skel->rodata->follow_tree = o->follow_pid != 0;
+	if (!o->follow_pid) {
+		bpf_program__set_autoload(sc->skel->progs.psym_fork, false);
+		bpf_program__set_autoload(sc->skel->progs.psym_exit, false);
+	}
 	/* Half a second of samples on every CPU, at least 4 MiB, at most 1 GiB. */
 	want = (PSYM_USTACK_HDR + o->bytes) * (uint64_t)o->hz * (uint64_t)o->ncpus / 2;
 	while (rbsize < want && rbsize < (1ULL << 30))
@@ -136,6 +143,10 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 				   strerror(errno));
 		goto fail;
 	}
+	if (o->follow_pid &&
+	    (ret = follow_start(sc->skel->maps.follow, sc->skel->progs.psym_fork,
+				sc->skel->progs.psym_exit, o->follow_pid, sc->flinks, e)) != 0)
+		goto fail;
 	sc->rb = ring_buffer__new(bpf_map__fd(sc->skel->maps.events), on_event, sc, NULL);
 	if (!sc->rb) {
 		ret = psym_err_set(e, PSYM_EBPF, "cannot open the ring buffer: %s",
@@ -154,6 +165,8 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	*out = sc;
 	return 0;
 fail:
+	bpf_link__destroy(sc->flinks[0]);
+	bpf_link__destroy(sc->flinks[1]);
 	ring_buffer__free(sc->rb);
 	ustack_bpf__destroy(sc->skel);
 	free(sc);
@@ -206,6 +219,8 @@ int stackcopy_close(struct stackcopy *sc, FILE *log, struct psym_err *e)
 
 	if (!sc)
 		return 0;
+	bpf_link__destroy(sc->flinks[0]);
+	bpf_link__destroy(sc->flinks[1]);
 	ring_buffer__free(sc->rb);
 	ret = psym_ustacks_close(sc->w, e);
 	if (log)

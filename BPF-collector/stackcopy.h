@@ -34,6 +34,7 @@ struct stackcopy_opts {
 	 */
 	int (*need_maps)(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
 	void *ud;
+	int follow_pid; /* -- COMMAND: sample only its process tree; 0: not */
 };
 
 /* *cp is the profile builder once sampling runs (read at each poll). */
