@@ -158,7 +158,16 @@ void ksyms_join(struct ksyms *k, struct psym_collectprof *cp)
 	pthread_join(k->t, NULL);
 	k->started = false;
 	kernel_range(k, &start, &limit);
+	k->kstart = start;
+	k->klimit = limit;
+	k->joined = true;
 	psym_collectprof_set_kernel_range(cp, start, limit);
+}
+
+void ksyms_apply(const struct ksyms *k, struct psym_collectprof *cp)
+{
+	if (k->joined)
+		psym_collectprof_set_kernel_range(cp, k->kstart, k->klimit);
 }
 
 static int write_buf(const char *dst, const char *buf, size_t len, struct psym_err *e)
