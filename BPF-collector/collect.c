@@ -559,9 +559,12 @@ static void summary(struct run *r, int64_t dur, bool written)
 			" forks, %" PRIu64 " exits, %" PRIu64 " mmaps (%" PRIu64
 			" records lost, %" PRIu64 " mappings and %" PRIu64
 			" processes not kept); %" PRIu64
-			" processes' maps taken from them, at most %u processes at once\n",
+			" processes' maps taken from them, at most %u processes at once; "
+			"build IDs the kernel did not give, read as mapped: %" PRIu64
+			" files, %" PRIu64 " from cache, %" PRIu64 " unreadable\n",
 			ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
-			ts.procs_untracked, r->ms.maps_tracked, ts.procs_max);
+			ts.procs_untracked, r->ms.maps_tracked, ts.procs_max, ts.bids_read,
+			ts.bids_cached, ts.bids_failed);
 		if (ts.lost)
 			fprintf(stderr,
 				"psym-collect: to lose no mmap records, raise --mmap-pages "

@@ -91,6 +91,13 @@ void load_maps(struct run *r, struct pidinfo *pi)
 		return;
 	}
 	r->ms.maps_read++;
+	/*
+	 * -p: at most 16 processes, all of them wanted: their build IDs now,
+	 * while they run, not each under a drain's budget (a busy host used
+	 * it up and left the target's own binary without one).
+	 */
+	if (r->o.npids)
+		psym_procmaps_build_ids(pi->pid, maps, n);
 	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0) {
 		r->ms.maps_failed++;
 	} else {
