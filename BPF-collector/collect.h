@@ -178,6 +178,8 @@ void side_files(struct run *r, struct psym_err *e);
  * user (or root) that nobody else can write, never a link; else an error.
  */
 int side_dir_ready(const char *out, mode_t mode, struct psym_err *e);
+/* --archive: the binaries of the profile's mappings, while the processes run. */
+int write_archive(struct run *r, struct psym_err *e);
 /* OUT.d's stack copies, when this run made none: they belong to an older profile. */
 void drop_stale_stacks(const char *out);
 

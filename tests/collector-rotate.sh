@@ -86,6 +86,16 @@ check "--keep 3 leaves the newest 3 windows ($(tr '\n' ' ' <kept))" cmp newest k
 check "--keep: the old windows' side directories are gone too" test "$(ls -d keep/*.d | wc -l)" = 3
 check "--keep never removes a file the pattern did not make" test -e keep/cpu-notours.pb.gz.txt
 
+mkdir disk
+"$C" --rotate 1s --max-disk 1 -F 199 -v -o 'disk/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>disk.log &
+cp=$!
+collector_bg $cp
+wait_windows disk.log 3 || fail "no 3 windows written: $(tail -3 disk.log)"
+stop_collector $cp TERM
+check "--max-disk 1 (byte): only the newest window stays ($(ls disk | tr '\n' ' '))" \
+	test "$(ls disk | grep -c '\.pb\.gz$')" = 1
+check "... the last one written" test -e "disk/$(grep -o -- '-> disk/[^ ]*' disk.log | tail -1 | sed 's/^-> disk\///')"
+
 mkdir hup
 "$C" --rotate 1h -F 199 -v -o 'hup/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>hup.log &
 cp=$!
