@@ -27,6 +27,8 @@
 #include <bpf/libbpf.h>
 
 #include "collect.h"
+#include "command.h"
+#include "rotate.h"
 #include "hashtab.h"
 #include "hostid.h"
 #include "kmodules.h"
@@ -37,7 +39,7 @@
 #include "unwindprof.h"
 #include "ustack.h"
 
-volatile sig_atomic_t stop;
+volatile sig_atomic_t stop, hup;
 
 static void on_stop(int sig)
 {
@@ -45,8 +47,14 @@ static void on_stop(int sig)
 	stop = 1;
 }
 
+static void on_hup(int sig)
+{
+	(void)sig;
+	hup = 1;
+}
+
 static const char usage_text[] =
-	"Usage: psym-collect [OPTIONS]\n"
+	"Usage: psym-collect [OPTIONS] [-- COMMAND [ARGS]]\n"
 	"Sample user and kernel stacks with BPF and write an unsymbolized pprof\n"
 	"profile with mappings and build IDs, for `psym symbolize` elsewhere.\n\n"
 	"  -p, --pid PID          profile this process (repeatable, up to 16) and stop\n"
@@ -82,11 +90,22 @@ static const char usage_text[] =
 	"                         --debug-pkg` where the binaries are not\n"
 	"      --exclude-path P   with --archive: leave out mappings under P\n"
 	"                         (repeatable, e.g. /usr)\n"
+	"      --rotate DURATION  write one complete profile per window of DURATION\n"
+	"                         (e.g. 10m; units ms, s, m, h; at least 100ms) until\n"
+	"                         SIGINT/SIGTERM (which finish the window); -o is\n"
+	"                         then a strftime pattern in UTC (default\n"
+	"                         cpu-%Y%m%dT%H%M%SZ.pb.gz); SIGHUP ends a window early\n"
+	"      --keep N           with --rotate: keep the newest N windows' files\n"
+	"      --max-disk SIZE    with --rotate: remove the oldest windows' files (and\n"
+	"                         side directories) beyond SIZE bytes (K, M, G)\n"
+	"  -- COMMAND [ARGS]      run COMMAND and profile it and the processes it\n"
+	"                         starts, until it exits; exit with its status\n"
+	"                         (128+N when killed by signal N)\n"
 	"  -v, --verbose          report progress and a few examples of what was lost\n"
 	"  -h, --help             show this help\n"
 	"      --version          show the version\n\n"
 	"Exit status: 0 success; 2 usage error (or no such -p process); 3 system\n"
-	"failure (BPF, I/O).\n";
+	"failure (BPF, I/O); with a COMMAND, its exit status when all went well.\n";
 
 /* One line, as every error: what is wrong, then where help is. */
 static void die_usage(const char *msg, const char *arg)
@@ -114,6 +133,27 @@ static long parse_long(const char *s, long lo, long hi, const char *what)
 	return v;
 }
 
+/* --rotate's DURATION: a number with ms, s (default), m or h; 100 ms to 7 days. */
+static int64_t parse_duration(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 }, { "m", 60e9 }, { "h", 3600e9 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (!errno && end != s && v > 0)
+		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1e8 &&
+			    v * units[i].ns <= 7 * 86400e9)
+				return (int64_t)(v * units[i].ns);
+	die_usage("invalid --rotate DURATION (100ms to 7 days, e.g. 10m, 1h)", s);
+	return 0;
+}
+
 /* getopt_long returned '?' (its own message is off: opterr = 0). */
 static void die_bad_option(char **argv, const char *shortopts)
 {
@@ -137,6 +177,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		O_NO_TRACK,
 		O_MAX_PROCS,
 		O_MMAP_PAGES,
+		O_ROTATE,
+		O_KEEP,
+		O_MAX_DISK,
 		O_VERSION
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
@@ -154,10 +197,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 					    { "max-procs", required_argument, NULL, O_MAX_PROCS },
 					    { "mmap-pages", required_argument, NULL, O_MMAP_PAGES },
 					    { "exclude-path", required_argument, NULL, O_EXCLUDE },
+					    { "rotate", required_argument, NULL, O_ROTATE },
+					    { "keep", required_argument, NULL, O_KEEP },
+					    { "max-disk", required_argument, NULL, O_MAX_DISK },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "version", no_argument, NULL, O_VERSION },
 					    { 0 } };
+	bool out_given = false;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -166,7 +213,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->max_procs = 16384;
 	o->mmap_pages = 64;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:F:d:o:vh", lo, NULL)) != -1) {
+	/* "+": options end at the first word of the command. */
+	while ((c = getopt_long(argc, argv, "+p:F:d:o:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (o->npids == PSYM_MAX_PIDS)
@@ -178,7 +226,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->duration =
 				(double)parse_long(optarg, 1, 86400 * 7, "duration (-d, seconds)");
 			break;
-		case 'o': o->out = optarg; break;
+		case 'o':
+			o->out = optarg;
+			out_given = true;
+			break;
 		case O_NO_KERNEL: o->no_kernel = true; break;
 		case O_NO_USER: o->no_user = true; break;
 		case O_NO_SIDE: o->no_side_files = true; break;
@@ -208,14 +259,34 @@ static void parse_args(int argc, char **argv, struct opts *o)
 				die_usage("empty --exclude-path", NULL);
 			o->exclude[o->nexclude++] = optarg;
 			break;
+		case O_ROTATE: o->rotate_ns = parse_duration(optarg); break;
+		case O_KEEP: o->keep = parse_long(optarg, 1, 1000000, "--keep"); break;
+		case O_MAX_DISK: {
+			unsigned long long v;
+
+			if (!psym_parse_size(optarg, &v))
+				die_usage("invalid --max-disk (a size such as 500M)", optarg);
+			o->max_disk = v;
+			break;
+		}
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);
 		default: die_bad_option(argv, "p:F:d:o:vh");
 		}
 	}
-	if (optind != argc)
-		die_usage("unexpected argument", argv[optind]);
+	if (optind < argc)
+		o->cmd = argv + optind;
+	if (o->cmd && o->npids)
+		die_usage("-p and a COMMAND exclude each other", NULL);
+	if ((o->keep || o->max_disk) && !o->rotate_ns)
+		die_usage("--keep and --max-disk apply to --rotate", NULL);
+	if (o->rotate_ns && o->stack_copy)
+		die_usage("--rotate with --stack-copy is not supported yet", NULL);
+	if (o->rotate_ns && o->cmd)
+		die_usage("--rotate and a COMMAND exclude each other", NULL);
+	if (o->rotate_ns && !out_given)
+		o->out = "cpu-%Y%m%dT%H%M%SZ.pb.gz";
 	if (o->no_kernel && o->no_user)
 		die_usage("--no-kernel and --no-user leave nothing to record", NULL);
 	if (o->nexclude && !o->archive)
@@ -341,40 +412,196 @@ static bool wait_targets(struct pollfd *pfd, int npfd, int npids, int64_t timeou
 	return npids > 0 && npfd == npids && live == 0;
 }
 
-/* What packing did (archive.h): a mapping not found always, the rest with -v. */
-static void print_archive_event(void *ud, const struct psym_archive_event *ev)
+/* A new profile builder for the next window (or the only one). */
+static int new_profile(struct run *r, struct psym_err *e)
 {
-	const bool *verbose = ud;
-	char line[8400];
-
-	if (ev->kind != PSYM_ARCHIVE_MISSING && !*verbose)
-		return;
-	psym_archive_event_text(ev, line, sizeof(line));
-	fprintf(stderr, "psym: %s\n", line);
-}
-
-/* --archive: the binaries of the profile's mappings, while the processes run. */
-static int write_archive(struct run *r, struct psym_err *e)
-{
-	struct psym_archive_opts ao = { .exclude = r->o.exclude,
-					.n_exclude = (size_t)r->o.nexclude,
-					.event = print_archive_event,
-					.event_ud = &r->o.verbose };
-	struct psym_archive_stats st;
-	char *name = psym_archive_default_name(r->o.out);
+	struct timespec t;
 	int ret;
 
-	if (!name)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	ret = psym_archive_write(psym_collectprof_profile(r->cp), name, &ao, &st, e);
+	clock_gettime(CLOCK_REALTIME, &t);
+	r->meta.time_ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	ret = psym_collectprof_new(&r->meta, &r->cp, e);
 	if (!ret)
+		ret = psym_collectprof_comment(r->cp, r->idline);
+	if (ret)
+		return ret;
+	psym_collectprof_set_buildid_fn(r->cp, file_build_id, r);
+	ksyms_apply(&r->ks, r->cp);
+	return 0;
+}
+
+/* --rotate: the file name of the window that started at r->win_t. */
+static int window_name(struct run *r, struct psym_err *e)
+{
+	r->win_seq = r->win_t == r->name_t ? r->win_seq + 1 : 0;
+	r->name_t = r->win_t;
+	r->o.out = r->outname;
+	return rotate_name(r->pattern, r->win_t, r->win_seq, r->outname, sizeof(r->outname), e);
+}
+
+/*
+ * Write the profile built so far through out (open on r->o.out; closed
+ * here whatever happens), then its side files. An exit code.
+ */
+static int write_profile(struct run *r, struct psym_out *out, int64_t dur, bool *written)
+{
+	struct psym_err e = { 0 };
+	unsigned char *buf = NULL;
+	size_t len = 0;
+	int ret, code = PSYM_EXIT_OK;
+
+	*written = false;
+	/* Duration (pprof's Duration line) and the executables first. */
+	ret = psym_collectprof_finish(r->cp, dur);
+	if (ret)
+		psym_err_set(&e, ret, "out of memory");
+	if (!ret)
+		ret = psym_profile_encode(psym_collectprof_profile(r->cp), true, &buf, &len, &e);
+	if (!ret && fwrite(buf, 1, len, out->fp) != len)
+		ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", r->o.out,
+				   strerror(errno));
+	free(buf);
+	if (ret) {
+		psym_out_abort(out);
+	} else {
+		ret = psym_out_commit(out, &e);
+	}
+	if (ret) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		return PSYM_EXIT_SYSTEM;
+	}
+	*written = true;
+	if (!r->sc)
+		drop_stale_stacks(r->o.out);
+	if (!r->o.no_side_files)
+		side_files(r, &e);
+	if (r->o.archive && write_archive(r, &e)) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		code = psym_exit_code(e.code);
+	}
+	return code;
+}
+
+/* The summary of a profile (a window) on stderr. */
+static void summary(struct run *r, int64_t dur, bool written)
+{
+	uint64_t errs[PSYM_ERR_NR] = { 0 };
+	struct psym_collect_stats st;
+
+	for (uint32_t k = 0; k < PSYM_ERR_NR; k++)
+		errs[k] = bpf_errors(r, k);
+	psym_collectprof_stats(r->cp, &st);
+	fprintf(stderr,
+		"psym-collect: %.1fs, %" PRIu64 " samples, %" PRIu64 " processes, %" PRIu64
+		" stacks -> %s\n",
+		(double)dur / 1e9, st.samples, st.processes, st.stacks,
+		written ? r->o.out : "(not written)");
+	fprintf(stderr,
+		"psym-collect: lost: %" PRIu64 " user stacks unreadable, %" PRIu64
+		" kernel stacks unreadable, %" PRIu64 " stack-map collisions, %" PRIu64
+		" samples with the counts map full, %" PRIu64 " stacks evicted; %" PRIu64
+		" processes exited before their maps were read, %" PRIu64
+		" not read (metadata cap) (%" PRIu64 " frames without a mapping)\n",
+		errs[PSYM_ERR_USER_STACK], errs[PSYM_ERR_KERN_STACK], errs[PSYM_ERR_COLLISION],
+		errs[PSYM_ERR_COUNTS_FULL], r->ms.stacks_evicted,
+		r->ms.maps_gone + r->ms.maps_failed, r->ms.maps_skipped, st.frames_unmapped);
+	fprintf(stderr,
+		"psym-collect: metadata: %" PRIu64 " process maps read (%" PRIu64
+		" re-read), build IDs: %" PRIu64 " files read, %" PRIu64 " from cache, %" PRIu64
+		" unreadable, %" PRIu64 " not read (metadata cap); %" PRIu64
+		" drains, longest %.0f ms\n",
+		r->ms.maps_read, r->ms.rereads, r->ms.bids_read, r->ms.bids_cached,
+		r->ms.bids_failed, r->ms.bids_skipped, r->ms.drains,
+		(double)r->ms.drain_max_ns / 1e6);
+	if (r->mt) {
+		struct mmaptrack_stats ts;
+
+		mmaptrack_stats(r->mt, &ts);
 		fprintf(stderr,
-			"psym-collect: archive '%s': %zu binaries and %zu debug files for %zu "
-			"mappings (%zu not found, %zu excluded), %" PRIu64
-			" bytes packed into %" PRIu64 "\n",
-			name, st.binaries, st.debug_files, st.mappings, st.missing, st.excluded,
-			st.bytes_in, st.bytes_out);
-	free(name);
+			"psym-collect: mappings recorded as made: %" PRIu64 " execs, %" PRIu64
+			" forks, %" PRIu64 " exits, %" PRIu64 " mmaps (%" PRIu64
+			" records lost, %" PRIu64 " mappings and %" PRIu64
+			" processes not kept); %" PRIu64
+			" processes' maps taken from them, at most %u processes at once; "
+			"build IDs the kernel did not give, read as mapped: %" PRIu64
+			" files, %" PRIu64 " from cache, %" PRIu64 " unreadable\n",
+			ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
+			ts.procs_untracked, r->ms.maps_tracked, ts.procs_max, ts.bids_read,
+			ts.bids_cached, ts.bids_failed);
+		if (ts.lost)
+			fprintf(stderr,
+				"psym-collect: to lose no mmap records, raise --mmap-pages "
+				"(now %ld)\n",
+				r->o.mmap_pages);
+	}
+	if (errs[PSYM_ERR_COLLISION] || errs[PSYM_ERR_COUNTS_FULL])
+		fprintf(stderr,
+			"psym-collect: to lose less, raise --stack-entries (now %u) for "
+			"collisions, --count-entries (now %u) for a full counts map, or "
+			"lower -F\n",
+			r->stack_entries, r->count_entries);
+}
+
+/* This process's resident set, from /proc/self/statm; -1 unknown. */
+static long rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = -1, size;
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &size, &pages) != 2)
+			pages = -1;
+		fclose(f);
+	}
+	return pages < 0 ? -1 : pages * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * --rotate: write the window that ends now (its samples drained), remove
+ * the old ones beyond --keep/--max-disk, and start the next with an empty
+ * profile. An exit code: a window not written does not stop the run.
+ */
+static int end_window(struct run *r, bool last, int *code)
+{
+	struct psym_err e = { 0 };
+	struct psym_out out;
+	int64_t now = now_ns(), dur = now - r->win_start;
+	bool written = false;
+	int ret;
+
+	r->windows++;
+	ret = psym_out_open(&out, r->outname, &e);
+	if (ret) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		*code = psym_exit_code(ret);
+	} else if ((ret = write_profile(r, &out, dur, &written)) != 0) {
+		*code = ret;
+	}
+	summary(r, dur, written);
+	if (written)
+		rotate_prune(r->pattern, r->outname, r->o.keep, r->o.max_disk, stderr);
+	if (r->o.verbose)
+		fprintf(stderr, "psym-collect: window %" PRIu64 " done, resident %ld kB\n",
+			r->windows, rss_kb());
+	if (last)
+		return 0;
+	/* The next window: a new profile; each process's maps are given again. */
+	psym_collectprof_free(r->cp);
+	r->cp = NULL;
+	for (size_t i = 0; i < r->npinfo; i++)
+		free(r->pinfo[i]);
+	free(r->pinfo);
+	r->pinfo = NULL;
+	r->npinfo = 0;
+	psym_hashtab_free(&r->pids);
+	psym_hashtab_init(&r->pids, 0);
+	r->win_start = now_ns();
+	r->win_t = time(NULL);
+	ret = new_profile(r, &e);
+	if (!ret)
+		ret = window_name(r, &e);
+	if (ret)
+		fprintf(stderr, "psym-collect: %s\n", ret == PSYM_ENOMEM ? "out of memory" : e.msg);
 	return ret;
 }
 
@@ -383,18 +610,13 @@ int main(int argc, char **argv)
 	static bool cpus[4096];
 	struct bpf_link **links = NULL;
 	struct run r = { 0 };
-	struct psym_collect_meta meta = { 0 };
 	struct psym_err e = { 0 };
-	struct psym_collect_stats st;
 	struct psym_hostid host;
 	struct psym_out out = { 0 };
-	struct pollfd pfd[PSYM_MAX_PIDS];
-	struct sigaction sa = { .sa_handler = on_stop };
-	struct timespec t0;
-	char kbid[PSYM_BUILD_ID_HEX_MAX] = "", idline[256];
-	uint64_t errs[PSYM_ERR_NR] = { 0 };
-	unsigned char *buf = NULL;
-	size_t len = 0;
+	struct pollfd pfd[PSYM_MAX_PIDS + 1];
+	struct command cmd = COMMAND_NONE;
+	struct bpf_link *flinks[2] = { NULL, NULL };
+	struct sigaction sa = { .sa_handler = on_stop }, sh = { .sa_handler = on_hup };
 	int64_t start, end_at = 0, next_drain;
 	int ncpu, nlinks = 0, npfd = 0, ret = 0, exit_code = PSYM_EXIT_OK;
 	bool out_open = false, targets_gone = false, written = false;
@@ -402,10 +624,21 @@ int main(int argc, char **argv)
 	parse_args(argc, argv, &r.o);
 	psym_hashtab_init(&r.pids, 0);
 	psym_hashtab_init(&r.bids, BID_CACHE_MAX);
+	/* First, so that a failure below lets it go without running it. */
+	if (r.o.cmd && command_start(r.o.cmd, &cmd, &e)) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		return PSYM_EXIT_SYSTEM;
+	}
+	if (cmd.pidfd >= 0)
+		pfd[npfd++] = (struct pollfd){ .fd = cmd.pidfd, .events = POLLIN };
 	/* No SA_RESTART: a signal ends the wait at once. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	if (r.o.rotate_ns) {
+		sigemptyset(&sh.sa_mask);
+		sigaction(SIGHUP, &sh, NULL);
+	}
 	signal(SIGPIPE, SIG_IGN);
 
 	/* Everything that can fail is checked before sampling starts. */
@@ -423,19 +656,30 @@ int main(int argc, char **argv)
 		}
 		pfd[npfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}
-	if ((!r.o.no_side_files || r.o.stack_copy) &&
+	if ((!r.o.no_side_files || r.o.stack_copy) && !r.o.rotate_ns &&
 	    (ret = side_dir_ready(r.o.out, r.o.stack_copy ? 0700 : 0755, &e)) != 0) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		exit_code = psym_exit_code(ret);
 		goto out_pfd;
 	}
-	ret = psym_out_open(&out, r.o.out, &e);
+	if (r.o.rotate_ns) {
+		/* Can the first window's file be written? */
+		r.pattern = r.o.out;
+		r.win_t = time(NULL);
+		ret = rotate_check(r.pattern, &e);
+		if (!ret)
+			ret = window_name(&r, &e);
+		if (!ret && (ret = psym_out_open(&out, r.outname, &e)) == 0)
+			psym_out_abort(&out);
+	} else {
+		ret = psym_out_open(&out, r.o.out, &e);
+		out_open = !ret;
+	}
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		exit_code = psym_exit_code(ret);
 		goto out_pfd;
 	}
-	out_open = true;
 	ncpu = online_cpus(cpus, 4096);
 	if (ncpu <= 0) {
 		fprintf(stderr, "psym-collect: cannot read the online CPUs\n");
@@ -465,6 +709,12 @@ int main(int argc, char **argv)
 	r.skel->rodata->no_user = r.o.no_user;
 	r.skel->rodata->no_kernel = r.o.no_kernel;
 	r.skel->rodata->self_pid = (uint32_t)getpid();
+	r.skel->rodata->follow_tree = r.o.cmd && !r.o.stack_copy;
+	if (!r.skel->rodata->follow_tree) {
+		/* Not needed: loaded only where they are (they need the kernel's BTF). */
+		bpf_program__set_autoload(r.skel->progs.psym_fork, false);
+		bpf_program__set_autoload(r.skel->progs.psym_exit, false);
+	}
 	if (bpf_map__set_max_entries(r.skel->maps.stacks0, r.stack_entries) ||
 	    bpf_map__set_max_entries(r.skel->maps.stacks1, r.stack_entries) ||
 	    bpf_map__set_max_entries(r.skel->maps.counts0, r.count_entries) ||
@@ -486,42 +736,27 @@ int main(int argc, char **argv)
 	r.counts_fd[0] = bpf_map__fd(r.skel->maps.counts0);
 	r.counts_fd[1] = bpf_map__fd(r.skel->maps.counts1);
 	r.errors_fd = bpf_map__fd(r.skel->maps.errors);
-	psym_kernel_notes_build_id("/sys/kernel/notes", kbid, &e);
-	clock_gettime(CLOCK_REALTIME, &t0);
-	meta.period_ns = 1000000000L / r.o.hz;
-	meta.time_ns = (int64_t)t0.tv_sec * 1000000000 + t0.tv_nsec;
-	meta.kernel_build_id = kbid[0] ? kbid : NULL;
-	ret = psym_collectprof_new(&meta, &r.cp, &e);
+	if (r.skel->rodata->follow_tree &&
+	    follow_start(r.skel->maps.follow, r.skel->progs.psym_fork, r.skel->progs.psym_exit,
+			 cmd.pid, flinks, &e)) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		exit_code = PSYM_EXIT_SYSTEM;
+		goto out_skel;
+	}
+	psym_kernel_notes_build_id("/sys/kernel/notes", r.kbid, &e);
+	r.meta.period_ns = 1000000000L / r.o.hz;
+	r.meta.kernel_build_id = r.kbid[0] ? r.kbid : NULL;
 	psym_hostid_local(&host);
-	psym_hostid_format(&host, idline, sizeof(idline));
-	if (!ret)
-		ret = psym_collectprof_comment(r.cp, idline);
+	psym_hostid_format(&host, r.idline, sizeof(r.idline));
+	ret = new_profile(&r, &e);
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", ret == PSYM_ENOMEM ? "out of memory" : e.msg);
 		exit_code = PSYM_EXIT_SYSTEM;
 		goto out_skel;
 	}
-	psym_collectprof_set_buildid_fn(r.cp, file_build_id, &r);
-	if (r.o.stack_copy) {
-		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy,
-					     r.o.pids,
-					     r.o.npids,
-					     r.o.no_kernel,
-					     r.o.verbose,
-					     r.o.hz,
-					     ncpu,
-					     r.o.out };
-
-		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
-		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
-			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
-			exit_code = PSYM_EXIT_SYSTEM;
-			goto out_skel;
-		}
-		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
-	}
-	/* Before sampling starts: no process started after it goes unrecorded. */
-	if (!r.o.no_track && !r.sc) {
+	/* Before sampling starts: no process started after it goes unrecorded
+	 * (both modes: --stack-copy needs the mappings as much). */
+	if (!r.o.no_track) {
 		struct mmaptrack_opts mo = { cpus, 4096, (uint32_t)r.o.mmap_pages,
 					     (uint32_t)r.o.max_procs, 1 << 16 };
 
@@ -530,6 +765,27 @@ int main(int argc, char **argv)
 			exit_code = PSYM_EXIT_SYSTEM;
 			goto out_skel;
 		}
+	}
+	if (r.o.stack_copy) {
+		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy,
+					     r.o.pids,
+					     r.o.npids,
+					     r.o.no_kernel,
+					     r.o.verbose,
+					     r.o.hz,
+					     ncpu,
+					     r.o.out,
+					     stackcopy_need_maps,
+					     &r,
+					     cmd.pid };
+
+		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
+		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
+			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
+			exit_code = PSYM_EXIT_SYSTEM;
+			goto out_skel;
+		}
+		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
 	}
 	links = calloc(4096, sizeof(*links));
 	if (!links) {
@@ -567,7 +823,9 @@ int main(int argc, char **argv)
 			r.stack_entries, r.count_entries);
 	if (!r.o.no_kernel)
 		r.ks.started = pthread_create(&r.ks.t, NULL, read_kallsyms, &r.ks) == 0;
+	command_go(&cmd); /* sampling runs: the command may start */
 	start = now_ns();
+	r.win_start = start;
 	if (r.o.duration > 0)
 		end_at = start + (int64_t)(r.o.duration * NS);
 	/* The targets' maps now, while they run: they may exit before a drain. */
@@ -576,26 +834,31 @@ int main(int argc, char **argv)
 	for (int i = 0; i < r.o.npids; i++) {
 		struct pidinfo *pi = pid_info(&r, r.o.pids[i]);
 
-		if (pi && budget_ok(&r))
+		if (r.sc && !ret)
+			ret = stackcopy_need_maps(&r, r.o.pids[i], NULL, 0);
+		else if (pi && budget_ok(&r))
 			load_maps(&r, pi);
 	}
 	next_drain = start + DRAIN_NS;
-	while (!stop) {
+	while (!stop && !ret) {
 		int64_t now = now_ns(), until = next_drain;
 
 		if (end_at && now >= end_at)
 			break;
 		if (end_at && end_at < until)
 			until = end_at;
+		if (r.o.rotate_ns && r.win_start + r.o.rotate_ns < until)
+			until = r.win_start + r.o.rotate_ns;
 		if (until - now > POLL_NS)
 			until = now + POLL_NS;
-		if (wait_targets(pfd, npfd, r.o.npids, until - now)) {
+		if (wait_targets(pfd, npfd, r.o.npids + (cmd.pidfd >= 0), until - now)) {
 			targets_gone = true;
 			break;
 		}
+		/* Mappings first: the samples polled next may need them. */
+		mmaptrack_poll(r.mt, r.ms.drains);
 		if (r.sc && (ret = stackcopy_poll(r.sc, 0)) != 0)
 			break;
-		mmaptrack_poll(r.mt, r.ms.drains);
 		now = now_ns();
 		if (now >= next_drain && !stop) {
 			int64_t mu = now + META_NS;
@@ -608,12 +871,24 @@ int main(int argc, char **argv)
 				break;
 			next_drain = now_ns() + DRAIN_NS;
 		}
+		/* --rotate: the window's end (or SIGHUP's); its samples are drained
+		 * first, those taken while it is written go to the next. */
+		if (r.o.rotate_ns && !stop && (hup || now_ns() >= r.win_start + r.o.rotate_ns)) {
+			hup = 0;
+			ksyms_join(&r.ks, r.cp);
+			ret = drain(&r, now_ns() + META_NS);
+			if (!ret)
+				ret = end_window(&r, false, &exit_code);
+			if (ret)
+				break;
+			next_drain = now_ns() + DRAIN_NS;
+		}
 	}
 	/* Stop sampling, then take everything that is left. */
 	for (int i = 0; i < nlinks; i++)
 		bpf_link__destroy(links[i]);
 	nlinks = 0;
-	if (targets_gone)
+	if (targets_gone && !r.o.cmd)
 		fprintf(stderr, "psym-collect: %s exited: stopping\n",
 			r.o.npids > 1 ? "all target processes" : "the target process");
 	r.final = true;
@@ -623,7 +898,7 @@ int main(int argc, char **argv)
 	if (!ret && r.sc)
 		ret = stackcopy_poll(r.sc, 0);
 	{
-		int64_t dur = now_ns() - start;
+		int64_t dur = now_ns() - (r.o.rotate_ns ? r.win_start : start);
 
 		if (ret) {
 			fprintf(stderr,
@@ -631,90 +906,29 @@ int main(int argc, char **argv)
 				"was collected\n");
 			exit_code = PSYM_EXIT_SYSTEM;
 		}
-		/* Duration (pprof's Duration line) and the executables first. */
-		ret = psym_collectprof_finish(r.cp, dur);
-		if (ret)
-			psym_err_set(&e, ret, "out of memory");
-		if (!ret)
-			ret = psym_profile_encode(psym_collectprof_profile(r.cp), true, &buf, &len,
-						  &e);
-		if (!ret && fwrite(buf, 1, len, out.fp) != len)
-			ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", r.o.out,
-					   strerror(errno));
-		if (!ret) {
-			out_open = false;
-			ret = psym_out_commit(&out, &e);
-		}
-		if (ret) {
-			fprintf(stderr, "psym-collect: %s\n", e.msg);
-			exit_code = PSYM_EXIT_SYSTEM;
+		if (r.o.rotate_ns) {
+			end_window(&r, true, &exit_code);
 		} else {
-			written = true;
-			if (!r.sc)
-				drop_stale_stacks(r.o.out);
-			if (!r.o.no_side_files)
-				side_files(&r, &e);
-			if (r.o.archive && write_archive(&r, &e)) {
-				fprintf(stderr, "psym-collect: %s\n", e.msg);
-				exit_code = psym_exit_code(e.code);
-			}
+			out_open = false;
+			ret = write_profile(&r, &out, dur, &written);
+			if (ret)
+				exit_code = ret;
 		}
-		for (uint32_t k = 0; k < PSYM_ERR_NR; k++)
-			errs[k] = bpf_errors(&r, k);
 		if (r.sc && stackcopy_close(r.sc, stderr, &e)) {
 			fprintf(stderr, "psym-collect: %s\n", e.msg);
 			exit_code = PSYM_EXIT_SYSTEM;
 		}
 		r.sc = NULL;
-		psym_collectprof_stats(r.cp, &st);
-		fprintf(stderr,
-			"psym-collect: %.1fs, %" PRIu64 " samples, %" PRIu64 " processes, %" PRIu64
-			" stacks -> %s\n",
-			(double)dur / 1e9, st.samples, st.processes, st.stacks,
-			written ? r.o.out : "(not written)");
-		fprintf(stderr,
-			"psym-collect: lost: %" PRIu64 " user stacks unreadable, %" PRIu64
-			" kernel stacks unreadable, %" PRIu64 " stack-map collisions, %" PRIu64
-			" samples with the counts map full, %" PRIu64 " stacks evicted; %" PRIu64
-			" processes exited before their maps were read, %" PRIu64
-			" not read (metadata cap) (%" PRIu64 " frames without a mapping)\n",
-			errs[PSYM_ERR_USER_STACK], errs[PSYM_ERR_KERN_STACK],
-			errs[PSYM_ERR_COLLISION], errs[PSYM_ERR_COUNTS_FULL], r.ms.stacks_evicted,
-			r.ms.maps_gone + r.ms.maps_failed, r.ms.maps_skipped, st.frames_unmapped);
-		fprintf(stderr,
-			"psym-collect: metadata: %" PRIu64 " process maps read (%" PRIu64
-			" re-read), build IDs: %" PRIu64 " files read, %" PRIu64
-			" from cache, %" PRIu64 " unreadable, %" PRIu64
-			" not read (metadata cap); %" PRIu64 " drains, longest %.0f ms\n",
-			r.ms.maps_read, r.ms.rereads, r.ms.bids_read, r.ms.bids_cached,
-			r.ms.bids_failed, r.ms.bids_skipped, r.ms.drains,
-			(double)r.ms.drain_max_ns / 1e6);
-		if (r.mt) {
-			struct mmaptrack_stats ts;
-
-			mmaptrack_stats(r.mt, &ts);
-			fprintf(stderr,
-				"psym-collect: mappings recorded as made: %" PRIu64
-				" execs, %" PRIu64 " forks, %" PRIu64 " exits, %" PRIu64
-				" mmaps (%" PRIu64 " records lost, %" PRIu64
-				" mappings and %" PRIu64 " processes not kept); %" PRIu64
-				" processes' maps taken from them, at most %u processes at once\n",
-				ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
-				ts.procs_untracked, r.ms.maps_tracked, ts.procs_max);
-			if (ts.lost)
-				fprintf(stderr,
-					"psym-collect: to lose no mmap records, raise --mmap-pages "
-					"(now %ld)\n",
-					r.o.mmap_pages);
-		}
-		if (errs[PSYM_ERR_COLLISION] || errs[PSYM_ERR_COUNTS_FULL])
-			fprintf(stderr,
-				"psym-collect: to lose less, raise --stack-entries (now %u) for "
-				"collisions, --count-entries (now %u) for a full counts map, or "
-				"lower -F\n",
-				r.stack_entries, r.count_entries);
+		if (!r.o.rotate_ns)
+			summary(&r, dur, written);
 	}
 out_links:
+	if (r.o.cmd) {
+		int status = command_finish(&cmd, !targets_gone);
+
+		if (exit_code == PSYM_EXIT_OK)
+			exit_code = status;
+	}
 	if (r.ks.started)
 		pthread_join(r.ks.t, NULL);
 	free(r.ks.buf);
@@ -722,17 +936,19 @@ out_links:
 		bpf_link__destroy(links[i]);
 	free(links);
 out_skel:
+	bpf_link__destroy(flinks[0]);
+	bpf_link__destroy(flinks[1]);
 	mmaptrack_close(r.mt);
 	stackcopy_close(r.sc, NULL, &e);
 	profile_bpf__destroy(r.skel);
 	psym_collectprof_free(r.cp);
 out_pfd:
+	command_finish(&cmd, true); /* after a failure: let it go unrun */
 	if (out_open)
 		psym_out_abort(&out);
 	for (int i = 0; i < npfd; i++)
 		if (pfd[i].fd >= 0)
 			close(pfd[i].fd);
-	free(buf);
 	for (size_t i = 0; i < r.npinfo; i++)
 		free(r.pinfo[i]);
 	free(r.pinfo);

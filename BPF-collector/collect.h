@@ -19,8 +19,8 @@
 #include "mmaptrack.h"
 #include "profile.h"
 
-/* Set by SIGINT/SIGTERM. */
-extern volatile sig_atomic_t stop;
+/* Set by SIGINT/SIGTERM; hup by SIGHUP (--rotate: end the window now). */
+extern volatile sig_atomic_t stop, hup;
 
 /*
  * Timing: samples are drained every DRAIN_NS; metadata work (reading a
@@ -55,6 +55,10 @@ struct opts {
 	long mmap_pages;		   /* --mmap-pages: ring pages per CPU for mmap records */
 	const char *exclude[MAX_EXCLUDES]; /* --exclude-path */
 	int nexclude;
+	char **cmd;	   /* -- COMMAND [ARGS]: run it and profile its process tree */
+	int64_t rotate_ns; /* --rotate: one profile per window of this length; 0: one */
+	long keep;	   /* --keep: windows kept; 0: all */
+	uint64_t max_disk; /* --max-disk: bytes the windows may take; 0: any */
 };
 
 /* What is known of a process that samples named. */
@@ -83,6 +87,8 @@ struct ksyms {
 	bool started;
 	char *buf;
 	size_t len;
+	bool joined; /* kstart/klimit: the kernel's range, once known */
+	uint64_t kstart, klimit;
 };
 
 /* Per-run counters of metadata work, reported in the summary. */
@@ -124,6 +130,17 @@ struct run {
 	struct ksyms ks;
 	struct stackcopy *sc; /* --stack-copy */
 	struct mmaptrack *mt; /* mappings as they are made; NULL: --no-mmap-track */
+	/* Each profile's metadata (one per --rotate window). */
+	struct psym_collect_meta meta;
+	char kbid[PSYM_BUILD_ID_HEX_MAX];
+	char idline[256];
+	/* --rotate: the pattern (-o), the window under way and its file's name. */
+	const char *pattern;
+	int64_t win_start;
+	time_t win_t, name_t;
+	int win_seq;
+	uint64_t windows;
+	char outname[4096];
 };
 
 static inline int64_t now_ns(void)
@@ -141,6 +158,8 @@ struct pidinfo *pid_info(struct run *r, int pid);
 void load_maps(struct run *r, struct pidinfo *pi);
 void file_build_id(void *ud, int pid, struct psym_procmap *m);
 void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu);
+/* --stack-copy's need_maps (stackcopy.h): maps as each sample needs them. */
+int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
 /* mmaptrack_sweep's callback: pid exited and its samples are in. */
 void forget_pid(void *ud, int pid);
 
@@ -151,12 +170,16 @@ int drain(struct run *r, int64_t meta_until);
 /* sidefiles.c: kallsyms, the vDSO and perf maps in OUT.d/. */
 void *read_kallsyms(void *ud);
 void ksyms_join(struct ksyms *k, struct psym_collectprof *cp);
+/* The kernel's range, once joined, to another profile (a new window). */
+void ksyms_apply(const struct ksyms *k, struct psym_collectprof *cp);
 void side_files(struct run *r, struct psym_err *e);
 /*
  * OUT.d made with mode, or checked when it exists: a directory of this
  * user (or root) that nobody else can write, never a link; else an error.
  */
 int side_dir_ready(const char *out, mode_t mode, struct psym_err *e);
+/* --archive: the binaries of the profile's mappings, while the processes run. */
+int write_archive(struct run *r, struct psym_err *e);
 /* OUT.d's stack copies, when this run made none: they belong to an older profile. */
 void drop_stale_stacks(const char *out);
 

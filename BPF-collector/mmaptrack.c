@@ -6,12 +6,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -25,6 +28,15 @@ struct tmap {
 	uint8_t bid_len;
 	uint8_t bid[20];
 };
+
+/* A file's build ID as read when it was mapped. */
+struct fbid {
+	uint32_t key[6]; /* maj, min, ino (2 words), ino_generation (2 words) */
+	uint8_t len;	 /* 0: the file has none, or could not be read */
+	uint8_t bid[20];
+};
+
+#define MAX_FBIDS 65536
 
 struct tproc {
 	int pid;
@@ -71,6 +83,10 @@ struct mmaptrack {
 	size_t len, cap;
 	struct pending *pend;
 	size_t npend, cappend;
+	/* Build IDs read at mmap time, by file (device, inode, generation). */
+	struct psym_hashtab bids;
+	struct fbid **fbid;
+	size_t nfbid;
 	struct mmaptrack_stats st;
 };
 
@@ -142,6 +158,70 @@ static uint32_t intern(struct mmaptrack *t, const char *path)
 	return (uint32_t)t->npaths;
 }
 
+/*
+ * A mapping the kernel gave no build ID for (the note's page was not in
+ * memory): read it now, while the process that mapped the file surely
+ * has it (through /proc/PID/map_files, else /proc/PID/root/PATH), once per
+ * file. Later, at a drain, the process may have exited and the path may
+ * name another file.
+ */
+static void read_bid(struct mmaptrack *t, uint32_t pid, const unsigned char *b, const char *name,
+		     uint64_t addr, uint64_t size, struct tmap *m)
+{
+	struct psym_err e = { 0 };
+	char path[4200], hex[PSYM_BUILD_ID_HEX_MAX];
+	struct fbid *f, **nf;
+	struct stat st;
+	void *v;
+	int fd;
+
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return;
+	memcpy(f->key, b + 32, sizeof(f->key));
+	if (psym_hashtab_get(&t->bids, f->key, sizeof(f->key), &v) == 0) {
+		struct fbid *c = v;
+
+		free(f);
+		m->bid_len = c->len;
+		memcpy(m->bid, c->bid, c->len);
+		t->st.bids_cached++;
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, addr,
+		 addr + size);
+	/* Never open a device (opening one can act on it). */
+	fd = strncmp(name, "/dev/", 5) ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)
+				       : -1;
+	if (fd < 0 && strncmp(name, "/dev/", 5) &&
+	    !(strlen(name) > 10 && !strcmp(name + strlen(name) - 10, " (deleted)"))) {
+		snprintf(path, sizeof(path), "/proc/%u/root%s", pid, name);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	}
+	if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd >= 0 && psym_procmaps_fd_build_id(fd, hex) == 0) {
+		for (const char *h = hex; f->len < 20 && h[0] && h[1]; h += 2)
+			f->bid[f->len++] = (uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
+		t->st.bids_read++;
+	} else {
+		t->st.bids_failed++;
+	}
+	if (fd >= 0)
+		close(fd);
+	m->bid_len = f->len;
+	memcpy(m->bid, f->bid, f->len);
+	nf = t->nfbid < MAX_FBIDS ? realloc(t->fbid, (t->nfbid + 1) * sizeof(*nf)) : NULL;
+	if (!nf || psym_hashtab_put(&t->bids, f->key, sizeof(f->key), f, &e)) {
+		free(f);
+		return;
+	}
+	t->fbid = nf;
+	t->fbid[t->nfbid++] = f;
+}
+
 static void on_mmap(struct mmaptrack *t, const struct perf_event_header *h, const unsigned char *b,
 		    size_t len)
 {
@@ -200,6 +280,8 @@ static void on_mmap(struct mmaptrack *t, const struct perf_event_header *h, cons
 	if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && b[32] <= 20) {
 		m->bid_len = b[32];
 		memcpy(m->bid, b + 36, m->bid_len);
+	} else if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && name[0] == '/') {
+		read_bid(t, pid, b, name, addr, size, m);
 	}
 	p->gen = ++t->gen;
 }
@@ -427,6 +509,7 @@ int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struc
 	t->max_paths = o->max_paths;
 	psym_hashtab_init(&t->procs, (size_t)o->max_procs * 2 + 16);
 	psym_hashtab_init(&t->path_ix, o->max_paths);
+	psym_hashtab_init(&t->bids, MAX_FBIDS);
 	t->rings = calloc((size_t)o->maxcpu, sizeof(*t->rings));
 	if (!t->rings) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -617,5 +700,9 @@ void mmaptrack_close(struct mmaptrack *t)
 		free(t->paths[i]);
 	free(t->paths);
 	psym_hashtab_free(&t->path_ix);
+	psym_hashtab_free(&t->bids);
+	for (size_t i = 0; i < t->nfbid; i++)
+		free(t->fbid[i]);
+	free(t->fbid);
 	free(t);
 }

@@ -45,7 +45,9 @@ struct mmaptrack_stats {
 	uint64_t procs_untracked; /* not tracked: max_procs reached */
 	uint64_t maps_dropped;	  /* over MMAPTRACK_MAX_MAPS, or max_paths reached */
 	uint64_t freed;
-	uint64_t seeded;    /* processes from before the run read from /proc when they forked */
+	uint64_t seeded; /* processes from before the run read from /proc when they forked */
+	/* Build IDs the kernel did not give, read at mmap time: files read, from cache, unreadable. */
+	uint64_t bids_read, bids_cached, bids_failed;
 	uint32_t procs_max; /* most processes tracked at once */
 };
 

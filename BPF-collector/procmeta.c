@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "stackcopy.h"
 
 /* -v: a few examples of per-process problems; the rest are counted. */
 void example(struct run *r, const char *fmt, ...)
@@ -90,6 +91,13 @@ void load_maps(struct run *r, struct pidinfo *pi)
 		return;
 	}
 	r->ms.maps_read++;
+	/*
+	 * -p: at most 16 processes, all of them wanted: their build IDs now,
+	 * while they run, not each under a drain's budget (a busy host used
+	 * it up and left the target's own binary without one).
+	 */
+	if (r->o.npids)
+		psym_procmaps_build_ids(pi->pid, maps, n);
 	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0) {
 		r->ms.maps_failed++;
 	} else {
@@ -265,4 +273,92 @@ void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu)
 		r->ms.rereads++;
 		load_maps(r, pi);
 	}
+}
+
+/* Build IDs of the mapped files the kernel gave none for, while pid runs. */
+static void fill_build_ids(int pid, struct psym_procmap *maps, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!maps[i].build_id[0] && maps[i].path[0] == '/')
+			psym_procmaps_build_ids(pid, &maps[i], 1);
+}
+
+/*
+ * --stack-copy: pid's maps into the side file and the profile, from the
+ * tracker when it saw pid from its exec or fork, else from /proc (and,
+ * when pid has exited, from what the tracker has of it). Samples arrive
+ * one by one, so this is not held to the drain's budget: a process not
+ * read now would be lost with its samples.
+ */
+static int sc_load(struct run *r, struct pidinfo *pi, bool tracked)
+{
+	struct psym_procmap *maps = NULL;
+	struct psym_err e = { 0 };
+	char exe[sizeof(maps->path)] = "";
+	size_t n = 0;
+	bool complete;
+	int ret = PSYM_NOENT;
+
+	if (!tracked) {
+		ret = psym_procmaps_read(pi->pid, &maps, &n, &e);
+		if (ret == 0) {
+			char link[64];
+			ssize_t len;
+
+			r->ms.maps_read++;
+			psym_procmaps_build_ids(pi->pid, maps, n);
+			snprintf(link, sizeof(link), "/proc/%d/exe", pi->pid);
+			len = readlink(link, exe, sizeof(exe) - 1);
+			exe[len > 0 ? len : 0] = '\0';
+		}
+	}
+	if (ret && r->mt &&
+	    mmaptrack_maps(r->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe)) == 0) {
+		r->ms.maps_tracked++;
+		fill_build_ids(pi->pid, maps, n);
+		ret = 0;
+	}
+	if (ret) {
+		r->ms.maps_gone++;
+		pi->gone = true;
+		example(r, "pid %d exited before its maps were read", pi->pid);
+		return 0;
+	}
+	ret = stackcopy_process(r->sc, pi->pid, maps, n, exe, psym_procmaps_mntns_other(pi->pid));
+	free(maps);
+	return ret;
+}
+
+int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf)
+{
+	struct run *r = ud;
+	struct pidinfo *pi = pid_info(r, pid);
+	bool complete = false, changed = false;
+
+	if (!pi)
+		return PSYM_ENOMEM;
+	if (r->mt) {
+		changed = mmaptrack_changed(r->mt, pid, &pi->mt_gen, &complete);
+		if (!complete || !psym_collectprof_known(r->cp, pid) ||
+		    (nleaf && psym_collectprof_unknown(r->cp, pid, leaf, nleaf))) {
+			/* Its records may be in the rings yet: take them first. */
+			mmaptrack_poll(r->mt, r->ms.drains);
+			changed |= mmaptrack_changed(r->mt, pid, &pi->mt_gen, &complete);
+		}
+	}
+	if (!psym_collectprof_known(r->cp, pid) || (complete && changed)) {
+		if (pi->gone && !complete)
+			return 0;
+		return sc_load(r, pi, complete);
+	}
+	/* The leaf outside the known mappings: dlopen, JIT code made by
+	 * mprotect (which the tracker does not see). Once per drain. */
+	if (nleaf && pi->rereads < MAX_REREADS && pi->reread_drain != r->ms.drains + 1 &&
+	    psym_collectprof_unknown(r->cp, pid, leaf, nleaf)) {
+		pi->reread_drain = r->ms.drains + 1;
+		pi->rereads++;
+		r->ms.rereads++;
+		return sc_load(r, pi, false);
+	}
+	return 0;
 }

@@ -18,6 +18,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "profile.h"
+#include "follow.bpf.h"
 
 const volatile __u32 filter_pids[PSYM_MAX_PIDS] = {};
 const volatile __u32 n_filter_pids = 0;
@@ -68,6 +69,8 @@ static __always_inline int wanted(__u32 pid)
 {
 	if (pid == 0 || pid == self_pid)
 		return 0; /* the idle task, and ourselves */
+	if (follow_tree)
+		return followed(pid);
 	if (n_filter_pids == 0)
 		return 1;
 	for (int i = 0; i < PSYM_MAX_PIDS; i++) {

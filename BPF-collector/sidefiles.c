@@ -158,7 +158,16 @@ void ksyms_join(struct ksyms *k, struct psym_collectprof *cp)
 	pthread_join(k->t, NULL);
 	k->started = false;
 	kernel_range(k, &start, &limit);
+	k->kstart = start;
+	k->klimit = limit;
+	k->joined = true;
 	psym_collectprof_set_kernel_range(cp, start, limit);
+}
+
+void ksyms_apply(const struct ksyms *k, struct psym_collectprof *cp)
+{
+	if (k->joined)
+		psym_collectprof_set_kernel_range(cp, k->kstart, k->klimit);
 }
 
 static int write_buf(const char *dst, const char *buf, size_t len, struct psym_err *e)
@@ -281,4 +290,41 @@ void side_files(struct run *r, struct psym_err *e)
 	free(jit);
 	if (r->o.verbose)
 		fprintf(stderr, "psym-collect: side files in '%s' (%d perf maps)\n", dir, nmaps);
+}
+
+/* What packing did (archive.h): a mapping not found always, the rest with -v. */
+static void print_archive_event(void *ud, const struct psym_archive_event *ev)
+{
+	const bool *verbose = ud;
+	char line[8400];
+
+	if (ev->kind != PSYM_ARCHIVE_MISSING && !*verbose)
+		return;
+	psym_archive_event_text(ev, line, sizeof(line));
+	fprintf(stderr, "psym: %s\n", line);
+}
+
+/* --archive: the binaries of the profile's mappings, while the processes run. */
+int write_archive(struct run *r, struct psym_err *e)
+{
+	struct psym_archive_opts ao = { .exclude = r->o.exclude,
+					.n_exclude = (size_t)r->o.nexclude,
+					.event = print_archive_event,
+					.event_ud = &r->o.verbose };
+	struct psym_archive_stats st;
+	char *name = psym_archive_default_name(r->o.out);
+	int ret;
+
+	if (!name)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = psym_archive_write(psym_collectprof_profile(r->cp), name, &ao, &st, e);
+	if (!ret)
+		fprintf(stderr,
+			"psym-collect: archive '%s': %zu binaries and %zu debug files for %zu "
+			"mappings (%zu not found, %zu excluded), %" PRIu64
+			" bytes packed into %" PRIu64 "\n",
+			name, st.binaries, st.debug_files, st.mappings, st.missing, st.excluded,
+			st.bytes_in, st.bytes_out);
+	free(name);
+	return ret;
 }

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "command.h"
 #include "stackcopy.h"
 #include "profile.h"
 #include "ustack.h"
@@ -23,55 +24,32 @@
 struct stackcopy {
 	struct ustack_bpf *skel;
 	struct ring_buffer *rb;
+	struct bpf_link *flinks[2]; /* -- COMMAND: fork and exit programs */
 	struct psym_ustacks_writer *w;
 	struct psym_collectprof **cp;
-	int *pids;
-	size_t npids;
-	uint64_t events, bytes, proc_rereads, no_maps;
+	int (*need_maps)(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
+	void *ud;
+	uint64_t events, bytes;
 	bool verbose;
 	int err;
 	struct psym_err e;
 	char path[4200];
 };
 
-static bool seen(struct stackcopy *sc, int pid)
+int stackcopy_process(struct stackcopy *sc, int pid, const struct psym_procmap *maps, size_t n,
+		      const char *exe, uint64_t mntns)
 {
-	for (size_t i = 0; i < sc->npids; i++)
-		if (sc->pids[i] == pid)
-			return true;
-	return false;
-}
-
-static int load_maps(struct stackcopy *sc, int pid)
-{
-	struct psym_procmap *maps = NULL;
-	char link[64], exe[sizeof(maps->path)];
-	size_t n = 0;
-	ssize_t len;
 	int ret;
-
-	if (psym_procmaps_read(pid, &maps, &n, &sc->e) != 0) {
-		sc->no_maps++;
-		return 0;
-	}
-	psym_procmaps_build_ids(pid, maps, n);
-	uint64_t mntns = psym_procmaps_mntns_other(pid);
 
 	psym_collectprof_process(*sc->cp, pid, maps, n);
 	psym_collectprof_set_mntns(*sc->cp, pid, mntns);
 	ret = psym_ustacks_process(sc->w, pid, maps, n, &sc->e);
-	free(maps);
 	if (!ret && mntns)
 		ret = psym_ustacks_mntns(sc->w, pid, mntns, &sc->e);
-	if (ret)
+	if (ret || !exe || !exe[0])
 		return ret;
 	/* Its executable, named as the maps name it: written first, both in
 	 * this provisional profile and in the one psym unwinds offline. */
-	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
-	len = readlink(link, exe, sizeof(exe) - 1);
-	if (len <= 0)
-		return 0;
-	exe[len] = '\0';
 	psym_collectprof_set_exe(*sc->cp, pid, exe);
 	return psym_ustacks_exe(sc->w, pid, exe, &sc->e);
 }
@@ -110,20 +88,9 @@ static int on_event(void *ctx, void *data, size_t size)
 	s.stack = ev->stack;
 	s.stack_len = ev->stack_len;
 	leaf = ev->regs[PSYM_USTACK_PC];
-	if (!seen(sc, (int)ev->pid)) {
-		int *p = realloc(sc->pids, (sc->npids + 1) * sizeof(*p));
-
-		if (!p)
-			return sc->err = PSYM_ENOMEM;
-		sc->pids = p;
-		sc->pids[sc->npids++] = (int)ev->pid;
-		if ((ret = load_maps(sc, (int)ev->pid)) != 0)
-			return sc->err = ret;
-	} else if (ev->valid && psym_collectprof_unknown(*sc->cp, (int)ev->pid, &leaf, 1)) {
-		sc->proc_rereads++;
-		if ((ret = load_maps(sc, (int)ev->pid)) != 0)
-			return sc->err = ret;
-	}
+	/* The process's maps before its first sample, again when they changed. */
+	if ((ret = sc->need_maps(sc->ud, (int)ev->pid, &leaf, ev->valid ? 1 : 0)) != 0)
+		return sc->err = ret;
 	ret = psym_ustacks_sample(sc->w, &s, &sc->e);
 	if (!ret)
 		ret = psym_collectprof_add(*sc->cp, (int)ev->pid, (int)ev->tid, s.comm, kstack,
@@ -143,6 +110,8 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	if (!sc)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	sc->cp = cp;
+	sc->need_maps = o->need_maps;
+	sc->ud = o->ud;
 	sc->verbose = o->verbose;
 	sc->skel = ustack_bpf__open();
 	if (!sc->skel) {
@@ -156,6 +125,11 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	sc->skel->rodata->no_kernel = o->no_kernel;
 	sc->skel->rodata->self_pid = (uint32_t)getpid();
 	sc->skel->rodata->stack_copy = o->bytes;
+	sc->skel->rodata->follow_tree = o->follow_pid != 0;
+	if (!o->follow_pid) {
+		bpf_program__set_autoload(sc->skel->progs.psym_fork, false);
+		bpf_program__set_autoload(sc->skel->progs.psym_exit, false);
+	}
 	/* Half a second of samples on every CPU, at least 4 MiB, at most 1 GiB. */
 	want = (PSYM_USTACK_HDR + o->bytes) * (uint64_t)o->hz * (uint64_t)o->ncpus / 2;
 	while (rbsize < want && rbsize < (1ULL << 30))
@@ -169,6 +143,10 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 				   strerror(errno));
 		goto fail;
 	}
+	if (o->follow_pid &&
+	    (ret = follow_start(sc->skel->maps.follow, sc->skel->progs.psym_fork,
+				sc->skel->progs.psym_exit, o->follow_pid, sc->flinks, e)) != 0)
+		goto fail;
 	sc->rb = ring_buffer__new(bpf_map__fd(sc->skel->maps.events), on_event, sc, NULL);
 	if (!sc->rb) {
 		ret = psym_err_set(e, PSYM_EBPF, "cannot open the ring buffer: %s",
@@ -187,6 +165,8 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	*out = sc;
 	return 0;
 fail:
+	bpf_link__destroy(sc->flinks[0]);
+	bpf_link__destroy(sc->flinks[1]);
 	ring_buffer__free(sc->rb);
 	ustack_bpf__destroy(sc->skel);
 	free(sc);
@@ -239,12 +219,13 @@ int stackcopy_close(struct stackcopy *sc, FILE *log, struct psym_err *e)
 
 	if (!sc)
 		return 0;
+	bpf_link__destroy(sc->flinks[0]);
+	bpf_link__destroy(sc->flinks[1]);
 	ring_buffer__free(sc->rb);
 	ret = psym_ustacks_close(sc->w, e);
 	if (log)
 		summary(sc, log);
 	ustack_bpf__destroy(sc->skel);
-	free(sc->pids);
 	free(sc);
 	return ret;
 }

@@ -10,6 +10,7 @@
 #define PSYM_COLLECT_STACKCOPY_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -26,11 +27,26 @@ struct stackcopy_opts {
 	long hz;
 	int ncpus;
 	const char *out; /* the profile: the side file goes to OUT.d/ */
+	/*
+	 * Called before each sample is written: give the maps of pid (with
+	 * stackcopy_process) when it has none yet or when they changed;
+	 * leaf: the sampled user address (nleaf 0: none). 0 or an error.
+	 */
+	int (*need_maps)(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
+	void *ud;
+	int follow_pid; /* -- COMMAND: sample only its process tree; 0: not */
 };
 
 /* *cp is the profile builder once sampling runs (read at each poll). */
 int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 		   struct stackcopy **out, struct psym_err *e);
+/*
+ * pid's maps (build IDs filled), its executable (NULL or "": unknown) and
+ * its mount namespace (0: the collector's), into the side file and the
+ * provisional profile.
+ */
+int stackcopy_process(struct stackcopy *sc, int pid, const struct psym_procmap *maps, size_t n,
+		      const char *exe, uint64_t mntns);
 /* The program to attach to each CPU's perf event. */
 struct bpf_program *stackcopy_prog(struct stackcopy *sc);
 /* Move what the ring buffer holds into the files; 0 or a negative code. */

@@ -3,11 +3,23 @@
 decoded by protoc (independent of psym): for the samples whose comm label
 is COMM, how many have user frames, and how many of those have their leaf
 user frame in a mapping, and in which file.
-Usage: protoc --decode=perftools.profiles.Profile profile.proto <P | churn-loss.py COMM"""
+With PERFMAP (a perf-PID.map), also how many samples have their leaf in
+one of its JIT symbols ("jit"), and how many of those in a mapping.
+Usage: protoc --decode=perftools.profiles.Profile profile.proto <P | churn-loss.py COMM [PERFMAP]"""
 import re
 import sys
 
 comm = sys.argv[1]
+jit_ranges = []
+if len(sys.argv) > 2:
+    for line in open(sys.argv[2], errors="replace"):
+        f = line.split(" ", 2)
+        if len(f) >= 2:
+            try:
+                jit_ranges.append((int(f[0], 16), int(f[0], 16) + int(f[1], 16)))
+            except ValueError:
+                pass
+    jit_ranges.sort()
 text = sys.stdin.read()
 strings = [bytes(s, "utf-8").decode("unicode_escape") for s in re.findall(r'^string_table: "(.*)"$', text, re.M)]
 maps = {}
@@ -21,7 +33,7 @@ for l in re.findall(r'^location \{(.*?)^\}', text, re.M | re.S):
     mid = re.search(r'^  mapping_id: (\d+)', l, re.M)
     addr = re.search(r'^  address: (\d+)', l, re.M)
     locs[lid] = (int(mid.group(1)) if mid else 0, int(addr.group(1)) if addr else 0)
-total = mapped = 0
+total = mapped = jit = jit_mapped = 0
 files = {}
 for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
     labels = dict()
@@ -38,6 +50,10 @@ for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
     if not user:
         continue
     total += n
+    leaf = user[0][1]
+    if any(a <= leaf < b for a, b in jit_ranges):
+        jit += n
+        jit_mapped += n if user[0][0] else 0
     if user[0][0]:
         mapped += n
         f = maps.get(user[0][0], "?").rsplit("/", 1)[-1]
@@ -45,3 +61,5 @@ for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
 ratio = mapped / total if total else 0.0
 print("samples %d mapped %d ratio %.4f files %s" % (total, mapped, ratio,
       " ".join("%s:%d" % kv for kv in sorted(files.items(), key=lambda kv: -kv[1]))))
+if jit_ranges:
+    print("jit %d jitmapped %d" % (jit, jit_mapped))

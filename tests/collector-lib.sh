@@ -108,3 +108,16 @@ else:
     print(" ".join(str(p) for p, n in per.items() if n == best))
 EOF2
 }
+
+# collector_hogs: a CPU hog on each core (testdata/fib.c built here, as
+# "hog"), killed when the test ends: the collector must hold on a loaded
+# machine, so its tests load it themselves.
+collector_hogs() {
+	[ -x hog ] || gcc -O1 -o hog "$top_srcdir/testdata/fib.c" || fail "cannot build the CPU hog"
+	_n=$(nproc 2>/dev/null || echo 2)
+	while [ "$_n" -gt 0 ]; do
+		./hog 60 >/dev/null &
+		collector_bg $!
+		_n=$((_n - 1))
+	done
+}

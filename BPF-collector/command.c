@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: MIT */
+/* psym-collect -- COMMAND: start, release, reap (command.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "command.h"
+
+int command_start(char *const *argv, struct command *c, struct psym_err *e)
+{
+	int p[2];
+	char b;
+
+	c->pid = 0;
+	c->go_fd = c->pidfd = -1;
+	c->reaped = false;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return psym_err_set(e, PSYM_EIO, "cannot make a pipe: %s", strerror(errno));
+	c->pid = fork();
+	if (c->pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		c->pid = 0;
+		return psym_err_set(e, PSYM_EIO, "cannot start '%s': %s", argv[0], strerror(errno));
+	}
+	if (c->pid == 0) {
+		/* The command gets the dispositions it would get from a shell. */
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		close(p[1]);
+		if (read(p[0], &b, 1) != 1)
+			_exit(127); /* psym-collect gave up before sampling */
+		execvp(argv[0], argv);
+		fprintf(stderr, "psym-collect: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(p[0]);
+	c->go_fd = p[1];
+	c->pidfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	return 0;
+}
+
+void command_go(struct command *c)
+{
+	if (!c->pid || c->go_fd < 0)
+		return;
+	if (write(c->go_fd, "g", 1) != 1)
+		kill(c->pid, SIGKILL);
+	close(c->go_fd);
+	c->go_fd = -1;
+}
+
+int command_finish(struct command *c, bool stop)
+{
+	if (!c->pid)
+		return 0;
+	if (c->go_fd >= 0) {
+		close(c->go_fd); /* never released: it exits at once */
+		c->go_fd = -1;
+	} else if (stop && !c->reaped) {
+		kill(c->pid, SIGTERM);
+	}
+	while (!c->reaped) {
+		if (waitpid(c->pid, &c->status, 0) == c->pid)
+			c->reaped = true;
+		else if (errno != EINTR)
+			break;
+	}
+	if (!c->reaped)
+		return 127;
+	if (WIFSIGNALED(c->status))
+		return 128 + WTERMSIG(c->status);
+	return WIFEXITED(c->status) ? WEXITSTATUS(c->status) : 127;
+}
+
+int follow_start(struct bpf_map *map, struct bpf_program *fork_prog, struct bpf_program *exit_prog,
+		 int pid, struct bpf_link **links, struct psym_err *e)
+{
+	uint32_t k = (uint32_t)pid;
+	uint8_t one = 1;
+
+	if (bpf_map__update_elem(map, &k, sizeof(k), &one, sizeof(one), BPF_ANY) != 0)
+		return psym_err_set(e, PSYM_EBPF, "cannot add the command to the BPF map: %s",
+				    strerror(errno));
+	links[0] = bpf_program__attach(fork_prog);
+	links[1] = links[0] ? bpf_program__attach(exit_prog) : NULL;
+	if (!links[1])
+		return psym_err_set(e, PSYM_EBPF,
+				    "cannot follow the command's children (sched_process_fork, "
+				    "sched_process_exit: needs the kernel's BTF): %s",
+				    strerror(errno));
+	return 0;
+}

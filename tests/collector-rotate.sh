@@ -1,0 +1,123 @@
+#!/bin/sh
+# psym-collect --rotate (issue 42): with a CPU hog on every core and a
+# churn of short-lived programs, one complete profile per window, each
+# valid for psym check, protoc and go tool pprof -raw, none missing (every
+# window the log reports is on disk, and no other file); --keep 3 leaves
+# the newest 3; SIGHUP ends a window early (a 1-hour window, SIGHUP twice
+# and SIGTERM: three files); files that only look like another program's
+# are never removed. No timing assertion: the runs are stopped by counts
+# of windows written, under hang guards.
+. "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/collector-lib.sh"
+need gcc
+need protoc
+collector_need "BPF and perf events"
+collector_hogs
+gcc -O1 -g -fno-omit-frame-pointer -o shortlived "$top_srcdir/bench/shortlived.c"
+./shortlived --churn 200 100 1 2>churn.log &
+collector_bg $!
+
+# wait_windows LOG N: wait (at most 240 s) until LOG reports N windows written.
+wait_windows() {
+	i=0
+	while [ "$(grep -c "window .* done" "$1")" -lt "$2" ]; do
+		i=$((i + 1))
+		[ $i -gt 2400 ] && return 1
+		sleep 0.1
+	done
+}
+# stop_collector PID SIG: send SIG, wait for the exit (a hang guard: SIGKILL
+# after 120 s); its status in $rc. The collector runs without `timeout`
+# around it, which would take the signals (SIGHUP) meant for it.
+stop_collector() {
+	kill -"$2" "$1"
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 1200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	kill -0 "$1" 2>/dev/null && { kill -KILL "$1"; fail "psym-collect hung after SIG$2"; }
+	wait "$1"
+	rc=$?
+}
+# valid FILE: psym check, protoc and (when there) go tool pprof read it.
+valid() {
+	"$PSYM" check -q "$1" && decode_pb "$1" >/dev/null &&
+		{ ! command -v go >/dev/null 2>&1 || HOME=$T GOCACHE=$T/gocache go tool pprof -raw -symbolize=none "$1" >/dev/null 2>&1; }
+}
+
+mkdir all
+"$C" --rotate 1s -F 199 -v -o 'all/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>all.log &
+cp=$!
+collector_bg $cp
+wait_windows all.log 6 || fail "no 6 windows written: $(tail -3 all.log)"
+stop_collector $cp TERM
+check "--rotate: SIGTERM ends the run with status 0" test $rc = 0
+grep -o -- '-> all/[^ ]*' all.log | sed 's/^-> all\///' | sort >reported
+ls all | grep -v '\.d$' | sort >ondisk
+cat reported
+check "every window reported is on disk, and nothing else ($(wc -l <ondisk) files)" cmp reported ondisk
+check "at least 7 windows (6 + the one SIGTERM ends)" test "$(wc -l <reported)" -ge 7
+bad=
+for f in all/*.pb.gz; do
+	valid "$f" || bad="$bad $f"
+done
+check "every window's file is a valid profile${bad:+ (not:$bad)}" test -z "$bad"
+check "each window has its side directory (kallsyms)" sh -c 'for f in all/*.pb.gz; do [ -s "$f.d/kallsyms" ] || exit 1; done'
+total=0
+for f in all/*.pb.gz; do
+	n=$("$PSYM" check "$f" | sed -n 's/.*ok (\([0-9]*\) samples.*/\1/p')
+	total=$((total + ${n:-0}))
+done
+echo "# samples over $(wc -l <ondisk) windows: $total"
+check "the windows have samples" test "$total" -gt 0
+
+mkdir keep
+: >keep/cpu-notours.pb.gz.txt
+"$C" --rotate 1s --keep 3 -F 199 -v -o 'keep/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>keep.log &
+cp=$!
+collector_bg $cp
+wait_windows keep.log 6 || fail "no 6 windows written: $(tail -3 keep.log)"
+stop_collector $cp INT
+check "--keep 3: SIGINT ends the run with status 0" test $rc = 0
+grep -o -- '-> keep/[^ ]*' keep.log | sed 's/^-> keep\///' | tail -3 | sort >newest
+ls keep | grep '\.pb\.gz$' | sort >kept
+check "--keep 3 leaves the newest 3 windows ($(tr '\n' ' ' <kept))" cmp newest kept
+check "--keep: the old windows' side directories are gone too" test "$(ls -d keep/*.d | wc -l)" = 3
+check "--keep never removes a file the pattern did not make" test -e keep/cpu-notours.pb.gz.txt
+
+mkdir disk
+"$C" --rotate 1s --max-disk 1 -F 199 -v -o 'disk/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>disk.log &
+cp=$!
+collector_bg $cp
+wait_windows disk.log 3 || fail "no 3 windows written: $(tail -3 disk.log)"
+stop_collector $cp TERM
+check "--max-disk 1 (byte): only the newest window stays ($(ls disk | tr '\n' ' '))" \
+	test "$(ls disk | grep -c '\.pb\.gz$')" = 1
+check "... the last one written" test -e "disk/$(grep -o -- '-> disk/[^ ]*' disk.log | tail -1 | sed 's/^-> disk\///')"
+
+mkdir hup
+"$C" --rotate 1h -F 199 -v -o 'hup/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>hup.log &
+cp=$!
+collector_bg $cp
+# Wait for sampling to run before each signal.
+i=0
+until grep -q "sampling" hup.log || [ $i -gt 2400 ]; do sleep 0.1; i=$((i + 1)); done
+kill -HUP $cp
+wait_windows hup.log 1 || fail "SIGHUP wrote no window"
+kill -HUP $cp
+wait_windows hup.log 2 || fail "the second SIGHUP wrote no window"
+stop_collector $cp TERM
+check "SIGHUP ends windows early: 2 SIGHUPs and SIGTERM make 3 files (same-second names kept apart)" \
+	test "$(ls hup | grep -c '\.pb\.gz$')" = 3
+bad=
+for f in hup/*.pb.gz; do
+	valid "$f" || bad="$bad $f"
+done
+check "the SIGHUP windows are valid${bad:+ (not:$bad)}" test -z "$bad"
+
+"$C" --rotate 1s -o 'cpu.pb.gz' 2>nopat.log
+check "--rotate with no time conversion in -o: usage error" test $? = 2
+"$C" --keep 3 -o x.pb.gz 2>nokeep.log
+check "--keep without --rotate: usage error" test $? = 2
+finish
