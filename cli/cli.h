@@ -234,6 +234,7 @@ int cmd_addr(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_folded(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_traces(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 
 /* cmd_index.c: per-build-ID indexes (--index-store, --no-index). */

@@ -76,6 +76,22 @@ static const char flame_help[] =
 	"      --comm, --pid          start each stack with that label\n"
 	"  -n, --nodecount N          keep only the frames of the top N functions\n" REPORT_HELP;
 
+static const char traces_help[] =
+	"Usage: psym traces [OPTIONS] FILE\n"
+	"Every sample's stack, leaf first, with its labels and value, as pprof\n"
+	"-traces prints them (samples with the same stack and labels merged, as\n"
+	"pprof merges them).\n\n"
+	"      --lines                frames as \"function file:line\"\n"
+	"      --files                frames as source files\n" REPORT_HELP;
+
+/* Which report cmd_report makes. */
+enum report_kind {
+	R_TOP,
+	R_FOLDED,
+	R_FLAME,
+	R_TRACES,
+};
+
 enum {
 	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
 	OPT_CUM,
@@ -101,7 +117,7 @@ static const char *nonempty(const char *s)
 	return *s ? s : NULL;
 }
 
-static int cmd_report(int argc, char **argv, int which)
+static int cmd_report(int argc, char **argv, enum report_kind which)
 {
 	static const struct option opts[] = {
 		{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
@@ -126,8 +142,8 @@ static int cmd_report(int argc, char **argv, int which)
 		LIMIT_OPTIONS,
 		{ 0 }
 	};
-	static const char *const names[] = { "top ", "folded ", "flame " };
-	static const char *const helps[] = { top_help, folded_help, flame_help };
+	static const char *const names[] = { "top ", "folded ", "flame ", "traces " };
+	static const char *const helps[] = { top_help, folded_help, flame_help, traces_help };
 	struct psym_report_opts ro = { .sample_index = -1 };
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
@@ -189,7 +205,7 @@ static int cmd_report(int argc, char **argv, int which)
 	}
 	if (argc - optind != 1)
 		die_usage(names[which], "expected exactly one FILE");
-	if (which == 2 && !out)
+	if (which == R_FLAME && !out)
 		die_usage(names[which], "no output: give -o FILE.svg");
 	ret = load(argv[optind], &lim, &p);
 	if (ret)
@@ -212,9 +228,20 @@ static int cmd_report(int argc, char **argv, int which)
 			return report(&e, ret);
 		p = m;
 	}
+	if (which == R_TRACES && !base) {
+		/* pprof merges even one profile: its samples' order, duplicates summed. */
+		struct psym_profile *m = NULL;
+		const char *iname = argv[optind];
+
+		ret = psym_profile_merge(&p, &iname, NULL, 1, &lim, &m, &e);
+		psym_profile_free(p);
+		if (ret)
+			return report(&e, ret);
+		p = m;
+	}
 	/* Mostly raw addresses: say what would give them names (stderr, once). */
 	hint_unsymbolized(p, &ro, argv[optind]);
-	if (which == 2) {
+	if (which == R_FLAME) {
 		struct psym_out o;
 
 		ret = psym_out_open(&o, out, &e);
@@ -236,8 +263,9 @@ static int cmd_report(int argc, char **argv, int which)
 					     c < 0 ? strerror(errno) : psym_strerror(ret));
 		}
 	} else {
-		ret = which == 0 ? psym_report_top(p, &ro, stdout, &e)
-				 : psym_report_folded(p, &ro, stdout, &e);
+		ret = which == R_TOP	  ? psym_report_top(p, &ro, stdout, &e)
+		      : which == R_TRACES ? psym_report_traces(p, &ro, stdout, &e)
+					  : psym_report_folded(p, &ro, stdout, &e);
 		if (!ret || ret == PSYM_EIO) {
 			c = stdout_state();
 			if (c > 0)
@@ -259,15 +287,20 @@ static int cmd_report(int argc, char **argv, int which)
 
 int cmd_top(int argc, char **argv)
 {
-	return cmd_report(argc, argv, 0);
+	return cmd_report(argc, argv, R_TOP);
 }
 
 int cmd_folded(int argc, char **argv)
 {
-	return cmd_report(argc, argv, 1);
+	return cmd_report(argc, argv, R_FOLDED);
 }
 
 int cmd_flame(int argc, char **argv)
 {
-	return cmd_report(argc, argv, 2);
+	return cmd_report(argc, argv, R_FLAME);
+}
+
+int cmd_traces(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_TRACES);
 }

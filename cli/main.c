@@ -37,6 +37,7 @@ static const struct {
 	{ "top", cmd_top, "top functions (flat and cumulative), like pprof -top" },
 	{ "folded", cmd_folded, "collapsed stacks for flame graph tools" },
 	{ "flame", cmd_flame, "write an SVG flame graph" },
+	{ "traces", cmd_traces, "every sample's stack and labels, like pprof -traces" },
 	{ "archive", cmd_archive, "pack a profile's binaries and debug files (.tar.zst)" },
 	{ "merge", cmd_merge, "merge profiles into one, as pprof does with several inputs" },
 };

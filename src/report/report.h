@@ -58,6 +58,13 @@ int psym_report_sample_index(const struct psym_profile *p, const struct psym_rep
 
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e);
+/*
+ * Every kept sample's stack, leaf first, its labels and value, as pprof
+ * -traces prints them, in the order of p's samples (merge p first, as
+ * pprof does, for pprof's order and merged duplicates).
+ */
+int psym_report_traces(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
+		       struct psym_err *e);
 int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		       struct psym_err *e);
 /*

@@ -144,6 +144,7 @@ struct stack {
 	int64_t v;  /* width: the value, of the new profile only in a diff */
 	int64_t d;  /* the change in a diff (new - base); else v */
 	size_t pre; /* label frames (comm, pid) first: no functions */
+	size_t si;  /* the sample's position in the profile (before merging) */
 };
 
 struct psym_rpt_stacks {
@@ -151,6 +152,7 @@ struct psym_rpt_stacks {
 	uint32_t *ids;
 	unsigned char *inl; /* per ids[] entry: an inlined frame (not its location's last line) */
 	bool no_inl;	    /* set before collecting: no inl[] (NULL), for folded */
+	bool zeros;	    /* set before collecting: keep samples of value 0 (traces) */
 	size_t nids, capids;
 	struct stack *s;
 	size_t n, cap;
@@ -171,5 +173,32 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
  */
 int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e);
 void psym_rpt_stacks_free(struct psym_rpt_stacks *st);
+
+/*
+ * pprof's NumLabelUnits: per numeric label key, the first unit a label
+ * gives, else "bytes" for alignment and request, else the key itself.
+ * *out (malloc'd, keys and units borrowed from p) has *n entries.
+ */
+struct psym_rpt_numunit {
+	const char *key, *unit;
+};
+int psym_rpt_num_units(const struct psym_profile *p, struct psym_rpt_numunit **out, size_t *n);
+/* The unit of key in the table; the key itself when absent. */
+const char *psym_rpt_num_unit(const struct psym_rpt_numunit *nu, size_t n, const char *key);
+/* Whether label l is what pprof decodes as a numeric label (not a string, nor an empty one). */
+static inline bool psym_rpt_label_numeric(const pb_label *l)
+{
+	return !l->str && (l->num || l->num_unit);
+}
+
+/* ---- header lines (report_header.c) ---- */
+
+/* pprof's ProfileLabels: File, Build ID, comments, Type, Time, Duration. */
+void psym_rpt_profile_labels(FILE *out, const struct psym_profile *p, size_t idx, int64_t total,
+			     const char *ounit);
+/* pprof's legendActiveFilters: each filter set as "name=value", cut at 80 bytes. */
+void psym_rpt_active_filters(FILE *out, const struct psym_report_filter *f);
+/* pprof's report total: the sum of |value| (of the base's samples with a diff base). */
+int64_t psym_rpt_total(const struct psym_profile *p, size_t idx);
 
 #endif

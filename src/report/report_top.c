@@ -206,25 +206,6 @@ static int cmp_row(const void *a, const void *b, void *ctx)
 	return strcmp(c->names->s[x], c->names->s[y]);
 }
 
-/* Go's time layout "Jan 2, 2006 at 3:04pm (MST)", local time. */
-static void fmt_time(char *buf, size_t sz, int64_t nanos)
-{
-	time_t t = (time_t)(nanos / 1000000000);
-	struct tm tm;
-	char zone[64];
-
-	if (!localtime_r(&t, &tm)) {
-		snprintf(buf, sz, "?");
-		return;
-	}
-	strftime(zone, sizeof(zone), "%Z", &tm);
-	snprintf(buf, sz, "%s %d, %d at %d:%02d%s (%s)",
-		 (const char *[]){ "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
-				   "Oct", "Nov", "Dec" }[tm.tm_mon % 12],
-		 tm.tm_mday, tm.tm_year + 1900, tm.tm_hour % 12 ? tm.tm_hour % 12 : 12, tm.tm_min,
-		 tm.tm_hour < 12 ? "am" : "pm", zone);
-}
-
 /*
  * The spans and frames of a sample's locations lie far apart in memory: ask
  * for the spans, then (once they are here) for the frames, before the walk.
@@ -244,32 +225,6 @@ static void prefetch_frames(const struct rep *r, const pb_sample *s)
 			__builtin_prefetch(r->frames + r->loc[pos[i]].first);
 }
 
-/* pprof's legendActiveFilters: each filter set as "name=value", cut at 80 bytes. */
-static void active_filters(FILE *out, const struct psym_report_filter *f)
-{
-	const char *const name[] = { "focus",	 "ignore",    "hide",  "show",
-				     "tagfocus", "tagignore", "comms", "pids" };
-	const char *const val[] = { f->focus,	 f->ignore,    f->hide,	 f->show,
-				    f->tagfocus, f->tagignore, f->comms, f->pids };
-	bool any = false;
-
-	for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++) {
-		char buf[128];
-		int n;
-
-		if (!val[i] || !*val[i])
-			continue;
-		if (!any)
-			fprintf(out, "Active filters:\n");
-		any = true;
-		n = snprintf(buf, sizeof(buf), "%s=%s", name[i], val[i]);
-		if (n > 80)
-			fprintf(out, "   %.80s\xe2\x80\xa6\n", buf);
-		else
-			fprintf(out, "   %s\n", buf);
-	}
-}
-
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e)
 {
@@ -280,8 +235,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	uint32_t *rows = NULL;
 	unsigned char *occ = NULL;
 	size_t ncap = 0, nrows = 0, shown;
-	int64_t total = 0, flat_sum = 0, sum = 0, diff_total = 0;
-	int64_t base_key = psym_rpt_base_key(p);
+	int64_t total = 0, flat_sum = 0, sum = 0;
 	const char *unit, *ounit = NULL;
 	char a[64], b[64], pa[32], pb2[32], pc[32];
 	int ret = psym_rpt_init(&r, p, o, true, e);
@@ -312,10 +266,6 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		int64_t v = s->value[r.idx];
 		uint32_t parent = UINT32_MAX;
 
-		total = sat_add(total, abs64(v));
-		/* pprof: with a diff base, percentages are of the base's total. */
-		if (base_key >= 0 && psym_rpt_is_base(p, s, base_key))
-			diff_total = sat_add(diff_total, abs64(v));
 		if (v == 0)
 			continue; /* pprof: a zero sample adds no node and no edge */
 		/* pprof filters after its total: percentages stay of the whole. */
@@ -367,8 +317,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		if (parent != UINT32_MAX)
 			nodes[parent].flat = sat_add(nodes[parent].flat, v);
 	}
-	if (diff_total > 0)
-		total = diff_total;
+	/* pprof: with a diff base, percentages are of the base's total. */
+	total = psym_rpt_total(p, r.idx);
 	rows = malloc((r.names.n ? r.names.n : 1) * sizeof(*rows));
 	if (!rows)
 		goto oom;
@@ -418,45 +368,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	}
 	for (size_t i = 0; i < shown; i++)
 		flat_sum = sat_add(flat_sum, nodes[rows[i]].flat);
-	/* pprof's ProfileLabels */
-	if (pb->n_mapping) {
-		const char *f = psym_profile_str(p, pb->mapping[0]->filename);
-		const char *bs = strrchr(f, '/');
-
-		if (*f)
-			fprintf(out, "File: %s\n", bs && bs[1] ? bs + 1 : f);
-		if (*psym_profile_str(p, pb->mapping[0]->build_id))
-			fprintf(out, "Build ID: %s\n",
-				psym_profile_str(p, pb->mapping[0]->build_id));
-	}
-	for (size_t i = 0; i < pb->n_comment; i++) {
-		const char *c = psym_profile_str(p, pb->comment[i]);
-
-		if (c[0] != '#')
-			fprintf(out, "%s\n", c);
-	}
-	fprintf(out, "Type: %s\n", psym_profile_str(p, pb->sample_type[r.idx]->type));
-	if (pb->time_nanos) {
-		char tb[128];
-
-		fmt_time(tb, sizeof(tb), pb->time_nanos);
-		fprintf(out, "Time: %s\n", tb);
-	}
-	if (pb->duration_nanos) {
-		const char *tu;
-		double tn = psym_rpt_scale(total, unit, "nanoseconds", &tu);
-
-		psym_rpt_scaled_label(a, sizeof(a), pb->duration_nanos, "nanoseconds", "auto");
-		psym_rpt_scaled_label(b, sizeof(b), total, unit, ounit);
-		if (!strcmp(tu, "ns") && tn != 0) {
-			psym_rpt_percentage(pa, sizeof(pa), tn >= 9.2e18 ? INT64_MAX : (int64_t)tn,
-					    pb->duration_nanos);
-			fprintf(out, "Duration: %s, Total samples = %s (%s)\n", a, b, pa);
-		} else {
-			fprintf(out, "Duration: %s, Total samples = %s \n", a, b);
-		}
-	}
-	active_filters(out, &o->filter);
+	psym_rpt_profile_labels(out, p, r.idx, total, ounit);
+	psym_rpt_active_filters(out, &o->filter);
 	psym_rpt_scaled_label(a, sizeof(a), flat_sum, unit, ounit);
 	psym_rpt_scaled_label(b, sizeof(b), total, unit, ounit);
 	psym_rpt_percentage(pa, sizeof(pa), flat_sum, total);
