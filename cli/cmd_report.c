@@ -84,13 +84,54 @@ static const char traces_help[] =
 	"      --lines                frames as \"function file:line\"\n"
 	"      --files                frames as source files\n" REPORT_HELP;
 
+#define TRIM_HELP                                                                                  \
+	"      --nodefraction F       leave out nodes whose cumulative value is under\n"           \
+	"                             F * total (pprof's -nodefraction)\n"                         \
+	"      --edgefraction F       leave out calls under F * total (-edgefraction)\n"
+
+static const char tree_help[] =
+	"Usage: psym tree [OPTIONS] FILE\n"
+	"The call graph as text, printed as pprof -tree prints it: each function with\n"
+	"its callers above it and its callees below, each call's value and share.\n"
+	"By default trimmed as pprof trims it: psym tree FILE equals\n"
+	"go tool pprof -tree FILE (-nodecount=80 -nodefraction=0.005 -edgefraction=0.001).\n\n"
+	"  -n, --nodecount N          show the top N functions (default 80; 0: all)\n" TRIM_HELP
+	"                             (defaults 0.005 and 0.001)\n"
+	"      --cum                  sort by cumulative value\n"
+	"      --lines                one node per function and source line\n"
+	"      --files                one node per source file\n" REPORT_HELP;
+
+static const char peek_help[] =
+	"Usage: psym peek [OPTIONS] REGEX FILE\n"
+	"The callers and callees of the functions whose name matches REGEX, printed\n"
+	"as pprof -peek prints them (nothing trimmed, as pprof: psym peek RE FILE\n"
+	"equals go tool pprof -peek RE FILE). Exits 2 when nothing matches.\n\n"
+	"      --cum                  sort by cumulative value\n"
+	"      --lines                one node per function and source line\n"
+	"      --files                one node per source file\n" REPORT_HELP;
+
 /* Which report cmd_report makes. */
 enum report_kind {
 	R_TOP,
 	R_FOLDED,
 	R_FLAME,
 	R_TRACES,
+	R_TREE,
+	R_PEEK,
 };
+
+/* A fraction of the total, 0 to 1, or a usage error. */
+static double parse_fraction(const char *cmd, const char *arg, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || *end || end == arg || !(v >= 0 && v <= 1))
+		die_usage(cmd, "invalid %s '%s': a number from 0 to 1", what, arg);
+	return v;
+}
 
 enum {
 	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
@@ -109,6 +150,8 @@ enum {
 	OPT_COMMS,
 	OPT_PIDS,
 	OPT_DIFF_BASE,
+	OPT_NODEFRACTION,
+	OPT_EDGEFRACTION,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -137,18 +180,23 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 		{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
 		{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
 		{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
+		{ "nodefraction", required_argument, NULL, OPT_NODEFRACTION },
+		{ "edgefraction", required_argument, NULL, OPT_EDGEFRACTION },
 		{ "output", required_argument, NULL, 'o' },
 		{ "title", required_argument, NULL, OPT_TITLE },
 		LIMIT_OPTIONS,
 		{ 0 }
 	};
-	static const char *const names[] = { "top ", "folded ", "flame ", "traces " };
-	static const char *const helps[] = { top_help, folded_help, flame_help, traces_help };
+	static const char *const names[] = { "top ",	"folded ", "flame ",
+					     "traces ", "tree ",   "peek " };
+	static const char *const helps[] = { top_help,	  folded_help, flame_help,
+					     traces_help, tree_help,   peek_help };
 	struct psym_report_opts ro = { .sample_index = -1 };
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
-	const char *out = NULL, *title = NULL, *base = NULL;
+	const char *out = NULL, *title = NULL, *base = NULL, *regex = NULL;
+	bool nf_set = false, ef_set = false, n_set = false;
 	int c, ret;
 
 	psym_limits_default(&lim);
@@ -170,7 +218,16 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 		}
 		case 'n':
 			ro.max_rows =
-				(size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "-n");
+				(size_t)parse_long_arg(names[which], optarg, 0, LONG_MAX, "-n");
+			n_set = true;
+			break;
+		case OPT_NODEFRACTION:
+			ro.node_fraction = parse_fraction(names[which], optarg, "--nodefraction");
+			nf_set = true;
+			break;
+		case OPT_EDGEFRACTION:
+			ro.edge_fraction = parse_fraction(names[which], optarg, "--edgefraction");
+			ef_set = true;
 			break;
 		case OPT_CUM: ro.sort_cum = true; break;
 		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
@@ -203,8 +260,27 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 		default: die_bad_option(names[which], argv, "hn:o:");
 		}
 	}
-	if (argc - optind != 1)
+	if (which == R_PEEK) {
+		if (argc - optind != 2)
+			die_usage(names[which], "expected REGEX and FILE");
+		regex = argv[optind++];
+		/* pprof -peek trims nothing; an option that would do nothing is refused. */
+		if (nf_set || ef_set || n_set)
+			die_usage(names[which],
+				  "peek shows every caller and callee, as pprof -peek: "
+				  "no --nodecount, --nodefraction or --edgefraction");
+	} else if (argc - optind != 1) {
 		die_usage(names[which], "expected exactly one FILE");
+	}
+	if (which == R_TREE) {
+		/* pprof's defaults for its graph views. */
+		if (!n_set)
+			ro.max_rows = 80;
+		if (!nf_set)
+			ro.node_fraction = 0.005;
+		if (!ef_set)
+			ro.edge_fraction = 0.001;
+	}
 	if (which == R_FLAME && !out)
 		die_usage(names[which], "no output: give -o FILE.svg");
 	ret = load(argv[optind], &lim, &p);
@@ -263,9 +339,13 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 					     c < 0 ? strerror(errno) : psym_strerror(ret));
 		}
 	} else {
-		ret = which == R_TOP	  ? psym_report_top(p, &ro, stdout, &e)
-		      : which == R_TRACES ? psym_report_traces(p, &ro, stdout, &e)
-					  : psym_report_folded(p, &ro, stdout, &e);
+		switch (which) {
+		case R_TOP: ret = psym_report_top(p, &ro, stdout, &e); break;
+		case R_TRACES: ret = psym_report_traces(p, &ro, stdout, &e); break;
+		case R_TREE: ret = psym_report_tree(p, &ro, stdout, &e); break;
+		case R_PEEK: ret = psym_report_peek(p, &ro, regex, stdout, &e); break;
+		default: ret = psym_report_folded(p, &ro, stdout, &e); break;
+		}
 		if (!ret || ret == PSYM_EIO) {
 			c = stdout_state();
 			if (c > 0)
@@ -303,4 +383,14 @@ int cmd_flame(int argc, char **argv)
 int cmd_traces(int argc, char **argv)
 {
 	return cmd_report(argc, argv, R_TRACES);
+}
+
+int cmd_tree(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_TREE);
+}
+
+int cmd_peek(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_PEEK);
 }

@@ -38,6 +38,8 @@ static const struct {
 	{ "folded", cmd_folded, "collapsed stacks for flame graph tools" },
 	{ "flame", cmd_flame, "write an SVG flame graph" },
 	{ "traces", cmd_traces, "every sample's stack and labels, like pprof -traces" },
+	{ "tree", cmd_tree, "the call graph as text, like pprof -tree" },
+	{ "peek", cmd_peek, "callers and callees of matching functions, like pprof -peek" },
 	{ "archive", cmd_archive, "pack a profile's binaries and debug files (.tar.zst)" },
 	{ "merge", cmd_merge, "merge profiles into one, as pprof does with several inputs" },
 };

@@ -62,5 +62,86 @@ check "traces prints each sample's comm, pid and bytes labels" \
 	sh -c "grep -q '^      comm:  ' t.txt && grep -q '^       pid:  ' t.txt && grep -q '^     bytes:  ' t.txt"
 check "traces marks inlined frames" grep -q ' (inline)$' t.txt
 
+# ---- tree: pprof's defaults (-nodecount=80 -nodefraction=0.005
+# -edgefraction=0.001) unless given ----
+for p in g1.pb g2.pb sys1.pb sys2.pb u1.pb u2.pb; do
+	same tree $p
+	same tree $p --lines
+	same tree $p --cum --files
+	same tree $p --sample-index=0
+	same tree $p --nodecount=0 --nodefraction=0 --edgefraction=0
+done
+for p in g1.pb sys1.pb u1.pb; do
+	same tree $p --nodecount=5
+	same tree $p --nodefraction=0.05
+	same tree $p --edgefraction=0.02
+	same tree $p --nodefraction=0.1 --nodecount=3 --cum
+done
+for p in sys1.pb sys2.pb; do
+	same tree $p --focus=nginx
+	same tree $p --hide=kernel --nodecount=10
+	same tree $p --tagfocus=pid=1001 --lines
+	same tree $p '--show=nginx|libc' --nodefraction=0.01
+done
+check "tree says what it dropped, as pprof" \
+	sh -c "'$PSYM' tree --nodefraction=0.05 sys1.pb | grep -q '^Dropped [0-9]* nodes (cum <= '"
+# With a diff base, calls of equal |weight| and opposite signs tie in
+# pprof's edge order, which pprof then leaves to Go's map order (two runs
+# of pprof differ): compare with each caller and callee block sorted.
+sort_blocks() {
+	python3 -c '
+import sys
+out, blk = [], []
+for l in open(sys.argv[1]):
+    if l.endswith("|   " + l.split("|   ", 1)[-1]) and l.startswith(" " * 40):
+        blk.append(l); continue
+    out += sorted(blk) + [l]; blk = []
+out += sorted(blk)
+sys.stdout.write("".join(out))' "$1"
+}
+"$PSYM" tree --diff-base=sys2.pb sys1.pb >d.a
+go tool pprof -tree -symbolize=none -diff_base=sys2.pb sys1.pb >d.b 2>/dev/null
+sort_blocks d.a >d.a.s
+sort_blocks d.b >d.b.s
+check "tree --diff-base = pprof -tree -diff_base (tied calls' order aside)" cmp d.a.s d.b.s
+
+# ---- peek: nothing trimmed, as pprof -peek ----
+same_peek() { # REGEX PROFILE PSYM-OPTION...
+	re=$1 prof=$2
+	shift 2
+	ga=$(printf '%s\n' "$@" | sed 's/^--sample-index/-sample_index/; s/^--/-/')
+	"$PSYM" peek "$@" "$re" "$prof" >v.a 2>v.err
+	go tool pprof -peek "$re" -symbolize=none $ga "$prof" >v.b 2>/dev/null
+	if [ -s v.a ] && cmp -s v.a v.b; then
+		pass "peek $* '$re' = go tool pprof -peek '$re' -symbolize=none $ga ($prof)"
+	else
+		fail "peek $* '$re' = go tool pprof -peek '$re' -symbolize=none $ga ($prof)"
+		diff v.a v.b | head -8
+		head -3 v.err
+	fi
+}
+for p in g1.pb g2.pb; do
+	same_peek fn_1 $p
+	same_peek 'fn_0[23] ' $p --lines
+	same_peek file_2 $p --files
+	same_peek . $p --cum
+done
+for p in sys1.pb sys2.pb; do
+	same_peek nginx $p
+	same_peek '^libc_' $p --cum
+	same_peek '(?i)K3' $p --sample-index=0
+	same_peek 'main|do_' $p --focus=nginx
+	same_peek 'parse' $p --hide=kernel --lines
+done
+same_peek f1 u1.pb
+same_peek f1 u2.pb --lines
+"$PSYM" peek nosuch g1.pb >v.a 2>v.err
+echo $? >v.rc
+check "peek: no match is an error (exit 2, one line, no output), as pprof" \
+	sh -c "test \$(cat v.rc) = 2 && test ! -s v.a && test \$(wc -l <v.err) = 1 && grep -q 'no matches found for regexp: nosuch' v.err"
+expect_exit 2 "peek refuses --nodecount (pprof -peek trims nothing)" "$PSYM" peek -n 3 fn g1.pb
+expect_exit 2 "peek: a bad regular expression" "$PSYM" peek 'a(' g1.pb
+expect_exit 2 "tree: --nodefraction out of range" "$PSYM" tree --nodefraction=2 g1.pb
+expect_exit 2 "tree on a bad profile" "$PSYM" tree "$top_srcdir/testdata/bad/zero-id.pb"
 expect_exit 2 "traces on a bad profile" "$PSYM" traces "$top_srcdir/testdata/bad/zero-id.pb"
 finish

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hashtab.h"
@@ -200,5 +201,66 @@ void psym_rpt_profile_labels(FILE *out, const struct psym_profile *p, size_t idx
 void psym_rpt_active_filters(FILE *out, const struct psym_report_filter *f);
 /* pprof's report total: the sum of |value| (of the base's samples with a diff base). */
 int64_t psym_rpt_total(const struct psym_profile *p, size_t idx);
+
+/* ---- pprof's call graph (report_graph.c) ---- */
+
+struct rpt_node {
+	int64_t flat, cum;
+	size_t stamp;	 /* last sample counted in cum, + 1; then: a row shown */
+	bool inl, noinl; /* incoming edges: some inline, some not */
+};
+
+/* Caller -> callee edges. */
+struct rpt_edge {
+	uint64_t key; /* (caller + 1) << 32 | (callee + 1); 0: empty slot */
+	size_t stamp; /* last sample that counted it, + 1 */
+	int64_t w;    /* weight: the values of the samples that make the call */
+	bool inl;     /* every counted call was inline */
+	bool residual, gone;
+};
+
+/* An open-addressing table of edges. */
+struct rpt_etab {
+	struct rpt_edge *e;
+	size_t n, slots;
+};
+
+/* The edge from -> to, a new one (inline, weight 0) if absent; NULL: no memory. */
+struct rpt_edge *psym_rpt_edge_get(struct rpt_etab *t, uint32_t from, uint32_t to);
+
+struct rpt_node_order {
+	const struct names *names;
+	const struct rpt_node *nodes;
+	bool by_cum;
+};
+/* qsort_r order of node ids as pprof sorts report rows (ctx: struct rpt_node_order). */
+int psym_rpt_cmp_node(const void *a, const void *b, void *ctx);
+/* pprof's selectOutputUnit over the rows shown. */
+const char *psym_rpt_output_unit(const struct rpt_node *nodes, const uint32_t *rows, size_t n,
+				 int64_t total, const char *unit);
+
+struct psym_rpt_graph {
+	struct rep r;
+	struct rpt_node *nodes; /* per name id */
+	struct rpt_etab et;
+	uint32_t *order; /* the graph's nodes, sorted; n of them */
+	size_t n;
+	size_t orig;			     /* nodes before nodecount */
+	size_t dropped_nodes, dropped_edges; /* by nodefraction, edgefraction */
+	int64_t total, node_cut, edge_cut;   /* the report total and its fractions */
+	/* After psym_rpt_graph_edges: per node id i, the slots of its in-edges
+	 * in[in_at[i]..in_at[i + 1]), of its out-edges likewise, sorted. */
+	uint32_t *in, *out;
+	size_t *in_at, *out_at;
+};
+
+/* pprof's newTrimmedGraph with o's fractions and node count (max_rows). */
+int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_opts *o,
+		       struct psym_rpt_graph *g, struct psym_err *e);
+int psym_rpt_graph_edges(struct psym_rpt_graph *g, struct psym_err *e);
+void psym_rpt_graph_free(struct psym_rpt_graph *g);
+/* The header of a graph report (pprof's reportLabels); edges: say how many were dropped. */
+void psym_rpt_report_labels(FILE *out, const struct psym_rpt_graph *g,
+			    const struct psym_report_opts *o, const char *ounit, bool edges);
 
 #endif
