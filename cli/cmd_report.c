@@ -45,6 +45,11 @@
 	"                             default sample type, else the last one)\n" DIFF_HELP         \
 		FILTER_HELP LIMIT_HELP
 
+#define TRIM_HELP                                                                                  \
+	"      --nodefraction F       leave out nodes whose cumulative value is under\n"           \
+	"                             F * total (pprof's -nodefraction)\n"                         \
+	"      --edgefraction F       leave out calls under F * total (-edgefraction)\n"
+
 static const char top_help[] =
 	"Usage: psym top [OPTIONS] FILE\n"
 	"Flat and cumulative values of the top functions, printed as pprof -top\n"
@@ -54,7 +59,9 @@ static const char top_help[] =
 	"  -n, --nodes N, --nodecount N  show the top N rows (default: all)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one row per function and source line\n"
-	"      --files                one row per source file\n" REPORT_HELP;
+	"      --files                one row per source file\n" TRIM_HELP
+	"                             (default 0 both: every function; pprof's own\n"
+	"                             defaults are 0.005 and 0.001)\n" REPORT_HELP;
 
 static const char folded_help[] =
 	"Usage: psym folded [OPTIONS] FILE\n"
@@ -83,11 +90,6 @@ static const char traces_help[] =
 	"pprof merges them).\n\n"
 	"      --lines                frames as \"function file:line\"\n"
 	"      --files                frames as source files\n" REPORT_HELP;
-
-#define TRIM_HELP                                                                                  \
-	"      --nodefraction F       leave out nodes whose cumulative value is under\n"           \
-	"                             F * total (pprof's -nodefraction)\n"                         \
-	"      --edgefraction F       leave out calls under F * total (-edgefraction)\n"
 
 static const char tree_help[] =
 	"Usage: psym tree [OPTIONS] FILE\n"
@@ -264,14 +266,20 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 		if (argc - optind != 2)
 			die_usage(names[which], "expected REGEX and FILE");
 		regex = argv[optind++];
-		/* pprof -peek trims nothing; an option that would do nothing is refused. */
-		if (nf_set || ef_set || n_set)
-			die_usage(names[which],
-				  "peek shows every caller and callee, as pprof -peek: "
-				  "no --nodecount, --nodefraction or --edgefraction");
 	} else if (argc - optind != 1) {
 		die_usage(names[which], "expected exactly one FILE");
 	}
+	/* pprof -peek and -traces trim nothing; an option that would do nothing is refused. */
+	if ((which == R_PEEK || which == R_TRACES) && (nf_set || ef_set || n_set))
+		die_usage(names[which],
+			  "%sshows everything, as pprof does: no --nodecount, "
+			  "--nodefraction or --edgefraction",
+			  names[which]);
+	if ((which == R_FOLDED || which == R_FLAME) && (nf_set || ef_set))
+		die_usage(names[which],
+			  "--nodefraction and --edgefraction are for the graph reports "
+			  "(top, tree); %skeeps whole stacks (see --nodecount)",
+			  names[which]);
 	if (which == R_TREE) {
 		/* pprof's defaults for its graph views. */
 		if (!n_set)

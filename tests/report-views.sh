@@ -105,6 +105,28 @@ sort_blocks d.a >d.a.s
 sort_blocks d.b >d.b.s
 check "tree --diff-base = pprof -tree -diff_base (tied calls' order aside)" cmp d.a.s d.b.s
 
+# ---- top with pprof's trimming: --nodefraction 0.005 --edgefraction
+# 0.001 is plain go tool pprof -top (psym top's default is 0 and 0, every
+# function: go tool pprof -top -nodefraction=0 -edgefraction=0) ----
+for p in g1.pb g2.pb sys1.pb sys2.pb u1.pb u2.pb; do
+	"$PSYM" top --nodefraction=0.005 --edgefraction=0.001 $p >v.a
+	go tool pprof -top -symbolize=none $p >v.b 2>/dev/null
+	check "top --nodefraction=0.005 --edgefraction=0.001 = plain go tool pprof -top ($p)" cmp v.a v.b
+	same top $p --nodefraction=0.05 --edgefraction=0
+	same top $p --nodefraction=0 --edgefraction=0.01 --cum
+	same top $p --nodefraction=0.005 --edgefraction=0.001 --lines
+	same top $p --nodefraction=0.01 --edgefraction=0.001 --nodecount=7
+done
+for p in sys1.pb sys2.pb; do
+	same top $p --nodefraction=0.02 --edgefraction=0.001 --focus=nginx
+	same top $p --nodefraction=0.01 --edgefraction=0.005 --hide=kernel --files
+done
+check "top --nodefraction says how many nodes it dropped, as pprof" \
+	sh -c "'$PSYM' top --nodefraction=0.05 sys1.pb | grep -q '^Dropped [0-9]* nodes (cum <= '"
+expect_exit 2 "traces refuses --nodefraction (pprof -traces trims nothing)" \
+	"$PSYM" traces --nodefraction=0.1 g1.pb
+expect_exit 2 "folded refuses --edgefraction (whole stacks)" "$PSYM" folded --edgefraction=0.1 g1.pb
+
 # ---- peek: nothing trimmed, as pprof -peek ----
 same_peek() { # REGEX PROFILE PSYM-OPTION...
 	re=$1 prof=$2

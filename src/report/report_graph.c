@@ -188,20 +188,15 @@ static void graph_sort(struct psym_rpt_graph *g, bool by_cum)
 		qsort_r(g->order, g->n, sizeof(*g->order), psym_rpt_cmp_node, &c);
 }
 
-/* pprof's TrimLowFrequencyEdges: edges lighter than cutoff go; how many went. */
-static size_t trim_edges(struct psym_rpt_graph *g, int64_t cutoff)
+/* pprof's TrimLowFrequencyEdges: edges lighter than cutoff go. */
+static void trim_edges(struct psym_rpt_graph *g, int64_t cutoff)
 {
-	size_t dropped = 0;
-
 	for (size_t j = 0; j < g->et.slots; j++) {
 		struct rpt_edge *ed = &g->et.e[j];
 
-		if (ed->key && !ed->gone && abs64(ed->w) < cutoff) {
+		if (ed->key && abs64(ed->w) < cutoff)
 			ed->gone = true;
-			dropped++;
-		}
 	}
-	return dropped;
 }
 
 /* Rebuild with only the first (or cut-surviving) nodes; -1: no memory. */
@@ -272,9 +267,8 @@ int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_op
 			graph_sort(g, o->sort_cum);
 		}
 	}
-	g->dropped_edges = trim_edges(g, edge_cut);
+	trim_edges(g, edge_cut);
 	g->node_cut = abs64((int64_t)((double)g->total * o->node_fraction));
-	g->edge_cut = abs64((int64_t)((double)g->total * o->edge_fraction));
 	free(kept);
 	return 0;
 oom:
@@ -378,35 +372,42 @@ int psym_rpt_graph_edges(struct psym_rpt_graph *g, struct psym_err *e)
 	return 0;
 }
 
-/* pprof's reportLabels after the profile's: filters, totals, what was dropped. */
-void psym_rpt_report_labels(FILE *out, const struct psym_rpt_graph *g,
-			    const struct psym_report_opts *o, const char *ounit, bool edges)
+/* pprof's reportLabels: the profile's, filters, totals, what was left out. */
+void psym_rpt_report_labels(FILE *out, const struct psym_profile *p, size_t idx,
+			    const struct psym_report_filter *f, const char *ounit,
+			    const struct rpt_counts *c)
 {
-	const char *unit = psym_profile_str(g->r.p, g->r.p->pb->sample_type[g->r.idx]->unit);
-	int64_t flat_sum = 0;
+	const char *unit = psym_profile_str(p, p->pb->sample_type[idx]->unit);
 	char a[64], b[64], pa[32];
 
-	psym_rpt_profile_labels(out, g->r.p, g->r.idx, g->total, ounit);
-	psym_rpt_active_filters(out, &o->filter);
-	for (size_t i = 0; i < g->n; i++)
-		flat_sum = sat_add(flat_sum, g->nodes[g->order[i]].flat);
-	psym_rpt_scaled_label(a, sizeof(a), flat_sum, unit, ounit);
-	psym_rpt_scaled_label(b, sizeof(b), g->total, unit, ounit);
-	psym_rpt_percentage(pa, sizeof(pa), flat_sum, g->total);
+	psym_rpt_profile_labels(out, p, idx, c->total, ounit);
+	psym_rpt_active_filters(out, f);
+	psym_rpt_scaled_label(a, sizeof(a), c->flat_sum, unit, ounit);
+	psym_rpt_scaled_label(b, sizeof(b), c->total, unit, ounit);
+	psym_rpt_percentage(pa, sizeof(pa), c->flat_sum, c->total);
 	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a, pa + strspn(pa, " "),
 		b);
-	if (!g->total)
+	if (!c->total)
 		return;
-	if (g->dropped_nodes) {
-		psym_rpt_scaled_label(a, sizeof(a), g->node_cut, unit, ounit);
-		fprintf(out, "Dropped %zu node%s (cum <= %s)\n", g->dropped_nodes,
-			g->dropped_nodes > 1 ? "s" : "", a);
+	if (c->dropped_nodes) {
+		psym_rpt_scaled_label(a, sizeof(a), c->node_cut, unit, ounit);
+		fprintf(out, "Dropped %zu node%s (cum <= %s)\n", c->dropped_nodes,
+			c->dropped_nodes > 1 ? "s" : "", a);
 	}
-	if (edges && g->dropped_edges) {
-		psym_rpt_scaled_label(a, sizeof(a), g->edge_cut, unit, ounit);
-		fprintf(out, "Dropped %zu edge%s (freq <= %s)\n", g->dropped_edges,
-			g->dropped_edges > 1 ? "s" : "", a);
-	}
-	if (g->n && g->n < g->orig)
-		fprintf(out, "Showing top %zu nodes out of %zu\n", g->n, g->orig);
+	if (c->shown && c->shown < c->orig)
+		fprintf(out, "Showing top %zu nodes out of %zu\n", c->shown, c->orig);
+}
+
+/* The counts of a graph for its header. */
+struct rpt_counts psym_rpt_graph_counts(const struct psym_rpt_graph *g)
+{
+	struct rpt_counts c = { .total = g->total,
+				.node_cut = g->node_cut,
+				.dropped_nodes = g->dropped_nodes,
+				.shown = g->n,
+				.orig = g->orig };
+
+	for (size_t i = 0; i < g->n; i++)
+		c.flat_sum = sat_add(c.flat_sum, g->nodes[g->order[i]].flat);
+	return c;
 }

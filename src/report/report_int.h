@@ -245,9 +245,9 @@ struct psym_rpt_graph {
 	struct rpt_etab et;
 	uint32_t *order; /* the graph's nodes, sorted; n of them */
 	size_t n;
-	size_t orig;			     /* nodes before nodecount */
-	size_t dropped_nodes, dropped_edges; /* by nodefraction, edgefraction */
-	int64_t total, node_cut, edge_cut;   /* the report total and its fractions */
+	size_t orig;		 /* nodes before nodecount */
+	size_t dropped_nodes;	 /* by nodefraction */
+	int64_t total, node_cut; /* the report total and its node fraction */
 	/* After psym_rpt_graph_edges: per node id i, the slots of its in-edges
 	 * in[in_at[i]..in_at[i + 1]), of its out-edges likewise, sorted. */
 	uint32_t *in, *out;
@@ -259,8 +259,15 @@ int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_op
 		       struct psym_rpt_graph *g, struct psym_err *e);
 int psym_rpt_graph_edges(struct psym_rpt_graph *g, struct psym_err *e);
 void psym_rpt_graph_free(struct psym_rpt_graph *g);
-/* The header of a graph report (pprof's reportLabels); edges: say how many were dropped. */
-void psym_rpt_report_labels(FILE *out, const struct psym_rpt_graph *g,
-			    const struct psym_report_opts *o, const char *ounit, bool edges);
+/* What a report's header says about its rows (pprof's reportLabels). */
+struct rpt_counts {
+	int64_t total, flat_sum, node_cut;
+	size_t dropped_nodes, shown, orig;
+};
+void psym_rpt_report_labels(FILE *out, const struct psym_profile *p, size_t idx,
+			    const struct psym_report_filter *f, const char *ounit,
+			    const struct rpt_counts *c);
+/* A graph's counts (pprof's text reports say nothing of dropped edges). */
+struct rpt_counts psym_rpt_graph_counts(const struct psym_rpt_graph *g);
 
 #endif

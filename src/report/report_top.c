@@ -11,19 +11,6 @@
 
 /* ---- top -------------------------------------------------------------------- */
 
-struct node {
-	int64_t flat, cum;
-	size_t stamp;	 /* last sample counted in cum, + 1; then: a row shown */
-	bool inl, noinl; /* incoming edges: some inline, some not */
-};
-
-/* Caller -> callee edges, for pprof's "(inline)" marks. */
-struct edge {
-	uint64_t key; /* (caller + 1) << 32 | (callee + 1); 0: empty slot */
-	size_t stamp; /* last sample that counted it, + 1 */
-	bool inl;     /* every counted call was inline */
-};
-
 /*
  * Where each node occurs in its locations: OCC_INL as an inlined frame (not
  * the location's last line), OCC_CALL as the last line. Only a node that
@@ -36,55 +23,15 @@ enum {
 };
 
 struct edges {
-	struct edge *e;
-	size_t n, slots;
+	struct rpt_etab t;
 	const unsigned char *occ; /* per node id */
-	struct node *nodes;
+	struct rpt_node *nodes;
 };
-
-static uint64_t hkey(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static struct edge *edge_get(struct edges *t, uint32_t from, uint32_t to)
-{
-	uint64_t key = ((uint64_t)from + 1) << 32 | ((uint64_t)to + 1);
-	size_t j;
-
-	if ((t->n + 1) * 2 > t->slots) {
-		size_t ns = t->slots ? t->slots * 2 : 4096;
-		struct edge *ne = calloc(ns, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		for (size_t i = 0; i < t->slots; i++) {
-			if (!t->e[i].key)
-				continue;
-			for (j = hkey(t->e[i].key) & (ns - 1); ne[j].key; j = (j + 1) & (ns - 1))
-				;
-			ne[j] = t->e[i];
-		}
-		free(t->e);
-		t->e = ne;
-		t->slots = ns;
-	}
-	for (j = hkey(key) & (t->slots - 1); t->e[j].key; j = (j + 1) & (t->slots - 1))
-		if (t->e[j].key == key)
-			return &t->e[j];
-	t->e[j].key = key;
-	t->e[j].inl = true;
-	t->n++;
-	return &t->e[j];
-}
 
 /* One call parent -> id in sample i (pprof's AddToEdgeDiv); -1: no memory. */
 static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool inl, size_t i)
 {
-	struct edge *ed;
+	struct rpt_edge *ed;
 
 	if (parent == UINT32_MAX || parent == id)
 		return 0;
@@ -95,7 +42,7 @@ static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool in
 			edges->nodes[id].noinl = true;
 		return 0;
 	}
-	ed = edge_get(edges, parent, id);
+	ed = psym_rpt_edge_get(&edges->t, parent, id);
 	if (!ed)
 		return -1;
 	if (ed->stamp != i + 1) {
@@ -106,7 +53,7 @@ static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool in
 	return 0;
 }
 
-static void edges_mark(const struct edges *edges, struct node *nodes);
+static void edges_mark(const struct edges *edges, struct rpt_node *nodes);
 
 /*
  * pprof's "(inline)" and "(partial-inline)": a caller -> callee edge is
@@ -116,7 +63,7 @@ static void edges_mark(const struct edges *edges, struct node *nodes);
  * stamp is set are in the graph (pprof rebuilds it from the rows shown):
  * the others are skipped. Sets each node's inl/noinl from its in-edges.
  */
-static int mark_inline(struct rep *r, struct node *nodes, bool kept, struct edges *edges)
+static int mark_inline(struct rep *r, struct rpt_node *nodes, bool kept, struct edges *edges)
 {
 	const pb_profile *pb = r->p->pb;
 
@@ -158,52 +105,19 @@ static int mark_inline(struct rep *r, struct node *nodes, bool kept, struct edge
 }
 
 /* Each node's inl/noinl from its in-edges. */
-static void edges_mark(const struct edges *edges, struct node *nodes)
+static void edges_mark(const struct edges *edges, struct rpt_node *nodes)
 {
-	for (size_t j = 0; j < edges->slots; j++) {
-		struct node *callee;
+	for (size_t j = 0; j < edges->t.slots; j++) {
+		struct rpt_node *callee;
 
-		if (!edges->e[j].key)
+		if (!edges->t.e[j].key)
 			continue;
-		callee = &nodes[(uint32_t)edges->e[j].key - 1];
-		if (edges->e[j].inl)
+		callee = &nodes[(uint32_t)edges->t.e[j].key - 1];
+		if (edges->t.e[j].inl)
 			callee->inl = true;
 		else
 			callee->noinl = true;
 	}
-}
-
-struct row_ctx {
-	const struct names *names;
-	const struct node *nodes;
-	bool by_cum;
-};
-
-static int cmp_row(const void *a, const void *b, void *ctx)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct row_ctx *c = ctx;
-	const struct node *nx = &c->nodes[x], *ny = &c->nodes[y];
-	int64_t kx = abs64(c->by_cum ? nx->cum : nx->flat),
-		ky = abs64(c->by_cum ? ny->cum : ny->flat);
-	int r;
-
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	{
-		/* Printable names first, as pprof sorts: keys can differ after them. */
-		const char *sx = c->names->s[x], *sy = c->names->s[y];
-		size_t lx = name_len(sx), ly = name_len(sy);
-
-		r = memcmp(sx, sy, lx < ly ? lx : ly);
-		if (r || lx != ly)
-			return r ? r : (lx < ly ? -1 : 1);
-	}
-	kx = abs64(c->by_cum ? nx->flat : nx->cum);
-	ky = abs64(c->by_cum ? ny->flat : ny->cum);
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	return strcmp(c->names->s[x], c->names->s[y]);
 }
 
 /*
@@ -225,21 +139,83 @@ static void prefetch_frames(const struct rep *r, const pb_sample *s)
 			__builtin_prefetch(r->frames + r->loc[pos[i]].first);
 }
 
+/* pprof's rows of -top: flat, flat%, sum%, cum, cum%, the name and its inline mark. */
+static void print_rows(FILE *out, const struct names *names, const struct rpt_node *nodes,
+		       const uint32_t *rows, size_t shown, int64_t total, const char *unit,
+		       const char *ounit)
+{
+	int64_t sum = 0;
+	char a[64], b[64], pa[32], pb[32], pc[32];
+
+	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
+	for (size_t i = 0; i < shown && !ferror(out); i++) {
+		const struct rpt_node *nd = &nodes[rows[i]];
+		const char *key = names->s[rows[i]];
+
+		sum = sat_add(sum, nd->flat);
+		psym_rpt_scaled_label(a, sizeof(a), nd->flat, unit, ounit);
+		psym_rpt_scaled_label(b, sizeof(b), nd->cum, unit, ounit);
+		psym_rpt_percentage(pa, sizeof(pa), nd->flat, total);
+		psym_rpt_percentage(pb, sizeof(pb), sum, total);
+		psym_rpt_percentage(pc, sizeof(pc), nd->cum, total);
+		fprintf(out, "%10s %s %s %10s %s  %.*s%s\n", a, pa, pb, b, pc, (int)name_len(key),
+			key, nd->inl ? (nd->noinl ? " (partial-inline)" : " (inline)") : "");
+	}
+}
+
+/*
+ * top with a node or edge fraction: pprof's trimmed graph, each row
+ * marked inline by the in-edges that survived the edge cut.
+ */
+static int top_graph(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
+		     struct psym_err *e)
+{
+	struct psym_rpt_graph g;
+	struct rpt_counts c;
+	const char *unit, *ounit;
+	int ret = psym_rpt_graph_new(p, o, &g, e);
+
+	if (ret)
+		goto out;
+	for (size_t j = 0; j < g.et.slots; j++) {
+		const struct rpt_edge *ed = &g.et.e[j];
+		struct rpt_node *callee;
+
+		if (!ed->key || ed->gone)
+			continue;
+		callee = &g.nodes[(uint32_t)ed->key - 1];
+		if (ed->inl)
+			callee->inl = true;
+		else
+			callee->noinl = true;
+	}
+	unit = psym_profile_str(p, p->pb->sample_type[g.r.idx]->unit);
+	ounit = psym_rpt_output_unit(g.nodes, g.order, g.n, g.total, unit);
+	c = psym_rpt_graph_counts(&g);
+	psym_rpt_report_labels(out, p, g.r.idx, &o->filter, ounit, &c);
+	print_rows(out, &g.r.names, g.nodes, g.order, g.n, g.total, unit, ounit);
+out:
+	psym_rpt_graph_free(&g);
+	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
+}
+
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e)
 {
 	const pb_profile *pb = p->pb;
 	struct rep r;
-	struct node *nodes = NULL;
+	struct rpt_node *nodes = NULL;
 	struct edges edges = { 0 };
 	uint32_t *rows = NULL;
 	unsigned char *occ = NULL;
 	size_t ncap = 0, nrows = 0, shown;
-	int64_t total = 0, flat_sum = 0, sum = 0;
+	int64_t total = 0;
 	const char *unit, *ounit = NULL;
-	char a[64], b[64], pa[32], pb2[32], pc[32];
-	int ret = psym_rpt_init(&r, p, o, true, e);
+	int ret;
 
+	if (o->node_fraction > 0 || o->edge_fraction > 0)
+		return top_graph(p, o, out, e);
+	ret = psym_rpt_init(&r, p, o, true, e);
 	if (ret)
 		goto out;
 	unit = psym_profile_str(p, pb->sample_type[r.idx]->unit);
@@ -292,7 +268,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 				goto oom;
 			if (r.names.n > ncap) {
 				size_t nc = r.names.cap;
-				struct node *nn = realloc(nodes, nc * sizeof(*nn));
+				struct rpt_node *nn = realloc(nodes, nc * sizeof(*nn));
 
 				if (!nn)
 					goto oom;
@@ -326,9 +302,9 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		if (nodes[j].flat || nodes[j].cum)
 			rows[nrows++] = (uint32_t)j;
 	if (nrows) {
-		struct row_ctx c = { &r.names, nodes, o->sort_cum };
+		struct rpt_node_order c = { &r.names, nodes, o->sort_cum };
 
-		qsort_r(rows, nrows, sizeof(*rows), cmp_row, &c);
+		qsort_r(rows, nrows, sizeof(*rows), psym_rpt_cmp_node, &c);
 	}
 	shown = o->max_rows && o->max_rows < nrows ? o->max_rows : nrows;
 	/* pprof marks inline nodes in the graph of the rows it shows. */
@@ -343,54 +319,15 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		if (mark_inline(&r, nodes, shown < nrows, &edges))
 			goto oom;
 	}
-	/* pprof's selectOutputUnit: one unit for the report, from the smallest value. */
+	ounit = psym_rpt_output_unit(nodes, rows, shown, total, unit);
 	{
-		int64_t minv = 0, maxv = total;
-		const char *minu, *maxu;
+		struct rpt_counts c = { .total = total, .shown = shown, .orig = nrows };
 
-		for (size_t i = 0; i < shown; i++) {
-			int64_t m = abs64(nodes[rows[i]].flat);
-
-			if (!m)
-				m = abs64(nodes[rows[i]].cum);
-			if (m && (!minv || m < minv))
-				minv = m;
-		}
-		if (!minv)
-			minv = maxv;
-		psym_rpt_scale(minv, unit, "minimum", &minu);
-		psym_rpt_scale(maxv, unit, "minimum", &maxu);
-		ounit = minu;
-		if (strcmp(minu, maxu) && minv <= INT64_MAX / 100 && minv * 100 < maxv)
-			psym_rpt_scale(minv * 100, unit, "minimum", &ounit);
-		if (!*ounit)
-			ounit = unit;
+		for (size_t i = 0; i < shown; i++)
+			c.flat_sum = sat_add(c.flat_sum, nodes[rows[i]].flat);
+		psym_rpt_report_labels(out, p, r.idx, &o->filter, ounit, &c);
 	}
-	for (size_t i = 0; i < shown; i++)
-		flat_sum = sat_add(flat_sum, nodes[rows[i]].flat);
-	psym_rpt_profile_labels(out, p, r.idx, total, ounit);
-	psym_rpt_active_filters(out, &o->filter);
-	psym_rpt_scaled_label(a, sizeof(a), flat_sum, unit, ounit);
-	psym_rpt_scaled_label(b, sizeof(b), total, unit, ounit);
-	psym_rpt_percentage(pa, sizeof(pa), flat_sum, total);
-	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a, pa + strspn(pa, " "),
-		b);
-	if (total && shown < nrows)
-		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, nrows);
-	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
-	for (size_t i = 0; i < shown && !ferror(out); i++) {
-		const struct node *nd = &nodes[rows[i]];
-		const char *key = r.names.s[rows[i]];
-
-		sum = sat_add(sum, nd->flat);
-		psym_rpt_scaled_label(a, sizeof(a), nd->flat, unit, ounit);
-		psym_rpt_scaled_label(b, sizeof(b), nd->cum, unit, ounit);
-		psym_rpt_percentage(pa, sizeof(pa), nd->flat, total);
-		psym_rpt_percentage(pb2, sizeof(pb2), sum, total);
-		psym_rpt_percentage(pc, sizeof(pc), nd->cum, total);
-		fprintf(out, "%10s %s %s %10s %s  %.*s%s\n", a, pa, pb2, b, pc, (int)name_len(key),
-			key, nd->inl ? (nd->noinl ? " (partial-inline)" : " (inline)") : "");
-	}
+	print_rows(out, &r.names, nodes, rows, shown, total, unit, ounit);
 	goto out;
 oom:
 	ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -398,7 +335,7 @@ out:
 	free(occ);
 	free(rows);
 	free(nodes);
-	free(edges.e);
+	free(edges.t.e);
 	psym_rpt_free(&r);
 	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }

@@ -110,7 +110,11 @@ static int tree(const struct psym_profile *p, const struct psym_report_opts *o, 
 			goto out;
 		}
 	}
-	psym_rpt_report_labels(out, &g, &po, ounit, false);
+	{
+		struct rpt_counts c = psym_rpt_graph_counts(&g);
+
+		psym_rpt_report_labels(out, p, g.r.idx, &po.filter, ounit, &c);
+	}
 	fprintf(out, "%s\n%s\n", TREE_SEP, TREE_LEGEND);
 	print_nodes(out, &g, rx, ounit);
 out:
