@@ -112,6 +112,19 @@ static const char peek_help[] =
 	"      --lines                one node per function and source line\n"
 	"      --files                one node per source file\n" REPORT_HELP;
 
+static const char list_help[] =
+	"Usage: psym list [OPTIONS] REGEX FILE\n"
+	"The source of the functions whose name matches REGEX, each line with its\n"
+	"flat and cumulative value, printed as pprof -list prints it (psym list RE\n"
+	"FILE equals go tool pprof -list RE FILE). Source files are read where the\n"
+	"profile's lines name them; each file not found is said on stderr.\n\n"
+	"      --source-path DIRS     look for source files under these directories\n"
+	"                             (':'-separated) and their parents (default:\n"
+	"                             the current directory; pprof's -source_path)\n"
+	"      --trim-path PREFIXES   cut these prefixes (':'-separated) off the\n"
+	"                             files' names first (default: a guess from the\n"
+	"                             source path's last directory; -trim_path)\n" REPORT_HELP;
+
 /* Which report cmd_report makes. */
 enum report_kind {
 	R_TOP,
@@ -120,6 +133,7 @@ enum report_kind {
 	R_TRACES,
 	R_TREE,
 	R_PEEK,
+	R_LIST,
 };
 
 /* A fraction of the total, 0 to 1, or a usage error. */
@@ -154,6 +168,8 @@ enum {
 	OPT_DIFF_BASE,
 	OPT_NODEFRACTION,
 	OPT_EDGEFRACTION,
+	OPT_SOURCE_PATH,
+	OPT_TRIM_PATH,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -162,48 +178,57 @@ static const char *nonempty(const char *s)
 	return *s ? s : NULL;
 }
 
-static int cmd_report(int argc, char **argv, enum report_kind which)
-{
-	static const struct option opts[] = {
-		{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "cum", no_argument, NULL, OPT_CUM },
-		{ "lines", no_argument, NULL, OPT_LINES },
-		{ "files", no_argument, NULL, OPT_FILES },
-		{ "nodecount", required_argument, NULL, 'n' },
-		{ "comm", optional_argument, NULL, OPT_COMM },
-		{ "pid", optional_argument, NULL, OPT_PIDFRAME },
-		{ "comms", required_argument, NULL, OPT_COMMS },
-		{ "pids", required_argument, NULL, OPT_PIDS },
-		{ "focus", required_argument, NULL, OPT_FOCUS },
-		{ "ignore", required_argument, NULL, OPT_IGNORE },
-		{ "hide", required_argument, NULL, OPT_HIDE },
-		{ "show", required_argument, NULL, OPT_SHOW },
-		{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
-		{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
-		{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
-		{ "nodefraction", required_argument, NULL, OPT_NODEFRACTION },
-		{ "edgefraction", required_argument, NULL, OPT_EDGEFRACTION },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		LIMIT_OPTIONS,
-		{ 0 }
-	};
-	static const char *const names[] = { "top ",	"folded ", "flame ",
-					     "traces ", "tree ",   "peek " };
-	static const char *const helps[] = { top_help,	  folded_help, flame_help,
-					     traces_help, tree_help,   peek_help };
-	struct psym_report_opts ro = { .sample_index = -1 };
-	struct psym_limits lim;
-	struct psym_profile *p = NULL;
-	struct psym_err e = { 0 };
-	const char *out = NULL, *title = NULL, *base = NULL, *regex = NULL;
-	bool nf_set = false, ef_set = false, n_set = false;
-	int c, ret;
+static const struct option report_opts[] = {
+	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
+	{ "nodes", required_argument, NULL, 'n' },
+	{ "cum", no_argument, NULL, OPT_CUM },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "files", no_argument, NULL, OPT_FILES },
+	{ "nodecount", required_argument, NULL, 'n' },
+	{ "comm", optional_argument, NULL, OPT_COMM },
+	{ "pid", optional_argument, NULL, OPT_PIDFRAME },
+	{ "comms", required_argument, NULL, OPT_COMMS },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "ignore", required_argument, NULL, OPT_IGNORE },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "show", required_argument, NULL, OPT_SHOW },
+	{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
+	{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
+	{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
+	{ "nodefraction", required_argument, NULL, OPT_NODEFRACTION },
+	{ "edgefraction", required_argument, NULL, OPT_EDGEFRACTION },
+	{ "source-path", required_argument, NULL, OPT_SOURCE_PATH },
+	{ "trim-path", required_argument, NULL, OPT_TRIM_PATH },
+	{ "output", required_argument, NULL, 'o' },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	LIMIT_OPTIONS,
+	{ 0 }
+};
 
-	psym_limits_default(&lim);
-	while ((c = getopt_long(argc, argv, "hn:o:", opts, NULL)) != -1) {
-		if (limit_option(c, optarg, &lim, names[which]))
+static const char *const names[] = { "top ",  "folded ", "flame ", "traces ",
+				     "tree ", "peek ",	 "list " };
+static const char *const helps[] = { top_help,	folded_help, flame_help, traces_help,
+				     tree_help, peek_help,   list_help };
+
+/* What the command line asks of a report. */
+struct rargs {
+	struct psym_report_opts ro;
+	struct psym_limits lim;
+	struct psym_list_opts lo;
+	const char *out, *title, *base, *regex;
+	bool nf_set, ef_set, n_set;
+};
+
+/* The options and operands; 1 when --help was printed. optind: at FILE. */
+static int parse_report_args(int argc, char **argv, enum report_kind which, struct rargs *a)
+{
+	int c;
+
+	psym_limits_default(&a->lim);
+	a->ro.sample_index = -1;
+	while ((c = getopt_long(argc, argv, "hn:o:", report_opts, NULL)) != -1) {
+		if (limit_option(c, optarg, &a->lim, names[which]))
 			continue;
 		switch (c) {
 		case OPT_SAMPLE_INDEX: {
@@ -213,146 +238,188 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (!errno && *end == '\0' && end != optarg && v >= 0)
-				ro.sample_index = v;
+				a->ro.sample_index = v;
 			else
-				ro.sample_name = optarg;
+				a->ro.sample_name = optarg;
 			break;
 		}
 		case 'n':
-			ro.max_rows =
+			a->ro.max_rows =
 				(size_t)parse_long_arg(names[which], optarg, 0, LONG_MAX, "-n");
-			n_set = true;
+			a->n_set = true;
 			break;
 		case OPT_NODEFRACTION:
-			ro.node_fraction = parse_fraction(names[which], optarg, "--nodefraction");
-			nf_set = true;
+			a->ro.node_fraction =
+				parse_fraction(names[which], optarg, "--nodefraction");
+			a->nf_set = true;
 			break;
 		case OPT_EDGEFRACTION:
-			ro.edge_fraction = parse_fraction(names[which], optarg, "--edgefraction");
-			ef_set = true;
+			a->ro.edge_fraction =
+				parse_fraction(names[which], optarg, "--edgefraction");
+			a->ef_set = true;
 			break;
-		case OPT_CUM: ro.sort_cum = true; break;
-		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
-		case OPT_FILES: ro.by = PSYM_BY_FILE; break;
+		case OPT_CUM: a->ro.sort_cum = true; break;
+		case OPT_LINES: a->ro.by = PSYM_BY_LINE; break;
+		case OPT_FILES: a->ro.by = PSYM_BY_FILE; break;
 		/* perf's --comm=LIST / --pid=LIST filter; bare, a frame per label. */
 		case OPT_COMM:
 			if (optarg)
-				ro.filter.comms = nonempty(optarg);
+				a->ro.filter.comms = nonempty(optarg);
 			else
-				ro.comm_frame = true;
+				a->ro.comm_frame = true;
 			break;
 		case OPT_PIDFRAME:
 			if (optarg)
-				ro.filter.pids = nonempty(optarg);
+				a->ro.filter.pids = nonempty(optarg);
 			else
-				ro.pid_frame = true;
+				a->ro.pid_frame = true;
 			break;
-		case OPT_COMMS: ro.filter.comms = nonempty(optarg); break;
-		case OPT_PIDS: ro.filter.pids = nonempty(optarg); break;
-		case OPT_FOCUS: ro.filter.focus = nonempty(optarg); break;
-		case OPT_IGNORE: ro.filter.ignore = nonempty(optarg); break;
-		case OPT_HIDE: ro.filter.hide = nonempty(optarg); break;
-		case OPT_SHOW: ro.filter.show = nonempty(optarg); break;
-		case OPT_TAGFOCUS: ro.filter.tagfocus = nonempty(optarg); break;
-		case OPT_TAGIGNORE: ro.filter.tagignore = nonempty(optarg); break;
-		case OPT_DIFF_BASE: base = optarg; break;
-		case 'o': out = optarg; break;
-		case OPT_TITLE: title = optarg; break;
-		case 'h': fputs(helps[which], stdout); return 0;
+		case OPT_COMMS: a->ro.filter.comms = nonempty(optarg); break;
+		case OPT_PIDS: a->ro.filter.pids = nonempty(optarg); break;
+		case OPT_FOCUS: a->ro.filter.focus = nonempty(optarg); break;
+		case OPT_IGNORE: a->ro.filter.ignore = nonempty(optarg); break;
+		case OPT_HIDE: a->ro.filter.hide = nonempty(optarg); break;
+		case OPT_SHOW: a->ro.filter.show = nonempty(optarg); break;
+		case OPT_TAGFOCUS: a->ro.filter.tagfocus = nonempty(optarg); break;
+		case OPT_TAGIGNORE: a->ro.filter.tagignore = nonempty(optarg); break;
+		case OPT_DIFF_BASE: a->base = optarg; break;
+		case OPT_SOURCE_PATH: a->lo.source_path = optarg; break;
+		case OPT_TRIM_PATH: a->lo.trim_path = optarg; break;
+		case 'o': a->out = optarg; break;
+		case OPT_TITLE: a->title = optarg; break;
+		case 'h': fputs(helps[which], stdout); return 1;
 		default: die_bad_option(names[which], argv, "hn:o:");
 		}
 	}
-	if (which == R_PEEK) {
+	if (which == R_PEEK || which == R_LIST) {
 		if (argc - optind != 2)
 			die_usage(names[which], "expected REGEX and FILE");
-		regex = argv[optind++];
+		a->regex = argv[optind++];
 	} else if (argc - optind != 1) {
 		die_usage(names[which], "expected exactly one FILE");
 	}
 	/* pprof -peek and -traces trim nothing; an option that would do nothing is refused. */
-	if ((which == R_PEEK || which == R_TRACES) && (nf_set || ef_set || n_set))
+	if ((which == R_PEEK || which == R_TRACES || which == R_LIST) &&
+	    (a->nf_set || a->ef_set || a->n_set))
 		die_usage(names[which],
 			  "%sshows everything, as pprof does: no --nodecount, "
 			  "--nodefraction or --edgefraction",
 			  names[which]);
-	if ((which == R_FOLDED || which == R_FLAME) && (nf_set || ef_set))
+	if ((which == R_FOLDED || which == R_FLAME) && (a->nf_set || a->ef_set))
 		die_usage(names[which],
 			  "--nodefraction and --edgefraction are for the graph reports "
 			  "(top, tree); %skeeps whole stacks (see --nodecount)",
 			  names[which]);
 	if (which == R_TREE) {
 		/* pprof's defaults for its graph views. */
-		if (!n_set)
-			ro.max_rows = 80;
-		if (!nf_set)
-			ro.node_fraction = 0.005;
-		if (!ef_set)
-			ro.edge_fraction = 0.001;
+		if (!a->n_set)
+			a->ro.max_rows = 80;
+		if (!a->nf_set)
+			a->ro.node_fraction = 0.005;
+		if (!a->ef_set)
+			a->ro.edge_fraction = 0.001;
 	}
-	if (which == R_FLAME && !out)
+	if (which == R_FLAME && !a->out)
 		die_usage(names[which], "no output: give -o FILE.svg");
-	ret = load(argv[optind], &lim, &p);
+	return 0;
+}
+
+/* FILE (and its diff base), merged as pprof merges its inputs for traces. */
+static int load_input(const char *file, const struct rargs *a, enum report_kind which,
+		      struct psym_profile **pp)
+{
+	struct psym_err e = { 0 };
+	int ret;
+
+	ret = load(file, &a->lim, pp);
 	if (ret)
 		return ret;
-	if (base) {
+	if (a->base) {
 		/* pprof's -diff_base: BASE negated and labelled, merged after FILE. */
-		struct psym_profile *in[2] = { p, NULL }, *m = NULL;
-		const char *inames[2] = { argv[optind], base };
+		struct psym_profile *in[2] = { *pp, NULL }, *m = NULL;
+		const char *inames[2] = { file, a->base };
 		const bool isbase[2] = { false, true };
 
-		ret = load(base, &lim, &in[1]);
+		ret = load(a->base, &a->lim, &in[1]);
 		if (ret) {
-			psym_profile_free(p);
+			psym_profile_free(*pp);
 			return ret;
 		}
-		ret = psym_profile_merge(in, inames, isbase, 2, &lim, &m, &e);
+		ret = psym_profile_merge(in, inames, isbase, 2, &a->lim, &m, &e);
 		psym_profile_free(in[0]);
 		psym_profile_free(in[1]);
 		if (ret)
 			return report(&e, ret);
-		p = m;
+		*pp = m;
 	}
-	if (which == R_TRACES && !base) {
+	if (which == R_TRACES && !a->base) {
 		/* pprof merges even one profile: its samples' order, duplicates summed. */
 		struct psym_profile *m = NULL;
-		const char *iname = argv[optind];
+		const char *iname = file;
 
-		ret = psym_profile_merge(&p, &iname, NULL, 1, &lim, &m, &e);
-		psym_profile_free(p);
+		ret = psym_profile_merge(pp, &iname, NULL, 1, &a->lim, &m, &e);
+		psym_profile_free(*pp);
 		if (ret)
 			return report(&e, ret);
-		p = m;
+		*pp = m;
 	}
-	/* Mostly raw addresses: say what would give them names (stderr, once). */
-	hint_unsymbolized(p, &ro, argv[optind]);
-	if (which == R_FLAME) {
-		struct psym_out o;
+	return 0;
+}
 
-		ret = psym_out_open(&o, out, &e);
-		if (!ret) {
-			active_out = &o;
-			ret = psym_report_flame(p, &ro, title ? title : argv[optind], o.fp, &e);
-			if (ret)
-				psym_out_abort(&o);
-			else
-				ret = psym_out_commit(&o, &e);
-			active_out = NULL;
-		}
-		if (ret && !strcmp(out, "-")) {
-			c = stdout_state();
-			if (c > 0)
-				ret = 0;
-			else if (ret == PSYM_EIO && !e.msg[0])
-				psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
-					     c < 0 ? strerror(errno) : psym_strerror(ret));
-		}
+/* The flame graph, to a file written atomically or to stdout. */
+static int write_flame(struct psym_profile *p, const struct rargs *a, const char *file,
+		       struct psym_err *e)
+{
+	struct psym_out o;
+	int c, ret = psym_out_open(&o, a->out, e);
+
+	if (!ret) {
+		active_out = &o;
+		ret = psym_report_flame(p, &a->ro, a->title ? a->title : file, o.fp, e);
+		if (ret)
+			psym_out_abort(&o);
+		else
+			ret = psym_out_commit(&o, e);
+		active_out = NULL;
+	}
+	if (ret && !strcmp(a->out, "-")) {
+		c = stdout_state();
+		if (c > 0)
+			ret = 0;
+		else if (ret == PSYM_EIO && !e->msg[0])
+			psym_err_set(e, PSYM_EIO, "cannot write to standard output: %s",
+				     c < 0 ? strerror(errno) : psym_strerror(ret));
+	}
+	return ret;
+}
+
+static int cmd_report(int argc, char **argv, enum report_kind which)
+{
+	struct rargs a = { 0 };
+	struct psym_profile *p = NULL;
+	struct psym_err e = { 0 };
+	int c, ret;
+
+	if (parse_report_args(argc, argv, which, &a))
+		return 0;
+	ret = load_input(argv[optind], &a, which, &p);
+	if (ret)
+		return ret;
+	/* Mostly raw addresses: say what would give them names (stderr, once). */
+	hint_unsymbolized(p, &a.ro, argv[optind]);
+	if (which == R_FLAME) {
+		ret = write_flame(p, &a, argv[optind], &e);
 	} else {
 		switch (which) {
-		case R_TOP: ret = psym_report_top(p, &ro, stdout, &e); break;
-		case R_TRACES: ret = psym_report_traces(p, &ro, stdout, &e); break;
-		case R_TREE: ret = psym_report_tree(p, &ro, stdout, &e); break;
-		case R_PEEK: ret = psym_report_peek(p, &ro, regex, stdout, &e); break;
-		default: ret = psym_report_folded(p, &ro, stdout, &e); break;
+		case R_TOP: ret = psym_report_top(p, &a.ro, stdout, &e); break;
+		case R_TRACES: ret = psym_report_traces(p, &a.ro, stdout, &e); break;
+		case R_TREE: ret = psym_report_tree(p, &a.ro, stdout, &e); break;
+		case R_PEEK: ret = psym_report_peek(p, &a.ro, a.regex, stdout, &e); break;
+		case R_LIST:
+			a.lo.regex = a.regex;
+			ret = psym_report_list(p, &a.ro, &a.lo, stdout, stderr, &e);
+			break;
+		default: ret = psym_report_folded(p, &a.ro, stdout, &e); break;
 		}
 		if (!ret || ret == PSYM_EIO) {
 			c = stdout_state();
@@ -401,4 +468,9 @@ int cmd_tree(int argc, char **argv)
 int cmd_peek(int argc, char **argv)
 {
 	return cmd_report(argc, argv, R_PEEK);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_LIST);
 }

@@ -40,6 +40,8 @@ static const struct {
 	{ "traces", cmd_traces, "every sample's stack and labels, like pprof -traces" },
 	{ "tree", cmd_tree, "the call graph as text, like pprof -tree" },
 	{ "peek", cmd_peek, "callers and callees of matching functions, like pprof -peek" },
+	{ "list", cmd_list,
+	  "source lines of matching functions with their values, like pprof -list" },
 	{ "archive", cmd_archive, "pack a profile's binaries and debug files (.tar.zst)" },
 	{ "merge", cmd_merge, "merge profiles into one, as pprof does with several inputs" },
 };

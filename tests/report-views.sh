@@ -27,7 +27,7 @@ same() {
 	view=$1 prof=$2
 	shift 2
 	ga=$(printf '%s\n' "$@" | sed 's/^--sample-index/-sample_index/; s/^--diff-base/-diff_base/;
-		s/^--nodefraction/-nodefraction/; s/^--edgefraction/-edgefraction/; s/^--/-/')
+		s/^--nodefraction/-nodefraction/; s/^--edgefraction/-edgefraction/; s/^--/-/' | tr '\n' ' ')
 	"$PSYM" $view "$@" "$prof" >v.a 2>v.err
 	echo $? >v.rc
 	go tool pprof -$view -symbolize=none $ga "$prof" >v.b 2>/dev/null
@@ -131,7 +131,7 @@ expect_exit 2 "folded refuses --edgefraction (whole stacks)" "$PSYM" folded --ed
 same_peek() { # REGEX PROFILE PSYM-OPTION...
 	re=$1 prof=$2
 	shift 2
-	ga=$(printf '%s\n' "$@" | sed 's/^--sample-index/-sample_index/; s/^--/-/')
+	ga=$(printf '%s\n' "$@" | sed 's/^--sample-index/-sample_index/; s/^--/-/' | tr '\n' ' ')
 	"$PSYM" peek "$@" "$re" "$prof" >v.a 2>v.err
 	go tool pprof -peek "$re" -symbolize=none $ga "$prof" >v.b 2>/dev/null
 	if [ -s v.a ] && cmp -s v.a v.b; then
@@ -165,5 +165,119 @@ expect_exit 2 "peek refuses --nodecount (pprof -peek trims nothing)" "$PSYM" pee
 expect_exit 2 "peek: a bad regular expression" "$PSYM" peek 'a(' g1.pb
 expect_exit 2 "tree: --nodefraction out of range" "$PSYM" tree --nodefraction=2 g1.pb
 expect_exit 2 "tree on a bad profile" "$PSYM" tree "$top_srcdir/testdata/bad/zero-id.pb"
+# ---- list: a program built here, profiled at every instruction of three
+# functions (one with an inlined function from a header), symbolized by
+# psym; its sources then moved, to be found with --source-path and
+# --trim-path as pprof's -source_path and -trim_path find them ----
+if command -v gcc >/dev/null && command -v objdump >/dev/null; then
+	mkdir -p build/proj src other/x
+	cat >build/proj/util.h <<'C'
+static inline int mix(int a, int b)
+{
+	int r = a * 31;
+	r ^= b;
+	return r + 7;
+}
+C
+	cat >build/proj/main.c <<'C'
+#include <stdio.h>
+#include "util.h"
+
+__attribute__((noinline)) int work(int n)
+{
+	int acc = 0;
+	for (int i = 0; i < n; i++)
+		acc = mix(acc, i);
+	return acc;
+}
+
+__attribute__((noinline)) int other(int n)
+{
+	int s = 0;
+	for (int i = 0; i < n; i++)
+		s += i * i;
+	return s;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argv;
+	printf("%d\n", work(argc * 1000) + other(argc * 100));
+	return 0;
+}
+C
+	(cd build/proj && gcc -O2 -g -o prog "$T/build/proj/main.c")
+	base=555555554000
+	printf '%s-%x r-xp 00000000 08:01 1 %s\n' $base \
+		$((0x$base + $(stat -c %s build/proj/prog) + 4096)) "$T/build/proj/prog" >maps
+	python3 - build/proj/prog $base >stacks <<'PY'
+import re, subprocess, sys
+prog, base = sys.argv[1], int(sys.argv[2], 16)
+out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", prog], capture_output=True, text=True).stdout
+fn, insns = None, {}
+for l in out.splitlines():
+    m = re.match(r"^[0-9a-f]+ <(\w+)>:", l)
+    if m:
+        fn = m.group(1); continue
+    m = re.match(r"^\s+([0-9a-f]+):", l)
+    if m and fn in ("work", "other", "main"):
+        insns.setdefault(fn, []).append(int(m.group(1), 16))
+caller = insns["main"][len(insns["main"]) // 2]
+for k, fn in enumerate(("work", "other", "main")):
+    for i, a in enumerate(insns[fn]):
+        st = [a] if fn == "main" else [a, caller]
+        print(" ".join("%x" % (base + x) for x in st), "count=%d" % (1 + (i * 7 + k) % 5))
+PY
+	python3 "$top_srcdir/tests/mkprofile.py" maps stacks >prog.txtpb
+	encode_txtpb prog.txtpb prog.pb
+	"$PSYM" symbolize -q prog.pb -o prog.sym.pb.gz
+	check "list: the profile has the inlined function" sh -c "'$PSYM' top prog.sym.pb.gz | grep -q ' mix (inline)$'"
+	# same_list REGEX PSYM-OPTION...: psym list against go tool pprof -list.
+	same_list() {
+		re=$1
+		shift
+		ga=$(printf '%s\n' "$@" | sed 's/^--source-path/-source_path/; s/^--trim-path/-trim_path/;
+			s/^--sample-index/-sample_index/; s/^--/-/' | tr '\n' ' ')
+		"$PSYM" list "$@" "$re" prog.sym.pb.gz >l.a 2>l.err
+		go tool pprof -list "$re" -symbolize=none $ga prog.sym.pb.gz >l.b 2>/dev/null
+		if [ -s l.a ] && cmp -s l.a l.b; then
+			pass "list $* '$re' = go tool pprof -list '$re' -symbolize=none $ga"
+		else
+			fail "list $* '$re' = go tool pprof -list '$re' -symbolize=none $ga"
+			diff l.a l.b | head -8
+			head -3 l.err
+		fi
+	}
+	for re in work mix 'main|other' .; do
+		same_list $re
+		same_list $re --sample-index=0
+	done
+	check "list work: source lines with values, the inlined call's line with its cum" \
+		sh -c "'$PSYM' list work prog.sym.pb.gz | grep -q '^ *\. *[0-9][0-9]* *8:		acc = mix(acc, i);$'"
+	check "list: no missing file said when all are found" test ! -s l.err
+	# The sources move away from where the binary was built.
+	mv build/proj/main.c build/proj/util.h src/
+	mkdir -p src/proj
+	mv src/main.c src/util.h src/proj/
+	same_list work
+	check "list: a missing file is said on stderr, one line, naming it" \
+		sh -c "test \$(wc -l <l.err) = 1 && grep -q \"source file '$T/build/proj/main.c' not found\" l.err"
+	check "list: pprof's Error line on stdout for the missing file" grep -q '^ Error: ' l.a
+	for re in work mix; do
+		same_list $re --source-path="$T/src/proj"
+		same_list $re --source-path="$T/src"
+		same_list $re --trim-path="$T/build" --source-path="$T/src"
+		same_list $re --trim-path="$T/build/" --source-path="$T/other/x:$T/src"
+		same_list $re --source-path="$T/src/proj/deeper/dir" --trim-path="$T/build/proj"
+	done
+	"$PSYM" list --trim-path="$T/build" --source-path="$T/src" mix prog.sym.pb.gz >l.a 2>l.err
+	check "list --trim-path --source-path: the moved header's lines, nothing said missing" \
+		sh -c "grep -q '^ *[0-9.]* *[0-9.]* *3:	int r = a \* 31;$' l.a && test ! -s l.err"
+	expect_exit 2 "list: no function matches" "$PSYM" list nosuch prog.sym.pb.gz
+	expect_exit 2 "list: a bad regular expression" "$PSYM" list 'a(' prog.sym.pb.gz
+else
+	echo "note: gcc or objdump not installed: list checks skipped"
+fi
+
 expect_exit 2 "traces on a bad profile" "$PSYM" traces "$top_srcdir/testdata/bad/zero-id.pb"
 finish

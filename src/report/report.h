@@ -78,6 +78,20 @@ int psym_report_tree(const struct psym_profile *p, const struct psym_report_opts
 		     struct psym_err *e);
 int psym_report_peek(const struct psym_profile *p, const struct psym_report_opts *o,
 		     const char *regex, FILE *out, struct psym_err *e);
+/*
+ * pprof -list: the source of each function whose name matches regex, each
+ * line with its flat and cumulative value (untrimmed, by line). Source
+ * files are looked for in source_path (':'-separated; NULL: the current
+ * directory) and their parents after trim_path's prefixes (NULL: pprof's
+ * guess) are cut, as pprof's -source_path and -trim_path; each file not
+ * found gets pprof's " Error:" line on out and one line on warn (NULL:
+ * none). PSYM_EUSAGE when no function matches.
+ */
+struct psym_list_opts {
+	const char *regex, *source_path, *trim_path;
+};
+int psym_report_list(const struct psym_profile *p, const struct psym_report_opts *o,
+		     const struct psym_list_opts *lo, FILE *out, FILE *warn, struct psym_err *e);
 int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		       struct psym_err *e);
 /*

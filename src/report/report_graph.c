@@ -217,8 +217,8 @@ static int cmp_cum_desc(const void *a, const void *b, void *ctx)
 	return x > y ? -1 : x < y;
 }
 
-int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_opts *o,
-		       struct psym_rpt_graph *g, struct psym_err *e)
+static int graph_new(const struct psym_profile *p, const struct psym_report_opts *o, bool objnames,
+		     struct psym_rpt_graph *g, struct psym_err *e)
 {
 	unsigned char *kept = NULL;
 	int64_t flat = 0, node_cut, edge_cut;
@@ -228,6 +228,7 @@ int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_op
 	ret = psym_rpt_init(&g->r, p, o, true, e);
 	if (ret)
 		return ret;
+	g->r.objnames = objnames;
 	for (size_t pos = 0; pos < p->pb->n_location; pos++) {
 		const uint32_t *f;
 
@@ -274,6 +275,18 @@ int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_op
 oom:
 	free(kept);
 	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+}
+
+int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_opts *o,
+		       struct psym_rpt_graph *g, struct psym_err *e)
+{
+	return graph_new(p, o, false, g, e);
+}
+
+int psym_rpt_graph_new_objnames(const struct psym_profile *p, const struct psym_report_opts *o,
+				struct psym_rpt_graph *g, struct psym_err *e)
+{
+	return graph_new(p, o, true, g, e);
 }
 
 void psym_rpt_graph_free(struct psym_rpt_graph *g)

@@ -46,6 +46,9 @@ struct names {
 /* Add s (a copy) to t if new; its id, or -1 on out of memory or too many. */
 long psym_rpt_name_add(struct names *t, const char *s);
 
+/* Go's filepath.Clean, which pprof applies to file names; into buf. */
+void psym_rpt_clean_path(char *buf, size_t sz, const char *path);
+
 /* Length of the printable part of a key. */
 static inline size_t name_len(const char *key)
 {
@@ -84,8 +87,9 @@ void psym_rpt_percentage(char *buf, size_t sz, int64_t value, int64_t total);
 struct rep {
 	const struct psym_profile *p;
 	enum psym_report_granularity by;
-	bool exact; /* keys tell apart what pprof's NodeInfo does */
-	size_t idx; /* sample value index */
+	bool exact;    /* keys tell apart what pprof's NodeInfo does */
+	bool objnames; /* and every node's binary and start line (pprof's ObjNames: list) */
+	size_t idx;    /* sample value index */
 	struct names names;
 	/* Per location position: its frames[first..first + n); first UINT32_MAX: not yet. */
 	struct {
@@ -257,6 +261,9 @@ struct psym_rpt_graph {
 /* pprof's newTrimmedGraph with o's fractions and node count (max_rows). */
 int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_opts *o,
 		       struct psym_rpt_graph *g, struct psym_err *e);
+/* The same, nodes keyed as pprof's ObjNames keys them (list: per binary and start line). */
+int psym_rpt_graph_new_objnames(const struct psym_profile *p, const struct psym_report_opts *o,
+				struct psym_rpt_graph *g, struct psym_err *e);
 int psym_rpt_graph_edges(struct psym_rpt_graph *g, struct psym_err *e);
 void psym_rpt_graph_free(struct psym_rpt_graph *g);
 /* What a report's header says about its rows (pprof's reportLabels). */
