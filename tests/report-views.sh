@@ -12,13 +12,10 @@ need protoc
 need python3
 export HOME=$T GOCACHE=$T/gocache
 
-for seed in 1 2; do
-	python3 "$top_srcdir/tests/genprofile.py" $seed >g$seed.txtpb
-	encode_txtpb g$seed.txtpb g$seed.pb
-	python3 "$top_srcdir/tests/gensystem.py" $seed >sys$seed.txtpb
-	encode_txtpb sys$seed.txtpb sys$seed.pb
-	python3 "$top_srcdir/tests/genunits.py" $seed >u$seed.txtpb
-	encode_txtpb u$seed.txtpb u$seed.pb
+# g: genprofile.py, sys: gensystem.py, u: genunits.py; seeds 1 and 2.
+for f in g1 g2 sys1 sys2 u1 u2; do
+	gen=$(echo ${f%[0-9]} | sed 's/^g$/genprofile/; s/^sys$/gensystem/; s/^u$/genunits/')
+	python3 "$top_srcdir/tests/$gen.py" ${f#${f%[0-9]}} >$f.txtpb && encode_txtpb $f.txtpb $f.pb
 done
 
 # same VIEW PROFILE PSYM-OPTION...: psym VIEW against go tool pprof -VIEW
@@ -128,35 +125,38 @@ expect_exit 2 "traces refuses --nodefraction (pprof -traces trims nothing)" \
 expect_exit 2 "folded refuses --edgefraction (whole stacks)" "$PSYM" folded --edgefraction=0.1 g1.pb
 
 # ---- peek: nothing trimmed, as pprof -peek ----
-same_peek() { # REGEX PROFILE PSYM-OPTION...
-	re=$1 prof=$2
-	shift 2
-	ga=$(printf '%s\n' "$@" | sed 's/^--sample-index/-sample_index/; s/^--/-/' | tr '\n' ' ')
-	"$PSYM" peek "$@" "$re" "$prof" >v.a 2>v.err
-	go tool pprof -peek "$re" -symbolize=none $ga "$prof" >v.b 2>/dev/null
+# same_re VIEW REGEX PROFILE PSYM-OPTION...: psym VIEW against go tool
+# pprof -VIEW REGEX (peek, list).
+same_re() {
+	view=$1 re=$2 prof=$3
+	shift 3
+	ga=$(printf '%s\n' "$@" | sed 's/^--source-path/-source_path/; s/^--trim-path/-trim_path/;
+		s/^--sample-index/-sample_index/; s/^--/-/' | tr '\n' ' ')
+	"$PSYM" $view "$@" "$re" "$prof" >v.a 2>v.err
+	go tool pprof -$view "$re" -symbolize=none $ga "$prof" >v.b 2>/dev/null
 	if [ -s v.a ] && cmp -s v.a v.b; then
-		pass "peek $* '$re' = go tool pprof -peek '$re' -symbolize=none $ga ($prof)"
+		pass "$view $* '$re' = go tool pprof -$view '$re' -symbolize=none $ga ($prof)"
 	else
-		fail "peek $* '$re' = go tool pprof -peek '$re' -symbolize=none $ga ($prof)"
+		fail "$view $* '$re' = go tool pprof -$view '$re' -symbolize=none $ga ($prof)"
 		diff v.a v.b | head -8
 		head -3 v.err
 	fi
 }
 for p in g1.pb g2.pb; do
-	same_peek fn_1 $p
-	same_peek 'fn_0[23] ' $p --lines
-	same_peek file_2 $p --files
-	same_peek . $p --cum
+	same_re peek fn_1 $p
+	same_re peek 'fn_0[23] ' $p --lines
+	same_re peek file_2 $p --files
+	same_re peek . $p --cum
 done
 for p in sys1.pb sys2.pb; do
-	same_peek nginx $p
-	same_peek '^libc_' $p --cum
-	same_peek '(?i)K3' $p --sample-index=0
-	same_peek 'main|do_' $p --focus=nginx
-	same_peek 'parse' $p --hide=kernel --lines
+	same_re peek nginx $p
+	same_re peek '^libc_' $p --cum
+	same_re peek '(?i)K3' $p --sample-index=0
+	same_re peek 'main|do_' $p --focus=nginx
+	same_re peek 'parse' $p --hide=kernel --lines
 done
-same_peek f1 u1.pb
-same_peek f1 u2.pb --lines
+same_re peek f1 u1.pb
+same_re peek f1 u2.pb --lines
 "$PSYM" peek nosuch g1.pb >v.a 2>v.err
 echo $? >v.rc
 check "peek: no match is an error (exit 2, one line, no output), as pprof" \
@@ -232,47 +232,31 @@ PY
 	encode_txtpb prog.txtpb prog.pb
 	"$PSYM" symbolize -q prog.pb -o prog.sym.pb.gz
 	check "list: the profile has the inlined function" sh -c "'$PSYM' top prog.sym.pb.gz | grep -q ' mix (inline)$'"
-	# same_list REGEX PSYM-OPTION...: psym list against go tool pprof -list.
-	same_list() {
-		re=$1
-		shift
-		ga=$(printf '%s\n' "$@" | sed 's/^--source-path/-source_path/; s/^--trim-path/-trim_path/;
-			s/^--sample-index/-sample_index/; s/^--/-/' | tr '\n' ' ')
-		"$PSYM" list "$@" "$re" prog.sym.pb.gz >l.a 2>l.err
-		go tool pprof -list "$re" -symbolize=none $ga prog.sym.pb.gz >l.b 2>/dev/null
-		if [ -s l.a ] && cmp -s l.a l.b; then
-			pass "list $* '$re' = go tool pprof -list '$re' -symbolize=none $ga"
-		else
-			fail "list $* '$re' = go tool pprof -list '$re' -symbolize=none $ga"
-			diff l.a l.b | head -8
-			head -3 l.err
-		fi
-	}
 	for re in work mix 'main|other' .; do
-		same_list $re
-		same_list $re --sample-index=0
+		same_re list $re prog.sym.pb.gz
+		same_re list $re prog.sym.pb.gz --sample-index=0
 	done
 	check "list work: source lines with values, the inlined call's line with its cum" \
 		sh -c "'$PSYM' list work prog.sym.pb.gz | grep -q '^ *\. *[0-9][0-9]* *8:		acc = mix(acc, i);$'"
-	check "list: no missing file said when all are found" test ! -s l.err
+	check "list: no missing file said when all are found" test ! -s v.err
 	# The sources move away from where the binary was built.
 	mv build/proj/main.c build/proj/util.h src/
 	mkdir -p src/proj
 	mv src/main.c src/util.h src/proj/
-	same_list work
+	same_re list work prog.sym.pb.gz
 	check "list: a missing file is said on stderr, one line, naming it" \
-		sh -c "test \$(wc -l <l.err) = 1 && grep -q \"source file '$T/build/proj/main.c' not found\" l.err"
-	check "list: pprof's Error line on stdout for the missing file" grep -q '^ Error: ' l.a
+		sh -c "test \$(wc -l <v.err) = 1 && grep -q \"source file '$T/build/proj/main.c' not found\" v.err"
+	check "list: pprof's Error line on stdout for the missing file" grep -q '^ Error: ' v.a
 	for re in work mix; do
-		same_list $re --source-path="$T/src/proj"
-		same_list $re --source-path="$T/src"
-		same_list $re --trim-path="$T/build" --source-path="$T/src"
-		same_list $re --trim-path="$T/build/" --source-path="$T/other/x:$T/src"
-		same_list $re --source-path="$T/src/proj/deeper/dir" --trim-path="$T/build/proj"
+		same_re list $re prog.sym.pb.gz --source-path="$T/src/proj"
+		same_re list $re prog.sym.pb.gz --source-path="$T/src"
+		same_re list $re prog.sym.pb.gz --trim-path="$T/build" --source-path="$T/src"
+		same_re list $re prog.sym.pb.gz --trim-path="$T/build/" --source-path="$T/other/x:$T/src"
+		same_re list $re prog.sym.pb.gz --source-path="$T/src/proj/deeper/dir" --trim-path="$T/build/proj"
 	done
-	"$PSYM" list --trim-path="$T/build" --source-path="$T/src" mix prog.sym.pb.gz >l.a 2>l.err
+	"$PSYM" list --trim-path="$T/build" --source-path="$T/src" mix prog.sym.pb.gz >v.a 2>v.err
 	check "list --trim-path --source-path: the moved header's lines, nothing said missing" \
-		sh -c "grep -q '^ *[0-9.]* *[0-9.]* *3:	int r = a \* 31;$' l.a && test ! -s l.err"
+		sh -c "grep -q '^ *[0-9.]* *[0-9.]* *3:	int r = a \* 31;$' v.a && test ! -s v.err"
 	expect_exit 2 "list: no function matches" "$PSYM" list nosuch prog.sym.pb.gz
 	expect_exit 2 "list: a bad regular expression" "$PSYM" list 'a(' prog.sym.pb.gz
 else

@@ -53,67 +53,16 @@ static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool in
 	return 0;
 }
 
-static void edges_mark(const struct edges *edges, struct rpt_node *nodes);
-
-/*
- * pprof's "(inline)" and "(partial-inline)": a caller -> callee edge is
- * inline when every call it counts is from an outer frame of the same
- * location; an edge counts once per sample (its first call from the root);
- * calls of a node to itself are no edges. With kept, only nodes whose
- * stamp is set are in the graph (pprof rebuilds it from the rows shown):
- * the others are skipped. Sets each node's inl/noinl from its in-edges.
- */
-static int mark_inline(struct rep *r, struct rpt_node *nodes, bool kept, struct edges *edges)
+/* Each node's inl/noinl from its in-edges (those the edge cut left). */
+static void edges_mark(const struct rpt_etab *t, struct rpt_node *nodes)
 {
-	const pb_profile *pb = r->p->pb;
-
-	for (size_t i = 0; i < pb->n_sample; i++) {
-		const pb_sample *s = pb->sample[i];
-		uint32_t parent = UINT32_MAX;
-
-		if (s->value[r->idx] == 0)
-			continue;
-		switch (psym_rpt_sample_kept(r, s)) {
-		case 0: continue;
-		case 1: break;
-		default: return -1;
-		}
-		for (size_t li = s->n_location_id; li-- > 0;) {
-			long pos = psym_profile_location_pos(r->p, s->location_id[li]);
-			const uint32_t *f;
-			long nf;
-
-			if (pos < 0)
-				continue;
-			nf = psym_rpt_loc_frames(r, (size_t)pos,
-						 &f); /* known by now: no new names */
-			if (nf < 0)
-				return -1;
-			for (long ni = nf; ni-- > 0;) {
-				uint32_t id = f[ni];
-
-				if (kept && !nodes[id].stamp)
-					continue;
-				if (edge_count(edges, parent, id, ni != nf - 1, i))
-					return -1;
-				parent = id;
-			}
-		}
-	}
-	edges_mark(edges, nodes);
-	return 0;
-}
-
-/* Each node's inl/noinl from its in-edges. */
-static void edges_mark(const struct edges *edges, struct rpt_node *nodes)
-{
-	for (size_t j = 0; j < edges->t.slots; j++) {
+	for (size_t j = 0; j < t->slots; j++) {
 		struct rpt_node *callee;
 
-		if (!edges->t.e[j].key)
+		if (!t->e[j].key || t->e[j].gone)
 			continue;
-		callee = &nodes[(uint32_t)edges->t.e[j].key - 1];
-		if (edges->t.e[j].inl)
+		callee = &nodes[(uint32_t)t->e[j].key - 1];
+		if (t->e[j].inl)
 			callee->inl = true;
 		else
 			callee->noinl = true;
@@ -177,18 +126,7 @@ static int top_graph(const struct psym_profile *p, const struct psym_report_opts
 
 	if (ret)
 		goto out;
-	for (size_t j = 0; j < g.et.slots; j++) {
-		const struct rpt_edge *ed = &g.et.e[j];
-		struct rpt_node *callee;
-
-		if (!ed->key || ed->gone)
-			continue;
-		callee = &g.nodes[(uint32_t)ed->key - 1];
-		if (ed->inl)
-			callee->inl = true;
-		else
-			callee->noinl = true;
-	}
+	edges_mark(&g.et, g.nodes);
 	unit = psym_profile_str(p, p->pb->sample_type[g.r.idx]->unit);
 	ounit = psym_rpt_output_unit(g.nodes, g.order, g.n, g.total, unit);
 	c = psym_rpt_graph_counts(&g);
@@ -213,7 +151,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 	const char *unit, *ounit = NULL;
 	int ret;
 
-	if (o->node_fraction > 0 || o->edge_fraction > 0)
+	/* Trimmed: pprof rebuilds the graph from the rows it keeps. */
+	if (o->node_fraction > 0 || o->edge_fraction > 0 || o->max_rows)
 		return top_graph(p, o, out, e);
 	ret = psym_rpt_init(&r, p, o, true, e);
 	if (ret)
@@ -285,7 +224,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 					nodes[id].cum = sat_add(nodes[id].cum, v);
 				}
 				/* All rows shown: the edges of this same walk mark them. */
-				if (!o->max_rows && edge_count(&edges, parent, id, ni != nf - 1, i))
+				if (edge_count(&edges, parent, id, ni != nf - 1, i))
 					goto oom;
 				parent = id;
 			}
@@ -306,19 +245,9 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 
 		qsort_r(rows, nrows, sizeof(*rows), psym_rpt_cmp_node, &c);
 	}
-	shown = o->max_rows && o->max_rows < nrows ? o->max_rows : nrows;
-	/* pprof marks inline nodes in the graph of the rows it shows. */
-	if (!o->max_rows) {
-		edges_mark(&edges, nodes);
-	} else {
-		if (shown < nrows)
-			for (size_t j = 0; j < ncap; j++)
-				nodes[j].stamp = 0;
-		for (size_t i = 0; i < shown; i++)
-			nodes[rows[i]].stamp = 1;
-		if (mark_inline(&r, nodes, shown < nrows, &edges))
-			goto oom;
-	}
+	shown = nrows;
+	/* pprof marks inline nodes by their in-edges: all rows, the edges of the walk. */
+	edges_mark(&edges.t, nodes);
 	ounit = psym_rpt_output_unit(nodes, rows, shown, total, unit);
 	{
 		struct rpt_counts c = { .total = total, .shown = shown, .orig = nrows };
