@@ -237,6 +237,10 @@ int cmd_addr(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_folded(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_traces(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+int cmd_peek(int argc, char **argv);
+int cmd_list(int argc, char **argv);
 int cmd_archive(int argc, char **argv);
 
 /* cmd_index.c: per-build-ID indexes (--index-store, --no-index). */

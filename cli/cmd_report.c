@@ -45,6 +45,11 @@
 	"                             default sample type, else the last one)\n" DIFF_HELP         \
 		FILTER_HELP LIMIT_HELP
 
+#define TRIM_HELP                                                                                  \
+	"      --nodefraction F       leave out nodes whose cumulative value is under\n"           \
+	"                             F * total (pprof's -nodefraction)\n"                         \
+	"      --edgefraction F       leave out calls under F * total (-edgefraction)\n"
+
 static const char top_help[] =
 	"Usage: psym top [OPTIONS] FILE\n"
 	"Flat and cumulative values of the top functions, printed as pprof -top\n"
@@ -54,7 +59,9 @@ static const char top_help[] =
 	"  -n, --nodes N, --nodecount N  show the top N rows (default: all)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one row per function and source line\n"
-	"      --files                one row per source file\n" REPORT_HELP;
+	"      --files                one row per source file\n" TRIM_HELP
+	"                             (default 0 both: every function; pprof's own\n"
+	"                             defaults are 0.005 and 0.001)\n" REPORT_HELP;
 
 static const char folded_help[] =
 	"Usage: psym folded [OPTIONS] FILE\n"
@@ -76,6 +83,72 @@ static const char flame_help[] =
 	"      --comm, --pid          start each stack with that label\n"
 	"  -n, --nodecount N          keep only the frames of the top N functions\n" REPORT_HELP;
 
+static const char traces_help[] =
+	"Usage: psym traces [OPTIONS] FILE\n"
+	"Every sample's stack, leaf first, with its labels and value, as pprof\n"
+	"-traces prints them (samples with the same stack and labels merged, as\n"
+	"pprof merges them).\n\n"
+	"      --lines                frames as \"function file:line\"\n"
+	"      --files                frames as source files\n" REPORT_HELP;
+
+static const char tree_help[] =
+	"Usage: psym tree [OPTIONS] FILE\n"
+	"The call graph as text, printed as pprof -tree prints it: each function with\n"
+	"its callers above it and its callees below, each call's value and share.\n"
+	"By default trimmed as pprof trims it: psym tree FILE equals\n"
+	"go tool pprof -tree FILE (-nodecount=80 -nodefraction=0.005 -edgefraction=0.001).\n\n"
+	"  -n, --nodecount N          show the top N functions (default 80; 0: all)\n" TRIM_HELP
+	"                             (defaults 0.005 and 0.001)\n"
+	"      --cum                  sort by cumulative value\n"
+	"      --lines                one node per function and source line\n"
+	"      --files                one node per source file\n" REPORT_HELP;
+
+static const char peek_help[] =
+	"Usage: psym peek [OPTIONS] REGEX FILE\n"
+	"The callers and callees of the functions whose name matches REGEX, printed\n"
+	"as pprof -peek prints them (nothing trimmed, as pprof: psym peek RE FILE\n"
+	"equals go tool pprof -peek RE FILE). Exits 2 when nothing matches.\n\n"
+	"      --cum                  sort by cumulative value\n"
+	"      --lines                one node per function and source line\n"
+	"      --files                one node per source file\n" REPORT_HELP;
+
+static const char list_help[] =
+	"Usage: psym list [OPTIONS] REGEX FILE\n"
+	"The source of the functions whose name matches REGEX, each line with its\n"
+	"flat and cumulative value, printed as pprof -list prints it (psym list RE\n"
+	"FILE equals go tool pprof -list RE FILE). Source files are read where the\n"
+	"profile's lines name them; each file not found is said on stderr.\n\n"
+	"      --source-path DIRS     look for source files under these directories\n"
+	"                             (':'-separated) and their parents (default:\n"
+	"                             the current directory; pprof's -source_path)\n"
+	"      --trim-path PREFIXES   cut these prefixes (':'-separated) off the\n"
+	"                             files' names first (default: a guess from the\n"
+	"                             source path's last directory; -trim_path)\n" REPORT_HELP;
+
+/* Which report cmd_report makes. */
+enum report_kind {
+	R_TOP,
+	R_FOLDED,
+	R_FLAME,
+	R_TRACES,
+	R_TREE,
+	R_PEEK,
+	R_LIST,
+};
+
+/* A fraction of the total, 0 to 1, or a usage error. */
+static double parse_fraction(const char *cmd, const char *arg, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (errno || *end || end == arg || !(v >= 0 && v <= 1))
+		die_usage(cmd, "invalid %s '%s': a number from 0 to 1", what, arg);
+	return v;
+}
+
 enum {
 	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
 	OPT_CUM,
@@ -93,6 +166,10 @@ enum {
 	OPT_COMMS,
 	OPT_PIDS,
 	OPT_DIFF_BASE,
+	OPT_NODEFRACTION,
+	OPT_EDGEFRACTION,
+	OPT_SOURCE_PATH,
+	OPT_TRIM_PATH,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -101,43 +178,57 @@ static const char *nonempty(const char *s)
 	return *s ? s : NULL;
 }
 
-static int cmd_report(int argc, char **argv, int which)
-{
-	static const struct option opts[] = {
-		{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
-		{ "nodes", required_argument, NULL, 'n' },
-		{ "cum", no_argument, NULL, OPT_CUM },
-		{ "lines", no_argument, NULL, OPT_LINES },
-		{ "files", no_argument, NULL, OPT_FILES },
-		{ "nodecount", required_argument, NULL, 'n' },
-		{ "comm", optional_argument, NULL, OPT_COMM },
-		{ "pid", optional_argument, NULL, OPT_PIDFRAME },
-		{ "comms", required_argument, NULL, OPT_COMMS },
-		{ "pids", required_argument, NULL, OPT_PIDS },
-		{ "focus", required_argument, NULL, OPT_FOCUS },
-		{ "ignore", required_argument, NULL, OPT_IGNORE },
-		{ "hide", required_argument, NULL, OPT_HIDE },
-		{ "show", required_argument, NULL, OPT_SHOW },
-		{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
-		{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
-		{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
-		{ "output", required_argument, NULL, 'o' },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		LIMIT_OPTIONS,
-		{ 0 }
-	};
-	static const char *const names[] = { "top ", "folded ", "flame " };
-	static const char *const helps[] = { top_help, folded_help, flame_help };
-	struct psym_report_opts ro = { .sample_index = -1 };
-	struct psym_limits lim;
-	struct psym_profile *p = NULL;
-	struct psym_err e = { 0 };
-	const char *out = NULL, *title = NULL, *base = NULL;
-	int c, ret;
+static const struct option report_opts[] = {
+	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
+	{ "nodes", required_argument, NULL, 'n' },
+	{ "cum", no_argument, NULL, OPT_CUM },
+	{ "lines", no_argument, NULL, OPT_LINES },
+	{ "files", no_argument, NULL, OPT_FILES },
+	{ "nodecount", required_argument, NULL, 'n' },
+	{ "comm", optional_argument, NULL, OPT_COMM },
+	{ "pid", optional_argument, NULL, OPT_PIDFRAME },
+	{ "comms", required_argument, NULL, OPT_COMMS },
+	{ "pids", required_argument, NULL, OPT_PIDS },
+	{ "focus", required_argument, NULL, OPT_FOCUS },
+	{ "ignore", required_argument, NULL, OPT_IGNORE },
+	{ "hide", required_argument, NULL, OPT_HIDE },
+	{ "show", required_argument, NULL, OPT_SHOW },
+	{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
+	{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
+	{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
+	{ "nodefraction", required_argument, NULL, OPT_NODEFRACTION },
+	{ "edgefraction", required_argument, NULL, OPT_EDGEFRACTION },
+	{ "source-path", required_argument, NULL, OPT_SOURCE_PATH },
+	{ "trim-path", required_argument, NULL, OPT_TRIM_PATH },
+	{ "output", required_argument, NULL, 'o' },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	LIMIT_OPTIONS,
+	{ 0 }
+};
 
-	psym_limits_default(&lim);
-	while ((c = getopt_long(argc, argv, "hn:o:", opts, NULL)) != -1) {
-		if (limit_option(c, optarg, &lim, names[which]))
+static const char *const names[] = { "top ",  "folded ", "flame ", "traces ",
+				     "tree ", "peek ",	 "list " };
+static const char *const helps[] = { top_help,	folded_help, flame_help, traces_help,
+				     tree_help, peek_help,   list_help };
+
+/* What the command line asks of a report. */
+struct rargs {
+	struct psym_report_opts ro;
+	struct psym_limits lim;
+	struct psym_list_opts lo;
+	const char *out, *title, *base, *regex;
+	bool nf_set, ef_set, n_set;
+};
+
+/* The options and operands; 1 when --help was printed. optind: at FILE. */
+static int parse_report_args(int argc, char **argv, enum report_kind which, struct rargs *a)
+{
+	int c;
+
+	psym_limits_default(&a->lim);
+	a->ro.sample_index = -1;
+	while ((c = getopt_long(argc, argv, "hn:o:", report_opts, NULL)) != -1) {
+		if (limit_option(c, optarg, &a->lim, names[which]))
 			continue;
 		switch (c) {
 		case OPT_SAMPLE_INDEX: {
@@ -147,97 +238,189 @@ static int cmd_report(int argc, char **argv, int which)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (!errno && *end == '\0' && end != optarg && v >= 0)
-				ro.sample_index = v;
+				a->ro.sample_index = v;
 			else
-				ro.sample_name = optarg;
+				a->ro.sample_name = optarg;
 			break;
 		}
 		case 'n':
-			ro.max_rows =
-				(size_t)parse_long_arg(names[which], optarg, 1, LONG_MAX, "-n");
+			a->ro.max_rows =
+				(size_t)parse_long_arg(names[which], optarg, 0, LONG_MAX, "-n");
+			a->n_set = true;
 			break;
-		case OPT_CUM: ro.sort_cum = true; break;
-		case OPT_LINES: ro.by = PSYM_BY_LINE; break;
-		case OPT_FILES: ro.by = PSYM_BY_FILE; break;
+		case OPT_NODEFRACTION:
+			a->ro.node_fraction =
+				parse_fraction(names[which], optarg, "--nodefraction");
+			a->nf_set = true;
+			break;
+		case OPT_EDGEFRACTION:
+			a->ro.edge_fraction =
+				parse_fraction(names[which], optarg, "--edgefraction");
+			a->ef_set = true;
+			break;
+		case OPT_CUM: a->ro.sort_cum = true; break;
+		case OPT_LINES: a->ro.by = PSYM_BY_LINE; break;
+		case OPT_FILES: a->ro.by = PSYM_BY_FILE; break;
 		/* perf's --comm=LIST / --pid=LIST filter; bare, a frame per label. */
 		case OPT_COMM:
 			if (optarg)
-				ro.filter.comms = nonempty(optarg);
+				a->ro.filter.comms = nonempty(optarg);
 			else
-				ro.comm_frame = true;
+				a->ro.comm_frame = true;
 			break;
 		case OPT_PIDFRAME:
 			if (optarg)
-				ro.filter.pids = nonempty(optarg);
+				a->ro.filter.pids = nonempty(optarg);
 			else
-				ro.pid_frame = true;
+				a->ro.pid_frame = true;
 			break;
-		case OPT_COMMS: ro.filter.comms = nonempty(optarg); break;
-		case OPT_PIDS: ro.filter.pids = nonempty(optarg); break;
-		case OPT_FOCUS: ro.filter.focus = nonempty(optarg); break;
-		case OPT_IGNORE: ro.filter.ignore = nonempty(optarg); break;
-		case OPT_HIDE: ro.filter.hide = nonempty(optarg); break;
-		case OPT_SHOW: ro.filter.show = nonempty(optarg); break;
-		case OPT_TAGFOCUS: ro.filter.tagfocus = nonempty(optarg); break;
-		case OPT_TAGIGNORE: ro.filter.tagignore = nonempty(optarg); break;
-		case OPT_DIFF_BASE: base = optarg; break;
-		case 'o': out = optarg; break;
-		case OPT_TITLE: title = optarg; break;
-		case 'h': fputs(helps[which], stdout); return 0;
+		case OPT_COMMS: a->ro.filter.comms = nonempty(optarg); break;
+		case OPT_PIDS: a->ro.filter.pids = nonempty(optarg); break;
+		case OPT_FOCUS: a->ro.filter.focus = nonempty(optarg); break;
+		case OPT_IGNORE: a->ro.filter.ignore = nonempty(optarg); break;
+		case OPT_HIDE: a->ro.filter.hide = nonempty(optarg); break;
+		case OPT_SHOW: a->ro.filter.show = nonempty(optarg); break;
+		case OPT_TAGFOCUS: a->ro.filter.tagfocus = nonempty(optarg); break;
+		case OPT_TAGIGNORE: a->ro.filter.tagignore = nonempty(optarg); break;
+		case OPT_DIFF_BASE: a->base = optarg; break;
+		case OPT_SOURCE_PATH: a->lo.source_path = optarg; break;
+		case OPT_TRIM_PATH: a->lo.trim_path = optarg; break;
+		case 'o': a->out = optarg; break;
+		case OPT_TITLE: a->title = optarg; break;
+		case 'h': fputs(helps[which], stdout); return 1;
 		default: die_bad_option(names[which], argv, "hn:o:");
 		}
 	}
-	if (argc - optind != 1)
+	if (which == R_PEEK || which == R_LIST) {
+		if (argc - optind != 2)
+			die_usage(names[which], "expected REGEX and FILE");
+		a->regex = argv[optind++];
+	} else if (argc - optind != 1) {
 		die_usage(names[which], "expected exactly one FILE");
-	if (which == 2 && !out)
+	}
+	/* pprof -peek and -traces trim nothing; an option that would do nothing is refused. */
+	if ((which == R_PEEK || which == R_TRACES || which == R_LIST) &&
+	    (a->nf_set || a->ef_set || a->n_set))
+		die_usage(names[which],
+			  "%sshows everything, as pprof does: no --nodecount, "
+			  "--nodefraction or --edgefraction",
+			  names[which]);
+	if ((which == R_FOLDED || which == R_FLAME) && (a->nf_set || a->ef_set))
+		die_usage(names[which],
+			  "--nodefraction and --edgefraction are for the graph reports "
+			  "(top, tree); %skeeps whole stacks (see --nodecount)",
+			  names[which]);
+	if (which == R_TREE) {
+		/* pprof's defaults for its graph views. */
+		if (!a->n_set)
+			a->ro.max_rows = 80;
+		if (!a->nf_set)
+			a->ro.node_fraction = 0.005;
+		if (!a->ef_set)
+			a->ro.edge_fraction = 0.001;
+	}
+	if (which == R_FLAME && !a->out)
 		die_usage(names[which], "no output: give -o FILE.svg");
-	ret = load(argv[optind], &lim, &p);
+	return 0;
+}
+
+/* FILE (and its diff base), merged as pprof merges its inputs for traces. */
+static int load_input(const char *file, const struct rargs *a, enum report_kind which,
+		      struct psym_profile **pp)
+{
+	struct psym_err e = { 0 };
+	int ret;
+
+	ret = load(file, &a->lim, pp);
 	if (ret)
 		return ret;
-	if (base) {
+	if (a->base) {
 		/* pprof's -diff_base: BASE negated and labelled, merged after FILE. */
-		struct psym_profile *in[2] = { p, NULL }, *m = NULL;
-		const char *inames[2] = { argv[optind], base };
+		struct psym_profile *in[2] = { *pp, NULL }, *m = NULL;
+		const char *inames[2] = { file, a->base };
 		const bool isbase[2] = { false, true };
 
-		ret = load(base, &lim, &in[1]);
+		ret = load(a->base, &a->lim, &in[1]);
 		if (ret) {
-			psym_profile_free(p);
+			psym_profile_free(*pp);
 			return ret;
 		}
-		ret = psym_profile_merge(in, inames, isbase, 2, &lim, &m, &e);
+		ret = psym_profile_merge(in, inames, isbase, 2, &a->lim, &m, &e);
 		psym_profile_free(in[0]);
 		psym_profile_free(in[1]);
 		if (ret)
 			return report(&e, ret);
-		p = m;
+		*pp = m;
 	}
-	/* Mostly raw addresses: say what would give them names (stderr, once). */
-	hint_unsymbolized(p, &ro, argv[optind]);
-	if (which == 2) {
-		struct psym_out o;
+	if (which == R_TRACES && !a->base) {
+		/* pprof merges even one profile: its samples' order, duplicates summed. */
+		struct psym_profile *m = NULL;
+		const char *iname = file;
 
-		ret = psym_out_open(&o, out, &e);
-		if (!ret) {
-			active_out = &o;
-			ret = psym_report_flame(p, &ro, title ? title : argv[optind], o.fp, &e);
-			if (ret)
-				psym_out_abort(&o);
-			else
-				ret = psym_out_commit(&o, &e);
-			active_out = NULL;
-		}
-		if (ret && !strcmp(out, "-")) {
-			c = stdout_state();
-			if (c > 0)
-				ret = 0;
-			else if (ret == PSYM_EIO && !e.msg[0])
-				psym_err_set(&e, PSYM_EIO, "cannot write to standard output: %s",
-					     c < 0 ? strerror(errno) : psym_strerror(ret));
-		}
+		ret = psym_profile_merge(pp, &iname, NULL, 1, &a->lim, &m, &e);
+		psym_profile_free(*pp);
+		if (ret)
+			return report(&e, ret);
+		*pp = m;
+	}
+	return 0;
+}
+
+/* The flame graph, to a file written atomically or to stdout. */
+static int write_flame(struct psym_profile *p, const struct rargs *a, const char *file,
+		       struct psym_err *e)
+{
+	struct psym_out o;
+	int c, ret = psym_out_open(&o, a->out, e);
+
+	if (!ret) {
+		active_out = &o;
+		ret = psym_report_flame(p, &a->ro, a->title ? a->title : file, o.fp, e);
+		if (ret)
+			psym_out_abort(&o);
+		else
+			ret = psym_out_commit(&o, e);
+		active_out = NULL;
+	}
+	if (ret && !strcmp(a->out, "-")) {
+		c = stdout_state();
+		if (c > 0)
+			ret = 0;
+		else if (ret == PSYM_EIO && !e->msg[0])
+			psym_err_set(e, PSYM_EIO, "cannot write to standard output: %s",
+				     c < 0 ? strerror(errno) : psym_strerror(ret));
+	}
+	return ret;
+}
+
+static int cmd_report(int argc, char **argv, enum report_kind which)
+{
+	struct rargs a = { 0 };
+	struct psym_profile *p = NULL;
+	struct psym_err e = { 0 };
+	int c, ret;
+
+	if (parse_report_args(argc, argv, which, &a))
+		return 0;
+	ret = load_input(argv[optind], &a, which, &p);
+	if (ret)
+		return ret;
+	/* Mostly raw addresses: say what would give them names (stderr, once). */
+	hint_unsymbolized(p, &a.ro, argv[optind]);
+	if (which == R_FLAME) {
+		ret = write_flame(p, &a, argv[optind], &e);
 	} else {
-		ret = which == 0 ? psym_report_top(p, &ro, stdout, &e)
-				 : psym_report_folded(p, &ro, stdout, &e);
+		switch (which) {
+		case R_TOP: ret = psym_report_top(p, &a.ro, stdout, &e); break;
+		case R_TRACES: ret = psym_report_traces(p, &a.ro, stdout, &e); break;
+		case R_TREE: ret = psym_report_tree(p, &a.ro, stdout, &e); break;
+		case R_PEEK: ret = psym_report_peek(p, &a.ro, a.regex, stdout, &e); break;
+		case R_LIST:
+			a.lo.regex = a.regex;
+			ret = psym_report_list(p, &a.ro, &a.lo, stdout, stderr, &e);
+			break;
+		default: ret = psym_report_folded(p, &a.ro, stdout, &e); break;
+		}
 		if (!ret || ret == PSYM_EIO) {
 			c = stdout_state();
 			if (c > 0)
@@ -259,15 +442,35 @@ static int cmd_report(int argc, char **argv, int which)
 
 int cmd_top(int argc, char **argv)
 {
-	return cmd_report(argc, argv, 0);
+	return cmd_report(argc, argv, R_TOP);
 }
 
 int cmd_folded(int argc, char **argv)
 {
-	return cmd_report(argc, argv, 1);
+	return cmd_report(argc, argv, R_FOLDED);
 }
 
 int cmd_flame(int argc, char **argv)
 {
-	return cmd_report(argc, argv, 2);
+	return cmd_report(argc, argv, R_FLAME);
+}
+
+int cmd_traces(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_TRACES);
+}
+
+int cmd_tree(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_TREE);
+}
+
+int cmd_peek(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_PEEK);
+}
+
+int cmd_list(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_LIST);
 }

@@ -296,7 +296,7 @@ static enum kind frame_kind(enum kind loc, const char *n)
 }
 
 /* Go's filepath.Clean, which pprof applies to file names; into buf. */
-static void clean_path(char *buf, size_t sz, const char *path)
+void psym_rpt_clean_path(char *buf, size_t sz, const char *path)
 {
 	size_t n = 0, start;
 	bool rooted = path[0] == '/';
@@ -368,7 +368,7 @@ static void node_key(const struct rep *r, const pb_location *loc, const pb_line 
 
 	base = base ? base + 1 : obj;
 	if (*file)
-		clean_path(cfile, sizeof(cfile), file);
+		psym_rpt_clean_path(cfile, sizeof(cfile), file);
 	else
 		cfile[0] = '\0';
 	buf[0] = '\0';
@@ -389,7 +389,7 @@ static void node_key(const struct rep *r, const pb_location *loc, const pb_line 
 	if (n >= sz)
 		n = sz - 1;
 	/* pprof keeps the binary and start line of nameless functions apart. */
-	if (r->exact && !*name && (*obj || (f && f->start_line)))
+	if (r->exact && (!*name || r->objnames) && (*obj || (f && f->start_line)))
 		snprintf(buf + n, sz - n, "\x1f%s\x1f%" PRId64, obj, f ? f->start_line : 0);
 }
 

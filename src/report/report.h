@@ -46,6 +46,9 @@ struct psym_report_opts {
 	const char *sample_name; /* or by type name ("samples", "cpu") */
 	enum psym_report_granularity by;
 	size_t max_rows; /* top: 0 = all */
+	/* pprof's -nodefraction, -edgefraction: nodes (edges) under this share of the
+	   total are left out of graph reports (top, tree); 0: none. */
+	double node_fraction, edge_fraction;
 	bool sort_cum;	 /* top: by cumulative value */
 	bool comm_frame; /* folded/flame: prefix "comm" label frame */
 	bool pid_frame;	 /* folded/flame: prefix "pid N" frame */
@@ -58,6 +61,37 @@ int psym_report_sample_index(const struct psym_profile *p, const struct psym_rep
 
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e);
+/*
+ * Every kept sample's stack, leaf first, its labels and value, as pprof
+ * -traces prints them, in the order of p's samples (merge p first, as
+ * pprof does, for pprof's order and merged duplicates).
+ */
+int psym_report_traces(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
+		       struct psym_err *e);
+/*
+ * pprof -tree: the call graph trimmed by o's node_fraction, edge_fraction
+ * and max_rows (the node count), each node with its callers and callees.
+ * peek: the nodes whose printable name matches regex (Go's syntax), with
+ * nothing trimmed, as pprof -peek; PSYM_EUSAGE when none matches.
+ */
+int psym_report_tree(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
+		     struct psym_err *e);
+int psym_report_peek(const struct psym_profile *p, const struct psym_report_opts *o,
+		     const char *regex, FILE *out, struct psym_err *e);
+/*
+ * pprof -list: the source of each function whose name matches regex, each
+ * line with its flat and cumulative value (untrimmed, by line). Source
+ * files are looked for in source_path (':'-separated; NULL: the current
+ * directory) and their parents after trim_path's prefixes (NULL: pprof's
+ * guess) are cut, as pprof's -source_path and -trim_path; each file not
+ * found gets pprof's " Error:" line on out and one line on warn (NULL:
+ * none). PSYM_EUSAGE when no function matches.
+ */
+struct psym_list_opts {
+	const char *regex, *source_path, *trim_path;
+};
+int psym_report_list(const struct psym_profile *p, const struct psym_report_opts *o,
+		     const struct psym_list_opts *lo, FILE *out, FILE *warn, struct psym_err *e);
 int psym_report_folded(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		       struct psym_err *e);
 /*

@@ -49,10 +49,6 @@ struct tagf {
 	size_t nrx;
 };
 
-struct numunit {
-	const char *key, *unit;
-};
-
 struct psym_rpt_filter {
 	struct psym_rx *re[RX_N];
 	/* Per string of the profile, per RX_*: 0 not matched yet, 1 no, 2 yes. */
@@ -64,8 +60,8 @@ struct psym_rpt_filter {
 	size_t ncomm;
 	int64_t *pids;
 	size_t npid;
-	unsigned char *locfi; /* per location position: LOC_* */
-	struct numunit *nu;   /* pprof's NumLabelUnits, for numeric tag filters */
+	unsigned char *locfi;	     /* per location position: LOC_* */
+	struct psym_rpt_numunit *nu; /* pprof's NumLabelUnits, for numeric tag filters */
 	size_t nnu;
 };
 
@@ -240,10 +236,12 @@ static void tagf_free(struct tagf *t)
 	free(t->key);
 }
 
-/* pprof's NumLabelUnits: the first unit given for a key, else bytes or the key. */
-static int num_units(struct psym_rpt_filter *f, const struct psym_profile *p)
+/* pprof's NumLabelUnits (report_int.h). */
+int psym_rpt_num_units(const struct psym_profile *p, struct psym_rpt_numunit **out, size_t *n)
 {
 	const pb_profile *pb = p->pb;
+	struct psym_rpt_numunit *nu = NULL;
+	size_t nnu = 0;
 
 	for (size_t i = 0; i < pb->n_sample; i++)
 		for (size_t j = 0; j < pb->sample[i]->n_label; j++) {
@@ -252,39 +250,48 @@ static int num_units(struct psym_rpt_filter *f, const struct psym_profile *p)
 			const char *u = psym_profile_str(p, l->num_unit);
 			size_t x;
 
-			if (l->str || (!l->num && !l->num_unit))
+			if (!psym_rpt_label_numeric(l))
 				continue;
-			for (x = 0; x < f->nnu && strcmp(f->nu[x].key, k); x++)
+			for (x = 0; x < nnu && strcmp(nu[x].key, k); x++)
 				;
-			if (x == f->nnu) {
-				struct numunit *nn = realloc(f->nu, (f->nnu + 1) * sizeof(*nn));
+			if (x == nnu) {
+				struct psym_rpt_numunit *nn = realloc(nu, (nnu + 1) * sizeof(*nn));
 
-				if (!nn)
+				if (!nn) {
+					free(nu);
 					return -1;
-				f->nu = nn;
-				f->nu[f->nnu++] = (struct numunit){ k, "" };
+				}
+				nu = nn;
+				nu[nnu++] = (struct psym_rpt_numunit){ k, "" };
 			}
-			if (!*f->nu[x].unit && *u)
-				f->nu[x].unit = u;
+			if (!*nu[x].unit && *u)
+				nu[x].unit = u;
 		}
-	for (size_t x = 0; x < f->nnu; x++)
-		if (!*f->nu[x].unit)
-			f->nu[x].unit = !strcmp(f->nu[x].key, "alignment") ||
-							!strcmp(f->nu[x].key, "request")
-						? "bytes"
-						: f->nu[x].key;
+	for (size_t x = 0; x < nnu; x++)
+		if (!*nu[x].unit)
+			nu[x].unit =
+				!strcmp(nu[x].key, "alignment") || !strcmp(nu[x].key, "request")
+					? "bytes"
+					: nu[x].key;
+	*out = nu;
+	*n = nnu;
 	return 0;
+}
+
+const char *psym_rpt_num_unit(const struct psym_rpt_numunit *nu, size_t n, const char *key)
+{
+	for (size_t x = 0; x < n; x++)
+		if (!strcmp(nu[x].key, key))
+			return nu[x].unit;
+	return key;
 }
 
 static bool num_match(const struct psym_rpt_filter *f, const struct tagf *t, const char *key,
 		      int64_t v)
 {
-	const char *u = key, *su;
+	const char *u = psym_rpt_num_unit(f->nu, f->nnu, key), *su;
 	double sv;
 
-	for (size_t x = 0; x < f->nnu; x++)
-		if (!strcmp(f->nu[x].key, key))
-			u = f->nu[x].unit;
 	sv = psym_rpt_scale(v, u, t->unit, &su);
 	if (strcmp(su, t->unit))
 		return false;
@@ -405,7 +412,8 @@ int psym_rpt_filter_new(const struct psym_profile *p, const struct psym_report_f
 		ret = tagf_compile(&f->tf[0], o->tagfocus, "tagfocus", e);
 	if (!ret && o->tagignore)
 		ret = tagf_compile(&f->tf[1], o->tagignore, "tagignore", e);
-	if (!ret && (f->tf[0].numeric || f->tf[1].numeric) && num_units(f, p))
+	if (!ret && (f->tf[0].numeric || f->tf[1].numeric) &&
+	    psym_rpt_num_units(p, &f->nu, &f->nnu))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (!ret && o->comms && split_list(o->comms, &f->comms, &f->ncomm))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");

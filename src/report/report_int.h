@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hashtab.h"
@@ -44,6 +45,9 @@ struct names {
 
 /* Add s (a copy) to t if new; its id, or -1 on out of memory or too many. */
 long psym_rpt_name_add(struct names *t, const char *s);
+
+/* Go's filepath.Clean, which pprof applies to file names; into buf. */
+void psym_rpt_clean_path(char *buf, size_t sz, const char *path);
 
 /* Length of the printable part of a key. */
 static inline size_t name_len(const char *key)
@@ -83,8 +87,9 @@ void psym_rpt_percentage(char *buf, size_t sz, int64_t value, int64_t total);
 struct rep {
 	const struct psym_profile *p;
 	enum psym_report_granularity by;
-	bool exact; /* keys tell apart what pprof's NodeInfo does */
-	size_t idx; /* sample value index */
+	bool exact;    /* keys tell apart what pprof's NodeInfo does */
+	bool objnames; /* and every node's binary and start line (pprof's ObjNames: list) */
+	size_t idx;    /* sample value index */
 	struct names names;
 	/* Per location position: its frames[first..first + n); first UINT32_MAX: not yet. */
 	struct {
@@ -144,6 +149,7 @@ struct stack {
 	int64_t v;  /* width: the value, of the new profile only in a diff */
 	int64_t d;  /* the change in a diff (new - base); else v */
 	size_t pre; /* label frames (comm, pid) first: no functions */
+	size_t si;  /* the sample's position in the profile (before merging) */
 };
 
 struct psym_rpt_stacks {
@@ -151,6 +157,7 @@ struct psym_rpt_stacks {
 	uint32_t *ids;
 	unsigned char *inl; /* per ids[] entry: an inlined frame (not its location's last line) */
 	bool no_inl;	    /* set before collecting: no inl[] (NULL), for folded */
+	bool zeros;	    /* set before collecting: keep samples of value 0 (traces) */
 	size_t nids, capids;
 	struct stack *s;
 	size_t n, cap;
@@ -171,5 +178,103 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
  */
 int psym_rpt_stacks_merge(struct psym_rpt_stacks *st, struct psym_err *e);
 void psym_rpt_stacks_free(struct psym_rpt_stacks *st);
+
+/*
+ * pprof's NumLabelUnits: per numeric label key, the first unit a label
+ * gives, else "bytes" for alignment and request, else the key itself.
+ * *out (malloc'd, keys and units borrowed from p) has *n entries.
+ */
+struct psym_rpt_numunit {
+	const char *key, *unit;
+};
+int psym_rpt_num_units(const struct psym_profile *p, struct psym_rpt_numunit **out, size_t *n);
+/* The unit of key in the table; the key itself when absent. */
+const char *psym_rpt_num_unit(const struct psym_rpt_numunit *nu, size_t n, const char *key);
+/* Whether label l is what pprof decodes as a numeric label (not a string, nor an empty one). */
+static inline bool psym_rpt_label_numeric(const pb_label *l)
+{
+	return !l->str && (l->num || l->num_unit);
+}
+
+/* ---- header lines (report_header.c) ---- */
+
+/* pprof's ProfileLabels: File, Build ID, comments, Type, Time, Duration. */
+void psym_rpt_profile_labels(FILE *out, const struct psym_profile *p, size_t idx, int64_t total,
+			     const char *ounit);
+/* pprof's legendActiveFilters: each filter set as "name=value", cut at 80 bytes. */
+void psym_rpt_active_filters(FILE *out, const struct psym_report_filter *f);
+/* pprof's report total: the sum of |value| (of the base's samples with a diff base). */
+int64_t psym_rpt_total(const struct psym_profile *p, size_t idx);
+
+/* ---- pprof's call graph (report_graph.c) ---- */
+
+struct rpt_node {
+	int64_t flat, cum;
+	size_t stamp;	 /* last sample counted in cum, + 1; then: a row shown */
+	bool inl, noinl; /* incoming edges: some inline, some not */
+};
+
+/* Caller -> callee edges. */
+struct rpt_edge {
+	uint64_t key; /* (caller + 1) << 32 | (callee + 1); 0: empty slot */
+	size_t stamp; /* last sample that counted it, + 1 */
+	int64_t w;    /* weight: the values of the samples that make the call */
+	bool inl;     /* every counted call was inline */
+	bool residual, gone;
+};
+
+/* An open-addressing table of edges. */
+struct rpt_etab {
+	struct rpt_edge *e;
+	size_t n, slots;
+};
+
+/* The edge from -> to, a new one (inline, weight 0) if absent; NULL: no memory. */
+struct rpt_edge *psym_rpt_edge_get(struct rpt_etab *t, uint32_t from, uint32_t to);
+
+struct rpt_node_order {
+	const struct names *names;
+	const struct rpt_node *nodes;
+	bool by_cum;
+};
+/* qsort_r order of node ids as pprof sorts report rows (ctx: struct rpt_node_order). */
+int psym_rpt_cmp_node(const void *a, const void *b, void *ctx);
+/* pprof's selectOutputUnit over the rows shown. */
+const char *psym_rpt_output_unit(const struct rpt_node *nodes, const uint32_t *rows, size_t n,
+				 int64_t total, const char *unit);
+
+struct psym_rpt_graph {
+	struct rep r;
+	struct rpt_node *nodes; /* per name id */
+	struct rpt_etab et;
+	uint32_t *order; /* the graph's nodes, sorted; n of them */
+	size_t n;
+	size_t orig;		 /* nodes before nodecount */
+	size_t dropped_nodes;	 /* by nodefraction */
+	int64_t total, node_cut; /* the report total and its node fraction */
+	/* After psym_rpt_graph_edges: per node id i, the slots of its in-edges
+	 * in[in_at[i]..in_at[i + 1]), of its out-edges likewise, sorted. */
+	uint32_t *in, *out;
+	size_t *in_at, *out_at;
+};
+
+/* pprof's newTrimmedGraph with o's fractions and node count (max_rows). */
+int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_opts *o,
+		       struct psym_rpt_graph *g, struct psym_err *e);
+/* The same, nodes keyed as pprof's ObjNames keys them (list: per binary and start line). */
+int psym_rpt_graph_new_objnames(const struct psym_profile *p, const struct psym_report_opts *o,
+				struct psym_rpt_graph *g, struct psym_err *e);
+int psym_rpt_graph_edges(struct psym_rpt_graph *g, struct psym_err *e);
+void psym_rpt_graph_free(struct psym_rpt_graph *g);
+/* What a report's header says about its rows (pprof's reportLabels). */
+struct rpt_counts {
+	int64_t total, flat_sum, node_cut;
+	size_t dropped_nodes, shown, orig;
+};
+void psym_rpt_report_labels(FILE *out, const struct psym_profile *p, size_t idx,
+			    const struct psym_report_filter *f, const char *ounit,
+			    const struct rpt_counts *c);
+/* A graph's counts (pprof's text reports say nothing of dropped edges). */
+struct rpt_counts psym_rpt_graph_counts(const struct psym_rpt_graph *g);
 
 #endif

@@ -199,7 +199,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 
 		if (i + PREFETCH < pb->n_sample && p->location_ix.dense)
 			prefetch_sample(p, lf, pb->sample[i + PREFETCH]);
-		if (s->value[st->r.idx] == 0 || s->n_location_id == 0)
+		if ((s->value[st->r.idx] == 0 && !st->zeros) || s->n_location_id == 0)
 			continue; /* nothing to draw */
 		n = psym_rpt_sample_kept(&st->r, s);
 		if (n <= 0) {
@@ -245,6 +245,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		sk->d = s->value[st->r.idx];
 		sk->v = base_key >= 0 && psym_rpt_is_base(p, s, base_key) ? 0 : sk->d;
 		sk->pre = extra;
+		sk->si = i;
 		st->total = sat_add(st->total, sk->v);
 		st->total_d = sat_add(st->total_d, sk->d);
 		st->n++;

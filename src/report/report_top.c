@@ -11,19 +11,6 @@
 
 /* ---- top -------------------------------------------------------------------- */
 
-struct node {
-	int64_t flat, cum;
-	size_t stamp;	 /* last sample counted in cum, + 1; then: a row shown */
-	bool inl, noinl; /* incoming edges: some inline, some not */
-};
-
-/* Caller -> callee edges, for pprof's "(inline)" marks. */
-struct edge {
-	uint64_t key; /* (caller + 1) << 32 | (callee + 1); 0: empty slot */
-	size_t stamp; /* last sample that counted it, + 1 */
-	bool inl;     /* every counted call was inline */
-};
-
 /*
  * Where each node occurs in its locations: OCC_INL as an inlined frame (not
  * the location's last line), OCC_CALL as the last line. Only a node that
@@ -36,55 +23,15 @@ enum {
 };
 
 struct edges {
-	struct edge *e;
-	size_t n, slots;
+	struct rpt_etab t;
 	const unsigned char *occ; /* per node id */
-	struct node *nodes;
+	struct rpt_node *nodes;
 };
-
-static uint64_t hkey(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static struct edge *edge_get(struct edges *t, uint32_t from, uint32_t to)
-{
-	uint64_t key = ((uint64_t)from + 1) << 32 | ((uint64_t)to + 1);
-	size_t j;
-
-	if ((t->n + 1) * 2 > t->slots) {
-		size_t ns = t->slots ? t->slots * 2 : 4096;
-		struct edge *ne = calloc(ns, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		for (size_t i = 0; i < t->slots; i++) {
-			if (!t->e[i].key)
-				continue;
-			for (j = hkey(t->e[i].key) & (ns - 1); ne[j].key; j = (j + 1) & (ns - 1))
-				;
-			ne[j] = t->e[i];
-		}
-		free(t->e);
-		t->e = ne;
-		t->slots = ns;
-	}
-	for (j = hkey(key) & (t->slots - 1); t->e[j].key; j = (j + 1) & (t->slots - 1))
-		if (t->e[j].key == key)
-			return &t->e[j];
-	t->e[j].key = key;
-	t->e[j].inl = true;
-	t->n++;
-	return &t->e[j];
-}
 
 /* One call parent -> id in sample i (pprof's AddToEdgeDiv); -1: no memory. */
 static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool inl, size_t i)
 {
-	struct edge *ed;
+	struct rpt_edge *ed;
 
 	if (parent == UINT32_MAX || parent == id)
 		return 0;
@@ -95,7 +42,7 @@ static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool in
 			edges->nodes[id].noinl = true;
 		return 0;
 	}
-	ed = edge_get(edges, parent, id);
+	ed = psym_rpt_edge_get(&edges->t, parent, id);
 	if (!ed)
 		return -1;
 	if (ed->stamp != i + 1) {
@@ -106,123 +53,20 @@ static int edge_count(struct edges *edges, uint32_t parent, uint32_t id, bool in
 	return 0;
 }
 
-static void edges_mark(const struct edges *edges, struct node *nodes);
-
-/*
- * pprof's "(inline)" and "(partial-inline)": a caller -> callee edge is
- * inline when every call it counts is from an outer frame of the same
- * location; an edge counts once per sample (its first call from the root);
- * calls of a node to itself are no edges. With kept, only nodes whose
- * stamp is set are in the graph (pprof rebuilds it from the rows shown):
- * the others are skipped. Sets each node's inl/noinl from its in-edges.
- */
-static int mark_inline(struct rep *r, struct node *nodes, bool kept, struct edges *edges)
+/* Each node's inl/noinl from its in-edges (those the edge cut left). */
+static void edges_mark(const struct rpt_etab *t, struct rpt_node *nodes)
 {
-	const pb_profile *pb = r->p->pb;
+	for (size_t j = 0; j < t->slots; j++) {
+		struct rpt_node *callee;
 
-	for (size_t i = 0; i < pb->n_sample; i++) {
-		const pb_sample *s = pb->sample[i];
-		uint32_t parent = UINT32_MAX;
-
-		if (s->value[r->idx] == 0)
+		if (!t->e[j].key || t->e[j].gone)
 			continue;
-		switch (psym_rpt_sample_kept(r, s)) {
-		case 0: continue;
-		case 1: break;
-		default: return -1;
-		}
-		for (size_t li = s->n_location_id; li-- > 0;) {
-			long pos = psym_profile_location_pos(r->p, s->location_id[li]);
-			const uint32_t *f;
-			long nf;
-
-			if (pos < 0)
-				continue;
-			nf = psym_rpt_loc_frames(r, (size_t)pos,
-						 &f); /* known by now: no new names */
-			if (nf < 0)
-				return -1;
-			for (long ni = nf; ni-- > 0;) {
-				uint32_t id = f[ni];
-
-				if (kept && !nodes[id].stamp)
-					continue;
-				if (edge_count(edges, parent, id, ni != nf - 1, i))
-					return -1;
-				parent = id;
-			}
-		}
-	}
-	edges_mark(edges, nodes);
-	return 0;
-}
-
-/* Each node's inl/noinl from its in-edges. */
-static void edges_mark(const struct edges *edges, struct node *nodes)
-{
-	for (size_t j = 0; j < edges->slots; j++) {
-		struct node *callee;
-
-		if (!edges->e[j].key)
-			continue;
-		callee = &nodes[(uint32_t)edges->e[j].key - 1];
-		if (edges->e[j].inl)
+		callee = &nodes[(uint32_t)t->e[j].key - 1];
+		if (t->e[j].inl)
 			callee->inl = true;
 		else
 			callee->noinl = true;
 	}
-}
-
-struct row_ctx {
-	const struct names *names;
-	const struct node *nodes;
-	bool by_cum;
-};
-
-static int cmp_row(const void *a, const void *b, void *ctx)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	const struct row_ctx *c = ctx;
-	const struct node *nx = &c->nodes[x], *ny = &c->nodes[y];
-	int64_t kx = abs64(c->by_cum ? nx->cum : nx->flat),
-		ky = abs64(c->by_cum ? ny->cum : ny->flat);
-	int r;
-
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	{
-		/* Printable names first, as pprof sorts: keys can differ after them. */
-		const char *sx = c->names->s[x], *sy = c->names->s[y];
-		size_t lx = name_len(sx), ly = name_len(sy);
-
-		r = memcmp(sx, sy, lx < ly ? lx : ly);
-		if (r || lx != ly)
-			return r ? r : (lx < ly ? -1 : 1);
-	}
-	kx = abs64(c->by_cum ? nx->flat : nx->cum);
-	ky = abs64(c->by_cum ? ny->flat : ny->cum);
-	if (kx != ky)
-		return kx > ky ? -1 : 1;
-	return strcmp(c->names->s[x], c->names->s[y]);
-}
-
-/* Go's time layout "Jan 2, 2006 at 3:04pm (MST)", local time. */
-static void fmt_time(char *buf, size_t sz, int64_t nanos)
-{
-	time_t t = (time_t)(nanos / 1000000000);
-	struct tm tm;
-	char zone[64];
-
-	if (!localtime_r(&t, &tm)) {
-		snprintf(buf, sz, "?");
-		return;
-	}
-	strftime(zone, sizeof(zone), "%Z", &tm);
-	snprintf(buf, sz, "%s %d, %d at %d:%02d%s (%s)",
-		 (const char *[]){ "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep",
-				   "Oct", "Nov", "Dec" }[tm.tm_mon % 12],
-		 tm.tm_mday, tm.tm_year + 1900, tm.tm_hour % 12 ? tm.tm_hour % 12 : 12, tm.tm_min,
-		 tm.tm_hour < 12 ? "am" : "pm", zone);
 }
 
 /*
@@ -244,30 +88,53 @@ static void prefetch_frames(const struct rep *r, const pb_sample *s)
 			__builtin_prefetch(r->frames + r->loc[pos[i]].first);
 }
 
-/* pprof's legendActiveFilters: each filter set as "name=value", cut at 80 bytes. */
-static void active_filters(FILE *out, const struct psym_report_filter *f)
+/* pprof's rows of -top: flat, flat%, sum%, cum, cum%, the name and its inline mark. */
+static void print_rows(FILE *out, const struct names *names, const struct rpt_node *nodes,
+		       const uint32_t *rows, size_t shown, int64_t total, const char *unit,
+		       const char *ounit)
 {
-	const char *const name[] = { "focus",	 "ignore",    "hide",  "show",
-				     "tagfocus", "tagignore", "comms", "pids" };
-	const char *const val[] = { f->focus,	 f->ignore,    f->hide,	 f->show,
-				    f->tagfocus, f->tagignore, f->comms, f->pids };
-	bool any = false;
+	int64_t sum = 0;
+	char a[64], b[64], pa[32], pb[32], pc[32];
 
-	for (size_t i = 0; i < sizeof(name) / sizeof(name[0]); i++) {
-		char buf[128];
-		int n;
+	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
+	for (size_t i = 0; i < shown && !ferror(out); i++) {
+		const struct rpt_node *nd = &nodes[rows[i]];
+		const char *key = names->s[rows[i]];
 
-		if (!val[i] || !*val[i])
-			continue;
-		if (!any)
-			fprintf(out, "Active filters:\n");
-		any = true;
-		n = snprintf(buf, sizeof(buf), "%s=%s", name[i], val[i]);
-		if (n > 80)
-			fprintf(out, "   %.80s\xe2\x80\xa6\n", buf);
-		else
-			fprintf(out, "   %s\n", buf);
+		sum = sat_add(sum, nd->flat);
+		psym_rpt_scaled_label(a, sizeof(a), nd->flat, unit, ounit);
+		psym_rpt_scaled_label(b, sizeof(b), nd->cum, unit, ounit);
+		psym_rpt_percentage(pa, sizeof(pa), nd->flat, total);
+		psym_rpt_percentage(pb, sizeof(pb), sum, total);
+		psym_rpt_percentage(pc, sizeof(pc), nd->cum, total);
+		fprintf(out, "%10s %s %s %10s %s  %.*s%s\n", a, pa, pb, b, pc, (int)name_len(key),
+			key, nd->inl ? (nd->noinl ? " (partial-inline)" : " (inline)") : "");
 	}
+}
+
+/*
+ * top with a node or edge fraction: pprof's trimmed graph, each row
+ * marked inline by the in-edges that survived the edge cut.
+ */
+static int top_graph(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
+		     struct psym_err *e)
+{
+	struct psym_rpt_graph g;
+	struct rpt_counts c;
+	const char *unit, *ounit;
+	int ret = psym_rpt_graph_new(p, o, &g, e);
+
+	if (ret)
+		goto out;
+	edges_mark(&g.et, g.nodes);
+	unit = psym_profile_str(p, p->pb->sample_type[g.r.idx]->unit);
+	ounit = psym_rpt_output_unit(g.nodes, g.order, g.n, g.total, unit);
+	c = psym_rpt_graph_counts(&g);
+	psym_rpt_report_labels(out, p, g.r.idx, &o->filter, ounit, &c);
+	print_rows(out, &g.r.names, g.nodes, g.order, g.n, g.total, unit, ounit);
+out:
+	psym_rpt_graph_free(&g);
+	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }
 
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
@@ -275,17 +142,19 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 {
 	const pb_profile *pb = p->pb;
 	struct rep r;
-	struct node *nodes = NULL;
+	struct rpt_node *nodes = NULL;
 	struct edges edges = { 0 };
 	uint32_t *rows = NULL;
 	unsigned char *occ = NULL;
 	size_t ncap = 0, nrows = 0, shown;
-	int64_t total = 0, flat_sum = 0, sum = 0, diff_total = 0;
-	int64_t base_key = psym_rpt_base_key(p);
+	int64_t total = 0;
 	const char *unit, *ounit = NULL;
-	char a[64], b[64], pa[32], pb2[32], pc[32];
-	int ret = psym_rpt_init(&r, p, o, true, e);
+	int ret;
 
+	/* Trimmed: pprof rebuilds the graph from the rows it keeps. */
+	if (o->node_fraction > 0 || o->edge_fraction > 0 || o->max_rows)
+		return top_graph(p, o, out, e);
+	ret = psym_rpt_init(&r, p, o, true, e);
 	if (ret)
 		goto out;
 	unit = psym_profile_str(p, pb->sample_type[r.idx]->unit);
@@ -312,10 +181,6 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		int64_t v = s->value[r.idx];
 		uint32_t parent = UINT32_MAX;
 
-		total = sat_add(total, abs64(v));
-		/* pprof: with a diff base, percentages are of the base's total. */
-		if (base_key >= 0 && psym_rpt_is_base(p, s, base_key))
-			diff_total = sat_add(diff_total, abs64(v));
 		if (v == 0)
 			continue; /* pprof: a zero sample adds no node and no edge */
 		/* pprof filters after its total: percentages stay of the whole. */
@@ -342,7 +207,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 				goto oom;
 			if (r.names.n > ncap) {
 				size_t nc = r.names.cap;
-				struct node *nn = realloc(nodes, nc * sizeof(*nn));
+				struct rpt_node *nn = realloc(nodes, nc * sizeof(*nn));
 
 				if (!nn)
 					goto oom;
@@ -359,7 +224,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 					nodes[id].cum = sat_add(nodes[id].cum, v);
 				}
 				/* All rows shown: the edges of this same walk mark them. */
-				if (!o->max_rows && edge_count(&edges, parent, id, ni != nf - 1, i))
+				if (edge_count(&edges, parent, id, ni != nf - 1, i))
 					goto oom;
 				parent = id;
 			}
@@ -367,8 +232,8 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		if (parent != UINT32_MAX)
 			nodes[parent].flat = sat_add(nodes[parent].flat, v);
 	}
-	if (diff_total > 0)
-		total = diff_total;
+	/* pprof: with a diff base, percentages are of the base's total. */
+	total = psym_rpt_total(p, r.idx);
 	rows = malloc((r.names.n ? r.names.n : 1) * sizeof(*rows));
 	if (!rows)
 		goto oom;
@@ -376,108 +241,22 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		if (nodes[j].flat || nodes[j].cum)
 			rows[nrows++] = (uint32_t)j;
 	if (nrows) {
-		struct row_ctx c = { &r.names, nodes, o->sort_cum };
+		struct rpt_node_order c = { &r.names, nodes, o->sort_cum };
 
-		qsort_r(rows, nrows, sizeof(*rows), cmp_row, &c);
+		qsort_r(rows, nrows, sizeof(*rows), psym_rpt_cmp_node, &c);
 	}
-	shown = o->max_rows && o->max_rows < nrows ? o->max_rows : nrows;
-	/* pprof marks inline nodes in the graph of the rows it shows. */
-	if (!o->max_rows) {
-		edges_mark(&edges, nodes);
-	} else {
-		if (shown < nrows)
-			for (size_t j = 0; j < ncap; j++)
-				nodes[j].stamp = 0;
-		for (size_t i = 0; i < shown; i++)
-			nodes[rows[i]].stamp = 1;
-		if (mark_inline(&r, nodes, shown < nrows, &edges))
-			goto oom;
-	}
-	/* pprof's selectOutputUnit: one unit for the report, from the smallest value. */
+	shown = nrows;
+	/* pprof marks inline nodes by their in-edges: all rows, the edges of the walk. */
+	edges_mark(&edges.t, nodes);
+	ounit = psym_rpt_output_unit(nodes, rows, shown, total, unit);
 	{
-		int64_t minv = 0, maxv = total;
-		const char *minu, *maxu;
+		struct rpt_counts c = { .total = total, .shown = shown, .orig = nrows };
 
-		for (size_t i = 0; i < shown; i++) {
-			int64_t m = abs64(nodes[rows[i]].flat);
-
-			if (!m)
-				m = abs64(nodes[rows[i]].cum);
-			if (m && (!minv || m < minv))
-				minv = m;
-		}
-		if (!minv)
-			minv = maxv;
-		psym_rpt_scale(minv, unit, "minimum", &minu);
-		psym_rpt_scale(maxv, unit, "minimum", &maxu);
-		ounit = minu;
-		if (strcmp(minu, maxu) && minv <= INT64_MAX / 100 && minv * 100 < maxv)
-			psym_rpt_scale(minv * 100, unit, "minimum", &ounit);
-		if (!*ounit)
-			ounit = unit;
+		for (size_t i = 0; i < shown; i++)
+			c.flat_sum = sat_add(c.flat_sum, nodes[rows[i]].flat);
+		psym_rpt_report_labels(out, p, r.idx, &o->filter, ounit, &c);
 	}
-	for (size_t i = 0; i < shown; i++)
-		flat_sum = sat_add(flat_sum, nodes[rows[i]].flat);
-	/* pprof's ProfileLabels */
-	if (pb->n_mapping) {
-		const char *f = psym_profile_str(p, pb->mapping[0]->filename);
-		const char *bs = strrchr(f, '/');
-
-		if (*f)
-			fprintf(out, "File: %s\n", bs && bs[1] ? bs + 1 : f);
-		if (*psym_profile_str(p, pb->mapping[0]->build_id))
-			fprintf(out, "Build ID: %s\n",
-				psym_profile_str(p, pb->mapping[0]->build_id));
-	}
-	for (size_t i = 0; i < pb->n_comment; i++) {
-		const char *c = psym_profile_str(p, pb->comment[i]);
-
-		if (c[0] != '#')
-			fprintf(out, "%s\n", c);
-	}
-	fprintf(out, "Type: %s\n", psym_profile_str(p, pb->sample_type[r.idx]->type));
-	if (pb->time_nanos) {
-		char tb[128];
-
-		fmt_time(tb, sizeof(tb), pb->time_nanos);
-		fprintf(out, "Time: %s\n", tb);
-	}
-	if (pb->duration_nanos) {
-		const char *tu;
-		double tn = psym_rpt_scale(total, unit, "nanoseconds", &tu);
-
-		psym_rpt_scaled_label(a, sizeof(a), pb->duration_nanos, "nanoseconds", "auto");
-		psym_rpt_scaled_label(b, sizeof(b), total, unit, ounit);
-		if (!strcmp(tu, "ns") && tn != 0) {
-			psym_rpt_percentage(pa, sizeof(pa), tn >= 9.2e18 ? INT64_MAX : (int64_t)tn,
-					    pb->duration_nanos);
-			fprintf(out, "Duration: %s, Total samples = %s (%s)\n", a, b, pa);
-		} else {
-			fprintf(out, "Duration: %s, Total samples = %s \n", a, b);
-		}
-	}
-	active_filters(out, &o->filter);
-	psym_rpt_scaled_label(a, sizeof(a), flat_sum, unit, ounit);
-	psym_rpt_scaled_label(b, sizeof(b), total, unit, ounit);
-	psym_rpt_percentage(pa, sizeof(pa), flat_sum, total);
-	fprintf(out, "Showing nodes accounting for %s, %s of %s total\n", a, pa + strspn(pa, " "),
-		b);
-	if (total && shown < nrows)
-		fprintf(out, "Showing top %zu nodes out of %zu\n", shown, nrows);
-	fprintf(out, "%10s %5s%% %5s%% %10s %5s%%\n", "flat", "flat", "sum", "cum", "cum");
-	for (size_t i = 0; i < shown && !ferror(out); i++) {
-		const struct node *nd = &nodes[rows[i]];
-		const char *key = r.names.s[rows[i]];
-
-		sum = sat_add(sum, nd->flat);
-		psym_rpt_scaled_label(a, sizeof(a), nd->flat, unit, ounit);
-		psym_rpt_scaled_label(b, sizeof(b), nd->cum, unit, ounit);
-		psym_rpt_percentage(pa, sizeof(pa), nd->flat, total);
-		psym_rpt_percentage(pb2, sizeof(pb2), sum, total);
-		psym_rpt_percentage(pc, sizeof(pc), nd->cum, total);
-		fprintf(out, "%10s %s %s %10s %s  %.*s%s\n", a, pa, pb2, b, pc, (int)name_len(key),
-			key, nd->inl ? (nd->noinl ? " (partial-inline)" : " (inline)") : "");
-	}
+	print_rows(out, &r.names, nodes, rows, shown, total, unit, ounit);
 	goto out;
 oom:
 	ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -485,7 +264,7 @@ out:
 	free(occ);
 	free(rows);
 	free(nodes);
-	free(edges.e);
+	free(edges.t.e);
 	psym_rpt_free(&r);
 	return ret ? ret : (ferror(out) ? PSYM_EIO : 0);
 }
