@@ -11,6 +11,7 @@
 #include "array.h"
 #include "builder.h"
 #include "cfi.h"
+#include "cfiset.h"
 #include "hashtab.h"
 #include "lean.h"
 #include "objtab.h"
@@ -22,22 +23,12 @@
 #define FIRST_WINDOW ((size_t)64 << 10)
 #define MAX_FILES 65536
 
-/* An object's CFI, read once for every core that maps it. */
-struct objcfi {
-	const struct psym_elf *elf;
-	struct psym_cfi *cfi;
-	bool has_sigret;
-	uint64_t sigret;
-};
-
 struct run {
 	const struct psym_stack_opts *o;
 	struct psym_locate_opts lo;
 	struct psym_cfi_limits cfil;
 	struct psym_objtab *objs;
-	struct objcfi **cfis;
-	size_t ncfis, capcfis;
-	struct psym_hashtab cfi_by_elf;
+	struct psym_cfiset cfis;	/* the objects' CFI, once for every core */
 	struct psym_hashtab map_by_key; /* mappings made, by "start limit offset id path" */
 	struct psym_builder *b;
 	struct psym_profile *p;
@@ -47,44 +38,6 @@ struct run {
 	size_t stack_cap;
 	struct psym_err *e;
 };
-
-static struct psym_cfi *obj_cfi(void *ud, const struct psym_elf *elf, bool *has_sigret,
-				uint64_t *sigret)
-{
-	struct run *r = ud;
-	struct psym_err e = { 0 };
-	struct objcfi *o, **q;
-	void *v;
-
-	*has_sigret = false;
-	if (psym_hashtab_get(&r->cfi_by_elf, &elf, sizeof(elf), &v) == 0) {
-		o = v;
-		*has_sigret = o->has_sigret;
-		*sigret = o->sigret;
-		return o->cfi;
-	}
-	q = psym_array_grow(r->cfis, &r->capcfis, r->ncfis + 1, sizeof(*q), 0);
-	if (!q)
-		return NULL;
-	r->cfis = q;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return NULL;
-	o->elf = elf;
-	if (psym_cfi_open(elf, &r->cfil, &o->cfi, &e) < 0)
-		o->cfi = NULL;
-	o->has_sigret = psym_elf_find_symbol((struct psym_elf *)elf, "__kernel_rt_sigreturn",
-					     &o->sigret) == 0;
-	if (psym_hashtab_put(&r->cfi_by_elf, &o->elf, sizeof(o->elf), o, &e) != 0) {
-		psym_cfi_close(o->cfi);
-		free(o);
-		return NULL;
-	}
-	r->cfis[r->ncfis++] = o;
-	*has_sigret = o->has_sigret;
-	*sigret = o->sigret;
-	return o->cfi;
-}
 
 /* The file of a mapping, located once for every core that maps it; NULL: not found. */
 static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_elf **out)
@@ -308,7 +261,7 @@ static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
 	ret = psym_space_new(&r->cfil, &space, r->e);
 	if (ret)
 		goto out;
-	psym_space_set_cfi_source(space, obj_cfi, r);
+	psym_space_set_cfi_source(space, psym_cfiset_get, &r->cfis);
 	for (size_t i = 0; i < c->nfiles; i++) {
 		struct psym_elf *elf;
 
@@ -427,7 +380,7 @@ static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_
 	r->cfil.max_steps = o->so->limits.cfi_steps;
 	r->budget.sample_steps = o->so->limits.unwind_sample_steps;
 	r->budget.run_steps = o->so->limits.unwind_steps;
-	psym_hashtab_init(&r->cfi_by_elf, 0);
+	psym_cfiset_init(&r->cfis, &r->cfil);
 	psym_hashtab_init(&r->map_by_key, 0);
 	r->pcs = calloc(max, sizeof(*r->pcs));
 	r->locs = calloc(max, sizeof(*r->locs));
@@ -441,12 +394,7 @@ static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_
 
 static void run_free(struct run *r)
 {
-	for (size_t i = 0; i < r->ncfis; i++) {
-		psym_cfi_close(r->cfis[i]->cfi);
-		free(r->cfis[i]);
-	}
-	free(r->cfis);
-	psym_hashtab_free(&r->cfi_by_elf);
+	psym_cfiset_free(&r->cfis);
 	psym_hashtab_free(&r->map_by_key);
 	psym_builder_free(r->b);
 	psym_objtab_free(r->objs);

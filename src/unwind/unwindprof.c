@@ -11,20 +11,13 @@
 #include "reason.h"
 #include "space.h"
 #include "arch.h"
+#include "cfiset.h"
 #include "profread.h"
 #include "unwindprof.h"
 #include "ustacks.h"
 
 #define DEFAULT_MAX_FRAMES 512
 #define MAX_FILES 65536
-
-/* An object's CFI, indexed once per run for every process that maps it. */
-struct objcfi {
-	const struct psym_elf *elf; /* the objs table's file: the key */
-	struct psym_cfi *cfi;	    /* NULL: none or unreadable */
-	bool has_sigret;	    /* __kernel_rt_sigreturn, at sigret (space.h) */
-	uint64_t sigret;
-};
 
 struct proc {
 	int pid; /* the procs table's key */
@@ -36,9 +29,7 @@ struct run {
 	struct psym_collectprof *c;
 	struct psym_unwindprof_stats *st;
 	struct psym_objtab *objs; /* each object located and opened once (objtab.h) */
-	struct objcfi **cfis;	  /* the objects' CFI, by ELF (cfi_by_elf) */
-	size_t ncfis, capcfis;
-	struct psym_hashtab cfi_by_elf;
+	struct psym_cfiset cfis;  /* the objects' CFI, once per run */
 	struct proc **procs;
 	size_t nprocs, capprocs;
 	struct psym_hashtab proc_by_pid;
@@ -89,46 +80,6 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 	return 0;
 }
 
-/* The CFI of an object of this run, indexed at its first use (space.h). */
-static struct psym_cfi *obj_cfi(void *ud, const struct psym_elf *elf, bool *has_sigret,
-				uint64_t *sigret)
-{
-	struct run *r = ud;
-	struct psym_err e = { 0 };
-	struct objcfi *o, **q;
-	void *v;
-
-	*has_sigret = false;
-	if (psym_hashtab_get(&r->cfi_by_elf, &elf, sizeof(elf), &v) == 0) {
-		o = v;
-		*has_sigret = o->has_sigret;
-		*sigret = o->sigret;
-		return o->cfi;
-	}
-	q = psym_array_grow(r->cfis, &r->capcfis, r->ncfis + 1, sizeof(*q), 0);
-	if (!q)
-		return NULL;
-	r->cfis = q;
-	o = calloc(1, sizeof(*o));
-	if (!o)
-		return NULL;
-	o->elf = elf;
-	if (psym_cfi_open(elf, &r->o->cfi, &o->cfi, &e) < 0)
-		o->cfi = NULL;
-	/* A search of every symbol: once per object, not once per process. */
-	o->has_sigret = psym_elf_find_symbol((struct psym_elf *)elf, "__kernel_rt_sigreturn",
-					     &o->sigret) == 0;
-	if (psym_hashtab_put(&r->cfi_by_elf, &o->elf, sizeof(o->elf), o, &e) != 0) {
-		psym_cfi_close(o->cfi);
-		free(o);
-		return NULL;
-	}
-	r->cfis[r->ncfis++] = o;
-	*has_sigret = o->has_sigret;
-	*sigret = o->sigret;
-	return o->cfi;
-}
-
 static struct proc *find_proc(struct run *r, int pid)
 {
 	void *v;
@@ -170,7 +121,7 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 	ret = psym_space_new(&r->o->cfi, &p->space, r->e);
 	if (ret < 0)
 		return ret;
-	psym_space_set_cfi_source(p->space, obj_cfi, r);
+	psym_space_set_cfi_source(p->space, psym_cfiset_get, &r->cfis);
 	for (size_t i = 0; i < n; i++) {
 		struct psym_elf *elf;
 
@@ -263,7 +214,7 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 	memset(st, 0, sizeof(*st));
 	r.budget.sample_steps = o->sample_steps;
 	r.budget.run_steps = o->run_steps;
-	psym_hashtab_init(&r.cfi_by_elf, 0);
+	psym_cfiset_init(&r.cfis, &o->cfi);
 	psym_hashtab_init(&r.proc_by_pid, 0);
 	r.pcs = calloc(max, sizeof(*r.pcs));
 	r.ustack = calloc(max, sizeof(*r.ustack));
@@ -281,12 +232,7 @@ out:
 		psym_space_free(r.procs[i]->space);
 		free(r.procs[i]);
 	}
-	for (size_t i = 0; i < r.ncfis; i++) {
-		psym_cfi_close(r.cfis[i]->cfi);
-		free(r.cfis[i]);
-	}
-	free(r.cfis);
-	psym_hashtab_free(&r.cfi_by_elf);
+	psym_cfiset_free(&r.cfis);
 	psym_hashtab_free(&r.proc_by_pid);
 	free(r.procs);
 	psym_objtab_free(r.objs);
