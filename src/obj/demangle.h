@@ -6,7 +6,9 @@
 /*
  * A malloc'd demangled form of name (caller frees), or NULL when name is
  * not mangled or cannot be demangled. libiberty's recursion limit stays on,
- * so hostile names cannot exhaust the stack.
+ * so hostile names cannot exhaust the stack. libiberty's answer, except
+ * that an inheriting constructor is named after its own class, as LLVM's
+ * demangler and gdb name it (Derived::Derived, not Derived::Base).
  */
 char *psym_demangle(const char *name);
 
