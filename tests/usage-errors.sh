@@ -29,7 +29,7 @@ one "psym top -Z" "invalid option '-Z'" "$PSYM" top -Z "$IN"
 one "psym addr --exe with no value" "option '--exe' needs an argument" "$PSYM" addr --exe
 one "psym addr --filter=x" "option '--filter' takes no argument" "$PSYM" addr --filter=x
 one "psym symbolize -j 0 names the range" "a whole number from 1 to 256" "$PSYM" symbolize -j 0 "$IN"
-one "psym top -n x names the range" "a whole number from 1" "$PSYM" top -n x "$IN"
+one "psym top -n x names the range" "a whole number from 0" "$PSYM" top -n x "$IN"
 
 # psym index of a file that is no ELF: its path once, exit 2 (bad input).
 printf 'int x;\n' >app.cpp
