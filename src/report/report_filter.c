@@ -523,11 +523,9 @@ static int loc_focus(struct psym_rpt_filter *f, const struct psym_profile *p, si
 	return f->locfi[pos];
 }
 
-int psym_rpt_sample_kept(struct rep *r, const pb_sample *s)
+int psym_rpt_filter_sample_kept(struct psym_rpt_filter *f, const struct psym_profile *p,
+				const pb_sample *s, long (*nframes)(void *ud, size_t pos), void *ud)
 {
-	struct psym_rpt_filter *f = r->flt;
-	const struct psym_profile *p = r->p;
-
 	if (!f)
 		return 1;
 	if (f->has[RX_FOCUS] || f->has[RX_IGNORE] || f->has[RX_HIDE] || f->has[RX_SHOW]) {
@@ -545,8 +543,7 @@ int psym_rpt_sample_kept(struct rep *r, const pb_sample *s)
 			if (fi == LOC_FOCUS)
 				focused = true;
 			if (!shown) {
-				const uint32_t *fr;
-				long n = psym_rpt_loc_frames(r, (size_t)pos, &fr);
+				long n = nframes(ud, (size_t)pos);
 
 				if (n < 0)
 					return -1;

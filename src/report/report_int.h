@@ -138,6 +138,15 @@ bool psym_rpt_is_base(const struct psym_profile *p, const pb_sample *s, int64_t 
 
 /* 1: sample s passes the filters; 0: not; -1: out of memory. */
 int psym_rpt_sample_kept(struct rep *r, const pb_sample *s);
+/*
+ * The same for the filter f (NULL: every sample) of profile p, asking
+ * nframes(ud, pos) how many frames location pos shows (hide/show applied;
+ * -1: no memory): the filter is below the report tree, which asks it which
+ * lines to show.
+ */
+int psym_rpt_filter_sample_kept(struct psym_rpt_filter *f, const struct psym_profile *p,
+				const pb_sample *s, long (*nframes)(void *ud, size_t pos),
+				void *ud);
 /* The label key of sample s as text ("key N" for a number), or NULL; in buf or the profile. */
 const char *psym_rpt_label_str(const struct psym_profile *p, const pb_sample *s, const char *key,
 			       char *buf, size_t bufsz);
