@@ -22,6 +22,16 @@
 #define DEFAULT_MAX_STACK ((size_t)8 << 20)
 #define FIRST_WINDOW ((size_t)64 << 10)
 #define MAX_FILES 65536
+#define MAX_VDSO_IMAGE ((size_t)1 << 20)
+#define MAX_VDSO_IMAGES 64
+
+/* A vDSO image read from a core's memory, kept for the run by its build ID. */
+struct vdso_image {
+	char build_id[PSYM_BUILD_ID_HEX_MAX];
+	char name[300];
+	void *bytes;
+	size_t len;
+};
 
 struct run {
 	const struct psym_stack_opts *o;
@@ -33,6 +43,11 @@ struct run {
 	struct psym_builder *b;
 	struct psym_profile *p;
 	struct psym_unwind_budget budget;
+	struct vdso_image vdso[MAX_VDSO_IMAGES]; /* the cores' vDSOs, one per build ID */
+	struct psym_mem_image
+		vdso_mem[MAX_VDSO_IMAGES]; /* the same, as lo and symbolize take them */
+	size_t nvdso;
+	char core_vdso[PSYM_BUILD_ID_HEX_MAX]; /* the core's vDSO's build ID ("": none) */
 	uint64_t *pcs, *locs;
 	uint8_t *stack;
 	size_t stack_cap;
@@ -167,6 +182,76 @@ static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_u
 			 res->why[0] ? ": " : "", res->why);
 }
 
+/*
+ * The core's vDSO (AT_SYSINFO_EHDR, its pages dumped in the core) as an
+ * image the run keeps by build ID, so that the located-object table finds
+ * it as it finds a profile's vDSO (psym_locate_vdso): r->core_vdso is its
+ * build ID, or "" when the core has none readable (then [vdso] frames are
+ * unwound by frame pointers and named as far as --vdso allows).
+ */
+static int read_vdso(struct run *r, const struct psym_core *c)
+{
+	const struct psym_core_load *l = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
+	struct psym_err le = { 0 };
+	struct psym_elf *elf = NULL;
+	struct vdso_image *v;
+	const char *bid;
+	uint8_t *img;
+	size_t want, len;
+
+	r->core_vdso[0] = '\0';
+	if (!l)
+		return 0;
+	want = l->vaddr + l->memsz - c->vdso;
+	if (want > MAX_VDSO_IMAGE)
+		want = MAX_VDSO_IMAGE;
+	img = malloc(want ? want : 1);
+	if (!img)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	len = psym_core_read(c, c->vdso, img, want);
+	if (psym_elf_open_mem(img, len, false, "[vdso]", r->lo.elf_limits, &elf, &le) ||
+	    !(bid = psym_elf_build_id(elf)) || strlen(bid) >= sizeof(v->build_id))
+		goto out;
+	snprintf(r->core_vdso, sizeof(r->core_vdso), "%s", bid);
+	for (size_t i = 0; i < r->nvdso; i++)
+		if (!strcmp(r->vdso[i].build_id, bid))
+			goto out;
+	if (r->nvdso == MAX_VDSO_IMAGES)
+		goto out; /* named by --vdso alone past the cap */
+	v = &r->vdso[r->nvdso];
+	snprintf(v->build_id, sizeof(v->build_id), "%s", bid);
+	snprintf(v->name, sizeof(v->name), "%.250s:[vdso]", c->name);
+	v->bytes = img;
+	v->len = len;
+	img = NULL;
+	r->vdso_mem[r->nvdso] = (struct psym_mem_image){ v->build_id, v->bytes, v->len, v->name };
+	r->lo.n_vdso_images = ++r->nvdso;
+out:
+	psym_elf_close(elf);
+	free(img);
+	return 0;
+}
+
+/* The located vDSO of the core (read_vdso), NULL when none. */
+static int find_vdso(struct run *r, struct psym_elf **out)
+{
+	struct psym_located *x;
+	int ret;
+
+	*out = NULL;
+	if (!r->core_vdso[0])
+		return 0;
+	ret = psym_objtab_add(r->objs, PSYM_MAP_VDSO, "", r->core_vdso, NULL, &x, r->e);
+	if (ret == PSYM_ELIMIT)
+		return 0;
+	if (!ret)
+		ret = psym_objtab_locate_one(r->objs, x, &r->lo, r->e);
+	if (ret)
+		return ret;
+	*out = psym_objtab_elf(x);
+	return 0;
+}
+
 static int add_thread(struct run *r, const struct psym_core *c, struct psym_space *space, size_t ti,
 		      struct psym_stack_thread *t)
 {
@@ -201,7 +286,8 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 			const struct psym_core_load *l = psym_core_load_at(c, c->vdso);
 
 			if (r->pcs[i] - l->vaddr < l->memsz)
-				mid = mapping_id(r, l->vaddr, l->vaddr + l->memsz, 0, "[vdso]", "");
+				mid = mapping_id(r, l->vaddr, l->vaddr + l->memsz, 0, "[vdso]",
+						 r->core_vdso);
 		}
 		r->locs[nloc] = psym_builder_location(r->b, mid, r->pcs[i]);
 		if (!r->locs[nloc])
@@ -228,6 +314,7 @@ static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
 	struct psym_err ce = { 0 };
 	struct psym_core *c = NULL;
 	struct psym_space *space = NULL;
+	struct psym_elf *elf_vdso;
 	int ret;
 
 	sc->name = strdup(path);
@@ -277,6 +364,17 @@ static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
 				goto out;
 		}
 	}
+	ret = read_vdso(r, c);
+	if (!ret)
+		ret = find_vdso(r, &elf_vdso);
+	if (!ret && elf_vdso) {
+		const struct psym_core_load *l = psym_core_load_at(c, c->vdso);
+
+		ret = psym_space_add(space, l->vaddr, l->vaddr + l->memsz, c->vdso - l->vaddr,
+				     elf_vdso, NULL, r->e);
+	}
+	if (ret)
+		goto out;
 	sc->threads = calloc(c->nthreads, sizeof(*sc->threads));
 	if (!sc->threads) {
 		ret = psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
@@ -352,17 +450,22 @@ static int add_signatures(struct psym_stack_result *res, unsigned n, struct psym
 }
 
 /* The unwound profile symbolized, as a complete profile in res. */
-static int symbolize(struct psym_profile *p, const struct psym_stack_opts *o,
-		     const struct psym_limits *lim, struct psym_stack_result *res,
-		     struct psym_err *e)
+static int symbolize(struct psym_profile *p, const struct run *r, const struct psym_limits *lim,
+		     struct psym_stack_result *res, struct psym_err *e)
 {
+	/* The cores' vDSO images found as a profile's [vdso] is (psym_locate_vdso). */
+	struct psym_symbolize_opts so = *r->o->so;
+	struct psym_locate_opts lo = *so.locate;
 	struct psym_lean *lp = NULL;
 	int ret = psym_lean_from_profile(p, lim, &lp, e);
 
+	lo.vdso_images = r->vdso_mem;
+	lo.n_vdso_images = r->nvdso;
+	so.locate = &lo;
 	if (!ret)
 		ret = psym_lean_validate(lp, e);
 	if (!ret)
-		ret = psym_symbolize(lp, o->so, &res->sym, e);
+		ret = psym_symbolize(lp, &so, &res->sym, e);
 	if (!ret)
 		ret = psym_lean_to_profile(lp, lim, &res->profile, e);
 	psym_lean_free(lp);
@@ -376,6 +479,7 @@ static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_
 	r->o = o;
 	r->e = e;
 	psym_symbolize_locate_opts(o->so, &r->lo);
+	r->lo.vdso_images = r->vdso_mem;
 	r->cfil.max_fdes = o->so->limits.cfi_fdes;
 	r->cfil.max_steps = o->so->limits.cfi_steps;
 	r->budget.sample_steps = o->so->limits.unwind_sample_steps;
@@ -401,6 +505,8 @@ static void run_free(struct run *r)
 	free(r->pcs);
 	free(r->locs);
 	free(r->stack);
+	for (size_t i = 0; i < r->nvdso; i++)
+		free(r->vdso[i].bytes);
 }
 
 int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_opts *o,
@@ -447,7 +553,7 @@ int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_o
 	r.b = NULL;
 	if (n == res->failed)
 		goto out;
-	ret = symbolize(r.p, o, lim, res, e);
+	ret = symbolize(r.p, &r, lim, res, e);
 	if (!ret && o->signature)
 		ret = add_signatures(res, o->signature, e);
 out:
