@@ -6,7 +6,7 @@
 # program aborting in a qsort comparator with threads blocked in
 # pthread_cond_wait, read and nanosleep; a C++ one aborting in a std::sort
 # comparator; a SIGSEGV on a NULL write inside a shared library of the
-# test's own; the C program stripped with a build-ID debug dir, then moved
+# test's own; threads inside the vDSO; a stack overflow; the C program stripped with a build-ID debug dir, then moved
 # away (--binary-path); a zstd-compressed core; -o (a pprof) with
 # --group-by signature; a psym archive of the crashing host's files
 # (--debug-pkg); an AArch64 core made under qemu-aarch64; a truncated
@@ -31,13 +31,14 @@ mkcore() {
 }
 
 # agree NAME CORE EXE OWN STOPS [PSYM OPTIONS...]: psym stack --json of
-# CORE agrees with eu-stack and gdb run on CORE with EXE.
+# CORE agrees with eu-stack and gdb run on CORE with EXE (gdb's command
+# in GDB_BT, default 'thread apply all bt').
 agree() {
 	name=$1 core=$2 exe=$3 own=$4 stops=$5
 	shift 5
 	oracle=${ORACLE_CORE:-$core}
 	timeout 300 eu-stack -i -s -m --core="$oracle" -e "$exe" >"$name.eu" 2>"$name.eu.err"
-	timeout 300 gdb -batch -ex 'thread apply all bt' -c "$oracle" "$exe" >"$name.gdb" 2>&1
+	timeout 300 gdb -batch -ex "${GDB_BT:-thread apply all bt}" -c "$oracle" "$exe" >"$name.gdb" 2>&1
 	timeout 300 "$PSYM" stack --json "$@" "$core" >"$name.json" 2>"$name.err"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -240,6 +241,55 @@ sys.exit(not any(f["function"] == "__vdso_clock_gettime" and f["module"] == "[vd
 	else
 		echo "# no thread was inside the vDSO in 5 tries: vDSO case not checked"
 	fi
+fi
+
+# 3c. A stack overflow: main recurses until it faults in the guard gap
+# below its stack (SIGSEGV, the stack pointer outside any segment of the
+# core) while another thread sleeps. The crashed thread's frames go up to
+# the frame cap (256, eu-stack's default too), agree with eu-stack's, and
+# the cap is said, with exit 0; the sleeping thread still comes out whole.
+cat >so.c <<'C'
+#include <pthread.h>
+#include <time.h>
+static volatile int ready;
+__attribute__((noinline)) static void *sleeper(void *a)
+{
+	struct timespec ts = { 1000, 0 };
+	__sync_fetch_and_add(&ready, 1);
+	for (;;)
+		nanosleep(&ts, NULL);
+	return a;
+}
+__attribute__((noinline)) static int recurse(volatile char *p, int n)
+{
+	volatile char buf[64];
+	buf[0] = (char)n;
+	buf[63] = p ? p[0] : 0;
+	return recurse(buf, n + 1) + buf[63];
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, sleeper, NULL);
+	while (!ready)
+		;
+	return recurse(0, 0);
+}
+C
+if gcc $CF -pthread -o so so.c && mkcore core.so ./so; then
+	GDB_BT='thread apply all bt 256' agree overflow core.so ./so so,so.c main,sleeper
+	check "overflow: the crashed thread has 256 frames of recurse and says the cap" python3 -c '
+import json, sys
+c = json.loads(open("overflow.json").readline())
+t = c["threads"][0]
+sys.exit(not (c["signal"] == 11 and t["crashed"] and len(t["frames"]) == 256
+              and all(f["function"] == "recurse" for f in t["frames"])
+              and "the frame cap (--max-frames 256)" in t["stopped"]
+              and c["threads"][1]["stopped"] is None))'
+	"$PSYM" stack core.so >so.txt 2>so.err
+	rc=$?
+	check "overflow: text says the frame cap, exit 0" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^(unwinding stopped after frame #255 at 0x[0-9a-f]*: the frame cap (--max-frames 256))' so.txt"
 fi
 
 # 4. A stripped binary, its debug file in a build-ID tree; then moved away.

@@ -23,6 +23,7 @@
 #define FIRST_WINDOW ((size_t)64 << 10)
 #define MAX_FILES 65536
 #define MAX_VDSO_IMAGE ((size_t)1 << 20)
+#define MAX_GUARD_GAP ((uint64_t)1 << 20) /* stack_guard_gap: 256 pages */
 #define MAX_VDSO_IMAGES 64
 
 /* A vDSO image read from a core's memory, kept for the run by its build ID. */
@@ -120,6 +121,31 @@ static void thread_regs(const struct psym_core *c, const struct psym_core_thread
 	u->valid = ((uint64_t)1 << 17) - 1;
 }
 
+/*
+ * Where a thread's stack copy starts: at its stack pointer, or, when the
+ * core has no memory there (a stack overflow: the frame was being made
+ * in the guard gap below the stack), at the first segment above it within
+ * the kernel's largest guard gap, so the callers' frames are still read.
+ */
+static uint64_t stack_base(const struct psym_core *c, uint64_t sp)
+{
+	size_t lo = 0, hi = c->nloads;
+
+	if (psym_core_load_at(c, sp))
+		return sp;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->loads[mid].vaddr <= sp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->nloads && c->loads[lo].vaddr - sp <= MAX_GUARD_GAP && c->loads[lo].avail)
+		return c->loads[lo].vaddr;
+	return sp;
+}
+
 /* Unwind one thread over the core's memory, reading more of its stack while that helps. */
 static void unwind_thread(struct run *r, const struct psym_core *c,
 			  const struct psym_unwind_regs *u, struct psym_space *space,
@@ -128,7 +154,7 @@ static void unwind_thread(struct run *r, const struct psym_core *c,
 	const struct psym_unwind_arch *a = psym_unwind_arch_of(c->machine);
 	size_t max_stack = r->o->max_stack ? r->o->max_stack : DEFAULT_MAX_STACK;
 	size_t max = r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES;
-	uint64_t sp = u->r[a->sp];
+	uint64_t sp = stack_base(c, u->r[a->sp]);
 	size_t want = FIRST_WINDOW;
 
 	for (;;) {
@@ -158,7 +184,7 @@ static void unwind_thread(struct run *r, const struct psym_core *c,
 
 /* Where and why a thread's unwinding stopped early, for --explain and the text. */
 static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_unwind_result *res,
-		     const uint64_t *pcs, struct psym_stack_thread *t)
+		     const uint64_t *pcs, size_t max_frames, struct psym_stack_thread *t)
 {
 	uint64_t pc = res->n ? pcs[res->n - 1] : 0;
 	const struct psym_core_load *l = psym_core_load_at(c, sp);
@@ -176,6 +202,10 @@ static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_u
 			 "after frame #%zu at 0x%" PRIx64 ": stack memory past 0x%" PRIx64
 			 " is not in the core",
 			 res->n ? res->n - 1 : 0, pc, l->vaddr + l->avail);
+	else if (res->stop == PSYM_UNWIND_DEPTH)
+		snprintf(t->why, sizeof(t->why),
+			 "after frame #%zu at 0x%" PRIx64 ": the frame cap (--max-frames %zu)",
+			 res->n ? res->n - 1 : 0, pc, max_frames);
 	else
 		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s%s%.120s",
 			 res->n ? res->n - 1 : 0, pc, psym_unwind_stop_name(res->stop),
@@ -269,7 +299,8 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 	unwind_thread(r, c, &u, space, &res);
 	t->nframes = res.n;
 	t->stop = res.stop;
-	stop_why(c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, r->pcs, t);
+	stop_why(c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, r->pcs,
+		 r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES, t);
 	for (size_t i = 0; i < res.n; i++) {
 		uint64_t mid = 0;
 
@@ -544,7 +575,9 @@ int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_o
 			res->partial++;
 		else
 			for (size_t t = 0; t < sc->nthreads; t++)
-				if (sc->threads[t].stop != PSYM_UNWIND_END) {
+				/* The frame cap is what was asked for: said, not partial. */
+				if (sc->threads[t].stop != PSYM_UNWIND_END &&
+				    sc->threads[t].stop != PSYM_UNWIND_DEPTH) {
 					res->partial++;
 					break;
 				}
