@@ -172,6 +172,21 @@ sys.exit(not (c["signal"] == 6 and t[0]["crashed"] and not any(x["crashed"] for 
 		sh -c 'grep -q "^thread [0-9]* (crashed: SIGABRT (6)):" mt.txt && grep -q "\[inlined\]" mt.txt && grep -q " cmp.* at .*mt.c:38 " mt.txt'
 fi
 
+# 1b. symbolize's cache and index options: --cache DIR keeps the answers
+# there, --index-store DIR builds mt's index there; a second run answers
+# from them; --no-cache --no-index make neither. Each agrees with eu-stack.
+if [ -s core.mt ]; then
+	W=mt,mt.c
+	S=main,waiter,reader,sleeper
+	agree cached core.mt ./mt $W $S --cache cdir --index-store idx
+	mtid=$(readelf -n mt | sed -n 's/.*Build ID: //p')
+	check "--cache DIR: mt's answers are kept in DIR" sh -c "ls cdir/*/$mtid.* >/dev/null 2>&1"
+	check "--index-store DIR: mt's index is built in DIR" sh -c "ls idx/*/$mtid.*.psymidx >/dev/null 2>&1"
+	agree fromcache core.mt ./mt $W $S --cache cdir --index-store idx
+	agree nocache core.mt ./mt $W $S --no-cache --no-index --index-store idx2
+	check "--no-cache --no-index: no index store made" test ! -e idx2
+fi
+
 # 2. C++, abort in a std::sort comparator.
 if mkcore core.sort ./sort; then
 	agree sort core.sort ./sort sort,sort.cc main,idle
