@@ -10,7 +10,8 @@
 # away (--binary-path); a zstd-compressed core; -o (a pprof) with
 # --group-by signature; a psym archive of the crashing host's files
 # (--debug-pkg); an AArch64 core made under qemu-aarch64; a truncated
-# core and a file that is no core.
+# core and a file that is no core; cores the kernel writes itself, whole
+# and cut by ulimit -c, where core_pattern writes a file.
 # Cores are made by gdb (generate-core-file): no system setting is changed.
 . "$top_srcdir/tests/lib.sh"
 need gcc
@@ -154,6 +155,7 @@ C
 
 CF="-g -O2 -fomit-frame-pointer -Wl,--build-id"
 gcc $CF -pthread -o mt mt.c || fail "build mt"
+cp mt mt.kernel
 g++ $CF -pthread -o sort sort.cc || fail "build sort"
 gcc $CF -shared -fPIC -o libcrash.so crash.c && gcc $CF -o crashmain crashmain.c -L. -lcrash -Wl,-rpath,"$T" ||
 	fail "build crashmain"
@@ -426,6 +428,66 @@ PY
 	check "--explain: which thread, after which frame and address, and the stack memory missing" \
 		grep -Eq "^psym: 'core.short' thread [0-9]+: unwinding stopped after frame #[0-9]+ at 0x[0-9a-f]+: (stack memory past 0x[0-9a-f]+|the stack at 0x[0-9a-f]+ \(the stack pointer\)) is not in the core" short.err
 fi
+# 9. Cores the kernel writes itself (notes first, then memory in address
+# order), when core_pattern writes a file in the current directory (a pipe
+# to a program is left alone: no system setting is changed; ulimit -c is
+# raised in a subshell only, up to the hard limit). A whole one agrees
+# with eu-stack and gdb; one cut by ulimit -c 64 (KiB) keeps the notes and
+# the lower thread stacks: exit 1, read in part, every thread there with
+# eu-stack's and gdb's innermost pc (they unwind no further on it).
+pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
+case $pattern in
+'|'* | */* | '') echo "# core_pattern '$pattern' writes no file here: no kernel core" ;;
+*)
+	kcore() { # kcore DIR LIMIT: run mt in DIR under ulimit -c LIMIT, the core as DIR/core
+		mkdir -p "$1" && cp mt.kernel "$1/mt" &&
+			(cd "$1" && ulimit -c "$2" 2>/dev/null && exec timeout 300 ./mt) >/dev/null 2>&1
+		f=$(ls "$1"/core* 2>/dev/null | head -n 1)
+		[ -n "$f" ] && [ "$f" != "$1/core" ] && mv "$f" "$1/core"
+		[ -s "$1/core" ]
+	}
+	if [ -x mt.kernel ] && kcore kfull unlimited; then
+		agree kernel kfull/core kfull/mt mt,mt.c main,waiter,reader,sleeper
+		if kcore kcut 64; then
+			timeout 300 eu-stack -i -s -m --core=kcut/core -e kcut/mt >kcut.eu 2>&1
+			timeout 300 gdb -batch -ex 'thread apply all bt' -c kcut/core kcut/mt >kcut.gdb 2>&1
+			"$PSYM" stack --json kcut/core >kcut.json 2>kcut.err
+			rc=$?
+			check "kernel core cut by ulimit -c: exit 1, read in part, each thread's pc as eu-stack's and gdb's" \
+				python3 - "$rc" kcut.json kcut.eu kcut.gdb <<'PY'
+import json, re, sys
+rc, js, eu, gdb = sys.argv[1:]
+c = json.loads(open(js).readline())
+ours = {t["tid"]: int(t["frames"][0]["address"], 16) for t in c["threads"] if t["frames"]}
+theirs, tid = {}, None
+for line in open(eu, errors="replace"):
+    m = re.match(r"TID (\d+):", line)
+    if m:
+        tid = int(m.group(1))
+    m = re.match(r"#0\s+0x([0-9a-f]+)", line)
+    if m and tid is not None:
+        theirs[tid] = int(m.group(1), 16)
+g, tid = {}, None
+for line in open(gdb, errors="replace"):
+    m = re.match(r"Thread \d+ .*LWP (\d+)", line)
+    if m:
+        tid = int(m.group(1))
+    m = re.match(r"#0\s+0x([0-9a-f]+)", line)
+    if m and tid is not None:
+        g[tid] = int(m.group(1), 16)
+print("# psym", ours, "eu-stack", theirs, "gdb", g, "partial", c.get("partial"))
+sys.exit(not (rc == "1" and len(ours) == 4 and ours == theirs and ours == g))
+PY
+			check "kernel core cut by ulimit -c: says where it was cut" \
+				sh -c "\"$PSYM\" stack kcut/core 2>&1 | grep -q 'read in part: truncated core'"
+		else
+			echo "# the kernel wrote no core under ulimit -c 64"
+		fi
+	else
+		echo "# the kernel wrote no core here (core_pattern '$pattern'): no kernel core"
+	fi
+	;;
+esac
 printf '\004\042\115\030lz4 frame' >core.lz4
 "$PSYM" stack core.lz4 >lz4.out 2>lz4.err
 rc=$?
