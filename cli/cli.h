@@ -220,6 +220,12 @@ int inputs_wants(char **inputs, size_t n, const struct psym_limits *lim, const c
 void discovery_init(struct discovery *d);
 bool discovery_option(int c, const char *arg, struct discovery *d, const char *cmd);
 int discovery_finish(struct discovery *d, struct psym_err *e);
+/*
+ * The answer cache's directory as --cache / --no-cache name it (--cache
+ * DIR itself, else CACHE/symbols), handed over (free it); NULL with
+ * --no-cache or out of memory (no cache then).
+ */
+char *discovery_symcache(const struct discovery *d);
 void discovery_free(struct discovery *d);
 
 /* hints.c */

@@ -34,7 +34,7 @@ static const char stack_help[] =
 	"                             thread's unwinding stopped early\n"
 	"  -q, --quiet                no summary on stderr\n"
 	"      --no-inlines           physical functions only\n"
-	"      --no-demangle          keep mangled names\n" DISCOVERY_HELP LIMIT_HELP
+	"      --no-demangle          keep mangled names\n" INDEX_HELP DISCOVERY_HELP LIMIT_HELP
 	"\nExit status: 0, 1 when a core was read or unwound only in part, 2 when\n"
 	"a core could not be read.\n";
 
@@ -79,6 +79,7 @@ int cmd_stack(int argc, char **argv)
 					      { "quiet", no_argument, NULL, 'q' },
 					      { "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 					      { "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+					      INDEX_OPTIONS,
 					      DISCOVERY_OPTIONS,
 					      LIMIT_OPTIONS,
 					      { 0 } };
@@ -93,6 +94,9 @@ int cmd_stack(int argc, char **argv)
 	struct psym_limits lim;
 	struct psym_err e = { 0 };
 	struct discovery d;
+	struct index_cli ic = { 0 };
+	struct psym_index_store *store = NULL;
+	char *symcache = NULL;
 	const char *out = NULL;
 	bool json = false;
 	int c, ret, exit_code = PSYM_EXIT_OK;
@@ -101,7 +105,7 @@ int cmd_stack(int argc, char **argv)
 	discovery_init(&d);
 	while ((c = getopt_long(argc, argv, "ho:q", opts, NULL)) != -1) {
 		if (limit_option(c, optarg, &lim, "stack ") ||
-		    discovery_option(c, optarg, &d, "stack "))
+		    discovery_option(c, optarg, &d, "stack ") || index_option(c, optarg, &ic))
 			continue;
 		switch (c) {
 		case OPT_JSON: json = true; break;
@@ -137,6 +141,14 @@ int cmd_stack(int argc, char **argv)
 	so.locate = &d.lo;
 	so.limits = d.limits;
 	so.limits.memory = lim.max_memory;
+	/* The answer cache and the indexes, as symbolize has them. */
+	symcache = discovery_symcache(&d);
+	so.cache_dir = symcache;
+	if (index_store_open(&ic, d.cache_opt, true, &store)) {
+		exit_code = PSYM_EXIT_BADINPUT;
+		goto out;
+	}
+	so.index_store = store;
 	/* The per-mapping summary is symbolize's; stack says what it found in its output. */
 	if (!so.explain)
 		so.quiet = true;
@@ -146,6 +158,8 @@ int cmd_stack(int argc, char **argv)
 		exit_code = report(&e, ret);
 		goto out;
 	}
+	if (psym_index_store_given_up(store))
+		fprintf(stderr, "psym: warning: %s\n", psym_index_store_given_up(store));
 	for (size_t i = 0; i < res.ncores; i++) {
 		const struct psym_stack_core *sc = &res.cores[i];
 
@@ -179,6 +193,8 @@ int cmd_stack(int argc, char **argv)
 		exit_code = PSYM_EXIT_PARTIAL;
 out:
 	psym_stack_result_free(&res);
+	psym_index_store_free(store);
+	free(symcache);
 	discovery_free(&d);
 	return exit_code;
 }

@@ -412,7 +412,6 @@ int cmd_symbolize(int argc, char **argv)
 	const char *cache_opt = NULL;
 	char *symcache = NULL;
 	const char *kallsyms = NULL, *vdso = NULL, *vmlinux = NULL;
-	bool no_cache = false;
 	const char *manifest_path = NULL, *results = NULL;
 	struct psym_manifest manifest = { 0 };
 	char **mins = NULL;
@@ -488,7 +487,6 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	/* --debug-pkg: only what the profiles' mappings need is extracted. */
 	cache_opt = d.cache_opt;
-	no_cache = d.no_cache;
 	if (d.n_pkgs) {
 		ret = mins ? inputs_wants(mins, manifest.n, &lim, kallsyms, &d, &e)
 			   : inputs_wants(argv + optind, (size_t)(argc - optind), &lim, kallsyms,
@@ -524,15 +522,8 @@ int cmd_symbolize(int argc, char **argv)
 		so.progress = progress_cb;
 		so.progress_ud = &pline;
 	}
-	if (!no_cache) {
-		char *base = cache_opt ? strdup(cache_opt) : cache_dir();
-
-		if (base && (cache_opt ? asprintf(&symcache, "%s", base)
-				       : asprintf(&symcache, "%s/symbols", base)) < 0)
-			symcache = NULL;
-		free(base);
-		so.cache_dir = symcache;
-	}
+	symcache = discovery_symcache(&d);
+	so.cache_dir = symcache;
 	if (index_store_open(&ic, cache_opt, true, &store)) {
 		exit_code = PSYM_EXIT_BADINPUT;
 		goto out;

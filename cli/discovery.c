@@ -274,6 +274,20 @@ out:
  * and added as debug dirs, /usr/lib/debug last, $PPROF_BINARY_PATH after
  * --binary-path, debuginfod servers, then the locator's options.
  */
+char *discovery_symcache(const struct discovery *d)
+{
+	char *base, *dir = NULL;
+
+	if (d->no_cache)
+		return NULL;
+	base = d->cache_opt ? strdup(d->cache_opt) : cache_dir();
+	if (base &&
+	    (d->cache_opt ? asprintf(&dir, "%s", base) : asprintf(&dir, "%s/symbols", base)) < 0)
+		dir = NULL;
+	free(base);
+	return dir;
+}
+
 int discovery_finish(struct discovery *d, struct psym_err *e)
 {
 	const char *env;

@@ -73,11 +73,12 @@ def read_eu(path):
         if m:
             cur = threads.setdefault(int(m.group(1)), [])
             continue
-        m = re.match(r"#\d+\s+0x([0-9a-f]+)\s+(.*?)(?:\s+-\s+(\S+))?\s*$", line)
+        # "#0  0xADDR FUNCTION - MODULE", or without a function "#0  0xADDR - MODULE"
+        m = re.match(r"#\d+\s+0x([0-9a-f]+)(?:\s+(.*?))??(?:\s+-\s+(\S+))?\s*$", line)
         if m and cur is not None:
             last = {
                 "address": int(m.group(1), 16),
-                "function": m.group(2) if m.group(2) not in ("", "-", "??") else None,
+                "function": m.group(2) if m.group(2) not in (None, "", "-", "??") else None,
                 "module": m.group(3) or "",
                 "file": None,
                 "line": None,

@@ -6,11 +6,12 @@
 # program aborting in a qsort comparator with threads blocked in
 # pthread_cond_wait, read and nanosleep; a C++ one aborting in a std::sort
 # comparator; a SIGSEGV on a NULL write inside a shared library of the
-# test's own; the C program stripped with a build-ID debug dir, then moved
+# test's own; threads inside the vDSO; a stack overflow; the C program stripped with a build-ID debug dir, then moved
 # away (--binary-path); a zstd-compressed core; -o (a pprof) with
 # --group-by signature; a psym archive of the crashing host's files
 # (--debug-pkg); an AArch64 core made under qemu-aarch64; a truncated
-# core and a file that is no core.
+# core and a file that is no core; cores the kernel writes itself, whole
+# and cut by ulimit -c, where core_pattern writes a file.
 # Cores are made by gdb (generate-core-file): no system setting is changed.
 . "$top_srcdir/tests/lib.sh"
 need gcc
@@ -31,13 +32,14 @@ mkcore() {
 }
 
 # agree NAME CORE EXE OWN STOPS [PSYM OPTIONS...]: psym stack --json of
-# CORE agrees with eu-stack and gdb run on CORE with EXE.
+# CORE agrees with eu-stack and gdb run on CORE with EXE (gdb's command
+# in GDB_BT, default 'thread apply all bt').
 agree() {
 	name=$1 core=$2 exe=$3 own=$4 stops=$5
 	shift 5
 	oracle=${ORACLE_CORE:-$core}
 	timeout 300 eu-stack -i -s -m --core="$oracle" -e "$exe" >"$name.eu" 2>"$name.eu.err"
-	timeout 300 gdb -batch -ex 'thread apply all bt' -c "$oracle" "$exe" >"$name.gdb" 2>&1
+	timeout 300 gdb -batch -ex "${GDB_BT:-thread apply all bt}" -c "$oracle" "$exe" >"$name.gdb" 2>&1
 	timeout 300 "$PSYM" stack --json "$@" "$core" >"$name.json" 2>"$name.err"
 	rc=$?
 	if [ "$rc" -ne 0 ]; then
@@ -153,6 +155,7 @@ C
 
 CF="-g -O2 -fomit-frame-pointer -Wl,--build-id"
 gcc $CF -pthread -o mt mt.c || fail "build mt"
+cp mt mt.kernel
 g++ $CF -pthread -o sort sort.cc || fail "build sort"
 gcc $CF -shared -fPIC -o libcrash.so crash.c && gcc $CF -o crashmain crashmain.c -L. -lcrash -Wl,-rpath,"$T" ||
 	fail "build crashmain"
@@ -171,6 +174,21 @@ sys.exit(not (c["signal"] == 6 and t[0]["crashed"] and not any(x["crashed"] for 
 		sh -c 'grep -q "^thread [0-9]* (crashed: SIGABRT (6)):" mt.txt && grep -q "\[inlined\]" mt.txt && grep -q " cmp.* at .*mt.c:38 " mt.txt'
 fi
 
+# 1b. symbolize's cache and index options: --cache DIR keeps the answers
+# there, --index-store DIR builds mt's index there; a second run answers
+# from them; --no-cache --no-index make neither. Each agrees with eu-stack.
+if [ -s core.mt ]; then
+	W=mt,mt.c
+	S=main,waiter,reader,sleeper
+	agree cached core.mt ./mt $W $S --cache cdir --index-store idx
+	mtid=$(readelf -n mt | sed -n 's/.*Build ID: //p')
+	check "--cache DIR: mt's answers are kept in DIR" sh -c "ls cdir/*/$mtid.* >/dev/null 2>&1"
+	check "--index-store DIR: mt's index is built in DIR" sh -c "ls idx/*/$mtid.*.psymidx >/dev/null 2>&1"
+	agree fromcache core.mt ./mt $W $S --cache cdir --index-store idx
+	agree nocache core.mt ./mt $W $S --no-cache --no-index --index-store idx2
+	check "--no-cache --no-index: no index store made" test ! -e idx2
+fi
+
 # 2. C++, abort in a std::sort comparator.
 if mkcore core.sort ./sort; then
 	agree sort core.sort ./sort sort,sort.cc main,idle
@@ -185,6 +203,110 @@ c = json.loads(open("crash.json").readline())
 f = c["threads"][0]["frames"]
 sys.exit(not (c["signal"] == 11 and c["fault_address"] == "0x0" and f[0]["module"].endswith("libcrash.so")
               and "crash_write" in [x["function"] for x in f[:2]]))'
+fi
+
+# 3b. Threads inside the vDSO: four threads spin on clock_gettime while
+# the main one aborts; a thread stopped inside the vDSO is unwound with the
+# vDSO's own CFI and named from its image in the core's memory
+# (AT_SYSINFO_EHDR), as eu-stack has it (no --vdso given, and the host's
+# image is not used: --explain says the core's was). gdb stops the threads
+# where they are, so a try may catch none inside the vDSO: up to 5 tries.
+cat >vd.c <<'C'
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+static volatile int ready;
+__attribute__((noinline)) static void *spinner(void *a)
+{
+	struct timespec ts;
+	__sync_fetch_and_add(&ready, 1);
+	for (;;)
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+	return a;
+}
+int main(void)
+{
+	pthread_t t[4];
+	struct timespec ts = { 0, 20000000 };
+	for (int i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, spinner, NULL);
+	while (ready < 4)
+		;
+	nanosleep(&ts, NULL);
+	abort();
+}
+C
+if gcc $CF -pthread -o vd vd.c; then
+	try=0
+	while [ $try -lt 5 ]; do
+		try=$((try + 1))
+		rm -f core.vd
+		mkcore core.vd ./vd || break
+		timeout 300 eu-stack -i -s -m --core=core.vd -e ./vd >vdtry.eu 2>/dev/null
+		grep -q "__vdso_clock_gettime - linux-vdso" vdtry.eu && break
+	done
+	if grep -q "__vdso_clock_gettime - linux-vdso" vdtry.eu 2>/dev/null; then
+		agree vdso core.vd ./vd vd,vd.c,[vdso] main,spinner
+		check "vdso: a thread's frame is __vdso_clock_gettime in [vdso], as eu-stack's" python3 -c '
+import json, sys
+c = json.loads(open("vdso.json").readline())
+sys.exit(not any(f["function"] == "__vdso_clock_gettime" and f["module"] == "[vdso]"
+                 for t in c["threads"] for f in t["frames"]))'
+		"$PSYM" stack --explain core.vd >vdx.txt 2>vdx.err
+		check "vdso: --explain says the image came from the core's memory" \
+			grep -q "core.vd:\[vdso\]'*: vDSO image used" vdx.err
+	else
+		echo "# no thread was inside the vDSO in 5 tries: vDSO case not checked"
+	fi
+fi
+
+# 3c. A stack overflow: main recurses until it faults in the guard gap
+# below its stack (SIGSEGV, the stack pointer outside any segment of the
+# core) while another thread sleeps. The crashed thread's frames go up to
+# the frame cap (256, eu-stack's default too), agree with eu-stack's, and
+# the cap is said, with exit 0; the sleeping thread still comes out whole.
+cat >so.c <<'C'
+#include <pthread.h>
+#include <time.h>
+static volatile int ready;
+__attribute__((noinline)) static void *sleeper(void *a)
+{
+	struct timespec ts = { 1000, 0 };
+	__sync_fetch_and_add(&ready, 1);
+	for (;;)
+		nanosleep(&ts, NULL);
+	return a;
+}
+__attribute__((noinline)) static int recurse(volatile char *p, int n)
+{
+	volatile char buf[64];
+	buf[0] = (char)n;
+	buf[63] = p ? p[0] : 0;
+	return recurse(buf, n + 1) + buf[63];
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, sleeper, NULL);
+	while (!ready)
+		;
+	return recurse(0, 0);
+}
+C
+if gcc $CF -pthread -o so so.c && mkcore core.so ./so; then
+	GDB_BT='thread apply all bt 256' agree overflow core.so ./so so,so.c main,sleeper
+	check "overflow: the crashed thread has 256 frames of recurse and says the cap" python3 -c '
+import json, sys
+c = json.loads(open("overflow.json").readline())
+t = c["threads"][0]
+sys.exit(not (c["signal"] == 11 and t["crashed"] and len(t["frames"]) == 256
+              and all(f["function"] == "recurse" for f in t["frames"])
+              and "the frame cap (--max-frames 256)" in t["stopped"]
+              and c["threads"][1]["stopped"] is None))'
+	"$PSYM" stack core.so >so.txt 2>so.err
+	rc=$?
+	check "overflow: text says the frame cap, exit 0" \
+		sh -c "[ $rc -eq 0 ] && grep -q '^(unwinding stopped after frame #255 at 0x[0-9a-f]*: the frame cap (--max-frames 256))' so.txt"
 fi
 
 # 4. A stripped binary, its debug file in a build-ID tree; then moved away.
@@ -306,6 +428,66 @@ PY
 	check "--explain: which thread, after which frame and address, and the stack memory missing" \
 		grep -Eq "^psym: 'core.short' thread [0-9]+: unwinding stopped after frame #[0-9]+ at 0x[0-9a-f]+: (stack memory past 0x[0-9a-f]+|the stack at 0x[0-9a-f]+ \(the stack pointer\)) is not in the core" short.err
 fi
+# 9. Cores the kernel writes itself (notes first, then memory in address
+# order), when core_pattern writes a file in the current directory (a pipe
+# to a program is left alone: no system setting is changed; ulimit -c is
+# raised in a subshell only, up to the hard limit). A whole one agrees
+# with eu-stack and gdb; one cut by ulimit -c 64 (KiB) keeps the notes and
+# the lower thread stacks: exit 1, read in part, every thread there with
+# eu-stack's and gdb's innermost pc (they unwind no further on it).
+pattern=$(cat /proc/sys/kernel/core_pattern 2>/dev/null)
+case $pattern in
+'|'* | */* | '') echo "# core_pattern '$pattern' writes no file here: no kernel core" ;;
+*)
+	kcore() { # kcore DIR LIMIT: run mt in DIR under ulimit -c LIMIT, the core as DIR/core
+		mkdir -p "$1" && cp mt.kernel "$1/mt" &&
+			(cd "$1" && ulimit -c "$2" 2>/dev/null && exec timeout 300 ./mt) >/dev/null 2>&1
+		f=$(ls "$1"/core* 2>/dev/null | head -n 1)
+		[ -n "$f" ] && [ "$f" != "$1/core" ] && mv "$f" "$1/core"
+		[ -s "$1/core" ]
+	}
+	if [ -x mt.kernel ] && kcore kfull unlimited; then
+		agree kernel kfull/core kfull/mt mt,mt.c main,waiter,reader,sleeper
+		if kcore kcut 64; then
+			timeout 300 eu-stack -i -s -m --core=kcut/core -e kcut/mt >kcut.eu 2>&1
+			timeout 300 gdb -batch -ex 'thread apply all bt' -c kcut/core kcut/mt >kcut.gdb 2>&1
+			"$PSYM" stack --json kcut/core >kcut.json 2>kcut.err
+			rc=$?
+			check "kernel core cut by ulimit -c: exit 1, read in part, each thread's pc as eu-stack's and gdb's" \
+				python3 - "$rc" kcut.json kcut.eu kcut.gdb <<'PY'
+import json, re, sys
+rc, js, eu, gdb = sys.argv[1:]
+c = json.loads(open(js).readline())
+ours = {t["tid"]: int(t["frames"][0]["address"], 16) for t in c["threads"] if t["frames"]}
+theirs, tid = {}, None
+for line in open(eu, errors="replace"):
+    m = re.match(r"TID (\d+):", line)
+    if m:
+        tid = int(m.group(1))
+    m = re.match(r"#0\s+0x([0-9a-f]+)", line)
+    if m and tid is not None:
+        theirs[tid] = int(m.group(1), 16)
+g, tid = {}, None
+for line in open(gdb, errors="replace"):
+    m = re.match(r"Thread \d+ .*LWP (\d+)", line)
+    if m:
+        tid = int(m.group(1))
+    m = re.match(r"#0\s+0x([0-9a-f]+)", line)
+    if m and tid is not None:
+        g[tid] = int(m.group(1), 16)
+print("# psym", ours, "eu-stack", theirs, "gdb", g, "partial", c.get("partial"))
+sys.exit(not (rc == "1" and len(ours) == 4 and ours == theirs and ours == g))
+PY
+			check "kernel core cut by ulimit -c: says where it was cut" \
+				sh -c "\"$PSYM\" stack kcut/core 2>&1 | grep -q 'read in part: truncated core'"
+		else
+			echo "# the kernel wrote no core under ulimit -c 64"
+		fi
+	else
+		echo "# the kernel wrote no core here (core_pattern '$pattern'): no kernel core"
+	fi
+	;;
+esac
 printf '\004\042\115\030lz4 frame' >core.lz4
 "$PSYM" stack core.lz4 >lz4.out 2>lz4.err
 rc=$?

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <unistd.h>
@@ -885,13 +886,47 @@ found:
 	return 0;
 }
 
-int psym_locate_vdso(const struct psym_locate_opts *o, struct psym_elf **out,
+/* The image in memory with build_id: 0 with *out, PSYM_NOENT (none), or an error. */
+static int vdso_in_memory(const struct psym_locate_opts *o, const char *build_id,
+			  struct psym_elf **out, struct psym_reason *why, struct psym_err *e)
+{
+	for (size_t i = 0; build_id && i < o->n_vdso_images; i++) {
+		const struct psym_mem_image *im = &o->vdso_images[i];
+		struct psym_err le = { 0 };
+		void *copy;
+		int ret;
+
+		if (strcasecmp(im->build_id, build_id))
+			continue;
+		copy = malloc(im->len ? im->len : 1);
+		if (!copy)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		memcpy(copy, im->bytes, im->len);
+		ret = psym_elf_open_mem(copy, im->len, true, im->name, o->elf_limits, out, &le);
+		if (ret == PSYM_ENOMEM)
+			return psym_err_set(e, ret, "%s", le.msg);
+		if (ret) {
+			explain(o, im->name, le.msg);
+			psym_reason_set(why, PSYM_R_BAD_FILE, "%s", le.msg);
+			continue;
+		}
+		explain(o, im->name, "vDSO image used");
+		return 0;
+	}
+	return PSYM_NOENT;
+}
+
+int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e)
 {
 	char cands[3][4200];
 	size_t n = 0;
+	int ret;
 
 	memset(why, 0, sizeof(*why));
+	ret = vdso_in_memory(o, build_id, out, why, e);
+	if (ret != PSYM_NOENT)
+		return ret;
 	if (o->vdso)
 		snprintf(cands[n++], sizeof(cands[0]), "%s", o->vdso);
 	if (o->side_dir)
@@ -903,7 +938,6 @@ int psym_locate_vdso(const struct psym_locate_opts *o, struct psym_elf **out,
 			"no vDSO image (give --vdso FILE, or keep the collector's side directory)");
 	for (size_t i = 0; i < n; i++) {
 		struct psym_err le = { 0 };
-		int ret;
 
 		if (!is_file(cands[i])) {
 			explain(o, cands[i], "not found");

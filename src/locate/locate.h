@@ -34,6 +34,17 @@
 #include "error.h"
 #include "reason.h"
 
+/*
+ * An object's image held in memory (a core's vDSO), found by its build ID
+ * before any file is tried; the bytes are the caller's and outlive the run.
+ */
+struct psym_mem_image {
+	const char *build_id; /* lowercase hex */
+	const void *bytes;
+	size_t len;
+	const char *name; /* for messages and --explain */
+};
+
 /* Called for each candidate: path tried and what was found there. */
 typedef void (*psym_explain_fn)(void *ud, const char *path, const char *verdict);
 
@@ -51,9 +62,11 @@ struct psym_locate_opts {
 	psym_explain_fn explain; /* may be NULL */
 	void *explain_ud;
 	/* Kernel, vDSO and JIT objects: */
-	const char *side_dir;		  /* the collector's IN.d/, or NULL */
-	const char *vmlinux;		  /* --vmlinux, or NULL */
-	const char *vdso;		  /* --vdso, or NULL */
+	const char *side_dir;			  /* the collector's IN.d/, or NULL */
+	const char *vmlinux;			  /* --vmlinux, or NULL */
+	const char *vdso;			  /* --vdso, or NULL */
+	const struct psym_mem_image *vdso_images; /* tried first, by build ID */
+	size_t n_vdso_images;
 	const char *kallsyms;		  /* --kallsyms, or NULL */
 	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
 	size_t n_perf_map_dirs;
@@ -274,8 +287,13 @@ int psym_locate_vmlinux(const struct psym_locate_opts *o, const char *build_id,
 			struct psym_elf **out, uint64_t *text, struct psym_reason *why,
 			struct psym_err *e);
 
-/* The vDSO image: --vdso, the side dir's vdso.so, the release's vdso64.so. */
-int psym_locate_vdso(const struct psym_locate_opts *o, struct psym_elf **out,
+/*
+ * The vDSO image: the image in memory with build_id (vdso_images; the
+ * file opened then is named as the image is and cannot be opened again by
+ * that name), --vdso, the side dir's vdso.so, the release's vdso64.so.
+ * build_id may be NULL (unknown).
+ */
+int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e);
 
 /*

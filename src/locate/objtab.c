@@ -293,7 +293,7 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 		else
 			ret = psym_locate_binary(&o, &k, &x->elf, &why, e);
 		break;
-	case PSYM_MAP_VDSO: ret = psym_locate_vdso(&o, &x->elf, &why, e); break;
+	case PSYM_MAP_VDSO: ret = psym_locate_vdso(&o, k.build_id, &x->elf, &why, e); break;
 	case PSYM_MAP_KERNEL:
 	case PSYM_MAP_KMODULE: ret = locate_kernel(&o, x, &k, &why, e); break;
 	default:

@@ -22,6 +22,17 @@
 #define DEFAULT_MAX_STACK ((size_t)8 << 20)
 #define FIRST_WINDOW ((size_t)64 << 10)
 #define MAX_FILES 65536
+#define MAX_VDSO_IMAGE ((size_t)1 << 20)
+#define MAX_GUARD_GAP ((uint64_t)1 << 20) /* stack_guard_gap: 256 pages */
+#define MAX_VDSO_IMAGES 64
+
+/* A vDSO image read from a core's memory, kept for the run by its build ID. */
+struct vdso_image {
+	char build_id[PSYM_BUILD_ID_HEX_MAX];
+	char name[300];
+	void *bytes;
+	size_t len;
+};
 
 struct run {
 	const struct psym_stack_opts *o;
@@ -33,6 +44,11 @@ struct run {
 	struct psym_builder *b;
 	struct psym_profile *p;
 	struct psym_unwind_budget budget;
+	struct vdso_image vdso[MAX_VDSO_IMAGES]; /* the cores' vDSOs, one per build ID */
+	struct psym_mem_image
+		vdso_mem[MAX_VDSO_IMAGES]; /* the same, as lo and symbolize take them */
+	size_t nvdso;
+	char core_vdso[PSYM_BUILD_ID_HEX_MAX]; /* the core's vDSO's build ID ("": none) */
 	uint64_t *pcs, *locs;
 	uint8_t *stack;
 	size_t stack_cap;
@@ -105,6 +121,31 @@ static void thread_regs(const struct psym_core *c, const struct psym_core_thread
 	u->valid = ((uint64_t)1 << 17) - 1;
 }
 
+/*
+ * Where a thread's stack copy starts: at its stack pointer, or, when the
+ * core has no memory there (a stack overflow: the frame was being made
+ * in the guard gap below the stack), at the first segment above it within
+ * the kernel's largest guard gap, so the callers' frames are still read.
+ */
+static uint64_t stack_base(const struct psym_core *c, uint64_t sp)
+{
+	size_t lo = 0, hi = c->nloads;
+
+	if (psym_core_load_at(c, sp))
+		return sp;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->loads[mid].vaddr <= sp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < c->nloads && c->loads[lo].vaddr - sp <= MAX_GUARD_GAP && c->loads[lo].avail)
+		return c->loads[lo].vaddr;
+	return sp;
+}
+
 /* Unwind one thread over the core's memory, reading more of its stack while that helps. */
 static void unwind_thread(struct run *r, const struct psym_core *c,
 			  const struct psym_unwind_regs *u, struct psym_space *space,
@@ -113,7 +154,7 @@ static void unwind_thread(struct run *r, const struct psym_core *c,
 	const struct psym_unwind_arch *a = psym_unwind_arch_of(c->machine);
 	size_t max_stack = r->o->max_stack ? r->o->max_stack : DEFAULT_MAX_STACK;
 	size_t max = r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES;
-	uint64_t sp = u->r[a->sp];
+	uint64_t sp = stack_base(c, u->r[a->sp]);
 	size_t want = FIRST_WINDOW;
 
 	for (;;) {
@@ -143,7 +184,7 @@ static void unwind_thread(struct run *r, const struct psym_core *c,
 
 /* Where and why a thread's unwinding stopped early, for --explain and the text. */
 static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_unwind_result *res,
-		     const uint64_t *pcs, struct psym_stack_thread *t)
+		     const uint64_t *pcs, size_t max_frames, struct psym_stack_thread *t)
 {
 	uint64_t pc = res->n ? pcs[res->n - 1] : 0;
 	const struct psym_core_load *l = psym_core_load_at(c, sp);
@@ -161,10 +202,84 @@ static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_u
 			 "after frame #%zu at 0x%" PRIx64 ": stack memory past 0x%" PRIx64
 			 " is not in the core",
 			 res->n ? res->n - 1 : 0, pc, l->vaddr + l->avail);
+	else if (res->stop == PSYM_UNWIND_DEPTH)
+		snprintf(t->why, sizeof(t->why),
+			 "after frame #%zu at 0x%" PRIx64 ": the frame cap (--max-frames %zu)",
+			 res->n ? res->n - 1 : 0, pc, max_frames);
 	else
 		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s%s%.120s",
 			 res->n ? res->n - 1 : 0, pc, psym_unwind_stop_name(res->stop),
 			 res->why[0] ? ": " : "", res->why);
+}
+
+/*
+ * The core's vDSO (AT_SYSINFO_EHDR, its pages dumped in the core) as an
+ * image the run keeps by build ID, so that the located-object table finds
+ * it as it finds a profile's vDSO (psym_locate_vdso): r->core_vdso is its
+ * build ID, or "" when the core has none readable (then [vdso] frames are
+ * unwound by frame pointers and named as far as --vdso allows).
+ */
+static int read_vdso(struct run *r, const struct psym_core *c)
+{
+	const struct psym_core_load *l = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
+	struct psym_err le = { 0 };
+	struct psym_elf *elf = NULL;
+	struct vdso_image *v;
+	const char *bid;
+	uint8_t *img;
+	size_t want, len;
+
+	r->core_vdso[0] = '\0';
+	if (!l)
+		return 0;
+	want = l->vaddr + l->memsz - c->vdso;
+	if (want > MAX_VDSO_IMAGE)
+		want = MAX_VDSO_IMAGE;
+	img = malloc(want ? want : 1);
+	if (!img)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	len = psym_core_read(c, c->vdso, img, want);
+	if (psym_elf_open_mem(img, len, false, "[vdso]", r->lo.elf_limits, &elf, &le) ||
+	    !(bid = psym_elf_build_id(elf)) || strlen(bid) >= sizeof(v->build_id))
+		goto out;
+	snprintf(r->core_vdso, sizeof(r->core_vdso), "%s", bid);
+	for (size_t i = 0; i < r->nvdso; i++)
+		if (!strcmp(r->vdso[i].build_id, bid))
+			goto out;
+	if (r->nvdso == MAX_VDSO_IMAGES)
+		goto out; /* named by --vdso alone past the cap */
+	v = &r->vdso[r->nvdso];
+	snprintf(v->build_id, sizeof(v->build_id), "%s", bid);
+	snprintf(v->name, sizeof(v->name), "%.250s:[vdso]", c->name);
+	v->bytes = img;
+	v->len = len;
+	img = NULL;
+	r->vdso_mem[r->nvdso] = (struct psym_mem_image){ v->build_id, v->bytes, v->len, v->name };
+	r->lo.n_vdso_images = ++r->nvdso;
+out:
+	psym_elf_close(elf);
+	free(img);
+	return 0;
+}
+
+/* The located vDSO of the core (read_vdso), NULL when none. */
+static int find_vdso(struct run *r, struct psym_elf **out)
+{
+	struct psym_located *x;
+	int ret;
+
+	*out = NULL;
+	if (!r->core_vdso[0])
+		return 0;
+	ret = psym_objtab_add(r->objs, PSYM_MAP_VDSO, "", r->core_vdso, NULL, &x, r->e);
+	if (ret == PSYM_ELIMIT)
+		return 0;
+	if (!ret)
+		ret = psym_objtab_locate_one(r->objs, x, &r->lo, r->e);
+	if (ret)
+		return ret;
+	*out = psym_objtab_elf(x);
+	return 0;
 }
 
 static int add_thread(struct run *r, const struct psym_core *c, struct psym_space *space, size_t ti,
@@ -184,7 +299,8 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 	unwind_thread(r, c, &u, space, &res);
 	t->nframes = res.n;
 	t->stop = res.stop;
-	stop_why(c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, r->pcs, t);
+	stop_why(c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, r->pcs,
+		 r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES, t);
 	for (size_t i = 0; i < res.n; i++) {
 		uint64_t mid = 0;
 
@@ -201,7 +317,8 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 			const struct psym_core_load *l = psym_core_load_at(c, c->vdso);
 
 			if (r->pcs[i] - l->vaddr < l->memsz)
-				mid = mapping_id(r, l->vaddr, l->vaddr + l->memsz, 0, "[vdso]", "");
+				mid = mapping_id(r, l->vaddr, l->vaddr + l->memsz, 0, "[vdso]",
+						 r->core_vdso);
 		}
 		r->locs[nloc] = psym_builder_location(r->b, mid, r->pcs[i]);
 		if (!r->locs[nloc])
@@ -228,6 +345,7 @@ static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
 	struct psym_err ce = { 0 };
 	struct psym_core *c = NULL;
 	struct psym_space *space = NULL;
+	struct psym_elf *elf_vdso;
 	int ret;
 
 	sc->name = strdup(path);
@@ -277,6 +395,17 @@ static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
 				goto out;
 		}
 	}
+	ret = read_vdso(r, c);
+	if (!ret)
+		ret = find_vdso(r, &elf_vdso);
+	if (!ret && elf_vdso) {
+		const struct psym_core_load *l = psym_core_load_at(c, c->vdso);
+
+		ret = psym_space_add(space, l->vaddr, l->vaddr + l->memsz, c->vdso - l->vaddr,
+				     elf_vdso, NULL, r->e);
+	}
+	if (ret)
+		goto out;
 	sc->threads = calloc(c->nthreads, sizeof(*sc->threads));
 	if (!sc->threads) {
 		ret = psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
@@ -352,17 +481,22 @@ static int add_signatures(struct psym_stack_result *res, unsigned n, struct psym
 }
 
 /* The unwound profile symbolized, as a complete profile in res. */
-static int symbolize(struct psym_profile *p, const struct psym_stack_opts *o,
-		     const struct psym_limits *lim, struct psym_stack_result *res,
-		     struct psym_err *e)
+static int symbolize(struct psym_profile *p, const struct run *r, const struct psym_limits *lim,
+		     struct psym_stack_result *res, struct psym_err *e)
 {
+	/* The cores' vDSO images found as a profile's [vdso] is (psym_locate_vdso). */
+	struct psym_symbolize_opts so = *r->o->so;
+	struct psym_locate_opts lo = *so.locate;
 	struct psym_lean *lp = NULL;
 	int ret = psym_lean_from_profile(p, lim, &lp, e);
 
+	lo.vdso_images = r->vdso_mem;
+	lo.n_vdso_images = r->nvdso;
+	so.locate = &lo;
 	if (!ret)
 		ret = psym_lean_validate(lp, e);
 	if (!ret)
-		ret = psym_symbolize(lp, o->so, &res->sym, e);
+		ret = psym_symbolize(lp, &so, &res->sym, e);
 	if (!ret)
 		ret = psym_lean_to_profile(lp, lim, &res->profile, e);
 	psym_lean_free(lp);
@@ -376,6 +510,7 @@ static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_
 	r->o = o;
 	r->e = e;
 	psym_symbolize_locate_opts(o->so, &r->lo);
+	r->lo.vdso_images = r->vdso_mem;
 	r->cfil.max_fdes = o->so->limits.cfi_fdes;
 	r->cfil.max_steps = o->so->limits.cfi_steps;
 	r->budget.sample_steps = o->so->limits.unwind_sample_steps;
@@ -401,6 +536,8 @@ static void run_free(struct run *r)
 	free(r->pcs);
 	free(r->locs);
 	free(r->stack);
+	for (size_t i = 0; i < r->nvdso; i++)
+		free(r->vdso[i].bytes);
 }
 
 int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_opts *o,
@@ -438,7 +575,9 @@ int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_o
 			res->partial++;
 		else
 			for (size_t t = 0; t < sc->nthreads; t++)
-				if (sc->threads[t].stop != PSYM_UNWIND_END) {
+				/* The frame cap is what was asked for: said, not partial. */
+				if (sc->threads[t].stop != PSYM_UNWIND_END &&
+				    sc->threads[t].stop != PSYM_UNWIND_DEPTH) {
 					res->partial++;
 					break;
 				}
@@ -447,7 +586,7 @@ int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_o
 	r.b = NULL;
 	if (n == res->failed)
 		goto out;
-	ret = symbolize(r.p, o, lim, res, e);
+	ret = symbolize(r.p, &r, lim, res, e);
 	if (!ret && o->signature)
 		ret = add_signatures(res, o->signature, e);
 out:

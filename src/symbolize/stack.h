@@ -6,7 +6,9 @@
  * budgets) over the core's memory, with the files the core had mapped
  * located as for profiles (locate.h: the core's paths, --binary-path,
  * --sysroot, debug dirs, build-ID trees, --debug-pkg, debuginfod) by the
- * build IDs read from the core. The threads become one pprof profile, one
+ * build IDs read from the core; the vDSO is the core's own image
+ * (AT_SYSINFO_EHDR, read from its memory), located by its build ID as a
+ * profile's [vdso] is, for its CFI and its names. The threads become one pprof profile, one
  * sample per thread (labels core, pid, tid, signal, crashed, comm), which
  * the symbolize driver (symbolize.h) gives functions, files, lines and
  * inline frames; the text and JSON outputs are read from it.

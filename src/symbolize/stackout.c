@@ -183,7 +183,12 @@ void psym_stack_print_json(const struct psym_stack_result *r, FILE *out)
 			if (r->profile)
 				each_frame(r->profile, r->profile->pb->sample[th->sample],
 					   json_frame, &j);
-			fputs("]}", out);
+			fputs("],\"stopped\":", out);
+			if (th->stop != PSYM_UNWIND_END)
+				psym_json_string(out, th->why);
+			else
+				fputs("null", out);
+			fputc('}', out);
 		}
 		fputs("]}\n", out);
 	}
