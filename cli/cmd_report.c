@@ -76,7 +76,8 @@ static const char folded_help[] =
 static const char flame_help[] =
 	"Usage: psym flame [OPTIONS] FILE -o flame.svg\n"
 	"A self-contained SVG flame graph (click to zoom, search; readable without\n"
-	"scripts), frames colored by kind: user, kernel, JIT, unknown.\n\n"
+	"scripts), frames colored by kind: user (red to orange), inlined (yellow),\n"
+	"JIT (green), kernel (blue), unknown (grey).\n\n"
 	"  -o, --output FILE          the SVG (written atomically; - for stdout)\n"
 	"      --title TEXT           title of the graph\n"
 	"      --lines                frames as \"function file:line\"\n"
