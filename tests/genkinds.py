@@ -63,6 +63,9 @@ def loc(mapping, names):
 
 
 user = [fn("user_%s%d" % (r.choice(["run", "read", "parse", "loop"]), k)) for k in range(10)]
+# Long names (C++'s), wider than their frames until one zooms in.
+user += [fn("user_std::vector<std::basic_string<char>>::_M_realloc_insert<std::basic_string<char>"
+            " const&>(__gnu_cxx::__normal_iterator<std::basic_string<char>*>, %d)" % k) for k in range(3)]
 inl = [fn("inl_%s%d" % (r.choice(["get", "add", "hash"]), k)) for k in range(6)]
 node = [fn("user_node%d" % k) for k in range(4)]
 js = [fn("JS:*handler%d" % k) for k in range(5)]
