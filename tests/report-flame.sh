@@ -123,6 +123,38 @@ assert sorted(got) == sorted((k, k) for k in seen), got
 print(seen, "frames; legend:", [(g.find(ns + "text").text, g.find(ns + "rect").get("fill")) for g in legend])
 PY
 
+# psym flame --help lists every option psym flame takes: each long option
+# of the report commands' table (cli/cmd_report.c, cli/cli.h's limits) is
+# tried on flame; each one accepted must be in the help, each one refused
+# must be refused as a usage error (exit 2) naming it.
+"$PSYM" flame --help >flame.help
+check "flame --help lists --lines" grep -q -- "--lines" flame.help
+sed -n '/^static const struct option report_opts\[\]/,/^};/p' "$top_srcdir/cli/cmd_report.c" >opts.c
+sed -n '/^#define LIMIT_OPTIONS/,/^$/p' "$top_srcdir/cli/cli.h" >>opts.c
+grep -o '"[a-z-]*", [a-z_]*_argument' opts.c | tr -d '",' | sort -u >opts
+check "options of the report commands found in the sources ($(wc -l <opts))" \
+	[ "$(wc -l <opts)" -ge 20 ]
+while read -r o kind; do
+	case $o in help | output) continue ;; esac
+	case $o in
+	sample-index) a=cpu ;; diff-base) a=k.pb ;; nodefraction | edgefraction) a=0.1 ;;
+	max-*) a=1G ;; nodes | nodecount | pids) a=3 ;; source-path | trim-path) a=. ;;
+	*) a=user ;;
+	esac
+	if [ "$kind" = no_argument ] || [ "$kind" = optional_argument ]; then
+		set -- "--$o"
+	else
+		set -- "--$o" "$a"
+	fi
+	"$PSYM" flame "$@" k.pb -o opt.svg >opt.out 2>opt.err && rc=0 || rc=$?
+	if [ $rc = 0 ]; then
+		check "flame $*: taken, and in --help" grep -q -- "--$o\b" flame.help
+	else
+		check "flame $*: refused as a usage error naming it (exit $rc)" \
+			sh -c '[ '$rc' = 2 ] && grep -q -- "--'"$o"'" opt.err'
+	fi
+done <opts
+
 # A diff: red where a frame grew, blue where it shrank; each root's change
 # as folded --diff-base sums it.
 "$PSYM" flame --diff-base g1.pb g2.pb -o d.svg
