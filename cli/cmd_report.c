@@ -76,12 +76,16 @@ static const char folded_help[] =
 static const char flame_help[] =
 	"Usage: psym flame [OPTIONS] FILE -o flame.svg\n"
 	"A self-contained SVG flame graph (click to zoom, search; readable without\n"
-	"scripts), frames colored by kind: user, kernel, JIT, unknown.\n\n"
+	"scripts), frames colored by kind: user (red to orange), inlined (yellow),\n"
+	"JIT (green), kernel (blue), unknown (grey).\n\n"
 	"  -o, --output FILE          the SVG (written atomically; - for stdout)\n"
 	"      --title TEXT           title of the graph\n"
 	"      --lines                frames as \"function file:line\"\n"
+	"      --files                frames as source files\n"
 	"      --comm, --pid          start each stack with that label\n"
-	"  -n, --nodecount N          keep only the frames of the top N functions\n" REPORT_HELP;
+	"  -n, --nodecount N          keep only the frames of the top N functions\n"
+	"                             (also --nodes N)\n"
+	"      --cum                  with -n: rank functions by cumulative value\n" REPORT_HELP;
 
 static const char traces_help[] =
 	"Usage: psym traces [OPTIONS] FILE\n"
@@ -319,6 +323,8 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 		if (!a->ef_set)
 			a->ro.edge_fraction = 0.001;
 	}
+	if (which != R_LIST && (a->lo.source_path || a->lo.trim_path))
+		die_usage(names[which], "--source-path and --trim-path are for psym list");
 	if (which == R_FLAME && !a->out)
 		die_usage(names[which], "no output: give -o FILE.svg");
 	return 0;

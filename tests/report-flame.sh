@@ -1,7 +1,8 @@
 #!/bin/sh
-# The flame graph's drawing: neighbouring functions in distinguishable
-# colours (each name its own shade of its kind's palette, as flamegraph.pl
-# does), inline frames marked, a diff (--diff-base) coloured by the sign of
+# The flame graph's drawing: each kind of frame (user, inlined, JIT,
+# kernel, unknown) in a colour family of its own that the legend shows,
+# neighbouring functions in distinguishable colours (each name its own
+# shade of its kind's family, as flamegraph.pl does), inline frames marked, a diff (--diff-base) coloured by the sign of
 # each frame's change (checked against folded --diff-base), a width that
 # follows the window (percentages; rendered by headless Chromium at two
 # window widths when it is installed), and every frame's place and width as
@@ -16,6 +17,24 @@ for seed in 1 2; do
 	python3 "$top_srcdir/tests/gensystem.py" $seed >sys$seed.txtpb
 	encode_txtpb sys$seed.txtpb sys$seed.pb
 done
+
+# The colour families as the help and the legend name them: hue ranges
+# (degrees) and a grey for code without symbols. The oracle of both
+# colour checks.
+cat >families.py <<'PY'
+import colorsys
+HUES = {"user": (0, 30), "inlined": (42, 65), "JIT": (90, 140), "kernel": (190, 225)}
+def family_of(fill):
+    """The family of colour "#rrggbb", or None when in none."""
+    r, g, b = (int(fill[i:i + 2], 16) / 255 for i in (1, 3, 5))
+    h, l, s = colorsys.rgb_to_hls(r, g, b)
+    if s < 0.06:
+        return "unknown"
+    for name, (lo, hi) in HUES.items():
+        if s >= 0.4 and lo <= h * 360 <= hi:
+            return name
+    return None
+PY
 
 "$PSYM" flame sys1.pb -o s.svg
 check "flame: neighbours differ in colour, kinds keep their palettes, inline frames marked" \
@@ -43,22 +62,98 @@ for d, fs in bydepth.items():
             same += a[3] == b[3]
 assert pairs > 100 and same <= pairs // 20, (pairs, same)
 names = {}
-for f in frames:  # one colour per name
-    names.setdefault(f[2], set()).add(f[3])
+for f in frames:  # one colour per name (and inline mark: inlined code has its family)
+    names.setdefault((f[2], f[5]), set()).add(f[3])
 assert all(len(c) == 1 for c in names.values())
-for f in frames:
-    r, g, b = (int(f[3][i:i + 2], 16) for i in (1, 3, 5))
-    if f[4] == "kernel":
-        assert r >= 190 and b == 0, f
-    elif f[4] == "user":
-        assert r >= 205 and b <= 55, f
-    elif f[4] == "unknown":
-        assert r == g == b, f
+sys.path.insert(0, ".")
+from families import family_of
+for f in frames:  # gensystem.py's kernel functions, unsymbolized code, the rest
+    want = ("kernel",) if re.match(r"(do_|sys_|__x64_|vfs_)k[0-9]+$", f[2]) else \
+        ("unknown",) if f[2].startswith("[") else ("user", "inlined")
+    assert family_of(f[3]) in want, f
 inl = [f for f in frames if f[5]]
 assert inl and all("(inline)" in f[6] for f in inl)
 assert not any("(inline)" in f[6] for f in frames if not f[5])
 print(len(frames), "frames,", pairs, "neighbour pairs,", same, "same colour,", len(inl), "inline")
 PY
+
+# Every kind of frame in its own colour family, named by the legend: a
+# profile whose function names say their kind (genkinds.py): the kernel and
+# a module, JIT code (anonymous memory, a perf map's, node's JS: names),
+# inlined user code, unsymbolized code, and the rest user code.
+python3 "$top_srcdir/tests/genkinds.py" 1 >k.txtpb
+encode_txtpb k.txtpb k.pb
+"$PSYM" flame k.pb -o k.svg
+check "flame: each kind of frame in its kind's colour family, the legend the same families" \
+	python3 - k.svg <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+sys.path.insert(0, ".")
+from families import family_of
+ns = "{http://www.w3.org/2000/svg}"
+root = ET.parse(sys.argv[1]).getroot()
+def kind(name):
+    if name.startswith("["):
+        return "unknown"
+    if name.startswith("k_"):
+        return "kernel"
+    if name.startswith("jit_") or name.startswith("JS:"):
+        return "JIT"
+    if name.startswith("inl_"):
+        return "inlined"
+    assert name.startswith("user_"), name
+    return "user"
+seen, shades = {}, {}
+for g in root.iter(ns + "g"):
+    if g.get("class") != "f":
+        continue
+    name = g.find(ns + "text").get("data-n")
+    fill = g.find(ns + "rect").get("fill")
+    want = kind(name)
+    assert family_of(fill) == want, (name, fill, family_of(fill), want)
+    if name.startswith("k_inl_"):  # inlined kernel code: the kernel's colour, outlined
+        assert g.get("data-i") and "(inline)" in g.find(ns + "title").text, name
+    seen[want] = seen.get(want, 0) + 1
+    shades.setdefault(want, set()).add(fill)
+assert set(seen) == {"user", "inlined", "JIT", "kernel", "unknown"}, seen
+# Names get shades of their family (not one colour for all).
+assert all(len(shades[k]) >= 3 for k in ("user", "inlined", "JIT", "kernel")), shades
+legend = [g for g in root.iter(ns + "g") if g.get("class") == "key"]
+got = [(g.find(ns + "text").text, family_of(g.find(ns + "rect").get("fill"))) for g in legend]
+assert sorted(got) == sorted((k, k) for k in seen), got
+print(seen, "frames; legend:", [(g.find(ns + "text").text, g.find(ns + "rect").get("fill")) for g in legend])
+PY
+
+# psym flame --help lists every option psym flame takes: each long option
+# of the report commands' table (cli/cmd_report.c, cli/cli.h's limits) is
+# tried on flame; each one accepted must be in the help, each one refused
+# must be refused as a usage error (exit 2) naming it.
+"$PSYM" flame --help >flame.help
+check "flame --help lists --lines" grep -q -- "--lines" flame.help
+sed -n '/^static const struct option report_opts\[\]/,/^};/p' "$top_srcdir/cli/cmd_report.c" >opts.c
+sed -n '/^#define LIMIT_OPTIONS/,/^$/p' "$top_srcdir/cli/cli.h" >>opts.c
+grep -o '"[a-z-]*", [a-z_]*_argument' opts.c | tr -d '",' | sort -u >opts
+check "options of the report commands found in the sources ($(wc -l <opts))" \
+	[ "$(wc -l <opts)" -ge 20 ]
+while read -r o kind; do
+	case $o in help | output) continue ;; esac
+	case $o in
+	sample-index) a=cpu ;; diff-base) a=k.pb ;; nodefraction | edgefraction) a=0.1 ;;
+	max-*) a=1G ;; nodes | nodecount | pids) a=3 ;; source-path | trim-path) a=. ;;
+	*) a=user ;;
+	esac
+	if [ "$kind" = no_argument ] || [ "$kind" = optional_argument ]; then
+		set -- "--$o"
+	else
+		set -- "--$o" "$a"
+	fi
+	"$PSYM" flame "$@" k.pb -o opt.svg >opt.out 2>opt.err && rc=0 || rc=$?
+	if [ $rc = 0 ]; then
+		check "flame $*: taken, and in --help" grep -q -- "--$o\b" flame.help
+	else
+		check "flame $*: refused as a usage error naming it (exit $rc)" \
+			sh -c '[ '$rc' = 2 ] && grep -q -- "--'"$o"'" opt.err'
+	fi
+done <opts
 
 # A diff: red where a frame grew, blue where it shrank; each root's change
 # as folded --diff-base sums it.

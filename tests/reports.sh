@@ -221,7 +221,7 @@ colors = len(set(raw[i:i + 3] for i in range(0, min(len(raw), 2000000), 7)))
 print(w, h, colors, "distinct byte triples")
 assert colors > 20
 # Unfilter the scanlines; the top 200 rows must show frames (user frames:
-# red to yellow), not the blank background.
+# red to orange), not the blank background.
 bpp = {2: 3, 6: 4}[data[25]]
 stride, prev, rows, off = w * bpp, bytearray(w * bpp), [], 0
 for _ in range(min(h, 200)):
@@ -286,13 +286,14 @@ gs = {g.find(ns + "text").get("data-n"): g
       for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g") if g.get("class") == "f"}
 assert set(gs) == {"main", "do_syscall_64"}, gs
 assert gs["do_syscall_64"].get("data-k") == "kernel" and gs["main"].get("data-k") == "user"
-def rgb(g):
+import colorsys
+def hue(g):
     f = g.find(ns + "rect").get("fill")
-    return int(f[1:3], 16), int(f[3:5], 16), int(f[5:7], 16)
-r, g, b = rgb(gs["do_syscall_64"])  # kernel: orange
-assert r >= 190 and 90 <= g <= 155 and b == 0, (r, g, b)
-r, g, b = rgb(gs["main"])  # user: red to yellow
-assert r >= 205 and b <= 55, (r, g, b)
+    h, l, s = colorsys.rgb_to_hls(*(int(f[i:i + 2], 16) / 255 for i in (1, 3, 5)))
+    assert s >= 0.4, f
+    return h * 360
+assert 190 <= hue(gs["do_syscall_64"]) <= 225  # kernel: blue
+assert 0 <= hue(gs["main"]) <= 30  # user: red to orange
 PY
 
 # A reader that goes away is no error for a filter (coreutils-like): no

@@ -11,6 +11,11 @@
 #include "report_int.h"
 #include "array.h"
 
+/* A name's kind (report.c) is a frame's kind, but for inlining. */
+_Static_assert((int)K_USER == PSYM_FLAME_USER && (int)K_KERNEL == PSYM_FLAME_KERNEL &&
+		       (int)K_JIT == PSYM_FLAME_JIT && (int)K_UNKNOWN == PSYM_FLAME_UNKNOWN,
+	       "enum kind and enum psym_flame_kind agree");
+
 /* Width of the default drawing in pixels; narrower than 0.1 px: not drawn. */
 #define FLAME_DRAW_WIDTH 1180.0
 
@@ -31,6 +36,8 @@ static int add_frame(struct psym_flame *fl, size_t *cap, const struct psym_rpt_s
 	f->delta = delta;
 	f->inl = st->inl[sk->ioff + d] != 0;
 	f->kind = (enum psym_flame_kind)(st->r.names.kind[st->ids[sk->off + d]] & 3);
+	if (f->inl && f->kind == PSYM_FLAME_USER)
+		f->kind = PSYM_FLAME_INLINED;
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapping.h"
 #include "merge.h"
 #include "report_int.h"
 #include "show.h"
@@ -128,13 +129,28 @@ static enum kind location_kind(struct rep *r, const pb_location *l)
 	return k;
 }
 
-/* The kind of code of mapping m named mn (NULL: no mapping, by the address). */
+/*
+ * The kind of code of mapping m named mn (NULL: no mapping, by the
+ * address), as the symbolizer classifies mappings (mapping.c): the kernel
+ * and its modules; anonymous memory and perf's JIT maps (/tmp/perf-PID.map,
+ * where perf places the code a perf map names) as JIT; the rest user.
+ */
 static enum kind mapping_kind(const pb_mapping *m, const char *mn, uint64_t address)
 {
-	if (!strncmp(mn, "[kernel", 7) || (!m && address >= 0xffff800000000000ULL))
-		return K_KERNEL;
-	if (m && (!*mn || !strncmp(mn, "[anon", 5) || !strcmp(mn, "//anon") ||
-		  !strncmp(mn, "/memfd:", 7)))
+	const char *base = strrchr(mn, '/');
+	size_t bn;
+
+	if (!m)
+		return address >= 0xffff800000000000ULL ? K_KERNEL : K_USER;
+	switch (psym_mapping_classify(mn, NULL, 0, NULL)) {
+	case PSYM_MAP_KERNEL:
+	case PSYM_MAP_KMODULE: return K_KERNEL;
+	case PSYM_MAP_ANON: return K_JIT;
+	default: break;
+	}
+	base = base ? base + 1 : mn;
+	bn = strlen(base);
+	if (!strncmp(base, "perf-", 5) && bn > 9 && !strcmp(base + bn - 4, ".map"))
 		return K_JIT;
 	return K_USER;
 }

@@ -112,11 +112,21 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
  * values and each frame carries its change. Frames come in the order the SVG writer draws them: each
  * frame when its run ends, deepest first.
  */
+/*
+ * A frame's kind, which chooses its colour family: from its location's
+ * mapping (the kernel and its modules; JIT code: anonymous memory, perf
+ * maps, or a JIT's name such as "JS:"), else unsymbolized (no lines:
+ * unknown), else user code, inlined into its caller or not. Kernel and JIT
+ * frames that are inlined keep their kind (the SVG outlines every inlined
+ * frame).
+ */
 enum psym_flame_kind {
 	PSYM_FLAME_USER,
 	PSYM_FLAME_KERNEL,
 	PSYM_FLAME_JIT,
 	PSYM_FLAME_UNKNOWN,
+	PSYM_FLAME_INLINED,
+	PSYM_FLAME_NKINDS
 };
 
 struct psym_flame_frame {

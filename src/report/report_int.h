@@ -205,6 +205,11 @@ static inline bool psym_rpt_label_numeric(const pb_label *l)
 	return !l->str && (l->num || l->num_unit);
 }
 
+/* ---- the flame graph's script (flame_script.c) ---- */
+
+/* The SVG's script: zoom, search, labels fitted to the window (JavaScript). */
+extern const char psym_flame_script[];
+
 /* ---- header lines (report_header.c) ---- */
 
 /* pprof's ProfileLabels: File, Build ID, comments, Type, Time, Duration. */

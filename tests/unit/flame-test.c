@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,6 +79,121 @@ static uint64_t loc(struct psym_builder *b, struct psym_profile *p, uint64_t add
 static void near(double got, double want, const char *what)
 {
 	ok(fabs(got - want) < 1e-6, "%s: %.6f (want %.6f)", what, got, want);
+}
+
+/* Whether s is well-formed UTF-8. */
+static bool utf8_valid(const char *s)
+{
+	const unsigned char *c = (const unsigned char *)s;
+
+	while (*c) {
+		size_t n = *c < 0x80 ? 1 : *c >= 0xf0 ? 4 : *c >= 0xe0 ? 3 : *c >= 0xc2 ? 2 : 0;
+
+		if (!n || *c > 0xf4)
+			return false;
+		for (size_t i = 1; i < n; i++)
+			if ((c[i] & 0xc0) != 0x80)
+				return false;
+		c += n;
+	}
+	return true;
+}
+
+/* The kind of the frame of this name, or -1. */
+static int kind_of(const struct psym_flame *fl, const char *name)
+{
+	for (size_t i = 0; i < fl->n; i++)
+		if (!strcmp(fl->frame[i].name, name))
+			return (int)fl->frame[i].kind;
+	return -1;
+}
+
+/*
+ * Each kind of frame from what the profile says of it: its mapping (the
+ * kernel, a module, anonymous memory, a perf map's), its name (JS:), its
+ * inline mark, no lines. Then names that are not UTF-8, or cut in a narrow
+ * frame, still make a well-formed SVG.
+ */
+static void kinds(void)
+{
+	static const struct {
+		const char *map, *fn, *inl;
+		enum psym_flame_kind want, want_inl;
+	} k[] = {
+		{ "/bin/x", "main", "inl", PSYM_FLAME_USER, PSYM_FLAME_INLINED },
+		{ "/bin/node", "JS:*f", NULL, PSYM_FLAME_JIT },
+		{ "//anon", "janon", NULL, PSYM_FLAME_JIT },
+		{ "/tmp/perf-77.map", "jperf", NULL, PSYM_FLAME_JIT },
+		{ "/usr/lib/libz.so.1", NULL, NULL, PSYM_FLAME_UNKNOWN },
+		{ "/lib/modules/6.1/kernel/fs/ext4/ext4.ko", "ext4_fn", NULL, PSYM_FLAME_KERNEL },
+		{ "[kernel.kallsyms]", "kfn", "kinl", PSYM_FLAME_KERNEL, PSYM_FLAME_KERNEL },
+	};
+	const size_t nk = sizeof(k) / sizeof(k[0]);
+	struct psym_limits lim = { 0 };
+	struct psym_profile *p = NULL;
+	struct psym_builder *b = NULL;
+	struct psym_err e = { 0 };
+	struct psym_report_opts o = { .sample_index = -1 };
+	struct psym_flame *fl = NULL;
+	uint64_t stack[16], other[2];
+	char long_name[700] = "", *svg = NULL;
+	int64_t v9 = 9, v1 = 1;
+	size_t svglen = 0;
+	FILE *out;
+
+	if (psym_profile_new(&lim, &p, &e) || psym_builder_new(p, &b, &e)) {
+		printf("not ok - kinds setup: %s\n", e.msg);
+		return;
+	}
+	psym_builder_sample_type(b, "cpu", "nanoseconds");
+	for (size_t i = 0; i < nk; i++) {
+		uint64_t lo = i + 1 == nk ? 0xffffffff81000000 : 0x1000000 * (i + 1);
+		pb_mapping *m = psym_builder_mapping(b, lo, lo + 0x100000, 0, k[i].map, "");
+		uint64_t id = psym_builder_location(b, m->id, lo + 0x10);
+		pb_location *l = p->pb->location[p->pb->n_location - 1];
+
+		if (k[i].inl)
+			psym_builder_add_line(
+				b, l, psym_builder_function(b, k[i].inl, k[i].inl, "x.c", 1), 7, 0);
+		if (k[i].fn)
+			psym_builder_add_line(
+				b, l, psym_builder_function(b, k[i].fn, k[i].fn, "x.c", 1), 9, 0);
+		stack[nk - 1 - i] = id; /* leaf first: the kernel */
+	}
+	psym_builder_sample(b, stack, nk, &v9, 1);
+	/* A narrow frame whose name is not UTF-8, then one of 300 two-byte characters. */
+	for (size_t i = 0; i < 300; i++)
+		strcat(long_name, "\xc3\xa9");
+	other[1] = loc(b, p, 0x400100, "bad\xff\xc3(", NULL);
+	other[0] = loc(b, p, 0x400200, long_name, NULL);
+	psym_builder_sample(b, other, 2, &v1, 1);
+	is_int(psym_profile_index(p, &e), 0, "kinds: profile indexed");
+	is_int(psym_flame_layout(p, &o, &fl, &e), 0, "kinds: laid out");
+	for (size_t i = 0; fl && i < nk; i++) {
+		const char *base = strrchr(k[i].map, '/');
+		char unknown[64];
+
+		snprintf(unknown, sizeof(unknown), "[%s]", base ? base + 1 : k[i].map);
+		is_int(kind_of(fl, k[i].fn ? k[i].fn : unknown), k[i].want, "kind of %s in %s",
+		       k[i].fn ? k[i].fn : unknown, k[i].map);
+		if (k[i].inl)
+			is_int(kind_of(fl, k[i].inl), k[i].want_inl, "kind of %s inlined in %s",
+			       k[i].inl, k[i].map);
+	}
+	out = open_memstream(&svg, &svglen);
+	is_int(fl ? psym_flame_write_svg(fl, "t", out, &e) : -1, 0, "kinds: SVG written");
+	fclose(out);
+	ok(svg && utf8_valid(svg), "the SVG is well-formed UTF-8");
+	ok(svg && strstr(svg, "bad\xef\xbf\xbd\xef\xbf\xbd("),
+	   "bytes that are not UTF-8 drawn as U+FFFD");
+	/* A tenth of 1,180 pixels: (118 - 6) / 7.2 characters fit, 13 and "..". */
+	ok(svg && strstr(svg, ">\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+			      "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9..</text>"),
+	   "a long name cut to its frame's width between characters, with \"..\"");
+	free(svg);
+	psym_flame_free(fl);
+	psym_builder_free(b);
+	psym_profile_free(p);
 }
 
 int main(void)
@@ -171,5 +287,6 @@ int main(void)
 	psym_flame_free(fl);
 	psym_builder_free(b);
 	psym_profile_free(p);
+	kinds();
 	return tap_done();
 }
