@@ -383,7 +383,8 @@ static int read_phdrs(struct psym_core *c, const Elf64_Ehdr *eh, uint64_t phnum,
 				psym_err_set(e, ret, "'%s': out of memory", c->name);
 		}
 	}
-	qsort(c->loads, c->nloads, sizeof(*c->loads), cmp_load);
+	if (c->nloads > 1)
+		qsort(c->loads, c->nloads, sizeof(*c->loads), cmp_load);
 out:
 	free(ph);
 	return ret;

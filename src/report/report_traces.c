@@ -128,7 +128,8 @@ static int print_labels(FILE *out, const struct psym_profile *p, const pb_sample
 		}
 		if (ret)
 			break;
-		qsort(l->s, l->n, sizeof(*l->s), cmp_str);
+		if (l->n > 1)
+			qsort(l->s, l->n, sizeof(*l->s), cmp_str);
 		for (size_t i = 0; i < l->n; i++)
 			fputs(l->s[i], out);
 	}
