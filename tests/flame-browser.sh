@@ -331,40 +331,11 @@ for v in k zoom search; do
 	check "screenshot of $v.svg" test -s $v.png
 done
 
-cat >png.py <<'PY'
-import struct, zlib
-def rows(path):
-    """The PNG's pixels as rows of (r, g, b)."""
-    data = open(path, "rb").read()
-    w, h = struct.unpack(">II", data[16:24])
-    bpp = {2: 3, 6: 4}[data[25]]
-    idat = b"".join(data[i + 8:i + 8 + struct.unpack(">I", data[i:i + 4])[0]]
-                    for i in range(8, len(data) - 8) if data[i + 4:i + 8] == b"IDAT")
-    raw, stride, prev, off, out = zlib.decompress(idat), w * bpp, bytearray(w * bpp), 0, []
-    for _ in range(h):
-        f, line = raw[off], bytearray(raw[off + 1:off + 1 + stride])
-        off += 1 + stride
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-            if f == 1: line[i] = (line[i] + a) & 255
-            elif f == 2: line[i] = (line[i] + b) & 255
-            elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-        out.append([tuple(line[x:x + 3]) for x in range(0, stride, bpp)])
-        prev = line
-    return out
-def near(p, q, tol=3):
-    return all(abs(a - b) <= tol for a, b in zip(p, q))
-PY
 check "screenshots: legend, zoomed frame across the window, search highlight" \
-	python3 - k.svg "$target" <<'PY'
+	python3 - k.svg "$target" "$top_srcdir/tests" <<'PY'
 import sys, xml.etree.ElementTree as ET
-sys.path.insert(0, ".")
-from png import rows, near
+sys.path.insert(0, sys.argv[3])
+from pngrows import rows, near
 ns = "{http://www.w3.org/2000/svg}"
 root = ET.parse(sys.argv[1]).getroot()
 hexc = lambda s: tuple(int(s[i:i + 2], 16) for i in (1, 3, 5))

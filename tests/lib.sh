@@ -7,6 +7,9 @@ set -u
 PSYM=${PSYM:-$top_builddir/psym}
 unset DEBUGINFOD_URLS
 export LC_ALL=C
+# Python helpers imported from the source tree (tests/*.py) leave no
+# __pycache__ there.
+export PYTHONDONTWRITEBYTECODE=1
 # Sanitizer builds: leaks inside system libraries psym cannot free (see the file).
 LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/fuzz/lsan.supp:print_suppressions=0
 export LSAN_OPTIONS

@@ -197,36 +197,18 @@ if command -v chromium >/dev/null; then
 			--disable-background-networking --disable-component-update --disable-sync \
 			--user-data-dir="$T/chrome" --screenshot="$T/s$w.png" --window-size=$w,600 \
 			"file://$T/s.svg" >chrome.log 2>&1
-		check "flame at a $w-pixel window: frames span the width" python3 - s$w.png $w <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-w, h = struct.unpack(">II", data[16:24])
+		check "flame at a $w-pixel window: frames span the width" \
+			python3 - s$w.png $w "$top_srcdir/tests" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[3])
+from pngrows import rows, size
+w, h = size(sys.argv[1])
 assert w == int(sys.argv[2]), w
-idat = b"".join(data[i + 8:i + 8 + struct.unpack(">I", data[i:i + 4])[0]]
-                for i in range(8, len(data)) if data[i + 4:i + 8] == b"IDAT")
-raw = zlib.decompress(idat)
-bpp = {2: 3, 6: 4}[data[25]]
-stride, prev, off = w * bpp, bytearray(w * bpp), 0
-rows = []
-for _ in range(min(h, 120)):
-    f, line = raw[off], bytearray(raw[off + 1:off + 1 + stride])
-    off += 1 + stride
-    for i in range(stride):
-        a = line[i - bpp] if i >= bpp else 0
-        b, c = prev[i], prev[i - bpp] if i >= bpp else 0
-        if f == 1: line[i] = (line[i] + a) & 255
-        elif f == 2: line[i] = (line[i] + b) & 255
-        elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c
-            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(line); prev = line
 # the first row of frames (y 52..68 in the drawing): frame pixels (not the
 # #fdf6e3 background) near both edges of the window
-row = rows[60]
+row = rows(sys.argv[1], 120)[60]
 def frame(x):
-    return sum(abs(row[x * bpp + i] - c) for i, c in enumerate((0xfd, 0xf6, 0xe3))) > 40
+    return sum(abs(row[x][i] - c) for i, c in enumerate((0xfd, 0xf6, 0xe3))) > 40
 left = sum(frame(x) for x in range(0, w // 10))
 right = sum(frame(x) for x in range(w - w // 10, w))
 print(w, "px: frame pixels left", left, "right", right)
