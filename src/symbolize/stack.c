@@ -55,18 +55,19 @@ struct run {
 	struct psym_err *e;
 };
 
-/* The file of a mapping, located once for every core that maps it; NULL: not found. */
-static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_elf **out)
+/*
+ * The object of class cls keyed key with build ID bid, located and opened
+ * once for every core that maps it (objtab.h); *out NULL: not found, or
+ * past the table's cap (unwound by frame pointers there).
+ */
+static int locate_obj(struct run *r, enum psym_map_class cls, const char *key, const char *bid,
+		      struct psym_elf **out)
 {
 	struct psym_located *x;
-	char clean[4096];
-	enum psym_map_class cls = psym_objkey_classify(f->path, clean, sizeof(clean));
 	int ret;
 
 	*out = NULL;
-	if (cls != PSYM_MAP_FILE)
-		return 0;
-	ret = psym_objtab_add(r->objs, cls, clean, f->build_id, NULL, &x, r->e);
+	ret = psym_objtab_add(r->objs, cls, key, bid, NULL, &x, r->e);
 	if (ret == PSYM_ELIMIT)
 		return 0;
 	if (!ret)
@@ -75,6 +76,18 @@ static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_e
 		return ret;
 	*out = psym_objtab_elf(x);
 	return 0;
+}
+
+/* The file of a mapping; NULL: not found. */
+static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_elf **out)
+{
+	char clean[4096];
+	enum psym_map_class cls = psym_objkey_classify(f->path, clean, sizeof(clean));
+
+	*out = NULL;
+	if (cls != PSYM_MAP_FILE)
+		return 0;
+	return locate_obj(r, cls, clean, f->build_id, out);
 }
 
 /* The profile's mapping for [start, limit), made once per distinct one. */
@@ -265,21 +278,10 @@ out:
 /* The located vDSO of the core (read_vdso), NULL when none. */
 static int find_vdso(struct run *r, struct psym_elf **out)
 {
-	struct psym_located *x;
-	int ret;
-
 	*out = NULL;
 	if (!r->core_vdso[0])
 		return 0;
-	ret = psym_objtab_add(r->objs, PSYM_MAP_VDSO, "", r->core_vdso, NULL, &x, r->e);
-	if (ret == PSYM_ELIMIT)
-		return 0;
-	if (!ret)
-		ret = psym_objtab_locate_one(r->objs, x, &r->lo, r->e);
-	if (ret)
-		return ret;
-	*out = psym_objtab_elf(x);
-	return 0;
+	return locate_obj(r, PSYM_MAP_VDSO, "", r->core_vdso, out);
 }
 
 static int add_thread(struct run *r, const struct psym_core *c, struct psym_space *space, size_t ti,
