@@ -7,6 +7,8 @@
 # llvm-symbolizer on the DWARF build (whole inline chains) and with go tool
 # addr2line on the stripped build (outer function, file:line); go tool
 # addr2line answers ? on a PIE, so there the DWARF twin is the only oracle.
+# Then Debian's own stripped compiler, every instruction, against go tool
+# addr2line.
 # A hand-made profile of the stripped binaries (the PIE mapped at a random
 # base) is symbolized and its locations checked against llvm-symbolizer.
 . "$top_srcdir/tests/lib.sh"
@@ -139,6 +141,25 @@ for pair in "stripped dwarf goa" "pie piedwarf -"; do
 	cat "$1.cmp"
 	expect_exit 0 "$1: >= 99.5% of inline chains, every function" sh -c "exit $rc"
 done
+
+# A real distro binary: Debian's stripped Go compiler (golang-go), every
+# instruction of its .text against go tool addr2line.
+GC=$(go env GOTOOLDIR 2>/dev/null)/compile
+if [ -x "$GC" ] && ! readelf -S "$GC" | grep -q '\.debug_info'; then
+	insns "$GC" >gc.insns
+	timeout 900 "$PSYM" addr --json -e "$GC" <gc.insns >gc.psym 2>gc.err
+	expect_exit 0 "Debian's compile: psym addr answers every instruction ($(wc -l <gc.insns))" \
+		sh -c "exit $?"
+	go tool addr2line "$GC" <gc.insns >gc.goa
+	python3 "$CMP" gc.psym - gc.goa gc.insns >gc.cmp
+	rc=$?
+	cat gc.cmp
+	expect_exit 0 "Debian's compile: every function and file:line as go tool addr2line's" \
+		sh -c "exit $rc"
+	rm -f gc.insns gc.psym gc.goa
+else
+	echo "note: no stripped compile in $(go env GOTOOLDIR 2>/dev/null): distro-binary check skipped"
+fi
 
 # --explain names the source and its layout
 "$PSYM" addr --explain -e stripped 0x$(head -1 stripped.insns | cut -c3-) >/dev/null 2>explain.txt
