@@ -17,12 +17,13 @@
 #include "ranges.h"
 #include "array.h"
 
-static int new_entry(struct psym_dwarf *d, struct cu *c, uint32_t parent, uint32_t *out,
-		     struct psym_err *e)
+/* A new entry of c; nempty entries so far are inlined calls without code (not capped). */
+static int new_entry(struct psym_dwarf *d, struct cu *c, uint32_t parent, size_t nempty,
+		     uint32_t *out, struct psym_err *e)
 {
 	struct entry *en, *n;
 
-	if (c->nentries >= d->o.max_entries)
+	if (c->nentries - nempty >= d->o.max_entries)
 		return psym_err_set(e, PSYM_ELIMIT, "'%s': more than %zu functions in one CU",
 				    d->path, d->o.max_entries);
 	n = psym_array_grow(c->entries, &c->capentries, c->nentries + 1, sizeof(*n), 0);
@@ -197,6 +198,7 @@ struct walk {
 	struct cu *c;
 	struct rangebuf rb;
 	size_t ntop;
+	size_t nempty;	      /* entries of inlined calls without code (drop_empty) */
 	struct imported seen; /* imported units walked (alt.h) */
 	struct psym_err *e;
 };
@@ -266,10 +268,11 @@ static int walk_unit(struct walk *w, struct psym_dwarf *src, struct cu *u, uint3
 				struct entry *en;
 
 				/* A subprogram nested in another is its own top level. */
-				ret = new_entry(d, c, tag == TAG_subprogram ? NONE : parent, &mine,
-						w->e);
+				ret = new_entry(d, c, tag == TAG_subprogram ? NONE : parent,
+						w->nempty, &mine, w->e);
 				if (ret)
 					goto out;
+				w->nempty += nr == 0;
 				en = &c->entries[mine];
 				en->range_first = (uint32_t)first;
 				en->range_count = (uint32_t)nr;
@@ -388,6 +391,47 @@ out:
 	return ret;
 }
 
+/*
+ * Drop the entries of inlined calls without code that no call with code
+ * hangs from: most are calls optimized away whole, and only those with
+ * such calls below them are frames of a chain (ranged_parent). Parents
+ * come before their children, so one pass backwards marks what is kept
+ * and one forwards renumbers it. Out of memory: all are kept (correct,
+ * only larger).
+ */
+static void drop_empty(struct cu *c, size_t nempty)
+{
+	uint32_t *map, k = 0;
+	struct entry *shrunk;
+
+	if (!nempty || !(map = malloc(c->nentries * sizeof(*map))))
+		return;
+	for (size_t i = 0; i < c->nentries; i++)
+		map[i] = c->entries[i].range_count || c->entries[i].parent == NONE;
+	for (size_t i = c->nentries; i-- > 0;)
+		if (map[i] && c->entries[i].parent != NONE)
+			map[c->entries[i].parent] = 1;
+	for (size_t i = 0; i < c->nentries; i++) {
+		struct entry en = c->entries[i];
+
+		if (!map[i]) {
+			map[i] = NONE;
+			continue;
+		}
+		if (en.parent != NONE)
+			en.parent = map[en.parent];
+		map[i] = k;
+		c->entries[k++] = en;
+	}
+	free(map);
+	c->nentries = k;
+	shrunk = realloc(c->entries, (k ? k : 1) * sizeof(*c->entries));
+	if (shrunk) {
+		c->entries = shrunk;
+		c->capentries = k ? k : 1;
+	}
+}
+
 int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 {
 	struct walk w = { .d = d, .c = c, .e = e };
@@ -397,6 +441,7 @@ int dw_decode_dies(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	dw_imported_free(&w.seen);
 	if (ret)
 		goto out;
+	drop_empty(c, w.nempty);
 	c->ranges = w.rb.r;
 	c->nranges = w.rb.n;
 	w.rb.r = NULL;
