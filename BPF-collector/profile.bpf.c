@@ -18,13 +18,10 @@
 #include <bpf/bpf_helpers.h>
 
 #include "profile.h"
-#include "follow.bpf.h"
+#include "target.bpf.h"
 
-const volatile __u32 filter_pids[PSYM_MAX_PIDS] = {};
-const volatile __u32 n_filter_pids = 0;
 const volatile __u8 no_user = 0;
 const volatile __u8 no_kernel = 0;
-const volatile __u32 self_pid = 0;
 
 /* Which buffer samples go to; written by user space (mmap'ed .bss). */
 volatile __u32 active = 0;
@@ -50,37 +47,7 @@ STACK_MAP(stacks1);
 COUNT_MAP(counts0);
 COUNT_MAP(counts1);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, PSYM_ERR_NR);
-} errors SEC(".maps");
-
-static __always_inline void count_error(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&errors, &which);
-
-	if (v)
-		*v += 1;
-}
-
-static __always_inline int wanted(__u32 pid)
-{
-	if (pid == 0 || pid == self_pid)
-		return 0; /* the idle task, and ourselves */
-	if (follow_tree)
-		return followed(pid);
-	if (n_filter_pids == 0)
-		return 1;
-	for (int i = 0; i < PSYM_MAX_PIDS; i++) {
-		if (i >= n_filter_pids)
-			break;
-		if (filter_pids[i] == pid)
-			return 1;
-	}
-	return 0;
-}
+PSYM_ERROR_COUNTERS(errors, PSYM_ERR_NR)
 
 static __always_inline void record(struct bpf_perf_event_data *ctx, struct psym_sample_key *key,
 				   void *stacks, void *counts)

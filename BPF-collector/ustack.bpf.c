@@ -14,13 +14,10 @@
 #include <bpf/bpf_helpers.h>
 
 #include "profile.h"
-#include "follow.bpf.h"
+#include "target.bpf.h"
 #include "ustack.h"
 
-const volatile __u32 filter_pids[PSYM_MAX_PIDS] = {};
-const volatile __u32 n_filter_pids = 0;
 const volatile __u8 no_kernel = 0;
-const volatile __u32 self_pid = 0;
 const volatile __u32 stack_copy = 8192;
 
 /* A sample taken in user mode: x86-64's CS ring 3; arm64's PSTATE at EL0t. */
@@ -42,37 +39,7 @@ struct {
 	__uint(max_entries, 1); /* set by psym-collect: possible CPUs */
 } scratch SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, PSYM_UERR_NR);
-} uerrors SEC(".maps");
-
-static __always_inline void count_error(__u32 which)
-{
-	__u64 *v = bpf_map_lookup_elem(&uerrors, &which);
-
-	if (v)
-		*v += 1;
-}
-
-static __always_inline int wanted(__u32 pid)
-{
-	if (pid == 0 || pid == self_pid)
-		return 0;
-	if (follow_tree)
-		return followed(pid);
-	if (n_filter_pids == 0)
-		return 1;
-	for (int i = 0; i < PSYM_MAX_PIDS; i++) {
-		if (i >= n_filter_pids)
-			break;
-		if (filter_pids[i] == pid)
-			return 1;
-	}
-	return 0;
-}
+PSYM_ERROR_COUNTERS(uerrors, PSYM_UERR_NR)
 
 SEC("perf_event")
 int psym_ustack(struct bpf_perf_event_data *ctx)
