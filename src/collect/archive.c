@@ -14,6 +14,7 @@
 
 #include "archive.h"
 #include "buildid.h"
+#include "dwarfsym.h"
 #include "elffile.h"
 #include "fileio.h"
 #include "hashtab.h"
@@ -343,26 +344,22 @@ static void tree_name(char *buf, size_t n, const char *id, const char *suffix)
 	snprintf(buf, n, ".build-id/%.2s/%s%s", id, id + 2, suffix);
 }
 
-/* The dwz alternate file's build ID named by a debug file, or "". */
+/*
+ * The build ID of the alternate file (dwz: .gnu_debugaltlink) or the
+ * supplementary file (DWARF 5: .debug_sup) a debug file names, or "": read
+ * by the DWARF reader's one parser of both.
+ */
 static void alt_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX])
 {
 	struct psym_elf *elf = NULL;
 	struct psym_err e = { 0 };
-	const void *data;
-	size_t len, nl;
+	char alt[PATH_MAX];
 
 	out[0] = '\0';
 	if (psym_elf_open(path, NULL, &elf, &e) != 0)
 		return;
-	if (psym_elf_section(elf, ".gnu_debugaltlink", &data, &len) == 0 && len > 1) {
-		const unsigned char *d = data;
-
-		nl = strnlen((const char *)d, len);
-		if (nl + 1 < len && len - nl - 1 <= PSYM_BUILD_ID_MAX) {
-			for (size_t i = nl + 1; i < len; i++)
-				snprintf(out + 2 * (i - nl - 1), 3, "%02x", d[i]);
-		}
-	}
+	if (psym_dwarf_altlink(elf, alt, sizeof(alt), out, PSYM_BUILD_ID_HEX_MAX, &e) != 0)
+		out[0] = '\0';
 	psym_elf_close(elf);
 }
 
