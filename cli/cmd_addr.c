@@ -682,6 +682,7 @@ int cmd_addr(int argc, char **argv)
 	if (verbose)
 		fprintf(stderr, "psym: %zu/%zu addresses resolved%s\n", nfound, nasked + nbad,
 			nbad ? " (the others are not hex addresses)" : "");
+	psym_resolver_finish(res); /* the index build policy */
 	goto out;
 fail:
 	ret = report(&e, ret);

@@ -155,8 +155,10 @@ if [ -n "$index_opts" ]; then
 	started=$(python3 -c "
 import json
 print(sum(json.loads(l)['indexes_built'] for l in open('r1.jsonl')))")
-	echo "note: results lines count $started index builds started inside inputs' runs" \
-		"(a batch's shared binaries start theirs when the batch ends)"
+	# A batch starts its shared binaries' builds when its last profile is
+	# done, and counts them on its last results line.
+	check "the results lines count the builds started ($started, $lines in the store)" \
+		[ "$started" -ge "$lines" -a "$lines" -gt 0 ]
 else
 	echo "skip - one index build per build ID across the cluster: this psym has no" \
 		"--index-store (the index store is not merged); indexes_built is reported as 0"

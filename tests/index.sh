@@ -7,7 +7,8 @@
 # DWARF answers; concurrent builders leave one valid index; a stale
 # .building marker is taken over; symbolize builds an index in the
 # background on the policy (half the units read) and the next run answers
-# from it alone, saying so.
+# from it alone, saying so; a batch builds for a binary two of its profiles
+# used, once it is done, and counts it on its last results line.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/index-lib.sh"
 need gcc
@@ -270,4 +271,36 @@ check "--explain says the answers came from the index" grep -q "answers from the
 "$PSYM" symbolize --offline --no-cache --no-index p.pb -o y3.pb 2>/dev/null
 check "--no-index: the index is not used" sh -c "! cmp -s y3.pb ref.pb"
 mv prog.full prog
+
+# A batch whose profiles each use a little of a binary (one address of
+# one of its 5 units: under the half-the-units rule), over a store that
+# never saw it: two profiles of the batch using it are enough, and the
+# build starts when the batch is done (on its own thread), counted on
+# its last results line.
+mkdir -p bq
+for k in 1 2 3; do
+	python3 - "$PWD/prog" insns "$k" >stacks.$k <<'PY'
+import sys
+ins = [int(l, 16) for l in open(sys.argv[2])]
+print("mapping 0 %x 0 %s" % (max(ins) + 0x1000, sys.argv[1]))
+print("%x" % ins[len(ins) // 2 + int(sys.argv[3])])
+PY
+	python3 "$MK" maps.empty stacks.$k >bq.txtpb && encode_txtpb bq.txtpb bq/p$k.pb
+done
+"$PSYM" symbolize --offline --no-cache --index-store B -o bqout --results bq.jsonl bq/p1.pb bq/p2.pb bq/p3.pb 2>bq.log ||
+	fail "batch failed: $(cat bq.log)"
+bf=B/$(echo "$bid" | cut -c1-2)/$name
+for _ in $(seq 100); do
+	[ -f "$bf" ] && break
+	sleep 0.2
+done
+check "batch: a binary used a little by 3 profiles gets its index" "$PSYM" index --verify "$bf"
+nb=$(python3 -c "
+import json
+print(sum(json.loads(l)['indexes_built'] for l in open('bq.jsonl')))")
+check "batch: the results lines count the one build ($nb)" [ "$nb" = 1 ]
+check "batch: 3 results lines" [ "$(wc -l <bq.jsonl)" = 3 ]
+"$PSYM" symbolize --offline --no-cache --index-store C bq/p1.pb -o one.pb 2>one.log
+check "one profile using a little of it: no build (the half-the-units rule)" \
+	sh -c "! grep -q 'index build' one.log && ! ls C/*/*.psymidx 2>/dev/null | grep -q ."
 [ "$n_fail" = 0 ]

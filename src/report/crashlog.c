@@ -451,6 +451,8 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 			.unresolved = f.unresolved,
 			.why = f.why,
 		};
+	if (!ret)
+		psym_registry_finish(f.mods); /* the index build policy */
 	psym_registry_free(f.mods);
 	psym_objtab_free(f.objs);
 	free(f.fr);

@@ -10,12 +10,10 @@
 
 #include "binary.h"
 #include "buildid.h"
-#include "gopclntab.h"
-#include "gsym.h"
 #include "layout.h"
 #include "objtab.h"
 #include "sort.h"
-#include "store.h"
+#include "source.h"
 
 struct psym_binary {
 	const struct psym_binary_opts *o;
@@ -30,11 +28,10 @@ struct psym_binary {
 	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_layout layout;     /* the index's and cache's addresses are relative to it */
 	char variant[64];	       /* answer rules and layout: the index's key */
-	struct psym_gsym *gsym;	       /* a GSYM file answering instead of DWARF, or NULL */
-	/* Go's .gopclntab: answers without DWARF, and where DWARF has no function. */
-	struct psym_gopclntab *gopcln;
-	bool gopcln_tried;
-	char gopcln_note[96]; /* "symbols from .gopclntab (Go 1.18-1.19 layout)", or "" */
+	/* The answer sources beside the DWARF (source.h), as psym_sources[]. */
+	void *src[PSYM_SOURCES_MAX];
+	bool src_tried[PSYM_SOURCES_MAX];
+	struct psym_source_env env;
 	/* Its entry in the located-object table (NULL, NULL: none). */
 	struct psym_objtab *tab;
 	struct psym_located *x;
@@ -44,6 +41,8 @@ static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, ps
 		       void *ud);
 static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud);
 static void finder_explain(void *ctx, const char *path, const char *verdict);
+static void env_explain(void *ud, const char *path, const char *what);
+static void env_note(void *ud, const char *msg, bool replace);
 
 int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 		    struct psym_binary **out, struct psym_err *e)
@@ -57,8 +56,7 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	b->o = o;
 	b->elf = elf;
 	psym_elf_layout(elf, &b->layout);
-	snprintf(b->variant, sizeof(b->variant), "%c" PSYM_ANSWER_REV "-" PACKAGE_VERSION "-%s",
-		 o->inlines ? 'i' : 'n', b->layout.tag);
+	psym_answer_variant(b->variant, sizeof(b->variant), o->inlines, &b->layout);
 	b->finder = (struct psym_dwo_finder){
 		.ctx = b,
 		.dwo = finder_dwo,
@@ -66,18 +64,32 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 		.explain = finder_explain,
 		.elf_limits = o->locate ? o->locate->elf_limits : NULL,
 	};
+	b->env = (struct psym_source_env){
+		.elf = elf,
+		.o = o,
+		.explain = env_explain,
+		.note = env_note,
+		.ud = b,
+	};
 	*out = b;
 	return 0;
 }
 
 static void find_debug(struct psym_binary *b);
 
+void psym_answer_variant(char *buf, size_t bufsz, bool inlines, const struct psym_layout *l)
+{
+	snprintf(buf, bufsz, "%c" PSYM_ANSWER_REV "-" PACKAGE_VERSION "-%s", inlines ? 'i' : 'n',
+		 l->tag);
+}
+
 void psym_binary_free(struct psym_binary *b)
 {
 	if (!b)
 		return;
-	psym_gsym_close(b->gsym);
-	psym_gopclntab_close(b->gopcln);
+	for (size_t i = 0; psym_sources[i]; i++)
+		if (b->src[i])
+			psym_sources[i]->close(b->src[i]);
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
@@ -310,95 +322,59 @@ static bool use_debug_file(struct psym_binary *b, struct psym_elf *dbg)
 	return try_dwarf(b, dbg);
 }
 
-/* Open a GSYM file; want: the build ID it must have (NULL: named, any). */
-static bool try_gsym(struct psym_binary *b, const char *path, const char *want)
-{
-	struct psym_err e = { 0 };
-	struct psym_gsym *g = NULL;
-	char msg[300];
+/* ---- the answer sources beside the DWARF (source.h) ---------------------- */
 
-	if (psym_gsym_open(path, &g, &e) != 0) {
-		if (want && e.code == PSYM_NOENT)
-			return false;
-		snprintf(b->note, sizeof(b->note), "%s", e.msg);
-		explain(b, path, e.msg);
-		return false;
-	}
-	if (want && strcmp(psym_gsym_uuid(g), want) != 0) {
-		snprintf(msg, sizeof(msg), "GSYM file of UUID %s, not %s: not used",
-			 psym_gsym_uuid(g)[0] ? psym_gsym_uuid(g) : "(none)", want);
-		explain(b, path, msg);
-		psym_gsym_close(g);
-		return false;
-	}
-	explain(b, path, "GSYM file used (no columns, start lines or discriminators)");
-	b->gsym = g;
-	return true;
+static void env_explain(void *ud, const char *path, const char *what)
+{
+	explain(ud, path, what);
 }
 
-/* A GSYM file for the build ID: in the debug dirs' .build-id trees, then the store. */
-static bool find_gsym(struct psym_binary *b)
+static void env_note(void *ud, const char *msg, bool replace)
 {
-	const char *bid = psym_elf_build_id(b->elf);
-	char path[PATH_MAX];
+	struct psym_binary *b = ud;
 
-	if (!bid || strlen(bid) < 4)
-		return false;
-	for (size_t i = 0; b->o->locate && i < b->o->locate->n_debug_dirs; i++) {
-		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s" PSYM_GSYM_SUFFIX,
-			 b->o->locate->debug_dirs[i], bid, bid + 2);
-		if (access(path, F_OK) == 0 && try_gsym(b, path, bid))
+	if (replace || !b->note[0])
+		snprintf(b->note, sizeof(b->note), "%s", msg);
+}
+
+/* Source i found for the binary, tried once; true when it answers. */
+static bool open_source(struct psym_binary *b, size_t i)
+{
+	if (b->src_tried[i])
+		return b->src[i] != NULL;
+	b->src_tried[i] = true;
+	return psym_sources[i]->open_found(&b->env, &b->src[i]) == 0;
+}
+
+/* A source the user named, answering instead of the DWARF. */
+static bool open_named_source(struct psym_binary *b)
+{
+	for (size_t i = 0; psym_sources[i]; i++) {
+		const struct psym_source_ops *ops = psym_sources[i];
+
+		if (ops->open_named && !b->src[i] && ops->open_named(&b->env, &b->src[i]) == 0) {
+			b->src_tried[i] = true;
 			return true;
-	}
-	if (b->o->index_store) {
-		char why[sizeof(b->note)]; /* found and checked by the store (store.h) */
-
-		if (psym_index_store_gsym(b->o->index_store, bid, path, sizeof(path), why,
-					  sizeof(why)) == 0)
-			return try_gsym(b, path, bid);
-		if (why[0]) {
-			explain(b, path, why);
-			snprintf(b->note, sizeof(b->note), "%s", why);
 		}
 	}
 	return false;
 }
 
-/* Go's own table (gopclntab.h), opened once; true when it is there. */
-static bool find_gopclntab(struct psym_binary *b)
+/* The first source found for a binary without DWARF. */
+static bool open_found_source(struct psym_binary *b)
 {
-	struct psym_err e = { 0 };
-	int ret;
-
-	if (b->gopcln_tried)
-		return b->gopcln != NULL;
-	b->gopcln_tried = true;
-	ret = psym_gopclntab_open_elf(b->elf, &b->gopcln, &e);
-	if (ret == PSYM_NOENT) {
-		if (e.msg[0] && !b->note[0])
-			snprintf(b->note, sizeof(b->note), "%s", e.msg);
-		if (e.msg[0])
-			explain(b, psym_elf_path(b->elf), e.msg);
-		return false;
-	}
-	if (ret) {
-		if (!b->note[0])
-			snprintf(b->note, sizeof(b->note), "%s", e.msg);
-		explain(b, psym_elf_path(b->elf), e.msg);
-		return false;
-	}
-	snprintf(b->gopcln_note, sizeof(b->gopcln_note), "symbols from .gopclntab (%s layout%s)",
-		 psym_gopclntab_layout(b->gopcln),
-		 psym_gopclntab_has_inlines(b->gopcln)
-			 ? ""
-			 : ", no inline frames: no inline trees found");
-	explain(b, psym_elf_path(b->elf), b->gopcln_note);
-	return true;
+	for (size_t i = 0; psym_sources[i]; i++)
+		if (psym_sources[i]->open_found && open_source(b, i))
+			return true;
+	return false;
 }
 
-const char *psym_binary_gopclntab_note(const struct psym_binary *b)
+const char *psym_binary_source_note(const struct psym_binary *b)
 {
-	return b->gopcln_note[0] ? b->gopcln_note : NULL;
+	for (size_t i = 0; psym_sources[i]; i++)
+		if (b->src[i])
+			return psym_sources[i]->note(b->src[i]);
+	return NULL;
 }
 
 const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr)
@@ -413,11 +389,6 @@ const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr)
 	return psym_elf_symbol(b->elf, vaddr);
 }
 
-const char *psym_binary_gsym_path(const struct psym_binary *b)
-{
-	return b->gsym ? psym_gsym_path(b->gsym) : NULL;
-}
-
 static void find_debug(struct psym_binary *b)
 {
 	struct psym_reason why = { 0 };
@@ -425,7 +396,7 @@ static void find_debug(struct psym_binary *b)
 	struct psym_elf *mini = NULL, *dbg = NULL;
 
 	b->debug_tried = true;
-	if (b->o->gsym && try_gsym(b, b->o->gsym, NULL))
+	if (open_named_source(b))
 		return;
 	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, b->elf))
 		return;
@@ -438,9 +409,7 @@ static void find_debug(struct psym_binary *b)
 		if (ret == PSYM_NOENT && why.code == PSYM_R_DEBUGINFOD && !b->note[0])
 			snprintf(b->note, sizeof(b->note), "%s", psym_reason_text(&why));
 	}
-	if (find_gsym(b))
-		return;
-	if (find_gopclntab(b))
+	if (open_found_source(b))
 		return;
 	/* MiniDebugInfo: a symbol table at least. */
 	if (psym_elf_open_minidebuginfo(b->elf, &mini, &e) == 0) {
@@ -540,16 +509,15 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 	}
 	if (e.code && !b->note[0])
 		snprintf(b->note, sizeof(b->note), "%s", e.msg);
-	if (b->gsym) {
+	/* The sources beside it: those open, and those that fill its gaps. */
+	for (size_t i = 0; psym_sources[i]; i++) {
+		if (psym_sources[i]->fills_gaps)
+			open_source(b, i);
+		if (!b->src[i])
+			continue;
 		e = (struct psym_err){ 0 };
-		if (psym_gsym_lookup(b->gsym, vaddr, frames, max, &n, &e) == 0 && n)
-			return n;
-		if (e.code && !b->note[0])
-			snprintf(b->note, sizeof(b->note), "%s", e.msg);
-	}
-	if (find_gopclntab(b)) {
-		e = (struct psym_err){ 0 };
-		if (psym_gopclntab_lookup(b->gopcln, vaddr, frames, max, &n, &e) == 0 && n)
+		n = 0;
+		if (psym_sources[i]->lookup(b->src[i], vaddr, frames, max, &n, &e) == 0 && n)
 			return n;
 		if (e.code && !b->note[0])
 			snprintf(b->note, sizeof(b->note), "%s", e.msg);
@@ -573,23 +541,30 @@ const struct psym_layout *psym_binary_layout(const struct psym_binary *b)
 	return &b->layout;
 }
 
-static int add_gopclntab_bounds(struct psym_binary *b, uint64_t **v, size_t *n, struct psym_err *e)
+/* The boundaries of the sources that fill the DWARF's gaps, added to v. */
+static int add_source_bounds(struct psym_binary *b, uint64_t **v, size_t *n, struct psym_err *e)
 {
-	uint64_t *g = NULL, *nv;
-	size_t ng = 0;
-	int ret = psym_gopclntab_boundaries(b->gopcln, &g, &ng, e);
+	for (size_t i = 0; psym_sources[i]; i++) {
+		uint64_t *g = NULL, *nv;
+		size_t ng = 0;
+		int ret;
 
-	if (ret)
-		return ret;
-	nv = realloc(*v, (*n + ng + 1) * sizeof(*nv));
-	if (!nv) {
+		if (!psym_sources[i]->fills_gaps || !psym_sources[i]->boundaries ||
+		    !open_source(b, i))
+			continue;
+		ret = psym_sources[i]->boundaries(b->src[i], &g, &ng, e);
+		if (ret)
+			return ret;
+		nv = realloc(*v, (*n + ng + 1) * sizeof(*nv));
+		if (!nv) {
+			free(g);
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		}
+		memcpy(nv + *n, g, ng * sizeof(*g));
+		*v = nv;
+		*n += ng;
 		free(g);
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
-	memcpy(nv + *n, g, ng * sizeof(*g));
-	*v = nv;
-	*n += ng;
-	free(g);
 	return 0;
 }
 
@@ -619,13 +594,11 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, st
 		psym_binary_split_note(b, split, sizeof(split));
 		return psym_err_set(e, PSYM_NOENT, "%s", split);
 	}
-	/* Go: where the table answers for code the DWARF lacks, its steps too. */
-	if (find_gopclntab(b)) {
-		ret = add_gopclntab_bounds(b, &v, &n, e);
-		if (ret) {
-			free(v);
-			return ret;
-		}
+	/* Where a source answers for code the DWARF lacks, its steps too. */
+	ret = add_source_bounds(b, &v, &n, e);
+	if (ret) {
+		free(v);
+		return ret;
 	}
 	t = psym_elf_symtab(b->elf);
 	nsym = psym_symtab_count(t);

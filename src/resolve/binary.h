@@ -4,6 +4,7 @@
  * on the first lookup that the symbol cache does not answer, its debug
  * information: DWARF in the binary itself, else a separate debug file
  * located through its entry of the located-object table (objtab.h), else
+ * an answer source (source.h: a GSYM file, Go's .gopclntab), else
  * MiniDebugInfo (.gnu_debugdata).
  * Symbols of a debug file are merged into the binary's table; lines and
  * inline frames come from DWARF, names of addresses no CU covers from the
@@ -113,6 +114,14 @@ bool psym_binary_answers_final(const struct psym_binary *b);
 #define PSYM_ANSWER_REV "5"
 
 /*
+ * The variant answers are kept under, by the answer cache and the index:
+ * the answer rules of this psym, inline frames or not, and the layout's
+ * tag. The one place its form is written.
+ */
+struct psym_layout;
+void psym_answer_variant(char *buf, size_t bufsz, bool inlines, const struct psym_layout *l);
+
+/*
  * The variant indexes of b are made under: the answer rules of this psym
  * (answers change when they do) and b's layout (layout.h), since two files
  * of one build ID may be placed differently.
@@ -141,9 +150,11 @@ size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct p
  * its separate debug file's, whether or not an index answers: or NULL.
  */
 const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr);
-/* The GSYM file answering for b, or NULL. */
-const char *psym_binary_gsym_path(const struct psym_binary *b);
-/* "symbols from .gopclntab (Go 1.NN layout)" once Go's table answers, else NULL. */
-const char *psym_binary_gopclntab_note(const struct psym_binary *b);
+/*
+ * The answer source open beside (or instead of) the DWARF (source.h), for
+ * the report: "lines from the GSYM file 'P'", "symbols from .gopclntab
+ * (Go 1.NN layout)"; NULL: none.
+ */
+const char *psym_binary_source_note(const struct psym_binary *b);
 
 #endif

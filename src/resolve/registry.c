@@ -116,6 +116,23 @@ static void evict(struct psym_registry *g, struct psym_regentry *keep)
 	}
 }
 
+void psym_registry_finish(struct psym_registry *g)
+{
+	size_t pos = 0;
+	void *v;
+
+	if (!g)
+		return;
+	while (psym_hashtab_next(&g->tab, &pos, NULL, NULL, &v)) {
+		struct psym_regentry *x = v;
+
+		pthread_mutex_lock(&x->mu);
+		if (x->r)
+			psym_resolver_finish(x->r);
+		pthread_mutex_unlock(&x->mu);
+	}
+}
+
 void psym_registry_free(struct psym_registry *g)
 {
 	size_t pos = 0;

@@ -35,7 +35,14 @@ struct psym_registry *psym_registry_new(size_t max);
 void psym_registry_set_max_open(struct psym_registry *g, size_t max_open);
 /* How many objects were closed for the cap and opened again. */
 size_t psym_registry_reopened(struct psym_registry *g);
-/* Frees every resolver. NULL is fine. No entry may be held. */
+/*
+ * The run is over: every open resolver acts on what it learned
+ * (psym_resolver_finish: the index build policy). The driver calls it once,
+ * from the thread that owns the run (never a batch worker), before the
+ * free. Objects closed for the cap before it are not asked. NULL is fine.
+ */
+void psym_registry_finish(struct psym_registry *g);
+/* Frees every resolver, without finish. NULL is fine. No entry may be held. */
 void psym_registry_free(struct psym_registry *g);
 
 /*

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "binary.h"
 #include "layout.h"
 #include "resolvers.h"
 #include "symcache.h"
@@ -53,8 +54,7 @@ static void open_cache(struct cached_resolver *c)
 	 * all in the variant (a file of another layout of the build ID is
 	 * ignored and rewritten, as one of other options is).
 	 */
-	snprintf(variant, sizeof(variant), "%c" PSYM_ANSWER_REV "-" PACKAGE_VERSION "-%s",
-		 c->o.inlines ? 'i' : 'n', c->layout.tag);
+	psym_answer_variant(variant, sizeof(variant), c->o.inlines, &c->layout);
 	if (psym_symcache_open(c->dir, key, variant, &c->cache, &note, &e) != 0)
 		c->cache = NULL;
 	else if (note && psym_symcache_damaged(c->cache))
@@ -159,6 +159,11 @@ static void cached_describe(struct psym_resolver *r, struct psym_resdesc *d)
 	}
 }
 
+static void cached_finish(struct psym_resolver *r)
+{
+	psym_resolver_finish(from(r)->inner);
+}
+
 static void cached_destroy(struct psym_resolver *r)
 {
 	struct cached_resolver *c = from(r);
@@ -179,6 +184,7 @@ static const struct psym_resolver_ops cached_ops = {
 	.lookup_symbol = cached_lookup_symbol,
 	.symbol_start = cached_symbol_start,
 	.describe = cached_describe,
+	.finish = cached_finish,
 	.destroy = cached_destroy,
 };
 

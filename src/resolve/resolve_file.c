@@ -78,14 +78,12 @@ static void file_describe(struct psym_resolver *r, struct psym_resdesc *d)
 	d->debug_only = psym_elf_is_debug_only(elf);
 	d->dwarf_path = psym_binary_dwarf_path(b);
 	d->alt_note = psym_binary_alt_note(b);
-	d->gsym_path = psym_binary_gsym_path(b);
-	d->gopclntab_note = psym_binary_gopclntab_note(b);
+	d->source_note = psym_binary_source_note(b);
 	psym_binary_dwarf_units(b, &d->units, &d->decoded);
 	d->split_missing = psym_binary_split_status(b, &d->split_units, &d->split_why);
 	/* It may load the symbols: only when asked, or to say why no lines. */
 	if (!(d->flags & PSYM_RESDESC_NO_NOTE) &&
-	    ((d->flags & PSYM_RESDESC_NOTE_ALWAYS) ||
-	     (!d->gsym_path && !d->dwarf_path && !d->gopclntab_note)))
+	    ((d->flags & PSYM_RESDESC_NOTE_ALWAYS) || (!d->source_note && !d->dwarf_path)))
 		d->debug_note = psym_binary_debug_note(b);
 }
 

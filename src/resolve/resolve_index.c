@@ -31,7 +31,10 @@ struct index_resolver {
 	 * open, as the frames it gave borrow its strings for the resolver's life.
 	 */
 	struct psym_index *dropped;
-	bool tried, seen_before, told, store_down;
+	bool tried, seen_before, told, store_down, finished;
+	/* Runs (profiles of a batch) that asked for answers the index lacked. */
+	uint64_t last_run;
+	size_t runs;
 	char damage[1200]; /* why an index was not used, until reported */
 	size_t hits;
 };
@@ -120,8 +123,13 @@ static int index_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *c
 
 	if (!c->tried)
 		open_index(c);
-	if (!c->index)
+	if (!c->index) {
+		if (ctx->run && ctx->run != c->last_run) {
+			c->last_run = ctx->run;
+			c->runs++;
+		}
 		return psym_resolver_lookup(c->inner, ctx, vaddr, out, why);
+	}
 	/* The index keeps addresses relative to the build's layout (obj/layout.h). */
 	if (psym_index_lookup(c->index, psym_layout_rel(psym_binary_layout(c->o.bin), vaddr),
 			      c->o.bopts->discriminators, out->f, PSYM_MAX_FRAMES, &n, &e) != 0) {
@@ -183,20 +191,29 @@ static void index_describe(struct psym_resolver *r, struct psym_resdesc *d)
 }
 
 /*
- * The auto-build policy (doc/DESIGN.md): at the end of a run that read an
+ * The auto-build policy (doc/DESIGN.md), when the driver says the run is
+ * over (psym_resolver_finish; never from destroy): after a run that read an
  * object's DWARF without an index, build one in the background when the
  * run decoded at least half of its compile units (a profile that wide will
- * come again) or when an earlier run already saw the build ID.
+ * come again), when an earlier run already saw the build ID (a directory
+ * store's BUILDID.seen), or when two runs of this process (profiles of a
+ * batch) asked for it: the library every profile uses a little, on any
+ * store.
  */
-static void maybe_build(struct index_resolver *c)
+static void index_finish(struct psym_resolver *r)
 {
+	struct index_resolver *c = from(r);
 	size_t total, decoded;
 
+	psym_resolver_finish(c->inner);
+	if (c->finished)
+		return;
+	c->finished = true;
 	if (!psym_index_store_auto_build(c->o.bopts->index_store) || c->index || !c->tried ||
 	    c->store_down || !psym_binary_dwarf_path(c->o.bin))
 		return;
 	psym_binary_dwarf_units(c->o.bin, &total, &decoded);
-	if (!decoded || (decoded * 2 < total && !c->seen_before && !c->damage[0]))
+	if (!decoded || (decoded * 2 < total && !c->seen_before && !c->damage[0] && c->runs < 2))
 		return;
 	psym_index_build_background(c->o.bin, c->o.bopts->index_store);
 }
@@ -205,7 +222,6 @@ static void index_destroy(struct psym_resolver *r)
 {
 	struct index_resolver *c = from(r);
 
-	maybe_build(c);
 	psym_resolver_free(c->inner);
 	psym_index_close(c->index);
 	psym_index_close(c->dropped);
@@ -220,6 +236,7 @@ static const struct psym_resolver_ops index_ops = {
 	.lookup_symbol = index_lookup_symbol,
 	.symbol_start = index_symbol_start,
 	.describe = index_describe,
+	.finish = index_finish,
 	.destroy = index_destroy,
 };
 

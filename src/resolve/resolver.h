@@ -52,6 +52,12 @@ struct psym_lookup_ctx {
 	/* With pid 0 (no sample has the location): the profile's processes. */
 	const int *pids;
 	size_t npids;
+	/*
+	 * Which run of the driver asks: each psym_symbolize() call has its
+	 * own number, so a resolver shared by a batch can tell how many of
+	 * its profiles used it (the index build policy). 0: not said.
+	 */
+	uint64_t run;
 };
 
 /*
@@ -88,8 +94,8 @@ struct psym_resdesc {
 	size_t units, decoded;		   /* the DWARF's compile units, and decoded so far */
 	size_t split_units, split_missing; /* skeleton units, those without a split unit */
 	struct psym_reason split_why;	   /* why (split_missing > 0) */
-	const char *gsym_path;		   /* a GSYM file answering for the lines, or NULL */
-	const char *gopclntab_note;	   /* Go's .gopclntab answering (its layout), or NULL */
+	/* An answer source (a GSYM file, Go's table): "lines from ...", or NULL. */
+	const char *source_note;
 	/* A symbol index file (index.h), open for the file; NULL: none. */
 	const char *index_path, *index_source, *index_build_id;
 	uint64_t index_size;
@@ -124,6 +130,11 @@ struct psym_resolver_ops {
 	int (*lookup_symbol)(struct psym_resolver *r, const char *name, uint64_t *vaddr);
 	int (*symbol_start)(struct psym_resolver *r, uint64_t vaddr, uint64_t *start);
 	void (*describe)(struct psym_resolver *r, struct psym_resdesc *d);
+	/*
+	 * The run is over (psym_resolver_finish): act on what it learned,
+	 * such as building an index by policy. Optional; never from destroy.
+	 */
+	void (*finish)(struct psym_resolver *r);
 	void (*destroy)(struct psym_resolver *r);
 };
 
@@ -171,6 +182,16 @@ static inline void psym_resolver_describe(struct psym_resolver *r, struct psym_r
 
 	*d = (struct psym_resdesc){ .flags = flags, .kind = r->ops->kind };
 	r->ops->describe(r, d);
+}
+
+/*
+ * Called by the driver once its lookups are done, on the thread that owns
+ * the run (src/symbolize/, cli/): a wrapping resolver passes it inward.
+ */
+static inline void psym_resolver_finish(struct psym_resolver *r)
+{
+	if (r && r->ops->finish)
+		r->ops->finish(r);
 }
 
 static inline void psym_resolver_free(struct psym_resolver *r)

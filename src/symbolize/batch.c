@@ -13,6 +13,7 @@
 
 #include "batch.h"
 #include "profread.h"
+#include "store.h"
 #include "unwindprof.h"
 #include "ustacks.h"
 #include "array.h"
@@ -152,6 +153,8 @@ struct batch {
 	int results_ret; /* first failure to write a results line */
 	struct psym_err results_e;
 	pthread_mutex_t mu; /* next, job_fn, results */
+	size_t finished;    /* jobs done */
+	struct job *last;   /* the last one done: reported after the index builds */
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -368,7 +371,10 @@ static void *worker(void *arg)
 		do_job(b, j);
 		j->seconds = now() - t0;
 		pthread_mutex_lock(&b->mu);
-		report_job(b, j);
+		if (++b->finished < b->n)
+			report_job(b, j);
+		else
+			b->last = j;
 		pthread_mutex_unlock(&b->mu);
 	}
 }
@@ -430,6 +436,24 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 		worker(&b); /* no thread could be made: do it here */
 	for (size_t i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+	/*
+	 * The shared binaries' index builds: here, once every run is over,
+	 * on this thread (never a worker's). They are counted on the last
+	 * job's results line, held back until now, so that the lines of a
+	 * cluster's results add up to its builds.
+	 */
+	{
+		size_t built = psym_index_store_built(o->so->index_store);
+
+		psym_bincache_finish(b.cache);
+		built = psym_index_store_built(o->so->index_store) - built;
+		if (b.last) {
+			b.last->indexes_built += built;
+			report_job(&b, b.last);
+		} else {
+			r->indexes_built += built;
+		}
+	}
 	r->files = b.n;
 	for (size_t i = 0; i < b.n; i++) {
 		struct job *j = &b.jobs[i];

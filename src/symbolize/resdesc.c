@@ -46,11 +46,8 @@ static void file_summary(const struct psym_resdesc *d, char *buf, size_t bufsz)
 		    d->index_path, d->index_source);
 		return;
 	}
-	if (d->gsym_path)
-		add(buf, bufsz, &n, "from '%s'%s, lines from the GSYM file '%s'", path, as,
-		    d->gsym_path);
-	else if (!dw && d->gopclntab_note)
-		add(buf, bufsz, &n, "from '%s'%s, %s", path, as, d->gopclntab_note);
+	if (!dw && d->source_note)
+		add(buf, bufsz, &n, "from '%s'%s, %s", path, as, d->source_note);
 	else if (dw && strcmp(dw, path) != 0)
 		add(buf, bufsz, &n, "from '%s'%s, lines from '%s'%s%s", path, as, dw,
 		    d->alt_note ? "; " : "", alt);
@@ -136,9 +133,9 @@ void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
 	if (d->dwarf_path)
 		add(buf, bufsz, &n, "%sDWARF: %zu of %zu compile units decoded so far",
 		    n ? "\n    " : "", d->decoded, d->units);
-	if (d->gopclntab_note && d->dwarf_path)
+	if (d->source_note && d->dwarf_path)
 		add(buf, bufsz, &n, "%s%s where the DWARF has no function", n ? "\n    " : "",
-		    d->gopclntab_note);
+		    d->source_note);
 }
 
 void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)

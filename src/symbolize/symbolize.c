@@ -80,6 +80,12 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 	return c;
 }
 
+void psym_bincache_finish(struct psym_bincache *c)
+{
+	if (c)
+		psym_registry_finish(c->reg);
+}
+
 void psym_bincache_free(struct psym_bincache *c)
 {
 	if (!c)
@@ -89,6 +95,14 @@ void psym_bincache_free(struct psym_bincache *c)
 	free(c);
 }
 
+/* A number for each run of this process, never 0 (psym_lookup_ctx.run). */
+static uint64_t next_run_serial(void)
+{
+	static uint64_t last;
+
+	return __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
+}
+
 struct run {
 	struct psym_lean *lp;	/* the profile: its samples and locations */
 	struct psym_profile *p; /* lp->p: everything else */
@@ -96,6 +110,7 @@ struct run {
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
 	struct psym_funcmemo *memo;    /* NULL: out of memory, go without */
+	uint64_t serial;	       /* this run's number (psym_lookup_ctx.run) */
 	struct psym_registry *own;     /* this run's objects */
 	struct psym_registry *files;   /* binaries: own, or the batch's */
 	struct psym_objtab *own_tab;   /* the plan: this run's objects... */
@@ -548,7 +563,7 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 		goto out;
 	run->done_in_mapping = 0;
 	for (size_t i = 0; i < nlocs; i++) {
-		struct psym_lookup_ctx ctx = { .map = &mi_, .pid = o->pid };
+		struct psym_lookup_ctx ctx = { .map = &mi_, .pid = o->pid, .run = run->serial };
 		uint64_t vaddr;
 
 		/* In address order the locations are scattered: ask early for the one written later. */
@@ -879,6 +894,7 @@ static int setup(struct run *run, struct psym_err *e)
 		.index_store = o->index_store,
 	};
 	run->file_bopts = o->shared ? &o->shared->bopts : &run->bopts;
+	run->serial = next_run_serial();
 	run->own = psym_registry_new(0);
 	run->own_tab = psym_objtab_new(0);
 	if (!run->own || !run->own_tab)
@@ -1063,9 +1079,11 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 	if (ret)
 		psym_symbolize_result_free(r);
 	{
-		/* Objects closed now may start an index build (binary.c's policy). */
+		/* The run is over: the index build policy (resolve_index.c). */
 		size_t built = psym_index_store_built(o->index_store);
 
+		if (!ret)
+			psym_registry_finish(run.own);
 		psym_registry_free(run.own);
 		if (!ret)
 			r->indexes_built += psym_index_store_built(o->index_store) - built;

@@ -135,6 +135,11 @@ struct psym_symbolize_opts {
  */
 struct psym_bincache;
 struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o);
+/*
+ * Every run is over: the shared binaries act on what the runs learned
+ * (the index build policy). From the thread that made it, after its runs.
+ */
+void psym_bincache_finish(struct psym_bincache *c);
 void psym_bincache_free(struct psym_bincache *c);
 
 /* One mapping's outcome, for the summary the caller prints. */

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Go's .gopclntab as an answer source (source.h): functions, files, lines
+ * and inline frames of a Go binary without DWARF, and of the code its
+ * DWARF has no function for (assembly, some runtime code).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "gopclntab.h"
+#include "source.h"
+
+struct gopclntab_source {
+	struct psym_gopclntab *t;
+	char note[96]; /* "symbols from .gopclntab (Go 1.18-1.19 layout)" */
+};
+
+static int gopclntab_open(const struct psym_source_env *env, void **out)
+{
+	struct gopclntab_source *s;
+	struct psym_gopclntab *t = NULL;
+	struct psym_err e = { 0 };
+	const char *path = psym_elf_path(env->elf);
+	int ret = psym_gopclntab_open_elf(env->elf, &t, &e);
+
+	if (ret) {
+		/* None there says nothing; a damaged one is worth saying. */
+		if (e.msg[0]) {
+			env->note(env->ud, e.msg, false);
+			env->explain(env->ud, path, e.msg);
+		}
+		return PSYM_NOENT;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		psym_gopclntab_close(t);
+		return PSYM_NOENT;
+	}
+	s->t = t;
+	snprintf(s->note, sizeof(s->note), "symbols from .gopclntab (%s layout%s)",
+		 psym_gopclntab_layout(t),
+		 psym_gopclntab_has_inlines(t) ? "" : ", no inline frames: no inline trees found");
+	env->explain(env->ud, path, s->note);
+	*out = s;
+	return 0;
+}
+
+static int gopclntab_lookup(void *st, uint64_t vaddr, struct psym_frame *frames, size_t max,
+			    size_t *n, struct psym_err *e)
+{
+	struct gopclntab_source *s = st;
+
+	return psym_gopclntab_lookup(s->t, vaddr, frames, max, n, e);
+}
+
+static int gopclntab_boundaries(void *st, uint64_t **out, size_t *n, struct psym_err *e)
+{
+	struct gopclntab_source *s = st;
+
+	return psym_gopclntab_boundaries(s->t, out, n, e);
+}
+
+static const char *gopclntab_note(const void *st)
+{
+	const struct gopclntab_source *s = st;
+
+	return s->note;
+}
+
+static void gopclntab_close(void *st)
+{
+	struct gopclntab_source *s = st;
+
+	psym_gopclntab_close(s->t);
+	free(s);
+}
+
+const struct psym_source_ops psym_source_gopclntab = {
+	.kind = "gopclntab",
+	.open_found = gopclntab_open,
+	.fills_gaps = true,
+	.lookup = gopclntab_lookup,
+	.boundaries = gopclntab_boundaries,
+	.note = gopclntab_note,
+	.close = gopclntab_close,
+};

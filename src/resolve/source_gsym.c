@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * GSYM files as an answer source (source.h): the file named by --gsym
+ * answers instead of the DWARF; else, for a binary without DWARF, one whose
+ * UUID is its build ID, in the debug dirs' .build-id trees
+ * (DIR/.build-id/NN/REST.gsym) and then in the index store.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "binary.h"
+#include "gsym.h"
+#include "source.h"
+#include "store.h"
+
+struct gsym_source {
+	struct psym_gsym *g;
+	char note[PATH_MAX + 40]; /* "lines from the GSYM file 'PATH'" */
+};
+
+/* Open a GSYM file; want: the build ID it must have (NULL: named, any). */
+static int try_gsym(const struct psym_source_env *env, const char *path, const char *want,
+		    void **out)
+{
+	struct psym_err e = { 0 };
+	struct psym_gsym *g = NULL;
+	struct gsym_source *s;
+	char msg[300];
+
+	if (psym_gsym_open(path, &g, &e) != 0) {
+		if (want && e.code == PSYM_NOENT)
+			return PSYM_NOENT;
+		env->note(env->ud, e.msg, true);
+		env->explain(env->ud, path, e.msg);
+		return PSYM_NOENT;
+	}
+	if (want && strcmp(psym_gsym_uuid(g), want) != 0) {
+		snprintf(msg, sizeof(msg), "GSYM file of UUID %s, not %s: not used",
+			 psym_gsym_uuid(g)[0] ? psym_gsym_uuid(g) : "(none)", want);
+		env->explain(env->ud, path, msg);
+		psym_gsym_close(g);
+		return PSYM_NOENT;
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		psym_gsym_close(g);
+		return PSYM_NOENT;
+	}
+	env->explain(env->ud, path, "GSYM file used (no columns, start lines or discriminators)");
+	s->g = g;
+	snprintf(s->note, sizeof(s->note), "lines from the GSYM file '%s'", psym_gsym_path(g));
+	*out = s;
+	return 0;
+}
+
+static int gsym_open_named(const struct psym_source_env *env, void **out)
+{
+	if (!env->o->gsym)
+		return PSYM_NOENT;
+	return try_gsym(env, env->o->gsym, NULL, out);
+}
+
+/* A GSYM file for the build ID: in the debug dirs' .build-id trees, then the store. */
+static int gsym_open_found(const struct psym_source_env *env, void **out)
+{
+	const struct psym_locate_opts *l = env->o->locate;
+	const char *bid = psym_elf_build_id(env->elf);
+	char path[PATH_MAX];
+
+	if (!bid || strlen(bid) < 4)
+		return PSYM_NOENT;
+	for (size_t i = 0; l && i < l->n_debug_dirs; i++) {
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s" PSYM_GSYM_SUFFIX,
+			 l->debug_dirs[i], bid, bid + 2);
+		if (access(path, F_OK) == 0 && try_gsym(env, path, bid, out) == 0)
+			return 0;
+	}
+	if (env->o->index_store) {
+		char why[1024]; /* found and checked by the store (store.h) */
+
+		if (psym_index_store_gsym(env->o->index_store, bid, path, sizeof(path), why,
+					  sizeof(why)) == 0)
+			return try_gsym(env, path, bid, out);
+		if (why[0]) {
+			env->explain(env->ud, path, why);
+			env->note(env->ud, why, true);
+		}
+	}
+	return PSYM_NOENT;
+}
+
+static int gsym_lookup(void *st, uint64_t vaddr, struct psym_frame *frames, size_t max, size_t *n,
+		       struct psym_err *e)
+{
+	struct gsym_source *s = st;
+
+	return psym_gsym_lookup(s->g, vaddr, frames, max, n, e);
+}
+
+static const char *gsym_note(const void *st)
+{
+	const struct gsym_source *s = st;
+
+	return s->note;
+}
+
+static void gsym_close(void *st)
+{
+	struct gsym_source *s = st;
+
+	psym_gsym_close(s->g);
+	free(s);
+}
+
+const struct psym_source_ops psym_source_gsym = {
+	.kind = "gsym",
+	.open_named = gsym_open_named,
+	.open_found = gsym_open_found,
+	.lookup = gsym_lookup,
+	.note = gsym_note,
+	.close = gsym_close,
+};
