@@ -3,14 +3,15 @@
  * psym-collect: a minimal BPF CPU profiler that writes an unsymbolized pprof
  * profile (addresses, mappings with build IDs) and the few side files only
  * the profiled host has (kallsyms, the vDSO, perf maps). Thin main: the
- * profile is built by libpsym's collectprof module. This file holds the
- * options, setup and summary; the drain loop, process metadata and side
- * files are in drain.c, procmeta.c and sidefiles.c (collect.h).
+ * profile is built by libpsym's collectprof module. This file holds main
+ * and its steps (targets, output, BPF setup, the sampling loop, writing and
+ * the summary); the command line is options.c's, the drain loop, process
+ * metadata and side files are in drain.c, procmeta.c and sidefiles.c
+ * (collect.h).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <poll.h>
@@ -51,248 +52,6 @@ static void on_hup(int sig)
 {
 	(void)sig;
 	hup = 1;
-}
-
-static const char usage_text[] =
-	"Usage: psym-collect [OPTIONS] [-- COMMAND [ARGS]]\n"
-	"Sample user and kernel stacks with BPF and write an unsymbolized pprof\n"
-	"profile with mappings and build IDs, for `psym symbolize` elsewhere.\n\n"
-	"  -p, --pid PID          profile this process (repeatable, up to 16) and stop\n"
-	"                         when all of them have exited; default: every\n"
-	"                         process (system-wide)\n"
-	"  -F, --frequency HZ     samples per second per CPU (default 99)\n"
-	"  -d, --duration SEC     stop after SEC seconds (default: at SIGINT/SIGTERM)\n"
-	"  -o, --output FILE      profile to write (default cpu.pb.gz)\n"
-	"      --no-kernel        do not record kernel stacks\n"
-	"      --no-user          do not record user stacks\n"
-	"      --no-side-files    do not write FILE.d/ (kallsyms, vDSO, perf maps)\n"
-	"      --stack-entries N  stack map size per buffer (default: from -F and the\n"
-	"                         CPU count); raise it when the summary reports\n"
-	"                         stack-map collisions\n"
-	"      --count-entries N  counts map size per buffer (default: the same);\n"
-	"                         raise it when samples are lost to a full counts map\n"
-	"      --stack-copy BYTES copy the top BYTES (64..32768, e.g. 8192) of each\n"
-	"                         sampled user stack and its registers into\n"
-	"                         FILE.d/ustacks.gz (mode 0600: raw stack bytes can\n"
-	"                         hold secrets) for psym to unwind with the\n"
-	"                         binaries' CFI: for code without frame pointers\n"
-	"      --no-mmap-track    read each process's maps from /proc only (a process\n"
-	"                         that exits before a drain then loses its mappings)\n"
-	"      --max-procs N      processes whose mappings are recorded as they are\n"
-	"                         made, at once (default 16384)\n"
-	"      --mmap-pages N     ring buffer pages per CPU for those records (a power\n"
-	"                         of two, default 64); raise it when the summary\n"
-	"                         reports lost mmap records\n"
-	"      --archive          also pack every binary and debug file the profile's\n"
-	"                         mappings name (by build ID, from the processes' own\n"
-	"                         view: other mount namespaces too) into OUT without\n"
-	"                         .pb.gz, plus .tar.zst, for `psym symbolize\n"
-	"                         --debug-pkg` where the binaries are not\n"
-	"      --exclude-path P   with --archive: leave out mappings under P\n"
-	"                         (repeatable, e.g. /usr)\n"
-	"      --rotate DURATION  write one complete profile per window of DURATION\n"
-	"                         (e.g. 10m; units ms, s, m, h; at least 100ms) until\n"
-	"                         SIGINT/SIGTERM (which finish the window); -o is\n"
-	"                         then a strftime pattern in UTC (default\n"
-	"                         cpu-%Y%m%dT%H%M%SZ.pb.gz); SIGHUP ends a window early\n"
-	"      --keep N           with --rotate: keep the newest N windows' files\n"
-	"      --max-disk SIZE    with --rotate: remove the oldest windows' files (and\n"
-	"                         side directories) beyond SIZE bytes (K, M, G)\n"
-	"  -- COMMAND [ARGS]      run COMMAND and profile it and the processes it\n"
-	"                         starts, until it exits; exit with its status\n"
-	"                         (128+N when killed by signal N)\n"
-	"  -v, --verbose          report progress and a few examples of what was lost\n"
-	"  -h, --help             show this help\n"
-	"      --version          show the version\n\n"
-	"Exit status: 0 success; 2 usage error (or no such -p process); 3 system\n"
-	"failure (BPF, I/O); with a COMMAND, its exit status when all went well.\n";
-
-/* One line, as every error: what is wrong, then where help is. */
-static void die_usage(const char *msg, const char *arg)
-{
-	fprintf(stderr, "psym-collect: %s%s%s%s (see 'psym-collect --help')\n", msg,
-		arg ? " '" : "", arg ? arg : "", arg ? "'" : "");
-	exit(PSYM_EXIT_BADINPUT);
-}
-
-/* A whole number in [lo, hi], or a usage error naming the option and its range. */
-static long parse_long(const char *s, long lo, long hi, const char *what)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		fprintf(stderr,
-			"psym-collect: invalid %s '%s': a whole number from %ld to %ld (see "
-			"'psym-collect --help')\n",
-			what, s, lo, hi);
-		exit(PSYM_EXIT_BADINPUT);
-	}
-	return v;
-}
-
-/* --rotate's DURATION: a number with ms, s (default), m or h; 100 ms to 7 days. */
-static int64_t parse_duration(const char *s)
-{
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ms", 1e6 }, { "s", 1e9 }, { "", 1e9 }, { "m", 60e9 }, { "h", 3600e9 } };
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(s, &end);
-	if (!errno && end != s && v > 0)
-		for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-			if (!strcmp(end, units[i].unit) && v * units[i].ns >= 1e8 &&
-			    v * units[i].ns <= 7 * 86400e9)
-				return (int64_t)(v * units[i].ns);
-	die_usage("invalid --rotate DURATION (100ms to 7 days, e.g. 10m, 1h)", s);
-	return 0;
-}
-
-/* getopt_long returned '?' (its own message is off: opterr = 0). */
-static void die_bad_option(char **argv, const char *shortopts)
-{
-	char msg[200];
-
-	psym_bad_option_text(msg, sizeof(msg), argv, shortopts);
-	die_usage(msg, NULL);
-}
-
-static void parse_args(int argc, char **argv, struct opts *o)
-{
-	enum {
-		O_NO_KERNEL = 1000,
-		O_NO_USER,
-		O_NO_SIDE,
-		O_STACKS,
-		O_COUNTS,
-		O_STACK_COPY,
-		O_ARCHIVE,
-		O_EXCLUDE,
-		O_NO_TRACK,
-		O_MAX_PROCS,
-		O_MMAP_PAGES,
-		O_ROTATE,
-		O_KEEP,
-		O_MAX_DISK,
-		O_VERSION
-	};
-	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
-					    { "frequency", required_argument, NULL, 'F' },
-					    { "duration", required_argument, NULL, 'd' },
-					    { "output", required_argument, NULL, 'o' },
-					    { "no-kernel", no_argument, NULL, O_NO_KERNEL },
-					    { "no-user", no_argument, NULL, O_NO_USER },
-					    { "no-side-files", no_argument, NULL, O_NO_SIDE },
-					    { "stack-entries", required_argument, NULL, O_STACKS },
-					    { "count-entries", required_argument, NULL, O_COUNTS },
-					    { "stack-copy", required_argument, NULL, O_STACK_COPY },
-					    { "archive", no_argument, NULL, O_ARCHIVE },
-					    { "no-mmap-track", no_argument, NULL, O_NO_TRACK },
-					    { "max-procs", required_argument, NULL, O_MAX_PROCS },
-					    { "mmap-pages", required_argument, NULL, O_MMAP_PAGES },
-					    { "exclude-path", required_argument, NULL, O_EXCLUDE },
-					    { "rotate", required_argument, NULL, O_ROTATE },
-					    { "keep", required_argument, NULL, O_KEEP },
-					    { "max-disk", required_argument, NULL, O_MAX_DISK },
-					    { "verbose", no_argument, NULL, 'v' },
-					    { "help", no_argument, NULL, 'h' },
-					    { "version", no_argument, NULL, O_VERSION },
-					    { 0 } };
-	bool out_given = false;
-	int c;
-
-	memset(o, 0, sizeof(*o));
-	o->hz = 99;
-	o->out = "cpu.pb.gz";
-	o->max_procs = 16384;
-	o->mmap_pages = 64;
-	opterr = 0;
-	/* "+": options end at the first word of the command. */
-	while ((c = getopt_long(argc, argv, "+p:F:d:o:vh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (o->npids == PSYM_MAX_PIDS)
-				die_usage("too many -p options (at most 16)", NULL);
-			o->pids[o->npids++] = (int)parse_long(optarg, 1, 4194304, "PID");
-			break;
-		case 'F': o->hz = parse_long(optarg, 1, 100000, "frequency (-F)"); break;
-		case 'd':
-			o->duration =
-				(double)parse_long(optarg, 1, 86400 * 7, "duration (-d, seconds)");
-			break;
-		case 'o':
-			o->out = optarg;
-			out_given = true;
-			break;
-		case O_NO_KERNEL: o->no_kernel = true; break;
-		case O_NO_USER: o->no_user = true; break;
-		case O_NO_SIDE: o->no_side_files = true; break;
-		case O_STACKS:
-			o->stack_entries = parse_long(optarg, 1024, 1 << 22, "--stack-entries");
-			break;
-		case O_COUNTS:
-			o->count_entries = parse_long(optarg, 1024, 1 << 22, "--count-entries");
-			break;
-		case O_STACK_COPY:
-			o->stack_copy = parse_long(optarg, 64, PSYM_USTACK_MAX, "--stack-copy");
-			break;
-		case O_ARCHIVE: o->archive = true; break;
-		case O_NO_TRACK: o->no_track = true; break;
-		case O_MAX_PROCS:
-			o->max_procs = parse_long(optarg, 64, 1 << 22, "--max-procs");
-			break;
-		case O_MMAP_PAGES:
-			o->mmap_pages = parse_long(optarg, 1, 1 << 16, "--mmap-pages");
-			if (o->mmap_pages & (o->mmap_pages - 1))
-				die_usage("--mmap-pages must be a power of two", optarg);
-			break;
-		case O_EXCLUDE:
-			if (o->nexclude == MAX_EXCLUDES)
-				die_usage("too many --exclude-path options (at most 64)", NULL);
-			if (!*optarg)
-				die_usage("empty --exclude-path", NULL);
-			o->exclude[o->nexclude++] = optarg;
-			break;
-		case O_ROTATE: o->rotate_ns = parse_duration(optarg); break;
-		case O_KEEP: o->keep = parse_long(optarg, 1, 1000000, "--keep"); break;
-		case O_MAX_DISK: {
-			unsigned long long v;
-
-			if (!psym_parse_size(optarg, &v))
-				die_usage("invalid --max-disk (a size such as 500M)", optarg);
-			o->max_disk = v;
-			break;
-		}
-		case 'v': o->verbose = true; break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);
-		default: die_bad_option(argv, "p:F:d:o:vh");
-		}
-	}
-	if (optind < argc)
-		o->cmd = argv + optind;
-	if (o->cmd && o->npids)
-		die_usage("-p and a COMMAND exclude each other", NULL);
-	if ((o->keep || o->max_disk) && !o->rotate_ns)
-		die_usage("--keep and --max-disk apply to --rotate", NULL);
-	if (o->rotate_ns && o->stack_copy)
-		die_usage("--rotate with --stack-copy is not supported yet", NULL);
-	if (o->rotate_ns && o->cmd)
-		die_usage("--rotate and a COMMAND exclude each other", NULL);
-	if (o->rotate_ns && !out_given)
-		o->out = "cpu-%Y%m%dT%H%M%SZ.pb.gz";
-	if (o->no_kernel && o->no_user)
-		die_usage("--no-kernel and --no-user leave nothing to record", NULL);
-	if (o->nexclude && !o->archive)
-		die_usage("--exclude-path applies to --archive", NULL);
-	if (o->no_user && o->stack_copy)
-		die_usage("--stack-copy copies user stacks: not with --no-user", NULL);
 }
 
 /* Online CPUs from /sys/devices/system/cpu/online ("0-3,5"). */
@@ -412,17 +171,37 @@ static bool wait_targets(struct pollfd *pfd, int npfd, int npids, int64_t timeou
 	return npids > 0 && npfd == npids && live == 0;
 }
 
+/*
+ * Where the profiles go: the one file (opened before sampling, so that a
+ * run that could not write it does not start) or --rotate's windows, and
+ * the metadata each profile carries.
+ */
+struct output {
+	struct psym_out out; /* the one file (not with --rotate) */
+	bool open;	     /* out is open: aborted if the run ends before writing */
+	struct psym_collect_meta meta;
+	char kbid[PSYM_BUILD_ID_HEX_MAX];
+	char idline[256];
+	int64_t win_start; /* sampling's start, or the window's with --rotate */
+	/* --rotate: the pattern (-o), the window under way and its file's name. */
+	const char *pattern;
+	time_t win_t, name_t;
+	int win_seq;
+	uint64_t windows;
+	char outname[4096];
+};
+
 /* A new profile builder for the next window (or the only one). */
-static int new_profile(struct run *r, struct psym_err *e)
+static int new_profile(struct run *r, struct output *w, struct psym_err *e)
 {
 	struct timespec t;
 	int ret;
 
 	clock_gettime(CLOCK_REALTIME, &t);
-	r->meta.time_ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-	ret = psym_collectprof_new(&r->meta, &r->cp, e);
+	w->meta.time_ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+	ret = psym_collectprof_new(&w->meta, &r->cp, e);
 	if (!ret)
-		ret = psym_collectprof_comment(r->cp, r->idline);
+		ret = psym_collectprof_comment(r->cp, w->idline);
 	if (ret)
 		return ret;
 	psym_collectprof_set_buildid_fn(r->cp, file_build_id, r);
@@ -430,13 +209,13 @@ static int new_profile(struct run *r, struct psym_err *e)
 	return 0;
 }
 
-/* --rotate: the file name of the window that started at r->win_t. */
-static int window_name(struct run *r, struct psym_err *e)
+/* --rotate: the file name of the window that started at w->win_t, made r->o.out. */
+static int window_name(struct run *r, struct output *w, struct psym_err *e)
 {
-	r->win_seq = r->win_t == r->name_t ? r->win_seq + 1 : 0;
-	r->name_t = r->win_t;
-	r->o.out = r->outname;
-	return rotate_name(r->pattern, r->win_t, r->win_seq, r->outname, sizeof(r->outname), e);
+	w->win_seq = w->win_t == w->name_t ? w->win_seq + 1 : 0;
+	w->name_t = w->win_t;
+	r->o.out = w->outname;
+	return rotate_name(w->pattern, w->win_t, w->win_seq, w->outname, sizeof(w->outname), e);
 }
 
 /*
@@ -561,16 +340,16 @@ static long rss_kb(void)
  * the old ones beyond --keep/--max-disk, and start the next with an empty
  * profile. An exit code: a window not written does not stop the run.
  */
-static int end_window(struct run *r, bool last, int *code)
+static int end_window(struct run *r, struct output *w, bool last, int *code)
 {
 	struct psym_err e = { 0 };
 	struct psym_out out;
-	int64_t now = now_ns(), dur = now - r->win_start;
+	int64_t now = now_ns(), dur = now - w->win_start;
 	bool written = false;
 	int ret;
 
-	r->windows++;
-	ret = psym_out_open(&out, r->outname, &e);
+	w->windows++;
+	ret = psym_out_open(&out, w->outname, &e);
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		*code = psym_exit_code(ret);
@@ -579,10 +358,10 @@ static int end_window(struct run *r, bool last, int *code)
 	}
 	summary(r, dur, written);
 	if (written)
-		rotate_prune(r->pattern, r->outname, r->o.keep, r->o.max_disk, stderr);
+		rotate_prune(w->pattern, w->outname, r->o.keep, r->o.max_disk, stderr);
 	if (r->o.verbose)
 		fprintf(stderr, "psym-collect: window %" PRIu64 " done, resident %ld kB\n",
-			r->windows, rss_kb());
+			w->windows, rss_kb());
 	if (last)
 		return 0;
 	/* The next window: a new profile; each process's maps are given again. */
@@ -595,251 +374,336 @@ static int end_window(struct run *r, bool last, int *code)
 	r->npinfo = 0;
 	psym_hashtab_free(&r->pids);
 	psym_hashtab_init(&r->pids, 0);
-	r->win_start = now_ns();
-	r->win_t = time(NULL);
-	ret = new_profile(r, &e);
+	w->win_start = now_ns();
+	w->win_t = time(NULL);
+	ret = new_profile(r, w, &e);
 	if (!ret)
-		ret = window_name(r, &e);
+		ret = window_name(r, w, &e);
 	if (ret)
 		fprintf(stderr, "psym-collect: %s\n", ret == PSYM_ENOMEM ? "out of memory" : e.msg);
 	return ret;
 }
 
-int main(int argc, char **argv)
-{
-	static bool cpus[4096];
-	struct bpf_link **links = NULL;
-	struct run r = { 0 };
-	struct psym_err e = { 0 };
-	struct psym_hostid host;
-	struct psym_out out = { 0 };
-	struct pollfd pfd[PSYM_MAX_PIDS + 1];
-	struct command cmd = COMMAND_NONE;
-	struct bpf_link *flinks[2] = { NULL, NULL };
-	struct sigaction sa = { .sa_handler = on_stop }, sh = { .sa_handler = on_hup };
-	int64_t start, end_at = 0, next_drain;
-	int ncpu, nlinks = 0, npfd = 0, ret = 0, exit_code = PSYM_EXIT_OK;
-	bool out_open = false, targets_gone = false, written = false;
+/* What ends the run besides a signal and -d: the command, the -p processes. */
+struct targets {
+	struct command cmd;
+	struct pollfd pfd[PSYM_MAX_PIDS + 1]; /* pidfds: readable when one exits */
+	int npfd;
+	bool gone; /* all of them exited */
+};
 
-	parse_args(argc, argv, &r.o);
-	psym_hashtab_init(&r.pids, 0);
-	psym_hashtab_init(&r.bids, BID_CACHE_MAX);
+/*
+ * The command started (held before its exec until sampling runs), the
+ * signals caught, each -p process checked and watched. An exit code.
+ */
+static int targets_open(const struct opts *o, struct targets *t)
+{
+	struct sigaction sa = { .sa_handler = on_stop }, sh = { .sa_handler = on_hup };
+	struct psym_err e = { 0 };
+
 	/* First, so that a failure below lets it go without running it. */
-	if (r.o.cmd && command_start(r.o.cmd, &cmd, &e)) {
+	if (o->cmd && command_start(o->cmd, &t->cmd, &e)) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		return PSYM_EXIT_SYSTEM;
 	}
-	if (cmd.pidfd >= 0)
-		pfd[npfd++] = (struct pollfd){ .fd = cmd.pidfd, .events = POLLIN };
+	if (t->cmd.pidfd >= 0)
+		t->pfd[t->npfd++] = (struct pollfd){ .fd = t->cmd.pidfd, .events = POLLIN };
 	/* No SA_RESTART: a signal ends the wait at once. */
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	if (r.o.rotate_ns) {
+	if (o->rotate_ns) {
 		sigemptyset(&sh.sa_mask);
 		sigaction(SIGHUP, &sh, NULL);
 	}
 	signal(SIGPIPE, SIG_IGN);
-
-	/* Everything that can fail is checked before sampling starts. */
-	check_pids(&r.o);
-	for (int i = 0; i < r.o.npids; i++) {
-		int fd = (int)syscall(SYS_pidfd_open, r.o.pids[i], 0);
+	check_pids(o);
+	for (int i = 0; i < o->npids; i++) {
+		int fd = (int)syscall(SYS_pidfd_open, o->pids[i], 0);
 
 		if (fd < 0) {
 			if (errno == ESRCH) {
 				fprintf(stderr, "psym-collect: no process with PID %d\n",
-					r.o.pids[i]);
+					o->pids[i]);
 				return PSYM_EXIT_BADINPUT;
 			}
 			break; /* no pidfds here: run until -d or a signal */
 		}
-		pfd[npfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
+		t->pfd[t->npfd++] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	}
-	if ((!r.o.no_side_files || r.o.stack_copy) && !r.o.rotate_ns &&
-	    (ret = side_dir_ready(r.o.out, r.o.stack_copy ? 0700 : 0755, &e)) != 0) {
-		fprintf(stderr, "psym-collect: %s\n", e.msg);
-		exit_code = psym_exit_code(ret);
-		goto out_pfd;
-	}
-	if (r.o.rotate_ns) {
+	return PSYM_EXIT_OK;
+}
+
+/* Let a command that never ran go, and close the pidfds. */
+static void targets_close(struct targets *t)
+{
+	command_finish(&t->cmd, true);
+	for (int i = 0; i < t->npfd; i++)
+		if (t->pfd[i].fd >= 0)
+			close(t->pfd[i].fd);
+}
+
+/*
+ * Can the output be written? OUT.d/ made (or checked), and OUT opened (or
+ * with --rotate, the first window's file tried). An exit code.
+ */
+static int output_open(struct run *r, struct output *w)
+{
+	struct psym_err e = { 0 };
+	int ret = 0;
+
+	if ((!r->o.no_side_files || r->o.stack_copy) && !r->o.rotate_ns)
+		ret = side_dir_ready(r->o.out, r->o.stack_copy ? 0700 : 0755, &e);
+	if (!ret && r->o.rotate_ns) {
 		/* Can the first window's file be written? */
-		r.pattern = r.o.out;
-		r.win_t = time(NULL);
-		ret = rotate_check(r.pattern, &e);
+		w->pattern = r->o.out;
+		w->win_t = time(NULL);
+		ret = rotate_check(w->pattern, &e);
 		if (!ret)
-			ret = window_name(&r, &e);
-		if (!ret && (ret = psym_out_open(&out, r.outname, &e)) == 0)
-			psym_out_abort(&out);
-	} else {
-		ret = psym_out_open(&out, r.o.out, &e);
-		out_open = !ret;
+			ret = window_name(r, w, &e);
+		if (!ret && (ret = psym_out_open(&w->out, w->outname, &e)) == 0)
+			psym_out_abort(&w->out);
+	} else if (!ret) {
+		ret = psym_out_open(&w->out, r->o.out, &e);
+		w->open = !ret;
 	}
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
-		exit_code = psym_exit_code(ret);
-		goto out_pfd;
+		return psym_exit_code(ret);
 	}
-	ncpu = online_cpus(cpus, 4096);
-	if (ncpu <= 0) {
-		fprintf(stderr, "psym-collect: cannot read the online CPUs\n");
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_pfd;
-	}
-	size_maps(&r, ncpu);
-	r.stack_slot = malloc(r.stack_entries * sizeof(*r.stack_slot));
-	r.used_ids = malloc(r.stack_entries * sizeof(*r.used_ids));
-	r.stack_len = malloc(r.stack_entries);
-	r.stack_ips = malloc((size_t)r.stack_entries * PSYM_MAX_STACK * sizeof(uint64_t));
-	if (!r.stack_slot || !r.used_ids || !r.stack_len || !r.stack_ips) {
+	return PSYM_EXIT_OK;
+}
+
+/* The BPF side: the online CPUs, and once attached, one perf link on each. */
+struct sampler {
+	bool cpus[4096];
+	int ncpu;
+	struct bpf_link **links;
+	int nlinks;
+	struct bpf_link *flinks[2]; /* -- COMMAND: its tree's forks and exits */
+};
+
+/* The drain's table of the stacks read, by stack id (collect.h). An exit code. */
+static int stack_table_alloc(struct run *r)
+{
+	r->stack_slot = malloc(r->stack_entries * sizeof(*r->stack_slot));
+	r->used_ids = malloc(r->stack_entries * sizeof(*r->used_ids));
+	r->stack_len = malloc(r->stack_entries);
+	r->stack_ips = malloc((size_t)r->stack_entries * PSYM_MAX_STACK * sizeof(uint64_t));
+	if (!r->stack_slot || !r->used_ids || !r->stack_len || !r->stack_ips) {
 		fprintf(stderr, "psym-collect: out of memory\n");
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_pfd;
+		return PSYM_EXIT_SYSTEM;
 	}
-	memset(r.stack_slot, 0xff, r.stack_entries * sizeof(*r.stack_slot));
-	r.skel = profile_bpf__open();
-	if (!r.skel) {
-		fprintf(stderr, "psym-collect: cannot open the BPF program: %s\n", strerror(errno));
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_pfd;
-	}
-	for (int i = 0; i < r.o.npids; i++)
-		r.skel->rodata->filter_pids[i] = (uint32_t)r.o.pids[i];
-	r.skel->rodata->n_filter_pids = (uint32_t)r.o.npids;
-	r.skel->rodata->no_user = r.o.no_user;
-	r.skel->rodata->no_kernel = r.o.no_kernel;
-	r.skel->rodata->self_pid = (uint32_t)getpid();
-	r.skel->rodata->follow_tree = r.o.cmd && !r.o.stack_copy;
-	if (!r.skel->rodata->follow_tree) {
+	memset(r->stack_slot, 0xff, r->stack_entries * sizeof(*r->stack_slot));
+	return PSYM_EXIT_OK;
+}
+
+/* The BPF program's filters and what it loads, from the options. */
+static void bpf_configure(struct run *r)
+{
+	for (int i = 0; i < r->o.npids; i++)
+		r->skel->rodata->filter_pids[i] = (uint32_t)r->o.pids[i];
+	r->skel->rodata->n_filter_pids = (uint32_t)r->o.npids;
+	r->skel->rodata->no_user = r->o.no_user;
+	r->skel->rodata->no_kernel = r->o.no_kernel;
+	r->skel->rodata->self_pid = (uint32_t)getpid();
+	r->skel->rodata->follow_tree = r->o.cmd && !r->o.stack_copy;
+	if (!r->skel->rodata->follow_tree) {
 		/* Not needed: loaded only where they are (they need the kernel's BTF). */
-		bpf_program__set_autoload(r.skel->progs.psym_fork, false);
-		bpf_program__set_autoload(r.skel->progs.psym_exit, false);
+		bpf_program__set_autoload(r->skel->progs.psym_fork, false);
+		bpf_program__set_autoload(r->skel->progs.psym_exit, false);
 	}
-	if (bpf_map__set_max_entries(r.skel->maps.stacks0, r.stack_entries) ||
-	    bpf_map__set_max_entries(r.skel->maps.stacks1, r.stack_entries) ||
-	    bpf_map__set_max_entries(r.skel->maps.counts0, r.count_entries) ||
-	    bpf_map__set_max_entries(r.skel->maps.counts1, r.count_entries)) {
+}
+
+/*
+ * The BPF program opened, sized for the online CPUs, loaded, and with a
+ * COMMAND following its process tree (not sampling yet). An exit code.
+ */
+static int bpf_load(struct run *r, struct sampler *s, pid_t cmd_pid)
+{
+	struct psym_err e = { 0 };
+	int ret;
+
+	s->ncpu = online_cpus(s->cpus, 4096);
+	if (s->ncpu <= 0) {
+		fprintf(stderr, "psym-collect: cannot read the online CPUs\n");
+		return PSYM_EXIT_SYSTEM;
+	}
+	size_maps(r, s->ncpu);
+	ret = stack_table_alloc(r);
+	if (ret)
+		return ret;
+	r->skel = profile_bpf__open();
+	if (!r->skel) {
+		fprintf(stderr, "psym-collect: cannot open the BPF program: %s\n", strerror(errno));
+		return PSYM_EXIT_SYSTEM;
+	}
+	bpf_configure(r);
+	if (bpf_map__set_max_entries(r->skel->maps.stacks0, r->stack_entries) ||
+	    bpf_map__set_max_entries(r->skel->maps.stacks1, r->stack_entries) ||
+	    bpf_map__set_max_entries(r->skel->maps.counts0, r->count_entries) ||
+	    bpf_map__set_max_entries(r->skel->maps.counts1, r->count_entries)) {
 		fprintf(stderr, "psym-collect: cannot size the BPF maps: %s\n", strerror(errno));
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_skel;
+		return PSYM_EXIT_SYSTEM;
 	}
-	if (profile_bpf__load(r.skel)) {
+	if (profile_bpf__load(r->skel)) {
 		fprintf(stderr,
 			"psym-collect: cannot load the BPF program (needs root or "
 			"CAP_BPF+CAP_PERFMON): %s\n",
 			strerror(errno));
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_skel;
+		return PSYM_EXIT_SYSTEM;
 	}
-	r.stacks_fd[0] = bpf_map__fd(r.skel->maps.stacks0);
-	r.stacks_fd[1] = bpf_map__fd(r.skel->maps.stacks1);
-	r.counts_fd[0] = bpf_map__fd(r.skel->maps.counts0);
-	r.counts_fd[1] = bpf_map__fd(r.skel->maps.counts1);
-	r.errors_fd = bpf_map__fd(r.skel->maps.errors);
-	if (r.skel->rodata->follow_tree &&
-	    follow_start(r.skel->maps.follow, r.skel->progs.psym_fork, r.skel->progs.psym_exit,
-			 cmd.pid, flinks, &e)) {
+	r->stacks_fd[0] = bpf_map__fd(r->skel->maps.stacks0);
+	r->stacks_fd[1] = bpf_map__fd(r->skel->maps.stacks1);
+	r->counts_fd[0] = bpf_map__fd(r->skel->maps.counts0);
+	r->counts_fd[1] = bpf_map__fd(r->skel->maps.counts1);
+	r->errors_fd = bpf_map__fd(r->skel->maps.errors);
+	if (r->skel->rodata->follow_tree &&
+	    follow_start(r->skel->maps.follow, r->skel->progs.psym_fork, r->skel->progs.psym_exit,
+			 cmd_pid, s->flinks, &e)) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_skel;
+		return PSYM_EXIT_SYSTEM;
 	}
-	psym_kernel_notes_build_id("/sys/kernel/notes", r.kbid, &e);
-	r.meta.period_ns = 1000000000L / r.o.hz;
-	r.meta.kernel_build_id = r.kbid[0] ? r.kbid : NULL;
+	return PSYM_EXIT_OK;
+}
+
+/* The first profile, with what every profile of the run says of the host. */
+static int profile_start(struct run *r, struct output *w)
+{
+	struct psym_err e = { 0 };
+	struct psym_hostid host;
+	int ret;
+
+	psym_kernel_notes_build_id("/sys/kernel/notes", w->kbid, &e);
+	w->meta.period_ns = 1000000000L / r->o.hz;
+	w->meta.kernel_build_id = w->kbid[0] ? w->kbid : NULL;
 	psym_hostid_local(&host);
-	psym_hostid_format(&host, r.idline, sizeof(r.idline));
-	ret = new_profile(&r, &e);
+	psym_hostid_format(&host, w->idline, sizeof(w->idline));
+	ret = new_profile(r, w, &e);
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", ret == PSYM_ENOMEM ? "out of memory" : e.msg);
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_skel;
+		return PSYM_EXIT_SYSTEM;
 	}
-	/* Before sampling starts: no process started after it goes unrecorded
-	 * (both modes: --stack-copy needs the mappings as much). */
-	if (!r.o.no_track) {
-		struct mmaptrack_opts mo = { cpus, 4096, (uint32_t)r.o.mmap_pages,
-					     (uint32_t)r.o.max_procs, 1 << 16 };
+	return PSYM_EXIT_OK;
+}
 
-		if (mmaptrack_open(&mo, &r.mt, &e)) {
+/*
+ * What records beside the BPF program, opened before sampling starts: the
+ * mappings as they are made (no process started after it goes unrecorded;
+ * --stack-copy needs the mappings as much), and --stack-copy's own
+ * program. An exit code.
+ */
+static int recorders_open(struct run *r, const struct sampler *s, pid_t cmd_pid)
+{
+	struct psym_err e = { 0 };
+
+	if (!r->o.no_track) {
+		struct mmaptrack_opts mo = { s->cpus, 4096, (uint32_t)r->o.mmap_pages,
+					     (uint32_t)r->o.max_procs, 1 << 16 };
+
+		if (mmaptrack_open(&mo, &r->mt, &e)) {
 			fprintf(stderr, "psym-collect: %s\n", e.msg);
-			exit_code = PSYM_EXIT_SYSTEM;
-			goto out_skel;
+			return PSYM_EXIT_SYSTEM;
 		}
 	}
-	if (r.o.stack_copy) {
-		struct stackcopy_opts so = { (uint32_t)r.o.stack_copy,
-					     r.o.pids,
-					     r.o.npids,
-					     r.o.no_kernel,
-					     r.o.verbose,
-					     r.o.hz,
-					     ncpu,
-					     r.o.out,
+	if (r->o.stack_copy) {
+		struct stackcopy_opts so = { (uint32_t)r->o.stack_copy,
+					     r->o.pids,
+					     r->o.npids,
+					     r->o.no_kernel,
+					     r->o.verbose,
+					     r->o.hz,
+					     s->ncpu,
+					     r->o.out,
 					     stackcopy_need_maps,
-					     &r,
-					     cmd.pid };
+					     r,
+					     cmd_pid };
 
-		if (psym_collectprof_comment(r.cp, PSYM_USTACKS_COMMENT) ||
-		    stackcopy_open(&so, &r.cp, &r.sc, &e)) {
+		if (psym_collectprof_comment(r->cp, PSYM_USTACKS_COMMENT) ||
+		    stackcopy_open(&so, &r->cp, &r->sc, &e)) {
 			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
-			exit_code = PSYM_EXIT_SYSTEM;
-			goto out_skel;
+			return PSYM_EXIT_SYSTEM;
 		}
-		r.kernel_frames = !r.o.no_kernel; /* for the kallsyms side file */
+		r->kernel_frames = !r->o.no_kernel; /* for the kallsyms side file */
 	}
-	links = calloc(4096, sizeof(*links));
-	if (!links) {
-		exit_code = PSYM_EXIT_SYSTEM;
-		goto out_skel;
-	}
+	return PSYM_EXIT_OK;
+}
+
+/* Sampling starts: a perf event on each online CPU, the program attached to each. */
+static int sampler_attach(struct run *r, struct sampler *s)
+{
+	s->links = calloc(4096, sizeof(*s->links));
+	if (!s->links)
+		return PSYM_EXIT_SYSTEM;
 	for (int cpu = 0; cpu < 4096; cpu++) {
 		int fd;
 
-		if (!cpus[cpu])
+		if (!s->cpus[cpu])
 			continue;
-		fd = perf_open(cpu, r.o.hz);
+		fd = perf_open(cpu, r->o.hz);
 		if (fd < 0) {
 			fprintf(stderr, "psym-collect: cannot open a perf event on CPU %d: %s\n",
 				cpu, strerror(errno));
-			exit_code = PSYM_EXIT_SYSTEM;
-			goto out_links;
+			return PSYM_EXIT_SYSTEM;
 		}
-		links[nlinks] = bpf_program__attach_perf_event(
-			r.sc ? stackcopy_prog(r.sc) : r.skel->progs.psym_sample, fd);
-		if (!links[nlinks]) {
+		s->links[s->nlinks] = bpf_program__attach_perf_event(
+			r->sc ? stackcopy_prog(r->sc) : r->skel->progs.psym_sample, fd);
+		if (!s->links[s->nlinks]) {
 			fprintf(stderr, "psym-collect: cannot attach to CPU %d: %s\n", cpu,
 				strerror(errno));
 			close(fd);
-			exit_code = PSYM_EXIT_SYSTEM;
-			goto out_links;
+			return PSYM_EXIT_SYSTEM;
 		}
-		nlinks++;
+		s->nlinks++;
 	}
-	if (r.o.verbose)
-		fprintf(stderr,
-			"psym-collect: sampling %s at %ld Hz on %d CPUs (maps: %u stacks, %u "
-			"counts per buffer)\n",
-			r.o.npids ? "the given processes" : "all processes", r.o.hz, nlinks,
-			r.stack_entries, r.count_entries);
-	if (!r.o.no_kernel)
-		r.ks.started = pthread_create(&r.ks.t, NULL, read_kallsyms, &r.ks) == 0;
-	command_go(&cmd); /* sampling runs: the command may start */
-	start = now_ns();
-	r.win_start = start;
-	if (r.o.duration > 0)
-		end_at = start + (int64_t)(r.o.duration * NS);
-	/* The targets' maps now, while they run: they may exit before a drain. */
-	r.meta_until = start + META_NS;
-	r.meta_ops = META_OPS;
-	for (int i = 0; i < r.o.npids; i++) {
-		struct pidinfo *pi = pid_info(&r, r.o.pids[i]);
+	return PSYM_EXIT_OK;
+}
 
-		if (r.sc && !ret)
-			ret = stackcopy_need_maps(&r, r.o.pids[i], NULL, 0);
-		else if (pi && budget_ok(&r))
-			load_maps(&r, pi);
+/* Sampling stops (the links let go); the follow links stay until the end. */
+static void sampler_stop(struct sampler *s)
+{
+	for (int i = 0; i < s->nlinks; i++)
+		bpf_link__destroy(s->links[i]);
+	s->nlinks = 0;
+}
+
+static void sampler_free(struct sampler *s)
+{
+	sampler_stop(s);
+	free(s->links);
+	bpf_link__destroy(s->flinks[0]);
+	bpf_link__destroy(s->flinks[1]);
+}
+
+/* The targets' maps now, while they run: they may exit before a drain. */
+static int first_maps(struct run *r, int64_t start)
+{
+	int ret = 0;
+
+	r->meta_until = start + META_NS;
+	r->meta_ops = META_OPS;
+	for (int i = 0; i < r->o.npids; i++) {
+		struct pidinfo *pi = pid_info(r, r->o.pids[i]);
+
+		if (r->sc && !ret)
+			ret = stackcopy_need_maps(r, r->o.pids[i], NULL, 0);
+		else if (pi && budget_ok(r))
+			load_maps(r, pi);
 	}
-	next_drain = start + DRAIN_NS;
+	return ret;
+}
+
+/*
+ * Sample until a signal, -d, the targets' exit or a failure (the return:
+ * out of memory), draining every DRAIN_NS and ending --rotate's windows
+ * (a window not written sets *code).
+ */
+static int sample_loop(struct run *r, struct output *w, struct targets *t, int64_t start, int *code)
+{
+	int64_t end_at = r->o.duration > 0 ? start + (int64_t)(r->o.duration * NS) : 0;
+	int64_t next_drain = start + DRAIN_NS;
+	int ret = 0;
+
 	while (!stop && !ret) {
 		int64_t now = now_ns(), until = next_drain;
 
@@ -847,17 +711,17 @@ int main(int argc, char **argv)
 			break;
 		if (end_at && end_at < until)
 			until = end_at;
-		if (r.o.rotate_ns && r.win_start + r.o.rotate_ns < until)
-			until = r.win_start + r.o.rotate_ns;
+		if (r->o.rotate_ns && w->win_start + r->o.rotate_ns < until)
+			until = w->win_start + r->o.rotate_ns;
 		if (until - now > POLL_NS)
 			until = now + POLL_NS;
-		if (wait_targets(pfd, npfd, r.o.npids + (cmd.pidfd >= 0), until - now)) {
-			targets_gone = true;
+		if (wait_targets(t->pfd, t->npfd, r->o.npids + (t->cmd.pidfd >= 0), until - now)) {
+			t->gone = true;
 			break;
 		}
 		/* Mappings first: the samples polled next may need them. */
-		mmaptrack_poll(r.mt, r.ms.drains);
-		if (r.sc && (ret = stackcopy_poll(r.sc, 0)) != 0)
+		mmaptrack_poll(r->mt, r->ms.drains);
+		if (r->sc && (ret = stackcopy_poll(r->sc, 0)) != 0)
 			break;
 		now = now_ns();
 		if (now >= next_drain && !stop) {
@@ -865,101 +729,160 @@ int main(int argc, char **argv)
 
 			if (end_at && mu > end_at)
 				mu = end_at;
-			ksyms_join(&r.ks, r.cp);
-			ret = drain(&r, mu);
+			ksyms_join(&r->ks, r->cp);
+			ret = drain(r, mu);
 			if (ret)
 				break;
 			next_drain = now_ns() + DRAIN_NS;
 		}
 		/* --rotate: the window's end (or SIGHUP's); its samples are drained
 		 * first, those taken while it is written go to the next. */
-		if (r.o.rotate_ns && !stop && (hup || now_ns() >= r.win_start + r.o.rotate_ns)) {
+		if (r->o.rotate_ns && !stop && (hup || now_ns() >= w->win_start + r->o.rotate_ns)) {
 			hup = 0;
-			ksyms_join(&r.ks, r.cp);
-			ret = drain(&r, now_ns() + META_NS);
+			ksyms_join(&r->ks, r->cp);
+			ret = drain(r, now_ns() + META_NS);
 			if (!ret)
-				ret = end_window(&r, false, &exit_code);
+				ret = end_window(r, w, false, code);
 			if (ret)
 				break;
 			next_drain = now_ns() + DRAIN_NS;
 		}
 	}
-	/* Stop sampling, then take everything that is left. */
-	for (int i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	nlinks = 0;
-	if (targets_gone && !r.o.cmd)
-		fprintf(stderr, "psym-collect: %s exited: stopping\n",
-			r.o.npids > 1 ? "all target processes" : "the target process");
-	r.final = true;
-	ksyms_join(&r.ks, r.cp);
+	return ret;
+}
+
+/*
+ * After sampling: everything that is left taken (ret: the run failed
+ * already), then the profile written (or --rotate's last window) and the
+ * summary.
+ */
+static void finish(struct run *r, struct output *w, int ret, int *code)
+{
+	struct psym_err e = { 0 };
+	bool written = false;
+	int64_t dur;
+
+	r->final = true;
+	ksyms_join(&r->ks, r->cp);
 	if (!ret)
-		ret = drain(&r, now_ns() + FINAL_META_NS);
-	if (!ret && r.sc)
-		ret = stackcopy_poll(r.sc, 0);
-	{
-		int64_t dur = now_ns() - (r.o.rotate_ns ? r.win_start : start);
-
-		if (ret) {
-			fprintf(stderr,
-				"psym-collect: out of memory while collecting: writing what "
+		ret = drain(r, now_ns() + FINAL_META_NS);
+	if (!ret && r->sc)
+		ret = stackcopy_poll(r->sc, 0);
+	dur = now_ns() - w->win_start;
+	if (ret) {
+		fprintf(stderr, "psym-collect: out of memory while collecting: writing what "
 				"was collected\n");
-			exit_code = PSYM_EXIT_SYSTEM;
-		}
-		if (r.o.rotate_ns) {
-			end_window(&r, true, &exit_code);
-		} else {
-			out_open = false;
-			ret = write_profile(&r, &out, dur, &written);
-			if (ret)
-				exit_code = ret;
-		}
-		if (r.sc && stackcopy_close(r.sc, stderr, &e)) {
-			fprintf(stderr, "psym-collect: %s\n", e.msg);
-			exit_code = PSYM_EXIT_SYSTEM;
-		}
-		r.sc = NULL;
-		if (!r.o.rotate_ns)
-			summary(&r, dur, written);
+		*code = PSYM_EXIT_SYSTEM;
 	}
-out_links:
-	if (r.o.cmd) {
-		int status = command_finish(&cmd, !targets_gone);
+	if (r->o.rotate_ns) {
+		end_window(r, w, true, code);
+	} else {
+		w->open = false;
+		ret = write_profile(r, &w->out, dur, &written);
+		if (ret)
+			*code = ret;
+	}
+	if (r->sc && stackcopy_close(r->sc, stderr, &e)) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		*code = PSYM_EXIT_SYSTEM;
+	}
+	r->sc = NULL;
+	if (!r->o.rotate_ns)
+		summary(r, dur, written);
+}
 
-		if (exit_code == PSYM_EXIT_OK)
-			exit_code = status;
+/*
+ * The run, once sampling is attached: the kallsyms copy and the command
+ * started, samples taken until the end, then written. An exit code.
+ */
+static int collect(struct run *r, struct output *w, struct sampler *s, struct targets *t)
+{
+	int code = PSYM_EXIT_OK, ret;
+
+	if (r->o.verbose)
+		fprintf(stderr,
+			"psym-collect: sampling %s at %ld Hz on %d CPUs (maps: %u stacks, %u "
+			"counts per buffer)\n",
+			r->o.npids ? "the given processes" : "all processes", r->o.hz, s->nlinks,
+			r->stack_entries, r->count_entries);
+	if (!r->o.no_kernel)
+		r->ks.started = pthread_create(&r->ks.t, NULL, read_kallsyms, &r->ks) == 0;
+	command_go(&t->cmd); /* sampling runs: the command may start */
+	w->win_start = now_ns();
+	ret = first_maps(r, w->win_start);
+	if (!ret)
+		ret = sample_loop(r, w, t, w->win_start, &code);
+	/* Stop sampling, then take everything that is left. */
+	sampler_stop(s);
+	if (t->gone && !r->o.cmd)
+		fprintf(stderr, "psym-collect: %s exited: stopping\n",
+			r->o.npids > 1 ? "all target processes" : "the target process");
+	finish(r, w, ret, &code);
+	return code;
+}
+
+/* What the run holds that outlives its steps: process metadata, stack tables. */
+static void run_free(struct run *r)
+{
+	struct psym_err e = { 0 };
+
+	if (r->ks.started)
+		pthread_join(r->ks.t, NULL);
+	free(r->ks.buf);
+	mmaptrack_close(r->mt);
+	stackcopy_close(r->sc, NULL, &e);
+	profile_bpf__destroy(r->skel);
+	psym_collectprof_free(r->cp);
+	for (size_t i = 0; i < r->npinfo; i++)
+		free(r->pinfo[i]);
+	free(r->pinfo);
+	for (size_t i = 0; i < r->nbident; i++)
+		free(r->bident[i]);
+	free(r->bident);
+	psym_hashtab_free(&r->pids);
+	psym_hashtab_free(&r->bids);
+	free(r->stack_slot);
+	free(r->used_ids);
+	free(r->stack_len);
+	free(r->stack_ips);
+}
+
+int main(int argc, char **argv)
+{
+	struct run r = { 0 };
+	struct output w = { 0 };
+	struct targets t = { .cmd = COMMAND_NONE };
+	struct sampler s = { 0 };
+	int code;
+
+	collect_options(argc, argv, &r.o);
+	psym_hashtab_init(&r.pids, 0);
+	psym_hashtab_init(&r.bids, BID_CACHE_MAX);
+	/* Everything that can fail is checked before sampling starts. */
+	code = targets_open(&r.o, &t);
+	if (code == PSYM_EXIT_OK)
+		code = output_open(&r, &w);
+	if (code == PSYM_EXIT_OK)
+		code = bpf_load(&r, &s, t.cmd.pid);
+	if (code == PSYM_EXIT_OK)
+		code = profile_start(&r, &w);
+	if (code == PSYM_EXIT_OK)
+		code = recorders_open(&r, &s, t.cmd.pid);
+	if (code == PSYM_EXIT_OK)
+		code = sampler_attach(&r, &s);
+	if (code == PSYM_EXIT_OK)
+		code = collect(&r, &w, &s, &t);
+	/* With a COMMAND: its exit status when all went well. */
+	if (r.o.cmd) {
+		int status = command_finish(&t.cmd, !t.gone);
+
+		if (code == PSYM_EXIT_OK)
+			code = status;
 	}
-	if (r.ks.started)
-		pthread_join(r.ks.t, NULL);
-	free(r.ks.buf);
-	for (int i = 0; i < nlinks; i++)
-		bpf_link__destroy(links[i]);
-	free(links);
-out_skel:
-	bpf_link__destroy(flinks[0]);
-	bpf_link__destroy(flinks[1]);
-	mmaptrack_close(r.mt);
-	stackcopy_close(r.sc, NULL, &e);
-	profile_bpf__destroy(r.skel);
-	psym_collectprof_free(r.cp);
-out_pfd:
-	command_finish(&cmd, true); /* after a failure: let it go unrun */
-	if (out_open)
-		psym_out_abort(&out);
-	for (int i = 0; i < npfd; i++)
-		if (pfd[i].fd >= 0)
-			close(pfd[i].fd);
-	for (size_t i = 0; i < r.npinfo; i++)
-		free(r.pinfo[i]);
-	free(r.pinfo);
-	for (size_t i = 0; i < r.nbident; i++)
-		free(r.bident[i]);
-	free(r.bident);
-	psym_hashtab_free(&r.pids);
-	psym_hashtab_free(&r.bids);
-	free(r.stack_slot);
-	free(r.used_ids);
-	free(r.stack_len);
-	free(r.stack_ips);
-	return exit_code;
+	sampler_free(&s);
+	run_free(&r);
+	targets_close(&t);
+	if (w.open)
+		psym_out_abort(&w.out);
+	return code;
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * psym-collect's user side, shared by its files (the libbpf-tools shape:
- * collect.c = main and options, drain.c = the drain loop, procmeta.c =
- * process metadata (maps, build IDs), sidefiles.c = OUT.d/ side files).
+ * collect.c = main and its steps, options.c = the command line, drain.c =
+ * the drain loop, procmeta.c = process metadata (maps, build IDs),
+ * sidefiles.c = OUT.d/ side files).
  */
 #ifndef PSYM_COLLECT_COLLECT_H
 #define PSYM_COLLECT_COLLECT_H
@@ -17,6 +18,7 @@
 #include "hashtab.h"
 #include "psym.h"
 #include "mmaptrack.h"
+#include "options.h"
 #include "profile.h"
 
 /* Set by SIGINT/SIGTERM; hup by SIGHUP (--rotate: end the window now). */
@@ -38,29 +40,6 @@ extern volatile sig_atomic_t stop, hup;
 #define MAX_EXAMPLES 5	   /* -v: examples of each kind of per-process problem */
 #define MAX_PERF_MAPS 4096 /* perf maps saved */
 #define BID_CACHE_MAX (1 << 16)
-#define MAX_EXCLUDES 64 /* --exclude-path */
-
-struct opts {
-	int pids[PSYM_MAX_PIDS];
-	int npids;
-	long hz;
-	double duration; /* 0 = until a signal */
-	const char *out;
-	long stack_entries, count_entries; /* 0: sized from -F and the CPUs */
-	bool no_kernel, no_user, no_side_files, verbose;
-	long stack_copy;		   /* --stack-copy BYTES; 0: frame pointers */
-	bool archive;			   /* --archive: OUT's binaries in OUT.tar.zst */
-	bool no_track;			   /* --no-mmap-track: /proc/PID/maps only */
-	long max_procs;			   /* --max-procs: processes whose mappings are tracked */
-	long mmap_pages;		   /* --mmap-pages: ring pages per CPU for mmap records */
-	const char *exclude[MAX_EXCLUDES]; /* --exclude-path */
-	int nexclude;
-	char **cmd;	   /* -- COMMAND [ARGS]: run it and profile its process tree */
-	int64_t rotate_ns; /* --rotate: one profile per window of this length; 0: one */
-	long keep;	   /* --keep: windows kept; 0: all */
-	uint64_t max_disk; /* --max-disk: bytes the windows may take; 0: any */
-};
-
 /* What is known of a process that samples named. */
 struct pidinfo {
 	int pid;
@@ -100,6 +79,11 @@ struct metastats {
 	int64_t drain_max_ns;
 };
 
+/*
+ * What the collector's files share while sampling. The output (the file,
+ * each profile's metadata, --rotate's windows), the targets and the BPF
+ * links are collect.c's own (struct output, targets, sampler there).
+ */
 struct run {
 	struct opts o;
 	struct profile_bpf *skel;
@@ -130,17 +114,6 @@ struct run {
 	struct ksyms ks;
 	struct stackcopy *sc; /* --stack-copy */
 	struct mmaptrack *mt; /* mappings as they are made; NULL: --no-mmap-track */
-	/* Each profile's metadata (one per --rotate window). */
-	struct psym_collect_meta meta;
-	char kbid[PSYM_BUILD_ID_HEX_MAX];
-	char idline[256];
-	/* --rotate: the pattern (-o), the window under way and its file's name. */
-	const char *pattern;
-	int64_t win_start;
-	time_t win_t, name_t;
-	int win_seq;
-	uint64_t windows;
-	char outname[4096];
 };
 
 static inline int64_t now_ns(void)

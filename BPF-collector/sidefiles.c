@@ -292,25 +292,14 @@ void side_files(struct run *r, struct psym_err *e)
 		fprintf(stderr, "psym-collect: side files in '%s' (%d perf maps)\n", dir, nmaps);
 }
 
-/* What packing did (archive.h): a mapping not found always, the rest with -v. */
-static void print_archive_event(void *ud, const struct psym_archive_event *ev)
-{
-	const bool *verbose = ud;
-	char line[8400];
-
-	if (ev->kind != PSYM_ARCHIVE_MISSING && !*verbose)
-		return;
-	psym_archive_event_text(ev, line, sizeof(line));
-	fprintf(stderr, "psym: %s\n", line);
-}
-
 /* --archive: the binaries of the profile's mappings, while the processes run. */
 int write_archive(struct run *r, struct psym_err *e)
 {
+	struct psym_archive_printer pr = { stderr, r->o.verbose };
 	struct psym_archive_opts ao = { .exclude = r->o.exclude,
 					.n_exclude = (size_t)r->o.nexclude,
-					.event = print_archive_event,
-					.event_ud = &r->o.verbose };
+					.event = psym_archive_print_event,
+					.event_ud = &pr };
 	struct psym_archive_stats st;
 	char *name = psym_archive_default_name(r->o.out);
 	int ret;

@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The psym command line: what the commands share. Each command lives in its
- * own file (cmd_*.c), parses arguments, calls libpsym through its public
- * header and prints; the discovery and cache options (how binaries and
- * debug information are found) are declared once here and shared by
- * symbolize, addr, addr --filter and index. (cmd_addr.c still drives its
- * one object's lookups itself, with the library's resolver calls: the
- * driver API of issue 37 is to take that over.)
+ * own file (cmd_*.c): it parses its arguments (symbolize and addr into an
+ * options struct), sets up what they name, calls libpsym through its public
+ * header and prints what comes back. The discovery and cache options (how
+ * binaries and debug information are found) are declared once here and
+ * shared by symbolize, addr, addr --filter and index.
+ *
+ * One command does more than that: psym addr on one binary (cmd_addr.c)
+ * drives its lookups itself. It locates and opens the object through the
+ * library's object table and file resolver (addr_open), turns section
+ * offsets of -j and of relocatable objects into addresses, and looks each
+ * input up with the resolver (answer_one); only its --filter mode is one
+ * library call (psym_crashlog_filter). A library driver for the one-binary
+ * mode (issue 37's driver API) is to take that over.
  */
 #ifndef PSYM_CLI_H
 #define PSYM_CLI_H

@@ -370,297 +370,390 @@ static void print_bad_addr(FILE *out, struct addr_out *o, const char *arg, const
 		fputc('\n', out);
 }
 
-int cmd_addr(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "exe", required_argument, NULL, 'e' },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "output-style", required_argument, NULL, OPT_STYLE },
-		{ "pretty-print", no_argument, NULL, 'p' },
-		{ "basenames", no_argument, NULL, 's' },
-		{ "functions", optional_argument, NULL, OPT_FUNCTIONS },
-		{ "columns", no_argument, NULL, OPT_COLUMNS },
-		{ "inlines", no_argument, NULL, 'i' },
-		{ "demangle", no_argument, NULL, 'C' },
-		{ "addresses", no_argument, NULL, 'a' },
-		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "build-id", required_argument, NULL, OPT_BUILD_ID },
-		{ "filter", no_argument, NULL, OPT_FILTER },
-		{ "explain", no_argument, NULL, OPT_EXPLAIN },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
-		{ "section", required_argument, NULL, 'j' },
-		DISCOVERY_OPTIONS,
-		INDEX_OPTIONS,
-		{ "gsym", required_argument, NULL, OPT_GSYM },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	struct psym_frames *fr = NULL;
-	struct psym_binary_opts bo = { .inlines = true, .discriminators = true };
-	struct psym_resolver *res = NULL;
-	struct psym_resdesc desc_d = { 0 };
-	struct psym_elf *elf = NULL;
-	struct psym_objtab *tab = NULL;
-	struct psym_located *x = NULL;
-	struct psym_reason why = { 0 };
-	struct psym_err e = { 0 };
+/* psym addr's command line, parsed (addr_parse). */
+struct addr_cli {
+	const char *exe;      /* -e */
+	const char *build_id; /* --build-id */
+	const char *section;  /* -j */
+	bool filter;	      /* --filter */
+	bool explain;	      /* --explain (implies verbose) */
+	bool verbose;	      /* -v */
+	struct addr_out ao;
+	struct psym_binary_opts bo;
 	struct discovery d;
-	struct index_cli ic = { 0 };
-	struct psym_index_store *store = NULL;
-	const char *exe = NULL, *build_id = NULL, *section = NULL;
-	struct addr_out ao = { .style = STYLE_GNU, .functions = true, .demangle = true };
-	bool filter = false;
-	bool explain = false, verbose = false;
-	char *line = NULL;
-	size_t linecap = 0, lineno = 0, nbad = 0, nasked = 0, nfound = 0;
-	uint64_t va0;
-	int c, ret;
+	struct index_cli ic;
+	char **args; /* the ADDRESS arguments; none: standard input */
+	int nargs;
+};
 
-	discovery_init(&d);
+static const struct option addr_options[] = {
+	{ "exe", required_argument, NULL, 'e' },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "output-style", required_argument, NULL, OPT_STYLE },
+	{ "pretty-print", no_argument, NULL, 'p' },
+	{ "basenames", no_argument, NULL, 's' },
+	{ "functions", optional_argument, NULL, OPT_FUNCTIONS },
+	{ "columns", no_argument, NULL, OPT_COLUMNS },
+	{ "inlines", no_argument, NULL, 'i' },
+	{ "demangle", no_argument, NULL, 'C' },
+	{ "addresses", no_argument, NULL, 'a' },
+	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "build-id", required_argument, NULL, OPT_BUILD_ID },
+	{ "filter", no_argument, NULL, OPT_FILTER },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+	{ "section", required_argument, NULL, 'j' },
+	DISCOVERY_OPTIONS,
+	INDEX_OPTIONS,
+	{ "gsym", required_argument, NULL, OPT_GSYM },
+	{ "help", no_argument, NULL, 'h' },
+	{ 0 }
+};
+
+/* --output-style's value. */
+static enum addr_style parse_style(const char *arg)
+{
+	if (!strcmp(arg, "GNU"))
+		return STYLE_GNU;
+	if (!strcmp(arg, "LLVM"))
+		return STYLE_LLVM;
+	if (!strcmp(arg, "JSON"))
+		return STYLE_JSON;
+	die_usage("addr ", "--output-style takes GNU, LLVM or JSON, not '%s'", arg);
+}
+
+/* --functions[=KIND]: names on (linkage and short print alike here), none: off. */
+static bool parse_functions(const char *arg)
+{
+	if (!arg || !strcmp(arg, "linkage") || !strcmp(arg, "short"))
+		return true;
+	if (!strcmp(arg, "none"))
+		return false;
+	die_usage("addr ", "--functions takes none, short or linkage, not '%s'", arg);
+}
+
+/* The options that do not fit together, said as usage errors (exit 2). */
+static void addr_check(const struct addr_cli *o)
+{
+	if (o->filter && o->section)
+		die_usage("addr ", "--section names a section of one binary, not of a log's");
+	if (o->filter && o->build_id)
+		die_usage("addr ", "--filter takes the build IDs from the log, not --build-id");
+	if (!o->filter && !o->exe && !o->build_id)
+		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
+	if (o->build_id && !psym_build_id_valid(o->build_id))
+		die_usage("addr ", "'%s' is not a build ID", o->build_id);
+}
+
+/*
+ * The command line into o (o->d to be freed with discovery_free). False
+ * after --help (printed); a usage error exits 2.
+ */
+static bool addr_parse(int argc, char **argv, struct addr_cli *o)
+{
+	static const char shortopts[] = "he:aCfivpsj:";
+	int c;
+
+	*o = (struct addr_cli){
+		.ao = { .style = STYLE_GNU, .functions = true, .demangle = true },
+		.bo = { .inlines = true, .discriminators = true },
+	};
+	discovery_init(&o->d);
 	/* Decompressed DWARF of one binary: the cap symbolize's profiles have. */
-	d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
-	while ((c = getopt_long(argc, argv, "he:aCfivpsj:", opts, NULL)) != -1) {
-		if (discovery_option(c, optarg, &d, "addr ") || index_option(c, optarg, &ic))
+	o->d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
+	while ((c = getopt_long(argc, argv, shortopts, addr_options, NULL)) != -1) {
+		if (discovery_option(c, optarg, &o->d, "addr ") || index_option(c, optarg, &o->ic))
 			continue;
 		switch (c) {
-		case 'e': exe = optarg; break;
-		case OPT_JSON: ao.style = STYLE_JSON; break;
-		case OPT_STYLE:
-			if (!strcmp(optarg, "GNU"))
-				ao.style = STYLE_GNU;
-			else if (!strcmp(optarg, "LLVM"))
-				ao.style = STYLE_LLVM;
-			else if (!strcmp(optarg, "JSON"))
-				ao.style = STYLE_JSON;
-			else
-				die_usage("addr ",
-					  "--output-style takes GNU, LLVM or JSON, not '%s'",
-					  optarg);
-			break;
-		case 'a': ao.show_addr = true; break;
-		case 'p': ao.pretty = true; break;
-		case 's': ao.basenames = true; break;
-		case OPT_COLUMNS: ao.columns = true; break;
-		case OPT_FUNCTIONS:
-			if (!optarg || !strcmp(optarg, "linkage") || !strcmp(optarg, "short"))
-				ao.functions = true;
-			else if (!strcmp(optarg, "none"))
-				ao.functions = false;
-			else
-				die_usage("addr ",
-					  "--functions takes none, short or linkage, not '%s'",
-					  optarg);
-			break;
+		case 'e': o->exe = optarg; break;
+		case OPT_JSON: o->ao.style = STYLE_JSON; break;
+		case OPT_STYLE: o->ao.style = parse_style(optarg); break;
+		case 'a': o->ao.show_addr = true; break;
+		case 'p': o->ao.pretty = true; break;
+		case 's': o->ao.basenames = true; break;
+		case OPT_COLUMNS: o->ao.columns = true; break;
+		case OPT_FUNCTIONS: o->ao.functions = parse_functions(optarg); break;
 		case 'C':
 		case 'f':
 		case 'i': break; /* addr2line habits: always on */
-		case OPT_NO_INLINES: bo.inlines = false; break;
-		case OPT_NO_DEMANGLE: ao.demangle = false; break;
-		case OPT_BUILD_ID: build_id = optarg; break;
-		case OPT_FILTER: filter = true; break;
+		case OPT_NO_INLINES: o->bo.inlines = false; break;
+		case OPT_NO_DEMANGLE: o->ao.demangle = false; break;
+		case OPT_BUILD_ID: o->build_id = optarg; break;
+		case OPT_FILTER: o->filter = true; break;
 		case OPT_MAX_MEMORY: {
 			unsigned long long v;
 
 			if (!psym_parse_size(optarg, &v))
 				die_usage("addr ", "invalid size '%s'", optarg);
-			d.limits.memory = v;
+			o->d.limits.memory = v;
 			break;
 		}
-		case OPT_EXPLAIN: explain = verbose = true; break;
-		case 'v': verbose = true; break;
-		case 'j': section = optarg; break;
-		case 'h': fputs(addr_help, stdout); return 0;
-		default: die_bad_option("addr ", argv, "he:aCfivpsj:");
+		case OPT_EXPLAIN: o->explain = o->verbose = true; break;
+		case 'v': o->verbose = true; break;
+		case 'j': o->section = optarg; break;
+		case 'h': fputs(addr_help, stdout); return false;
+		default: die_bad_option("addr ", argv, shortopts);
 		}
 	}
-	if (filter && section)
-		die_usage("addr ", "--section names a section of one binary, not of a log's");
-	if (filter && build_id)
-		die_usage("addr ", "--filter takes the build IDs from the log, not --build-id");
-	if (!filter && !exe && !build_id)
-		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
-	if (build_id && !psym_build_id_valid(build_id))
-		die_usage("addr ", "'%s' is not a build ID", build_id);
-	/* --debug-pkg: the binary's debug file (a log's modules: all of them). */
-	ret = 0;
-	if (filter) {
-		d.want_all = true;
-	} else if (build_id) {
-		ret = idset_add(&d.want, build_id);
-	} else if (psym_kmod_name_is(exe)) {
-		ret = want_module(&d, exe, &e);
+	addr_check(o);
+	o->args = argv + optind;
+	o->nargs = argc - optind;
+	return true;
+}
+
+/*
+ * The discovery options finished: with --debug-pkg, the binary's debug
+ * file is what is extracted (a log's modules: all of them). 0 or an error.
+ */
+static int addr_setup(struct addr_cli *o, struct psym_err *e)
+{
+	int ret = 0;
+
+	if (o->filter) {
+		o->d.want_all = true;
+	} else if (o->build_id) {
+		ret = idset_add(&o->d.want, o->build_id);
+	} else if (psym_kmod_name_is(o->exe)) {
+		ret = want_module(&o->d, o->exe, e);
 	} else {
 		char own[PSYM_BUILD_ID_HEX_MAX];
 
-		ret = psym_elf_file_build_id(exe, own, NULL) == 0 ? idset_add(&d.want, own) : 0;
+		ret = psym_elf_file_build_id(o->exe, own, NULL) == 0 ? idset_add(&o->d.want, own)
+								     : 0;
 	}
 	if (!ret)
-		ret = discovery_finish(&d, &e);
+		ret = discovery_finish(&o->d, e);
 	if (ret)
-		goto fail;
-	bo.locate = &d.lo;
-	bo.limits = &d.limits;
-	if (explain) {
-		d.lo.explain = addr_explain;
-		d.lo.explain_ud = NULL;
+		return ret;
+	o->bo.locate = &o->d.lo;
+	o->bo.limits = &o->d.limits;
+	if (o->explain) {
+		o->d.lo.explain = addr_explain;
+		o->d.lo.explain_ud = NULL;
 	}
-	if (index_store_open(&ic, d.cache_opt, true, &store)) {
-		discovery_free(&d);
-		return PSYM_EXIT_BADINPUT;
-	}
-	bo.index_store = store;
-	bo.gsym = ic.gsym;
-	if (filter) {
-		struct psym_crashlog_result cr = { 0 };
-		struct psym_crashlog_opts co = {
-			.binary = &bo,
-			.demangle = ao.demangle,
-			.named = exe,
-			.verbose = verbose,
-			.explain = explain,
-			.event = filter_event,
-			.event_ud = &explain,
-			.result = &cr,
-		};
+	return 0;
+}
 
-		ret = psym_crashlog_filter(stdin, stdout, &co, &e);
-		if (cr.unresolved)
-			fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
-				cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
-				cr.why.code ? psym_reason_text(&cr.why) : "");
-		if (verbose)
-			fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n",
-				cr.resolved, cr.resolved == 1 ? "" : "s", cr.unresolved);
-		if (stdout_state() > 0) {
-			ret = 0; /* the reader went away: not an error for a filter */
-			goto out_quiet;
-		}
-		if (ret)
-			goto fail;
-		goto out;
+/*
+ * How psym addr ends once its answers are out: standard output flushed
+ * (a write error is exit 3; a reader that went away is no error), and
+ * exit 1 when some input was not an address.
+ */
+static int addr_exit(size_t nbad)
+{
+	int c = stdout_state();
+
+	if (c < 0) {
+		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
+			strerror(errno));
+		return PSYM_EXIT_SYSTEM;
 	}
-	/* The binary: the file named, or any file with the build ID (checked). */
-	if (explain)
-		fprintf(stderr, "psym: binary %s%s%s:\n", exe ? "'" : "build ID ",
-			exe ? exe : build_id, exe ? "'" : "");
-	/*
-	 * One object, located through the same table as symbolize's: the file
-	 * named (-e), or any file with the build ID (--build-id); its debug
-	 * file later through the same entry.
-	 */
-	tab = psym_objtab_new(1);
-	ret = tab ? psym_objtab_add(tab, PSYM_MAP_FILE, exe ? exe : "", build_id, exe, &x, &e)
-		  : psym_err_set(&e, PSYM_ENOMEM, "out of memory");
+	return nbad && c == 0 ? PSYM_EXIT_PARTIAL : 0;
+}
+
+/* --filter: the crash log on standard input to standard output, frames filled in. */
+static int addr_filter(struct addr_cli *o, struct psym_err *e)
+{
+	struct psym_crashlog_result cr = { 0 };
+	struct psym_crashlog_opts co = {
+		.binary = &o->bo,
+		.demangle = o->ao.demangle,
+		.named = o->exe,
+		.verbose = o->verbose,
+		.explain = o->explain,
+		.event = filter_event,
+		.event_ud = &o->explain,
+		.result = &cr,
+	};
+	int ret;
+
+	ret = psym_crashlog_filter(stdin, stdout, &co, e);
+	if (cr.unresolved)
+		fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
+			cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
+			cr.why.code ? psym_reason_text(&cr.why) : "");
+	if (o->verbose)
+		fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n", cr.resolved,
+			cr.resolved == 1 ? "" : "s", cr.unresolved);
+	if (stdout_state() > 0)
+		return 0; /* the reader went away: not an error for a filter */
+	if (ret)
+		return report(e, ret);
+	return addr_exit(0);
+}
+
+/* The one binary psym addr answers for, as opened (addr_open). */
+struct addr_binary {
+	struct psym_objtab *tab;
+	struct psym_located *x;	   /* its entry in tab */
+	struct psym_elf *elf;	   /* the file tab holds (lives as long as it) */
+	struct psym_resolver *res; /* answers for it */
+	bool offsets;		   /* addresses are section offsets: -j, or a .o/.ko */
+};
+
+/*
+ * One object, located through the same table as symbolize's: the file
+ * named (-e), or any file with the build ID (--build-id); its debug file
+ * later through the same entry. With --explain, every candidate tried.
+ */
+static int addr_open(const struct addr_cli *o, struct addr_binary *b, struct psym_err *e)
+{
+	const char *name = o->exe ? o->exe : o->build_id;
+	struct psym_reason why = { 0 };
+	uint64_t va0;
+	int ret;
+
+	if (o->explain)
+		fprintf(stderr, "psym: binary %s%s%s:\n", o->exe ? "'" : "build ID ", name,
+			o->exe ? "'" : "");
+	b->tab = psym_objtab_new(1);
+	ret = b->tab ? psym_objtab_add(b->tab, PSYM_MAP_FILE, o->exe ? o->exe : "", o->build_id,
+				       o->exe, &b->x, e)
+		     : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (!ret)
-		ret = psym_objtab_locate(tab, &d.lo, &e);
+		ret = psym_objtab_locate(b->tab, &o->d.lo, e);
 	/* The table keeps every candidate and its verdict: said as tried. */
-	for (size_t i = 0; !ret && explain && i < x->ntried; i++)
-		addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
-	/* The file the table holds, handed to the resolver (lives as long as it). */
-	elf = ret ? NULL : psym_objtab_elf(x);
+	for (size_t i = 0; !ret && o->explain && i < b->x->ntried; i++)
+		addr_explain(NULL, b->x->tried[i].path, b->x->tried[i].verdict);
+	b->elf = ret ? NULL : psym_objtab_elf(b->x);
 	if (!ret)
-		ret = psym_file_resolver_open(tab, x, d.lo.elf_limits, &bo, "file", &res, &why, &e);
+		ret = psym_file_resolver_open(b->tab, b->x, o->d.lo.elf_limits, &o->bo, "file",
+					      &b->res, &why, e);
 	if (ret == PSYM_NOENT) {
-		ret = psym_err_set(&e, PSYM_EBADINPUT, "%s%s%s",
-				   exe ? "" : "no file with build ID ", exe ? "" : build_id,
-				   exe ? "" : ": ");
-		psym_err_set(&e, PSYM_EBADINPUT, "%s%s", e.msg, psym_reason_text(&why));
+		ret = psym_err_set(e, PSYM_EBADINPUT, "%s%s%s",
+				   o->exe ? "" : "no file with build ID ",
+				   o->exe ? "" : o->build_id, o->exe ? "" : ": ");
+		psym_err_set(e, PSYM_EBADINPUT, "%s%s", e->msg, psym_reason_text(&why));
 	}
-	fr = ret ? NULL : malloc(sizeof(*fr));
-	if (!ret && !fr)
-		ret = psym_err_set(&e, PSYM_ENOMEM, "out of memory");
 	if (ret)
-		goto fail;
-	if (section && psym_elf_section_addr(elf, section, 0, &va0) != 0) {
-		ret = psym_err_set(&e, PSYM_EBADINPUT, "'%s': no allocated section '%s'",
-				   exe ? exe : build_id, section);
-		goto fail;
-	}
-	ao.res = res;
-	ao.module = exe ? exe : psym_elf_path(elf);
-	ao.addr_width = elf && !psym_elf_is_64(elf) ? 8 : 16;
-	/* JSON answers to arguments: one array, as llvm-symbolizer writes them. */
-	ao.array = ao.style == STYLE_JSON && optind < argc;
-	/*
-	 * Every argument, every input line gets exactly one answer, "??" for
-	 * one that is not an address (said on stderr, exit 1 at the end), so
-	 * the output lines up with the input as addr2line's does. A line is
-	 * read whole (up to ADDR_LINE_MAX bytes); its first word is the address.
-	 */
-	for (int i = optind;; i++) {
-		struct psym_lookup_ctx ctx = { 0 };
-		char *end, *arg;
-		bool overlong = false;
-		uint64_t a, va = 0;
+		return ret;
+	if (o->section && psym_elf_section_addr(b->elf, o->section, 0, &va0) != 0)
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s': no allocated section '%s'", name,
+				    o->section);
+	b->offsets = o->section || psym_elf_is_rel(b->elf);
+	return 0;
+}
 
-		if (ferror(stdout))
-			break; /* nobody reads the answers any more */
-		if (optind < argc) {
-			if (i >= argc)
-				break;
-			arg = argv[i];
-		} else {
-			if (read_addr_line(stdin, &line, &linecap, ADDR_LINE_MAX, &overlong) < 0)
-				break;
-			lineno++;
-			arg = line ? line + strspn(line, " \t\r") : (char *)"";
-			arg[strcspn(arg, " \t\r")] = '\0';
-		}
-		if (overlong) {
+static void addr_close(struct addr_binary *b)
+{
+	psym_resolver_free(b->res);
+	psym_objtab_free(b->tab);
+}
+
+/* Where the addresses come from: the arguments, or standard input's lines. */
+struct addr_input {
+	int next;      /* the argument to answer next */
+	char *line;    /* standard input's line under way */
+	size_t cap;    /* of line */
+	size_t lineno; /* of line, from 1 */
+	bool overlong; /* the line was longer than ADDR_LINE_MAX: not kept */
+};
+
+/*
+ * The next address to answer: an argument, or the first word of an input
+ * line, read whole (up to ADDR_LINE_MAX bytes). NULL at the end.
+ */
+static char *next_input(const struct addr_cli *o, struct addr_input *in)
+{
+	char *arg;
+
+	if (o->nargs)
+		return in->next < o->nargs ? o->args[in->next++] : NULL;
+	if (read_addr_line(stdin, &in->line, &in->cap, ADDR_LINE_MAX, &in->overlong) < 0)
+		return NULL;
+	in->lineno++;
+	arg = in->line ? in->line + strspn(in->line, " \t\r") : (char *)"";
+	arg[strcspn(arg, " \t\r")] = '\0';
+	return arg;
+}
+
+/* Counts of the answers, for -v and the exit status. */
+struct addr_counts {
+	size_t asked; /* addresses looked up */
+	size_t found; /* of those, with a frame */
+	size_t bad;   /* inputs that are not addresses */
+};
+
+/* One input that is an address (or said not to be) answered on standard output. */
+static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
+		       size_t lineno, struct psym_frames *fr, struct addr_counts *n)
+{
+	struct psym_lookup_ctx ctx = { 0 };
+	struct psym_reason why = { 0 };
+	char *end;
+	uint64_t a, va = 0;
+
+	errno = 0;
+	a = strtoull(arg, &end, 16);
+	if (errno || end == arg || *end) {
+		if (o->nargs)
+			fprintf(stderr, "%s: '%.200s': not a hex address\n", progname, arg);
+		else
+			fprintf(stderr,
+				"%s: standard input, line %zu: '%.200s': not a hex address\n",
+				progname, lineno, arg);
+		print_bad_addr(stdout, &o->ao, arg, "not a hex address");
+		n->bad++;
+		return;
+	}
+	/* A section offset (an object's addresses are): its place in psym's layout. */
+	if (b->offsets && psym_elf_section_addr(b->elf, o->section, a, &va))
+		fr->n = 0;
+	else if (psym_resolver_lookup(b->res, &ctx, b->offsets ? va : a, fr, &why) != 0)
+		fr->n = 0;
+	n->asked++;
+	n->found += fr->n > 0;
+	o->ao.shift = b->offsets ? a - va : 0;
+	print_addr(stdout, &o->ao, a, fr->f, fr->n);
+}
+
+/*
+ * Every argument, every input line gets exactly one answer, "??" for one
+ * that is not an address (said on stderr, exit 1 at the end), so the
+ * output lines up with the input as addr2line's does.
+ */
+static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct psym_frames *fr,
+		       struct addr_counts *n)
+{
+	struct addr_input in = { 0 };
+	char *arg;
+
+	/* ferror: nobody reads the answers any more. */
+	while (!ferror(stdout) && (arg = next_input(o, &in)) != NULL) {
+		if (in.overlong) {
 			fprintf(stderr,
 				"%s: standard input, line %zu: longer than %zu bytes, not an "
 				"address\n",
-				progname, lineno, ADDR_LINE_MAX);
-			print_bad_addr(stdout, &ao, "", "longer than 1 MiB, not an address");
-			nbad++;
-			continue;
-		}
-		if (optind >= argc && !*arg) {
+				progname, in.lineno, ADDR_LINE_MAX);
+			print_bad_addr(stdout, &o->ao, "", "longer than 1 MiB, not an address");
+			n->bad++;
+		} else if (!o->nargs && !*arg) {
 			/*
 			 * A blank input line: an empty answer, and on (addr2line
 			 * answers it as address 0, llvm-symbolizer echoes it).
 			 */
-			if (ao.style == STYLE_LLVM)
+			if (o->ao.style == STYLE_LLVM)
 				fputc('\n', stdout);
-			else if (ao.style == STYLE_JSON)
-				print_bad_addr(stdout, &ao, "", "empty line");
+			else if (o->ao.style == STYLE_JSON)
+				print_bad_addr(stdout, &o->ao, "", "empty line");
 			else
-				print_addr(stdout, &ao, 0, NULL, 0);
-			continue;
+				print_addr(stdout, &o->ao, 0, NULL, 0);
+		} else {
+			answer_one(o, b, arg, in.lineno, fr, n);
 		}
-		errno = 0;
-		a = strtoull(arg, &end, 16);
-		if (errno || end == arg || *end) {
-			if (optind < argc)
-				fprintf(stderr, "%s: '%.200s': not a hex address\n", progname, arg);
-			else
-				fprintf(stderr,
-					"%s: standard input, line %zu: '%.200s': not a hex address\n",
-					progname, lineno, arg);
-			print_bad_addr(stdout, &ao, arg, "not a hex address");
-			nbad++;
-			continue;
-		}
-		/* A section offset (an object's addresses are): its place in psym's layout. */
-		if ((section || psym_elf_is_rel(elf)) &&
-		    psym_elf_section_addr(elf, section, a, &va)) {
-			fr->n = 0;
-		} else if (psym_resolver_lookup(res, &ctx, section || psym_elf_is_rel(elf) ? va : a,
-						fr, &why) != 0) {
-			fr->n = 0;
-		}
-		nasked++;
-		nfound += fr->n > 0;
-		ao.shift = section || psym_elf_is_rel(elf) ? a - va : 0;
-		print_addr(stdout, &ao, a, fr->f, fr->n);
 	}
-	free(line);
-	if (ao.array)
-		fputs(ao.n_out ? "]\n" : "[]\n", stdout);
-	/* After the lookups: debug information is loaded lazily. */
-	desc_d.flags = PSYM_RESDESC_NOTE_ALWAYS;
+	free(in.line);
+}
+
+/* After the lookups (debug information is loaded lazily): what answered, on stderr. */
+static void addr_describe(const struct addr_cli *o, struct psym_resolver *res,
+			  const struct addr_counts *n)
+{
+	struct psym_resdesc desc_d = { .flags = PSYM_RESDESC_NOTE_ALWAYS };
+	char desc[2400] = "", more[4400] = "";
+
 	psym_resolver_describe(res, &desc_d);
 	if (desc_d.index_damage)
 		fprintf(stderr, "%s: warning: %s: answered from the debug information\n", progname,
@@ -668,48 +761,75 @@ int cmd_addr(int argc, char **argv)
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (desc_d.debug_note && desc_d.debug_note[0])
 		fprintf(stderr, "%s: warning: %s\n", progname, desc_d.debug_note);
-	if (verbose) {
-		char desc[2400] = "", more[4400] = "";
-
-		psym_resdesc_summary(&desc_d, desc, sizeof(desc));
-		fprintf(stderr, "psym: binary '%s': %s\n", desc_d.path, desc);
-		if (explain) {
-			psym_resdesc_explain(&desc_d, more, sizeof(more));
-			if (more[0])
-				fprintf(stderr, "    %s\n", more);
-		}
+	if (!o->verbose)
+		return;
+	psym_resdesc_summary(&desc_d, desc, sizeof(desc));
+	fprintf(stderr, "psym: binary '%s': %s\n", desc_d.path, desc);
+	if (o->explain) {
+		psym_resdesc_explain(&desc_d, more, sizeof(more));
+		if (more[0])
+			fprintf(stderr, "    %s\n", more);
 	}
-	if (verbose)
-		fprintf(stderr, "psym: %zu/%zu addresses resolved%s\n", nfound, nasked + nbad,
-			nbad ? " (the others are not hex addresses)" : "");
-	psym_resolver_finish(res); /* the index build policy */
-	goto out;
-fail:
-	ret = report(&e, ret);
-	free(fr);
-	psym_resolver_free(res);
-	psym_objtab_free(tab);
-	psym_index_store_free(store);
-	discovery_free(&d);
-	return ret;
+	fprintf(stderr, "psym: %zu/%zu addresses resolved%s\n", n->found, n->asked + n->bad,
+		n->bad ? " (the others are not hex addresses)" : "");
+}
+
+/* -e FILE or --build-id ID: the addresses of that binary answered. An exit code. */
+static int addr_binary(struct addr_cli *o, struct psym_err *e)
+{
+	struct addr_binary b = { 0 };
+	struct addr_counts n = { 0 };
+	struct psym_frames *fr = NULL;
+	int ret;
+
+	ret = addr_open(o, &b, e);
+	fr = ret ? NULL : malloc(sizeof(*fr));
+	if (!ret && !fr)
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	if (ret) {
+		ret = report(e, ret);
+		goto out;
+	}
+	o->ao.res = b.res;
+	o->ao.module = o->exe ? o->exe : psym_elf_path(b.elf);
+	o->ao.addr_width = b.elf && !psym_elf_is_64(b.elf) ? 8 : 16;
+	/* JSON answers to arguments: one array, as llvm-symbolizer writes them. */
+	o->ao.array = o->ao.style == STYLE_JSON && o->nargs;
+	answer_all(o, &b, fr, &n);
+	if (o->ao.array)
+		fputs(o->ao.n_out ? "]\n" : "[]\n", stdout);
+	addr_describe(o, b.res, &n);
+	psym_resolver_finish(b.res); /* the index build policy */
+	ret = addr_exit(n.bad);
 out:
 	free(fr);
-	psym_resolver_free(res);
-	psym_objtab_free(tab);
-	psym_index_store_free(store);
-	discovery_free(&d);
-	c = stdout_state();
-	if (c < 0) {
-		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
-			strerror(errno));
-		return PSYM_EXIT_SYSTEM;
+	addr_close(&b);
+	return ret;
+}
+
+int cmd_addr(int argc, char **argv)
+{
+	struct addr_cli o;
+	struct psym_index_store *store = NULL;
+	struct psym_err e = { 0 };
+	int ret = 0;
+
+	if (!addr_parse(argc, argv, &o))
+		goto out;
+	ret = addr_setup(&o, &e);
+	if (ret) {
+		ret = report(&e, ret);
+		goto out;
 	}
-	return nbad && c == 0 ? PSYM_EXIT_PARTIAL : 0;
-out_quiet:
-	free(fr);
-	psym_resolver_free(res);
-	psym_objtab_free(tab);
+	if (index_store_open(&o.ic, o.d.cache_opt, true, &store)) {
+		ret = PSYM_EXIT_BADINPUT;
+		goto out;
+	}
+	o.bo.index_store = store;
+	o.bo.gsym = o.ic.gsym;
+	ret = o.filter ? addr_filter(&o, &e) : addr_binary(&o, &e);
 	psym_index_store_free(store);
-	discovery_free(&d);
-	return 0;
+out:
+	discovery_free(&o.d);
+	return ret;
 }

@@ -38,18 +38,6 @@ static const char archive_help[] =
 	"  -v, --verbose              name each file packed and each mapping skipped\n"
 	"  -q, --quiet                print no summary\n" LIMIT_HELP;
 
-/* What packing did (archive.h): a mapping not found always, the rest with -v. */
-static void print_event(void *ud, const struct psym_archive_event *ev)
-{
-	const bool *verbose = ud;
-	char line[8400];
-
-	if (ev->kind != PSYM_ARCHIVE_MISSING && !*verbose)
-		return;
-	psym_archive_event_text(ev, line, sizeof(line));
-	fprintf(stderr, "psym: %s\n", line);
-}
-
 int cmd_archive(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -64,6 +52,7 @@ int cmd_archive(int argc, char **argv)
 		{ 0 }
 	};
 	struct psym_archive_opts ao = { 0 };
+	struct psym_archive_printer pr = { stderr, false };
 	struct psym_archive_stats st;
 	struct psym_limits lim;
 	struct psym_profile *p = NULL;
@@ -72,7 +61,7 @@ int cmd_archive(int argc, char **argv)
 	size_t nexcl = 0, nddirs = 0, max = 0;
 	char *out = NULL;
 	const char *out_opt = NULL;
-	bool quiet = false, verbose = false;
+	bool quiet = false;
 	int c, ret;
 
 	psym_limits_default(&lim);
@@ -94,7 +83,7 @@ int cmd_archive(int argc, char **argv)
 		case OPT_LEVEL:
 			ao.level = (int)parse_long_arg("archive ", optarg, 1, 19, "--level");
 			break;
-		case 'v': verbose = true; break;
+		case 'v': pr.verbose = true; break;
 		case 'q': quiet = true; break;
 		case 'h': fputs(archive_help, stdout); return 0;
 		default: die_bad_option("archive ", argv, "ho:vq");
@@ -115,8 +104,8 @@ int cmd_archive(int argc, char **argv)
 	ao.n_exclude = nexcl;
 	ao.debug_dirs = nddirs ? ddirs : NULL;
 	ao.n_debug_dirs = nddirs;
-	ao.event = print_event;
-	ao.event_ud = &verbose;
+	ao.event = psym_archive_print_event;
+	ao.event_ud = &pr;
 	ret = psym_archive_write(p, out, &ao, &st, &e);
 	if (ret) {
 		ret = report(&e, ret);

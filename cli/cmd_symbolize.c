@@ -362,220 +362,303 @@ static const char symbolize_help[] =
 	"                             mapping stays unresolved\n"
 	"  -q, --quiet                no per-mapping summary\n" LIMIT_HELP;
 
-int cmd_symbolize(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "in-place", no_argument, NULL, OPT_IN_PLACE },
-		{ "raw", no_argument, NULL, OPT_RAW },
-		{ "main-binary", required_argument, NULL, OPT_MAIN_BINARY },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "explain", no_argument, NULL, OPT_EXPLAIN },
-		{ "strict", no_argument, NULL, OPT_STRICT },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
-		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
-		{ "vdso", required_argument, NULL, OPT_VDSO },
-		{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
-		{ "jobs", required_argument, NULL, 'j' },
-		INDEX_OPTIONS,
-		{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
-		{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "manifest", required_argument, NULL, OPT_MANIFEST },
-		{ "resume", no_argument, NULL, OPT_RESUME },
-		{ "results", required_argument, NULL, OPT_RESULTS },
-		DISCOVERY_OPTIONS,
-		LIMIT_OPTIONS,
-		{ 0 }
-	};
-	struct psym_symbolize_opts so = {
-		.explain_fn = print_explain,
-		.explain_ud = stderr,
-		.note_fn = print_note,
-		.note_ud = stderr,
-	};
-	const char **pmaps = NULL, **pmdirs = NULL;
-	size_t n_pmaps = 0, n_pmdirs = 0;
-	char *side = NULL;
+/* psym symbolize's command line, parsed (symbolize_parse). */
+struct symbolize_cli {
+	struct psym_symbolize_opts so;
 	struct discovery d;
-	struct psym_symbolize_result res = { 0 };
-	struct progress_line pline = { .out = stderr };
+	struct index_cli ic;
 	struct psym_limits lim;
-	struct psym_profile *p = NULL;
-	struct psym_err e = { 0 };
-	const char *in, *out = NULL;
-	bool in_place = false, raw = false, strict = false;
-	unsigned jobs = 0;
-	const char *cache_opt = NULL;
-	char *symcache = NULL;
-	const char *kallsyms = NULL, *vdso = NULL, *vmlinux = NULL;
-	const char *manifest_path = NULL, *results = NULL;
-	struct psym_manifest manifest = { 0 };
-	char **mins = NULL;
-	bool resume = false;
-	struct index_cli ic = { 0 };
-	struct psym_index_store *store = NULL;
-	int c, ret, exit_code = PSYM_EXIT_OK;
+	const char **pmaps, **pmdirs; /* --perf-map, --perf-map-dir */
+	size_t n_pmaps, n_pmdirs;
+	const char *out;	   /* -o */
+	const char *kallsyms;	   /* --kallsyms */
+	const char *vdso;	   /* --vdso */
+	const char *vmlinux;	   /* --vmlinux */
+	const char *manifest_path; /* --manifest */
+	const char *results;	   /* --results */
+	bool in_place, raw, strict, resume;
+	unsigned jobs; /* -j; 0: not given */
+	char **ins;    /* the IN arguments */
+	int nins;
+};
 
-	psym_limits_default(&lim);
-	discovery_init(&d);
-	while ((c = getopt_long(argc, argv, "ho:qj:", opts, NULL)) != -1) {
-		if (limit_option(c, optarg, &lim, "symbolize ") ||
-		    discovery_option(c, optarg, &d, "symbolize ") || index_option(c, optarg, &ic))
+static const struct option symbolize_options[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
+	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "main-binary", required_argument, NULL, OPT_MAIN_BINARY },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "explain", no_argument, NULL, OPT_EXPLAIN },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
+	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+	{ "vdso", required_argument, NULL, OPT_VDSO },
+	{ "vmlinux", required_argument, NULL, OPT_VMLINUX },
+	{ "jobs", required_argument, NULL, 'j' },
+	INDEX_OPTIONS,
+	{ "perf-map", required_argument, NULL, OPT_PERF_MAP },
+	{ "perf-map-dir", required_argument, NULL, OPT_PERF_MAP_DIR },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "manifest", required_argument, NULL, OPT_MANIFEST },
+	{ "resume", no_argument, NULL, OPT_RESUME },
+	{ "results", required_argument, NULL, OPT_RESULTS },
+	DISCOVERY_OPTIONS,
+	LIMIT_OPTIONS,
+	{ 0 }
+};
+
+/*
+ * The command line into o (to be freed with symbolize_cli_free). False
+ * after --help (printed); a usage error exits 2.
+ */
+static bool symbolize_parse(int argc, char **argv, struct symbolize_cli *o)
+{
+	static const char shortopts[] = "ho:qj:";
+	int c;
+
+	*o = (struct symbolize_cli){ .so = {
+					     .explain_fn = print_explain,
+					     .explain_ud = stderr,
+					     .note_fn = print_note,
+					     .note_ud = stderr,
+				     } };
+	psym_limits_default(&o->lim);
+	discovery_init(&o->d);
+	while ((c = getopt_long(argc, argv, shortopts, symbolize_options, NULL)) != -1) {
+		if (limit_option(c, optarg, &o->lim, "symbolize ") ||
+		    discovery_option(c, optarg, &o->d, "symbolize ") ||
+		    index_option(c, optarg, &o->ic))
 			continue;
 		switch (c) {
-		case 'o': out = optarg; break;
-		case OPT_IN_PLACE: in_place = true; break;
-		case OPT_RAW: raw = true; break;
-		case OPT_MAIN_BINARY: so.main_binary = optarg; break;
-		case OPT_FORCE: so.force = true; break;
-		case OPT_EXPLAIN: so.explain = true; break;
-		case OPT_STRICT: strict = true; break;
-		case 'q': so.quiet = true; break;
-		case OPT_NO_INLINES: so.no_inlines = true; break;
-		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
-		case OPT_ADJUST_CALLERS: so.adjust_callers = true; break;
-		case OPT_KALLSYMS: kallsyms = optarg; break;
-		case OPT_VDSO: vdso = optarg; break;
-		case OPT_VMLINUX: vmlinux = optarg; break;
+		case 'o': o->out = optarg; break;
+		case OPT_IN_PLACE: o->in_place = true; break;
+		case OPT_RAW: o->raw = true; break;
+		case OPT_MAIN_BINARY: o->so.main_binary = optarg; break;
+		case OPT_FORCE: o->so.force = true; break;
+		case OPT_EXPLAIN: o->so.explain = true; break;
+		case OPT_STRICT: o->strict = true; break;
+		case 'q': o->so.quiet = true; break;
+		case OPT_NO_INLINES: o->so.no_inlines = true; break;
+		case OPT_NO_DEMANGLE: o->so.no_demangle = true; break;
+		case OPT_ADJUST_CALLERS: o->so.adjust_callers = true; break;
+		case OPT_KALLSYMS: o->kallsyms = optarg; break;
+		case OPT_VDSO: o->vdso = optarg; break;
+		case OPT_VMLINUX: o->vmlinux = optarg; break;
 		case 'j':
-			jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "-j");
+			o->jobs = (unsigned)parse_long_arg("symbolize ", optarg, 1, 256, "-j");
 			break;
-		case OPT_MANIFEST: manifest_path = optarg; break;
-		case OPT_RESUME: resume = true; break;
-		case OPT_RESULTS: results = optarg; break;
-		case OPT_PERF_MAP: add_one(optarg, &pmaps, &n_pmaps); break;
-		case OPT_PERF_MAP_DIR: add_one(optarg, &pmdirs, &n_pmdirs); break;
+		case OPT_MANIFEST: o->manifest_path = optarg; break;
+		case OPT_RESUME: o->resume = true; break;
+		case OPT_RESULTS: o->results = optarg; break;
+		case OPT_PERF_MAP: add_one(optarg, &o->pmaps, &o->n_pmaps); break;
+		case OPT_PERF_MAP_DIR: add_one(optarg, &o->pmdirs, &o->n_pmdirs); break;
 		case OPT_PID:
-			so.pid = (int)parse_long_arg("symbolize ", optarg, 1, INT32_MAX, "--pid");
+			o->so.pid =
+				(int)parse_long_arg("symbolize ", optarg, 1, INT32_MAX, "--pid");
 			break;
-		case 'h': fputs(symbolize_help, stdout); return 0;
-		default: die_bad_option("symbolize ", argv, "ho:qj:");
+		case 'h': fputs(symbolize_help, stdout); return false;
+		default: die_bad_option("symbolize ", argv, shortopts);
 		}
 	}
-	if (manifest_path) {
-		if (argc - optind > 0 || out || in_place)
+	o->ins = argv + optind;
+	o->nins = argc - optind;
+	return true;
+}
+
+static void symbolize_cli_free(struct symbolize_cli *o)
+{
+	discovery_free(&o->d);
+	free_list(o->pmaps, o->n_pmaps);
+	free_list(o->pmdirs, o->n_pmdirs);
+}
+
+/* What the run holds besides its options (symbolize_setup, symbolize_run_free). */
+struct symbolize_run {
+	struct psym_manifest manifest; /* --manifest */
+	char **mins;		       /* the manifest's inputs, NULL-terminated */
+	char *symcache;		       /* the answer cache's directory, or NULL */
+	struct psym_index_store *store;
+	struct progress_line pline; /* on a terminal */
+};
+
+static void symbolize_run_free(struct symbolize_run *run)
+{
+	free(run->symcache);
+	free(run->mins);
+	psym_manifest_free(&run->manifest);
+	psym_index_store_free(run->store);
+}
+
+/*
+ * The inputs: --manifest's (read into run), else the IN arguments; a
+ * usage error for what does not go with them. 0 or an error.
+ */
+static int symbolize_inputs(const struct symbolize_cli *o, struct symbolize_run *run,
+			    struct psym_err *e)
+{
+	int ret;
+
+	if (o->manifest_path) {
+		if (o->nins > 0 || o->out || o->in_place)
 			die_usage("symbolize ", "--manifest names the inputs and outputs: no IN, "
 						"-o or --in-place");
-		ret = psym_manifest_read(manifest_path, lim.max_input, &manifest, &e);
-		if (ret) {
-			exit_code = report(&e, ret);
-			goto out;
-		}
-		mins = calloc(manifest.n + 1, sizeof(*mins));
-		if (!mins) {
-			exit_code = report(&e, psym_err_set(&e, PSYM_ENOMEM, "out of memory"));
-			goto out;
-		}
-		for (size_t i = 0; i < manifest.n; i++)
-			mins[i] = manifest.v[i].in;
-	} else if (resume || results) {
+		ret = psym_manifest_read(o->manifest_path, o->lim.max_input, &run->manifest, e);
+		if (ret)
+			return ret;
+		run->mins = calloc(run->manifest.n + 1, sizeof(*run->mins));
+		if (!run->mins)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		for (size_t i = 0; i < run->manifest.n; i++)
+			run->mins[i] = run->manifest.v[i].in;
+	} else if (o->resume || o->results) {
 		die_usage("symbolize ", "--resume and --results go with --manifest");
-	} else if (argc - optind < 1) {
+	} else if (o->nins < 1) {
 		die_usage("symbolize ", "no input profile");
 	}
-	if (so.main_binary) {
+	if (o->so.main_binary) {
 		struct stat st;
 
-		if (stat(so.main_binary, &st) != 0 || !S_ISREG(st.st_mode))
-			die_usage("symbolize ", "--main-binary '%s': %s", so.main_binary,
-				  errno && stat(so.main_binary, &st) != 0 ? strerror(errno)
-									  : "not a regular file");
+		if (stat(o->so.main_binary, &st) != 0 || !S_ISREG(st.st_mode))
+			die_usage("symbolize ", "--main-binary '%s': %s", o->so.main_binary,
+				  errno && stat(o->so.main_binary, &st) != 0
+					  ? strerror(errno)
+					  : "not a regular file");
 	}
-	/* --debug-pkg: only what the profiles' mappings need is extracted. */
-	cache_opt = d.cache_opt;
-	if (d.n_pkgs) {
-		ret = mins ? inputs_wants(mins, manifest.n, &lim, kallsyms, &d, &e)
-			   : inputs_wants(argv + optind, (size_t)(argc - optind), &lim, kallsyms,
-					  &d, &e);
-		if (ret) {
-			exit_code = report(&e, ret);
-			goto out;
-		}
-	}
-	ret = discovery_finish(&d, &e);
-	if (ret) {
-		exit_code = report(&e, ret);
-		goto out;
-	}
-	if (!n_pmdirs) {
-		add_one("/tmp", &pmdirs, &n_pmdirs);
-		so.perf_map_dirs_default = true;
-	}
-	so.perf_maps = pmaps;
-	so.n_perf_maps = n_pmaps;
-	/* The one set of discovery options, with symbolize's own files. */
-	d.lo.perf_map_dirs = pmdirs;
-	d.lo.n_perf_map_dirs = n_pmdirs;
-	d.lo.kallsyms = kallsyms;
-	d.lo.vdso = vdso;
-	d.lo.vmlinux = vmlinux;
-	so.locate = &d.lo;
-	so.limits = d.limits;
-	/* Decompressed DWARF counts against the profile's memory cap too. */
-	so.limits.memory = lim.max_memory;
-	if (isatty(STDERR_FILENO)) {
-		clock_gettime(CLOCK_MONOTONIC, &pline.start);
-		so.progress = progress_cb;
-		so.progress_ud = &pline;
-	}
-	symcache = discovery_symcache(&d);
-	so.cache_dir = symcache;
-	if (index_store_open(&ic, cache_opt, true, &store)) {
-		exit_code = PSYM_EXIT_BADINPUT;
-		goto out;
-	}
-	so.index_store = store;
-	if (manifest_path || jobs || argc - optind > 1 || is_dir(argv[optind])) {
-		/* Batch: many profiles, one output directory, binaries shared. */
-		struct psym_batch_opts bo = {
-			.inputs = (const char *const *)argv + optind,
-			.n_inputs = (size_t)(argc - optind),
-			.outdir = out,
-			.jobs = jobs,
-			.gzip = !raw,
-			.strict = strict,
-			.lim = &lim,
-			.so = &so,
-			.manifest = manifest_path ? &manifest : NULL,
-			.resume = resume,
-			.results = results,
-			.job_fn = print_job,
-			.job_ud = &so,
-		};
-		struct psym_batch_result br;
+	return 0;
+}
 
-		if (!manifest_path && (in_place || !out))
-			die_usage("symbolize ", "several inputs: give -o OUTDIR (not --in-place)");
-		ret = psym_batch_symbolize(&bo, &br, &e);
+/*
+ * The discovery options finished (with --debug-pkg, only what the
+ * profiles' mappings need is extracted) and symbolize's own files added to
+ * them. 0 or an error.
+ */
+static int symbolize_discovery(struct symbolize_cli *o, const struct symbolize_run *run,
+			       struct psym_err *e)
+{
+	int ret;
+
+	if (o->d.n_pkgs) {
+		ret = run->mins ? inputs_wants(run->mins, run->manifest.n, &o->lim, o->kallsyms,
+					       &o->d, e)
+				: inputs_wants(o->ins, (size_t)o->nins, &o->lim, o->kallsyms, &o->d,
+					       e);
 		if (ret)
-			goto fail;
-		/* Said once for the batch: its profiles' lines carry no warnings. */
-		if (psym_index_store_given_up(store))
-			fprintf(stderr, "psym: warning: %s\n", psym_index_store_given_up(store));
-		if (!so.quiet && resume)
-			fprintf(stderr,
-				"psym: %zu/%zu profiles written, %zu skipped (complete), %zu failed; "
-				"%zu/%zu locations symbolized\n",
-				br.written, br.files, br.skipped, br.failed,
-				br.total.resolved + br.total.kept, br.total.locations);
-		else if (!so.quiet)
-			fprintf(stderr,
-				"psym: %zu/%zu profiles written, %zu failed; %zu/%zu locations "
-				"symbolized\n",
-				br.written, br.files, br.failed, br.total.resolved + br.total.kept,
-				br.total.locations);
-		exit_code = br.failed ? psym_exit_code(br.worst) : PSYM_EXIT_OK;
-		goto out;
+			return ret;
 	}
-	in = argv[optind];
+	ret = discovery_finish(&o->d, e);
+	if (ret)
+		return ret;
+	if (!o->n_pmdirs) {
+		add_one("/tmp", &o->pmdirs, &o->n_pmdirs);
+		o->so.perf_map_dirs_default = true;
+	}
+	o->so.perf_maps = o->pmaps;
+	o->so.n_perf_maps = o->n_pmaps;
+	/* The one set of discovery options, with symbolize's own files. */
+	o->d.lo.perf_map_dirs = o->pmdirs;
+	o->d.lo.n_perf_map_dirs = o->n_pmdirs;
+	o->d.lo.kallsyms = o->kallsyms;
+	o->d.lo.vdso = o->vdso;
+	o->d.lo.vmlinux = o->vmlinux;
+	o->so.locate = &o->d.lo;
+	o->so.limits = o->d.limits;
+	/* Decompressed DWARF counts against the profile's memory cap too. */
+	o->so.limits.memory = o->lim.max_memory;
+	return 0;
+}
+
+/*
+ * Everything before the first profile is read: inputs, discovery, the
+ * progress line, the answer cache and the index store. An exit code (0:
+ * ready), its message printed.
+ */
+static int symbolize_setup(struct symbolize_cli *o, struct symbolize_run *run)
+{
+	struct psym_err e = { 0 };
+	/* As given: discovery_finish may fill in the default. */
+	const char *cache_opt = o->d.cache_opt;
+	int ret;
+
+	ret = symbolize_inputs(o, run, &e);
+	if (!ret)
+		ret = symbolize_discovery(o, run, &e);
+	if (ret)
+		return report(&e, ret);
+	if (isatty(STDERR_FILENO)) {
+		run->pline.out = stderr;
+		clock_gettime(CLOCK_MONOTONIC, &run->pline.start);
+		o->so.progress = progress_cb;
+		o->so.progress_ud = &run->pline;
+	}
+	run->symcache = discovery_symcache(&o->d);
+	o->so.cache_dir = run->symcache;
+	if (index_store_open(&o->ic, cache_opt, true, &run->store))
+		return PSYM_EXIT_BADINPUT;
+	o->so.index_store = run->store;
+	return PSYM_EXIT_OK;
+}
+
+/* Batch: many profiles, one output directory, binaries shared. An exit code. */
+static int symbolize_batch(struct symbolize_cli *o, struct symbolize_run *run)
+{
+	struct psym_batch_opts bo = {
+		.inputs = (const char *const *)o->ins,
+		.n_inputs = (size_t)o->nins,
+		.outdir = o->out,
+		.jobs = o->jobs,
+		.gzip = !o->raw,
+		.strict = o->strict,
+		.lim = &o->lim,
+		.so = &o->so,
+		.manifest = o->manifest_path ? &run->manifest : NULL,
+		.resume = o->resume,
+		.results = o->results,
+		.job_fn = print_job,
+		.job_ud = &o->so,
+	};
+	struct psym_batch_result br;
+	struct psym_err e = { 0 };
+	int ret;
+
+	if (!o->manifest_path && (o->in_place || !o->out))
+		die_usage("symbolize ", "several inputs: give -o OUTDIR (not --in-place)");
+	ret = psym_batch_symbolize(&bo, &br, &e);
+	if (ret)
+		return report(&e, ret);
+	/* Said once for the batch: its profiles' lines carry no warnings. */
+	if (psym_index_store_given_up(run->store))
+		fprintf(stderr, "psym: warning: %s\n", psym_index_store_given_up(run->store));
+	if (!o->so.quiet && o->resume)
+		fprintf(stderr,
+			"psym: %zu/%zu profiles written, %zu skipped (complete), %zu failed; "
+			"%zu/%zu locations symbolized\n",
+			br.written, br.files, br.skipped, br.failed,
+			br.total.resolved + br.total.kept, br.total.locations);
+	else if (!o->so.quiet)
+		fprintf(stderr,
+			"psym: %zu/%zu profiles written, %zu failed; %zu/%zu locations "
+			"symbolized\n",
+			br.written, br.files, br.failed, br.total.resolved + br.total.kept,
+			br.total.locations);
+	return br.failed ? psym_exit_code(br.worst) : PSYM_EXIT_OK;
+}
+
+/* One profile, IN to OUT (or --in-place), with psym-collect's IN.d/. An exit code. */
+static int symbolize_one(struct symbolize_cli *o, struct symbolize_run *run)
+{
+	struct psym_symbolize_result res = { 0 };
+	struct psym_err e = { 0 };
+	const char *in = o->ins[0], *out = o->out;
+	char *side = NULL;
+	int ret;
+
 	/* The collector's side files sit next to its profile: IN.d/. */
 	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0 && is_dir(side))
-		so.side_dir = side;
-	if (in_place) {
+		o->so.side_dir = side;
+	if (o->in_place) {
 		if (out)
 			die_usage("symbolize ", "--in-place and -o exclude each other");
 		if (strcmp(in, "-") == 0)
@@ -584,38 +667,51 @@ int cmd_symbolize(int argc, char **argv)
 	}
 	if (!out)
 		die_usage("symbolize ", "no output: give -o FILE (or --in-place)");
-	if (!in_place && strcmp(in, "-") && strcmp(out, "-") &&
+	if (!o->in_place && strcmp(in, "-") && strcmp(out, "-") &&
 	    (strcmp(in, out) == 0 || psym_same_file(in, out)))
 		die_usage("symbolize ", "output '%s' is the input: use --in-place to overwrite it",
 			  out);
-	ret = psym_symbolize_file(in, out, &lim, &so, !raw, &res, &active_out, &e);
-	if (ret)
-		goto fail;
-	if (!so.quiet)
-		print_summary(&res, so.explain, stderr);
+	ret = psym_symbolize_file(in, out, &o->lim, &o->so, !o->raw, &res, &active_out, &e);
+	if (ret) {
+		ret = report(&e, ret);
+		goto out;
+	}
+	if (!o->so.quiet)
+		print_summary(&res, o->so.explain, stderr);
 	psym_symbolize_result_free(&res);
-	if (!so.quiet)
+	if (!o->so.quiet)
 		fprintf(stderr,
 			"psym: %zu/%zu locations symbolized (%zu kept, %zu unresolved in "
 			"files, %zu in other mappings)\n",
 			res.resolved + res.kept, res.locations, res.kept, res.unresolved_file,
 			res.unresolved_other);
-	if (!so.quiet && res.indexes_built)
+	if (!o->so.quiet && res.indexes_built)
 		fprintf(stderr, "psym: %zu index build%s started in '%s'\n", res.indexes_built,
-			res.indexes_built == 1 ? "" : "s", psym_index_store_name(store));
-	exit_code = strict && res.unresolved_file ? PSYM_EXIT_PARTIAL : PSYM_EXIT_OK;
-	goto out;
-fail:
-	exit_code = report(&e, ret);
+			res.indexes_built == 1 ? "" : "s", psym_index_store_name(run->store));
+	ret = o->strict && res.unresolved_file ? PSYM_EXIT_PARTIAL : PSYM_EXIT_OK;
 out:
-	psym_profile_free(p);
-	discovery_free(&d);
-	free_list(pmaps, n_pmaps);
-	free_list(pmdirs, n_pmdirs);
+	o->so.side_dir = NULL;
 	free(side);
-	free(symcache);
-	free(mins);
-	psym_manifest_free(&manifest);
-	psym_index_store_free(store);
+	return ret;
+}
+
+int cmd_symbolize(int argc, char **argv)
+{
+	struct symbolize_cli o;
+	struct symbolize_run run = { { 0 } };
+	int exit_code = PSYM_EXIT_OK;
+
+	if (!symbolize_parse(argc, argv, &o))
+		goto out;
+	exit_code = symbolize_setup(&o, &run);
+	if (exit_code != PSYM_EXIT_OK)
+		goto out;
+	if (o.manifest_path || o.jobs || o.nins > 1 || is_dir(o.ins[0]))
+		exit_code = symbolize_batch(&o, &run);
+	else
+		exit_code = symbolize_one(&o, &run);
+out:
+	symbolize_cli_free(&o);
+	symbolize_run_free(&run);
 	return exit_code;
 }

@@ -263,6 +263,17 @@ void psym_archive_event_text(const struct psym_archive_event *ev, char *buf, siz
 	}
 }
 
+void psym_archive_print_event(void *ud, const struct psym_archive_event *ev)
+{
+	const struct psym_archive_printer *pr = ud;
+	char line[8400];
+
+	if (ev->kind != PSYM_ARCHIVE_MISSING && !pr->verbose)
+		return;
+	psym_archive_event_text(ev, line, sizeof(line));
+	fprintf(pr->out, "psym: %s\n", line);
+}
+
 /*
  * Record key (len bytes, copied) in h with value v. 0 or -1 (out of
  * memory, or the table's cap).

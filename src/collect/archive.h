@@ -61,6 +61,19 @@ struct psym_archive_event {
  */
 void psym_archive_event_text(const struct psym_archive_event *ev, char *buf, size_t bufsz);
 
+/*
+ * The one printer of those events, for every command that packs (psym
+ * archive, psym-collect --archive): ev worded as above on one "psym: "
+ * line of out; a mapping not found always, the rest only when verbose.
+ * Give it as psym_archive_opts.event with event_ud a struct
+ * psym_archive_printer (borrowed for the write).
+ */
+struct psym_archive_printer {
+	FILE *out;
+	bool verbose;
+};
+void psym_archive_print_event(void *ud, const struct psym_archive_event *ev);
+
 struct psym_archive_opts {
 	uint64_t max_bytes;	    /* cap on the file bytes packed; 0 = the default */
 	const char *const *exclude; /* mapping paths under these prefixes are skipped */
