@@ -1,4 +1,9 @@
 /* SPDX-License-Identifier: MIT */
+/*
+ * An ELF file opened for symbolization (elffile.h): the checked headers
+ * and extent, PT_LOADs and the normalization of addresses, sections, the
+ * debug link and MiniDebugInfo. The symbol table is in elfsyms.c.
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -12,47 +17,15 @@
 
 #include "arena.h"
 #include "compress.h"
-#include "elffile.h"
+#include "elffile_int.h"
 #include "rellayout.h"
 #include "kmodfile.h"
 #include "symtab.h"
 #include "fileio.h"
-#include "array.h"
 
 #define DEFAULT_MAX_SECTIONS 65536
 #define DEFAULT_MAX_SYMBOLS ((size_t)16 << 20)
 #define MAX_MINIDEBUGINFO ((size_t)512 << 20)
-struct psym_elf {
-	char *path;
-	void *map; /* the file, mapped read-only (psym_elf_open) */
-	size_t maplen;
-	Elf *elf;
-	void *mem; /* owned image (open_mem with ownership) */
-	GElf_Ehdr eh;
-	size_t shstrndx;
-	size_t nsections;
-	struct psym_elf_limits lim;
-	char build_id[PSYM_BUILD_ID_HEX_MAX];
-	bool has_build_id;
-	struct psym_elf_load *loads;
-	size_t nloads;
-	/* A debug-only file: the binary's PT_LOADs as recovered (norm_layout). */
-	bool debug_only;
-	struct psym_elf_load *norm;
-	size_t nnorm;
-	/* Symbol table: built lazily, then sorted and deduplicated. */
-	struct psym_symtab syms;
-	bool syms_loaded;
-	/* What bounds zero-size symbols: sections (own, then sources'), PT_LOADs. */
-	struct psym_addr_region *regions;
-	size_t nregions, capregions;
-	char sym_err[1024]; /* why the symbol table was dropped, "" if it was not */
-	struct psym_arena strings;
-	struct psym_elf **children; /* adopted ELFs whose strings we borrow */
-	size_t nchildren;
-	/* ET_REL: each section's address in psym's layout (elfreloc.c). */
-	uint64_t *secaddr;
-};
 
 static int elf_fail(struct psym_err *e, const char *path, const char *what)
 {
@@ -358,6 +331,18 @@ void psym_elf_close(struct psym_elf *f)
 	free(f);
 }
 
+void psym_elf_adopt(struct psym_elf *f, struct psym_elf *child)
+{
+	struct psym_elf **n = realloc(f->children, (f->nchildren + 1) * sizeof(*n));
+
+	if (!n) {
+		/* Cannot record it: keep it alive forever rather than dangle. */
+		return;
+	}
+	f->children = n;
+	f->children[f->nchildren++] = child;
+}
+
 const char *psym_elf_path(const struct psym_elf *f)
 {
 	return f->path;
@@ -447,7 +432,7 @@ bool psym_elf_is_debug_only(const struct psym_elf *f)
 
 /* ---- sections -------------------------------------------------------------- */
 
-static Elf_Scn *find_section(const struct psym_elf *f, const char *name, GElf_Shdr *sh)
+Elf_Scn *psym_elf_find_section(const struct psym_elf *f, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 
@@ -468,7 +453,7 @@ static Elf_Scn *find_section(const struct psym_elf *f, const char *name, GElf_Sh
 int psym_elf_section(const struct psym_elf *f, const char *name, const void **data, size_t *len)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(f, name, &sh);
+	Elf_Scn *scn = psym_elf_find_section(f, name, &sh);
 	Elf_Data *d;
 
 	if (!scn || sh.sh_type == SHT_NOBITS)
@@ -542,7 +527,7 @@ int psym_elf_place(struct psym_elf *f, const char *name, uint64_t addr)
 
 	if (!f->secaddr || f->syms_loaded)
 		return PSYM_NOENT;
-	scn = find_section(f, name, &sh);
+	scn = psym_elf_find_section(f, name, &sh);
 	if (!scn || !(sh.sh_flags & SHF_ALLOC))
 		return PSYM_NOENT;
 	f->secaddr[elf_ndxscn(scn)] = addr;
@@ -555,7 +540,7 @@ int psym_elf_section_addr(const struct psym_elf *f, const char *name, uint64_t o
 	GElf_Shdr sh;
 
 	if (name) {
-		scn = find_section(f, name, &sh);
+		scn = psym_elf_find_section(f, name, &sh);
 		if (!scn || !(sh.sh_flags & SHF_ALLOC))
 			return PSYM_NOENT;
 	} else {
@@ -595,7 +580,7 @@ bool psym_elf_has_dwarf(const struct psym_elf *f)
 					     ".zdebug_line" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		Elf_Scn *scn = find_section(f, names[i], &sh);
+		Elf_Scn *scn = psym_elf_find_section(f, names[i], &sh);
 
 		if (scn && sh.sh_type != SHT_NOBITS && sh.sh_size > 0)
 			return true;
@@ -640,247 +625,6 @@ int psym_elf_open_minidebuginfo(const struct psym_elf *f, struct psym_elf **out,
 	return psym_elf_open_mem(img, imglen, true, name, &f->lim, out, e);
 }
 
-/* ---- symbols ---------------------------------------------------------------- */
-
-/* "name@VER" / "name@@VER" -> "name" (copied into the string arena). */
-static const char *strip_version(struct psym_elf *f, const char *raw, bool *versioned)
-{
-	const char *at = strchr(raw, '@');
-
-	*versioned = at != NULL;
-	if (!at || at == raw)
-		return raw;
-	return psym_arena_strndup(&f->strings, raw, (size_t)(at - raw));
-}
-
-/*
- * Which symbols name code: functions, and untyped symbols in executable
- * sections (assembly labels, sized or not) except local labels and the
- * ARM/AArch64 mapping symbols ($x, $d, $a, $t).
- */
-static bool names_code(int type, bool exec, const char *raw)
-{
-	if (type == STT_FUNC || type == STT_GNU_IFUNC)
-		return true;
-	if (type != STT_NOTYPE || !exec)
-		return false;
-	if (raw[0] == '$' || (raw[0] == '.' && raw[1] == 'L'))
-		return false;
-	return true;
-}
-
-/*
- * Rank among aliases at one address, lower wins (after size: symtab.h):
- * global, weak, local; unversioned; FUNC over NOTYPE.
- */
-static uint32_t sym_rank(int bind, int type, bool versioned)
-{
-	return (bind == STB_GLOBAL ? 0u
-		: bind == STB_WEAK ? 4u
-				   : 8u) +
-	       (versioned ? 2u : 0u) + (type == STT_NOTYPE ? 1u : 0u);
-}
-
-/* Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table, shifted by bias. */
-static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, const GElf_Shdr *sh,
-		       uint64_t bias, struct psym_err *e)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	const char *file = NULL;
-	size_t n;
-	int ret;
-
-	if (!d || sh->sh_entsize == 0)
-		return 0;
-	n = d->d_size / sh->sh_entsize;
-	for (size_t i = 1; i < n; i++) {
-		GElf_Sym s;
-		const char *raw, *name;
-		int type, bind;
-		bool exec = false, versioned;
-
-		if (!gelf_getsym(d, (int)i, &s))
-			break;
-		type = GELF_ST_TYPE(s.st_info);
-		bind = GELF_ST_BIND(s.st_info);
-		if (type == STT_FILE) {
-			/* The source file of the local symbols that follow. */
-			file = elf_strptr(src->elf, sh->sh_link, s.st_name);
-			if (file && !*file)
-				file = NULL;
-			continue;
-		}
-		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS ||
-		    (s.st_value == 0 && !src->secaddr))
-			continue;
-		if (src->secaddr) {
-			/* A relocatable object's values are offsets in their section. */
-			if (s.st_shndx >= src->nsections)
-				continue;
-			s.st_value += src->secaddr[s.st_shndx];
-		}
-		if (s.st_shndx < SHN_LORESERVE) {
-			Elf_Scn *tscn = elf_getscn(src->elf, s.st_shndx);
-			GElf_Shdr tsh;
-
-			if (tscn && gelf_getshdr(tscn, &tsh))
-				exec = (tsh.sh_flags & SHF_EXECINSTR) != 0;
-		}
-		raw = elf_strptr(src->elf, sh->sh_link, s.st_name);
-		if (!raw || !*raw)
-			continue; /* name outside the string table */
-		if (!names_code(type, exec, raw))
-			continue;
-		name = strip_version(f, raw, &versioned);
-		if (!name)
-			return psym_err_set(e, psym_arena_error(&f->strings), "out of memory");
-		ret = psym_symtab_push(&f->syms,
-				       &(struct psym_sym){
-					       .addr = s.st_value + bias,
-					       .size = s.st_size,
-					       .name = name,
-					       .linkage = name,
-					       .file = bind == STB_LOCAL ? file : NULL,
-					       .rank = sym_rank(bind, type, versioned),
-				       },
-				       f->path, e);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* Synthesize name@plt from .rela.plt (x86-64 and AArch64 layouts). */
-static int read_plt(struct psym_elf *f, struct psym_err *e)
-{
-	GElf_Shdr rsh, psh, dsh;
-	Elf_Scn *rscn, *pscn, *dscn;
-	Elf_Data *rd, *dd;
-	uint64_t base, step = 16;
-	bool sec;
-	size_t n;
-	int ret;
-
-	if (f->eh.e_machine != EM_X86_64 && f->eh.e_machine != EM_AARCH64)
-		return 0;
-	rscn = find_section(f, ".rela.plt", &rsh);
-	if (!rscn || rsh.sh_type != SHT_RELA || rsh.sh_entsize == 0)
-		return 0;
-	pscn = find_section(f, ".plt.sec", &psh);
-	sec = pscn != NULL;
-	if (!pscn)
-		pscn = find_section(f, ".plt", &psh);
-	if (!pscn)
-		return 0;
-	dscn = elf_getscn(f->elf, rsh.sh_link);
-	if (!dscn || !gelf_getshdr(dscn, &dsh) || dsh.sh_type != SHT_DYNSYM)
-		return 0;
-	rd = elf_getdata(rscn, NULL);
-	dd = elf_getdata(dscn, NULL);
-	if (!rd || !dd)
-		return 0;
-	/* Header: 16 bytes on x86-64, 32 on AArch64; none in .plt.sec. */
-	base = psh.sh_addr + (sec ? 0 : f->eh.e_machine == EM_X86_64 ? 16 : 32);
-	n = rd->d_size / rsh.sh_entsize;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Rela r;
-		GElf_Sym s;
-		const char *raw;
-		char *name;
-		bool versioned;
-
-		if (!gelf_getrela(rd, (int)i, &r))
-			break;
-		if (GELF_R_SYM(r.r_info) == 0 || !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &s))
-			continue;
-		raw = elf_strptr(f->elf, dsh.sh_link, s.st_name);
-		if (!raw || !*raw)
-			continue;
-		raw = strip_version(f, raw, &versioned);
-		name = raw ? psym_arena_printf(&f->strings, "%s@plt", raw) : NULL;
-		if (!name)
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		if (i * step > psh.sh_size)
-			break;
-		ret = psym_symtab_push(&f->syms,
-				       &(struct psym_sym){ .addr = base + i * step,
-							   .size = step,
-							   .name = name,
-							   .linkage = name,
-							   .rank = 16 },
-				       f->path, e);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias,
-			   struct psym_err *e)
-{
-	Elf_Scn *scn = NULL;
-	int ret;
-
-	while ((scn = elf_nextscn(src->elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		ret = read_symtab(f, src, scn, &sh, bias, e);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static bool push_region(struct psym_elf *f, uint64_t start, uint64_t size, size_t order)
-{
-	struct psym_addr_region *nr;
-
-	if (!size)
-		return true;
-	nr = psym_array_grow(f->regions, &f->capregions, f->nregions + 1, sizeof(*nr), 0);
-	if (!nr)
-		return false;
-	f->regions = nr;
-	f->regions[f->nregions++] = (struct psym_addr_region){
-		.start = start,
-		.end = start + size < start ? UINT64_MAX : start + size,
-		.order = order,
-	};
-	return true;
-}
-
-/*
- * What bounds zero-size symbols read from src: its allocated sections
- * (shifted by bias; the first in section-table order when they overlap,
- * as .tbss does), ranked after those of the files read before it, and,
- * for the file itself, its PT_LOAD segments after every section: a file
- * without section headers must not give its last symbol an unbounded end.
- */
-static void add_regions(struct psym_elf *f, struct psym_elf *src, uint64_t bias)
-{
-	size_t base = (f->nregions + 1) << 20;
-	Elf_Scn *scn = NULL;
-
-	while ((scn = elf_nextscn(src->elf, scn))) {
-		GElf_Shdr sh;
-
-		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_ALLOC))
-			continue;
-		if (!push_region(f, psym_elf_scn_addr(src, elf_ndxscn(scn)) + bias, sh.sh_size,
-				 base + elf_ndxscn(scn)))
-			return;
-	}
-	if (src == f) {
-		for (size_t i = 0; i < f->nloads; i++)
-			if (!push_region(f, f->loads[i].vaddr, f->loads[i].memsz,
-					 ((size_t)1 << 60) + i))
-				return;
-	}
-}
-
 /* The lowest PT_LOAD address of f; false when it has none. */
 static bool lowest_load(const struct psym_elf *f, uint64_t *vaddr)
 {
@@ -917,134 +661,9 @@ uint64_t psym_elf_bias_from(const struct psym_elf *f, const struct psym_elf *src
 		if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || !sh.sh_addr)
 			continue;
 		name = elf_strptr(src->elf, src->shstrndx, sh.sh_name);
-		if (!name || !find_section(f, name, &fsh) || !fsh.sh_addr)
+		if (!name || !psym_elf_find_section(f, name, &fsh) || !fsh.sh_addr)
 			continue;
 		return fsh.sh_addr - sh.sh_addr;
 	}
 	return 0;
-}
-
-static int load_symbols(struct psym_elf *f, struct psym_err *e)
-{
-	struct psym_err le = { 0 };
-	int ret;
-
-	if (f->syms_loaded)
-		return 0;
-	f->syms_loaded = true;
-	ret = read_symbols_of(f, f, 0, &le);
-	if (!ret)
-		ret = read_plt(f, &le);
-	if (ret) {
-		/* A partial table would name addresses wrongly: none at all. */
-		psym_symtab_clear(&f->syms);
-		snprintf(f->sym_err, sizeof(f->sym_err), "%s", le.msg);
-		if (e)
-			*e = le;
-	}
-	add_regions(f, f, 0);
-	psym_symtab_finish(&f->syms, f->regions, f->nregions);
-	return ret;
-}
-
-const char *psym_elf_symbols_error(struct psym_elf *f)
-{
-	load_symbols(f, NULL);
-	return f->sym_err[0] ? f->sym_err : NULL;
-}
-
-int psym_elf_add_symbols(struct psym_elf *f, struct psym_elf *src, struct psym_err *e)
-{
-	uint64_t bias;
-	int ret = load_symbols(f, e);
-
-	if (ret)
-		return ret;
-	bias = psym_elf_bias_from(f, src);
-	ret = read_symbols_of(f, src, bias, e);
-	add_regions(f, src, bias);
-	psym_symtab_finish(&f->syms, f->regions, f->nregions);
-	return ret;
-}
-
-void psym_elf_adopt(struct psym_elf *f, struct psym_elf *child)
-{
-	struct psym_elf **n = realloc(f->children, (f->nchildren + 1) * sizeof(*n));
-
-	if (!n) {
-		/* Cannot record it: keep it alive forever rather than dangle. */
-		return;
-	}
-	f->children = n;
-	f->children[f->nchildren++] = child;
-}
-
-const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
-{
-	load_symbols(f, NULL);
-	return psym_symtab_lookup(&f->syms, vaddr);
-}
-
-const struct psym_symtab *psym_elf_symtab(struct psym_elf *f)
-{
-	load_symbols(f, NULL);
-	return &f->syms;
-}
-
-int psym_elf_lookup(struct psym_elf *f, uint64_t vaddr, struct psym_frame *frame)
-{
-	const struct psym_sym *s = psym_elf_symbol(f, vaddr);
-
-	if (!s)
-		return PSYM_NOENT;
-	memset(frame, 0, sizeof(*frame));
-	frame->name = s->name;
-	frame->linkage_name = s->linkage;
-	frame->file = s->file;
-	return 0;
-}
-
-int psym_elf_find_symbol(struct psym_elf *f, const char *name, uint64_t *addr)
-{
-	Elf_Scn *scn = NULL;
-
-	load_symbols(f, NULL);
-	for (size_t i = 0; i < psym_symtab_count(&f->syms); i++) {
-		const struct psym_sym *s = psym_symtab_at(&f->syms, i);
-
-		if (strcmp(s->name, name) == 0) {
-			*addr = s->addr;
-			return 0;
-		}
-	}
-	/*
-	 * Not a function, or an alias that lost to a better name at its
-	 * address (vmlinux's _text): scan the raw tables, bounded by the cap.
-	 */
-	while ((scn = elf_nextscn(f->elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t n;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize ||
-		    !(d = elf_getdata(scn, NULL)))
-			continue;
-		n = d->d_size / sh.sh_entsize;
-		for (size_t i = 1; i < n && i < f->lim.max_symbols; i++) {
-			GElf_Sym s;
-			const char *nm;
-
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF)
-				continue;
-			nm = elf_strptr(f->elf, sh.sh_link, s.st_name);
-			if (nm && strcmp(nm, name) == 0) {
-				*addr = s.st_value;
-				if (f->secaddr && s.st_shndx < f->nsections)
-					*addr += f->secaddr[s.st_shndx];
-				return 0;
-			}
-		}
-	}
-	return PSYM_NOENT;
 }

@@ -38,14 +38,21 @@ static void want(const struct got *g, size_t i, const char *path, enum psym_cand
 	is_int(i < g->n ? (int)g->rule[i] : -1, (int)rule, "%s: candidate %zu rule", what, i);
 }
 
-int main(void)
+static const char *search[] = { "/s1", "/s2" }, *debug[] = { "/d1", "/usr/lib/debug" };
+
+/* What every case starts from: two search dirs and two debug dirs. */
+static struct psym_locate_opts base_opts(void)
 {
-	const char *search[] = { "/s1", "/s2" }, *debug[] = { "/d1", "/usr/lib/debug" };
-	struct psym_locate_opts o = {
+	return (struct psym_locate_opts){
 		.search = search, .n_search = 2, .debug_dirs = debug, .n_debug_dirs = 2
 	};
+}
+
+/* Binary: pprof's conventions, the sysroot, a named file. */
+static void binary_candidates(void)
+{
+	struct psym_locate_opts o = base_opts();
 	struct psym_objkey k = { .path = "/usr/lib/libx.so.1", .build_id = "ABCDEF0123" };
-	struct psym_debug_key dk = { 0 };
 	struct got g = { 0 };
 	bool stopped;
 
@@ -100,9 +107,16 @@ int main(void)
 	psym_locate_binary_candidates(&o, &k, collect, &g);
 	is_int((int)g.n, 1, "named: the only candidate");
 	want(&g, 0, "/tmp/mine", PSYM_CAND_NAMED, "named file");
+}
+
+/* Debug file: build-ID trees, the debuglink rules, a debuglink that is a path. */
+static void debug_candidates(void)
+{
+	struct psym_locate_opts o = base_opts();
+	struct psym_debug_key dk = { 0 };
+	struct got g = { 0 };
 
 	/* Debug file: build-ID trees, then the debuglink rules. */
-	memset(&g, 0, sizeof(g));
 	dk.build_id = "0A1b2c";
 	dk.binary_dir = "bin";
 	dk.binary_dir_abs = "/work/bin";
@@ -119,8 +133,22 @@ int main(void)
 	want(&g, 8, "/usr/lib/debug/bin/libx.so.1.debug", PSYM_CAND_LINK_TAIL, "tail, last dir");
 	want(&g, 9, "/usr/lib/debug/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat, last dir");
 
-	/* elfutils' trailing components, longest first, as a pure function. */
+	/* A debuglink that is a path is never followed. */
 	memset(&g, 0, sizeof(g));
+	dk.build_id = NULL;
+	dk.debuglink = "../../etc/passwd";
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 0, "debuglink with a slash: no candidate");
+	dk.debuglink = "..";
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 0, "debuglink '..': no candidate");
+}
+
+static void link_tails(void)
+{
+	struct got g = { 0 };
+
+	/* elfutils' trailing components, longest first, as a pure function. */
 	psym_locate_link_tails("/dd", "/some/root//bin/", "prog.debug", collect, &g);
 	is_int((int)g.n, 2, "tails of /some/root//bin/: root/bin and bin");
 	want(&g, 0, "/dd/root//bin//prog.debug", PSYM_CAND_LINK_TAIL, "longest tail first");
@@ -136,145 +164,152 @@ int main(void)
 	g.stop_at = 1;
 	ok(psym_locate_link_tails("/dd", "/a/b/c", "x.debug", collect, &g) && g.n == 1,
 	   "tails: stops when the callback says");
+}
 
-	/* A debuglink that is a path is never followed. */
+/* dwz alternate file: recorded path, re-rooted under each debug dir, build-ID trees. */
+static void alt_candidates(void)
+{
+	struct psym_locate_opts o = base_opts();
+	struct got g = { 0 };
+	struct psym_alt_key ak = { .path = "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
+				   .build_id = "AB12cd",
+				   .debug_dir = "/d1/.build-id/0a" };
+
 	memset(&g, 0, sizeof(g));
-	dk.build_id = NULL;
-	dk.debuglink = "../../etc/passwd";
-	psym_locate_debug_candidates(&o, &dk, collect, &g);
-	is_int((int)g.n, 0, "debuglink with a slash: no candidate");
-	dk.debuglink = "..";
-	psym_locate_debug_candidates(&o, &dk, collect, &g);
-	is_int((int)g.n, 0, "debuglink '..': no candidate");
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	is_int((int)g.n, 4, "alt: recorded + 1 re-rooted (the other is recorded) + 2 trees");
+	want(&g, 0, "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug", PSYM_CAND_ALT_RECORDED,
+	     "alt: recorded path");
+	want(&g, 1, "/d1/.dwz/x86_64-linux-gnu/liblua.debug", PSYM_CAND_ALT_DEBUGDIR,
+	     "alt: re-rooted under a debug dir (an extracted --debug-pkg tree)");
+	want(&g, 2, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE, "alt: tree, lowercased");
+	want(&g, 3, "/usr/lib/debug/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
+	     "alt: second tree");
 
-	/* dwz alternate file: recorded path, re-rooted under each debug dir, build-ID trees. */
-	{
-		struct psym_alt_key ak = {
-			.path = "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
-			.build_id = "AB12cd",
-			.debug_dir = "/d1/.build-id/0a"
-		};
+	/* Fedora's relative link, from the debug file's directory. */
+	memset(&g, 0, sizeof(g));
+	ak.path = "../../.dwz/lua-5.4.debug";
+	ak.debug_dir = "/usr/lib/debug/usr/lib64";
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	want(&g, 0, "/usr/lib/debug/.dwz/lua-5.4.debug", PSYM_CAND_ALT_RECORDED,
+	     "alt: relative to the debug file's directory");
+	want(&g, 1, "/d1/.dwz/lua-5.4.debug", PSYM_CAND_ALT_DEBUGDIR,
+	     "alt: relative, then re-rooted");
 
-		memset(&g, 0, sizeof(g));
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 4,
-		       "alt: recorded + 1 re-rooted (the other is recorded) + 2 trees");
-		want(&g, 0, "/usr/lib/debug/.dwz/x86_64-linux-gnu/liblua.debug",
-		     PSYM_CAND_ALT_RECORDED, "alt: recorded path");
-		want(&g, 1, "/d1/.dwz/x86_64-linux-gnu/liblua.debug", PSYM_CAND_ALT_DEBUGDIR,
-		     "alt: re-rooted under a debug dir (an extracted --debug-pkg tree)");
-		want(&g, 2, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
-		     "alt: tree, lowercased");
-		want(&g, 3, "/usr/lib/debug/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE,
-		     "alt: second tree");
+	/* Beside the debug file (dwz -M common.debug), in no debug dir. */
+	memset(&g, 0, sizeof(g));
+	ak.path = "common.debug";
+	ak.debug_dir = "/work/out";
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	want(&g, 0, "/work/out/common.debug", PSYM_CAND_ALT_RECORDED, "alt: beside");
+	is_int((int)g.n, 3, "alt: beside + 2 trees");
 
-		/* Fedora's relative link, from the debug file's directory. */
-		memset(&g, 0, sizeof(g));
-		ak.path = "../../.dwz/lua-5.4.debug";
-		ak.debug_dir = "/usr/lib/debug/usr/lib64";
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		want(&g, 0, "/usr/lib/debug/.dwz/lua-5.4.debug", PSYM_CAND_ALT_RECORDED,
-		     "alt: relative to the debug file's directory");
-		want(&g, 1, "/d1/.dwz/lua-5.4.debug", PSYM_CAND_ALT_DEBUGDIR,
-		     "alt: relative, then re-rooted");
+	/* Hostile: nothing outside the debug dirs and the debug file's dir. */
+	memset(&g, 0, sizeof(g));
+	ak.path = "../../../../../../etc/passwd";
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	is_int((int)g.n, 2, "alt: '..' out of everything: only the trees");
+	want(&g, 0, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE, "alt: escape");
+	memset(&g, 0, sizeof(g));
+	ak.path = "/dev/zero";
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	is_int((int)g.n, 2, "alt: /dev/zero is never a candidate");
+	memset(&g, 0, sizeof(g));
+	ak.path = "/usr/lib/debug/../../../etc/shadow";
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	is_int((int)g.n, 2, "alt: '..' out of /usr/lib/debug: normalized first");
+	memset(&g, 0, sizeof(g));
+	ak.path = "/usr/lib/debugger/x";
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	is_int((int)g.n, 2, "alt: a sibling of /usr/lib/debug is not under it");
+	memset(&g, 0, sizeof(g));
+	ak.path = "rel.debug";
+	ak.debug_dir = NULL;
+	ak.build_id = "../x";
+	psym_locate_alt_candidates(&o, &ak, collect, &g);
+	is_int((int)g.n, 0, "alt: relative to nothing, no hex build ID: no candidate");
+}
 
-		/* Beside the debug file (dwz -M common.debug), in no debug dir. */
-		memset(&g, 0, sizeof(g));
-		ak.path = "common.debug";
-		ak.debug_dir = "/work/out";
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		want(&g, 0, "/work/out/common.debug", PSYM_CAND_ALT_RECORDED, "alt: beside");
-		is_int((int)g.n, 3, "alt: beside + 2 trees");
+/* Split DWARF: the .dwo as the compiler named it, beside the binary, --dwo-dir. */
+static void dwo_candidates(void)
+{
+	struct psym_locate_opts o = base_opts();
+	const char *dwo_dirs[] = { "/moved" };
+	struct got g = { 0 };
+	struct psym_dwo_key wk = {
+		.binary_path = "/opt/app/bin/prog",
+		.comp_dir = "/build/obj",
+		.dwo_name = "sub/a.dwo",
+	};
 
-		/* Hostile: nothing outside the debug dirs and the debug file's dir. */
-		memset(&g, 0, sizeof(g));
-		ak.path = "../../../../../../etc/passwd";
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 2, "alt: '..' out of everything: only the trees");
-		want(&g, 0, "/d1/.build-id/ab/12cd.debug", PSYM_CAND_ALT_TREE, "alt: escape");
-		memset(&g, 0, sizeof(g));
-		ak.path = "/dev/zero";
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 2, "alt: /dev/zero is never a candidate");
-		memset(&g, 0, sizeof(g));
-		ak.path = "/usr/lib/debug/../../../etc/shadow";
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 2, "alt: '..' out of /usr/lib/debug: normalized first");
-		memset(&g, 0, sizeof(g));
-		ak.path = "/usr/lib/debugger/x";
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 2, "alt: a sibling of /usr/lib/debug is not under it");
-		memset(&g, 0, sizeof(g));
-		ak.path = "rel.debug";
-		ak.debug_dir = NULL;
-		ak.build_id = "../x";
-		psym_locate_alt_candidates(&o, &ak, collect, &g);
-		is_int((int)g.n, 0, "alt: relative to nothing, no hex build ID: no candidate");
-	}
+	o.dwo_dirs = dwo_dirs;
+	o.n_dwo_dirs = 1;
+	psym_locate_dwo_candidates(&o, &wk, collect, &g);
+	is_int((int)g.n, 6, "dwo: as named + 2 beside + 3 per dwo dir");
+	want(&g, 0, "/build/obj/sub/a.dwo", PSYM_CAND_DWO_AS_NAMED, "comp_dir/dwo_name");
+	want(&g, 1, "/opt/app/bin/sub/a.dwo", PSYM_CAND_DWO_BESIDE, "beside, as named");
+	want(&g, 2, "/opt/app/bin/a.dwo", PSYM_CAND_DWO_BESIDE, "beside, basename");
+	want(&g, 3, "/moved/sub/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, as named");
+	want(&g, 4, "/moved/build/obj/sub/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, comp_dir");
+	want(&g, 5, "/moved/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, basename");
 
-	/* Split DWARF: the .dwo as the compiler named it, beside the binary, --dwo-dir. */
-	{
-		const char *dwo_dirs[] = { "/moved" };
-		struct psym_dwo_key wk = {
-			.binary_path = "/opt/app/bin/prog",
-			.comp_dir = "/build/obj",
-			.dwo_name = "sub/a.dwo",
-		};
+	/* An absolute dwo_name: itself first; under a dwo dir like a sysroot. */
+	memset(&g, 0, sizeof(g));
+	wk.dwo_name = "/abs/b.dwo";
+	psym_locate_dwo_candidates(&o, &wk, collect, &g);
+	is_int((int)g.n, 4, "absolute dwo: itself + basename beside + 2 per dwo dir");
+	want(&g, 0, "/abs/b.dwo", PSYM_CAND_DWO_AS_NAMED, "absolute dwo_name");
+	want(&g, 1, "/opt/app/bin/b.dwo", PSYM_CAND_DWO_BESIDE, "absolute: basename beside");
+	want(&g, 2, "/moved/abs/b.dwo", PSYM_CAND_DWO_DIR, "absolute: under the dwo dir");
 
-		o.dwo_dirs = dwo_dirs;
-		o.n_dwo_dirs = 1;
-		memset(&g, 0, sizeof(g));
-		psym_locate_dwo_candidates(&o, &wk, collect, &g);
-		is_int((int)g.n, 6, "dwo: as named + 2 beside + 3 per dwo dir");
-		want(&g, 0, "/build/obj/sub/a.dwo", PSYM_CAND_DWO_AS_NAMED, "comp_dir/dwo_name");
-		want(&g, 1, "/opt/app/bin/sub/a.dwo", PSYM_CAND_DWO_BESIDE, "beside, as named");
-		want(&g, 2, "/opt/app/bin/a.dwo", PSYM_CAND_DWO_BESIDE, "beside, basename");
-		want(&g, 3, "/moved/sub/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, as named");
-		want(&g, 4, "/moved/build/obj/sub/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, comp_dir");
-		want(&g, 5, "/moved/a.dwo", PSYM_CAND_DWO_DIR, "dwo dir, basename");
+	/* ".." never leaves the binary's directory or a dwo dir. */
+	memset(&g, 0, sizeof(g));
+	wk.comp_dir = NULL;
+	wk.dwo_name = "../../etc/x";
+	psym_locate_dwo_candidates(&o, &wk, collect, &g);
+	is_int((int)g.n, 4, "dwo with '..': beside + basename, dwo dir + basename");
+	want(&g, 0, "/opt/app/bin/etc/x", PSYM_CAND_DWO_BESIDE, "'..' stays in BINDIR");
+	want(&g, 2, "/moved/etc/x", PSYM_CAND_DWO_DIR, "'..' stays in the dwo dir");
+	memset(&g, 0, sizeof(g));
+	wk.dwo_name = "..";
+	psym_locate_dwo_candidates(&o, &wk, collect, &g);
+	is_int((int)g.n, 0, "dwo_name '..' without comp_dir: no candidate");
+	memset(&g, 0, sizeof(g));
+	wk.dwo_name = "";
+	psym_locate_dwo_candidates(&o, &wk, collect, &g);
+	is_int((int)g.n, 0, "empty dwo_name: no candidate");
+}
 
-		/* An absolute dwo_name: itself first; under a dwo dir like a sysroot. */
-		memset(&g, 0, sizeof(g));
-		wk.dwo_name = "/abs/b.dwo";
-		psym_locate_dwo_candidates(&o, &wk, collect, &g);
-		is_int((int)g.n, 4, "absolute dwo: itself + basename beside + 2 per dwo dir");
-		want(&g, 0, "/abs/b.dwo", PSYM_CAND_DWO_AS_NAMED, "absolute dwo_name");
-		want(&g, 1, "/opt/app/bin/b.dwo", PSYM_CAND_DWO_BESIDE,
-		     "absolute: basename beside");
-		want(&g, 2, "/moved/abs/b.dwo", PSYM_CAND_DWO_DIR, "absolute: under the dwo dir");
+/* .dwp: --dwp, BINARY.dwp, DEBUGDIR/BASENAME.dwp. */
+static void dwp_candidates(void)
+{
+	struct psym_locate_opts o = base_opts();
+	struct got g = { 0 };
 
-		/* ".." never leaves the binary's directory or a dwo dir. */
-		memset(&g, 0, sizeof(g));
-		wk.comp_dir = NULL;
-		wk.dwo_name = "../../etc/x";
-		psym_locate_dwo_candidates(&o, &wk, collect, &g);
-		is_int((int)g.n, 4, "dwo with '..': beside + basename, dwo dir + basename");
-		want(&g, 0, "/opt/app/bin/etc/x", PSYM_CAND_DWO_BESIDE, "'..' stays in BINDIR");
-		want(&g, 2, "/moved/etc/x", PSYM_CAND_DWO_DIR, "'..' stays in the dwo dir");
-		memset(&g, 0, sizeof(g));
-		wk.dwo_name = "..";
-		psym_locate_dwo_candidates(&o, &wk, collect, &g);
-		is_int((int)g.n, 0, "dwo_name '..' without comp_dir: no candidate");
-		memset(&g, 0, sizeof(g));
-		wk.dwo_name = "";
-		psym_locate_dwo_candidates(&o, &wk, collect, &g);
-		is_int((int)g.n, 0, "empty dwo_name: no candidate");
+	o.dwp = "/pk/prog.dwp";
+	psym_locate_dwp_candidates(&o, "/opt/app/bin/prog", collect, &g);
+	is_int((int)g.n, 4, "dwp: named + beside + 1 per debug dir");
+	want(&g, 0, "/pk/prog.dwp", PSYM_CAND_DWP_NAMED, "--dwp");
+	want(&g, 1, "/opt/app/bin/prog.dwp", PSYM_CAND_DWP_BESIDE, "BINARY.dwp");
+	want(&g, 2, "/d1/prog.dwp", PSYM_CAND_DWP_DEBUGDIR, "debug dir by name");
+}
 
-		/* .dwp: --dwp, BINARY.dwp, DEBUGDIR/BASENAME.dwp. */
-		memset(&g, 0, sizeof(g));
-		o.dwp = "/pk/prog.dwp";
-		psym_locate_dwp_candidates(&o, "/opt/app/bin/prog", collect, &g);
-		is_int((int)g.n, 4, "dwp: named + beside + 1 per debug dir");
-		want(&g, 0, "/pk/prog.dwp", PSYM_CAND_DWP_NAMED, "--dwp");
-		want(&g, 1, "/opt/app/bin/prog.dwp", PSYM_CAND_DWP_BESIDE, "BINARY.dwp");
-		want(&g, 2, "/d1/prog.dwp", PSYM_CAND_DWP_DEBUGDIR, "debug dir by name");
-		o.dwp = NULL;
-		o.n_dwo_dirs = 0;
-	}
-
-	/* The build-ID rule: same digits in any case. */
+/* The build-ID rule: same digits in any case. */
+static void build_id_equal(void)
+{
 	ok(psym_build_id_equal("ABcd01", "abCD01"), "build IDs compare without case");
 	ok(!psym_build_id_equal("abcd01", "abcd0"), "a prefix is not equal");
 	ok(!psym_build_id_equal("abcd01", NULL), "NULL is never equal");
+}
+
+int main(void)
+{
+	binary_candidates();
+	debug_candidates();
+	link_tails();
+	alt_candidates();
+	dwo_candidates();
+	dwp_candidates();
+	build_id_equal();
 	return tap_done();
 }

@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel, vDSO and JIT objects (locate.h): the vmlinux (by build ID, by the
+ * usual paths, or as given), the vDSO (from memory, a file or by build ID),
+ * a copy of kallsyms, and the perf maps and jitdumps of a process.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "buildid.h"
+#include "locate.h"
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static void explain(const struct psym_locate_opts *o, const char *path, const char *verdict)
+{
+	if (o->explain)
+		o->explain(o->explain_ud, path, verdict);
+}
+
+/* A vmlinux must define _text; a guess by path needs agreeing build IDs. */
+static bool vmlinux_ok(const struct psym_locate_opts *o, struct psym_elf *elf, const char *want,
+		       const char *path, bool explicit, uint64_t *text, struct psym_reason *why)
+{
+	const char *have = psym_elf_build_id(elf);
+
+	if (want && *want && have && !psym_build_id_equal(want, have)) {
+		psym_reason_set(why, PSYM_R_BUILD_ID_MISMATCH,
+				"'%s': build ID %s is not the profiled kernel's (%s)", path, have,
+				want);
+		explain(o, path, "rejected: build IDs differ");
+		return false;
+	}
+	if (!explicit && (!want || !*want || !have)) {
+		explain(o, path, "rejected: build IDs unknown or differ");
+		return false;
+	}
+	if (psym_elf_find_symbol(elf, "_text", text) != 0 &&
+	    psym_elf_find_symbol(elf, "_stext", text) != 0) {
+		psym_reason_set(why, PSYM_R_NO_VMLINUX, "'%s': no _text symbol (not a vmlinux?)",
+				path);
+		return false;
+	}
+	return true;
+}
+
+int psym_locate_vmlinux(const struct psym_locate_opts *o, const char *build_id,
+			struct psym_elf **out, uint64_t *text, struct psym_reason *why,
+			struct psym_err *e)
+{
+	struct psym_reason r2 = { 0 };
+	struct psym_elf *elf = NULL;
+	struct psym_err le = { 0 };
+	char path[4][600];
+	size_t np = 0;
+	int ret;
+
+	memset(why, 0, sizeof(*why));
+	if (build_id && !*build_id)
+		build_id = NULL;
+	if (o->vmlinux) {
+		ret = psym_elf_open(o->vmlinux, o->elf_limits, &elf, &le);
+		if (ret == PSYM_ENOMEM)
+			return psym_err_set(e, ret, "%s", le.msg);
+		if (ret) {
+			psym_reason_set(why, PSYM_R_BAD_FILE, "%s", le.msg);
+			return PSYM_NOENT;
+		}
+		if (!vmlinux_ok(o, elf, build_id, o->vmlinux, true, text, why)) {
+			psym_elf_close(elf);
+			return PSYM_NOENT;
+		}
+		goto found;
+	}
+	if (build_id) {
+		ret = psym_locate_by_build_id(o, build_id, &elf, &r2, e);
+		if (ret < 0)
+			return ret;
+		if (ret == 0) {
+			if (vmlinux_ok(o, elf, build_id, psym_elf_path(elf), true, text, why))
+				goto found;
+			psym_elf_close(elf);
+			elf = NULL;
+		}
+	}
+	if (o->release) {
+		snprintf(path[np++], sizeof(path[0]), "/usr/lib/debug/boot/vmlinux-%s", o->release);
+		snprintf(path[np++], sizeof(path[0]), "/usr/lib/debug/lib/modules/%s/vmlinux",
+			 o->release);
+		snprintf(path[np++], sizeof(path[0]), "/boot/vmlinux-%s", o->release);
+		snprintf(path[np++], sizeof(path[0]), "/lib/modules/%s/build/vmlinux", o->release);
+	}
+	for (size_t i = 0; i < np; i++) {
+		ret = psym_elf_open(path[i], o->elf_limits, &elf, &le);
+		if (ret == PSYM_ENOMEM)
+			return psym_err_set(e, ret, "%s", le.msg);
+		if (ret) {
+			explain(o, path[i], "not found");
+			continue;
+		}
+		if (vmlinux_ok(o, elf, build_id, path[i], false, text, why))
+			goto found;
+		psym_elf_close(elf);
+		elf = NULL;
+	}
+	if (why->code == PSYM_R_NONE)
+		psym_reason_set(why, PSYM_R_NO_VMLINUX, "no vmlinux for kernel build ID %s",
+				build_id ? build_id : "(unknown)");
+	return PSYM_NOENT;
+found:
+	explain(o, psym_elf_path(elf), "vmlinux used");
+	*out = elf;
+	return 0;
+}
+
+/* The image in memory with build_id: 0 with *out, PSYM_NOENT (none), or an error. */
+static int vdso_in_memory(const struct psym_locate_opts *o, const char *build_id,
+			  struct psym_elf **out, struct psym_reason *why, struct psym_err *e)
+{
+	for (size_t i = 0; build_id && i < o->n_vdso_images; i++) {
+		const struct psym_mem_image *im = &o->vdso_images[i];
+		struct psym_err le = { 0 };
+		void *copy;
+		int ret;
+
+		if (strcasecmp(im->build_id, build_id))
+			continue;
+		copy = malloc(im->len ? im->len : 1);
+		if (!copy)
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		memcpy(copy, im->bytes, im->len);
+		ret = psym_elf_open_mem(copy, im->len, true, im->name, o->elf_limits, out, &le);
+		if (ret == PSYM_ENOMEM)
+			return psym_err_set(e, ret, "%s", le.msg);
+		if (ret) {
+			explain(o, im->name, le.msg);
+			psym_reason_set(why, PSYM_R_BAD_FILE, "%s", le.msg);
+			continue;
+		}
+		explain(o, im->name, "vDSO image used");
+		return 0;
+	}
+	return PSYM_NOENT;
+}
+
+int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
+		     struct psym_reason *why, struct psym_err *e)
+{
+	char cands[3][4200];
+	size_t n = 0;
+	int ret;
+
+	memset(why, 0, sizeof(*why));
+	ret = vdso_in_memory(o, build_id, out, why, e);
+	if (ret != PSYM_NOENT)
+		return ret;
+	if (o->vdso)
+		snprintf(cands[n++], sizeof(cands[0]), "%s", o->vdso);
+	if (o->side_dir)
+		snprintf(cands[n++], sizeof(cands[0]), "%s/vdso.so", o->side_dir);
+	if (o->release)
+		snprintf(cands[n++], sizeof(cands[0]), "/lib/modules/%s/vdso/vdso64.so",
+			 o->release);
+	psym_reason_set(why, PSYM_R_NO_VDSO,
+			"no vDSO image (give --vdso FILE, or keep the collector's side directory)");
+	for (size_t i = 0; i < n; i++) {
+		struct psym_err le = { 0 };
+
+		if (!is_file(cands[i])) {
+			explain(o, cands[i], "not found");
+			continue;
+		}
+		ret = psym_elf_open(cands[i], o->elf_limits, out, &le);
+		if (ret == PSYM_ENOMEM)
+			return psym_err_set(e, ret, "%s", le.msg);
+		if (ret) {
+			psym_reason_set(why, PSYM_R_BAD_FILE, "%s", le.msg);
+			continue;
+		}
+		explain(o, cands[i], "vDSO image used");
+		return 0;
+	}
+	return PSYM_NOENT;
+}
+
+int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
+			 struct psym_reason *why)
+{
+	memset(why, 0, sizeof(*why));
+	if (o->kallsyms) {
+		snprintf(buf, bufsz, "%s", o->kallsyms);
+		return 0;
+	}
+	if (o->side_dir && snprintf(buf, bufsz, "%s/kallsyms", o->side_dir) < (int)bufsz &&
+	    is_file(buf))
+		return 0;
+	psym_reason_set(why, PSYM_R_NO_KALLSYMS,
+			"no kallsyms copy (give --kallsyms FILE, or keep the collector's side "
+			"directory next to the profile)");
+	return PSYM_NOENT;
+}
+
+void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfmap_fn fn, void *ud)
+{
+	char path[4200];
+
+	if (pid <= 0)
+		return;
+	for (int jit = 0; jit < 2; jit++) {
+		for (size_t i = 0; i < 1 + o->n_perf_map_dirs; i++) {
+			const char *dir = i == 0 ? o->side_dir : o->perf_map_dirs[i - 1];
+
+			if (!dir)
+				continue;
+			if (jit)
+				snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, pid);
+			else
+				snprintf(path, sizeof(path), "%s/perf-%d.map", dir, pid);
+			if (!is_file(path)) {
+				if (!jit)
+					explain(o, path, "not found");
+				continue;
+			}
+			if (fn(ud, path, jit))
+				break; /* the first (newest: the saved snapshot) wins */
+		}
+	}
+}
