@@ -29,6 +29,7 @@
 #include "registry.h"
 #include "resdesc.h"
 #include "resolvers.h"
+#include "sort.h"
 #include "store.h"
 #include "symbolize.h"
 
@@ -91,7 +92,7 @@ void psym_bincache_free(struct psym_bincache *c)
 
 struct run {
 	struct psym_lean *lp;	/* the profile: its samples and locations */
-	struct psym_profile *p; /* lp->p: everything else */
+	struct psym_profile *p; /* psym_lean_profile(lp): everything else */
 	const struct psym_symbolize_opts *o;
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
@@ -213,24 +214,19 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 		ln[i].line = f->line;
 		ln[i].column = f->column;
 	}
-	{
-		pb_location *full = psym_lean_full(run->lp, li);
-
-		return full ? psym_builder_set_line_chain(run->b, full, ln, n)
-			    : psym_lean_set_lines(run->lp, li, ln, n);
-	}
+	return psym_lean_set_lines(run->lp, run->b, li, ln, n);
 }
 
 /* For qsort_r: location positions by address (the sort's fallback). */
-static int cmp_loc_addr(const void *a, const void *b, void *all)
+static int cmp_loc_addr(const void *a, const void *b, void *lp)
 {
-	const struct psym_lean_loc *locs = all;
-	const struct psym_lean_loc *x = &locs[*(const uint32_t *)a],
-				   *y = &locs[*(const uint32_t *)b];
+	size_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t xa = psym_lean_location_address(lp, x), ya = psym_lean_location_address(lp, y);
+	uint64_t xi = psym_lean_location_id(lp, x), yi = psym_lean_location_id(lp, y);
 
-	if (x->address != y->address)
-		return x->address < y->address ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	if (xa != ya)
+		return xa < ya ? -1 : 1;
+	return xi < yi ? -1 : xi > yi;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -243,23 +239,21 @@ static int cmp_int(const void *a, const void *b)
 /*
  * Sort location positions by address, and give each its address in
  * addr[] (n of them): the lookups' first pass then reads the addresses in
- * order instead of chasing into a scattered location for each. A
- * least-significant-digit radix sort on 8-byte keys (the address less the
- * lowest one, then the position), in addr[] and one more array of the same
- * size: a comparison sort would chase into a location for every
- * comparison, which for a million locations is most of its time. Bytes
- * that are the same in every key take no pass. Locations at the same
- * address stay in profile order (the order only keeps lookups close;
- * their answers do not depend on it). Falls back to qsort() when the
- * addresses span 4 GiB or more (no file mapping does) or memory is short.
+ * order instead of chasing into a scattered location for each. The keys
+ * are 8 bytes, the address less the lowest one, then the position, sorted
+ * by base's radix sort in addr[] itself: a comparison sort would chase
+ * into a location for every comparison, which for a million locations is
+ * most of its time. Locations at the same address stay in profile order
+ * (the order only keeps lookups close; their answers do not depend on
+ * it). Falls back to qsort() when the addresses span 4 GiB or more (no
+ * file mapping does) or memory is short.
  */
-static void sort_by_address(const struct psym_lean_loc *all, uint32_t *locs, size_t n,
-			    uint64_t *addr)
+static void sort_by_address(const struct psym_lean *lp, uint32_t *locs, size_t n, uint64_t *addr)
 {
-	uint64_t lo = UINT64_MAX, hi = 0, *k = addr, *tmp = NULL;
+	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t a = all[locs[i]].address;
+		uint64_t a = psym_lean_location_address(lp, locs[i]);
 
 		addr[i] = a;
 		lo = a < lo ? a : lo;
@@ -267,43 +261,20 @@ static void sort_by_address(const struct psym_lean_loc *all, uint32_t *locs, siz
 	}
 	if (n < 2)
 		return;
-	if (hi - lo > UINT32_MAX || !(tmp = malloc(n * sizeof(*tmp)))) {
-		qsort_r(locs, n, sizeof(*locs), cmp_loc_addr, (void *)all);
+	if (hi - lo <= UINT32_MAX) {
 		for (size_t i = 0; i < n; i++)
-			addr[i] = all[locs[i]].address;
-		return;
+			addr[i] = (addr[i] - lo) << 32 | locs[i];
+		if (psym_sort_u64(addr, n) == 0) {
+			for (size_t i = 0; i < n; i++) {
+				locs[i] = (uint32_t)addr[i];
+				addr[i] = lo + (addr[i] >> 32);
+			}
+			return;
+		}
 	}
+	qsort_r(locs, n, sizeof(*locs), cmp_loc_addr, (void *)lp);
 	for (size_t i = 0; i < n; i++)
-		k[i] = (addr[i] - lo) << 32 | locs[i];
-	for (unsigned shift = 32; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, pos = 0;
-
-#define KEYBYTE(x) ((unsigned)((x) >> shift) & 0xff)
-		for (size_t i = 0; i < n; i++)
-			count[KEYBYTE(k[i])]++;
-		if (count[KEYBYTE(k[0])] == n)
-			continue; /* this byte is the same everywhere */
-		for (size_t b = 0; b < 256; b++) {
-			size_t c = count[b];
-
-			count[b] = pos;
-			pos += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[count[KEYBYTE(k[i])]++] = k[i];
-#undef KEYBYTE
-		{
-			uint64_t *t = k;
-
-			k = tmp;
-			tmp = t;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		locs[i] = (uint32_t)k[i];
-		addr[i] = lo + (k[i] >> 32);
-	}
-	free(k == addr ? tmp : k);
+		addr[i] = psym_lean_location_address(lp, locs[i]);
 }
 
 /* A planned object and its run: what the registry opens on first use. */
@@ -523,7 +494,6 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 	uint64_t *want = NULL;
 	size_t done = 0, nwant = 0;
 	int ret = 0;
-	const struct psym_lean_loc *all = run->lp->loc;
 
 	psym_funcmemo_next_object(run->memo, obj);
 	fr = malloc(sizeof(*fr));
@@ -534,10 +504,10 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 	}
 	/* want[i]: location i's address, then (in place, nwant <= i) the vaddrs. */
 	if (res->ops->prepare)
-		sort_by_address(all, locs, nlocs, want);
+		sort_by_address(run->lp, locs, nlocs, want);
 	else
 		for (size_t i = 0; i < nlocs; i++)
-			want[i] = all[locs[i]].address;
+			want[i] = psym_lean_location_address(run->lp, locs[i]);
 	for (size_t i = 0; i < nlocs; i++)
 		if (loc_vaddr(run, res, &mi_, locs[i], want[i], &want[nwant]))
 			nwant++;
@@ -553,8 +523,9 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 
 		/* In address order the locations are scattered: ask early for the one written later. */
 		if (i + 16 < nlocs)
-			__builtin_prefetch(&all[locs[i + 16]], 1);
-		if (!loc_vaddr(run, res, &mi_, locs[i], all[locs[i]].address, &vaddr))
+			psym_lean_prefetch(run->lp, locs[i + 16]);
+		if (!loc_vaddr(run, res, &mi_, locs[i],
+			       psym_lean_location_address(run->lp, locs[i]), &vaddr))
 			continue;
 		if ((i & 1023) == 0)
 			progress(run, mi, run->p->pb->n_mapping);
@@ -889,7 +860,7 @@ static int setup(struct run *run, struct psym_err *e)
 	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
 	run->memo = psym_funcmemo_new();
 	ret = psym_builder_new(run->p, &run->b, e);
-	if (!ret && psym_builder_reserve(run->b, run->lp->nloc))
+	if (!ret && psym_builder_reserve(run->b, psym_lean_nlocations(run->lp)))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	return ret;
 }
@@ -927,7 +898,7 @@ static int sample_labels(void *ud, size_t i, const pb_sample *smp)
 		if (pos >= 0 && !run->loc_pid[pos])
 			run->loc_pid[pos] = pid;
 		if (pos >= 0 && ns) {
-			long mp = run->lp->loc[pos].mapping;
+			long mp = psym_lean_location_mapping(run->lp, (size_t)pos);
 
 			if (mp >= 0 && !run->ns_pid[mp])
 				run->ns_pid[mp] = pid;
@@ -956,20 +927,20 @@ static int prepare_labels(struct run *run, struct psym_err *e)
 	struct psym_lean *lp = run->lp;
 	pb_profile *pb = run->p->pb;
 	struct labels_ctx c = { .run = run };
-	size_t w = 0;
+	size_t w = 0, nloc = psym_lean_nlocations(lp);
 	int ret;
 
-	run->loc_pid = calloc(lp->nloc + 1, sizeof(int));
-	run->pids = calloc(lp->nsample + 1, sizeof(int));
+	run->loc_pid = calloc(nloc + 1, sizeof(int));
+	run->pids = calloc(psym_lean_nsamples(lp) + 1, sizeof(int));
 	run->ns_pid = calloc(pb->n_mapping + 1, sizeof(int));
 	if (!run->loc_pid || !run->pids || !run->ns_pid)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (run->o->adjust_callers) {
 		/* Locations that are never a sample's leaf hold return addresses. */
-		run->caller_only = malloc((lp->nloc + 1) * sizeof(bool));
+		run->caller_only = malloc((nloc + 1) * sizeof(bool));
 		if (!run->caller_only)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		memset(run->caller_only, true, (lp->nloc + 1) * sizeof(bool));
+		memset(run->caller_only, true, (nloc + 1) * sizeof(bool));
 	}
 	/* A label key is a string: one the table lacks is in no sample (and a
 	 * namespace is noted only with its sample's pid). */
@@ -993,28 +964,30 @@ static int prepare_buckets(struct run *run, struct psym_err *e)
 {
 	const struct psym_lean *lp = run->lp;
 	pb_profile *pb = run->p->pb;
-	size_t acc = 0;
+	size_t acc = 0, nloc = psym_lean_nlocations(lp);
 
-	if (lp->nloc > UINT32_MAX)
-		return psym_err_set(e, PSYM_ELIMIT, "too many locations (%zu)", lp->nloc);
+	if (nloc > UINT32_MAX)
+		return psym_err_set(e, PSYM_ELIMIT, "too many locations (%zu)", nloc);
 	run->first = calloc(pb->n_mapping + 1, sizeof(*run->first));
 	run->fill = calloc(pb->n_mapping + 1, sizeof(*run->fill));
-	run->order = calloc(lp->nloc + 1, sizeof(*run->order));
+	run->order = calloc(nloc + 1, sizeof(*run->order));
 	if (!run->first || !run->fill || !run->order)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	for (size_t i = 0; i < lp->nloc; i++) {
-		if (lp->loc[i].mapping < 0)
+	for (size_t i = 0; i < nloc; i++) {
+		long k = psym_lean_location_mapping(lp, i);
+
+		if (k < 0)
 			run->nomap++;
 		else
-			run->fill[lp->loc[i].mapping]++;
+			run->fill[k]++;
 	}
 	for (size_t k = 0; k < pb->n_mapping; k++) {
 		run->first[k] = acc;
 		acc += run->fill[k];
 		run->fill[k] = 0;
 	}
-	for (size_t i = 0; i < lp->nloc; i++) {
-		int32_t k = lp->loc[i].mapping;
+	for (size_t i = 0; i < nloc; i++) {
+		long k = psym_lean_location_mapping(lp, i);
 
 		if (k >= 0)
 			run->order[run->first[k] + run->fill[k]++] = (uint32_t)i;
@@ -1042,7 +1015,9 @@ static int resolve(struct run *run, struct psym_err *e)
 int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 		   struct psym_symbolize_result *r, struct psym_err *e)
 {
-	struct run run = { .lp = lp, .p = lp->p, .o = o, .r = r, .main_mapping = -1 };
+	struct run run = {
+		.lp = lp, .p = psym_lean_profile(lp), .o = o, .r = r, .main_mapping = -1
+	};
 	int ret;
 
 	memset(r, 0, sizeof(*r));
