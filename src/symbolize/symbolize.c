@@ -14,18 +14,17 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "builder.h"
 #include "buildid.h"
 #include "demangle.h"
 #include "funcmemo.h"
-#include "hashtab.h"
 #include "hostid.h"
 #include "lean.h"
 #include "mapping.h"
 #include "array.h"
 #include "objtab.h"
+#include "plan.h"
 #include "registry.h"
 #include "resdesc.h"
 #include "resolvers.h"
@@ -637,152 +636,26 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 	return ret;
 }
 
-/* A local candidate exists for the binary of k (no file is opened). */
-static bool local_candidate(void *ud, const char *path, enum psym_cand_rule rule)
+/* --explain: an object of the plan (plan.h), once, as located. */
+static void explain_object(void *ud, size_t k, const struct psym_located *x)
 {
-	struct stat st;
+	struct run *run = ud;
 
-	(void)ud;
-	(void)rule;
-	return stat(path, &st) == 0;
-}
-
-/*
- * Binaries are located before any is resolved (plan); for debuginfod that
- * means one parallel request, before the locate pass, for all binaries
- * that no local candidate (search dirs, sysroot, .build-id trees) can
- * supply, executable and debug file, under the session's one deadline.
- * The answers land in debuginfod's cache, where the locate pass (and a
- * binary's later search for its debug file) then find them at once.
- * Without this, objects were fetched one after another.
- */
-static void prefetch_debuginfod(struct run *run)
-{
-	const struct psym_locate_opts *lo = run->file_bopts->locate;
-	pb_profile *pb = run->p->pb;
-	struct psym_debuginfod_req *reqs;
-	struct psym_err e = { 0 };
-	char(*ids)[PSYM_BUILD_ID_HEX_MAX];
-	size_t n = 0;
-
-	if (!lo || !lo->debuginfod || !pb->n_mapping)
+	if (run->o->quiet) { /* the candidates still, as tried */
+		for (size_t i = 0; i < x->ntried; i++)
+			explain_cb(run, x->tried[i].path, x->tried[i].verdict);
 		return;
-	reqs = calloc(pb->n_mapping * 2, sizeof(*reqs));
-	ids = calloc(pb->n_mapping, sizeof(*ids));
-	if (!reqs || !ids) {
-		free(reqs);
-		free(ids);
-		return; /* the per-object lookups still ask */
 	}
-	for (size_t k = 0; k < pb->n_mapping; k++) {
-		const struct psym_located *x = run->plan[k];
-		const char *bid = x ? x->build_id : "";
-		char path[4200];
-		struct psym_objkey key = { .path = x ? x->path : NULL, .build_id = bid };
-		bool local = false, dup = false;
-
-		if (!x || x->located || x->cls != PSYM_MAP_FILE || x->named || !*bid ||
-		    !psym_build_id_valid(bid))
-			continue;
-		for (size_t i = 0; i < n && !dup; i++)
-			dup = psym_build_id_equal(reqs[i].build_id, bid);
-		if (dup || psym_locate_binary_candidates(lo, &key, local_candidate, NULL))
-			continue;
-		for (size_t i = 0; i < lo->n_debug_dirs && !local; i++)
-			local = psym_build_id_path(lo->debug_dirs[i], bid, "", path,
-						   sizeof(path)) &&
-				local_candidate(NULL, path, PSYM_CAND_TREE);
-		if (local || strlen(bid) >= sizeof(ids[0]))
-			continue;
-		strcpy(ids[n / 2], bid);
-		psym_build_id_lower(ids[n / 2]); /* debuginfod's URLs are lowercase */
-		reqs[n].build_id = reqs[n + 1].build_id = ids[n / 2];
-		reqs[n].kind = PSYM_DEBUGINFOD_EXECUTABLE;
-		reqs[n + 1].kind = PSYM_DEBUGINFOD_DEBUGINFO;
-		n += 2;
-	}
-	if (n > 2) /* one object is asked for by its own lookup just as fast */
-		psym_debuginfod_fetch(lo->debuginfod, reqs, n, &e);
-	psym_debuginfod_reqs_free(reqs, n);
-	free(reqs);
-	free(ids);
-}
-
-/*
- * The plan's object at mapping k is met for the first time (each object is
- * said, or located, once): a set of the objects met, keyed by the pointer's
- * bytes in the plan (a scan of the mappings before each was quadratic:
- * 200,000 mappings are 2e10 comparisons). Out of memory, an object may be
- * met twice.
- */
-static bool first_time(struct run *run, struct psym_hashtab *met, size_t k)
-{
-	struct psym_err e = { 0 };
-
-	if (psym_hashtab_get(met, &run->plan[k], sizeof(run->plan[k]), NULL) == 0)
-		return false;
-	psym_hashtab_put(met, &run->plan[k], sizeof(run->plan[k]), run->plan[k], &e);
-	return true;
-}
-
-/* --explain: the located-object table, each object once, as located. */
-static void explain_table(struct run *run)
-{
-	pb_profile *pb = run->p->pb;
-	struct psym_hashtab met;
-
-	psym_hashtab_init(&met, 0);
-	for (size_t k = 0; k < pb->n_mapping; k++) {
-		struct psym_located *x = run->plan[k];
-
-		if (!x || !x->located || (x->cls != PSYM_MAP_FILE && x->cls != PSYM_MAP_VDSO))
-			continue;
-		if (!first_time(run, &met, k))
-			continue;
-		if (run->o->quiet) { /* the candidates still, as tried */
-			for (size_t i = 0; i < x->ntried; i++)
-				explain_cb(run, x->tried[i].path, x->tried[i].verdict);
-			continue;
-		}
-		explain_ev(run, &(struct psym_explain_ev){ .kind = PSYM_EXPLAIN_OBJECT,
-							   .mapping_id = pb->mapping[k]->id,
-							   .obj = x });
-	}
-	psym_hashtab_free(&met);
-}
-
-/*
- * JIT code: the perf maps of the processes its addresses can be in (the
- * one --pid names, else every process a sample names), into its entry.
- * For a profile of another machine, run->lo holds no perf map dirs of this
- * one (setup): nothing of this machine's is located.
- */
-static int locate_perf_maps(struct run *run, struct psym_err *e)
-{
-	const struct psym_symbolize_opts *o = run->o;
-	pb_profile *pb = run->p->pb;
-	struct psym_hashtab met;
-	int ret = 0;
-
-	psym_hashtab_init(&met, 0);
-	for (size_t k = 0; k < pb->n_mapping && !ret; k++) {
-		struct psym_located *x = run->plan[k];
-
-		if (!x || x->cls != PSYM_MAP_ANON || !first_time(run, &met, k))
-			continue;
-		ret = psym_objtab_locate_perf_maps(run->own_tab, x, &run->lo,
-						   o->pid ? &o->pid : run->pids,
-						   o->pid ? 1 : run->npids, e);
-	}
-	psym_hashtab_free(&met);
-	return ret;
+	explain_ev(run, &(struct psym_explain_ev){ .kind = PSYM_EXPLAIN_OBJECT,
+						   .mapping_id = run->p->pb->mapping[k]->id,
+						   .obj = x });
 }
 
 /*
  * The plan: every mapping with locations to resolve is classified once
  * into a typed key of the located-object table (binaries in the batch's
- * table when shared); debuginfod is asked for all missing binaries at
- * once; then every key is located in one pass, before any is resolved.
+ * table when shared); then every key is located in one pass, before any
+ * is resolved (plan.h).
  */
 static int plan(struct run *run, struct psym_err *e)
 {
@@ -812,15 +685,17 @@ static int plan(struct run *run, struct psym_err *e)
 		if (ret)
 			return ret;
 	}
-	prefetch_debuginfod(run);
-	ret = psym_objtab_locate(run->files_tab, run->file_bopts->locate, e);
-	if (!ret && run->own_tab != run->files_tab)
-		ret = psym_objtab_locate(run->own_tab, &run->lo, e);
-	if (!ret)
-		ret = locate_perf_maps(run, e);
-	if (!ret && o->explain)
-		explain_table(run);
-	return ret;
+	return psym_plan_locate(&(struct psym_plan){ .obj = run->plan,
+						     .n = pb->n_mapping,
+						     .files_tab = run->files_tab,
+						     .own_tab = run->own_tab,
+						     .files_lo = run->file_bopts->locate,
+						     .own_lo = &run->lo,
+						     .pids = o->pid ? &o->pid : run->pids,
+						     .npids = o->pid ? 1 : run->npids,
+						     .explain = o->explain ? explain_object : NULL,
+						     .ud = run },
+				e);
 }
 
 /* The run's locate options, binary options, registries and tables. */
