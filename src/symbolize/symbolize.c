@@ -240,9 +240,10 @@ static int cmp_int(const void *a, const void *b)
  * addr[] (n of them): the lookups' first pass then reads the addresses in
  * order instead of chasing into a scattered location for each. The keys
  * are 8 bytes, the address less the lowest one, then the position, sorted
- * by base's radix sort in addr[] itself: a comparison sort would chase
- * into a location for every comparison, which for a million locations is
- * most of its time. Locations at the same address stay in profile order
+ * on their address half by base's stable radix sort in addr[] itself: a
+ * comparison sort would chase into a location for every comparison, which
+ * for a million locations is most of its time. Locations at the same
+ * address stay in profile order
  * (the order only keeps lookups close; their answers do not depend on
  * it). Falls back to qsort() when the addresses span 4 GiB or more (no
  * file mapping does) or memory is short.
@@ -263,7 +264,7 @@ static void sort_by_address(const struct psym_lean *lp, uint32_t *locs, size_t n
 	if (hi - lo <= UINT32_MAX) {
 		for (size_t i = 0; i < n; i++)
 			addr[i] = (addr[i] - lo) << 32 | locs[i];
-		if (psym_sort_u64(addr, n) == 0) {
+		if (psym_sort_u64_from(addr, n, 32) == 0) {
 			for (size_t i = 0; i < n; i++) {
 				locs[i] = (uint32_t)addr[i];
 				addr[i] = lo + (addr[i] >> 32);
