@@ -7,9 +7,10 @@
  * back; it never changes a sample. Unpacked, a million locations and their
  * samples are about 125 MB of messages before a single one is symbolized.
  * Here every field but the samples and the locations is the usual message
- * (psym_lean_profile(), with no samples and no locations); each sample stays the bytes it
- * was read as, checked by the same rules as psym_profile_validate() and
- * written back as they were; each location is a small record whose Lines,
+ * (psym_lean_profile(), with no samples and no locations); each sample
+ * stays the bytes it was read as, checked by the same rules as
+ * psym_profile_validate() and written back as they were; each location
+ * is a small record (lean.c's alone: the type is opaque) whose Lines,
  * once symbolized, are the bytes they will be written as, equal runs of
  * them shared. A location that comes with Lines, is_folded or fields psym
  * does not know is kept as a message, so nothing of the input is lost.
