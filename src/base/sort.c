@@ -10,6 +10,11 @@
 
 int psym_sort_u64(uint64_t *v, size_t n)
 {
+	return psym_sort_u64_from(v, n, 0);
+}
+
+int psym_sort_u64_from(uint64_t *v, size_t n, unsigned from_bit)
+{
 	uint64_t *tmp, *src = v, *dst, all_or = 0, all_and = ~(uint64_t)0;
 	size_t count[2048];
 
@@ -24,7 +29,7 @@ int psym_sort_u64(uint64_t *v, size_t n)
 		all_and &= v[i];
 	}
 	/* 11-bit digits, least significant first; digits all keys share are skipped. */
-	for (unsigned shift = 0; shift < 64; shift += 11) {
+	for (unsigned shift = from_bit; shift < 64; shift += 11) {
 		size_t sum = 0;
 
 		if ((((all_or ^ all_and) >> shift) & 2047) == 0)

@@ -29,6 +29,42 @@
 
 #define RECENT_BITS 12 /* chains remembered for sharing */
 
+struct psym_lean_loc {
+	uint64_t id, address;
+	uint64_t lines;	 /* offset of its Line bytes in the pool, or (full) its index in full[] */
+	int32_t mapping; /* position in p->pb->mapping; -1: mapping_id 0 */
+	uint32_t nbytes; /* of its Line bytes; LEAN_FULL: kept as a message */
+};
+
+#define LEAN_FULL 0x80000000u
+
+struct psym_lean_span {
+	size_t off, len; /* a sample's bytes (its message, without tag and length) in raw */
+};
+
+struct psym_lean {
+	struct psym_profile *p; /* all but samples and locations; its location_ix: loc's ids */
+	unsigned char *raw;	/* the samples' bytes, which sample[] points into */
+	size_t nraw;
+	struct psym_lean_span *sample;
+	size_t nsample;
+	struct psym_lean_loc *loc;
+	size_t nloc;
+	pb_location **full; /* kept as messages (in p's arena) */
+	size_t nfull, capfull;
+	uint8_t *pool; /* the Line bytes of symbolized locations */
+	size_t npool, cappool;
+	uint64_t *recent;	   /* a few chains by hash: (offset << 16 | bytes) + 1, 0 empty */
+	struct psym_arena scratch; /* one sample at a time */
+	size_t memory, max_memory; /* malloc'd here, against the profile's cap */
+};
+
+/* Location i kept as a message, or NULL. */
+static inline pb_location *lean_full(const struct psym_lean *lp, size_t i)
+{
+	return lp->loc[i].nbytes & LEAN_FULL ? lp->full[lp->loc[i].lines] : NULL;
+}
+
 static int lean_alloc(const struct psym_limits *lim, struct psym_lean **out, struct psym_err *e)
 {
 	struct psym_lean *lp = calloc(1, sizeof(*lp));
@@ -156,7 +192,7 @@ static bool add_full(struct psym_lean *lp, struct psym_lean_loc *l, const uint8_
 		return false;
 	lp->full[lp->nfull] = m;
 	l->lines = lp->nfull++;
-	l->nbytes = PSYM_LEAN_FULL;
+	l->nbytes = LEAN_FULL;
 	return true;
 }
 
@@ -428,6 +464,48 @@ long psym_lean_location_pos(const struct psym_lean *lp, uint64_t id)
 	return i < 0 || (size_t)i >= lp->nloc ? -1 : i;
 }
 
+struct psym_profile *psym_lean_profile(const struct psym_lean *lp)
+{
+	return lp->p;
+}
+
+size_t psym_lean_nsamples(const struct psym_lean *lp)
+{
+	return lp->nsample;
+}
+
+size_t psym_lean_nlocations(const struct psym_lean *lp)
+{
+	return lp->nloc;
+}
+
+uint64_t psym_lean_location_id(const struct psym_lean *lp, size_t i)
+{
+	return lp->loc[i].id;
+}
+
+uint64_t psym_lean_location_address(const struct psym_lean *lp, size_t i)
+{
+	return lp->loc[i].address;
+}
+
+long psym_lean_location_mapping(const struct psym_lean *lp, size_t i)
+{
+	return lp->loc[i].mapping;
+}
+
+bool psym_lean_has_lines(const struct psym_lean *lp, size_t i)
+{
+	const pb_location *f = lp->nfull ? lean_full(lp, i) : NULL;
+
+	return f && f->n_line;
+}
+
+void psym_lean_prefetch(const struct psym_lean *lp, size_t i)
+{
+	__builtin_prefetch(&lp->loc[i], 1);
+}
+
 int psym_lean_foreach_sample(struct psym_lean *lp,
 			     int (*fn)(void *ud, size_t i, const pb_sample *s), void *ud,
 			     struct psym_err *e)
@@ -474,7 +552,7 @@ int psym_lean_validate(struct psym_lean *lp, struct psym_err *e)
 		return ret;
 	for (size_t i = 0; i < lp->nloc; i++) {
 		struct psym_lean_loc *l = &lp->loc[i];
-		pb_location *full = psym_lean_full(lp, i);
+		pb_location *full = lean_full(lp, i);
 		uint64_t mid = full ? full->mapping_id : l->lines;
 
 		ret = psym_profile_validate_location(p, i, mid, full ? full->line : NULL,
@@ -497,7 +575,8 @@ static uint64_t chain_hash(const uint8_t *b, size_t n)
 	return psym_hash_bytes(b, n, 0);
 }
 
-int psym_lean_set_lines(struct psym_lean *lp, size_t i, const struct psym_line_val *v, size_t n)
+int psym_lean_set_lines(struct psym_lean *lp, struct psym_builder *b, size_t i,
+			const struct psym_line_val *v, size_t n)
 {
 	uint8_t buf[PSYM_BUILDER_MAX_CHAIN * PSYM_PPROF_LINE_MAX];
 	struct psym_lean_loc *l = &lp->loc[i];
@@ -505,7 +584,9 @@ int psym_lean_set_lines(struct psym_lean *lp, size_t i, const struct psym_line_v
 	uint64_t h;
 	int ret;
 
-	if (n > PSYM_BUILDER_MAX_CHAIN || (l->nbytes & PSYM_LEAN_FULL))
+	if (l->nbytes & LEAN_FULL)
+		return psym_builder_set_line_chain(b, lean_full(lp, i), v, n);
+	if (n > PSYM_BUILDER_MAX_CHAIN)
 		return PSYM_ELIMIT;
 	for (size_t k = 0; k < n; k++)
 		len += psym_pprof_put_line(buf + len, v[k].function_id, v[k].line, v[k].column);
@@ -541,16 +622,64 @@ int psym_lean_set_lines(struct psym_lean *lp, size_t i, const struct psym_line_v
 	return 0;
 }
 
+/* The samples for the packer (pprofpack.h): the bytes they were read as. */
+static int pack_samples(struct psym_pack_out *w, const void *arg)
+{
+	const struct psym_lean *lp = arg;
+
+	for (size_t i = 0; i < lp->nsample; i++)
+		if (psym_pack_put_sample_bytes(w, lp->raw + lp->sample[i].off, lp->sample[i].len))
+			return -1;
+	return 0;
+}
+
+/* The locations for the packer: records with their Line bytes, or messages. */
+static int pack_locations(struct psym_pack_out *w, const void *arg)
+{
+	const struct psym_lean *lp = arg;
+	pb_mapping *const *maps = lp->p->pb->mapping;
+
+	for (size_t i = 0; i < lp->nloc; i++) {
+		const struct psym_lean_loc *l = &lp->loc[i];
+		const pb_location *full = lean_full(lp, i);
+		int ret;
+
+		/* Locations are written in profile order, their Lines were made in address order. */
+		if (i + 8 < lp->nloc && lp->pool && !(lp->loc[i + 8].nbytes & LEAN_FULL))
+			__builtin_prefetch(lp->pool + lp->loc[i + 8].lines);
+		if (full)
+			ret = psym_pack_put_location(w, full);
+		else
+			ret = psym_pack_put_location_lines(
+				w, l->id, l->mapping >= 0 ? maps[l->mapping]->id : 0, l->address,
+				l->nbytes ? lp->pool + l->lines : NULL, l->nbytes);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static struct psym_pack_parts pack_parts(const struct psym_lean *lp)
+{
+	return (struct psym_pack_parts){
+		.pb = lp->p->pb, .samples = pack_samples, .locations = pack_locations, .arg = lp
+	};
+}
+
 int psym_lean_write_fp(const struct psym_lean *lp, bool gzip, FILE *fp, const char *name,
 		       struct psym_err *e)
 {
-	return psym_profile_stream_fp(psym_pprof_pack_lean_stream, lp, gzip, fp, name, e);
+	struct psym_pack_parts parts = pack_parts(lp);
+
+	return psym_profile_stream_fp(psym_pprof_pack_parts_stream, &parts, gzip, fp, name, e);
 }
 
 int psym_lean_encode(const struct psym_lean *lp, unsigned char **buf, size_t *len,
 		     struct psym_err *e)
 {
-	if (psym_pprof_pack_lean_alloc(lp, buf, len))
+	struct psym_pack_parts parts = pack_parts(lp);
+
+	if (psym_pprof_pack_parts_alloc(&parts, buf, len))
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory encoding the profile");
 	return 0;
 }

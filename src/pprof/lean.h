@@ -7,14 +7,15 @@
  * back; it never changes a sample. Unpacked, a million locations and their
  * samples are about 125 MB of messages before a single one is symbolized.
  * Here every field but the samples and the locations is the usual message
- * (p->pb, with n_sample and n_location 0); each sample stays the bytes it
- * was read as, checked by the same rules as psym_profile_validate() and
- * written back as they were; each location is a small record whose Lines,
+ * (psym_lean_profile(), with no samples and no locations); each sample
+ * stays the bytes it was read as, checked by the same rules as
+ * psym_profile_validate() and written back as they were; each location
+ * is a small record (lean.c's alone: the type is opaque) whose Lines,
  * once symbolized, are the bytes they will be written as, equal runs of
  * them shared. A location that comes with Lines, is_folded or fields psym
- * does not know is kept as a message (psym_lean_full()), so nothing of the
- * input is lost. The output (psym_lean_write_fp) is what
- * psym_profile_write_fp() writes for the same profile.
+ * does not know is kept as a message, so nothing of the input is lost.
+ * The output (psym_lean_write_fp) is what psym_profile_write_fp() writes
+ * for the same profile.
  */
 #ifndef PSYM_LEAN_H
 #define PSYM_LEAN_H
@@ -26,35 +27,10 @@
 
 #include "pprof.h"
 
-struct psym_lean_loc {
-	uint64_t id, address;
-	uint64_t lines;	 /* offset of its Line bytes in the pool, or (full) its pb_location index */
-	int32_t mapping; /* position in p->pb->mapping; -1: mapping_id 0 */
-	uint32_t nbytes; /* of its Line bytes; LEAN_FULL: kept as a message */
-};
-
-#define PSYM_LEAN_FULL 0x80000000u
-
-struct psym_lean_span {
-	size_t off, len; /* a sample's bytes (its message, without tag and length) in raw */
-};
-
-struct psym_lean {
-	struct psym_profile *p; /* all but samples and locations; its location_ix: loc's ids */
-	unsigned char *raw;	/* the samples' bytes, which sample[] points into */
-	size_t nraw;
-	struct psym_lean_span *sample;
-	size_t nsample;
-	struct psym_lean_loc *loc;
-	size_t nloc;
-	pb_location **full; /* kept as messages (in p's arena) */
-	size_t nfull, capfull;
-	uint8_t *pool; /* the Line bytes of symbolized locations */
-	size_t npool, cappool;
-	uint64_t *recent;	   /* a few chains by hash: (offset << 16 | bytes) + 1, 0 empty */
-	struct psym_arena scratch; /* one sample at a time */
-	size_t memory, max_memory; /* malloc'd here, against the profile's cap */
-};
+/* Opaque: its records and buffers are lean.c's alone. */
+struct psym_lean;
+struct psym_builder;
+struct psym_line_val;
 
 /*
  * Read and decode a profile from path ("-": stdin), with
@@ -85,30 +61,45 @@ int psym_lean_to_profile(const struct psym_lean *lp, const struct psym_limits *l
 
 void psym_lean_free(struct psym_lean *lp);
 
+/*
+ * Everything but the samples and the locations: string table, mappings,
+ * functions and the rest, as a profile (its pb has no samples and no
+ * locations). Borrowed: lives as long as lp; a builder may add to it.
+ */
+struct psym_profile *psym_lean_profile(const struct psym_lean *lp);
+
+size_t psym_lean_nsamples(const struct psym_lean *lp);
+size_t psym_lean_nlocations(const struct psym_lean *lp);
+
 /* Position of the location with this id, or -1. */
 long psym_lean_location_pos(const struct psym_lean *lp, uint64_t id);
 
-/* Location i kept as a message (it came with Lines, is_folded or unknown fields), or NULL. */
-static inline pb_location *psym_lean_full(const struct psym_lean *lp, size_t i)
-{
-	return lp->loc[i].nbytes & PSYM_LEAN_FULL ? lp->full[lp->loc[i].lines] : NULL;
-}
+/* Location i's id and address. */
+uint64_t psym_lean_location_id(const struct psym_lean *lp, size_t i);
+uint64_t psym_lean_location_address(const struct psym_lean *lp, size_t i);
 
-/* Location i had Lines when it was read (only full ones can). */
-static inline bool psym_lean_has_lines(const struct psym_lean *lp, size_t i)
-{
-	const pb_location *f = lp->nfull ? psym_lean_full(lp, i) : NULL;
+/* Location i's mapping, as its position in the profile's mappings; -1: mapping_id 0. */
+long psym_lean_location_mapping(const struct psym_lean *lp, size_t i);
 
-	return f && f->n_line;
-}
+/* Location i had Lines when it was read. */
+bool psym_lean_has_lines(const struct psym_lean *lp, size_t i);
 
 /*
- * Give location i (not a full one) these Lines (replacing any this run
- * gave it): encoded once, equal to the chain of a location set shortly
- * before, shared with it. 0, PSYM_ENOMEM or PSYM_ELIMIT.
+ * A hint: location i is about to be read and given Lines (a driver going
+ * through the locations out of profile order asks early).
  */
-struct psym_line_val;
-int psym_lean_set_lines(struct psym_lean *lp, size_t i, const struct psym_line_val *v, size_t n);
+void psym_lean_prefetch(const struct psym_lean *lp, size_t i);
+
+/*
+ * Give location i these Lines (replacing any it had, or any this run gave
+ * it). Most locations are records: the Lines are encoded once, equal to
+ * the chain of a location set shortly before, shared with it. A location
+ * kept as a message (it came with Lines, is_folded or fields psym does
+ * not know) gets them through b, a builder of psym_lean_profile(lp), as
+ * psym_builder_set_line_chain() gives them. 0, PSYM_ENOMEM or PSYM_ELIMIT.
+ */
+int psym_lean_set_lines(struct psym_lean *lp, struct psym_builder *b, size_t i,
+			const struct psym_line_val *v, size_t n);
 
 /*
  * Each sample unpacked in turn (a scratch message, valid during the call);

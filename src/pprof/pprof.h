@@ -17,16 +17,7 @@
 #include "arena.h"
 #include "compress.h"
 #include "error.h"
-#include "proto/profile.pb-c.h"
-
-typedef Perftools__Profiles__Profile pb_profile;
-typedef Perftools__Profiles__ValueType pb_value_type;
-typedef Perftools__Profiles__Sample pb_sample;
-typedef Perftools__Profiles__Label pb_label;
-typedef Perftools__Profiles__Mapping pb_mapping;
-typedef Perftools__Profiles__Location pb_location;
-typedef Perftools__Profiles__Line pb_line;
-typedef Perftools__Profiles__Function pb_function;
+#include "pbtypes.h"
 
 /* Caps on what an input may make psym read or allocate. */
 struct psym_limits {

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lean.h"
 #include "pprofpack.h"
 
 /*
@@ -246,7 +245,7 @@ static uint8_t *put_function(uint8_t *o, const pb_function *m)
 	}
 #define REPEATED(type, name)                                                                       \
 	REPEATED_SIZE(type, name)                                                                  \
-	static int put_##name##s(struct wbuf *w, unsigned num, type *const *a, size_t n)           \
+	static int put_##name##s(struct psym_pack_out *w, unsigned num, type *const *a, size_t n)  \
 	{                                                                                          \
 		for (size_t i = 0; i < n; i++) {                                                   \
 			size_t s = name##_size(a[i]);                                              \
@@ -267,7 +266,7 @@ static uint8_t *put_function(uint8_t *o, const pb_function *m)
  * while it is in the cache, instead of in a separate pass over a profile
  * of hundreds of megabytes whose locations are scattered in memory.
  */
-struct wbuf {
+struct psym_pack_out {
 	uint8_t *buf;
 	size_t len, cap;
 	bool grow;
@@ -280,7 +279,7 @@ struct wbuf {
 };
 
 /* Make room for need more bytes; 0, or -1 when out of memory or flush failed. */
-static int room(struct wbuf *w, size_t need)
+static int room(struct psym_pack_out *w, size_t need)
 {
 	size_t cap;
 	uint8_t *nb;
@@ -319,7 +318,7 @@ REPEATED_SIZE(pb_location, location)
  * so each was a cache miss, then its Lines another. The chain of the
  * location 8 ahead and the Lines of the one 4 ahead are asked for early.
  */
-static int put_locations(struct wbuf *w, unsigned num, pb_location *const *a, size_t n)
+static int put_locations(struct psym_pack_out *w, unsigned num, pb_location *const *a, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t s;
@@ -351,58 +350,6 @@ size_t psym_pprof_put_line(uint8_t *out, uint64_t function_id, int64_t line, int
 	return (size_t)(o - out);
 }
 
-/* A lean profile's samples: the bytes they were read as. */
-static int put_lean_samples(struct wbuf *w, const struct psym_lean *lp)
-{
-	for (size_t i = 0; i < lp->nsample; i++) {
-		size_t len = lp->sample[i].len;
-		uint8_t *o;
-
-		if (room(w, delimited_size(len)))
-			return -1;
-		o = put_header(w->buf + w->len, 2, len);
-		memcpy(o, lp->raw + lp->sample[i].off, len);
-		w->len = (size_t)(o + len - w->buf);
-	}
-	return 0;
-}
-
-/* A lean profile's locations: records with their Line bytes, or messages. */
-static int put_lean_locations(struct wbuf *w, const struct psym_lean *lp)
-{
-	pb_mapping *const *maps = lp->p->pb->mapping;
-
-	for (size_t i = 0; i < lp->nloc; i++) {
-		const struct psym_lean_loc *l = &lp->loc[i];
-		const pb_location *full = psym_lean_full(lp, i);
-		uint64_t mid = l->mapping >= 0 ? maps[l->mapping]->id : 0;
-		size_t s;
-		uint8_t *o;
-
-		/* Locations are written in profile order, their Lines were made in address order. */
-		if (i + 8 < lp->nloc && lp->pool && !(lp->loc[i + 8].nbytes & PSYM_LEAN_FULL))
-			__builtin_prefetch(lp->pool + lp->loc[i + 8].lines);
-		s = full ? location_size(full)
-			 : scalar_size(l->id) + scalar_size(mid) + scalar_size(l->address) +
-				    l->nbytes;
-		if (room(w, delimited_size(s)))
-			return -1;
-		o = put_header(w->buf + w->len, 4, s);
-		if (full) {
-			o = put_location(o, full);
-		} else {
-			o = put_scalar(o, 1, l->id);
-			o = put_scalar(o, 2, mid);
-			o = put_scalar(o, 3, l->address);
-			if (l->nbytes)
-				memcpy(o, lp->pool + l->lines, l->nbytes);
-			o += l->nbytes;
-		}
-		w->len = (size_t)(o - w->buf);
-	}
-	return 0;
-}
-
 size_t psym_pprof_packed_size(const pb_profile *p)
 {
 	size_t n = 0;
@@ -425,7 +372,7 @@ size_t psym_pprof_packed_size(const pb_profile *p)
 }
 
 /* Everything after the five big repeated fields: strings and scalars. */
-static int put_rest(struct wbuf *w, const pb_profile *p)
+static int put_rest(struct psym_pack_out *w, const pb_profile *p)
 {
 	uint8_t *o;
 
@@ -463,7 +410,7 @@ static int put_rest(struct wbuf *w, const pb_profile *p)
 	return 0;
 }
 
-static int put_profile(struct wbuf *w, const pb_profile *p)
+static int put_profile(struct psym_pack_out *w, const pb_profile *p)
 {
 	if (put_value_types(w, 1, p->sample_type, p->n_sample_type) ||
 	    put_samples(w, 2, p->sample, p->n_sample) ||
@@ -476,35 +423,77 @@ static int put_profile(struct wbuf *w, const pb_profile *p)
 
 size_t psym_pprof_pack(const pb_profile *p, uint8_t *out)
 {
-	struct wbuf w = { .buf = out, .cap = SIZE_MAX };
+	struct psym_pack_out w = { .buf = out, .cap = SIZE_MAX };
 
 	put_profile(&w, p); /* cannot fail: nothing to grow */
 	return w.len;
 }
 
-/* A whole message written into w: a profile's, or a lean profile's. */
-typedef int (*put_fn)(struct wbuf *w, const void *arg);
+/* A whole message written into w: a profile's, or one in parts. */
+typedef int (*put_fn)(struct psym_pack_out *w, const void *arg);
 
-static int put_pb(struct wbuf *w, const void *arg)
+static int put_pb(struct psym_pack_out *w, const void *arg)
 {
 	return put_profile(w, arg);
 }
 
-static int put_lean(struct wbuf *w, const void *arg)
+static int put_parts(struct psym_pack_out *w, const void *arg)
 {
-	const struct psym_lean *lp = arg;
-	const pb_profile *p = lp->p->pb;
+	const struct psym_pack_parts *pp = arg;
+	const pb_profile *p = pp->pb;
 
-	if (put_value_types(w, 1, p->sample_type, p->n_sample_type) || put_lean_samples(w, lp) ||
-	    put_mappings(w, 3, p->mapping, p->n_mapping) || put_lean_locations(w, lp) ||
+	if (put_value_types(w, 1, p->sample_type, p->n_sample_type) || pp->samples(w, pp->arg) ||
+	    put_mappings(w, 3, p->mapping, p->n_mapping) || pp->locations(w, pp->arg) ||
 	    put_functions(w, 5, p->function, p->n_function) || put_rest(w, p))
 		return -1;
 	return 0;
 }
 
+int psym_pack_put_sample_bytes(struct psym_pack_out *w, const uint8_t *msg, size_t len)
+{
+	uint8_t *o;
+
+	if (room(w, delimited_size(len)))
+		return -1;
+	o = put_header(w->buf + w->len, 2, len);
+	memcpy(o, msg, len);
+	w->len = (size_t)(o + len - w->buf);
+	return 0;
+}
+
+int psym_pack_put_location(struct psym_pack_out *w, const pb_location *m)
+{
+	size_t s = location_size(m);
+	uint8_t *o;
+
+	if (room(w, delimited_size(s)))
+		return -1;
+	o = put_header(w->buf + w->len, 4, s);
+	w->len = (size_t)(put_location(o, m) - w->buf);
+	return 0;
+}
+
+int psym_pack_put_location_lines(struct psym_pack_out *w, uint64_t id, uint64_t mapping_id,
+				 uint64_t address, const uint8_t *lines, size_t nbytes)
+{
+	size_t s = scalar_size(id) + scalar_size(mapping_id) + scalar_size(address) + nbytes;
+	uint8_t *o;
+
+	if (room(w, delimited_size(s)))
+		return -1;
+	o = put_header(w->buf + w->len, 4, s);
+	o = put_scalar(o, 1, id);
+	o = put_scalar(o, 2, mapping_id);
+	o = put_scalar(o, 3, address);
+	if (nbytes)
+		memcpy(o, lines, nbytes);
+	w->len = (size_t)(o + nbytes - w->buf);
+	return 0;
+}
+
 static int pack_alloc(put_fn put, const void *arg, size_t hint, uint8_t **outp, size_t *lenp)
 {
-	struct wbuf w = { .grow = true };
+	struct psym_pack_out w = { .grow = true };
 
 	if ((hint && room(&w, hint)) || put(&w, arg)) {
 		free(w.buf);
@@ -520,7 +509,7 @@ static int pack_alloc(put_fn put, const void *arg, size_t hint, uint8_t **outp, 
 static int pack_stream(put_fn put, const void *arg, size_t chunk,
 		       int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
 {
-	struct wbuf w = { .grow = true, .chunk = chunk, .flush = flush, .ctx = ctx };
+	struct psym_pack_out w = { .grow = true, .chunk = chunk, .flush = flush, .ctx = ctx };
 	int ret = 0;
 
 	if (room(&w, chunk) || put(&w, arg))
@@ -542,13 +531,13 @@ int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
 	return pack_stream(put_pb, p, chunk, flush, ctx);
 }
 
-int psym_pprof_pack_lean_alloc(const struct psym_lean *lp, uint8_t **outp, size_t *lenp)
+int psym_pprof_pack_parts_alloc(const struct psym_pack_parts *parts, uint8_t **outp, size_t *lenp)
 {
-	return pack_alloc(put_lean, lp, 0, outp, lenp);
+	return pack_alloc(put_parts, parts, 0, outp, lenp);
 }
 
-int psym_pprof_pack_lean_stream(const void *arg, size_t chunk,
-				int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
+int psym_pprof_pack_parts_stream(const void *arg, size_t chunk,
+				 int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx)
 {
-	return pack_stream(put_lean, arg, chunk, flush, ctx);
+	return pack_stream(put_parts, arg, chunk, flush, ctx);
 }

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pprof.h"
+#include "pbtypes.h"
 
 /* Bytes psym_pprof_pack() writes for p. */
 size_t psym_pprof_packed_size(const pb_profile *p);
@@ -44,14 +44,40 @@ int psym_pprof_pack_stream(const pb_profile *p, size_t chunk,
 			   int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
 
 /*
- * A lean profile (lean.h) the same way: its samples as read, its
- * locations from their records; arg is the struct psym_lean.
+ * A profile whose samples and locations are not messages (lean.h keeps
+ * them as bytes and records): pb holds every other field (its own samples
+ * and locations are not written); the owner of the rest writes it,
+ * element by element, with the psym_pack_put_* calls below, when the
+ * packer reaches fields 2 and 4. Both return 0, or what a put returned.
  */
-int psym_pprof_pack_lean_stream(const void *arg, size_t chunk,
-				int (*flush)(void *ctx, const uint8_t *buf, size_t len), void *ctx);
+struct psym_pack_out;
+struct psym_pack_parts {
+	const pb_profile *pb;
+	int (*samples)(struct psym_pack_out *w, const void *arg);
+	int (*locations)(struct psym_pack_out *w, const void *arg);
+	const void *arg;
+};
+
+/* A Sample, given as its message's bytes (without tag and length). 0 or -1. */
+int psym_pack_put_sample_bytes(struct psym_pack_out *w, const uint8_t *msg, size_t len);
+
+/* A Location message. 0 or -1. */
+int psym_pack_put_location(struct psym_pack_out *w, const pb_location *m);
+
+/*
+ * A Location of these id, mapping_id and address (no other field) whose
+ * Lines are already encoded (nbytes of psym_pprof_put_line()'s output at
+ * lines). 0 or -1.
+ */
+int psym_pack_put_location_lines(struct psym_pack_out *w, uint64_t id, uint64_t mapping_id,
+				 uint64_t address, const uint8_t *lines, size_t nbytes);
+
+/* As psym_pprof_pack_stream, for the parts (arg: a struct psym_pack_parts). */
+int psym_pprof_pack_parts_stream(const void *arg, size_t chunk,
+				 int (*flush)(void *ctx, const uint8_t *buf, size_t len),
+				 void *ctx);
 /* ... and into one malloc'd buffer, as psym_pprof_pack_alloc. */
-struct psym_lean;
-int psym_pprof_pack_lean_alloc(const struct psym_lean *lp, uint8_t **outp, size_t *lenp);
+int psym_pprof_pack_parts_alloc(const struct psym_pack_parts *parts, uint8_t **outp, size_t *lenp);
 
 /* The most bytes psym_pprof_put_line() writes. */
 #define PSYM_PPROF_LINE_MAX 35

@@ -40,7 +40,7 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 	char *side = NULL;
 	int ret;
 
-	if (!psym_unwindprof_needed((*lpp)->p))
+	if (!psym_unwindprof_needed(psym_lean_profile(*lpp)))
 		return 0;
 	if (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
 	    access(side, F_OK) != 0) {

@@ -14,21 +14,21 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "builder.h"
 #include "buildid.h"
 #include "demangle.h"
 #include "funcmemo.h"
-#include "hashtab.h"
 #include "hostid.h"
 #include "lean.h"
 #include "mapping.h"
 #include "array.h"
 #include "objtab.h"
+#include "plan.h"
 #include "registry.h"
 #include "resdesc.h"
 #include "resolvers.h"
+#include "sort.h"
 #include "store.h"
 #include "symbolize.h"
 
@@ -105,7 +105,7 @@ static uint64_t next_run_serial(void)
 
 struct run {
 	struct psym_lean *lp;	/* the profile: its samples and locations */
-	struct psym_profile *p; /* lp->p: everything else */
+	struct psym_profile *p; /* psym_lean_profile(lp): everything else */
 	const struct psym_symbolize_opts *o;
 	struct psym_symbolize_result *r;
 	struct psym_builder *b;
@@ -228,24 +228,19 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 		ln[i].line = f->line;
 		ln[i].column = f->column;
 	}
-	{
-		pb_location *full = psym_lean_full(run->lp, li);
-
-		return full ? psym_builder_set_line_chain(run->b, full, ln, n)
-			    : psym_lean_set_lines(run->lp, li, ln, n);
-	}
+	return psym_lean_set_lines(run->lp, run->b, li, ln, n);
 }
 
 /* For qsort_r: location positions by address (the sort's fallback). */
-static int cmp_loc_addr(const void *a, const void *b, void *all)
+static int cmp_loc_addr(const void *a, const void *b, void *lp)
 {
-	const struct psym_lean_loc *locs = all;
-	const struct psym_lean_loc *x = &locs[*(const uint32_t *)a],
-				   *y = &locs[*(const uint32_t *)b];
+	size_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint64_t xa = psym_lean_location_address(lp, x), ya = psym_lean_location_address(lp, y);
+	uint64_t xi = psym_lean_location_id(lp, x), yi = psym_lean_location_id(lp, y);
 
-	if (x->address != y->address)
-		return x->address < y->address ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	if (xa != ya)
+		return xa < ya ? -1 : 1;
+	return xi < yi ? -1 : xi > yi;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -258,23 +253,22 @@ static int cmp_int(const void *a, const void *b)
 /*
  * Sort location positions by address, and give each its address in
  * addr[] (n of them): the lookups' first pass then reads the addresses in
- * order instead of chasing into a scattered location for each. A
- * least-significant-digit radix sort on 8-byte keys (the address less the
- * lowest one, then the position), in addr[] and one more array of the same
- * size: a comparison sort would chase into a location for every
- * comparison, which for a million locations is most of its time. Bytes
- * that are the same in every key take no pass. Locations at the same
- * address stay in profile order (the order only keeps lookups close;
- * their answers do not depend on it). Falls back to qsort() when the
- * addresses span 4 GiB or more (no file mapping does) or memory is short.
+ * order instead of chasing into a scattered location for each. The keys
+ * are 8 bytes, the address less the lowest one, then the position, sorted
+ * on their address half by base's stable radix sort in addr[] itself: a
+ * comparison sort would chase into a location for every comparison, which
+ * for a million locations is most of its time. Locations at the same
+ * address stay in profile order
+ * (the order only keeps lookups close; their answers do not depend on
+ * it). Falls back to qsort() when the addresses span 4 GiB or more (no
+ * file mapping does) or memory is short.
  */
-static void sort_by_address(const struct psym_lean_loc *all, uint32_t *locs, size_t n,
-			    uint64_t *addr)
+static void sort_by_address(const struct psym_lean *lp, uint32_t *locs, size_t n, uint64_t *addr)
 {
-	uint64_t lo = UINT64_MAX, hi = 0, *k = addr, *tmp = NULL;
+	uint64_t lo = UINT64_MAX, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		uint64_t a = all[locs[i]].address;
+		uint64_t a = psym_lean_location_address(lp, locs[i]);
 
 		addr[i] = a;
 		lo = a < lo ? a : lo;
@@ -282,43 +276,20 @@ static void sort_by_address(const struct psym_lean_loc *all, uint32_t *locs, siz
 	}
 	if (n < 2)
 		return;
-	if (hi - lo > UINT32_MAX || !(tmp = malloc(n * sizeof(*tmp)))) {
-		qsort_r(locs, n, sizeof(*locs), cmp_loc_addr, (void *)all);
+	if (hi - lo <= UINT32_MAX) {
 		for (size_t i = 0; i < n; i++)
-			addr[i] = all[locs[i]].address;
-		return;
+			addr[i] = (addr[i] - lo) << 32 | locs[i];
+		if (psym_sort_u64_from(addr, n, 32) == 0) {
+			for (size_t i = 0; i < n; i++) {
+				locs[i] = (uint32_t)addr[i];
+				addr[i] = lo + (addr[i] >> 32);
+			}
+			return;
+		}
 	}
+	qsort_r(locs, n, sizeof(*locs), cmp_loc_addr, (void *)lp);
 	for (size_t i = 0; i < n; i++)
-		k[i] = (addr[i] - lo) << 32 | locs[i];
-	for (unsigned shift = 32; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, pos = 0;
-
-#define KEYBYTE(x) ((unsigned)((x) >> shift) & 0xff)
-		for (size_t i = 0; i < n; i++)
-			count[KEYBYTE(k[i])]++;
-		if (count[KEYBYTE(k[0])] == n)
-			continue; /* this byte is the same everywhere */
-		for (size_t b = 0; b < 256; b++) {
-			size_t c = count[b];
-
-			count[b] = pos;
-			pos += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			tmp[count[KEYBYTE(k[i])]++] = k[i];
-#undef KEYBYTE
-		{
-			uint64_t *t = k;
-
-			k = tmp;
-			tmp = t;
-		}
-	}
-	for (size_t i = 0; i < n; i++) {
-		locs[i] = (uint32_t)k[i];
-		addr[i] = lo + (k[i] >> 32);
-	}
-	free(k == addr ? tmp : k);
+		addr[i] = psym_lean_location_address(lp, locs[i]);
 }
 
 /* A planned object and its run: what the registry opens on first use. */
@@ -538,7 +509,6 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 	uint64_t *want = NULL;
 	size_t done = 0, nwant = 0;
 	int ret = 0;
-	const struct psym_lean_loc *all = run->lp->loc;
 
 	psym_funcmemo_next_object(run->memo, obj);
 	fr = malloc(sizeof(*fr));
@@ -549,10 +519,10 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 	}
 	/* want[i]: location i's address, then (in place, nwant <= i) the vaddrs. */
 	if (res->ops->prepare)
-		sort_by_address(all, locs, nlocs, want);
+		sort_by_address(run->lp, locs, nlocs, want);
 	else
 		for (size_t i = 0; i < nlocs; i++)
-			want[i] = all[locs[i]].address;
+			want[i] = psym_lean_location_address(run->lp, locs[i]);
 	for (size_t i = 0; i < nlocs; i++)
 		if (loc_vaddr(run, res, &mi_, locs[i], want[i], &want[nwant]))
 			nwant++;
@@ -568,8 +538,9 @@ static int resolve_locations(struct run *run, size_t mi, pb_mapping *m, struct p
 
 		/* In address order the locations are scattered: ask early for the one written later. */
 		if (i + 16 < nlocs)
-			__builtin_prefetch(&all[locs[i + 16]], 1);
-		if (!loc_vaddr(run, res, &mi_, locs[i], all[locs[i]].address, &vaddr))
+			psym_lean_prefetch(run->lp, locs[i + 16]);
+		if (!loc_vaddr(run, res, &mi_, locs[i],
+			       psym_lean_location_address(run->lp, locs[i]), &vaddr))
 			continue;
 		if ((i & 1023) == 0)
 			progress(run, mi, run->p->pb->n_mapping);
@@ -681,152 +652,26 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 	return ret;
 }
 
-/* A local candidate exists for the binary of k (no file is opened). */
-static bool local_candidate(void *ud, const char *path, enum psym_cand_rule rule)
+/* --explain: an object of the plan (plan.h), once, as located. */
+static void explain_object(void *ud, size_t k, const struct psym_located *x)
 {
-	struct stat st;
+	struct run *run = ud;
 
-	(void)ud;
-	(void)rule;
-	return stat(path, &st) == 0;
-}
-
-/*
- * Binaries are located before any is resolved (plan); for debuginfod that
- * means one parallel request, before the locate pass, for all binaries
- * that no local candidate (search dirs, sysroot, .build-id trees) can
- * supply, executable and debug file, under the session's one deadline.
- * The answers land in debuginfod's cache, where the locate pass (and a
- * binary's later search for its debug file) then find them at once.
- * Without this, objects were fetched one after another.
- */
-static void prefetch_debuginfod(struct run *run)
-{
-	const struct psym_locate_opts *lo = run->file_bopts->locate;
-	pb_profile *pb = run->p->pb;
-	struct psym_debuginfod_req *reqs;
-	struct psym_err e = { 0 };
-	char(*ids)[PSYM_BUILD_ID_HEX_MAX];
-	size_t n = 0;
-
-	if (!lo || !lo->debuginfod || !pb->n_mapping)
+	if (run->o->quiet) { /* the candidates still, as tried */
+		for (size_t i = 0; i < x->ntried; i++)
+			explain_cb(run, x->tried[i].path, x->tried[i].verdict);
 		return;
-	reqs = calloc(pb->n_mapping * 2, sizeof(*reqs));
-	ids = calloc(pb->n_mapping, sizeof(*ids));
-	if (!reqs || !ids) {
-		free(reqs);
-		free(ids);
-		return; /* the per-object lookups still ask */
 	}
-	for (size_t k = 0; k < pb->n_mapping; k++) {
-		const struct psym_located *x = run->plan[k];
-		const char *bid = x ? x->build_id : "";
-		char path[4200];
-		struct psym_objkey key = { .path = x ? x->path : NULL, .build_id = bid };
-		bool local = false, dup = false;
-
-		if (!x || x->located || x->cls != PSYM_MAP_FILE || x->named || !*bid ||
-		    !psym_build_id_valid(bid))
-			continue;
-		for (size_t i = 0; i < n && !dup; i++)
-			dup = psym_build_id_equal(reqs[i].build_id, bid);
-		if (dup || psym_locate_binary_candidates(lo, &key, local_candidate, NULL))
-			continue;
-		for (size_t i = 0; i < lo->n_debug_dirs && !local; i++)
-			local = psym_build_id_path(lo->debug_dirs[i], bid, "", path,
-						   sizeof(path)) &&
-				local_candidate(NULL, path, PSYM_CAND_TREE);
-		if (local || strlen(bid) >= sizeof(ids[0]))
-			continue;
-		strcpy(ids[n / 2], bid);
-		psym_build_id_lower(ids[n / 2]); /* debuginfod's URLs are lowercase */
-		reqs[n].build_id = reqs[n + 1].build_id = ids[n / 2];
-		reqs[n].kind = PSYM_DEBUGINFOD_EXECUTABLE;
-		reqs[n + 1].kind = PSYM_DEBUGINFOD_DEBUGINFO;
-		n += 2;
-	}
-	if (n > 2) /* one object is asked for by its own lookup just as fast */
-		psym_debuginfod_fetch(lo->debuginfod, reqs, n, &e);
-	psym_debuginfod_reqs_free(reqs, n);
-	free(reqs);
-	free(ids);
-}
-
-/*
- * The plan's object at mapping k is met for the first time (each object is
- * said, or located, once): a set of the objects met, keyed by the pointer's
- * bytes in the plan (a scan of the mappings before each was quadratic:
- * 200,000 mappings are 2e10 comparisons). Out of memory, an object may be
- * met twice.
- */
-static bool first_time(struct run *run, struct psym_hashtab *met, size_t k)
-{
-	struct psym_err e = { 0 };
-
-	if (psym_hashtab_get(met, &run->plan[k], sizeof(run->plan[k]), NULL) == 0)
-		return false;
-	psym_hashtab_put(met, &run->plan[k], sizeof(run->plan[k]), run->plan[k], &e);
-	return true;
-}
-
-/* --explain: the located-object table, each object once, as located. */
-static void explain_table(struct run *run)
-{
-	pb_profile *pb = run->p->pb;
-	struct psym_hashtab met;
-
-	psym_hashtab_init(&met, 0);
-	for (size_t k = 0; k < pb->n_mapping; k++) {
-		struct psym_located *x = run->plan[k];
-
-		if (!x || !x->located || (x->cls != PSYM_MAP_FILE && x->cls != PSYM_MAP_VDSO))
-			continue;
-		if (!first_time(run, &met, k))
-			continue;
-		if (run->o->quiet) { /* the candidates still, as tried */
-			for (size_t i = 0; i < x->ntried; i++)
-				explain_cb(run, x->tried[i].path, x->tried[i].verdict);
-			continue;
-		}
-		explain_ev(run, &(struct psym_explain_ev){ .kind = PSYM_EXPLAIN_OBJECT,
-							   .mapping_id = pb->mapping[k]->id,
-							   .obj = x });
-	}
-	psym_hashtab_free(&met);
-}
-
-/*
- * JIT code: the perf maps of the processes its addresses can be in (the
- * one --pid names, else every process a sample names), into its entry.
- * For a profile of another machine, run->lo holds no perf map dirs of this
- * one (setup): nothing of this machine's is located.
- */
-static int locate_perf_maps(struct run *run, struct psym_err *e)
-{
-	const struct psym_symbolize_opts *o = run->o;
-	pb_profile *pb = run->p->pb;
-	struct psym_hashtab met;
-	int ret = 0;
-
-	psym_hashtab_init(&met, 0);
-	for (size_t k = 0; k < pb->n_mapping && !ret; k++) {
-		struct psym_located *x = run->plan[k];
-
-		if (!x || x->cls != PSYM_MAP_ANON || !first_time(run, &met, k))
-			continue;
-		ret = psym_objtab_locate_perf_maps(run->own_tab, x, &run->lo,
-						   o->pid ? &o->pid : run->pids,
-						   o->pid ? 1 : run->npids, e);
-	}
-	psym_hashtab_free(&met);
-	return ret;
+	explain_ev(run, &(struct psym_explain_ev){ .kind = PSYM_EXPLAIN_OBJECT,
+						   .mapping_id = run->p->pb->mapping[k]->id,
+						   .obj = x });
 }
 
 /*
  * The plan: every mapping with locations to resolve is classified once
  * into a typed key of the located-object table (binaries in the batch's
- * table when shared); debuginfod is asked for all missing binaries at
- * once; then every key is located in one pass, before any is resolved.
+ * table when shared); then every key is located in one pass, before any
+ * is resolved (plan.h).
  */
 static int plan(struct run *run, struct psym_err *e)
 {
@@ -856,15 +701,17 @@ static int plan(struct run *run, struct psym_err *e)
 		if (ret)
 			return ret;
 	}
-	prefetch_debuginfod(run);
-	ret = psym_objtab_locate(run->files_tab, run->file_bopts->locate, e);
-	if (!ret && run->own_tab != run->files_tab)
-		ret = psym_objtab_locate(run->own_tab, &run->lo, e);
-	if (!ret)
-		ret = locate_perf_maps(run, e);
-	if (!ret && o->explain)
-		explain_table(run);
-	return ret;
+	return psym_plan_locate(&(struct psym_plan){ .obj = run->plan,
+						     .n = pb->n_mapping,
+						     .files_tab = run->files_tab,
+						     .own_tab = run->own_tab,
+						     .files_lo = run->file_bopts->locate,
+						     .own_lo = &run->lo,
+						     .pids = o->pid ? &o->pid : run->pids,
+						     .npids = o->pid ? 1 : run->npids,
+						     .explain = o->explain ? explain_object : NULL,
+						     .ud = run },
+				e);
 }
 
 /* The run's locate options, binary options, registries and tables. */
@@ -905,7 +752,7 @@ static int setup(struct run *run, struct psym_err *e)
 	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
 	run->memo = psym_funcmemo_new();
 	ret = psym_builder_new(run->p, &run->b, e);
-	if (!ret && psym_builder_reserve(run->b, run->lp->nloc))
+	if (!ret && psym_builder_reserve(run->b, psym_lean_nlocations(run->lp)))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	return ret;
 }
@@ -943,7 +790,7 @@ static int sample_labels(void *ud, size_t i, const pb_sample *smp)
 		if (pos >= 0 && !run->loc_pid[pos])
 			run->loc_pid[pos] = pid;
 		if (pos >= 0 && ns) {
-			long mp = run->lp->loc[pos].mapping;
+			long mp = psym_lean_location_mapping(run->lp, (size_t)pos);
 
 			if (mp >= 0 && !run->ns_pid[mp])
 				run->ns_pid[mp] = pid;
@@ -972,20 +819,20 @@ static int prepare_labels(struct run *run, struct psym_err *e)
 	struct psym_lean *lp = run->lp;
 	pb_profile *pb = run->p->pb;
 	struct labels_ctx c = { .run = run };
-	size_t w = 0;
+	size_t w = 0, nloc = psym_lean_nlocations(lp);
 	int ret;
 
-	run->loc_pid = calloc(lp->nloc + 1, sizeof(int));
-	run->pids = calloc(lp->nsample + 1, sizeof(int));
+	run->loc_pid = calloc(nloc + 1, sizeof(int));
+	run->pids = calloc(psym_lean_nsamples(lp) + 1, sizeof(int));
 	run->ns_pid = calloc(pb->n_mapping + 1, sizeof(int));
 	if (!run->loc_pid || !run->pids || !run->ns_pid)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (run->o->adjust_callers) {
 		/* Locations that are never a sample's leaf hold return addresses. */
-		run->caller_only = malloc((lp->nloc + 1) * sizeof(bool));
+		run->caller_only = malloc((nloc + 1) * sizeof(bool));
 		if (!run->caller_only)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		memset(run->caller_only, true, (lp->nloc + 1) * sizeof(bool));
+		memset(run->caller_only, true, (nloc + 1) * sizeof(bool));
 	}
 	/* A label key is a string: one the table lacks is in no sample (and a
 	 * namespace is noted only with its sample's pid). */
@@ -1009,28 +856,30 @@ static int prepare_buckets(struct run *run, struct psym_err *e)
 {
 	const struct psym_lean *lp = run->lp;
 	pb_profile *pb = run->p->pb;
-	size_t acc = 0;
+	size_t acc = 0, nloc = psym_lean_nlocations(lp);
 
-	if (lp->nloc > UINT32_MAX)
-		return psym_err_set(e, PSYM_ELIMIT, "too many locations (%zu)", lp->nloc);
+	if (nloc > UINT32_MAX)
+		return psym_err_set(e, PSYM_ELIMIT, "too many locations (%zu)", nloc);
 	run->first = calloc(pb->n_mapping + 1, sizeof(*run->first));
 	run->fill = calloc(pb->n_mapping + 1, sizeof(*run->fill));
-	run->order = calloc(lp->nloc + 1, sizeof(*run->order));
+	run->order = calloc(nloc + 1, sizeof(*run->order));
 	if (!run->first || !run->fill || !run->order)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	for (size_t i = 0; i < lp->nloc; i++) {
-		if (lp->loc[i].mapping < 0)
+	for (size_t i = 0; i < nloc; i++) {
+		long k = psym_lean_location_mapping(lp, i);
+
+		if (k < 0)
 			run->nomap++;
 		else
-			run->fill[lp->loc[i].mapping]++;
+			run->fill[k]++;
 	}
 	for (size_t k = 0; k < pb->n_mapping; k++) {
 		run->first[k] = acc;
 		acc += run->fill[k];
 		run->fill[k] = 0;
 	}
-	for (size_t i = 0; i < lp->nloc; i++) {
-		int32_t k = lp->loc[i].mapping;
+	for (size_t i = 0; i < nloc; i++) {
+		long k = psym_lean_location_mapping(lp, i);
 
 		if (k >= 0)
 			run->order[run->first[k] + run->fill[k]++] = (uint32_t)i;
@@ -1058,7 +907,9 @@ static int resolve(struct run *run, struct psym_err *e)
 int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 		   struct psym_symbolize_result *r, struct psym_err *e)
 {
-	struct run run = { .lp = lp, .p = lp->p, .o = o, .r = r, .main_mapping = -1 };
+	struct run run = {
+		.lp = lp, .p = psym_lean_profile(lp), .o = o, .r = r, .main_mapping = -1
+	};
 	int ret;
 
 	memset(r, 0, sizeof(*r));

@@ -58,31 +58,30 @@ static void same(const unsigned char *a, size_t an, const unsigned char *b, size
 }
 
 /*
- * Give each plain location of lp, and the same location of p, the same
- * made-up Lines (through the lean pool and the builder): the profiles
- * must still encode alike.
+ * Give each location of lp, and the same location of p, the same made-up
+ * Lines (the lean profile's own way, records and messages alike, and p's
+ * builder): the profiles must still encode alike.
  */
 static void give_lines(struct psym_lean *lp, struct psym_profile *p)
 {
 	struct psym_line_val v[4];
-	struct psym_builder *b = NULL;
+	struct psym_builder *b = NULL, *lb = NULL;
 	struct psym_err e = { 0 };
 	unsigned char *x, *y;
 	size_t xn = 0, yn = 0;
 
-	if (!p->pb->n_function || psym_builder_new(p, &b, &e))
-		return;
-	for (size_t i = 0; i < lp->nloc; i++) {
+	if (!p->pb->n_function || psym_builder_new(p, &b, &e) ||
+	    psym_builder_new(psym_lean_profile(lp), &lb, &e))
+		goto out;
+	for (size_t i = 0; i < psym_lean_nlocations(lp); i++) {
 		size_t n = i % 4;
 
-		if (psym_lean_full(lp, i))
-			continue;
 		for (size_t k = 0; k < n; k++)
 			v[k] = (struct psym_line_val){
 				p->pb->function[(i + k) % p->pb->n_function]->id,
 				(int64_t)(i % 7) - 2, (int64_t)(k * 3 % 5) - 1
 			};
-		if (psym_lean_set_lines(lp, i, v, n) ||
+		if (psym_lean_set_lines(lp, lb, i, v, n) ||
 		    psym_builder_set_line_chain(b, p->pb->location[i], v, n))
 			goto out; /* the memory cap: not a finding */
 	}
@@ -92,6 +91,7 @@ static void give_lines(struct psym_lean *lp, struct psym_profile *p)
 	free(x);
 	free(y);
 out:
+	psym_builder_free(lb);
 	psym_builder_free(b);
 }
 
@@ -144,7 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(b);
 		free(c);
 		free(w);
-		if (lp->nloc == p->pb->n_location)
+		if (psym_lean_nlocations(lp) == p->pb->n_location)
 			give_lines(lp, p);
 	}
 out:
