@@ -535,7 +535,7 @@ static bool rd_block(struct cur *c, const uint8_t **p, size_t *len)
 }
 
 /* The location moves on by delta code alignment units. */
-static int advance(struct interp *in, uint64_t delta)
+static inline int advance(struct interp *in, uint64_t delta)
 {
 	uint64_t align = in->cie->code_align;
 
