@@ -438,18 +438,87 @@ size_t psym_cfi_nfdes(const struct psym_cfi *cfi)
 
 /* ---- the CFA program -------------------------------------------------------- */
 
+/* CFA instructions (DW_CFA_*); the first three carry an operand in their low 6 bits. */
+enum {
+	CFA_advance_loc = 0x40,
+	CFA_offset = 0x80,
+	CFA_restore = 0xc0,
+	CFA_nop = 0x00,
+	CFA_set_loc = 0x01,
+	CFA_advance_loc1 = 0x02,
+	CFA_advance_loc2 = 0x03,
+	CFA_advance_loc4 = 0x04,
+	CFA_offset_extended = 0x05,
+	CFA_restore_extended = 0x06,
+	CFA_undefined = 0x07,
+	CFA_same_value = 0x08,
+	CFA_register = 0x09,
+	CFA_remember_state = 0x0a,
+	CFA_restore_state = 0x0b,
+	CFA_def_cfa = 0x0c,
+	CFA_def_cfa_register = 0x0d,
+	CFA_def_cfa_offset = 0x0e,
+	CFA_def_cfa_expression = 0x0f,
+	CFA_expression = 0x10,
+	CFA_offset_extended_sf = 0x11,
+	CFA_def_cfa_sf = 0x12,
+	CFA_def_cfa_offset_sf = 0x13,
+	CFA_val_offset = 0x14,
+	CFA_val_offset_sf = 0x15,
+	CFA_val_expression = 0x16,
+	CFA_AARCH64_negate_ra_state = 0x2d,
+	CFA_GNU_args_size = 0x2e,
+	CFA_GNU_negative_offset_extended = 0x2f,
+};
+
 struct state {
 	struct psym_cfi_rule cfa;
 	struct psym_cfi_rule reg[PSYM_CFI_NREGS];
 };
+
+/* One run of CFA instructions: where they are read and the row they build. */
+struct interp {
+	const struct sec *s;
+	const struct cie *cie;
+	struct cur c;
+	uint64_t loc;	 /* the address the row is at so far */
+	uint64_t target; /* the address whose row is wanted */
+	struct state *st;
+	const struct state *init; /* for restore; NULL while running the CIE's */
+	struct state *stack;	  /* MAX_REMEMBER rows of remember_state */
+	size_t depth;
+	struct psym_err *e;
+};
+
+/* What an instruction leaves: go on, or the row for the target is complete. */
+#define GO_ON 0
+#define ROW_DONE 1
+
+static int malformed(struct psym_err *e)
+{
+	return psym_err_set(e, PSYM_EBADDWARF, "truncated or malformed CFA instruction");
+}
+
+/* A register number in a rule: past 16 bits, 0xffff (no register the unwinder knows). */
+static uint16_t reg16(uint64_t reg)
+{
+	return reg > 0xffff ? 0xffff : (uint16_t)reg;
+}
 
 static void set_rule(struct state *st, uint64_t reg, uint8_t how, int64_t off, uint64_t reg2,
 		     const uint8_t *expr, size_t exprlen)
 {
 	if (reg >= PSYM_CFI_NREGS)
 		return;
-	st->reg[reg] = (struct psym_cfi_rule){ how, reg2 > 0xffff ? 0xffff : (uint16_t)reg2, off,
-					       expr, exprlen };
+	st->reg[reg] = (struct psym_cfi_rule){ how, reg16(reg2), off, expr, exprlen };
+}
+
+/* restore, restore_extended: reg's rule as the CIE's instructions left it. */
+static void restore_rule(struct interp *in, uint64_t reg)
+{
+	if (reg < PSYM_CFI_NREGS)
+		in->st->reg[reg] = in->init ? in->init->reg[reg]
+					    : (struct psym_cfi_rule){ .how = PSYM_CFI_UNSET };
 }
 
 /* A block operand (uleb length + bytes). */
@@ -465,6 +534,185 @@ static bool rd_block(struct cur *c, const uint8_t **p, size_t *len)
 	return true;
 }
 
+/* The location moves on by delta code alignment units. */
+static inline int advance(struct interp *in, uint64_t delta)
+{
+	uint64_t align = in->cie->code_align;
+
+	if (!in->c.ok)
+		return malformed(in->e);
+	if (align && delta > (UINT64_MAX - in->loc) / align)
+		return ROW_DONE;
+	in->loc += delta * align;
+	return in->loc > in->target ? ROW_DONE : GO_ON;
+}
+
+/* set_loc, advance_loc1, advance_loc2, advance_loc4. */
+static int op_location(struct interp *in, uint8_t op)
+{
+	struct cur *c = &in->c;
+	uint64_t u;
+
+	switch (op) {
+	case CFA_set_loc:
+		if (!rd_enc(c, in->cie->fde_enc, in->s, 0, in->cie->addr_size, true, &u))
+			return malformed(in->e);
+		if (u > in->target)
+			return ROW_DONE;
+		in->loc = u;
+		return GO_ON;
+	case CFA_advance_loc1: return advance(in, rd_u8(c));
+	case CFA_advance_loc2: return advance(in, rd_u16(c));
+	default: /* advance_loc4 */ return advance(in, rd_u32(c));
+	}
+}
+
+/* The instructions that give one register (their first operand) a rule. */
+static int op_register_rule(struct interp *in, uint8_t op)
+{
+	struct cur *c = &in->c;
+	struct state *st = in->st;
+	int64_t da = in->cie->data_align;
+	uint64_t reg = rd_uleb(c), u;
+	const uint8_t *blk;
+	size_t blen;
+
+	switch (op) {
+	case CFA_offset_extended:
+		u = rd_uleb(c);
+		set_rule(st, reg, PSYM_CFI_OFFSET, (int64_t)u * da, 0, NULL, 0);
+		break;
+	case CFA_offset_extended_sf:
+		set_rule(st, reg, PSYM_CFI_OFFSET, rd_sleb(c) * da, 0, NULL, 0);
+		break;
+	case CFA_GNU_negative_offset_extended:
+		u = rd_uleb(c);
+		set_rule(st, reg, PSYM_CFI_OFFSET, -(int64_t)u * da, 0, NULL, 0);
+		break;
+	case CFA_val_offset:
+		u = rd_uleb(c);
+		set_rule(st, reg, PSYM_CFI_VAL_OFFSET, (int64_t)u * da, 0, NULL, 0);
+		break;
+	case CFA_val_offset_sf:
+		set_rule(st, reg, PSYM_CFI_VAL_OFFSET, rd_sleb(c) * da, 0, NULL, 0);
+		break;
+	case CFA_restore_extended: restore_rule(in, reg); break;
+	case CFA_undefined: set_rule(st, reg, PSYM_CFI_UNDEF, 0, 0, NULL, 0); break;
+	case CFA_same_value: set_rule(st, reg, PSYM_CFI_SAME, 0, 0, NULL, 0); break;
+	case CFA_register: set_rule(st, reg, PSYM_CFI_REG, 0, rd_uleb(c), NULL, 0); break;
+	default: /* expression, val_expression */
+		if (!rd_block(c, &blk, &blen))
+			return malformed(in->e);
+		set_rule(st, reg, op == CFA_expression ? PSYM_CFI_EXPR : PSYM_CFI_VAL_EXPR, 0, 0,
+			 blk, blen);
+		break;
+	}
+	return GO_ON;
+}
+
+/* The instructions that define the CFA. */
+static int op_cfa_rule(struct interp *in, uint8_t op)
+{
+	struct cur *c = &in->c;
+	struct psym_cfi_rule *cfa = &in->st->cfa;
+	int64_t da = in->cie->data_align;
+	uint64_t reg;
+	const uint8_t *blk;
+	size_t blen;
+
+	switch (op) {
+	case CFA_def_cfa:
+		reg = rd_uleb(c);
+		*cfa = (struct psym_cfi_rule){ PSYM_CFI_REG, reg16(reg), (int64_t)rd_uleb(c), NULL,
+					       0 };
+		break;
+	case CFA_def_cfa_sf:
+		reg = rd_uleb(c);
+		*cfa = (struct psym_cfi_rule){ PSYM_CFI_REG, reg16(reg), rd_sleb(c) * da, NULL, 0 };
+		break;
+	case CFA_def_cfa_register:
+		reg = rd_uleb(c);
+		if (cfa->how != PSYM_CFI_REG)
+			cfa->off = 0;
+		cfa->how = PSYM_CFI_REG;
+		cfa->reg = reg16(reg);
+		break;
+	case CFA_def_cfa_offset: cfa->off = (int64_t)rd_uleb(c); break;
+	case CFA_def_cfa_offset_sf: cfa->off = rd_sleb(c) * da; break;
+	default: /* def_cfa_expression */
+		if (!rd_block(c, &blk, &blen))
+			return malformed(in->e);
+		*cfa = (struct psym_cfi_rule){ PSYM_CFI_EXPR, 0, 0, blk, blen };
+		break;
+	}
+	return GO_ON;
+}
+
+/* remember_state, restore_state (the CFA rule included). */
+static int op_state(struct interp *in, uint8_t op)
+{
+	if (op == CFA_remember_state) {
+		if (in->depth == MAX_REMEMBER)
+			return psym_err_set(in->e, PSYM_EBADDWARF,
+					    "remember_state nested too deep");
+		in->stack[in->depth++] = *in->st;
+	} else {
+		if (in->depth == 0)
+			return malformed(in->e);
+		*in->st = in->stack[--in->depth];
+	}
+	return GO_ON;
+}
+
+/* One instruction: GO_ON, ROW_DONE, or a negative code with in->e set. */
+static int step(struct interp *in, uint8_t op)
+{
+	uint8_t lo = op & 0x3f;
+
+	switch (op & 0xc0) {
+	case CFA_advance_loc: return advance(in, lo);
+	case CFA_offset:
+		set_rule(in->st, lo, PSYM_CFI_OFFSET,
+			 (int64_t)rd_uleb(&in->c) * in->cie->data_align, 0, NULL, 0);
+		return GO_ON;
+	case CFA_restore: restore_rule(in, lo); return GO_ON;
+	}
+	switch (op) {
+	case CFA_nop: return GO_ON;
+	case CFA_set_loc:
+	case CFA_advance_loc1:
+	case CFA_advance_loc2:
+	case CFA_advance_loc4: return op_location(in, op);
+	case CFA_offset_extended:
+	case CFA_offset_extended_sf:
+	case CFA_GNU_negative_offset_extended:
+	case CFA_val_offset:
+	case CFA_val_offset_sf:
+	case CFA_restore_extended:
+	case CFA_undefined:
+	case CFA_same_value:
+	case CFA_register:
+	case CFA_expression:
+	case CFA_val_expression: return op_register_rule(in, op);
+	case CFA_def_cfa:
+	case CFA_def_cfa_sf:
+	case CFA_def_cfa_register:
+	case CFA_def_cfa_offset:
+	case CFA_def_cfa_offset_sf:
+	case CFA_def_cfa_expression: return op_cfa_rule(in, op);
+	case CFA_remember_state:
+	case CFA_restore_state: return op_state(in, op);
+	case CFA_GNU_args_size: rd_uleb(&in->c); return GO_ON;
+	/*
+	 * Pointer authentication on or off for the return address: the
+	 * unwinder strips the bits of every return address anyway
+	 * (arch_aarch64.c).
+	 */
+	case CFA_AARCH64_negate_ra_state: return GO_ON;
+	default: return psym_err_set(in->e, PSYM_EBADDWARF, "unknown CFA instruction 0x%02x", op);
+	}
+}
+
 /*
  * Run instructions [p, end) from location loc until the row for target is
  * complete. init is the state after the CIE's instructions (for restore),
@@ -475,175 +723,35 @@ static int run_program(struct psym_cfi *cfi, const struct sec *s, const struct c
 		       struct state *st, const struct state *init, size_t *steps,
 		       struct psym_err *e)
 {
-	struct cur c = { p, end, true, cfi->swap };
 	struct state stack[MAX_REMEMBER];
-	size_t depth = 0;
-	int64_t da = cie->data_align;
+	struct interp in = { .s = s,
+			     .cie = cie,
+			     .c = { p, end, true, cfi->swap },
+			     .loc = loc,
+			     .target = target,
+			     .st = st,
+			     .init = init,
+			     .stack = stack,
+			     .e = e };
 
-	while (c.p < c.end) {
-		uint8_t op = rd_u8(&c), hi = op & 0xc0, lo = op & 0x3f;
-		uint64_t reg, delta = 0, u;
-		int64_t sv;
-		const uint8_t *blk;
-		size_t blen;
-		bool advance = false;
+	while (in.c.p < in.c.end) {
+		uint8_t op = rd_u8(&in.c);
+		int r;
 
 		if (++*steps > cfi->lim.max_steps)
 			return psym_err_set(
 				e, PSYM_ELIMIT,
 				"CFA program runs more than %zu steps (--limit cfi-steps)",
 				cfi->lim.max_steps);
-		if (hi == 0x40) {
-			delta = lo;
-			advance = true;
-		} else if (hi == 0x80) {
-			u = rd_uleb(&c);
-			set_rule(st, lo, PSYM_CFI_OFFSET, (int64_t)u * da, 0, NULL, 0);
-		} else if (hi == 0xc0) {
-			if (lo < PSYM_CFI_NREGS)
-				st->reg[lo] =
-					init ? init->reg[lo]
-					     : (struct psym_cfi_rule){ .how = PSYM_CFI_UNSET };
-		} else {
-			switch (op) {
-			case 0x00: /* nop */ break;
-			case 0x01: /* set_loc */
-				if (!rd_enc(&c, cie->fde_enc, s, 0, cie->addr_size, true, &u))
-					goto bad;
-				if (u > target)
-					return 0;
-				loc = u;
-				break;
-			case 0x02:
-				delta = rd_u8(&c);
-				advance = true;
-				break;
-			case 0x03:
-				delta = rd_u16(&c);
-				advance = true;
-				break;
-			case 0x04:
-				delta = rd_u32(&c);
-				advance = true;
-				break;
-			case 0x05: /* offset_extended */
-				reg = rd_uleb(&c);
-				u = rd_uleb(&c);
-				set_rule(st, reg, PSYM_CFI_OFFSET, (int64_t)u * da, 0, NULL, 0);
-				break;
-			case 0x06: /* restore_extended */
-				reg = rd_uleb(&c);
-				if (reg < PSYM_CFI_NREGS)
-					st->reg[reg] = init ? init->reg[reg]
-							    : (struct psym_cfi_rule){
-								      .how = PSYM_CFI_UNSET
-							      };
-				break;
-			case 0x07: /* undefined */
-				set_rule(st, rd_uleb(&c), PSYM_CFI_UNDEF, 0, 0, NULL, 0);
-				break;
-			case 0x08: /* same_value */
-				set_rule(st, rd_uleb(&c), PSYM_CFI_SAME, 0, 0, NULL, 0);
-				break;
-			case 0x09: /* register */
-				reg = rd_uleb(&c);
-				u = rd_uleb(&c);
-				set_rule(st, reg, PSYM_CFI_REG, 0, u, NULL, 0);
-				break;
-			case 0x0a: /* remember_state */
-				if (depth == MAX_REMEMBER)
-					return psym_err_set(e, PSYM_EBADDWARF,
-							    "remember_state nested too deep");
-				stack[depth++] = *st;
-				break;
-			case 0x0b: /* restore_state (the CFA rule included) */
-				if (depth == 0)
-					goto bad;
-				*st = stack[--depth];
-				break;
-			case 0x0c: /* def_cfa */
-				reg = rd_uleb(&c);
-				u = rd_uleb(&c);
-				st->cfa = (struct psym_cfi_rule){ PSYM_CFI_REG,
-								  reg > 0xffff ? 0xffff
-									       : (uint16_t)reg,
-								  (int64_t)u, NULL, 0 };
-				break;
-			case 0x0d: /* def_cfa_register */
-				reg = rd_uleb(&c);
-				if (st->cfa.how != PSYM_CFI_REG)
-					st->cfa.off = 0;
-				st->cfa.how = PSYM_CFI_REG;
-				st->cfa.reg = reg > 0xffff ? 0xffff : (uint16_t)reg;
-				break;
-			case 0x0e: /* def_cfa_offset */ st->cfa.off = (int64_t)rd_uleb(&c); break;
-			case 0x0f: /* def_cfa_expression */
-				if (!rd_block(&c, &blk, &blen))
-					goto bad;
-				st->cfa = (struct psym_cfi_rule){ PSYM_CFI_EXPR, 0, 0, blk, blen };
-				break;
-			case 0x10: /* expression */
-			case 0x16: /* val_expression */
-				reg = rd_uleb(&c);
-				if (!rd_block(&c, &blk, &blen))
-					goto bad;
-				set_rule(st, reg, op == 0x10 ? PSYM_CFI_EXPR : PSYM_CFI_VAL_EXPR, 0,
-					 0, blk, blen);
-				break;
-			case 0x11: /* offset_extended_sf */
-				reg = rd_uleb(&c);
-				sv = rd_sleb(&c);
-				set_rule(st, reg, PSYM_CFI_OFFSET, sv * da, 0, NULL, 0);
-				break;
-			case 0x12: /* def_cfa_sf */
-				reg = rd_uleb(&c);
-				sv = rd_sleb(&c);
-				st->cfa = (struct psym_cfi_rule){ PSYM_CFI_REG,
-								  reg > 0xffff ? 0xffff
-									       : (uint16_t)reg,
-								  sv * da, NULL, 0 };
-				break;
-			case 0x13: /* def_cfa_offset_sf */ st->cfa.off = rd_sleb(&c) * da; break;
-			case 0x14: /* val_offset */
-				reg = rd_uleb(&c);
-				u = rd_uleb(&c);
-				set_rule(st, reg, PSYM_CFI_VAL_OFFSET, (int64_t)u * da, 0, NULL, 0);
-				break;
-			case 0x15: /* val_offset_sf */
-				reg = rd_uleb(&c);
-				sv = rd_sleb(&c);
-				set_rule(st, reg, PSYM_CFI_VAL_OFFSET, sv * da, 0, NULL, 0);
-				break;
-			case 0x2e: /* GNU_args_size */ rd_uleb(&c); break;
-			/*
-			 * AArch64's negate_ra_state (pointer authentication on or
-			 * off for the return address): the unwinder strips the
-			 * bits of every return address anyway (arch_aarch64.c).
-			 */
-			case 0x2d: break;
-			case 0x2f: /* GNU_negative_offset_extended */
-				reg = rd_uleb(&c);
-				u = rd_uleb(&c);
-				set_rule(st, reg, PSYM_CFI_OFFSET, -(int64_t)u * da, 0, NULL, 0);
-				break;
-			default:
-				return psym_err_set(e, PSYM_EBADDWARF,
-						    "unknown CFA instruction 0x%02x", op);
-			}
-		}
-		if (!c.ok)
-			goto bad;
-		if (advance) {
-			if (cie->code_align && delta > (UINT64_MAX - loc) / cie->code_align)
-				return 0;
-			loc += delta * cie->code_align;
-			if (loc > target)
-				return 0;
-		}
+		r = step(&in, op);
+		if (r < 0)
+			return r;
+		if (r == ROW_DONE)
+			return 0;
+		if (!in.c.ok)
+			return malformed(e);
 	}
 	return 0;
-bad:
-	return psym_err_set(e, PSYM_EBADDWARF, "truncated or malformed CFA instruction");
 }
 
 /* The .eh_frame_hdr table: last entry with initial location <= vaddr. */

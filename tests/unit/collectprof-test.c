@@ -28,27 +28,61 @@ static void fake_bid(void *ud, int pid, struct psym_procmap *m)
 	snprintf(m->build_id, sizeof(m->build_id), "%s", pid == 7 ? "77aa" : "88bb");
 }
 
-int main(void)
+static const struct psym_collect_meta meta = {
+	.period_ns = 10101010, .time_ns = 1000, .duration_ns = 5, .kernel_build_id = "abcd"
+};
+
+/* Two executable mappings: a program and a library. */
+static const struct psym_procmap maps[2] = {
+	{ .start = 0x400000,
+	  .limit = 0x401000,
+	  .offset = 0x1000,
+	  .path = "/bin/a",
+	  .build_id = "1111",
+	  .exec = true },
+	{ .start = 0x7f0000000000,
+	  .limit = 0x7f0000100000,
+	  .offset = 0,
+	  .path = "/lib/b.so",
+	  .build_id = "2222",
+	  .exec = true },
+};
+
+/* The first sample's frames: kernel above user, callers at return address - 1; its labels. */
+static void frame_checks(struct psym_profile *p)
 {
-	struct psym_collect_meta meta = {
-		.period_ns = 10101010, .time_ns = 1000, .duration_ns = 5, .kernel_build_id = "abcd"
-	};
-	struct psym_procmap maps[2] = {
-		{ .start = 0x400000,
-		  .limit = 0x401000,
-		  .offset = 0x1000,
-		  .path = "/bin/a",
-		  .build_id = "1111",
-		  .exec = true },
-		{ .start = 0x7f0000000000,
-		  .limit = 0x7f0000100000,
-		  .offset = 0,
-		  .path = "/lib/b.so",
-		  .build_id = "2222",
-		  .exec = true },
-	};
+	pb_profile *pb = p->pb;
+	pb_sample *s = pb->sample[0];
+	pb_location *l0 = psym_profile_location(p, s->location_id[0]);
+	pb_location *l1 = psym_profile_location(p, s->location_id[1]);
+	pb_location *l2 = psym_profile_location(p, s->location_id[2]);
+	pb_location *l4 = psym_profile_location(p, s->location_id[4]);
+	pb_mapping *km = psym_profile_mapping(p, l0->mapping_id);
+	pb_location *l;
+
+	is_int(l0->address, 0xffffffff81000100, "kernel leaf first, as sampled");
+	is_int(l1->address, 0xffffffff81000200 - 1, "kernel caller: return address - 1");
+	is_int(l2->address, 0x400100 - 1, "user frames below kernel ones are callers");
+	is_int(l4->address, 0x400300 - 1, "outermost user caller");
+	is_str(str(p, km->filename), "[kernel.kallsyms]", "kernel mapping");
+	is_str(str(p, km->build_id), "abcd", "kernel build ID");
+	is_str(str(p, psym_profile_mapping(p, l2->mapping_id)->build_id), "1111",
+	       "user mapping has its build ID");
+	is_str(str(p, s->label[0]->key), "pid", "pid label");
+	is_int(s->label[0]->num, 42, "pid value");
+	is_str(str(p, s->label[1]->key), "tid", "tid label");
+	is_str(str(p, s->label[2]->str), "worker", "comm label");
+	/* A user-only stack: the first user frame is the leaf. */
+	l = psym_profile_location(p, pb->sample[1]->location_id[0]);
+	is_int(l->address, 0x400100, "user leaf kept as sampled");
+}
+
+/* Samples added, aggregated, written and read back. */
+static void sample_checks(void)
+{
 	uint64_t kstack[] = { 0xffffffff81000100, 0xffffffff81000200 };
 	uint64_t ustack[] = { 0x400100, 0x7f0000000200, 0x400300 };
+	uint64_t far = 0x500000;
 	struct psym_collectprof *c = NULL;
 	struct psym_collect_stats st;
 	struct psym_err e = { 0 };
@@ -60,11 +94,7 @@ int main(void)
 	ok(psym_collectprof_new(&meta, &c, &e) == 0, "new");
 	ok(psym_collectprof_process(c, 42, maps, 2) == 0, "process maps");
 	ok(!psym_collectprof_unknown(c, 42, ustack, 3), "all user addresses known");
-	{
-		uint64_t far = 0x500000;
-
-		ok(psym_collectprof_unknown(c, 42, &far, 1), "unknown address detected");
-	}
+	ok(psym_collectprof_unknown(c, 42, &far, 1), "unknown address detected");
 	ok(psym_collectprof_add(c, 42, 43, "worker", kstack, 2, ustack, 3, 5) == 0, "add");
 	ok(psym_collectprof_add(c, 42, 43, "worker", kstack, 2, ustack, 3, 2) == 0, "add again");
 	ok(psym_collectprof_add(c, 42, 44, "worker", NULL, 0, ustack, 3, 1) == 0, "other tid");
@@ -83,33 +113,7 @@ int main(void)
 	is_int(pb->sample[0]->value[0], 7, "repeated stack aggregated");
 	is_int(pb->sample[0]->value[1], 7 * 10101010LL, "cpu time = count * period");
 	is_int(pb->sample[0]->n_location_id, 5, "kernel + user frames");
-	{
-		pb_sample *s = pb->sample[0];
-		pb_location *l0 = psym_profile_location(p, s->location_id[0]);
-		pb_location *l1 = psym_profile_location(p, s->location_id[1]);
-		pb_location *l2 = psym_profile_location(p, s->location_id[2]);
-		pb_location *l4 = psym_profile_location(p, s->location_id[4]);
-		pb_mapping *km = psym_profile_mapping(p, l0->mapping_id);
-
-		is_int(l0->address, 0xffffffff81000100, "kernel leaf first, as sampled");
-		is_int(l1->address, 0xffffffff81000200 - 1, "kernel caller: return address - 1");
-		is_int(l2->address, 0x400100 - 1, "user frames below kernel ones are callers");
-		is_int(l4->address, 0x400300 - 1, "outermost user caller");
-		is_str(str(p, km->filename), "[kernel.kallsyms]", "kernel mapping");
-		is_str(str(p, km->build_id), "abcd", "kernel build ID");
-		is_str(str(p, psym_profile_mapping(p, l2->mapping_id)->build_id), "1111",
-		       "user mapping has its build ID");
-		is_str(str(p, s->label[0]->key), "pid", "pid label");
-		is_int(s->label[0]->num, 42, "pid value");
-		is_str(str(p, s->label[1]->key), "tid", "tid label");
-		is_str(str(p, s->label[2]->str), "worker", "comm label");
-	}
-	{
-		/* A user-only stack: the first user frame is the leaf. */
-		pb_location *l = psym_profile_location(p, pb->sample[1]->location_id[0]);
-
-		is_int(l->address, 0x400100, "user leaf kept as sampled");
-	}
+	frame_checks(p);
 	is_int(pb->n_mapping, 3, "mappings deduplicated (a, b.so, kernel)");
 	psym_collectprof_stats(c, &st);
 	is_int(st.samples, 9, "samples counted");
@@ -121,89 +125,103 @@ int main(void)
 	free(buf);
 	psym_profile_free(q);
 	psym_collectprof_free(c);
+}
 
-	/* Build IDs only for mappings a sample uses, once per (pid, mapping). */
-	{
-		static const char text[] = "400000-401000 r-xp 00001000 08:1f 1234567   /bin/a\n"
-					   "500000-501000 r-xp 00000000 fd:00 99   /lib/unused.so\n"
-					   "600000-601000 rwxp 00000000 00:00 0\n";
-		struct psym_procmap *m = NULL;
-		size_t n = 0;
-		uint64_t u[] = { 0x400100, 0x600010 }, anon = 0x600020;
-		int jp[4];
+/* Build IDs only for mappings a sample uses, once per (pid, mapping). */
+static void buildid_checks(void)
+{
+	static const char text[] = "400000-401000 r-xp 00001000 08:1f 1234567   /bin/a\n"
+				   "500000-501000 r-xp 00000000 fd:00 99   /lib/unused.so\n"
+				   "600000-601000 rwxp 00000000 00:00 0\n";
+	struct psym_collectprof *c = NULL;
+	struct psym_err e = { 0 };
+	struct psym_procmap *m = NULL;
+	struct psym_profile *p;
+	pb_profile *pb;
+	size_t n = 0;
+	uint64_t u[] = { 0x400100, 0x600010 }, anon = 0x600020;
+	int jp[4];
+	bool found = false;
 
-		ok(psym_procmaps_parse(text, sizeof(text) - 1, &m, &n, &e) == 0 && n == 3,
-		   "maps parsed (%zu)", n);
-		is_int(m[0].dev, (uint64_t)0x08 << 32 | 0x1f, "device major:minor");
-		is_int(m[0].inode, 1234567, "inode");
-		is_int(m[1].dev, (uint64_t)0xfd << 32, "device fd:00");
-		ok(psym_collectprof_new(&meta, &c, &e) == 0, "new");
-		psym_collectprof_set_buildid_fn(c, fake_bid, NULL);
-		ok(!psym_collectprof_known(c, 7), "pid unknown before its maps");
-		ok(psym_collectprof_process(c, 7, m, n) == 0 && psym_collectprof_known(c, 7),
-		   "maps given");
-		ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0 &&
-			   psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0,
-		   "two samples in /bin/a");
-		is_int(bid_calls, 1, "build ID asked once, for the one mapping used");
-		is_int(psym_collectprof_jit_pids(c, jp, 4), 0, "no JIT frame yet");
-		ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, &anon, 1, 1) == 0, "a JIT frame");
-		ok(psym_collectprof_jit_pids(c, jp, 4) == 1 && jp[0] == 7, "pid 7 has JIT frames");
-		ok(psym_collectprof_comment(c, "psym-collect: host=h kernel=k boot_id=b") == 0,
-		   "comment added");
-		p = psym_collectprof_profile(c);
-		pb = p->pb;
-		ok(pb->n_comment == 2 && !strcmp(str(p, pb->comment[1]),
-						 "psym-collect: host=h kernel=k boot_id=b"),
-		   "identity comment kept");
-		{
-			bool found = false;
+	ok(psym_procmaps_parse(text, sizeof(text) - 1, &m, &n, &e) == 0 && n == 3,
+	   "maps parsed (%zu)", n);
+	is_int(m[0].dev, (uint64_t)0x08 << 32 | 0x1f, "device major:minor");
+	is_int(m[0].inode, 1234567, "inode");
+	is_int(m[1].dev, (uint64_t)0xfd << 32, "device fd:00");
+	ok(psym_collectprof_new(&meta, &c, &e) == 0, "new");
+	psym_collectprof_set_buildid_fn(c, fake_bid, NULL);
+	ok(!psym_collectprof_known(c, 7), "pid unknown before its maps");
+	ok(psym_collectprof_process(c, 7, m, n) == 0 && psym_collectprof_known(c, 7), "maps given");
+	ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0 &&
+		   psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0,
+	   "two samples in /bin/a");
+	is_int(bid_calls, 1, "build ID asked once, for the one mapping used");
+	is_int(psym_collectprof_jit_pids(c, jp, 4), 0, "no JIT frame yet");
+	ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, &anon, 1, 1) == 0, "a JIT frame");
+	ok(psym_collectprof_jit_pids(c, jp, 4) == 1 && jp[0] == 7, "pid 7 has JIT frames");
+	ok(psym_collectprof_comment(c, "psym-collect: host=h kernel=k boot_id=b") == 0,
+	   "comment added");
+	p = psym_collectprof_profile(c);
+	pb = p->pb;
+	ok(pb->n_comment == 2 &&
+		   !strcmp(str(p, pb->comment[1]), "psym-collect: host=h kernel=k boot_id=b"),
+	   "identity comment kept");
+	for (size_t i = 0; i < pb->n_mapping; i++)
+		found |= !strcmp(str(p, pb->mapping[i]->build_id), "77aa") &&
+			 !strcmp(str(p, pb->mapping[i]->filename), "/bin/a");
+	ok(found, "the build ID given lands in /bin/a's mapping");
+	for (size_t i = 0; i < pb->n_mapping; i++)
+		ok(strcmp(str(p, pb->mapping[i]->filename), "/lib/unused.so"),
+		   "unused mapping %zu not in the profile", i);
+	(void)u[1];
+	free(m);
+	psym_collectprof_free(c);
+}
 
-			for (size_t i = 0; i < pb->n_mapping; i++)
-				found |= !strcmp(str(p, pb->mapping[i]->build_id), "77aa") &&
-					 !strcmp(str(p, pb->mapping[i]->filename), "/bin/a");
-			ok(found, "the build ID given lands in /bin/a's mapping");
-			for (size_t i = 0; i < pb->n_mapping; i++)
-				ok(strcmp(str(p, pb->mapping[i]->filename), "/lib/unused.so"),
-				   "unused mapping %zu not in the profile", i);
+/* A process in another mount namespace: its samples say which. */
+static void mntns_checks(void)
+{
+	struct psym_collectprof *c = NULL;
+	struct psym_err e = { 0 };
+	struct psym_profile *p;
+	pb_profile *pb;
+	uint64_t u1 = 0x400100;
+	int64_t got[3] = { -1, -1, -1 };
+
+	ok(psym_collectprof_new(&meta, &c, &e) == 0, "new (mntns)");
+	ok(psym_collectprof_process(c, 5, maps, 2) == 0 &&
+		   psym_collectprof_process(c, 6, maps, 2) == 0,
+	   "two processes");
+	psym_collectprof_set_mntns(c, 5, 4026532177u);
+	psym_collectprof_set_mntns(c, 99, 1); /* unknown pid: ignored */
+	ok(psym_collectprof_add(c, 5, 5, "in", NULL, 0, &u1, 1, 1) == 0 &&
+		   psym_collectprof_add(c, 6, 6, "out", NULL, 0, &u1, 1, 1) == 0,
+	   "a sample each");
+	p = psym_collectprof_profile(c);
+	pb = p->pb;
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		int64_t pid = 0, ns = 0;
+
+		for (size_t j = 0; j < pb->sample[i]->n_label; j++) {
+			const char *k = str(p, pb->sample[i]->label[j]->key);
+
+			if (!strcmp(k, "pid"))
+				pid = pb->sample[i]->label[j]->num;
+			if (!strcmp(k, "mntns"))
+				ns = pb->sample[i]->label[j]->num;
 		}
-		(void)u[1];
-		free(m);
-		psym_collectprof_free(c);
+		if (pid == 5 || pid == 6)
+			got[pid - 5] = ns;
 	}
-	{
-		/* A process in another mount namespace: its samples say which. */
-		uint64_t u1 = 0x400100;
-		int64_t got[3] = { -1, -1, -1 };
+	is_int(got[0], 4026532177, "pid 5: mntns label, its namespace's inode");
+	is_int(got[1], 0, "pid 6 (the collector's namespace): no mntns label");
+	psym_collectprof_free(c);
+}
 
-		ok(psym_collectprof_new(&meta, &c, &e) == 0, "new (mntns)");
-		ok(psym_collectprof_process(c, 5, maps, 2) == 0 &&
-			   psym_collectprof_process(c, 6, maps, 2) == 0,
-		   "two processes");
-		psym_collectprof_set_mntns(c, 5, 4026532177u);
-		psym_collectprof_set_mntns(c, 99, 1); /* unknown pid: ignored */
-		ok(psym_collectprof_add(c, 5, 5, "in", NULL, 0, &u1, 1, 1) == 0 &&
-			   psym_collectprof_add(c, 6, 6, "out", NULL, 0, &u1, 1, 1) == 0,
-		   "a sample each");
-		p = psym_collectprof_profile(c);
-		pb = p->pb;
-		for (size_t i = 0; i < pb->n_sample; i++) {
-			int64_t pid = 0, ns = 0;
-
-			for (size_t j = 0; j < pb->sample[i]->n_label; j++) {
-				const char *k = str(p, pb->sample[i]->label[j]->key);
-
-				if (!strcmp(k, "pid"))
-					pid = pb->sample[i]->label[j]->num;
-				if (!strcmp(k, "mntns"))
-					ns = pb->sample[i]->label[j]->num;
-			}
-			if (pid == 5 || pid == 6)
-				got[pid - 5] = ns;
-		}
-		is_int(got[0], 4026532177, "pid 5: mntns label, its namespace's inode");
-		is_int(got[1], 0, "pid 6 (the collector's namespace): no mntns label");
-		psym_collectprof_free(c);
-	}
+int main(void)
+{
+	sample_checks();
+	buildid_checks();
+	mntns_checks();
 	return tap_done();
 }

@@ -203,6 +203,201 @@ struct walk {
 	struct psym_err *e;
 };
 
+/* One unit's walk: where its DIEs are read. */
+struct unitwalk {
+	struct psym_dwarf *src; /* the file the unit is in */
+	struct cu *u;
+	struct unitfmt uf;
+	const uint8_t *base; /* src's .debug_info */
+	struct cur cur;
+	uint64_t low_pc; /* the base of its DWARF 4 ranges */
+	unsigned import_depth;
+};
+
+/* Where the walk goes after a DIE's attributes (an error is negative). */
+enum next {
+	STOP = 1,  /* corrupt DIEs: keep what was found */
+	NEXT,	   /* the DIE and its children, if any, are done */
+	DESCEND,   /* walk its children (its attributes were read) */
+	SKIP_KIDS, /* skip its children (its attributes were read) */
+	SKIP_ALL,  /* skip its attributes and its children */
+};
+
+static int walk_unit(struct walk *w, struct psym_dwarf *src, struct cu *u, uint32_t parent0,
+		     unsigned import_depth);
+
+/* en from the DIE x of the unit, its nr ranges at first in the walk's ranges. */
+static void fill_entry(struct entry *en, const struct walk *w, const struct unitwalk *uw,
+		       struct die *x, size_t first, int nr)
+{
+	struct psym_dwarf *src = uw->src;
+	const struct cu *u = uw->u;
+
+	en->range_first = (uint32_t)first;
+	en->range_count = (uint32_t)nr;
+	en->name = dw_resolve_str(src, u, &x->name);
+	en->linkage = dw_resolve_str(src, u, &x->linkage);
+	en->decl_line = x->decl_line <= UINT32_MAX ? (uint32_t)x->decl_line : 0;
+	/* An imported unit's file indexes are not the CU's. */
+	en->decl_file_state = u == w->c || x->decl_file_state != DECL_FILE_INDEX
+				      ? x->decl_file_state
+				      : DECL_FILE_NONAME;
+	en->decl_file_idx = (uint32_t)x->decl_file;
+	en->has_low_pc = x->has_low && (!form_is_addrx(x->low_form) ||
+					dw_read_addrx(src, u, x->low_pc, &x->low_pc));
+	en->low_pc = en->has_low_pc ? x->low_pc : 0;
+	en->origin = x->origin != NOREF ? x->origin : x->spec;
+	if (src != w->d && en->origin != NOREF)
+		en->origin |= DW_ALT_REF;
+	en->call_file = x->call_file <= UINT32_MAX ? (uint32_t)x->call_file : 0;
+	en->call_line = x->call_line <= UINT32_MAX ? (uint32_t)x->call_line : 0;
+	en->call_column = x->call_column <= UINT32_MAX ? (uint32_t)x->call_column : 0;
+}
+
+/*
+ * A subprogram or inlined subroutine that may have code, under up: an
+ * entry when it has ranges, or when it is an inlined call under a
+ * function (kept without code: see ranged_parent). *mine: what its
+ * children hang from.
+ */
+static int add_function(struct walk *w, struct unitwalk *uw, const struct abbrev *a, uint32_t up,
+			uint32_t *mine)
+{
+	uint32_t parent = up == IN_FUNCTION ? NONE : up;
+	bool subprogram = a->tag == TAG_subprogram;
+	size_t first = w->rb.n;
+	struct die x;
+	int nr, ret;
+
+	if (!dw_read_die(&uw->cur, uw->u, a, &x))
+		return STOP;
+	nr = dw_die_ranges(uw->src, uw->u, &x, uw->low_pc, &w->rb);
+	if (nr < 0)
+		return psym_err_set(w->e, PSYM_ENOMEM, "out of memory");
+	if (subprogram ? nr == 0 : parent == NONE) {
+		w->rb.n = first;
+		if (subprogram && up == NONE)
+			*mine = IN_FUNCTION;
+		return DESCEND;
+	}
+	/* A subprogram nested in another is its own top level. */
+	ret = new_entry(w->d, w->c, subprogram ? NONE : parent, w->nempty, mine, w->e);
+	if (ret)
+		return ret;
+	w->nempty += nr == 0;
+	fill_entry(&w->c->entries[*mine], w, uw, &x, first, nr);
+	if (subprogram)
+		w->ntop += (size_t)nr;
+	return DESCEND;
+}
+
+/* DW_TAG_imported_unit (dwz): the partial unit's DIEs are part of this unit, here. */
+static int walk_import(struct walk *w, struct unitwalk *uw, const struct abbrev *a, uint32_t up)
+{
+	struct psym_dwarf *isrc;
+	struct cu *iu = dw_import_target(w->d, uw->src, uw->u, &uw->cur, &uw->uf, a, &isrc);
+	int ret;
+
+	if (!uw->cur.ok)
+		return STOP;
+	if (iu && uw->import_depth < MAX_IMPORT_DEPTH && dw_imported_add(&w->seen, iu)) {
+		ret = walk_unit(w, isrc, iu, up, uw->import_depth + 1);
+		if (ret)
+			return ret;
+	}
+	return a->children ? SKIP_KIDS : NEXT;
+}
+
+/* The DIE at the cursor, of abbreviation a, under up (see IN_FUNCTION): its attributes. */
+static int visit_die(struct walk *w, struct unitwalk *uw, const struct abbrev *a, uint32_t up,
+		     uint32_t *mine)
+{
+	const struct abtab *t = uw->u->ab;
+	uint32_t tag = a->tag;
+
+	if (a->has_pc &&
+	    (tag == TAG_subprogram || (tag == TAG_inlined_subroutine && w->d->o.inlines)))
+		return add_function(w, uw, a, up, mine);
+	if (tag == TAG_subprogram) {
+		/* No code of its own, but its local classes may have some. */
+		if (!skip_attrs(&uw->cur, &uw->uf, t, a))
+			return STOP;
+		*mine = IN_FUNCTION;
+		return DESCEND;
+	}
+	if (tag == TAG_imported_unit)
+		return walk_import(w, uw, a, up);
+	if (scope_tag(tag, up != NONE))
+		return skip_attrs(&uw->cur, &uw->uf, t, a) ? DESCEND : STOP;
+	if (!a->children)
+		return skip_attrs(&uw->cur, &uw->uf, t, a) ? NEXT : STOP;
+	return SKIP_ALL;
+}
+
+/*
+ * The attributes of the DIE at die, which has DW_AT_sibling: 1 when the
+ * sibling is ahead in the unit (the cursor is there now), 0 when not (the
+ * attributes were read), -1 when they are corrupt.
+ */
+static int to_sibling(struct unitwalk *uw, const struct abbrev *a, const uint8_t *die)
+{
+	const struct attrspec *as = &uw->u->ab->attrs[a->attr0];
+	struct cur *cur = &uw->cur;
+	struct fval v;
+	bool ok;
+	uint64_t sib;
+
+	for (int i = 0; i < a->sibling; i++)
+		if (!skip_sized(cur, &uw->uf, as[i].size, as[i].form))
+			return -1;
+	if (!read_form(cur, &uw->uf, as[a->sibling].form, as[a->sibling].implicit, &v))
+		return -1;
+	sib = ref_abs(uw->u, &v, &ok);
+	if (ok && sib > (uint64_t)(die - uw->base) && sib <= uw->u->end) {
+		cur->p = uw->base + sib;
+		return 1;
+	}
+	for (int i = a->sibling + 1; i < a->nattr; i++)
+		if (!skip_sized(cur, &uw->uf, as[i].size, as[i].form))
+			return -1;
+	return 0;
+}
+
+/*
+ * Skip the children of the DIE at die, and its attributes first unless
+ * attrs_read: by DW_AT_sibling, or DIE by DIE. false when corrupt.
+ */
+static bool skip_subtree(struct unitwalk *uw, const struct abbrev *a, const uint8_t *die,
+			 bool attrs_read)
+{
+	const struct abtab *t = uw->u->ab;
+	struct cur *cur = &uw->cur;
+
+	if (!attrs_read && a->sibling >= 0) {
+		int r = to_sibling(uw, a, die);
+
+		if (r != 0)
+			return r > 0;
+	} else if (!attrs_read && !skip_attrs(cur, &uw->uf, t, a)) {
+		return false;
+	}
+	for (size_t level = 1; level > 0 && cur->ok;) {
+		uint64_t code = rd_uleb(cur);
+		const struct abbrev *b;
+
+		if (code == 0) {
+			level--;
+			continue;
+		}
+		b = abbrev_find(t, code);
+		if (!b || !skip_attrs(cur, &uw->uf, t, b))
+			return false;
+		if (b->children)
+			level++;
+	}
+	return true;
+}
+
 /*
  * Walk the DIEs of unit u of src (the CU itself, or a unit it imports),
  * adding what has code to the CU; parent0 is what the first level hangs
@@ -212,179 +407,57 @@ struct walk {
 static int walk_unit(struct walk *w, struct psym_dwarf *src, struct cu *u, uint32_t parent0,
 		     unsigned import_depth)
 {
-	struct psym_dwarf *d = w->d;
-	struct cu *c = w->c;
-	const struct unitfmt uf = { u->version, u->addr_size, u->offsz };
+	struct unitwalk uw = {
+		.src = src,
+		.u = u,
+		.uf = { u->version, u->addr_size, u->offsz },
+		.base = src->sec[S_INFO].p,
+		.cur = sec_cur(src, S_INFO, u->die_off),
+		/* DWARF 4 ranges of an imported unit without a base of its own: the CU's. */
+		.low_pc = u == w->c || u->low_pc ? u->low_pc : w->c->low_pc,
+		.import_depth = import_depth,
+	};
 	const struct abtab *t = u->ab;
-	const uint8_t *base = src->sec[S_INFO].p;
-	struct cur cur = sec_cur(src, S_INFO, u->die_off);
-	/* DWARF 4 ranges of an imported unit without a base of its own: the CU's. */
-	uint64_t low_pc = u == c || u->low_pc ? u->low_pc : c->low_pc;
-	uint32_t *stack = NULL; /* per open level: see IN_FUNCTION */
+	uint32_t *stack; /* per open level: see IN_FUNCTION */
 	size_t depth = 0;
 	const struct abbrev *a;
 	int ret = 0;
 
-	cur.end = base + u->end;
-	stack = malloc((d->o.max_depth + 1) * sizeof(*stack));
+	uw.cur.end = uw.base + u->end;
+	stack = malloc((w->d->o.max_depth + 1) * sizeof(*stack));
 	if (!stack)
 		return psym_err_set(w->e, PSYM_ENOMEM, "out of memory");
 	/* The unit's DIE: its attributes were read at open. */
-	a = abbrev_find(t, rd_uleb(&cur));
-	if (!cur.ok || !a || !a->children || !skip_attrs(&cur, &uf, t, a))
+	a = abbrev_find(t, rd_uleb(&uw.cur));
+	if (!uw.cur.ok || !a || !a->children || !skip_attrs(&uw.cur, &uw.uf, t, a))
 		goto out;
 	stack[depth++] = parent0;
-	while (depth > 0 && cur.ok) {
-		const uint8_t *die = cur.p;
-		uint64_t code = rd_uleb(&cur);
-		uint32_t up = stack[depth - 1], mine = up;
-		uint32_t parent = up == IN_FUNCTION ? NONE : up;
-		uint32_t tag;
-		bool descend;
+	while (depth > 0 && uw.cur.ok) {
+		const uint8_t *die = uw.cur.p;
+		uint64_t code = rd_uleb(&uw.cur);
+		uint32_t mine = stack[depth - 1];
+		int next;
 
 		if (code == 0) {
 			depth--;
 			continue;
 		}
 		a = abbrev_find(t, code);
-		if (!a || !cur.ok)
+		if (!a || !uw.cur.ok)
 			break; /* corrupt: keep what was found */
-		tag = a->tag;
-		if (a->has_pc &&
-		    (tag == TAG_subprogram || (tag == TAG_inlined_subroutine && d->o.inlines))) {
-			struct die x;
-			size_t first = w->rb.n;
-			int nr;
-
-			if (!dw_read_die(&cur, u, a, &x))
-				break;
-			nr = dw_die_ranges(src, u, &x, low_pc, &w->rb);
-			if (nr < 0) {
-				ret = psym_err_set(w->e, PSYM_ENOMEM, "out of memory");
-				goto out;
-			}
-			/* An inlined call without code of its own is kept: see ranged_parent. */
-			if (tag == TAG_subprogram ? nr > 0 : parent != NONE) {
-				struct entry *en;
-
-				/* A subprogram nested in another is its own top level. */
-				ret = new_entry(d, c, tag == TAG_subprogram ? NONE : parent,
-						w->nempty, &mine, w->e);
-				if (ret)
-					goto out;
-				w->nempty += nr == 0;
-				en = &c->entries[mine];
-				en->range_first = (uint32_t)first;
-				en->range_count = (uint32_t)nr;
-				en->name = dw_resolve_str(src, u, &x.name);
-				en->linkage = dw_resolve_str(src, u, &x.linkage);
-				en->decl_line =
-					x.decl_line <= UINT32_MAX ? (uint32_t)x.decl_line : 0;
-				/* An imported unit's file indexes are not the CU's. */
-				en->decl_file_state = u == c || x.decl_file_state != DECL_FILE_INDEX
-							      ? x.decl_file_state
-							      : DECL_FILE_NONAME;
-				en->decl_file_idx = (uint32_t)x.decl_file;
-				en->has_low_pc =
-					x.has_low && (!form_is_addrx(x.low_form) ||
-						      dw_read_addrx(src, u, x.low_pc, &x.low_pc));
-				en->low_pc = en->has_low_pc ? x.low_pc : 0;
-				en->origin = x.origin != NOREF ? x.origin : x.spec;
-				if (src != d && en->origin != NOREF)
-					en->origin |= DW_ALT_REF;
-				en->call_file =
-					x.call_file <= UINT32_MAX ? (uint32_t)x.call_file : 0;
-				en->call_line =
-					x.call_line <= UINT32_MAX ? (uint32_t)x.call_line : 0;
-				en->call_column =
-					x.call_column <= UINT32_MAX ? (uint32_t)x.call_column : 0;
-				if (tag == TAG_subprogram)
-					w->ntop += (size_t)nr;
-			} else {
-				w->rb.n = first;
-				if (tag == TAG_subprogram && up == NONE)
-					mine = IN_FUNCTION;
-			}
-			descend = true;
-		} else if (tag == TAG_subprogram) {
-			/* No code of its own, but its local classes may have some. */
-			if (!skip_attrs(&cur, &uf, t, a))
-				break;
-			mine = IN_FUNCTION;
-			descend = true;
-		} else if (tag == TAG_imported_unit) {
-			/* dwz: the partial unit's DIEs are part of this unit, here. */
-			struct psym_dwarf *isrc;
-			struct cu *iu = dw_import_target(d, src, u, &cur, &uf, a, &isrc);
-
-			if (!cur.ok)
-				break;
-			if (iu && import_depth < MAX_IMPORT_DEPTH &&
-			    dw_imported_add(&w->seen, iu)) {
-				ret = walk_unit(w, isrc, iu, up, import_depth + 1);
-				if (ret)
-					goto out;
-			}
-			descend = false;
-			if (!a->children)
-				continue;
-		} else if (scope_tag(tag, up != NONE)) {
-			if (!skip_attrs(&cur, &uf, t, a))
-				break;
-			descend = true;
-		} else {
-			if (!a->children) {
-				if (!skip_attrs(&cur, &uf, t, a))
-					break;
-				continue;
-			}
-			descend = false;
-		}
-		if (!a->children)
+		next = visit_die(w, &uw, a, stack[depth - 1], &mine);
+		if (next < 0)
+			ret = next;
+		if (next < 0 || next == STOP)
+			break;
+		if (next == NEXT || !a->children)
 			continue;
-		if (descend && depth <= d->o.max_depth) {
+		if (next == DESCEND && depth <= w->d->o.max_depth) {
 			stack[depth++] = mine;
 			continue;
 		}
-		/* Skip the whole subtree: by DW_AT_sibling, or DIE by DIE. */
-		if (!descend && tag == TAG_imported_unit) {
-			/* attributes already read */
-		} else if (!descend && a->sibling >= 0) {
-			const struct attrspec *as = &t->attrs[a->attr0];
-			struct fval v;
-			bool ok;
-			uint64_t sib;
-
-			for (int i = 0; i < a->sibling; i++)
-				if (!skip_sized(&cur, &uf, as[i].size, as[i].form))
-					goto out;
-			if (!read_form(&cur, &uf, as[a->sibling].form, as[a->sibling].implicit, &v))
-				goto out;
-			sib = ref_abs(u, &v, &ok);
-			if (ok && sib > (uint64_t)(die - base) && sib <= u->end) {
-				cur.p = base + sib;
-				continue;
-			}
-			for (int i = a->sibling + 1; i < a->nattr; i++)
-				if (!skip_sized(&cur, &uf, as[i].size, as[i].form))
-					goto out;
-		} else if (!descend && !skip_attrs(&cur, &uf, t, a)) {
+		if (!skip_subtree(&uw, a, die, next != SKIP_ALL))
 			break;
-		}
-		for (size_t level = 1; level > 0 && cur.ok;) {
-			const struct abbrev *b;
-
-			code = rd_uleb(&cur);
-			if (code == 0) {
-				level--;
-				continue;
-			}
-			b = abbrev_find(t, code);
-			if (!b || !skip_attrs(&cur, &uf, t, b))
-				goto out;
-			if (b->children)
-				level++;
-		}
 	}
 out:
 	free(stack);
