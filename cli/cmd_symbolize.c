@@ -643,6 +643,9 @@ static int symbolize_batch(struct symbolize_cli *o, struct symbolize_run *run)
 			"symbolized\n",
 			br.written, br.files, br.failed, br.total.resolved + br.total.kept,
 			br.total.locations);
+	if (!o->so.quiet && br.indexes_built)
+		fprintf(stderr, "psym: %zu index build%s started in '%s'\n", br.indexes_built,
+			br.indexes_built == 1 ? "" : "s", psym_index_store_name(run->store));
 	return br.failed ? psym_exit_code(br.worst) : PSYM_EXIT_OK;
 }
 

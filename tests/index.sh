@@ -287,7 +287,9 @@ print("%x" % ins[len(ins) // 2 + int(sys.argv[3])])
 PY
 	python3 "$MK" maps.empty stacks.$k >bq.txtpb && encode_txtpb bq.txtpb bq/p$k.pb
 done
-"$PSYM" symbolize --offline --no-cache --index-store B -o bqout --results bq.jsonl bq/p1.pb bq/p2.pb bq/p3.pb 2>bq.log ||
+mkdir -p bqout
+printf '%s\t%s\n' bq/p1.pb bqout/p1.pb bq/p2.pb bqout/p2.pb bq/p3.pb bqout/p3.pb >bq.manifest
+"$PSYM" symbolize --offline --no-cache --index-store B --manifest bq.manifest --results bq.jsonl 2>bq.log ||
 	fail "batch failed: $(cat bq.log)"
 bf=B/$(echo "$bid" | cut -c1-2)/$name
 for _ in $(seq 100); do
@@ -300,7 +302,8 @@ import json
 print(sum(json.loads(l)['indexes_built'] for l in open('bq.jsonl')))")
 check "batch: the results lines count the one build ($nb)" [ "$nb" = 1 ]
 check "batch: 3 results lines" [ "$(wc -l <bq.jsonl)" = 3 ]
-"$PSYM" symbolize --offline --no-cache --index-store C bq/p1.pb -o one.pb 2>one.log
+check "batch: the summary says the build started" grep -q "1 index build started in 'B'" bq.log
+"$PSYM" symbolize --offline --no-cache --index-store Q1 bq/p1.pb -o one.pb 2>one.log
 check "one profile using a little of it: no build (the half-the-units rule)" \
-	sh -c "! grep -q 'index build' one.log && ! ls C/*/*.psymidx 2>/dev/null | grep -q ."
+	sh -c "! grep -q 'index build' one.log && ! ls Q1/*/*.psymidx 2>/dev/null | grep -q ."
 [ "$n_fail" = 0 ]
