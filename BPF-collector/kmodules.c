@@ -13,6 +13,7 @@
 
 #include "fileio.h"
 #include "kmodules.h"
+#include "sidenames.h"
 
 /* A kernel has a few hundred modules; a note a few dozen bytes. */
 #define MAX_MODULES 16384
@@ -72,7 +73,7 @@ int psym_collect_modules(const char *sysroot, const char *dir, struct psym_err *
 	d = opendir(base);
 	if (!d)
 		return 0; /* no /sys/module: nothing to record */
-	snprintf(path, sizeof(path), "%s/modules", dir);
+	snprintf(path, sizeof(path), "%s/" PSYM_SIDE_MODULES, dir);
 	ret = psym_out_open(&o, path, e);
 	if (ret) {
 		closedir(d);

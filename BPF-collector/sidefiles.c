@@ -18,6 +18,7 @@
 
 #include "collect.h"
 #include "kmodules.h"
+#include "sidenames.h"
 #include "ustacks.h"
 
 /* Copy src (a /proc file) to dst atomically, at most max bytes. */
@@ -216,7 +217,8 @@ void drop_stale_stacks(const char *out)
 {
 	char path[4200];
 
-	if ((size_t)snprintf(path, sizeof(path), "%s.d/%s", out, PSYM_USTACKS_NAME) < sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), PSYM_SIDE_DIR_FMT "/" PSYM_SIDE_USTACKS, out) <
+	    sizeof(path))
 		unlink(path);
 }
 
@@ -230,11 +232,10 @@ static void clear_side_dir(const char *dir)
 		return;
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
-		size_t len = strlen(n);
 
-		if (!strcmp(n, "kallsyms") || !strcmp(n, "vdso.so") || !strcmp(n, "modules") ||
-		    (!strncmp(n, "perf-", 5) && len > 9 && !strcmp(n + len - 4, ".map")) ||
-		    (!strncmp(n, "jit-", 4) && len > 9 && !strcmp(n + len - 5, ".dump")))
+		if (!strcmp(n, PSYM_SIDE_KALLSYMS) || !strcmp(n, PSYM_SIDE_VDSO) ||
+		    !strcmp(n, PSYM_SIDE_MODULES) || psym_side_is_perf_map(n) ||
+		    psym_side_is_jit_dump(n))
 			unlinkat(dirfd(d), n, 0);
 	}
 	closedir(d);
@@ -253,14 +254,14 @@ void side_files(struct run *r, struct psym_err *e)
 	}
 	clear_side_dir(dir);
 	if (r->kernel_frames && r->ks.len) {
-		snprintf(path, sizeof(path), "%s/kallsyms", dir);
+		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_KALLSYMS, dir);
 		if (write_buf(path, r->ks.buf, r->ks.len, e))
 			fprintf(stderr, "psym-collect: %s\n", e->msg);
 	}
 	/* Loaded modules: name, build ID, .text address (their frames get lines). */
 	if (r->kernel_frames && psym_collect_modules(NULL, dir, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
-	snprintf(path, sizeof(path), "%s/vdso.so", dir);
+	snprintf(path, sizeof(path), "%s/" PSYM_SIDE_VDSO, dir);
 	if (save_vdso(path, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
 	/* Perf maps only of processes with samples in anonymous code (JIT). */
@@ -281,7 +282,7 @@ void side_files(struct run *r, struct psym_err *e)
 			if (stat(src, &st) != 0 || !S_ISREG(st.st_mode))
 				continue;
 		}
-		snprintf(path, sizeof(path), "%s/perf-%d.map", dir, pid);
+		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP, dir, pid);
 		if (copy_file(src, path, (size_t)1 << 30, e))
 			fprintf(stderr, "psym-collect: %s\n", e->msg);
 		else

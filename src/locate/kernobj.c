@@ -15,6 +15,7 @@
 
 #include "buildid.h"
 #include "locate.h"
+#include "sidenames.h"
 
 static bool is_file(const char *path)
 {
@@ -168,7 +169,7 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 	if (o->vdso)
 		snprintf(cands[n++], sizeof(cands[0]), "%s", o->vdso);
 	if (o->side_dir)
-		snprintf(cands[n++], sizeof(cands[0]), "%s/vdso.so", o->side_dir);
+		snprintf(cands[n++], sizeof(cands[0]), "%s/" PSYM_SIDE_VDSO, o->side_dir);
 	if (o->release)
 		snprintf(cands[n++], sizeof(cands[0]), "/lib/modules/%s/vdso/vdso64.so",
 			 o->release);
@@ -202,7 +203,8 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 		snprintf(buf, bufsz, "%s", o->kallsyms);
 		return 0;
 	}
-	if (o->side_dir && snprintf(buf, bufsz, "%s/kallsyms", o->side_dir) < (int)bufsz &&
+	if (o->side_dir &&
+	    snprintf(buf, bufsz, "%s/" PSYM_SIDE_KALLSYMS, o->side_dir) < (int)bufsz &&
 	    is_file(buf))
 		return 0;
 	psym_reason_set(why, PSYM_R_NO_KALLSYMS,
@@ -224,9 +226,9 @@ void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfm
 			if (!dir)
 				continue;
 			if (jit)
-				snprintf(path, sizeof(path), "%s/jit-%d.dump", dir, pid);
+				snprintf(path, sizeof(path), "%s/" PSYM_SIDE_JIT_DUMP, dir, pid);
 			else
-				snprintf(path, sizeof(path), "%s/perf-%d.map", dir, pid);
+				snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP, dir, pid);
 			if (!is_file(path)) {
 				if (!jit)
 					explain(o, path, "not found");

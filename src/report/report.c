@@ -14,6 +14,7 @@
 #include "merge.h"
 #include "report_int.h"
 #include "show.h"
+#include "sidenames.h"
 #include "array.h"
 
 /* ---- names: an interner of frame names -------------------------------------- */
@@ -138,7 +139,6 @@ static enum kind location_kind(struct rep *r, const pb_location *l)
 static enum kind mapping_kind(const pb_mapping *m, const char *mn, uint64_t address)
 {
 	const char *base = strrchr(mn, '/');
-	size_t bn;
 
 	if (!m)
 		return address >= 0xffff800000000000ULL ? K_KERNEL : K_USER;
@@ -149,8 +149,7 @@ static enum kind mapping_kind(const pb_mapping *m, const char *mn, uint64_t addr
 	default: break;
 	}
 	base = base ? base + 1 : mn;
-	bn = strlen(base);
-	if (!strncmp(base, "perf-", 5) && bn > 9 && !strcmp(base + bn - 4, ".map"))
+	if (psym_side_is_perf_map(base))
 		return K_JIT;
 	return K_USER;
 }

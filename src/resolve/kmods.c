@@ -12,6 +12,7 @@
 #include "kmod.h"
 #include "kmods.h"
 #include "mapping.h"
+#include "sidenames.h"
 
 /* Distinct modules looked for in one run (a kernel has a few hundred). */
 #define MAX_MODULES 4096
@@ -62,7 +63,7 @@ int psym_kmods_new(struct psym_objtab *t, struct psym_located *x, const struct p
 		char path[4200];
 		struct psym_err le = { 0 };
 
-		if ((size_t)snprintf(path, sizeof(path), "%s/modules", lo->side_dir) <
+		if ((size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_MODULES, lo->side_dir) <
 			    sizeof(path) &&
 		    psym_read_file(path, MAX_RECORD, &m->rec, &m->reclen, &le) != 0)
 			m->rec = NULL;
@@ -362,7 +363,8 @@ int psym_kmods_profile_wants(const struct psym_profile *p, const char *side_dir,
 	if (side_dir) {
 		char path[4200];
 
-		if ((size_t)snprintf(path, sizeof(path), "%s/modules", side_dir) < sizeof(path) &&
+		if ((size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_MODULES, side_dir) <
+			    sizeof(path) &&
 		    psym_read_file(path, MAX_RECORD, &rec, &reclen, &le) != 0)
 			rec = NULL;
 	}

@@ -41,9 +41,10 @@
 
 #include "error.h"
 #include "procmaps.h"
+#include "sidenames.h"
 #include "unwind.h"
 
-#define PSYM_USTACKS_NAME "ustacks.gz"
+#define PSYM_USTACKS_NAME PSYM_SIDE_USTACKS
 #define PSYM_USTACKS_VERSION 1
 #define PSYM_USTACKS_MAX_STACK 65536
 #define PSYM_USTACKS_MAX_KSTACK 127
