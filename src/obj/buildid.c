@@ -68,6 +68,8 @@ int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
 	return PSYM_NOENT;
 }
 
+static int debug_sup_id(Elf *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
+
 int psym_libelf_build_id(void *handle, char out[PSYM_BUILD_ID_HEX_MAX])
 {
 	Elf *elf = handle;
@@ -104,7 +106,75 @@ int psym_libelf_build_id(void *handle, char out[PSYM_BUILD_ID_HEX_MAX])
 							  sh.sh_addralign == 8 ? 8 : 4, false, out);
 		}
 	}
+	if (ret == PSYM_NOENT)
+		ret = debug_sup_id(elf, out);
 	return ret;
+}
+
+int psym_debug_sup_parse(const void *data, size_t len, bool msb, struct psym_debug_sup *out)
+{
+	const uint8_t *p = data, *end = p + len, *z;
+	uint64_t n = 0;
+	unsigned shift = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (len < 4 || (msb ? (p[0] << 8 | p[1]) : (p[1] << 8 | p[0])) != 5 || p[2] > 1)
+		return PSYM_EBADDWARF;
+	out->is_supplementary = p[2] == 1;
+	z = memchr(p + 3, 0, len - 3);
+	if (!z)
+		return PSYM_EBADDWARF;
+	out->name = (const char *)(p + 3);
+	for (p = z + 1;; p++) { /* ULEB128 length */
+		if (p >= end || shift > 56)
+			return PSYM_EBADDWARF;
+		n |= (uint64_t)(*p & 0x7f) << shift;
+		shift += 7;
+		if (!(*p & 0x80))
+			break;
+	}
+	p++;
+	if (n > (uint64_t)(end - p))
+		return PSYM_EBADDWARF;
+	out->checksum = p;
+	out->checksum_len = (size_t)n;
+	return 0;
+}
+
+/* The checksum a supplementary file's own .debug_sup gives, as its build ID. */
+static int debug_sup_id(Elf *elf, char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	static const char digits[] = "0123456789abcdef";
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstr) != 0)
+		return PSYM_NOENT;
+	while ((scn = elf_nextscn(elf, scn))) {
+		struct psym_debug_sup s;
+		const char *name;
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    (sh.sh_flags & SHF_COMPRESSED) ||
+		    !(name = elf_strptr(elf, shstr, sh.sh_name)) || strcmp(name, ".debug_sup") != 0)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf ||
+		    psym_debug_sup_parse(d->d_buf, d->d_size, eh.e_ident[EI_DATA] == ELFDATA2MSB,
+					 &s) != 0 ||
+		    !s.is_supplementary || s.checksum_len < 1 || s.checksum_len > PSYM_BUILD_ID_MAX)
+			return PSYM_NOENT;
+		for (size_t i = 0; i < s.checksum_len; i++) {
+			out[2 * i] = digits[s.checksum[i] >> 4];
+			out[2 * i + 1] = digits[s.checksum[i] & 15];
+		}
+		out[2 * s.checksum_len] = '\0';
+		return 0;
+	}
+	return PSYM_NOENT;
 }
 
 int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],

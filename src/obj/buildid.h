@@ -36,8 +36,26 @@ int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX], st
 int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
 			 struct psym_err *e);
 
-/* Same, on a libelf handle (an `Elf *`). */
+/*
+ * Same, on a libelf handle (an `Elf *`). A DWARF 5 supplementary file
+ * (dwz -5 -m writes one with no note) is known by the checksum in its own
+ * .debug_sup, which the files using it name: that is its build ID.
+ */
 int psym_libelf_build_id(void *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/*
+ * A .debug_sup section (DWARF 5, section 7.3.6): version 5, whether this
+ * is the supplementary file itself, the supplementary file's name (in the
+ * file using it) and its checksum. Pointers into data; 0, or PSYM_EBADDWARF
+ * when it is malformed (bounds-checked; the name is not checked here).
+ */
+struct psym_debug_sup {
+	bool is_supplementary;
+	const char *name; /* NUL-terminated inside data */
+	const uint8_t *checksum;
+	size_t checksum_len;
+};
+int psym_debug_sup_parse(const void *data, size_t len, bool msb, struct psym_debug_sup *out);
 
 /* Kernel build ID from a /sys/kernel/notes style file. */
 int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],

@@ -12,6 +12,7 @@
 
 #include "alt.h"
 #include "array.h"
+#include "buildid.h"
 #include "die.h"
 #include "lifecycle.h"
 #include "unit.h"
@@ -61,21 +62,15 @@ int psym_dwarf_altlink(const struct psym_elf *elf, char *path, size_t pathsz, ch
 		return 0;
 	}
 	if (psym_elf_section(elf, ".debug_sup", &data, &len) == 0) {
-		struct cur c =
-			cur_at(data, len, 0,
-			       psym_elf_is_msb(elf) != (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__));
-		uint16_t version = rd_u16(&c);
-		uint8_t is_sup = rd_u8(&c);
-		const char *name = rd_cstr(&c);
-		uint64_t n = rd_uleb(&c);
+		struct psym_debug_sup s;
 
 		what = ".debug_sup";
-		if (!c.ok || version != 5)
+		if (psym_debug_sup_parse(data, len, psym_elf_is_msb(elf), &s) != 0)
 			goto bad;
-		if (is_sup)
+		if (s.is_supplementary)
 			return PSYM_NOENT; /* the supplementary file itself */
-		if (n > cur_left(&c) || !copy_path(name, strlen(name), path, pathsz) ||
-		    !to_hex(c.p, (size_t)n, build_id, bidsz))
+		if (!copy_path(s.name, strlen(s.name), path, pathsz) ||
+		    !to_hex(s.checksum, s.checksum_len, build_id, bidsz))
 			goto bad;
 		return 0;
 	}
