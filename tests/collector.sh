@@ -91,6 +91,12 @@ check "summary reports losses" grep -q "psym-collect: lost:" exit.log
 pid=$!
 "$C" -p $pid -o int.pb.gz 2>int.log &
 cpid=$!
+# Interrupted once it samples (its BPF program attached: a perf event fd),
+# however long a loaded machine takes to get there.
+for _ in $(seq 1 600); do
+	ls -l /proc/$cpid/fd 2>/dev/null | grep -q 'perf_event' && break
+	sleep 0.1
+done
 sleep 2
 kill -INT $cpid
 wait $cpid; rc=$?
@@ -216,11 +222,12 @@ check "-p missing pid: exit 2 ($rc)" [ "$rc" = 2 ]
 check "-p missing pid: says so" grep -q "no process with PID 4194304" nopid.log
 check "-p missing pid: nothing written" [ ! -e nopid.pb.gz ]
 
-# -p of a process that exits after about 2 s: the collector stops with it.
+# -p of a process that exits after about 10 s (longer than a loaded
+# machine takes to attach): the collector stops with it.
 cat >spin2.c <<'EOF2'
 #include <time.h>
 int main(void) {
-	time_t end = time(0) + 2;
+	time_t end = time(0) + 10;
 	volatile unsigned long n = 0;
 	while (time(0) < end) n++;
 	return 0;
