@@ -15,6 +15,9 @@ LSAN_OPTIONS=${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$top_srcdir/tests/fuzz/
 export LSAN_OPTIONS
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/psym-test.XXXXXX")
+# When the test began: its log ends with how long it took (check-all lists
+# the slowest tests of each run).
+T0=$(date +%s)
 # Only the test's own shell cleans up: dash runs EXIT traps in background
 # subshells too, which would delete $T under a running test. The exec makes
 # sh a child of the shell asking (without it, bash forks an extra subshell in
@@ -71,6 +74,7 @@ cleanup() {
 	[ "$(exec sh -c 'echo $PPID')" = "$TOPPID" ] || return 0
 	trap - EXIT INT TERM HUP
 	stop_children
+	echo "# took $(($(date +%s) - T0)) s"
 	# A test may leave a directory without write permission: removable anyway.
 	rm -rf "$T" 2>/dev/null || { chmod -R u+rwx "$T" 2>/dev/null; rm -rf "$T"; }
 }
