@@ -7,13 +7,11 @@
  * binaries and debug information are found) are declared once here and
  * shared by symbolize, addr, addr --filter and index.
  *
- * One command does more than that: psym addr on one binary (cmd_addr.c)
- * drives its lookups itself. It locates and opens the object through the
- * library's object table and file resolver (addr_open), turns section
- * offsets of -j and of relocatable objects into addresses, and looks each
- * input up with the resolver (answer_one); only its --filter mode is one
- * library call (psym_crashlog_filter). A library driver for the one-binary
- * mode (issue 37's driver API) is to take that over.
+ * psym addr looks addresses up by module rather than by profile: its one
+ * binary, like the crash-log filter's modules (psym_crashlog_filter), is
+ * found and opened by the library's module driver (modset.h), which
+ * locates and opens it as symbolize does a mapping's file; cmd_addr.c
+ * reads the addresses, asks the binary's resolver and prints the answers.
  */
 #ifndef PSYM_CLI_H
 #define PSYM_CLI_H

@@ -586,41 +586,40 @@ static int addr_filter(struct addr_cli *o, struct psym_err *e)
 
 /* The one binary psym addr answers for, as opened (addr_open). */
 struct addr_binary {
-	struct psym_objtab *tab;
-	struct psym_located *x;	   /* its entry in tab */
-	struct psym_elf *elf;	   /* the file tab holds (lives as long as it) */
+	struct psym_modset *mods;  /* the driver's set, of this one module */
+	struct psym_elf *elf;	   /* its file (lives as long as the set) */
 	struct psym_resolver *res; /* answers for it */
 	bool offsets;		   /* addresses are section offsets: -j, or a .o/.ko */
 };
 
 /*
- * One object, located through the same table as symbolize's: the file
- * named (-e), or any file with the build ID (--build-id); its debug file
- * later through the same entry. With --explain, every candidate tried.
+ * One object, found and opened by the driver as every module is
+ * (modset.h): the file named (-e), or any file with the build ID
+ * (--build-id); its debug file later through the same entry. With
+ * --explain, every candidate tried.
  */
 static int addr_open(const struct addr_cli *o, struct addr_binary *b, struct psym_err *e)
 {
 	const char *name = o->exe ? o->exe : o->build_id;
 	struct psym_reason why = { 0 };
+	struct psym_located *x;
+	bool first;
 	uint64_t va0;
 	int ret;
 
 	if (o->explain)
 		fprintf(stderr, "psym: binary %s%s%s:\n", o->exe ? "'" : "build ID ", name,
 			o->exe ? "'" : "");
-	b->tab = psym_objtab_new(1);
-	ret = b->tab ? psym_objtab_add(b->tab, PSYM_MAP_FILE, o->exe ? o->exe : "", o->build_id,
-				       o->exe, &b->x, e)
-		     : psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	if (!ret)
-		ret = psym_objtab_locate(b->tab, &o->d.lo, e);
+	b->mods = psym_modset_new(&o->bo, 1);
+	ret = b->mods ? psym_modset_find(b->mods, o->exe ? o->exe : "", o->build_id, o->exe, &x,
+					 &first, e)
+		      : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	/* The table keeps every candidate and its verdict: said as tried. */
-	for (size_t i = 0; !ret && o->explain && i < b->x->ntried; i++)
-		addr_explain(NULL, b->x->tried[i].path, b->x->tried[i].verdict);
-	b->elf = ret ? NULL : psym_objtab_elf(b->x);
+	for (size_t i = 0; !ret && o->explain && i < x->ntried; i++)
+		addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
+	b->elf = ret ? NULL : psym_objtab_elf(x);
 	if (!ret)
-		ret = psym_file_resolver_open(b->tab, b->x, o->d.lo.elf_limits, &o->bo, "file",
-					      &b->res, &why, e);
+		ret = psym_modset_open(b->mods, x, &b->res, NULL, &why, e);
 	if (ret == PSYM_NOENT) {
 		ret = psym_err_set(e, PSYM_EBADINPUT, "%s%s%s",
 				   o->exe ? "" : "no file with build ID ",
@@ -638,8 +637,7 @@ static int addr_open(const struct addr_cli *o, struct addr_binary *b, struct psy
 
 static void addr_close(struct addr_binary *b)
 {
-	psym_resolver_free(b->res);
-	psym_objtab_free(b->tab);
+	psym_modset_free(b->mods);
 }
 
 /* Where the addresses come from: the arguments, or standard input's lines. */
@@ -799,7 +797,7 @@ static int addr_binary(struct addr_cli *o, struct psym_err *e)
 	if (o->ao.array)
 		fputs(o->ao.n_out ? "]\n" : "[]\n", stdout);
 	addr_describe(o, b.res, &n);
-	psym_resolver_finish(b.res); /* the index build policy */
+	psym_modset_finish(b.mods); /* the index build policy */
 	ret = addr_exit(n.bad);
 out:
 	free(fr);

@@ -37,6 +37,7 @@
 #include "fileio.h"
 #include "locate.h"
 #include "merge.h"
+#include "modset.h"
 #include "objtab.h"
 #include "lean.h"
 #include "pprof.h"

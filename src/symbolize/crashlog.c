@@ -9,10 +9,8 @@
 
 #include "crashlog.h"
 #include "demangle.h"
-#include "objtab.h"
-#include "registry.h"
+#include "modset.h"
 #include "resdesc.h"
-#include "resolvers.h"
 
 #define LINE_MAX_BYTES 8192
 /* Modules remembered at most: a log naming more passes their lines through. */
@@ -21,8 +19,7 @@
 struct filter {
 	const struct psym_crashlog_opts *o;
 	long shift;		  /* sanitizer frames are renumbered: inline frames added so far */
-	struct psym_objtab *objs; /* modules by path and build ID, located once */
-	struct psym_registry *mods; /* ... and opened once */
+	struct psym_modset *mods; /* modules by path and build ID, located and opened once */
 	struct psym_frames *fr;
 	size_t unresolved;	     /* frames left as they were */
 	size_t resolved;	     /* frames filled in */
@@ -31,50 +28,22 @@ struct filter {
 	bool perf_caller; /* perf script: frames after a sample's first are return addresses */
 };
 
-struct modref {
-	struct filter *f;
-	struct psym_located *x;
-};
-
-static int open_module(void *ud, struct psym_resolver **out, struct psym_reason *why,
-		       struct psym_err *e)
-{
-	const struct modref *m = ud;
-	const struct psym_binary_opts *bo = m->f->o->binary;
-	int ret;
-
-	ret = psym_file_resolver_open(m->f->objs, m->x, bo->locate ? bo->locate->elf_limits : NULL,
-				      bo, "file", out, why, e);
-	/* Found: said after its first lookup (debug information loads lazily). */
-	if (m->f->o->verbose && m->f->o->event && ret) {
-		struct psym_crashlog_ev ev = {
-			.kind = PSYM_CRASHLOG_NOT_OPEN,
-			.module = m->x,
-			.why = ret == PSYM_NOENT ? why : NULL,
-			.msg = ret == PSYM_NOENT ? NULL : e->msg,
-		};
-
-		m->f->o->event(m->f->o->event_ud, &ev);
-	}
-	m->f->fresh = ret ? NULL : *out;
-	return ret;
-}
-
 /*
  * The module named by a frame, located like every other binary (path,
  * search dirs, sysroot, then its build ID in the debug dirs and with
- * debuginfod) into the located-object table as the log names it (a log
- * is read as a stream: each module is located when first named); NULL
- * when not found, with the reason kept for the summary. The entry is
- * released at once: the filter runs on one thread.
+ * debuginfod) as the log names it (a log is read as a stream: each module
+ * is located when first named, and opened at its first frame); NULL when
+ * not found, with the reason kept for the summary.
  */
 static struct psym_resolver *module(struct filter *f, const char *path, const char *bid)
 {
-	struct modref ref = { .f = f };
 	const char *named = f->o->named, *nb, *pb;
-	struct psym_regentry *x;
+	struct psym_located *x;
 	struct psym_resolver *r;
+	struct psym_reason why = { 0 };
 	struct psym_err e = { 0 };
+	bool first, opened;
+	int ret;
 
 	/* -e FILE stands for the log's modules of the same name. */
 	if (named) {
@@ -83,27 +52,34 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 		if (strcmp(nb, pb) != 0)
 			named = NULL;
 	}
-	if (!f->mods || psym_objtab_add(f->objs, PSYM_MAP_FILE, path, bid, named, &ref.x, &e))
-		return NULL;
 	if (!f->o->binary->locate) {
 		psym_reason_set(&f->why, PSYM_R_NOT_FOUND, "no places to look for modules");
 		return NULL;
 	}
-	if (f->o->explain && f->o->event && !ref.x->located) {
-		struct psym_crashlog_ev ev = { .kind = PSYM_CRASHLOG_LOCATED, .module = ref.x };
+	if (!f->mods || psym_modset_find(f->mods, path, bid, named, &x, &first, &e))
+		return NULL;
+	/* The table keeps every candidate and its verdict: the caller says them. */
+	if (first && f->o->explain && f->o->event) {
+		struct psym_crashlog_ev ev = { .kind = PSYM_CRASHLOG_LOCATED, .module = x };
 
-		if (psym_objtab_locate_one(f->objs, ref.x, f->o->binary->locate, &e))
-			return NULL;
-		/* The table keeps every candidate and its verdict: the caller says them. */
 		f->o->event(f->o->event_ud, &ev);
 	}
-	if (psym_objtab_locate_one(f->objs, ref.x, f->o->binary->locate, &e) ||
-	    psym_registry_get(f->mods, ref.x->key, open_module, &ref, &x, &e) != 0)
-		return NULL;
-	r = psym_regentry_resolver(x);
-	if (!r)
-		psym_regentry_reason(x, &f->why);
-	psym_regentry_release(x);
+	ret = psym_modset_open(f->mods, x, &r, &opened, &why, &e);
+	/* Found: said after its first lookup (debug information loads lazily). */
+	if (opened && ret && f->o->verbose && f->o->event) {
+		struct psym_crashlog_ev ev = {
+			.kind = PSYM_CRASHLOG_NOT_OPEN,
+			.module = x,
+			.why = ret == PSYM_NOENT ? &why : NULL,
+			.msg = ret == PSYM_NOENT ? NULL : e.msg,
+		};
+
+		f->o->event(f->o->event_ud, &ev);
+	}
+	if (opened)
+		f->fresh = r;
+	if (ret == PSYM_NOENT)
+		f->why = why;
 	return r;
 }
 
@@ -406,14 +382,10 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 	struct filter f = { .o = o };
 	char line[LINE_MAX_BYTES];
 
-	f.mods = psym_registry_new(CRASHLOG_MAX_MODULES);
-	f.objs = psym_objtab_new(CRASHLOG_MAX_MODULES);
-	if (f.mods && o->binary->limits)
-		psym_registry_set_max_open(f.mods, o->binary->limits->open_objects);
+	f.mods = psym_modset_new(o->binary, CRASHLOG_MAX_MODULES);
 	f.fr = malloc(sizeof(*f.fr));
-	if (!f.mods || !f.objs || !f.fr) {
-		psym_registry_free(f.mods);
-		psym_objtab_free(f.objs);
+	if (!f.mods || !f.fr) {
+		psym_modset_free(f.mods);
 		free(f.fr);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
@@ -452,9 +424,8 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 			.why = f.why,
 		};
 	if (!ret)
-		psym_registry_finish(f.mods); /* the index build policy */
-	psym_registry_free(f.mods);
-	psym_objtab_free(f.objs);
+		psym_modset_finish(f.mods); /* the index build policy */
+	psym_modset_free(f.mods);
 	free(f.fr);
 	return ret;
 }
