@@ -43,7 +43,8 @@
 #include "error.h"
 #include "frame.h"
 
-#define PSYM_INDEX_VERSION 3
+/* 4: frames of call sites keep their discriminators (DW_AT_GNU_discriminator). */
+#define PSYM_INDEX_VERSION 4
 #define PSYM_INDEX_SUFFIX ".psymidx"
 /* The largest index file read or written (also the HTTP store's cap). */
 #define PSYM_INDEX_MAX_FILE ((uint64_t)2 << 30)

@@ -122,6 +122,7 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 		case AT_call_file: const_val(&v, &x->call_file); break;
 		case AT_call_line: const_val(&v, &x->call_line); break;
 		case AT_call_column: const_val(&v, &x->call_column); break;
+		case AT_GNU_discriminator: const_val(&v, &x->call_discriminator); break;
 		case AT_stmt_list:
 			x->stmt_list = v.u;
 			x->has_stmt = v.form == FORM_sec_offset || v.form == FORM_data4 ||

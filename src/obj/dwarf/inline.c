@@ -252,6 +252,8 @@ static void fill_entry(struct entry *en, const struct walk *w, const struct unit
 	en->call_file = x->call_file <= UINT32_MAX ? (uint32_t)x->call_file : 0;
 	en->call_line = x->call_line <= UINT32_MAX ? (uint32_t)x->call_line : 0;
 	en->call_column = x->call_column <= UINT32_MAX ? (uint32_t)x->call_column : 0;
+	en->call_discriminator =
+		x->call_discriminator <= UINT32_MAX ? (uint32_t)x->call_discriminator : 0;
 }
 
 /*

@@ -96,6 +96,7 @@ enum {
 	AT_rnglists_base = 0x74,
 	AT_dwo_name = 0x76,
 	AT_MIPS_linkage_name = 0x2007,
+	AT_GNU_discriminator = 0x2136,
 	AT_GNU_dwo_name = 0x2130,
 	AT_GNU_dwo_id = 0x2131,
 	AT_GNU_ranges_base = 0x2132,
@@ -276,6 +277,7 @@ struct entry {
 	uint8_t decl_file_state; /* enum decl_file_state */
 	bool has_low_pc;
 	uint32_t call_file, call_line, call_column;
+	uint32_t call_discriminator; /* DW_AT_GNU_discriminator of the call site */
 	uint32_t parent;
 	uint32_t kid_first, kid_count; /* slice of cu->kids */
 	uint32_t range_first, range_count;

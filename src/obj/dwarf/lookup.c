@@ -120,6 +120,8 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 			f->file = dw_cu_file(c, callee->call_file);
 			f->line = callee->call_line;
 			f->column = callee->call_column;
+			/* The call site's own discriminator, as addr2line and llvm-symbolizer. */
+			f->discriminator = d->o.discriminators ? callee->call_discriminator : 0;
 		}
 	}
 	*frames = d->frames;
