@@ -72,6 +72,7 @@ enum {
 	OPT_MODULES_DIR,
 	OPT_NO_INDEX_BUILD,
 	OPT_GSYM,
+	OPT_COMPAT,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -245,6 +246,8 @@ int cmd_show(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_symbolize(int argc, char **argv);
 int cmd_addr(int argc, char **argv);
+/* psym run as addr2line (a link of that name): psym addr --compat=addr2line. */
+int cmd_addr2line(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_folded(int argc, char **argv);
 int cmd_flame(int argc, char **argv);

@@ -55,6 +55,11 @@ static const char addr_help[] =
 	"      --functions[=none]     function names (default); none: locations only\n"
 	"      --columns              FILE:LINE:COLUMN in addr2line's format too\n"
 	"  -f, -i, -C                 accepted (addr2line habits: always on)\n"
+	"      --compat=addr2line     addr2line's defaults: function names only with\n"
+	"                             -f, inline frames only with -i (else the\n"
+	"                             innermost frame alone), demangled only with -C,\n"
+	"                             -e a.out when no binary is named; psym run\n"
+	"                             under the name addr2line behaves so\n"
 	"An ADDRESS (or input line) that is not hex is answered ?? and ??:0, as\n"
 	"addr2line does, so answers line up with the input; psym then exits 1.\n"
 	"      --no-inlines           only the function that contains the code\n"
@@ -85,6 +90,9 @@ struct addr_out {
 	bool columns;		   /* --columns: FILE:LINE:COLUMN in GNU style */
 	bool demangle;		   /* not --no-demangle */
 	bool array;		   /* JSON of arguments: one array, as llvm-symbolizer */
+	bool innermost;		   /* --compat=addr2line without -i: the innermost frame only */
+	bool a2l_disc;		   /* --compat=addr2line: every line repeats the innermost
+				    * frame's discriminator, as GNU addr2line prints them */
 	size_t n_out;		   /* answers written (JSON array separators) */
 	const char *module;	   /* JSON ModuleName: the binary as named */
 	struct psym_resolver *res; /* for the outermost frame's StartAddress */
@@ -162,9 +170,9 @@ static void print_unknown(FILE *out, const struct addr_out *o)
 {
 	bool llvm = o->style == STYLE_LLVM;
 
-	/* addr2line without function names says "??:?". */
+	/* Nothing known: addr2line says "??:0" ("??:?" is a symbol without a line). */
 	if (!o->functions)
-		fputs(llvm ? "??:0:0\n" : "??:?\n", out);
+		fputs(llvm ? "??:0:0\n" : "??:0\n", out);
 	else if (o->pretty)
 		fputs(llvm ? "?? at ??:0:0\n" : "?? ??:0\n", out);
 	else
@@ -175,6 +183,9 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		       size_t n)
 {
 	bool llvm = o->style == STYLE_LLVM;
+
+	if (o->innermost && n > 1)
+		n = 1;
 
 	if (o->style == STYLE_JSON) {
 		json_open(out, o);
@@ -223,9 +234,15 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 			fprintf(out, "%s:?", file);
 		if (llvm || o->columns)
 			fprintf(out, ":%" PRId64, fr[i].column);
-		/* As addr2line: "FILE:LINE (discriminator N)". */
-		if (fr[i].discriminator && !llvm)
-			fprintf(out, " (discriminator %" PRIu32 ")", fr[i].discriminator);
+		/*
+		 * As addr2line: "FILE:LINE (discriminator N)", a call site's
+		 * own (llvm-symbolizer's GNU style); GNU addr2line repeats the
+		 * innermost line's on every line.
+		 */
+		uint32_t disc = o->a2l_disc ? fr[0].discriminator : fr[i].discriminator;
+
+		if (disc && !llvm)
+			fprintf(out, " (discriminator %" PRIu32 ")", disc);
 		fputc('\n', out);
 		free(dem);
 	}
@@ -408,6 +425,7 @@ static const struct option addr_options[] = {
 	DISCOVERY_OPTIONS,
 	INDEX_OPTIONS,
 	{ "gsym", required_argument, NULL, OPT_GSYM },
+	{ "compat", required_argument, NULL, OPT_COMPAT },
 	{ "help", no_argument, NULL, 'h' },
 	{ 0 }
 };
@@ -448,12 +466,30 @@ static void addr_check(const struct addr_cli *o)
 }
 
 /*
- * The command line into o (o->d to be freed with discovery_free). False
- * after --help (printed); a usage error exits 2.
+ * addr2line's defaults (--compat=addr2line, or psym run as addr2line),
+ * given which of -f, -i and -C the command line has: names, inline
+ * frames and demangling each only when asked, the binary a.out by
+ * default, as GNU addr2line and llvm-addr2line have them.
  */
-static bool addr_parse(int argc, char **argv, struct addr_cli *o)
+static void addr2line_defaults(struct addr_cli *o, bool f, bool i, bool C)
+{
+	o->ao.functions = f;
+	o->ao.innermost = !i;
+	o->ao.demangle = C;
+	o->ao.a2l_disc = true;
+	if (!o->exe && !o->build_id && !o->filter)
+		o->exe = "a.out";
+}
+
+/*
+ * The command line into o (o->d to be freed with discovery_free), with
+ * addr2line's defaults when compat (or --compat=addr2line). False after
+ * --help (printed); a usage error exits 2.
+ */
+static bool addr_parse(int argc, char **argv, struct addr_cli *o, bool compat)
 {
 	static const char shortopts[] = "he:aCfivpsj:";
+	bool f = false, i = false, C = false;
 	int c;
 
 	*o = (struct addr_cli){
@@ -475,9 +511,15 @@ static bool addr_parse(int argc, char **argv, struct addr_cli *o)
 		case 's': o->ao.basenames = true; break;
 		case OPT_COLUMNS: o->ao.columns = true; break;
 		case OPT_FUNCTIONS: o->ao.functions = parse_functions(optarg); break;
-		case 'C':
-		case 'f':
-		case 'i': break; /* addr2line habits: always on */
+		/* addr2line habits: always on, but with --compat=addr2line */
+		case 'C': C = true; break;
+		case 'f': f = true; break;
+		case 'i': i = true; break;
+		case OPT_COMPAT:
+			if (strcmp(optarg, "addr2line") != 0)
+				die_usage("addr ", "--compat takes addr2line, not '%s'", optarg);
+			compat = true;
+			break;
 		case OPT_NO_INLINES: o->bo.inlines = false; break;
 		case OPT_NO_DEMANGLE: o->ao.demangle = false; break;
 		case OPT_BUILD_ID: o->build_id = optarg; break;
@@ -497,6 +539,8 @@ static bool addr_parse(int argc, char **argv, struct addr_cli *o)
 		default: die_bad_option("addr ", argv, shortopts);
 		}
 	}
+	if (compat)
+		addr2line_defaults(o, f, i, C);
 	addr_check(o);
 	o->args = argv + optind;
 	o->nargs = argc - optind;
@@ -674,6 +718,27 @@ struct addr_counts {
 	size_t bad;   /* inputs that are not addresses */
 };
 
+/*
+ * An address no code answers for: the data object (or absolute symbol)
+ * holding it, named as llvm-symbolizer and addr2line name data, without a
+ * line; its start is the frame's start (JSON's StartAddress).
+ */
+static void data_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
+{
+	const struct psym_sym *s = b->elf ? psym_elf_data_symbol(b->elf, vaddr) : NULL;
+
+	if (!s)
+		return;
+	fr->f[0] = (struct psym_frame){
+		.name = s->name,
+		.linkage_name = s->linkage,
+		.file = s->file, /* a local symbol's STT_FILE */
+		.start_address = s->addr,
+		.has_start_address = true,
+	};
+	fr->n = 1;
+}
+
 /* One input that is an address (or said not to be) answered on standard output. */
 static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
 		       size_t lineno, struct psym_frames *fr, struct addr_counts *n)
@@ -697,10 +762,12 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 		return;
 	}
 	/* A section offset (an object's addresses are): its place in psym's layout. */
-	if (b->offsets && psym_elf_section_addr(b->elf, o->section, a, &va))
+	bool placed = !b->offsets || psym_elf_section_addr(b->elf, o->section, a, &va) == 0;
+
+	if (!placed || psym_resolver_lookup(b->res, &ctx, b->offsets ? va : a, fr, &why) != 0)
 		fr->n = 0;
-	else if (psym_resolver_lookup(b->res, &ctx, b->offsets ? va : a, fr, &why) != 0)
-		fr->n = 0;
+	if (placed && fr->n == 0)
+		data_symbol(b, b->offsets ? va : a, fr);
 	n->asked++;
 	n->found += fr->n > 0;
 	o->ao.shift = b->offsets ? a - va : 0;
@@ -805,14 +872,14 @@ out:
 	return ret;
 }
 
-int cmd_addr(int argc, char **argv)
+static int addr_main(int argc, char **argv, bool compat)
 {
 	struct addr_cli o;
 	struct psym_index_store *store = NULL;
 	struct psym_err e = { 0 };
 	int ret = 0;
 
-	if (!addr_parse(argc, argv, &o))
+	if (!addr_parse(argc, argv, &o, compat))
 		goto out;
 	ret = addr_setup(&o, &e);
 	if (ret) {
@@ -830,4 +897,14 @@ int cmd_addr(int argc, char **argv)
 out:
 	discovery_free(&o.d);
 	return ret;
+}
+
+int cmd_addr(int argc, char **argv)
+{
+	return addr_main(argc, argv, false);
+}
+
+int cmd_addr2line(int argc, char **argv)
+{
+	return addr_main(argc, argv, true);
 }

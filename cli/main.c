@@ -68,6 +68,12 @@ int main(int argc, char **argv)
 	signal(SIGHUP, on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	opterr = 0; /* each command words its own one-line error (die_bad_option) */
+	/* Run as addr2line (a link named so, or NAME-addr2line): that tool's defaults. */
+	const char *base = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+	size_t bl = strlen(base);
+
+	if (!strcmp(base, "addr2line") || (bl > 10 && !strcmp(base + bl - 10, "-addr2line")))
+		return cmd_addr2line(argc, argv);
 	if (argc < 2) {
 		usage(stderr);
 		return PSYM_EXIT_BADINPUT;

@@ -205,6 +205,138 @@ check "a blank line (GNU): answered as addr2line does ($(tr '\n' ' ' <blank.psym
 llvm-symbolizer --obj=prog <blank.in >blank.ll
 check "a blank line (LLVM): as llvm-symbolizer echoes it" cmp -s blank.pl blank.ll
 
+# --compat=addr2line, and psym run under the name addr2line (a link): GNU
+# addr2line's own defaults (function names only with -f, inline frames
+# only with -i, else the innermost frame alone, demangled only with -C,
+# the innermost line's discriminator repeated on every line), byte for
+# byte. GNU addr2line names an inlined function without a linkage name
+# after the symbol holding it, depending on the addresses asked before;
+# those addresses (where its names differ from llvm-addr2line's) are
+# left out, counted.
+LA=$(command -v llvm-addr2line || command -v llvm-addr2line-14 || true)
+ln -s "$PSYM" addr2line
+cat >compat-cmp.py <<'PY'
+import re, sys
+def blocks(path):
+    out, cur = {}, None
+    for l in open(path):
+        l = l.rstrip("\n")
+        m = re.match(r"^0x([0-9a-f]+)(:|$)", l)
+        if m:
+            cur = int(m.group(1), 16); out[cur] = [l]
+        elif cur is not None:
+            out[cur].append(l)
+    return out
+def names(b, f, pretty):
+    if not f: return []
+    if pretty:
+        return [re.sub(r"^ \(inlined by\) ", "", re.sub(r"^0x[0-9a-f]+: ", "", x)).split(" at ")[0] for x in b]
+    return b[1::2]
+f, pretty = sys.argv[4] == "f", sys.argv[5] == "p"
+ours, gnu, llvm = blocks(sys.argv[1]), blocks(sys.argv[2]), blocks(sys.argv[3])
+bad = n = 0
+for a in sorted(gnu):
+    if names(gnu[a], f, pretty) != names(llvm.get(a, []), f, pretty):
+        continue
+    n += 1
+    if ours.get(a) != gnu[a]:
+        bad += 1
+        if bad < 4: print("  psym", ours.get(a), "\n  a2l ", gnu[a])
+print("%d of %d differ (%d left out)" % (bad, n, len(gnu) - n))
+sys.exit(0 if bad == 0 and n * 10 >= len(gnu) * 8 else 1)
+PY
+if [ -n "$LA" ]; then
+	for opts in "-a" "-a -f" "-a -f -i" "-a -i" "-a -p" "-a -f -C -p" "-a -f -i -p -C" \
+		"-a -f -i -C -s" "-a -f -i -p"; do
+		# shellcheck disable=SC2086
+		addr2line $opts -e prog <all >c.a2l
+		# shellcheck disable=SC2086
+		"$LA" $opts -e prog <all >c.la
+		# shellcheck disable=SC2086
+		./addr2line $opts -e prog <all >c.psym 2>c.err
+		case $opts in *-f*) f=f ;; *) f=- ;; esac
+		case $opts in *-p*) p=p ;; *) p=- ;; esac
+		python3 compat-cmp.py c.psym c.a2l c.la $f $p >c.cmp
+		check "psym run as addr2line $opts = addr2line $opts: $(head -1 c.cmp | grep ' of ' || tail -1 c.cmp)" \
+			python3 compat-cmp.py c.psym c.a2l c.la $f $p
+		grep -v ' of ' c.cmp | head -6
+	done
+	"$PSYM" addr --compat=addr2line -a -f -i -p -e prog <all >c.psym 2>c.err
+	./addr2line -a -f -i -p -e prog <all >c.link
+	check "psym addr --compat=addr2line = psym run as addr2line" cmp -s c.psym c.link
+	check "... a repeated discriminator on '(inlined by)' lines, as addr2line's" \
+		grep -q '(inlined by).*(discriminator' c.psym
+	check "... not the default: psym addr -a -f gives inline frames" sh -c \
+		"\"$PSYM\" addr -a -f -e prog <all | cmp -s - c.a2l; [ \$? = 1 ]"
+else
+	echo "SKIP part: no llvm-addr2line to tell addr2line's history-dependent names"
+fi
+cp prog a.out
+set -- $(head -2 all.gnu)
+./addr2line -f "$@" >c.psym 2>&1
+addr2line -f "$@" >c.a2l 2>&1
+check "as addr2line, a.out when no binary is named" cmp -s c.psym c.a2l
+
+# Data: an address no code holds is named by the data object (or absolute
+# symbol) holding it, as llvm-symbolizer names it (addr2line names the
+# untyped symbol before it, data_start, where an object holds it): every
+# byte of .data, .bss and .rodata, the name and JSON's StartAddress.
+cat >data.c <<'C'
+int a_variable = 5;
+static int counts[16] = { 1 };
+const char banner[] = "psym data symbols";
+long zeroed[8];
+static char flag;
+__attribute__((weak)) int tunable = 7;
+int main(void) { flag = 1; return a_variable + counts[3] + banner[2] + (int)zeroed[1] + tunable; }
+C
+gcc -g -O0 -o data data.c
+readelf -SW data | python3 -c '
+import sys, re
+for l in sys.stdin:
+    m = re.match(r"\s*\[\s*\d+\]\s+(\.data|\.bss|\.rodata)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", l)
+    if m:
+        a, n = int(m.group(2), 16), int(m.group(3), 16)
+        for x in range(a, a + n):
+            print("0x%x" % x)' >dbytes
+llvm-symbolizer --output-style=JSON -e data <dbytes >data.llvm
+"$PSYM" addr --json -e data <dbytes >data.psym 2>/dev/null
+check "data: every byte of .data, .bss and .rodata ($(wc -l <dbytes)) named as llvm-symbolizer names it" \
+	python3 json-cmp.py data.psym data.llvm
+check "... a_variable, counts, banner, zeroed and flag among the names" sh -c \
+	'for n in a_variable counts banner zeroed flag tunable; do grep -q "\"FunctionName\":\"$n\"" data.psym || exit 1; done'
+
+# A call site's own discriminator (DW_AT_GNU_discriminator on the inlined
+# call, as clang writes it with -fdebug-info-for-profiling): on its
+# "(inlined by)" line and in JSON, as llvm-symbolizer gives it.
+if command -v clang >/dev/null 2>&1; then
+	cat >disc.c <<'C'
+static inline __attribute__((always_inline)) int sq(int x) { return x * x + (x > 3 ? x : 1); }
+__attribute__((noinline)) int g(int n) { int s = 0; for (int i = 0; i < n; i++) s += (i & 1) ? sq(i) : sq(i + 1) * 3; return s; }
+int main(int c, char **v) { (void)v; return g(c + 5); }
+C
+	clang -g -O2 -fdebug-info-for-profiling -o disc disc.c
+	objdump -d --no-show-raw-insn -j .text disc | sed -n 's/^ *\([0-9a-f]\{1,16\}\):.*/0x\1/p' >disc.in
+	llvm-symbolizer --output-style=JSON -e disc <disc.in >disc.llvm
+	"$PSYM" addr --json -e disc <disc.in >disc.psym 2>/dev/null
+	check "call-site discriminators: --json = llvm-symbolizer on every instruction ($(wc -l <disc.in))" \
+		python3 json-cmp.py disc.psym disc.llvm
+	check "... some call site has one" python3 -c "
+import json
+n = sum(1 for l in open('disc.llvm') for s in json.loads(l)['Symbol'][1:] if s['Discriminator'])
+assert n > 0, n"
+	llvm-symbolizer --output-style=GNU -i -f -p -e disc <disc.in >disc.lg
+	"$PSYM" addr -p -e disc <disc.in >disc.pg 2>/dev/null
+	# (Lines without a line number differ by style: addr2line's "FILE:?"
+	# against llvm-symbolizer's "FILE:0"; call sites always have one.)
+	grep '(inlined by)' disc.pg >disc.pgi
+	grep '(inlined by)' disc.lg >disc.lgi
+	check "... and on '(inlined by)' lines: -p as llvm-symbolizer --output-style=GNU -p ($(grep -c 'discriminator' disc.pgi) of $(wc -l <disc.pgi) with one)" \
+		sh -c 'cmp -s disc.pgi disc.lgi && grep -q "discriminator" disc.pgi'
+else
+	echo "SKIP part: no clang for the call-site discriminator case"
+fi
+
 # -a on a 32-bit ELF: eight hex digits, as addr2line prints them.
 cat >s32.c <<'C'
 __attribute__((noinline)) int f32(int x) { return x * 3 + 1; }

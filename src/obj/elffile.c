@@ -220,6 +220,12 @@ static struct psym_elf *elf_new(const char *name, const struct psym_elf_limits *
 					   .what = "symbols",
 					   .limit_flag = "--limit elf-symbols=N",
 				   });
+	psym_symtab_init(&f->dsyms, &(struct psym_symtab_opts){
+					    .rule = PSYM_SYMTAB_NEAREST,
+					    .max_entries = f->lim.max_symbols,
+					    .what = "symbols",
+					    .limit_flag = "--limit elf-symbols=N",
+				    });
 	return f;
 }
 
@@ -325,6 +331,7 @@ void psym_elf_close(struct psym_elf *f)
 	free(f->norm);
 	free(f->secaddr);
 	psym_symtab_free(&f->syms);
+	psym_symtab_free(&f->dsyms);
 	free(f->regions);
 	psym_arena_free(&f->strings);
 	free(f->path);

@@ -100,6 +100,12 @@ void psym_elf_adopt(struct psym_elf *elf, struct psym_elf *child);
 int psym_elf_lookup(struct psym_elf *elf, uint64_t vaddr, struct psym_frame *frame);
 /* The same lookup, giving the symbol itself (its size, start), or NULL. */
 const struct psym_sym *psym_elf_symbol(struct psym_elf *elf, uint64_t vaddr);
+/*
+ * The data object (or absolute symbol) containing vaddr, by the same
+ * rules over the file's own symbol tables, or NULL: psym addr names data
+ * addresses as addr2line and llvm-symbolizer do. Profiles never use it.
+ */
+const struct psym_sym *psym_elf_data_symbol(struct psym_elf *elf, uint64_t vaddr);
 /* The symbol table those lookups use (loaded now), sorted and finished. */
 const struct psym_symtab *psym_elf_symtab(struct psym_elf *elf);
 

@@ -38,6 +38,9 @@ struct psym_elf {
 	/* Symbol table: built lazily, then sorted and deduplicated. */
 	struct psym_symtab syms;
 	bool syms_loaded;
+	/* Data objects and absolute symbols (psym addr's names for data): lazily too. */
+	struct psym_symtab dsyms;
+	bool dsyms_loaded;
 	/* What bounds zero-size symbols: sections (own, then sources'), PT_LOADs. */
 	struct psym_addr_region *regions;
 	size_t nregions, capregions;

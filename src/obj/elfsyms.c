@@ -45,6 +45,23 @@ static bool names_code(int type, bool exec, const char *raw)
 }
 
 /*
+ * Which symbols name data (the table of psym_elf_data_symbol): objects
+ * and common symbols, untyped symbols outside code (data_start), and
+ * absolute symbols other than files; not thread-local ones (their values
+ * are offsets in the TLS block) nor local labels.
+ */
+static bool names_data(int type, bool exec, bool abs, const char *raw)
+{
+	if (raw[0] == '$' || (raw[0] == '.' && raw[1] == 'L'))
+		return false;
+	if (abs)
+		return type == STT_OBJECT || type == STT_NOTYPE || type == STT_FUNC;
+	if (type == STT_OBJECT || type == STT_COMMON)
+		return true;
+	return type == STT_NOTYPE && !exec;
+}
+
+/*
  * Rank among aliases at one address, lower wins (after size: symtab.h):
  * global, weak, local; unversioned; FUNC over NOTYPE.
  */
@@ -56,10 +73,14 @@ static uint32_t sym_rank(int bind, int type, bool versioned)
 	       (versioned ? 2u : 0u) + (type == STT_NOTYPE ? 1u : 0u);
 }
 
-/* Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table, shifted by bias. */
+/*
+ * Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table of code
+ * symbols (or, data, of data symbols), shifted by bias.
+ */
 static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, const GElf_Shdr *sh,
-		       uint64_t bias, struct psym_err *e)
+		       uint64_t bias, bool data, struct psym_err *e)
 {
+	struct psym_symtab *t = data ? &f->dsyms : &f->syms;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	const char *file = NULL;
 	size_t n;
@@ -72,7 +93,7 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 		GElf_Sym s;
 		const char *raw, *name;
 		int type, bind;
-		bool exec = false, versioned;
+		bool exec = false, versioned, abs;
 
 		if (!gelf_getsym(d, (int)i, &s))
 			break;
@@ -85,10 +106,10 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 				file = NULL;
 			continue;
 		}
-		if (s.st_shndx == SHN_UNDEF || s.st_shndx == SHN_ABS ||
-		    (s.st_value == 0 && !src->secaddr))
+		abs = s.st_shndx == SHN_ABS;
+		if (s.st_shndx == SHN_UNDEF || (abs && !data) || (s.st_value == 0 && !src->secaddr))
 			continue;
-		if (src->secaddr) {
+		if (src->secaddr && !abs) {
 			/* A relocatable object's values are offsets in their section. */
 			if (s.st_shndx >= src->nsections)
 				continue;
@@ -104,14 +125,14 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 		raw = elf_strptr(src->elf, sh->sh_link, s.st_name);
 		if (!raw || !*raw)
 			continue; /* name outside the string table */
-		if (!names_code(type, exec, raw))
+		if (data ? !names_data(type, exec, abs, raw) : !names_code(type, exec, raw))
 			continue;
 		name = strip_version(f, raw, &versioned);
 		if (!name)
 			return psym_err_set(e, psym_arena_error(&f->strings), "out of memory");
-		ret = psym_symtab_push(&f->syms,
+		ret = psym_symtab_push(t,
 				       &(struct psym_sym){
-					       .addr = s.st_value + bias,
+					       .addr = s.st_value + (abs ? 0 : bias),
 					       .size = s.st_size,
 					       .name = name,
 					       .linkage = name,
@@ -190,7 +211,7 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 	return 0;
 }
 
-static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias,
+static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias, bool data,
 			   struct psym_err *e)
 {
 	Elf_Scn *scn = NULL;
@@ -202,7 +223,7 @@ static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bi
 		if (!gelf_getshdr(scn, &sh) ||
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
-		ret = read_symtab(f, src, scn, &sh, bias, e);
+		ret = read_symtab(f, src, scn, &sh, bias, data, e);
 		if (ret)
 			return ret;
 	}
@@ -263,7 +284,7 @@ static int load_symbols(struct psym_elf *f, struct psym_err *e)
 	if (f->syms_loaded)
 		return 0;
 	f->syms_loaded = true;
-	ret = read_symbols_of(f, f, 0, &le);
+	ret = read_symbols_of(f, f, 0, false, &le);
 	if (!ret)
 		ret = read_plt(f, &le);
 	if (ret) {
@@ -292,7 +313,7 @@ int psym_elf_add_symbols(struct psym_elf *f, struct psym_elf *src, struct psym_e
 	if (ret)
 		return ret;
 	bias = psym_elf_bias_from(f, src);
-	ret = read_symbols_of(f, src, bias, e);
+	ret = read_symbols_of(f, src, bias, false, e);
 	add_regions(f, src, bias);
 	psym_symtab_finish(&f->syms, f->regions, f->nregions);
 	return ret;
@@ -301,6 +322,20 @@ const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
 {
 	load_symbols(f, NULL);
 	return psym_symtab_lookup(&f->syms, vaddr);
+}
+
+const struct psym_sym *psym_elf_data_symbol(struct psym_elf *f, uint64_t vaddr)
+{
+	if (!f->dsyms_loaded) {
+		f->dsyms_loaded = true;
+		/* The code table first: it gathers the regions that bound both. */
+		load_symbols(f, NULL);
+		/* A partial table would name addresses wrongly: none at all. */
+		if (read_symbols_of(f, f, 0, true, &(struct psym_err){ 0 }))
+			psym_symtab_clear(&f->dsyms);
+		psym_symtab_finish(&f->dsyms, f->regions, f->nregions);
+	}
+	return psym_symtab_lookup(&f->dsyms, vaddr);
 }
 
 const struct psym_symtab *psym_elf_symtab(struct psym_elf *f)
