@@ -9,7 +9,8 @@
 #     names it; (b) a hand-made profile carrying the right go: ID
 #     symbolizes from the binary found by path, one carrying another
 #     build's is refused with the GNU mismatch's message and exit statuses
-#     (a C program with a wrong GNU build ID alongside); (c) no go: ID (nor
+#     (a C program with a wrong GNU build ID alongside); --main-binary
+#     matches a Go binary by its Go build ID; (c) no go: ID (nor
 #     any part of it) becomes a path in the answer cache, the index store or
 #     a debug dir's .build-id tree; (d) damaged notes (a lying or huge
 #     size, bytes that are not an ID's, a NUL inside) are refused as "no
@@ -136,6 +137,18 @@ check "wrong go: ID, --strict: exit status $rc_go as for the GNU mismatch ($rc_g
 	test "$rc_go" = "$rc_gnu" -a "$rc_go" != 0
 "$PSYM" show wrong.out.pb >wrong.show 2>&1
 check "wrong go: ID: the location stays unsymbolized" sh -c "! grep -q ' M=1 $want_fn' wrong.show"
+
+# --main-binary: a profile whose mapping's file is gone takes the Go binary
+# of the same build, and refuses another build's (exit 2, naming both).
+prof moved "/gone/g1.bin" "go:$id1" "$e1"
+timeout 300 $SYM --main-binary g1.bin moved.pb -o moved.out.pb 2>moved.log
+expect_exit 0 "--main-binary of the same Go build: exit 0" sh -c "exit $?"
+"$PSYM" show moved.out.pb >moved.show 2>&1
+check "--main-binary of the same Go build: the entry point is named" grep -q " M=1 $want_fn " moved.show
+expect_exit 2 "--main-binary of another Go build is refused" \
+	timeout 300 $SYM --main-binary g2.bin moved.pb -o moved2.out.pb 2>moved2.log
+check "--main-binary of another Go build: both Go build IDs named" \
+	grep -q "has build ID go:$id2, but no mapping of the profile has it.*has build ID go:$id1" moved2.log
 
 # (c) no go: ID in a path: the cache (answers and index store) and the
 # debug dir hold nothing named after it, while the run did answer.

@@ -4,7 +4,7 @@
  * note preferred when both are there, and hostile notes (a lying or huge
  * size, bytes that are not an ID's, a NUL inside, too long, another owner
  * or type) read as no build ID. The form never passes the hex check that
- * guards every path, store and cache key.
+ * guards every path, store and cache key, and compares with case.
  */
 #include "config.h"
 
@@ -98,5 +98,9 @@ int main(void)
 	ok(!psym_build_id_is_go("go:") && !psym_build_id_is_go("go:a b") &&
 		   !psym_build_id_is_go("0123abcd") && !psym_build_id_is_go("GO:abc"),
 	   "psym_build_id_is_go: empty, a space, hex, another prefix");
+	ok(psym_build_id_equal("go:ab/Cd", "go:ab/Cd") &&
+		   !psym_build_id_equal("go:ab/Cd", "go:ab/cd") &&
+		   !psym_build_id_equal("go:abcd", "abcd") && psym_build_id_equal("ABcd", "abCD"),
+	   "equal: Go IDs byte for byte (base64 has case), GNU IDs in any case");
 	return tap_failed ? 1 : 0;
 }
