@@ -206,10 +206,12 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const unsigned char *b, 
 		fd = -1;
 	}
 	if (fd >= 0 && psym_procmaps_fd_build_id(fd, hex) == 0) {
-		if (psym_build_id_is_go(hex))
+		if (psym_build_id_is_go(hex)) /* kept as a string: not hex */
 			f->goid = intern(t, hex);
-		for (const char *h = hex; !f->goid && f->len < 20 && h[0] && h[1]; h += 2)
-			f->bid[f->len++] = (uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
+		else
+			for (const char *h = hex; f->len < 20 && h[0] && h[1]; h += 2)
+				f->bid[f->len++] =
+					(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
 		t->st.bids_read++;
 	} else {
 		t->st.bids_failed++;
@@ -321,11 +323,12 @@ static struct tproc *seed(struct mmaptrack *t, int pid)
 		m->start = maps[i].start;
 		m->limit = maps[i].limit;
 		m->offset = maps[i].offset;
-		if (psym_build_id_is_go(h))
+		if (psym_build_id_is_go(h)) /* kept as a string: not hex */
 			m->goid = intern(t, h);
-		for (m->bid_len = 0; !m->goid && m->bid_len < 20 && h[0] && h[1]; h += 2)
-			m->bid[m->bid_len++] =
-				(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
+		else
+			for (m->bid_len = 0; m->bid_len < 20 && h[0] && h[1]; h += 2)
+				m->bid[m->bid_len++] =
+					(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
 		p->n++;
 	}
 	if (p) {

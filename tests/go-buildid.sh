@@ -181,6 +181,12 @@ else
 	timeout 300 $SYM --explain coll.pb.gz -o coll.out.pb 2>coll.explain
 	check "psym-collect's profile: the binary is used (build ID matches)" \
 		grep -q "tried '$T/g1.bin': used (build ID matches)" coll.explain
+	# a program started after sampling: its mapping as the kernel reports it
+	timeout 120 "$C" -o coll2.pb.gz --no-side-files -- ./g1.bin 3 >/dev/null 2>coll2.log
+	expect_exit 0 "psym-collect -- the -s -w Go program" sh -c "exit $?"
+	"$PSYM" show coll2.pb.gz >coll2.show 2>&1
+	check "psym-collect -- COMMAND: the Go program's mapping carries go:$id1" \
+		grep -q "g1.bin build_id=go:$id1\$" coll2.show
 fi
 
 # (d) damaged Go notes: refused as "no build ID" (exit as usual), no crash.
