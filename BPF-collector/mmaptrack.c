@@ -25,6 +25,7 @@
 struct tmap {
 	uint64_t start, limit, offset;
 	uint32_t path; /* index into paths */
+	uint32_t goid; /* a Go build ID ("go:" form) as an index into paths, or 0 */
 	uint8_t bid_len;
 	uint8_t bid[20];
 };
@@ -34,6 +35,7 @@ struct fbid {
 	uint32_t key[6]; /* maj, min, ino (2 words), ino_generation (2 words) */
 	uint8_t len;	 /* 0: the file has none, or could not be read */
 	uint8_t bid[20];
+	uint32_t goid; /* or its Go build ID, as tmap.goid */
 };
 
 #define MAX_FBIDS 65536
@@ -185,6 +187,7 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const unsigned char *b, 
 		free(f);
 		m->bid_len = c->len;
 		memcpy(m->bid, c->bid, c->len);
+		m->goid = c->goid;
 		t->st.bids_cached++;
 		return;
 	}
@@ -203,8 +206,12 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const unsigned char *b, 
 		fd = -1;
 	}
 	if (fd >= 0 && psym_procmaps_fd_build_id(fd, hex) == 0) {
-		for (const char *h = hex; f->len < 20 && h[0] && h[1]; h += 2)
-			f->bid[f->len++] = (uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
+		if (psym_build_id_is_go(hex)) /* kept as a string: not hex */
+			f->goid = intern(t, hex);
+		else
+			for (const char *h = hex; f->len < 20 && h[0] && h[1]; h += 2)
+				f->bid[f->len++] =
+					(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
 		t->st.bids_read++;
 	} else {
 		t->st.bids_failed++;
@@ -213,6 +220,7 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const unsigned char *b, 
 		close(fd);
 	m->bid_len = f->len;
 	memcpy(m->bid, f->bid, f->len);
+	m->goid = f->goid;
 	nf = t->nfbid < MAX_FBIDS ? realloc(t->fbid, (t->nfbid + 1) * sizeof(*nf)) : NULL;
 	if (!nf || psym_hashtab_put(&t->bids, f->key, sizeof(f->key), f, &e)) {
 		free(f);
@@ -315,9 +323,12 @@ static struct tproc *seed(struct mmaptrack *t, int pid)
 		m->start = maps[i].start;
 		m->limit = maps[i].limit;
 		m->offset = maps[i].offset;
-		for (m->bid_len = 0; m->bid_len < 20 && h[0] && h[1]; h += 2)
-			m->bid[m->bid_len++] =
-				(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
+		if (psym_build_id_is_go(h)) /* kept as a string: not hex */
+			m->goid = intern(t, h);
+		else
+			for (m->bid_len = 0; m->bid_len < 20 && h[0] && h[1]; h += 2)
+				m->bid[m->bid_len++] =
+					(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
 		p->n++;
 	}
 	if (p) {
@@ -589,6 +600,13 @@ static void put_map(const struct mmaptrack *t, struct psym_procmap *o, const str
 		o->build_id[2 * k + 1] = hex[m->bid[k] & 15];
 	}
 	o->build_id[2 * m->bid_len] = '\0';
+	if (m->goid) {
+		const char *g = t->paths[m->goid - 1];
+		size_t glen = strnlen(g, sizeof(o->build_id) - 1);
+
+		memcpy(o->build_id, g, glen);
+		o->build_id[glen] = '\0';
+	}
 }
 
 int mmaptrack_maps(struct mmaptrack *t, int pid, struct psym_procmap **maps, size_t *n,

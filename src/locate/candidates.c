@@ -65,6 +65,8 @@ bool psym_build_id_equal(const char *a, const char *b)
 {
 	if (!a || !b)
 		return false;
+	if (psym_build_id_is_go(a) || psym_build_id_is_go(b)) /* base64: case matters */
+		return strcmp(a, b) == 0;
 	for (; *a && *b; a++, b++)
 		if (tolower((unsigned char)*a) != tolower((unsigned char)*b))
 			return false;

@@ -157,6 +157,8 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 		return false;
 	}
 	bid = psym_elf_build_id(elf);
+	if (!bid && s->build_id && psym_build_id_is_go(s->build_id))
+		bid = psym_elf_go_build_id(elf); /* a Go build ID is wanted: the file's */
 	if (s->build_id && bid && !psym_build_id_equal(bid, s->build_id)) {
 		verdict(s, path, PSYM_R_BUILD_ID_MISMATCH, 5,
 			"build ID mismatch: rejected: build ID %s, want %s", bid, s->build_id);
@@ -319,7 +321,12 @@ int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objke
 	memset(why, 0, sizeof(*why));
 	if (k->build_id && *k->build_id)
 		s.build_id = k->build_id;
-	if (s.build_id && !psym_build_id_valid(s.build_id))
+	if (s.build_id && psym_build_id_is_go(s.build_id))
+		verdict(&s, "(build ID)", PSYM_R_NONE, 0,
+			"'%.128s' is a Go build ID: checked in files found by path, not used in "
+			"paths",
+			s.build_id);
+	else if (s.build_id && !psym_build_id_valid(s.build_id))
 		verdict(&s, "(build ID)", PSYM_R_NONE, 0, "'%.64s' is not hex: not used in paths",
 			s.build_id);
 	if (!k->named && k->path && !psym_path_normalize(k->path, real, sizeof(real)))

@@ -312,7 +312,10 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 typedef bool (*psym_perfmap_fn)(void *ud, const char *path, bool jitdump);
 void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfmap_fn fn, void *ud);
 
-/* Build IDs are hex: equal when they are the same digits, in any case. */
+/*
+ * GNU build IDs are hex: equal when they are the same digits, in any case.
+ * Go build IDs ("go:" form, buildid.h) are equal only byte for byte.
+ */
 bool psym_build_id_equal(const char *a, const char *b);
 
 /* DIR/.build-id/NN/REST<suffix> into buf; false if build_id is not sane hex. */

@@ -135,8 +135,9 @@ static char *key_string(enum psym_map_class cls, const char *path, const char *b
 		free(key);
 		return NULL;
 	}
-	/* Build IDs compare in any case. */
-	psym_build_id_lower(key + n - lb);
+	/* GNU build IDs compare in any case; Go's (base64) are case-sensitive. */
+	if (!psym_build_id_is_go(bid))
+		psym_build_id_lower(key + n - lb);
 	p = key + n + 1;
 	memcpy(p, path, lp + 1);
 	p += lp + 1;

@@ -28,11 +28,23 @@ static size_t align_up(size_t v, size_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
-			char out[PSYM_BUILD_ID_HEX_MAX])
+static bool zeros(const unsigned char *p, size_t n)
 {
-	const unsigned char *p = notes;
-	size_t off = 0;
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/*
+ * The one walker of ELF note buffers: the first note of this owner name
+ * (with its NUL, and any NUL padding Go adds) and type, bounds-checked. 0 with its descriptor, or
+ * PSYM_NOENT.
+ */
+static int note_find(const unsigned char *p, size_t len, size_t align, bool swap, const char *owner,
+		     uint32_t want_type, const unsigned char **desc, size_t *desclen)
+{
+	size_t off = 0, ownersz = strlen(owner) + 1;
 
 	if (align != 8)
 		align = 4;
@@ -48,15 +60,12 @@ int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
 		if (desc_off > len || descsz > len - desc_off)
 			break;
 		next = align_up(desc_off + descsz, align);
-		if (type == NT_GNU_BUILD_ID && namesz == 4 && memcmp(p + name_off, "GNU", 4) == 0 &&
-		    descsz >= 1 && descsz <= PSYM_BUILD_ID_MAX) {
-			static const char hex[] = "0123456789abcdef";
-
-			for (uint32_t i = 0; i < descsz; i++) {
-				out[2 * i] = hex[p[desc_off + i] >> 4];
-				out[2 * i + 1] = hex[p[desc_off + i] & 15];
-			}
-			out[2 * descsz] = '\0';
+		/* Go's linker pads its owner "Go" with NULs to namesz 4. */
+		if (type == want_type && namesz >= ownersz && namesz <= 8 &&
+		    memcmp(p + name_off, owner, ownersz) == 0 &&
+		    zeros(p + name_off + ownersz, namesz - ownersz)) {
+			*desc = p + desc_off;
+			*desclen = descsz;
 			return 0;
 		}
 		if (next <= off)
@@ -68,11 +77,83 @@ int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
 	return PSYM_NOENT;
 }
 
+int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
+			char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *d;
+	size_t n;
+
+	if (note_find(notes, len, align, swap, "GNU", NT_GNU_BUILD_ID, &d, &n) != 0 || n < 1 ||
+	    n > PSYM_BUILD_ID_MAX)
+		return PSYM_NOENT;
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = hex[d[i] >> 4];
+		out[2 * i + 1] = hex[d[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return 0;
+}
+
+/* A character Go build IDs are made of (base64url, '/', and what -buildid= may add). */
+static bool go_id_char(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '-' || c == '/' || c == '+' || c == '=' || c == '.';
+}
+
+int psym_notes_go_build_id(const void *notes, size_t len, size_t align, bool swap,
+			   char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	const size_t pfx = sizeof(PSYM_GO_BUILD_ID_PREFIX) - 1;
+	const unsigned char *d;
+	size_t n;
+
+	if (note_find(notes, len, align, swap, "Go", PSYM_NT_GO_BUILD_ID, &d, &n) != 0)
+		return PSYM_NOENT;
+	while (n > 0 && d[n - 1] == '\0') /* padding some linkers may add */
+		n--;
+	if (n < 1 || n > PSYM_GO_BUILD_ID_MAX)
+		return PSYM_NOENT;
+	for (size_t i = 0; i < n; i++)
+		if (!go_id_char(d[i]))
+			return PSYM_NOENT;
+	memcpy(out, PSYM_GO_BUILD_ID_PREFIX, pfx);
+	memcpy(out + pfx, d, n);
+	out[pfx + n] = '\0';
+	return 0;
+}
+
+int psym_notes_mapping_build_id(const void *notes, size_t len, size_t align, bool swap,
+				char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	if (psym_notes_build_id(notes, len, align, swap, out) == 0)
+		return 0;
+	return psym_notes_go_build_id(notes, len, align, swap, out);
+}
+
+bool psym_build_id_is_go(const char *s)
+{
+	const size_t pfx = sizeof(PSYM_GO_BUILD_ID_PREFIX) - 1;
+	size_t n = 0;
+
+	if (!s || strncmp(s, PSYM_GO_BUILD_ID_PREFIX, pfx) != 0)
+		return false;
+	for (s += pfx; s[n]; n++)
+		if (n >= PSYM_GO_BUILD_ID_MAX || !go_id_char((unsigned char)s[n]))
+			return false;
+	return n >= 1;
+}
+
 static int debug_sup_id(Elf *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
 
-int psym_libelf_build_id(void *handle, char out[PSYM_BUILD_ID_HEX_MAX])
+typedef int (*notes_reader)(const void *notes, size_t len, size_t align, bool swap,
+			    char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/* The first answer of rd over the PT_NOTE segments, then the SHT_NOTE sections. */
+static int libelf_notes(Elf *elf, notes_reader rd, char out[PSYM_BUILD_ID_HEX_MAX])
 {
-	Elf *elf = handle;
+	Elf_Scn *scn = NULL;
 	int ret = PSYM_NOENT;
 	size_t n;
 
@@ -86,29 +167,35 @@ int psym_libelf_build_id(void *handle, char out[PSYM_BUILD_ID_HEX_MAX])
 			d = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz,
 						 ELF_T_NHDR);
 			if (d && d->d_buf)
-				ret = psym_notes_build_id(d->d_buf, d->d_size,
-							  ph.p_align == 8 ? 8 : 4, false, out);
+				ret = rd(d->d_buf, d->d_size, ph.p_align == 8 ? 8 : 4, false, out);
 		}
 	}
-	if (ret == PSYM_NOENT) {
-		Elf_Scn *scn = NULL;
+	while (ret == PSYM_NOENT && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
 
-		while ((scn = elf_nextscn(elf, scn)) && ret == PSYM_NOENT) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-
-			if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-			    (sh.sh_flags & SHF_COMPRESSED))
-				continue;
-			d = elf_getdata(scn, NULL);
-			if (d && d->d_buf)
-				ret = psym_notes_build_id(d->d_buf, d->d_size,
-							  sh.sh_addralign == 8 ? 8 : 4, false, out);
-		}
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    (sh.sh_flags & SHF_COMPRESSED))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (d && d->d_buf)
+			ret = rd(d->d_buf, d->d_size, sh.sh_addralign == 8 ? 8 : 4, false, out);
 	}
-	if (ret == PSYM_NOENT)
-		ret = debug_sup_id(elf, out);
 	return ret;
+}
+
+int psym_libelf_build_id(void *handle, char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	int ret = libelf_notes(handle, psym_notes_build_id, out);
+
+	if (ret == PSYM_NOENT)
+		ret = debug_sup_id(handle, out);
+	return ret;
+}
+
+int psym_libelf_go_build_id(void *handle, char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	return libelf_notes(handle, psym_notes_go_build_id, out);
 }
 
 int psym_debug_sup_parse(const void *data, size_t len, bool msb, struct psym_debug_sup *out)
@@ -177,8 +264,8 @@ static int debug_sup_id(Elf *elf, char out[PSYM_BUILD_ID_HEX_MAX])
 	return PSYM_NOENT;
 }
 
-int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
-			 struct psym_err *e)
+static int fd_build_id(int fd, const char *name, bool go, char out[PSYM_BUILD_ID_HEX_MAX],
+		       struct psym_err *e)
 {
 	GElf_Ehdr eh;
 	Elf *elf;
@@ -188,21 +275,39 @@ int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MA
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
 		ret = psym_err_set(e, PSYM_EBADELF, "'%s': not an ELF file", name);
-	else
-		ret = psym_libelf_build_id(elf, out);
+	else if ((ret = psym_libelf_build_id(elf, out)) == PSYM_NOENT && go)
+		ret = psym_libelf_go_build_id(elf, out);
 	elf_end(elf);
 	return ret;
 }
 
-int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX], struct psym_err *e)
+int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+			 struct psym_err *e)
+{
+	return fd_build_id(fd, name, false, out, e);
+}
+
+static int file_build_id(const char *path, bool go, char out[PSYM_BUILD_ID_HEX_MAX],
+			 struct psym_err *e)
 {
 	int fd = psym_open_regular(path, e), ret;
 
 	if (fd < 0)
 		return fd;
-	ret = psym_elf_fd_build_id(fd, path, out, e);
+	ret = fd_build_id(fd, path, go, out, e);
 	close(fd);
 	return ret;
+}
+
+int psym_elf_file_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX], struct psym_err *e)
+{
+	return file_build_id(path, false, out, e);
+}
+
+int psym_elf_file_mapping_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
+				   struct psym_err *e)
+{
+	return file_build_id(path, true, out, e);
 }
 
 int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],

@@ -2,6 +2,16 @@
 /*
  * GNU build IDs: read from ELF note data, from ELF files, and from the
  * kernel's /sys/kernel/notes; formatted as lowercase hex.
+ *
+ * Go build IDs: Go's linker writes a note with owner "Go", type 4, whose
+ * descriptor is the build ID as `go tool buildid` prints it
+ * ("ACTION/CONTENT..." in base64url with '/' between the parts). Many Go
+ * binaries have no GNU build ID, only this note. A mapping of such a file
+ * records it as "go:" followed by that string (PSYM_GO_BUILD_ID_PREFIX):
+ * ':' is not a hex digit, so the form never collides with a GNU build ID,
+ * fails psym_build_id_valid and so never reaches a path, a .build-id tree,
+ * debuginfod, the index store or the answer cache. It is only compared
+ * (psym_build_id_equal) with the Go build ID of a file found by path.
  */
 #ifndef PSYM_BUILDID_H
 #define PSYM_BUILDID_H
@@ -26,6 +36,29 @@
 int psym_notes_build_id(const void *notes, size_t len, size_t align, bool swap,
 			char out[PSYM_BUILD_ID_HEX_MAX]);
 
+/* The prefix of a Go build ID as psym records it (see the top of this file). */
+#define PSYM_GO_BUILD_ID_PREFIX "go:"
+/* Go's note type for the build ID (owner "Go"). */
+#define PSYM_NT_GO_BUILD_ID 4
+/* Longest Go build ID string accepted (the prefix and the NUL still fit). */
+#define PSYM_GO_BUILD_ID_MAX (PSYM_BUILD_ID_HEX_MAX - 1 - (sizeof(PSYM_GO_BUILD_ID_PREFIX) - 1))
+
+/*
+ * Find Go's build ID note in a buffer of ELF notes; write it in the "go:"
+ * form and return 0, or PSYM_NOENT when there is none or it is not one:
+ * empty, longer than PSYM_GO_BUILD_ID_MAX, or with a byte outside
+ * [A-Za-z0-9_./+=-] (trailing NULs are dropped). Bounds-checked.
+ */
+int psym_notes_go_build_id(const void *notes, size_t len, size_t align, bool swap,
+			   char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/* The build ID a mapping records: the GNU one, else the Go one. */
+int psym_notes_mapping_build_id(const void *notes, size_t len, size_t align, bool swap,
+				char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/* True when s is a Go build ID in the "go:" form psym_notes_go_build_id writes. */
+bool psym_build_id_is_go(const char *s);
+
 /*
  * Build ID of an ELF file, read from its notes (program headers first, then
  * section headers). Opens only regular files. Returns 0, PSYM_NOENT (no
@@ -42,6 +75,15 @@ int psym_elf_fd_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MA
  * .debug_sup, which the files using it name: that is its build ID.
  */
 int psym_libelf_build_id(void *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
+/* The Go build ID ("go:" form) of a libelf handle: 0 or PSYM_NOENT. */
+int psym_libelf_go_build_id(void *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/*
+ * The build ID a mapping of the file records (psym-collect): the GNU one
+ * as psym_elf_file_build_id reads it, else the Go one in the "go:" form.
+ */
+int psym_elf_file_mapping_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
+				   struct psym_err *e);
 
 /*
  * A .debug_sup section (DWARF 5, section 7.3.6): version 5, whether this

@@ -188,6 +188,8 @@ static int load_headers(struct psym_elf *f, struct psym_err *e)
 		};
 	}
 	f->has_build_id = psym_libelf_build_id(f->elf, f->build_id) == 0;
+	if (f->has_build_id || psym_libelf_go_build_id(f->elf, f->go_build_id) != 0)
+		f->go_build_id[0] = '\0';
 	if (f->eh.e_type == ET_REL && f->nsections) {
 		int ret = psym_elf_rel_layout(f->elf, f->path, f->nsections, &f->secaddr, e);
 
@@ -358,6 +360,11 @@ const char *psym_elf_path(const struct psym_elf *f)
 const char *psym_elf_build_id(const struct psym_elf *f)
 {
 	return f->has_build_id ? f->build_id : NULL;
+}
+
+const char *psym_elf_go_build_id(const struct psym_elf *f)
+{
+	return f->go_build_id[0] ? f->go_build_id : NULL;
 }
 
 size_t psym_elf_loads(const struct psym_elf *f, const struct psym_elf_load **loads)

@@ -49,6 +49,12 @@ void psym_elf_close(struct psym_elf *elf);
 const char *psym_elf_path(const struct psym_elf *elf);
 /* Lowercase hex build ID, or NULL when the file has none. */
 const char *psym_elf_build_id(const struct psym_elf *elf);
+/*
+ * A file without a GNU build ID: its Go build ID in the "go:" form
+ * (buildid.h), or NULL. Only ever compared with a mapping's build ID (the
+ * locator's check), never used as a key or in a path.
+ */
+const char *psym_elf_go_build_id(const struct psym_elf *elf);
 
 size_t psym_elf_loads(const struct psym_elf *elf, const struct psym_elf_load **loads);
 

@@ -29,6 +29,7 @@ struct psym_elf {
 	struct psym_elf_limits lim;
 	char build_id[PSYM_BUILD_ID_HEX_MAX];
 	bool has_build_id;
+	char go_build_id[PSYM_BUILD_ID_HEX_MAX]; /* "go:..." or "", read without a GNU one */
 	struct psym_elf_load *loads;
 	size_t nloads;
 	/* A debug-only file: the binary's PT_LOADs as recovered (norm_layout). */

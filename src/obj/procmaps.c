@@ -209,6 +209,7 @@ int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX])
 		MAX_NOTE = 1 << 16
 	};
 	unsigned char h[sizeof(Elf64_Ehdr)], *ph = NULL, *note = NULL;
+	char go[PSYM_BUILD_ID_HEX_MAX] = "";
 	struct ehdr_info x;
 	int ret = PSYM_NOENT;
 
@@ -248,6 +249,13 @@ int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX])
 		if (!read_all(fd, note, (size_t)size, off))
 			continue;
 		ret = psym_notes_build_id(note, (size_t)size, align == 8 ? 8 : 4, false, out);
+		if (ret == PSYM_NOENT && !go[0] &&
+		    psym_notes_go_build_id(note, (size_t)size, align == 8 ? 8 : 4, false, go) != 0)
+			go[0] = '\0';
+	}
+	if (ret == PSYM_NOENT && go[0]) { /* no GNU build ID in any note: Go's */
+		memcpy(out, go, sizeof(go));
+		ret = 0;
 	}
 out:
 	free(ph);
@@ -275,12 +283,12 @@ void psym_procmaps_build_ids(int pid, struct psym_procmap *maps, size_t n)
 			}
 		snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid,
 			 maps[i].start, maps[i].limit);
-		if (psym_elf_file_build_id(path, maps[i].build_id, &e) == 0)
+		if (psym_elf_file_mapping_build_id(path, maps[i].build_id, &e) == 0)
 			continue;
 		if (len > 10 && !strcmp(name + len - 10, " (deleted)"))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/root%s", pid, name);
-		if (psym_elf_file_build_id(path, maps[i].build_id, &e) != 0)
+		if (psym_elf_file_mapping_build_id(path, maps[i].build_id, &e) != 0)
 			maps[i].build_id[0] = '\0';
 	next:;
 	}

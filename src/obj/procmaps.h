@@ -42,8 +42,9 @@ int psym_procmaps_read(int pid, struct psym_procmap **out, size_t *n, struct psy
  * Build ID of an open ELF file read with pread only (header, program
  * headers, PT_NOTE segments of at most 64 KiB each): no mapping of the
  * file, a few small reads, for the collector that reads the files of live
- * processes. 0, PSYM_NOENT (no build ID note, not an ELF of this machine's
- * byte order) or PSYM_EIO.
+ * processes. The build ID a mapping records: the GNU one, else Go's in the
+ * "go:" form (buildid.h). 0, PSYM_NOENT (no build ID note, not an ELF of
+ * this machine's byte order) or PSYM_EIO.
  */
 int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX]);
 
@@ -51,7 +52,7 @@ int psym_procmaps_fd_build_id(int fd, char out[PSYM_BUILD_ID_HEX_MAX]);
  * Fill build IDs of all file-backed mappings (tools that want them all; the
  * collector reads only the mappings its samples need), reading the ELF through
  * /proc/PID/map_files/START-END (works for deleted files and containers),
- * else /proc/PID/root/PATH.
+ * else /proc/PID/root/PATH. GNU build IDs, else Go's ("go:" form).
  */
 void psym_procmaps_build_ids(int pid, struct psym_procmap *maps, size_t n);
 

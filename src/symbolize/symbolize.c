@@ -314,7 +314,8 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 	long first = -1;
 	int ret;
 
-	ret = psym_elf_file_build_id(o->main_binary, want, &be);
+	/* The build ID its mapping would carry: GNU, else Go's ("go:..."). */
+	ret = psym_elf_file_mapping_build_id(o->main_binary, want, &be);
 	if (ret && ret != PSYM_NOENT)
 		return psym_err_set(e, ret, "--main-binary: %s", be.msg);
 	for (size_t k = 0; k < pb->n_mapping; k++) {

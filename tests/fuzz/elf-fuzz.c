@@ -21,6 +21,7 @@ static void poke(struct psym_elf *elf)
 	size_t n = psym_elf_loads(elf, &loads);
 
 	(void)psym_elf_build_id(elf);
+	(void)psym_elf_go_build_id(elf);
 	(void)psym_elf_has_dwarf(elf);
 	(void)psym_elf_debuglink(elf, &name, &crc);
 	for (size_t i = 0; i < n && i < 8; i++) {
