@@ -84,6 +84,11 @@ for f in java.cpu java.heap java.contention; do
 		diff "$f.$1.go" "$f.$1.psym" | head -5
 	done
 done
+# Symbolizing keeps the Java names and says so: nothing "left as addresses".
+"$PSYM" symbolize --offline --no-cache "$D/java.heap" -o heap2.pb 2>sum.err
+check "psym symbolize: the Java heap's 119 locations are kept, not left as addresses" \
+	sh -c "grep -q '119/119 locations symbolized (119 kept' sum.err && ! grep -q 'no mapping' sum.err"
+cat sum.err
 # The Java names reach the reports: a function and its file:line.
 "$PSYM" traces "$D/java.contention" >tr 2>&1
 check "contention traces name com.example.function03 at source.java:3" \
