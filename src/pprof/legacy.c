@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <inttypes.h>
-#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,22 +14,6 @@
 /* (Java's text profiles and symbol sections: legacyjava.c.) */
 
 typedef uint64_t (*word_fn)(const unsigned char *p);
-
-/*
- * A scaled value as an integer: hostile inputs scale past int64 (a double
- * outside its range, or NaN, is undefined to convert): clamped, as no real
- * profile comes near.
- */
-static int64_t to_i64(double x)
-{
-	if (!(x == x))
-		return 0;
-	if (x >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (x <= -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)x;
-}
 
 static uint64_t w32l(const unsigned char *p)
 {
@@ -177,23 +160,6 @@ static int parse_cpu(struct legacy *L, const unsigned char *buf, size_t len, siz
 	ret = psym_legacy_maps_from(L, &s);
 	free(s.tok);
 	return ret;
-}
-
-int64_t psym_legacy_scale_heap(int64_t count, int64_t size, int64_t rate, int64_t *osize)
-{
-	double scale;
-
-	if (count == 0 || size == 0) {
-		*osize = 0;
-		return 0;
-	}
-	if (rate <= 1) {
-		*osize = size;
-		return count;
-	}
-	scale = 1 / (1 - exp(-((double)size / (double)count) / (double)rate));
-	*osize = to_i64((double)size * scale);
-	return to_i64((double)count * scale);
 }
 
 static int parse_heap(struct legacy *L, struct scan *s)
@@ -544,8 +510,8 @@ static int parse_contention(struct legacy *L, struct scan *s)
 			v2 = strtoll(b, NULL, 10);
 			if (L->period > 0) {
 				if (hz > 0)
-					v1 = to_i64((double)v1 * (double)L->period /
-						    ((double)hz / 1e9));
+					v1 = psym_legacy_to_i64((double)v1 * (double)L->period /
+								((double)hz / 1e9));
 				v2 = (int64_t)((uint64_t)v2 * (uint64_t)L->period);
 			}
 			v[0] = v2, v[1] = v1;

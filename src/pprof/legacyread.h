@@ -95,6 +95,7 @@ int psym_legacy_hex_addresses(struct legacy *L, const char *s, bool adjust_all,
 int psym_legacy_maps_from(struct legacy *L, struct scan *s);
 int psym_legacy_additional_sections(struct legacy *L, struct scan *s);
 int psym_legacy_build(struct legacy *L, const struct psym_limits *lim, struct psym_profile **out);
+int64_t psym_legacy_to_i64(double x);
 int64_t psym_legacy_scale_heap(int64_t count, int64_t size, int64_t rate, int64_t *osize);
 
 /* Java profiles (legacyjava.c) */
