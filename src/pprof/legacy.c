@@ -3,7 +3,6 @@
 
 #include <ctype.h>
 #include <inttypes.h>
-#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,24 +11,9 @@
 #include "legacyread.h"
 
 /* ---- the formats ------------------------------------------------------- */
+/* (Java's text profiles and symbol sections: legacyjava.c.) */
 
 typedef uint64_t (*word_fn)(const unsigned char *p);
-
-/*
- * A scaled value as an integer: hostile inputs scale past int64 (a double
- * outside its range, or NaN, is undefined to convert): clamped, as no real
- * profile comes near.
- */
-static int64_t to_i64(double x)
-{
-	if (!(x == x))
-		return 0;
-	if (x >= 9223372036854775807.0)
-		return INT64_MAX;
-	if (x <= -9223372036854775808.0)
-		return INT64_MIN;
-	return (int64_t)x;
-}
 
 static uint64_t w32l(const unsigned char *p)
 {
@@ -119,8 +103,9 @@ static void strip_signal_frames(struct legacy *L)
 	}
 }
 
+/* Java's (java): no return-address adjustment or signal frames; symbols follow. */
 static int parse_cpu(struct legacy *L, const unsigned char *buf, size_t len, size_t which,
-		     uint64_t period)
+		     uint64_t period, bool java)
 {
 	word_fn fn = cpu_words[which].fn;
 	size_t w = cpu_words[which].size, pos = 5 * w;
@@ -128,7 +113,7 @@ static int parse_cpu(struct legacy *L, const unsigned char *buf, size_t len, siz
 	int ret;
 
 	L->ptype[0] = "cpu", L->ptype[1] = "nanoseconds";
-	L->dup_leaf = true;
+	L->dup_leaf = !java;
 	L->period = (int64_t)(period * 1000);
 	L->types[0][0] = "samples", L->types[0][1] = "count";
 	L->types[1][0] = "cpu", L->types[1][1] = "nanoseconds";
@@ -157,7 +142,7 @@ static int parse_cpu(struct legacy *L, const unsigned char *buf, size_t len, siz
 		for (uint64_t i = 0; i < nstk; i++) {
 			uint64_t a = fn(buf + pos + i * w);
 
-			if (psym_legacy_add_addr(L, i > 0 ? a - 1 : a))
+			if (psym_legacy_add_addr(L, i > 0 && !java ? a - 1 : a))
 				return -1;
 		}
 		pos += nstk * w;
@@ -166,29 +151,15 @@ static int parse_cpu(struct legacy *L, const unsigned char *buf, size_t len, siz
 		if (psym_legacy_add_sample(L, v, 2, first))
 			return -1;
 	}
+	if (java)
+		return psym_legacy_java_symbols(L, (const char *)buf + pos,
+						(const char *)buf + len);
 	strip_signal_frames(L);
 	s.p = (const char *)buf + pos;
 	s.end = (const char *)buf + len;
 	ret = psym_legacy_maps_from(L, &s);
 	free(s.tok);
 	return ret;
-}
-
-static int64_t scale_heap(int64_t count, int64_t size, int64_t rate, int64_t *osize)
-{
-	double scale;
-
-	if (count == 0 || size == 0) {
-		*osize = 0;
-		return 0;
-	}
-	if (rate <= 1) {
-		*osize = size;
-		return count;
-	}
-	scale = 1 / (1 - exp(-((double)size / (double)count) / (double)rate));
-	*osize = to_i64((double)size * scale);
-	return to_i64((double)count * scale);
 }
 
 static int parse_heap(struct legacy *L, struct scan *s)
@@ -299,7 +270,8 @@ static int parse_heap(struct legacy *L, struct scan *s)
 			if (count != 0) {
 				bytes = size / count;
 				if (v2)
-					count = scale_heap(count, size, L->period, &size);
+					count = psym_legacy_scale_heap(count, size, L->period,
+								       &size);
 			}
 			v[nv++] = count;
 			v[nv++] = size;
@@ -507,10 +479,7 @@ static int parse_contention(struct legacy *L, struct scan *s)
 			if (__builtin_mul_overflow(ms, 1000000LL, &L->duration))
 				return psym_legacy_malformed(L, "ms since reset out of range", val);
 		} else if (!strcmp(key, "format") || !strcmp(key, "resolution"))
-			return psym_err_set(
-				L->e, PSYM_EBADPROFILE,
-				"'%s': a Java legacy profile (format = java): not supported",
-				L->name);
+			return 1; /* a Java profile: psym_legacy_java_text() reads it */
 		else if (strcmp(key, "discarded samples"))
 			return psym_legacy_malformed(L, "unknown contention attribute", key);
 	}
@@ -541,8 +510,8 @@ static int parse_contention(struct legacy *L, struct scan *s)
 			v2 = strtoll(b, NULL, 10);
 			if (L->period > 0) {
 				if (hz > 0)
-					v1 = to_i64((double)v1 * (double)L->period /
-						    ((double)hz / 1e9));
+					v1 = psym_legacy_to_i64((double)v1 * (double)L->period /
+								((double)hz / 1e9));
 				v2 = (int64_t)((uint64_t)v2 * (uint64_t)L->period);
 			}
 			v[0] = v2, v[1] = v1;
@@ -662,15 +631,11 @@ int psym_legacy_parse(const unsigned char *buf, size_t len, const char *name,
 	if (k == PSYM_LEGACY_NONE)
 		k = detect_text(&s);
 	switch (k) {
-	case PSYM_LEGACY_CPU: ret = parse_cpu(&L, buf, len, which, period); break;
+	case PSYM_LEGACY_CPU:
 	case PSYM_LEGACY_JAVA_CPU:
-	case PSYM_LEGACY_JAVA:
-		ret = psym_err_set(
-			e, PSYM_EBADPROFILE,
-			"'%s': a Java legacy profile: not supported (Java profiles carry "
-			"their own symbols; go tool pprof reads them)",
-			name);
+		ret = parse_cpu(&L, buf, len, which, period, k == PSYM_LEGACY_JAVA_CPU);
 		break;
+	case PSYM_LEGACY_JAVA: ret = psym_legacy_java_text(&L, buf, len); break;
 	case PSYM_LEGACY_HEAP: ret = parse_heap(&L, &s); break;
 	case PSYM_LEGACY_COUNT:
 		snprintf(type, sizeof(type), "%.*s", (int)strcspn(s.tok, " "), s.tok);
@@ -678,13 +643,18 @@ int psym_legacy_parse(const unsigned char *buf, size_t len, const char *name,
 		ret = parse_count(&L, &s);
 		break;
 	case PSYM_LEGACY_THREAD: ret = parse_thread(&L, &s); break;
-	case PSYM_LEGACY_CONTENTION: ret = parse_contention(&L, &s); break;
+	case PSYM_LEGACY_CONTENTION:
+		/* Java's has attributes C++'s has not (pprof tries it next). */
+		if ((ret = parse_contention(&L, &s)) == 1)
+			ret = psym_legacy_java_text(&L, buf, len);
+		break;
 	default: ret = psym_err_set(e, PSYM_EBADPROTO, "'%s': not a pprof profile", name); break;
 	}
 	if (ret < 0 && !e->msg[0])
 		psym_err_set(e, ret, "'%s': out of memory", name);
 	if (!ret)
-		ret = psym_legacy_build(&L, lim, out);
+		ret = L.java ? psym_legacy_java_build(&L, lim, out)
+			     : psym_legacy_build(&L, lim, out);
 	free(s.tok);
 	regfree(&L.re_maps);
 	regfree(&L.re_brief);
@@ -696,6 +666,7 @@ int psym_legacy_parse(const unsigned char *buf, size_t len, const char *name,
 		free(L.attr[i]);
 	free(L.attr);
 	free(L.sub);
+	psym_legacy_java_free(&L);
 	free(L.m);
 	free(L.s);
 	free(L.addrs);

@@ -12,7 +12,8 @@
  *
  * The input is untrusted: lines are capped (1 MiB), every count and
  * address is range-checked, and memory counts against the profile's cap.
- * Java variants (format = java) are recognized and refused.
+ * Java's heapz, contentionz and CPU profiles (legacyjava.c) carry their
+ * own symbol section: read into symbolized locations, as pprof reads them.
  */
 #ifndef PSYM_LEGACY_H
 #define PSYM_LEGACY_H

@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -163,6 +164,42 @@ int psym_legacy_hex_addresses(struct legacy *L, const char *s, bool adjust_all, 
 		p = q;
 	}
 	return 0;
+}
+
+/* ---- values ------------------------------------------------------------ */
+
+/*
+ * A scaled value as an integer: hostile inputs scale past int64 (a double
+ * outside its range, or NaN, is undefined to convert): clamped, as no real
+ * profile comes near.
+ */
+int64_t psym_legacy_to_i64(double x)
+{
+	if (!(x == x))
+		return 0;
+	if (x >= 9223372036854775807.0)
+		return INT64_MAX;
+	if (x <= -9223372036854775808.0)
+		return INT64_MIN;
+	return (int64_t)x;
+}
+
+/* A heap sample unsampled at rate (pprof's scaleHeapSample); *osize its size. */
+int64_t psym_legacy_scale_heap(int64_t count, int64_t size, int64_t rate, int64_t *osize)
+{
+	double scale;
+
+	if (count == 0 || size == 0) {
+		*osize = 0;
+		return 0;
+	}
+	if (rate <= 1) {
+		*osize = size;
+		return count;
+	}
+	scale = 1 / (1 - exp(-((double)size / (double)count) / (double)rate));
+	*osize = psym_legacy_to_i64((double)size * scale);
+	return psym_legacy_to_i64((double)count * scale);
 }
 
 /* ---- the memory map ---------------------------------------------------- */

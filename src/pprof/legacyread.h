@@ -62,6 +62,20 @@ struct legacy {
 	char **attr; /* "$NAME", VALUE pairs */
 	size_t nattr;
 	char *sub; /* a line with them replaced */
+	/* Java profiles (legacyjava.c): the symbol section, in its order. */
+	bool java;
+	struct ljsym *js;
+	size_t njs, capjs;
+	char *junit; /* the "resolution" attribute: the second value's unit */
+};
+
+/* One line of a Java profile's symbol section: "0xADDR FUNCTION (FILE:LINE)". */
+struct ljsym {
+	uint64_t addr;
+	size_t idx; /* its place in the section */
+	char *func, *file;
+	const char *ffile; /* its function's file: the first line of that name gives it */
+	int64_t line;
 };
 
 #define MAX_ATTRS 256
@@ -81,5 +95,14 @@ int psym_legacy_hex_addresses(struct legacy *L, const char *s, bool adjust_all,
 int psym_legacy_maps_from(struct legacy *L, struct scan *s);
 int psym_legacy_additional_sections(struct legacy *L, struct scan *s);
 int psym_legacy_build(struct legacy *L, const struct psym_limits *lim, struct psym_profile **out);
+int64_t psym_legacy_to_i64(double x);
+int64_t psym_legacy_scale_heap(int64_t count, int64_t size, int64_t rate, int64_t *osize);
+
+/* Java profiles (legacyjava.c) */
+int psym_legacy_java_text(struct legacy *L, const unsigned char *buf, size_t len);
+int psym_legacy_java_symbols(struct legacy *L, const char *p, const char *end);
+int psym_legacy_java_build(struct legacy *L, const struct psym_limits *lim,
+			   struct psym_profile **out);
+void psym_legacy_java_free(struct legacy *L);
 
 #endif

@@ -118,7 +118,8 @@ struct run {
 	struct psym_located **plan;    /* by mapping position; NULL: nothing to do */
 	size_t *first, *fill;	       /* locations of mapping k: order[first[k]..+fill[k]] */
 	uint32_t *order;	       /* location positions */
-	size_t nomap;		       /* locations without a mapping */
+	size_t nomap;		       /* locations without a mapping, or lines */
+	size_t nomap_kept;	       /* ...and with lines (a Java profile's): kept */
 	struct psym_locate_opts lo;
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
@@ -869,7 +870,9 @@ static int prepare_buckets(struct run *run, struct psym_err *e)
 	for (size_t i = 0; i < nloc; i++) {
 		long k = psym_lean_location_mapping(lp, i);
 
-		if (k < 0)
+		if (k < 0 && psym_lean_has_lines(lp, i))
+			run->nomap_kept++;
+		else if (k < 0)
 			run->nomap++;
 		else
 			run->fill[k]++;
@@ -897,6 +900,10 @@ static int resolve(struct run *run, struct psym_err *e)
 	for (size_t k = 0; k < pb->n_mapping && !ret; k++)
 		ret = symbolize_mapping(run, k, pb->mapping[k], run->order + run->first[k],
 					run->fill[k], e);
+	if (!ret) {
+		run->r->locations += run->nomap_kept;
+		run->r->kept += run->nomap_kept;
+	}
 	if (!ret && run->nomap) {
 		run->r->no_mapping = run->nomap;
 		run->r->locations += run->nomap;
