@@ -19,10 +19,17 @@
 
 #include "pprof.h"
 
+/*
+ * pprof's -functions, -lines, -files, -filefunctions ("function file") and
+ * -addresses (each location's address, as "%016x", before its function,
+ * file and line; inline frames kept).
+ */
 enum psym_report_granularity {
 	PSYM_BY_FUNCTION,
 	PSYM_BY_LINE,
 	PSYM_BY_FILE,
+	PSYM_BY_FILEFUNCTION,
+	PSYM_BY_ADDRESS,
 };
 
 /*
