@@ -18,6 +18,13 @@ done
 # small: g2's first 5 samples (its total a few per cent of g1's).
 awk '/^sample \{/ { if (++n > 5) next } { print }' g2.txtpb >small.txtpb
 encode_txtpb small.txtpb small.pb
+# tiny: 5 samples of [count/50, 1 ns] against g1's [count, ns]: normalized
+# to it, g1's nanoseconds all round to 0 and its smaller counts too, so
+# pprof's ScaleN drops those samples.
+t=$(sed -n 's/.*value: \[\([0-9]*\),.*/\1/p' g1.txtpb | awk '{ s += $1 } END { printf "%d", s / 50 }')
+awk -v t=$t '/^sample \{/ { if (++n > 5) next; sub(/value: \[[^]]*\]/, "value: [" t ", 1]") } { print }' \
+	g2.txtpb >tiny.txtpb
+encode_txtpb tiny.txtpb tiny.pb
 
 # same VIEW PROFILE PSYM-OPTION...: psym VIEW against go tool pprof -VIEW
 # -symbolize=none with the same options in pprof's spelling (top: with
@@ -94,7 +101,7 @@ check "the base subtracted is not the diff base" \
 		'$PSYM' top --diff-base=sys2.pb sys1.pb >b2 && ! cmp -s b1 b2"
 
 # ---- --normalize: FILE scaled to BASE's total first, rounded as pprof ----
-for pair in "sys1.pb sys2.pb" "g1.pb g2.pb" "g1.pb small.pb"; do
+for pair in "sys1.pb sys2.pb" "g1.pb g2.pb" "g1.pb small.pb" "g1.pb tiny.pb"; do
 	set -- $pair
 	same top $1 --diff-base=$2 --normalize
 	same top $1 --diff-base=$2 --normalize --sample-index=0
@@ -105,6 +112,10 @@ for pair in "sys1.pb sys2.pb" "g1.pb g2.pb" "g1.pb small.pb"; do
 done
 "$PSYM" top --diff-base=small.pb g1.pb >n1
 "$PSYM" top --diff-base=small.pb --normalize g1.pb >n2
+"$PSYM" traces --sample-index=0 g1.pb | grep -c '^-----------+' >c1
+"$PSYM" traces --sample-index=0 --base=tiny.pb --normalize g1.pb | grep -c '^-----------+' >c2
+check "--normalize drops the samples scaled to 0 ($(cat c1) -> $(cat c2) stacks)" \
+	sh -c "test $(cat c2) -gt 1 && test $(cat c2) -lt $(cat c1)"
 check "--normalize changes a diff whose totals differ" sh -c "test -s n1 && test -s n2 && ! cmp -s n1 n2"
 
 # ---- --addresses, --filefunctions: pprof's granularities ----
@@ -116,7 +127,11 @@ for p in g1.pb g2.pb sys1.pb sys2.pb u1.pb; do
 		same tree $p $g
 	done
 done
+# A real symbolized profile (testdata/sample.pb.gz: fib, its header lines).
+cp "$top_srcdir/testdata/sample.pb.gz" real.pb.gz
 for g in --addresses --filefunctions; do
+	same top real.pb.gz $g
+	same traces real.pb.gz $g
 	same top sys1.pb $g --focus=nginx --hide=kernel
 	same top g1.pb $g --nodefraction=0.005 --edgefraction=0.001 --nodecount=20
 	same top sys1.pb $g --base=sys2.pb --normalize
