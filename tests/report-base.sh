@@ -100,6 +100,50 @@ check "the base subtracted is not the diff base" \
 	sh -c "! cmp -s v.a /dev/null && '$PSYM' top --base=sys2.pb sys1.pb >b1 &&
 		'$PSYM' top --diff-base=sys2.pb sys1.pb >b2 && ! cmp -s b1 b2"
 
+# flame --base: what the subtraction leaves negative has no width (as a
+# diff base's samples), so frames never overlap; coloured by the sign of
+# each frame's change, each root's change as folded --base sums it.
+"$PSYM" flame --base=sys2.pb sys1.pb -o b.svg
+"$PSYM" folded --base=sys2.pb sys1.pb >b.folded
+check "flame --base: no overlapping frames, coloured by sign, roots' changes as folded" \
+	python3 - b.svg b.folded <<'PY'
+import collections, re, sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9, "hrs": 3600e9}
+change = collections.Counter()
+for l in open(sys.argv[2]):
+    st, v = l.rstrip("\n").rsplit(" ", 1)
+    change[st.split(";")[0]] += int(v)
+assert any(v < 0 for v in change.values()) and any(v > 0 for v in change.values())
+rows, up, down = collections.defaultdict(list), 0, 0
+for g in ET.parse(sys.argv[1]).getroot().iter(ns + "g"):
+    if g.get("class") != "f":
+        continue
+    t = g.find(ns + "title").text
+    m = re.search(r"change (\+?-?[0-9.]+)([a-z]*)\)$", t)
+    assert m, t
+    v = float(m.group(1)) * UNITS.get(m.group(2), 1)
+    rect = g.find(ns + "rect")
+    r, b = int(rect.get("fill")[1:3], 16), int(rect.get("fill")[5:7], 16)
+    if v > 0:
+        assert r == 255 and b < 255, t; up += 1
+    elif v < 0:
+        assert b == 255 and r < 255, t; down += 1
+    x, w = float(g.get("data-x")), float(g.get("data-w"))
+    assert w >= 0 and x >= 0 and x + w <= 1 + 1e-6, t
+    rows[g.get("data-d")].append((x, w, t))
+    if g.get("data-d") == "0":
+        name = g.find(ns + "text").get("data-n")
+        want = change.get(name, 0)
+        assert abs(v - want) <= 0.006 * abs(want) + 1e4, (name, v, want)
+for y, fr in rows.items():
+    fr.sort()
+    for a, b2 in zip(fr, fr[1:]):
+        assert a[0] + a[1] <= b2[0] + 1e-6, ("overlap", a, b2)
+assert up and down, (up, down)
+print(up, "grew,", down, "shrank,", sum(map(len, rows.values())), "frames")
+PY
+
 # ---- --normalize: FILE scaled to BASE's total first, rounded as pprof ----
 for pair in "sys1.pb sys2.pb" "g1.pb g2.pb" "g1.pb small.pb" "g1.pb tiny.pb"; do
 	set -- $pair

@@ -116,7 +116,9 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
  * x and value (in the sample's unit) place each frame. Frames narrower than
  * a tenth of a pixel of the default 1,180-pixel drawing are left out and
  * counted. With a diff base (--diff-base) the widths are the new profile's
- * values and each frame carries its change. Frames come in the order the SVG writer draws them: each
+ * values and each frame carries its change; a profile with negative values
+ * (what --base leaves) is drawn the same way: widths of the positive
+ * samples, each frame its change. Frames come in the order the SVG writer draws them: each
  * frame when its run ends, deepest first.
  */
 /*
