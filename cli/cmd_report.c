@@ -38,7 +38,16 @@
 #define DIFF_HELP                                                                                  \
 	"      --diff-base BASE       show the change from profile BASE (pprof's\n"                \
 	"                             -diff_base: BASE's values subtracted, percentages\n"         \
-	"                             of BASE's total)\n"
+	"                             of BASE's total)\n"                                          \
+	"      --base BASE            subtract profile BASE (pprof's -base): stacks\n"             \
+	"                             that cancel go, percentages of what is left\n"               \
+	"      --normalize            with --base or --diff-base: first scale FILE's\n"            \
+	"                             values so its total is BASE's (pprof's -normalize)\n"
+
+#define GRAN_HELP                                                                                  \
+	"      --filefunctions        one node per function and source file\n"                     \
+	"      --addresses            one node per address (and inline frame), named\n"            \
+	"                             named \"ADDRESS function file:line\"\n"
 
 #define REPORT_HELP                                                                                \
 	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
@@ -59,7 +68,7 @@ static const char top_help[] =
 	"  -n, --nodes N, --nodecount N  show the top N rows (default: all)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one row per function and source line\n"
-	"      --files                one row per source file\n" TRIM_HELP
+	"      --files                one row per source file\n" GRAN_HELP TRIM_HELP
 	"                             (default 0 both: every function; pprof's own\n"
 	"                             defaults are 0.005 and 0.001)\n" REPORT_HELP;
 
@@ -68,6 +77,7 @@ static const char folded_help[] =
 	"Collapsed stacks, root first (\"a;b;c VALUE\"), inline frames expanded,\n"
 	"for flamegraph.pl, speedscope and inferno.\n\n"
 	"      --lines                frames as \"function file:line\"\n"
+	"      --files                frames as source files\n" GRAN_HELP
 	"      --comm                 start each stack with the sample's comm label\n"
 	"      --pid                  start each stack with the sample's pid label\n"
 	"  -n, --nodecount N          keep only the frames of the top N functions (as\n"
@@ -81,7 +91,7 @@ static const char flame_help[] =
 	"  -o, --output FILE          the SVG (written atomically; - for stdout)\n"
 	"      --title TEXT           title of the graph\n"
 	"      --lines                frames as \"function file:line\"\n"
-	"      --files                frames as source files\n"
+	"      --files                frames as source files\n" GRAN_HELP
 	"      --comm, --pid          start each stack with that label\n"
 	"  -n, --nodecount N          keep only the frames of the top N functions\n"
 	"                             (also --nodes N)\n"
@@ -93,7 +103,7 @@ static const char traces_help[] =
 	"-traces prints them (samples with the same stack and labels merged, as\n"
 	"pprof merges them).\n\n"
 	"      --lines                frames as \"function file:line\"\n"
-	"      --files                frames as source files\n" REPORT_HELP;
+	"      --files                frames as source files\n" GRAN_HELP REPORT_HELP;
 
 static const char tree_help[] =
 	"Usage: psym tree [OPTIONS] FILE\n"
@@ -105,7 +115,7 @@ static const char tree_help[] =
 	"                             (defaults 0.005 and 0.001)\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one node per function and source line\n"
-	"      --files                one node per source file\n" REPORT_HELP;
+	"      --files                one node per source file\n" GRAN_HELP REPORT_HELP;
 
 static const char peek_help[] =
 	"Usage: psym peek [OPTIONS] REGEX FILE\n"
@@ -114,7 +124,7 @@ static const char peek_help[] =
 	"equals go tool pprof -peek RE FILE). Exits 2 when nothing matches.\n\n"
 	"      --cum                  sort by cumulative value\n"
 	"      --lines                one node per function and source line\n"
-	"      --files                one node per source file\n" REPORT_HELP;
+	"      --files                one node per source file\n" GRAN_HELP REPORT_HELP;
 
 static const char list_help[] =
 	"Usage: psym list [OPTIONS] REGEX FILE\n"
@@ -174,6 +184,10 @@ enum {
 	OPT_EDGEFRACTION,
 	OPT_SOURCE_PATH,
 	OPT_TRIM_PATH,
+	OPT_BASE,
+	OPT_NORMALIZE,
+	OPT_ADDRESSES,
+	OPT_FILEFUNCTIONS,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -200,6 +214,10 @@ static const struct option report_opts[] = {
 	{ "tagfocus", required_argument, NULL, OPT_TAGFOCUS },
 	{ "tagignore", required_argument, NULL, OPT_TAGIGNORE },
 	{ "diff-base", required_argument, NULL, OPT_DIFF_BASE },
+	{ "base", required_argument, NULL, OPT_BASE },
+	{ "normalize", no_argument, NULL, OPT_NORMALIZE },
+	{ "addresses", no_argument, NULL, OPT_ADDRESSES },
+	{ "filefunctions", no_argument, NULL, OPT_FILEFUNCTIONS },
 	{ "nodefraction", required_argument, NULL, OPT_NODEFRACTION },
 	{ "edgefraction", required_argument, NULL, OPT_EDGEFRACTION },
 	{ "source-path", required_argument, NULL, OPT_SOURCE_PATH },
@@ -221,6 +239,8 @@ struct rargs {
 	struct psym_limits lim;
 	struct psym_list_opts lo;
 	const char *out, *title, *base, *regex;
+	bool subtract;	/* base is pprof's -base, not -diff_base */
+	bool normalize; /* scale FILE to base's total first */
 	bool nf_set, ef_set, n_set;
 };
 
@@ -265,6 +285,8 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 		case OPT_CUM: a->ro.sort_cum = true; break;
 		case OPT_LINES: a->ro.by = PSYM_BY_LINE; break;
 		case OPT_FILES: a->ro.by = PSYM_BY_FILE; break;
+		case OPT_ADDRESSES: a->ro.by = PSYM_BY_ADDRESS; break;
+		case OPT_FILEFUNCTIONS: a->ro.by = PSYM_BY_FILEFUNCTION; break;
 		/* perf's --comm=LIST / --pid=LIST filter; bare, a frame per label. */
 		case OPT_COMM:
 			if (optarg)
@@ -286,7 +308,15 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 		case OPT_SHOW: a->ro.filter.show = nonempty(optarg); break;
 		case OPT_TAGFOCUS: a->ro.filter.tagfocus = nonempty(optarg); break;
 		case OPT_TAGIGNORE: a->ro.filter.tagignore = nonempty(optarg); break;
-		case OPT_DIFF_BASE: a->base = optarg; break;
+		case OPT_DIFF_BASE:
+		case OPT_BASE:
+			if (a->base && a->subtract != (c == OPT_BASE))
+				die_usage(names[which],
+					  "--base and --diff-base cannot both be given");
+			a->base = optarg;
+			a->subtract = c == OPT_BASE;
+			break;
+		case OPT_NORMALIZE: a->normalize = true; break;
 		case OPT_SOURCE_PATH: a->lo.source_path = optarg; break;
 		case OPT_TRIM_PATH: a->lo.trim_path = optarg; break;
 		case 'o': a->out = optarg; break;
@@ -323,6 +353,11 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 		if (!a->ef_set)
 			a->ro.edge_fraction = 0.001;
 	}
+	if (a->normalize && !a->base)
+		die_usage(names[which], "--normalize needs --base or --diff-base");
+	if (which == R_LIST && (a->ro.by == PSYM_BY_ADDRESS || a->ro.by == PSYM_BY_FILEFUNCTION))
+		die_usage(names[which],
+			  "list is by source line: no --addresses or --filefunctions");
 	if (which != R_LIST && (a->lo.source_path || a->lo.trim_path))
 		die_usage(names[which], "--source-path and --trim-path are for psym list");
 	if (which == R_FLAME && !a->out)
@@ -341,17 +376,22 @@ static int load_input(const char *file, const struct rargs *a, enum report_kind 
 	if (ret)
 		return ret;
 	if (a->base) {
-		/* pprof's -diff_base: BASE negated and labelled, merged after FILE. */
+		/* pprof's -diff_base: BASE negated and labelled, merged after FILE
+		   (-base: negated only); -normalize scales FILE first. */
 		struct psym_profile *in[2] = { *pp, NULL }, *m = NULL;
 		const char *inames[2] = { file, a->base };
-		const bool isbase[2] = { false, true };
+		const enum psym_merge_role role[2] = { PSYM_MERGE_ADD,
+						       a->subtract ? PSYM_MERGE_SUBTRACT
+								   : PSYM_MERGE_DIFF_BASE };
 
 		ret = load(a->base, &a->lim, &in[1]);
 		if (ret) {
 			psym_profile_free(*pp);
 			return ret;
 		}
-		ret = psym_profile_merge(in, inames, isbase, 2, &a->lim, &m, &e);
+		ret = a->normalize ? psym_profile_normalize(in[0], file, in[1], a->base, &e) : 0;
+		if (!ret)
+			ret = psym_profile_merge(in, inames, role, 2, &a->lim, &m, &e);
 		psym_profile_free(in[0]);
 		psym_profile_free(in[1]);
 		if (ret)

@@ -137,7 +137,7 @@ check "options of the report commands found in the sources ($(wc -l <opts))" \
 while read -r o kind; do
 	case $o in help | output) continue ;; esac
 	case $o in
-	sample-index) a=cpu ;; diff-base) a=k.pb ;; nodefraction | edgefraction) a=0.1 ;;
+	sample-index) a=cpu ;; diff-base | base) a=k.pb ;; nodefraction | edgefraction) a=0.1 ;;
 	max-*) a=1G ;; nodes | nodecount | pids) a=3 ;; source-path | trim-path) a=. ;;
 	*) a=user ;;
 	esac

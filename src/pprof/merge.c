@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,8 +245,9 @@ static int cmp_label(const void *a, const void *b, void *ctx)
 
 /* pprof's mapSample: by locations and labels; values summed (negated for a base). */
 static int map_sample(struct merger *m, const struct psym_profile *p, struct idmap *im,
-		      const pb_sample *src, bool base)
+		      const pb_sample *src, enum psym_merge_role role)
 {
+	bool base = role != PSYM_MERGE_ADD, label = role == PSYM_MERGE_DIFF_BASE;
 	uint64_t *ids = calloc(src->n_location_id ? src->n_location_id : 1, sizeof(*ids));
 	const pb_label **lab = calloc(src->n_label + 1, sizeof(*lab));
 	size_t nl = 0;
@@ -271,7 +273,7 @@ static int map_sample(struct merger *m, const struct psym_profile *p, struct idm
 	if (nl)
 		qsort_r(lab, nl, sizeof(*lab), cmp_label, (void *)p);
 	m->k.n = 0;
-	if (key_put(&m->k, src->n_location_id) || key_put(&m->k, base))
+	if (key_put(&m->k, src->n_location_id) || key_put(&m->k, label))
 		goto oom;
 	for (size_t i = 0; i < src->n_location_id; i++)
 		if (key_put(&m->k, ids[i]))
@@ -322,7 +324,7 @@ static int map_sample(struct merger *m, const struct psym_profile *p, struct idm
 			goto out;
 		}
 	}
-	if (base && psym_builder_label_str(m->b, s, PSYM_DIFF_BASE_LABEL, "true")) {
+	if (label && psym_builder_label_str(m->b, s, PSYM_DIFF_BASE_LABEL, "true")) {
 		ret = fail(m);
 		goto out;
 	}
@@ -360,6 +362,25 @@ static void types_text(const struct psym_profile *p, char *buf, size_t sz)
 				      psym_profile_str(p, p->pb->sample_type[i]->unit));
 }
 
+/* pprof's compatible: b's sample and period types are a's. */
+static int compatible(const struct psym_profile *a, const char *an, const struct psym_profile *b,
+		      const char *bn, struct psym_err *e)
+{
+	bool ok = same_vt(a, a->pb->period_type, b, b->pb->period_type) &&
+		  b->pb->n_sample_type == a->pb->n_sample_type;
+	char x[512], y[512];
+
+	for (size_t j = 0; ok && j < a->pb->n_sample_type; j++)
+		ok = same_vt(a, a->pb->sample_type[j], b, b->pb->sample_type[j]);
+	if (ok)
+		return 0;
+	types_text(a, x, sizeof(x));
+	types_text(b, y, sizeof(y));
+	return psym_err_set(e, PSYM_EBADPROFILE,
+			    "'%s': sample or period types (%s) differ from '%s' (%s)", bn, y, an,
+			    x);
+}
+
 /* pprof's combineHeaders and compatible. */
 static int headers(struct merger *m, struct psym_profile *const *in, const char *const *names,
 		   size_t n)
@@ -370,22 +391,10 @@ static int headers(struct merger *m, struct psym_profile *const *in, const char 
 	const char *dst = "";
 
 	for (size_t i = 1; i < n; i++) {
-		const pb_profile *pi = in[i]->pb;
-		bool ok = same_vt(in[0], p0->period_type, in[i], pi->period_type) &&
-			  pi->n_sample_type == p0->n_sample_type;
+		int ret = compatible(in[0], names[0], in[i], names[i], m->e);
 
-		for (size_t j = 0; ok && j < p0->n_sample_type; j++)
-			ok = same_vt(in[0], p0->sample_type[j], in[i], pi->sample_type[j]);
-		if (!ok) {
-			char a[512], b[512];
-
-			types_text(in[0], a, sizeof(a));
-			types_text(in[i], b, sizeof(b));
-			return psym_err_set(
-				m->e, PSYM_EBADPROFILE,
-				"'%s': sample or period types (%s) differ from '%s' (%s)", names[i],
-				b, names[0], a);
-		}
+		if (ret)
+			return ret;
 	}
 	for (size_t i = 0; i < n; i++) {
 		const pb_profile *pi = in[i]->pb;
@@ -447,9 +456,9 @@ static bool zero_sample(const pb_sample *s)
 	return true;
 }
 
-int psym_profile_merge(struct psym_profile *const *in, const char *const *names, const bool *base,
-		       size_t n, const struct psym_limits *lim, struct psym_profile **out,
-		       struct psym_err *e)
+int psym_profile_merge(struct psym_profile *const *in, const char *const *names,
+		       const enum psym_merge_role *role, size_t n, const struct psym_limits *lim,
+		       struct psym_profile **out, struct psym_err *e)
 {
 	struct merger m = { .e = e };
 	struct idmap *im = NULL;
@@ -486,7 +495,8 @@ int psym_profile_merge(struct psym_profile *const *in, const char *const *names,
 			ret = map_mapping(&m, in[i], &im[i], 0);
 		for (size_t s = 0; !ret && s < pi->n_sample; s++)
 			if (!zero_sample(pi->sample[s]))
-				ret = map_sample(&m, in[i], &im[i], pi->sample[s], base && base[i]);
+				ret = map_sample(&m, in[i], &im[i], pi->sample[s],
+						 role ? role[i] : PSYM_MERGE_ADD);
 		if (ret && ret != PSYM_ENOMEM && ret != PSYM_ELIMIT)
 			psym_err_prefix(e, "'%s'", names[i]);
 	}
@@ -535,4 +545,61 @@ int psym_profile_merge(struct psym_profile *const *in, const char *const *names,
 	}
 	*out = m.out;
 	return 0;
+}
+
+int psym_profile_normalize(struct psym_profile *p, const char *name,
+			   const struct psym_profile *base, const char *base_name,
+			   struct psym_err *e)
+{
+	pb_profile *pb = p->pb;
+	size_t nt = pb->n_sample_type, w = 0;
+	uint64_t *sums = calloc(2 * nt + 1, sizeof(*sums));
+	double *ratio = calloc(nt + 1, sizeof(*ratio));
+	bool ones = true;
+	int ret = compatible(p, name, base, base_name, e);
+
+	if (!ret && (!sums || !ratio))
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	if (ret)
+		goto out;
+	/* pprof sums in int64, wrapping; unsigned sums wrap the same. */
+	for (size_t s = 0; s < base->pb->n_sample; s++)
+		for (size_t i = 0; i < nt && i < base->pb->sample[s]->n_value; i++)
+			sums[i] += (uint64_t)base->pb->sample[s]->value[i];
+	for (size_t s = 0; s < pb->n_sample; s++)
+		for (size_t i = 0; i < nt && i < pb->sample[s]->n_value; i++)
+			sums[nt + i] += (uint64_t)pb->sample[s]->value[i];
+	for (size_t i = 0; i < nt; i++) {
+		int64_t src = (int64_t)sums[nt + i];
+
+		ratio[i] = src ? (double)(int64_t)sums[i] / (double)src : 0.0;
+		ones = ones && ratio[i] == 1;
+	}
+	if (ones)
+		goto out; /* pprof's ScaleN changes nothing, drops nothing */
+	/* pprof's ScaleN: round half away from zero; a sample goes when every
+	   scaled value is 0 (values of ratio 1 are neither scaled nor asked). */
+	for (size_t s = 0; s < pb->n_sample; s++) {
+		pb_sample *smp = pb->sample[s];
+		bool keep = false;
+
+		for (size_t i = 0; i < nt && i < smp->n_value; i++) {
+			double v;
+
+			if (ratio[i] == 1)
+				continue;
+			v = round((double)smp->value[i] * ratio[i]);
+			smp->value[i] = v >= 0x1p63   ? INT64_MAX
+					: v < -0x1p63 ? INT64_MIN
+						      : (int64_t)v;
+			keep = keep || smp->value[i] != 0;
+		}
+		if (keep)
+			pb->sample[w++] = smp;
+	}
+	pb->n_sample = w;
+out:
+	free(sums);
+	free(ratio);
+	return ret;
 }

@@ -232,7 +232,7 @@ static void node_key(const struct rep *r, const pb_location *loc, const pb_line 
 	const pb_function *f = ln ? psym_profile_function(p, ln->function_id) : NULL;
 	const char *name = f && r->by != PSYM_BY_FILE ? psym_profile_str(p, f->name) : "";
 	const char *file = f && r->by != PSYM_BY_FUNCTION ? psym_profile_str(p, f->filename) : "";
-	int64_t line = ln && r->by == PSYM_BY_LINE ? ln->line : 0;
+	int64_t line = ln && (r->by == PSYM_BY_LINE || r->by == PSYM_BY_ADDRESS) ? ln->line : 0;
 	char cfile[4096];
 	size_t n = 0;
 
@@ -242,8 +242,11 @@ static void node_key(const struct rep *r, const pb_location *loc, const pb_line 
 	else
 		cfile[0] = '\0';
 	buf[0] = '\0';
+	/* pprof's NameComponents: the address first, when kept and not 0. */
+	if (r->by == PSYM_BY_ADDRESS && loc->address)
+		n = (size_t)snprintf(buf, sz, "%016" PRIx64, loc->address);
 	if (*name)
-		n = (size_t)snprintf(buf, sz, "%s", name);
+		n += (size_t)snprintf(buf + n, sz - n, "%s%s", n ? " " : "", name);
 	if (n >= sz)
 		n = sz - 1;
 	if (line)
@@ -253,9 +256,9 @@ static void node_key(const struct rep *r, const pb_location *loc, const pb_line 
 	else if (*name)
 		;
 	else if (*obj)
-		n += (size_t)snprintf(buf + n, sz - n, "[%s]", base);
+		n += (size_t)snprintf(buf + n, sz - n, "%s[%s]", n ? " " : "", base);
 	else
-		n += (size_t)snprintf(buf + n, sz - n, "<unknown>");
+		n += (size_t)snprintf(buf + n, sz - n, "%s<unknown>", n ? " " : "");
 	if (n >= sz)
 		n = sz - 1;
 	/* pprof keeps the binary and start line of nameless functions apart. */

@@ -19,10 +19,17 @@
 
 #include "pprof.h"
 
+/*
+ * pprof's -functions, -lines, -files, -filefunctions ("function file") and
+ * -addresses (each location's address, as "%016x", before its function,
+ * file and line; inline frames kept).
+ */
 enum psym_report_granularity {
 	PSYM_BY_FUNCTION,
 	PSYM_BY_LINE,
 	PSYM_BY_FILE,
+	PSYM_BY_FILEFUNCTION,
+	PSYM_BY_ADDRESS,
 };
 
 /*
@@ -109,7 +116,9 @@ int psym_report_flame(const struct psym_profile *p, const struct psym_report_opt
  * x and value (in the sample's unit) place each frame. Frames narrower than
  * a tenth of a pixel of the default 1,180-pixel drawing are left out and
  * counted. With a diff base (--diff-base) the widths are the new profile's
- * values and each frame carries its change. Frames come in the order the SVG writer draws them: each
+ * values and each frame carries its change; a profile with negative values
+ * (what --base leaves) is drawn the same way: widths of the positive
+ * samples, each frame its change. Frames come in the order the SVG writer draws them: each
  * frame when its run ends, deepest first.
  */
 /*

@@ -155,7 +155,7 @@ struct stack {
 	size_t off;  /* frames at ids[off..off + n), root first */
 	size_t ioff; /* their inline marks at inl[ioff..ioff + n) (not moved by sorting) */
 	size_t n;
-	int64_t v;  /* width: the value, of the new profile only in a diff */
+	int64_t v;  /* width: the value (0 if negative), of the new profile only in a diff */
 	int64_t d;  /* the change in a diff (new - base); else v */
 	size_t pre; /* label frames (comm, pid) first: no functions */
 	size_t si;  /* the sample's position in the profile (before merging) */
@@ -172,7 +172,7 @@ struct psym_rpt_stacks {
 	size_t n, cap;
 	int64_t total;
 	int64_t total_d; /* sum of d */
-	bool diff;	 /* the profile has diff-base samples */
+	bool diff;	 /* the profile has diff-base or negative samples */
 	uint32_t *rank;	 /* per name id: its place in name order */
 	size_t top_n;	 /* keep only the frames of the top N functions; 0: all */
 	bool top_cum;	 /* ranked by cumulative value */

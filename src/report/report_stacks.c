@@ -244,6 +244,11 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		sk->n = extra + push_sample(st, lf, s, (size_t)n);
 		sk->d = s->value[st->r.idx];
 		sk->v = base_key >= 0 && psym_rpt_is_base(p, s, base_key) ? 0 : sk->d;
+		if (sk->v < 0) {
+			/* A subtraction's (--base) negative sample: no width, a change. */
+			sk->v = 0;
+			st->diff = true;
+		}
 		sk->pre = extra;
 		sk->si = i;
 		st->total = sat_add(st->total, sk->v);

@@ -25,6 +25,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{ .sample_index = -1 },
 		{ .sample_index = 0, .by = PSYM_BY_LINE, .sort_cum = true, .max_rows = 3 },
 		{ .sample_index = -1, .by = PSYM_BY_FILE, .max_rows = 1 },
+		{ .sample_index = -1, .by = PSYM_BY_ADDRESS },
+		{ .sample_index = 0, .by = PSYM_BY_FILEFUNCTION, .sort_cum = true },
 		{ .sample_index = 1, .comm_frame = true, .pid_frame = true },
 		{ .sample_index = -1, .sample_name = "cpu" },
 		{ .sample_index = -1,
@@ -59,19 +61,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 		{
-			/* Merged with itself, and as its own diff base. */
+			/* Merged with itself, as its own diff base, and minus itself. */
 			struct psym_profile *in[2] = { p, p }, *m = NULL;
 			const char *names[2] = { "a", "b" };
-			const bool base[2] = { false, true };
+			const enum psym_merge_role role[3][2] = {
+				{ PSYM_MERGE_ADD, PSYM_MERGE_ADD },
+				{ PSYM_MERGE_ADD, PSYM_MERGE_DIFF_BASE },
+				{ PSYM_MERGE_ADD, PSYM_MERGE_SUBTRACT },
+			};
 
-			for (int b = 0; b < 2; b++) {
+			for (int b = 0; b < 3; b++) {
 				e = (struct psym_err){ 0 };
-				if (psym_profile_merge(in, names, b ? base : NULL, 2, &lim, &m, &e))
+				if (psym_profile_merge(in, names, role[b], 2, &lim, &m, &e))
 					continue;
 				if (psym_profile_validate(m, &e))
 					abort(); /* a merge of valid profiles is valid */
 				psym_report_top(m, &opts[0], devnull, &e);
 				psym_report_flame(m, &opts[0], "m", devnull, &e);
+				/* Scaled to p's total, as --normalize scales: still valid. */
+				if (!psym_profile_normalize(m, "m", p, "p", &e)) {
+					if (psym_profile_validate(m, &e))
+						abort();
+					psym_report_top(m, &opts[0], devnull, &e);
+				}
 				psym_profile_free(m);
 				m = NULL;
 			}
