@@ -514,13 +514,39 @@ static long mapping_of(struct legacy *L, uint64_t a)
 
 /* ---- the profile ------------------------------------------------------- */
 
+int psym_legacy_period(struct legacy *L, struct psym_builder *b, struct psym_profile *p)
+{
+	pb_value_type *pt = psym_arena_alloc(&p->arena, sizeof(*pt));
+
+	if (!pt)
+		return -1;
+	perftools__profiles__value_type__init(pt);
+	pt->type = psym_builder_str(b, L->ptype[0] ? L->ptype[0] : "");
+	pt->unit = psym_builder_str(b, L->ptype[1] ? L->ptype[1] : "");
+	if (pt->type < 0 || pt->unit < 0)
+		return -1;
+	p->pb->period_type = pt;
+	p->pb->period = L->period;
+	p->pb->duration_nanos = L->duration;
+	return 0;
+}
+
+int psym_legacy_nomem(struct legacy *L, struct psym_builder *b, const struct psym_limits *lim)
+{
+	if (psym_builder_error(b) == PSYM_ELIMIT)
+		return psym_err_set(
+			L->e, PSYM_ELIMIT,
+			"'%s': the profile needs more than the memory limit of %zu bytes", L->name,
+			lim ? lim->max_memory : 0);
+	return psym_err_set(L->e, PSYM_ENOMEM, "'%s': out of memory", L->name);
+}
+
 int psym_legacy_build(struct legacy *L, const struct psym_limits *lim, struct psym_profile **out)
 {
 	struct psym_profile *p = NULL;
 	struct psym_builder *b = NULL;
 	uint64_t *locid = NULL, *mapid = NULL;
 	long *mof = NULL;
-	pb_value_type *pt;
 	int ret;
 
 	ret = psym_profile_new(lim, &p, L->e);
@@ -587,17 +613,8 @@ int psym_legacy_build(struct legacy *L, const struct psym_limits *lim, struct ps
 	for (size_t i = 0; i < L->ntypes; i++)
 		if (psym_builder_sample_type(b, L->types[i][0], L->types[i][1]))
 			goto nomem;
-	pt = psym_arena_alloc(&p->arena, sizeof(*pt));
-	if (!pt)
+	if (psym_legacy_period(L, b, p))
 		goto nomem;
-	perftools__profiles__value_type__init(pt);
-	pt->type = psym_builder_str(b, L->ptype[0] ? L->ptype[0] : "");
-	pt->unit = psym_builder_str(b, L->ptype[1]);
-	if (pt->type < 0 || pt->unit < 0)
-		goto nomem;
-	p->pb->period_type = pt;
-	p->pb->period = L->period;
-	p->pb->duration_nanos = L->duration;
 	free(mof);
 	free(mapid);
 	free(locid);
@@ -605,12 +622,7 @@ int psym_legacy_build(struct legacy *L, const struct psym_limits *lim, struct ps
 	*out = p;
 	return 0;
 nomem:
-	ret = psym_builder_error(b) == PSYM_ELIMIT
-		      ? psym_err_set(
-				L->e, PSYM_ELIMIT,
-				"'%s': the profile needs more than the memory limit of %zu bytes",
-				L->name, lim ? lim->max_memory : 0)
-		      : psym_err_set(L->e, PSYM_ENOMEM, "'%s': out of memory", L->name);
+	ret = psym_legacy_nomem(L, b, lim);
 fail:
 	free(mof);
 	free(mapid);
