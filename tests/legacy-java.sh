@@ -11,15 +11,9 @@
 # what go tool pprof -top / -traces / -tree / -peek print on the Java file.
 . "$top_srcdir/tests/lib.sh"
 need go "golang-go: go tool pprof"
-need apt-get
-need dpkg-deb
 pkg=golang-github-google-pprof-dev
-if ! timeout 300 apt-get download "$pkg" >apt.log 2>&1 || ! ls "$pkg"_*.deb >/dev/null 2>&1; then
-	skip "apt-get download $pkg failed (package registry unreachable?): $(tail -1 apt.log)"
-fi
-dpkg-deb -x "$pkg"_*.deb pkg || { fail "dpkg-deb -x $pkg"; finish; }
-gocode=$(pwd)/pkg/usr/share/gocode
-D=$gocode/src/github.com/google/pprof/profile/testdata
+D=$(pprof_testdata 2>pprof.why) || skip "pprof's test data: $(cat pprof.why)"
+gocode=${D%/src/github.com/google/pprof/profile/testdata}
 [ -f "$D/java.cpu" ] || skip "$pkg has no profile/testdata/java.cpu"
 
 # pdump FILE: pprof's profile package's String() of FILE (a legacy file or a

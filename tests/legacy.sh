@@ -4,16 +4,19 @@
 # CPU, heap and contention profiles (issue 43; more in legacy-java.sh) are read
 # wherever a profile is read. Oracles: go tool pprof -raw prints the same
 # profile for the legacy file and for what psym symbolize writes of it
-# (pprof's own test data, testdata/legacy/); a CPU profile and a heap
+# (pprof's own test data, from Debian's golang-github-google-pprof-dev,
+# fetched here); a CPU profile and a heap
 # profile made here by real programs linked with gperftools (libprofiler,
 # libtcmalloc): psym top after psym symbolize equals go tool pprof -top
 # -symbolize=local on the legacy file wherever pprof names the function.
 . "$top_srcdir/tests/lib.sh"
 need go "golang-go: go tool pprof"
 need gcc
-L=$top_srcdir/testdata/legacy
+L=$(pprof_testdata 2>pprof.why) || L=
 
 # 1. pprof's test data, each format: same profile for go tool pprof.
+[ -n "$L" ] || echo "SKIP part: pprof's test data: $(cat pprof.why)"
+if [ -n "$L" ]; then
 for f in cppbench.cpu gobench.cpu go.crc32.cpu cppbench.heap gobench.heap cppbench.growth \
 	cppbench.contention cppbench.thread cppbench.thread.all cppbench.thread.none go.godoc.thread \
 	java.cpu java.heap java.contention; do
@@ -39,6 +42,7 @@ sed -n '/flat%/,$p' top.contention >a.rows
 sed -n '/flat%/,$p' top.contention.go >b.rows
 check "psym top on the legacy contention file: pprof's rows" cmp -s a.rows b.rows
 diff a.rows b.rows | head -5
+fi
 # compare_top LEGACY SYMBOLIZED [SAMPLE_INDEX]: every row pprof names (not
 # [module]) is psym's row too, and the header lines match.
 compare_top() {

@@ -253,3 +253,26 @@ sys.exit(1 if bad or not good else 0)
 PY
 }
 
+# pprof_testdata: pprof's own test files (profile/testdata: legacy and Java
+# profiles with their expected dumps), from Debian's
+# golang-github-google-pprof-dev, fetched into $T/pprof-pkg (never kept in
+# the tree). Prints the testdata directory; 1 (with why on stderr) when the
+# package cannot be had. The package's Go source tree (pprof's packages)
+# is that directory less /src/github.com/google/pprof/profile/testdata.
+pprof_testdata() {
+	_pkg=golang-github-google-pprof-dev
+	if [ ! -d "$T/pprof-pkg" ]; then
+		command -v apt-get >/dev/null 2>&1 && command -v dpkg-deb >/dev/null 2>&1 ||
+			{ echo "no apt-get or dpkg-deb to fetch $_pkg" >&2; return 1; }
+		mkdir -p "$T/pprof-deb" &&
+			(cd "$T/pprof-deb" && timeout 300 apt-get download "$_pkg") >"$T/pprof-apt.log" 2>&1 &&
+			ls "$T/pprof-deb/$_pkg"_*.deb >/dev/null 2>&1 &&
+			dpkg-deb -x "$T/pprof-deb/$_pkg"_*.deb "$T/pprof-pkg" ||
+			{ echo "apt-get download $_pkg failed (package registry unreachable?): $(tail -1 "$T/pprof-apt.log")" >&2
+			  rm -rf "$T/pprof-pkg"; return 1; }
+		rm -rf "$T/pprof-deb"
+	fi
+	_d=$T/pprof-pkg/usr/share/gocode/src/github.com/google/pprof/profile/testdata
+	[ -f "$_d/cppbench.cpu" ] || { echo "$_pkg has no profile/testdata" >&2; return 1; }
+	echo "$_d"
+}
