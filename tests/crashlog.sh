@@ -30,7 +30,18 @@ if gcc -g -O1 -fsanitize=address -o uaf uaf.c 2>/dev/null && ASAN_OPTIONS=symbol
 		check "ASan report: leaf named as addr2line does" sh -c "grep -q \"in \$(addr2line -f -e uaf $off | head -1) \" got.txt"
 	fi
 	check "ASan report: inline frame read_it shown" grep -q "#0 0x[0-9a-f]* in read_it .*uaf.c:3" got.txt
-	grep -v -e '^ *#' -e '+0x' raw.txt >a; grep -v -e '^ *#' -e '+0x' got.txt >b
+	# The summary in the shape ASan gives it when it symbolizes:
+	# "SUMMARY: AddressSanitizer: TYPE FILE:LINE in FUNCTION".
+	grep '^SUMMARY: ' ref.txt >ref.sum
+	grep '^SUMMARY: ' got.txt >got.sum
+	if grep -q ' in ' ref.sum; then
+		check "ASan report: SUMMARY line as ASan's own ($(cat got.sum))" cmp -s ref.sum got.sum
+	else
+		check "ASan report: SUMMARY line names read_it at uaf.c:3 ($(cat got.sum))" \
+			grep -q '^SUMMARY: AddressSanitizer: heap-use-after-free .*uaf.c:3 in read_it$' got.sum
+	fi
+	grep -v -e '^ *#' -e '+0x' -e '^SUMMARY: ' raw.txt >a
+	grep -v -e '^ *#' -e '+0x' -e '^SUMMARY: ' got.txt >b
 	check "ASan report: lines without frames unchanged" cmp -s a b
 else
 	echo "note: no ASan runtime here: sanitizer part skipped"

@@ -211,6 +211,46 @@ static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 	return true;
 }
 
+/*
+ * A sanitizer's summary of an unsymbolized report, "SUMMARY: AddressSanitizer:
+ * heap-buffer-overflow (/path/bin+0x11f8) (BuildId: ab12)", in the shape
+ * the sanitizer gives it when it symbolizes: "... heap-buffer-overflow
+ * /src/crash.cpp:3 in touch(Box<int>&)", from the innermost frame at that
+ * address (the faulting pc: looked up as it is).
+ */
+static bool summary_line(struct filter *f, const char *line, FILE *out)
+{
+	const struct psym_frame *fr = f->fr ? f->fr->f : NULL;
+	const char *open, *plus, *close, *q, *b;
+	char path[4096], bid[256] = "", *free_me;
+	uint64_t off;
+	size_t n;
+
+	if (strncmp(line, "SUMMARY: ", 9) != 0 || !(open = strstr(line, " (")) ||
+	    !(plus = strstr(open, "+0x")) || !(close = strchr(plus, ')')) ||
+	    (size_t)(plus - open - 2) >= sizeof(path) || plus == open + 2)
+		return false;
+	memcpy(path, open + 2, (size_t)(plus - open - 2));
+	path[plus - open - 2] = '\0';
+	if (!parse_hex(plus + 1, &q, &off) || q != close)
+		return false;
+	b = strstr(close, "(BuildId: ");
+	if (b && sscanf(b, "(BuildId: %255[0-9a-fA-F])", bid) == 1)
+		for (char *c = bid; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	n = resolve(f, path, bid[0] ? bid : NULL, off);
+	if (!n)
+		return false; /* as it was */
+	fprintf(out, "%.*s ", (int)(open - line), line);
+	if (fr[0].file)
+		fprintf(out, "%s:%" PRId64, fr[0].file, fr[0].line);
+	else
+		fprintf(out, "(%s+0x%" PRIx64 ")", path, off);
+	fprintf(out, " in %s\n", fname(&fr[0], f->o->demangle, &free_me));
+	free(free_me);
+	return true;
+}
+
 /* "./prog(+0x1139)[0x55...]" or "./prog(func+0x15)[0x...]" */
 static bool backtrace_line(struct filter *f, const char *line, FILE *out)
 {
@@ -407,8 +447,9 @@ int psym_crashlog_filter(FILE *in, FILE *out, const struct psym_crashlog_opts *o
 		f.perf_caller = frame && prev_frame;
 		prev_frame = frame;
 		if (!continued && whole && !memchr(line, '\0', n) &&
-		    (sanitizer_line(&f, line, out) || backtrace_line(&f, line, out) ||
-		     perf_script_line(&f, line, out) || module_offset_line(&f, line, out)))
+		    (sanitizer_line(&f, line, out) || summary_line(&f, line, out) ||
+		     backtrace_line(&f, line, out) || perf_script_line(&f, line, out) ||
+		     module_offset_line(&f, line, out)))
 			continue;
 		fwrite(line, 1, n, out);
 		continued = line[n - 1] != '\n';
