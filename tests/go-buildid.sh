@@ -187,6 +187,16 @@ else
 	"$PSYM" show coll2.pb.gz >coll2.show 2>&1
 	check "psym-collect -- COMMAND: the Go program's mapping carries go:$id1" \
 		grep -q "g1.bin build_id=go:$id1\$" coll2.show
+	# --stack-copy: the side file's process records carry the go: ID too,
+	# and psym symbolize reads them (it refused the file as malformed).
+	timeout 120 "$C" --stack-copy 8192 -o sc.pb.gz -- ./g1.bin 3 >/dev/null 2>sc.log
+	expect_exit 0 "psym-collect --stack-copy -- the -s -w Go program" sh -c "exit $?"
+	timeout 300 $SYM sc.pb.gz -o sc.out.pb 2>sc.err
+	rc=$?
+	expect_exit 0 "symbolize reads the stack copies of a Go program ($(head -1 sc.err))" \
+		sh -c "exit $rc"
+	"$PSYM" show sc.out.pb >sc.show 2>&1
+	check "... and names its functions (main.spin)" grep -q 'main\.' sc.show
 fi
 
 # (d) damaged Go notes: refused as "no build ID" (exit as usual), no crash.
