@@ -340,8 +340,9 @@ static int parse_process(const uint8_t *p, size_t len, struct psym_procmap **map
 			return PSYM_EBADINPUT;
 		memcpy(m->build_id, b, bl);
 		/* Lowercase hex, or a Go build ID in its "go:" form (buildid.h). */
-		if (bl && (strnlen(m->build_id, bl) != bl ||
-			   !(psym_build_id_canonical(m->build_id) || psym_build_id_is_go(m->build_id))))
+		if (bl &&
+		    (strnlen(m->build_id, bl) != bl ||
+		     !(psym_build_id_canonical(m->build_id) || psym_build_id_is_go(m->build_id))))
 			return PSYM_EBADINPUT;
 		pl = (size_t)get_u(&r, 2);
 		b = get_bytes(&r, pl);
