@@ -696,9 +696,6 @@ int psym_legacy_java_build(struct legacy *L, const struct psym_limits *lim,
 		if (!x || (s->has_bytes && psym_builder_label_num(b, x, "bytes", s->bytes, NULL)))
 			goto nomem;
 	}
-	for (size_t i = 0; i < L->ntypes; i++)
-		if (psym_builder_sample_type(b, L->types[i][0], L->types[i][1]))
-			goto nomem;
 	if (psym_legacy_period(L, b, p))
 		goto nomem;
 	free(locid);

@@ -516,8 +516,12 @@ static long mapping_of(struct legacy *L, uint64_t a)
 
 int psym_legacy_period(struct legacy *L, struct psym_builder *b, struct psym_profile *p)
 {
-	pb_value_type *pt = psym_arena_alloc(&p->arena, sizeof(*pt));
+	pb_value_type *pt;
 
+	for (size_t i = 0; i < L->ntypes; i++)
+		if (psym_builder_sample_type(b, L->types[i][0], L->types[i][1]))
+			return -1;
+	pt = psym_arena_alloc(&p->arena, sizeof(*pt));
 	if (!pt)
 		return -1;
 	perftools__profiles__value_type__init(pt);
@@ -610,9 +614,6 @@ int psym_legacy_build(struct legacy *L, const struct psym_limits *lim, struct ps
 		if (!x || (s->has_bytes && psym_builder_label_num(b, x, "bytes", s->bytes, NULL)))
 			goto nomem;
 	}
-	for (size_t i = 0; i < L->ntypes; i++)
-		if (psym_builder_sample_type(b, L->types[i][0], L->types[i][1]))
-			goto nomem;
 	if (psym_legacy_period(L, b, p))
 		goto nomem;
 	free(mof);

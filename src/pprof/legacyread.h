@@ -95,7 +95,7 @@ int psym_legacy_hex_addresses(struct legacy *L, const char *s, bool adjust_all,
 int psym_legacy_maps_from(struct legacy *L, struct scan *s);
 int psym_legacy_additional_sections(struct legacy *L, struct scan *s);
 struct psym_builder;
-/* The profile's period type, period and duration from L: 0, or -1 (out of memory). */
+/* The profile's sample types, period type, period and duration from L: 0, or -1 (out of memory). */
 int psym_legacy_period(struct legacy *L, struct psym_builder *b, struct psym_profile *p);
 /* The error of a build that ran out of memory (the builder's cap, or malloc). */
 int psym_legacy_nomem(struct legacy *L, struct psym_builder *b, const struct psym_limits *lim);
