@@ -68,6 +68,12 @@ check "backtrace_symbols: libc frames filled in too" grep -q 'libc.so.6(.*)\[0x[
 va=$(nm bt | awk '$3 == "use_after" {print $1}' | sed 's/^0*//')
 echo "crash in $T/bt+0x$va here" | "$PSYM" addr --filter >mo.got
 check "module+offset frame filled in" grep -q "^crash in $T/bt+0x$va here \[use_after .*uaf.c:4\]" mo.got
+# A summary whose module is not found: as it was, one frame unresolved
+# (not counted again as a module+offset frame).
+printf 'SUMMARY: AddressSanitizer: heap-buffer-overflow (/nonexistent/x+0x11f8)\n' >sum.in
+"$PSYM" addr --filter <sum.in >sum.got 2>sum.err
+check "unresolved SUMMARY: unchanged, counted once ($(cat sum.err))" \
+	sh -c 'cmp -s sum.in sum.got && grep -q "^psym: 1 frame left unresolved" sum.err'
 echo "nothing to see" | "$PSYM" addr --filter >same.got
 check "a line without frames passes through unchanged" sh -c 'echo "nothing to see" | cmp -s - same.got'
 bid=$(readelf -n bt | sed -n 's/.*Build ID: //p')

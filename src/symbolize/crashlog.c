@@ -145,12 +145,36 @@ static bool parse_hex(const char *s, const char **end, uint64_t *v)
 	return true;
 }
 
+/*
+ * A sanitizer's module reference at open: "(/path/bin+0x1139)", then
+ * optionally " (BuildId: AB12)" (lowercased into bid, else ""). The end of
+ * the reference, or NULL when open holds none.
+ */
+static const char *sanitizer_module(const char *open, char path[4096], uint64_t *off, char bid[256])
+{
+	const char *plus, *close, *q, *b;
+
+	bid[0] = '\0';
+	if (*open != '(' || !(plus = strstr(open, "+0x")) || !(close = strchr(plus, ')')) ||
+	    plus == open + 1 || (size_t)(plus - open - 1) >= 4096)
+		return NULL;
+	memcpy(path, open + 1, (size_t)(plus - open - 1));
+	path[plus - open - 1] = '\0';
+	if (!parse_hex(plus + 1, &q, off) || q != close)
+		return NULL;
+	b = strstr(close, "(BuildId: ");
+	if (b && sscanf(b, "(BuildId: %255[0-9a-fA-F])", bid) == 1)
+		for (char *c = bid; *c; c++)
+			*c = (char)tolower((unsigned char)*c);
+	return close + 1;
+}
+
 /* "    #3 0x55d1c0a1b139 ... (/path/bin+0x1139) (BuildId: ab12)" */
 static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 {
 	const struct psym_frame *fr = f->fr ? f->fr->f : NULL;
-	const char *p = line, *q, *open, *plus, *close;
-	char path[4096], bid[256] = "", *free_me;
+	const char *p = line, *q, *open;
+	char path[4096], bid[256], *free_me;
 	uint64_t pc, off;
 	long num;
 	size_t n;
@@ -165,20 +189,8 @@ static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 	if (!parse_hex(q, &q, &pc))
 		return false;
 	open = strchr(q, '(');
-	if (!open || !(plus = strstr(open, "+0x")) || !(close = strchr(plus, ')')) ||
-	    (size_t)(plus - open - 1) >= sizeof(path))
+	if (!open || !sanitizer_module(open, path, &off, bid))
 		return false;
-	memcpy(path, open + 1, (size_t)(plus - open - 1));
-	path[plus - open - 1] = '\0';
-	if (!parse_hex(plus + 1, &q, &off) || q != close)
-		return false;
-	{
-		const char *b = strstr(close, "(BuildId: ");
-
-		if (b && sscanf(b, "(BuildId: %255[0-9a-fA-F])", bid) == 1)
-			for (char *c = bid; *c; c++)
-				*c = (char)tolower((unsigned char)*c);
-	}
 	n = resolve(f, path, bid[0] ? bid : NULL, num > 0 && off ? off - 1 : off);
 	if (num == 0)
 		f->shift = 0; /* a new stack */
@@ -221,26 +233,19 @@ static bool sanitizer_line(struct filter *f, const char *line, FILE *out)
 static bool summary_line(struct filter *f, const char *line, FILE *out)
 {
 	const struct psym_frame *fr = f->fr ? f->fr->f : NULL;
-	const char *open, *plus, *close, *q, *b;
-	char path[4096], bid[256] = "", *free_me;
+	const char *open;
+	char path[4096], bid[256], *free_me;
 	uint64_t off;
 	size_t n;
 
 	if (strncmp(line, "SUMMARY: ", 9) != 0 || !(open = strstr(line, " (")) ||
-	    !(plus = strstr(open, "+0x")) || !(close = strchr(plus, ')')) ||
-	    (size_t)(plus - open - 2) >= sizeof(path) || plus == open + 2)
+	    !sanitizer_module(open + 1, path, &off, bid))
 		return false;
-	memcpy(path, open + 2, (size_t)(plus - open - 2));
-	path[plus - open - 2] = '\0';
-	if (!parse_hex(plus + 1, &q, &off) || q != close)
-		return false;
-	b = strstr(close, "(BuildId: ");
-	if (b && sscanf(b, "(BuildId: %255[0-9a-fA-F])", bid) == 1)
-		for (char *c = bid; *c; c++)
-			*c = (char)tolower((unsigned char)*c);
 	n = resolve(f, path, bid[0] ? bid : NULL, off);
-	if (!n)
-		return false; /* as it was */
+	if (!n) {
+		fputs(line, out); /* as it was, counted once (not again as module+offset) */
+		return true;
+	}
 	fprintf(out, "%.*s ", (int)(open - line), line);
 	if (fr[0].file)
 		fprintf(out, "%s:%" PRId64, fr[0].file, fr[0].line);
