@@ -305,6 +305,60 @@ check "data: every byte of .data, .bss and .rodata ($(wc -l <dbytes)) named as l
 	python3 json-cmp.py data.psym data.llvm
 check "... a_variable, counts, banner, zeroed and flag among the names" sh -c \
 	'for n in a_variable counts banner zeroed flag tunable; do grep -q "\"FunctionName\":\"$n\"" data.psym || exit 1; done'
+# The same on a real distro library: every byte of libc.so.6's .rodata,
+# .data.rel.ro, .data and .bss. Where several symbols name one object
+# (tzname and __tzname: same address, same size), llvm-symbolizer 14 takes
+# the last in the symbol table and psym the global one; both are names of
+# that object (readelf's), counted apart.
+LIBC=$(ldd "$PSYM" 2>/dev/null | sed -n 's/.*libc\.so\.6 => \([^ ]*\) .*/\1/p')
+if [ -n "$LIBC" ] && [ -f "$LIBC" ]; then
+	readelf -SW "$LIBC" | python3 -c '
+import sys, re
+for l in sys.stdin:
+    m = re.match(r"\s*\[\s*\d+\]\s+(\.rodata|\.data\.rel\.ro|\.data|\.bss)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", l)
+    if m:
+        a, n = int(m.group(2), 16), int(m.group(3), 16)
+        for x in range(a, a + n):
+            print("0x%x" % x)' >lbytes
+	readelf -sW --dyn-syms "$LIBC" >lsyms
+	llvm-symbolizer --output-style=JSON -e "$LIBC" <lbytes >libc.llvm
+	"$PSYM" addr --json -e "$LIBC" <lbytes >libc.psym 2>/dev/null
+	cat >alias-cmp.py <<'PY'
+import json, re, sys
+alias = {}
+for l in open("lsyms"):
+    w = l.split()
+    if len(w) >= 8 and re.match(r"^[0-9a-f]+$", w[1]) and w[3] in ("OBJECT", "NOTYPE", "TLS", "COMMON"):
+        alias.setdefault((int(w[1], 16), w[2]), set()).add(w[7].split("@")[0])
+ours = [json.loads(l) for l in open(sys.argv[1])]
+ref = [json.loads(l) for l in open(sys.argv[2])]
+same = aliased = 0
+bad = []
+for a, b in zip(ours, ref):
+    if a == b:
+        same += 1
+        continue
+    x, y = a["Symbol"], b["Symbol"]
+    if (len(x) == len(y) == 1 and x[0]["StartAddress"] == y[0]["StartAddress"] and
+            any({x[0]["FunctionName"], y[0]["FunctionName"]} <= names
+                for (start, _), names in alias.items() if "0x%x" % start == x[0]["StartAddress"])):
+        aliased += 1
+    else:
+        bad.append((a, b))
+named = sum(1 for b in ref if b["Symbol"][0]["FunctionName"])
+print("%d of %d addresses as llvm-symbolizer, %d an alias of the same object, %d differ (%d named)"
+      % (same, len(ref), aliased, len(bad), named))
+for a, b in bad[:3]:
+    print(" psym", json.dumps(a)[:300], "\n llvm", json.dumps(b)[:300])
+sys.exit(0 if not bad and len(ours) == len(ref) and named > 1000 else 1)
+PY
+	python3 alias-cmp.py libc.psym libc.llvm >alias.out
+	check "data: every byte of $LIBC's data sections: $(head -1 alias.out)" \
+		python3 alias-cmp.py libc.psym libc.llvm
+	tail -n +2 alias.out
+else
+	echo "SKIP part: no libc.so.6 found through ldd"
+fi
 
 # A call site's own discriminator (DW_AT_GNU_discriminator on the inlined
 # call, as clang writes it with -fdebug-info-for-profiling): on its

@@ -4,8 +4,8 @@
 usage: compare-symbolizer.py PSYM.jsonl LLVM.jsonl MIN_PERCENT [KNOWN...]
 Both files hold one JSON object per address (psym addr --json and
 llvm-symbolizer --inlines --output-style=JSON). An address agrees when both
-give the same number of frames with the same function name, file and line
-for each, and the same discriminator for the innermost. KNOWN lists
+give the same number of frames with the same function name, file, line
+and discriminator for each (a call site's, too). KNOWN lists
 "addr" values excused with a documented reason.
 Prints the agreement and every disagreement (up to 40); exits 1 when the
 agreement is below MIN_PERCENT.
@@ -49,11 +49,9 @@ def chain(obj):
     # llvm-symbolizer prints one "??" frame for unknown addresses.
     if [f[:3] for f in out] == [("??", "??", 0)]:
         return []
-    # The line-table discriminator of the innermost frame (psym addr keeps
-    # only that one; llvm-symbolizer also gives call sites' discriminators).
-    if out:
-        out[0] += (int(obj["Symbol"][0].get("Discriminator") or 0),)
-    return out
+    # Every frame's discriminator: the innermost's from the line table, a
+    # call site's from its DW_AT_GNU_discriminator.
+    return [f + (int(s.get("Discriminator") or 0),) for f, s in zip(out, obj["Symbol"])]
 
 
 def main():

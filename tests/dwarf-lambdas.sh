@@ -96,6 +96,14 @@ compare lambdas-gcc
 g++ -O2 -g -gdwarf-4 -o lambdas-gcc-dwarf4 lambdas.cc && compare lambdas-gcc-dwarf4
 if command -v clang++ >/dev/null && clang++ -O2 -g -o lambdas-clang lambdas.cc 2>/dev/null; then
 	compare lambdas-clang
+	# With -fdebug-info-for-profiling clang writes discriminators, also on
+	# inlined calls (DW_AT_GNU_discriminator): every frame's is compared.
+	clang++ -O2 -g -fdebug-info-for-profiling -o lambdas-clang-prof lambdas.cc &&
+		compare lambdas-clang-prof
+	n=$(python3 -c "
+import json
+print(sum(1 for l in open('llvm.lambdas-clang-prof') for s in json.loads(l)['Symbol'][1:] if s['Discriminator']))")
+	check "lambdas-clang-prof: call sites with a discriminator among them ($n frames)" [ "$n" -gt 0 ]
 fi
 
 # A heavier template program from Debian's header-only Boost (Spirit X3,
