@@ -57,9 +57,9 @@ static bool digit(unsigned char c)
 }
 
 struct jline {
-	const char *p, *end; /* what is left of the input */
-	char *buf;	     /* the current line, trimmed, NUL-terminated */
-	size_t cap, len;
+	struct scan s; /* the input's lines (psym_legacy_scan_next) */
+	char *buf;     /* the current line, trimmed (in s.tok) */
+	size_t len;
 };
 
 /*
@@ -69,37 +69,14 @@ struct jline {
  */
 static int next_line(struct legacy *L, struct jline *l, bool need_nl)
 {
-	const char *nl, *s, *e;
-	size_t n;
-
-	if (l->p >= l->end)
+	if (l->s.p >= l->s.end || (need_nl && !memchr(l->s.p, '\n', (size_t)(l->s.end - l->s.p))))
 		return 0;
-	nl = memchr(l->p, '\n', (size_t)(l->end - l->p));
-	if (!nl && need_nl)
-		return 0;
-	s = l->p;
-	e = nl ? nl : l->end;
-	if ((size_t)(e - s) > LINE_MAX_BYTES)
+	if (!psym_legacy_scan_next(&l->s))
 		return psym_err_set(L->e, PSYM_EBADPROFILE,
 				    "'%s': Java profile: a line over %zu bytes", L->name,
 				    (size_t)LINE_MAX_BYTES);
-	while (s < e && isspace((unsigned char)*s))
-		s++;
-	while (e > s && isspace((unsigned char)e[-1]))
-		e--;
-	n = (size_t)(e - s);
-	if (n + 1 > l->cap) {
-		char *t = realloc(l->buf, n + 1);
-
-		if (!t)
-			return psym_err_set(L->e, PSYM_ENOMEM, "'%s': out of memory", L->name);
-		l->buf = t;
-		l->cap = n + 1;
-	}
-	memcpy(l->buf, s, n);
-	l->buf[n] = '\0';
-	l->len = n;
-	l->p = nl ? nl + 1 : l->end;
+	l->buf = psym_legacy_trim(l->s.tok);
+	l->len = strlen(l->buf);
 	return 1;
 }
 
@@ -316,14 +293,14 @@ static int symbol_line(struct legacy *L, const char *s, size_t n)
 
 int psym_legacy_java_symbols(struct legacy *L, const char *p, const char *end)
 {
-	struct jline l = { .p = p, .end = end };
+	struct jline l = { .s = { .p = p, .end = end } };
 	int ret;
 
 	L->java = true;
 	while ((ret = next_line(L, &l, false)) > 0)
 		if (l.len && (ret = symbol_line(L, l.buf, l.len)))
 			break;
-	free(l.buf);
+	free(l.s.tok);
 	return ret;
 }
 
@@ -475,7 +452,7 @@ static int java_sample(struct legacy *L, enum jkind k, char *s, size_t n, bool *
 
 int psym_legacy_java_text(struct legacy *L, const unsigned char *buf, size_t len)
 {
-	struct jline l = { .p = (const char *)buf, .end = (const char *)buf + len };
+	struct jline l = { .s = { .p = (const char *)buf, .end = (const char *)buf + len } };
 	const char *at;
 	enum jkind k;
 	bool done = false;
@@ -500,7 +477,7 @@ int psym_legacy_java_text(struct legacy *L, const unsigned char *buf, size_t len
 		goto out;
 	}
 	/* Attributes until a line that is none. */
-	for (at = l.p; (ret = next_line(L, &l, true)) > 0; at = l.p) {
+	for (at = l.s.p; (ret = next_line(L, &l, true)) > 0; at = l.s.p) {
 		char *key, *val;
 
 		if (!l.len)
@@ -513,8 +490,8 @@ int psym_legacy_java_text(struct legacy *L, const unsigned char *buf, size_t len
 	if (ret < 0)
 		goto out;
 	/* Samples from that line on, until a line that is none. */
-	l.p = at;
-	for (at = l.p; (ret = next_line(L, &l, true)) > 0; at = l.p) {
+	l.s.p = at;
+	for (at = l.s.p; (ret = next_line(L, &l, true)) > 0; at = l.s.p) {
 		if (l.len && (ret = java_sample(L, k, l.buf, l.len, &done)))
 			goto out;
 		if (done)
@@ -530,7 +507,7 @@ int psym_legacy_java_text(struct legacy *L, const unsigned char *buf, size_t len
 	}
 	ret = psym_legacy_java_symbols(L, at, (const char *)buf + len);
 out:
-	free(l.buf);
+	free(l.s.tok);
 	return ret < 0 ? ret : 0;
 }
 
