@@ -291,14 +291,18 @@ __attribute__((weak)) int tunable = 7;
 int main(void) { flag = 1; return a_variable + counts[3] + banner[2] + (int)zeroed[1] + tunable; }
 C
 gcc -g -O0 -o data data.c
-readelf -SW data | python3 -c '
+# data_bytes FILE: every address of FILE's .rodata, .data.rel.ro, .data and .bss (readelf's).
+data_bytes() {
+	readelf -SW "$1" | python3 -c '
 import sys, re
 for l in sys.stdin:
-    m = re.match(r"\s*\[\s*\d+\]\s+(\.data|\.bss|\.rodata)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", l)
+    m = re.match(r"\s*\[\s*\d+\]\s+(\.rodata|\.data\.rel\.ro|\.data|\.bss)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", l)
     if m:
         a, n = int(m.group(2), 16), int(m.group(3), 16)
         for x in range(a, a + n):
-            print("0x%x" % x)' >dbytes
+            print("0x%x" % x)'
+}
+data_bytes data >dbytes
 llvm-symbolizer --output-style=JSON -e data <dbytes >data.llvm
 "$PSYM" addr --json -e data <dbytes >data.psym 2>/dev/null
 check "data: every byte of .data, .bss and .rodata ($(wc -l <dbytes)) named as llvm-symbolizer names it" \
@@ -312,14 +316,7 @@ check "... a_variable, counts, banner, zeroed and flag among the names" sh -c \
 # that object (readelf's), counted apart.
 LIBC=$(ldd "$PSYM" 2>/dev/null | sed -n 's/.*libc\.so\.6 => \([^ ]*\) .*/\1/p')
 if [ -n "$LIBC" ] && [ -f "$LIBC" ]; then
-	readelf -SW "$LIBC" | python3 -c '
-import sys, re
-for l in sys.stdin:
-    m = re.match(r"\s*\[\s*\d+\]\s+(\.rodata|\.data\.rel\.ro|\.data|\.bss)\s+\S+\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)", l)
-    if m:
-        a, n = int(m.group(2), 16), int(m.group(3), 16)
-        for x in range(a, a + n):
-            print("0x%x" % x)' >lbytes
+	data_bytes "$LIBC" >lbytes
 	readelf -sW --dyn-syms "$LIBC" >lsyms
 	llvm-symbolizer --output-style=JSON -e "$LIBC" <lbytes >libc.llvm
 	"$PSYM" addr --json -e "$LIBC" <lbytes >libc.psym 2>/dev/null
