@@ -342,8 +342,6 @@ def main():
     want, got = read("expected"), read("got")
     n = int(read("naddrs"))
     argv = read("argv").split("\n")
-    with open(os.path.join(d, "quirks"), "w") as f:
-        f.write((quirks(want, got) or "-") + "\n")
     w = blocks(want, argv, n)
     g = [read("got.%d" % (k + 1)) for k in range(n)] if n > 1 else [got]
     if w is None:
@@ -352,6 +350,10 @@ def main():
     for k, r in enumerate(res):
         if r == "none" and symbol_choice(d, argv, k, w[k], g[k]):
             res[k] = "symbol-choice" + (" no-line" if ":?\n" in g[k] else "")
+    # The case's: the kinds its addresses need, "none" if one differs.
+    kinds = sorted({q for r in res for q in r.split()})
+    with open(os.path.join(d, "quirks"), "w") as f:
+        f.write(("none" if "none" in kinds else " ".join(kinds) or "-") + "\n")
     with open(os.path.join(d, "per-address"), "w") as f:
         for k, r in enumerate(res):
             f.write("%d %s\n" % (k + 1, r or "equal"))
