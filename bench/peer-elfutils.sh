@@ -51,6 +51,7 @@ E=${1:?usage: $0 ELFUTILS_SRC_DIR [PSYM]}
 here=$(cd "$(dirname "$0")/.." && pwd)
 PSYM=${2:-$here/psym}
 case $PSYM in /*) ;; *) PSYM=$PWD/$PSYM ;; esac
+[ -x "$PSYM" ] || { echo "$0: no psym at $PSYM (give it as the second argument)" >&2; exit 2; }
 OUT=${OUT:-$(mktemp -d)}
 
 if [ -f "$E/tests/run-addr2line-test.sh" ]; then
