@@ -81,6 +81,7 @@ testrun_out() { o=$1; shift; "$@" >"$o" || true; }
 cmp() { command cmp -s "$@" || true; }
 testrun_compare()
 {
+	case $1 in */src/addr2line) ;; *) cat >/dev/null; return 0 ;; esac
 	# (a count in a file: a case may run in a pipeline's subshell)
 	eu_n=$(($(cat "$EU_OUT/n.$EU_SCRIPT" 2>/dev/null || echo 0) + 1))
 	echo "$eu_n" >"$EU_OUT/n.$EU_SCRIPT"
