@@ -12,6 +12,9 @@
 #    (prelinked binaries) is shifted by the difference, symbols and lines;
 #  - .debug_aranges gives the ranges of units that have none of their own
 #    (gcc -gdwarf-2 -gstrict-dwarf with several text sections);
+#  - an absolute symbol past the image (elfutils' testfile34) names only
+#    its own address, not the gap up to the next section (addr2line's and
+#    eu-addr2line's ??);
 #  - psym addr prints line discriminators (addr2line, llvm-symbolizer JSON).
 . "$top_srcdir/tests/lib.sh"
 need gcc
@@ -179,6 +182,41 @@ else
 	fail "strict DWARF 2, several text sections: $(head -1 ar.cmp)"
 	tail -n +2 ar.cmp | head -20
 fi
+# ---- an absolute symbol past the image ----
+# elfutils' testfile34 (run-addrname-test.sh): _etext, absolute, at the
+# end of .text, then a gap no section or segment holds up to .data. The
+# gap is not the file's: eu-addr2line and addr2line answer ??, psym named
+# it _etext (its data symbols stretched a zero-size entry to the next).
+cat >abs.s <<'S'
+	.text
+	.globl _start, foo, bar
+_start:
+foo:	nop
+bar:	nop
+end_bar:
+	.data
+data1:	.long 1
+data2:	.long 2
+S
+if as -o abs.o abs.s && ld -Ttext=0x401000 --defsym _etext=0x401002 -o abs abs.o; then
+	gap="0x401010 0x401800 0x401fff"
+	# shellcheck disable=SC2086
+	"$PSYM" addr -e abs $gap 2>/dev/null | paste - - | awk '{print $1}' >abs.psym
+	# shellcheck disable=SC2086
+	addr2line -f -e abs $gap | paste - - | awk '{print $1}' >abs.a2l
+	check "an absolute symbol past the image names no gap after it (as addr2line: $(tr '\n' ' ' <abs.a2l))" \
+		cmp -s abs.psym abs.a2l
+	if command -v eu-addr2line >/dev/null 2>&1; then
+		# shellcheck disable=SC2086
+		eu-addr2line -f -e abs $gap | paste - - | awk '{print $1}' >abs.eu
+		check "... as eu-addr2line" cmp -s abs.psym abs.eu
+	fi
+	check "... and the absolute symbol's own address is still named" \
+		[ "$("$PSYM" addr -e abs 0x402000 2>/dev/null | head -1)" = data1 ]
+else
+	unbuildable abs "as/ld --defsym failed"
+fi
+
 # ---- line discriminators in psym addr ----
 # gcc -O2 gives rows of one line in several basic blocks discriminators;
 # psym addr prints them as addr2line does ("FILE:LINE (discriminator N)")

@@ -210,6 +210,14 @@ static void finish_nearest(struct psym_symtab *t, const struct psym_addr_region 
 		if (nheap) {
 			end = heap[0].end;
 			held = true;
+		} else if (nregions) {
+			/*
+			 * Outside every section and segment (an absolute
+			 * _etext or _end past the image's last byte): what
+			 * follows is not the file's, the entry names its own
+			 * address only, as eu-addr2line and addr2line answer.
+			 */
+			end = sat_add(s->addr, 1);
 		}
 		if (i + 1 < t->n && t->s[i + 1].addr < end)
 			end = t->s[i + 1].addr;

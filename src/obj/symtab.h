@@ -14,7 +14,9 @@
  *                        address belongs to the entry starting closest
  *                        below it that still covers it, and a zero-size
  *                        entry covers up to the next entry, bounded by the
- *                        region (section) holding it and by max_extent.
+ *                        region (section) holding it and by max_extent;
+ *                        one that no region holds (when there are
+ *                        regions) covers its own address only.
  *   PSYM_SYMTAB_LATEST   (perf maps) entries overlap freely and are never
  *                        merged; of those covering an address the one
  *                        pushed last wins, as a JIT reuses code memory.

@@ -78,6 +78,35 @@ static void nearest(void)
 	psym_symtab_free(&t);
 }
 
+/*
+ * A zero-size entry that no region holds (an absolute _etext at the end
+ * of .text, as elfutils' testfile34 has it) names its own address only:
+ * the gap up to the next region is not the file's.
+ */
+static void outside_regions(void)
+{
+	struct psym_symtab t;
+	struct psym_addr_region regs[] = {
+		{ 0x1000, 0x1002, 1 }, /* .text */
+		{ 0x2000, 0x2008, 2 }, /* .data */
+	};
+
+	psym_symtab_init(&t, &(struct psym_symtab_opts){ .rule = PSYM_SYMTAB_NEAREST });
+	push(&t, 0x1000, 0, "foo", 0);
+	push(&t, 0x1002, 0, "_etext", 0);
+	push(&t, 0x2000, 0, "data1", 0);
+	push(&t, 0x2008, 0, "_end", 0);
+	psym_symtab_finish(&t, regs, 2);
+	is_str(name_at(&t, 0x1001), "foo", "a held entry to its region's end");
+	is_str(name_at(&t, 0x1002), "_etext", "an entry outside every region: its address");
+	is_str(name_at(&t, 0x100a), "??", "... and not the gap after it");
+	is_str(name_at(&t, 0x1fff), "??", "... up to the next region");
+	is_str(name_at(&t, 0x2007), "data1", "the next region's entry");
+	is_str(name_at(&t, 0x2008), "_end", "_end at its address");
+	is_str(name_at(&t, 0x2009), "??", "... only");
+	psym_symtab_free(&t);
+}
+
 static void kernel_like(void)
 {
 	struct psym_symtab t;
@@ -156,6 +185,7 @@ static void cap(void)
 int main(void)
 {
 	nearest();
+	outside_regions();
 	kernel_like();
 	latest();
 	cap();
