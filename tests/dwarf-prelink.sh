@@ -61,4 +61,37 @@ else
 	fail "noshdrs: 0x4200040e"
 	cat err
 fi
+
+# No section headers, so no .gnu_debuglink to read, and no build-ID tree:
+# the debug file only as FILE.debug beside it. elfutils looks for
+# BASENAME.debug when a file has no debuglink (the build ID decides);
+# eu-addr2line answers foo there, psym said ?? (elfutils' suite, found by
+# bench/peer-elfutils.sh).
+mkdir -p beside
+cp testfile52-32.noshdrs.so beside/
+cp "$D/testfile52-32.so.debug" beside/testfile52-32.noshdrs.so.debug
+"$PSYM" addr --no-cache --no-index --debug-dir "$PWD/nodebug" -e beside/testfile52-32.noshdrs.so 0x4200040e >got 2>err
+eu-addr2line -f -e beside/testfile52-32.noshdrs.so 0x4200040e \
+	>eu 2>/dev/null
+if diff -u want got && diff -u want eu >/dev/null; then
+	pass "noshdrs, FILE.debug beside it: foo at testfile52-32.c:2, as eu-addr2line"
+else
+	fail "noshdrs, FILE.debug beside it (eu-addr2line: $(tr '\n' ' ' <eu))"
+	cat err
+fi
+# Another build's debug file at that name is refused by its build ID.
+cp "$top_srcdir/testdata/elfutils/testfile52-32.so" beside/testfile52-32.noshdrs.so.debug 2>/dev/null
+printf 'int main(void) { return 0; }\n' >other.c
+if cc -g -Wl,--build-id -o other other.c 2>/dev/null; then
+	cp other beside/testfile52-32.noshdrs.so.debug
+	"$PSYM" addr --no-cache --no-index --explain --debug-dir "$PWD/nodebug" -e beside/testfile52-32.noshdrs.so \
+		0x4200040e >got2 2>err2
+	if grep -q 'testfile52-32.noshdrs.so.debug.*build ID mismatch' err2 got2 &&
+		! grep -q 'testfile52-32.c' got2; then
+		pass "noshdrs: another build's FILE.debug is refused by its build ID"
+	else
+		fail "noshdrs: another build's FILE.debug was not refused"
+		cat got2 err2
+	fi
+fi
 finish

@@ -180,6 +180,33 @@ bool psym_locate_link_tails(const char *debug_dir, const char *bindir_abs, const
 	return false;
 }
 
+/*
+ * No debuglink: elfutils' BASENAME.debug beside the binary, in its .debug/
+ * and under each debug dir by the binary's directory. Only with a build ID,
+ * which then decides: without a debuglink there is no CRC to check.
+ */
+static bool name_debug_candidates(const struct psym_locate_opts *o, const struct psym_debug_key *k,
+				  psym_cand_fn fn, void *ud)
+{
+	char buf[PATH_MAX * 2];
+	const char *dir = k->binary_dir && strcmp(k->binary_dir, "/") != 0 ? k->binary_dir : "";
+	const char *adir =
+		k->binary_dir_abs && strcmp(k->binary_dir_abs, "/") != 0 ? k->binary_dir_abs : "";
+	const char *b = k->binary_base;
+
+	if (!b || !psym_locate_plain_name(b) || !k->build_id || !psym_build_id_valid(k->build_id))
+		return false;
+	if (k->binary_dir &&
+	    (offer(fn, ud, PSYM_CAND_NAME_DEBUG, buf, sizeof(buf), "%s/%s.debug", dir, b) ||
+	     offer(fn, ud, PSYM_CAND_NAME_DEBUG, buf, sizeof(buf), "%s/.debug/%s.debug", dir, b)))
+		return true;
+	for (size_t i = 0; i < o->n_debug_dirs && k->binary_dir_abs; i++)
+		if (offer(fn, ud, PSYM_CAND_NAME_DEBUG, buf, sizeof(buf), "%s%s/%s.debug",
+			  o->debug_dirs[i], adir, b))
+			return true;
+	return false;
+}
+
 bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct psym_debug_key *k,
 				  psym_cand_fn fn, void *ud)
 {
@@ -195,7 +222,9 @@ bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct
 			    fn(ud, buf, PSYM_CAND_TREE_DEBUG))
 				return true;
 	}
-	if (!k->debuglink || !psym_locate_plain_name(k->debuglink))
+	if (!k->debuglink)
+		return name_debug_candidates(o, k, fn, ud);
+	if (!psym_locate_plain_name(k->debuglink))
 		return false;
 	if (k->binary_dir &&
 	    (offer(fn, ud, PSYM_CAND_LINK_BESIDE, buf, sizeof(buf), "%s/%s", dir, k->debuglink) ||

@@ -384,6 +384,7 @@ int psym_locate_debug_file(const struct psym_locate_opts *o, const char *build_i
 			*slash = '\0';
 			k.binary_dir = given;
 		}
+		k.binary_base = slash ? slash + 1 : given;
 	}
 	if (binary_path && realpath(binary_path, real) && (slash = strrchr(real, '/'))) {
 		*slash = '\0';

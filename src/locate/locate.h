@@ -108,6 +108,7 @@ enum psym_cand_rule {
 	PSYM_CAND_LINK_TAIL,	 /* DEBUGDIR/TAIL/DEBUGLINK, TAIL: trailing components of
 				  * BINDIR, longest first (elfutils' --debuginfo-path) */
 	PSYM_CAND_LINK_FLAT,	 /* DEBUGDIR/DEBUGLINK */
+	PSYM_CAND_NAME_DEBUG,	 /* no debuglink: BINDIR/BASENAME.debug and the like */
 	PSYM_CAND_ALT_RECORDED,	 /* the alternate file's path as recorded */
 	PSYM_CAND_ALT_DEBUGDIR,	 /* DEBUGDIR/REST for a recorded /usr/lib/debug/REST */
 	PSYM_CAND_ALT_TREE,	 /* DEBUGDIR/.build-id/NN/REST.debug (the alternate file) */
@@ -160,6 +161,7 @@ struct psym_debug_key {
 	const char *binary_dir_abs; /* the same made absolute (symlinks resolved) */
 	const char *debuglink;	    /* .gnu_debuglink file name, or NULL */
 	uint32_t debuglink_crc;	    /* its CRC32 */
+	const char *binary_base;    /* the binary's file name, or NULL */
 };
 
 /*
@@ -167,7 +169,9 @@ struct psym_debug_key {
  * .build-id/NN/REST.debug; then, with a debuglink that is a plain file
  * name, BINDIR/NAME, BINDIR/.debug/NAME, and for each debug dir
  * DEBUGDIR/BINDIR/NAME, the DEBUGDIR/TAIL/NAME of psym_locate_link_tails
- * and DEBUGDIR/NAME.
+ * and DEBUGDIR/NAME. Without a debuglink but with a build ID (which then
+ * decides), NAME is the binary's own file name with ".debug" added, in
+ * BINDIR, BINDIR/.debug and each DEBUGDIR/BINDIR, as elfutils looks.
  */
 /*
  * elfutils' --debuginfo-path rule, without I/O: DEBUGDIR joined with each

@@ -142,6 +142,27 @@ static void debug_candidates(void)
 	dk.debuglink = "..";
 	psym_locate_debug_candidates(&o, &dk, collect, &g);
 	is_int((int)g.n, 0, "debuglink '..': no candidate");
+
+	/* No debuglink, a build ID: elfutils' BASENAME.debug after the trees. */
+	memset(&g, 0, sizeof(g));
+	dk.build_id = "0a1b2c";
+	dk.debuglink = NULL;
+	dk.binary_base = "libx.so.1";
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 6, "no debuglink: 2 trees + 2 beside + 1 per debug dir");
+	want(&g, 2, "bin/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "BASENAME.debug beside");
+	want(&g, 3, "bin/.debug/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "in .debug/");
+	want(&g, 4, "/d1/work/bin/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "debug dir + abs dir");
+	/* Without a build ID nothing could check such a file: not offered. */
+	memset(&g, 0, sizeof(g));
+	dk.build_id = NULL;
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 0, "no debuglink, no build ID: no candidate");
+	dk.build_id = "0a1b2c";
+	dk.binary_base = "..";
+	memset(&g, 0, sizeof(g));
+	psym_locate_debug_candidates(&o, &dk, collect, &g);
+	is_int((int)g.n, 2, "a base name '..' is not used (the trees only)");
 }
 
 static void link_tails(void)
