@@ -3,7 +3,11 @@
  * psym-collect's user side, shared by its files (the libbpf-tools shape:
  * collect.c = main and its steps, options.c = the command line, drain.c =
  * the drain loop, procmeta.c = process metadata (maps, build IDs),
- * sidefiles.c = OUT.d/ side files).
+ * sidefiles.c = OUT.d/ side files). Each part of the state has one owner
+ * and goes to a function as an argument: the BPF side (struct bpfmaps,
+ * drain.c), the process metadata (struct meta, procmeta.c), the kernel
+ * symbols (struct ksyms, sidefiles.c); collect.c's main holds them, with
+ * the options, the output and the recorders (mmaptrack, stackcopy).
  */
 #ifndef PSYM_COLLECT_COLLECT_H
 #define PSYM_COLLECT_COLLECT_H
@@ -20,6 +24,9 @@
 #include "mmaptrack.h"
 #include "options.h"
 #include "profile.h"
+
+struct profile_bpf;
+struct stackcopy;
 
 /* Set by SIGINT/SIGTERM; hup by SIGHUP (--rotate: end the window now). */
 extern volatile sig_atomic_t stop, hup;
@@ -70,38 +77,30 @@ struct ksyms {
 	uint64_t kstart, klimit;
 };
 
-/* Per-run counters of metadata work, reported in the summary. */
+/* Counters of metadata work (procmeta.c), reported in the summary. */
 struct metastats {
 	uint64_t maps_read, maps_gone, maps_failed, maps_skipped, rereads;
 	uint64_t maps_tracked; /* processes whose maps came from mmaptrack */
 	uint64_t bids_read, bids_cached, bids_failed, bids_skipped;
+};
+
+/* Counters of the drain (drain.c), reported in the summary. */
+struct drainstats {
 	uint64_t stacks_evicted, stack_sweeps, drains;
 	int64_t drain_max_ns;
 };
 
 /*
- * What the collector's files share while sampling. The output (the file,
- * each profile's metadata, --rotate's windows), the targets and the BPF
- * links are collect.c's own (struct output, targets, sampler there).
+ * The BPF program's side of the drain, owned by drain.c (collect.c loads
+ * the program into it): the double buffer's maps and the table of the
+ * stacks read in the drain under way.
  */
-struct run {
-	struct opts o;
+struct bpfmaps {
 	struct profile_bpf *skel;
-	struct psym_collectprof *cp;
 	int stacks_fd[2], counts_fd[2], errors_fd;
 	uint32_t stack_entries, count_entries;
 	int active; /* buffer the BPF program fills */
-	bool kernel_frames;
-	struct psym_hashtab pids; /* pid -> struct pidinfo */
-	struct pidinfo **pinfo;
-	size_t npinfo;
-	struct psym_hashtab bids; /* struct bidkey -> struct bident */
-	struct bident **bident;
-	size_t nbident;
-	/* Metadata budget of the drain under way. */
-	int64_t meta_until;
-	int meta_ops;
-	bool final;
+	bool final; /* the drain under way is the last: a signal cuts nothing short */
 	/* Stacks read in the drain under way, by stack id. */
 	int32_t *stack_slot; /* stack_entries, -1 = not read */
 	uint32_t *used_ids;
@@ -109,11 +108,35 @@ struct run {
 	uint64_t *stack_ips; /* PSYM_MAX_STACK per used id */
 	uint8_t *stack_len;
 	uint64_t counts_full_seen;
+	bool kernel_frames; /* a sample had kernel frames (the kallsyms side file) */
+	struct drainstats ds;
+};
+
+/*
+ * Process metadata, owned by procmeta.c: which processes' maps were
+ * given to the profile builder, the build-ID cache, the budget of the
+ * drain under way and the counters. The builder and the recorders are
+ * borrowed (meta_profile, meta_recorders).
+ */
+struct meta {
+	struct psym_collectprof *cp; /* the profile under way */
+	struct mmaptrack *mt;	     /* NULL: --no-mmap-track */
+	struct stackcopy *sc;	     /* NULL: no --stack-copy */
+	bool verbose;		     /* -v: examples of problems */
+	bool targets;		     /* -p: build IDs read with the maps */
+	struct psym_hashtab pids;    /* pid -> struct pidinfo */
+	struct pidinfo **pinfo;
+	size_t npinfo;
+	struct psym_hashtab bids; /* struct bidkey -> struct bident */
+	struct bident **bident;
+	size_t nbident;
+	/* Budget of the drain under way (meta_budget). */
+	int64_t until;
+	int ops;
+	bool final;
+	uint64_t drains; /* drains done (meta_drains_done) */
 	struct metastats ms;
 	int examples; /* -v lines printed */
-	struct ksyms ks;
-	struct stackcopy *sc; /* --stack-copy */
-	struct mmaptrack *mt; /* mappings as they are made; NULL: --no-mmap-track */
 };
 
 static inline int64_t now_ns(void)
@@ -125,34 +148,61 @@ static inline int64_t now_ns(void)
 }
 
 /* procmeta.c: process metadata within each drain's budget. */
-void example(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-bool budget_ok(struct run *r);
-struct pidinfo *pid_info(struct run *r, int pid);
-void load_maps(struct run *r, struct pidinfo *pi);
-void file_build_id(void *ud, int pid, struct psym_procmap *m);
-void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu);
-/* --stack-copy's need_maps (stackcopy.h): maps as each sample needs them. */
+void meta_init(struct meta *m, bool verbose, bool targets);
+void meta_free(struct meta *m);
+/* The recorders the maps also come from (either NULL: not used). */
+void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc);
+/* A new profile builder (a new window): each process's maps go to it afresh. */
+void meta_profile(struct meta *m, struct psym_collectprof *cp);
+/* The budget of a drain: until a time, META_OPS reads; final: the last one. */
+void meta_budget(struct meta *m, int64_t until, bool final);
+/* The run is ending: the budget left is not cut short by a signal. */
+void meta_final(struct meta *m);
+/* Drains done so far (a process's maps are re-read at most once per drain). */
+void meta_drains_done(struct meta *m, uint64_t drains);
+/*
+ * -p's processes' maps now, while they run (they may exit before a
+ * drain), within a budget until a time. 0 or an error (--stack-copy).
+ */
+int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until);
+void need_maps(struct meta *m, int pid, const uint64_t *uips, size_t nu);
+/* --stack-copy's need_maps (stackcopy.h), ud the meta: maps as each sample needs them. */
 int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
-/* mmaptrack_sweep's callback: pid exited and its samples are in. */
+/* mmaptrack_sweep's callback, ud the meta: pid exited and its samples are in. */
 void forget_pid(void *ud, int pid);
 
 /* drain.c: moving the BPF maps' counts and stacks into the profile. */
-uint64_t bpf_errors(struct run *r, uint32_t k);
-int drain(struct run *r, int64_t meta_until);
+/* The drain's table of the stacks read, for b->stack_entries ids. An error code. */
+int bpfmaps_table_alloc(struct bpfmaps *b);
+/* The program and the table freed. */
+void bpfmaps_free(struct bpfmaps *b);
+uint64_t bpf_errors(const struct bpfmaps *b, uint32_t k);
+/*
+ * Flip the buffers and move the idle one's samples into cp, their maps
+ * through m within its budget until meta_until; final: the last drain,
+ * of both buffers. mt (NULL: none) is polled first and swept after.
+ */
+int drain(struct bpfmaps *b, struct meta *m, struct mmaptrack *mt, struct psym_collectprof *cp,
+	  int64_t meta_until, bool final);
 
 /* sidefiles.c: kallsyms, the vDSO and perf maps in OUT.d/. */
 void *read_kallsyms(void *ud);
 void ksyms_join(struct ksyms *k, struct psym_collectprof *cp);
 /* The kernel's range, once joined, to another profile (a new window). */
 void ksyms_apply(const struct ksyms *k, struct psym_collectprof *cp);
-void side_files(struct run *r, struct psym_err *e);
+/*
+ * OUT.d/'s side files for the profile cp written to out; ks: the kallsyms
+ * copy, NULL when the profile has no kernel frames (no kallsyms, no modules).
+ */
+void side_files(const char *out, bool verbose, const struct ksyms *ks, struct psym_collectprof *cp,
+		struct psym_err *e);
 /*
  * OUT.d made with mode, or checked when it exists: a directory of this
  * user (or root) that nobody else can write, never a link; else an error.
  */
 int side_dir_ready(const char *out, mode_t mode, struct psym_err *e);
 /* --archive: the binaries of the profile's mappings, while the processes run. */
-int write_archive(struct run *r, struct psym_err *e);
+int write_archive(const struct opts *o, struct psym_collectprof *cp, struct psym_err *e);
 /* OUT.d's stack copies, when this run made none: they belong to an older profile. */
 void drop_stale_stacks(const char *out);
 
