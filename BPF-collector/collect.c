@@ -263,6 +263,34 @@ static int write_profile(const struct opts *o, struct psym_collectprof *cp, cons
 	return code;
 }
 
+/*
+ * Frame pointers that lie: once per process whose stacks mostly stop
+ * short of a root frame (collectprof.h), at most FP_NOTES_MAX of them,
+ * with the option that unwinds without them.
+ */
+#define FP_NOTES_MAX 5
+static void fp_notes(struct psym_collectprof *cp)
+{
+	struct psym_collect_fpnote f[FP_NOTES_MAX];
+	size_t n = psym_collectprof_fp_notes(cp, PSYM_COLLECT_FP_MIN_SAMPLES, f, FP_NOTES_MAX);
+
+	for (size_t i = 0; i < n && i < FP_NOTES_MAX; i++)
+		fprintf(stderr,
+			"psym-collect: pid %d (%s): %" PRIu64 " of %" PRIu64
+			" user stacks reach no root frame (%" PRIu64
+			" stop at the sampled frame, %.0f%% of frames in no mapping): its "
+			"frame pointers do not hold (built without them?); --stack-copy "
+			"unwinds without them\n",
+			f[i].pid, f[i].comm, f[i].samples - f[i].rooted, f[i].samples,
+			f[i].leaf_only,
+			f[i].frames ? 100.0 * (double)f[i].frames_unmapped / (double)f[i].frames
+				    : 0.0);
+	if (n > FP_NOTES_MAX)
+		fprintf(stderr,
+			"psym-collect: and %zu more processes whose stacks reach no root frame\n",
+			n - FP_NOTES_MAX);
+}
+
 /* The summary of a profile (a window) on stderr. */
 static void summary(const struct opts *o, const struct bpfmaps *b, const struct meta *m,
 		    struct psym_collectprof *cp, int64_t dur, bool written)
@@ -316,6 +344,9 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 				"(now %ld)\n",
 				o->mmap_pages);
 	}
+	/* --stack-copy's stacks are unwound later, without frame pointers. */
+	if (!o->stack_copy)
+		fp_notes(cp);
 	if (errs[PSYM_ERR_COLLISION] || errs[PSYM_ERR_COUNTS_FULL])
 		fprintf(stderr,
 			"psym-collect: to lose less, raise --stack-entries (now %u) for "
@@ -584,6 +615,7 @@ static int profile_start(const struct opts *o, struct output *w, struct meta *m,
 
 	psym_kernel_notes_build_id("/sys/kernel/notes", w->kbid, &e);
 	w->meta.period_ns = 1000000000L / o->hz;
+	w->meta.stack_depth_max = PSYM_MAX_STACK;
 	w->meta.kernel_build_id = w->kbid[0] ? w->kbid : NULL;
 	psym_hostid_local(&host);
 	psym_hostid_format(&host, w->idline, sizeof(w->idline));
