@@ -344,6 +344,7 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 				"(now %ld)\n",
 				o->mmap_pages);
 	}
+	meta_bid_misses(m, stderr, o->verbose);
 	/* --stack-copy's stacks are unwound later, without frame pointers. */
 	if (!o->stack_copy)
 		fp_notes(cp);

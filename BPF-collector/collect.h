@@ -13,6 +13,7 @@
 #define PSYM_COLLECT_COLLECT_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -66,6 +67,16 @@ struct bident {
 	struct bidkey k;
 	char id[PSYM_BUILD_ID_HEX_MAX]; /* "" when the file has none */
 };
+
+/* A mapped file whose build ID was not read: the summary names each. */
+struct bidmiss {
+	char path[sizeof(((struct psym_procmap *)0)->path)];
+	int pid;	/* the first process it was missed for */
+	uint32_t procs; /* processes it was missed for */
+	bool skipped;	/* not read under the metadata cap (else unreadable) */
+};
+#define MAX_BID_MISSES 64   /* files named; the rest are counted */
+#define BID_MISSES_SHOWN 10 /* named in the summary without -v */
 
 /* /proc/kallsyms, read by a thread while sampling starts (read_kallsyms). */
 struct ksyms {
@@ -136,7 +147,10 @@ struct meta {
 	bool final;
 	uint64_t drains; /* drains done (meta_drains_done) */
 	struct metastats ms;
-	int examples; /* -v lines printed */
+	int examples;	      /* -v lines printed */
+	struct bidmiss *miss; /* MAX_BID_MISSES, allocated at the first */
+	size_t nmiss;
+	uint64_t miss_more; /* files missed beyond MAX_BID_MISSES */
 };
 
 static inline int64_t now_ns(void)
@@ -166,6 +180,8 @@ void meta_drains_done(struct meta *m, uint64_t drains);
  */
 int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until);
 void need_maps(struct meta *m, int pid, const uint64_t *uips, size_t nu);
+/* One line per mapped file left without a build ID (all of them when verbose). */
+void meta_bid_misses(const struct meta *m, FILE *out, bool verbose);
 /* --stack-copy's need_maps (stackcopy.h), ud the meta: maps as each sample needs them. */
 int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
 /* mmaptrack_sweep's callback, ud the meta: pid exited and its samples are in. */

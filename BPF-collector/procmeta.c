@@ -64,6 +64,7 @@ void meta_free(struct meta *m)
 		free(m->bident[i]);
 	free(m->bident);
 	psym_hashtab_free(&m->bids);
+	free(m->miss);
 }
 
 void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc)
@@ -170,6 +171,51 @@ static void load_maps(struct meta *m, struct pidinfo *pi)
 	free(maps);
 }
 
+/* A file left without a build ID, for the summary: one entry per file and why. */
+static void bid_missed(struct meta *m, int pid, const char *path, bool skipped)
+{
+	struct bidmiss *b;
+
+	for (size_t i = 0; i < m->nmiss; i++)
+		if (m->miss[i].skipped == skipped && !strcmp(m->miss[i].path, path)) {
+			m->miss[i].procs++;
+			return;
+		}
+	if (!m->miss)
+		m->miss = calloc(MAX_BID_MISSES, sizeof(*m->miss));
+	if (!m->miss || m->nmiss >= MAX_BID_MISSES) {
+		m->miss_more++;
+		return;
+	}
+	b = &m->miss[m->nmiss++];
+	snprintf(b->path, sizeof(b->path), "%s", path);
+	b->pid = pid;
+	b->procs = 1;
+	b->skipped = skipped;
+}
+
+void meta_bid_misses(const struct meta *m, FILE *out, bool verbose)
+{
+	size_t shown = verbose ? m->nmiss : BID_MISSES_SHOWN;
+
+	for (size_t i = 0; i < m->nmiss && i < shown; i++) {
+		const struct bidmiss *b = &m->miss[i];
+		char more[48] = "";
+
+		if (b->procs > 1)
+			snprintf(more, sizeof(more), " and %" PRIu32 " more", b->procs - 1);
+		fprintf(out,
+			"psym-collect: no build ID for '%s' (pid %d%s: %s): its mappings match "
+			"any file at that path; --archive cannot pack it\n",
+			b->path, b->pid, more,
+			b->skipped ? "not read, metadata cap" : "unreadable");
+	}
+	if (m->nmiss > shown || m->miss_more)
+		fprintf(out, "psym-collect: and %" PRIu64 " more files without a build ID%s\n",
+			(uint64_t)(m->nmiss > shown ? m->nmiss - shown : 0) + m->miss_more,
+			verbose ? "" : " (-v names more)");
+}
+
 /*
  * The build ID of a mapped file, asked for by the profile builder the
  * first time a sample needs the mapping: one stat through
@@ -190,6 +236,7 @@ static void file_build_id(void *ud, int pid, struct psym_procmap *m)
 
 	if (!budget_ok(meta)) {
 		meta->ms.bids_skipped++;
+		bid_missed(meta, pid, m->path, true);
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
@@ -237,6 +284,7 @@ static void file_build_id(void *ud, int pid, struct psym_procmap *m)
 	return;
 failed:
 	meta->ms.bids_failed++;
+	bid_missed(meta, pid, m->path, false);
 	example(meta, "pid %d: cannot read the build ID of '%s'", pid, m->path);
 }
 
