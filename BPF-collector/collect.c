@@ -428,6 +428,7 @@ static int end_window(struct collector *c, bool last, int *code)
 	/* The next window: a new profile; each process's maps are given again. */
 	psym_collectprof_free(w->cp);
 	w->cp = NULL;
+	meta_profile(&c->m, NULL);
 	w->win_start = now_ns();
 	w->win_t = time(NULL);
 	ret = new_profile(w, &c->m, &c->ks, &e);

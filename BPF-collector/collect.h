@@ -166,7 +166,7 @@ void meta_init(struct meta *m, bool verbose, bool targets);
 void meta_free(struct meta *m);
 /* The recorders the maps also come from (either NULL: not used). */
 void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc);
-/* A new profile builder (a new window): each process's maps go to it afresh. */
+/* A new profile builder (a new window; NULL: none yet): each process's maps go to it afresh. */
 void meta_profile(struct meta *m, struct psym_collectprof *cp);
 /* The budget of a drain: until a time, META_OPS reads; final: the last one. */
 void meta_budget(struct meta *m, int64_t until, bool final);

@@ -472,7 +472,8 @@ void meta_profile(struct meta *m, struct psym_collectprof *cp)
 	drop_pids(m);
 	psym_hashtab_init(&m->pids, 0);
 	m->cp = cp;
-	psym_collectprof_set_buildid_fn(cp, file_build_id, m);
+	if (cp)
+		psym_collectprof_set_buildid_fn(cp, file_build_id, m);
 }
 
 int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until)
