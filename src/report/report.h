@@ -70,7 +70,7 @@ int psym_report_top(const struct psym_profile *p, const struct psym_report_opts 
 		    struct psym_err *e);
 /*
  * Frame pointers that lie: one note line on err when a process of p (by
- * its pid label) has at least PSYM_COLLECT_FP_MIN_SAMPLES symbolized
+ * its pid label; samples without one are not judged) has at least PSYM_COLLECT_FP_MIN_SAMPLES symbolized
  * samples and fewer than half of them reach a root frame (_start, a
  * thread's start: report_fpnote.c), with frames lost (collectprof.h's
  * psym_collect_fp_broken). Returns whether it was printed.

@@ -5,6 +5,8 @@
  * mapping. Told from the profile as collectprof.h's rule tells it in the
  * collector, with the names psym symbolize gave: a stack reaches a root
  * when its outermost user frame is a process's or a thread's entry.
+ * Only samples with a pid label are judged (psym-collect's): other
+ * profilers' stacks (Java's, Go's) end where their runtimes start.
  */
 #include "config.h"
 
@@ -56,8 +58,8 @@ static enum outer outer_kind(const struct psym_profile *p, const pb_location *l)
 	const pb_function *fn;
 	const char *name;
 
-	if (!l || !l->mapping_id)
-		return OUTER_OTHER;
+	if (!l || (!l->mapping_id && !l->n_line))
+		return OUTER_OTHER; /* a frame in no mapping: the walk wandered off */
 	if (!l->n_line)
 		return OUTER_UNNAMED;
 	/* The last line is the caller the others were inlined into. */
@@ -144,7 +146,8 @@ static int account(const struct psym_profile *p, const pb_sample *s, struct proc
 		if (l && kernel_loc(p, l))
 			continue;
 		nu++;
-		if (!l || !l->mapping_id)
+		/* A named frame with no mapping is no loss (Java's, a legacy profile's). */
+		if (!l || (!l->mapping_id && !l->n_line))
 			unmapped++;
 		outer = l;
 	}
@@ -153,7 +156,10 @@ static int account(const struct psym_profile *p, const pb_sample *s, struct proc
 	kind = outer_kind(p, outer);
 	if (kind == OUTER_UNNAMED)
 		return 0;
+	/* Only a profiler's samples of a process (psym-collect's pid label). */
 	sample_proc(p, s, &pid, &comm);
+	if (!pid)
+		return 0;
 	f = proc_get(ps, pid, comm);
 	if (!f)
 		return -1;
@@ -186,8 +192,7 @@ bool psym_report_fp_note(const struct psym_profile *p, FILE *err)
 			worst = ps.f[i];
 	}
 	if (worst) {
-		if (worst->pid)
-			snprintf(who, sizeof(who), "pid %d (%s): ", worst->pid, worst->comm);
+		snprintf(who, sizeof(who), "pid %d (%s): ", worst->pid, worst->comm);
 		fprintf(err,
 			"psym: note: %s%" PRIu64 " of %" PRIu64
 			" stacks reach no root frame (_start, __libc_start_call_main, clone, "
