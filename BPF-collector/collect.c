@@ -116,21 +116,21 @@ static uint32_t pow2_within(uint64_t v, uint32_t lo, uint32_t hi)
  * stacks, so a new stack rarely lands in a used bucket (a collision loses
  * the stack).
  */
-static void size_maps(struct run *r, int ncpu)
+static void size_maps(struct bpfmaps *bm, const struct opts *o, int ncpu)
 {
 	double interval = (double)DRAIN_NS / NS;
 	uint64_t per;
 
-	if (r->o.duration > 0 && r->o.duration < interval)
-		interval = r->o.duration;
-	per = (uint64_t)((double)r->o.hz * ncpu * interval) + 1;
-	r->count_entries = r->o.count_entries ? (uint32_t)r->o.count_entries
-					      : pow2_within(2 * per + 256, 1024, 1 << 20);
+	if (o->duration > 0 && o->duration < interval)
+		interval = o->duration;
+	per = (uint64_t)((double)o->hz * ncpu * interval) + 1;
+	bm->count_entries = o->count_entries ? (uint32_t)o->count_entries
+					     : pow2_within(2 * per + 256, 1024, 1 << 20);
 	/* The kernel rounds a stack map up to a power of two: stack ids go
 	 * up to that, and the drain indexes its table by them. */
-	r->stack_entries = r->o.stack_entries
-				   ? pow2_within((uint64_t)r->o.stack_entries, 1024, 1 << 22)
-				   : pow2_within(16 * 2 * per, 8192, 1 << 15);
+	bm->stack_entries = o->stack_entries
+				    ? pow2_within((uint64_t)o->stack_entries, 1024, 1 << 22)
+				    : pow2_within(16 * 2 * per, 8192, 1 << 15);
 }
 
 /* Does every -p process exist? Exit 2 naming the first that does not. */
@@ -177,8 +177,9 @@ static bool wait_targets(struct pollfd *pfd, int npfd, int npids, int64_t timeou
  * the metadata each profile carries.
  */
 struct output {
-	struct psym_out out; /* the one file (not with --rotate) */
-	bool open;	     /* out is open: aborted if the run ends before writing */
+	struct psym_collectprof *cp; /* the profile under way (the window's) */
+	struct psym_out out;	     /* the one file (not with --rotate) */
+	bool open;		     /* out is open: aborted if the run ends before writing */
 	struct psym_collect_meta meta;
 	char kbid[PSYM_BUILD_ID_HEX_MAX];
 	char idline[256];
@@ -192,37 +193,39 @@ struct output {
 };
 
 /* A new profile builder for the next window (or the only one). */
-static int new_profile(struct run *r, struct output *w, struct psym_err *e)
+static int new_profile(struct output *w, struct meta *m, const struct ksyms *ks, struct psym_err *e)
 {
 	struct timespec t;
 	int ret;
 
 	clock_gettime(CLOCK_REALTIME, &t);
 	w->meta.time_ns = (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-	ret = psym_collectprof_new(&w->meta, &r->cp, e);
+	ret = psym_collectprof_new(&w->meta, &w->cp, e);
 	if (!ret)
-		ret = psym_collectprof_comment(r->cp, w->idline);
+		ret = psym_collectprof_comment(w->cp, w->idline);
 	if (ret)
 		return ret;
-	psym_collectprof_set_buildid_fn(r->cp, file_build_id, r);
-	ksyms_apply(&r->ks, r->cp);
+	meta_profile(m, w->cp);
+	ksyms_apply(ks, w->cp);
 	return 0;
 }
 
-/* --rotate: the file name of the window that started at w->win_t, made r->o.out. */
-static int window_name(struct run *r, struct output *w, struct psym_err *e)
+/* --rotate: the file name of the window that started at w->win_t, made o->out. */
+static int window_name(struct opts *o, struct output *w, struct psym_err *e)
 {
 	w->win_seq = w->win_t == w->name_t ? w->win_seq + 1 : 0;
 	w->name_t = w->win_t;
-	r->o.out = w->outname;
+	o->out = w->outname;
 	return rotate_name(w->pattern, w->win_t, w->win_seq, w->outname, sizeof(w->outname), e);
 }
 
 /*
- * Write the profile built so far through out (open on r->o.out; closed
- * here whatever happens), then its side files. An exit code.
+ * Write the profile cp built so far through out (open on o->out; closed
+ * here whatever happens), then its side files (ks: the kallsyms copy, NULL
+ * when the profile has no kernel frames). An exit code.
  */
-static int write_profile(struct run *r, struct psym_out *out, int64_t dur, bool *written)
+static int write_profile(const struct opts *o, struct psym_collectprof *cp, const struct ksyms *ks,
+			 struct psym_out *out, int64_t dur, bool *written)
 {
 	struct psym_err e = { 0 };
 	unsigned char *buf = NULL;
@@ -231,14 +234,13 @@ static int write_profile(struct run *r, struct psym_out *out, int64_t dur, bool 
 
 	*written = false;
 	/* Duration (pprof's Duration line) and the executables first. */
-	ret = psym_collectprof_finish(r->cp, dur);
+	ret = psym_collectprof_finish(cp, dur);
 	if (ret)
 		psym_err_set(&e, ret, "out of memory");
 	if (!ret)
-		ret = psym_profile_encode(psym_collectprof_profile(r->cp), true, &buf, &len, &e);
+		ret = psym_profile_encode(psym_collectprof_profile(cp), true, &buf, &len, &e);
 	if (!ret && fwrite(buf, 1, len, out->fp) != len)
-		ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", r->o.out,
-				   strerror(errno));
+		ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", o->out, strerror(errno));
 	free(buf);
 	if (ret) {
 		psym_out_abort(out);
@@ -250,31 +252,60 @@ static int write_profile(struct run *r, struct psym_out *out, int64_t dur, bool 
 		return PSYM_EXIT_SYSTEM;
 	}
 	*written = true;
-	if (!r->sc)
-		drop_stale_stacks(r->o.out);
-	if (!r->o.no_side_files)
-		side_files(r, &e);
-	if (r->o.archive && write_archive(r, &e)) {
+	if (!o->stack_copy)
+		drop_stale_stacks(o->out);
+	if (!o->no_side_files)
+		side_files(o->out, o->verbose, ks, cp, &e);
+	if (o->archive && write_archive(o, cp, &e)) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		code = psym_exit_code(e.code);
 	}
 	return code;
 }
 
+/*
+ * Frame pointers that lie: once per process whose stacks mostly stop
+ * short of a root frame (collectprof.h), at most FP_NOTES_MAX of them,
+ * with the option that unwinds without them.
+ */
+#define FP_NOTES_MAX 5
+static void fp_notes(struct psym_collectprof *cp)
+{
+	struct psym_collect_fpnote f[FP_NOTES_MAX];
+	size_t n = psym_collectprof_fp_notes(cp, PSYM_COLLECT_FP_MIN_SAMPLES, f, FP_NOTES_MAX);
+
+	for (size_t i = 0; i < n && i < FP_NOTES_MAX; i++)
+		fprintf(stderr,
+			"psym-collect: pid %d (%s): %" PRIu64 " of %" PRIu64
+			" user stacks reach no root frame (%" PRIu64
+			" stop at the sampled frame, %.0f%% of frames in no mapping): its "
+			"frame pointers do not hold (built without them?); --stack-copy "
+			"unwinds without them\n",
+			f[i].pid, f[i].comm, f[i].samples - f[i].rooted, f[i].samples,
+			f[i].leaf_only,
+			f[i].frames ? 100.0 * (double)f[i].frames_unmapped / (double)f[i].frames
+				    : 0.0);
+	if (n > FP_NOTES_MAX)
+		fprintf(stderr,
+			"psym-collect: and %zu more processes whose stacks reach no root frame\n",
+			n - FP_NOTES_MAX);
+}
+
 /* The summary of a profile (a window) on stderr. */
-static void summary(struct run *r, int64_t dur, bool written)
+static void summary(const struct opts *o, const struct bpfmaps *b, const struct meta *m,
+		    struct psym_collectprof *cp, int64_t dur, bool written)
 {
 	uint64_t errs[PSYM_ERR_NR] = { 0 };
 	struct psym_collect_stats st;
 
 	for (uint32_t k = 0; k < PSYM_ERR_NR; k++)
-		errs[k] = bpf_errors(r, k);
-	psym_collectprof_stats(r->cp, &st);
+		errs[k] = bpf_errors(b, k);
+	psym_collectprof_stats(cp, &st);
 	fprintf(stderr,
 		"psym-collect: %.1fs, %" PRIu64 " samples, %" PRIu64 " processes, %" PRIu64
 		" stacks -> %s\n",
 		(double)dur / 1e9, st.samples, st.processes, st.stacks,
-		written ? r->o.out : "(not written)");
+		written ? o->out : "(not written)");
 	fprintf(stderr,
 		"psym-collect: lost: %" PRIu64 " user stacks unreadable, %" PRIu64
 		" kernel stacks unreadable, %" PRIu64 " stack-map collisions, %" PRIu64
@@ -282,20 +313,20 @@ static void summary(struct run *r, int64_t dur, bool written)
 		" processes exited before their maps were read, %" PRIu64
 		" not read (metadata cap) (%" PRIu64 " frames without a mapping)\n",
 		errs[PSYM_ERR_USER_STACK], errs[PSYM_ERR_KERN_STACK], errs[PSYM_ERR_COLLISION],
-		errs[PSYM_ERR_COUNTS_FULL], r->ms.stacks_evicted,
-		r->ms.maps_gone + r->ms.maps_failed, r->ms.maps_skipped, st.frames_unmapped);
+		errs[PSYM_ERR_COUNTS_FULL], b->ds.stacks_evicted,
+		m->ms.maps_gone + m->ms.maps_failed, m->ms.maps_skipped, st.frames_unmapped);
 	fprintf(stderr,
 		"psym-collect: metadata: %" PRIu64 " process maps read (%" PRIu64
 		" re-read), build IDs: %" PRIu64 " files read, %" PRIu64 " from cache, %" PRIu64
 		" unreadable, %" PRIu64 " not read (metadata cap); %" PRIu64
 		" drains, longest %.0f ms\n",
-		r->ms.maps_read, r->ms.rereads, r->ms.bids_read, r->ms.bids_cached,
-		r->ms.bids_failed, r->ms.bids_skipped, r->ms.drains,
-		(double)r->ms.drain_max_ns / 1e6);
-	if (r->mt) {
+		m->ms.maps_read, m->ms.rereads, m->ms.bids_read, m->ms.bids_cached,
+		m->ms.bids_failed, m->ms.bids_skipped, b->ds.drains,
+		(double)b->ds.drain_max_ns / 1e6);
+	if (m->mt) {
 		struct mmaptrack_stats ts;
 
-		mmaptrack_stats(r->mt, &ts);
+		mmaptrack_stats(m->mt, &ts);
 		fprintf(stderr,
 			"psym-collect: mappings recorded as made: %" PRIu64 " execs, %" PRIu64
 			" forks, %" PRIu64 " exits, %" PRIu64 " mmaps (%" PRIu64
@@ -305,20 +336,24 @@ static void summary(struct run *r, int64_t dur, bool written)
 			"build IDs the kernel did not give, read as mapped: %" PRIu64
 			" files, %" PRIu64 " from cache, %" PRIu64 " unreadable\n",
 			ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
-			ts.procs_untracked, r->ms.maps_tracked, ts.procs_max, ts.bids_read,
+			ts.procs_untracked, m->ms.maps_tracked, ts.procs_max, ts.bids_read,
 			ts.bids_cached, ts.bids_failed);
 		if (ts.lost)
 			fprintf(stderr,
 				"psym-collect: to lose no mmap records, raise --mmap-pages "
 				"(now %ld)\n",
-				r->o.mmap_pages);
+				o->mmap_pages);
 	}
+	meta_bid_misses(m, stderr, o->verbose);
+	/* --stack-copy's stacks are unwound later, without frame pointers. */
+	if (!o->stack_copy)
+		fp_notes(cp);
 	if (errs[PSYM_ERR_COLLISION] || errs[PSYM_ERR_COUNTS_FULL])
 		fprintf(stderr,
 			"psym-collect: to lose less, raise --stack-entries (now %u) for "
 			"collisions, --count-entries (now %u) for a full counts map, or "
 			"lower -F\n",
-			r->stack_entries, r->count_entries);
+			b->stack_entries, b->count_entries);
 }
 
 /* This process's resident set, from /proc/self/statm; -1 unknown. */
@@ -336,12 +371,38 @@ static long rss_kb(void)
 }
 
 /*
+ * What main holds for the run. Each part has one owner (collect.h): the
+ * options, the output and the recorders here, the BPF side (drain.c), the
+ * process metadata (procmeta.c), the kernel symbols (sidefiles.c). The
+ * steps are given only the parts they use; only the run's own steps
+ * (collect, sample_loop, finish, end_window) see them all.
+ */
+struct collector {
+	struct opts o;
+	struct output w;
+	struct bpfmaps b;
+	struct meta m;
+	struct ksyms ks;
+	struct mmaptrack *mt; /* mappings as they are made; NULL: --no-mmap-track */
+	struct stackcopy *sc; /* --stack-copy */
+};
+
+/* The kallsyms copy for the side files, when the profile has kernel frames. */
+static const struct ksyms *kframes(const struct collector *c)
+{
+	bool kernel = c->b.kernel_frames || (c->sc && !c->o.no_kernel);
+
+	return kernel ? &c->ks : NULL;
+}
+
+/*
  * --rotate: write the window that ends now (its samples drained), remove
  * the old ones beyond --keep/--max-disk, and start the next with an empty
  * profile. An exit code: a window not written does not stop the run.
  */
-static int end_window(struct run *r, struct output *w, bool last, int *code)
+static int end_window(struct collector *c, bool last, int *code)
 {
+	struct output *w = &c->w;
 	struct psym_err e = { 0 };
 	struct psym_out out;
 	int64_t now = now_ns(), dur = now - w->win_start;
@@ -353,32 +414,26 @@ static int end_window(struct run *r, struct output *w, bool last, int *code)
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		*code = psym_exit_code(ret);
-	} else if ((ret = write_profile(r, &out, dur, &written)) != 0) {
+	} else if ((ret = write_profile(&c->o, w->cp, kframes(c), &out, dur, &written)) != 0) {
 		*code = ret;
 	}
-	summary(r, dur, written);
+	summary(&c->o, &c->b, &c->m, w->cp, dur, written);
 	if (written)
-		rotate_prune(w->pattern, w->outname, r->o.keep, r->o.max_disk, stderr);
-	if (r->o.verbose)
+		rotate_prune(w->pattern, w->outname, c->o.keep, c->o.max_disk, stderr);
+	if (c->o.verbose)
 		fprintf(stderr, "psym-collect: window %" PRIu64 " done, resident %ld kB\n",
 			w->windows, rss_kb());
 	if (last)
 		return 0;
 	/* The next window: a new profile; each process's maps are given again. */
-	psym_collectprof_free(r->cp);
-	r->cp = NULL;
-	for (size_t i = 0; i < r->npinfo; i++)
-		free(r->pinfo[i]);
-	free(r->pinfo);
-	r->pinfo = NULL;
-	r->npinfo = 0;
-	psym_hashtab_free(&r->pids);
-	psym_hashtab_init(&r->pids, 0);
+	psym_collectprof_free(w->cp);
+	w->cp = NULL;
+	meta_profile(&c->m, NULL);
 	w->win_start = now_ns();
 	w->win_t = time(NULL);
-	ret = new_profile(r, w, &e);
+	ret = new_profile(w, &c->m, &c->ks, &e);
 	if (!ret)
-		ret = window_name(r, w, &e);
+		ret = window_name(&c->o, w, &e);
 	if (ret)
 		fprintf(stderr, "psym-collect: %s\n", ret == PSYM_ENOMEM ? "out of memory" : e.msg);
 	return ret;
@@ -447,24 +502,24 @@ static void targets_close(struct targets *t)
  * Can the output be written? OUT.d/ made (or checked), and OUT opened (or
  * with --rotate, the first window's file tried). An exit code.
  */
-static int output_open(struct run *r, struct output *w)
+static int output_open(struct opts *o, struct output *w)
 {
 	struct psym_err e = { 0 };
 	int ret = 0;
 
-	if ((!r->o.no_side_files || r->o.stack_copy) && !r->o.rotate_ns)
-		ret = side_dir_ready(r->o.out, r->o.stack_copy ? 0700 : 0755, &e);
-	if (!ret && r->o.rotate_ns) {
+	if ((!o->no_side_files || o->stack_copy) && !o->rotate_ns)
+		ret = side_dir_ready(o->out, o->stack_copy ? 0700 : 0755, &e);
+	if (!ret && o->rotate_ns) {
 		/* Can the first window's file be written? */
-		w->pattern = r->o.out;
+		w->pattern = o->out;
 		w->win_t = time(NULL);
 		ret = rotate_check(w->pattern, &e);
 		if (!ret)
-			ret = window_name(r, w, &e);
+			ret = window_name(o, w, &e);
 		if (!ret && (ret = psym_out_open(&w->out, w->outname, &e)) == 0)
 			psym_out_abort(&w->out);
 	} else if (!ret) {
-		ret = psym_out_open(&w->out, r->o.out, &e);
+		ret = psym_out_open(&w->out, o->out, &e);
 		w->open = !ret;
 	}
 	if (ret) {
@@ -483,35 +538,20 @@ struct sampler {
 	struct bpf_link *flinks[2]; /* -- COMMAND: its tree's forks and exits */
 };
 
-/* The drain's table of the stacks read, by stack id (collect.h). An exit code. */
-static int stack_table_alloc(struct run *r)
-{
-	r->stack_slot = malloc(r->stack_entries * sizeof(*r->stack_slot));
-	r->used_ids = malloc(r->stack_entries * sizeof(*r->used_ids));
-	r->stack_len = malloc(r->stack_entries);
-	r->stack_ips = malloc((size_t)r->stack_entries * PSYM_MAX_STACK * sizeof(uint64_t));
-	if (!r->stack_slot || !r->used_ids || !r->stack_len || !r->stack_ips) {
-		fprintf(stderr, "psym-collect: out of memory\n");
-		return PSYM_EXIT_SYSTEM;
-	}
-	memset(r->stack_slot, 0xff, r->stack_entries * sizeof(*r->stack_slot));
-	return PSYM_EXIT_OK;
-}
-
 /* The BPF program's filters and what it loads, from the options. */
-static void bpf_configure(struct run *r)
+static void bpf_configure(struct profile_bpf *skel, const struct opts *o)
 {
-	for (int i = 0; i < r->o.npids; i++)
-		r->skel->rodata->filter_pids[i] = (uint32_t)r->o.pids[i];
-	r->skel->rodata->n_filter_pids = (uint32_t)r->o.npids;
-	r->skel->rodata->no_user = r->o.no_user;
-	r->skel->rodata->no_kernel = r->o.no_kernel;
-	r->skel->rodata->self_pid = (uint32_t)getpid();
-	r->skel->rodata->follow_tree = r->o.cmd && !r->o.stack_copy;
-	if (!r->skel->rodata->follow_tree) {
+	for (int i = 0; i < o->npids; i++)
+		skel->rodata->filter_pids[i] = (uint32_t)o->pids[i];
+	skel->rodata->n_filter_pids = (uint32_t)o->npids;
+	skel->rodata->no_user = o->no_user;
+	skel->rodata->no_kernel = o->no_kernel;
+	skel->rodata->self_pid = (uint32_t)getpid();
+	skel->rodata->follow_tree = o->cmd && !o->stack_copy;
+	if (!skel->rodata->follow_tree) {
 		/* Not needed: loaded only where they are (they need the kernel's BTF). */
-		bpf_program__set_autoload(r->skel->progs.psym_fork, false);
-		bpf_program__set_autoload(r->skel->progs.psym_exit, false);
+		bpf_program__set_autoload(skel->progs.psym_fork, false);
+		bpf_program__set_autoload(skel->progs.psym_exit, false);
 	}
 }
 
@@ -519,48 +559,48 @@ static void bpf_configure(struct run *r)
  * The BPF program opened, sized for the online CPUs, loaded, and with a
  * COMMAND following its process tree (not sampling yet). An exit code.
  */
-static int bpf_load(struct run *r, struct sampler *s, pid_t cmd_pid)
+static int bpf_load(struct bpfmaps *bm, const struct opts *o, struct sampler *s, pid_t cmd_pid)
 {
 	struct psym_err e = { 0 };
-	int ret;
 
 	s->ncpu = online_cpus(s->cpus, 4096);
 	if (s->ncpu <= 0) {
 		fprintf(stderr, "psym-collect: cannot read the online CPUs\n");
 		return PSYM_EXIT_SYSTEM;
 	}
-	size_maps(r, s->ncpu);
-	ret = stack_table_alloc(r);
-	if (ret)
-		return ret;
-	r->skel = profile_bpf__open();
-	if (!r->skel) {
+	size_maps(bm, o, s->ncpu);
+	if (bpfmaps_table_alloc(bm)) {
+		fprintf(stderr, "psym-collect: out of memory\n");
+		return PSYM_EXIT_SYSTEM;
+	}
+	bm->skel = profile_bpf__open();
+	if (!bm->skel) {
 		fprintf(stderr, "psym-collect: cannot open the BPF program: %s\n", strerror(errno));
 		return PSYM_EXIT_SYSTEM;
 	}
-	bpf_configure(r);
-	if (bpf_map__set_max_entries(r->skel->maps.stacks0, r->stack_entries) ||
-	    bpf_map__set_max_entries(r->skel->maps.stacks1, r->stack_entries) ||
-	    bpf_map__set_max_entries(r->skel->maps.counts0, r->count_entries) ||
-	    bpf_map__set_max_entries(r->skel->maps.counts1, r->count_entries)) {
+	bpf_configure(bm->skel, o);
+	if (bpf_map__set_max_entries(bm->skel->maps.stacks0, bm->stack_entries) ||
+	    bpf_map__set_max_entries(bm->skel->maps.stacks1, bm->stack_entries) ||
+	    bpf_map__set_max_entries(bm->skel->maps.counts0, bm->count_entries) ||
+	    bpf_map__set_max_entries(bm->skel->maps.counts1, bm->count_entries)) {
 		fprintf(stderr, "psym-collect: cannot size the BPF maps: %s\n", strerror(errno));
 		return PSYM_EXIT_SYSTEM;
 	}
-	if (profile_bpf__load(r->skel)) {
+	if (profile_bpf__load(bm->skel)) {
 		fprintf(stderr,
 			"psym-collect: cannot load the BPF program (needs root or "
 			"CAP_BPF+CAP_PERFMON): %s\n",
 			strerror(errno));
 		return PSYM_EXIT_SYSTEM;
 	}
-	r->stacks_fd[0] = bpf_map__fd(r->skel->maps.stacks0);
-	r->stacks_fd[1] = bpf_map__fd(r->skel->maps.stacks1);
-	r->counts_fd[0] = bpf_map__fd(r->skel->maps.counts0);
-	r->counts_fd[1] = bpf_map__fd(r->skel->maps.counts1);
-	r->errors_fd = bpf_map__fd(r->skel->maps.errors);
-	if (r->skel->rodata->follow_tree &&
-	    follow_start(r->skel->maps.follow, r->skel->progs.psym_fork, r->skel->progs.psym_exit,
-			 cmd_pid, s->flinks, &e)) {
+	bm->stacks_fd[0] = bpf_map__fd(bm->skel->maps.stacks0);
+	bm->stacks_fd[1] = bpf_map__fd(bm->skel->maps.stacks1);
+	bm->counts_fd[0] = bpf_map__fd(bm->skel->maps.counts0);
+	bm->counts_fd[1] = bpf_map__fd(bm->skel->maps.counts1);
+	bm->errors_fd = bpf_map__fd(bm->skel->maps.errors);
+	if (bm->skel->rodata->follow_tree &&
+	    follow_start(bm->skel->maps.follow, bm->skel->progs.psym_fork,
+			 bm->skel->progs.psym_exit, cmd_pid, s->flinks, &e)) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		return PSYM_EXIT_SYSTEM;
 	}
@@ -568,18 +608,20 @@ static int bpf_load(struct run *r, struct sampler *s, pid_t cmd_pid)
 }
 
 /* The first profile, with what every profile of the run says of the host. */
-static int profile_start(struct run *r, struct output *w)
+static int profile_start(const struct opts *o, struct output *w, struct meta *m,
+			 const struct ksyms *ks)
 {
 	struct psym_err e = { 0 };
 	struct psym_hostid host;
 	int ret;
 
 	psym_kernel_notes_build_id("/sys/kernel/notes", w->kbid, &e);
-	w->meta.period_ns = 1000000000L / r->o.hz;
+	w->meta.period_ns = 1000000000L / o->hz;
+	w->meta.stack_depth_max = PSYM_MAX_STACK;
 	w->meta.kernel_build_id = w->kbid[0] ? w->kbid : NULL;
 	psym_hostid_local(&host);
 	psym_hostid_format(&host, w->idline, sizeof(w->idline));
-	ret = new_profile(r, w, &e);
+	ret = new_profile(w, m, ks, &e);
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", ret == PSYM_ENOMEM ? "out of memory" : e.msg);
 		return PSYM_EXIT_SYSTEM;
@@ -591,46 +633,48 @@ static int profile_start(struct run *r, struct output *w)
  * What records beside the BPF program, opened before sampling starts: the
  * mappings as they are made (no process started after it goes unrecorded;
  * --stack-copy needs the mappings as much), and --stack-copy's own
- * program. An exit code.
+ * program; the process metadata reads from both. An exit code.
  */
-static int recorders_open(struct run *r, const struct sampler *s, pid_t cmd_pid)
+static int recorders_open(struct collector *c, const struct sampler *s, pid_t cmd_pid)
 {
+	const struct opts *o = &c->o;
 	struct psym_err e = { 0 };
 
-	if (!r->o.no_track) {
-		struct mmaptrack_opts mo = { s->cpus, 4096, (uint32_t)r->o.mmap_pages,
-					     (uint32_t)r->o.max_procs, 1 << 16 };
+	if (!o->no_track) {
+		struct mmaptrack_opts mo = { s->cpus, 4096, (uint32_t)o->mmap_pages,
+					     (uint32_t)o->max_procs, 1 << 16 };
 
-		if (mmaptrack_open(&mo, &r->mt, &e)) {
+		if (mmaptrack_open(&mo, &c->mt, &e)) {
 			fprintf(stderr, "psym-collect: %s\n", e.msg);
 			return PSYM_EXIT_SYSTEM;
 		}
 	}
-	if (r->o.stack_copy) {
-		struct stackcopy_opts so = { (uint32_t)r->o.stack_copy,
-					     r->o.pids,
-					     r->o.npids,
-					     r->o.no_kernel,
-					     r->o.verbose,
-					     r->o.hz,
+	meta_recorders(&c->m, c->mt, NULL);
+	if (o->stack_copy) {
+		struct stackcopy_opts so = { (uint32_t)o->stack_copy,
+					     o->pids,
+					     o->npids,
+					     o->no_kernel,
+					     o->verbose,
+					     o->hz,
 					     s->ncpu,
-					     r->o.out,
+					     o->out,
 					     stackcopy_need_maps,
-					     r,
+					     &c->m,
 					     cmd_pid };
 
-		if (psym_collectprof_comment(r->cp, PSYM_USTACKS_COMMENT) ||
-		    stackcopy_open(&so, &r->cp, &r->sc, &e)) {
+		if (psym_collectprof_comment(c->w.cp, PSYM_USTACKS_COMMENT) ||
+		    stackcopy_open(&so, &c->w.cp, &c->sc, &e)) {
 			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
 			return PSYM_EXIT_SYSTEM;
 		}
-		r->kernel_frames = !r->o.no_kernel; /* for the kallsyms side file */
+		meta_recorders(&c->m, c->mt, c->sc);
 	}
 	return PSYM_EXIT_OK;
 }
 
-/* Sampling starts: a perf event on each online CPU, the program attached to each. */
-static int sampler_attach(struct run *r, struct sampler *s)
+/* Sampling starts: a perf event on each online CPU, prog attached to each. */
+static int sampler_attach(struct sampler *s, struct bpf_program *prog, long hz)
 {
 	s->links = calloc(4096, sizeof(*s->links));
 	if (!s->links)
@@ -640,14 +684,13 @@ static int sampler_attach(struct run *r, struct sampler *s)
 
 		if (!s->cpus[cpu])
 			continue;
-		fd = perf_open(cpu, r->o.hz);
+		fd = perf_open(cpu, hz);
 		if (fd < 0) {
 			fprintf(stderr, "psym-collect: cannot open a perf event on CPU %d: %s\n",
 				cpu, strerror(errno));
 			return PSYM_EXIT_SYSTEM;
 		}
-		s->links[s->nlinks] = bpf_program__attach_perf_event(
-			r->sc ? stackcopy_prog(r->sc) : r->skel->progs.psym_sample, fd);
+		s->links[s->nlinks] = bpf_program__attach_perf_event(prog, fd);
 		if (!s->links[s->nlinks]) {
 			fprintf(stderr, "psym-collect: cannot attach to CPU %d: %s\n", cpu,
 				strerror(errno));
@@ -675,32 +718,16 @@ static void sampler_free(struct sampler *s)
 	bpf_link__destroy(s->flinks[1]);
 }
 
-/* The targets' maps now, while they run: they may exit before a drain. */
-static int first_maps(struct run *r, int64_t start)
-{
-	int ret = 0;
-
-	r->meta_until = start + META_NS;
-	r->meta_ops = META_OPS;
-	for (int i = 0; i < r->o.npids; i++) {
-		struct pidinfo *pi = pid_info(r, r->o.pids[i]);
-
-		if (r->sc && !ret)
-			ret = stackcopy_need_maps(r, r->o.pids[i], NULL, 0);
-		else if (pi && budget_ok(r))
-			load_maps(r, pi);
-	}
-	return ret;
-}
-
 /*
  * Sample until a signal, -d, the targets' exit or a failure (the return:
  * out of memory), draining every DRAIN_NS and ending --rotate's windows
  * (a window not written sets *code).
  */
-static int sample_loop(struct run *r, struct output *w, struct targets *t, int64_t start, int *code)
+static int sample_loop(struct collector *c, struct targets *t, int64_t start, int *code)
 {
-	int64_t end_at = r->o.duration > 0 ? start + (int64_t)(r->o.duration * NS) : 0;
+	const struct opts *o = &c->o;
+	struct output *w = &c->w;
+	int64_t end_at = o->duration > 0 ? start + (int64_t)(o->duration * NS) : 0;
 	int64_t next_drain = start + DRAIN_NS;
 	int ret = 0;
 
@@ -711,17 +738,17 @@ static int sample_loop(struct run *r, struct output *w, struct targets *t, int64
 			break;
 		if (end_at && end_at < until)
 			until = end_at;
-		if (r->o.rotate_ns && w->win_start + r->o.rotate_ns < until)
-			until = w->win_start + r->o.rotate_ns;
+		if (o->rotate_ns && w->win_start + o->rotate_ns < until)
+			until = w->win_start + o->rotate_ns;
 		if (until - now > POLL_NS)
 			until = now + POLL_NS;
-		if (wait_targets(t->pfd, t->npfd, r->o.npids + (t->cmd.pidfd >= 0), until - now)) {
+		if (wait_targets(t->pfd, t->npfd, o->npids + (t->cmd.pidfd >= 0), until - now)) {
 			t->gone = true;
 			break;
 		}
 		/* Mappings first: the samples polled next may need them. */
-		mmaptrack_poll(r->mt, r->ms.drains);
-		if (r->sc && (ret = stackcopy_poll(r->sc, 0)) != 0)
+		mmaptrack_poll(c->mt, c->b.ds.drains);
+		if (c->sc && (ret = stackcopy_poll(c->sc, 0)) != 0)
 			break;
 		now = now_ns();
 		if (now >= next_drain && !stop) {
@@ -729,20 +756,20 @@ static int sample_loop(struct run *r, struct output *w, struct targets *t, int64
 
 			if (end_at && mu > end_at)
 				mu = end_at;
-			ksyms_join(&r->ks, r->cp);
-			ret = drain(r, mu);
+			ksyms_join(&c->ks, w->cp);
+			ret = drain(&c->b, &c->m, c->mt, w->cp, mu, false);
 			if (ret)
 				break;
 			next_drain = now_ns() + DRAIN_NS;
 		}
 		/* --rotate: the window's end (or SIGHUP's); its samples are drained
 		 * first, those taken while it is written go to the next. */
-		if (r->o.rotate_ns && !stop && (hup || now_ns() >= w->win_start + r->o.rotate_ns)) {
+		if (o->rotate_ns && !stop && (hup || now_ns() >= w->win_start + o->rotate_ns)) {
 			hup = 0;
-			ksyms_join(&r->ks, r->cp);
-			ret = drain(r, now_ns() + META_NS);
+			ksyms_join(&c->ks, w->cp);
+			ret = drain(&c->b, &c->m, c->mt, w->cp, now_ns() + META_NS, false);
 			if (!ret)
-				ret = end_window(r, w, false, code);
+				ret = end_window(c, false, code);
 			if (ret)
 				break;
 			next_drain = now_ns() + DRAIN_NS;
@@ -756,133 +783,126 @@ static int sample_loop(struct run *r, struct output *w, struct targets *t, int64
  * already), then the profile written (or --rotate's last window) and the
  * summary.
  */
-static void finish(struct run *r, struct output *w, int ret, int *code)
+static void finish(struct collector *c, int ret, int *code)
 {
+	struct output *w = &c->w;
 	struct psym_err e = { 0 };
 	bool written = false;
 	int64_t dur;
 
-	r->final = true;
-	ksyms_join(&r->ks, r->cp);
+	ksyms_join(&c->ks, w->cp);
 	if (!ret)
-		ret = drain(r, now_ns() + FINAL_META_NS);
-	if (!ret && r->sc)
-		ret = stackcopy_poll(r->sc, 0);
+		ret = drain(&c->b, &c->m, c->mt, w->cp, now_ns() + FINAL_META_NS, true);
+	else
+		meta_final(&c->m); /* what is written next is not cut short by a signal */
+	if (!ret && c->sc)
+		ret = stackcopy_poll(c->sc, 0);
 	dur = now_ns() - w->win_start;
 	if (ret) {
 		fprintf(stderr, "psym-collect: out of memory while collecting: writing what "
 				"was collected\n");
 		*code = PSYM_EXIT_SYSTEM;
 	}
-	if (r->o.rotate_ns) {
-		end_window(r, w, true, code);
+	if (c->o.rotate_ns) {
+		end_window(c, true, code);
 	} else {
 		w->open = false;
-		ret = write_profile(r, &w->out, dur, &written);
+		ret = write_profile(&c->o, w->cp, kframes(c), &w->out, dur, &written);
 		if (ret)
 			*code = ret;
 	}
-	if (r->sc && stackcopy_close(r->sc, stderr, &e)) {
+	if (c->sc && stackcopy_close(c->sc, stderr, &e)) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		*code = PSYM_EXIT_SYSTEM;
 	}
-	r->sc = NULL;
-	if (!r->o.rotate_ns)
-		summary(r, dur, written);
+	c->sc = NULL;
+	meta_recorders(&c->m, c->mt, NULL);
+	if (!c->o.rotate_ns)
+		summary(&c->o, &c->b, &c->m, w->cp, dur, written);
 }
 
 /*
  * The run, once sampling is attached: the kallsyms copy and the command
  * started, samples taken until the end, then written. An exit code.
  */
-static int collect(struct run *r, struct output *w, struct sampler *s, struct targets *t)
+static int collect(struct collector *c, struct sampler *s, struct targets *t)
 {
+	const struct opts *o = &c->o;
 	int code = PSYM_EXIT_OK, ret;
 
-	if (r->o.verbose)
+	if (o->verbose)
 		fprintf(stderr,
 			"psym-collect: sampling %s at %ld Hz on %d CPUs (maps: %u stacks, %u "
 			"counts per buffer)\n",
-			r->o.npids ? "the given processes" : "all processes", r->o.hz, s->nlinks,
-			r->stack_entries, r->count_entries);
-	if (!r->o.no_kernel)
-		r->ks.started = pthread_create(&r->ks.t, NULL, read_kallsyms, &r->ks) == 0;
+			o->npids ? "the given processes" : "all processes", o->hz, s->nlinks,
+			c->b.stack_entries, c->b.count_entries);
+	if (!o->no_kernel)
+		c->ks.started = pthread_create(&c->ks.t, NULL, read_kallsyms, &c->ks) == 0;
 	command_go(&t->cmd); /* sampling runs: the command may start */
-	w->win_start = now_ns();
-	ret = first_maps(r, w->win_start);
+	c->w.win_start = now_ns();
+	/* The targets' maps now, while they run: they may exit before a drain. */
+	ret = meta_first_maps(&c->m, o->pids, o->npids, c->w.win_start + META_NS);
 	if (!ret)
-		ret = sample_loop(r, w, t, w->win_start, &code);
+		ret = sample_loop(c, t, c->w.win_start, &code);
 	/* Stop sampling, then take everything that is left. */
 	sampler_stop(s);
-	if (t->gone && !r->o.cmd)
+	if (t->gone && !o->cmd)
 		fprintf(stderr, "psym-collect: %s exited: stopping\n",
-			r->o.npids > 1 ? "all target processes" : "the target process");
-	finish(r, w, ret, &code);
+			o->npids > 1 ? "all target processes" : "the target process");
+	finish(c, ret, &code);
 	return code;
 }
 
-/* What the run holds that outlives its steps: process metadata, stack tables. */
-static void run_free(struct run *r)
+/* What the run holds that outlives its steps. */
+static void collector_free(struct collector *c)
 {
 	struct psym_err e = { 0 };
 
-	if (r->ks.started)
-		pthread_join(r->ks.t, NULL);
-	free(r->ks.buf);
-	mmaptrack_close(r->mt);
-	stackcopy_close(r->sc, NULL, &e);
-	profile_bpf__destroy(r->skel);
-	psym_collectprof_free(r->cp);
-	for (size_t i = 0; i < r->npinfo; i++)
-		free(r->pinfo[i]);
-	free(r->pinfo);
-	for (size_t i = 0; i < r->nbident; i++)
-		free(r->bident[i]);
-	free(r->bident);
-	psym_hashtab_free(&r->pids);
-	psym_hashtab_free(&r->bids);
-	free(r->stack_slot);
-	free(r->used_ids);
-	free(r->stack_len);
-	free(r->stack_ips);
+	if (c->ks.started)
+		pthread_join(c->ks.t, NULL);
+	free(c->ks.buf);
+	mmaptrack_close(c->mt);
+	stackcopy_close(c->sc, NULL, &e);
+	bpfmaps_free(&c->b);
+	psym_collectprof_free(c->w.cp);
+	meta_free(&c->m);
 }
 
 int main(int argc, char **argv)
 {
-	struct run r = { 0 };
-	struct output w = { 0 };
+	struct collector c = { 0 };
 	struct targets t = { .cmd = COMMAND_NONE };
 	struct sampler s = { 0 };
 	int code;
 
-	collect_options(argc, argv, &r.o);
-	psym_hashtab_init(&r.pids, 0);
-	psym_hashtab_init(&r.bids, BID_CACHE_MAX);
+	collect_options(argc, argv, &c.o);
+	meta_init(&c.m, c.o.verbose, c.o.npids > 0);
 	/* Everything that can fail is checked before sampling starts. */
-	code = targets_open(&r.o, &t);
+	code = targets_open(&c.o, &t);
 	if (code == PSYM_EXIT_OK)
-		code = output_open(&r, &w);
+		code = output_open(&c.o, &c.w);
 	if (code == PSYM_EXIT_OK)
-		code = bpf_load(&r, &s, t.cmd.pid);
+		code = bpf_load(&c.b, &c.o, &s, t.cmd.pid);
 	if (code == PSYM_EXIT_OK)
-		code = profile_start(&r, &w);
+		code = profile_start(&c.o, &c.w, &c.m, &c.ks);
 	if (code == PSYM_EXIT_OK)
-		code = recorders_open(&r, &s, t.cmd.pid);
+		code = recorders_open(&c, &s, t.cmd.pid);
 	if (code == PSYM_EXIT_OK)
-		code = sampler_attach(&r, &s);
+		code = sampler_attach(&s, c.sc ? stackcopy_prog(c.sc) : c.b.skel->progs.psym_sample,
+				      c.o.hz);
 	if (code == PSYM_EXIT_OK)
-		code = collect(&r, &w, &s, &t);
+		code = collect(&c, &s, &t);
 	/* With a COMMAND: its exit status when all went well. */
-	if (r.o.cmd) {
+	if (c.o.cmd) {
 		int status = command_finish(&t.cmd, !t.gone);
 
 		if (code == PSYM_EXIT_OK)
 			code = status;
 	}
 	sampler_free(&s);
-	run_free(&r);
+	collector_free(&c);
 	targets_close(&t);
-	if (w.open)
-		psym_out_abort(&w.out);
+	if (c.w.open)
+		psym_out_abort(&c.w.out);
 	return code;
 }

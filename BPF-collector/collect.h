@@ -3,12 +3,17 @@
  * psym-collect's user side, shared by its files (the libbpf-tools shape:
  * collect.c = main and its steps, options.c = the command line, drain.c =
  * the drain loop, procmeta.c = process metadata (maps, build IDs),
- * sidefiles.c = OUT.d/ side files).
+ * sidefiles.c = OUT.d/ side files). Each part of the state has one owner
+ * and goes to a function as an argument: the BPF side (struct bpfmaps,
+ * drain.c), the process metadata (struct meta, procmeta.c), the kernel
+ * symbols (struct ksyms, sidefiles.c); collect.c's main holds them, with
+ * the options, the output and the recorders (mmaptrack, stackcopy).
  */
 #ifndef PSYM_COLLECT_COLLECT_H
 #define PSYM_COLLECT_COLLECT_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,6 +25,9 @@
 #include "mmaptrack.h"
 #include "options.h"
 #include "profile.h"
+
+struct profile_bpf;
+struct stackcopy;
 
 /* Set by SIGINT/SIGTERM; hup by SIGHUP (--rotate: end the window now). */
 extern volatile sig_atomic_t stop, hup;
@@ -60,6 +68,16 @@ struct bident {
 	char id[PSYM_BUILD_ID_HEX_MAX]; /* "" when the file has none */
 };
 
+/* A mapped file whose build ID was not read: the summary names each. */
+struct bidmiss {
+	char path[sizeof(((struct psym_procmap *)0)->path)];
+	int pid;	/* the first process it was missed for */
+	uint32_t procs; /* processes it was missed for */
+	bool skipped;	/* not read under the metadata cap (else unreadable) */
+};
+#define MAX_BID_MISSES 64   /* files named; the rest are counted */
+#define BID_MISSES_SHOWN 10 /* named in the summary without -v */
+
 /* /proc/kallsyms, read by a thread while sampling starts (read_kallsyms). */
 struct ksyms {
 	pthread_t t;
@@ -70,38 +88,30 @@ struct ksyms {
 	uint64_t kstart, klimit;
 };
 
-/* Per-run counters of metadata work, reported in the summary. */
+/* Counters of metadata work (procmeta.c), reported in the summary. */
 struct metastats {
 	uint64_t maps_read, maps_gone, maps_failed, maps_skipped, rereads;
 	uint64_t maps_tracked; /* processes whose maps came from mmaptrack */
 	uint64_t bids_read, bids_cached, bids_failed, bids_skipped;
+};
+
+/* Counters of the drain (drain.c), reported in the summary. */
+struct drainstats {
 	uint64_t stacks_evicted, stack_sweeps, drains;
 	int64_t drain_max_ns;
 };
 
 /*
- * What the collector's files share while sampling. The output (the file,
- * each profile's metadata, --rotate's windows), the targets and the BPF
- * links are collect.c's own (struct output, targets, sampler there).
+ * The BPF program's side of the drain, owned by drain.c (collect.c loads
+ * the program into it): the double buffer's maps and the table of the
+ * stacks read in the drain under way.
  */
-struct run {
-	struct opts o;
+struct bpfmaps {
 	struct profile_bpf *skel;
-	struct psym_collectprof *cp;
 	int stacks_fd[2], counts_fd[2], errors_fd;
 	uint32_t stack_entries, count_entries;
 	int active; /* buffer the BPF program fills */
-	bool kernel_frames;
-	struct psym_hashtab pids; /* pid -> struct pidinfo */
-	struct pidinfo **pinfo;
-	size_t npinfo;
-	struct psym_hashtab bids; /* struct bidkey -> struct bident */
-	struct bident **bident;
-	size_t nbident;
-	/* Metadata budget of the drain under way. */
-	int64_t meta_until;
-	int meta_ops;
-	bool final;
+	bool final; /* the drain under way is the last: a signal cuts nothing short */
 	/* Stacks read in the drain under way, by stack id. */
 	int32_t *stack_slot; /* stack_entries, -1 = not read */
 	uint32_t *used_ids;
@@ -109,11 +119,38 @@ struct run {
 	uint64_t *stack_ips; /* PSYM_MAX_STACK per used id */
 	uint8_t *stack_len;
 	uint64_t counts_full_seen;
+	bool kernel_frames; /* a sample had kernel frames (the kallsyms side file) */
+	struct drainstats ds;
+};
+
+/*
+ * Process metadata, owned by procmeta.c: which processes' maps were
+ * given to the profile builder, the build-ID cache, the budget of the
+ * drain under way and the counters. The builder and the recorders are
+ * borrowed (meta_profile, meta_recorders).
+ */
+struct meta {
+	struct psym_collectprof *cp; /* the profile under way */
+	struct mmaptrack *mt;	     /* NULL: --no-mmap-track */
+	struct stackcopy *sc;	     /* NULL: no --stack-copy */
+	bool verbose;		     /* -v: examples of problems */
+	bool targets;		     /* -p: build IDs read with the maps */
+	struct psym_hashtab pids;    /* pid -> struct pidinfo */
+	struct pidinfo **pinfo;
+	size_t npinfo;
+	struct psym_hashtab bids; /* struct bidkey -> struct bident */
+	struct bident **bident;
+	size_t nbident;
+	/* Budget of the drain under way (meta_budget). */
+	int64_t until;
+	int ops;
+	bool final;
+	uint64_t drains; /* drains done (meta_drains_done) */
 	struct metastats ms;
-	int examples; /* -v lines printed */
-	struct ksyms ks;
-	struct stackcopy *sc; /* --stack-copy */
-	struct mmaptrack *mt; /* mappings as they are made; NULL: --no-mmap-track */
+	int examples;	      /* -v lines printed */
+	struct bidmiss *miss; /* MAX_BID_MISSES, allocated at the first */
+	size_t nmiss;
+	uint64_t miss_more; /* files missed beyond MAX_BID_MISSES */
 };
 
 static inline int64_t now_ns(void)
@@ -125,34 +162,63 @@ static inline int64_t now_ns(void)
 }
 
 /* procmeta.c: process metadata within each drain's budget. */
-void example(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-bool budget_ok(struct run *r);
-struct pidinfo *pid_info(struct run *r, int pid);
-void load_maps(struct run *r, struct pidinfo *pi);
-void file_build_id(void *ud, int pid, struct psym_procmap *m);
-void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu);
-/* --stack-copy's need_maps (stackcopy.h): maps as each sample needs them. */
+void meta_init(struct meta *m, bool verbose, bool targets);
+void meta_free(struct meta *m);
+/* The recorders the maps also come from (either NULL: not used). */
+void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc);
+/* A new profile builder (a new window; NULL: none yet): each process's maps go to it afresh. */
+void meta_profile(struct meta *m, struct psym_collectprof *cp);
+/* The budget of a drain: until a time, META_OPS reads; final: the last one. */
+void meta_budget(struct meta *m, int64_t until, bool final);
+/* The run is ending: the budget left is not cut short by a signal. */
+void meta_final(struct meta *m);
+/* Drains done so far (a process's maps are re-read at most once per drain). */
+void meta_drains_done(struct meta *m, uint64_t drains);
+/*
+ * -p's processes' maps now, while they run (they may exit before a
+ * drain), within a budget until a time. 0 or an error (--stack-copy).
+ */
+int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until);
+void need_maps(struct meta *m, int pid, const uint64_t *uips, size_t nu);
+/* One line per mapped file left without a build ID (all of them when verbose). */
+void meta_bid_misses(const struct meta *m, FILE *out, bool verbose);
+/* --stack-copy's need_maps (stackcopy.h), ud the meta: maps as each sample needs them. */
 int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
-/* mmaptrack_sweep's callback: pid exited and its samples are in. */
+/* mmaptrack_sweep's callback, ud the meta: pid exited and its samples are in. */
 void forget_pid(void *ud, int pid);
 
 /* drain.c: moving the BPF maps' counts and stacks into the profile. */
-uint64_t bpf_errors(struct run *r, uint32_t k);
-int drain(struct run *r, int64_t meta_until);
+/* The drain's table of the stacks read, for b->stack_entries ids. An error code. */
+int bpfmaps_table_alloc(struct bpfmaps *b);
+/* The program and the table freed. */
+void bpfmaps_free(struct bpfmaps *b);
+uint64_t bpf_errors(const struct bpfmaps *b, uint32_t k);
+/*
+ * Flip the buffers and move the idle one's samples into cp, their maps
+ * through m within its budget until meta_until; final: the last drain,
+ * of both buffers. mt (NULL: none) is polled first and swept after.
+ */
+int drain(struct bpfmaps *b, struct meta *m, struct mmaptrack *mt, struct psym_collectprof *cp,
+	  int64_t meta_until, bool final);
 
 /* sidefiles.c: kallsyms, the vDSO and perf maps in OUT.d/. */
 void *read_kallsyms(void *ud);
 void ksyms_join(struct ksyms *k, struct psym_collectprof *cp);
 /* The kernel's range, once joined, to another profile (a new window). */
 void ksyms_apply(const struct ksyms *k, struct psym_collectprof *cp);
-void side_files(struct run *r, struct psym_err *e);
+/*
+ * OUT.d/'s side files for the profile cp written to out; ks: the kallsyms
+ * copy, NULL when the profile has no kernel frames (no kallsyms, no modules).
+ */
+void side_files(const char *out, bool verbose, const struct ksyms *ks, struct psym_collectprof *cp,
+		struct psym_err *e);
 /*
  * OUT.d made with mode, or checked when it exists: a directory of this
  * user (or root) that nobody else can write, never a link; else an error.
  */
 int side_dir_ready(const char *out, mode_t mode, struct psym_err *e);
 /* --archive: the binaries of the profile's mappings, while the processes run. */
-int write_archive(struct run *r, struct psym_err *e);
+int write_archive(const struct opts *o, struct psym_collectprof *cp, struct psym_err *e);
 /* OUT.d's stack copies, when this run made none: they belong to an older profile. */
 void drop_stale_stacks(const char *out);
 

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -17,47 +18,48 @@
 #include "collect.h"
 
 /* Stack id of buffer b, read once per drain; its frames and count. */
-static size_t read_stack(struct run *r, int b, int32_t id, const uint64_t **ips)
+static size_t read_stack(struct bpfmaps *bm, int b, int32_t id, const uint64_t **ips)
 {
 	uint64_t *slot;
 	size_t n = 0;
 
 	*ips = NULL;
-	if (id < 0 || (uint32_t)id >= r->stack_entries)
+	if (id < 0 || (uint32_t)id >= bm->stack_entries)
 		return 0;
-	if (r->stack_slot[id] >= 0) {
-		*ips = r->stack_ips + (size_t)r->stack_slot[id] * PSYM_MAX_STACK;
-		return r->stack_len[r->stack_slot[id]];
+	if (bm->stack_slot[id] >= 0) {
+		*ips = bm->stack_ips + (size_t)bm->stack_slot[id] * PSYM_MAX_STACK;
+		return bm->stack_len[bm->stack_slot[id]];
 	}
-	slot = r->stack_ips + r->nused * PSYM_MAX_STACK;
-	if (bpf_map_lookup_elem(r->stacks_fd[b], &id, slot) != 0) {
-		r->ms.stacks_evicted++;
+	slot = bm->stack_ips + bm->nused * PSYM_MAX_STACK;
+	if (bpf_map_lookup_elem(bm->stacks_fd[b], &id, slot) != 0) {
+		bm->ds.stacks_evicted++;
 		return 0;
 	}
 	while (n < PSYM_MAX_STACK && slot[n])
 		n++;
-	r->stack_slot[id] = (int32_t)r->nused;
-	r->stack_len[r->nused] = (uint8_t)n;
-	r->used_ids[r->nused++] = (uint32_t)id;
+	bm->stack_slot[id] = (int32_t)bm->nused;
+	bm->stack_len[bm->nused] = (uint8_t)n;
+	bm->used_ids[bm->nused++] = (uint32_t)id;
 	*ips = slot;
 	return n;
 }
 
-static int add_sample(struct run *r, int b, struct psym_sample_key *key, uint64_t count)
+static int add_sample(struct bpfmaps *bm, int b, struct meta *m, struct psym_collectprof *cp,
+		      struct psym_sample_key *key, uint64_t count)
 {
 	const uint64_t *kips, *uips;
-	size_t nk = read_stack(r, b, key->kern_stack_id, &kips);
-	size_t nu = read_stack(r, b, key->user_stack_id, &uips);
+	size_t nk = read_stack(bm, b, key->kern_stack_id, &kips);
+	size_t nu = read_stack(bm, b, key->user_stack_id, &uips);
 
 	if (nk)
-		r->kernel_frames = true;
-	need_maps(r, (int)key->pid, uips, nu);
+		bm->kernel_frames = true;
+	need_maps(m, (int)key->pid, uips, nu);
 	key->comm[PSYM_COMM_LEN - 1] = '\0';
-	return psym_collectprof_add(r->cp, (int)key->pid, (int)key->tid, key->comm, kips, nk, uips,
-				    nu, count);
+	return psym_collectprof_add(cp, (int)key->pid, (int)key->tid, key->comm, kips, nk, uips, nu,
+				    count);
 }
 
-uint64_t bpf_errors(struct run *r, uint32_t k)
+uint64_t bpf_errors(const struct bpfmaps *bm, uint32_t k)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *vals, sum = 0;
@@ -65,7 +67,7 @@ uint64_t bpf_errors(struct run *r, uint32_t k)
 	if (ncpu <= 0)
 		return 0;
 	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (vals && bpf_map_lookup_elem(r->errors_fd, &k, vals) == 0)
+	if (vals && bpf_map_lookup_elem(bm->errors_fd, &k, vals) == 0)
 		for (int c = 0; c < ncpu; c++)
 			sum += vals[c];
 	free(vals);
@@ -73,18 +75,18 @@ uint64_t bpf_errors(struct run *r, uint32_t k)
 }
 
 /* Delete every stack of buffer b (stacks whose count was dropped linger). */
-static void sweep_stacks(struct run *r, int b)
+static void sweep_stacks(struct bpfmaps *bm, int b)
 {
 	uint32_t id;
 
-	r->ms.stack_sweeps++;
-	while (bpf_map_get_next_key(r->stacks_fd[b], NULL, &id) == 0 && !(stop && !r->final))
-		if (bpf_map_delete_elem(r->stacks_fd[b], &id) != 0)
+	bm->ds.stack_sweeps++;
+	while (bpf_map_get_next_key(bm->stacks_fd[b], NULL, &id) == 0 && !(stop && !bm->final))
+		if (bpf_map_delete_elem(bm->stacks_fd[b], &id) != 0)
 			break;
 }
 
 /* Move buffer b's counts into the profile and free its stacks. */
-static int drain_buffer(struct run *r, int b)
+static int drain_buffer(struct bpfmaps *bm, int b, struct meta *m, struct psym_collectprof *cp)
 {
 	enum {
 		BATCH = 512
@@ -93,7 +95,7 @@ static int drain_buffer(struct run *r, int b)
 	static uint64_t vals[BATCH];
 	LIBBPF_OPTS(bpf_map_batch_opts, bo);
 	uint64_t full;
-	int ret = 0, guard = (int)r->count_entries * 2 + 16;
+	int ret = 0, guard = (int)bm->count_entries * 2 + 16;
 	bool batch = true, more = true, first = true;
 	uint32_t in = 0, outb = 0;
 
@@ -102,7 +104,7 @@ static int drain_buffer(struct run *r, int b)
 		int err;
 
 		if (batch) {
-			err = bpf_map_lookup_and_delete_batch(r->counts_fd[b], first ? NULL : &in,
+			err = bpf_map_lookup_and_delete_batch(bm->counts_fd[b], first ? NULL : &in,
 							      &outb, keys, vals, &n, &bo);
 			if (err && errno != ENOENT) {
 				if (first && n == 0) {
@@ -119,8 +121,8 @@ static int drain_buffer(struct run *r, int b)
 		} else {
 			n = 0;
 			while (n < BATCH &&
-			       bpf_map_get_next_key(r->counts_fd[b], NULL, &keys[n]) == 0) {
-				if (bpf_map_lookup_and_delete_elem(r->counts_fd[b], &keys[n],
+			       bpf_map_get_next_key(bm->counts_fd[b], NULL, &keys[n]) == 0) {
+				if (bpf_map_lookup_and_delete_elem(bm->counts_fd[b], &keys[n],
 								   &vals[n]) == 0)
 					n++;
 				else
@@ -130,23 +132,23 @@ static int drain_buffer(struct run *r, int b)
 		}
 		guard -= (int)n + 1;
 		for (uint32_t i = 0; i < n && !ret; i++)
-			ret = add_sample(r, b, &keys[i], vals[i]);
+			ret = add_sample(bm, b, m, cp, &keys[i], vals[i]);
 		if (ret)
 			break;
 	}
 	/* Free the stacks this drain used; they are all the buffer held
 	 * unless a count was dropped (counts map full): then sweep it all. */
-	full = bpf_errors(r, PSYM_ERR_COUNTS_FULL);
-	if (full != r->counts_full_seen) {
-		r->counts_full_seen = full;
-		sweep_stacks(r, b);
+	full = bpf_errors(bm, PSYM_ERR_COUNTS_FULL);
+	if (full != bm->counts_full_seen) {
+		bm->counts_full_seen = full;
+		sweep_stacks(bm, b);
 	} else {
-		for (size_t i = 0; i < r->nused && !(stop && !r->final); i++)
-			bpf_map_delete_elem(r->stacks_fd[b], &r->used_ids[i]);
+		for (size_t i = 0; i < bm->nused && !(stop && !bm->final); i++)
+			bpf_map_delete_elem(bm->stacks_fd[b], &bm->used_ids[i]);
 	}
-	for (size_t i = 0; i < r->nused; i++)
-		r->stack_slot[r->used_ids[i]] = -1;
-	r->nused = 0;
+	for (size_t i = 0; i < bm->nused; i++)
+		bm->stack_slot[bm->used_ids[i]] = -1;
+	bm->nused = 0;
 	return ret;
 }
 
@@ -155,28 +157,52 @@ static int drain_buffer(struct run *r, int b)
  * program that read the old `active` runs to its end within microseconds:
  * the short wait covers it.
  */
-int drain(struct run *r, int64_t meta_until)
+int drain(struct bpfmaps *bm, struct meta *m, struct mmaptrack *mt, struct psym_collectprof *cp,
+	  int64_t meta_until, bool final)
 {
 	int64_t t0 = now_ns(), dt;
-	int b = r->active, ret;
+	int b = bm->active, ret;
 
-	r->meta_until = meta_until;
-	r->meta_ops = META_OPS;
-	if (!r->final) {
-		r->active = !r->active;
-		__atomic_store_n(&r->skel->bss->active, (uint32_t)r->active, __ATOMIC_SEQ_CST);
+	bm->final = final;
+	meta_budget(m, meta_until, final);
+	if (!final) {
+		bm->active = !bm->active;
+		__atomic_store_n(&bm->skel->bss->active, (uint32_t)bm->active, __ATOMIC_SEQ_CST);
 		usleep(2000);
 	}
 	/* Mappings recorded up to now cover every sample of the buffer. */
-	mmaptrack_poll(r->mt, r->ms.drains);
-	ret = drain_buffer(r, b);
-	if (!ret && r->final)
-		ret = drain_buffer(r, !b);
-	r->ms.drains++;
-	if (!r->final)
-		mmaptrack_sweep(r->mt, r->ms.drains, forget_pid, r);
+	mmaptrack_poll(mt, bm->ds.drains);
+	ret = drain_buffer(bm, b, m, cp);
+	if (!ret && final)
+		ret = drain_buffer(bm, !b, m, cp);
+	bm->ds.drains++;
+	meta_drains_done(m, bm->ds.drains);
+	if (!final)
+		mmaptrack_sweep(mt, bm->ds.drains, forget_pid, m);
 	dt = now_ns() - t0;
-	if (dt > r->ms.drain_max_ns)
-		r->ms.drain_max_ns = dt;
+	if (dt > bm->ds.drain_max_ns)
+		bm->ds.drain_max_ns = dt;
 	return ret;
+}
+
+int bpfmaps_table_alloc(struct bpfmaps *bm)
+{
+	bm->stack_slot = malloc(bm->stack_entries * sizeof(*bm->stack_slot));
+	bm->used_ids = malloc(bm->stack_entries * sizeof(*bm->used_ids));
+	bm->stack_len = malloc(bm->stack_entries);
+	bm->stack_ips = malloc((size_t)bm->stack_entries * PSYM_MAX_STACK * sizeof(uint64_t));
+	if (!bm->stack_slot || !bm->used_ids || !bm->stack_len || !bm->stack_ips)
+		return PSYM_ENOMEM;
+	memset(bm->stack_slot, 0xff, bm->stack_entries * sizeof(*bm->stack_slot));
+	return 0;
+}
+
+void bpfmaps_free(struct bpfmaps *bm)
+{
+	profile_bpf__destroy(bm->skel);
+	bm->skel = NULL;
+	free(bm->stack_slot);
+	free(bm->used_ids);
+	free(bm->stack_len);
+	free(bm->stack_ips);
 }

@@ -18,13 +18,15 @@
 #include "stackcopy.h"
 
 /* -v: a few examples of per-process problems; the rest are counted. */
-void example(struct run *r, const char *fmt, ...)
+static void example(struct meta *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void example(struct meta *m, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!r->o.verbose || r->examples > MAX_EXAMPLES)
+	if (!m->verbose || m->examples > MAX_EXAMPLES)
 		return;
-	if (r->examples++ == MAX_EXAMPLES) {
+	if (m->examples++ == MAX_EXAMPLES) {
 		fprintf(stderr, "psym-collect: (more of these are only counted in the summary)\n");
 		return;
 	}
@@ -35,43 +37,96 @@ void example(struct run *r, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* May the drain under way do one more piece of metadata work? */
-bool budget_ok(struct run *r)
+void meta_init(struct meta *m, bool verbose, bool targets)
 {
-	if (r->meta_ops <= 0 || (stop && !r->final))
+	memset(m, 0, sizeof(*m));
+	m->verbose = verbose;
+	m->targets = targets;
+	psym_hashtab_init(&m->pids, 0);
+	psym_hashtab_init(&m->bids, BID_CACHE_MAX);
+}
+
+/* Forget every process (their maps go to the next profile afresh). */
+static void drop_pids(struct meta *m)
+{
+	for (size_t i = 0; i < m->npinfo; i++)
+		free(m->pinfo[i]);
+	free(m->pinfo);
+	m->pinfo = NULL;
+	m->npinfo = 0;
+	psym_hashtab_free(&m->pids);
+}
+
+void meta_free(struct meta *m)
+{
+	drop_pids(m);
+	for (size_t i = 0; i < m->nbident; i++)
+		free(m->bident[i]);
+	free(m->bident);
+	psym_hashtab_free(&m->bids);
+	free(m->miss);
+}
+
+void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc)
+{
+	m->mt = mt;
+	m->sc = sc;
+}
+
+void meta_budget(struct meta *m, int64_t until, bool final)
+{
+	m->until = until;
+	m->ops = META_OPS;
+	m->final = final;
+}
+
+void meta_final(struct meta *m)
+{
+	m->final = true;
+}
+
+void meta_drains_done(struct meta *m, uint64_t drains)
+{
+	m->drains = drains;
+}
+
+/* May the drain under way do one more piece of metadata work? */
+static bool budget_ok(struct meta *m)
+{
+	if (m->ops <= 0 || (stop && !m->final))
 		return false;
-	if (now_ns() >= r->meta_until)
+	if (now_ns() >= m->until)
 		return false;
-	r->meta_ops--;
+	m->ops--;
 	return true;
 }
 
-struct pidinfo *pid_info(struct run *r, int pid)
+static struct pidinfo *pid_info(struct meta *m, int pid)
 {
 	struct psym_err e = { 0 };
 	struct pidinfo *pi, **np;
 	void *v;
 
-	if (psym_hashtab_get(&r->pids, &pid, sizeof(pid), &v) == 0)
+	if (psym_hashtab_get(&m->pids, &pid, sizeof(pid), &v) == 0)
 		return v;
-	np = realloc(r->pinfo, (r->npinfo + 1) * sizeof(*np));
+	np = realloc(m->pinfo, (m->npinfo + 1) * sizeof(*np));
 	if (!np)
 		return NULL;
-	r->pinfo = np;
+	m->pinfo = np;
 	pi = calloc(1, sizeof(*pi));
 	if (!pi)
 		return NULL;
 	pi->pid = pid;
-	if (psym_hashtab_put(&r->pids, &pi->pid, sizeof(pi->pid), pi, &e)) {
+	if (psym_hashtab_put(&m->pids, &pi->pid, sizeof(pi->pid), pi, &e)) {
 		free(pi);
 		return NULL;
 	}
-	r->pinfo[r->npinfo++] = pi;
+	m->pinfo[m->npinfo++] = pi;
 	return pi;
 }
 
 /* Read pid's maps into the profile builder (no build IDs yet: see file_build_id). */
-void load_maps(struct run *r, struct pidinfo *pi)
+static void load_maps(struct meta *m, struct pidinfo *pi)
 {
 	struct psym_procmap *maps = NULL;
 	struct psym_err e = { 0 };
@@ -80,26 +135,26 @@ void load_maps(struct run *r, struct pidinfo *pi)
 
 	if (ret == PSYM_NOENT) {
 		pi->gone = true;
-		r->ms.maps_gone++;
-		example(r, "pid %d exited before its maps were read", pi->pid);
+		m->ms.maps_gone++;
+		example(m, "pid %d exited before its maps were read", pi->pid);
 		return;
 	}
 	if (ret) {
 		pi->gone = true;
-		r->ms.maps_failed++;
-		example(r, "pid %d: %s", pi->pid, e.msg);
+		m->ms.maps_failed++;
+		example(m, "pid %d: %s", pi->pid, e.msg);
 		return;
 	}
-	r->ms.maps_read++;
+	m->ms.maps_read++;
 	/*
 	 * -p: at most 16 processes, all of them wanted: their build IDs now,
 	 * while they run, not each under a drain's budget (a busy host used
 	 * it up and left the target's own binary without one).
 	 */
-	if (r->o.npids)
+	if (m->targets)
 		psym_procmaps_build_ids(pi->pid, maps, n);
-	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0) {
-		r->ms.maps_failed++;
+	if (psym_collectprof_process(m->cp, pi->pid, maps, n) != 0) {
+		m->ms.maps_failed++;
 	} else {
 		/* Its executable, named as the maps name it, goes first. */
 		char link[64], exe[sizeof(maps->path)];
@@ -109,11 +164,56 @@ void load_maps(struct run *r, struct pidinfo *pi)
 		len = readlink(link, exe, sizeof(exe) - 1);
 		if (len > 0) {
 			exe[len] = '\0';
-			psym_collectprof_set_exe(r->cp, pi->pid, exe);
+			psym_collectprof_set_exe(m->cp, pi->pid, exe);
 		}
-		psym_collectprof_set_mntns(r->cp, pi->pid, psym_procmaps_mntns_other(pi->pid));
+		psym_collectprof_set_mntns(m->cp, pi->pid, psym_procmaps_mntns_other(pi->pid));
 	}
 	free(maps);
+}
+
+/* A file left without a build ID, for the summary: one entry per file and why. */
+static void bid_missed(struct meta *m, int pid, const char *path, bool skipped)
+{
+	struct bidmiss *b;
+
+	for (size_t i = 0; i < m->nmiss; i++)
+		if (m->miss[i].skipped == skipped && !strcmp(m->miss[i].path, path)) {
+			m->miss[i].procs++;
+			return;
+		}
+	if (!m->miss)
+		m->miss = calloc(MAX_BID_MISSES, sizeof(*m->miss));
+	if (!m->miss || m->nmiss >= MAX_BID_MISSES) {
+		m->miss_more++;
+		return;
+	}
+	b = &m->miss[m->nmiss++];
+	snprintf(b->path, sizeof(b->path), "%s", path);
+	b->pid = pid;
+	b->procs = 1;
+	b->skipped = skipped;
+}
+
+void meta_bid_misses(const struct meta *m, FILE *out, bool verbose)
+{
+	size_t shown = verbose ? m->nmiss : BID_MISSES_SHOWN;
+
+	for (size_t i = 0; i < m->nmiss && i < shown; i++) {
+		const struct bidmiss *b = &m->miss[i];
+		char more[48] = "";
+
+		if (b->procs > 1)
+			snprintf(more, sizeof(more), " and %" PRIu32 " more", b->procs - 1);
+		fprintf(out,
+			"psym-collect: no build ID for '%s' (pid %d%s: %s): its mappings match "
+			"any file at that path; --archive cannot pack it\n",
+			b->path, b->pid, more,
+			b->skipped ? "not read, metadata cap" : "unreadable");
+	}
+	if (m->nmiss > shown || m->miss_more)
+		fprintf(out, "psym-collect: and %" PRIu64 " more files without a build ID%s\n",
+			(uint64_t)(m->nmiss > shown ? m->nmiss - shown : 0) + m->miss_more,
+			verbose ? "" : " (-v names more)");
 }
 
 /*
@@ -122,9 +222,9 @@ void load_maps(struct run *r, struct pidinfo *pi)
  * /proc/PID/map_files, then the cache by (device, inode, mtime); on a miss
  * the file's notes are read with pread (no mapping of the file).
  */
-void file_build_id(void *ud, int pid, struct psym_procmap *m)
+static void file_build_id(void *ud, int pid, struct psym_procmap *m)
 {
-	struct run *r = ud;
+	struct meta *meta = ud;
 	struct psym_err e = { 0 };
 	char path[sizeof(m->path) + 64];
 	struct bident *b, **nb;
@@ -134,8 +234,9 @@ void file_build_id(void *ud, int pid, struct psym_procmap *m)
 	void *v;
 	int fd;
 
-	if (!budget_ok(r)) {
-		r->ms.bids_skipped++;
+	if (!budget_ok(meta)) {
+		meta->ms.bids_skipped++;
+		bid_missed(meta, pid, m->path, true);
 		return;
 	}
 	snprintf(path, sizeof(path), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
@@ -154,10 +255,10 @@ void file_build_id(void *ud, int pid, struct psym_procmap *m)
 	k.ino = st.st_ino;
 	k.sec = st.st_mtim.tv_sec;
 	k.nsec = st.st_mtim.tv_nsec;
-	if (psym_hashtab_get(&r->bids, &k, sizeof(k), &v) == 0) {
+	if (psym_hashtab_get(&meta->bids, &k, sizeof(k), &v) == 0) {
 		b = v;
 		snprintf(m->build_id, sizeof(m->build_id), "%s", b->id);
-		r->ms.bids_cached++;
+		meta->ms.bids_cached++;
 		return;
 	}
 	b = calloc(1, sizeof(*b));
@@ -169,40 +270,43 @@ void file_build_id(void *ud, int pid, struct psym_procmap *m)
 		b->id[0] = '\0';
 	if (fd >= 0)
 		close(fd);
-	r->ms.bids_read++;
+	meta->ms.bids_read++;
 	snprintf(m->build_id, sizeof(m->build_id), "%s", b->id);
-	nb = r->nbident < BID_CACHE_MAX ? realloc(r->bident, (r->nbident + 1) * sizeof(*nb)) : NULL;
-	if (!nb || psym_hashtab_put(&r->bids, &b->k, sizeof(b->k), b, &e)) {
+	nb = meta->nbident < BID_CACHE_MAX
+		     ? realloc(meta->bident, (meta->nbident + 1) * sizeof(*nb))
+		     : NULL;
+	if (!nb || psym_hashtab_put(&meta->bids, &b->k, sizeof(b->k), b, &e)) {
 		free(b);
 		return;
 	}
-	r->bident = nb;
-	r->bident[r->nbident++] = b;
+	meta->bident = nb;
+	meta->bident[meta->nbident++] = b;
 	return;
 failed:
-	r->ms.bids_failed++;
-	example(r, "pid %d: cannot read the build ID of '%s'", pid, m->path);
+	meta->ms.bids_failed++;
+	bid_missed(meta, pid, m->path, false);
+	example(meta, "pid %d: cannot read the build ID of '%s'", pid, m->path);
 }
 
 /* pid's maps as mmaptrack recorded them: 0, or PSYM_NOENT when it has none. */
-static int load_tracked(struct run *r, struct pidinfo *pi)
+static int load_tracked(struct meta *m, struct pidinfo *pi)
 {
 	struct psym_procmap *maps = NULL;
 	char exe[sizeof(maps->path)];
 	size_t n = 0;
 	bool complete;
-	int ret = mmaptrack_maps(r->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe));
+	int ret = mmaptrack_maps(m->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe));
 
 	if (ret)
 		return ret;
-	if (psym_collectprof_process(r->cp, pi->pid, maps, n) != 0) {
-		r->ms.maps_failed++;
+	if (psym_collectprof_process(m->cp, pi->pid, maps, n) != 0) {
+		m->ms.maps_failed++;
 	} else {
-		r->ms.maps_tracked++;
+		m->ms.maps_tracked++;
 		if (exe[0])
-			psym_collectprof_set_exe(r->cp, pi->pid, exe);
+			psym_collectprof_set_exe(m->cp, pi->pid, exe);
 		/* Still running (tracked from its exec): its namespace, if readable. */
-		psym_collectprof_set_mntns(r->cp, pi->pid, psym_procmaps_mntns_other(pi->pid));
+		psym_collectprof_set_mntns(m->cp, pi->pid, psym_procmaps_mntns_other(pi->pid));
 	}
 	free(maps);
 	return 0;
@@ -213,26 +317,26 @@ static int load_tracked(struct run *r, struct pidinfo *pi)
  * they changed (dlopen, exec), and no /proc read at all. False when pid is
  * not tracked that completely.
  */
-static bool from_tracker(struct run *r, struct pidinfo *pi)
+static bool from_tracker(struct meta *m, struct pidinfo *pi)
 {
 	bool complete;
-	bool changed = mmaptrack_changed(r->mt, pi->pid, &pi->mt_gen, &complete);
+	bool changed = mmaptrack_changed(m->mt, pi->pid, &pi->mt_gen, &complete);
 
 	if (!complete)
 		return false;
-	if (changed || !psym_collectprof_known(r->cp, pi->pid))
-		load_tracked(r, pi);
+	if (changed || !psym_collectprof_known(m->cp, pi->pid))
+		load_tracked(m, pi);
 	return true;
 }
 
 void forget_pid(void *ud, int pid)
 {
-	struct run *r = ud;
+	struct meta *m = ud;
 	struct pidinfo *pi;
 	void *v;
 
-	psym_collectprof_forget(r->cp, pid);
-	if (psym_hashtab_get(&r->pids, &pid, sizeof(pid), &v) == 0) {
+	psym_collectprof_forget(m->cp, pid);
+	if (psym_hashtab_get(&m->pids, &pid, sizeof(pid), &v) == 0) {
 		pi = v;
 		pi->gone = pi->skipped = false;
 		pi->rereads = 0;
@@ -241,37 +345,37 @@ void forget_pid(void *ud, int pid)
 }
 
 /* The maps a sample of pid needs, within the drain's budget. */
-void need_maps(struct run *r, int pid, const uint64_t *uips, size_t nu)
+void need_maps(struct meta *m, int pid, const uint64_t *uips, size_t nu)
 {
 	struct pidinfo *pi;
 
 	if (!nu)
 		return; /* a kernel-only stack: no process metadata needed */
-	pi = pid_info(r, pid);
+	pi = pid_info(m, pid);
 	if (!pi)
 		return;
-	if (r->mt && from_tracker(r, pi))
+	if (m->mt && from_tracker(m, pi))
 		return;
 	if (pi->gone)
 		return;
-	if (!psym_collectprof_known(r->cp, pid)) {
-		if (budget_ok(r)) {
-			load_maps(r, pi);
+	if (!psym_collectprof_known(m->cp, pid)) {
+		if (budget_ok(m)) {
+			load_maps(m, pi);
 			/* Exited before it was read: what was recorded of it. */
-			if (pi->gone && r->mt && load_tracked(r, pi) == 0)
-				r->ms.maps_gone--;
+			if (pi->gone && m->mt && load_tracked(m, pi) == 0)
+				m->ms.maps_gone--;
 		} else if (!pi->skipped) {
 			pi->skipped = true;
-			r->ms.maps_skipped++;
+			m->ms.maps_skipped++;
 		}
-	} else if (pi->rereads < MAX_REREADS && pi->reread_drain != r->ms.drains &&
-		   psym_collectprof_unknown(r->cp, pid, uips, 1) && budget_ok(r)) {
+	} else if (pi->rereads < MAX_REREADS && pi->reread_drain != m->drains &&
+		   psym_collectprof_unknown(m->cp, pid, uips, 1) && budget_ok(m)) {
 		/* The leaf (the one frame never guessed by an unwinder) outside
 		 * the known mappings: dlopen, new JIT code. Once per drain. */
-		pi->reread_drain = r->ms.drains;
+		pi->reread_drain = m->drains;
 		pi->rereads++;
-		r->ms.rereads++;
-		load_maps(r, pi);
+		m->ms.rereads++;
+		load_maps(m, pi);
 	}
 }
 
@@ -290,7 +394,7 @@ static void fill_build_ids(int pid, struct psym_procmap *maps, size_t n)
  * one by one, so this is not held to the drain's budget: a process not
  * read now would be lost with its samples.
  */
-static int sc_load(struct run *r, struct pidinfo *pi, bool tracked)
+static int sc_load(struct meta *m, struct pidinfo *pi, bool tracked)
 {
 	struct psym_procmap *maps = NULL;
 	struct psym_err e = { 0 };
@@ -305,60 +409,85 @@ static int sc_load(struct run *r, struct pidinfo *pi, bool tracked)
 			char link[64];
 			ssize_t len;
 
-			r->ms.maps_read++;
+			m->ms.maps_read++;
 			psym_procmaps_build_ids(pi->pid, maps, n);
 			snprintf(link, sizeof(link), "/proc/%d/exe", pi->pid);
 			len = readlink(link, exe, sizeof(exe) - 1);
 			exe[len > 0 ? len : 0] = '\0';
 		}
 	}
-	if (ret && r->mt &&
-	    mmaptrack_maps(r->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe)) == 0) {
-		r->ms.maps_tracked++;
+	if (ret && m->mt &&
+	    mmaptrack_maps(m->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe)) == 0) {
+		m->ms.maps_tracked++;
 		fill_build_ids(pi->pid, maps, n);
 		ret = 0;
 	}
 	if (ret) {
-		r->ms.maps_gone++;
+		m->ms.maps_gone++;
 		pi->gone = true;
-		example(r, "pid %d exited before its maps were read", pi->pid);
+		example(m, "pid %d exited before its maps were read", pi->pid);
 		return 0;
 	}
-	ret = stackcopy_process(r->sc, pi->pid, maps, n, exe, psym_procmaps_mntns_other(pi->pid));
+	ret = stackcopy_process(m->sc, pi->pid, maps, n, exe, psym_procmaps_mntns_other(pi->pid));
 	free(maps);
 	return ret;
 }
 
 int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf)
 {
-	struct run *r = ud;
-	struct pidinfo *pi = pid_info(r, pid);
+	struct meta *m = ud;
+	struct pidinfo *pi = pid_info(m, pid);
 	bool complete = false, changed = false;
 
 	if (!pi)
 		return PSYM_ENOMEM;
-	if (r->mt) {
-		changed = mmaptrack_changed(r->mt, pid, &pi->mt_gen, &complete);
-		if (!complete || !psym_collectprof_known(r->cp, pid) ||
-		    (nleaf && psym_collectprof_unknown(r->cp, pid, leaf, nleaf))) {
+	if (m->mt) {
+		changed = mmaptrack_changed(m->mt, pid, &pi->mt_gen, &complete);
+		if (!complete || !psym_collectprof_known(m->cp, pid) ||
+		    (nleaf && psym_collectprof_unknown(m->cp, pid, leaf, nleaf))) {
 			/* Its records may be in the rings yet: take them first. */
-			mmaptrack_poll(r->mt, r->ms.drains);
-			changed |= mmaptrack_changed(r->mt, pid, &pi->mt_gen, &complete);
+			mmaptrack_poll(m->mt, m->drains);
+			changed |= mmaptrack_changed(m->mt, pid, &pi->mt_gen, &complete);
 		}
 	}
-	if (!psym_collectprof_known(r->cp, pid) || (complete && changed)) {
+	if (!psym_collectprof_known(m->cp, pid) || (complete && changed)) {
 		if (pi->gone && !complete)
 			return 0;
-		return sc_load(r, pi, complete);
+		return sc_load(m, pi, complete);
 	}
 	/* The leaf outside the known mappings: dlopen, JIT code made by
 	 * mprotect (which the tracker does not see). Once per drain. */
-	if (nleaf && pi->rereads < MAX_REREADS && pi->reread_drain != r->ms.drains + 1 &&
-	    psym_collectprof_unknown(r->cp, pid, leaf, nleaf)) {
-		pi->reread_drain = r->ms.drains + 1;
+	if (nleaf && pi->rereads < MAX_REREADS && pi->reread_drain != m->drains + 1 &&
+	    psym_collectprof_unknown(m->cp, pid, leaf, nleaf)) {
+		pi->reread_drain = m->drains + 1;
 		pi->rereads++;
-		r->ms.rereads++;
-		return sc_load(r, pi, false);
+		m->ms.rereads++;
+		return sc_load(m, pi, false);
 	}
 	return 0;
+}
+
+void meta_profile(struct meta *m, struct psym_collectprof *cp)
+{
+	drop_pids(m);
+	psym_hashtab_init(&m->pids, 0);
+	m->cp = cp;
+	if (cp)
+		psym_collectprof_set_buildid_fn(cp, file_build_id, m);
+}
+
+int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until)
+{
+	int ret = 0;
+
+	meta_budget(m, until, false);
+	for (int i = 0; i < npids; i++) {
+		struct pidinfo *pi = pid_info(m, pids[i]);
+
+		if (m->sc && !ret)
+			ret = stackcopy_need_maps(m, pids[i], NULL, 0);
+		else if (pi && budget_ok(m))
+			load_maps(m, pi);
+	}
+	return ret;
 }

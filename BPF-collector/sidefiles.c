@@ -241,36 +241,37 @@ static void clear_side_dir(const char *dir)
 	closedir(d);
 }
 
-void side_files(struct run *r, struct psym_err *e)
+void side_files(const char *out, bool verbose, const struct ksyms *ks, struct psym_collectprof *cp,
+		struct psym_err *e)
 {
 	char dir[4096], path[4200];
 	int nmaps = 0, *jit = NULL;
 	size_t njit;
 
-	snprintf(dir, sizeof(dir), "%s.d", r->o.out);
+	snprintf(dir, sizeof(dir), "%s.d", out);
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "psym-collect: cannot create '%s': %s\n", dir, strerror(errno));
 		return;
 	}
 	clear_side_dir(dir);
-	if (r->kernel_frames && r->ks.len) {
+	if (ks && ks->len) {
 		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_KALLSYMS, dir);
-		if (write_buf(path, r->ks.buf, r->ks.len, e))
+		if (write_buf(path, ks->buf, ks->len, e))
 			fprintf(stderr, "psym-collect: %s\n", e->msg);
 	}
 	/* Loaded modules: name, build ID, .text address (their frames get lines). */
-	if (r->kernel_frames && psym_collect_modules(NULL, dir, e))
+	if (ks && psym_collect_modules(NULL, dir, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
 	snprintf(path, sizeof(path), "%s/" PSYM_SIDE_VDSO, dir);
 	if (save_vdso(path, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
 	/* Perf maps only of processes with samples in anonymous code (JIT). */
-	njit = psym_collectprof_jit_pids(r->cp, NULL, 0);
+	njit = psym_collectprof_jit_pids(cp, NULL, 0);
 	if (njit > MAX_PERF_MAPS)
 		njit = MAX_PERF_MAPS;
 	jit = njit ? calloc(njit, sizeof(*jit)) : NULL;
 	if (jit)
-		psym_collectprof_jit_pids(r->cp, jit, njit);
+		psym_collectprof_jit_pids(cp, jit, njit);
 	for (size_t i = 0; jit && i < njit; i++) {
 		char src[256];
 		struct stat st;
@@ -289,25 +290,25 @@ void side_files(struct run *r, struct psym_err *e)
 			nmaps++;
 	}
 	free(jit);
-	if (r->o.verbose)
+	if (verbose)
 		fprintf(stderr, "psym-collect: side files in '%s' (%d perf maps)\n", dir, nmaps);
 }
 
 /* --archive: the binaries of the profile's mappings, while the processes run. */
-int write_archive(struct run *r, struct psym_err *e)
+int write_archive(const struct opts *o, struct psym_collectprof *cp, struct psym_err *e)
 {
-	struct psym_archive_printer pr = { stderr, r->o.verbose };
-	struct psym_archive_opts ao = { .exclude = r->o.exclude,
-					.n_exclude = (size_t)r->o.nexclude,
+	struct psym_archive_printer pr = { stderr, o->verbose };
+	struct psym_archive_opts ao = { .exclude = o->exclude,
+					.n_exclude = (size_t)o->nexclude,
 					.event = psym_archive_print_event,
 					.event_ud = &pr };
 	struct psym_archive_stats st;
-	char *name = psym_archive_default_name(r->o.out);
+	char *name = psym_archive_default_name(o->out);
 	int ret;
 
 	if (!name)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	ret = psym_archive_write(psym_collectprof_profile(r->cp), name, &ao, &st, e);
+	ret = psym_archive_write(psym_collectprof_profile(cp), name, &ao, &st, e);
 	if (!ret)
 		fprintf(stderr,
 			"psym-collect: archive '%s': %zu binaries and %zu debug files for %zu "

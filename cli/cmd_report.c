@@ -457,7 +457,11 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 		ret = write_flame(p, &a, argv[optind], &e);
 	} else {
 		switch (which) {
-		case R_TOP: ret = psym_report_top(p, &a.ro, stdout, &e); break;
+		case R_TOP:
+			ret = psym_report_top(p, &a.ro, stdout, &e);
+			if (!ret)
+				psym_report_fp_note(p, stderr);
+			break;
 		case R_TRACES: ret = psym_report_traces(p, &a.ro, stdout, &e); break;
 		case R_TREE: ret = psym_report_tree(p, &a.ro, stdout, &e); break;
 		case R_PEEK: ret = psym_report_peek(p, &a.ro, a.regex, stdout, &e); break;

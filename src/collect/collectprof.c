@@ -24,10 +24,11 @@ struct proc {
 	bool exe_tried;
 	uint64_t exe_mapping; /* the executable's profile mapping, 0 = none */
 	uint64_t samples;
-	char comm[17];	/* the first sample's */
-	size_t order;	/* position in procs (psym_collectprof_finish's sort) */
-	bool forgotten; /* maps freed (the process exited): unknown again */
-	uint64_t mntns; /* its mount namespace when not the collector's, else 0 */
+	char comm[17];		       /* the first sample's */
+	size_t order;		       /* position in procs (psym_collectprof_finish's sort) */
+	bool forgotten;		       /* maps freed (the process exited): unknown again */
+	uint64_t mntns;		       /* its mount namespace when not the collector's, else 0 */
+	struct psym_collect_fpnote fp; /* how its stacks end (psym_collectprof_fp_notes) */
 };
 
 /* A profile mapping's identity, the key of the dedup table (bytes compared). */
@@ -426,6 +427,42 @@ static uint64_t mapping_for(struct psym_collectprof *c, struct proc *pr, long mi
 	return pr->mapping_ids[mi] = nm->id;
 }
 
+/*
+ * Can a walk end in map mi: the process's executable (_start, or the
+ * entry of a statically linked runtime) or libc (__libc_start_call_main,
+ * clone, clone3, start_thread)? Any file when the executable is unknown.
+ */
+static bool root_map(const struct proc *pr, long mi)
+{
+	const char *path = pr->maps[mi].path, *base = strrchr(path, '/');
+
+	if (path[0] != '/')
+		return false;
+	if (!pr->exe || !strcmp(path, pr->exe))
+		return true;
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "libc-", 5);
+}
+
+/* How a user stack of count samples of pr ends: rooted, cut at the leaf, unmapped frames. */
+static void fp_account(struct psym_collectprof *c, struct proc *pr, const uint64_t *ustack,
+		       size_t nu, size_t unmapped, uint64_t count)
+{
+	struct psym_collect_fpnote *f = &pr->fp;
+	long mi;
+
+	if (!nu || (c->meta.stack_depth_max && nu >= c->meta.stack_depth_max))
+		return; /* no user frames, or as deep as the sampler goes: cut */
+	mi = find_map(pr, ustack[nu - 1]);
+	f->samples += count;
+	if (nu >= 2 && mi >= 0 && root_map(pr, mi))
+		f->rooted += count;
+	if (nu == 1)
+		f->leaf_only += count;
+	f->frames += count * nu;
+	f->frames_unmapped += count * unmapped;
+}
+
 /* Anonymous executable memory: JIT code, named by perf maps. */
 static bool anon_exec(const struct psym_procmap *m)
 {
@@ -452,7 +489,7 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 			 uint64_t count)
 {
 	uint64_t locs[2 * MAX_FRAMES];
-	size_t n = 0, keylen;
+	size_t n = 0, keylen, unmapped = 0;
 	unsigned char key[sizeof(locs) + 64];
 	struct proc *pr = find_proc(c, pid);
 	char commbuf[17];
@@ -491,15 +528,18 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 		long mi = find_map(pr, ustack[i]);
 		uint64_t mid = mi >= 0 ? mapping_for(c, pr, mi) : 0;
 
-		if (mi < 0)
+		if (mi < 0) {
 			c->st.frames_unmapped++;
-		else if (anon_exec(&pr->maps[mi]))
+			unmapped++;
+		} else if (anon_exec(&pr->maps[mi]))
 			pr->jit = true;
 		locs[n] = psym_builder_location(c->b, mid, a);
 		if (!locs[n])
 			return psym_builder_error(c->b);
 		n++;
 	}
+	if (pr)
+		fp_account(c, pr, ustack, nu, unmapped, count);
 	/* One sample per (pid, tid, comm, stack): aggregate repeated adds. */
 	memcpy(key, &pid, sizeof(pid));
 	memcpy(key + 4, &tid, sizeof(tid));
@@ -535,4 +575,32 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 	}
 	c->st.samples += count;
 	return 0;
+}
+
+bool psym_collect_fp_broken(const struct psym_collect_fpnote *f, uint64_t min_samples)
+{
+	if (f->samples < min_samples || f->rooted * 2 >= f->samples)
+		return false;
+	/* Frames lost: walks that stop at the sampled frame, or wander off. */
+	return f->leaf_only * 2 >= f->samples || f->frames_unmapped * 10 >= f->frames;
+}
+
+size_t psym_collectprof_fp_notes(const struct psym_collectprof *c, uint64_t min_samples,
+				 struct psym_collect_fpnote *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nprocs; i++) {
+		const struct proc *pr = c->procs[i];
+
+		if (!psym_collect_fp_broken(&pr->fp, min_samples))
+			continue;
+		if (n < max) {
+			out[n] = pr->fp;
+			out[n].pid = pr->pid;
+			memcpy(out[n].comm, pr->comm, sizeof(out[n].comm));
+		}
+		n++;
+	}
+	return n;
 }

@@ -28,6 +28,8 @@ struct psym_collect_meta {
 	const char *kernel_build_id;	     /* from /sys/kernel/notes, or NULL */
 	uint64_t kernel_start, kernel_limit; /* [kernel.kallsyms] range, 0 = auto */
 	const char *comment; /* one more comment (e.g. stacks need unwinding), or NULL */
+	/* The sampler's user stack depth: a stack that deep may be cut; 0: none. */
+	size_t stack_depth_max;
 };
 
 #define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"
@@ -122,5 +124,35 @@ struct psym_collect_stats {
 	uint64_t samples, stacks, processes, frames_unmapped, processes_without_maps;
 };
 void psym_collectprof_stats(const struct psym_collectprof *c, struct psym_collect_stats *s);
+
+/*
+ * How one process's user stacks end, counted in samples (stacks as deep
+ * as meta.stack_depth_max are left out: they may be cut). A stack
+ * reaches a root when it has a caller and its outermost frame lies in
+ * the process's executable or libc, where every walk of intact frame
+ * pointers ends (_start, __libc_start_call_main, clone, start_thread).
+ */
+struct psym_collect_fpnote {
+	int pid;
+	char comm[17];			  /* its first sample's */
+	uint64_t samples;		  /* with user frames */
+	uint64_t rooted;		  /* of them: reaching a root */
+	uint64_t leaf_only;		  /* of them: the sampled frame alone */
+	uint64_t frames, frames_unmapped; /* user frames, those in no mapping */
+};
+/*
+ * Frame pointers that lie: at least min_samples, fewer than half of them
+ * rooted, and frames lost (half of the stacks stop at the sampled frame,
+ * or a tenth of the frames are in no mapping).
+ */
+bool psym_collect_fp_broken(const struct psym_collect_fpnote *f, uint64_t min_samples);
+/* Fewer samples of a process say nothing of its frame pointers. */
+#define PSYM_COLLECT_FP_MIN_SAMPLES 10
+/*
+ * The processes whose stacks psym_collect_fp_broken calls broken, in the
+ * order first seen; at most max written to out. Returns how many in all.
+ */
+size_t psym_collectprof_fp_notes(const struct psym_collectprof *c, uint64_t min_samples,
+				 struct psym_collect_fpnote *out, size_t max);
 
 #endif

@@ -69,6 +69,14 @@ int psym_report_sample_index(const struct psym_profile *p, const struct psym_rep
 int psym_report_top(const struct psym_profile *p, const struct psym_report_opts *o, FILE *out,
 		    struct psym_err *e);
 /*
+ * Frame pointers that lie: one note line on err when a process of p (by
+ * its pid label; samples without one are not judged) has at least PSYM_COLLECT_FP_MIN_SAMPLES symbolized
+ * samples and fewer than half of them reach a root frame (_start, a
+ * thread's start: report_fpnote.c), with frames lost (collectprof.h's
+ * psym_collect_fp_broken). Returns whether it was printed.
+ */
+bool psym_report_fp_note(const struct psym_profile *p, FILE *err);
+/*
  * Every kept sample's stack, leaf first, its labels and value, as pprof
  * -traces prints them, in the order of p's samples (merge p first, as
  * pprof does, for pprof's order and merged duplicates).

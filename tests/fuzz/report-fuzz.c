@@ -51,6 +51,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			e = (struct psym_err){ 0 };
 			psym_report_top(p, &opts[i], devnull, &e);
+			if (i == 0)
+				psym_report_fp_note(p, devnull);
 			e = (struct psym_err){ 0 };
 			psym_report_folded(p, &opts[i], devnull, &e);
 			e = (struct psym_err){ 0 };

@@ -218,10 +218,66 @@ static void mntns_checks(void)
 	psym_collectprof_free(c);
 }
 
+/*
+ * Frame pointers that lie: pid 1's stacks reach /bin/a (its executable),
+ * pid 2's stop at the sampled frame, pid 3's wander into no mapping, pid
+ * 4 has too few samples, pid 5's are as deep as the sampler goes (cut,
+ * not judged), pid 6's end in a library that is not libc.
+ */
+static void fp_checks(void)
+{
+	struct psym_collect_meta m = meta;
+	struct psym_collectprof *c = NULL;
+	struct psym_collect_fpnote f[8];
+	struct psym_err e = { 0 };
+	uint64_t rooted[3] = { 0x7f0000000010, 0x7f0000000020, 0x400100 };
+	uint64_t leaf[1] = { 0x400100 };
+	uint64_t wander[3] = { 0x400100, 0x1234, 0x5678 };
+	uint64_t deep[4] = { 0x400100, 0x400200, 0x400300, 0x7f0000000010 };
+	uint64_t inlib[2] = { 0x400100, 0x7f0000000010 };
+	size_t n;
+	bool seen[7] = { 0 };
+
+	m.stack_depth_max = 4;
+	ok(psym_collectprof_new(&m, &c, &e) == 0, "new (fp)");
+	for (int pid = 1; pid <= 6; pid++) {
+		psym_collectprof_process(c, pid, maps, 2);
+		psym_collectprof_set_exe(c, pid, "/bin/a");
+	}
+	psym_collectprof_add(c, 1, 1, "ok", NULL, 0, rooted, 3, 20);
+	psym_collectprof_add(c, 1, 1, "ok", NULL, 0, leaf, 1, 5);
+	psym_collectprof_add(c, 2, 2, "leafy", NULL, 0, leaf, 1, 15);
+	psym_collectprof_add(c, 2, 2, "leafy", NULL, 0, rooted, 3, 2);
+	psym_collectprof_add(c, 3, 3, "lost", NULL, 0, wander, 3, 12);
+	psym_collectprof_add(c, 4, 4, "few", NULL, 0, leaf, 1, 9);
+	psym_collectprof_add(c, 5, 5, "deep", NULL, 0, deep, 4, 30);
+	psym_collectprof_add(c, 6, 6, "inlib", NULL, 0, inlib, 2, 30);
+	n = psym_collectprof_fp_notes(c, PSYM_COLLECT_FP_MIN_SAMPLES, f, 8);
+	for (size_t i = 0; i < n && i < 8; i++)
+		if (f[i].pid > 0 && f[i].pid < 7)
+			seen[f[i].pid] = true;
+	is_int((int64_t)n, 2, "fp: two processes' frame pointers do not hold");
+	ok(!seen[1], "fp: stacks reaching the executable are rooted");
+	ok(seen[2], "fp: stacks that stop at the sampled frame are told");
+	ok(seen[3], "fp: stacks that wander into no mapping are told");
+	ok(!seen[4], "fp: fewer than the minimum of samples say nothing");
+	ok(!seen[5], "fp: stacks as deep as the sampler goes are not judged");
+	ok(!seen[6], "fp: a root outside the executable and libc, but no frame lost: not told");
+	for (size_t i = 0; i < n && i < 8; i++)
+		if (f[i].pid == 2) {
+			is_int((int64_t)f[i].samples, 17, "fp: pid 2's samples");
+			is_int((int64_t)f[i].rooted, 2, "fp: pid 2's rooted samples");
+			is_int((int64_t)f[i].leaf_only, 15, "fp: pid 2's leaf-only samples");
+			ok(!strcmp(f[i].comm, "leafy"), "fp: pid 2's comm");
+		}
+	psym_collectprof_free(c);
+}
+
 int main(void)
 {
 	sample_checks();
 	buildid_checks();
 	mntns_checks();
+	fp_checks();
 	return tap_done();
 }
