@@ -453,7 +453,8 @@ static void files_finish(struct psym_core *c)
 		struct psym_core_file *f = &c->files[i];
 		const struct psym_core_load *l = psym_core_load_at(c, f->start);
 
-		f->exec = !l || l->vaddr != f->start || (l->flags & PF_X);
+		/* The executable made from its image (no NT_FILE) spans all its segments. */
+		f->exec = !c->has_ntfile || !l || l->vaddr != f->start || (l->flags & PF_X);
 		if (f->offset == 0)
 			file_build_id(c, f);
 	}
