@@ -137,7 +137,8 @@ static int map_by_loads(struct psym_core *c, struct psym_elf *elf, uint64_t bias
  * it (--sysroot, --binary-path), checked by the build ID its first page
  * in the core has when the core has that page, mapped at its load bias.
  */
-static int map_object(struct run *r, struct psym_core *c, const char *name, uint64_t bias)
+static int map_object(struct run *r, struct psym_core *c, const char *name, uint64_t bias,
+		      size_t *mapped)
 {
 	char bid[PSYM_BUILD_ID_HEX_MAX], clean[4096];
 	struct psym_elf *elf;
@@ -149,7 +150,30 @@ static int map_object(struct run *r, struct psym_core *c, const char *name, uint
 	ret = locate_obj(r, PSYM_MAP_FILE, clean, bid, &elf);
 	if (ret || !elf)
 		return ret;
+	++*mapped;
 	return map_by_loads(c, elf, bias, clean, bid);
+}
+
+/* Where a core without NT_FILE had its shared libraries from, for --explain. */
+static void libs_said(const struct psym_core *c, size_t mapped, bool base,
+		      struct psym_stack_core *sc)
+{
+	const struct psym_linkmap *lm = &c->links;
+
+	if (c->has_ntfile)
+		return;
+	if (lm->n)
+		snprintf(sc->libs, sizeof(sc->libs),
+			 "the link map (r_debug at 0x%" PRIx64
+			 ") has %zu objects, %zu mapped from their files%s%s",
+			 lm->r_debug, lm->n, mapped, lm->why[0] ? "; " : "", lm->why);
+	else
+		snprintf(
+			sc->libs, sizeof(sc->libs), "no link map: %s%s",
+			lm->read
+				? lm->why
+				: "the executable's dynamic section is not in the core, and its file was not found",
+			base ? "; the dynamic linker mapped at AT_BASE" : "");
 }
 
 /*
@@ -162,7 +186,8 @@ static int map_object(struct run *r, struct psym_core *c, const char *name, uint
  */
 static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_core *sc)
 {
-	size_t unnamed = 0;
+	size_t unnamed = 0, mapped = 0;
+	bool base = false;
 	const struct psym_core_file *xf = c->entry ? file_at(c, c->entry) : NULL;
 	const struct psym_core_load *vl = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
 	struct psym_elf_dyninfo di = { 0 };
@@ -194,15 +219,20 @@ static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_
 			unnamed++;
 			continue;
 		}
-		ret = name[0] ? map_object(r, c, name, x->l_addr) : 0;
+		ret = name[0] ? map_object(r, c, name, x->l_addr, &mapped) : 0;
 		if (ret)
 			return ret;
 	}
 	if (unnamed && !c->has_ntfile)
 		snprintf(sc->partial, sizeof(sc->partial), "link map: %s%s", c->links.name_why,
 			 unnamed > 1 ? " (and others)" : "");
-	if (c->base && di.interp[0] && !file_at(c, c->base))
-		ret = map_object(r, c, di.interp, c->base);
+	if (c->base && di.interp[0] && !file_at(c, c->base)) {
+		size_t before = mapped;
+
+		ret = map_object(r, c, di.interp, c->base, &mapped);
+		base = mapped > before;
+	}
+	libs_said(c, mapped, base, sc);
 	return ret;
 }
 
