@@ -225,6 +225,20 @@ for i in range(phnum):
 open(sys.argv[2], "wb").write(d)
 PY
 	ORACLE_CORE=core.crash agree nofile core.nofile ./crashmain crashmain,crashmain.c,libcrash.so,crash.c main
+	# Another build of the library at its path: refused by the build ID
+	# of its first page in the core (--explain names it); --binary-path
+	# with the right one finds it again.
+	mkdir -p right && cp libcrash.so right/ &&
+		printf 'int other(int x) { return 3 * x; }\nvoid crash_write(int *p) { *p = 7; }\n' >other.c &&
+		gcc $CF -shared -fPIC -o libcrash.so other.c &&
+		"$PSYM" stack --explain core.nofile >wrong.txt 2>wrong.err
+	bid=$(readelf -n right/libcrash.so | sed -n 's/.*Build ID: //p')
+	check "no NT_FILE, another build at the library's path: not used, --explain says which build ID was wanted" \
+		sh -c "! grep -q crash_write wrong.txt && grep -q \"shared libraries: .*not found: '$T/libcrash.so' (build ID $bid)\" wrong.err"
+	"$PSYM" stack --binary-path right core.nofile >right.txt 2>&1
+	check "no NT_FILE: --binary-path finds the library by the core's build ID" \
+		grep -q "crash_write at .*crash.c" right.txt
+	cp right/libcrash.so libcrash.so
 fi
 
 # 3b. Threads inside the vDSO: four threads spin on clock_gettime while

@@ -131,6 +131,13 @@ static int map_by_loads(struct psym_core *c, struct psym_elf *elf, uint64_t bias
 	return 0;
 }
 
+/* What the link map gave a core without NT_FILE, for --explain. */
+struct libs {
+	size_t mapped, missed, unnamed;
+	bool base;	/* the dynamic linker mapped at AT_BASE */
+	char miss[200]; /* the first library not found: its name and build ID */
+};
+
 /*
  * A shared object of the link map (or the dynamic linker at AT_BASE) that
  * the core's files do not cover: located by its path as the linker opened
@@ -138,7 +145,7 @@ static int map_by_loads(struct psym_core *c, struct psym_elf *elf, uint64_t bias
  * in the core has when the core has that page, mapped at its load bias.
  */
 static int map_object(struct run *r, struct psym_core *c, const char *name, uint64_t bias,
-		      size_t *mapped)
+		      struct libs *l)
 {
 	char bid[PSYM_BUILD_ID_HEX_MAX], clean[4096];
 	struct psym_elf *elf;
@@ -148,32 +155,40 @@ static int map_object(struct run *r, struct psym_core *c, const char *name, uint
 		return 0;
 	psym_core_build_id_at(c, bias, bid);
 	ret = locate_obj(r, PSYM_MAP_FILE, clean, bid, &elf);
-	if (ret || !elf)
+	if (ret)
 		return ret;
-	++*mapped;
+	if (!elf) {
+		if (!l->missed++)
+			snprintf(l->miss, sizeof(l->miss), "'%.120s'%s%.40s%s", clean,
+				 bid[0] ? " (build ID " : "", bid, bid[0] ? ")" : "");
+		return 0;
+	}
+	l->mapped++;
 	return map_by_loads(c, elf, bias, clean, bid);
 }
 
 /* Where a core without NT_FILE had its shared libraries from, for --explain. */
-static void libs_said(const struct psym_core *c, size_t mapped, bool base,
-		      struct psym_stack_core *sc)
+static void libs_said(const struct psym_core *c, const struct libs *l, struct psym_stack_core *sc)
 {
 	const struct psym_linkmap *lm = &c->links;
+	char miss[260] = "";
 
 	if (c->has_ntfile)
 		return;
+	if (l->missed)
+		snprintf(miss, sizeof(miss), "; not found: %s%s", l->miss,
+			 l->missed > 1 ? " and others" : "");
 	if (lm->n)
 		snprintf(sc->libs, sizeof(sc->libs),
 			 "the link map (r_debug at 0x%" PRIx64
-			 ") has %zu objects, %zu mapped from their files%s%s",
-			 lm->r_debug, lm->n, mapped, lm->why[0] ? "; " : "", lm->why);
+			 ") has %zu objects, %zu mapped from their files%s%s%s",
+			 lm->r_debug, lm->n, l->mapped, lm->why[0] ? "; " : "", lm->why, miss);
 	else
-		snprintf(
-			sc->libs, sizeof(sc->libs), "no link map: %s%s",
-			lm->read
-				? lm->why
-				: "the executable's dynamic section is not in the core, and its file was not found",
-			base ? "; the dynamic linker mapped at AT_BASE" : "");
+		snprintf(sc->libs, sizeof(sc->libs), "no link map: %s%s%s",
+			 lm->read ? lm->why
+				  : "the executable's dynamic section is not in the core, "
+				    "and its file was not found",
+			 l->base ? "; the dynamic linker mapped at AT_BASE" : "", miss);
 }
 
 /*
@@ -186,13 +201,11 @@ static void libs_said(const struct psym_core *c, size_t mapped, bool base,
  */
 static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_core *sc)
 {
-	size_t unnamed = 0, mapped = 0;
-	bool base = false;
 	const struct psym_core_file *xf = c->entry ? file_at(c, c->entry) : NULL;
 	const struct psym_core_load *vl = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
 	struct psym_elf_dyninfo di = { 0 };
 	struct psym_elf *exe = NULL;
-	size_t n;
+	struct libs l = { 0 };
 	int ret = xf ? find_obj(r, xf, &exe) : 0;
 
 	if (ret)
@@ -203,8 +216,7 @@ static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_
 		if (psym_core_read_link_map(c, di.dyn + bias, di.dynsz) == PSYM_ENOMEM)
 			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
 	}
-	n = c->links.n;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0, n = c->links.n; i < n; i++) {
 		const struct psym_linkmap_entry *x = &c->links.v[i];
 		const char *name = x->name;
 
@@ -215,24 +227,22 @@ static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_
 		/* The dynamic linker's name is the executable's PT_INTERP. */
 		if (!name[0] && x->l_addr == c->base && c->base)
 			name = di.interp;
-		if (!name[0] && x->l_name && i > 0) {
-			unnamed++;
-			continue;
-		}
-		ret = name[0] ? map_object(r, c, name, x->l_addr, &mapped) : 0;
+		if (!name[0] && x->l_name && i > 0)
+			l.unnamed++;
+		ret = name[0] ? map_object(r, c, name, x->l_addr, &l) : 0;
 		if (ret)
 			return ret;
 	}
-	if (unnamed && !c->has_ntfile)
+	if (l.unnamed && !c->has_ntfile)
 		snprintf(sc->partial, sizeof(sc->partial), "link map: %s%s", c->links.name_why,
-			 unnamed > 1 ? " (and others)" : "");
+			 l.unnamed > 1 ? " (and others)" : "");
 	if (c->base && di.interp[0] && !file_at(c, c->base)) {
-		size_t before = mapped;
+		size_t before = l.mapped;
 
-		ret = map_object(r, c, di.interp, c->base, &mapped);
-		base = mapped > before;
+		ret = map_object(r, c, di.interp, c->base, &l);
+		l.base = l.mapped > before;
 	}
-	libs_said(c, mapped, base, sc);
+	libs_said(c, &l, sc);
 	return ret;
 }
 
