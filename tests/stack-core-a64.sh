@@ -9,7 +9,8 @@
 # the same core (gdb reads the link map itself): count, addresses,
 # functions, file:line. A PIE build (which gdb 13 does not relocate on a
 # QEMU core) must give the same functions and lines. Then link maps that
-# lie: one that loops, an l_name outside the core, a chain past the cap.
+# lie: one that loops, an l_name outside the core, a chain past the cap,
+# none (DT_DEBUG 0: the dynamic linker is then mapped from AT_BASE).
 . "$top_srcdir/tests/lib.sh"
 SYSROOT=/usr/aarch64-linux-gnu
 need aarch64-linux-gnu-gcc "gcc-aarch64-linux-gnu"
@@ -137,6 +138,9 @@ if mkcore nopie -no-pie; then
 		lie huge bad/linkmap-huge.core "more than 4096 link map entries: the rest are not read"
 		check "a looping and a huge chain keep the entries before the cut: lib_crash named" \
 			sh -c 'grep -q "lib_crash at" loop.txt && grep -q "lib_crash at" huge.txt'
+		"$PSYM" stack --explain --sysroot "$SYSROOT" --binary-path nopie bad/linkmap-nodebug.core >nodebug.txt 2>nodebug.err
+		check "DT_DEBUG 0: no link map, said in --explain; the dynamic linker mapped from AT_BASE and PT_INTERP" \
+			grep -q "shared libraries: no link map: DT_DEBUG is 0: the dynamic linker had not run; the dynamic linker mapped at AT_BASE$" nodebug.err
 	else
 		fail "mklinkmapseed.py: $(tail -n 2 seed.err)"
 	fi

@@ -13,6 +13,7 @@ from its stack pointer up, and nothing of the rest (the segments keep their plac
 with p_filesz 0). Then hostile variants of it:
   linkmap-loop.core    the last link_map's l_next points back to the second
   linkmap-noname.core  one library's l_name points outside the core
+  linkmap-nodebug.core DT_DEBUG is 0 (as before the dynamic linker ran)
   linkmap-huge.core    the chain goes on through 4200 more entries (in a
                        segment added for them)
 Prints the number of link_map entries found.
@@ -129,7 +130,7 @@ def main():
         if tag == DT_NULL:
             break
         if tag == DT_DEBUG:
-            rdebug = val
+            rdebug, debug_at = val, i
         i += 16
     chain, cur = [], full.q(rdebug + 8)
     need.append((rdebug, 16))
@@ -164,6 +165,9 @@ def main():
     m = Mem(loads)
     m.put_q(chain[-1] + 24, chain[1])
     w("linkmap-loop.core", m)
+    m = Mem(loads)
+    m.put_q(debug_at + 8, 0)
+    w("linkmap-nodebug.core", m)
     m = Mem(loads)
     m.put_q((lib or chain[1:])[0] + 8, 0xdead00000000)
     w("linkmap-noname.core", m)
