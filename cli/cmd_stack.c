@@ -165,6 +165,8 @@ int cmd_stack(int argc, char **argv)
 
 		if (sc->error)
 			fprintf(stderr, "psym: %s\n", sc->error);
+		if (so.explain && sc->libs[0])
+			fprintf(stderr, "psym: '%s': shared libraries: %s\n", sc->name, sc->libs);
 		/* --explain: where each thread stopped early (the text says it inline). */
 		for (size_t t = 0; so.explain && (json || out) && t < sc->nthreads; t++)
 			if (sc->threads[t].stop != PSYM_UNWIND_END)

@@ -6,7 +6,8 @@
 # program aborting in a qsort comparator with threads blocked in
 # pthread_cond_wait, read and nanosleep; a C++ one aborting in a std::sort
 # comparator; a SIGSEGV on a NULL write inside a shared library of the
-# test's own; threads inside the vDSO; a stack overflow; the C program stripped with a build-ID debug dir, then moved
+# test's own, and the same core with its NT_FILE note renamed (the
+# libraries then from the link map in memory); threads inside the vDSO; a stack overflow; the C program stripped with a build-ID debug dir, then moved
 # away (--binary-path); a zstd-compressed core; -o (a pprof) with
 # --group-by signature; a psym archive of the crashing host's files
 # (--debug-pkg); an AArch64 core made under qemu-aarch64; a truncated
@@ -203,6 +204,41 @@ c = json.loads(open("crash.json").readline())
 f = c["threads"][0]["frames"]
 sys.exit(not (c["signal"] == 11 and c["fault_address"] == "0x0" and f[0]["module"].endswith("libcrash.so")
               and "crash_write" in [x["function"] for x in f[:2]]))'
+fi
+# 3a. The same core without NT_FILE (its note renamed, as QEMU's cores
+# have none): the executable from its image in memory, the libraries from
+# the dynamic linker's link map there; eu-stack and gdb read the original.
+if [ -s core.crash ]; then
+	python3 - core.crash core.nofile <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+phoff, = struct.unpack_from("<Q", d, 32)
+phnum, = struct.unpack_from("<H", d, 56)
+for i in range(phnum):
+    typ, _, off, _, _, filesz = struct.unpack_from("<IIQQQQ", d, phoff + 56 * i)
+    o = off
+    while typ == 4 and o + 12 <= off + filesz:
+        nsz, dsz, t = struct.unpack_from("<III", d, o)
+        if t == 0x46494c45:
+            struct.pack_into("<I", d, o + 8, 0x46494c58)
+        o += 12 + ((nsz + 3) & ~3) + ((dsz + 3) & ~3)
+open(sys.argv[2], "wb").write(d)
+PY
+	ORACLE_CORE=core.crash agree nofile core.nofile ./crashmain crashmain,crashmain.c,libcrash.so,crash.c main
+	# Another build of the library at its path: refused by the build ID
+	# of its first page in the core (--explain names it); --binary-path
+	# with the right one finds it again.
+	mkdir -p right && cp libcrash.so right/ &&
+		printf 'int other(int x) { return 3 * x; }\nvoid crash_write(int *p) { *p = 7; }\n' >other.c &&
+		gcc $CF -shared -fPIC -o libcrash.so other.c &&
+		"$PSYM" stack --explain core.nofile >wrong.txt 2>wrong.err
+	bid=$(readelf -n right/libcrash.so | sed -n 's/.*Build ID: //p')
+	check "no NT_FILE, another build at the library's path: not used, --explain says which build ID was wanted" \
+		sh -c "! grep -q crash_write wrong.txt && grep -q \"shared libraries: .*not found: '$T/libcrash.so' (build ID $bid)\" wrong.err"
+	"$PSYM" stack --binary-path right core.nofile >right.txt 2>&1
+	check "no NT_FILE: --binary-path finds the library by the core's build ID" \
+		grep -q "crash_write at .*crash.c" right.txt
+	cp right/libcrash.so libcrash.so
 fi
 
 # 3b. Threads inside the vDSO: four threads spin on clock_gettime while

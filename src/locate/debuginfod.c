@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #ifdef HAVE_DEBUGINFOD
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #endif
 
@@ -37,6 +38,58 @@ struct psym_debuginfod {
 	bool timed_out; /* the servers did not answer in time */
 #endif
 };
+
+#ifdef HAVE_DEBUGINFOD
+/*
+ * libdebuginfod is opened when a query is first sent (dlopen), as libdwfl
+ * opens it: linked in, it and libcurl's dependencies (TLS, Kerberos, LDAP:
+ * some 27 libraries) were loaded and relocated at every start of psym,
+ * most of the time of a short run that never asks a server. Filled once
+ * (pthread_once), read-only after.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *c);
+	int (*find_debuginfo)(debuginfod_client *c, const unsigned char *bid, int len, char **path);
+	int (*find_executable)(debuginfod_client *c, const unsigned char *bid, int len,
+			       char **path);
+	const char *(*get_url)(debuginfod_client *c);
+	void *(*get_user_data)(debuginfod_client *c);
+	void (*set_progressfn)(debuginfod_client *c, debuginfod_progressfn_t fn);
+	void (*set_user_data)(debuginfod_client *c, void *v);
+	bool ok;
+	char why[200]; /* !ok: why it could not be opened */
+} lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+
+static void lib_open(void)
+{
+	void *h = dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+	const char *err;
+
+	if (!h) {
+		err = dlerror();
+		snprintf(lib.why, sizeof(lib.why), "cannot load libdebuginfod.so.1: %s",
+			 err ? err : "not found");
+		return;
+	}
+	/* dlsym's void * to function pointers: POSIX guarantees the conversion. */
+	*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
+	*(void **)&lib.end = dlsym(h, "debuginfod_end");
+	*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&lib.find_executable = dlsym(h, "debuginfod_find_executable");
+	*(void **)&lib.get_url = dlsym(h, "debuginfod_get_url");
+	*(void **)&lib.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&lib.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&lib.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	lib.ok = lib.begin && lib.end && lib.find_debuginfo && lib.find_executable && lib.get_url &&
+		 lib.get_user_data && lib.set_progressfn && lib.set_user_data;
+	if (!lib.ok)
+		snprintf(lib.why, sizeof(lib.why),
+			 "libdebuginfod.so.1 lacks a function psym calls");
+	/* The handle stays open for the process: the clients are its. */
+}
+#endif
 
 bool psym_debuginfod_built(void)
 {
@@ -226,7 +279,7 @@ void psym_debuginfod_free(struct psym_debuginfod *s)
 		return;
 #ifdef HAVE_DEBUGINFOD
 	for (int i = 0; i < s->n_idle; i++)
-		debuginfod_end(s->idle[i]);
+		lib.end(s->idle[i]);
 	pthread_cond_destroy(&s->freed);
 	pthread_mutex_destroy(&s->mu);
 	free(s->cache);
@@ -254,7 +307,7 @@ static bool passed(const struct timespec *now, const struct timespec *end)
 /* Called by libdebuginfod about once a second during a query. */
 static int progress(debuginfod_client *c, long a, long b)
 {
-	struct transfer *t = debuginfod_get_user_data(c);
+	struct transfer *t = lib.get_user_data(c);
 	struct timespec now;
 
 	/* a: bytes so far, b: the announced size (0 or -1 when unknown). */
@@ -446,7 +499,12 @@ static debuginfod_client *get_client(struct psym_debuginfod *s, struct psym_debu
 			break;
 		}
 		if (s->n_clients < s->max_clients) {
-			c = debuginfod_begin();
+			pthread_once(&lib_once, lib_open);
+			if (!lib.ok) {
+				snprintf(r->reason, sizeof(r->reason), "%s", lib.why);
+				break;
+			}
+			c = lib.begin();
 			if (c)
 				s->n_clients++;
 			else
@@ -490,13 +548,13 @@ static void fetch_one(struct psym_debuginfod *s, struct psym_debuginfod_req *r)
 			from_cache(s, r);
 		return;
 	}
-	debuginfod_set_user_data(c, &t);
-	debuginfod_set_progressfn(c, progress);
+	lib.set_user_data(c, &t);
+	lib.set_progressfn(c, progress);
 	if (r->kind == PSYM_DEBUGINFOD_DEBUGINFO)
-		fd = debuginfod_find_debuginfo(c, bid, 0, &path);
+		fd = lib.find_debuginfo(c, bid, 0, &path);
 	else
-		fd = debuginfod_find_executable(c, bid, 0, &path);
-	debuginfod_set_user_data(c, NULL);
+		fd = lib.find_executable(c, bid, 0, &path);
+	lib.set_user_data(c, NULL);
 	if (fd >= 0) {
 		/* A file from the cache too: it may predate these checks. */
 		if (verify(s, r, fd, path ? path : "")) {
@@ -513,7 +571,7 @@ static void fetch_one(struct psym_debuginfod *s, struct psym_debuginfod_req *r)
 	} else if (t.cancelled) {
 		forget_cancelled(s, r);
 		/* No server had sent a byte of the file: they timed out. */
-		timed_out = !debuginfod_get_url(c);
+		timed_out = !lib.get_url(c);
 		snprintf(r->reason, sizeof(r->reason), "debuginfod deadline (%d s) passed%s%s",
 			 s->timeout_s, timed_out ? "; no answer from " : " during the transfer",
 			 timed_out ? s->servers : "");

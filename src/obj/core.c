@@ -191,6 +191,7 @@ static int read_files(struct psym_core *c, const unsigned char *d, size_t n)
 	if (!count)
 		return 0;
 	c->files = calloc((size_t)count, sizeof(*c->files));
+	c->files_cap = (size_t)count;
 	c->strs = malloc((size_t)(end - (d + 16 + count * 24)) + 1);
 	if (!c->files || !c->strs)
 		return PSYM_ENOMEM;
@@ -249,6 +250,10 @@ static void read_auxv(struct psym_core *c, const unsigned char *d, size_t n)
 			c->phdr = v;
 		else if (k == AT_ENTRY)
 			c->entry = v;
+		else if (k == AT_BASE)
+			c->base = v;
+		else if (k == AT_PHNUM)
+			c->phnum = v;
 	}
 }
 
@@ -284,7 +289,10 @@ static int read_notes(struct psym_core *c, const unsigned char *d, size_t n, siz
 				break;
 			case NT_SIGINFO: read_siginfo(c, desc, descsz); break;
 			case NT_AUXV: read_auxv(c, desc, descsz); break;
-			case NT_FILE: ret = read_files(c, desc, descsz); break;
+			case NT_FILE:
+				c->has_ntfile = true;
+				ret = read_files(c, desc, descsz);
+				break;
 			default: break;
 			}
 		}
@@ -430,6 +438,14 @@ static void file_build_id(const struct psym_core *c, struct psym_core_file *f)
 	f->build_id[0] = '\0';
 }
 
+void psym_core_build_id_at(const struct psym_core *c, uint64_t start, char *out)
+{
+	struct psym_core_file f = { .start = start };
+
+	file_build_id(c, &f);
+	memcpy(out, f.build_id, sizeof(f.build_id));
+}
+
 /* Each file's build ID (that of its mapping at offset 0) and whether it is code. */
 static void files_finish(struct psym_core *c)
 {
@@ -437,7 +453,8 @@ static void files_finish(struct psym_core *c)
 		struct psym_core_file *f = &c->files[i];
 		const struct psym_core_load *l = psym_core_load_at(c, f->start);
 
-		f->exec = !l || l->vaddr != f->start || (l->flags & PF_X);
+		/* The executable made from its image (no NT_FILE) spans all its segments. */
+		f->exec = !c->has_ntfile || !l || l->vaddr != f->start || (l->flags & PF_X);
 		if (f->offset == 0)
 			file_build_id(c, f);
 	}
@@ -506,6 +523,8 @@ static int synth_exe(struct psym_core *c)
 	free(c->files);
 	free(c->strs);
 	c->files = calloc(1, sizeof(*c->files));
+	c->files_cap = 1;
+	c->has_ntfile = false;
 	c->strs = malloc(plen + 1);
 	if (!c->files || !c->strs)
 		return PSYM_ENOMEM;
@@ -517,6 +536,72 @@ static int synth_exe(struct psym_core *c)
 	f->offset = 0;
 	f->path = c->strs;
 	c->nfiles = 1;
+	return 0;
+}
+
+static size_t mem_read(const void *ctx, uint64_t addr, void *out, size_t len)
+{
+	return psym_core_read(ctx, addr, out, len);
+}
+
+int psym_core_read_link_map(struct psym_core *c, uint64_t dyn, uint64_t dynsz)
+{
+	const struct psym_mem_abi abi = { .is64 = true, .msb = false };
+	int ret;
+
+	psym_linkmap_free(&c->links);
+	ret = psym_linkmap_read(mem_read, c, abi, dyn, dynsz, &c->links);
+	if (ret == 0 && c->links.why[0] && !c->has_ntfile)
+		set_partial(c, "link map: %s", c->links.why);
+	return ret;
+}
+
+/* The link map, when the executable's program headers (AT_PHDR) are in the core. */
+static int link_map_mem(struct psym_core *c)
+{
+	const struct psym_mem_abi abi = { .is64 = true, .msb = false };
+	uint64_t bias, dyn, dynsz;
+	int ret;
+
+	if (psym_linkmap_dynamic_mem(mem_read, c, abi, c->phdr, c->phnum, &bias, &dyn, &dynsz))
+		return 0; /* not dumped (QEMU): the caller may find it in the file */
+	ret = psym_core_read_link_map(c, dyn, dynsz);
+	return ret == PSYM_ENOMEM ? ret : 0;
+}
+
+int psym_core_add_file(struct psym_core *c, uint64_t start, uint64_t end, uint64_t offset,
+		       bool exec, const char *path, const char *build_id)
+{
+	struct psym_core_file *f;
+	char *p, **no;
+
+	if (c->nfiles >= PSYM_CORE_MAX_FILES)
+		return PSYM_ELIMIT;
+	if (c->nfiles == c->files_cap) {
+		size_t ncap = c->nfiles * 2 + 8;
+		void *nf = realloc(c->files, ncap * sizeof(*c->files));
+
+		if (!nf)
+			return PSYM_ENOMEM;
+		c->files = nf;
+		c->files_cap = ncap;
+	}
+	p = strdup(path);
+	no = p ? realloc(c->owned, (c->nowned + 1) * sizeof(*c->owned)) : NULL;
+	if (!no) {
+		free(p);
+		return PSYM_ENOMEM;
+	}
+	c->owned = no;
+	c->owned[c->nowned++] = p;
+	f = &c->files[c->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->start = start;
+	f->end = end;
+	f->offset = offset;
+	f->path = p;
+	f->exec = exec;
+	snprintf(f->build_id, sizeof(f->build_id), "%s", build_id ? build_id : "");
 	return 0;
 }
 
@@ -574,6 +659,8 @@ static int finish(struct psym_core *c, struct psym_err *e)
 	if (!c->nfiles && c->phdr && synth_exe(c))
 		return psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", c->name);
 	files_finish(c);
+	if (link_map_mem(c))
+		return psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", c->name);
 	return 0;
 }
 
@@ -708,6 +795,10 @@ void psym_core_free(struct psym_core *c)
 	free(c->files);
 	free(c->loads);
 	free(c->strs);
+	for (size_t i = 0; i < c->nowned; i++)
+		free(c->owned[i]);
+	free(c->owned);
+	psym_linkmap_free(&c->links);
 	free((char *)c->name);
 	free(c);
 }

@@ -5,8 +5,14 @@
  * (NT_PRPSINFO: pid, comm; NT_SIGINFO: signal, fault address; NT_AUXV:
  * the vDSO, the executable's program headers and entry), the mapped files
  * (NT_FILE: start, end, file offset, path) and the memory (PT_LOAD).
- * Without NT_FILE (QEMU's user-mode cores), the executable alone is
- * found from AT_PHDR's ELF image in memory, named by the command line.
+ * Without NT_FILE (QEMU's user-mode cores), the executable is found from
+ * AT_PHDR's ELF image in memory, named by the command line, and the
+ * shared libraries from the dynamic linker's link map in memory (its
+ * dynamic section's DT_DEBUG -> r_debug -> link_map chain, linkmap.h):
+ * read at open when the executable's program headers are in the core,
+ * else by psym_core_read_link_map once the caller has the executable's
+ * file; the caller maps each library by its file (psym_core_add_file).
+ * With NT_FILE the link map is read too, to fill what NT_FILE lacks.
  *
  * Memory: a PT_LOAD's bytes past p_filesz are not in the core (zero pages,
  * or not dumped); those past the end of a truncated core (ulimit -c) are
@@ -33,6 +39,7 @@
 
 #include "buildid.h"
 #include "error.h"
+#include "linkmap.h"
 
 #define PSYM_CORE_MAX_THREADS 65536
 #define PSYM_CORE_MAX_FILES 65536
@@ -82,6 +89,9 @@ struct psym_core {
 	bool has_fault_addr;
 	bool has_siginfo;
 	uint64_t vdso, phdr, entry;	  /* AT_SYSINFO_EHDR, AT_PHDR, AT_ENTRY; 0: none */
+	uint64_t base, phnum;		  /* AT_BASE (the dynamic linker), AT_PHNUM; 0: none */
+	bool has_ntfile;		  /* the files came from NT_FILE */
+	struct psym_linkmap links;	  /* the link map (links.read: looked for) */
 	struct psym_core_thread *threads; /* the dumping (crashed) thread first */
 	size_t nthreads;
 	struct psym_core_file *files;
@@ -95,6 +105,8 @@ struct psym_core {
 	size_t buflen;
 	uint64_t fsize;
 	char *strs;
+	char **owned; /* paths of the files added (psym_core_add_file) */
+	size_t nowned, files_cap;
 };
 
 /*
@@ -116,6 +128,29 @@ size_t psym_core_read(const struct psym_core *c, uint64_t addr, void *out, size_
 
 /* The segment holding addr, or NULL. */
 const struct psym_core_load *psym_core_load_at(const struct psym_core *c, uint64_t addr);
+
+/*
+ * Read the link map from the executable's dynamic section at [dyn, dyn +
+ * dynsz) in the core's memory, into c->links (the caller found it from the
+ * executable's file: the core had not the program headers). 0 (a chain cut
+ * short is said in c->links.why, and in c->partial when the core has no
+ * NT_FILE), PSYM_NOENT (no DT_DEBUG), PSYM_ENOMEM.
+ */
+int psym_core_read_link_map(struct psym_core *c, uint64_t dyn, uint64_t dynsz);
+
+/*
+ * Add a mapped file [start, end) of file offset offset (path and build_id
+ * copied; build_id "" or NULL: unknown). 0 or PSYM_ENOMEM, PSYM_ELIMIT
+ * past PSYM_CORE_MAX_FILES. Pointers into c->files are invalidated.
+ */
+int psym_core_add_file(struct psym_core *c, uint64_t start, uint64_t end, uint64_t offset,
+		       bool exec, const char *path, const char *build_id);
+
+/*
+ * The build ID of the ELF image whose first page the core has at start,
+ * as hex into out (PSYM_BUILD_ID_HEX_MAX); "" when not there.
+ */
+void psym_core_build_id_at(const struct psym_core *c, uint64_t start, char *out);
 
 /* Name of a signal number ("SIGSEGV"), or NULL for one not known. */
 const char *psym_core_signame(int sig);

@@ -14,6 +14,7 @@
 #include "cfiset.h"
 #include "hashtab.h"
 #include "lean.h"
+#include "linkmap.h"
 #include "objtab.h"
 #include "space.h"
 #include "stack.h"
@@ -88,6 +89,161 @@ static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_e
 	if (cls != PSYM_MAP_FILE)
 		return 0;
 	return locate_obj(r, cls, clean, f->build_id, out);
+}
+
+/* The mapped file holding addr, or NULL. */
+static const struct psym_core_file *file_at(const struct psym_core *c, uint64_t addr)
+{
+	for (size_t i = 0; i < c->nfiles; i++)
+		if (addr >= c->files[i].start && addr < c->files[i].end)
+			return &c->files[i];
+	return NULL;
+}
+
+/*
+ * The file elf loaded at bias, one mapped file per PT_LOAD from its page
+ * on, as the dynamic linker maps them; past the core's file cap the rest
+ * are left out (their frames unnamed).
+ */
+static int map_by_loads(struct psym_core *c, struct psym_elf *elf, uint64_t bias, const char *path,
+			const char *bid)
+{
+	const struct psym_elf_load *ld;
+	size_t n = psym_elf_loads(elf, &ld);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t pad = ld[i].vaddr & 0xfff, start, end;
+		int ret;
+
+		if (ld[i].offset < pad || (ld[i].offset & 0xfff) != pad)
+			pad = 0;
+		start = bias + ld[i].vaddr - pad;
+		end = bias + ld[i].vaddr + ld[i].memsz;
+		if (!ld[i].memsz || end <= start)
+			continue;
+		ret = psym_core_add_file(c, start, end, ld[i].offset - pad, ld[i].flags & PF_X,
+					 path, bid);
+		if (ret == PSYM_ELIMIT)
+			return 0;
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* What the link map gave a core without NT_FILE, for --explain. */
+struct libs {
+	size_t mapped, missed, unnamed;
+	bool base;	/* the dynamic linker mapped at AT_BASE */
+	char miss[200]; /* the first library not found: its name and build ID */
+};
+
+/*
+ * A shared object of the link map (or the dynamic linker at AT_BASE) that
+ * the core's files do not cover: located by its path as the linker opened
+ * it (--sysroot, --binary-path), checked by the build ID its first page
+ * in the core has when the core has that page, mapped at its load bias.
+ */
+static int map_object(struct run *r, struct psym_core *c, const char *name, uint64_t bias,
+		      struct libs *l)
+{
+	char bid[PSYM_BUILD_ID_HEX_MAX], clean[4096];
+	struct psym_elf *elf;
+	int ret;
+
+	if (psym_objkey_classify(name, clean, sizeof(clean)) != PSYM_MAP_FILE)
+		return 0;
+	psym_core_build_id_at(c, bias, bid);
+	ret = locate_obj(r, PSYM_MAP_FILE, clean, bid, &elf);
+	if (ret)
+		return ret;
+	if (!elf) {
+		if (!l->missed++)
+			snprintf(l->miss, sizeof(l->miss), "'%.120s'%s%.40s%s", clean,
+				 bid[0] ? " (build ID " : "", bid, bid[0] ? ")" : "");
+		return 0;
+	}
+	l->mapped++;
+	return map_by_loads(c, elf, bias, clean, bid);
+}
+
+/* Where a core without NT_FILE had its shared libraries from, for --explain. */
+static void libs_said(const struct psym_core *c, const struct libs *l, struct psym_stack_core *sc)
+{
+	const struct psym_linkmap *lm = &c->links;
+	char miss[260] = "";
+
+	if (c->has_ntfile)
+		return;
+	if (l->missed)
+		snprintf(miss, sizeof(miss), "; not found: %s%s", l->miss,
+			 l->missed > 1 ? " and others" : "");
+	if (lm->n)
+		snprintf(sc->libs, sizeof(sc->libs),
+			 "the link map (r_debug at 0x%" PRIx64
+			 ") has %zu objects, %zu mapped from their files%s%s%s",
+			 lm->r_debug, lm->n, l->mapped, lm->why[0] ? "; " : "", lm->why, miss);
+	else
+		snprintf(sc->libs, sizeof(sc->libs), "no link map: %s%s%s",
+			 lm->read ? lm->why
+				  : "the executable's dynamic section is not in the core, "
+				    "and its file was not found",
+			 l->base ? "; the dynamic linker mapped at AT_BASE" : "", miss);
+}
+
+/*
+ * The shared libraries of a core whose files do not name them (QEMU's
+ * cores have no NT_FILE), from the dynamic linker's link map in its
+ * memory. The core reads the map itself when the executable's program
+ * headers are dumped; else its dynamic section is where the executable's
+ * file puts it, moved by the load bias AT_ENTRY gives. Then the dynamic
+ * linker itself at AT_BASE (PT_INTERP names it) if the map had not.
+ */
+static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_core *sc)
+{
+	const struct psym_core_file *xf = c->entry ? file_at(c, c->entry) : NULL;
+	const struct psym_core_load *vl = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
+	struct psym_elf_dyninfo di = { 0 };
+	struct psym_elf *exe = NULL;
+	struct libs l = { 0 };
+	int ret = xf ? find_obj(r, xf, &exe) : 0;
+
+	if (ret)
+		return ret;
+	if (exe && psym_elf_dyninfo(exe, &di) == 0 && !c->links.read) {
+		uint64_t bias = c->entry - di.entry;
+
+		if (psym_core_read_link_map(c, di.dyn + bias, di.dynsz) == PSYM_ENOMEM)
+			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0, n = c->links.n; i < n; i++) {
+		const struct psym_linkmap_entry *x = &c->links.v[i];
+		const char *name = x->name;
+
+		/* Files the core names, the vDSO. */
+		if (file_at(c, x->l_ld) ||
+		    (vl && x->l_ld >= vl->vaddr && x->l_ld - vl->vaddr < vl->memsz))
+			continue;
+		/* The dynamic linker's name is the executable's PT_INTERP. */
+		if (!name[0] && x->l_addr == c->base && c->base)
+			name = di.interp;
+		if (!name[0] && x->l_name && i > 0)
+			l.unnamed++;
+		ret = name[0] ? map_object(r, c, name, x->l_addr, &l) : 0;
+		if (ret)
+			return ret;
+	}
+	if (l.unnamed && !c->has_ntfile)
+		snprintf(sc->partial, sizeof(sc->partial), "link map: %s%s", c->links.name_why,
+			 l.unnamed > 1 ? " (and others)" : "");
+	if (c->base && di.interp[0] && !file_at(c, c->base)) {
+		size_t before = l.mapped;
+
+		ret = map_object(r, c, di.interp, c->base, &l);
+		l.base = l.mapped > before;
+	}
+	libs_said(c, &l, sc);
+	return ret;
 }
 
 /* The profile's mapping for [start, limit), made once per distinct one. */
@@ -378,6 +534,11 @@ static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
 			ret = psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
 			goto out;
 		}
+	ret = link_map_files(r, c, sc);
+	if (ret)
+		goto out;
+	if (c->partial[0])
+		memcpy(sc->partial, c->partial, sizeof(sc->partial));
 	ret = psym_space_new(&r->cfil, &space, r->e);
 	if (ret)
 		goto out;

@@ -56,7 +56,8 @@ struct psym_stack_core {
 	uint64_t fault_addr;
 	bool has_fault_addr;
 	uint16_t machine;
-	char partial[256];		   /* the core was read in part: where it stopped */
+	char partial[256]; /* the core was read in part: where it stopped */
+	char libs[320];	   /* no NT_FILE: where the shared libraries came from ("" with NT_FILE) */
 	struct psym_stack_thread *threads; /* the crashed one first */
 	size_t nthreads;
 };

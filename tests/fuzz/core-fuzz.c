@@ -4,7 +4,11 @@
  * frame-pointer rule over the core's memory (no files: the fallback the
  * unwinder takes where a pc has no CFI), as psym stack reads a stack. A
  * core must give a result or an error, within its caps: notes that lie,
- * segments past the end, NT_FILE counts that lie, stacks that loop.
+ * segments past the end, NT_FILE counts that lie, stacks that loop, link
+ * maps that loop, run past the cap or name memory the core has not (the
+ * core reads its link map at open when the executable's program headers
+ * are in it; for one without, the walk is also tried from AT_PHDR, as if
+ * a dynamic section were there, to take it over arbitrary memory).
  */
 #include "config.h"
 
@@ -42,6 +46,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (size_t i = 0; i < c->nfiles; i++)
 		sink += c->files[i].start + c->files[i].path[0] + (uint8_t)c->files[i].build_id[0];
+	if (!c->links.read && c->phdr && psym_core_read_link_map(c, c->phdr, 0) == PSYM_ENOMEM) {
+		psym_core_free(c);
+		return 0;
+	}
+	for (size_t i = 0; i < c->links.n; i++) {
+		char bid[PSYM_BUILD_ID_HEX_MAX];
+
+		psym_core_build_id_at(c, c->links.v[i].l_addr, bid);
+		sink += c->links.v[i].l_ld + (uint8_t)c->links.v[i].name[0] + (uint8_t)bid[0];
+		if (c->links.v[i].name[0] && i < 64)
+			psym_core_add_file(c, c->links.v[i].l_addr, c->links.v[i].l_addr + 4096, 0,
+					   true, c->links.v[i].name, bid);
+	}
 	for (size_t t = 0; t < c->nthreads && t < 64; t++) {
 		const struct psym_core_thread *th = &c->threads[t];
 		const struct psym_unwind_arch *a = psym_unwind_arch_of(c->machine);
