@@ -276,6 +276,11 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s)
 	return (int64_t)pb->n_string_table - 1;
 }
 
+int64_t psym_builder_str_find(struct psym_builder *b, const char *s)
+{
+	return str_find(b, s, str_hash(b, s, strlen(s)));
+}
+
 uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
 			       const char *filename, int64_t start_line)
 {

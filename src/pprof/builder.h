@@ -33,6 +33,8 @@ int psym_builder_reserve(struct psym_builder *b, size_t nlocations);
 
 /* Index of s in string_table, adding it if new. Negative on error. */
 int64_t psym_builder_str(struct psym_builder *b, const char *s);
+/* Index of s in string_table when it is there, else -1 (nothing added). */
+int64_t psym_builder_str_find(struct psym_builder *b, const char *s);
 
 /* Id of the function with these fields, adding it if new; 0 on error. */
 uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
