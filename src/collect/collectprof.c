@@ -149,7 +149,14 @@ int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_colle
 	psym_arena_init(&c->strs, PSYM_ARENA_DEFAULT_CAP);
 	psym_hashtab_init(&c->by_str, 0);
 	psym_idxset_init(&c->by_stack);
-	ret = psym_profile_new(NULL, &c->p, e);
+	if (meta->max_memory) {
+		struct psym_limits lim = psym_limits_or_default(NULL);
+
+		lim.max_memory = meta->max_memory;
+		ret = psym_profile_new(&lim, &c->p, e);
+	} else {
+		ret = psym_profile_new(NULL, &c->p, e);
+	}
 	if (!ret)
 		ret = psym_builder_new(c->p, &c->b, e);
 	if (!ret && (psym_builder_sample_type(c->b, "samples", "count") ||
@@ -298,8 +305,17 @@ out:
 
 struct psym_profile *psym_collectprof_profile(struct psym_collectprof *c)
 {
-	c->p->pb->duration_nanos = c->meta.duration_ns;
+	if (c->p)
+		c->p->pb->duration_nanos = c->meta.duration_ns;
 	return c->p;
+}
+
+struct psym_profile *psym_collectprof_take_profile(struct psym_collectprof *c)
+{
+	struct psym_profile *p = psym_collectprof_profile(c);
+
+	c->p = NULL;
+	return p;
 }
 
 void psym_collectprof_stats(const struct psym_collectprof *c, struct psym_collect_stats *s)
