@@ -21,6 +21,7 @@ struct psym_objtab {
 	struct psym_located **x; /* in the order added */
 	size_t n, cap, max;
 	size_t held, max_held; /* located files open in the table, and the cap */
+	bool drop_tried;       /* psym_objtab_keep_tried(t, false) */
 };
 
 struct psym_objtab *psym_objtab_new(size_t max)
@@ -39,6 +40,11 @@ struct psym_objtab *psym_objtab_new(size_t max)
 void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held)
 {
 	t->max_held = max_held ? max_held : 1;
+}
+
+void psym_objtab_keep_tried(struct psym_objtab *t, bool keep)
+{
+	t->drop_tried = !keep;
 }
 
 /* A try's path and verdict are one allocation (path first). */
@@ -284,7 +290,7 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 	struct psym_reason why = { 0 };
 	int ret;
 
-	o.explain = record;
+	o.explain = t->drop_tried ? NULL : record;
 	o.explain_ud = x;
 	switch (x->cls) {
 	case PSYM_MAP_FILE:
