@@ -17,8 +17,8 @@
 
 struct psym_objtab {
 	pthread_mutex_t mu;
-	struct psym_hashtab by_key;
-	struct psym_located **x; /* in the order added */
+	struct psym_idxset by_key; /* key -> index in x: 5 bytes a slot, not a hash table's 32 */
+	struct psym_located **x;   /* in the order added */
 	size_t n, cap, max;
 	size_t held, max_held; /* located files open in the table, and the cap */
 	bool drop_tried;       /* psym_objtab_keep_tried(t, false) */
@@ -31,7 +31,7 @@ struct psym_objtab *psym_objtab_new(size_t max)
 	if (!t)
 		return NULL;
 	pthread_mutex_init(&t->mu, NULL);
-	psym_hashtab_init(&t->by_key, max);
+	psym_idxset_init(&t->by_key);
 	t->max = max;
 	t->max_held = PSYM_OBJTAB_DEFAULT_HELD;
 	return t;
@@ -109,9 +109,34 @@ void psym_objtab_free(struct psym_objtab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free_entry(t->x[i]);
 	free(t->x);
-	psym_hashtab_free(&t->by_key);
+	psym_idxset_free(&t->by_key);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
+}
+
+static uint64_t key_hash(const struct psym_objtab *t, const char *key)
+{
+	return psym_idxset_hash_bytes(&t->by_key, key, strlen(key));
+}
+
+static uint64_t key_rehash(void *ctx, uint32_t i)
+{
+	const struct psym_objtab *t = ctx;
+
+	return key_hash(t, t->x[i]->key);
+}
+
+/* The entry whose key string is key (hash h), or NULL. t->mu held. */
+static struct psym_located *find_key(const struct psym_objtab *t, const char *key, uint64_t h)
+{
+	PSYM_IDXSET_PROBE(&t->by_key, h, j)
+	{
+		struct psym_located *x = t->x[t->by_key.slot[j] - 1];
+
+		if (!strcmp(x->key, key))
+			return x;
+	}
+	return NULL;
 }
 
 enum psym_map_class psym_objkey_classify(const char *name, char *clean, size_t cleansz)
@@ -158,8 +183,8 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 		    struct psym_err *e)
 {
 	struct psym_located *x = NULL, **arr;
-	void *v;
 	char *key;
+	uint64_t h;
 	int ret;
 
 	if (cls != PSYM_MAP_FILE || !path)
@@ -170,10 +195,18 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 	if (!key)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	pthread_mutex_lock(&t->mu);
-	if (psym_hashtab_get(&t->by_key, key, strlen(key), &v) == 0) {
+	h = key_hash(t, key);
+	x = find_key(t, key, h);
+	if (x) {
 		free(key);
-		*out = v;
+		*out = x;
 		ret = 0;
+		goto unlock;
+	}
+	if ((t->max && t->n >= t->max) || t->n >= UINT32_MAX - 1) {
+		free(key);
+		ret = psym_err_set(e, PSYM_ELIMIT, "more than %zu entries in a hash table",
+				   t->max ? t->max : (size_t)UINT32_MAX - 1);
 		goto unlock;
 	}
 	ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -189,8 +222,7 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 	if (!arr)
 		goto fail;
 	t->x = arr;
-	ret = psym_hashtab_put(&t->by_key, x->key, strlen(x->key), x, e);
-	if (ret)
+	if (psym_idxset_add(&t->by_key, (uint32_t)t->n, h, key_rehash, t))
 		goto fail;
 	t->x[t->n++] = x;
 	*out = x;
