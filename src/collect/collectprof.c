@@ -630,18 +630,18 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 	} else {
 		int64_t vals[2] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
 		size_t ix = c->p->pb->n_sample;
+		/* pid, tid and comm first: they are the key (find_stack). */
+		struct psym_builder_label lb[4] = {
+			{ .key = "pid", .num = pid },
+			{ .key = "tid", .num = tid },
+			{ .key = "comm", .str = commbuf },
+			{ .key = "mntns", .num = pr ? (int64_t)pr->mntns : 0 },
+		};
 
 		if (ix >= UINT32_MAX)
 			return PSYM_ELIMIT;
-		s = psym_builder_sample(c->b, locs, n, vals, 2);
+		s = psym_builder_sample_labels(c->b, locs, n, vals, 2, lb, pr && pr->mntns ? 4 : 3);
 		if (!s)
-			return PSYM_ENOMEM;
-		/* pid, tid and comm first: they are the key (find_stack). */
-		if (psym_builder_label_num(c->b, s, "pid", pid, NULL) ||
-		    psym_builder_label_num(c->b, s, "tid", tid, NULL) ||
-		    psym_builder_label_str(c->b, s, "comm", commbuf) ||
-		    (pr && pr->mntns &&
-		     psym_builder_label_num(c->b, s, "mntns", (int64_t)pr->mntns, NULL)))
 			return PSYM_ENOMEM;
 		if (commix < 0) /* comm is in the string table now */
 			h = stack_hash(&c->by_stack, pid, tid, s->label[2]->str, locs, n);
