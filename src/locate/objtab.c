@@ -86,7 +86,7 @@ static void free_entry(struct psym_located *x)
 	free_side_ptr(x->alt);
 	free_side_ptr(x->split);
 	free_side_ptr(x->kallsyms);
-	/* key, path, build_id and named are one allocation (key first). */
+	/* key (path its tail), build_id and named are one allocation (key first). */
 	for (size_t i = 0; i < x->nkmods; i++) {
 		free(x->kmods[i].name);
 		free_side(&x->kmods[i].side);
@@ -147,31 +147,36 @@ enum psym_map_class psym_objkey_classify(const char *name, char *clean, size_t c
 }
 
 /*
- * The one key string: what makes two mappings the same object. The
- * entry's path, build ID (as given) and named file follow it in the same
- * allocation (an entry per mapping of a profile: one allocation, not four).
+ * The one key string: what makes two mappings the same object. The path
+ * is its last part, and the entry's path points there; the build ID (as
+ * given) and the named file follow it in the same allocation (an entry
+ * per mapping of a profile: one allocation, not four, and one copy of
+ * the path).
  */
 static char *key_string(enum psym_map_class cls, const char *path, const char *bid,
 			const char *named)
 {
 	size_t lp = strlen(path), lb = strlen(bid), ln = named ? strlen(named) : 0;
 	size_t lk = 14 + ln + lp + lb; /* an int in at most 11, three \n */
-	char *key = malloc(lk + 1 + lp + 1 + lb + 1 + ln + 1), *p;
+	char *key = malloc(lk + 1 + lb + 1 + ln + 1), *p;
 	int n;
 
 	if (!key)
 		return NULL;
-	n = snprintf(key, lk + 1, "%d\n%s\n%s\n%s", (int)cls, named ? named : "", path, bid);
+	n = snprintf(key, lk + 1, "%d\n%s\n%s\n%s", (int)cls, named ? named : "", bid, path);
 	if (n < 0 || (size_t)n > lk) {
 		free(key);
 		return NULL;
 	}
 	/* GNU build IDs compare in any case; Go's (base64) are case-sensitive. */
-	if (!psym_build_id_is_go(bid))
-		psym_build_id_lower(key + n - lb);
+	if (!psym_build_id_is_go(bid)) {
+		char c = key[n - lp - 1];
+
+		key[n - lp - 1] = '\0'; /* the build ID alone */
+		psym_build_id_lower(key + n - lp - 1 - lb);
+		key[n - lp - 1] = c;
+	}
 	p = key + n + 1;
-	memcpy(p, path, lp + 1);
-	p += lp + 1;
 	memcpy(p, bid, lb + 1);
 	p += lb + 1;
 	memcpy(p, named ? named : "", ln + 1);
@@ -215,8 +220,8 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 		goto fail;
 	x->cls = cls;
 	x->key = key;
-	x->path = key + strlen(key) + 1;
-	x->build_id = x->path + strlen(x->path) + 1;
+	x->path = key + strlen(key) - strlen(path);
+	x->build_id = key + strlen(key) + 1;
 	x->named = named ? x->build_id + strlen(x->build_id) + 1 : NULL;
 	arr = psym_array_grow(t->x, &t->cap, t->n + 1, sizeof(*arr), 0);
 	if (!arr)
