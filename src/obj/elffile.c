@@ -582,6 +582,11 @@ bool psym_elf_is_msb(const struct psym_elf *f)
 	return f->eh.e_ident[EI_DATA] == ELFDATA2MSB;
 }
 
+unsigned psym_elf_machine(const struct psym_elf *f)
+{
+	return f->eh.e_machine;
+}
+
 bool psym_elf_is_mapped(const struct psym_elf *f)
 {
 	return f->map != NULL;

@@ -190,6 +190,8 @@ int psym_elf_section_addr(const struct psym_elf *elf, const char *name, uint64_t
 /* ELFCLASS64, and ELFDATA2MSB: how the file's own structures are laid out. */
 bool psym_elf_is_64(const struct psym_elf *elf);
 bool psym_elf_is_msb(const struct psym_elf *elf);
+/* The file's e_machine (EM_X86_64, EM_AARCH64, ...). */
+unsigned psym_elf_machine(const struct psym_elf *elf);
 /*
  * True when the contents are a read-only mapping of the file: pages of
  * data read once (compressed sections) may be given back with

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <elf.h>
 #include <stdlib.h>
 
 #include "array.h"
@@ -44,8 +45,14 @@ struct psym_cfi *psym_cfiset_get(void *ud, const struct psym_elf *elf, bool *has
 	o->elf = elf;
 	if (psym_cfi_open(elf, s->lim, &o->cfi, &e) < 0)
 		o->cfi = NULL;
-	/* A search of every symbol: once per object, not once per process. */
-	o->has_sigret = psym_elf_find_symbol((struct psym_elf *)elf, "__kernel_rt_sigreturn",
+	/*
+	 * A search of every symbol, once per object, not once per process;
+	 * only AArch64 has the trampoline (arch.h): another machine's
+	 * objects keep their symbol tables unread, 1.8 MB for one of
+	 * 20,000 functions.
+	 */
+	o->has_sigret = psym_elf_machine(elf) == EM_AARCH64 &&
+			psym_elf_find_symbol((struct psym_elf *)elf, "__kernel_rt_sigreturn",
 					     &o->sigret) == 0;
 	if (psym_hashtab_put(&s->by_elf, &o->elf, sizeof(o->elf), o, &e) != 0) {
 		psym_cfi_close(o->cfi);

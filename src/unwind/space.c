@@ -2,6 +2,7 @@
 /* Mappings of a sampled process and the CFI of their files. */
 #include "config.h"
 
+#include <elf.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -160,7 +161,8 @@ static bool is_sigreturn(struct psym_space *s, size_t i, uint64_t vaddr)
 	if (!f->sigret_tried) {
 		f->sigret_tried = true;
 		/* Only the lazily loaded symbol table of elf changes. */
-		f->has_sigret = psym_elf_find_symbol((struct psym_elf *)f->elf,
+		f->has_sigret = psym_elf_machine(f->elf) == EM_AARCH64 &&
+				psym_elf_find_symbol((struct psym_elf *)f->elf,
 						     "__kernel_rt_sigreturn", &f->sigret) == 0;
 	}
 	return f->has_sigret && vaddr + 1 >= f->sigret && vaddr < f->sigret + 8;
