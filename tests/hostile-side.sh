@@ -139,9 +139,10 @@ else
 fi
 
 # ---- many processes over a binary with 20,000 FDEs and 20,000 symbols and
-# no .eh_frame_hdr: its CFI is indexed, and its symbols searched for the
-# AArch64 signal trampoline, once for the run, not once per PROCESS record
-# (that search, per record, made each cost 2 ms: 160,000 took 115 s).
+# no .eh_frame_hdr: its CFI is indexed once for the run, not once per
+# PROCESS record, and its symbols are not searched for the AArch64 signal
+# trampoline, an x86-64 binary's (that search, per record, made each cost
+# 2 ms: 160,000 took 115 s).
 # Asserted on work done, counted by callgrind (instructions, whatever the
 # machine's load): the instructions a PROCESS record and its sample add,
 # from 100 to 400 records, stay under 200,000 (about 1,000,000 each
