@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arena.h"
+#include "array.h"
 #include "builder.h"
 #include "collectprof.h"
 #include "hashtab.h"
@@ -14,46 +16,126 @@
 
 #define MAX_PROCS (1 << 20)
 
-struct proc {
-	int pid;
-	bool jit; /* a sample had a frame in anonymous executable memory */
-	struct psym_procmap *maps;
-	size_t n;
-	uint64_t *mapping_ids; /* profile mapping id per map, 0 = not yet */
-	char *exe;	       /* its executable's path as the maps name it, or NULL */
-	bool exe_tried;
-	uint64_t exe_mapping; /* the executable's profile mapping, 0 = none */
-	uint64_t samples;
-	char comm[17];		       /* the first sample's */
-	size_t order;		       /* position in procs (psym_collectprof_finish's sort) */
-	bool forgotten;		       /* maps freed (the process exited): unknown again */
-	uint64_t mntns;		       /* its mount namespace when not the collector's, else 0 */
-	struct psym_collect_fpnote fp; /* how its stacks end (psym_collectprof_fp_notes) */
+/*
+ * A process's map as kept: what psym_procmap holds, its path and build ID
+ * interned (one copy per distinct string, in strs), 72 bytes instead of
+ * psym_procmap's 686: a run over many processes keeps every process's maps.
+ */
+struct pmap {
+	uint64_t start, limit, offset;
+	uint64_t dev, inode;
+	const char *path;     /* interned; "" for anonymous memory */
+	const char *build_id; /* interned; "" until known */
+	uint64_t mapping_id;  /* its profile mapping, 0 = not yet */
+	bool exec;
 };
 
-/* A profile mapping's identity, the key of the dedup table (bytes compared). */
+struct proc {
+	uint64_t samples;
+	uint64_t exe_mapping; /* the executable's profile mapping, 0 = none */
+	uint64_t mntns;	      /* its mount namespace when not the collector's, else 0 */
+	struct pmap *maps;
+	const char *exe;  /* its executable's path as the maps name it (interned), or NULL */
+	const char *comm; /* the first sample's (interned), or NULL */
+	int pid;
+	uint32_t n;
+	uint32_t order; /* position in procs (psym_collectprof_finish's sort) */
+	bool jit;	/* a sample had a frame in anonymous executable memory */
+	bool exe_tried;
+	bool forgotten; /* maps freed (the process exited): unknown again */
+	/* How its stacks end (psym_collectprof_fp_notes): the counts of psym_collect_fpnote. */
+	uint64_t fp_samples, fp_rooted, fp_leaf_only, fp_frames, fp_frames_unmapped;
+};
+
+/* A profile mapping's identity, the key of the dedup table (bytes compared; strings interned). */
 struct mkey {
 	uint64_t start, limit, offset;
-	char id[PSYM_BUILD_ID_HEX_MAX];
-	char path[sizeof(((struct psym_procmap *)0)->path)];
+	const char *id, *path;
 };
 
 struct psym_collectprof {
 	struct psym_collect_meta meta;
 	struct psym_profile *p;
 	struct psym_builder *b;
-	struct proc **procs; /* in the order first seen */
-	size_t nprocs;
-	struct psym_hashtab by_pid;	/* pid -> struct proc */
+	struct proc *procs; /* in the order first seen */
+	size_t nprocs, capprocs;
+	struct psym_idxset by_pid;	/* pid -> index in procs */
 	struct psym_hashtab by_mapping; /* struct mkey -> pb_mapping */
-	struct mkey **mkeys;
-	size_t nmkeys;
+	struct psym_arena strs;		/* interned strings and mapping keys */
+	struct psym_hashtab by_str;	/* string -> its copy in strs */
 	psym_collect_buildid_fn bid_fn;
 	void *bid_ud;
 	uint64_t kernel_mapping;
-	struct psym_hashtab by_stack; /* (pid, tid, comm, locations) -> pb_sample; keys owned */
+	/*
+	 * (pid, tid, comm, locations) -> index in the profile's samples: the
+	 * samples themselves are the keys (their first three labels are pid,
+	 * tid and comm, as psym_collectprof_add makes them).
+	 */
+	struct psym_idxset by_stack;
 	struct psym_collect_stats st;
 };
+
+/* The one copy of s[len] (NUL added), or NULL when out of memory. */
+static const char *intern(struct psym_collectprof *c, const char *s, size_t len)
+{
+	struct psym_err e = { 0 };
+	char *copy;
+	void *v;
+
+	if (psym_hashtab_get(&c->by_str, s, len, &v) == 0)
+		return v;
+	copy = psym_arena_strndup(&c->strs, s, len);
+	if (!copy || psym_hashtab_put(&c->by_str, copy, len, copy, &e))
+		return NULL;
+	return copy;
+}
+
+static uint64_t pid_hash(const struct psym_collectprof *c, int pid)
+{
+	uint64_t v = (uint32_t)pid;
+
+	return psym_idxset_hash_u64s(&c->by_pid, &v, 1);
+}
+
+static uint64_t pid_rehash(void *ctx, uint32_t i)
+{
+	const struct psym_collectprof *c = ctx;
+
+	return pid_hash(c, c->procs[i].pid);
+}
+
+/* The hash of a stack's key; comm is its string_table index. */
+static uint64_t stack_hash(const struct psym_idxset *set, int pid, int tid, int64_t comm,
+			   const uint64_t *locs, size_t n)
+{
+	uint64_t h = psym_idxset_hash_u64s(
+		set, (const uint64_t[3]){ (uint32_t)pid, (uint32_t)tid, (uint64_t)comm }, 3);
+
+	return psym_hash_mix(h ^ psym_hash_bytes(locs, n * sizeof(*locs), set->seed));
+}
+
+static uint64_t stack_rehash(void *ctx, uint32_t i)
+{
+	const struct psym_collectprof *c = ctx;
+	const pb_sample *s = c->p->pb->sample[i];
+
+	return stack_hash(&c->by_stack, (int)s->label[0]->num, (int)s->label[1]->num,
+			  s->label[2]->str, s->location_id, s->n_location_id);
+}
+
+static pb_sample *find_stack(const struct psym_collectprof *c, uint64_t h, int pid, int tid,
+			     int64_t comm, const uint64_t *locs, size_t n)
+{
+	PSYM_IDXSET_PROBE(&c->by_stack, h, j)
+	{
+		pb_sample *s = c->p->pb->sample[c->by_stack.slot[j] - 1];
+
+		if (s->n_location_id == n && s->label[0]->num == pid && s->label[1]->num == tid &&
+		    s->label[2]->str == comm && !memcmp(s->location_id, locs, n * sizeof(*locs)))
+			return s;
+	}
+	return NULL;
+}
 
 int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_collectprof **out,
 			 struct psym_err *e)
@@ -64,10 +146,19 @@ int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_colle
 	if (!c)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	c->meta = *meta;
-	psym_hashtab_init(&c->by_pid, MAX_PROCS);
+	psym_idxset_init(&c->by_pid);
 	psym_hashtab_init(&c->by_mapping, 0);
-	psym_hashtab_init(&c->by_stack, 0);
-	ret = psym_profile_new(NULL, &c->p, e);
+	psym_arena_init(&c->strs, PSYM_ARENA_DEFAULT_CAP);
+	psym_hashtab_init(&c->by_str, 0);
+	psym_idxset_init(&c->by_stack);
+	if (meta->max_memory) {
+		struct psym_limits lim = psym_limits_or_default(NULL);
+
+		lim.max_memory = meta->max_memory;
+		ret = psym_profile_new(&lim, &c->p, e);
+	} else {
+		ret = psym_profile_new(NULL, &c->p, e);
+	}
 	if (!ret)
 		ret = psym_builder_new(c->p, &c->b, e);
 	if (!ret && (psym_builder_sample_type(c->b, "samples", "count") ||
@@ -103,26 +194,14 @@ void psym_collectprof_free(struct psym_collectprof *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->nprocs; i++) {
-		free(c->procs[i]->maps);
-		free(c->procs[i]->mapping_ids);
-		free(c->procs[i]->exe);
-		free(c->procs[i]);
-	}
+	for (size_t i = 0; i < c->nprocs; i++)
+		free(c->procs[i].maps);
 	free(c->procs);
-	psym_hashtab_free(&c->by_pid);
+	psym_idxset_free(&c->by_pid);
 	psym_hashtab_free(&c->by_mapping);
-	for (size_t i = 0; i < c->nmkeys; i++)
-		free(c->mkeys[i]);
-	free(c->mkeys);
-	{
-		size_t pos = 0;
-		const void *k;
-
-		while (psym_hashtab_next(&c->by_stack, &pos, &k, NULL, NULL))
-			free((void *)k);
-		psym_hashtab_free(&c->by_stack);
-	}
+	psym_hashtab_free(&c->by_str);
+	psym_arena_free(&c->strs);
+	psym_idxset_free(&c->by_stack);
 	psym_builder_free(c->b);
 	psym_profile_free(c->p);
 	free(c);
@@ -165,8 +244,8 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 		goto out;
 	}
 	for (size_t i = 0; i < c->nprocs; i++) {
-		c->procs[i]->order = i;
-		byn[i] = c->procs[i];
+		c->procs[i].order = (uint32_t)i;
+		byn[i] = &c->procs[i];
 	}
 	qsort(byn, c->nprocs, sizeof(*byn), cmp_samples);
 	/* Executables first, of the processes with the most samples first;
@@ -199,11 +278,11 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 	if (c->kernel_mapping && c->kernel_mapping <= n)
 		c->kernel_mapping = newid[c->kernel_mapping];
 	for (size_t i = 0; i < c->nprocs; i++) {
-		struct proc *pr = c->procs[i];
+		struct proc *pr = &c->procs[i];
 
 		for (size_t j = 0; j < pr->n; j++)
-			if (pr->mapping_ids[j] && pr->mapping_ids[j] <= n)
-				pr->mapping_ids[j] = newid[pr->mapping_ids[j]];
+			if (pr->maps[j].mapping_id && pr->maps[j].mapping_id <= n)
+				pr->maps[j].mapping_id = newid[pr->maps[j].mapping_id];
 		if (pr->exe_mapping && pr->exe_mapping <= n)
 			pr->exe_mapping = newid[pr->exe_mapping];
 	}
@@ -212,8 +291,8 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 			continue;
 		snprintf(line, sizeof(line),
 			 PSYM_COLLECT_MAIN_COMMENT "%d (%s, %" PRIu64 " of %" PRIu64 " samples)%s",
-			 byn[i]->pid, byn[i]->comm, byn[i]->samples, c->st.samples,
-			 c->nprocs > 1 ? ", the process with the most samples" : "");
+			 byn[i]->pid, byn[i]->comm ? byn[i]->comm : "", byn[i]->samples,
+			 c->st.samples, c->nprocs > 1 ? ", the process with the most samples" : "");
 		if (psym_builder_comment(c->b, line))
 			ret = PSYM_ENOMEM;
 		break;
@@ -228,8 +307,17 @@ out:
 
 struct psym_profile *psym_collectprof_profile(struct psym_collectprof *c)
 {
-	c->p->pb->duration_nanos = c->meta.duration_ns;
+	if (c->p)
+		c->p->pb->duration_nanos = c->meta.duration_ns;
 	return c->p;
+}
+
+struct psym_profile *psym_collectprof_take_profile(struct psym_collectprof *c)
+{
+	struct psym_profile *p = psym_collectprof_profile(c);
+
+	c->p = NULL;
+	return p;
 }
 
 void psym_collectprof_stats(const struct psym_collectprof *c, struct psym_collect_stats *s)
@@ -260,9 +348,16 @@ int psym_collectprof_comment(struct psym_collectprof *c, const char *text)
 
 static struct proc *find_proc(const struct psym_collectprof *c, int pid)
 {
-	void *v;
+	uint64_t h = pid_hash(c, pid);
 
-	return psym_hashtab_get(&c->by_pid, &pid, sizeof(pid), &v) == 0 ? v : NULL;
+	PSYM_IDXSET_PROBE(&c->by_pid, h, j)
+	{
+		struct proc *pr = &c->procs[c->by_pid.slot[j] - 1];
+
+		if (pr->pid == pid)
+			return pr;
+	}
+	return NULL;
 }
 
 bool psym_collectprof_known(const struct psym_collectprof *c, int pid)
@@ -279,9 +374,7 @@ void psym_collectprof_forget(struct psym_collectprof *c, int pid)
 	if (!pr)
 		return;
 	free(pr->maps);
-	free(pr->mapping_ids);
 	pr->maps = NULL;
-	pr->mapping_ids = NULL;
 	pr->n = 0;
 	pr->forgotten = true;
 }
@@ -291,54 +384,75 @@ size_t psym_collectprof_jit_pids(const struct psym_collectprof *c, int *out, siz
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->nprocs; i++)
-		if (c->procs[i]->jit) {
+		if (c->procs[i].jit) {
 			if (n < max)
-				out[n] = c->procs[i]->pid;
+				out[n] = c->procs[i].pid;
 			n++;
 		}
 	return n;
 }
 
+/* A new process record for pid (not yet known), or NULL when out of memory or past MAX_PROCS. */
+static struct proc *add_proc(struct psym_collectprof *c, int pid)
+{
+	struct proc *np;
+
+	if (c->nprocs >= MAX_PROCS)
+		return NULL;
+	np = psym_array_grow(c->procs, &c->capprocs, c->nprocs + 1, sizeof(*np), MAX_PROCS);
+	if (!np)
+		return NULL;
+	c->procs = np;
+	if (psym_idxset_add(&c->by_pid, (uint32_t)c->nprocs, pid_hash(c, pid), pid_rehash, c))
+		return NULL;
+	np = &c->procs[c->nprocs++];
+	memset(np, 0, sizeof(*np));
+	np->pid = pid;
+	return np;
+}
+
+/* m kept as a struct pmap (strings interned): 0 or PSYM_ENOMEM. */
+static int keep_map(struct psym_collectprof *c, const struct psym_procmap *m, struct pmap *out)
+{
+	out->start = m->start;
+	out->limit = m->limit;
+	out->offset = m->offset;
+	out->dev = m->dev;
+	out->inode = m->inode;
+	out->exec = m->exec;
+	out->mapping_id = 0;
+	/* Both fields are NUL-terminated within their sizes (read no further). */
+	out->path = intern(c, m->path, strnlen(m->path, sizeof(m->path) - 1));
+	out->build_id = intern(c, m->build_id, strnlen(m->build_id, sizeof(m->build_id) - 1));
+	return out->path && out->build_id ? 0 : PSYM_ENOMEM;
+}
+
 int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct psym_procmap *maps,
 			     size_t n)
 {
-	struct proc *pr = find_proc(c, pid);
-	struct psym_procmap *copy = malloc((n ? n : 1) * sizeof(*copy));
-	uint64_t *ids = calloc(n ? n : 1, sizeof(*ids));
+	struct proc *pr;
+	struct pmap *copy;
 
-	if (!copy || !ids) {
-		free(copy);
-		free(ids);
+	if (n > UINT32_MAX)
+		return PSYM_ELIMIT;
+	copy = malloc((n ? n : 1) * sizeof(*copy));
+	if (!copy)
 		return PSYM_ENOMEM;
-	}
-	if (n)
-		memcpy(copy, maps, n * sizeof(*copy));
-	if (!pr) {
-		struct proc **np = realloc(c->procs, (c->nprocs + 1) * sizeof(*np));
-		struct psym_err e = { 0 };
-
-		if (np)
-			c->procs = np;
-		pr = np ? calloc(1, sizeof(*pr)) : NULL;
-		if (pr) {
-			pr->pid = pid;
-			if (psym_hashtab_put(&c->by_pid, &pr->pid, sizeof(pr->pid), pr, &e)) {
-				free(pr);
-				pr = NULL;
-			}
-		}
-		if (!pr) {
+	for (size_t i = 0; i < n; i++)
+		if (keep_map(c, &maps[i], &copy[i])) {
 			free(copy);
-			free(ids);
 			return PSYM_ENOMEM;
 		}
-		c->procs[c->nprocs++] = pr;
+	pr = find_proc(c, pid);
+	if (!pr)
+		pr = add_proc(c, pid);
+	if (!pr) {
+		free(copy);
+		return PSYM_ENOMEM;
 	}
 	free(pr->maps);
-	free(pr->mapping_ids);
 	pr->maps = copy;
-	pr->mapping_ids = ids;
-	pr->n = n;
+	pr->n = (uint32_t)n;
 	pr->forgotten = false;
 	return 0;
 }
@@ -346,14 +460,13 @@ int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct p
 int psym_collectprof_set_exe(struct psym_collectprof *c, int pid, const char *path)
 {
 	struct proc *pr = find_proc(c, pid);
-	char *copy;
+	const char *copy;
 
 	if (!pr)
 		return PSYM_NOENT;
-	copy = strdup(path);
+	copy = intern(c, path, strlen(path));
 	if (!copy)
 		return PSYM_ENOMEM;
-	free(pr->exe);
 	pr->exe = copy;
 	pr->exe_tried = false;
 	return 0;
@@ -386,45 +499,54 @@ bool psym_collectprof_unknown(struct psym_collectprof *c, int pid, const uint64_
 	return false;
 }
 
+/*
+ * The build ID of m asked of the caller's function (psym_collect_buildid_fn,
+ * which takes a struct psym_procmap), interned; m keeps "" when none.
+ */
+static void ask_build_id(struct psym_collectprof *c, int pid, struct pmap *m)
+{
+	struct psym_procmap full = { .start = m->start,
+				     .limit = m->limit,
+				     .offset = m->offset,
+				     .dev = m->dev,
+				     .inode = m->inode,
+				     .exec = m->exec };
+	const char *id;
+
+	snprintf(full.path, sizeof(full.path), "%s", m->path);
+	c->bid_fn(c->bid_ud, pid, &full);
+	if (!full.build_id[0])
+		return;
+	id = intern(c, full.build_id, strnlen(full.build_id, sizeof(full.build_id) - 1));
+	if (id)
+		m->build_id = id;
+}
+
 /* The profile mapping for a process map, shared by identical ones. */
 static uint64_t mapping_for(struct psym_collectprof *c, struct proc *pr, long mi)
 {
-	struct psym_procmap *m = &pr->maps[mi];
+	struct pmap *m = &pr->maps[mi];
 	struct psym_err e = { 0 };
-	struct mkey *k, **nk;
+	struct mkey k, *copy;
 	pb_mapping *nm;
 	void *v;
 
-	if (pr->mapping_ids[mi])
-		return pr->mapping_ids[mi];
+	if (m->mapping_id)
+		return m->mapping_id;
 	if (!m->build_id[0] && m->path[0] == '/' && c->bid_fn)
-		c->bid_fn(c->bid_ud, pr->pid, m);
-	k = calloc(1, sizeof(*k));
-	if (!k)
-		return 0;
-	k->start = m->start;
-	k->limit = m->limit;
-	k->offset = m->offset;
-	/* Both fields are NUL-terminated within their (equal) sizes. */
-	memcpy(k->id, m->build_id, strnlen(m->build_id, sizeof(k->id) - 1));
-	memcpy(k->path, m->path, strnlen(m->path, sizeof(k->path) - 1));
-	if (psym_hashtab_get(&c->by_mapping, k, sizeof(*k), &v) == 0) {
-		free(k);
-		return pr->mapping_ids[mi] = ((pb_mapping *)v)->id;
-	}
-	nk = realloc(c->mkeys, (c->nmkeys + 1) * sizeof(*nk));
-	if (!nk) {
-		free(k);
-		return 0;
-	}
-	c->mkeys = nk;
+		ask_build_id(c, pr->pid, m);
+	k = (struct mkey){ m->start, m->limit, m->offset, m->build_id, m->path };
+	if (psym_hashtab_get(&c->by_mapping, &k, sizeof(k), &v) == 0)
+		return m->mapping_id = ((pb_mapping *)v)->id;
 	nm = psym_builder_mapping(c->b, m->start, m->limit, m->offset, m->path, m->build_id);
-	if (!nm || psym_hashtab_put(&c->by_mapping, k, sizeof(*k), nm, &e)) {
-		free(k);
-		return nm ? (pr->mapping_ids[mi] = nm->id) : 0;
+	if (!nm)
+		return 0;
+	copy = psym_arena_alloc(&c->strs, sizeof(*copy));
+	if (copy) {
+		*copy = k;
+		psym_hashtab_put(&c->by_mapping, copy, sizeof(*copy), nm, &e);
 	}
-	c->mkeys[c->nmkeys++] = k;
-	return pr->mapping_ids[mi] = nm->id;
+	return m->mapping_id = nm->id;
 }
 
 /*
@@ -448,23 +570,22 @@ static bool root_map(const struct proc *pr, long mi)
 static void fp_account(struct psym_collectprof *c, struct proc *pr, const uint64_t *ustack,
 		       size_t nu, size_t unmapped, uint64_t count)
 {
-	struct psym_collect_fpnote *f = &pr->fp;
 	long mi;
 
 	if (!nu || (c->meta.stack_depth_max && nu >= c->meta.stack_depth_max))
 		return; /* no user frames, or as deep as the sampler goes: cut */
 	mi = find_map(pr, ustack[nu - 1]);
-	f->samples += count;
+	pr->fp_samples += count;
 	if (nu >= 2 && mi >= 0 && root_map(pr, mi))
-		f->rooted += count;
+		pr->fp_rooted += count;
 	if (nu == 1)
-		f->leaf_only += count;
-	f->frames += count * nu;
-	f->frames_unmapped += count * unmapped;
+		pr->fp_leaf_only += count;
+	pr->fp_frames += count * nu;
+	pr->fp_frames_unmapped += count * unmapped;
 }
 
 /* Anonymous executable memory: JIT code, named by perf maps. */
-static bool anon_exec(const struct psym_procmap *m)
+static bool anon_exec(const struct pmap *m)
 {
 	return m->path[0] == '\0' || !strncmp(m->path, "[anon", 5) || !strcmp(m->path, "//anon");
 }
@@ -488,12 +609,11 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 			 const uint64_t *kstack, size_t nk, const uint64_t *ustack, size_t nu,
 			 uint64_t count)
 {
-	uint64_t locs[2 * MAX_FRAMES];
-	size_t n = 0, keylen, unmapped = 0;
-	unsigned char key[sizeof(locs) + 64];
+	uint64_t locs[2 * MAX_FRAMES], h;
+	size_t n = 0, unmapped = 0;
 	struct proc *pr = find_proc(c, pid);
 	char commbuf[17];
-	void *v;
+	int64_t commix;
 	pb_sample *s;
 
 	if (nk > MAX_FRAMES)
@@ -502,8 +622,8 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 		nu = MAX_FRAMES;
 	snprintf(commbuf, sizeof(commbuf), "%s", comm ? comm : "");
 	if (pr) {
-		if (!pr->samples)
-			memcpy(pr->comm, commbuf, sizeof(pr->comm));
+		if (!pr->samples && !(pr->comm = intern(c, commbuf, strlen(commbuf))))
+			return PSYM_ENOMEM;
 		pr->samples += count;
 		/* The executable's mapping even when no sample is in its own
 		 * code: it is written first (psym_collectprof_finish). */
@@ -541,37 +661,33 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 	if (pr)
 		fp_account(c, pr, ustack, nu, unmapped, count);
 	/* One sample per (pid, tid, comm, stack): aggregate repeated adds. */
-	memcpy(key, &pid, sizeof(pid));
-	memcpy(key + 4, &tid, sizeof(tid));
-	memcpy(key + 8, commbuf, 16);
-	memcpy(key + 24, locs, n * sizeof(uint64_t));
-	keylen = 24 + n * sizeof(uint64_t);
-	if (psym_hashtab_get(&c->by_stack, key, keylen, &v) == 0) {
-		s = v;
+	commix = psym_builder_str_find(c->b, commbuf); /* -1: new, as its sample */
+	h = stack_hash(&c->by_stack, pid, tid, commix, locs, n);
+	s = commix < 0 ? NULL : find_stack(c, h, pid, tid, commix, locs, n);
+	if (s) {
 		s->value[0] += (int64_t)count;
 		s->value[1] += (int64_t)count * c->meta.period_ns;
 	} else {
 		int64_t vals[2] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
-		unsigned char *copy = malloc(keylen);
-		struct psym_err e = { 0 };
+		size_t ix = c->p->pb->n_sample;
+		/* pid, tid and comm first: they are the key (find_stack). */
+		struct psym_builder_label lb[4] = {
+			{ .key = "pid", .num = pid },
+			{ .key = "tid", .num = tid },
+			{ .key = "comm", .str = commbuf },
+			{ .key = "mntns", .num = pr ? (int64_t)pr->mntns : 0 },
+		};
 
-		s = psym_builder_sample(c->b, locs, n, vals, 2);
-		if (!s || !copy) {
-			free(copy);
+		if (ix >= UINT32_MAX)
+			return PSYM_ELIMIT;
+		s = psym_builder_sample_labels(c->b, locs, n, vals, 2, lb, pr && pr->mntns ? 4 : 3);
+		if (!s)
 			return PSYM_ENOMEM;
-		}
-		memcpy(copy, key, keylen);
-		if (psym_hashtab_put(&c->by_stack, copy, keylen, s, &e)) {
-			free(copy);
-			return e.code;
-		}
+		if (commix < 0) /* comm is in the string table now */
+			h = stack_hash(&c->by_stack, pid, tid, s->label[2]->str, locs, n);
+		if (psym_idxset_add(&c->by_stack, (uint32_t)ix, h, stack_rehash, c))
+			return PSYM_ENOMEM;
 		c->st.stacks++;
-		if (psym_builder_label_num(c->b, s, "pid", pid, NULL) ||
-		    psym_builder_label_num(c->b, s, "tid", tid, NULL) ||
-		    psym_builder_label_str(c->b, s, "comm", commbuf) ||
-		    (pr && pr->mntns &&
-		     psym_builder_label_num(c->b, s, "mntns", (int64_t)pr->mntns, NULL)))
-			return PSYM_ENOMEM;
 	}
 	c->st.samples += count;
 	return 0;
@@ -591,15 +707,21 @@ size_t psym_collectprof_fp_notes(const struct psym_collectprof *c, uint64_t min_
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->nprocs; i++) {
-		const struct proc *pr = c->procs[i];
+		const struct proc *pr = &c->procs[i];
+		struct psym_collect_fpnote f = {
+			.pid = pr->pid,
+			.samples = pr->fp_samples,
+			.rooted = pr->fp_rooted,
+			.leaf_only = pr->fp_leaf_only,
+			.frames = pr->fp_frames,
+			.frames_unmapped = pr->fp_frames_unmapped,
+		};
 
-		if (!psym_collect_fp_broken(&pr->fp, min_samples))
+		if (!psym_collect_fp_broken(&f, min_samples))
 			continue;
-		if (n < max) {
-			out[n] = pr->fp;
-			out[n].pid = pr->pid;
-			memcpy(out[n].comm, pr->comm, sizeof(out[n].comm));
-		}
+		snprintf(f.comm, sizeof(f.comm), "%s", pr->comm ? pr->comm : "");
+		if (n < max)
+			out[n] = f;
 		n++;
 	}
 	return n;

@@ -30,6 +30,7 @@ struct psym_collect_meta {
 	const char *comment; /* one more comment (e.g. stacks need unwinding), or NULL */
 	/* The sampler's user stack depth: a stack that deep may be cut; 0: none. */
 	size_t stack_depth_max;
+	size_t max_memory; /* cap on the profile's memory (psym_limits'), 0 = the arena's default */
 };
 
 #define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"
@@ -117,8 +118,17 @@ bool psym_collectprof_unknown(struct psym_collectprof *c, int pid, const uint64_
  */
 int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns);
 
-/* The profile (owned by c until psym_collectprof_free). */
+/* The profile (owned by c until psym_collectprof_free; NULL once taken). */
 struct psym_profile *psym_collectprof_profile(struct psym_collectprof *c);
+
+/*
+ * The profile, handed over to the caller (who frees it with
+ * psym_profile_free), after psym_collectprof_finish: c keeps no pointer
+ * to it, and psym_collectprof_free then frees only the builder's own
+ * tables. For a caller that goes on with the profile and not the
+ * builder (psym symbolize's unwinding): no encoded copy is made.
+ */
+struct psym_profile *psym_collectprof_take_profile(struct psym_collectprof *c);
 
 struct psym_collect_stats {
 	uint64_t samples, stacks, processes, frames_unmapped, processes_without_maps;

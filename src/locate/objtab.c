@@ -17,10 +17,11 @@
 
 struct psym_objtab {
 	pthread_mutex_t mu;
-	struct psym_hashtab by_key;
-	struct psym_located **x; /* in the order added */
+	struct psym_idxset by_key; /* key -> index in x: 5 bytes a slot, not a hash table's 32 */
+	struct psym_located **x;   /* in the order added */
 	size_t n, cap, max;
 	size_t held, max_held; /* located files open in the table, and the cap */
+	bool drop_tried;       /* psym_objtab_keep_tried(t, false) */
 };
 
 struct psym_objtab *psym_objtab_new(size_t max)
@@ -30,7 +31,7 @@ struct psym_objtab *psym_objtab_new(size_t max)
 	if (!t)
 		return NULL;
 	pthread_mutex_init(&t->mu, NULL);
-	psym_hashtab_init(&t->by_key, max);
+	psym_idxset_init(&t->by_key);
 	t->max = max;
 	t->max_held = PSYM_OBJTAB_DEFAULT_HELD;
 	return t;
@@ -39,6 +40,11 @@ struct psym_objtab *psym_objtab_new(size_t max)
 void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held)
 {
 	t->max_held = max_held ? max_held : 1;
+}
+
+void psym_objtab_keep_tried(struct psym_objtab *t, bool keep)
+{
+	t->drop_tried = !keep;
 }
 
 /* A try's path and verdict are one allocation (path first). */
@@ -80,7 +86,7 @@ static void free_entry(struct psym_located *x)
 	free_side_ptr(x->alt);
 	free_side_ptr(x->split);
 	free_side_ptr(x->kallsyms);
-	/* key, path, build_id and named are one allocation (key first). */
+	/* key (path its tail), build_id and named are one allocation (key first). */
 	for (size_t i = 0; i < x->nkmods; i++) {
 		free(x->kmods[i].name);
 		free_side(&x->kmods[i].side);
@@ -103,9 +109,34 @@ void psym_objtab_free(struct psym_objtab *t)
 	for (size_t i = 0; i < t->n; i++)
 		free_entry(t->x[i]);
 	free(t->x);
-	psym_hashtab_free(&t->by_key);
+	psym_idxset_free(&t->by_key);
 	pthread_mutex_destroy(&t->mu);
 	free(t);
+}
+
+static uint64_t key_hash(const struct psym_objtab *t, const char *key)
+{
+	return psym_idxset_hash_bytes(&t->by_key, key, strlen(key));
+}
+
+static uint64_t key_rehash(void *ctx, uint32_t i)
+{
+	const struct psym_objtab *t = ctx;
+
+	return key_hash(t, t->x[i]->key);
+}
+
+/* The entry whose key string is key (hash h), or NULL. t->mu held. */
+static struct psym_located *find_key(const struct psym_objtab *t, const char *key, uint64_t h)
+{
+	PSYM_IDXSET_PROBE(&t->by_key, h, j)
+	{
+		struct psym_located *x = t->x[t->by_key.slot[j] - 1];
+
+		if (!strcmp(x->key, key))
+			return x;
+	}
+	return NULL;
 }
 
 enum psym_map_class psym_objkey_classify(const char *name, char *clean, size_t cleansz)
@@ -116,31 +147,36 @@ enum psym_map_class psym_objkey_classify(const char *name, char *clean, size_t c
 }
 
 /*
- * The one key string: what makes two mappings the same object. The
- * entry's path, build ID (as given) and named file follow it in the same
- * allocation (an entry per mapping of a profile: one allocation, not four).
+ * The one key string: what makes two mappings the same object. The path
+ * is its last part, and the entry's path points there; the build ID (as
+ * given) and the named file follow it in the same allocation (an entry
+ * per mapping of a profile: one allocation, not four, and one copy of
+ * the path).
  */
 static char *key_string(enum psym_map_class cls, const char *path, const char *bid,
 			const char *named)
 {
 	size_t lp = strlen(path), lb = strlen(bid), ln = named ? strlen(named) : 0;
 	size_t lk = 14 + ln + lp + lb; /* an int in at most 11, three \n */
-	char *key = malloc(lk + 1 + lp + 1 + lb + 1 + ln + 1), *p;
+	char *key = malloc(lk + 1 + lb + 1 + ln + 1), *p;
 	int n;
 
 	if (!key)
 		return NULL;
-	n = snprintf(key, lk + 1, "%d\n%s\n%s\n%s", (int)cls, named ? named : "", path, bid);
+	n = snprintf(key, lk + 1, "%d\n%s\n%s\n%s", (int)cls, named ? named : "", bid, path);
 	if (n < 0 || (size_t)n > lk) {
 		free(key);
 		return NULL;
 	}
 	/* GNU build IDs compare in any case; Go's (base64) are case-sensitive. */
-	if (!psym_build_id_is_go(bid))
-		psym_build_id_lower(key + n - lb);
+	if (!psym_build_id_is_go(bid)) {
+		char c = key[n - lp - 1];
+
+		key[n - lp - 1] = '\0'; /* the build ID alone */
+		psym_build_id_lower(key + n - lp - 1 - lb);
+		key[n - lp - 1] = c;
+	}
 	p = key + n + 1;
-	memcpy(p, path, lp + 1);
-	p += lp + 1;
 	memcpy(p, bid, lb + 1);
 	p += lb + 1;
 	memcpy(p, named ? named : "", ln + 1);
@@ -152,8 +188,8 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 		    struct psym_err *e)
 {
 	struct psym_located *x = NULL, **arr;
-	void *v;
 	char *key;
+	uint64_t h;
 	int ret;
 
 	if (cls != PSYM_MAP_FILE || !path)
@@ -164,10 +200,18 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 	if (!key)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	pthread_mutex_lock(&t->mu);
-	if (psym_hashtab_get(&t->by_key, key, strlen(key), &v) == 0) {
+	h = key_hash(t, key);
+	x = find_key(t, key, h);
+	if (x) {
 		free(key);
-		*out = v;
+		*out = x;
 		ret = 0;
+		goto unlock;
+	}
+	if ((t->max && t->n >= t->max) || t->n >= UINT32_MAX - 1) {
+		free(key);
+		ret = psym_err_set(e, PSYM_ELIMIT, "more than %zu entries in a hash table",
+				   t->max ? t->max : (size_t)UINT32_MAX - 1);
 		goto unlock;
 	}
 	ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -176,15 +220,14 @@ int psym_objtab_add(struct psym_objtab *t, enum psym_map_class cls, const char *
 		goto fail;
 	x->cls = cls;
 	x->key = key;
-	x->path = key + strlen(key) + 1;
-	x->build_id = x->path + strlen(x->path) + 1;
+	x->path = key + strlen(key) - strlen(path);
+	x->build_id = key + strlen(key) + 1;
 	x->named = named ? x->build_id + strlen(x->build_id) + 1 : NULL;
 	arr = psym_array_grow(t->x, &t->cap, t->n + 1, sizeof(*arr), 0);
 	if (!arr)
 		goto fail;
 	t->x = arr;
-	ret = psym_hashtab_put(&t->by_key, x->key, strlen(x->key), x, e);
-	if (ret)
+	if (psym_idxset_add(&t->by_key, (uint32_t)t->n, h, key_rehash, t))
 		goto fail;
 	t->x[t->n++] = x;
 	*out = x;
@@ -284,7 +327,7 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 	struct psym_reason why = { 0 };
 	int ret;
 
-	o.explain = record;
+	o.explain = t->drop_tried ? NULL : record;
 	o.explain_ud = x;
 	switch (x->cls) {
 	case PSYM_MAP_FILE:

@@ -125,6 +125,14 @@ struct psym_objtab *psym_objtab_new(size_t max);
 #define PSYM_OBJTAB_DEFAULT_HELD 1024
 void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held);
 
+/*
+ * Whether a locate pass records each entry's candidates and verdicts
+ * (tried, ntried; default yes). A caller that never says them (psym
+ * symbolize without --explain) turns it off: three candidates or more a
+ * missing file, about 260 bytes a mapping of a profile of many.
+ */
+void psym_objtab_keep_tried(struct psym_objtab *t, bool keep);
+
 /* Frees every entry and the files no one took. NULL is fine. */
 void psym_objtab_free(struct psym_objtab *t);
 

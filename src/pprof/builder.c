@@ -276,6 +276,11 @@ int64_t psym_builder_str(struct psym_builder *b, const char *s)
 	return (int64_t)pb->n_string_table - 1;
 }
 
+int64_t psym_builder_str_find(struct psym_builder *b, const char *s)
+{
+	return str_find(b, s, str_hash(b, s, strlen(s)));
+}
+
 uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
 			       const char *filename, int64_t start_line)
 {
@@ -653,6 +658,69 @@ pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs, siz
 		memcpy(s->value, values, nvalues * sizeof(int64_t));
 	s->n_location_id = nlocs;
 	s->n_value = nvalues;
+	if (push_ptr(b, (void ***)&pb->sample, &pb->n_sample, &b->cap_samples, s))
+		return NULL;
+	return s;
+}
+
+pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *locs, size_t nlocs,
+				      const int64_t *values, size_t nvalues,
+				      const struct psym_builder_label *labels, size_t nlabels)
+{
+	pb_profile *pb = b->p->pb;
+	size_t nl = nlocs ? nlocs : 1, nv = nvalues ? nvalues : 1;
+	size_t max = (SIZE_MAX / 2 - sizeof(pb_sample)) / (sizeof(pb_label *) + sizeof(pb_label));
+	unsigned char *m;
+	pb_label *lb;
+	pb_sample *s;
+
+	if (nl > max || nv > max || nlabels > max) {
+		fail(b, PSYM_ELIMIT);
+		return NULL;
+	}
+	m = psym_arena_alloc(&b->p->arena,
+			     sizeof(*s) + (nl + nv) * sizeof(uint64_t) +
+				     nlabels * (sizeof(pb_label *) + sizeof(pb_label)));
+	if (!m) {
+		fail(b, psym_arena_error(&b->p->arena));
+		return NULL;
+	}
+	/* Each part's size is a multiple of 8 bytes: each stays aligned. */
+	_Static_assert(sizeof(pb_sample) % 8 == 0 && sizeof(pb_label) % 8 == 0,
+		       "sample and label sizes keep 8-byte alignment");
+	s = (pb_sample *)m;
+	perftools__profiles__sample__init(s);
+	s->location_id = (uint64_t *)(s + 1);
+	s->value = (int64_t *)(s->location_id + nl);
+	s->label = (pb_label **)(s->value + nv);
+	lb = (pb_label *)(s->label + nlabels);
+	memset(s->location_id, 0, nl * sizeof(uint64_t));
+	memset(s->value, 0, nv * sizeof(int64_t));
+	if (nlocs)
+		memcpy(s->location_id, locs, nlocs * sizeof(uint64_t));
+	if (nvalues)
+		memcpy(s->value, values, nvalues * sizeof(int64_t));
+	s->n_location_id = nlocs;
+	s->n_value = nvalues;
+	for (size_t i = 0; i < nlabels; i++) {
+		const struct psym_builder_label *l = &labels[i];
+		int64_t k, v = 0, u = 0;
+
+		perftools__profiles__label__init(&lb[i]);
+		k = psym_builder_str(b, l->key);
+		if (l->str)
+			v = psym_builder_str(b, l->str);
+		else if (l->unit)
+			u = psym_builder_str(b, l->unit);
+		if (k < 0 || v < 0 || u < 0)
+			return NULL;
+		lb[i].key = k;
+		lb[i].str = v;
+		lb[i].num = l->str ? 0 : l->num;
+		lb[i].num_unit = u;
+		s->label[i] = &lb[i];
+	}
+	s->n_label = nlabels;
 	if (push_ptr(b, (void ***)&pb->sample, &pb->n_sample, &b->cap_samples, s))
 		return NULL;
 	return s;

@@ -33,6 +33,8 @@ int psym_builder_reserve(struct psym_builder *b, size_t nlocations);
 
 /* Index of s in string_table, adding it if new. Negative on error. */
 int64_t psym_builder_str(struct psym_builder *b, const char *s);
+/* Index of s in string_table when it is there, else -1 (nothing added). */
+int64_t psym_builder_str_find(struct psym_builder *b, const char *s);
 
 /* Id of the function with these fields, adding it if new; 0 on error. */
 uint64_t psym_builder_function(struct psym_builder *b, const char *name, const char *system_name,
@@ -89,6 +91,24 @@ int psym_builder_sample_type(struct psym_builder *b, const char *type, const cha
 pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs, size_t nlocs,
 			       const int64_t *values, size_t nvalues);
 int psym_builder_label_str(struct psym_builder *b, pb_sample *s, const char *key, const char *str);
+
+/* A label for psym_builder_sample_labels: a string label, or a number (str NULL). */
+struct psym_builder_label {
+	const char *key;
+	const char *str;
+	int64_t num;
+	const char *unit; /* of num, or NULL */
+};
+
+/*
+ * psym_builder_sample with its labels, the sample, its arrays and its
+ * labels in one piece of the arena (a profile of many samples: about 300
+ * bytes a sample of three labels, not 370). Strings are added in the
+ * order the _label_str and _label_num calls would add them.
+ */
+pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *locs, size_t nlocs,
+				      const int64_t *values, size_t nvalues,
+				      const struct psym_builder_label *labels, size_t nlabels);
 int psym_builder_label_num(struct psym_builder *b, pb_sample *s, const char *key, int64_t num,
 			   const char *unit);
 

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hashtab.h"
 #include "registry.h"
 
 struct psym_regentry {
-	char *key;
 	struct psym_resolver *r;
 	struct psym_reason_kept why; /* at its length: a run can have an entry per mapping */
 	int state;		     /* 0: not opened yet (or closed again), 1: opened (r or why) */
@@ -20,11 +20,14 @@ struct psym_regentry {
 	bool listed;
 	bool evicted;	 /* closed for the cap: opened again on the next get */
 	uint64_t serial; /* this opening's number (psym_regentry_serial) */
+	char key[];	 /* in the same allocation */
 };
 
 struct psym_registry {
-	pthread_mutex_t mu;	 /* guards the table and the list, not the entries */
-	struct psym_hashtab tab; /* key -> entry; keys owned by the entries */
+	pthread_mutex_t mu;	    /* guards the table and the list, not the entries */
+	struct psym_regentry **all; /* in the order added */
+	size_t n, cap, max;
+	struct psym_idxset tab; /* key -> index in all */
 	struct psym_regentry *head, *tail;
 	size_t nopen, max_open;
 	size_t reopened; /* objects closed for the cap and opened again */
@@ -38,7 +41,8 @@ struct psym_registry *psym_registry_new(size_t max)
 	if (!g)
 		return NULL;
 	pthread_mutex_init(&g->mu, NULL);
-	psym_hashtab_init(&g->tab, max);
+	psym_idxset_init(&g->tab);
+	g->max = max;
 	g->max_open = PSYM_REGISTRY_DEFAULT_OPEN;
 	return g;
 }
@@ -118,13 +122,10 @@ static void evict(struct psym_registry *g, struct psym_regentry *keep)
 
 void psym_registry_finish(struct psym_registry *g)
 {
-	size_t pos = 0;
-	void *v;
-
 	if (!g)
 		return;
-	while (psym_hashtab_next(&g->tab, &pos, NULL, NULL, &v)) {
-		struct psym_regentry *x = v;
+	for (size_t i = 0; i < g->n; i++) {
+		struct psym_regentry *x = g->all[i];
 
 		pthread_mutex_lock(&x->mu);
 		if (x->r)
@@ -135,23 +136,32 @@ void psym_registry_finish(struct psym_registry *g)
 
 void psym_registry_free(struct psym_registry *g)
 {
-	size_t pos = 0;
-	void *v;
-
 	if (!g)
 		return;
-	while (psym_hashtab_next(&g->tab, &pos, NULL, NULL, &v)) {
-		struct psym_regentry *x = v;
+	for (size_t i = 0; i < g->n; i++) {
+		struct psym_regentry *x = g->all[i];
 
 		psym_resolver_free(x->r);
 		psym_reason_kept_free(&x->why);
 		pthread_mutex_destroy(&x->mu);
-		free(x->key);
 		free(x);
 	}
-	psym_hashtab_free(&g->tab);
+	free(g->all);
+	psym_idxset_free(&g->tab);
 	pthread_mutex_destroy(&g->mu);
 	free(g);
+}
+
+static uint64_t key_hash(const struct psym_registry *g, const char *key, size_t len)
+{
+	return psym_idxset_hash_bytes(&g->tab, key, len);
+}
+
+static uint64_t key_rehash(void *ctx, uint32_t i)
+{
+	const struct psym_registry *g = ctx;
+
+	return key_hash(g, g->all[i]->key, strlen(g->all[i]->key));
 }
 
 /* The entry for key, made when new; NULL with e set on failure. g->mu held. */
@@ -159,24 +169,36 @@ static struct psym_regentry *find_or_add(struct psym_registry *g, const char *ke
 					 struct psym_err *e)
 {
 	size_t len = strlen(key);
-	struct psym_regentry *x;
-	void *v;
+	uint64_t h = key_hash(g, key, len);
+	struct psym_regentry *x, **arr;
 
-	if (psym_hashtab_get(&g->tab, key, len, &v) == 0)
-		return v;
-	x = calloc(1, sizeof(*x));
-	if (!x || !(x->key = strdup(key))) {
+	PSYM_IDXSET_PROBE(&g->tab, h, j)
+	{
+		x = g->all[g->tab.slot[j] - 1];
+		if (!strcmp(x->key, key))
+			return x;
+	}
+	if ((g->max && g->n >= g->max) || g->n >= UINT32_MAX - 1) {
+		psym_err_set(e, PSYM_ELIMIT, "more than %zu entries in a hash table",
+			     g->max ? g->max : (size_t)UINT32_MAX - 1);
+		return NULL;
+	}
+	arr = psym_array_grow(g->all, &g->cap, g->n + 1, sizeof(*arr), 0);
+	if (!arr) {
+		psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		return NULL;
+	}
+	g->all = arr;
+	x = calloc(1, sizeof(*x) + len + 1);
+	if (!x || psym_idxset_add(&g->tab, (uint32_t)g->n, h, key_rehash, g)) {
 		free(x);
 		psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		return NULL;
 	}
-	if (psym_hashtab_put(&g->tab, x->key, len, x, e) != 0) {
-		free(x->key);
-		free(x);
-		return NULL;
-	}
+	memcpy(x->key, key, len + 1);
 	pthread_mutex_init(&x->mu, NULL);
 	x->g = g;
+	g->all[g->n++] = x;
 	return x;
 }
 

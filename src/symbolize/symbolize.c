@@ -67,6 +67,7 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 	}
 	psym_registry_set_max_open(c->reg, o->limits.open_objects);
 	psym_objtab_set_max_held(c->tab, o->limits.open_objects);
+	psym_objtab_keep_tried(c->tab, o->explain); /* only --explain says them */
 	c->limits = o->limits;
 	psym_symbolize_locate_opts(o, &c->lo);
 	c->lo.elf_limits = &c->limits.elf;
@@ -750,6 +751,7 @@ static int setup(struct run *run, struct psym_err *e)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	psym_registry_set_max_open(run->own, o->limits.open_objects);
 	psym_objtab_set_max_held(run->own_tab, o->limits.open_objects);
+	psym_objtab_keep_tried(run->own_tab, o->explain); /* only --explain says them */
 	run->files = o->shared ? o->shared->reg : run->own;
 	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
 	run->memo = psym_funcmemo_new();

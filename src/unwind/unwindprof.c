@@ -20,8 +20,26 @@
 #define MAX_FILES 65536
 
 struct proc {
-	int pid; /* the procs table's key */
+	int pid;	/* the proc_by_pid set's key */
+	uint32_t space; /* its space: index in spaces + 1 */
+};
+
+/* A mapping of a space, as psym_space_add takes it. */
+struct smap {
+	uint64_t start, end, offset;
+	const struct psym_elf *elf;
+};
+
+/*
+ * A space and the mappings it was made of. Processes whose PROCESS
+ * records give the same mappings of the same objects (forked workers,
+ * one program run many times without address randomization) share one:
+ * a space is a function of its mappings, its CFI the run's (cfis).
+ */
+struct shared_space {
 	struct psym_space *space;
+	struct smap *maps;
+	size_t n;
 };
 
 struct run {
@@ -30,9 +48,14 @@ struct run {
 	struct psym_unwindprof_stats *st;
 	struct psym_objtab *objs; /* each object located and opened once (objtab.h) */
 	struct psym_cfiset cfis;  /* the objects' CFI, once per run */
-	struct proc **procs;
+	struct proc *procs;
 	size_t nprocs, capprocs;
-	struct psym_hashtab proc_by_pid;
+	struct psym_idxset proc_by_pid; /* pid -> index in procs */
+	struct shared_space *spaces;
+	size_t nspaces, capspaces;
+	struct psym_idxset space_by_maps; /* mappings -> index in spaces */
+	struct smap *scratch;		  /* a PROCESS record's mappings with objects */
+	size_t capscratch;
 	struct psym_unwind_budget budget;
 	uint64_t *pcs, *ustack;
 	struct psym_err *e;
@@ -80,61 +103,145 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 	return 0;
 }
 
+static uint64_t pid_hash(const struct run *r, int pid)
+{
+	uint64_t v = (uint32_t)pid;
+
+	return psym_idxset_hash_u64s(&r->proc_by_pid, &v, 1);
+}
+
+static uint64_t pid_rehash(void *ctx, uint32_t i)
+{
+	const struct run *r = ctx;
+
+	return pid_hash(r, r->procs[i].pid);
+}
+
 static struct proc *find_proc(struct run *r, int pid)
 {
-	void *v;
+	uint64_t h = pid_hash(r, pid);
 
-	return psym_hashtab_get(&r->proc_by_pid, &pid, sizeof(pid), &v) == 0 ? v : NULL;
+	PSYM_IDXSET_PROBE(&r->proc_by_pid, h, j)
+	{
+		struct proc *p = &r->procs[r->proc_by_pid.slot[j] - 1];
+
+		if (p->pid == pid)
+			return p;
+	}
+	return NULL;
+}
+
+static uint64_t maps_hash(const struct run *r, const struct smap *m, size_t n)
+{
+	return psym_hash_bytes(m, n * sizeof(*m), r->space_by_maps.seed);
+}
+
+static uint64_t maps_rehash(void *ctx, uint32_t i)
+{
+	const struct run *r = ctx;
+
+	return maps_hash(r, r->spaces[i].maps, r->spaces[i].n);
+}
+
+/* A new space of the n mappings m (copied), added to r->spaces. */
+static int new_space(struct run *r, const struct smap *m, size_t n, uint64_t h)
+{
+	struct shared_space *sp, *q;
+	int ret;
+
+	if (r->nspaces >= UINT32_MAX - 1)
+		return psym_err_set(r->e, PSYM_ELIMIT, "too many processes");
+	q = psym_array_grow(r->spaces, &r->capspaces, r->nspaces + 1, sizeof(*q), 0);
+	if (!q)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	r->spaces = q;
+	sp = &r->spaces[r->nspaces];
+	memset(sp, 0, sizeof(*sp));
+	sp->maps = malloc((n ? n : 1) * sizeof(*m));
+	if (!sp->maps)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	memcpy(sp->maps, m, n * sizeof(*m));
+	sp->n = n;
+	r->nspaces++; /* freed with the run from here on */
+	ret = psym_space_new(&r->o->cfi, &sp->space, r->e);
+	if (ret < 0)
+		return ret;
+	psym_space_set_cfi_source(sp->space, psym_cfiset_get, &r->cfis);
+	for (size_t i = 0; i < n; i++) {
+		ret = psym_space_add(sp->space, m[i].start, m[i].end, m[i].offset, m[i].elf, NULL,
+				     r->e);
+		if (ret < 0)
+			return ret;
+	}
+	if (psym_idxset_add(&r->space_by_maps, (uint32_t)(r->nspaces - 1), h, maps_rehash, r))
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	return 0;
+}
+
+/* The space of the n mappings m (index in spaces + 1): an equal one, else a new one. */
+static int space_of(struct run *r, const struct smap *m, size_t n, uint32_t *out)
+{
+	uint64_t h = maps_hash(r, m, n);
+	int ret;
+
+	PSYM_IDXSET_PROBE(&r->space_by_maps, h, j)
+	{
+		uint32_t i = r->space_by_maps.slot[j] - 1;
+
+		if (r->spaces[i].n == n && !memcmp(r->spaces[i].maps, m, n * sizeof(*m))) {
+			*out = i + 1;
+			return 0;
+		}
+	}
+	ret = new_space(r, m, n, h);
+	if (ret < 0)
+		return ret;
+	*out = (uint32_t)r->nspaces;
+	return 0;
 }
 
 static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t n)
 {
 	struct run *r = ud;
+	struct smap *sm;
 	struct proc *p;
+	size_t ns = 0;
+	uint32_t space;
 	int ret;
 
 	ret = psym_collectprof_process(r->c, pid, maps, n);
 	if (ret < 0)
 		return psym_err_set(r->e, ret, "out of memory");
-	p = find_proc(r, pid);
-	if (!p) {
-		struct proc **q =
-			psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1, sizeof(*q), 0);
-
-		if (!q)
-			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
-		r->procs = q;
-		p = calloc(1, sizeof(*p));
-		if (!p)
-			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
-		p->pid = pid;
-		ret = psym_hashtab_put(&r->proc_by_pid, &p->pid, sizeof(p->pid), p, r->e);
-		if (ret) {
-			free(p);
-			return ret;
-		}
-		r->procs[r->nprocs++] = p;
-	} else {
-		psym_space_free(p->space);
-	}
-	p->space = NULL;
-	ret = psym_space_new(&r->o->cfi, &p->space, r->e);
-	if (ret < 0)
-		return ret;
-	psym_space_set_cfi_source(p->space, psym_cfiset_get, &r->cfis);
+	sm = psym_array_grow(r->scratch, &r->capscratch, n ? n : 1, sizeof(*sm), 0);
+	if (!sm)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	r->scratch = sm;
 	for (size_t i = 0; i < n; i++) {
 		struct psym_elf *elf;
 
 		ret = find_obj(r, &maps[i], &elf);
 		if (ret < 0)
 			return ret;
-		if (elf) {
-			ret = psym_space_add(p->space, maps[i].start, maps[i].limit, maps[i].offset,
-					     elf, NULL, r->e);
-			if (ret < 0)
-				return ret;
-		}
+		if (elf)
+			sm[ns++] =
+				(struct smap){ maps[i].start, maps[i].limit, maps[i].offset, elf };
 	}
+	ret = space_of(r, sm, ns, &space);
+	if (ret < 0)
+		return ret;
+	p = find_proc(r, pid);
+	if (!p) {
+		p = psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1, sizeof(*p), 0);
+		if (!p || r->nprocs >= UINT32_MAX - 1)
+			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+		r->procs = p;
+		if (psym_idxset_add(&r->proc_by_pid, (uint32_t)r->nprocs, pid_hash(r, pid),
+				    pid_rehash, r))
+			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+		p = &r->procs[r->nprocs++];
+		p->pid = pid;
+	}
+	p->space = space;
 	return 0;
 }
 
@@ -174,8 +281,8 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 		if (a && (s->regs.valid & ((uint64_t)1 << a->pc)))
 			r->pcs[res.n++] = s->regs.r[a->pc];
 	} else {
-		psym_unwind_budgeted(&s->regs, &stk, psym_space_find, p->space, r->pcs, max,
-				     &r->budget, &res);
+		psym_unwind_budgeted(&s->regs, &stk, psym_space_find, r->spaces[p->space - 1].space,
+				     r->pcs, max, &r->budget, &res);
 		r->st->stops[res.stop]++;
 		r->st->cfi_frames += res.cfi_frames;
 		r->st->fp_frames += res.fp_frames;
@@ -215,7 +322,8 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 	r.budget.sample_steps = o->sample_steps;
 	r.budget.run_steps = o->run_steps;
 	psym_cfiset_init(&r.cfis, &o->cfi);
-	psym_hashtab_init(&r.proc_by_pid, 0);
+	psym_idxset_init(&r.proc_by_pid);
+	psym_idxset_init(&r.space_by_maps);
 	r.pcs = calloc(max, sizeof(*r.pcs));
 	r.ustack = calloc(max, sizeof(*r.ustack));
 	r.objs = psym_objtab_new(MAX_FILES);
@@ -228,13 +336,16 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 	ret = psym_ustacks_read(path, &ops, &r, e);
 out:
 	/* Spaces first: they borrow the objects' CFI. */
-	for (size_t i = 0; i < r.nprocs; i++) {
-		psym_space_free(r.procs[i]->space);
-		free(r.procs[i]);
+	for (size_t i = 0; i < r.nspaces; i++) {
+		psym_space_free(r.spaces[i].space);
+		free(r.spaces[i].maps);
 	}
+	free(r.spaces);
+	psym_idxset_free(&r.space_by_maps);
 	psym_cfiset_free(&r.cfis);
-	psym_hashtab_free(&r.proc_by_pid);
+	psym_idxset_free(&r.proc_by_pid);
 	free(r.procs);
+	free(r.scratch);
 	psym_objtab_free(r.objs);
 	free(r.pcs);
 	free(r.ustack);
@@ -259,14 +370,13 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 {
 	struct psym_collect_meta meta = { 0 };
 	struct psym_collectprof *c = NULL;
-	unsigned char *buf = NULL;
-	size_t len;
 	int ret;
 
 	*out = NULL;
 	meta.period_ns = in->pb->period;
 	meta.time_ns = in->pb->time_nanos;
 	meta.duration_ns = in->pb->duration_nanos;
+	meta.max_memory = lim ? lim->max_memory : 0;
 	for (size_t i = 0; i < in->pb->n_mapping; i++) {
 		const pb_mapping *m = in->pb->mapping[i];
 		const char *f = psym_profile_str(in, m->filename);
@@ -308,20 +418,20 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 		ret = psym_err_set(e, ret, "out of memory");
 		goto out;
 	}
-	/* Detach the profile from the builder: encode, decode, validate. */
-	ret = psym_profile_encode(psym_collectprof_profile(c), false, &buf, &len, e);
-	if (ret)
-		goto out;
-	ret = psym_profile_parse(buf, len, side_file, lim, out, e);
-	if (ret)
-		goto out;
+	/*
+	 * The profile itself, detached from the builder (whose tables go
+	 * now), checked as a decoded one is: no encoded copy is made and
+	 * decoded again, which held the profile twice at its peak.
+	 */
+	*out = psym_collectprof_take_profile(c);
+	psym_collectprof_free(c);
+	c = NULL;
 	ret = psym_profile_validate(*out, e);
 	if (ret) {
 		psym_profile_free(*out);
 		*out = NULL;
 	}
 out:
-	free(buf);
 	psym_collectprof_free(c);
 	return ret;
 }
