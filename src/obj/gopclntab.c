@@ -576,11 +576,11 @@ static bool add_bound(struct bounds *b, uint64_t pc)
 	return true;
 }
 
+/* A step's start and its end: past a table's last step (padding) the answer changes too. */
 static bool bound_step(void *ud, uint64_t pc, uint64_t next, int32_t val)
 {
-	(void)next;
 	(void)val;
-	return add_bound(ud, pc);
+	return add_bound(ud, pc) && add_bound(ud, next);
 }
 
 int psym_gopclntab_boundaries(struct psym_gopclntab *t, uint64_t **out, size_t *n,
