@@ -9,9 +9,10 @@
  * binaries have no GNU build ID, only this note. A mapping of such a file
  * records it as "go:" followed by that string (PSYM_GO_BUILD_ID_PREFIX):
  * ':' is not a hex digit, so the form never collides with a GNU build ID,
- * fails psym_build_id_valid and so never reaches a path, a .build-id tree,
- * debuginfod, the index store or the answer cache. It is only compared
- * (psym_build_id_equal) with the Go build ID of a file found by path.
+ * fails psym_build_id_valid and so never reaches a path, a .build-id tree
+ * or debuginfod; the index store and the answer cache take its key
+ * (psym_go_build_id_key). It is only compared (psym_build_id_equal) with
+ * the Go build ID of a file found by path.
  */
 #ifndef PSYM_BUILDID_H
 #define PSYM_BUILDID_H
@@ -58,6 +59,16 @@ int psym_notes_mapping_build_id(const void *notes, size_t len, size_t align, boo
 
 /* True when s is a Go build ID in the "go:" form psym_notes_go_build_id writes. */
 bool psym_build_id_is_go(const char *s);
+
+/*
+ * The key that stands for a Go build ID where only lowercase hex is taken
+ * (the index store, the answer cache): "676f" ("go") and two 64-bit FNV-1a
+ * hashes of the "go:" form (different starting values), 36 hex digits, a
+ * length no GNU linker writes. Not a build ID: nothing is located by it,
+ * it only names what psym made from the file. 0, or PSYM_NOENT when go is
+ * not in the "go:" form.
+ */
+int psym_go_build_id_key(const char *go, char out[PSYM_BUILD_ID_HEX_MAX]);
 
 /*
  * Build ID of an ELF file, read from its notes (program headers first, then
