@@ -109,10 +109,11 @@ bool psym_binary_answers_final(const struct psym_binary *b);
  * changes answers (3: symbol-table rules of symtab.h, dwz alternate files;
  * 4: .debug_aranges read for every unit, the PT_LOAD bias of a file
  * without section headers; 5: inlined calls without code kept as frames,
- * the outermost frame's file from the symbol's STT_FILE).
+ * the outermost frame's file from the symbol's STT_FILE; 6: .gopclntab
+ * boundaries at each step's end, its Go 1.13-1.15 inline trees).
  * The symbol cache and indexes are both made under it.
  */
-#define PSYM_ANSWER_REV "5"
+#define PSYM_ANSWER_REV "6"
 
 /*
  * The variant answers are kept under, by the answer cache and the index:
