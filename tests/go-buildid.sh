@@ -104,6 +104,24 @@ want_fn=$(echo "$e1" | go tool addr2line g1.bin | head -1)
 check "oracle: go tool addr2line names the entry point" test -n "$want_fn" -a "$want_fn" != "?"
 
 mkdir -p cache dbg
+
+# (e) psym addr --build-id go:ID checks the binary -e names; alone it is
+# refused with what to do instead (nothing is keyed by a Go build ID).
+out=$("$PSYM" addr --no-index -e g1.bin --build-id "go:$id1" "$e1" 2>addr-right.err | head -1)
+check "addr -e --build-id go:ID (right): named as go tool addr2line names it" \
+	test "$out" = "$want_fn"
+"$PSYM" addr --no-index -e g1.bin --build-id "go:$id2" "$e1" >/dev/null 2>addr-wrong.err
+expect_exit 2 "addr -e --build-id go:ID (wrong): refused" sh -c "exit $?"
+check "addr --build-id go:ID (wrong): the mismatch message with both IDs" \
+	grep -q "build ID mismatch: rejected: build ID go:$id1, want go:$id2" addr-wrong.err
+"$PSYM" addr --build-id "go:$id1" "$e1" >/dev/null 2>addr-alone.err
+expect_exit 2 "addr --build-id go:ID alone: a usage error" sh -c "exit $?"
+check "addr --build-id go:ID alone: says to name the binary with -e" \
+	grep -q "is a Go build ID: no store is keyed by one.*name the binary with -e FILE" \
+	addr-alone.err
+"$PSYM" addr -e g1.bin --build-id "go:a b" "$e1" >/dev/null 2>addr-bad.err
+expect_exit 2 "addr --build-id 'go:a b' (not a Go build ID): a usage error" sh -c "exit $?"
+check "addr --build-id 'go:a b': 'is not a build ID'" grep -q "is not a build ID" addr-bad.err
 prof right "$T/g1.bin" "go:$id1" "$e1"
 prof wrong "$T/g1.bin" "go:$id2" "$e1"
 prof gnuwrong "$T/c.bin" "0000000000000000000000000000000000000000" "$(entry c.bin)"
