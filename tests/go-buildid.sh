@@ -217,6 +217,47 @@ else
 	check "... and names its functions (main.spin)" grep -q 'main\.' sc.show
 fi
 
+# (f) psym archive packs a binary that has only a Go build ID (under the
+# key made from it, .build-id/67/6f...), and --debug-pkg finds it again for
+# a mapping whose path is gone, checked by the Go build ID.
+cp g1.bin arch.bin
+prof parch "$T/arch.bin" "go:$id1" "$e1"
+"$PSYM" archive parch.pb -o arch.tar.zst 2>arch.log
+expect_exit 0 "archive of a Go-only binary: exit 0" sh -c "exit $?"
+check "archive: the Go binary is packed (1 binary, none without a build ID)" \
+	grep -q "1 binaries and 0 debug files for 1 mappings (0 not found, 0 excluded, 0 without a build ID)" \
+	arch.log
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q -dc arch.tar.zst | tar -t >arch.members
+	check "archive: one member, in the .build-id tree under the Go key" \
+		sh -c '[ "$(grep -c . arch.members)" = 1 ] && grep -q "^.build-id/67/6f[0-9a-f]\{32\}$" arch.members'
+fi
+rm arch.bin
+$SYM --no-cache --debug-pkg arch.tar.zst --explain parch.pb -o parch.out.pb 2>parch.log
+expect_exit 0 "--debug-pkg ARCHIVE, the binary's path gone: exit 0" sh -c "exit $?"
+check "--debug-pkg ARCHIVE: the entry point named as go tool addr2line names it ($want_fn)" \
+	sh -c "\"$PSYM\" show parch.out.pb | grep -q \"$want_fn\""
+check "--debug-pkg ARCHIVE: --explain says the build ID matches" \
+	grep -q "\.build-id/67/6f.*used (build ID matches)" parch.log
+# Another build's archive is not used for it.
+cp g2.bin arch.bin
+prof parch2 "$T/arch.bin" "go:$id2" "$e1"
+"$PSYM" archive parch2.pb -o arch2.tar.zst 2>/dev/null
+rm arch.bin
+$SYM --no-cache --debug-pkg arch2.tar.zst parch.pb -o parch2.out.pb 2>parch2.log
+check "--debug-pkg of another build's archive: not named" \
+	sh -c "! \"$PSYM\" show parch2.out.pb | grep -q \"$want_fn\""
+
+# A hand-made archive with another build under this build's key: not used.
+if command -v zstd >/dev/null 2>&1 && [ -s arch.members ]; then
+	mkdir -p forged/.build-id/67
+	cp g2.bin "forged/$(cat arch.members)"
+	(cd forged && tar -c .build-id) | zstd -q -o forged.tar.zst
+	$SYM --no-cache --debug-pkg forged.tar.zst parch.pb -o forged.out.pb 2>forged.log
+	check "--debug-pkg of a forged archive (another build under the key): not named" \
+		sh -c "! \"$PSYM\" show forged.out.pb | grep -q \"$want_fn\""
+fi
+
 # (d) damaged Go notes: refused as "no build ID" (exit as usual), no crash.
 noteoff=$(readelf -SW g1.bin | sed -n 's/.*\.note\.go\.buildid *NOTE *[0-9a-f]* \([0-9a-f]*\) .*/\1/p')
 check "fixtures: the note's file offset" test -n "$noteoff"

@@ -326,6 +326,12 @@ int psym_elf_file_mapping_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_
 	return file_build_id(path, true, out, e);
 }
 
+int psym_elf_fd_mapping_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+				 struct psym_err *e)
+{
+	return fd_build_id(fd, name, true, out, e);
+}
+
 int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
 			       struct psym_err *e)
 {

@@ -95,6 +95,9 @@ int psym_libelf_go_build_id(void *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
  */
 int psym_elf_file_mapping_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
 				   struct psym_err *e);
+/* Same, on an open file descriptor (not closed). */
+int psym_elf_fd_mapping_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+				 struct psym_err *e);
 
 /*
  * A .debug_sup section (DWARF 5, section 7.3.6): version 5, whether this
