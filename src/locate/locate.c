@@ -336,8 +336,8 @@ int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objke
 		s.build_id = k->build_id;
 	if (s.build_id && psym_build_id_is_go(s.build_id))
 		verdict(&s, "(build ID)", PSYM_R_NONE, 0,
-			"'%.128s' is a Go build ID: checked in files found by path, not used in "
-			"paths",
+			"'%.128s' is a Go build ID: checked in files found by path (or under its "
+			"key in the .build-id trees, as psym archive packs them)",
 			s.build_id);
 	else if (s.build_id && !psym_build_id_valid(s.build_id))
 		verdict(&s, "(build ID)", PSYM_R_NONE, 0, "'%.64s' is not hex: not used in paths",

@@ -64,9 +64,10 @@ bool psym_build_id_is_go(const char *s);
  * The key that stands for a Go build ID where only lowercase hex is taken
  * (the index store, the answer cache): "676f" ("go") and two 64-bit FNV-1a
  * hashes of the "go:" form (different starting values), 36 hex digits, a
- * length no GNU linker writes. Not a build ID: nothing is located by it,
- * it only names what psym made from the file. 0, or PSYM_NOENT when go is
- * not in the "go:" form.
+ * length no GNU linker writes. Not a build ID: it names what psym made
+ * of the file (an index, a cache file, an archive's member), and a file
+ * found under it is checked by its Go build ID. 0, or PSYM_NOENT when go
+ * is not in the "go:" form.
  */
 int psym_go_build_id_key(const char *go, char out[PSYM_BUILD_ID_HEX_MAX]);
 
