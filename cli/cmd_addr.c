@@ -28,7 +28,8 @@ static const char addr_help[] =
 	"frames, in addr2line -f -i -C style or JSON.\n\n"
 	"  -e, --exe FILE             the binary\n"
 	"      --build-id ID          the binary with this build ID, found in the debug\n"
-	"                             dirs (.build-id trees) or with debuginfod\n"
+	"                             dirs (.build-id trees) or with debuginfod; a Go\n"
+	"                             build ID (go:...) checks the binary -e names\n"
 	"      --filter               copy standard input to standard output, filling in\n"
 	"                             sanitizer frames (#N 0x... (module+0x...)),\n"
 	"                             backtrace_symbols lines (prog(+0x...)[0x...]) and\n"
@@ -461,7 +462,17 @@ static void addr_check(const struct addr_cli *o)
 		die_usage("addr ", "--filter takes the build IDs from the log, not --build-id");
 	if (!o->filter && !o->exe && !o->build_id)
 		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
-	if (o->build_id && !psym_build_id_valid(o->build_id))
+	/*
+	 * A Go build ID ("go:", buildid.h) names no file to look for: nothing
+	 * is keyed by it. It checks the file named, as a GNU build ID does.
+	 */
+	if (o->build_id && psym_build_id_is_go(o->build_id) && !o->exe)
+		die_usage("addr ",
+			  "'%s' is a Go build ID: no store is keyed by one (the .build-id trees "
+			  "and debuginfod take GNU build IDs); name the binary with -e FILE and "
+			  "--build-id checks it",
+			  o->build_id);
+	if (o->build_id && !psym_build_id_valid(o->build_id) && !psym_build_id_is_go(o->build_id))
 		die_usage("addr ", "'%s' is not a build ID", o->build_id);
 }
 

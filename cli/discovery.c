@@ -23,8 +23,12 @@
 
 int idset_add(struct idset *s, const char *id)
 {
+	char key[PSYM_BUILD_ID_HEX_MAX];
 	char **ni;
 
+	/* A Go build ID: the key an archive packs such a binary under (archive.c). */
+	if (psym_go_build_id_key(id, key) == 0)
+		id = key;
 	if (!psym_build_id_valid(id))
 		return 0;
 	for (size_t i = 0; i < s->n; i++)

@@ -78,6 +78,8 @@ for i, a in enumerate(addrs):
     pfile, pline = (p[0][1] or "?", p[0][2]) if p else ("?", 0)
     if not gfile:  # no pc-table entry there (padding): go says :-1, psym ?:0
         gfile, gline = "?", "0"
+    elif gline == "-1":  # a file but no line (s390x assembly): go says -1, psym 0
+        gline = "0"
     if (pfile, str(pline)) == (gfile, gline):
         g_pos += 1
     elif goa and len(bad) < 10:

@@ -104,6 +104,24 @@ want_fn=$(echo "$e1" | go tool addr2line g1.bin | head -1)
 check "oracle: go tool addr2line names the entry point" test -n "$want_fn" -a "$want_fn" != "?"
 
 mkdir -p cache dbg
+
+# (e) psym addr --build-id go:ID checks the binary -e names; alone it is
+# refused with what to do instead (nothing is keyed by a Go build ID).
+out=$("$PSYM" addr --no-index -e g1.bin --build-id "go:$id1" "$e1" 2>addr-right.err | head -1)
+check "addr -e --build-id go:ID (right): named as go tool addr2line names it" \
+	test "$out" = "$want_fn"
+"$PSYM" addr --no-index -e g1.bin --build-id "go:$id2" "$e1" >/dev/null 2>addr-wrong.err
+expect_exit 2 "addr -e --build-id go:ID (wrong): refused" sh -c "exit $?"
+check "addr --build-id go:ID (wrong): the mismatch message with both IDs" \
+	grep -q "build ID mismatch: rejected: build ID go:$id1, want go:$id2" addr-wrong.err
+"$PSYM" addr --build-id "go:$id1" "$e1" >/dev/null 2>addr-alone.err
+expect_exit 2 "addr --build-id go:ID alone: a usage error" sh -c "exit $?"
+check "addr --build-id go:ID alone: says to name the binary with -e" \
+	grep -q "is a Go build ID: no store is keyed by one.*name the binary with -e FILE" \
+	addr-alone.err
+"$PSYM" addr -e g1.bin --build-id "go:a b" "$e1" >/dev/null 2>addr-bad.err
+expect_exit 2 "addr --build-id 'go:a b' (not a Go build ID): a usage error" sh -c "exit $?"
+check "addr --build-id 'go:a b': 'is not a build ID'" grep -q "is not a build ID" addr-bad.err
 prof right "$T/g1.bin" "go:$id1" "$e1"
 prof wrong "$T/g1.bin" "go:$id2" "$e1"
 prof gnuwrong "$T/c.bin" "0000000000000000000000000000000000000000" "$(entry c.bin)"
@@ -197,6 +215,47 @@ else
 		sh -c "exit $rc"
 	"$PSYM" show sc.out.pb >sc.show 2>&1
 	check "... and names its functions (main.spin)" grep -q 'main\.' sc.show
+fi
+
+# (f) psym archive packs a binary that has only a Go build ID (under the
+# key made from it, .build-id/67/6f...), and --debug-pkg finds it again for
+# a mapping whose path is gone, checked by the Go build ID.
+cp g1.bin arch.bin
+prof parch "$T/arch.bin" "go:$id1" "$e1"
+"$PSYM" archive parch.pb -o arch.tar.zst 2>arch.log
+expect_exit 0 "archive of a Go-only binary: exit 0" sh -c "exit $?"
+check "archive: the Go binary is packed (1 binary, none without a build ID)" \
+	grep -q "1 binaries and 0 debug files for 1 mappings (0 not found, 0 excluded, 0 without a build ID)" \
+	arch.log
+if command -v zstd >/dev/null 2>&1; then
+	zstd -q -dc arch.tar.zst | tar -t >arch.members
+	check "archive: one member, in the .build-id tree under the Go key" \
+		sh -c '[ "$(grep -c . arch.members)" = 1 ] && grep -q "^.build-id/67/6f[0-9a-f]\{32\}$" arch.members'
+fi
+rm arch.bin
+$SYM --no-cache --debug-pkg arch.tar.zst --explain parch.pb -o parch.out.pb 2>parch.log
+expect_exit 0 "--debug-pkg ARCHIVE, the binary's path gone: exit 0" sh -c "exit $?"
+check "--debug-pkg ARCHIVE: the entry point named as go tool addr2line names it ($want_fn)" \
+	sh -c "\"$PSYM\" show parch.out.pb | grep -q \"$want_fn\""
+check "--debug-pkg ARCHIVE: --explain says the build ID matches" \
+	grep -q "\.build-id/67/6f.*used (build ID matches)" parch.log
+# Another build's archive is not used for it.
+cp g2.bin arch.bin
+prof parch2 "$T/arch.bin" "go:$id2" "$e1"
+"$PSYM" archive parch2.pb -o arch2.tar.zst 2>/dev/null
+rm arch.bin
+$SYM --no-cache --debug-pkg arch2.tar.zst parch.pb -o parch2.out.pb 2>parch2.log
+check "--debug-pkg of another build's archive: not named" \
+	sh -c "! \"$PSYM\" show parch2.out.pb | grep -q \"$want_fn\""
+
+# A hand-made archive with another build under this build's key: not used.
+if command -v zstd >/dev/null 2>&1 && [ -s arch.members ]; then
+	mkdir -p forged/.build-id/67
+	cp g2.bin "forged/$(cat arch.members)"
+	(cd forged && tar -c .build-id) | zstd -q -o forged.tar.zst
+	$SYM --no-cache --debug-pkg forged.tar.zst parch.pb -o forged.out.pb 2>forged.log
+	check "--debug-pkg of a forged archive (another build under the key): not named" \
+		sh -c "! \"$PSYM\" show forged.out.pb | grep -q \"$want_fn\""
 fi
 
 # (d) damaged Go notes: refused as "no build ID" (exit as usual), no crash.

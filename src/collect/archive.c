@@ -312,7 +312,8 @@ static bool packed(const struct packer *k, const char *key)
 }
 
 /*
- * Open path when it is a regular ELF file with build ID id: the fd (>= 0)
+ * Open path when it is a regular ELF file with build ID id (GNU, or a Go
+ * build ID in the "go:" form for a file without a GNU one): the fd (>= 0)
  * and its stat, or -1.
  */
 static int open_verified(const char *path, const char *id, struct stat *st)
@@ -323,7 +324,8 @@ static int open_verified(const char *path, const char *id, struct stat *st)
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode) ||
-	    psym_elf_fd_build_id(fd, path, got, NULL) != 0 || !psym_build_id_equal(got, id)) {
+	    psym_elf_fd_mapping_build_id(fd, path, got, NULL) != 0 ||
+	    !psym_build_id_equal(got, id)) {
 		close(fd);
 		return -1;
 	}
@@ -347,6 +349,23 @@ static int pack(struct packer *k, const char *name, int fd, const char *src, con
 			 .kind = PSYM_ARCHIVE_PACKED, .member = name, .src = src, .size = size });
 	return tz_file(&k->t, name, fd, src, size, (st->st_mode & 0111) ? 0755 : 0644,
 		       (int64_t)st->st_mtim.tv_sec);
+}
+
+/*
+ * The name a binary is packed under in the .build-id tree: its GNU build
+ * ID in lowercase (id lowered too), or the key of a Go build ID
+ * (psym_go_build_id_key), which --debug-pkg's reader asks for a mapping
+ * with that Go build ID, and which only names the member: the file found
+ * there is checked by its Go build ID.
+ */
+static void tree_key(char *id, char key[PSYM_BUILD_ID_HEX_MAX])
+{
+	if (psym_build_id_is_go(id)) {
+		psym_go_build_id_key(id, key);
+		return;
+	}
+	psym_build_id_lower(id);
+	snprintf(key, PSYM_BUILD_ID_HEX_MAX, "%s", id);
 }
 
 /* .build-id/NN/REST + suffix for a (lowercase) build ID. */
@@ -478,6 +497,8 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 	const char *path = psym_profile_str(k->p, m->filename);
 	const char *bid = psym_profile_str(k->p, m->build_id);
 	char id[PSYM_BUILD_ID_HEX_MAX], cand[PATH_MAX], found[PATH_MAX], name[300];
+	char key[PSYM_BUILD_ID_HEX_MAX]; /* the tree's name: id, or a Go build ID's key */
+	bool go = psym_build_id_is_go(bid);
 	const char *base;
 	struct stat st;
 	int fd = -1, ret;
@@ -486,7 +507,7 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 
 	if (psym_mapping_classify(path, clean, sizeof(clean), &deleted) != PSYM_MAP_FILE)
 		return 0;
-	if (!*bid || !psym_build_id_valid(bid) || strlen(bid) >= sizeof(id)) {
+	if (!*bid || (!go && !psym_build_id_valid(bid)) || strlen(bid) >= sizeof(id)) {
 		k->st.no_build_id++;
 		event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_NO_BUILD_ID,
 						       .mapping_id = m->id,
@@ -507,8 +528,8 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 	}
 	k->st.mappings++;
 	strcpy(id, bid);
-	psym_build_id_lower(id);
-	if (packed(k, id) || tried(k, id, clean, mi))
+	tree_key(id, key);
+	if (packed(k, key) || tried(k, id, clean, mi))
 		return 0;
 	/* The processes' own view first: the very file mapped, then their root. */
 	for (int i = 0; fd < 0 && i < mi->npids; i++) {
@@ -525,24 +546,29 @@ static int pack_mapping(struct packer *k, const pb_mapping *m, const struct mapi
 		fd = open_verified(cand, id, &st);
 	}
 	for (size_t i = 0; fd < 0 && i < k->nddirs; i++)
-		if (psym_build_id_path(k->ddirs[i], id, "", cand, sizeof(cand)))
+		if (psym_build_id_path(k->ddirs[i], key, "", cand, sizeof(cand)))
 			fd = open_verified(cand, id, &st);
-	/* The debug file first: a reader that links binaries as REST.debug keeps it. */
-	ret = pack_debug(k, id, mi, 0);
+	/*
+	 * The debug file first: a reader that links binaries as REST.debug
+	 * keeps it. None is keyed by a Go build ID.
+	 */
+	ret = go ? 0 : pack_debug(k, id, mi, 0);
 	if (ret || fd < 0) {
 		if (fd >= 0)
 			close(fd);
 		return ret ? ret : not_found(k, id, clean, pos, mi);
 	}
 	memcpy(found, cand, sizeof(found));
-	tree_name(name, sizeof(name), id, "");
+	tree_name(name, sizeof(name), key, "");
 	ret = pack(k, name, fd, found, &st);
 	close(fd);
-	if (!ret && remember(k, &k->done, id, strlen(id), NULL))
+	if (!ret && remember(k, &k->done, key, strlen(key), NULL))
 		ret = psym_err_set(k->e, PSYM_ENOMEM, "out of memory");
 	if (ret)
 		return ret;
 	k->st.binaries++;
+	if (go)
+		return 0; /* pprof's layout would want the Go build ID as a directory */
 	/* pprof's --binary-path layout, as a hard link to the entry above. */
 	base = strrchr(clean, '/');
 	base = base ? base + 1 : clean;
@@ -560,11 +586,11 @@ static void report_missing(struct packer *k)
 {
 	for (size_t i = 0; i < k->nmiss; i++) {
 		const pb_mapping *m = k->p->pb->mapping[k->miss[i]];
-		char id[PSYM_BUILD_ID_HEX_MAX];
+		char id[PSYM_BUILD_ID_HEX_MAX], key[PSYM_BUILD_ID_HEX_MAX];
 
 		snprintf(id, sizeof(id), "%s", psym_profile_str(k->p, m->build_id));
-		psym_build_id_lower(id);
-		if (packed(k, id))
+		tree_key(id, key);
+		if (packed(k, key))
 			continue;
 		k->st.missing++;
 		event(k, &(struct psym_archive_event){ .kind = PSYM_ARCHIVE_MISSING,

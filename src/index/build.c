@@ -55,7 +55,7 @@ int psym_index_build(struct psym_binary *b, struct psym_index_store *s, bool aga
 {
 	struct psym_elf *elf = psym_binary_elf(b);
 	const struct psym_layout *l = psym_binary_layout(b);
-	const char *bid = psym_elf_build_id(elf);
+	const char *bid = psym_binary_key(b); /* a Go build ID's key too */
 	struct psym_index_writer *w = NULL;
 	struct psym_frame *fr = NULL;
 	uint64_t *v = NULL, end;

@@ -282,6 +282,19 @@ static bool by_build_id(struct search *s, bool binary_first)
 	size_t nsfx = binary_first ? 2 : 1;
 	char path[PATH_MAX * 2];
 
+	char key[PSYM_BUILD_ID_HEX_MAX];
+
+	/*
+	 * A Go build ID: the binary a psym archive packed under its key
+	 * (psym_go_build_id_key), checked by its Go build ID; no debuginfod.
+	 */
+	if (s->build_id && binary_first && psym_go_build_id_key(s->build_id, key) == 0) {
+		for (size_t i = 0; i < s->o->n_debug_dirs; i++)
+			if (psym_build_id_path(s->o->debug_dirs[i], key, "", path, sizeof(path)) &&
+			    try_candidate(s, path, PSYM_CAND_TREE))
+				return true;
+		return false;
+	}
 	if (!s->build_id || !psym_build_id_valid(s->build_id))
 		return false;
 	for (size_t i = 0; i < s->o->n_debug_dirs; i++)
@@ -323,8 +336,8 @@ int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objke
 		s.build_id = k->build_id;
 	if (s.build_id && psym_build_id_is_go(s.build_id))
 		verdict(&s, "(build ID)", PSYM_R_NONE, 0,
-			"'%.128s' is a Go build ID: checked in files found by path, not used in "
-			"paths",
+			"'%.128s' is a Go build ID: checked in files found by path (or under its "
+			"key in the .build-id trees, as psym archive packs them)",
 			s.build_id);
 	else if (s.build_id && !psym_build_id_valid(s.build_id))
 		verdict(&s, "(build ID)", PSYM_R_NONE, 0, "'%.64s' is not hex: not used in paths",

@@ -4,12 +4,14 @@
 #include <ctype.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buildid.h"
 #include "fileio.h"
+#include "hashtab.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -143,6 +145,20 @@ bool psym_build_id_is_go(const char *s)
 		if (n >= PSYM_GO_BUILD_ID_MAX || !go_id_char((unsigned char)s[n]))
 			return false;
 	return n >= 1;
+}
+
+int psym_go_build_id_key(const char *go, char out[PSYM_BUILD_ID_HEX_MAX])
+{
+	size_t n;
+
+	if (!psym_build_id_is_go(go))
+		return PSYM_NOENT;
+	n = strlen(go);
+	/* Two starting values: two hashes, 128 bits together. */
+	snprintf(out, PSYM_BUILD_ID_HEX_MAX, "676f%016llx%016llx",
+		 (unsigned long long)psym_fnv1a(go, n, PSYM_FNV1A_INIT),
+		 (unsigned long long)psym_fnv1a(go, n, PSYM_FNV1A_INIT ^ 0x9e3779b97f4a7c15ULL));
+	return 0;
 }
 
 static int debug_sup_id(Elf *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
@@ -308,6 +324,12 @@ int psym_elf_file_mapping_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_
 				   struct psym_err *e)
 {
 	return file_build_id(path, true, out, e);
+}
+
+int psym_elf_fd_mapping_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+				 struct psym_err *e)
+{
+	return fd_build_id(fd, name, true, out, e);
 }
 
 int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],

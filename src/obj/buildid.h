@@ -9,9 +9,10 @@
  * binaries have no GNU build ID, only this note. A mapping of such a file
  * records it as "go:" followed by that string (PSYM_GO_BUILD_ID_PREFIX):
  * ':' is not a hex digit, so the form never collides with a GNU build ID,
- * fails psym_build_id_valid and so never reaches a path, a .build-id tree,
- * debuginfod, the index store or the answer cache. It is only compared
- * (psym_build_id_equal) with the Go build ID of a file found by path.
+ * fails psym_build_id_valid and so never reaches a path, a .build-id tree
+ * or debuginfod; the index store and the answer cache take its key
+ * (psym_go_build_id_key). It is only compared (psym_build_id_equal) with
+ * the Go build ID of a file found by path.
  */
 #ifndef PSYM_BUILDID_H
 #define PSYM_BUILDID_H
@@ -60,6 +61,17 @@ int psym_notes_mapping_build_id(const void *notes, size_t len, size_t align, boo
 bool psym_build_id_is_go(const char *s);
 
 /*
+ * The key that stands for a Go build ID where only lowercase hex is taken
+ * (the index store, the answer cache): "676f" ("go") and two 64-bit FNV-1a
+ * hashes of the "go:" form (different starting values), 36 hex digits, a
+ * length no GNU linker writes. Not a build ID: it names what psym made
+ * of the file (an index, a cache file, an archive's member), and a file
+ * found under it is checked by its Go build ID. 0, or PSYM_NOENT when go
+ * is not in the "go:" form.
+ */
+int psym_go_build_id_key(const char *go, char out[PSYM_BUILD_ID_HEX_MAX]);
+
+/*
  * Build ID of an ELF file, read from its notes (program headers first, then
  * section headers). Opens only regular files. Returns 0, PSYM_NOENT (no
  * build ID) or a negative error with a message naming the file.
@@ -84,6 +96,9 @@ int psym_libelf_go_build_id(void *elf, char out[PSYM_BUILD_ID_HEX_MAX]);
  */
 int psym_elf_file_mapping_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
 				   struct psym_err *e);
+/* Same, on an open file descriptor (not closed). */
+int psym_elf_fd_mapping_build_id(int fd, const char *name, char out[PSYM_BUILD_ID_HEX_MAX],
+				 struct psym_err *e);
 
 /*
  * A .debug_sup section (DWARF 5, section 7.3.6): version 5, whether this

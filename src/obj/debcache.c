@@ -239,6 +239,27 @@ static bool exists(const char *path)
 	return lstat(path, &st) == 0;
 }
 
+/*
+ * The build ID a member outside the tree is wanted by (the file at path, or
+ * fd when >= 0): its GNU build ID, else the key of its Go build ID
+ * (psym_go_build_id_key: what a run wants for a Go binary that a psym
+ * archive packed; *go set). False when it has neither.
+ */
+static bool member_id(const char *path, int fd, char id[PSYM_BUILD_ID_HEX_MAX], bool *go)
+{
+	char mid[PSYM_BUILD_ID_HEX_MAX];
+
+	if ((fd >= 0 ? psym_elf_fd_mapping_build_id(fd, path, mid, NULL)
+		     : psym_elf_file_mapping_build_id(path, mid, NULL)) != 0)
+		return false;
+	if (go)
+		*go = psym_build_id_is_go(mid);
+	if (psym_go_build_id_key(mid, id) == 0)
+		return true;
+	memcpy(id, mid, sizeof(mid));
+	return true;
+}
+
 /* The build ID of a member named usr/lib/debug/.build-id/NN/REST.debug, else false. */
 static bool tree_build_id(const char *path, char id[PSYM_BUILD_ID_HEX_MAX])
 {
@@ -368,7 +389,7 @@ static int select_cb(void *ud, const char *path, uint64_t size)
 			return ret < 0 ? ret : 0;
 		}
 
-		if (x->classify && psym_elf_file_build_id(x->final, id, NULL) == 0) {
+		if (x->classify && member_id(x->final, -1, id, NULL)) {
 			ret = add_seen(x, id);
 			if (ret)
 				return ret;
@@ -427,13 +448,16 @@ static int finish_member(struct extract *x, const char *path)
 		if (ret <= 0)
 			return ret; /* not wanted: drop_member() removes the temporary */
 	} else if (x->classify) {
-		if (psym_elf_fd_build_id(x->fd, path, id, NULL) != 0)
+		bool go;
+
+		if (!member_id(path, x->fd, id, &go))
 			return 0; /* not an ELF file with a build ID: nobody asks for it */
 		ret = add_seen(x, id);
 		if (ret || !wanted(x, id))
 			return ret; /* drop_member() removes the temporary */
-		link_path = id_path(x, id);
-		if (!link_path)
+		/* (a Go binary is asked for where it is: no debug file's name) */
+		link_path = go ? NULL : id_path(x, id);
+		if (!go && !link_path)
 			return psym_err_set(x->e, PSYM_ENOMEM, "out of memory");
 	}
 	if (mkdirs(x->final) != 0) {

@@ -19,8 +19,13 @@ enum layout {
 #define MAX_FUNCS (16u << 20)  /* no Go binary has more functions */
 #define MAX_PCSTEPS (1u << 24) /* steps of one pc-value table */
 #define MAX_INLTREE (1u << 24) /* entries of one inline tree */
-#define PCDATA_INLTREEINDEX 2
+#define PCDATA_INLTREEINDEX 2  /* Go 1.13 and later */
+/*
+ * Go 1.16 and later; Go 1.13-1.15 had FUNCDATA_RegPointerMaps before it
+ * (4), Go 1.9-1.12 another numbering, and older Go no inline trees.
+ */
 #define FUNCDATA_INLTREE 3
+#define FUNCDATA_INLTREE_GO113 4
 
 /* A region of the table: [off, end) */
 struct region {
@@ -41,6 +46,9 @@ struct psym_gopclntab {
 	struct psym_gosec *img;
 	size_t nimg;
 	uint32_t nfiletab; /* GO12: entries of the global file table */
+	/* Inline trees read: the funcdata that holds them (not in Go 1.12 or older) */
+	bool inl;
+	unsigned funcdata_inl;
 };
 
 /* One function's record, read and checked. */
@@ -120,7 +128,7 @@ size_t psym_gopclntab_nfunc(const struct psym_gopclntab *t)
 
 bool psym_gopclntab_has_inlines(const struct psym_gopclntab *t)
 {
-	return t->layout < GO118 ? t->nimg > 0 : t->gofunc != 0;
+	return t->inl && (t->layout < GO118 ? t->nimg > 0 : t->gofunc != 0);
 }
 
 /* ---- the header ----------------------------------------------------------- */
@@ -363,8 +371,13 @@ static int pcwalk(const struct psym_gopclntab *t, const struct func *f, uint32_t
 		if (!uvarint(t, &pos, &pcd))
 			return PSYM_EBADINPUT;
 		next = pc + (uint64_t)pcd * t->minlc;
-		if (next <= pc || next > f->end)
-			return PSYM_EBADINPUT; /* pcs must move forward inside the function */
+		/*
+		 * Inside the function, never back; a step of no length is
+		 * real (Go's s390x assembler writes them) and cannot loop, as
+		 * each step reads on.
+		 */
+		if (next < pc || next > f->end)
+			return PSYM_EBADINPUT;
 		if (!fn(ud, pc, next, val))
 			return 0;
 		pc = next;
@@ -518,7 +531,8 @@ int psym_gopclntab_lookup(struct psym_gopclntab *t, uint64_t vaddr, struct psym_
 		return 0;
 	if (!read_func(t, (uint64_t)i, &f))
 		return damaged(e, t, vaddr, "damaged function record");
-	if (f.npcdata > PCDATA_INLTREEINDEX && (tree = funcdata(t, &f, FUNCDATA_INLTREE)) &&
+	if (t->inl && f.npcdata > PCDATA_INLTREEINDEX &&
+	    (tree = funcdata(t, &f, t->funcdata_inl)) &&
 	    pcvalue(t, &f, pcdata(t, &f, PCDATA_INLTREEINDEX), pc, &ix))
 		return damaged(e, t, vaddr, "damaged inline table");
 	while (tree && ix >= 0) {
@@ -576,11 +590,11 @@ static bool add_bound(struct bounds *b, uint64_t pc)
 	return true;
 }
 
+/* A step's start and its end: past a table's last step (padding) the answer changes too. */
 static bool bound_step(void *ud, uint64_t pc, uint64_t next, int32_t val)
 {
-	(void)next;
 	(void)val;
-	return add_bound(ud, pc);
+	return add_bound(ud, pc) && add_bound(ud, next);
 }
 
 int psym_gopclntab_boundaries(struct psym_gopclntab *t, uint64_t **out, size_t *n,
@@ -596,7 +610,7 @@ int psym_gopclntab_boundaries(struct psym_gopclntab *t, uint64_t **out, size_t *
 		add_bound(&b, f.end);
 		pcwalk(t, &f, f.pcfile, bound_step, &b);
 		pcwalk(t, &f, f.pcln, bound_step, &b);
-		if (f.npcdata > PCDATA_INLTREEINDEX)
+		if (t->inl && f.npcdata > PCDATA_INLTREEINDEX)
 			pcwalk(t, &f, pcdata(t, &f, PCDATA_INLTREEINDEX), bound_step, &b);
 	}
 	if (b.nomem) {
@@ -633,6 +647,7 @@ int psym_gopclntab_open_mem(const struct psym_gopclntab_src *src, const char *na
 	t->vaddr = src->vaddr;
 	t->text_start = src->text_start;
 	t->gofunc = src->gofunc;
+	t->inl = !src->go112;
 	if (src->nimg) {
 		if (!(t->img = calloc(src->nimg, sizeof(*t->img))))
 			goto nomem;
@@ -644,6 +659,7 @@ int psym_gopclntab_open_mem(const struct psym_gopclntab_src *src, const char *na
 		psym_gopclntab_close(t);
 		return ret;
 	}
+	t->funcdata_inl = t->layout == GO12 ? FUNCDATA_INLTREE_GO113 : FUNCDATA_INLTREE;
 	*out = t;
 	return 0;
 nomem:
@@ -782,6 +798,9 @@ int psym_gopclntab_open_elf(struct psym_elf *elf, struct psym_gopclntab **out, s
 	if (image(elf, &img, &src.nimg))
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	src.img = img;
+	/* Go 1.13 and later write .go.buildinfo: without it, an older numbering (gopclntab.h). */
+	src.go112 = psym_elf_section(elf, ".go.buildinfo", &(const void *){ NULL },
+				     &(size_t){ 0 }) != 0;
 	if (locate(elf, &src, &go) != 0) {
 		free(img);
 		if (!go)

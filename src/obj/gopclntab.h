@@ -15,7 +15,9 @@
  * before Go 1.18 absolute addresses, from 1.18 offsets from the module's
  * go:func.* data, found through runtime.firstmoduledata. Without them
  * (no section holds the address, no moduledata found) answers have the
- * outer function only.
+ * outer function only; so do those of Go 1.12 and older (another funcdata
+ * numbering; such binaries lack .go.buildinfo), whose file:line are the
+ * innermost, as go tool addr2line gives them.
  *
  * The table is untrusted: every offset, count, varint and string is
  * bounds-checked, nfunc is capped by the table's size, pc-value tables
@@ -51,6 +53,12 @@ struct psym_gopclntab_src {
 	size_t nimg;
 	uint64_t text_start; /* 1.18+: 0 takes the header's */
 	uint64_t gofunc;     /* 1.18+: go:func.* address; 0: no inline frames */
+	/*
+	 * 1.2-1.15 layout: the binary is Go 1.12 or older (it has no
+	 * .go.buildinfo), whose funcdata are numbered otherwise: no inline
+	 * frames read. Else the 1.13-1.15 numbering.
+	 */
+	bool go112;
 };
 
 /*

@@ -25,9 +25,10 @@ struct psym_binary {
 	char alt_note[1024];   /* why the DWARF's alternate file is missing, or "" */
 	char dwarf_note[1024]; /* DWARF found that covers no code: what it was, or "" */
 	bool debug_tried;
-	struct psym_dwo_finder finder; /* split DWARF: the locator's .dwo / .dwp rules */
-	struct psym_layout layout;     /* the index's and cache's addresses are relative to it */
-	char variant[64];	       /* answer rules and layout: the index's key */
+	struct psym_dwo_finder finder;	 /* split DWARF: the locator's .dwo / .dwp rules */
+	struct psym_layout layout;	 /* the index's and cache's addresses are relative to it */
+	char variant[64];		 /* answer rules and layout: the index's key */
+	char key[PSYM_BUILD_ID_HEX_MAX]; /* psym_binary_key, or "" */
 	/* The answer sources beside the DWARF (source.h), as psym_sources[]. */
 	void *src[PSYM_SOURCES_MAX];
 	bool src_tried[PSYM_SOURCES_MAX];
@@ -57,6 +58,10 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	b->elf = elf;
 	psym_elf_layout(elf, &b->layout);
 	psym_answer_variant(b->variant, sizeof(b->variant), o->inlines, &b->layout);
+	if (psym_elf_build_id(elf))
+		snprintf(b->key, sizeof(b->key), "%s", psym_elf_build_id(elf));
+	else if (psym_elf_go_build_id(elf))
+		psym_go_build_id_key(psym_elf_go_build_id(elf), b->key);
 	b->finder = (struct psym_dwo_finder){
 		.ctx = b,
 		.dwo = finder_dwo,
@@ -422,15 +427,31 @@ static void find_debug(struct psym_binary *b)
 			 b->dwarf_note[0] ? b->dwarf_note : "no debug information found");
 }
 
+/* The source answering a binary without DWARF, when it is the binary's own table. */
+static int own_table(const struct psym_binary *b)
+{
+	if (b->dwarf)
+		return -1;
+	for (size_t i = 0; psym_sources[i]; i++)
+		if (b->src[i])
+			return psym_sources[i]->of_binary ? (int)i : -1;
+	return -1;
+}
+
 /*
  * Only answers made with DWARF may be kept (resolve_cached.c): they depend
  * on the build alone, not on which debug dirs this run had. Not without
  * the alternate file, nor once a split unit was missing: a later run that
- * finds them answers better.
+ * finds them answers better. A binary without DWARF found whose own table
+ * answers (.gopclntab) has answers of the build alone too; that a debug
+ * file found later would answer from DWARF instead changes little, as Go
+ * writes both from the same data (bench/GO.md).
  */
 bool psym_binary_answers_final(const struct psym_binary *b)
 {
-	return b->dwarf && !b->alt_note[0] && !psym_dwarf_split_status(b->dwarf, NULL, NULL);
+	if (!b->dwarf)
+		return own_table(b) >= 0;
+	return !b->alt_note[0] && !psym_dwarf_split_status(b->dwarf, NULL, NULL);
 }
 
 int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n, struct psym_err *e)
@@ -536,6 +557,11 @@ const char *psym_binary_variant(const struct psym_binary *b)
 	return b->variant;
 }
 
+const char *psym_binary_key(const struct psym_binary *b)
+{
+	return b->key[0] ? b->key : NULL;
+}
+
 const struct psym_layout *psym_binary_layout(const struct psym_binary *b)
 {
 	return &b->layout;
@@ -568,6 +594,46 @@ static int add_source_bounds(struct psym_binary *b, uint64_t **v, size_t *n, str
 	return 0;
 }
 
+/* The DWARF's boundaries and those of the sources filling its gaps. */
+static int dwarf_bounds(struct psym_binary *b, uint64_t **v, size_t *n, struct psym_err *e)
+{
+	int ret;
+
+	if (!b->dwarf)
+		return psym_err_set(e, PSYM_NOENT, "no DWARF (%s)",
+				    b->note[0] ? b->note : "not found");
+	if (b->alt_note[0])
+		return psym_err_set(e, PSYM_NOENT, "%s", b->alt_note);
+	ret = psym_dwarf_boundaries(b->dwarf, b->dwarf_bias, v, n, e);
+	if (ret)
+		return ret;
+	if (psym_dwarf_split_status(b->dwarf, NULL, NULL)) {
+		char split[1400];
+
+		free(*v);
+		*v = NULL;
+		psym_binary_split_note(b, split, sizeof(split));
+		return psym_err_set(e, PSYM_NOENT, "%s", split);
+	}
+	/* Where a source answers for code the DWARF lacks, its steps too. */
+	ret = add_source_bounds(b, v, n, e);
+	if (ret) {
+		free(*v);
+		*v = NULL;
+	}
+	return ret;
+}
+
+/* The steps of the binary's own table answering instead of DWARF (source i). */
+static int own_table_bounds(struct psym_binary *b, size_t i, uint64_t **v, size_t *n,
+			    struct psym_err *e)
+{
+	if (!psym_sources[i]->boundaries)
+		return psym_err_set(e, PSYM_NOENT, "no DWARF, and %s gives no boundaries",
+				    psym_sources[i]->note(b->src[i]));
+	return psym_sources[i]->boundaries(b->src[i], v, n, e);
+}
+
 int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, struct psym_err *e)
 {
 	const struct psym_symtab *t;
@@ -579,27 +645,12 @@ int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *np, st
 	*np = 0;
 	if (!b->debug_tried)
 		find_debug(b);
-	if (!b->dwarf)
-		return psym_err_set(e, PSYM_NOENT, "no DWARF (%s)",
-				    b->note[0] ? b->note : "not found");
-	if (b->alt_note[0])
-		return psym_err_set(e, PSYM_NOENT, "%s", b->alt_note);
-	ret = psym_dwarf_boundaries(b->dwarf, b->dwarf_bias, &v, &n, e);
+	if (!b->dwarf && own_table(b) >= 0)
+		ret = own_table_bounds(b, (size_t)own_table(b), &v, &n, e);
+	else
+		ret = dwarf_bounds(b, &v, &n, e);
 	if (ret)
 		return ret;
-	if (psym_dwarf_split_status(b->dwarf, NULL, NULL)) {
-		char split[1400];
-
-		free(v);
-		psym_binary_split_note(b, split, sizeof(split));
-		return psym_err_set(e, PSYM_NOENT, "%s", split);
-	}
-	/* Where a source answers for code the DWARF lacks, its steps too. */
-	ret = add_source_bounds(b, &v, &n, e);
-	if (ret) {
-		free(v);
-		return ret;
-	}
 	t = psym_elf_symtab(b->elf);
 	nsym = psym_symtab_count(t);
 	{

@@ -97,7 +97,8 @@ size_t psym_binary_split_status(const struct psym_binary *b, size_t *units,
 				struct psym_reason *why);
 /*
  * Its answers so far depend on the build alone (DWARF, with its alternate
- * file and every split unit it needed): a persistent cache may keep them.
+ * file and every split unit it needed; else a table of the binary itself,
+ * Go's .gopclntab): a persistent cache may keep them.
  */
 bool psym_binary_answers_final(const struct psym_binary *b);
 
@@ -109,10 +110,12 @@ bool psym_binary_answers_final(const struct psym_binary *b);
  * 4: .debug_aranges read for every unit, the PT_LOAD bias of a file
  * without section headers; 5: inlined calls without code kept as frames,
  * the outermost frame's file from the symbol's STT_FILE; 6: a zero-size
- * symbol outside every section and segment names its own address only).
+ * symbol outside every section and segment names its own address only;
+ * 7: .gopclntab boundaries at each step's end, its Go 1.13-1.15 inline
+ * trees).
  * The symbol cache and indexes are both made under it.
  */
-#define PSYM_ANSWER_REV "6"
+#define PSYM_ANSWER_REV "7"
 
 /*
  * The variant answers are kept under, by the answer cache and the index:
@@ -129,6 +132,12 @@ void psym_answer_variant(char *buf, size_t bufsz, bool inlines, const struct psy
  */
 const char *psym_binary_variant(const struct psym_binary *b);
 
+/*
+ * What b's index and its answer-cache file are keyed by: its GNU build
+ * ID, else the key of its Go build ID (psym_go_build_id_key); NULL: none.
+ */
+const char *psym_binary_key(const struct psym_binary *b);
+
 /* b's layout: index addresses are relative to it (psym_layout_rel). */
 struct psym_layout;
 const struct psym_layout *psym_binary_layout(const struct psym_binary *b);
@@ -136,9 +145,11 @@ const struct psym_layout *psym_binary_layout(const struct psym_binary *b);
 /*
  * Every address where an answer may change (DWARF unit, function, inline,
  * sequence and row boundaries, symbol starts and ends), sorted, distinct,
- * into *out (malloc'd). Decodes all of the DWARF. PSYM_NOENT (why in e)
- * when the answers are not complete enough to be indexed: no DWARF, its
- * alternate file missing, split units missing (as for the symbol cache).
+ * into *out (malloc'd). Decodes all of the DWARF; without DWARF, the steps
+ * of a table of the binary itself (source.h's of_binary) and its symbols.
+ * PSYM_NOENT (why in e) when the answers are not complete enough to be
+ * indexed: no DWARF nor such a table, its alternate file missing, split
+ * units missing (as for the symbol cache).
  */
 int psym_binary_boundaries(struct psym_binary *b, uint64_t **out, size_t *n, struct psym_err *e);
 

@@ -105,9 +105,9 @@ static const struct psym_resolver_ops file_ops = {
 };
 
 /* What the user named explicitly answers (--gsym): no index in front of it. */
-static bool index_wanted(const struct psym_binary_opts *o, const struct psym_elf *elf)
+static bool index_wanted(const struct psym_binary_opts *o, const struct psym_binary *b)
 {
-	if (!o->index_store || !o->inlines || !psym_elf_build_id(elf))
+	if (!o->index_store || !o->inlines || !psym_binary_key(b))
 		return false;
 	if (o->gsym && o->locate && o->locate->explain)
 		o->locate->explain(
@@ -129,7 +129,7 @@ static int stack(struct file_resolver *f, const struct psym_binary_opts *o, stru
 	struct psym_resolver *r = &f->base;
 	int ret;
 
-	if (index_wanted(o, elf)) {
+	if (index_wanted(o, f->bin)) {
 		struct psym_index_resolver_opts io = {
 			.bin = f->bin, .bopts = o, .tab = t, .x = x
 		};
@@ -141,7 +141,7 @@ static int stack(struct file_resolver *f, const struct psym_binary_opts *o, stru
 	if (o->cache_dir) {
 		struct psym_cached_opts co = {
 			.dir = o->cache_dir,
-			.build_id = psym_elf_build_id(elf),
+			.build_id = psym_binary_key(f->bin), /* or its Go build ID's key */
 			.path = psym_elf_path(elf),
 			.inlines = o->inlines,
 			.layout = psym_binary_layout(f->bin),

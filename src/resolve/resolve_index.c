@@ -54,7 +54,7 @@ static void explain(const struct index_resolver *c, const char *path, const char
 
 static const char *build_id(const struct index_resolver *c)
 {
-	return psym_elf_build_id(psym_binary_elf(c->o.bin));
+	return psym_binary_key(c->o.bin);
 }
 
 /*
@@ -193,7 +193,8 @@ static void index_describe(struct psym_resolver *r, struct psym_resdesc *d)
 /*
  * The auto-build policy (doc/DESIGN.md), when the driver says the run is
  * over (psym_resolver_finish; never from destroy): after a run that read an
- * object's DWARF without an index, build one in the background when the
+ * object's DWARF (or its own table, .gopclntab, which is read whole: always)
+ * without an index, build one in the background when the
  * run decoded at least half of its compile units (a profile that wide will
  * come again), when an earlier run already saw the build ID (a directory
  * store's BUILDID.seen), or when two runs of this process (profiles of a
@@ -210,10 +211,12 @@ static void index_finish(struct psym_resolver *r)
 		return;
 	c->finished = true;
 	if (!psym_index_store_auto_build(c->o.bopts->index_store) || c->index || !c->tried ||
-	    c->store_down || !psym_binary_dwarf_path(c->o.bin))
+	    c->store_down || !psym_binary_answers_final(c->o.bin))
 		return;
+	/* A table of the binary itself (no DWARF) is read whole: as all units. */
 	psym_binary_dwarf_units(c->o.bin, &total, &decoded);
-	if (!decoded || (decoded * 2 < total && !c->seen_before && !c->damage[0] && c->runs < 2))
+	if (psym_binary_dwarf_path(c->o.bin) &&
+	    (!decoded || (decoded * 2 < total && !c->seen_before && !c->damage[0] && c->runs < 2)))
 		return;
 	psym_index_build_background(c->o.bin, c->o.bopts->index_store);
 }

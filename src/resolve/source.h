@@ -13,7 +13,8 @@
  *   4. else MiniDebugInfo's symbols.
  * A source that fills_gaps is also opened beside DWARF: its answers are
  * used where the DWARF has no function, and its boundaries join the
- * index's (src/index/build.c).
+ * index's (src/index/build.c). One of_binary answering a binary without
+ * DWARF is indexed and cached as DWARF is.
  */
 #ifndef PSYM_SOURCE_H
 #define PSYM_SOURCE_H
@@ -53,6 +54,12 @@ struct psym_source_ops {
 	/* Found for the binary (its build ID, its own sections): as open_named. */
 	int (*open_found)(const struct psym_source_env *env, void **out);
 	bool fills_gaps; /* opened beside DWARF: answers where it has no function */
+	/*
+	 * Read from the binary itself (open_found only): its answers depend
+	 * on the build alone, so the index and the answer cache keep them,
+	 * as they keep DWARF answers.
+	 */
+	bool of_binary;
 	/* Frames at vaddr, innermost first, into frames[max], count in *n. */
 	int (*lookup)(void *s, uint64_t vaddr, struct psym_frame *frames, size_t max, size_t *n,
 		      struct psym_err *e);

@@ -81,6 +81,7 @@ const struct psym_source_ops psym_source_gopclntab = {
 	.kind = "gopclntab",
 	.open_found = gopclntab_open,
 	.fills_gaps = true,
+	.of_binary = true, /* the binary's own table */
 	.lookup = gopclntab_lookup,
 	.boundaries = gopclntab_boundaries,
 	.note = gopclntab_note,

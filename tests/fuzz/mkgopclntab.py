@@ -6,8 +6,10 @@ table is hundreds of kilobytes; these hold three functions.
 
 usage: mkgopclntab.py OUTDIR
 Writes OUTDIR/seed-go{12,116,118,120}[-be][-p4] and bad-* variants (huge
-nfunc, sub-table offsets out of order, a pc table that does not move, an
-inline tree whose entry is its own caller).
+nfunc, sub-table offsets out of order, a pc table that runs past its
+function, an inline tree whose entry is its own caller). The line tables
+have a step of no length, as Go's s390x assembler writes; the 1.2 layout
+has the funcdata numbering of Go 1.13-1.15 (the inline tree is the fifth).
 """
 import struct
 import sys
@@ -60,10 +62,10 @@ def build(ver, be=False, ptr=8, bad=None):
         t["file"] = len(pct)
         pct += pctab([(i % 2 + (ver == 12), size)])  # 1.2: file 0 is the count
         t["line"] = len(pct)
-        pct += pctab([(10 + i, size // 2), (12 + i, size // 2)])
+        pct += pctab([(10 + i, size // 2), (11 + i, 0), (12 + i, size // 2)])
         t["inl"] = len(pct)
-        if bad == "stuck" and i == 0:
-            pct += bytes([2, 0, 2, 0, 0])
+        if bad == "pastend" and i == 0:
+            pct += pctab([(0, 0x1000)])
         else:
             pct += pctab([(-1, 0x10), (0, 0x10), (1, 0x10), (-1, size - 0x30)] if i == 0 else [(-1, size)])
         tabs.append(t)
@@ -96,7 +98,8 @@ def build(ver, be=False, ptr=8, bad=None):
             r += struct.pack(e + "I", cuoff)
         if ver >= 120:
             r += struct.pack(e + "i", 9 + i)
-        r += bytes([0, 0, 0, 4 if i == 0 else 0])
+        nfd = 5 if ver == 12 else 4  # Go 1.13-1.15: RegPointerMaps before the tree
+        r += bytes([0, 0, 0, nfd if i == 0 else 0])
         if i == 0:
             r += struct.pack(e + "III", 0, 0, t["inl"])
             if ver >= 118:
@@ -104,7 +107,7 @@ def build(ver, be=False, ptr=8, bad=None):
             else:
                 if ptr == 8 and (TAB + 0) % 8 == 0 and len(r) % 8:
                     r += b"\0" * (8 - len(r) % 8)
-                r += struct.pack(e + P * 4, 0, 0, 0, treeaddr)
+                r += struct.pack(e + P * nfd, *([0] * (nfd - 1) + [treeaddr]))
         while len(r) % ptr:
             r += b"\0"
         return r
@@ -192,6 +195,6 @@ for ver in (12, 116, 118, 120):
         for ptr in (8, 4):
             name = "seed-go%d%s%s" % (ver, "-be" if be else "", "-p4" if ptr == 4 else "")
             open("%s/%s" % (d, name), "wb").write(build(ver, be, ptr))
-for bad in ("nfunc", "offsets", "stuck", "selfinl"):
+for bad in ("nfunc", "offsets", "pastend", "selfinl"):
     for ver in (118, 120):
         open("%s/bad-%s-go%d" % (d, bad, ver), "wb").write(build(ver, bad=bad))

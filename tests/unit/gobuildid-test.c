@@ -102,5 +102,22 @@ int main(void)
 		   !psym_build_id_equal("go:ab/Cd", "go:ab/cd") &&
 		   !psym_build_id_equal("go:abcd", "abcd") && psym_build_id_equal("ABcd", "abCD"),
 	   "equal: Go IDs byte for byte (base64 has case), GNU IDs in any case");
+
+	/* The key of a Go build ID (index store, answer cache) */
+	{
+		char k1[PSYM_BUILD_ID_HEX_MAX], k2[PSYM_BUILD_ID_HEX_MAX];
+
+		ok(psym_go_build_id_key("go:ab/Cd", k1) == 0 && strlen(k1) == 36 &&
+			   !strncmp(k1, "676f", 4) && psym_build_id_canonical(k1),
+		   "key: 676f and 32 hex digits, a canonical build ID");
+		ok(psym_go_build_id_key("go:ab/Cd", k2) == 0 && !strcmp(k1, k2) &&
+			   psym_go_build_id_key("go:ab/cd", k2) == 0 && strcmp(k1, k2) != 0,
+		   "key: the same for one ID, another for an ID of another case");
+		ok(psym_go_build_id_key("ab/Cd", k2) == PSYM_NOENT &&
+			   psym_go_build_id_key("go:", k2) == PSYM_NOENT &&
+			   psym_go_build_id_key("go:a b", k2) == PSYM_NOENT &&
+			   psym_go_build_id_key(NULL, k2) == PSYM_NOENT,
+		   "key: none for what is not a Go build ID in the go: form");
+	}
 	return tap_failed ? 1 : 0;
 }

@@ -128,8 +128,8 @@ int main(void)
 	damaged("bad-nfunc-go120", false, "function count larger than the table");
 	damaged("bad-offsets-go118", false, "sub-table offsets");
 	damaged("bad-offsets-go120", false, "sub-table offsets");
-	damaged("bad-stuck-go118", true, "damaged inline table");
-	damaged("bad-stuck-go120", true, "damaged inline table");
+	damaged("bad-pastend-go118", true, "damaged inline table");
+	damaged("bad-pastend-go120", true, "damaged inline table");
 	damaged("bad-selfinl-go118", true, "inline tree loops");
 	damaged("bad-selfinl-go120", true, "inline tree loops");
 	return tap_done();
