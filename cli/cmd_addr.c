@@ -308,10 +308,11 @@ static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
 		fprintf(stderr, "psym: module '%s': %s\n", x->path,
 			ev->why ? psym_reason_text(ev->why) : ev->msg);
 		break;
+	case PSYM_CRASHLOG_TRIED: addr_explain(NULL, ev->path, ev->verdict); break;
 	case PSYM_CRASHLOG_DESC:
 		psym_resdesc_summary(ev->desc, desc, sizeof(desc));
-		fprintf(stderr, "psym: module '%s': %s\n", ev->desc->path ? ev->desc->path : "?",
-			desc);
+		fprintf(stderr, "psym: module '%s': %s\n",
+			psym_resdesc_path(ev->desc) ? psym_resdesc_path(ev->desc) : "?", desc);
 		if (!*explain)
 			break;
 		psym_resdesc_explain(ev->desc, more, sizeof(more));
@@ -831,16 +832,23 @@ static void addr_describe(const struct addr_cli *o, struct psym_resolver *res,
 	char desc[2400] = "", more[4400] = "";
 
 	psym_resolver_describe(res, &desc_d);
-	if (desc_d.index_damage)
-		fprintf(stderr, "%s: warning: %s: answered from the debug information\n", progname,
-			desc_d.index_damage);
-	/* Debug info that could not be read: said once, like llvm-symbolizer. */
-	if (desc_d.debug_note && desc_d.debug_note[0])
-		fprintf(stderr, "%s: warning: %s\n", progname, desc_d.debug_note);
+	/* The split files the lookups tried, from the table. */
+	for (size_t i = 0; o->explain && i < psym_resdesc_ntried(&desc_d); i++) {
+		const char *path, *verdict;
+
+		psym_resdesc_tried(&desc_d, i, &path, &verdict);
+		addr_explain(NULL, path, verdict);
+	}
+	psym_resdesc_addr_warnings(&desc_d, more, sizeof(more));
+	for (char *w = more, *nl; *w; w = nl ? nl + 1 : w + strlen(w)) {
+		nl = strchr(w, '\n');
+		fprintf(stderr, "%s: warning: %.*s\n", progname,
+			(int)(nl ? (size_t)(nl - w) : strlen(w)), w);
+	}
 	if (!o->verbose)
 		return;
 	psym_resdesc_summary(&desc_d, desc, sizeof(desc));
-	fprintf(stderr, "psym: binary '%s': %s\n", desc_d.path, desc);
+	fprintf(stderr, "psym: binary '%s': %s\n", psym_resdesc_path(&desc_d), desc);
 	if (o->explain) {
 		psym_resdesc_explain(&desc_d, more, sizeof(more));
 		if (more[0])

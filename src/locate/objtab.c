@@ -266,8 +266,7 @@ static void push_try(struct psym_objtab_try **tried, size_t *n, const char *path
 			return;
 		memcpy(b, path, lp);
 		memcpy(b + lp, verdict, lv);
-		p[*n].path = b;
-		p[*n].verdict = b + lp;
+		p[*n] = (struct psym_objtab_try){ .path = b, .verdict = b + lp };
 	}
 	(*n)++;
 }
@@ -550,21 +549,47 @@ bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char 
 	return psym_locate_dwo_candidates(lo, &k, fn, ud);
 }
 
-void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
-			     const struct psym_locate_opts *lo, const char *path,
-			     const char *verdict)
+void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x, bool dwp,
+			     const char *path, const struct psym_reason *why)
 {
-	if (t && x) {
-		struct psym_locside *s;
+	struct psym_locside *s;
+	size_t n;
 
-		pthread_mutex_lock(&t->mu);
-		s = side_get(&x->split);
-		if (s)
-			push_try(&s->tried, &s->ntried, path, verdict);
-		pthread_mutex_unlock(&t->mu);
+	if (!t || !x)
+		return;
+	pthread_mutex_lock(&t->mu);
+	s = side_get(&x->split);
+	if (s) {
+		n = s->ntried;
+		push_try(&s->tried, &s->ntried, path, why ? psym_reason_text(why) : "");
+		if (s->ntried > n) {
+			s->tried[n].dwp = dwp;
+			s->tried[n].used = !why;
+		} else {
+			s->lost++;
+		}
 	}
-	if (lo->explain)
-		lo->explain(lo->explain_ud, path, verdict);
+	pthread_mutex_unlock(&t->mu);
+}
+
+void psym_objtab_split_news(struct psym_objtab *t, struct psym_located *x,
+			    const struct psym_objtab_try **tried, size_t *n, size_t *lost)
+{
+	*tried = NULL;
+	*n = *lost = 0;
+	if (!t || !x)
+		return;
+	pthread_mutex_lock(&t->mu);
+	if (x->split) {
+		struct psym_locside *s = x->split;
+
+		*tried = s->tried ? s->tried + s->told : NULL;
+		*n = s->ntried - s->told;
+		*lost = s->lost;
+		s->told = s->ntried;
+		s->lost = 0;
+	}
+	pthread_mutex_unlock(&t->mu);
 }
 
 void psym_objtab_set_index(struct psym_objtab *t, struct psym_located *x, const char *path)

@@ -39,7 +39,10 @@
 /* One candidate a locate pass tried, and its verdict. */
 struct psym_objtab_try {
 	char *path;
-	char *verdict;
+	char *verdict; /* a split candidate: the reason's text, "" when used */
+	/* A split-DWARF candidate (psym_objtab_split_tried): */
+	bool dwp;  /* a .dwp package, not a .dwo file */
+	bool used; /* it answered (the words are the describer's) */
 };
 
 /*
@@ -54,6 +57,8 @@ struct psym_locside {
 	const char *file;	       /* the file found, or NULL */
 	struct psym_objtab_try *tried; /* candidates refused or used, in order */
 	size_t ntried;
+	size_t told; /* split: the candidates psym_objtab_split_news gave so far */
+	size_t lost; /* split: candidates past the cap, not kept */
 };
 
 /* A kernel module's .ko under the kernel entry (kmods.c): found on its first frame. */
@@ -206,14 +211,22 @@ int psym_objtab_locate_alt(struct psym_objtab *t, struct psym_located *x,
  * its skeleton unit; locating all up front would read every skeleton
  * unit): the candidates for one .dwo (dwo_name set) or for the .dwp
  * (dwo_name NULL), and each verdict the DWARF reader gives, recorded in
- * x->split and passed on to lo's explain callback. t, x may be NULL.
+ * x->split only (dwp: a package; why: why refused, NULL: used); --explain
+ * reads them from there (psym_objtab_split_news). t, x may be NULL.
  */
 bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char *binary_path,
 				  const char *comp_dir, const char *dwo_name, psym_cand_fn fn,
 				  void *ud);
-void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x,
-			     const struct psym_locate_opts *lo, const char *path,
-			     const char *verdict);
+void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x, bool dwp,
+			     const char *path, const struct psym_reason *why);
+/*
+ * The split candidates recorded since the last call (*tried, *n of them;
+ * *lost: those past the cap), then marked told. Borrowed: valid until the
+ * next candidate is recorded for x (the object's resolver's next lookup,
+ * which the registry serializes with its describe). t, x may be NULL.
+ */
+void psym_objtab_split_news(struct psym_objtab *t, struct psym_located *x,
+			    const struct psym_objtab_try **tried, size_t *n, size_t *lost);
 
 /*
  * The per-build-ID symbol index the object's binary opened (index/store.h:

@@ -41,7 +41,7 @@ struct psym_binary {
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
 		       void *ud);
 static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud);
-static void finder_explain(void *ctx, const char *path, const char *verdict);
+static void finder_tried(void *ctx, bool dwp, const char *path, const struct psym_reason *why);
 static void env_explain(void *ud, const char *path, const char *what);
 static void env_note(void *ud, const char *msg, bool replace);
 
@@ -66,7 +66,7 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 		.ctx = b,
 		.dwo = finder_dwo,
 		.dwp = finder_dwp,
-		.explain = finder_explain,
+		.tried = finder_tried,
 		.elf_limits = o->locate ? o->locate->elf_limits : NULL,
 	};
 	b->env = (struct psym_source_env){
@@ -246,12 +246,18 @@ static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud)
 	psym_objtab_split_candidates(locate_opts(b), psym_elf_path(b->elf), NULL, NULL, adapt, &a);
 }
 
-/* Each split file's verdict: into the table's entry, and --explain. */
-static void finder_explain(void *ctx, const char *path, const char *verdict)
+/* Each split file's verdict: into the table's entry only (--explain reads it there). */
+static void finder_tried(void *ctx, bool dwp, const char *path, const struct psym_reason *why)
 {
 	struct psym_binary *b = ctx;
 
-	psym_objtab_split_tried(b->tab, b->x, locate_opts(b), path, verdict);
+	psym_objtab_split_tried(b->tab, b->x, dwp, path, why);
+}
+
+void psym_binary_split_news(const struct psym_binary *b, const struct psym_objtab_try **tried,
+			    size_t *n, size_t *lost)
+{
+	psym_objtab_split_news(b->tab, b->x, tried, n, lost);
 }
 
 size_t psym_binary_split_status(const struct psym_binary *b, size_t *units, struct psym_reason *why)
@@ -374,12 +380,15 @@ static bool open_found_source(struct psym_binary *b)
 	return false;
 }
 
-const char *psym_binary_source_note(const struct psym_binary *b)
+bool psym_binary_source_item(const struct psym_binary *b, struct psym_resitem *it)
 {
 	for (size_t i = 0; psym_sources[i]; i++)
-		if (b->src[i])
-			return psym_sources[i]->note(b->src[i]);
-	return NULL;
+		if (b->src[i]) {
+			*it = (struct psym_resitem){ 0 };
+			psym_sources[i]->describe(b->src[i], it);
+			return true;
+		}
+	return false;
 }
 
 const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr)

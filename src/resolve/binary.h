@@ -21,6 +21,7 @@
 #include "frame.h"
 #include "locate.h"
 #include "readlimits.h"
+#include "resolver.h"
 
 struct psym_binary_opts {
 	bool inlines;				 /* inline frames from DWARF */
@@ -92,6 +93,12 @@ const char *psym_binary_alt_note(const struct psym_binary *b);
  * (.dwo / .dwp), with a one-line note and the most telling reason in buf.
  */
 size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz);
+/*
+ * The split candidates tried since the last call, from the located-object
+ * table's entry (psym_objtab_split_news; none without a table).
+ */
+void psym_binary_split_news(const struct psym_binary *b, const struct psym_objtab_try **tried,
+			    size_t *n, size_t *lost);
 /* The same as data: returns the units without one; *units: skeleton units. */
 size_t psym_binary_split_status(const struct psym_binary *b, size_t *units,
 				struct psym_reason *why);
@@ -164,9 +171,9 @@ size_t psym_binary_resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct p
 const struct psym_sym *psym_binary_symbol(struct psym_binary *b, uint64_t vaddr);
 /*
  * The answer source open beside (or instead of) the DWARF (source.h), for
- * the report: "lines from the GSYM file 'P'", "symbols from .gopclntab
- * (Go 1.NN layout)"; NULL: none.
+ * the report: its item of a description (a GSYM file, Go's table); false:
+ * none. Borrowed until the binary's next call.
  */
-const char *psym_binary_source_note(const struct psym_binary *b);
+bool psym_binary_source_item(const struct psym_binary *b, struct psym_resitem *it);
 
 #endif

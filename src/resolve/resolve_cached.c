@@ -135,28 +135,31 @@ static int cached_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t
 	return psym_resolver_symbol_start(from(r)->inner, vaddr, start);
 }
 
+/* The cache's item (its one-time warning with it), then the file's. */
 static void cached_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct cached_resolver *c = from(r);
 	unsigned flags = d->flags;
+	struct psym_resitem it = { .role = PSYM_RES_CACHE,
+				   .path = c->cache ? psym_symcache_path(c->cache) : NULL };
 	size_t hits, misses;
-	bool all;
 
 	psym_symcache_stats(c->cache, &hits, &misses);
-	all = hits && !misses;
-	/* The file's own notes, but not why it has no lines when it was not asked. */
-	if (all)
-		d->flags |= PSYM_RESDESC_NO_NOTE;
-	if (c->damage)
-		d->flags |= PSYM_RESDESC_KEEP_WARNING; /* the cache's warning first */
-	psym_resolver_describe(c->inner, d);
-	d->flags = flags;
-	d->from_symcache = all;
-	d->symcache_path = c->cache ? psym_symcache_path(c->cache) : NULL;
-	if (!(flags & PSYM_RESDESC_KEEP_WARNING)) {
-		d->symcache_damage = c->damage;
+	if (hits && !misses)
+		it.flags |= PSYM_RESITEM_USED;
+	if (!(flags & PSYM_RESDESC_KEEP_WARNING) && c->damage) {
+		it.flags |= PSYM_RESITEM_DAMAGED;
+		it.note = c->damage;
 		c->damage = NULL;
 	}
+	psym_resdesc_add(d, &it);
+	/* The file's own notes, but not why it has no lines when it was not asked. */
+	if (it.flags & PSYM_RESITEM_USED)
+		d->flags |= PSYM_RESDESC_NO_NOTE;
+	if (it.note || c->damage)
+		d->flags |= PSYM_RESDESC_KEEP_WARNING; /* the cache's warning first */
+	psym_resolver_describe_inner(c->inner, d);
+	d->flags = flags;
 }
 
 static void cached_finish(struct psym_resolver *r)

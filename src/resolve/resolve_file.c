@@ -13,6 +13,7 @@ struct file_resolver {
 	struct psym_resolver base;
 	struct psym_binary *bin;
 	const char *kind;
+	struct psym_reason split_why; /* describe's, borrowed by its SPLIT item */
 };
 
 static struct file_resolver *from(struct psym_resolver *r)
@@ -69,22 +70,41 @@ static int file_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *
 	return 0;
 }
 
+/* Its items: the file, its lines (or why none), the alternate and split files, a source. */
 static void file_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
-	struct psym_binary *b = from(r)->bin;
+	struct file_resolver *f = from(r);
+	struct psym_binary *b = f->bin;
 	struct psym_elf *elf = psym_binary_elf(b);
+	struct psym_resitem dw = { .role = PSYM_RES_DWARF, .path = psym_binary_dwarf_path(b) };
+	struct psym_resitem src = { 0 }, split = { .role = PSYM_RES_SPLIT };
+	bool has_src = psym_binary_source_item(b, &src);
+	const char *alt = psym_binary_alt_note(b);
+	size_t units, missing;
 
-	d->path = psym_elf_path(elf);
-	d->debug_only = psym_elf_is_debug_only(elf);
-	d->dwarf_path = psym_binary_dwarf_path(b);
-	d->alt_note = psym_binary_alt_note(b);
-	d->source_note = psym_binary_source_note(b);
-	psym_binary_dwarf_units(b, &d->units, &d->decoded);
-	d->split_missing = psym_binary_split_status(b, &d->split_units, &d->split_why);
+	psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_BINARY,
+						    .path = psym_elf_path(elf),
+						    .flags = psym_elf_is_debug_only(elf)
+								     ? PSYM_RESITEM_DEBUG_ONLY
+								     : 0 });
+	psym_binary_dwarf_units(b, &dw.total, &dw.n);
 	/* It may load the symbols: only when asked, or to say why no lines. */
 	if (!(d->flags & PSYM_RESDESC_NO_NOTE) &&
-	    ((d->flags & PSYM_RESDESC_NOTE_ALWAYS) || (!d->source_note && !d->dwarf_path)))
-		d->debug_note = psym_binary_debug_note(b);
+	    ((d->flags & PSYM_RESDESC_NOTE_ALWAYS) || (!has_src && !dw.path)))
+		dw.note = psym_binary_debug_note(b);
+	psym_resdesc_add(d, &dw);
+	if (alt)
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_ALT, .note = alt });
+	missing = psym_binary_split_status(b, &units, &f->split_why);
+	psym_binary_split_news(b, &split.tried, &split.ntried, &split.lost);
+	if (missing || split.ntried || split.lost) {
+		split.n = missing;
+		split.total = units;
+		split.why = missing ? &f->split_why : NULL;
+		psym_resdesc_add(d, &split);
+	}
+	if (has_src)
+		psym_resdesc_add(d, &src);
 }
 
 static void file_destroy(struct psym_resolver *r)

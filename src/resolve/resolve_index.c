@@ -166,28 +166,32 @@ static int index_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t 
 	return psym_resolver_symbol_start(from(r)->inner, vaddr, start);
 }
 
+/* The index's items (and its one-time warning), then the file's. */
 static void index_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct index_resolver *c = from(r);
 	unsigned flags = d->flags;
 	bool answered = c->index && c->hits;
 
+	if (c->index)
+		psym_resdesc_add(d,
+				 &(struct psym_resitem){ .role = PSYM_RES_INDEX,
+							 .flags = answered ? PSYM_RESITEM_USED : 0,
+							 .path = psym_index_path(c->index),
+							 .of = psym_index_source(c->index),
+							 .build_id = psym_index_build_id(c->index),
+							 .size = psym_index_size(c->index) });
+	if (!(flags & PSYM_RESDESC_KEEP_WARNING) && c->damage[0] && !c->told) {
+		c->told = true;
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_INDEX,
+							    .flags = PSYM_RESITEM_DAMAGED,
+							    .note = c->damage });
+	}
 	/* The file's own notes, but not why it has no lines when the index answered. */
 	if (answered && !(flags & PSYM_RESDESC_NOTE_ALWAYS))
 		d->flags |= PSYM_RESDESC_NO_NOTE;
-	psym_resolver_describe(c->inner, d);
+	psym_resolver_describe_inner(c->inner, d);
 	d->flags = flags;
-	if (c->index) {
-		d->index_path = psym_index_path(c->index);
-		d->index_source = psym_index_source(c->index);
-		d->index_build_id = psym_index_build_id(c->index);
-		d->index_size = psym_index_size(c->index);
-		d->index_answered = answered;
-	}
-	if (!(flags & PSYM_RESDESC_KEEP_WARNING) && c->damage[0] && !c->told) {
-		c->told = true;
-		d->index_damage = c->damage;
-	}
 }
 
 /*

@@ -235,18 +235,27 @@ static int jit_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx
 	return 0;
 }
 
+/* The perf maps read, and how locations no sample names were placed. */
 static void jit_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct jit_resolver *j = from(r);
 
-	d->perfmap_path = j->last[0] ? j->last : NULL;
-	d->perfmaps = j->nt;
-	d->by_only = j->by_only;
-	d->only_pid = j->only_pid;
-	d->by_cover = j->by_cover;
-	d->cover_pid = j->cover_pid;
-	d->unplaced = j->unplaced;
-	d->unplaced_why = j->unplaced_why;
+	psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_PERFMAP,
+						    .path = j->last[0] ? j->last : NULL,
+						    .total = j->nt });
+	if (j->by_only)
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_PROCESS,
+							    .flags = PSYM_RESITEM_ONLY,
+							    .n = j->by_only,
+							    .pid = j->only_pid });
+	if (j->by_cover)
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_PROCESS,
+							    .n = j->by_cover,
+							    .pid = j->cover_pid });
+	if (j->unplaced)
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_UNPLACED,
+							    .n = j->unplaced,
+							    .note = j->unplaced_why });
 }
 
 static void jit_destroy(struct psym_resolver *r)

@@ -114,13 +114,32 @@ static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 	return 0;
 }
 
+/* The kernel's files: vmlinux and kallsyms, or why neither was found. */
 static void kernel_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct kernel_resolver *k = from(r);
 
-	d->vmlinux_path = k->vmlinux ? k->vmlinux_path : NULL;
-	d->kallsyms_path = k->ks ? k->ks_path : NULL;
-	d->kernel_why = &k->ks_why;
+	if (k->vmlinux) {
+		struct psym_resdesc v = { .flags = PSYM_RESDESC_NO_NOTE |
+						   PSYM_RESDESC_KEEP_WARNING };
+
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_VMLINUX,
+							    .path = k->vmlinux_path });
+		/* Its split-DWARF candidates (a kernel built so), for --explain. */
+		psym_resolver_describe(k->vmlinux, &v);
+		for (size_t i = 0; i < v.n; i++)
+			if (v.item[i].role == PSYM_RES_SPLIT && v.item[i].ntried)
+				psym_resdesc_add(d,
+						 &(struct psym_resitem){ .role = PSYM_RES_SPLIT,
+									 .tried = v.item[i].tried,
+									 .ntried = v.item[i].ntried,
+									 .lost = v.item[i].lost });
+	}
+	if (k->ks || !k->vmlinux)
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_KALLSYMS,
+							    .flags = k->ks ? PSYM_RESITEM_USED : 0,
+							    .path = k->ks ? k->ks_path : NULL,
+							    .why = k->ks ? NULL : &k->ks_why });
 }
 
 static void kernel_destroy(struct psym_resolver *r)

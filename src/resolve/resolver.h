@@ -19,9 +19,11 @@
  *             binary's symbols and its debug file's, also when an index
  *             answered the lookups; 0 or PSYM_NOENT;
  *   describe  where the answers came from, as data (struct psym_resdesc:
- *             the files, whether they had lines, the DWARF's units, notes
- *             and a one-time warning); the symbolize layer's resdesc.h
- *             turns it into the summary, --explain and warning lines;
+ *             a short list of {role, path, reason, counts} items: the
+ *             files, whether they had lines, the DWARF's units, the split
+ *             candidates tried, a one-time warning); the symbolize layer's
+ *             resdesc.h turns it into the summary, --explain and warning
+ *             lines;
  *   destroy   frees it (NULL is fine through psym_resolver_free).
  *
  * Frame strings are borrowed from the resolver and live as long as it
@@ -72,49 +74,93 @@ struct psym_frames {
 };
 
 /* What describe may do to say why a file has no lines (psym_resdesc.flags). */
-#define PSYM_RESDESC_NOTE_ALWAYS 1u  /* debug_note also with lines (may read the symbols) */
-#define PSYM_RESDESC_NO_NOTE 2u	     /* no debug_note: the answers came from elsewhere */
+#define PSYM_RESDESC_NOTE_ALWAYS                                                                   \
+	1u			/* the DWARF item's note also with lines (may read the symbols) */
+#define PSYM_RESDESC_NO_NOTE 2u /* no such note: the answers came from elsewhere */
 #define PSYM_RESDESC_KEEP_WARNING 4u /* leave a one-time warning for a later describe */
 
 /*
- * Where a resolver's answers came from. Filled by describe after the
- * lookups (debug information loads lazily); strings are borrowed from the
- * resolver and live until its next call. Only flags is the caller's: it is
- * kept, everything else is cleared by psym_resolver_describe.
+ * The role of one item of a description: which file, or which part of the
+ * answer, it speaks of. The fields each role uses are said here; the words
+ * are composed from them in one place (src/symbolize/resdesc.c).
+ */
+enum psym_resrole {
+	PSYM_RES_BINARY,    /* path: the ELF file answered for (DEBUG_ONLY: a debug file
+			    * standing in for the binary) */
+	PSYM_RES_DWARF,	    /* path: the file the lines came from, NULL: no lines; n of
+			    * total: its compile units decoded so far; note: why no
+			    * lines (see the flags above), or NULL */
+	PSYM_RES_ALT,	    /* note: why the DWARF's alternate (dwz) file is missing */
+	PSYM_RES_SPLIT,	    /* n of total: skeleton units used without their split unit
+			    * (.dwo / .dwp), why; tried, ntried: the candidates tried
+			    * since the last describe (the table's split record), lost:
+			    * those past its cap */
+	PSYM_RES_GSYM,	    /* path: a GSYM file answering */
+	PSYM_RES_GOPCLNTAB, /* note: Go's table answering, its layout (NO_INLINES) */
+	PSYM_RES_INDEX,	    /* path, of, build_id, size: a symbol index open for the file
+			    * (USED: some answers came from it); DAMAGED: note says, once,
+			    * why an index found was not used */
+	PSYM_RES_CACHE,	    /* path: the persistent answer cache (USED: every answer came
+			    * from it); DAMAGED: note says, once, why it was ignored */
+	PSYM_RES_VMLINUX,   /* path: the kernel image */
+	PSYM_RES_KALLSYMS,  /* path: the kallsyms copy; NULL: neither kernel file, why */
+	PSYM_RES_PERFMAP,   /* path: the last perf map read (NULL: none); total: how many */
+	PSYM_RES_PROCESS,   /* n locations no sample names, looked up in pid: the profile's
+			    * only process (ONLY), or the only one whose maps cover them */
+	PSYM_RES_UNPLACED,  /* n locations left unresolved, note: why */
+};
+
+#define PSYM_RESITEM_USED 1u	   /* answers came from it (see the role) */
+#define PSYM_RESITEM_DAMAGED 2u	   /* found but not used: note, a one-time warning */
+#define PSYM_RESITEM_DEBUG_ONLY 4u /* BINARY: a debug file standing in for the binary */
+#define PSYM_RESITEM_NO_INLINES 8u /* GOPCLNTAB: no inline trees found */
+#define PSYM_RESITEM_ONLY 16u	   /* PROCESS: the profile's only process */
+
+struct psym_objtab_try;
+
+/* One item of a description. Strings and pointers are borrowed (psym_resdesc). */
+struct psym_resitem {
+	enum psym_resrole role;
+	unsigned flags;			     /* PSYM_RESITEM_* */
+	const char *path;		     /* the file, or NULL */
+	const char *note;		     /* why, as a line of text, or NULL */
+	const struct psym_reason *why;	     /* why, as a reason, or NULL */
+	size_t n, total;		     /* counts: n of total (see the role) */
+	const char *of, *build_id;	     /* INDEX: the file it was made from, its build ID */
+	uint64_t size;			     /* INDEX: its bytes */
+	int pid;			     /* PROCESS */
+	const struct psym_objtab_try *tried; /* SPLIT: candidates, ntried of them */
+	size_t ntried, lost;		     /* lost: tried past the table's cap */
+};
+
+/* Items one description holds at most; more are dropped (and counted). */
+#define PSYM_RESDESC_MAX_ITEMS 16
+
+/*
+ * Where a resolver's answers came from, as a list of items. Filled by
+ * describe after the lookups (debug information loads lazily): each
+ * resolver appends its own items, a wrapping one its own and then the
+ * inner's. Strings are borrowed from the resolver and live until its next
+ * call. Only flags is the caller's: it is kept, the list is cleared by
+ * psym_resolver_describe.
  */
 struct psym_resdesc {
-	unsigned flags;	  /* PSYM_RESDESC_*, set by the caller */
-	const char *kind; /* the ops' kind of the resolver that answered */
-	/* An ELF file (kinds file, vdso; a cached one says so in symcache). */
-	const char *path;		   /* the binary, or the debug file standing in for it */
-	bool debug_only;		   /* path is a debug file standing in for the binary */
-	const char *dwarf_path;		   /* the file the lines came from, NULL: no lines */
-	const char *alt_note;		   /* why the DWARF's alternate file is missing, or NULL */
-	const char *debug_note;		   /* why there are no lines (see flags), or NULL */
-	size_t units, decoded;		   /* the DWARF's compile units, and decoded so far */
-	size_t split_units, split_missing; /* skeleton units, those without a split unit */
-	struct psym_reason split_why;	   /* why (split_missing > 0) */
-	/* An answer source (a GSYM file, Go's table): "lines from ...", or NULL. */
-	const char *source_note;
-	/* A symbol index file (index.h), open for the file; NULL: none. */
-	const char *index_path, *index_source, *index_build_id;
-	uint64_t index_size;
-	bool index_answered;	  /* some answers came from it */
-	const char *index_damage; /* once: why an index found was not used, or NULL */
-	/* The persistent answer cache in front of the file (kind "cached"). */
-	const char *symcache_path;
-	bool from_symcache;	     /* every answer came from it */
-	const char *symcache_damage; /* once: why the cache file was ignored, or NULL */
-	/* The kernel: vmlinux and kallsyms files, or why neither was found. */
-	const char *vmlinux_path, *kallsyms_path;
-	const struct psym_reason *kernel_why;
-	/* JIT: the last perf map read, how many, and addresses without a sample. */
-	const char *perfmap_path; /* NULL: no perf map */
-	size_t perfmaps;
-	size_t by_only, by_cover, unplaced;
-	int only_pid, cover_pid;
-	const char *unplaced_why;
+	unsigned flags; /* PSYM_RESDESC_*, set by the caller */
+	size_t n;	/* items used */
+	size_t dropped; /* items that did not fit */
+	struct psym_resitem item[PSYM_RESDESC_MAX_ITEMS];
 };
+
+/* Appends a copy of it; false (counted in dropped) when the list is full. */
+static inline bool psym_resdesc_add(struct psym_resdesc *d, const struct psym_resitem *it)
+{
+	if (d->n >= PSYM_RESDESC_MAX_ITEMS) {
+		d->dropped++;
+		return false;
+	}
+	d->item[d->n++] = *it;
+	return true;
+}
 
 struct psym_resolver;
 
@@ -178,9 +224,14 @@ static inline int psym_resolver_symbol_start(struct psym_resolver *r, uint64_t v
 
 static inline void psym_resolver_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
-	unsigned flags = d->flags;
+	d->n = 0;
+	d->dropped = 0;
+	r->ops->describe(r, d);
+}
 
-	*d = (struct psym_resdesc){ .flags = flags, .kind = r->ops->kind };
+/* A wrapping resolver's describe: the inner's items after its own (the list kept). */
+static inline void psym_resolver_describe_inner(struct psym_resolver *r, struct psym_resdesc *d)
+{
 	r->ops->describe(r, d);
 }
 

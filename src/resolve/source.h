@@ -26,6 +26,7 @@
 #include "elffile.h"
 #include "err.h"
 #include "frame.h"
+#include "resolver.h"
 
 struct psym_binary_opts;
 
@@ -65,8 +66,8 @@ struct psym_source_ops {
 		      struct psym_err *e);
 	/* Where its answers may change, malloc'd, any order; NULL: none given. */
 	int (*boundaries)(void *s, uint64_t **out, size_t *n, struct psym_err *e);
-	/* What answers, for the report: "lines from the GSYM file 'P'". Borrowed. */
-	const char *(*note)(const void *s);
+	/* What answers, for the report: its item (resolver.h's role and fields). Borrowed. */
+	void (*describe)(const void *s, struct psym_resitem *it);
 	void (*close)(void *s);
 };
 

@@ -14,7 +14,7 @@
 
 struct gopclntab_source {
 	struct psym_gopclntab *t;
-	char note[96]; /* "symbols from .gopclntab (Go 1.18-1.19 layout)" */
+	char note[96]; /* --explain's verdict: "symbols from .gopclntab (Go 1.18-1.19 layout)" */
 };
 
 static int gopclntab_open(const struct psym_source_env *env, void **out)
@@ -62,11 +62,13 @@ static int gopclntab_boundaries(void *st, uint64_t **out, size_t *n, struct psym
 	return psym_gopclntab_boundaries(s->t, out, n, e);
 }
 
-static const char *gopclntab_note(const void *st)
+static void gopclntab_describe(const void *st, struct psym_resitem *it)
 {
 	const struct gopclntab_source *s = st;
 
-	return s->note;
+	it->role = PSYM_RES_GOPCLNTAB;
+	it->note = psym_gopclntab_layout(s->t);
+	it->flags = psym_gopclntab_has_inlines(s->t) ? 0 : PSYM_RESITEM_NO_INLINES;
 }
 
 static void gopclntab_close(void *st)
@@ -84,6 +86,6 @@ const struct psym_source_ops psym_source_gopclntab = {
 	.of_binary = true, /* the binary's own table */
 	.lookup = gopclntab_lookup,
 	.boundaries = gopclntab_boundaries,
-	.note = gopclntab_note,
+	.describe = gopclntab_describe,
 	.close = gopclntab_close,
 };

@@ -20,7 +20,6 @@
 
 struct gsym_source {
 	struct psym_gsym *g;
-	char note[PATH_MAX + 40]; /* "lines from the GSYM file 'PATH'" */
 };
 
 /* Open a GSYM file; want: the build ID it must have (NULL: named, any). */
@@ -53,7 +52,6 @@ static int try_gsym(const struct psym_source_env *env, const char *path, const c
 	}
 	env->explain(env->ud, path, "GSYM file used (no columns, start lines or discriminators)");
 	s->g = g;
-	snprintf(s->note, sizeof(s->note), "lines from the GSYM file '%s'", psym_gsym_path(g));
 	*out = s;
 	return 0;
 }
@@ -102,11 +100,12 @@ static int gsym_lookup(void *st, uint64_t vaddr, struct psym_frame *frames, size
 	return psym_gsym_lookup(s->g, vaddr, frames, max, n, e);
 }
 
-static const char *gsym_note(const void *st)
+static void gsym_describe(const void *st, struct psym_resitem *it)
 {
 	const struct gsym_source *s = st;
 
-	return s->note;
+	it->role = PSYM_RES_GSYM;
+	it->path = psym_gsym_path(s->g);
 }
 
 static void gsym_close(void *st)
@@ -122,6 +121,6 @@ const struct psym_source_ops psym_source_gsym = {
 	.open_named = gsym_open_named,
 	.open_found = gsym_open_found,
 	.lookup = gsym_lookup,
-	.note = gsym_note,
+	.describe = gsym_describe,
 	.close = gsym_close,
 };

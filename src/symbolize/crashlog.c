@@ -83,6 +83,17 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 	return r;
 }
 
+/* --explain: the split files d says its lookups tried since the last describe. */
+static void tried(const struct filter *f, const struct psym_resdesc *d)
+{
+	for (size_t i = 0; f->o->explain && f->o->event && i < psym_resdesc_ntried(d); i++) {
+		struct psym_crashlog_ev ev = { .kind = PSYM_CRASHLOG_TRIED };
+
+		psym_resdesc_tried(d, i, &ev.path, &ev.verdict);
+		f->o->event(f->o->event_ud, &ev);
+	}
+}
+
 /* -v: what a module's file gave (--explain: and how), once, after its first lookup. */
 static void describe(struct filter *f, struct psym_resolver *r)
 {
@@ -93,7 +104,19 @@ static void describe(struct filter *f, struct psym_resolver *r)
 	if (!f->o->verbose || !f->o->event)
 		return;
 	psym_resolver_describe(r, &d);
+	tried(f, &d);
 	f->o->event(f->o->event_ud, &ev);
+}
+
+/* --explain after a later lookup: only the split files it tried (no notes read). */
+static void describe_tried(struct filter *f, struct psym_resolver *r)
+{
+	struct psym_resdesc d = { .flags = PSYM_RESDESC_KEEP_WARNING | PSYM_RESDESC_NO_NOTE };
+
+	if (!f->o->explain || !f->o->event)
+		return;
+	psym_resolver_describe(r, &d);
+	tried(f, &d);
 }
 
 /* Frames for module+offset (an ELF virtual address); how many. */
@@ -108,6 +131,8 @@ static size_t lookup(struct filter *f, struct psym_resolver *r, uint64_t vaddr)
 	ret = psym_resolver_lookup(r, &ctx, vaddr, f->fr, &why);
 	if (f->fresh == r)
 		describe(f, r);
+	else
+		describe_tried(f, r);
 	return ret ? 0 : f->fr->n;
 }
 

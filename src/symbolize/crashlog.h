@@ -30,6 +30,8 @@ enum psym_crashlog_ev_kind {
 				 * module->tried holds every candidate */
 	PSYM_CRASHLOG_NOT_OPEN, /* module, why or msg: no file for it (-v) */
 	PSYM_CRASHLOG_DESC,	/* desc: what its file gave, after its first lookup (-v) */
+	PSYM_CRASHLOG_TRIED,	/* path, verdict: a split-DWARF file its lookups tried
+				 * (--explain; before its DESC, and after later lookups) */
 };
 
 struct psym_crashlog_ev {
@@ -38,6 +40,7 @@ struct psym_crashlog_ev {
 	const struct psym_reason *why;	   /* NOT_OPEN: not found, with why... */
 	const char *msg;		   /* ...or an error, with msg */
 	const struct psym_resdesc *desc;   /* DESC */
+	const char *path, *verdict;	   /* TRIED */
 };
 
 /* The counts of a run. */

@@ -2,10 +2,12 @@
 /* The words of a resolver's description (resdesc.h). */
 #include "config.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "objtab.h"
 #include "resdesc.h"
 
 /* A debug file in place of a missing binary is said so. */
@@ -25,67 +27,148 @@ static void add(char *buf, size_t bufsz, size_t *n, const char *fmt, ...)
 	*n += k < 0 ? 0 : (size_t)k < bufsz - *n ? (size_t)k : bufsz - *n - 1;
 }
 
-static bool is(const struct psym_resdesc *d, const char *kind)
+/* The first item of role with every flag of want and none of deny; NULL: none. */
+static const struct psym_resitem *find(const struct psym_resdesc *d, enum psym_resrole role,
+				       unsigned want, unsigned deny)
 {
-	return d->kind && strcmp(d->kind, kind) == 0;
+	for (size_t i = 0; i < d->n && i < PSYM_RESDESC_MAX_ITEMS; i++) {
+		const struct psym_resitem *it = &d->item[i];
+
+		if (it->role == role && (it->flags & want) == want && !(it->flags & deny))
+			return it;
+	}
+	return NULL;
+}
+
+static const char *why_text(const struct psym_resitem *it)
+{
+	if (it->why)
+		return psym_reason_text(it->why);
+	return it->note ? it->note : "";
+}
+
+static const char *str(const char *s)
+{
+	return s ? s : "";
+}
+
+const char *psym_resdesc_path(const struct psym_resdesc *d)
+{
+	const struct psym_resitem *bin = find(d, PSYM_RES_BINARY, 0, 0);
+
+	return bin ? bin->path : NULL;
+}
+
+size_t psym_resdesc_ntried(const struct psym_resdesc *d)
+{
+	const struct psym_resitem *split = find(d, PSYM_RES_SPLIT, 0, 0);
+
+	return split && split->tried ? split->ntried : 0;
+}
+
+void psym_resdesc_tried(const struct psym_resdesc *d, size_t i, const char **path,
+			const char **verdict)
+{
+	const struct psym_resitem *split = find(d, PSYM_RES_SPLIT, 0, 0);
+	const struct psym_objtab_try *t;
+
+	*path = *verdict = "";
+	if (!split || !split->tried || i >= split->ntried)
+		return;
+	t = &split->tried[i];
+	*path = t->path;
+	if (!t->used)
+		*verdict = t->verdict;
+	else if (t->dwp)
+		*verdict = "split DWARF package used";
+	else
+		*verdict = "split unit used (dwo id matches)";
+}
+
+/* What an answer source gives: "lines from the GSYM file 'P'"; false: none. */
+static bool source_words(const struct psym_resdesc *d, char *buf, size_t bufsz)
+{
+	const struct psym_resitem *it = find(d, PSYM_RES_GSYM, 0, 0);
+	size_t n = 0;
+
+	buf[0] = '\0';
+	if (it) {
+		add(buf, bufsz, &n, "lines from the GSYM file '%s'", str(it->path));
+		return true;
+	}
+	it = find(d, PSYM_RES_GOPCLNTAB, 0, 0);
+	if (!it)
+		return false;
+	add(buf, bufsz, &n, "symbols from .gopclntab (%s layout%s)", str(it->note),
+	    it->flags & PSYM_RESITEM_NO_INLINES ? ", no inline frames: no inline trees found" : "");
+	return true;
 }
 
 static void file_summary(const struct psym_resdesc *d, char *buf, size_t bufsz)
 {
-	const char *path = d->path ? d->path : "", *dw = d->dwarf_path;
-	const char *as = d->debug_only ? DEBUG_ONLY_NOTE : "";
-	const char *alt = d->alt_note ? d->alt_note : "";
+	const struct psym_resitem *bin = find(d, PSYM_RES_BINARY, 0, 0);
+	const struct psym_resitem *dwi = find(d, PSYM_RES_DWARF, 0, 0);
+	const struct psym_resitem *alti = find(d, PSYM_RES_ALT, 0, 0);
+	const struct psym_resitem *split = find(d, PSYM_RES_SPLIT, 0, 0);
+	const struct psym_resitem *idx = find(d, PSYM_RES_INDEX, PSYM_RESITEM_USED, 0);
+	const char *path = bin && bin->path ? bin->path : "", *dw = dwi ? dwi->path : NULL;
+	const char *as = bin && (bin->flags & PSYM_RESITEM_DEBUG_ONLY) ? DEBUG_ONLY_NOTE : "";
+	const char *alt = alti ? why_text(alti) : "";
+	char src[PATH_MAX + 64];
+	bool has_src = source_words(d, src, sizeof(src));
 	size_t n = 0;
 
-	if (d->from_symcache) {
+	if (find(d, PSYM_RES_CACHE, PSYM_RESITEM_USED, 0)) {
 		add(buf, bufsz, &n, "from '%s'%s, from the symbol cache", path, as);
 		return;
 	}
-	if (d->index_path && d->index_answered) {
+	if (idx) {
 		add(buf, bufsz, &n, "from '%s'%s, from the index '%s' (answers of '%s')", path, as,
-		    d->index_path, d->index_source);
+		    str(idx->path), str(idx->of));
 		return;
 	}
-	if (!dw && d->source_note)
-		add(buf, bufsz, &n, "from '%s'%s, %s", path, as, d->source_note);
+	if (!dw && has_src)
+		add(buf, bufsz, &n, "from '%s'%s, %s", path, as, src);
 	else if (dw && strcmp(dw, path) != 0)
 		add(buf, bufsz, &n, "from '%s'%s, lines from '%s'%s%s", path, as, dw,
-		    d->alt_note ? "; " : "", alt);
+		    alti ? "; " : "", alt);
 	else if (dw)
-		add(buf, bufsz, &n, "from '%s'%s, with lines%s%s", path, as,
-		    d->alt_note ? "; " : "", alt);
-	else if (d->debug_note)
-		add(buf, bufsz, &n, "from '%s'%s, no lines: %s", path, as, d->debug_note);
+		add(buf, bufsz, &n, "from '%s'%s, with lines%s%s", path, as, alti ? "; " : "", alt);
+	else if (dwi && dwi->note)
+		add(buf, bufsz, &n, "from '%s'%s, no lines: %s", path, as, dwi->note);
 	else
 		add(buf, bufsz, &n, "from '%s'%s, no lines: no DWARF", path, as);
-	if (dw && d->split_missing)
+	if (dw && split && split->n)
 		add(buf, bufsz, &n,
 		    "; split DWARF: %zu of %zu units used without their split unit (no inline "
 		    "frames): %s",
-		    d->split_missing, d->split_units, psym_reason_text(&d->split_why));
+		    split->n, split->total, why_text(split));
 }
 
 void psym_resdesc_summary(const struct psym_resdesc *d, char *buf, size_t bufsz)
 {
+	const struct psym_resitem *vm = find(d, PSYM_RES_VMLINUX, 0, 0);
+	const struct psym_resitem *ks = find(d, PSYM_RES_KALLSYMS, 0, 0);
+	const struct psym_resitem *pm = find(d, PSYM_RES_PERFMAP, 0, 0);
 	size_t n = 0;
 
 	if (!bufsz)
 		return;
 	buf[0] = '\0';
-	if (is(d, "kernel")) {
-		if (d->vmlinux_path)
-			add(buf, bufsz, &n, "from '%s'%s%s%s", d->vmlinux_path,
-			    d->kallsyms_path ? " and '" : "",
-			    d->kallsyms_path ? d->kallsyms_path : "", d->kallsyms_path ? "'" : "");
-		else if (d->kallsyms_path)
-			add(buf, bufsz, &n, "from '%s'", d->kallsyms_path);
+	if (vm || ks) {
+		const char *ksp = ks ? ks->path : NULL;
+
+		if (vm)
+			add(buf, bufsz, &n, "from '%s'%s%s%s", str(vm->path), ksp ? " and '" : "",
+			    str(ksp), ksp ? "'" : "");
+		else if (ksp)
+			add(buf, bufsz, &n, "from '%s'", ksp);
 		else
-			add(buf, bufsz, &n, "%s",
-			    d->kernel_why ? psym_reason_text(d->kernel_why) : "");
-	} else if (is(d, "jit")) {
-		if (d->perfmap_path)
-			add(buf, bufsz, &n, "from '%s'%s", d->perfmap_path,
-			    d->perfmaps > 1 ? " and others" : "");
+			add(buf, bufsz, &n, "%s", why_text(ks));
+	} else if (pm) {
+		if (pm->path)
+			add(buf, bufsz, &n, "from '%s'%s", pm->path,
+			    pm->total > 1 ? " and others" : "");
 		else
 			add(buf, bufsz, &n, "no perf map");
 	} else {
@@ -93,63 +176,100 @@ void psym_resdesc_summary(const struct psym_resdesc *d, char *buf, size_t bufsz)
 	}
 }
 
+/* A JIT resolver's --explain: how locations no sample names were placed. */
+static void jit_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
+{
+	const struct psym_resitem *only = find(d, PSYM_RES_PROCESS, PSYM_RESITEM_ONLY, 0);
+	const struct psym_resitem *cover = find(d, PSYM_RES_PROCESS, 0, PSYM_RESITEM_ONLY);
+	const struct psym_resitem *un = find(d, PSYM_RES_UNPLACED, 0, 0);
+	size_t n = 0;
+
+	if (only && only->n)
+		add(buf, bufsz, &n,
+		    "%zu location(s) no sample names looked up in pid %d, the profile's "
+		    "only process",
+		    only->n, only->pid);
+	if (cover && cover->n)
+		add(buf, bufsz, &n,
+		    "%s%zu location(s) no sample names looked up in the only process "
+		    "whose perf maps cover them (pid %d the last)",
+		    n ? "\n    " : "", cover->n, cover->pid);
+	if (un && un->n)
+		add(buf, bufsz, &n, "%s%zu location(s) left unresolved: %s", n ? "\n    " : "",
+		    un->n, why_text(un));
+}
+
 void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
 {
+	const struct psym_resitem *bin = find(d, PSYM_RES_BINARY, 0, 0);
+	const struct psym_resitem *dw = find(d, PSYM_RES_DWARF, 0, 0);
+	const struct psym_resitem *idx = find(d, PSYM_RES_INDEX, 0, PSYM_RESITEM_DAMAGED);
+	const struct psym_resitem *split = find(d, PSYM_RES_SPLIT, 0, 0);
+	char src[PATH_MAX + 64];
 	size_t n = 0;
 
 	if (!bufsz)
 		return;
 	buf[0] = '\0';
-	if (is(d, "jit")) {
-		if (d->by_only)
-			add(buf, bufsz, &n,
-			    "%zu location(s) no sample names looked up in pid %d, the profile's "
-			    "only process",
-			    d->by_only, d->only_pid);
-		if (d->by_cover)
-			add(buf, bufsz, &n,
-			    "%s%zu location(s) no sample names looked up in the only process "
-			    "whose perf maps cover them (pid %d the last)",
-			    n ? "\n    " : "", d->by_cover, d->cover_pid);
-		if (d->unplaced)
-			add(buf, bufsz, &n, "%s%zu location(s) left unresolved: %s",
-			    n ? "\n    " : "", d->unplaced, d->unplaced_why ? d->unplaced_why : "");
+	if (find(d, PSYM_RES_PERFMAP, 0, 0)) {
+		jit_explain(d, buf, bufsz);
 		return;
 	}
-	if (is(d, "kernel"))
-		return;
-	if (d->index_path)
+	if (!bin)
+		return; /* the kernel: its summary says it all */
+	if (idx)
 		add(buf, bufsz, &n,
 		    "answers from the index '%s' (build ID %s, %llu bytes, made from "
 		    "'%s'); no DWARF read",
-		    d->index_path, d->index_build_id, (unsigned long long)d->index_size,
-		    d->index_source);
-	if (d->debug_only)
+		    str(idx->path), str(idx->build_id), (unsigned long long)idx->size,
+		    str(idx->of));
+	if (bin->flags & PSYM_RESITEM_DEBUG_ONLY)
 		add(buf, bufsz, &n,
 		    "%s'%s' is a debug file standing in for the binary: its segments' "
 		    "file offsets recovered from their addresses and alignment, "
 		    "symbols from its .symtab",
-		    n ? "\n    " : "", d->path ? d->path : "");
-	if (d->dwarf_path)
+		    n ? "\n    " : "", str(bin->path));
+	if (dw && dw->path)
 		add(buf, bufsz, &n, "%sDWARF: %zu of %zu compile units decoded so far",
-		    n ? "\n    " : "", d->decoded, d->units);
-	if (d->source_note && d->dwarf_path)
-		add(buf, bufsz, &n, "%s%s where the DWARF has no function", n ? "\n    " : "",
-		    d->source_note);
+		    n ? "\n    " : "", dw->n, dw->total);
+	if (dw && dw->path && source_words(d, src, sizeof(src)))
+		add(buf, bufsz, &n, "%s%s where the DWARF has no function", n ? "\n    " : "", src);
+	if (split && split->lost)
+		add(buf, bufsz, &n,
+		    "%ssplit DWARF: %zu more candidates tried than the located-object table "
+		    "keeps (not listed)",
+		    n ? "\n    " : "", split->lost);
 }
 
 void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)
 {
+	const struct psym_resitem *cache = find(d, PSYM_RES_CACHE, PSYM_RESITEM_DAMAGED, 0);
+	const struct psym_resitem *idx = find(d, PSYM_RES_INDEX, PSYM_RESITEM_DAMAGED, 0);
+	const char *path = str(psym_resdesc_path(d));
 	size_t n = 0;
 
 	if (!bufsz)
 		return;
 	buf[0] = '\0';
-	if (d->symcache_damage)
+	if (cache)
 		add(buf, bufsz, &n, "symbol cache '%s' ignored (%s): symbolized from '%s'",
-		    d->symcache_path ? d->symcache_path : "", d->symcache_damage,
-		    d->path ? d->path : "");
-	else if (d->index_damage)
-		add(buf, bufsz, &n, "%s: symbolized from '%s' instead", d->index_damage,
-		    d->path ? d->path : "");
+		    str(cache->path), why_text(cache), path);
+	else if (idx)
+		add(buf, bufsz, &n, "%s: symbolized from '%s' instead", why_text(idx), path);
+}
+
+void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t bufsz)
+{
+	const struct psym_resitem *idx = find(d, PSYM_RES_INDEX, PSYM_RESITEM_DAMAGED, 0);
+	const struct psym_resitem *dw = find(d, PSYM_RES_DWARF, 0, 0);
+	size_t n = 0;
+
+	if (!bufsz)
+		return;
+	buf[0] = '\0';
+	if (idx)
+		add(buf, bufsz, &n, "%s: answered from the debug information", why_text(idx));
+	/* Debug info that could not be read: said once, like llvm-symbolizer. */
+	if (dw && dw->note && dw->note[0])
+		add(buf, bufsz, &n, "%s%s", n ? "\n" : "", dw->note);
 }

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The text of a resolver's description (struct psym_resdesc, resolver.h),
- * composed in one place for every command: the summary's "from ..." part,
- * the --explain lines and the one-time warning. Resolvers give data; the
- * words are here.
+ * The text of a resolver's description (struct psym_resdesc, resolver.h:
+ * a list of {role, path, reason, counts} items), composed in one place for
+ * every command: the summary's "from ..." part, the --explain lines and
+ * the one-time warnings. Resolvers give items; the words are here.
  */
 #ifndef PSYM_RESDESC_H
 #define PSYM_RESDESC_H
@@ -20,5 +20,25 @@ void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
 
 /* The one-time warning of a damaged cache or index file; "" when none. */
 void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz);
+
+/*
+ * psym addr's warnings, said once like llvm-symbolizer's: a damaged index
+ * (answered from the debug information instead), then why the debug
+ * information could not be read; lines joined by "\n", "" when none.
+ */
+void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t bufsz);
+
+/*
+ * The split-DWARF candidates (.dwo, .dwp) tried since the resolver's last
+ * describe: how many, and the i-th one's path and verdict ("not found",
+ * "split unit used (dwo id matches)"), borrowed. --explain says each one
+ * as "tried" (before the description's own lines).
+ */
+size_t psym_resdesc_ntried(const struct psym_resdesc *d);
+void psym_resdesc_tried(const struct psym_resdesc *d, size_t i, const char **path,
+			const char **verdict);
+
+/* The file answered for (the BINARY item's path), or NULL: not a file. */
+const char *psym_resdesc_path(const struct psym_resdesc *d);
 
 #endif

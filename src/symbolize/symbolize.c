@@ -461,6 +461,13 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
 	if (!res)
 		return;
+	/* The split files its lookups tried, from the table (even with quiet). */
+	for (size_t i = 0; run->o->explain && i < psym_resdesc_ntried(&d); i++) {
+		const char *path, *verdict;
+
+		psym_resdesc_tried(&d, i, &path, &verdict);
+		explain_cb(run, path, verdict);
+	}
 	note(run,
 	     &(struct psym_note){ .kind = PSYM_NOTE_WARNING, .mapping_id = m->id, .desc = &d });
 	if (run->o->explain && !run->o->quiet) {

@@ -35,8 +35,9 @@ enum psym_explain_kind {
 	PSYM_EXPLAIN_OBJECT,  /* obj: a located object of the plan, once, before any is
 			       * resolved (mapping_id: the first mapping naming it) */
 	PSYM_EXPLAIN_TRIED,   /* path, verdict: a candidate tried when it was needed (a
-			       * debug, alternate, split-DWARF or kernel file, a perf map,
-			       * an index, the symbol cache) */
+			       * debug, alternate or kernel file, a perf map, an index,
+			       * the symbol cache); split-DWARF files from the table after
+			       * the mapping's lookups, before its DESC */
 	PSYM_EXPLAIN_MAPPING, /* mapping_id, name, build_id: a file mapping about to be
 			       * resolved */
 	PSYM_EXPLAIN_DESC,    /* desc: what a mapping's resolver says of it, after */

@@ -221,6 +221,59 @@ static void test_kmod_once(void)
 	psym_objtab_free(t);
 }
 
+/*
+ * Split-DWARF candidates are table data: recorded in the entry's split
+ * slot as (dwo or dwp, path, reason or used), handed out once each by
+ * psym_objtab_split_news, at most the table's cap kept and the rest counted.
+ */
+static void test_split_news(void)
+{
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *x = NULL;
+	struct psym_reason miss = { .code = PSYM_R_NOT_FOUND };
+	struct psym_reason bad = { .code = PSYM_R_DWO_MISMATCH };
+	const struct psym_objtab_try *tr;
+	struct psym_err e = { 0 };
+	size_t n, lost, kept = 0;
+	char path[64];
+
+	if (!t || psym_objtab_add(t, PSYM_MAP_FILE, "/p", NULL, NULL, &x, &e)) {
+		ok(false, "split news: setup");
+		psym_objtab_free(t);
+		return;
+	}
+	psym_objtab_split_news(t, x, &tr, &n, &lost);
+	ok(!tr && !n && !lost, "split news: none before any is tried");
+	snprintf(bad.detail, sizeof(bad.detail), "rejected: dwo id 1, want 2");
+	psym_objtab_split_tried(t, x, false, "/a.dwo", &miss);
+	psym_objtab_split_tried(t, x, false, "/b.dwo", &bad);
+	psym_objtab_split_tried(t, x, false, "/c.dwo", NULL);
+	psym_objtab_split_tried(t, x, true, "/p.dwp", NULL);
+	psym_objtab_split_news(t, x, &tr, &n, &lost);
+	ok(n == 4 && !lost && tr && !strcmp(tr[0].path, "/a.dwo") &&
+		   !strcmp(tr[0].verdict, "not found") && !tr[0].used && !tr[0].dwp,
+	   "split news: a refusal, its reason's text");
+	ok(n == 4 && !strcmp(tr[1].verdict, "rejected: dwo id 1, want 2") && !tr[1].used,
+	   "split news: a refusal with a detail");
+	ok(n == 4 && tr[2].used && !tr[2].dwp && !*tr[2].verdict && tr[3].used && tr[3].dwp,
+	   "split news: a .dwo and a .dwp used, no words of their own");
+	ok(x->split && x->split->ntried == 4, "split news: kept in the entry's split slot");
+	psym_objtab_split_news(t, x, &tr, &n, &lost);
+	ok(n == 0 && !lost, "split news: each candidate handed out once");
+	for (int i = 0; i < 300; i++) {
+		snprintf(path, sizeof(path), "/d/%d.dwo", i);
+		psym_objtab_split_tried(t, x, false, path, &miss);
+	}
+	psym_objtab_split_news(t, x, &tr, &n, &lost);
+	kept = x->split->ntried;
+	ok(n == kept - 4 && n + lost == 300 && lost > 0 && !strcmp(tr[0].path, "/d/0.dwo"),
+	   "split news: past the cap the rest are counted, not kept (%zu kept, %zu lost)", n, lost);
+	psym_objtab_split_tried(NULL, NULL, false, "/x.dwo", NULL);
+	psym_objtab_split_news(NULL, NULL, &tr, &n, &lost);
+	ok(!tr && !n && !lost, "split news: without a table, nothing");
+	psym_objtab_free(t);
+}
+
 int main(void)
 {
 	struct psym_objtab *t = psym_objtab_new(0);
@@ -234,6 +287,7 @@ int main(void)
 
 	test_array();
 	test_kmod_once();
+	test_split_news();
 	is_int(psym_objkey_classify("[vdso]", clean, sizeof(clean)), PSYM_MAP_VDSO, "[vdso]");
 	is_int(psym_objkey_classify("/usr/lib/x.so (deleted)", clean, sizeof(clean)), PSYM_MAP_FILE,
 	       "a deleted file is a file");

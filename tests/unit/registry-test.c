@@ -36,7 +36,7 @@ static void describe(struct psym_resolver *r, struct psym_resdesc *d)
 	struct counting *c = (struct counting *)r;
 
 	snprintf(c->name, sizeof(c->name), "counting %d", c->id);
-	d->path = c->name;
+	psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_BINARY, .path = c->name });
 }
 
 static const struct psym_resolver_ops ops = { .kind = "test",
@@ -98,7 +98,8 @@ int main(void)
 	ok(psym_registry_get(g, "a", open_fn, &found, &x, &e) == 0, "get a new key");
 	ok(psym_regentry_resolver(x) != NULL, "it has a resolver");
 	psym_resolver_describe(psym_regentry_resolver(x), &d);
-	is_str(d.path, "counting 1", "the resolver answers through the interface");
+	is_str(d.n ? d.item[0].path : NULL, "counting 1",
+	       "the resolver answers through the interface");
 	psym_regentry_release(x);
 	ok(psym_registry_get(g, "a", open_fn, &found, &x, &e) == 0, "get it again");
 	psym_regentry_release(x);

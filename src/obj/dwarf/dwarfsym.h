@@ -46,8 +46,11 @@ struct psym_dwo_finder {
 	void (*dwo)(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
 		    void *ud);
 	void (*dwp)(void *ctx, psym_dwo_cand_fn fn, void *ud);
-	/* Each candidate and its verdict (--explain); may be NULL. */
-	void (*explain)(void *ctx, const char *path, const char *verdict);
+	/*
+	 * Each candidate tried, as data: a .dwp package (dwp) or a .dwo file,
+	 * and why it was refused (NULL: used). May be NULL.
+	 */
+	void (*tried)(void *ctx, bool dwp, const char *path, const struct psym_reason *why);
 	const struct psym_elf_limits *elf_limits; /* for opening them; NULL: defaults */
 };
 

@@ -84,10 +84,17 @@ struct split {
 	struct psym_reason why;
 };
 
-static void explain(const struct split *s, const char *path, const char *verdict)
+/* A candidate tried, and why it was refused (code, detail); PSYM_R_NONE: used. */
+static void tried(const struct split *s, bool dwp, const char *path, enum psym_reason_code code,
+		  const char *detail)
 {
-	if (s->f->explain)
-		s->f->explain(s->f->ctx, path, verdict);
+	struct psym_reason why = { .code = code };
+
+	if (!s->f->tried)
+		return;
+	if (detail)
+		snprintf(why.detail, sizeof(why.detail), "%s", detail);
+	s->f->tried(s->f->ctx, dwp, path, code == PSYM_R_NONE ? NULL : &why);
 }
 
 /* A psym_dwarf for a .dwo or .dwp file, with the options of d; no sections yet. */
@@ -365,7 +372,7 @@ static bool try_dwp(void *ud, const char *path)
 	int ret;
 
 	if (access(path, F_OK) != 0) {
-		explain(s, path, "not found");
+		tried(s, true, path, PSYM_R_NOT_FOUND, NULL);
 		return false;
 	}
 	p = calloc(1, sizeof(*p));
@@ -379,9 +386,9 @@ static bool try_dwp(void *ud, const char *path)
 		if (ret == PSYM_ENOMEM)
 			q->err = psym_err_set(q->e, ret, "%s", le.msg);
 		else if (ret == PSYM_ENOTREG)
-			explain(s, path, "not a regular file");
+			tried(s, true, path, PSYM_R_NOT_REGULAR, NULL);
 		else
-			explain(s, path, le.msg);
+			tried(s, true, path, PSYM_R_BAD_FILE, le.msg);
 		if (ret != PSYM_ENOMEM)
 			psym_reason_offer(&s->dwp_why, PSYM_R_DWP_BAD, 2, "'%s': %s", path,
 					  ret == PSYM_ENOTREG ? "not a regular file" : le.msg);
@@ -406,11 +413,11 @@ static bool try_dwp(void *ud, const char *path)
 	}
 	if (!dwp_parse(p, &what))
 		goto bad;
-	explain(s, path, "split DWARF package used");
+	tried(s, true, path, PSYM_R_NONE, NULL);
 	s->dwp = p;
 	return true;
 bad:
-	explain(s, path, what);
+	tried(s, true, path, PSYM_R_DWP_BAD, what);
 	psym_reason_offer(&s->dwp_why, PSYM_R_DWP_BAD, 4, "'%s': %s", path, what);
 	dwp_free(p);
 	return false;
@@ -546,7 +553,7 @@ static bool try_dwo(void *ud, const char *path)
 	q->tried++;
 	/* Paths that are not there are not remembered: the list stays the files found. */
 	if (access(path, F_OK) != 0) {
-		explain(q->s, path, "not found");
+		tried(q->s, false, path, PSYM_R_NOT_FOUND, NULL);
 		return false;
 	}
 	f = dwo_file(q, path);
@@ -554,18 +561,19 @@ static bool try_dwo(void *ud, const char *path)
 		return true;
 	if (!f->dw) {
 		psym_reason_offer(q->why, f->why.code, 3, "%s", psym_reason_text(&f->why));
-		explain(q->s, path, psym_reason_text(&f->why));
+		tried(q->s, false, path, f->why.code ? f->why.code : PSYM_R_BAD_FILE,
+		      psym_reason_text(&f->why));
 		return false;
 	}
 	q->found = unit_with_id(f->dw, q->c->dwo_id, &other);
 	if (q->found) {
 		q->found_d = f->dw;
-		explain(q->s, path, "split unit used (dwo id matches)");
+		tried(q->s, false, path, PSYM_R_NONE, NULL);
 		return true;
 	}
 	snprintf(msg, sizeof(msg), "rejected: dwo id %016llx, want %016llx",
 		 (unsigned long long)other, (unsigned long long)q->c->dwo_id);
-	explain(q->s, path, msg);
+	tried(q->s, false, path, PSYM_R_DWO_MISMATCH, msg);
 	psym_reason_offer(q->why, PSYM_R_DWO_MISMATCH, 5, "'%s': %s", path, msg);
 	return false;
 }

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The words of a description (resdesc.h) from hand-made item lists
+ * (resolver.h): the summary, --explain and warning lines every command
+ * prints, for each role; the split candidates' verdicts; and the bound on
+ * the list (items past PSYM_RESDESC_MAX_ITEMS are dropped and counted, the
+ * words come from those kept).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "objtab.h"
+#include "resdesc.h"
+#include "tap.h"
+
+static char sum[4096], more[4096], warn[4096];
+
+static void words(const struct psym_resdesc *d)
+{
+	psym_resdesc_summary(d, sum, sizeof(sum));
+	psym_resdesc_explain(d, more, sizeof(more));
+	psym_resdesc_warning(d, warn, sizeof(warn));
+}
+
+static void add(struct psym_resdesc *d, struct psym_resitem it)
+{
+	ok(psym_resdesc_add(d, &it), "item of role %d added", (int)it.role);
+}
+
+static void file_lines(void)
+{
+	struct psym_resdesc d = { 0 };
+	struct psym_reason why = { .code = PSYM_R_DWO_NOT_FOUND };
+
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/b", .n = 3, .total = 10 });
+	words(&d);
+	is_str(sum, "from '/b', with lines", "lines in the binary");
+	is_str(more, "DWARF: 3 of 10 compile units decoded so far", "explain: units");
+	is_str(warn, "", "no warning");
+
+	d.n = 0;
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/d", .n = 1, .total = 2 });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_ALT, .note = "alt 'x' not found" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_SPLIT, .n = 2, .total = 5, .why = &why });
+	words(&d);
+	is_str(sum,
+	       "from '/b', lines from '/d'; alt 'x' not found; split DWARF: 2 of 5 units used "
+	       "without their split unit (no inline frames): split DWARF .dwo not found",
+	       "debug file, alternate, split units missing (the reason's name)");
+	d.item[1].path = "/b";
+	words(&d);
+	is_str(sum,
+	       "from '/b', with lines; alt 'x' not found; split DWARF: 2 of 5 units used "
+	       "without their split unit (no inline frames): split DWARF .dwo not found",
+	       "own lines with an alternate missing");
+}
+
+static void file_no_lines(void)
+{
+	struct psym_resdesc d = { 0 };
+
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .note = "no .debug_info" });
+	words(&d);
+	is_str(sum, "from '/b', no lines: no .debug_info", "why no lines");
+	is_str(more, "", "nothing to explain");
+	d.item[1].note = NULL;
+	words(&d);
+	is_str(sum, "from '/b', no lines: no DWARF", "no note: no DWARF");
+
+	d.n = 0;
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY,
+				       .path = "/d.debug",
+				       .flags = PSYM_RESITEM_DEBUG_ONLY });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/d.debug", .total = 4 });
+	words(&d);
+	is_str(sum, "from '/d.debug' (a debug file standing in for the binary), with lines",
+	       "debug-only summary");
+	is_str(more,
+	       "'/d.debug' is a debug file standing in for the binary: its segments' file "
+	       "offsets recovered from their addresses and alignment, symbols from its "
+	       ".symtab\n    DWARF: 0 of 4 compile units decoded so far",
+	       "debug-only explain, two lines");
+}
+
+static void sources(void)
+{
+	struct psym_resdesc d = { 0 };
+
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_GSYM, .path = "/b.gsym" });
+	words(&d);
+	is_str(sum, "from '/b', lines from the GSYM file '/b.gsym'", "GSYM answers");
+	d.item[1].path = "/b";
+	d.item[1].total = d.item[1].n = 7;
+	words(&d);
+	is_str(more,
+	       "DWARF: 7 of 7 compile units decoded so far\n    lines from the GSYM file "
+	       "'/b.gsym' where the DWARF has no function",
+	       "a source beside the DWARF");
+
+	d.n = 0;
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/go" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_GOPCLNTAB,
+				       .note = "Go 1.18-1.19",
+				       .flags = PSYM_RESITEM_NO_INLINES });
+	words(&d);
+	is_str(sum,
+	       "from '/go', symbols from .gopclntab (Go 1.18-1.19 layout, no inline frames: no "
+	       "inline trees found)",
+	       "Go's table without inline trees");
+}
+
+static void cache_and_index(void)
+{
+	struct psym_resdesc d = { 0 };
+
+	add(&d, (struct psym_resitem){
+			.role = PSYM_RES_CACHE, .path = "/c/x.cache", .flags = PSYM_RESITEM_USED });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/b" });
+	words(&d);
+	is_str(sum, "from '/b', from the symbol cache", "every answer from the cache");
+	d.item[0].flags = PSYM_RESITEM_DAMAGED;
+	d.item[0].note = "bad magic";
+	words(&d);
+	is_str(sum, "from '/b', with lines", "a damaged cache did not answer");
+	is_str(warn, "symbol cache '/c/x.cache' ignored (bad magic): symbolized from '/b'",
+	       "the cache's warning");
+
+	d.n = 0;
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_INDEX,
+				       .flags = PSYM_RESITEM_USED,
+				       .path = "/i/ab.idx",
+				       .of = "/b.debug",
+				       .build_id = "ab",
+				       .size = 123 });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_INDEX,
+				       .flags = PSYM_RESITEM_DAMAGED,
+				       .note = "index 'z' bad" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .note = "cannot read" });
+	words(&d);
+	is_str(sum, "from '/b', from the index '/i/ab.idx' (answers of '/b.debug')",
+	       "index answers");
+	is_str(more,
+	       "answers from the index '/i/ab.idx' (build ID ab, 123 bytes, made from "
+	       "'/b.debug'); no DWARF read",
+	       "index explained");
+	is_str(warn, "index 'z' bad: symbolized from '/b' instead", "the index's warning");
+	psym_resdesc_addr_warnings(&d, warn, sizeof(warn));
+	is_str(warn, "index 'z' bad: answered from the debug information\ncannot read",
+	       "addr's two warnings, one a line");
+	is_str(psym_resdesc_path(&d), "/b", "the binary's path");
+}
+
+static void kernel_and_jit(void)
+{
+	struct psym_resdesc d = { 0 };
+	struct psym_reason why = { .code = PSYM_R_NO_KALLSYMS };
+
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_VMLINUX, .path = "/v" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_KALLSYMS, .path = "/k" });
+	words(&d);
+	is_str(sum, "from '/v' and '/k'", "vmlinux and kallsyms");
+	is_str(more, "", "the kernel: nothing more");
+	ok(psym_resdesc_path(&d) == NULL, "no binary path for the kernel");
+	d.n = 1;
+	words(&d);
+	is_str(sum, "from '/v'", "vmlinux alone");
+	d.n = 0;
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_KALLSYMS, .why = &why });
+	words(&d);
+	is_str(sum, "no kernel symbols", "neither: the reason");
+
+	d.n = 0;
+	add(&d, (struct psym_resitem){
+			.role = PSYM_RES_PERFMAP, .path = "/tmp/perf-1.map", .total = 2 });
+	add(&d, (struct psym_resitem){
+			.role = PSYM_RES_PROCESS, .flags = PSYM_RESITEM_ONLY, .n = 3, .pid = 7 });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_PROCESS, .n = 4, .pid = 9 });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_UNPLACED, .n = 5, .note = "two maps" });
+	words(&d);
+	is_str(sum, "from '/tmp/perf-1.map' and others", "perf maps");
+	is_str(more,
+	       "3 location(s) no sample names looked up in pid 7, the profile's only process\n"
+	       "    4 location(s) no sample names looked up in the only process whose perf maps "
+	       "cover them (pid 9 the last)\n    5 location(s) left unresolved: two maps",
+	       "JIT placements");
+	d.n = 0;
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_PERFMAP });
+	words(&d);
+	is_str(sum, "no perf map", "no perf map");
+	is_str(more, "", "nothing placed");
+}
+
+static void split_tried(void)
+{
+	struct psym_objtab_try t[] = {
+		{ .path = "/a.dwo", .verdict = "not found" },
+		{ .path = "/b.dwo", .verdict = "", .used = true },
+		{ .path = "/p.dwp", .verdict = "", .used = true, .dwp = true },
+	};
+	struct psym_resdesc d = { 0 };
+	const char *path, *verdict;
+
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/b", .total = 1 });
+	is_int(psym_resdesc_ntried(&d), 0, "no split item: nothing tried");
+	add(&d,
+	    (struct psym_resitem){ .role = PSYM_RES_SPLIT, .tried = t, .ntried = 3, .lost = 2 });
+	is_int(psym_resdesc_ntried(&d), 3, "three tried");
+	psym_resdesc_tried(&d, 0, &path, &verdict);
+	is_str(path, "/a.dwo", "first path");
+	is_str(verdict, "not found", "a refusal is its reason");
+	psym_resdesc_tried(&d, 1, &path, &verdict);
+	is_str(verdict, "split unit used (dwo id matches)", "a .dwo used");
+	psym_resdesc_tried(&d, 2, &path, &verdict);
+	is_str(verdict, "split DWARF package used", "a .dwp used");
+	psym_resdesc_tried(&d, 3, &path, &verdict);
+	is_str(path, "", "past the end: empty");
+	words(&d);
+	is_str(sum, "from '/b', with lines", "no units missing: no split words");
+	is_str(more,
+	       "DWARF: 0 of 1 compile units decoded so far\n    split DWARF: 2 more candidates "
+	       "tried than the located-object table keeps (not listed)",
+	       "candidates past the table's cap are counted");
+}
+
+static void bound(void)
+{
+	struct psym_resdesc d = { 0 };
+	char small[12];
+
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/b" });
+	for (size_t i = 2; i < PSYM_RESDESC_MAX_ITEMS; i++)
+		psym_resdesc_add(&d, &(struct psym_resitem){ .role = PSYM_RES_ALT, .note = "a" });
+	is_int(d.n, PSYM_RESDESC_MAX_ITEMS, "the list is full");
+	ok(!psym_resdesc_add(&d, &(struct psym_resitem){ .role = PSYM_RES_CACHE,
+							 .flags = PSYM_RESITEM_USED }),
+	   "an item past the bound is refused");
+	ok(!psym_resdesc_add(&d, &(struct psym_resitem){ .role = PSYM_RES_CACHE }), "and the next");
+	is_int(d.n, PSYM_RESDESC_MAX_ITEMS, "the list did not grow");
+	is_int(d.dropped, 2, "the dropped items are counted");
+	words(&d);
+	is_str(sum, "from '/b', with lines; a", "the words come from the items kept");
+	psym_resdesc_summary(&d, small, sizeof(small));
+	is_str(small, "from '/b', ", "a small buffer is cut, terminated");
+	psym_resdesc_summary(&d, small, 0);
+	ok(1, "a zero-size buffer is left alone");
+}
+
+int main(void)
+{
+	file_lines();
+	file_no_lines();
+	sources();
+	cache_and_index();
+	kernel_and_jit();
+	split_tried();
+	bound();
+	printf("1..%d\n", tap_n);
+	return tap_failed != 0;
+}
