@@ -639,7 +639,7 @@ static int own_table_bounds(struct psym_binary *b, size_t i, uint64_t **v, size_
 {
 	if (!psym_sources[i]->boundaries)
 		return psym_err_set(e, PSYM_NOENT, "no DWARF, and %s gives no boundaries",
-				    psym_sources[i]->note(b->src[i]));
+				    psym_sources[i]->kind);
 	return psym_sources[i]->boundaries(b->src[i], v, n, e);
 }
 
