@@ -650,6 +650,11 @@ static int recorders_open(struct collector *c, const struct sampler *s, pid_t cm
 		}
 	}
 	meta_recorders(&c->m, c->mt, NULL);
+	/* Execs counted once the tracker records them (image.bpf.h). */
+	if (!o->stack_copy)
+		meta_images(&c->m,
+			    images_attach(c->b.skel->progs.psym_exec, &c->b.skel->links.psym_exec,
+					  c->b.skel->maps.images));
 	if (o->stack_copy) {
 		struct stackcopy_opts so = { (uint32_t)o->stack_copy,
 					     o->pids,
@@ -669,6 +674,7 @@ static int recorders_open(struct collector *c, const struct sampler *s, pid_t cm
 			return PSYM_EXIT_SYSTEM;
 		}
 		meta_recorders(&c->m, c->mt, c->sc);
+		meta_images(&c->m, stackcopy_images(c->sc));
 	}
 	return PSYM_EXIT_OK;
 }
