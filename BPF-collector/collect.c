@@ -629,6 +629,14 @@ static int profile_start(const struct opts *o, struct output *w, struct meta *m,
 	return PSYM_EXIT_OK;
 }
 
+/* Samples carry their process's image from now on (fd: its map, -1: they do not). */
+static void images_start(struct collector *c, int fd)
+{
+	meta_images(&c->m, fd);
+	if (fd >= 0)
+		mmaptrack_images_since(c->mt, (uint64_t)now_ns());
+}
+
 /*
  * What records beside the BPF program, opened before sampling starts: the
  * mappings as they are made (no process started after it goes unrecorded;
@@ -650,11 +658,10 @@ static int recorders_open(struct collector *c, const struct sampler *s, pid_t cm
 		}
 	}
 	meta_recorders(&c->m, c->mt, NULL);
-	/* Execs counted once the tracker records them (image.bpf.h). */
+	/* Execs followed once the tracker records them (image.bpf.h). */
 	if (!o->stack_copy)
-		meta_images(&c->m,
-			    images_attach(c->b.skel->progs.psym_exec, &c->b.skel->links.psym_exec,
-					  c->b.skel->maps.images));
+		images_start(c, images_attach(c->b.skel->progs.psym_exec,
+					      &c->b.skel->links.psym_exec, c->b.skel->maps.images));
 	if (o->stack_copy) {
 		struct stackcopy_opts so = { (uint32_t)o->stack_copy,
 					     o->pids,
@@ -674,7 +681,7 @@ static int recorders_open(struct collector *c, const struct sampler *s, pid_t cm
 			return PSYM_EXIT_SYSTEM;
 		}
 		meta_recorders(&c->m, c->mt, c->sc);
-		meta_images(&c->m, stackcopy_images(c->sc));
+		images_start(c, stackcopy_images(c->sc));
 	}
 	return PSYM_EXIT_OK;
 }

@@ -93,7 +93,8 @@ struct mmaptrack {
 	char **paths;
 	size_t npaths;
 	uint64_t drain;
-	uint32_t gen; /* a new value for every change of any process */
+	uint64_t images_since; /* execs from then on start an image (mmaptrack_images_since) */
+	uint32_t gen;	       /* a new value for every change of any process */
 	/* One poll's records of every ring, unwrapped, then taken in time order. */
 	unsigned char *buf;
 	size_t len, cap;
@@ -415,7 +416,7 @@ static void on_record(struct mmaptrack *t, const struct perf_event_header *h,
 		if (p) {
 			p->complete = true;
 			p->exe_next = true;
-			p->exec_time = time;
+			p->exec_time = time >= t->images_since ? time : 0;
 			p->gen = ++t->gen;
 		}
 		t->st.execs++;
@@ -566,6 +567,7 @@ int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struc
 	if (!t)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	t->max_procs = o->max_procs;
+	t->images_since = UINT64_MAX;
 	t->max_paths = o->max_paths;
 	psym_hashtab_init(&t->procs, (size_t)o->max_procs * 2 + 16);
 	psym_hashtab_init(&t->path_ix, o->max_paths);
@@ -782,6 +784,12 @@ void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, i
 		t->all[w++] = p;
 	}
 	t->nall = w;
+}
+
+void mmaptrack_images_since(struct mmaptrack *t, uint64_t time)
+{
+	if (t)
+		t->images_since = time;
 }
 
 void mmaptrack_stats(const struct mmaptrack *t, struct mmaptrack_stats *st)

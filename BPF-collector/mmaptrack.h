@@ -83,6 +83,12 @@ bool mmaptrack_changed(struct mmaptrack *t, int pid, uint64_t image, uint32_t *g
  * forget it too).
  */
 void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, int pid), void *ud);
+/*
+ * Samples carry their image from time on (CLOCK_MONOTONIC, when the exec
+ * program was attached): an exec recorded before it starts no image of
+ * its own (its samples have none either). Until called, none does.
+ */
+void mmaptrack_images_since(struct mmaptrack *t, uint64_t time);
 void mmaptrack_stats(const struct mmaptrack *t, struct mmaptrack_stats *st);
 /* Disable, unmap and free; accepts NULL. */
 void mmaptrack_close(struct mmaptrack *t);
