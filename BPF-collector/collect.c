@@ -338,6 +338,12 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 			ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
 			ts.procs_untracked, m->ms.maps_tracked, ts.procs_max, ts.bids_read,
 			ts.bids_cached, ts.bids_failed);
+		if (ts.images_dropped)
+			fprintf(stderr,
+				"psym-collect: %" PRIu64 " process images not kept (more than %d "
+				"execs of one pid within a second): their samples have no "
+				"mappings\n",
+				ts.images_dropped, MMAPTRACK_MAX_IMAGES);
 		if (ts.lost)
 			fprintf(stderr,
 				"psym-collect: to lose no mmap records, raise --mmap-pages "
