@@ -338,6 +338,12 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 			ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
 			ts.procs_untracked, m->ms.maps_tracked, ts.procs_max, ts.bids_read,
 			ts.bids_cached, ts.bids_failed);
+		if (ts.images_dropped)
+			fprintf(stderr,
+				"psym-collect: %" PRIu64 " process images not kept (more than %d "
+				"execs of one pid within a second): their samples have no "
+				"mappings\n",
+				ts.images_dropped, MMAPTRACK_MAX_IMAGES);
 		if (ts.lost)
 			fprintf(stderr,
 				"psym-collect: to lose no mmap records, raise --mmap-pages "
@@ -629,6 +635,14 @@ static int profile_start(const struct opts *o, struct output *w, struct meta *m,
 	return PSYM_EXIT_OK;
 }
 
+/* Samples carry their process's image from now on (fd: its map, -1: they do not). */
+static void images_start(struct collector *c, int fd)
+{
+	meta_images(&c->m, fd);
+	if (fd >= 0)
+		mmaptrack_images_since(c->mt, (uint64_t)now_ns());
+}
+
 /*
  * What records beside the BPF program, opened before sampling starts: the
  * mappings as they are made (no process started after it goes unrecorded;
@@ -650,6 +664,10 @@ static int recorders_open(struct collector *c, const struct sampler *s, pid_t cm
 		}
 	}
 	meta_recorders(&c->m, c->mt, NULL);
+	/* Execs followed once the tracker records them (image.bpf.h). */
+	if (!o->stack_copy)
+		images_start(c, images_attach(c->b.skel->progs.psym_exec,
+					      &c->b.skel->links.psym_exec, c->b.skel->maps.images));
 	if (o->stack_copy) {
 		struct stackcopy_opts so = { (uint32_t)o->stack_copy,
 					     o->pids,
@@ -669,6 +687,7 @@ static int recorders_open(struct collector *c, const struct sampler *s, pid_t cm
 			return PSYM_EXIT_SYSTEM;
 		}
 		meta_recorders(&c->m, c->mt, c->sc);
+		images_start(c, stackcopy_images(c->sc));
 	}
 	return PSYM_EXIT_OK;
 }

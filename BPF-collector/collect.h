@@ -54,6 +54,8 @@ struct pidinfo {
 	bool gone;    /* its maps could not be read: exited */
 	bool skipped; /* a sample went without its maps: metadata cap */
 	uint8_t rereads;
+	bool has_image;	       /* image: the one whose maps the profile builder has */
+	uint64_t image;	       /* its exec's time (image.bpf.h); the fields above are its */
 	uint32_t mt_gen;       /* generation of the tracked maps loaded (mmaptrack.h) */
 	uint64_t reread_drain; /* the drain of the last re-read */
 };
@@ -101,6 +103,12 @@ struct drainstats {
 	int64_t drain_max_ns;
 };
 
+/* One count taken from a buffer, before it goes to the profile. */
+struct drained {
+	struct psym_sample_key key;
+	uint64_t count;
+};
+
 /*
  * The BPF program's side of the drain, owned by drain.c (collect.c loads
  * the program into it): the double buffer's maps and the table of the
@@ -118,6 +126,7 @@ struct bpfmaps {
 	size_t nused;
 	uint64_t *stack_ips; /* PSYM_MAX_STACK per used id */
 	uint8_t *stack_len;
+	struct drained *drained; /* count_entries: one buffer's counts, sorted */
 	uint64_t counts_full_seen;
 	bool kernel_frames; /* a sample had kernel frames (the kallsyms side file) */
 	struct drainstats ds;
@@ -135,6 +144,7 @@ struct meta {
 	struct stackcopy *sc;	     /* NULL: no --stack-copy */
 	bool verbose;		     /* -v: examples of problems */
 	bool targets;		     /* -p: build IDs read with the maps */
+	int images_fd;		     /* the BPF program's pid -> image map (image.bpf.h), or -1 */
 	struct psym_hashtab pids;    /* pid -> struct pidinfo */
 	struct pidinfo **pinfo;
 	size_t npinfo;
@@ -166,6 +176,8 @@ void meta_init(struct meta *m, bool verbose, bool targets);
 void meta_free(struct meta *m);
 /* The recorders the maps also come from (either NULL: not used). */
 void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc);
+/* The sampling program's map of each process's image (image.bpf.h); -1: none. */
+void meta_images(struct meta *m, int fd);
 /* A new profile builder (a new window; NULL: none yet): each process's maps go to it afresh. */
 void meta_profile(struct meta *m, struct psym_collectprof *cp);
 /* The budget of a drain: until a time, META_OPS reads; final: the last one. */
@@ -179,11 +191,12 @@ void meta_drains_done(struct meta *m, uint64_t drains);
  * drain), within a budget until a time. 0 or an error (--stack-copy).
  */
 int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until);
-void need_maps(struct meta *m, int pid, const uint64_t *uips, size_t nu);
+/* The maps a sample of pid's image (image.bpf.h) needs, within the drain's budget. */
+void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu);
 /* One line per mapped file left without a build ID (all of them when verbose). */
 void meta_bid_misses(const struct meta *m, FILE *out, bool verbose);
 /* --stack-copy's need_maps (stackcopy.h), ud the meta: maps as each sample needs them. */
-int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
+int stackcopy_need_maps(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
 /* mmaptrack_sweep's callback, ud the meta: pid exited and its samples are in. */
 void forget_pid(void *ud, int pid);
 

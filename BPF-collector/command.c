@@ -83,6 +83,20 @@ int command_finish(struct command *c, bool stop)
 	return WIFEXITED(c->status) ? WEXITSTATUS(c->status) : 127;
 }
 
+int images_attach(struct bpf_program *exec_prog, struct bpf_link **link, struct bpf_map *map)
+{
+	*link = bpf_program__attach(exec_prog);
+	if (!*link) {
+		fprintf(stderr,
+			"psym-collect: warning: cannot follow execs (raw tracepoint "
+			"sched_process_exec): %s; samples from before an exec may be "
+			"placed against the image after it\n",
+			strerror(errno));
+		return -1;
+	}
+	return bpf_map__fd(map);
+}
+
 int follow_start(struct bpf_map *map, struct bpf_program *fork_prog, struct bpf_program *exit_prog,
 		 int pid, struct bpf_link **links, struct psym_err *e)
 {

@@ -49,5 +49,11 @@ struct bpf_program;
 struct bpf_link;
 int follow_start(struct bpf_map *map, struct bpf_program *fork_prog, struct bpf_program *exit_prog,
 		 int pid, struct bpf_link **links, struct psym_err *e);
+/*
+ * A program's exec tracepoint (image.bpf.h) attached into *link (the
+ * skeleton destroys it); the fd of its pid -> image map, or -1 with a
+ * warning when it cannot attach (then every sample is of image 0).
+ */
+int images_attach(struct bpf_program *exec_prog, struct bpf_link **link, struct bpf_map *map);
 
 #endif

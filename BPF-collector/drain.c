@@ -53,7 +53,7 @@ static int add_sample(struct bpfmaps *bm, int b, struct meta *m, struct psym_col
 
 	if (nk)
 		bm->kernel_frames = true;
-	need_maps(m, (int)key->pid, uips, nu);
+	need_maps(m, (int)key->pid, key->image, uips, nu);
 	key->comm[PSYM_COMM_LEN - 1] = '\0';
 	return psym_collectprof_add(cp, (int)key->pid, (int)key->tid, key->comm, kips, nk, uips, nu,
 				    count);
@@ -85,7 +85,24 @@ static void sweep_stacks(struct bpfmaps *bm, int b)
 			break;
 }
 
-/* Move buffer b's counts into the profile and free its stacks. */
+/* By process, then image (oldest first): each image's maps are given once. */
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct drained *x = a, *y = b;
+
+	if (x->key.pid != y->key.pid)
+		return x->key.pid < y->key.pid ? -1 : 1;
+	if (x->key.image != y->key.image)
+		return x->key.image < y->key.image ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Move buffer b's counts into the profile and free its stacks. They are
+ * taken in by process and image: the profile builder holds one image's
+ * maps of a pid at a time (collectprof.h), and samples of a pid from
+ * before and after an exec must each meet their own image's.
+ */
 static int drain_buffer(struct bpfmaps *bm, int b, struct meta *m, struct psym_collectprof *cp)
 {
 	enum {
@@ -98,6 +115,7 @@ static int drain_buffer(struct bpfmaps *bm, int b, struct meta *m, struct psym_c
 	int ret = 0, guard = (int)bm->count_entries * 2 + 16;
 	bool batch = true, more = true, first = true;
 	uint32_t in = 0, outb = 0;
+	size_t nd = 0;
 
 	while (more && guard > 0) {
 		uint32_t n = BATCH;
@@ -131,11 +149,15 @@ static int drain_buffer(struct bpfmaps *bm, int b, struct meta *m, struct psym_c
 			more = n == BATCH;
 		}
 		guard -= (int)n + 1;
-		for (uint32_t i = 0; i < n && !ret; i++)
-			ret = add_sample(bm, b, m, cp, &keys[i], vals[i]);
-		if (ret)
-			break;
+		/* At most count_entries keys are in a buffer: the rest is a bug's. */
+		for (uint32_t i = 0; i < n && nd < bm->count_entries; i++) {
+			bm->drained[nd].key = keys[i];
+			bm->drained[nd++].count = vals[i];
+		}
 	}
+	qsort(bm->drained, nd, sizeof(*bm->drained), cmp_sample);
+	for (size_t i = 0; i < nd && !ret; i++)
+		ret = add_sample(bm, b, m, cp, &bm->drained[i].key, bm->drained[i].count);
 	/* Free the stacks this drain used; they are all the buffer held
 	 * unless a count was dropped (counts map full): then sweep it all. */
 	full = bpf_errors(bm, PSYM_ERR_COUNTS_FULL);
@@ -191,7 +213,8 @@ int bpfmaps_table_alloc(struct bpfmaps *bm)
 	bm->used_ids = malloc(bm->stack_entries * sizeof(*bm->used_ids));
 	bm->stack_len = malloc(bm->stack_entries);
 	bm->stack_ips = malloc((size_t)bm->stack_entries * PSYM_MAX_STACK * sizeof(uint64_t));
-	if (!bm->stack_slot || !bm->used_ids || !bm->stack_len || !bm->stack_ips)
+	bm->drained = malloc((size_t)bm->count_entries * sizeof(*bm->drained));
+	if (!bm->stack_slot || !bm->used_ids || !bm->stack_len || !bm->stack_ips || !bm->drained)
 		return PSYM_ENOMEM;
 	memset(bm->stack_slot, 0xff, bm->stack_entries * sizeof(*bm->stack_slot));
 	return 0;
@@ -205,4 +228,5 @@ void bpfmaps_free(struct bpfmaps *bm)
 	free(bm->used_ids);
 	free(bm->stack_len);
 	free(bm->stack_ips);
+	free(bm->drained);
 }

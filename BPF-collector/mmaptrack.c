@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hashtab.h"
@@ -40,19 +41,32 @@ struct fbid {
 
 #define MAX_FBIDS 65536
 
+/*
+ * An image the process had before its last exec, kept for the samples
+ * taken in it (a sample carries its image: image.bpf.h) until the drain
+ * after the exec has taken them all in.
+ */
+struct oldimage {
+	uint64_t exec_time;  /* the exec it began with; 0: from a fork, or before the run */
+	uint64_t left_drain; /* the drain when it was left (by the next exec) */
+	uint32_t gen, exe;
+	bool complete;
+	uint16_t n;
+	struct tmap *m;
+};
+
 struct tproc {
 	int pid;
 	bool complete; /* seen from its exec or fork */
 	bool exited, dead, exe_next;
 	uint64_t exit_drain;
-	uint32_t gen; /* bumped on every change */
-	uint32_t exe; /* path index + 1; 0 = unknown */
+	uint64_t exec_time; /* of the current image, as oldimage's */
+	uint32_t gen;	    /* bumped on every change */
+	uint32_t exe;	    /* path index + 1; 0 = unknown */
 	uint16_t n, cap;
 	struct tmap *m;
-	/* The image before its exec: a sample taken during execve still has
-	 * its user registers in it (the syscall's caller). */
-	uint16_t nprev;
-	struct tmap *prev;
+	uint8_t nold; /* oldest first */
+	struct oldimage old[MMAPTRACK_MAX_IMAGES];
 };
 
 struct ring {
@@ -79,7 +93,8 @@ struct mmaptrack {
 	char **paths;
 	size_t npaths;
 	uint64_t drain;
-	uint32_t gen; /* a new value for every change of any process */
+	uint64_t images_since; /* execs from then on start an image (mmaptrack_images_since) */
+	uint32_t gen;	       /* a new value for every change of any process */
 	/* One poll's records of every ring, unwrapped, then taken in time order. */
 	unsigned char *buf;
 	size_t len, cap;
@@ -294,6 +309,43 @@ static void on_mmap(struct mmaptrack *t, const struct perf_event_header *h, cons
 	p->gen = ++t->gen;
 }
 
+static void free_old(struct oldimage *o)
+{
+	free(o->m);
+	o->m = NULL;
+	o->n = 0;
+}
+
+/*
+ * An exec of parent's pid made p: parent's images, its current one last,
+ * move to p (the oldest is dropped when p would keep too many).
+ */
+static void keep_images(struct mmaptrack *t, struct tproc *p, struct tproc *parent)
+{
+	struct oldimage *o;
+
+	for (uint8_t i = 0; i < parent->nold; i++)
+		p->old[i] = parent->old[i];
+	p->nold = parent->nold;
+	parent->nold = 0;
+	if (p->nold == MMAPTRACK_MAX_IMAGES) {
+		free_old(&p->old[0]);
+		memmove(&p->old[0], &p->old[1], (MMAPTRACK_MAX_IMAGES - 1) * sizeof(p->old[0]));
+		p->nold--;
+		t->st.images_dropped++;
+	}
+	o = &p->old[p->nold++];
+	o->exec_time = parent->exec_time;
+	o->left_drain = t->drain;
+	o->gen = parent->gen;
+	o->exe = parent->exe;
+	o->complete = parent->complete;
+	o->n = parent->n;
+	o->m = parent->m;
+	parent->m = NULL;
+	parent->n = parent->cap = 0;
+}
+
 /*
  * A process from before the run that forks: its maps from /proc, once,
  * with build IDs, so that its children (which may exec or exit at once)
@@ -340,8 +392,9 @@ static struct tproc *seed(struct mmaptrack *t, int pid)
 	return p;
 }
 
+/* The sample time stamp of records is in CLOCK_MONOTONIC, as image.bpf.h's. */
 static void on_record(struct mmaptrack *t, const struct perf_event_header *h,
-		      const unsigned char *b, size_t len)
+		      const unsigned char *b, size_t len, uint64_t time)
 {
 	uint32_t pid, ppid, tid;
 	struct tproc *p, *parent;
@@ -358,15 +411,12 @@ static void on_record(struct mmaptrack *t, const struct perf_event_header *h,
 		if (parent && parent->dead)
 			parent = NULL;
 		p = add(t, (int)pid);
-		if (p && parent) {
-			p->prev = parent->m;
-			p->nprev = parent->n;
-			parent->m = NULL;
-			parent->n = parent->cap = 0;
-		}
+		if (p && parent)
+			keep_images(t, p, parent);
 		if (p) {
 			p->complete = true;
 			p->exe_next = true;
+			p->exec_time = time >= t->images_since ? time : 0;
 			p->gen = ++t->gen;
 		}
 		t->st.execs++;
@@ -504,7 +554,7 @@ void mmaptrack_poll(struct mmaptrack *t, uint64_t drain)
 		const unsigned char *rec = t->buf + t->pend[i].off;
 
 		memcpy(&h, rec, sizeof(h));
-		on_record(t, &h, rec + sizeof(h), h.size - sizeof(h) - 8);
+		on_record(t, &h, rec + sizeof(h), h.size - sizeof(h) - 8, t->pend[i].time);
 	}
 }
 
@@ -517,6 +567,7 @@ int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struc
 	if (!t)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	t->max_procs = o->max_procs;
+	t->images_since = UINT64_MAX;
 	t->max_paths = o->max_paths;
 	psym_hashtab_init(&t->procs, (size_t)o->max_procs * 2 + 16);
 	psym_hashtab_init(&t->path_ix, o->max_paths);
@@ -539,6 +590,9 @@ int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struc
 			.build_id = 1,
 			.sample_id_all = 1,
 			.sample_type = PERF_SAMPLE_TIME,
+			/* The clock of bpf_ktime_get_ns: exec times meet samples' images. */
+			.use_clockid = 1,
+			.clockid = CLOCK_MONOTONIC,
 			.watermark = 1,
 			.wakeup_watermark = (uint32_t)(o->ring_pages * page / 4),
 		};
@@ -573,15 +627,6 @@ fail:
 	return ret;
 }
 
-/* Is [m->start, m->limit) clear of every mapping of p? */
-static bool clear_of(const struct tproc *p, const struct tmap *m)
-{
-	for (uint16_t i = 0; i < p->n; i++)
-		if (p->m[i].start < m->limit && m->start < p->m[i].limit)
-			return false;
-	return true;
-}
-
 static void put_map(const struct mmaptrack *t, struct psym_procmap *o, const struct tmap *m)
 {
 	o->start = m->start;
@@ -609,45 +654,100 @@ static void put_map(const struct mmaptrack *t, struct psym_procmap *o, const str
 	}
 }
 
-int mmaptrack_maps(struct mmaptrack *t, int pid, struct psym_procmap **maps, size_t *n,
-		   bool *complete, char *exe, size_t exesz)
+/* One image of a process, current or old, as the lookups see it. */
+struct imageview {
+	uint32_t gen, exe;
+	bool complete;
+	uint16_t n;
+	const struct tmap *m;
+};
+
+/*
+ * pid's image that a sample of image (its exec's time, 0: none seen)
+ * was taken in: the one of the latest exec recorded at or before that
+ * time; the image from before every recorded exec for 0. False when that
+ * image is not kept.
+ */
+static bool image_find(struct mmaptrack *t, int pid, uint64_t image, struct imageview *v)
 {
 	struct tproc *p = t ? find(t, pid) : NULL;
+
+	if (!p || p->dead)
+		return false;
+	if (p->exec_time <= image) {
+		*v = (struct imageview){ p->gen, p->exe, p->complete, p->n, p->m };
+		return true;
+	}
+	for (int i = p->nold - 1; i >= 0; i--) {
+		const struct oldimage *o = &p->old[i];
+
+		if (o->exec_time <= image) {
+			if (!o->m)
+				return false; /* freed, or it mapped nothing */
+			*v = (struct imageview){ o->gen, o->exe, o->complete, o->n, o->m };
+			return true;
+		}
+	}
+	return false;
+}
+
+int mmaptrack_maps(struct mmaptrack *t, int pid, uint64_t image, struct psym_procmap **maps,
+		   size_t *n, bool *complete, char *exe, size_t exesz)
+{
 	struct psym_procmap *out;
-	size_t k = 0;
+	struct imageview v;
 
 	*maps = NULL;
 	*n = 0;
-	if (!p || p->dead)
+	if (!image_find(t, pid, image, &v))
 		return PSYM_NOENT;
-	out = calloc((size_t)p->n + p->nprev + 1, sizeof(*out));
+	out = calloc((size_t)v.n + 1, sizeof(*out));
 	if (!out)
 		return PSYM_ENOMEM;
-	for (uint16_t i = 0; i < p->n; i++)
-		put_map(t, &out[k++], &p->m[i]);
-	/* Then the image before exec, where the new one leaves room. */
-	for (uint16_t i = 0; i < p->nprev; i++)
-		if (clear_of(p, &p->prev[i]))
-			put_map(t, &out[k++], &p->prev[i]);
+	for (uint16_t i = 0; i < v.n; i++)
+		put_map(t, &out[i], &v.m[i]);
 	*maps = out;
-	*n = k;
-	*complete = p->complete;
-	snprintf(exe, exesz, "%s", p->exe ? t->paths[p->exe - 1] : "");
+	*n = v.n;
+	*complete = v.complete;
+	snprintf(exe, exesz, "%s", v.exe ? t->paths[v.exe - 1] : "");
 	return 0;
 }
 
-bool mmaptrack_changed(struct mmaptrack *t, int pid, uint32_t *gen, bool *complete)
+bool mmaptrack_changed(struct mmaptrack *t, int pid, uint64_t image, uint32_t *gen, bool *complete)
 {
-	struct tproc *p = t ? find(t, pid) : NULL;
+	struct imageview v;
 	bool changed;
 
 	*complete = false;
-	if (!p || p->dead)
+	if (!image_find(t, pid, image, &v))
 		return false;
-	changed = p->gen != *gen;
-	*gen = p->gen;
-	*complete = p->complete;
+	changed = v.gen != *gen;
+	*gen = v.gen;
+	*complete = v.complete;
 	return changed;
+}
+
+/* Free p's old images left before drain - 1: their samples are all in. */
+static void sweep_images(struct mmaptrack *t, struct tproc *p, uint64_t drain)
+{
+	for (uint8_t i = 0; i < p->nold; i++)
+		if (p->old[i].m && p->old[i].left_drain + 1 < drain) {
+			free_old(&p->old[i]);
+			t->st.images_freed++;
+		}
+	/* Whole-freed ones at the front go (an image found freed reads as lost). */
+	while (p->nold && !p->old[0].m && p->old[0].left_drain + 1 < drain) {
+		memmove(&p->old[0], &p->old[1], (size_t)(p->nold - 1) * sizeof(p->old[0]));
+		p->nold--;
+	}
+}
+
+static void free_proc(struct tproc *p)
+{
+	for (uint8_t i = 0; i < p->nold; i++)
+		free_old(&p->old[i]);
+	free(p->m);
+	free(p);
 }
 
 void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, int pid), void *ud)
@@ -662,6 +762,8 @@ void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, i
 
 		if (p->dead || (p->exited && p->exit_drain + 1 < drain))
 			freed++;
+		else if (p->nold)
+			sweep_images(t, p, drain);
 	}
 	if (!freed)
 		return;
@@ -674,9 +776,7 @@ void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, i
 		if (p->dead || (p->exited && p->exit_drain + 1 < drain)) {
 			if (!p->dead && fn)
 				fn(ud, p->pid);
-			free(p->m);
-			free(p->prev);
-			free(p);
+			free_proc(p);
 			t->st.freed++;
 			continue;
 		}
@@ -684,6 +784,12 @@ void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, i
 		t->all[w++] = p;
 	}
 	t->nall = w;
+}
+
+void mmaptrack_images_since(struct mmaptrack *t, uint64_t time)
+{
+	if (t)
+		t->images_since = time;
 }
 
 void mmaptrack_stats(const struct mmaptrack *t, struct mmaptrack_stats *st)
@@ -707,11 +813,8 @@ void mmaptrack_close(struct mmaptrack *t)
 	free(t->rings);
 	free(t->buf);
 	free(t->pend);
-	for (size_t i = 0; i < t->nall; i++) {
-		free(t->all[i]->m);
-		free(t->all[i]->prev);
-		free(t->all[i]);
-	}
+	for (size_t i = 0; i < t->nall; i++)
+		free_proc(t->all[i]);
 	free(t->all);
 	psym_hashtab_free(&t->procs);
 	for (size_t i = 0; i < t->npaths; i++)

@@ -12,6 +12,8 @@
  * process's mappings afresh), each fork (the child inherits its parent's
  * mappings) and each exit. This is what `perf record` uses; it needs no
  * BPF program and no kernel symbols, and works on every kernel since 5.12.
+ * The images a process had before an exec are kept beside its new one,
+ * each by the time of its exec (image.bpf.h), until their samples are in.
  *
  * State is small and bounded: per process only its executable mappings
  * (start, limit, offset, an interned path id and the build ID bytes), at
@@ -29,6 +31,7 @@
 #include "psym.h"
 
 #define MMAPTRACK_MAX_MAPS 1024
+#define MMAPTRACK_MAX_IMAGES 8 /* images kept of one pid before its last exec */
 
 struct mmaptrack;
 
@@ -45,6 +48,8 @@ struct mmaptrack_stats {
 	uint64_t procs_untracked; /* not tracked: max_procs reached */
 	uint64_t maps_dropped;	  /* over MMAPTRACK_MAX_MAPS, or max_paths reached */
 	uint64_t freed;
+	/* Images left by an exec: freed once their samples were in; dropped over the cap. */
+	uint64_t images_freed, images_dropped;
 	uint64_t seeded; /* processes from before the run read from /proc when they forked */
 	/* Build IDs the kernel did not give, read at mmap time: files read, from cache, unreadable. */
 	uint64_t bids_read, bids_cached, bids_failed;
@@ -56,24 +61,34 @@ int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struc
 /* Take every record the rings hold. drain: the drain count (exit times are kept in it). */
 void mmaptrack_poll(struct mmaptrack *t, uint64_t drain);
 /*
- * pid's mappings as recorded (malloc'd into *maps, build IDs filled where
- * the kernel gave them), and its executable's path (exe, or "" unknown).
- * *complete: seen from its exec or fork in this run, so nothing is
- * missing. PSYM_NOENT when pid is not tracked.
+ * The mappings of pid's image (a sample's, image.bpf.h: the time of the
+ * exec it began with, 0: none seen) as recorded (malloc'd into *maps,
+ * build IDs filled where the kernel gave them), and its executable's
+ * path (exe, or "" unknown). An image is the one of the latest exec
+ * recorded at or before that time; those left by an exec are kept until
+ * the drain after it. *complete: seen from its exec or fork in this run,
+ * so nothing is missing. PSYM_NOENT when that image is not tracked.
  */
-int mmaptrack_maps(struct mmaptrack *t, int pid, struct psym_procmap **maps, size_t *n,
-		   bool *complete, char *exe, size_t exesz);
+int mmaptrack_maps(struct mmaptrack *t, int pid, uint64_t image, struct psym_procmap **maps,
+		   size_t *n, bool *complete, char *exe, size_t exesz);
 /*
- * Have pid's mappings changed since generation *gen (0: never seen)? *gen
- * becomes the current one; *complete as for mmaptrack_maps (false when
- * pid is not tracked).
+ * Have the mappings of pid's image changed since generation *gen (0:
+ * never seen)? *gen becomes the current one; *complete as for
+ * mmaptrack_maps (false when the image is not tracked).
  */
-bool mmaptrack_changed(struct mmaptrack *t, int pid, uint32_t *gen, bool *complete);
+bool mmaptrack_changed(struct mmaptrack *t, int pid, uint64_t image, uint32_t *gen, bool *complete);
 /*
- * Free the processes that exited before drain - 1; fn is told each pid
- * freed (so the caller can forget it too).
+ * Free the processes that exited before drain - 1, and the images left
+ * by an exec before it; fn is told each pid freed (so the caller can
+ * forget it too).
  */
 void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, int pid), void *ud);
+/*
+ * Samples carry their image from time on (CLOCK_MONOTONIC, when the exec
+ * program was attached): an exec recorded before it starts no image of
+ * its own (its samples have none either). Until called, none does.
+ */
+void mmaptrack_images_since(struct mmaptrack *t, uint64_t time);
 void mmaptrack_stats(const struct mmaptrack *t, struct mmaptrack_stats *st);
 /* Disable, unmap and free; accepts NULL. */
 void mmaptrack_close(struct mmaptrack *t);

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "collect.h"
 #include "stackcopy.h"
 
@@ -42,6 +44,7 @@ void meta_init(struct meta *m, bool verbose, bool targets)
 	memset(m, 0, sizeof(*m));
 	m->verbose = verbose;
 	m->targets = targets;
+	m->images_fd = -1;
 	psym_hashtab_init(&m->pids, 0);
 	psym_hashtab_init(&m->bids, BID_CACHE_MAX);
 }
@@ -71,6 +74,45 @@ void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc)
 {
 	m->mt = mt;
 	m->sc = sc;
+}
+
+void meta_images(struct meta *m, int fd)
+{
+	m->images_fd = fd;
+}
+
+/* pid's image now, by the sampling program's map (0: no exec seen); image itself without it. */
+static uint64_t image_now(const struct meta *m, int pid, uint64_t image)
+{
+	uint32_t key = (uint32_t)pid;
+	uint64_t t = 0;
+
+	if (m->images_fd < 0)
+		return image;
+	if (bpf_map_lookup_elem(m->images_fd, &key, &t) != 0)
+		return 0;
+	return t;
+}
+
+/*
+ * The sample is of pid's image image: when the profile builder has
+ * another image's maps of pid, they go (they would place this image's
+ * addresses in the wrong files) and what is known of the pid starts
+ * afresh for this image. True when it changed.
+ */
+static bool select_image(struct meta *m, struct pidinfo *pi, uint64_t image)
+{
+	if (pi->has_image && pi->image == image)
+		return false;
+	if (pi->has_image)
+		psym_collectprof_forget(m->cp, pi->pid);
+	pi->has_image = true;
+	pi->image = image;
+	pi->gone = pi->skipped = false;
+	pi->rereads = 0;
+	pi->mt_gen = 0;
+	pi->reread_drain = 0;
+	return true;
 }
 
 void meta_budget(struct meta *m, int64_t until, bool final)
@@ -131,12 +173,21 @@ static void load_maps(struct meta *m, struct pidinfo *pi)
 	struct psym_procmap *maps = NULL;
 	struct psym_err e = { 0 };
 	size_t n = 0;
-	int ret = psym_procmaps_read(pi->pid, &maps, &n, &e);
+	int ret = PSYM_NOENT;
 
+	/* /proc has the image running now: of use only when it is the sample's. */
+	if (image_now(m, pi->pid, pi->image) == pi->image) {
+		ret = psym_procmaps_read(pi->pid, &maps, &n, &e);
+		if (ret == 0 && image_now(m, pi->pid, pi->image) != pi->image) {
+			free(maps);
+			maps = NULL;
+			ret = PSYM_NOENT;
+		}
+	}
 	if (ret == PSYM_NOENT) {
 		pi->gone = true;
 		m->ms.maps_gone++;
-		example(m, "pid %d exited before its maps were read", pi->pid);
+		example(m, "pid %d exited or exec'd before its maps were read", pi->pid);
 		return;
 	}
 	if (ret) {
@@ -295,7 +346,7 @@ static int load_tracked(struct meta *m, struct pidinfo *pi)
 	char exe[sizeof(maps->path)];
 	size_t n = 0;
 	bool complete;
-	int ret = mmaptrack_maps(m->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe));
+	int ret = mmaptrack_maps(m->mt, pi->pid, pi->image, &maps, &n, &complete, exe, sizeof(exe));
 
 	if (ret)
 		return ret;
@@ -320,7 +371,7 @@ static int load_tracked(struct meta *m, struct pidinfo *pi)
 static bool from_tracker(struct meta *m, struct pidinfo *pi)
 {
 	bool complete;
-	bool changed = mmaptrack_changed(m->mt, pi->pid, &pi->mt_gen, &complete);
+	bool changed = mmaptrack_changed(m->mt, pi->pid, pi->image, &pi->mt_gen, &complete);
 
 	if (!complete)
 		return false;
@@ -341,11 +392,11 @@ void forget_pid(void *ud, int pid)
 		pi->gone = pi->skipped = false;
 		pi->rereads = 0;
 		pi->mt_gen = 0;
+		pi->has_image = false;
 	}
 }
 
-/* The maps a sample of pid needs, within the drain's budget. */
-void need_maps(struct meta *m, int pid, const uint64_t *uips, size_t nu)
+void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu)
 {
 	struct pidinfo *pi;
 
@@ -354,6 +405,7 @@ void need_maps(struct meta *m, int pid, const uint64_t *uips, size_t nu)
 	pi = pid_info(m, pid);
 	if (!pi)
 		return;
+	select_image(m, pi, m->images_fd < 0 ? UINT64_MAX : image);
 	if (m->mt && from_tracker(m, pi))
 		return;
 	if (pi->gone)
@@ -403,8 +455,14 @@ static int sc_load(struct meta *m, struct pidinfo *pi, bool tracked)
 	bool complete;
 	int ret = PSYM_NOENT;
 
-	if (!tracked) {
+	if (!tracked && image_now(m, pi->pid, pi->image) == pi->image) {
 		ret = psym_procmaps_read(pi->pid, &maps, &n, &e);
+		if (ret == 0 && image_now(m, pi->pid, pi->image) != pi->image) {
+			free(maps); /* exec'd while read: another image's */
+			maps = NULL;
+			n = 0;
+			ret = PSYM_NOENT;
+		}
 		if (ret == 0) {
 			char link[64];
 			ssize_t len;
@@ -417,7 +475,8 @@ static int sc_load(struct meta *m, struct pidinfo *pi, bool tracked)
 		}
 	}
 	if (ret && m->mt &&
-	    mmaptrack_maps(m->mt, pi->pid, &maps, &n, &complete, exe, sizeof(exe)) == 0) {
+	    mmaptrack_maps(m->mt, pi->pid, pi->image, &maps, &n, &complete, exe, sizeof(exe)) ==
+		    0) {
 		m->ms.maps_tracked++;
 		fill_build_ids(pi->pid, maps, n);
 		ret = 0;
@@ -425,15 +484,17 @@ static int sc_load(struct meta *m, struct pidinfo *pi, bool tracked)
 	if (ret) {
 		m->ms.maps_gone++;
 		pi->gone = true;
-		example(m, "pid %d exited before its maps were read", pi->pid);
-		return 0;
+		example(m, "pid %d exited or exec'd before its maps were read", pi->pid);
+		/* No maps for its samples from here on: not another image's, nor an
+		 * earlier process's of that pid, offline either. */
+		return stackcopy_process(m->sc, pi->pid, NULL, 0, NULL, 0);
 	}
 	ret = stackcopy_process(m->sc, pi->pid, maps, n, exe, psym_procmaps_mntns_other(pi->pid));
 	free(maps);
 	return ret;
 }
 
-int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf)
+int stackcopy_need_maps(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf)
 {
 	struct meta *m = ud;
 	struct pidinfo *pi = pid_info(m, pid);
@@ -441,13 +502,16 @@ int stackcopy_need_maps(void *ud, int pid, const uint64_t *leaf, size_t nleaf)
 
 	if (!pi)
 		return PSYM_ENOMEM;
+	if (m->images_fd < 0)
+		image = UINT64_MAX; /* execs not followed: the newest image */
+	select_image(m, pi, image);
 	if (m->mt) {
-		changed = mmaptrack_changed(m->mt, pid, &pi->mt_gen, &complete);
+		changed = mmaptrack_changed(m->mt, pid, image, &pi->mt_gen, &complete);
 		if (!complete || !psym_collectprof_known(m->cp, pid) ||
 		    (nleaf && psym_collectprof_unknown(m->cp, pid, leaf, nleaf))) {
 			/* Its records may be in the rings yet: take them first. */
 			mmaptrack_poll(m->mt, m->drains);
-			changed |= mmaptrack_changed(m->mt, pid, &pi->mt_gen, &complete);
+			changed |= mmaptrack_changed(m->mt, pid, image, &pi->mt_gen, &complete);
 		}
 	}
 	if (!psym_collectprof_known(m->cp, pid) || (complete && changed)) {
@@ -483,9 +547,12 @@ int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until)
 	meta_budget(m, until, false);
 	for (int i = 0; i < npids; i++) {
 		struct pidinfo *pi = pid_info(m, pids[i]);
+		uint64_t image = image_now(m, pids[i], UINT64_MAX);
 
+		if (pi)
+			select_image(m, pi, image);
 		if (m->sc && !ret)
-			ret = stackcopy_need_maps(m, pids[i], NULL, 0);
+			ret = stackcopy_need_maps(m, pids[i], image, NULL, 0);
 		else if (pi && budget_ok(m))
 			load_maps(m, pi);
 	}

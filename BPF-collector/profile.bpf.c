@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * psym-collect's BPF side: on each CPU-clock sample, record the user and
- * kernel stacks in a stack-trace map and count samples per (pid, tid, comm,
- * user stack, kernel stack) in a hash map that user space drains. Failures
+ * kernel stacks in a stack-trace map and count samples per (pid, image, tid,
+ * comm, user stack, kernel stack) in a hash map that user space drains. Failures
  * are counted per CPU. No vmlinux.h: UAPI headers suffice.
  *
  * Two buffers (stacks0/counts0, stacks1/counts1): samples go to the one
@@ -93,6 +93,7 @@ int psym_sample(struct bpf_perf_event_data *ctx)
 	key.tid = (__u32)id;
 	if (!wanted(key.pid))
 		return 0;
+	key.image = image_of(key.pid);
 	bpf_get_current_comm(&key.comm, sizeof(key.comm));
 	key.user_stack_id = -1;
 	key.kern_stack_id = -1;

@@ -15,12 +15,14 @@
 #define PSYM_STACK_ENTRIES 16384
 #define PSYM_COUNT_ENTRIES 16384
 #define PSYM_COMM_LEN 16
+#define PSYM_IMAGE_ENTRIES 65536 /* processes whose last exec is remembered (image.bpf.h) */
 
 struct psym_sample_key {
 	__u32 pid;
 	__u32 tid;
 	__s32 user_stack_id; /* negative: none or failed */
 	__s32 kern_stack_id;
+	__u64 image; /* the exec the process image began with (image.bpf.h), 0: none seen */
 	char comm[PSYM_COMM_LEN];
 };
 

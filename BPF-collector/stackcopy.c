@@ -27,9 +27,10 @@ struct stackcopy {
 	struct bpf_link *flinks[2]; /* -- COMMAND: fork and exit programs */
 	struct psym_ustacks_writer *w;
 	struct psym_collectprof **cp;
-	int (*need_maps)(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
+	int (*need_maps)(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
 	void *ud;
 	uint64_t events, bytes;
+	int images_fd; /* pid -> image (image.bpf.h), -1: not attached */
 	bool verbose;
 	int err;
 	struct psym_err e;
@@ -89,7 +90,7 @@ static int on_event(void *ctx, void *data, size_t size)
 	s.stack_len = ev->stack_len;
 	leaf = ev->regs[PSYM_USTACK_PC];
 	/* The process's maps before its first sample, again when they changed. */
-	if ((ret = sc->need_maps(sc->ud, (int)ev->pid, &leaf, ev->valid ? 1 : 0)) != 0)
+	if ((ret = sc->need_maps(sc->ud, (int)ev->pid, ev->image, &leaf, ev->valid ? 1 : 0)) != 0)
 		return sc->err = ret;
 	ret = psym_ustacks_sample(sc->w, &s, &sc->e);
 	if (!ret)
@@ -147,6 +148,9 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	    (ret = follow_start(sc->skel->maps.follow, sc->skel->progs.psym_fork,
 				sc->skel->progs.psym_exit, o->follow_pid, sc->flinks, e)) != 0)
 		goto fail;
+	/* After the mmap tracker opened (collect.c): each exec it records starts an image. */
+	sc->images_fd = images_attach(sc->skel->progs.psym_exec, &sc->skel->links.psym_exec,
+				      sc->skel->maps.images);
 	sc->rb = ring_buffer__new(bpf_map__fd(sc->skel->maps.events), on_event, sc, NULL);
 	if (!sc->rb) {
 		ret = psym_err_set(e, PSYM_EBPF, "cannot open the ring buffer: %s",
@@ -171,6 +175,11 @@ fail:
 	ustack_bpf__destroy(sc->skel);
 	free(sc);
 	return ret;
+}
+
+int stackcopy_images(const struct stackcopy *sc)
+{
+	return sc->images_fd;
 }
 
 struct bpf_program *stackcopy_prog(struct stackcopy *sc)

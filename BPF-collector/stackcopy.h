@@ -29,10 +29,11 @@ struct stackcopy_opts {
 	const char *out; /* the profile: the side file goes to OUT.d/ */
 	/*
 	 * Called before each sample is written: give the maps of pid (with
-	 * stackcopy_process) when it has none yet or when they changed;
-	 * leaf: the sampled user address (nleaf 0: none). 0 or an error.
+	 * stackcopy_process) when it has none yet, when they changed or
+	 * when the sample is of another image (image.bpf.h); leaf: the
+	 * sampled user address (nleaf 0: none). 0 or an error.
 	 */
-	int (*need_maps)(void *ud, int pid, const uint64_t *leaf, size_t nleaf);
+	int (*need_maps)(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
 	void *ud;
 	int follow_pid; /* -- COMMAND: sample only its process tree; 0: not */
 };
@@ -49,6 +50,8 @@ int stackcopy_process(struct stackcopy *sc, int pid, const struct psym_procmap *
 		      const char *exe, uint64_t mntns);
 /* The program to attach to each CPU's perf event. */
 struct bpf_program *stackcopy_prog(struct stackcopy *sc);
+/* Its program's map of each process's image (image.bpf.h), -1: execs not followed. */
+int stackcopy_images(const struct stackcopy *sc);
 /* Move what the ring buffer holds into the files; 0 or a negative code. */
 int stackcopy_poll(struct stackcopy *sc, int timeout_ms);
 /*

@@ -2,13 +2,14 @@
 /*
  * What the two BPF programs (profile.bpf.c, ustack.bpf.c) share: which
  * processes are sampled (-p PIDS, -- COMMAND's tree, never psym-collect
- * itself nor the idle task) and the per-CPU error counters user space
- * reads. Each program has its own copy of these maps and variables.
+ * itself nor the idle task), which image of a process a sample is of, and
+ * the per-CPU error counters user space reads. Each program has its own copy of these maps and variables.
  */
 #ifndef PSYM_COLLECT_TARGET_BPF_H
 #define PSYM_COLLECT_TARGET_BPF_H
 
 #include "follow.bpf.h"
+#include "image.bpf.h"
 
 const volatile __u32 filter_pids[PSYM_MAX_PIDS] = {};
 const volatile __u32 n_filter_pids = 0;
@@ -28,6 +29,20 @@ static __always_inline int wanted(__u32 pid)
 		if (filter_pids[i] == pid)
 			return 1;
 	}
+	return 0;
+}
+
+/* Each exec of a wanted process starts its new image (image.bpf.h). */
+/* A raw tracepoint: needs neither tracefs mounted nor the kernel's BTF. */
+SEC("raw_tp/sched_process_exec")
+int psym_exec(void *ctx)
+{
+	__u32 pid = bpf_get_current_pid_tgid() >> 32;
+	__u64 now = bpf_ktime_get_ns();
+
+	(void)ctx;
+	if (wanted(pid))
+		bpf_map_update_elem(&images, &pid, &now, BPF_ANY);
 	return 0;
 }
 

@@ -66,6 +66,7 @@ int psym_ustack(struct bpf_perf_event_data *ctx)
 	ev->tid = (__u32)id;
 	ev->cpu = cpu;
 	ev->time_ns = bpf_ktime_get_ns();
+	ev->image = image_of(ev->pid);
 	bpf_get_current_comm(ev->comm, sizeof(ev->comm));
 	ev->nk = 0;
 	if (!no_kernel) {

@@ -23,6 +23,7 @@ struct psym_ustack_event {
 	__u32 pid, tid, cpu, reserved;
 	__u64 valid; /* register mask; 0: no user registers (a kernel thread) */
 	__u64 time_ns;
+	__u64 image; /* as psym_sample_key.image (image.bpf.h) */
 	char comm[16];
 	__u64 regs[PSYM_USTACK_NREGS];
 	__u32 nk;	 /* kernel frames */
