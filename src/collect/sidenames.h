@@ -12,8 +12,21 @@
 #include <stdbool.h>
 #include <string.h>
 
-#define PSYM_SIDE_DIR_FMT "%s.d"	 /* the side directory of profile %s */
-#define PSYM_SIDE_KALLSYMS "kallsyms"	 /* /proc/kallsyms, read as root */
+#define PSYM_SIDE_DIR_FMT "%s.d"      /* the side directory of profile %s */
+#define PSYM_SIDE_KALLSYMS "kallsyms" /* /proc/kallsyms, read as root (old) */
+/*
+ * Since then, the copy is zstd-compressed and named by the boot it was
+ * taken on and its content's SHA-256: kallsyms-BOOTID-SHA256.zst. The
+ * collector keeps one per boot in PSYM_SIDE_SHARED beside its outputs and
+ * links it into each side directory; psym parses it once per batch and
+ * checks the content against the name.
+ */
+#define PSYM_SIDE_KALLSYMS_PFX "kallsyms-"
+#define PSYM_SIDE_KALLSYMS_SFX ".zst"
+/* The copy's lines that change while the kernel runs (BPF programs, ftrace
+ * and kprobe trampolines: "[bpf]", "[__builtin__...]"), kept per profile. */
+#define PSYM_SIDE_KALLSYMS_DYN "kallsyms.dyn"
+#define PSYM_SIDE_SHARED ".psym-shared"	 /* beside OUT: a boot's kallsyms, once */
 #define PSYM_SIDE_VDSO "vdso.so"	 /* the vDSO image */
 #define PSYM_SIDE_MODULES "modules"	 /* loaded kernel modules: name, build ID */
 #define PSYM_SIDE_USTACKS "ustacks.gz"	 /* --stack-copy: registers and stack bytes */
@@ -26,6 +39,41 @@ static inline bool psym_side_name_is(const char *n, const char *prefix, const ch
 	size_t len = strlen(n), pl = strlen(prefix), sl = strlen(suffix);
 
 	return len > pl + sl && !strncmp(n, prefix, pl) && !strcmp(n + len - sl, suffix);
+}
+
+/*
+ * A content-addressed kallsyms copy's name: its boot ID (a UUID, or
+ * "unknown") into boot[40] and SHA-256 (64 lowercase hex digits) into
+ * sha[65]. False for any other name.
+ */
+static inline bool psym_side_kallsyms_id(const char *n, char *boot, char *sha)
+{
+	size_t len = strlen(n), pl = strlen(PSYM_SIDE_KALLSYMS_PFX);
+	size_t sl = strlen(PSYM_SIDE_KALLSYMS_SFX), bl;
+
+	if (!psym_side_name_is(n, PSYM_SIDE_KALLSYMS_PFX, PSYM_SIDE_KALLSYMS_SFX) ||
+	    len < pl + 1 + 1 + 64 + sl)
+		return false;
+	bl = len - pl - 1 - 64 - sl;
+	if (bl >= 40 || n[pl + bl] != '-')
+		return false;
+	for (size_t i = 0; i < bl; i++) {
+		char c = n[pl + i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || c == '-'))
+			return false;
+	}
+	for (size_t i = 0; i < 64; i++) {
+		char c = n[pl + bl + 1 + i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return false;
+	}
+	memcpy(boot, n + pl, bl);
+	boot[bl] = '\0';
+	memcpy(sha, n + pl + bl + 1, 64);
+	sha[64] = '\0';
+	return true;
 }
 
 /* A perf map's name, perf-PID.map. */

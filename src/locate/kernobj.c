@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +196,41 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 	return PSYM_NOENT;
 }
 
+/*
+ * The side dir's content-addressed copy (kallsyms-BOOT-SHA.zst) of the
+ * profile's boot into buf: the first by name, for the same answer every
+ * time. A copy of another boot is refused, said in --explain.
+ */
+static int side_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz)
+{
+	char best[256] = "", boot[40], sha[65], path[4200], verdict[160];
+	DIR *d = opendir(o->side_dir);
+	struct dirent *de;
+
+	if (!d)
+		return PSYM_NOENT;
+	while ((de = readdir(d))) {
+		if (!psym_side_kallsyms_id(de->d_name, boot, sha) ||
+		    strlen(de->d_name) >= sizeof(best))
+			continue;
+		if (o->boot_id && *o->boot_id && strcmp(boot, o->boot_id) != 0) {
+			snprintf(path, sizeof(path), "%s/%s", o->side_dir, de->d_name);
+			snprintf(verdict, sizeof(verdict),
+				 "refused: a copy of boot %s, the profile was recorded on boot %s",
+				 boot, o->boot_id);
+			explain(o, path, verdict);
+			continue;
+		}
+		if (!*best || strcmp(de->d_name, best) < 0)
+			snprintf(best, sizeof(best), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!*best || snprintf(buf, bufsz, "%s/%s", o->side_dir, best) >= (int)bufsz ||
+	    !is_file(buf))
+		return PSYM_NOENT;
+	return 0;
+}
+
 int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
 			 struct psym_reason *why)
 {
@@ -203,6 +239,8 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 		snprintf(buf, bufsz, "%s", o->kallsyms);
 		return 0;
 	}
+	if (o->side_dir && side_kallsyms(o, buf, bufsz) == 0)
+		return 0;
 	if (o->side_dir &&
 	    snprintf(buf, bufsz, "%s/" PSYM_SIDE_KALLSYMS, o->side_dir) < (int)bufsz &&
 	    is_file(buf))

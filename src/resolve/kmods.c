@@ -27,7 +27,7 @@ struct psym_kmods {
 	struct psym_located *x; /* module's file (objtab.h); NULL, NULL: none */
 	const struct psym_locate_opts *lo;
 	struct psym_binary_opts bo; /* without the symbol cache: addresses move */
-	struct psym_kallsyms *ks;
+	const struct psym_kallsyms *ks;
 	pthread_mutex_t mu;
 	struct kmod_entry *v;
 	size_t n, cap;
@@ -39,7 +39,7 @@ struct psym_kmods {
 #define MAX_RECORD ((size_t)4 << 20)
 
 int psym_kmods_new(struct psym_objtab *t, struct psym_located *x, const struct psym_locate_opts *lo,
-		   const struct psym_binary_opts *bo, struct psym_kallsyms *ks,
+		   const struct psym_binary_opts *bo, const struct psym_kallsyms *ks,
 		   struct psym_kmods **out, struct psym_err *e)
 {
 	struct psym_kmods *m = calloc(1, sizeof(*m));
