@@ -53,15 +53,19 @@ static int copy_file(const char *src, const char *dst, size_t max, struct psym_e
 	return psym_out_commit(&o, e);
 }
 
-/* Our own vDSO: the same image every process on this kernel maps. */
-static int save_vdso(const char *dst, struct psym_err *e)
+static int save_shared(const char *out, const char *dir, const char *name, const char *sha,
+		       const char *buf, size_t len, struct psym_err *e);
+
+/*
+ * Our own vDSO: the same image every process on this kernel maps, saved
+ * compressed and shared as kallsyms is, named vdso-SHA256.so.zst.
+ */
+static int save_vdso(const char *out, const char *dir, struct psym_err *e)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char line[512];
+	char line[512], sha[PSYM_SHA256_HEX], name[128];
 	uint64_t start = 0, limit = 0;
-	struct psym_out o;
 	FILE *f;
-	int ret;
 
 	if (!base)
 		return psym_err_set(e, PSYM_EIO, "no vDSO in this process");
@@ -75,14 +79,9 @@ static int save_vdso(const char *dst, struct psym_err *e)
 	fclose(f);
 	if (start != base || limit <= start || limit - start > (1 << 20))
 		return psym_err_set(e, PSYM_EIO, "cannot find the vDSO mapping");
-	ret = psym_out_open(&o, dst, e);
-	if (ret)
-		return ret;
-	if (fwrite((const void *)(uintptr_t)start, 1, limit - start, o.fp) != limit - start) {
-		psym_out_abort(&o);
-		return psym_err_set(e, PSYM_EIO, "cannot write '%s'", dst);
-	}
-	return psym_out_commit(&o, e);
+	psym_sha256_hex((const void *)(uintptr_t)start, limit - start, sha);
+	snprintf(name, sizeof(name), PSYM_SIDE_VDSO_PFX "%s" PSYM_SIDE_VDSO_SFX, sha);
+	return save_shared(out, dir, name, sha, (const char *)(uintptr_t)start, limit - start, e);
 }
 
 /* One kallsyms line ("addr type name"): _text or _end's address. */
@@ -239,23 +238,15 @@ static bool shared_dir(const char *out, char *dir, size_t dirsz)
  * holds the copy itself (copied or archived with the profile, it stays
  * whole). Where no link can be made, the side directory gets the file.
  */
-static int save_stable(const char *out, const char *dir, const char *buf, size_t len,
-		       struct psym_err *e)
+static int save_shared(const char *out, const char *dir, const char *name, const char *sha,
+		       const char *buf, size_t len, struct psym_err *e)
 {
-	char sha[PSYM_SHA256_HEX], name[200], shdir[4096], shared[4400], path[4400];
-	struct psym_hostid h;
+	char shdir[4096], shared[4400], path[4400];
 	unsigned char *z = NULL;
 	size_t zlen = 0;
 	bool have_shared;
 	int ret;
 
-	psym_hostid_local(&h);
-	for (const char *c = h.boot_id; *c; c++)
-		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || *c == '-'))
-			h.boot_id[0] = '\0';
-	psym_sha256_hex(buf, len, sha);
-	snprintf(name, sizeof(name), PSYM_SIDE_KALLSYMS_PFX "%s-%s" PSYM_SIDE_KALLSYMS_SFX,
-		 h.boot_id[0] ? h.boot_id : "unknown", sha);
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	have_shared =
 		shared_dir(out, shdir, sizeof(shdir)) &&
@@ -273,6 +264,23 @@ static int save_stable(const char *out, const char *dir, const char *buf, size_t
 	ret = write_buf(path, (const char *)z, zlen, e);
 	free(z);
 	return ret;
+}
+
+/* kallsyms' stable lines, named by boot ID and SHA-256 (save_shared). */
+static int save_stable(const char *out, const char *dir, const char *buf, size_t len,
+		       struct psym_err *e)
+{
+	char sha[PSYM_SHA256_HEX], name[200];
+	struct psym_hostid h;
+
+	psym_hostid_local(&h);
+	for (const char *c = h.boot_id; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || *c == '-'))
+			h.boot_id[0] = '\0';
+	psym_sha256_hex(buf, len, sha);
+	snprintf(name, sizeof(name), PSYM_SIDE_KALLSYMS_PFX "%s-%s" PSYM_SIDE_KALLSYMS_SFX,
+		 h.boot_id[0] ? h.boot_id : "unknown", sha);
+	return save_shared(out, dir, name, sha, buf, len, e);
 }
 
 /* A line of code the kernel makes and drops while it runs: BPF, trampolines. */
@@ -387,8 +395,8 @@ static void clear_side_dir(const char *dir)
 
 		if (!strcmp(n, PSYM_SIDE_KALLSYMS) || !strcmp(n, PSYM_SIDE_VDSO) ||
 		    !strcmp(n, PSYM_SIDE_KALLSYMS_DYN) || psym_side_kallsyms_id(n, boot, sha) ||
-		    !strcmp(n, PSYM_SIDE_MODULES) || psym_side_is_perf_map(n) ||
-		    psym_side_is_jit_dump(n))
+		    psym_side_vdso_sha(n, sha) || !strcmp(n, PSYM_SIDE_MODULES) ||
+		    psym_side_is_perf_map(n) || psym_side_is_jit_dump(n))
 			unlinkat(dirfd(d), n, 0);
 	}
 	closedir(d);
@@ -412,8 +420,7 @@ void side_files(const char *out, bool verbose, const struct ksyms *ks, struct ps
 	/* Loaded modules: name, build ID, .text address (their frames get lines). */
 	if (ks && psym_collect_modules(NULL, dir, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
-	snprintf(path, sizeof(path), "%s/" PSYM_SIDE_VDSO, dir);
-	if (save_vdso(path, e))
+	if (save_vdso(out, dir, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
 	/* Perf maps only of processes with samples in anonymous code (JIT). */
 	njit = psym_collectprof_jit_pids(cp, NULL, 0);

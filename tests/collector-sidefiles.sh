@@ -1,5 +1,5 @@
 #!/bin/sh
-# psym-collect's side files cost little: the kallsyms copy is written
+# psym-collect's side files cost little: the kallsyms copy (and the vDSO) is written
 # zstd-compressed, named by boot ID and content SHA-256, once per boot in
 # .psym-shared/ beside the outputs and hard-linked into each side
 # directory; the kernel frames are still named (oracle: /proc/kallsyms
@@ -27,6 +27,11 @@ check "its name's SHA-256 is its content's" sh -c \
 	'n=${1##*-}; [ "$(zstd -dc "$1" | sha256sum | cut -c1-64)" = "${n%.zst}" ]' sh "$ks"
 check "the second profile's copy is the same file (linked from .psym-shared/)" \
 	sh -c '[ "$1" -ef "out/b.pb.gz.d/$(basename "$1")" ] && [ "$1" -ef "out/.psym-shared/$(basename "$1")" ]' sh "$ks"
+vz=$(ls out/a.pb.gz.d/vdso-*.so.zst 2>/dev/null | head -1)
+check "the vDSO image compressed and shared too ($(basename "${vz:-none}"))" sh -c \
+	'[ -n "$1" ] && [ ! -e out/a.pb.gz.d/vdso.so ] && [ "$1" -ef "out/b.pb.gz.d/$(basename "$1")" ] &&
+	 zstd -dc "$1" >vdso.img && readelf -h vdso.img | grep -q "Type:.*DYN" &&
+	 n=${1##*/vdso-} && [ "$(sha256sum <vdso.img | cut -c1-64)" = "${n%.so.zst}" ]' sh "$vz"
 check "side directory much smaller than before ($(du -sb out/a.pb.gz.d | cut -f1) bytes)" \
 	test "$(du -sb out/a.pb.gz.d | cut -f1)" -lt 2000000
 

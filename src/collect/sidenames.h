@@ -26,8 +26,11 @@
 /* The copy's lines that change while the kernel runs (BPF programs, ftrace
  * and kprobe trampolines: "[bpf]", "[__builtin__...]"), kept per profile. */
 #define PSYM_SIDE_KALLSYMS_DYN "kallsyms.dyn"
-#define PSYM_SIDE_SHARED ".psym-shared"	 /* beside OUT: a boot's kallsyms, once */
-#define PSYM_SIDE_VDSO "vdso.so"	 /* the vDSO image */
+#define PSYM_SIDE_SHARED ".psym-shared" /* beside OUT: a boot's kallsyms, once */
+#define PSYM_SIDE_VDSO "vdso.so"	/* the vDSO image (old) */
+/* Since then: zstd-compressed, named by its SHA-256, shared as kallsyms is. */
+#define PSYM_SIDE_VDSO_PFX "vdso-"
+#define PSYM_SIDE_VDSO_SFX ".so.zst"
 #define PSYM_SIDE_MODULES "modules"	 /* loaded kernel modules: name, build ID */
 #define PSYM_SIDE_USTACKS "ustacks.gz"	 /* --stack-copy: registers and stack bytes */
 #define PSYM_SIDE_PERF_MAP "perf-%d.map" /* a JIT's perf map, by pid */
@@ -72,6 +75,25 @@ static inline bool psym_side_kallsyms_id(const char *n, char *boot, char *sha)
 	memcpy(boot, n + pl, bl);
 	boot[bl] = '\0';
 	memcpy(sha, n + pl + bl + 1, 64);
+	sha[64] = '\0';
+	return true;
+}
+
+/* A content-addressed vDSO image's name, vdso-SHA256.so.zst: sha[65]. */
+static inline bool psym_side_vdso_sha(const char *n, char *sha)
+{
+	size_t pl = strlen(PSYM_SIDE_VDSO_PFX);
+
+	if (!psym_side_name_is(n, PSYM_SIDE_VDSO_PFX, PSYM_SIDE_VDSO_SFX) ||
+	    strlen(n) != pl + 64 + strlen(PSYM_SIDE_VDSO_SFX))
+		return false;
+	for (size_t i = 0; i < 64; i++) {
+		char c = n[pl + i];
+
+		if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return false;
+	}
+	memcpy(sha, n + pl, 64);
 	sha[64] = '\0';
 	return true;
 }
