@@ -27,7 +27,8 @@ static inline uint32_t ror(uint32_t x, unsigned n)
 /* One 64-byte block into the state h. */
 static void block(uint32_t h[8], const uint8_t *p)
 {
-	uint32_t w[64], s[8];
+	uint32_t w[64], a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6],
+			k = h[7];
 
 	for (int i = 0; i < 16; i++)
 		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
@@ -38,20 +39,28 @@ static void block(uint32_t h[8], const uint8_t *p)
 
 		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
 	}
-	memcpy(s, h, sizeof(s));
 	for (int i = 0; i < 64; i++) {
-		uint32_t S1 = ror(s[4], 6) ^ ror(s[4], 11) ^ ror(s[4], 25);
-		uint32_t ch = (s[4] & s[5]) ^ (~s[4] & s[6]);
-		uint32_t t1 = s[7] + S1 + ch + K[i] + w[i];
-		uint32_t S0 = ror(s[0], 2) ^ ror(s[0], 13) ^ ror(s[0], 22);
-		uint32_t maj = (s[0] & s[1]) ^ (s[0] & s[2]) ^ (s[1] & s[2]);
+		uint32_t t1 = k + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) +
+			      K[i] + w[i];
+		uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
 
-		memmove(s + 1, s, 7 * sizeof(s[0]));
-		s[4] += t1;
-		s[0] = t1 + S0 + maj;
+		k = g;
+		g = f;
+		f = e;
+		e = d + t1;
+		d = c;
+		c = b;
+		b = a;
+		a = t1 + t2;
 	}
-	for (int i = 0; i < 8; i++)
-		h[i] += s[i];
+	h[0] += a;
+	h[1] += b;
+	h[2] += c;
+	h[3] += d;
+	h[4] += e;
+	h[5] += f;
+	h[6] += g;
+	h[7] += k;
 }
 
 void psym_sha256(const void *buf, size_t len, uint8_t out[32])

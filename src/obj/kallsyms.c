@@ -169,20 +169,18 @@ static bool is_zstd(const unsigned char *b, size_t n)
 	return n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd;
 }
 
-/*
- * A whole copy read at once: a compressed one (zstd or gzip, inflated to at
- * most max bytes), or any copy whose content must have the SHA-256 sha.
- */
-static int open_whole(const char *path, const char *sha, size_t max_symbols, size_t max,
-		      struct psym_kallsyms **out, struct psym_err *e)
+int psym_kallsyms_parse_blob(const unsigned char *raw, size_t rawlen, const char *path,
+			     const char *sha, size_t max_symbols, size_t max,
+			     struct psym_kallsyms **out, struct psym_err *e)
 {
-	unsigned char *raw = NULL, *text = NULL;
-	size_t rawlen = 0, len = 0;
+	unsigned char *text = NULL;
+	const unsigned char *plain = raw;
+	size_t len = rawlen;
 	char got[PSYM_SHA256_HEX];
-	int ret = psym_read_file_cap(path, max, "--limit kallsyms-bytes=N", &raw, &rawlen, e);
+	int ret = 0;
 
-	if (ret)
-		return ret;
+	if (!max)
+		max = MAX_BYTES;
 	/*
 	 * kallsyms compresses 5 to 7 times: a stream that claims past 64
 	 * times (plus 16 MiB) is a bomb, refused before it costs the cap.
@@ -193,16 +191,12 @@ static int open_whole(const char *path, const char *sha, size_t max_symbols, siz
 		ret = psym_unzstd(raw, rawlen, max, path, &text, &len, e);
 	else if (psym_is_gzip(raw, rawlen))
 		ret = psym_gunzip(raw, rawlen, max, path, &text, &len, e);
-	else {
-		text = raw;
-		len = rawlen;
-		raw = NULL;
-	}
-	free(raw);
 	if (ret)
 		return ret;
+	if (text)
+		plain = text;
 	if (sha) {
-		psym_sha256_hex(text, len, got);
+		psym_sha256_hex(plain, len, got);
 		if (strcmp(got, sha) != 0) {
 			free(text);
 			return psym_err_set(e, PSYM_EBADINPUT,
@@ -211,8 +205,23 @@ static int open_whole(const char *path, const char *sha, size_t max_symbols, siz
 					    path, got, sha);
 		}
 	}
-	ret = parse_max((const char *)text, len, path, max_symbols, out, e);
+	ret = parse_max((const char *)plain, len, path, max_symbols, out, e);
 	free(text);
+	return ret;
+}
+
+/* A whole copy read at once: compressed, or one whose content is checked. */
+static int open_whole(const char *path, const char *sha, size_t max_symbols, size_t max,
+		      struct psym_kallsyms **out, struct psym_err *e)
+{
+	unsigned char *raw = NULL;
+	size_t rawlen = 0;
+	int ret = psym_read_file_cap(path, max, "--limit kallsyms-bytes=N", &raw, &rawlen, e);
+
+	if (ret)
+		return ret;
+	ret = psym_kallsyms_parse_blob(raw, rawlen, path, sha, max_symbols, max, out, e);
+	free(raw);
 	return ret;
 }
 

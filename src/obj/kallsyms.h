@@ -34,6 +34,13 @@ int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
  */
 int psym_kallsyms_open_sha(const char *path, const char *sha, size_t max_symbols, size_t max_bytes,
 			   struct psym_kallsyms **out, struct psym_err *e);
+/*
+ * The same from a copy in memory, raw[rawlen] (compressed or not); path
+ * names it in messages. max_bytes 0: the default.
+ */
+int psym_kallsyms_parse_blob(const unsigned char *raw, size_t rawlen, const char *path,
+			     const char *sha, size_t max_symbols, size_t max_bytes,
+			     struct psym_kallsyms **out, struct psym_err *e);
 int psym_kallsyms_parse(const char *text, size_t len, const char *name, struct psym_kallsyms **out,
 			struct psym_err *e);
 void psym_kallsyms_free(struct psym_kallsyms *k);
