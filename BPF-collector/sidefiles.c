@@ -24,33 +24,45 @@
 #include "sidenames.h"
 #include "ustacks.h"
 
-/* Copy src (a /proc file) to dst atomically, at most max bytes. */
-static int copy_file(const char *src, const char *dst, size_t max, struct psym_err *e)
+static int write_buf(const char *dst, const char *buf, size_t len, struct psym_err *e);
+
+/*
+ * Copy src (a JIT's perf map, as the process sees it) to dst atomically,
+ * zstd-compressed (level 3: maps of big JITs run to tens of MB), at most
+ * max bytes of it.
+ */
+static int copy_compressed(const char *src, const char *dst, size_t max, struct psym_err *e)
 {
-	struct psym_out o;
-	char buf[1 << 16];
-	size_t total = 0, n;
+	unsigned char *buf = NULL, *z = NULL;
+	size_t len = 0, cap = 0, zlen = 0, n;
 	FILE *in = fopen(src, "r");
-	int ret;
+	int ret = 0;
 
 	if (!in)
 		return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", src, strerror(errno));
-	ret = psym_out_open(&o, dst, e);
-	if (ret) {
-		fclose(in);
-		return ret;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && total < max) {
-		if (fwrite(buf, 1, n, o.fp) != n) {
-			fclose(in);
-			psym_out_abort(&o);
-			return psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", dst,
-					    strerror(errno));
+	do {
+		if (len + 65536 > cap) {
+			size_t ncap = cap ? cap * 2 : 1 << 20;
+			unsigned char *nb = realloc(buf, ncap);
+
+			if (!nb) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				break;
+			}
+			buf = nb;
+			cap = ncap;
 		}
-		total += n;
-	}
+		n = fread(buf + len, 1, 65536, in);
+		len += n;
+	} while (n > 0 && len < max);
 	fclose(in);
-	return psym_out_commit(&o, e);
+	if (!ret)
+		ret = psym_zstd(buf, len < max ? len : max, 3, &z, &zlen, e);
+	if (!ret)
+		ret = write_buf(dst, (const char *)z, zlen, e);
+	free(buf);
+	free(z);
+	return ret;
 }
 
 static int save_shared(const char *out, const char *dir, const char *name, const char *sha,
@@ -440,8 +452,8 @@ void side_files(const char *out, bool verbose, const struct ksyms *ks, struct ps
 			if (stat(src, &st) != 0 || !S_ISREG(st.st_mode))
 				continue;
 		}
-		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP, dir, pid);
-		if (copy_file(src, path, (size_t)1 << 30, e))
+		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP_ZST, dir, pid);
+		if (copy_compressed(src, path, (size_t)1 << 30, e))
 			fprintf(stderr, "psym-collect: %s\n", e->msg);
 		else
 			nmaps++;

@@ -129,9 +129,10 @@ EOF2
 	"$C" -p $pid -d 3 -o node.pb.gz 2>node.log
 	kill $pid; wait $pid 2>/dev/null
 	rm -f /tmp/perf-$pid.map # node wrote it there; the collector saved a copy
-	check "node: perf map snapshot saved" test -s node.pb.gz.d/perf-$pid.map
+	check "node: perf map snapshot saved (compressed)" test -s node.pb.gz.d/perf-$pid.map.zst
+	zstd -dc node.pb.gz.d/perf-$pid.map.zst >node.map 2>/dev/null
 	"$PSYM" show --json node.pb.gz >node.json
-	check "node: sampled JIT addresses fall inside perf map entries" python3 - node.json node.pb.gz.d/perf-$pid.map <<'PY'
+	check "node: sampled JIT addresses fall inside perf map entries" python3 - node.json node.map <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 entries = []
@@ -280,7 +281,7 @@ EOF2
 	sleep 0.5
 	"$C" -p $jpid -d 2 -o jit.pb.gz 2>jit.log
 	kill $jpid; wait $jpid 2>/dev/null
-	check "jit: its perf map saved with the profile" test -s jit.pb.gz.d/perf-$jpid.map
+	check "jit: its perf map saved with the profile" test -s jit.pb.gz.d/perf-$jpid.map.zst
 	mkdir moved
 	cp jit.pb.gz moved/here.pb.gz
 	"$PSYM" symbolize moved/here.pb.gz -o here.sym.pb.gz 2>here.log

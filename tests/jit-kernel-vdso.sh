@@ -305,6 +305,22 @@ check "garbage perf map: valid line used" grep -q "^100c good_one$" h.got
 check "garbage perf map: overlapping later line wins" grep -q "^1004 overlapping_later$" h.got
 check "garbage perf map: 0x-prefixed line used" grep -q "^1110 hex_prefixed$" h.got
 check "garbage perf map: malformed line ignored" grep -q "^2004 -$" h.got
+# The collector's compressed snapshot (perf-PID.map.zst): read the same way.
+if command -v zstd >/dev/null; then
+	zstd -q -c garbage.map >garbage.map.zst
+	"$PSYM" symbolize --perf-map garbage.map.zst h.pb -o hz.sym.pb.gz 2>hz.log
+	names hz.sym.pb.gz >hz.got
+	check "compressed perf map: the same lines used" sh -c \
+		'grep -q "^100c good_one$" hz.got && grep -q "^1004 overlapping_later$" hz.got && grep -q "^2004 -$" hz.got'
+	head -c 40 garbage.map.zst >trunc.map.zst
+	rc=0; "$PSYM" symbolize --perf-map trunc.map.zst h.pb -o hz2.sym.pb.gz 2>hz2.log || rc=$?
+	check "truncated compressed perf map: no crash (exit $rc), said" sh -c \
+		'[ "$1" -lt 128 ] && grep -q "trunc.map.zst.*\(truncated\|zstd\)" hz2.log' sh "$rc"
+	head -c 300000000 /dev/zero | zstd -q -19 -c >bomb.map.zst
+	rc=0; "$PSYM" symbolize --perf-map bomb.map.zst h.pb -o hz3.sym.pb.gz 2>hz3.log || rc=$?
+	check "compressed perf map bomb: refused at the cap (exit $rc)" sh -c \
+		'[ "$1" -lt 128 ] && grep -q "bomb.map.zst.*limit" hz3.log' sh "$rc"
+fi
 printf '1000 20 sparse_entry\n' >sparse.map
 truncate -s 3G sparse.map
 printf '\n2000 20 after_sparse\n' >>sparse.map

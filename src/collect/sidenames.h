@@ -31,10 +31,11 @@
 /* Since then: zstd-compressed, named by its SHA-256, shared as kallsyms is. */
 #define PSYM_SIDE_VDSO_PFX "vdso-"
 #define PSYM_SIDE_VDSO_SFX ".so.zst"
-#define PSYM_SIDE_MODULES "modules"	 /* loaded kernel modules: name, build ID */
-#define PSYM_SIDE_USTACKS "ustacks.gz"	 /* --stack-copy: registers and stack bytes */
-#define PSYM_SIDE_PERF_MAP "perf-%d.map" /* a JIT's perf map, by pid */
-#define PSYM_SIDE_JIT_DUMP "jit-%d.dump" /* a JIT's jitdump, by pid */
+#define PSYM_SIDE_MODULES "modules"		 /* loaded kernel modules: name, build ID */
+#define PSYM_SIDE_USTACKS "ustacks.gz"		 /* --stack-copy: registers and stack bytes */
+#define PSYM_SIDE_PERF_MAP "perf-%d.map"	 /* a JIT's perf map, by pid (old) */
+#define PSYM_SIDE_PERF_MAP_ZST "perf-%d.map.zst" /* the same, zstd-compressed */
+#define PSYM_SIDE_JIT_DUMP "jit-%d.dump"	 /* a JIT's jitdump, by pid */
 
 /* n (a file name, no directory) is prefix, something, suffix. */
 static inline bool psym_side_name_is(const char *n, const char *prefix, const char *suffix)
@@ -101,7 +102,7 @@ static inline bool psym_side_vdso_sha(const char *n, char *sha)
 /* A perf map's name, perf-PID.map. */
 static inline bool psym_side_is_perf_map(const char *n)
 {
-	return psym_side_name_is(n, "perf-", ".map");
+	return psym_side_name_is(n, "perf-", ".map") || psym_side_name_is(n, "perf-", ".map.zst");
 }
 
 /* A jitdump's name, jit-PID.dump. */

@@ -329,6 +329,11 @@ void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfm
 				continue;
 			if (jit)
 				snprintf(path, sizeof(path), "%s/" PSYM_SIDE_JIT_DUMP, dir, pid);
+			else if (i == 0 &&
+				 snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP_ZST, dir,
+					  pid) < (int)sizeof(path) &&
+				 is_file(path))
+				; /* the collector's compressed snapshot */
 			else
 				snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP, dir, pid);
 			if (!is_file(path)) {
