@@ -17,48 +17,67 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "compress.h"
+#include "hostid.h"
 #include "kmodules.h"
+#include "sha256.h"
 #include "sidenames.h"
 #include "ustacks.h"
 
-/* Copy src (a /proc file) to dst atomically, at most max bytes. */
-static int copy_file(const char *src, const char *dst, size_t max, struct psym_err *e)
+static int write_buf(const char *dst, const char *buf, size_t len, struct psym_err *e);
+
+/*
+ * Copy src (a JIT's perf map, as the process sees it) to dst atomically,
+ * zstd-compressed (level 3: maps of big JITs run to tens of MB), at most
+ * max bytes of it.
+ */
+static int copy_compressed(const char *src, const char *dst, size_t max, struct psym_err *e)
 {
-	struct psym_out o;
-	char buf[1 << 16];
-	size_t total = 0, n;
+	unsigned char *buf = NULL, *z = NULL;
+	size_t len = 0, cap = 0, zlen = 0, n;
 	FILE *in = fopen(src, "r");
-	int ret;
+	int ret = 0;
 
 	if (!in)
 		return psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", src, strerror(errno));
-	ret = psym_out_open(&o, dst, e);
-	if (ret) {
-		fclose(in);
-		return ret;
-	}
-	while ((n = fread(buf, 1, sizeof(buf), in)) > 0 && total < max) {
-		if (fwrite(buf, 1, n, o.fp) != n) {
-			fclose(in);
-			psym_out_abort(&o);
-			return psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", dst,
-					    strerror(errno));
+	do {
+		if (len + 65536 > cap) {
+			size_t ncap = cap ? cap * 2 : 1 << 20;
+			unsigned char *nb = realloc(buf, ncap);
+
+			if (!nb) {
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+				break;
+			}
+			buf = nb;
+			cap = ncap;
 		}
-		total += n;
-	}
+		n = fread(buf + len, 1, 65536, in);
+		len += n;
+	} while (n > 0 && len < max);
 	fclose(in);
-	return psym_out_commit(&o, e);
+	if (!ret)
+		ret = psym_zstd(buf, len < max ? len : max, 3, &z, &zlen, e);
+	if (!ret)
+		ret = write_buf(dst, (const char *)z, zlen, e);
+	free(buf);
+	free(z);
+	return ret;
 }
 
-/* Our own vDSO: the same image every process on this kernel maps. */
-static int save_vdso(const char *dst, struct psym_err *e)
+static int save_shared(const char *out, const char *dir, const char *name, const char *sha,
+		       const char *buf, size_t len, struct psym_err *e);
+
+/*
+ * Our own vDSO: the same image every process on this kernel maps, saved
+ * compressed and shared as kallsyms is, named vdso-SHA256.so.zst.
+ */
+static int save_vdso(const char *out, const char *dir, struct psym_err *e)
 {
 	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char line[512];
+	char line[512], sha[PSYM_SHA256_HEX], name[128];
 	uint64_t start = 0, limit = 0;
-	struct psym_out o;
 	FILE *f;
-	int ret;
 
 	if (!base)
 		return psym_err_set(e, PSYM_EIO, "no vDSO in this process");
@@ -72,14 +91,9 @@ static int save_vdso(const char *dst, struct psym_err *e)
 	fclose(f);
 	if (start != base || limit <= start || limit - start > (1 << 20))
 		return psym_err_set(e, PSYM_EIO, "cannot find the vDSO mapping");
-	ret = psym_out_open(&o, dst, e);
-	if (ret)
-		return ret;
-	if (fwrite((const void *)(uintptr_t)start, 1, limit - start, o.fp) != limit - start) {
-		psym_out_abort(&o);
-		return psym_err_set(e, PSYM_EIO, "cannot write '%s'", dst);
-	}
-	return psym_out_commit(&o, e);
+	psym_sha256_hex((const void *)(uintptr_t)start, limit - start, sha);
+	snprintf(name, sizeof(name), PSYM_SIDE_VDSO_PFX "%s" PSYM_SIDE_VDSO_SFX, sha);
+	return save_shared(out, dir, name, sha, (const char *)(uintptr_t)start, limit - start, e);
 }
 
 /* One kallsyms line ("addr type name"): _text or _end's address. */
@@ -185,6 +199,162 @@ static int write_buf(const char *dst, const char *buf, size_t len, struct psym_e
 	return psym_out_commit(&o, e);
 }
 
+/* Is path a copy of ours (a regular file in a trusted dir) whose content has SHA-256 sha? */
+static bool shared_copy_good(const char *path, const char *sha)
+{
+	unsigned char *raw = NULL, *text = NULL;
+	size_t rawlen = 0, len = 0;
+	char got[PSYM_SHA256_HEX] = "";
+	struct psym_err le = { 0 };
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    psym_read_file_cap(path, KALLSYMS_MAX, NULL, &raw, &rawlen, &le))
+		return false;
+	if (!psym_unzstd(raw, rawlen, KALLSYMS_MAX, path, &text, &len, &le))
+		psym_sha256_hex(text, len, got);
+	free(raw);
+	free(text);
+	return !strcmp(got, sha);
+}
+
+/*
+ * The shared directory beside out (PSYM_SIDE_SHARED), made or checked as
+ * the side directory is; false when it cannot be used (then each side
+ * directory gets its own copy).
+ */
+static bool shared_dir(const char *out, char *dir, size_t dirsz)
+{
+	const char *slash = strrchr(out, '/');
+	char why[200];
+	struct stat st;
+	int n;
+
+	if (slash)
+		n = snprintf(dir, dirsz, "%.*s/" PSYM_SIDE_SHARED, (int)(slash - out), out);
+	else
+		n = snprintf(dir, dirsz, PSYM_SIDE_SHARED);
+	if (n < 0 || (size_t)n >= dirsz)
+		return false;
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return false;
+	return lstat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	       psym_stat_trusted(&st, why, sizeof(why));
+}
+
+/*
+ * The kallsyms copy, zstd-compressed and named by boot ID and content
+ * hash (sidenames.h). Written once per boot into the shared directory
+ * beside out and hard-linked into the side directory dir: many profiles
+ * of one boot cost its bytes once on disk, and each side directory still
+ * holds the copy itself (copied or archived with the profile, it stays
+ * whole). Where no link can be made, the side directory gets the file.
+ */
+static int save_shared(const char *out, const char *dir, const char *name, const char *sha,
+		       const char *buf, size_t len, struct psym_err *e)
+{
+	char shdir[4096], shared[4400], path[4400];
+	unsigned char *z = NULL;
+	size_t zlen = 0;
+	bool have_shared;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	have_shared =
+		shared_dir(out, shdir, sizeof(shdir)) &&
+		(size_t)snprintf(shared, sizeof(shared), "%s/%s", shdir, name) < sizeof(shared);
+	if (have_shared && shared_copy_good(shared, sha) && link(shared, path) == 0)
+		return 0;
+	ret = psym_zstd((const unsigned char *)buf, len, 9, &z, &zlen, e);
+	if (ret)
+		return ret;
+	if (have_shared && write_buf(shared, (const char *)z, zlen, e) == 0 &&
+	    link(shared, path) == 0) {
+		free(z);
+		return 0;
+	}
+	ret = write_buf(path, (const char *)z, zlen, e);
+	free(z);
+	return ret;
+}
+
+/* kallsyms' stable lines, named by boot ID and SHA-256 (save_shared). */
+static int save_stable(const char *out, const char *dir, const char *buf, size_t len,
+		       struct psym_err *e)
+{
+	char sha[PSYM_SHA256_HEX], name[200];
+	struct psym_hostid h;
+
+	psym_hostid_local(&h);
+	for (const char *c = h.boot_id; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'z') || *c == '-'))
+			h.boot_id[0] = '\0';
+	psym_sha256_hex(buf, len, sha);
+	snprintf(name, sizeof(name), PSYM_SIDE_KALLSYMS_PFX "%s-%s" PSYM_SIDE_KALLSYMS_SFX,
+		 h.boot_id[0] ? h.boot_id : "unknown", sha);
+	return save_shared(out, dir, name, sha, buf, len, e);
+}
+
+/* A line of code the kernel makes and drops while it runs: BPF, trampolines. */
+static bool dyn_line(const char *p, size_t n)
+{
+	return (n > 6 && !memcmp(p + n - 6, "\t[bpf]", 6)) || memmem(p, n, "\t[__builtin__", 13);
+}
+
+/*
+ * Split the copy: lines that stay for the boot into *stable, the others
+ * (dyn_line) into *dyn; both malloc'd.
+ */
+static int split_kallsyms(const struct ksyms *ks, char **stable, size_t *slen, char **dyn,
+			  size_t *dlen, struct psym_err *e)
+{
+	const char *p = ks->buf, *end = ks->buf + ks->len;
+
+	*stable = malloc(ks->len + 1);
+	*dyn = malloc(ks->len + 1);
+	*slen = *dlen = 0;
+	if (!*stable || !*dyn) {
+		free(*stable);
+		free(*dyn);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl + 1 : end) - p);
+		bool d = dyn_line(p, nl ? n - 1 : n);
+
+		memcpy(d ? *dyn + *dlen : *stable + *slen, p, n);
+		*(d ? dlen : slen) += n;
+		p += n;
+	}
+	return 0;
+}
+
+/*
+ * The kallsyms copy: its lines that stay for the boot as the shared,
+ * content-addressed copy, those that come and go (BPF programs such as
+ * this collector's own, trampolines) as the side directory's
+ * kallsyms.dyn: without the split no two profiles' copies would match.
+ */
+static int save_kallsyms(const char *out, const char *dir, const struct ksyms *ks,
+			 struct psym_err *e)
+{
+	char *stable, *dyn;
+	size_t slen, dlen;
+	char path[4400];
+	int ret = split_kallsyms(ks, &stable, &slen, &dyn, &dlen, e);
+
+	if (ret)
+		return ret;
+	ret = save_stable(out, dir, stable, slen, e);
+	snprintf(path, sizeof(path), "%s/" PSYM_SIDE_KALLSYMS_DYN, dir);
+	if (!ret && dlen)
+		ret = write_buf(path, dyn, dlen, e);
+	free(stable);
+	free(dyn);
+	return ret;
+}
+
 int side_dir_ready(const char *out, mode_t mode, struct psym_err *e)
 {
 	char dir[4096], why[200];
@@ -233,9 +403,12 @@ static void clear_side_dir(const char *dir)
 	while ((de = readdir(d))) {
 		const char *n = de->d_name;
 
+		char boot[40], sha[65];
+
 		if (!strcmp(n, PSYM_SIDE_KALLSYMS) || !strcmp(n, PSYM_SIDE_VDSO) ||
-		    !strcmp(n, PSYM_SIDE_MODULES) || psym_side_is_perf_map(n) ||
-		    psym_side_is_jit_dump(n))
+		    !strcmp(n, PSYM_SIDE_KALLSYMS_DYN) || psym_side_kallsyms_id(n, boot, sha) ||
+		    psym_side_vdso_sha(n, sha) || !strcmp(n, PSYM_SIDE_MODULES) ||
+		    psym_side_is_perf_map(n) || psym_side_is_jit_dump(n))
 			unlinkat(dirfd(d), n, 0);
 	}
 	closedir(d);
@@ -254,16 +427,12 @@ void side_files(const char *out, bool verbose, const struct ksyms *ks, struct ps
 		return;
 	}
 	clear_side_dir(dir);
-	if (ks && ks->len) {
-		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_KALLSYMS, dir);
-		if (write_buf(path, ks->buf, ks->len, e))
-			fprintf(stderr, "psym-collect: %s\n", e->msg);
-	}
+	if (ks && ks->len && save_kallsyms(out, dir, ks, e))
+		fprintf(stderr, "psym-collect: %s\n", e->msg);
 	/* Loaded modules: name, build ID, .text address (their frames get lines). */
 	if (ks && psym_collect_modules(NULL, dir, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
-	snprintf(path, sizeof(path), "%s/" PSYM_SIDE_VDSO, dir);
-	if (save_vdso(path, e))
+	if (save_vdso(out, dir, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
 	/* Perf maps only of processes with samples in anonymous code (JIT). */
 	njit = psym_collectprof_jit_pids(cp, NULL, 0);
@@ -283,8 +452,8 @@ void side_files(const char *out, bool verbose, const struct ksyms *ks, struct ps
 			if (stat(src, &st) != 0 || !S_ISREG(st.st_mode))
 				continue;
 		}
-		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP, dir, pid);
-		if (copy_file(src, path, (size_t)1 << 30, e))
+		snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP_ZST, dir, pid);
+		if (copy_compressed(src, path, (size_t)1 << 30, e))
 			fprintf(stderr, "psym-collect: %s\n", e->msg);
 		else
 			nmaps++;

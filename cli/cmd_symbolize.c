@@ -646,6 +646,9 @@ static int symbolize_batch(struct symbolize_cli *o, struct symbolize_run *run)
 	if (!o->so.quiet && br.indexes_built)
 		fprintf(stderr, "psym: %zu index build%s started in '%s'\n", br.indexes_built,
 			br.indexes_built == 1 ? "" : "s", psym_index_store_name(run->store));
+	if (!o->so.quiet && br.kallsyms_parsed)
+		fprintf(stderr, "psym: %zu kallsyms cop%s parsed (shared by boot and content)\n",
+			br.kallsyms_parsed, br.kallsyms_parsed == 1 ? "y" : "ies");
 	return br.failed ? psym_exit_code(br.worst) : PSYM_EXIT_OK;
 }
 

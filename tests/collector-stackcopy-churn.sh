@@ -70,8 +70,9 @@ python3 "$top_srcdir/bench/churn-loss.py" shortlived <sc.txt | grep -q "shortliv
 	fail "no sample of the short-lived programs is in their own executable's mapping"
 
 if [ -n "$have_node" ]; then
-	map=$(ls sc.pb.gz.d/perf-*.map 2>/dev/null | head -1)
+	map=$(ls sc.pb.gz.d/perf-*.map.zst 2>/dev/null | head -1)
 	[ -n "$map" ] || fail "node's perf map was not saved in sc.pb.gz.d/"
+	[ -z "$map" ] || { zstd -dc "$map" >node.map; map=node.map; }
 	python3 "$top_srcdir/bench/churn-loss.py" node "$map" <sc.txt >node-loss.txt
 	cat node-loss.txt
 	read -r _ jit _ jitmapped <<EOF2

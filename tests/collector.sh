@@ -48,8 +48,9 @@ check "return-address rule in the comment" grep -q "Comment: psym-collect: calle
 check "pid, tid and comm labels" grep -q "pid:\[[0-9]*\] tid:\[[0-9]*\] comm:\[fib-nopie\]" show.txt
 check "kernel mapping with the kernel's build ID" sh -c \
 	"grep -q 'kernel.kallsyms.*build_id=' show.txt || ! grep -q kernel.kallsyms show.txt"
-check "side files: vdso image" test -s nopie.pb.gz.d/vdso.so
-check "side files: vdso image is an ELF" sh -c "readelf -h nopie.pb.gz.d/vdso.so | grep -q 'DYN'"
+vz=$(ls nopie.pb.gz.d/vdso-*.so.zst 2>/dev/null | head -1)
+check "side files: vdso image (compressed, ${vz:-none})" test -s "$vz"
+check "side files: vdso image is an ELF" sh -c "zstd -dc '$vz' >vdso.img && readelf -h vdso.img | grep -q 'DYN'"
 
 # dlopen mid-run: the library's frames get symbolized.
 cat >lib.c <<'EOF2'
@@ -128,9 +129,10 @@ EOF2
 	"$C" -p $pid -d 3 -o node.pb.gz 2>node.log
 	kill $pid; wait $pid 2>/dev/null
 	rm -f /tmp/perf-$pid.map # node wrote it there; the collector saved a copy
-	check "node: perf map snapshot saved" test -s node.pb.gz.d/perf-$pid.map
+	check "node: perf map snapshot saved (compressed)" test -s node.pb.gz.d/perf-$pid.map.zst
+	zstd -dc node.pb.gz.d/perf-$pid.map.zst >node.map 2>/dev/null
 	"$PSYM" show --json node.pb.gz >node.json
-	check "node: sampled JIT addresses fall inside perf map entries" python3 - node.json node.pb.gz.d/perf-$pid.map <<'PY'
+	check "node: sampled JIT addresses fall inside perf map entries" python3 - node.json node.map <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 entries = []
@@ -279,7 +281,7 @@ EOF2
 	sleep 0.5
 	"$C" -p $jpid -d 2 -o jit.pb.gz 2>jit.log
 	kill $jpid; wait $jpid 2>/dev/null
-	check "jit: its perf map saved with the profile" test -s jit.pb.gz.d/perf-$jpid.map
+	check "jit: its perf map saved with the profile" test -s jit.pb.gz.d/perf-$jpid.map.zst
 	mkdir moved
 	cp jit.pb.gz moved/here.pb.gz
 	"$PSYM" symbolize moved/here.pb.gz -o here.sym.pb.gz 2>here.log

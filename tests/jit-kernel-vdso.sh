@@ -268,6 +268,28 @@ if [ -n "$off" ]; then
 	*" $got "*) pass "vDSO address resolved to $got (readelf: $names_at)" ;;
 	*) fail "vDSO: got '$got', readelf says one of: $names_at"; cat v.log ;;
 	esac
+	# The collector's compressed, content-addressed copy in the side directory.
+	if command -v zstd >/dev/null; then
+		vz=vdso-$(sha256sum <vdso.so | cut -c1-64).so.zst
+		mkdir -p vz.pb.d && zstd -q -c vdso.so >"vz.pb.d/$vz" && cp v.pb vz.pb
+		"$PSYM" symbolize vz.pb -o vz.sym.pb.gz 2>vz.log
+		got=$(names vz.sym.pb.gz | awk '{print $2}')
+		case " $names_at" in
+		*" $got "*) pass "vDSO from the side directory's $vz: $got" ;;
+		*) fail "vDSO from $vz: got '$got', readelf says one of: $names_at"; cat vz.log ;;
+		esac
+		# Hostile copies: other content than the name says, truncated, a bomb.
+		printf 'x' | cat vdso.so - | zstd -q -c >"vz.pb.d/$vz"
+		"$PSYM" symbolize --explain vz.pb -o vz2.sym.pb.gz >vz2.log 2>&1
+		check "vDSO copy whose content is not its name's: refused ($(grep -o -m1 'not this image, refused' vz2.log))" \
+			grep -q "not this image, refused" vz2.log
+		head -c 300 vdso.so | zstd -q -c | head -c 100 >"vz.pb.d/$vz"
+		rc=0; "$PSYM" symbolize --explain vz.pb -o vz3.sym.pb.gz >vz3.log 2>&1 || rc=$?
+		check "truncated vDSO copy: no crash (exit $rc), said" sh -c '[ "$1" -lt 128 ] && grep -q "vz.pb.d/vdso-.*zstd\|vz.pb.d/vdso-.*truncated" vz3.log' sh "$rc"
+		head -c 50000000 /dev/zero | zstd -q -19 -c >"vz.pb.d/$vz"
+		rc=0; "$PSYM" symbolize --explain vz.pb -o vz4.sym.pb.gz >vz4.log 2>&1 || rc=$?
+		check "vDSO bomb: refused at the cap (exit $rc)" sh -c '[ "$1" -lt 128 ] && grep -q "vz.pb.d/vdso-.*\(cap\|limit\|larger\)" vz4.log' sh "$rc"
+	fi
 else
 	echo "note: no __vdso_clock_gettime in this vDSO: vDSO check skipped"
 fi
@@ -283,6 +305,22 @@ check "garbage perf map: valid line used" grep -q "^100c good_one$" h.got
 check "garbage perf map: overlapping later line wins" grep -q "^1004 overlapping_later$" h.got
 check "garbage perf map: 0x-prefixed line used" grep -q "^1110 hex_prefixed$" h.got
 check "garbage perf map: malformed line ignored" grep -q "^2004 -$" h.got
+# The collector's compressed snapshot (perf-PID.map.zst): read the same way.
+if command -v zstd >/dev/null; then
+	zstd -q -c garbage.map >garbage.map.zst
+	"$PSYM" symbolize --perf-map garbage.map.zst h.pb -o hz.sym.pb.gz 2>hz.log
+	names hz.sym.pb.gz >hz.got
+	check "compressed perf map: the same lines used" sh -c \
+		'grep -q "^100c good_one$" hz.got && grep -q "^1004 overlapping_later$" hz.got && grep -q "^2004 -$" hz.got'
+	head -c 40 garbage.map.zst >trunc.map.zst
+	rc=0; "$PSYM" symbolize --perf-map trunc.map.zst h.pb -o hz2.sym.pb.gz 2>hz2.log || rc=$?
+	check "truncated compressed perf map: no crash (exit $rc), said" sh -c \
+		'[ "$1" -lt 128 ] && grep -q "trunc.map.zst.*\(truncated\|zstd\)" hz2.log' sh "$rc"
+	head -c 300000000 /dev/zero | zstd -q -19 -c >bomb.map.zst
+	rc=0; "$PSYM" symbolize --perf-map bomb.map.zst h.pb -o hz3.sym.pb.gz 2>hz3.log || rc=$?
+	check "compressed perf map bomb: refused at the cap (exit $rc)" sh -c \
+		'[ "$1" -lt 128 ] && grep -q "bomb.map.zst.*limit" hz3.log' sh "$rc"
+fi
 printf '1000 20 sparse_entry\n' >sparse.map
 truncate -s 3G sparse.map
 printf '\n2000 20 after_sparse\n' >>sparse.map

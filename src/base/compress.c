@@ -248,6 +248,28 @@ int psym_gzip(const unsigned char *in, size_t len, unsigned char **outp, size_t 
 	return 0;
 }
 
+int psym_zstd(const unsigned char *in, size_t len, int level, unsigned char **outp, size_t *outlenp,
+	      struct psym_err *e)
+{
+	size_t cap = ZSTD_compressBound(len), n;
+	unsigned char *out;
+
+	if (ZSTD_isError(cap))
+		return psym_err_set(e, PSYM_ELIMIT, "too large to compress");
+	out = malloc(cap ? cap : 1);
+	if (!out)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	n = ZSTD_compress(out, cap, in, len, level);
+	if (ZSTD_isError(n)) {
+		free(out);
+		return psym_err_set(e, PSYM_EINTERNAL, "zstd compression failed: %s",
+				    ZSTD_getErrorName(n));
+	}
+	*outlenp = n;
+	*outp = out;
+	return 0;
+}
+
 int psym_gzip_append(const unsigned char *in, size_t len, unsigned char **outp, size_t *outlenp,
 		     size_t *outcapp, struct psym_err *e)
 {
@@ -344,6 +366,14 @@ int psym_unzstd(const unsigned char *in, size_t len, size_t max, const char *nam
 		return psym_err_set(e, PSYM_ENOMEM, "'%s': cannot start zstd decoder", name);
 	/* A window of at most 128 MiB (zstd --long=27): decoder memory is capped too. */
 	ZSTD_DCtx_setParameter(zs, ZSTD_d_windowLogMax, 27);
+	{
+		/* The size the first frame records (within max): one buffer, no regrowth. */
+		unsigned long long fcs = ZSTD_getFrameContentSize(in, len);
+
+		if (fcs != ZSTD_CONTENTSIZE_UNKNOWN && fcs != ZSTD_CONTENTSIZE_ERROR && fcs < max &&
+		    (out = malloc((size_t)fcs + 1)))
+			cap = (size_t)fcs + 1;
+	}
 	while (ib.pos < ib.size || r != 0) {
 		if (ob.pos == cap) {
 			ret = grow_out(&out, &cap, len, max, name, e);

@@ -58,6 +58,10 @@ int psym_decompress_into(enum psym_zformat f, const void *in, size_t len, void *
 int psym_gzip(const unsigned char *in, size_t len, unsigned char **out, size_t *outlen,
 	      struct psym_err *e);
 
+/* One zstd frame of in at level (1..19; the frame records its size). */
+int psym_zstd(const unsigned char *in, size_t len, int level, unsigned char **out, size_t *outlen,
+	      struct psym_err *e);
+
 /*
  * Append in, compressed as one more gzip member (as psym_gzip), to the
  * malloc'd buffer *out of *outlen bytes and capacity *outcap (all 0/NULL

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +15,10 @@
 #include <sys/stat.h>
 
 #include "buildid.h"
+#include "compress.h"
+#include "fileio.h"
 #include "locate.h"
+#include "sha256.h"
 #include "sidenames.h"
 
 static bool is_file(const char *path)
@@ -155,10 +159,62 @@ static int vdso_in_memory(const struct psym_locate_opts *o, const char *build_id
 	return PSYM_NOENT;
 }
 
+/* The side dir's first vdso-SHA256.so.zst into buf; PSYM_NOENT when none. */
+static int side_vdso_name(const char *dir, char *buf, size_t bufsz)
+{
+	char best[128] = "", sha[65];
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return PSYM_NOENT;
+	while ((de = readdir(d)))
+		if (psym_side_vdso_sha(de->d_name, sha) && (!*best || strcmp(de->d_name, best) < 0))
+			snprintf(best, sizeof(best), "%s", de->d_name);
+	closedir(d);
+	if (!*best || snprintf(buf, bufsz, "%s/%s", dir, best) >= (int)bufsz)
+		return PSYM_NOENT;
+	return 0;
+}
+
+/*
+ * A compressed, content-addressed vDSO image: inflated (at most 1 MiB, as
+ * the collector saves), its content checked against its name, opened.
+ */
+static int open_vdso_zst(const struct psym_locate_opts *o, const char *path, struct psym_elf **out,
+			 struct psym_err *e)
+{
+	const size_t max = (size_t)1 << 20;
+	const char *base = strrchr(path, '/');
+	unsigned char *raw = NULL, *img = NULL;
+	size_t rawlen = 0, len = 0;
+	char sha[65], got[PSYM_SHA256_HEX];
+	int ret;
+
+	if (!psym_side_vdso_sha(base ? base + 1 : path, sha))
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s': not a vDSO image's name", path);
+	ret = psym_read_file_cap(path, max, NULL, &raw, &rawlen, e);
+	if (ret)
+		return ret;
+	ret = psym_unzstd(raw, rawlen, max, path, &img, &len, e);
+	free(raw);
+	if (ret)
+		return ret;
+	psym_sha256_hex(img, len, got);
+	if (strcmp(got, sha) != 0) {
+		free(img);
+		return psym_err_set(e, PSYM_EBADINPUT,
+				    "'%s': content has SHA-256 %.16s..., its name says %.16s...: "
+				    "not this image, refused",
+				    path, got, sha);
+	}
+	return psym_elf_open_mem(img, len, true, path, o->elf_limits, out, e);
+}
+
 int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e)
 {
-	char cands[3][4200];
+	char cands[4][4200];
 	size_t n = 0;
 	int ret;
 
@@ -168,6 +224,8 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 		return ret;
 	if (o->vdso)
 		snprintf(cands[n++], sizeof(cands[0]), "%s", o->vdso);
+	if (o->side_dir && side_vdso_name(o->side_dir, cands[n], sizeof(cands[0])) == 0)
+		n++;
 	if (o->side_dir)
 		snprintf(cands[n++], sizeof(cands[0]), "%s/" PSYM_SIDE_VDSO, o->side_dir);
 	if (o->release)
@@ -182,10 +240,17 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 			explain(o, cands[i], "not found");
 			continue;
 		}
-		ret = psym_elf_open(cands[i], o->elf_limits, out, &le);
+		const char *base = strrchr(cands[i], '/');
+		char sha[65];
+
+		if (o->side_dir && psym_side_vdso_sha(base ? base + 1 : cands[i], sha))
+			ret = open_vdso_zst(o, cands[i], out, &le);
+		else
+			ret = psym_elf_open(cands[i], o->elf_limits, out, &le);
 		if (ret == PSYM_ENOMEM)
 			return psym_err_set(e, ret, "%s", le.msg);
 		if (ret) {
+			explain(o, cands[i], le.msg);
 			psym_reason_set(why, PSYM_R_BAD_FILE, "%s", le.msg);
 			continue;
 		}
@@ -193,6 +258,41 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 		return 0;
 	}
 	return PSYM_NOENT;
+}
+
+/*
+ * The side dir's content-addressed copy (kallsyms-BOOT-SHA.zst) of the
+ * profile's boot into buf: the first by name, for the same answer every
+ * time. A copy of another boot is refused, said in --explain.
+ */
+static int side_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz)
+{
+	char best[256] = "", boot[40], sha[65], path[4200], verdict[160];
+	DIR *d = opendir(o->side_dir);
+	struct dirent *de;
+
+	if (!d)
+		return PSYM_NOENT;
+	while ((de = readdir(d))) {
+		if (!psym_side_kallsyms_id(de->d_name, boot, sha) ||
+		    strlen(de->d_name) >= sizeof(best))
+			continue;
+		if (o->boot_id && *o->boot_id && strcmp(boot, o->boot_id) != 0) {
+			snprintf(path, sizeof(path), "%s/%s", o->side_dir, de->d_name);
+			snprintf(verdict, sizeof(verdict),
+				 "refused: a copy of boot %s, the profile was recorded on boot %s",
+				 boot, o->boot_id);
+			explain(o, path, verdict);
+			continue;
+		}
+		if (!*best || strcmp(de->d_name, best) < 0)
+			snprintf(best, sizeof(best), "%s", de->d_name);
+	}
+	closedir(d);
+	if (!*best || snprintf(buf, bufsz, "%s/%s", o->side_dir, best) >= (int)bufsz ||
+	    !is_file(buf))
+		return PSYM_NOENT;
+	return 0;
 }
 
 int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
@@ -203,6 +303,8 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 		snprintf(buf, bufsz, "%s", o->kallsyms);
 		return 0;
 	}
+	if (o->side_dir && side_kallsyms(o, buf, bufsz) == 0)
+		return 0;
 	if (o->side_dir &&
 	    snprintf(buf, bufsz, "%s/" PSYM_SIDE_KALLSYMS, o->side_dir) < (int)bufsz &&
 	    is_file(buf))
@@ -227,6 +329,11 @@ void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfm
 				continue;
 			if (jit)
 				snprintf(path, sizeof(path), "%s/" PSYM_SIDE_JIT_DUMP, dir, pid);
+			else if (i == 0 &&
+				 snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP_ZST, dir,
+					  pid) < (int)sizeof(path) &&
+				 is_file(path))
+				; /* the collector's compressed snapshot */
 			else
 				snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP, dir, pid);
 			if (!is_file(path)) {

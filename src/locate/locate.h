@@ -68,6 +68,8 @@ struct psym_locate_opts {
 	const struct psym_mem_image *vdso_images; /* tried first, by build ID */
 	size_t n_vdso_images;
 	const char *kallsyms;		  /* --kallsyms, or NULL */
+	const char *boot_id;		  /* the profile's recorded boot: the side dir's kallsyms
+			      * copies of other boots are refused; NULL: any */
 	const char *const *perf_map_dirs; /* where perf-PID.map / jit-PID.dump live */
 	size_t n_perf_map_dirs;
 	const char *release; /* kernel release for the usual places of
@@ -301,8 +303,9 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 		     struct psym_reason *why, struct psym_err *e);
 
 /*
- * The kallsyms copy: --kallsyms, else the side dir's kallsyms. Writes the
- * path into buf and returns 0, or PSYM_NOENT with why.
+ * The kallsyms copy: --kallsyms, else the side dir's content-addressed
+ * copy of the profile's boot (kallsyms-BOOT-SHA.zst), else its old
+ * uncompressed kallsyms. Writes the path into buf and returns 0, or PSYM_NOENT with why.
  */
 int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
 			 struct psym_reason *why);

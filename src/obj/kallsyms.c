@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,8 +10,10 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "compress.h"
 #include "fileio.h"
 #include "kallsyms.h"
+#include "sha256.h"
 #include "symtab.h"
 
 #define MAX_SYMS ((size_t)16 << 20)
@@ -124,13 +127,13 @@ static int k_finish(struct psym_kallsyms *k, const char *src, struct psym_err *e
 	return 0;
 }
 
-int psym_kallsyms_parse(const char *text, size_t len, const char *src, struct psym_kallsyms **out,
-			struct psym_err *e)
+static int parse_max(const char *text, size_t len, const char *src, size_t max_symbols,
+		     struct psym_kallsyms **out, struct psym_err *e)
 {
 	struct psym_kallsyms *k = NULL;
 	const char *p = text, *end = text + len;
 	char line[LINE_BYTES];
-	int ret = k_new(&k, 0, e);
+	int ret = k_new(&k, max_symbols, e);
 
 	if (ret)
 		return ret;
@@ -155,6 +158,82 @@ int psym_kallsyms_parse(const char *text, size_t len, const char *src, struct ps
 	return 0;
 }
 
+int psym_kallsyms_parse(const char *text, size_t len, const char *src, struct psym_kallsyms **out,
+			struct psym_err *e)
+{
+	return parse_max(text, len, src, 0, out, e);
+}
+
+static bool is_zstd(const unsigned char *b, size_t n)
+{
+	return n >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd;
+}
+
+int psym_kallsyms_parse_blob(const unsigned char *raw, size_t rawlen, const char *path,
+			     const char *sha, size_t max_symbols, size_t max,
+			     struct psym_kallsyms **out, struct psym_err *e)
+{
+	unsigned char *text = NULL;
+	const unsigned char *plain = raw;
+	size_t len = rawlen;
+	char got[PSYM_SHA256_HEX];
+	int ret = 0;
+
+	if (!max)
+		max = MAX_BYTES;
+	/*
+	 * kallsyms compresses 5 to 7 times: a stream that claims past 64
+	 * times (plus 16 MiB) is a bomb, refused before it costs the cap.
+	 */
+	if (rawlen < ((size_t)1 << 32) && max > rawlen * 64 + ((size_t)16 << 20))
+		max = rawlen * 64 + ((size_t)16 << 20);
+	if (is_zstd(raw, rawlen))
+		ret = psym_unzstd(raw, rawlen, max, path, &text, &len, e);
+	else if (psym_is_gzip(raw, rawlen))
+		ret = psym_gunzip(raw, rawlen, max, path, &text, &len, e);
+	if (ret)
+		return ret;
+	if (text)
+		plain = text;
+	if (sha) {
+		psym_sha256_hex(plain, len, got);
+		if (strcmp(got, sha) != 0) {
+			free(text);
+			return psym_err_set(e, PSYM_EBADINPUT,
+					    "'%s': content has SHA-256 %.16s..., its name says "
+					    "%.16s...: not this copy, refused",
+					    path, got, sha);
+		}
+	}
+	ret = parse_max((const char *)plain, len, path, max_symbols, out, e);
+	free(text);
+	return ret;
+}
+
+/* A whole copy read at once: compressed, or one whose content is checked. */
+static int open_whole(const char *path, const char *sha, size_t max_symbols, size_t max,
+		      struct psym_kallsyms **out, struct psym_err *e)
+{
+	unsigned char *raw = NULL;
+	size_t rawlen = 0;
+	int ret = psym_read_file_cap(path, max, "--limit kallsyms-bytes=N", &raw, &rawlen, e);
+
+	if (ret)
+		return ret;
+	ret = psym_kallsyms_parse_blob(raw, rawlen, path, sha, max_symbols, max, out, e);
+	free(raw);
+	return ret;
+}
+
+/* Does path start with a zstd or gzip magic? */
+static bool compressed_file(int fd)
+{
+	unsigned char m[4];
+	ssize_t n = pread(fd, m, sizeof(m), 0);
+
+	return n == (ssize_t)sizeof(m) && (is_zstd(m, 4) || psym_is_gzip(m, 4));
+}
+
 struct kline_ctx {
 	struct psym_kallsyms *k;
 	const char *src;
@@ -176,6 +255,12 @@ static int kline_cb(void *ud, const char *text, size_t n)
 int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 		       struct psym_kallsyms **out, struct psym_err *e)
 {
+	return psym_kallsyms_open_sha(path, NULL, max_symbols, max_bytes, out, e);
+}
+
+int psym_kallsyms_open_sha(const char *path, const char *sha, size_t max_symbols, size_t max_bytes,
+			   struct psym_kallsyms **out, struct psym_err *e)
+{
 	struct psym_kallsyms *k = NULL;
 	struct kline_ctx c;
 	int fd, ret;
@@ -189,6 +274,11 @@ int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 		return fd == -1 ? psym_err_set(e, PSYM_EIO, "cannot open '%s': %s", path,
 					       strerror(errno))
 				: fd;
+	if (sha || compressed_file(fd)) {
+		close(fd);
+		return open_whole(path, sha, max_symbols, max_bytes ? max_bytes : MAX_BYTES, out,
+				  e);
+	}
 	ret = k_new(&k, max_symbols, e);
 	c = (struct kline_ctx){ k, path, e };
 	if (!ret)
@@ -206,12 +296,21 @@ int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 	return 0;
 }
 
-int psym_kallsyms_lookup(struct psym_kallsyms *k, uint64_t a, struct psym_frame *frame)
+int psym_kallsyms_lookup(const struct psym_kallsyms *k, uint64_t a, struct psym_frame *frame)
+{
+	uint64_t start;
+
+	return psym_kallsyms_lookup_start(k, a, frame, &start);
+}
+
+int psym_kallsyms_lookup_start(const struct psym_kallsyms *k, uint64_t a, struct psym_frame *frame,
+			       uint64_t *start)
 {
 	const struct psym_sym *s = psym_symtab_lookup(&k->syms, a);
 
 	if (!s)
 		return PSYM_NOENT;
+	*start = s->addr;
 	memset(frame, 0, sizeof(*frame));
 	frame->name = s->name;
 	frame->file = s->file;
@@ -240,4 +339,87 @@ void psym_kallsyms_each_of_module(const struct psym_kallsyms *k, const char *mod
 		    strcmp(s->file + 1 + mlen, "]") == 0)
 			fn(ud, s->name, s->addr);
 	}
+}
+
+/* Tables shared by the runs of a batch, by (boot ID, SHA-256). */
+#define CACHE_MAX 64
+
+struct kcache_ent {
+	char key[40 + PSYM_SHA256_HEX + 1]; /* "BOOT SHA" */
+	struct psym_kallsyms *k;
+};
+
+struct psym_kallsyms_cache {
+	pthread_mutex_t mu;
+	struct kcache_ent ents[CACHE_MAX];
+	size_t n, parsed;
+};
+
+struct psym_kallsyms_cache *psym_kallsyms_cache_new(void)
+{
+	struct psym_kallsyms_cache *c = calloc(1, sizeof(*c));
+
+	if (c)
+		pthread_mutex_init(&c->mu, NULL);
+	return c;
+}
+
+void psym_kallsyms_cache_free(struct psym_kallsyms_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		psym_kallsyms_free(c->ents[i].k);
+	pthread_mutex_destroy(&c->mu);
+	free(c);
+}
+
+size_t psym_kallsyms_cache_parsed(struct psym_kallsyms_cache *c)
+{
+	size_t n;
+
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->mu);
+	n = c->parsed;
+	pthread_mutex_unlock(&c->mu);
+	return n;
+}
+
+int psym_kallsyms_cache_get(struct psym_kallsyms_cache *c, const char *boot_id, const char *sha,
+			    const char *path, size_t max_symbols, size_t max_bytes,
+			    const struct psym_kallsyms **out, bool *parsed, struct psym_err *e)
+{
+	char key[sizeof(c->ents[0].key)];
+	struct psym_kallsyms *k = NULL;
+	int ret = 0;
+
+	*parsed = false;
+	if ((size_t)snprintf(key, sizeof(key), "%s %s", boot_id, sha) >= sizeof(key) ||
+	    strlen(sha) != PSYM_SHA256_HEX - 1)
+		return psym_err_set(e, PSYM_EBADINPUT, "'%s': not a kallsyms copy's identity",
+				    path);
+	/* Under the lock throughout: a second run of the same boot waits for the parse. */
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < c->n; i++) {
+		if (!strcmp(c->ents[i].key, key)) {
+			*out = c->ents[i].k;
+			goto out;
+		}
+	}
+	if (c->n == CACHE_MAX) {
+		ret = PSYM_NOENT; /* full: the caller parses its own */
+		goto out;
+	}
+	ret = psym_kallsyms_open_sha(path, sha, max_symbols, max_bytes, &k, e);
+	if (ret)
+		goto out;
+	memcpy(c->ents[c->n].key, key, sizeof(key));
+	c->ents[c->n++].k = k;
+	c->parsed++;
+	*parsed = true;
+	*out = k;
+out:
+	pthread_mutex_unlock(&c->mu);
+	return ret;
 }

@@ -9,6 +9,7 @@
 #ifndef PSYM_KALLSYMS_H
 #define PSYM_KALLSYMS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,22 @@ struct psym_kallsyms;
  */
 int psym_kallsyms_open(const char *path, size_t max_symbols, size_t max_bytes,
 		       struct psym_kallsyms **out, struct psym_err *e);
+/*
+ * psym_kallsyms_open of a copy that may be compressed (zstd or gzip, by its
+ * magic; max_bytes caps both the file and what it inflates to) and, when
+ * sha is not NULL, whose (inflated) content must have that SHA-256 (64
+ * lowercase hex digits): else PSYM_EBADINPUT, the table is not made.
+ * psym_kallsyms_open is this with sha NULL.
+ */
+int psym_kallsyms_open_sha(const char *path, const char *sha, size_t max_symbols, size_t max_bytes,
+			   struct psym_kallsyms **out, struct psym_err *e);
+/*
+ * The same from a copy in memory, raw[rawlen] (compressed or not); path
+ * names it in messages. max_bytes 0: the default.
+ */
+int psym_kallsyms_parse_blob(const unsigned char *raw, size_t rawlen, const char *path,
+			     const char *sha, size_t max_symbols, size_t max_bytes,
+			     struct psym_kallsyms **out, struct psym_err *e);
 int psym_kallsyms_parse(const char *text, size_t len, const char *name, struct psym_kallsyms **out,
 			struct psym_err *e);
 void psym_kallsyms_free(struct psym_kallsyms *k);
@@ -33,7 +50,11 @@ void psym_kallsyms_free(struct psym_kallsyms *k);
  * frame->file is "[module]" (how perf names the object). 0 or PSYM_NOENT.
  * Strings live as long as k.
  */
-int psym_kallsyms_lookup(struct psym_kallsyms *k, uint64_t addr, struct psym_frame *frame);
+int psym_kallsyms_lookup(const struct psym_kallsyms *k, uint64_t addr, struct psym_frame *frame);
+
+/* psym_kallsyms_lookup, also giving the symbol's start address. */
+int psym_kallsyms_lookup_start(const struct psym_kallsyms *k, uint64_t addr,
+			       struct psym_frame *frame, uint64_t *start);
 
 /*
  * Every symbol of kernel module module (no brackets), through fn, in one
@@ -46,5 +67,30 @@ void psym_kallsyms_each_of_module(const struct psym_kallsyms *k, const char *mod
 uint64_t psym_kallsyms_text_addr(const struct psym_kallsyms *k);
 /* Lines that are not "ADDR TYPE NAME [MODULE]" (skipped). */
 size_t psym_kallsyms_malformed(const struct psym_kallsyms *k);
+
+/*
+ * Kernel symbol tables shared by the runs of a batch (thread-safe): keyed
+ * by the boot ID a copy was taken on and its content's SHA-256, so a batch
+ * over many profiles of one boot parses their kallsyms once, and a copy of
+ * another boot or with other content never stands in.
+ */
+struct psym_kallsyms_cache;
+
+struct psym_kallsyms_cache *psym_kallsyms_cache_new(void);
+void psym_kallsyms_cache_free(struct psym_kallsyms_cache *c);
+
+/*
+ * The table of boot_id's copy at path whose content has SHA-256 sha: the
+ * one parsed before for that key, else path opened as
+ * psym_kallsyms_open_sha (its content checked against sha) and kept; a
+ * copy that fails is not kept. *out is borrowed and lives as long as c;
+ * *parsed says whether this call parsed it. PSYM_NOENT when c is full (the
+ * caller opens its own).
+ */
+int psym_kallsyms_cache_get(struct psym_kallsyms_cache *c, const char *boot_id, const char *sha,
+			    const char *path, size_t max_symbols, size_t max_bytes,
+			    const struct psym_kallsyms **out, bool *parsed, struct psym_err *e);
+/* Tables c has parsed so far. */
+size_t psym_kallsyms_cache_parsed(struct psym_kallsyms_cache *c);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "compress.h"
 #include "fileio.h"
 #include "perfmap.h"
 #include "symtab.h"
@@ -148,13 +149,42 @@ static int line_cb(void *ud, const char *line, size_t len)
 	return add_line(c->m, line, len, c->src, c->e);
 }
 
+/*
+ * A zstd-compressed perf map (psym-collect's snapshot): read whole and
+ * inflated, both under max_file_bytes.
+ */
+static int add_zstd(struct psym_perfmap *m, const char *path, struct psym_err *e)
+{
+	unsigned char *raw = NULL, *text = NULL;
+	size_t rawlen = 0, len = 0, max = m->lim.max_file_bytes;
+	int ret = psym_read_file_cap(path, max, RAISE_FILE, &raw, &rawlen, e);
+
+	if (ret)
+		return ret;
+	/* Perf maps compress 5 to 10 times: past 64 times (plus 16 MiB) is a bomb. */
+	if (rawlen < ((size_t)1 << 32) && max > rawlen * 64 + ((size_t)16 << 20))
+		max = rawlen * 64 + ((size_t)16 << 20);
+	ret = psym_unzstd(raw, rawlen, max, path, &text, &len, e);
+	free(raw);
+	if (!ret)
+		ret = psym_perfmap_add_text(m, (const char *)text, len, path, e);
+	free(text);
+	return ret;
+}
+
 int psym_perfmap_add_file(struct psym_perfmap *m, const char *path, struct psym_err *e)
 {
 	struct line_ctx c = { m, path, e };
 	int fd = psym_open_regular(path, e), ret;
+	unsigned char magic[4];
 
 	if (fd < 0)
 		return fd;
+	if (pread(fd, magic, 4, 0) == 4 && magic[0] == 0x28 && magic[1] == 0xb5 &&
+	    magic[2] == 0x2f && magic[3] == 0xfd) {
+		close(fd);
+		return add_zstd(m, path, e);
+	}
 	ret = psym_read_lines_cap(fd, path, LINE_MAX_BYTES, m->lim.max_file_bytes, RAISE_FILE,
 				  line_cb, &c, &m->malformed, e);
 	close(fd);

@@ -39,6 +39,8 @@ struct psym_binary_opts {
 	 * DWARF is found.
 	 */
 	const char *gsym;
+	/* Kernel symbol tables shared by a batch's runs (kallsyms.h), NULL: per run. */
+	struct psym_kallsyms_cache *kallsyms_cache;
 };
 
 struct psym_binary;

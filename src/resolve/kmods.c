@@ -27,7 +27,7 @@ struct psym_kmods {
 	struct psym_located *x; /* module's file (objtab.h); NULL, NULL: none */
 	const struct psym_locate_opts *lo;
 	struct psym_binary_opts bo; /* without the symbol cache: addresses move */
-	struct psym_kallsyms *ks;
+	const struct psym_kallsyms *ks;
 	pthread_mutex_t mu;
 	struct kmod_entry *v;
 	size_t n, cap;
@@ -39,7 +39,7 @@ struct psym_kmods {
 #define MAX_RECORD ((size_t)4 << 20)
 
 int psym_kmods_new(struct psym_objtab *t, struct psym_located *x, const struct psym_locate_opts *lo,
-		   const struct psym_binary_opts *bo, struct psym_kallsyms *ks,
+		   const struct psym_binary_opts *bo, const struct psym_kallsyms *ks,
 		   struct psym_kmods **out, struct psym_err *e)
 {
 	struct psym_kmods *m = calloc(1, sizeof(*m));
@@ -341,10 +341,21 @@ int psym_kmods_profile_wants(const struct psym_profile *p, const char *side_dir,
 	uint64_t *kids;
 	int ret = 0;
 
-	/* The kallsyms copy the kernel resolver would use: without one, nothing is placed. */
-	if (psym_locate_kallsyms(&lo, kpath, sizeof(kpath), &why) != 0 ||
-	    psym_kallsyms_open(kpath, lim->kallsyms_symbols, lim->kallsyms_bytes, &ks, &le) != 0)
+	struct psym_hostid host;
+	const char *base;
+	char boot[40], sha[65];
+
+	/* The kallsyms copy the kernel resolver would use, checked as it checks
+	 * it (the profile's boot, the content's hash): without one, nothing is placed. */
+	psym_hostid_profile_is_local(p, &host, NULL, 0);
+	lo.boot_id = host.boot_id;
+	if (psym_locate_kallsyms(&lo, kpath, sizeof(kpath), &why) != 0)
 		return 0; /* the symbolizer says why */
+	base = strrchr(kpath, '/');
+	if (psym_kallsyms_open_sha(
+		    kpath, psym_side_kallsyms_id(base ? base + 1 : kpath, boot, sha) ? sha : NULL,
+		    lim->kallsyms_symbols, lim->kallsyms_bytes, &ks, &le) != 0)
+		return 0;
 	kids = calloc(pb->n_mapping + 1, sizeof(*kids));
 	if (!kids) {
 		psym_kallsyms_free(ks);

@@ -27,7 +27,7 @@ struct psym_kmods;
  * outlive the set.
  */
 int psym_kmods_new(struct psym_objtab *t, struct psym_located *x, const struct psym_locate_opts *lo,
-		   const struct psym_binary_opts *bo, struct psym_kallsyms *ks,
+		   const struct psym_binary_opts *bo, const struct psym_kallsyms *ks,
 		   struct psym_kmods **out, struct psym_err *e);
 void psym_kmods_free(struct psym_kmods *m);
 

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "kmods.h"
+#include "kallsyms.h"
+#include "sidenames.h"
 #include "objtab.h"
 #include "resolvers.h"
 
@@ -20,7 +22,9 @@ struct kernel_resolver {
 	char *vmlinux_path;
 	uint64_t vmlinux_text; /* its link-time _text */
 	struct psym_reason vmlinux_why;
-	struct psym_kallsyms *ks; /* NULL: none */
+	const struct psym_kallsyms *ks; /* NULL: none */
+	struct psym_kallsyms *own_ks;	/* ks when this resolver parsed it alone */
+	struct psym_kallsyms *dyn;	/* the profile's kallsyms.dyn beside a shared copy */
 	struct psym_reason ks_why;
 	char ks_path[4200];
 	bool modules;
@@ -61,6 +65,21 @@ static uint64_t runtime_text(const struct kernel_resolver *k, const struct psym_
 	return m->start;
 }
 
+/* The shared copy and the profile's own dynamic lines: the nearer symbol below addr. */
+static int ks_lookup(const struct kernel_resolver *k, uint64_t addr, struct psym_frame *f)
+{
+	struct psym_frame df;
+	uint64_t s = 0, ds = 0;
+	int ret = psym_kallsyms_lookup_start(k->ks, addr, f, &s);
+
+	if (k->dyn && psym_kallsyms_lookup_start(k->dyn, addr, &df, &ds) == 0 &&
+	    (ret != 0 || ds > s)) {
+		*f = df;
+		ret = 0;
+	}
+	return ret;
+}
+
 static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx, uint64_t addr,
 			 struct psym_frames *out, struct psym_reason *why)
 {
@@ -86,7 +105,7 @@ static int kernel_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *
 			*why = k->ks_why;
 		return PSYM_NOENT;
 	}
-	if (psym_kallsyms_lookup(k->ks, addr, &out->f[0]) != 0) {
+	if (ks_lookup(k, addr, &out->f[0]) != 0) {
 		psym_reason_set(why, PSYM_R_NO_SYMBOL, NULL);
 		return PSYM_NOENT;
 	}
@@ -149,7 +168,8 @@ static void kernel_destroy(struct psym_resolver *r)
 	psym_resolver_free(k->vmlinux);
 	free(k->vmlinux_path);
 	psym_kmods_free(k->kmods);
-	psym_kallsyms_free(k->ks);
+	psym_kallsyms_free(k->own_ks);
+	psym_kallsyms_free(k->dyn);
 	free(k);
 }
 
@@ -160,6 +180,49 @@ static const struct psym_resolver_ops kernel_ops = {
 	.describe = kernel_describe,
 	.destroy = kernel_destroy,
 };
+
+/*
+ * k->ks_path's table: a content-addressed copy (kallsyms-BOOT-SHA.zst) has
+ * its content checked against its name, and with a batch's cache is
+ * parsed once for every run of that boot; any other is this run's own.
+ */
+static int open_kallsyms(struct kernel_resolver *k, struct psym_kallsyms_cache *c,
+			 const struct psym_reader_limits *lim, bool *parsed, struct psym_err *e)
+{
+	const char *base = strrchr(k->ks_path, '/');
+	char boot[40], sha[65];
+	bool named = psym_side_kallsyms_id(base ? base + 1 : k->ks_path, boot, sha);
+	int ret;
+
+	*parsed = true;
+	if (named && c) {
+		ret = psym_kallsyms_cache_get(c, boot, sha, k->ks_path, lim->kallsyms_symbols,
+					      lim->kallsyms_bytes, &k->ks, parsed, e);
+		if (ret != PSYM_NOENT)
+			return ret;
+	}
+	ret = psym_kallsyms_open_sha(k->ks_path, named ? sha : NULL, lim->kallsyms_symbols,
+				     lim->kallsyms_bytes, &k->own_ks, e);
+	k->ks = k->own_ks;
+	return ret;
+}
+
+/* Beside a shared copy, the profile's lines that change while the kernel runs. */
+static void open_dyn(struct kernel_resolver *k, const struct psym_locate_opts *lo,
+		     const struct psym_reader_limits *lim)
+{
+	const char *base = strrchr(k->ks_path, '/');
+	char boot[40], sha[65], path[4300];
+	struct psym_err le = { 0 };
+
+	if (!base || !psym_side_kallsyms_id(base + 1, boot, sha) ||
+	    (size_t)snprintf(path, sizeof(path), "%.*s/" PSYM_SIDE_KALLSYMS_DYN,
+			     (int)(base - k->ks_path), k->ks_path) >= sizeof(path))
+		return;
+	if (psym_kallsyms_open(path, lim->kallsyms_symbols, lim->kallsyms_bytes, &k->dyn, &le) &&
+	    lo->explain)
+		lo->explain(lo->explain_ud, path, le.msg);
+}
 
 int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 			     const struct psym_locate_opts *lo, const struct psym_binary_opts *bo,
@@ -193,15 +256,22 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 		ret = 0;
 	}
 	if (psym_objtab_kallsyms(t, x, k->ks_path, sizeof(k->ks_path), &k->ks_why) == 0) {
-		if (psym_kallsyms_open(k->ks_path, lim->kallsyms_symbols, lim->kallsyms_bytes,
-				       &k->ks, &le) != 0) {
+		bool parsed = true;
+
+		if (open_kallsyms(k, bo->kallsyms_cache, lim, &parsed, &le) != 0) {
 			psym_reason_set(&k->ks_why, PSYM_R_BAD_FILE, "%s", le.msg);
+			if (lo->explain)
+				lo->explain(lo->explain_ud, k->ks_path, le.msg);
 			k->ks = NULL;
 		} else {
-			if (psym_kallsyms_malformed(k->ks) && sk && sk->fn)
+			if (parsed && psym_kallsyms_malformed(k->ks) && sk && sk->fn)
 				sk->fn(sk->ud, k->ks_path, psym_kallsyms_malformed(k->ks), false);
 			if (lo->explain)
-				lo->explain(lo->explain_ud, k->ks_path, "kernel symbols used");
+				lo->explain(lo->explain_ud, k->ks_path,
+					    parsed ? "kernel symbols used"
+						   : "kernel symbols used (parsed before "
+						     "for the same boot and content)");
+			open_dyn(k, lo, lim);
 			ret = psym_kmods_new(t, x, lo, bo, k->ks, &k->kmods, e);
 			if (ret)
 				goto fail;

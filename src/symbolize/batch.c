@@ -488,6 +488,7 @@ out:
 		free(b.jobs[i].side);
 	}
 	free(b.jobs);
+	r->kallsyms_parsed = psym_bincache_kallsyms_parsed(b.cache);
 	psym_bincache_free(b.cache);
 	pthread_mutex_destroy(&b.mu);
 	return ret;

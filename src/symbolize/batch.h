@@ -61,9 +61,10 @@ struct psym_batch_opts {
 
 struct psym_batch_result {
 	size_t files, written, failed;
-	size_t skipped;	      /* --resume: outputs already complete */
-	size_t indexes_built; /* symbol indexes built by this run */
-	int worst;	      /* the error code of the worst failure, or 0 */
+	size_t skipped;		/* --resume: outputs already complete */
+	size_t indexes_built;	/* symbol indexes built by this run */
+	size_t kallsyms_parsed; /* kernel symbol tables parsed: one per boot and copy */
+	int worst;		/* the error code of the worst failure, or 0 */
 	struct psym_symbolize_result total;
 };
 

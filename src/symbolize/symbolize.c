@@ -43,6 +43,7 @@ struct psym_bincache {
 	struct psym_reader_limits limits;
 	struct psym_locate_opts lo; /* a copy without --explain */
 	struct psym_binary_opts bopts;
+	struct psym_kallsyms_cache *kallsyms; /* kernel symbols, by boot and content */
 };
 
 void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o, struct psym_locate_opts *lo)
@@ -59,9 +60,11 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
 		return NULL;
 	c->reg = psym_registry_new(0);
 	c->tab = psym_objtab_new(0);
-	if (!c->reg || !c->tab) {
+	c->kallsyms = psym_kallsyms_cache_new();
+	if (!c->reg || !c->tab || !c->kallsyms) {
 		psym_registry_free(c->reg);
 		psym_objtab_free(c->tab);
+		psym_kallsyms_cache_free(c->kallsyms);
 		free(c);
 		return NULL;
 	}
@@ -93,7 +96,13 @@ void psym_bincache_free(struct psym_bincache *c)
 		return;
 	psym_registry_free(c->reg);
 	psym_objtab_free(c->tab);
+	psym_kallsyms_cache_free(c->kallsyms);
 	free(c);
+}
+
+size_t psym_bincache_kallsyms_parsed(struct psym_bincache *c)
+{
+	return c ? psym_kallsyms_cache_parsed(c->kallsyms) : 0;
 }
 
 /* A number for each run of this process, never 0 (psym_lookup_ctx.run). */
@@ -126,6 +135,7 @@ struct run {
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
 	char release[65];			   /* this machine's kernel release */
 	char foreign[256]; /* why this machine's perf maps do not apply, or "" */
+	char boot_id[40];  /* the profile's recorded boot ID, or "" */
 	bool *caller_only; /* by location position, for --adjust-callers */
 	int *loc_pid;	   /* by location position: pid label of a sample */
 	int *pids;	   /* the distinct pid labels, sorted */
@@ -743,12 +753,16 @@ static int setup(struct run *run, struct psym_err *e)
 	if (!psym_hostid_profile_is_local(run->p, &rec, run->foreign, sizeof(run->foreign)) &&
 	    o->perf_map_dirs_default)
 		run->lo.n_perf_map_dirs = 0;
+	/* The side dir's kallsyms copies of other boots are refused. */
+	snprintf(run->boot_id, sizeof(run->boot_id), "%s", rec.boot_id);
+	run->lo.boot_id = run->boot_id;
 	run->bopts = (struct psym_binary_opts){
 		.inlines = !o->no_inlines,
 		.locate = &run->lo,
 		.limits = &o->limits,
 		.cache_dir = o->cache_dir,
 		.index_store = o->index_store,
+		.kallsyms_cache = o->shared ? o->shared->kallsyms : NULL,
 	};
 	run->file_bopts = o->shared ? &o->shared->bopts : &run->bopts;
 	run->serial = next_run_serial();

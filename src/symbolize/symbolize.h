@@ -141,6 +141,8 @@ struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o);
  * (the index build policy). From the thread that made it, after its runs.
  */
 void psym_bincache_finish(struct psym_bincache *c);
+/* Kernel symbol tables (kallsyms copies) the batch's runs have parsed. */
+size_t psym_bincache_kallsyms_parsed(struct psym_bincache *c);
 void psym_bincache_free(struct psym_bincache *c);
 
 /* One mapping's outcome, for the summary the caller prints. */
