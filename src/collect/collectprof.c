@@ -16,6 +16,8 @@
 
 #define MAX_PROCS (1 << 20)
 
+#define LABEL_SLOTS 256
+
 /*
  * A process's map as kept: what psym_procmap holds, its path and build ID
  * interned (one copy per distinct string, in strs), 72 bytes instead of
@@ -72,8 +74,32 @@ struct psym_collectprof {
 	 * tid and comm, as psym_collectprof_add makes them).
 	 */
 	struct psym_idxset by_stack;
+	/*
+	 * Labels to share between samples (psym_builder_label.same): for each
+	 * of pid, tid, comm (by its string index) and mntns, the last label
+	 * made for a value, one slot a hash of it; a miss makes a new label.
+	 * Samples of one process, thread or program then hold one copy of
+	 * each label they have in common, not one each (56 bytes a label).
+	 */
+	pb_label *shared[4][LABEL_SLOTS];
 	struct psym_collect_stats st;
 };
+
+/* The slot of label k (0 pid, 1 tid, 2 comm, 3 mntns) of value v. */
+static pb_label **shared_slot(struct psym_collectprof *c, int k, int64_t v)
+{
+	return &c->shared[k][((uint64_t)v * 0x9e3779b97f4a7c15ULL) >> 56 & (LABEL_SLOTS - 1)];
+}
+
+/* The label to share for label k of value v (comm: its string index, -1 new), or NULL. */
+static pb_label *shared_label(struct psym_collectprof *c, int k, int64_t v)
+{
+	pb_label *l = *shared_slot(c, k, v);
+
+	if (!l || (k == 2 ? v < 0 || l->str != v : l->num != v))
+		return NULL;
+	return l;
+}
 
 /* The one copy of s[len] (NUL added), or NULL when out of memory. */
 static const char *intern(struct psym_collectprof *c, const char *s, size_t len)
@@ -669,20 +695,26 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 		s->value[1] += (int64_t)count * c->meta.period_ns;
 	} else {
 		int64_t vals[2] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
-		size_t ix = c->p->pb->n_sample;
+		size_t ix = c->p->pb->n_sample, nlb = pr && pr->mntns ? 4 : 3;
+		int64_t key[4] = { pid, tid, commix, pr ? (int64_t)pr->mntns : 0 };
 		/* pid, tid and comm first: they are the key (find_stack). */
 		struct psym_builder_label lb[4] = {
 			{ .key = "pid", .num = pid },
 			{ .key = "tid", .num = tid },
 			{ .key = "comm", .str = commbuf },
-			{ .key = "mntns", .num = pr ? (int64_t)pr->mntns : 0 },
+			{ .key = "mntns", .num = key[3] },
 		};
 
 		if (ix >= UINT32_MAX)
 			return PSYM_ELIMIT;
-		s = psym_builder_sample_labels(c->b, locs, n, vals, 2, lb, pr && pr->mntns ? 4 : 3);
+		for (size_t k = 0; k < nlb; k++)
+			lb[k].same = shared_label(c, (int)k, key[k]);
+		s = psym_builder_sample_labels(c->b, locs, n, vals, 2, lb, nlb);
 		if (!s)
 			return PSYM_ENOMEM;
+		key[2] = s->label[2]->str;
+		for (size_t k = 0; k < nlb; k++)
+			*shared_slot(c, (int)k, key[k]) = s->label[k];
 		if (commix < 0) /* comm is in the string table now */
 			h = stack_hash(&c->by_stack, pid, tid, s->label[2]->str, locs, n);
 		if (psym_idxset_add(&c->by_stack, (uint32_t)ix, h, stack_rehash, c))
