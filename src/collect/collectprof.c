@@ -14,7 +14,7 @@
 
 #define MAX_FRAMES 512
 
-#define MAX_PROCS (1 << 20)
+#define MAX_PROCS (1 << 20) /* within proc.order's 29 bits */
 
 #define LABEL_SLOTS 256
 
@@ -41,10 +41,12 @@ struct proc {
 	const char *comm; /* the first sample's (interned), or NULL */
 	int pid;
 	uint32_t n;
-	uint32_t order; /* position in procs (psym_collectprof_finish's sort) */
-	bool jit;	/* a sample had a frame in anonymous executable memory */
-	bool exe_tried;
-	bool forgotten; /* maps freed (the process exited): unknown again */
+	uint32_t tag; /* the caller's (psym_collectprof_set_tag), 0 = none */
+	/* Bits, so that the tag costs no room: 64 bytes to here. */
+	uint32_t order : 29; /* position in procs (psym_collectprof_finish's sort) */
+	uint32_t jit : 1;    /* a sample had a frame in anonymous executable memory */
+	uint32_t exe_tried : 1;
+	uint32_t forgotten : 1; /* maps freed (the process exited): unknown again */
 	/* How its stacks end (psym_collectprof_fp_notes): the counts of psym_collect_fpnote. */
 	uint64_t fp_samples, fp_rooted, fp_leaf_only, fp_frames, fp_frames_unmapped;
 };
@@ -403,6 +405,23 @@ void psym_collectprof_forget(struct psym_collectprof *c, int pid)
 	pr->maps = NULL;
 	pr->n = 0;
 	pr->forgotten = true;
+}
+
+int psym_collectprof_set_tag(struct psym_collectprof *c, int pid, uint32_t tag)
+{
+	struct proc *pr = find_proc(c, pid);
+
+	if (!pr)
+		return PSYM_NOENT;
+	pr->tag = tag;
+	return 0;
+}
+
+uint32_t psym_collectprof_tag(const struct psym_collectprof *c, int pid)
+{
+	const struct proc *pr = find_proc(c, pid);
+
+	return pr ? pr->tag : 0;
 }
 
 size_t psym_collectprof_jit_pids(const struct psym_collectprof *c, int *out, size_t max)

@@ -152,6 +152,11 @@ static void buildid_checks(void)
 	psym_collectprof_set_buildid_fn(c, fake_bid, NULL);
 	ok(!psym_collectprof_known(c, 7), "pid unknown before its maps");
 	ok(psym_collectprof_process(c, 7, m, n) == 0 && psym_collectprof_known(c, 7), "maps given");
+	is_int(psym_collectprof_tag(c, 7), 0, "no tag before one is set");
+	ok(psym_collectprof_set_tag(c, 8, 3) == PSYM_NOENT && psym_collectprof_tag(c, 8) == 0,
+	   "no tag for a pid with no record");
+	ok(psym_collectprof_set_tag(c, 7, 5) == 0 && psym_collectprof_tag(c, 7) == 5,
+	   "a tag kept with the record");
 	ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0 &&
 		   psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0,
 	   "two samples in /bin/a");
