@@ -32,6 +32,30 @@ struct pmap {
 	bool exec;
 };
 
+/*
+ * A process's maps (proc.maps points at m), held by every process whose
+ * PROCESS record gave the same ones as the record before it: forked
+ * workers keep their parent's layout, and 20,000 of them held 20,000
+ * copies. Freed with the last process that holds them.
+ */
+struct pmaps {
+	uint32_t refs;
+	uint32_t gen; /* psym_collectprof_finish's renumbering done when c->gen */
+	struct pmap m[];
+};
+
+static struct pmaps *pmaps_of(struct pmap *m)
+{
+	return (struct pmaps *)(void *)((char *)m - offsetof(struct pmaps, m));
+}
+
+/* Drop a hold on the maps m (NULL: none). */
+static void pmaps_put(struct pmap *m)
+{
+	if (m && !--pmaps_of(m)->refs)
+		free(pmaps_of(m));
+}
+
 struct proc {
 	uint64_t samples;
 	uint64_t exe_mapping; /* the executable's profile mapping, 0 = none */
@@ -85,6 +109,10 @@ struct psym_collectprof {
 	 */
 	pb_label *shared[4][LABEL_SLOTS];
 	struct psym_collect_stats st;
+	/* The last PROCESS record's maps, held to be shared (struct pmaps); none when bid_fn is set. */
+	struct pmap *last_maps;
+	uint32_t nlast;
+	uint32_t gen;
 };
 
 /* The slot of label k (0 pid, 1 tid, 2 comm, 3 mntns) of value v. */
@@ -223,7 +251,8 @@ void psym_collectprof_free(struct psym_collectprof *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nprocs; i++)
-		free(c->procs[i].maps);
+		pmaps_put(c->procs[i].maps);
+	pmaps_put(c->last_maps);
 	free(c->procs);
 	psym_idxset_free(&c->by_pid);
 	psym_hashtab_free(&c->by_mapping);
@@ -305,9 +334,15 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 	}
 	if (c->kernel_mapping && c->kernel_mapping <= n)
 		c->kernel_mapping = newid[c->kernel_mapping];
+	c->gen++;
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct proc *pr = &c->procs[i];
 
+		/* Shared maps are renumbered once. */
+		if (pr->maps && pmaps_of(pr->maps)->gen == c->gen)
+			continue;
+		if (pr->maps)
+			pmaps_of(pr->maps)->gen = c->gen;
 		for (size_t j = 0; j < pr->n; j++)
 			if (pr->maps[j].mapping_id && pr->maps[j].mapping_id <= n)
 				pr->maps[j].mapping_id = newid[pr->maps[j].mapping_id];
@@ -401,7 +436,7 @@ void psym_collectprof_forget(struct psym_collectprof *c, int pid)
 
 	if (!pr)
 		return;
-	free(pr->maps);
+	pmaps_put(pr->maps);
 	pr->maps = NULL;
 	pr->n = 0;
 	pr->forgotten = true;
@@ -472,30 +507,68 @@ static int keep_map(struct psym_collectprof *c, const struct psym_procmap *m, st
 	return out->path && out->build_id ? 0 : PSYM_ENOMEM;
 }
 
+/* Two maps the same but for the profile mapping found for them (the same for both). */
+static bool same_map(const struct pmap *a, const struct pmap *b)
+{
+	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
+	       a->dev == b->dev && a->inode == b->inode && a->path == b->path &&
+	       a->build_id == b->build_id && a->exec == b->exec;
+}
+
+/*
+ * The new maps m[n] (held once), or the last record's equal ones in their
+ * place (m dropped). Not when build IDs are asked per pid (bid_fn): the
+ * held maps' would be the first process's answers.
+ */
+static struct pmap *share_maps(struct psym_collectprof *c, struct pmap *m, uint32_t n)
+{
+	bool same = c->last_maps && c->nlast == n;
+
+	if (c->bid_fn)
+		return m;
+	for (size_t i = 0; same && i < n; i++)
+		same = same_map(&c->last_maps[i], &m[i]);
+	if (same) {
+		pmaps_put(m);
+		m = c->last_maps;
+	} else {
+		pmaps_put(c->last_maps);
+		c->last_maps = m;
+		c->nlast = n;
+	}
+	pmaps_of(m)->refs++; /* the process's hold; c->last_maps has its own */
+	return m;
+}
+
 int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct psym_procmap *maps,
 			     size_t n)
 {
 	struct proc *pr;
+	struct pmaps *pm;
 	struct pmap *copy;
 
-	if (n > UINT32_MAX)
+	if (n > UINT32_MAX || n > (SIZE_MAX - sizeof(*pm)) / sizeof(*copy) - 1)
 		return PSYM_ELIMIT;
-	copy = malloc((n ? n : 1) * sizeof(*copy));
-	if (!copy)
+	pm = malloc(sizeof(*pm) + (n ? n : 1) * sizeof(*copy));
+	if (!pm)
 		return PSYM_ENOMEM;
+	pm->refs = 1;
+	pm->gen = 0;
+	copy = pm->m;
 	for (size_t i = 0; i < n; i++)
 		if (keep_map(c, &maps[i], &copy[i])) {
-			free(copy);
+			free(pm);
 			return PSYM_ENOMEM;
 		}
 	pr = find_proc(c, pid);
 	if (!pr)
 		pr = add_proc(c, pid);
 	if (!pr) {
-		free(copy);
+		free(pm);
 		return PSYM_ENOMEM;
 	}
-	free(pr->maps);
+	copy = share_maps(c, copy, n);
+	pmaps_put(pr->maps);
 	pr->maps = copy;
 	pr->n = (uint32_t)n;
 	pr->forgotten = false;
