@@ -337,13 +337,11 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 	c->gen++;
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct proc *pr = &c->procs[i];
+		bool done = pr->maps && pmaps_of(pr->maps)->gen == c->gen; /* shared, renumbered */
 
-		/* Shared maps are renumbered once. */
-		if (pr->maps && pmaps_of(pr->maps)->gen == c->gen)
-			continue;
 		if (pr->maps)
 			pmaps_of(pr->maps)->gen = c->gen;
-		for (size_t j = 0; j < pr->n; j++)
+		for (size_t j = 0; !done && j < pr->n; j++)
 			if (pr->maps[j].mapping_id && pr->maps[j].mapping_id <= n)
 				pr->maps[j].mapping_id = newid[pr->maps[j].mapping_id];
 		if (pr->exe_mapping && pr->exe_mapping <= n)

@@ -235,7 +235,7 @@ static void shared_maps_checks(void)
 	struct psym_profile *p;
 	pb_profile *pb;
 	uint64_t ua = 0x400100, ua2 = 0x400200, ub = 0x7f0000000100;
-	size_t right = 0;
+	size_t right = 0, main7 = 0;
 
 	ok(psym_collectprof_new(&meta, &c, &e) == 0, "new (shared maps)");
 	ok(psym_collectprof_process(c, 5, maps, 2) == 0 &&
@@ -251,6 +251,8 @@ static void shared_maps_checks(void)
 	   "pid 6: a sample in each");
 	ok(psym_collectprof_process(c, 7, maps, 2) == 0 &&
 		   psym_collectprof_process(c, 8, maps, 1) == 0 &&
+		   psym_collectprof_set_exe(c, 7, "/bin/a") == 0 &&
+		   psym_collectprof_add(c, 7, 7, "w", NULL, 0, &ub, 1, 2) == 0 &&
 		   psym_collectprof_add(c, 7, 7, "w", NULL, 0, &ua, 1, 1) == 0 &&
 		   psym_collectprof_add(c, 8, 8, "w", NULL, 0, &ua, 1, 1) == 0,
 	   "pid 7 (the same maps again) and pid 8 (fewer): a sample each");
@@ -273,8 +275,11 @@ static void shared_maps_checks(void)
 				m = pb->mapping[j];
 		right += m && l->address >= m->memory_start && l->address < m->memory_limit;
 	}
-	is_int(pb->n_sample, 6, "six samples");
-	is_int(right, 6, "each in the mapping that holds its address");
+	is_int(pb->n_sample, 7, "seven samples");
+	is_int(right, 7, "each in the mapping that holds its address");
+	for (size_t i = 0; i < pb->n_comment; i++)
+		main7 += strstr(str(p, pb->comment[i]), "7 (w, 3 of") != NULL;
+	is_int(main7, 1, "pid 7 (most samples, maps shared) named as the main process");
 	psym_collectprof_free(c);
 }
 
