@@ -14,7 +14,9 @@
 
 #define MAX_FRAMES 512
 
-#define MAX_PROCS (1 << 20)
+#define MAX_PROCS (1 << 20) /* within proc.order's 29 bits */
+
+#define LABEL_SLOTS 256
 
 /*
  * A process's map as kept: what psym_procmap holds, its path and build ID
@@ -30,6 +32,30 @@ struct pmap {
 	bool exec;
 };
 
+/*
+ * A process's maps (proc.maps points at m), held by every process whose
+ * PROCESS record gave the same ones as the record before it: forked
+ * workers keep their parent's layout, and 20,000 of them held 20,000
+ * copies. Freed with the last process that holds them.
+ */
+struct pmaps {
+	uint32_t refs;
+	uint32_t gen; /* psym_collectprof_finish's renumbering done when c->gen */
+	struct pmap m[];
+};
+
+static struct pmaps *pmaps_of(struct pmap *m)
+{
+	return (struct pmaps *)(void *)((char *)m - offsetof(struct pmaps, m));
+}
+
+/* Drop a hold on the maps m (NULL: none). */
+static void pmaps_put(struct pmap *m)
+{
+	if (m && !--pmaps_of(m)->refs)
+		free(pmaps_of(m));
+}
+
 struct proc {
 	uint64_t samples;
 	uint64_t exe_mapping; /* the executable's profile mapping, 0 = none */
@@ -39,10 +65,12 @@ struct proc {
 	const char *comm; /* the first sample's (interned), or NULL */
 	int pid;
 	uint32_t n;
-	uint32_t order; /* position in procs (psym_collectprof_finish's sort) */
-	bool jit;	/* a sample had a frame in anonymous executable memory */
-	bool exe_tried;
-	bool forgotten; /* maps freed (the process exited): unknown again */
+	uint32_t tag; /* the caller's (psym_collectprof_set_tag), 0 = none */
+	/* Bits, so that the tag costs no room: 64 bytes to here. */
+	uint32_t order : 29; /* position in procs (psym_collectprof_finish's sort) */
+	uint32_t jit : 1;    /* a sample had a frame in anonymous executable memory */
+	uint32_t exe_tried : 1;
+	uint32_t forgotten : 1; /* maps freed (the process exited): unknown again */
 	/* How its stacks end (psym_collectprof_fp_notes): the counts of psym_collect_fpnote. */
 	uint64_t fp_samples, fp_rooted, fp_leaf_only, fp_frames, fp_frames_unmapped;
 };
@@ -72,8 +100,36 @@ struct psym_collectprof {
 	 * tid and comm, as psym_collectprof_add makes them).
 	 */
 	struct psym_idxset by_stack;
+	/*
+	 * Labels to share between samples (psym_builder_label.same): for each
+	 * of pid, tid, comm (by its string index) and mntns, the last label
+	 * made for a value, one slot a hash of it; a miss makes a new label.
+	 * Samples of one process, thread or program then hold one copy of
+	 * each label they have in common, not one each (56 bytes a label).
+	 */
+	pb_label *shared[4][LABEL_SLOTS];
 	struct psym_collect_stats st;
+	/* The last PROCESS record's maps, held to be shared (struct pmaps); none when bid_fn is set. */
+	struct pmap *last_maps;
+	uint32_t nlast;
+	uint32_t gen;
 };
+
+/* The slot of label k (0 pid, 1 tid, 2 comm, 3 mntns) of value v. */
+static pb_label **shared_slot(struct psym_collectprof *c, int k, int64_t v)
+{
+	return &c->shared[k][((uint64_t)v * 0x9e3779b97f4a7c15ULL) >> 56 & (LABEL_SLOTS - 1)];
+}
+
+/* The label to share for label k of value v (comm: its string index, -1 new), or NULL. */
+static pb_label *shared_label(struct psym_collectprof *c, int k, int64_t v)
+{
+	pb_label *l = *shared_slot(c, k, v);
+
+	if (!l || (k == 2 ? v < 0 || l->str != v : l->num != v))
+		return NULL;
+	return l;
+}
 
 /* The one copy of s[len] (NUL added), or NULL when out of memory. */
 static const char *intern(struct psym_collectprof *c, const char *s, size_t len)
@@ -195,7 +251,8 @@ void psym_collectprof_free(struct psym_collectprof *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->nprocs; i++)
-		free(c->procs[i].maps);
+		pmaps_put(c->procs[i].maps);
+	pmaps_put(c->last_maps);
 	free(c->procs);
 	psym_idxset_free(&c->by_pid);
 	psym_hashtab_free(&c->by_mapping);
@@ -277,10 +334,14 @@ int psym_collectprof_finish(struct psym_collectprof *c, int64_t duration_ns)
 	}
 	if (c->kernel_mapping && c->kernel_mapping <= n)
 		c->kernel_mapping = newid[c->kernel_mapping];
+	c->gen++;
 	for (size_t i = 0; i < c->nprocs; i++) {
 		struct proc *pr = &c->procs[i];
+		bool done = pr->maps && pmaps_of(pr->maps)->gen == c->gen; /* shared, renumbered */
 
-		for (size_t j = 0; j < pr->n; j++)
+		if (pr->maps)
+			pmaps_of(pr->maps)->gen = c->gen;
+		for (size_t j = 0; !done && j < pr->n; j++)
 			if (pr->maps[j].mapping_id && pr->maps[j].mapping_id <= n)
 				pr->maps[j].mapping_id = newid[pr->maps[j].mapping_id];
 		if (pr->exe_mapping && pr->exe_mapping <= n)
@@ -373,10 +434,27 @@ void psym_collectprof_forget(struct psym_collectprof *c, int pid)
 
 	if (!pr)
 		return;
-	free(pr->maps);
+	pmaps_put(pr->maps);
 	pr->maps = NULL;
 	pr->n = 0;
 	pr->forgotten = true;
+}
+
+int psym_collectprof_set_tag(struct psym_collectprof *c, int pid, uint32_t tag)
+{
+	struct proc *pr = find_proc(c, pid);
+
+	if (!pr)
+		return PSYM_NOENT;
+	pr->tag = tag;
+	return 0;
+}
+
+uint32_t psym_collectprof_tag(const struct psym_collectprof *c, int pid)
+{
+	const struct proc *pr = find_proc(c, pid);
+
+	return pr ? pr->tag : 0;
 }
 
 size_t psym_collectprof_jit_pids(const struct psym_collectprof *c, int *out, size_t max)
@@ -427,30 +505,68 @@ static int keep_map(struct psym_collectprof *c, const struct psym_procmap *m, st
 	return out->path && out->build_id ? 0 : PSYM_ENOMEM;
 }
 
+/* Two maps the same but for the profile mapping found for them (the same for both). */
+static bool same_map(const struct pmap *a, const struct pmap *b)
+{
+	return a->start == b->start && a->limit == b->limit && a->offset == b->offset &&
+	       a->dev == b->dev && a->inode == b->inode && a->path == b->path &&
+	       a->build_id == b->build_id && a->exec == b->exec;
+}
+
+/*
+ * The new maps m[n] (held once), or the last record's equal ones in their
+ * place (m dropped). Not when build IDs are asked per pid (bid_fn): the
+ * held maps' would be the first process's answers.
+ */
+static struct pmap *share_maps(struct psym_collectprof *c, struct pmap *m, uint32_t n)
+{
+	bool same = c->last_maps && c->nlast == n;
+
+	if (c->bid_fn)
+		return m;
+	for (size_t i = 0; same && i < n; i++)
+		same = same_map(&c->last_maps[i], &m[i]);
+	if (same) {
+		pmaps_put(m);
+		m = c->last_maps;
+	} else {
+		pmaps_put(c->last_maps);
+		c->last_maps = m;
+		c->nlast = n;
+	}
+	pmaps_of(m)->refs++; /* the process's hold; c->last_maps has its own */
+	return m;
+}
+
 int psym_collectprof_process(struct psym_collectprof *c, int pid, const struct psym_procmap *maps,
 			     size_t n)
 {
 	struct proc *pr;
+	struct pmaps *pm;
 	struct pmap *copy;
 
-	if (n > UINT32_MAX)
+	if (n > UINT32_MAX || n > (SIZE_MAX - sizeof(*pm)) / sizeof(*copy) - 1)
 		return PSYM_ELIMIT;
-	copy = malloc((n ? n : 1) * sizeof(*copy));
-	if (!copy)
+	pm = malloc(sizeof(*pm) + (n ? n : 1) * sizeof(*copy));
+	if (!pm)
 		return PSYM_ENOMEM;
+	pm->refs = 1;
+	pm->gen = 0;
+	copy = pm->m;
 	for (size_t i = 0; i < n; i++)
 		if (keep_map(c, &maps[i], &copy[i])) {
-			free(copy);
+			free(pm);
 			return PSYM_ENOMEM;
 		}
 	pr = find_proc(c, pid);
 	if (!pr)
 		pr = add_proc(c, pid);
 	if (!pr) {
-		free(copy);
+		free(pm);
 		return PSYM_ENOMEM;
 	}
-	free(pr->maps);
+	copy = share_maps(c, copy, n);
+	pmaps_put(pr->maps);
 	pr->maps = copy;
 	pr->n = (uint32_t)n;
 	pr->forgotten = false;
@@ -669,20 +785,26 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 		s->value[1] += (int64_t)count * c->meta.period_ns;
 	} else {
 		int64_t vals[2] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
-		size_t ix = c->p->pb->n_sample;
+		size_t ix = c->p->pb->n_sample, nlb = pr && pr->mntns ? 4 : 3;
+		int64_t key[4] = { pid, tid, commix, pr ? (int64_t)pr->mntns : 0 };
 		/* pid, tid and comm first: they are the key (find_stack). */
 		struct psym_builder_label lb[4] = {
 			{ .key = "pid", .num = pid },
 			{ .key = "tid", .num = tid },
 			{ .key = "comm", .str = commbuf },
-			{ .key = "mntns", .num = pr ? (int64_t)pr->mntns : 0 },
+			{ .key = "mntns", .num = key[3] },
 		};
 
 		if (ix >= UINT32_MAX)
 			return PSYM_ELIMIT;
-		s = psym_builder_sample_labels(c->b, locs, n, vals, 2, lb, pr && pr->mntns ? 4 : 3);
+		for (size_t k = 0; k < nlb; k++)
+			lb[k].same = shared_label(c, (int)k, key[k]);
+		s = psym_builder_sample_labels(c->b, locs, n, vals, 2, lb, nlb);
 		if (!s)
 			return PSYM_ENOMEM;
+		key[2] = s->label[2]->str;
+		for (size_t k = 0; k < nlb; k++)
+			*shared_slot(c, (int)k, key[k]) = s->label[k];
 		if (commix < 0) /* comm is in the string table now */
 			h = stack_hash(&c->by_stack, pid, tid, s->label[2]->str, locs, n);
 		if (psym_idxset_add(&c->by_stack, (uint32_t)ix, h, stack_rehash, c))

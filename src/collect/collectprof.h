@@ -69,6 +69,15 @@ bool psym_collectprof_known(const struct psym_collectprof *c, int pid);
 void psym_collectprof_forget(struct psym_collectprof *c, int pid);
 
 /*
+ * A number the caller keeps with pid's record (known or forgotten), 0
+ * meaning none: e.g. what it made of the process's maps, found again
+ * with the record instead of through a table of its own. set_tag:
+ * PSYM_NOENT when pid has no record; _tag: 0 then.
+ */
+int psym_collectprof_set_tag(struct psym_collectprof *c, int pid, uint32_t tag);
+uint32_t psym_collectprof_tag(const struct psym_collectprof *c, int pid);
+
+/*
  * The pids whose samples had frames in anonymous executable memory (JIT
  * code: their perf maps are worth saving), in the order first seen; at
  * most max written to out. Returns how many there are in all.

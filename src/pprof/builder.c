@@ -668,7 +668,7 @@ pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *lo
 				      const struct psym_builder_label *labels, size_t nlabels)
 {
 	pb_profile *pb = b->p->pb;
-	size_t nl = nlocs ? nlocs : 1, nv = nvalues ? nvalues : 1;
+	size_t nl = nlocs ? nlocs : 1, nv = nvalues ? nvalues : 1, nown = 0;
 	size_t max = (SIZE_MAX / 2 - sizeof(pb_sample)) / (sizeof(pb_label *) + sizeof(pb_label));
 	unsigned char *m;
 	pb_label *lb;
@@ -678,9 +678,11 @@ pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *lo
 		fail(b, PSYM_ELIMIT);
 		return NULL;
 	}
-	m = psym_arena_alloc(&b->p->arena,
-			     sizeof(*s) + (nl + nv) * sizeof(uint64_t) +
-				     nlabels * (sizeof(pb_label *) + sizeof(pb_label)));
+	for (size_t i = 0; i < nlabels; i++)
+		nown += !labels[i].same;
+	m = psym_arena_alloc(&b->p->arena, sizeof(*s) + (nl + nv) * sizeof(uint64_t) +
+						   nlabels * sizeof(pb_label *) +
+						   nown * sizeof(pb_label));
 	if (!m) {
 		fail(b, psym_arena_error(&b->p->arena));
 		return NULL;
@@ -706,7 +708,11 @@ pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *lo
 		const struct psym_builder_label *l = &labels[i];
 		int64_t k, v = 0, u = 0;
 
-		perftools__profiles__label__init(&lb[i]);
+		if (l->same) {
+			s->label[i] = l->same;
+			continue;
+		}
+		perftools__profiles__label__init(lb);
 		k = psym_builder_str(b, l->key);
 		if (l->str)
 			v = psym_builder_str(b, l->str);
@@ -714,11 +720,11 @@ pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *lo
 			u = psym_builder_str(b, l->unit);
 		if (k < 0 || v < 0 || u < 0)
 			return NULL;
-		lb[i].key = k;
-		lb[i].str = v;
-		lb[i].num = l->str ? 0 : l->num;
-		lb[i].num_unit = u;
-		s->label[i] = &lb[i];
+		lb->key = k;
+		lb->str = v;
+		lb->num = l->str ? 0 : l->num;
+		lb->num_unit = u;
+		s->label[i] = lb++;
 	}
 	s->n_label = nlabels;
 	if (push_ptr(b, (void ***)&pb->sample, &pb->n_sample, &b->cap_samples, s))

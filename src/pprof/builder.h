@@ -98,13 +98,20 @@ struct psym_builder_label {
 	const char *str;
 	int64_t num;
 	const char *unit; /* of num, or NULL */
+	/*
+	 * An equal label of an earlier sample of this profile, or NULL: when
+	 * set, the sample points at it and the fields above are not read
+	 * (a label is never changed once made: samples may share it).
+	 */
+	pb_label *same;
 };
 
 /*
  * psym_builder_sample with its labels, the sample, its arrays and its
  * labels in one piece of the arena (a profile of many samples: about 300
- * bytes a sample of three labels, not 370). Strings are added in the
- * order the _label_str and _label_num calls would add them.
+ * bytes a sample of three labels, not 370; 56 bytes less for each label
+ * shared through .same). Strings are added in the order the _label_str
+ * and _label_num calls would add them.
  */
 pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *locs, size_t nlocs,
 				      const int64_t *values, size_t nvalues,

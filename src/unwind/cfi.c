@@ -48,9 +48,11 @@ struct sec {
 	void *owned;   /* inflated .debug_frame */
 };
 
+/* 24 bytes, not 32: a binary's index holds one a function (offsets in a section fit 63 bits). */
 struct fde_ent {
-	uint64_t start, end, off;
-	bool dbg;
+	uint64_t start, end;
+	uint64_t off : 63;
+	uint64_t dbg : 1; /* in .debug_frame, else .eh_frame */
 };
 
 struct psym_cfi {

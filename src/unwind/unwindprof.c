@@ -19,11 +19,6 @@
 #define DEFAULT_MAX_FRAMES 512
 #define MAX_FILES 65536
 
-struct proc {
-	int pid;	/* the proc_by_pid set's key */
-	uint32_t space; /* its space: index in spaces + 1 */
-};
-
 /* A mapping of a space, as psym_space_add takes it. */
 struct smap {
 	uint64_t start, end, offset;
@@ -48,9 +43,7 @@ struct run {
 	struct psym_unwindprof_stats *st;
 	struct psym_objtab *objs; /* each object located and opened once (objtab.h) */
 	struct psym_cfiset cfis;  /* the objects' CFI, once per run */
-	struct proc *procs;
-	size_t nprocs, capprocs;
-	struct psym_idxset proc_by_pid; /* pid -> index in procs */
+	/* A process's space (index in spaces + 1) is its record's tag in c. */
 	struct shared_space *spaces;
 	size_t nspaces, capspaces;
 	struct psym_idxset space_by_maps; /* mappings -> index in spaces */
@@ -101,34 +94,6 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 		}
 	}
 	return 0;
-}
-
-static uint64_t pid_hash(const struct run *r, int pid)
-{
-	uint64_t v = (uint32_t)pid;
-
-	return psym_idxset_hash_u64s(&r->proc_by_pid, &v, 1);
-}
-
-static uint64_t pid_rehash(void *ctx, uint32_t i)
-{
-	const struct run *r = ctx;
-
-	return pid_hash(r, r->procs[i].pid);
-}
-
-static struct proc *find_proc(struct run *r, int pid)
-{
-	uint64_t h = pid_hash(r, pid);
-
-	PSYM_IDXSET_PROBE(&r->proc_by_pid, h, j)
-	{
-		struct proc *p = &r->procs[r->proc_by_pid.slot[j] - 1];
-
-		if (p->pid == pid)
-			return p;
-	}
-	return NULL;
 }
 
 static uint64_t maps_hash(const struct run *r, const struct smap *m, size_t n)
@@ -204,7 +169,6 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 {
 	struct run *r = ud;
 	struct smap *sm;
-	struct proc *p;
 	size_t ns = 0;
 	uint32_t space;
 	int ret;
@@ -229,19 +193,9 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 	ret = space_of(r, sm, ns, &space);
 	if (ret < 0)
 		return ret;
-	p = find_proc(r, pid);
-	if (!p) {
-		p = psym_array_grow(r->procs, &r->capprocs, r->nprocs + 1, sizeof(*p), 0);
-		if (!p || r->nprocs >= UINT32_MAX - 1)
-			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
-		r->procs = p;
-		if (psym_idxset_add(&r->proc_by_pid, (uint32_t)r->nprocs, pid_hash(r, pid),
-				    pid_rehash, r))
-			return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
-		p = &r->procs[r->nprocs++];
-		p->pid = pid;
-	}
-	p->space = space;
+	/* The record was made above: it is there to tag. */
+	if (psym_collectprof_set_tag(r->c, pid, space))
+		return psym_err_set(r->e, PSYM_EINTERNAL, "no record of pid %d", pid);
 	return 0;
 }
 
@@ -268,20 +222,20 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	const struct psym_unwind_arch *a = psym_unwind_arch_of(s->regs.machine);
 	struct psym_unwind_stack stk = { a ? s->regs.r[a->sp] : 0, s->stack, s->stack_len };
 	struct psym_unwind_result res;
-	struct proc *p = find_proc(r, (int)s->pid);
+	uint32_t space = psym_collectprof_tag(r->c, (int)s->pid);
 	size_t max = r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES;
 	int ret;
 
 	r->st->samples++;
 	if (s->stack_len > r->st->max_stack_len)
 		r->st->max_stack_len = s->stack_len;
-	if (!p) {
+	if (!space) {
 		r->st->no_maps++;
 		res.n = 0;
 		if (a && (s->regs.valid & ((uint64_t)1 << a->pc)))
 			r->pcs[res.n++] = s->regs.r[a->pc];
 	} else {
-		psym_unwind_budgeted(&s->regs, &stk, psym_space_find, r->spaces[p->space - 1].space,
+		psym_unwind_budgeted(&s->regs, &stk, psym_space_find, r->spaces[space - 1].space,
 				     r->pcs, max, &r->budget, &res);
 		r->st->stops[res.stop]++;
 		r->st->cfi_frames += res.cfi_frames;
@@ -322,7 +276,6 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 	r.budget.sample_steps = o->sample_steps;
 	r.budget.run_steps = o->run_steps;
 	psym_cfiset_init(&r.cfis, &o->cfi);
-	psym_idxset_init(&r.proc_by_pid);
 	psym_idxset_init(&r.space_by_maps);
 	r.pcs = calloc(max, sizeof(*r.pcs));
 	r.ustack = calloc(max, sizeof(*r.ustack));
@@ -343,8 +296,6 @@ out:
 	free(r.spaces);
 	psym_idxset_free(&r.space_by_maps);
 	psym_cfiset_free(&r.cfis);
-	psym_idxset_free(&r.proc_by_pid);
-	free(r.procs);
 	free(r.scratch);
 	psym_objtab_free(r.objs);
 	free(r.pcs);

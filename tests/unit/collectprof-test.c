@@ -152,6 +152,11 @@ static void buildid_checks(void)
 	psym_collectprof_set_buildid_fn(c, fake_bid, NULL);
 	ok(!psym_collectprof_known(c, 7), "pid unknown before its maps");
 	ok(psym_collectprof_process(c, 7, m, n) == 0 && psym_collectprof_known(c, 7), "maps given");
+	is_int(psym_collectprof_tag(c, 7), 0, "no tag before one is set");
+	ok(psym_collectprof_set_tag(c, 8, 3) == PSYM_NOENT && psym_collectprof_tag(c, 8) == 0,
+	   "no tag for a pid with no record");
+	ok(psym_collectprof_set_tag(c, 7, 5) == 0 && psym_collectprof_tag(c, 7) == 5,
+	   "a tag kept with the record");
 	ok(psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0 &&
 		   psym_collectprof_add(c, 7, 7, "x", NULL, 0, u, 1, 1) == 0,
 	   "two samples in /bin/a");
@@ -219,6 +224,66 @@ static void mntns_checks(void)
 }
 
 /*
+ * Workers forked from one parent give the same maps: held once, they stay
+ * the others' when one exits, and the executable's mapping still goes
+ * first (the shared maps' mapping ids renumbered once).
+ */
+static void shared_maps_checks(void)
+{
+	struct psym_collectprof *c = NULL;
+	struct psym_err e = { 0 };
+	struct psym_profile *p;
+	pb_profile *pb;
+	uint64_t ua = 0x400100, ua2 = 0x400200, ub = 0x7f0000000100;
+	size_t right = 0, main7 = 0;
+
+	ok(psym_collectprof_new(&meta, &c, &e) == 0, "new (shared maps)");
+	ok(psym_collectprof_process(c, 5, maps, 2) == 0 &&
+		   psym_collectprof_process(c, 6, maps, 2) == 0,
+	   "two workers, the same maps");
+	ok(psym_collectprof_add(c, 5, 5, "w", NULL, 0, &ub, 1, 1) == 0, "pid 5: a sample in b.so");
+	psym_collectprof_forget(c, 5);
+	ok(!psym_collectprof_known(c, 5) && psym_collectprof_known(c, 6),
+	   "pid 5 exited, pid 6 keeps its maps");
+	ok(psym_collectprof_set_exe(c, 6, "/bin/a") == 0 &&
+		   psym_collectprof_add(c, 6, 6, "w", NULL, 0, &ua, 1, 1) == 0 &&
+		   psym_collectprof_add(c, 6, 6, "w", NULL, 0, &ub, 1, 1) == 0,
+	   "pid 6: a sample in each");
+	ok(psym_collectprof_process(c, 7, maps, 2) == 0 &&
+		   psym_collectprof_process(c, 8, maps, 1) == 0 &&
+		   psym_collectprof_set_exe(c, 7, "/bin/a") == 0 &&
+		   psym_collectprof_add(c, 7, 7, "w", NULL, 0, &ub, 1, 2) == 0 &&
+		   psym_collectprof_add(c, 7, 7, "w", NULL, 0, &ua, 1, 1) == 0 &&
+		   psym_collectprof_add(c, 8, 8, "w", NULL, 0, &ua, 1, 1) == 0,
+	   "pid 7 (the same maps again) and pid 8 (fewer): a sample each");
+	ok(psym_collectprof_finish(c, 5) == 0, "finish");
+	ok(psym_collectprof_add(c, 7, 7, "w", NULL, 0, &ua2, 1, 1) == 0,
+	   "pid 7: a sample after the mappings were renumbered");
+	p = psym_collectprof_profile(c);
+	pb = p->pb;
+	ok(pb->n_mapping == 2 && !strcmp(str(p, pb->mapping[0]->filename), "/bin/a"),
+	   "two mappings, the executable's first");
+	for (size_t i = 0; i < pb->n_sample; i++) {
+		const pb_location *l = NULL;
+		const pb_mapping *m = NULL;
+
+		for (size_t j = 0; j < pb->n_location; j++)
+			if (pb->location[j]->id == pb->sample[i]->location_id[0])
+				l = pb->location[j];
+		for (size_t j = 0; l && j < pb->n_mapping; j++)
+			if (pb->mapping[j]->id == l->mapping_id)
+				m = pb->mapping[j];
+		right += m && l->address >= m->memory_start && l->address < m->memory_limit;
+	}
+	is_int(pb->n_sample, 7, "seven samples");
+	is_int(right, 7, "each in the mapping that holds its address");
+	for (size_t i = 0; i < pb->n_comment; i++)
+		main7 += strstr(str(p, pb->comment[i]), "7 (w, 3 of") != NULL;
+	is_int(main7, 1, "pid 7 (most samples, maps shared) named as the main process");
+	psym_collectprof_free(c);
+}
+
+/*
  * Frame pointers that lie: pid 1's stacks reach /bin/a (its executable),
  * pid 2's stop at the sampled frame, pid 3's wander into no mapping, pid
  * 4 has too few samples, pid 5's are as deep as the sampler goes (cut,
@@ -278,6 +343,7 @@ int main(void)
 	sample_checks();
 	buildid_checks();
 	mntns_checks();
+	shared_maps_checks();
 	fp_checks();
 	return tap_done();
 }
