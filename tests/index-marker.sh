@@ -126,4 +126,14 @@ rc=0
 "$PSYM" index --index-store M prog >m.out 2>m.err || rc=$?
 check "a fresh marker of another host is respected: $(cat m.err)" \
 	sh -c "[ $rc != 0 ] && grep -q 'another process is building' m.err"
+# A marker that is a directory (no builder's, and unlink cannot remove it)
+# was reported as "another process is building" (found by
+# bench/mutate-stores, reader "kinds"): now the error says what is there.
+rm -rf M/"$nn"/"$key".building
+mkdir M/"$nn"/"$key".building
+rc=0
+"$PSYM" index --index-store M prog >m.out 2>m.err || rc=$?
+check "a directory at the marker's path is named as such: $(cat m.err)" \
+	sh -c "[ $rc != 0 ] && grep -q 'cannot remove the stale marker .*$key.building' m.err && ! grep -q 'another process' m.err"
+rmdir M/"$nn"/"$key".building
 finish

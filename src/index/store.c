@@ -386,7 +386,13 @@ int psym_index_store_begin(struct psym_index_store *s, const char *build_id, con
 					    strerror(errno));
 		if (lstat(marker, &st) != 0 || !marker_stale(marker, &st, &holder))
 			break;
-		unlink(marker); /* its builder is gone: take over */
+		/* Its builder is gone: take over. A directory there is no builder's either. */
+		if (unlink(marker) != 0 && errno != ENOENT)
+			return psym_err_set(
+				e, PSYM_EIO,
+				"cannot remove the stale marker '%s' (%s): not building "
+				"'%s'",
+				marker, strerror(errno), path);
 	}
 	if (holder.pid > 0 && holder.host[0])
 		return psym_err_set(e, PSYM_NOENT,

@@ -304,10 +304,35 @@ static bool output_complete(struct job *j, const struct psym_limits *lim)
 	return true;
 }
 
+/*
+ * A FIFO or socket named by one line would block the whole batch: opening
+ * a FIFO waits for its other end, as cat(1) does, which one profile at a
+ * time (psym symbolize IN -o OUT) wants and a batch of many does not. Such
+ * a line fails alone; regular files, devices and missing outputs go on.
+ */
+static int job_files_ok(struct job *j)
+{
+	const char *side[2] = { "input", "output" };
+	const char *path[2] = { j->in, j->out };
+	struct stat st;
+
+	for (int i = 0; i < 2; i++) {
+		if (stat(path[i], &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+			return psym_err_set(&j->e, PSYM_ENOTREG,
+					    "'%s': the %s is a %s: a batch reads and writes files",
+					    path[i], side[i],
+					    S_ISFIFO(st.st_mode) ? "FIFO" : "socket");
+	}
+	return 0;
+}
+
 static void do_job(struct batch *b, struct job *j)
 {
 	struct psym_symbolize_opts so = *b->o->so;
 
+	j->ret = job_files_ok(j);
+	if (j->ret)
+		return;
 	if (b->o->resume && output_complete(j, b->o->lim)) {
 		j->skipped = true;
 		return;

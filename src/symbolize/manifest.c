@@ -209,15 +209,16 @@ fail:
  * Where a path names a file: its directory's identity (dev and inode, so
  * every spelling of the directory, through links or "..", is one) and its
  * last component. An output is replaced by rename(2) there, so that pair
- * is what it writes, whatever the path's spelling; an input is read
- * through its links, so it is resolved (realpath) first.
+ * is what it writes, whatever the path's spelling, unless it is a link:
+ * that is written through (psym_out_open), so it is resolved (realpath)
+ * first, as an input is, which is read through its links.
  */
 struct ident {
 	dev_t dev;
 	ino_t ino;
 	const char *base; /* into path */
 	const char *path; /* as the manifest spells it (for messages) */
-	char *resolved;	  /* an input's realpath, owned; NULL for outputs */
+	char *resolved;	  /* an input's realpath, an output link's; owned, or NULL */
 	size_t line;
 	bool out;
 };
@@ -276,10 +277,16 @@ static int check_identities(const struct psym_manifest *m, struct psym_err *e)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (size_t i = 0; i < m->n; i++) {
 		struct ident *o = &v[n], *in;
+		struct stat st;
 
 		*o = (struct ident){ .path = m->v[i].out, .line = m->v[i].line, .out = true };
-		if (ident_of(o, o->path))
+		/* An existing link is written through (psym_out_open): its target. */
+		if (lstat(o->path, &st) == 0 && S_ISLNK(st.st_mode))
+			o->resolved = realpath(o->path, NULL);
+		if (ident_of(o, o->resolved ? o->resolved : o->path))
 			n++;
+		else
+			free(o->resolved);
 		in = &v[n];
 		*in = (struct ident){ .path = m->v[i].in, .line = m->v[i].line };
 		in->resolved = realpath(in->path, NULL);
