@@ -416,6 +416,11 @@ static int end_window(struct collector *c, bool last, int *code)
 	int ret;
 
 	w->windows++;
+	/* The stack copies first: the profile, once there, is unwound whole. */
+	if (c->sc && (ret = stackcopy_window_end(c->sc, &e)) != 0) {
+		fprintf(stderr, "psym-collect: %s\n", e.msg);
+		*code = PSYM_EXIT_SYSTEM;
+	}
 	ret = psym_out_open(&out, w->outname, &e);
 	if (ret) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
@@ -438,8 +443,14 @@ static int end_window(struct collector *c, bool last, int *code)
 	w->win_start = now_ns();
 	w->win_t = time(NULL);
 	ret = new_profile(w, &c->m, &c->ks, &e);
+	if (!ret && c->sc)
+		ret = psym_collectprof_comment(w->cp, PSYM_USTACKS_COMMENT);
 	if (!ret)
 		ret = window_name(&c->o, w, &e);
+	if (!ret && c->sc)
+		ret = side_dir_ready(c->o.out, 0700, &e);
+	if (!ret && c->sc)
+		ret = stackcopy_window_start(c->sc, c->o.out, &e);
 	if (ret)
 		fprintf(stderr, "psym-collect: %s\n", ret == PSYM_ENOMEM ? "out of memory" : e.msg);
 	return ret;
@@ -522,6 +533,8 @@ static int output_open(struct opts *o, struct output *w)
 		ret = rotate_check(w->pattern, &e);
 		if (!ret)
 			ret = window_name(o, w, &e);
+		if (!ret && o->stack_copy)
+			ret = side_dir_ready(o->out, 0700, &e);
 		if (!ret && (ret = psym_out_open(&w->out, w->outname, &e)) == 0)
 			psym_out_abort(&w->out);
 	} else if (!ret) {

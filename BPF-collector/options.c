@@ -131,8 +131,6 @@ static void check_options(struct opts *o, bool out_given)
 		die_usage("-p and a COMMAND exclude each other", NULL);
 	if ((o->keep || o->max_disk) && !o->rotate_ns)
 		die_usage("--keep and --max-disk apply to --rotate", NULL);
-	if (o->rotate_ns && o->stack_copy)
-		die_usage("--rotate with --stack-copy is not supported yet", NULL);
 	if (o->rotate_ns && o->cmd)
 		die_usage("--rotate and a COMMAND exclude each other", NULL);
 	if (o->rotate_ns && !out_given)

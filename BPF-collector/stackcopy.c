@@ -29,12 +29,13 @@ struct stackcopy {
 	struct psym_collectprof **cp;
 	int (*need_maps)(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
 	void *ud;
-	uint64_t events, bytes;
+	uint64_t events, bytes, lost_between, gz_bytes, windows;
+	uint32_t copy_bytes;
 	int images_fd; /* pid -> image (image.bpf.h), -1: not attached */
 	bool verbose;
 	int err;
 	struct psym_err e;
-	char path[4200];
+	char path[4200], tmp[4210]; /* the side file, and its name until finished */
 };
 
 int stackcopy_process(struct stackcopy *sc, int pid, const struct psym_procmap *maps, size_t n,
@@ -66,6 +67,11 @@ static int on_event(void *ctx, void *data, size_t size)
 	if (size < PSYM_USTACK_HDR || ev->stack_len > size - PSYM_USTACK_HDR ||
 	    ev->nk > PSYM_USTACK_KFRAMES)
 		return 0;
+	if (!sc->w) {
+		/* Between windows, when the next one's file could not be made. */
+		sc->lost_between++;
+		return 0;
+	}
 	sc->events++;
 	sc->bytes += size;
 	s.pid = ev->pid;
@@ -99,12 +105,53 @@ static int on_event(void *ctx, void *data, size_t size)
 	return ret ? (sc->err = ret) : 0;
 }
 
+int stackcopy_window_start(struct stackcopy *sc, const char *out, struct psym_err *e)
+{
+	char dir[4096];
+	int ret;
+
+	if (sc->w)
+		return psym_err_set(e, PSYM_EUSAGE, "'%s' is not finished", sc->path);
+	if ((size_t)snprintf(dir, sizeof(dir), "%s.d", out) >= sizeof(dir))
+		return psym_err_set(e, PSYM_ELIMIT, "'%s.d': path too long", out);
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+		return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", dir, strerror(errno));
+	snprintf(sc->path, sizeof(sc->path), "%s/%s", dir, PSYM_USTACKS_NAME);
+	/* Written under another name, renamed when whole (stackcopy_window_end). */
+	snprintf(sc->tmp, sizeof(sc->tmp), "%s.tmp", sc->path);
+	ret = psym_ustacks_create(sc->tmp, sc->copy_bytes, &sc->w, e);
+	if (ret)
+		unlink(sc->tmp);
+	return ret;
+}
+
+int stackcopy_window_end(struct stackcopy *sc, struct psym_err *e)
+{
+	struct stat st;
+	int ret;
+
+	if (!sc->w)
+		return 0;
+	ret = psym_ustacks_close(sc->w, e);
+	sc->w = NULL;
+	if (!ret && rename(sc->tmp, sc->path) != 0)
+		ret = psym_err_set(e, PSYM_EIO, "cannot rename '%s' to '%s': %s", sc->tmp, sc->path,
+				   strerror(errno));
+	if (ret) {
+		unlink(sc->tmp);
+		return ret;
+	}
+	sc->windows++;
+	if (stat(sc->path, &st) == 0)
+		sc->gz_bytes += (uint64_t)st.st_size;
+	return 0;
+}
+
 int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 		   struct stackcopy **out, struct psym_err *e)
 {
 	struct stackcopy *sc = calloc(1, sizeof(*sc));
 	uint64_t want, rbsize = 4 << 20;
-	char dir[4096];
 	int ret;
 
 	*out = NULL;
@@ -157,13 +204,8 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 				   strerror(errno));
 		goto fail;
 	}
-	snprintf(dir, sizeof(dir), "%s.d", o->out);
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		ret = psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", dir, strerror(errno));
-		goto fail;
-	}
-	snprintf(sc->path, sizeof(sc->path), "%s/%s", dir, PSYM_USTACKS_NAME);
-	ret = psym_ustacks_create(sc->path, o->bytes, &sc->w, e);
+	sc->copy_bytes = o->bytes;
+	ret = stackcopy_window_start(sc, o->out, e);
 	if (ret)
 		goto fail;
 	*out = sc;
@@ -204,22 +246,30 @@ static void summary(struct stackcopy *sc, FILE *f)
 	uint64_t errs[PSYM_UERR_NR] = { 0 };
 	int ncpu = libbpf_num_possible_cpus();
 	uint64_t *vals = calloc((size_t)ncpu, sizeof(uint64_t));
-	struct stat st;
+	char where[4300];
 
 	for (uint32_t k = 0; vals && k < PSYM_UERR_NR; k++)
 		if (bpf_map_lookup_elem(bpf_map__fd(sc->skel->maps.uerrors), &k, vals) == 0)
 			for (int c = 0; c < ncpu; c++)
 				errs[k] += vals[c];
 	free(vals);
+	if (sc->windows > 1)
+		snprintf(where, sizeof(where), "%" PRIu64 " windows' side files, the last '%s'",
+			 sc->windows, sc->path);
+	else
+		snprintf(where, sizeof(where), "'%s'", sc->path);
 	fprintf(f,
-		"psym-collect: stack copies: %" PRIu64 " samples, %" PRIu64 " bytes copied -> '%s' "
-		"(%lld bytes compressed); lost: %" PRIu64 " with the ring buffer full, %" PRIu64
-		" stacks unreadable, %" PRIu64 " without user registers; %" PRIu64
+		"psym-collect: stack copies: %" PRIu64 " samples, %" PRIu64 " bytes copied -> %s "
+		"(%" PRIu64 " bytes compressed); lost: %" PRIu64
+		" with the ring buffer full, %" PRIu64 " stacks unreadable, %" PRIu64
+		" without user registers; %" PRIu64
 		" whole stacks (smaller than the copy size: nothing left out)\n",
-		sc->events, sc->bytes, sc->path,
-		stat(sc->path, &st) == 0 ? (long long)st.st_size : -1LL,
-		errs[PSYM_UERR_RINGBUF_FULL], errs[PSYM_UERR_STACK_READ], errs[PSYM_UERR_NO_REGS],
-		errs[PSYM_UERR_STACK_SHORT]);
+		sc->events, sc->bytes, where, sc->gz_bytes, errs[PSYM_UERR_RINGBUF_FULL],
+		errs[PSYM_UERR_STACK_READ], errs[PSYM_UERR_NO_REGS], errs[PSYM_UERR_STACK_SHORT]);
+	if (sc->lost_between)
+		fprintf(f,
+			"psym-collect: %" PRIu64 " stack copies lost: no window's file for them\n",
+			sc->lost_between);
 }
 
 int stackcopy_close(struct stackcopy *sc, FILE *log, struct psym_err *e)
@@ -231,7 +281,7 @@ int stackcopy_close(struct stackcopy *sc, FILE *log, struct psym_err *e)
 	bpf_link__destroy(sc->flinks[0]);
 	bpf_link__destroy(sc->flinks[1]);
 	ring_buffer__free(sc->rb);
-	ret = psym_ustacks_close(sc->w, e);
+	ret = stackcopy_window_end(sc, e);
 	if (log)
 		summary(sc, log);
 	ustack_bpf__destroy(sc->skel);

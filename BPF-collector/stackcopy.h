@@ -48,6 +48,16 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
  */
 int stackcopy_process(struct stackcopy *sc, int pid, const struct psym_procmap *maps, size_t n,
 		      const char *exe, uint64_t mntns);
+/*
+ * --rotate: the window's side file finished (gzip closed, then renamed to
+ * OUT.d/ustacks.gz: never seen half-written), and the next window's begun
+ * for its profile out (OUT.d/ made when missing). Nothing is polled
+ * between the two, so no sample falls between windows; each window's
+ * processes are given again (stackcopy_process) before their first
+ * sample in it. 0 or an error.
+ */
+int stackcopy_window_end(struct stackcopy *sc, struct psym_err *e);
+int stackcopy_window_start(struct stackcopy *sc, const char *out, struct psym_err *e);
 /* The program to attach to each CPU's perf event. */
 struct bpf_program *stackcopy_prog(struct stackcopy *sc);
 /* Its program's map of each process's image (image.bpf.h), -1: execs not followed. */
