@@ -103,3 +103,17 @@ void psym_sha256_hex(const void *buf, size_t len, char hex[PSYM_SHA256_HEX])
 	}
 	hex[64] = '\0';
 }
+
+int psym_sha256_verify(const void *buf, size_t len, const char *want, const char *path,
+		       const char *what, struct psym_err *e)
+{
+	char got[PSYM_SHA256_HEX];
+
+	psym_sha256_hex(buf, len, got);
+	if (strcmp(got, want) == 0)
+		return 0;
+	return psym_err_set(e, PSYM_EBADINPUT,
+			    "'%s': content has SHA-256 %.16s..., its name says %.16s...: not this "
+			    "%s, refused",
+			    path, got, want, what);
+}

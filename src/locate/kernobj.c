@@ -188,7 +188,7 @@ static int open_vdso_zst(const struct psym_locate_opts *o, const char *path, str
 	const char *base = strrchr(path, '/');
 	unsigned char *raw = NULL, *img = NULL;
 	size_t rawlen = 0, len = 0;
-	char sha[65], got[PSYM_SHA256_HEX];
+	char sha[65];
 	int ret;
 
 	if (!psym_side_vdso_sha(base ? base + 1 : path, sha))
@@ -200,13 +200,10 @@ static int open_vdso_zst(const struct psym_locate_opts *o, const char *path, str
 	free(raw);
 	if (ret)
 		return ret;
-	psym_sha256_hex(img, len, got);
-	if (strcmp(got, sha) != 0) {
+	ret = psym_sha256_verify(img, len, sha, path, "image", e);
+	if (ret) {
 		free(img);
-		return psym_err_set(e, PSYM_EBADINPUT,
-				    "'%s': content has SHA-256 %.16s..., its name says %.16s...: "
-				    "not this image, refused",
-				    path, got, sha);
+		return ret;
 	}
 	return psym_elf_open_mem(img, len, true, path, o->elf_limits, out, e);
 }

@@ -176,7 +176,6 @@ int psym_kallsyms_parse_blob(const unsigned char *raw, size_t rawlen, const char
 	unsigned char *text = NULL;
 	const unsigned char *plain = raw;
 	size_t len = rawlen;
-	char got[PSYM_SHA256_HEX];
 	int ret = 0;
 
 	if (!max)
@@ -195,15 +194,9 @@ int psym_kallsyms_parse_blob(const unsigned char *raw, size_t rawlen, const char
 		return ret;
 	if (text)
 		plain = text;
-	if (sha) {
-		psym_sha256_hex(plain, len, got);
-		if (strcmp(got, sha) != 0) {
-			free(text);
-			return psym_err_set(e, PSYM_EBADINPUT,
-					    "'%s': content has SHA-256 %.16s..., its name says "
-					    "%.16s...: not this copy, refused",
-					    path, got, sha);
-		}
+	if (sha && (ret = psym_sha256_verify(plain, len, sha, path, "copy", e))) {
+		free(text);
+		return ret;
 	}
 	ret = parse_max((const char *)plain, len, path, max_symbols, out, e);
 	free(text);
