@@ -635,6 +635,18 @@ int psym_builder_sample_type(struct psym_builder *b, const char *type, const cha
 			vt);
 }
 
+/* A sample's locations and values into its arrays (allocated, zeroed where not given). */
+static void sample_fill(pb_sample *s, const uint64_t *locs, size_t nlocs, const int64_t *values,
+			size_t nvalues)
+{
+	if (nlocs)
+		memcpy(s->location_id, locs, nlocs * sizeof(uint64_t));
+	if (nvalues)
+		memcpy(s->value, values, nvalues * sizeof(int64_t));
+	s->n_location_id = nlocs;
+	s->n_value = nvalues;
+}
+
 pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs, size_t nlocs,
 			       const int64_t *values, size_t nvalues)
 {
@@ -652,12 +664,7 @@ pb_sample *psym_builder_sample(struct psym_builder *b, const uint64_t *locs, siz
 		fail(b, psym_arena_error(&b->p->arena));
 		return NULL;
 	}
-	if (nlocs)
-		memcpy(s->location_id, locs, nlocs * sizeof(uint64_t));
-	if (nvalues)
-		memcpy(s->value, values, nvalues * sizeof(int64_t));
-	s->n_location_id = nlocs;
-	s->n_value = nvalues;
+	sample_fill(s, locs, nlocs, values, nvalues);
 	if (push_ptr(b, (void ***)&pb->sample, &pb->n_sample, &b->cap_samples, s))
 		return NULL;
 	return s;
@@ -698,12 +705,7 @@ pb_sample *psym_builder_sample_labels(struct psym_builder *b, const uint64_t *lo
 	lb = (pb_label *)(s->label + nlabels);
 	memset(s->location_id, 0, nl * sizeof(uint64_t));
 	memset(s->value, 0, nv * sizeof(int64_t));
-	if (nlocs)
-		memcpy(s->location_id, locs, nlocs * sizeof(uint64_t));
-	if (nvalues)
-		memcpy(s->value, values, nvalues * sizeof(int64_t));
-	s->n_location_id = nlocs;
-	s->n_value = nvalues;
+	sample_fill(s, locs, nlocs, values, nvalues);
 	for (size_t i = 0; i < nlabels; i++) {
 		const struct psym_builder_label *l = &labels[i];
 		int64_t k, v = 0, u = 0;
