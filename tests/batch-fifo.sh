@@ -40,7 +40,7 @@ timeout 120 "$PSYM" symbolize -j 1 --offline --no-index-build --manifest m --res
 check "the batch ends, exit 2 for the refused lines ($rc)" [ "$rc" = 2 ]
 check "summary: 2 of 5 written, 3 failed" grep -q "2/5 profiles written, 3 failed" run.log
 check "the FIFO input is named" grep -q "'in.fifo': the input is a FIFO" run.log
-check "the FIFO output is named" grep -q "'out.fifo': the output is a FIFO" run.log
+check "the FIFO output with no reader is named" grep -q "'out.fifo': the output is a FIFO with no reader" run.log
 check "the socket input is named" grep -q "'in.sock': the input is a socket" run.log
 python3 - <<'PY' >st.txt
 import json

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -307,21 +308,38 @@ static bool output_complete(struct job *j, const struct psym_limits *lim)
 /*
  * A FIFO or socket named by one line would block the whole batch: opening
  * a FIFO waits for its other end, as cat(1) does, which one profile at a
- * time (psym symbolize IN -o OUT) wants and a batch of many does not. Such
- * a line fails alone; regular files, devices and missing outputs go on.
+ * time (psym symbolize IN -o OUT) wants and a batch of many does not. An
+ * input FIFO or socket, and a socket or a FIFO with no reader as output,
+ * fail that line alone. An output FIFO whose reader is there is written,
+ * as a batch always wrote one: *probe then holds a write end open until
+ * the job is done, so the reader sees no end of file between this check
+ * and the job's own open. Regular files, devices and missing outputs go on.
  */
-static int job_files_ok(struct job *j)
+static int job_files_ok(struct job *j, int *probe)
 {
 	const char *side[2] = { "input", "output" };
 	const char *path[2] = { j->in, j->out };
 	struct stat st;
 
+	*probe = -1;
 	for (int i = 0; i < 2; i++) {
-		if (stat(path[i], &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-			return psym_err_set(&j->e, PSYM_ENOTREG,
-					    "'%s': the %s is a %s: a batch reads and writes files",
-					    path[i], side[i],
-					    S_ISFIFO(st.st_mode) ? "FIFO" : "socket");
+		if (stat(path[i], &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+			continue;
+		if (i == 1 && S_ISFIFO(st.st_mode)) {
+			*probe = open(path[i], O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+			if (*probe >= 0)
+				continue;
+			if (errno == ENXIO)
+				return psym_err_set(&j->e, PSYM_ENOTREG,
+						    "'%s': the output is a FIFO with no reader: a "
+						    "batch does not wait for one",
+						    path[i]);
+			return psym_err_set(&j->e, PSYM_EIO, "cannot open '%s': %s", path[i],
+					    strerror(errno));
+		}
+		return psym_err_set(&j->e, PSYM_ENOTREG,
+				    "'%s': the %s is a %s: a batch reads and writes files", path[i],
+				    side[i], S_ISFIFO(st.st_mode) ? "FIFO" : "socket");
 	}
 	return 0;
 }
@@ -329,13 +347,14 @@ static int job_files_ok(struct job *j)
 static void do_job(struct batch *b, struct job *j)
 {
 	struct psym_symbolize_opts so = *b->o->so;
+	int probe;
 
-	j->ret = job_files_ok(j);
+	j->ret = job_files_ok(j, &probe);
 	if (j->ret)
 		return;
 	if (b->o->resume && output_complete(j, b->o->lim)) {
 		j->skipped = true;
-		return;
+		goto out_probe;
 	}
 	so.shared = b->cache;
 	so.side_dir = j->side;
@@ -350,6 +369,9 @@ static void do_job(struct batch *b, struct job *j)
 				      "'%s': %zu locations of file-backed mappings unresolved "
 				      "(--strict; written anyway)",
 				      j->in, j->r.unresolved_file);
+out_probe:
+	if (probe >= 0)
+		close(probe);
 }
 
 /* Under b->mu: a finished job's outcome, to the caller and as a results line. */
