@@ -33,7 +33,13 @@ mkdir win
 cp=$!
 collector_bg $cp
 i=0
-while [ "$(grep -c "window .* done" win.log)" -lt 6 ]; do
+# win.log is made by the background job's redirection, perhaps after this
+# first look: no file yet is 0 windows.
+windows_done() {
+	n=$(grep -c "window .* done" win.log 2>/dev/null)
+	echo "${n:-0}"
+}
+while [ "$(windows_done)" -lt 6 ]; do
 	i=$((i + 1))
 	[ $i -gt 2400 ] && bail "no 6 windows written: $(tail -3 win.log)"
 	# Ended already (not waited for yet: a zombie, which kill -0 still finds)?
