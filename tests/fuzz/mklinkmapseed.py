@@ -22,52 +22,16 @@ import os
 import struct
 import sys
 
+# The ELF core reading and writing of the core reader's other seeds.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mkcoreseed import build, notes, pack_notes, phdrs  # noqa: E402
+
 PT_LOAD, PT_NOTE, PT_DYNAMIC = 1, 4, 2
 NT_PRSTATUS, NT_AUXV = 1, 6
 AT_PHDR, AT_ENTRY = 3, 9
 DT_NULL, DT_DEBUG = 0, 21
 HUGE = 4200
 HUGE_AT = 0x6f00000000
-
-
-def phdrs(d):
-    phoff, = struct.unpack_from("<Q", d, 32)
-    phnum, = struct.unpack_from("<H", d, 56)
-    return [list(struct.unpack_from("<IIQQQQQQ", d, phoff + 56 * i)) for i in range(phnum)]
-
-
-def notes(buf):
-    off, out = 0, []
-    while off + 12 <= len(buf):
-        nsz, dsz, typ = struct.unpack_from("<III", buf, off)
-        name = buf[off + 12: off + 12 + nsz]
-        doff = off + 12 + ((nsz + 3) & ~3)
-        out.append((name, typ, buf[doff: doff + dsz]))
-        off = doff + ((dsz + 3) & ~3)
-    return out
-
-
-def pack_notes(ns):
-    out = b""
-    for name, typ, desc in ns:
-        out += struct.pack("<III", len(name), len(desc), typ)
-        out += name + b"\0" * (-len(name) % 4) + desc + b"\0" * (-len(desc) % 4)
-    return out
-
-
-def build(ehdr, loads, note_blob):
-    """An ELF core: header, phdrs (PT_NOTE first), notes, then the loads' bytes."""
-    n = 1 + len(loads)
-    data_off = 64 + 56 * n
-    out_ph = [[PT_NOTE, 0, data_off, 0, 0, len(note_blob), 0, 4]]
-    body = bytearray(note_blob)
-    for vaddr, memsz, flags, content in loads:
-        out_ph.append([PT_LOAD, flags, data_off + len(body), vaddr, 0, len(content), memsz, 4096])
-        body += content
-    h = bytearray(ehdr[:64])
-    struct.pack_into("<QQ", h, 32, 64, 0)
-    struct.pack_into("<HHH", h, 56, n, 0, 0)
-    return bytes(h) + b"".join(struct.pack("<IIQQQQQQ", *p) for p in out_ph) + bytes(body)
 
 
 class Mem:
