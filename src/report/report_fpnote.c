@@ -129,42 +129,69 @@ static struct psym_collect_fpnote *proc_get(struct procs *ps, int pid, const cha
 	return f;
 }
 
-/* One sample into its process's counts; -1: out of memory. */
-static int account(const struct psym_profile *p, const pb_sample *s, struct procs *ps)
+/*
+ * What a location is to the rule, found once per location (a profile's
+ * stacks share their frames): LOC_KERNEL, or a user frame with its mark
+ * (no mapping, and how it would end a stack).
+ */
+enum {
+	LOC_UNSEEN,
+	LOC_KERNEL,
+	LOC_USER = 1 << 2,    /* | outer kind */
+	LOC_UNMAPPED = 1 << 3 /* a user frame in no mapping, with no name */
+};
+
+static uint8_t loc_class(const struct psym_profile *p, uint64_t id, uint8_t *memo)
 {
-	const pb_location *outer = NULL;
+	long i = psym_profile_location_pos(p, id);
+	const pb_location *l = i >= 0 ? p->pb->location[i] : NULL;
+	uint8_t c;
+
+	if (i >= 0 && memo[i])
+		return memo[i];
+	if (l && kernel_loc(p, l))
+		c = LOC_KERNEL;
+	else
+		c = LOC_USER | (uint8_t)outer_kind(p, l) |
+		    /* A named frame with no mapping is no loss (Java's, a legacy profile's). */
+		    (!l || (!l->mapping_id && !l->n_line) ? LOC_UNMAPPED : 0);
+	if (i >= 0)
+		memo[i] = c;
+	return c;
+}
+
+/* One sample into its process's counts; -1: out of memory. */
+static int account(const struct psym_profile *p, const pb_sample *s, uint8_t *memo,
+		   struct procs *ps)
+{
 	struct psym_collect_fpnote *f;
 	uint64_t v = s->n_value && s->value[0] > 0 ? (uint64_t)s->value[0] : 0;
 	size_t nu = 0, unmapped = 0;
-	enum outer kind;
+	uint8_t c, outer = 0;
 	const char *comm;
 	int pid;
 
-	for (size_t li = 0; v && li < s->n_location_id; li++) {
-		const pb_location *l = psym_profile_location(p, s->location_id[li]);
-
-		if (l && kernel_loc(p, l))
-			continue;
-		nu++;
-		/* A named frame with no mapping is no loss (Java's, a legacy profile's). */
-		if (!l || (!l->mapping_id && !l->n_line))
-			unmapped++;
-		outer = l;
-	}
-	if (!nu || nu >= DEPTH_CUT)
-		return 0;
-	kind = outer_kind(p, outer);
-	if (kind == OUTER_UNNAMED)
-		return 0;
 	/* Only a profiler's samples of a process (psym-collect's pid label). */
+	if (!v)
+		return 0;
 	sample_proc(p, s, &pid, &comm);
 	if (!pid)
+		return 0;
+	for (size_t li = 0; li < s->n_location_id; li++) {
+		c = loc_class(p, s->location_id[li], memo);
+		if (c == LOC_KERNEL)
+			continue;
+		nu++;
+		unmapped += (c & LOC_UNMAPPED) != 0;
+		outer = c;
+	}
+	if (!nu || nu >= DEPTH_CUT || (outer & 3) == OUTER_UNNAMED)
 		return 0;
 	f = proc_get(ps, pid, comm);
 	if (!f)
 		return -1;
 	f->samples += v;
-	if (nu >= 2 && kind == OUTER_ROOT)
+	if (nu >= 2 && (outer & 3) == OUTER_ROOT)
 		f->rooted += v;
 	if (nu == 1)
 		f->leaf_only += v;
@@ -180,10 +207,15 @@ bool psym_report_fp_note(const struct psym_profile *p, FILE *err)
 	size_t nbroken = 0;
 	char who[64] = "";
 
+	uint8_t *memo = calloc(p->pb->n_location ? p->pb->n_location : 1, 1);
+
+	if (!memo)
+		return false; /* out of memory: a note is not worth failing for */
 	psym_hashtab_init(&ps.by_pid, MAX_PROCS);
 	for (size_t i = 0; i < p->pb->n_sample; i++)
-		if (account(p, p->pb->sample[i], &ps))
-			break; /* out of memory: a note is not worth failing for */
+		if (account(p, p->pb->sample[i], memo, &ps))
+			break;
+	free(memo);
 	for (size_t i = 0; i < ps.n; i++) {
 		if (!psym_collect_fp_broken(ps.f[i], PSYM_COLLECT_FP_MIN_SAMPLES))
 			continue;
