@@ -431,6 +431,10 @@ static int save_subset(const char *dir, const struct ksyms *ks, struct psym_coll
 
 	if (!ret)
 		ret = psym_kallsyms_subset(ks->table, addrs, naddrs, &text, &len, e);
+	if (ret == PSYM_NOENT) {
+		ret = 0; /* no kernel frame to name: no copy */
+		goto out;
+	}
 	if (!ret)
 		ret = psym_zstd((const unsigned char *)text, len, 9, &z, &zlen, e);
 	if (!ret && (size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_KALLSYMS_SUBSET, dir) >=
@@ -438,6 +442,7 @@ static int save_subset(const char *dir, const struct ksyms *ks, struct psym_coll
 		ret = psym_err_set(e, PSYM_ELIMIT, "'%s': path too long", dir);
 	if (!ret)
 		ret = write_buf(path, (const char *)z, zlen, e);
+out:
 	free(addrs);
 	free(text);
 	free(z);

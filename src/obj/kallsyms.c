@@ -663,9 +663,16 @@ int psym_kallsyms_subset(const struct psym_kallsyms *k, const uint64_t *addrs, s
 	for (size_t i = 0; i < naddrs; i++) {
 		const struct psym_sym *s = psym_symtab_lookup(t, addrs[i]);
 
-		if (s && s->rank != BOUND_RANK)
+		if (s && s->rank != BOUND_RANK) {
 			mark[s - psym_symtab_at(t, 0)] = MARK_COVER;
+			pos++;
+		}
 	}
+	if (!pos) {
+		ret = PSYM_NOENT; /* nothing to name: no copy (an empty table is an error) */
+		goto out;
+	}
+	pos = 0;
 	ret = cover_modules(t, mark, e);
 	if (ret)
 		goto out;

@@ -90,7 +90,8 @@ void psym_kallsyms_each_of_module(const struct psym_kallsyms *k, const char *mod
  * symbol k picks for each, every symbol of the modules those are in (for
  * placing the modules' sections), each symbol's bound, and _text. Written
  * text into *out (malloc'd, *outlen bytes), checked by parsing it back.
- * k may be a subset itself.
+ * k may be a subset itself. PSYM_NOENT when k names none of the addresses
+ * (no copy is needed).
  */
 int psym_kallsyms_subset(const struct psym_kallsyms *k, const uint64_t *addrs, size_t n, char **out,
 			 size_t *outlen, struct psym_err *e);

@@ -121,6 +121,15 @@ static void exact(void)
 	mod_count = 0;
 	psym_kallsyms_each_of_module(sub, "m2", count_mod, NULL);
 	is_int(mod_count, 0, "m2, not in the profile, is left out");
+	{
+		uint64_t none[] = { 0x1000, 0xffffffff80000000 };
+		char *t = NULL;
+		size_t tl = 0;
+
+		is_int(psym_kallsyms_subset(full, none, 2, &t, &tl, &e), PSYM_NOENT,
+		       "addresses the table does not name: no subset (not an empty one)");
+		ok(!t, "nothing returned");
+	}
 	/* A subset of the subset: the same lines. */
 	ok(!psym_kallsyms_subset(sub, want, n, &text2, &len2, &e) && len2 == len &&
 		   !memcmp(text, text2, len),
