@@ -868,6 +868,7 @@ static int collect(struct collector *c, struct sampler *s, struct targets *t)
 			"counts per buffer)\n",
 			o->npids ? "the given processes" : "all processes", o->hz, s->nlinks,
 			c->b.stack_entries, c->b.count_entries);
+	c->ks.subset = !o->kallsyms_full && !o->no_side_files;
 	if (!o->no_kernel)
 		c->ks.started = pthread_create(&c->ks.t, NULL, read_kallsyms, &c->ks) == 0;
 	command_go(&t->cmd); /* sampling runs: the command may start */
@@ -892,7 +893,7 @@ static void collector_free(struct collector *c)
 
 	if (c->ks.started)
 		pthread_join(c->ks.t, NULL);
-	free(c->ks.buf);
+	ksyms_free(&c->ks);
 	mmaptrack_close(c->mt);
 	stackcopy_close(c->sc, NULL, &e);
 	bpfmaps_free(&c->b);

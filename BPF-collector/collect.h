@@ -88,6 +88,13 @@ struct ksyms {
 	size_t len;
 	bool joined; /* kstart/klimit: the kernel's range, once known */
 	uint64_t kstart, klimit;
+	/*
+	 * Subset copies (--kallsyms subset): the table parsed and sorted once,
+	 * by the reading thread; NULL when not wanted or it failed (then the
+	 * full copy is written).
+	 */
+	bool subset;
+	struct psym_kallsyms *table;
 };
 
 /* Counters of metadata work (procmeta.c), reported in the summary. */
@@ -219,6 +226,8 @@ void *read_kallsyms(void *ud);
 void ksyms_join(struct ksyms *k, struct psym_collectprof *cp);
 /* The kernel's range, once joined, to another profile (a new window). */
 void ksyms_apply(const struct ksyms *k, struct psym_collectprof *cp);
+/* What the thread read and parsed (after the join). */
+void ksyms_free(struct ksyms *k);
 /*
  * OUT.d/'s side files for the profile cp written to out; ks: the kallsyms
  * copy, NULL when the profile has no kernel frames (no kallsyms, no modules).

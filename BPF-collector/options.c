@@ -24,6 +24,11 @@ static const char usage_text[] =
 	"      --no-kernel        do not record kernel stacks\n"
 	"      --no-user          do not record user stacks\n"
 	"      --no-side-files    do not write FILE.d/ (kallsyms, vDSO, perf maps)\n"
+	"      --kallsyms WHAT    subset (default): FILE.d/ keeps the kallsyms lines\n"
+	"                         the profile's kernel addresses need, and psym names\n"
+	"                         no other kernel address from it; full: the whole\n"
+	"                         table (shared per boot), any kernel address\n"
+	"                         answerable later\n"
 	"      --stack-entries N  stack map size per buffer (default: from -F and the\n"
 	"                         CPU count); raise it when the summary reports\n"
 	"                         stack-map collisions\n"
@@ -149,6 +154,7 @@ void collect_options(int argc, char **argv, struct opts *o)
 		O_NO_KERNEL = 1000,
 		O_NO_USER,
 		O_NO_SIDE,
+		O_KALLSYMS,
 		O_STACKS,
 		O_COUNTS,
 		O_STACK_COPY,
@@ -169,6 +175,7 @@ void collect_options(int argc, char **argv, struct opts *o)
 					    { "no-kernel", no_argument, NULL, O_NO_KERNEL },
 					    { "no-user", no_argument, NULL, O_NO_USER },
 					    { "no-side-files", no_argument, NULL, O_NO_SIDE },
+					    { "kallsyms", required_argument, NULL, O_KALLSYMS },
 					    { "stack-entries", required_argument, NULL, O_STACKS },
 					    { "count-entries", required_argument, NULL, O_COUNTS },
 					    { "stack-copy", required_argument, NULL, O_STACK_COPY },
@@ -213,6 +220,11 @@ void collect_options(int argc, char **argv, struct opts *o)
 		case O_NO_KERNEL: o->no_kernel = true; break;
 		case O_NO_USER: o->no_user = true; break;
 		case O_NO_SIDE: o->no_side_files = true; break;
+		case O_KALLSYMS:
+			if (strcmp(optarg, "subset") && strcmp(optarg, "full"))
+				die_usage("--kallsyms takes subset or full, not", optarg);
+			o->kallsyms_full = !strcmp(optarg, "full");
+			break;
 		case O_STACKS:
 			o->stack_entries = parse_long(optarg, 1024, 1 << 22, "--stack-entries");
 			break;

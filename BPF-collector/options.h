@@ -24,6 +24,7 @@ struct opts {
 	const char *out;
 	long stack_entries, count_entries; /* 0: sized from -F and the CPUs */
 	bool no_kernel, no_user, no_side_files, verbose;
+	bool kallsyms_full;		   /* --kallsyms full: not the subset */
 	long stack_copy;		   /* --stack-copy BYTES; 0: frame pointers */
 	bool archive;			   /* --archive: OUT's binaries in OUT.tar.zst */
 	bool no_track;			   /* --no-mmap-track: /proc/PID/maps only */

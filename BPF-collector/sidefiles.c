@@ -19,6 +19,7 @@
 #include "collect.h"
 #include "compress.h"
 #include "hostid.h"
+#include "kallsyms.h"
 #include "kmodules.h"
 #include "sha256.h"
 #include "sidenames.h"
@@ -146,7 +147,22 @@ void *read_kallsyms(void *ud)
 	}
 	if (fd >= 0)
 		close(fd);
+	/* Subset copies: sorted here, once for the run, while sampling starts. */
+	if (k->subset && k->len) {
+		struct psym_err le = { 0 };
+
+		if (psym_kallsyms_parse(k->buf, k->len, "/proc/kallsyms", &k->table, &le))
+			k->table = NULL; /* the full copy is written instead */
+	}
 	return NULL;
+}
+
+void ksyms_free(struct ksyms *k)
+{
+	psym_kallsyms_free(k->table);
+	k->table = NULL;
+	free(k->buf);
+	k->buf = NULL;
 }
 
 /* _text and _end (0, 0 when either is missing). */
@@ -355,6 +371,84 @@ static int save_kallsyms(const char *out, const char *dir, const struct ksyms *k
 	return ret;
 }
 
+/*
+ * The kernel addresses of the profile cp: each kernel location's address,
+ * and the one before it (a return address is looked up so with
+ * --adjust-callers). malloc'd into *out.
+ */
+static int kernel_addrs(struct psym_collectprof *cp, uint64_t **out, size_t *n, struct psym_err *e)
+{
+	const struct psym_profile *p = psym_collectprof_profile(cp);
+	const pb_profile *pb = p->pb;
+	uint64_t *kid = calloc(pb->n_mapping + 1, sizeof(*kid));
+	uint64_t *a = calloc(2 * pb->n_location + 1, sizeof(*a));
+	size_t nk = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!kid || !a) {
+		free(kid);
+		free(a);
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < pb->n_mapping; i++) {
+		enum psym_map_class c = psym_mapping_classify(
+			psym_profile_str(p, pb->mapping[i]->filename), NULL, 0, NULL);
+
+		if (c == PSYM_MAP_KERNEL || c == PSYM_MAP_KMODULE)
+			kid[nk++] = pb->mapping[i]->id;
+	}
+	for (size_t i = 0; i < pb->n_location; i++) {
+		const pb_location *l = pb->location[i];
+		bool kernel = false;
+
+		for (size_t j = 0; j < nk && !kernel; j++)
+			kernel = l->mapping_id == kid[j];
+		if (!kernel)
+			continue;
+		a[(*n)++] = l->address;
+		if (l->address)
+			a[(*n)++] = l->address - 1;
+	}
+	free(kid);
+	*out = a;
+	return 0;
+}
+
+/*
+ * The kallsyms subset copy (kallsyms.h) of the profile cp's kernel
+ * addresses, zstd-compressed, as dir's PSYM_SIDE_KALLSYMS_SUBSET: a few
+ * KB where the whole table is 825 KB compressed.
+ */
+static int save_subset(const char *dir, const struct ksyms *ks, struct psym_collectprof *cp,
+		       struct psym_err *e)
+{
+	char path[4400], *text = NULL;
+	unsigned char *z = NULL;
+	size_t naddrs = 0, len = 0, zlen = 0;
+	uint64_t *addrs = NULL;
+	int ret = kernel_addrs(cp, &addrs, &naddrs, e);
+
+	if (!ret)
+		ret = psym_kallsyms_subset(ks->table, addrs, naddrs, &text, &len, e);
+	if (ret == PSYM_NOENT) {
+		ret = 0; /* no kernel frame to name: no copy */
+		goto out;
+	}
+	if (!ret)
+		ret = psym_zstd((const unsigned char *)text, len, 9, &z, &zlen, e);
+	if (!ret && (size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_KALLSYMS_SUBSET, dir) >=
+			    sizeof(path))
+		ret = psym_err_set(e, PSYM_ELIMIT, "'%s': path too long", dir);
+	if (!ret)
+		ret = write_buf(path, (const char *)z, zlen, e);
+out:
+	free(addrs);
+	free(text);
+	free(z);
+	return ret;
+}
+
 int side_dir_ready(const char *out, mode_t mode, struct psym_err *e)
 {
 	char dir[4096], why[200];
@@ -406,9 +500,10 @@ static void clear_side_dir(const char *dir)
 		char boot[40], sha[65];
 
 		if (!strcmp(n, PSYM_SIDE_KALLSYMS) || !strcmp(n, PSYM_SIDE_VDSO) ||
-		    !strcmp(n, PSYM_SIDE_KALLSYMS_DYN) || psym_side_kallsyms_id(n, boot, sha) ||
-		    psym_side_vdso_sha(n, sha) || !strcmp(n, PSYM_SIDE_MODULES) ||
-		    psym_side_is_perf_map(n) || psym_side_is_jit_dump(n))
+		    !strcmp(n, PSYM_SIDE_KALLSYMS_SUBSET) || !strcmp(n, PSYM_SIDE_KALLSYMS_DYN) ||
+		    psym_side_kallsyms_id(n, boot, sha) || psym_side_vdso_sha(n, sha) ||
+		    !strcmp(n, PSYM_SIDE_MODULES) || psym_side_is_perf_map(n) ||
+		    psym_side_is_jit_dump(n))
 			unlinkat(dirfd(d), n, 0);
 	}
 	closedir(d);
@@ -427,8 +522,14 @@ void side_files(const char *out, bool verbose, const struct ksyms *ks, struct ps
 		return;
 	}
 	clear_side_dir(dir);
-	if (ks && ks->len && save_kallsyms(out, dir, ks, e))
+	if (ks && ks->table && save_subset(dir, ks, cp, e)) {
+		fprintf(stderr, "psym-collect: %s: the whole kallsyms table instead\n", e->msg);
+		ks = ks->len ? ks : NULL;
+		if (ks && save_kallsyms(out, dir, ks, e))
+			fprintf(stderr, "psym-collect: %s\n", e->msg);
+	} else if (ks && !ks->table && ks->len && save_kallsyms(out, dir, ks, e)) {
 		fprintf(stderr, "psym-collect: %s\n", e->msg);
+	}
 	/* Loaded modules: name, build ID, .text address (their frames get lines). */
 	if (ks && psym_collect_modules(NULL, dir, e))
 		fprintf(stderr, "psym-collect: %s\n", e->msg);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# psym-collect's side files cost little: the kallsyms copy (and the vDSO) is written
+# psym-collect's side files cost little: with --kallsyms full (the default is the
+# profile's subset, collector-ksubset.sh), the kallsyms copy (and the vDSO) is written
 # zstd-compressed, named by boot ID and content SHA-256, once per boot in
 # .psym-shared/ beside the outputs and hard-linked into each side
 # directory; the kernel frames are still named (oracle: /proc/kallsyms
@@ -15,7 +16,7 @@ collector_need "BPF and perf events"
 
 mkdir -p out
 for p in a b; do
-	"$C" -d 2 -o out/$p.pb.gz 2>$p.log || fail "psym-collect $p failed: $(tail -1 $p.log)"
+	"$C" -d 2 --kallsyms full -o out/$p.pb.gz 2>$p.log || fail "psym-collect $p failed: $(tail -1 $p.log)"
 done
 boot=$(cat /proc/sys/kernel/random/boot_id)
 ks=$(ls out/a.pb.gz.d/kallsyms-*.zst 2>/dev/null | head -1)

@@ -27,7 +27,16 @@
  * and kprobe trampolines: "[bpf]", "[__builtin__...]"), kept per profile. */
 #define PSYM_SIDE_KALLSYMS_DYN "kallsyms.dyn"
 #define PSYM_SIDE_SHARED ".psym-shared" /* beside OUT: a boot's kallsyms, once */
-#define PSYM_SIDE_VDSO "vdso.so"	/* the vDSO image (old) */
+/*
+ * Since then, by default, only the lines the profile's kernel addresses
+ * need, zstd-compressed, in the subset format of obj/kallsyms.h (a header
+ * line, symbols, bounds where the full table's next symbol starts, "end"):
+ * psym names no address the subset leaves out. Preferred to the copies
+ * above when both are there; psym-collect --kallsyms full writes those.
+ */
+#define PSYM_SIDE_KALLSYMS_SUBSET "kallsyms.subset.zst"
+
+#define PSYM_SIDE_VDSO "vdso.so" /* the vDSO image (old) */
 /* Since then: zstd-compressed, named by its SHA-256, shared as kallsyms is. */
 #define PSYM_SIDE_VDSO_PFX "vdso-"
 #define PSYM_SIDE_VDSO_SFX ".so.zst"

@@ -300,6 +300,11 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 		snprintf(buf, bufsz, "%s", o->kallsyms);
 		return 0;
 	}
+	/* The profile's own subset (psym-collect's default) first. */
+	if (o->side_dir &&
+	    snprintf(buf, bufsz, "%s/" PSYM_SIDE_KALLSYMS_SUBSET, o->side_dir) < (int)bufsz &&
+	    is_file(buf))
+		return 0;
 	if (o->side_dir && side_kallsyms(o, buf, bufsz) == 0)
 		return 0;
 	if (o->side_dir &&

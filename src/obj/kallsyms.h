@@ -5,6 +5,27 @@
  * module symbols included; each extends to the next symbol. Streaming
  * parse with a fixed line buffer; entries capped. A copy whose addresses
  * are all zero (read without privileges) is an error, not an empty table.
+ *
+ * A subset copy (psym-collect's default, psym_kallsyms_subset) holds only
+ * what a profile's addresses need, and says what it leaves out:
+ *
+ *   psym-kallsyms-subset 1          first line, exactly
+ *   ffffffff81000000 = _text        at most one, before the symbols: KASLR base
+ *   ffffffff810a1b20 t schedule     a symbol: it answers up to the next line
+ *   ffffffff810a1c40 t foo\t[ext4]  a module's symbol
+ *   ffffffff810a1d00 -              a bound: where the full table's next
+ *                                   symbol starts; from here to the next line
+ *                                   nothing is answered
+ *   end                             last line, exactly (a cut copy is refused)
+ *
+ * Addresses (1 to 16 hex digits, nonzero) strictly increase; a bound
+ * follows a symbol. Each symbol is the one the full table picks at its
+ * address (aliases already decided), followed by a bound unless the full
+ * table's next symbol is in the subset too: so an address the subset
+ * answers gets the full table's answer, and any other gets none. Any
+ * other line, an order or place broken, a line too long, a header of
+ * another version, or a bound or "end" in a copy without the header is an
+ * error naming the file, never a guess.
  */
 #ifndef PSYM_KALLSYMS_H
 #define PSYM_KALLSYMS_H
@@ -62,6 +83,20 @@ int psym_kallsyms_lookup_start(const struct psym_kallsyms *k, uint64_t addr,
  */
 void psym_kallsyms_each_of_module(const struct psym_kallsyms *k, const char *module,
 				  void (*fn)(void *ud, const char *name, uint64_t addr), void *ud);
+
+/*
+ * The subset copy of k for the addresses addrs[n] (any order; a profile's
+ * kernel locations, each with address - 1 for return addresses): the
+ * symbol k picks for each, every symbol of the modules those are in (for
+ * placing the modules' sections), each symbol's bound, and _text. Written
+ * text into *out (malloc'd, *outlen bytes), checked by parsing it back.
+ * k may be a subset itself. PSYM_NOENT when k names none of the addresses
+ * (no copy is needed).
+ */
+int psym_kallsyms_subset(const struct psym_kallsyms *k, const uint64_t *addrs, size_t n, char **out,
+			 size_t *outlen, struct psym_err *e);
+/* k was read from a subset copy. */
+bool psym_kallsyms_is_subset(const struct psym_kallsyms *k);
 
 /* Address of _text (or _stext), 0 when absent: KASLR relocation base. */
 uint64_t psym_kallsyms_text_addr(const struct psym_kallsyms *k);

@@ -268,9 +268,12 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 				sk->fn(sk->ud, k->ks_path, psym_kallsyms_malformed(k->ks), false);
 			if (lo->explain)
 				lo->explain(lo->explain_ud, k->ks_path,
-					    parsed ? "kernel symbols used"
-						   : "kernel symbols used (parsed before "
-						     "for the same boot and content)");
+					    !parsed ? "kernel symbols used (parsed before "
+						      "for the same boot and content)"
+					    : psym_kallsyms_is_subset(k->ks)
+						    ? "kernel symbols used (the profile's "
+						      "subset: other addresses get no name)"
+						    : "kernel symbols used");
 			open_dyn(k, lo, lim);
 			ret = psym_kmods_new(t, x, lo, bo, k->ks, &k->kmods, e);
 			if (ret)

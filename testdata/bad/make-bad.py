@@ -234,6 +234,16 @@ def kallsyms_cases():
     put("kallsyms-long-line", b"ffffffff81000000 T " + b"x" * (1 << 20) + b"\nffffffff81001000 T after_long\n")
     put("kallsyms-addr-overflow", b"1" * 40 + b" T too_wide\nffffffff81000000 T ok_one\n")
     put("kallsyms-nul-bytes", b"ffffffff81000000 T a\0b\n\0\0\0\nffffffff81000100 T next\n")
+    # Subset copies (psym-collect's default): read strictly, a lie is refused.
+    h = b"psym-kallsyms-subset 1\n"
+    put("kallsyms-subset-header-garbage", b"psym-kallsyms-subset 1\x01\xff\n" + b"ffffffff81000000 t a\nend\n")
+    put("kallsyms-subset-unsorted", h + b"ffffffff81000200 t b\nffffffff81000000 t a\nend\n")
+    put("kallsyms-subset-overlap", h + b"ffffffff81000000 t a\nffffffff81000000 -\nend\n")
+    put("kallsyms-subset-cut", h + b"ffffffff81000000 t a\nffffffff81000040 -\n")
+    put("kallsyms-subset-headless", b"ffffffff81000000 t a\nffffffff81000040 -\nend\n")
+    # Valid, but kernel.pb's address (ffffffff81000100) is past the bound: no name.
+    put("kallsyms-subset-uncovered", h + b"ffffffff81000000 t a\nffffffff81000080 -\n"
+        b"ffffffff81000200 t far\nend\n")
 
 
 def perfmap_cases():

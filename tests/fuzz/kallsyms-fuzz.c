@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* Fuzz target: kallsyms copies (plain, zstd or gzip; checked by SHA-256), lookups. */
+/* Fuzz target: kallsyms copies (plain, zstd or gzip; checked by SHA-256; full or
+ * subset), lookups, the subset writer. */
 #include "config.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "kallsyms.h"
 
@@ -27,6 +29,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	psym_kallsyms_lookup(k, psym_kallsyms_text_addr(k), &f);
 	psym_kallsyms_lookup(k, 0xffffffff81000100ULL, &f);
 	psym_kallsyms_lookup(k, UINT64_MAX, &f);
+	/* The subset writer on whatever parsed (a subset too): it reads back. */
+	{
+		uint64_t a[] = { psym_kallsyms_text_addr(k), 0xffffffff81000100ULL, UINT64_MAX };
+		char *text = NULL;
+		size_t len = 0;
+
+		if (!psym_kallsyms_subset(k, a, 3, &text, &len, &e))
+			free(text);
+	}
 	psym_kallsyms_free(k);
 	return 0;
 }
