@@ -26,8 +26,10 @@ int rotate_name(const char *pattern, time_t t, int seq, char *out, size_t n, str
 /*
  * Remove the oldest window files (by modification time) until at most
  * keep remain (0: any number) and they and their side directories take
- * at most max_bytes (0: any size); newest (the file just written) stays.
- * Each removal is said on log. Returns how many were removed.
+ * at most max_bytes (0: any size; a file linked into several side
+ * directories, as the shared copies are, counts once); newest (the file
+ * just written) stays. Each removal is said on log. Returns how many
+ * windows were removed.
  */
 int rotate_prune(const char *pattern, const char *newest, long keep, uint64_t max_bytes, FILE *log);
 

@@ -5,8 +5,12 @@
 # window the log reports is on disk, and no other file); --keep 3 leaves
 # the newest 3; SIGHUP ends a window early (a 1-hour window, SIGHUP twice
 # and SIGTERM: three files); files that only look like another program's
-# are never removed. No timing assertion: the runs are stopped by counts
-# of windows written, under hang guards.
+# are never removed. The shared copies (.psym-shared/, linked into every
+# window's side directory) count once against --max-disk (the windows
+# kept fit the budget so counted, find's sum over distinct inodes, and
+# would not fit counted per window).
+# No timing assertion: the runs are stopped by counts of windows written,
+# under hang guards.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/collector-lib.sh"
 need gcc
@@ -123,6 +127,37 @@ for f in hup/*.pb.gz; do
 	valid "$f" || bad="$bad $f"
 done
 check "the SIGHUP windows are valid${bad:+ (not:$bad)}" test -z "$bad"
+
+# bytes [-u] FILE...: the bytes of the files (and of the regular files in
+# each FILE.d/), each inode once with -u (find, not psym).
+bytes() {
+	u=cat
+	[ "$1" = -u ] && { u="sort -u -k1,2"; shift; }
+	for f; do
+		find "$f" "$f.d" -maxdepth 1 -type f -printf '%D %i %s\n' 2>/dev/null
+	done | $u | awk '{ n += $3 } END { print n + 0 }'
+}
+# The shared copies' size and a window's own bytes, from "all" (no limit).
+set -- all/*.pb.gz
+shared=$(find all/.psym-shared -maxdepth 1 -type f -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+own=$(for f; do find "$f" "$f.d" -maxdepth 1 -type f -links 1 -printf '%s\n'; done | awk -v n=$# '{ s += $1 } END { print int(s / n) }')
+echo "# shared copies: $shared bytes; a window's own files: $own bytes on average"
+[ "$shared" -gt $((8 * own)) ] || skip "the shared copies ($shared bytes) are too small against a window ($own) to tell"
+budget=$((shared + 6 * own))
+mkdir budget
+"$C" --rotate 1s --max-disk $budget -F 199 -v -o 'budget/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>budget.log &
+cp=$!
+collector_bg $cp
+wait_windows budget.log 10 || fail "no 10 windows written: $(tail -3 budget.log)"
+stop_collector $cp TERM
+set -- budget/*.pb.gz
+once=$(bytes -u "$@")
+each=$(bytes "$@")
+echo "# --max-disk $budget: $# windows kept, $once bytes (each file once), $each counted per window"
+check "--max-disk: the windows kept fit the budget, each file counted once ($once <= $budget)" test "$once" -le "$budget"
+check "--max-disk: the shared copies count once: more windows kept than per-window counting allows ($# windows, $each > $budget)" \
+	sh -c "[ $# -ge 2 ] && [ $each -gt $budget ]"
+check "--max-disk: old windows were removed (the budget bound)" grep -q "removed the old window" budget.log
 
 "$C" --rotate 1s -o 'cpu.pb.gz' 2>nopat.log
 check "--rotate with no time conversion in -o: usage error" test $? = 2
