@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "rotate.h"
+#include "sidenames.h"
 
 #define MAX_WINDOWS 100000 /* window files looked at in the directory */
 /*
@@ -214,6 +216,46 @@ static uint64_t window_gone(const struct window *w, struct linkset *ls)
 	return sum;
 }
 
+/*
+ * The shared copies in dirfd's PSYM_SIDE_SHARED that no window links any
+ * more removed: only regular files with one link whose name is one that
+ * save_shared makes (sidenames.h); nothing else, and no link followed.
+ * Another collector writing into the same directory may lose a copy it
+ * made but has not linked yet: its side directory then gets its own.
+ */
+static void prune_shared(int dfd, const char *dir, FILE *log)
+{
+	int fd = openat(dfd, PSYM_SIDE_SHARED, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char boot[40], sha[65], why[200];
+	struct dirent *de;
+	struct stat st;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* Ours, as save_shared made it: else nothing in it is touched. */
+	if (fstat(fd, &st) != 0 || !psym_stat_trusted(&st, why, sizeof(why))) {
+		closedir(d);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (!psym_side_kallsyms_id(de->d_name, boot, sha) &&
+		    !psym_side_vdso_sha(de->d_name, sha))
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || st.st_nlink != 1)
+			continue;
+		if (unlinkat(fd, de->d_name, 0) == 0 && log)
+			fprintf(log,
+				"psym-collect: removed the shared copy '%s/%s/%s' (no window has it)\n",
+				dir, PSYM_SIDE_SHARED, de->d_name);
+	}
+	closedir(d);
+}
+
 /* Remove dirfd/name's regular files and links (one level), then the directory. */
 static void remove_side(int dfd, const char *name)
 {
@@ -297,6 +339,8 @@ int rotate_prune(const char *pattern, const char *newest, long keep, uint64_t ma
 		total -= window_gone(&w[i], &ls);
 		removed++;
 	}
+	if (removed)
+		prune_shared(dirfd(d), dir, log);
 	for (size_t i = 0; i < nw; i++)
 		free(w[i].name);
 	free(w);
