@@ -106,8 +106,17 @@ static void follow_warn(const char *why)
 		why);
 }
 
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
 void follow_plan(struct follow *f, pid_t cmd_pid, const int *pids, int npids, bool inherit)
 {
+	libbpf_print_fn_t old;
 	struct btf *btf;
 
 	f->n = 0;
@@ -118,8 +127,11 @@ void follow_plan(struct follow *f, pid_t cmd_pid, const int *pids, int npids, bo
 	}
 	if (!inherit || npids <= 0)
 		return;
-	/* The fork and exit programs are tp_btf ones: without BTF they cannot load. */
+	/* The fork and exit programs are tp_btf ones: without BTF they cannot
+	 * load. libbpf's own lines quiet: the warning below is the one. */
+	old = libbpf_set_print(quiet);
 	btf = btf__load_vmlinux_btf();
+	libbpf_set_print(old);
 	if (!btf) {
 		follow_warn("the kernel's BTF is missing");
 		return;

@@ -3,8 +3,9 @@
 # record -p does, in both modes (with and without --stack-copy), beside a
 # CPU hog on every core. A parent built here waits until sampling runs,
 # then forks two children that exec a second program spinning in
-# exec_spin() and two that spin in forked_spin() without an exec, spins
-# in parent_spin() itself and exits when they are done. `-p PARENT`: the symbolized profile has both
+# exec_spin() and two that spin in forked_spin() without an exec (one of
+# them forks a grandchild spinning in grand_spin()), spins in
+# parent_spin() itself and exits when they are done. `-p PARENT`: the symbolized profile has both
 # functions, at leaf frames inside a mapping of the binary nm says holds
 # them, and nothing of the hog; `--no-inherit`: no sample of a child, the
 # parent's own still there.
@@ -45,6 +46,7 @@ cat >parent.c <<'EOF2'
 #include "spin.h"
 __attribute__((noinline)) void forked_spin(void) { SPIN(3); }
 __attribute__((noinline)) void parent_spin(void) { SPIN(1); }
+__attribute__((noinline)) void grand_spin(void) { SPIN(3); }
 int main(int argc, char **argv)
 {
 	/* Held until sampling runs: argv[1] appears. */
@@ -58,7 +60,13 @@ int main(int argc, char **argv)
 				execl(argv[2], argv[2], (char *)0);
 				_exit(127);
 			}
+			if (i == 1 && fork() == 0) {
+				grand_spin(); /* a fork of a fork */
+				_exit(0);
+			}
 			forked_spin();
+			while (wait(NULL) > 0)
+				;
 			_exit(0);
 		}
 	}
@@ -92,8 +100,8 @@ for arg in sys.argv[2:]:
     for line in subprocess.run(["nm", "-S", "--defined-only", f], capture_output=True, text=True).stdout.splitlines():
         w = line.split()
         if len(w) == 4 and w[2] in "tT" and w[3] == fn:
-            ranges[f] = (fn, int(w[0], 16) - delta, int(w[1], 16))
-    if f not in ranges:
+            ranges.setdefault(f, []).append((fn, int(w[0], 16) - delta, int(w[1], 16)))
+    if fn not in [r[0] for r in ranges.get(f, [])]:
         sys.exit("nm finds no %s in %s" % (fn, f))
 strings = [bytes(s, "utf-8").decode("unicode_escape") for s in re.findall(r'^string_table: "(.*)"$', text, re.M)]
 maps = {}
@@ -120,8 +128,7 @@ for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
         continue
     start, off, f = maps[user[0][0]]
     rel = user[0][1] - start + off
-    if f in ranges:
-        fn, lo, sz = ranges[f]
+    for fn, lo, sz in ranges.get(f, []):
         if lo <= rel < lo + sz:
             key = "%s %s:%s" % (labels.get("comm"), f, fn)
             out[key] = out.get(key, 0) + n
@@ -153,7 +160,7 @@ run() {
 	"$PSYM" symbolize "$name.pb.gz" -o "$name.sym.pb.gz" 2>"$name.sym.log" ||
 		fail "$name: symbolize failed: $(cat "$name.sym.log")"
 	decode_pb "$name.sym.pb.gz" >"$name.txt" || fail "$name: protoc cannot read the profile"
-	python3 leaves.py "$name.txt" child:exec_spin parent:forked_spin >"$name.leaves" ||
+	python3 leaves.py "$name.txt" child:exec_spin parent:forked_spin parent:grand_spin >"$name.leaves" ||
 		fail "$name: cannot read the profile's leaves"
 	echo "# $name:"
 	cat "$name.leaves"
@@ -170,6 +177,8 @@ for mode in default stackcopy; do
 	check "$mode: -p samples the exec'd children at exec_spin, leaf in child's mapping ($n)" test "$n" -gt 10
 	n=$(count $mode.leaves "parent parent:forked_spin")
 	check "$mode: -p samples the forked children at forked_spin, leaf in parent's mapping ($n)" test "$n" -gt 10
+	n=$(count $mode.leaves "parent parent:grand_spin")
+	check "$mode: -p samples a fork of a fork at grand_spin, leaf in parent's mapping ($n)" test "$n" -gt 10
 	check "$mode: the symbolized profile names both functions" \
 		sh -c "grep -q '\"exec_spin\"' $mode.txt && grep -q '\"forked_spin\"' $mode.txt"
 	check "$mode: nothing of the CPU hog" sh -c "! grep -q '\"hog\"' $mode.txt"
@@ -179,7 +188,7 @@ for mode in default stackcopy; do
 	check "$mode --no-inherit: the parent itself sampled" sh -c "grep -q '\"parent_spin\"' $mode-noinherit.txt"
 	check "$mode --no-inherit: no sample of a child's pid" test "$(pids_other_than $mode-noinherit.leaves $ppid)" = 0
 	check "$mode --no-inherit: no exec_spin or forked_spin leaf" \
-		test "$(count $mode-noinherit.leaves "child child:exec_spin")$(count $mode-noinherit.leaves "parent parent:forked_spin")" = 00
+		test "$(count $mode-noinherit.leaves "child child:exec_spin")$(count $mode-noinherit.leaves "parent parent:forked_spin")$(count $mode-noinherit.leaves "parent parent:grand_spin")" = 000
 done
 "$C" --no-inherit -d 1 -o x.pb.gz 2>x.log
 check "--no-inherit without -p: usage error" test $? = 2
