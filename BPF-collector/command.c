@@ -127,16 +127,22 @@ void follow_plan(struct follow *f, pid_t cmd_pid, const int *pids, int npids, bo
 	}
 	if (!inherit || npids <= 0)
 		return;
-	/* The fork and exit programs are tp_btf ones: without BTF they cannot
-	 * load. libbpf's own lines quiet: the warning below is the one. */
-	old = libbpf_set_print(quiet);
-	btf = btf__load_vmlinux_btf();
-	libbpf_set_print(old);
-	if (!btf) {
-		follow_warn("the kernel's BTF is missing");
-		return;
+	/*
+	 * The fork and exit programs are tp_btf ones: without BTF they cannot
+	 * load. Where the kernel does not publish it, libbpf looks for it
+	 * elsewhere (30-70 ms to parse), its own lines quiet: the warning
+	 * below is the one.
+	 */
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		old = libbpf_set_print(quiet);
+		btf = btf__load_vmlinux_btf();
+		libbpf_set_print(old);
+		if (!btf) {
+			follow_warn("the kernel's BTF is missing");
+			return;
+		}
+		btf__free(btf);
 	}
-	btf__free(btf);
 	for (int i = 0; i < npids && i < PSYM_MAX_PIDS; i++)
 		f->pids[f->n++] = pids[i];
 }
