@@ -554,11 +554,12 @@ struct sampler {
 	int ncpu;
 	struct bpf_link **links;
 	int nlinks;
-	struct bpf_link *flinks[2]; /* -- COMMAND: its tree's forks and exits */
+	struct follow follow;	    /* whose process trees are followed */
+	struct bpf_link *flinks[2]; /* their forks and exits */
 };
 
 /* The BPF program's filters and what it loads, from the options. */
-static void bpf_configure(struct profile_bpf *skel, const struct opts *o)
+static void bpf_configure(struct profile_bpf *skel, const struct opts *o, const struct follow *f)
 {
 	for (int i = 0; i < o->npids; i++)
 		skel->rodata->filter_pids[i] = (uint32_t)o->pids[i];
@@ -566,7 +567,7 @@ static void bpf_configure(struct profile_bpf *skel, const struct opts *o)
 	skel->rodata->no_user = o->no_user;
 	skel->rodata->no_kernel = o->no_kernel;
 	skel->rodata->self_pid = (uint32_t)getpid();
-	skel->rodata->follow_tree = o->cmd && !o->stack_copy;
+	skel->rodata->follow_tree = f->n > 0 && !o->stack_copy;
 	if (!skel->rodata->follow_tree) {
 		/* Not needed: loaded only where they are (they need the kernel's BTF). */
 		bpf_program__set_autoload(skel->progs.psym_fork, false);
@@ -575,8 +576,9 @@ static void bpf_configure(struct profile_bpf *skel, const struct opts *o)
 }
 
 /*
- * The BPF program opened, sized for the online CPUs, loaded, and with a
- * COMMAND following its process tree (not sampling yet). An exit code.
+ * The BPF program opened, sized for the online CPUs, loaded, and following
+ * the process trees of a COMMAND or of the -p processes (not sampling
+ * yet). An exit code.
  */
 static int bpf_load(struct bpfmaps *bm, const struct opts *o, struct sampler *s, pid_t cmd_pid)
 {
@@ -588,6 +590,7 @@ static int bpf_load(struct bpfmaps *bm, const struct opts *o, struct sampler *s,
 		return PSYM_EXIT_SYSTEM;
 	}
 	size_maps(bm, o, s->ncpu);
+	follow_plan(&s->follow, cmd_pid, o->pids, o->npids, !o->no_inherit);
 	if (bpfmaps_table_alloc(bm)) {
 		fprintf(stderr, "psym-collect: out of memory\n");
 		return PSYM_EXIT_SYSTEM;
@@ -597,7 +600,7 @@ static int bpf_load(struct bpfmaps *bm, const struct opts *o, struct sampler *s,
 		fprintf(stderr, "psym-collect: cannot open the BPF program: %s\n", strerror(errno));
 		return PSYM_EXIT_SYSTEM;
 	}
-	bpf_configure(bm->skel, o);
+	bpf_configure(bm->skel, o, &s->follow);
 	if (bpf_map__set_max_entries(bm->skel->maps.stacks0, bm->stack_entries) ||
 	    bpf_map__set_max_entries(bm->skel->maps.stacks1, bm->stack_entries) ||
 	    bpf_map__set_max_entries(bm->skel->maps.counts0, bm->count_entries) ||
@@ -619,7 +622,7 @@ static int bpf_load(struct bpfmaps *bm, const struct opts *o, struct sampler *s,
 	bm->errors_fd = bpf_map__fd(bm->skel->maps.errors);
 	if (bm->skel->rodata->follow_tree &&
 	    follow_start(bm->skel->maps.follow, bm->skel->progs.psym_fork,
-			 bm->skel->progs.psym_exit, cmd_pid, s->flinks, &e)) {
+			 bm->skel->progs.psym_exit, &s->follow, s->flinks, &e)) {
 		fprintf(stderr, "psym-collect: %s\n", e.msg);
 		return PSYM_EXIT_SYSTEM;
 	}
@@ -662,7 +665,7 @@ static void images_start(struct collector *c, int fd)
  * --stack-copy needs the mappings as much), and --stack-copy's own
  * program; the process metadata reads from both. An exit code.
  */
-static int recorders_open(struct collector *c, const struct sampler *s, pid_t cmd_pid)
+static int recorders_open(struct collector *c, const struct sampler *s)
 {
 	const struct opts *o = &c->o;
 	struct psym_err e = { 0 };
@@ -692,7 +695,7 @@ static int recorders_open(struct collector *c, const struct sampler *s, pid_t cm
 					     o->out,
 					     stackcopy_need_maps,
 					     &c->m,
-					     cmd_pid };
+					     &s->follow };
 
 		if (psym_collectprof_comment(c->w.cp, PSYM_USTACKS_COMMENT) ||
 		    stackcopy_open(&so, &c->w.cp, &c->sc, &e)) {
@@ -909,7 +912,7 @@ int main(int argc, char **argv)
 	int code;
 
 	collect_options(argc, argv, &c.o);
-	meta_init(&c.m, c.o.verbose, c.o.npids > 0);
+	meta_init(&c.m, c.o.verbose, c.o.pids, c.o.npids);
 	/* Everything that can fail is checked before sampling starts. */
 	code = targets_open(&c.o, &t);
 	if (code == PSYM_EXIT_OK)
@@ -919,7 +922,7 @@ int main(int argc, char **argv)
 	if (code == PSYM_EXIT_OK)
 		code = profile_start(&c.o, &c.w, &c.m, &c.ks);
 	if (code == PSYM_EXIT_OK)
-		code = recorders_open(&c, &s, t.cmd.pid);
+		code = recorders_open(&c, &s);
 	if (code == PSYM_EXIT_OK)
 		code = sampler_attach(&s, c.sc ? stackcopy_prog(c.sc) : c.b.skel->progs.psym_sample,
 				      c.o.hz);

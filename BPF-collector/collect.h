@@ -150,9 +150,10 @@ struct meta {
 	struct mmaptrack *mt;	     /* NULL: --no-mmap-track */
 	struct stackcopy *sc;	     /* NULL: no --stack-copy */
 	bool verbose;		     /* -v: examples of problems */
-	bool targets;		     /* -p: build IDs read with the maps */
-	int images_fd;		     /* the BPF program's pid -> image map (image.bpf.h), or -1 */
-	struct psym_hashtab pids;    /* pid -> struct pidinfo */
+	int targets[PSYM_MAX_PIDS];  /* -p's processes: build IDs read with the maps */
+	int ntargets;
+	int images_fd;		  /* the BPF program's pid -> image map (image.bpf.h), or -1 */
+	struct psym_hashtab pids; /* pid -> struct pidinfo */
 	struct pidinfo **pinfo;
 	size_t npinfo;
 	struct psym_hashtab bids; /* struct bidkey -> struct bident */
@@ -179,7 +180,7 @@ static inline int64_t now_ns(void)
 }
 
 /* procmeta.c: process metadata within each drain's budget. */
-void meta_init(struct meta *m, bool verbose, bool targets);
+void meta_init(struct meta *m, bool verbose, const int *targets, int ntargets);
 void meta_free(struct meta *m);
 /* The recorders the maps also come from (either NULL: not used). */
 void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc);

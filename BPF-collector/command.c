@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 #include "command.h"
@@ -97,21 +98,81 @@ int images_attach(struct bpf_program *exec_prog, struct bpf_link **link, struct 
 	return bpf_map__fd(map);
 }
 
-int follow_start(struct bpf_map *map, struct bpf_program *fork_prog, struct bpf_program *exit_prog,
-		 int pid, struct bpf_link **links, struct psym_err *e)
+static void follow_warn(const char *why)
 {
-	uint32_t k = (uint32_t)pid;
+	fprintf(stderr,
+		"psym-collect: warning: cannot follow the children of the -p processes (%s): "
+		"sampling only those processes\n",
+		why);
+}
+
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+void follow_plan(struct follow *f, pid_t cmd_pid, const int *pids, int npids, bool inherit)
+{
+	libbpf_print_fn_t old;
+	struct btf *btf;
+
+	f->n = 0;
+	f->need = cmd_pid > 0;
+	if (cmd_pid > 0) {
+		f->pids[f->n++] = (int)cmd_pid;
+		return;
+	}
+	if (!inherit || npids <= 0)
+		return;
+	/*
+	 * The fork and exit programs are tp_btf ones: without BTF they cannot
+	 * load. Where the kernel does not publish it, libbpf looks for it
+	 * elsewhere (30-70 ms to parse), its own lines quiet: the warning
+	 * below is the one.
+	 */
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		old = libbpf_set_print(quiet);
+		btf = btf__load_vmlinux_btf();
+		libbpf_set_print(old);
+		if (!btf) {
+			follow_warn("the kernel's BTF is missing");
+			return;
+		}
+		btf__free(btf);
+	}
+	for (int i = 0; i < npids && i < PSYM_MAX_PIDS; i++)
+		f->pids[f->n++] = pids[i];
+}
+
+int follow_start(struct bpf_map *map, struct bpf_program *fork_prog, struct bpf_program *exit_prog,
+		 const struct follow *f, struct bpf_link **links, struct psym_err *e)
+{
 	uint8_t one = 1;
 
-	if (bpf_map__update_elem(map, &k, sizeof(k), &one, sizeof(one), BPF_ANY) != 0)
-		return psym_err_set(e, PSYM_EBPF, "cannot add the command to the BPF map: %s",
-				    strerror(errno));
+	for (int i = 0; i < f->n; i++) {
+		uint32_t k = (uint32_t)f->pids[i];
+
+		if (bpf_map__update_elem(map, &k, sizeof(k), &one, sizeof(one), BPF_ANY) != 0)
+			return psym_err_set(
+				e, PSYM_EBPF,
+				"cannot add pid %d to the BPF map of those followed: %s",
+				f->pids[i], strerror(errno));
+	}
 	links[0] = bpf_program__attach(fork_prog);
 	links[1] = links[0] ? bpf_program__attach(exit_prog) : NULL;
-	if (!links[1])
+	if (links[1])
+		return 0;
+	if (f->need)
 		return psym_err_set(e, PSYM_EBPF,
 				    "cannot follow the command's children (sched_process_fork, "
 				    "sched_process_exit: needs the kernel's BTF): %s",
 				    strerror(errno));
+	/* Neither attached: the map holds the pids, and only they are sampled. */
+	follow_warn(strerror(errno));
+	bpf_link__destroy(links[0]);
+	links[0] = NULL;
 	return 0;
 }

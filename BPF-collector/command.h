@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#include "profile.h"
 #include "psym.h"
 
 struct command {
@@ -40,15 +41,32 @@ void command_go(struct command *c);
 int command_finish(struct command *c, bool stop);
 
 /*
- * Follow pid's process tree in a BPF program of follow.bpf.h: pid into
- * its map, its fork and exit programs attached (links[0..1], the caller
- * destroys them). 0 or PSYM_EBPF.
+ * Whose process trees are followed in the kernel (follow.bpf.h): --
+ * COMMAND's, or -p's processes' (perf's inherit; not with --no-inherit).
+ */
+struct follow {
+	int pids[PSYM_MAX_PIDS];
+	int n;	   /* 0: none; the BPF programs use their pid list */
+	bool need; /* -- COMMAND: it cannot be done without following */
+};
+
+/*
+ * What to follow: cmd_pid's tree (0: no command), else those of pids
+ * unless inherit is false. -p on a kernel without BTF (the fork and exit
+ * programs need it): a warning, and only the pids are sampled.
+ */
+void follow_plan(struct follow *f, pid_t cmd_pid, const int *pids, int npids, bool inherit);
+/*
+ * Follow f's processes' trees in a BPF program of follow.bpf.h: the pids
+ * into its map, its fork and exit programs attached (links[0..1], the
+ * caller destroys them). 0, or PSYM_EBPF when f->need; when it does not,
+ * a failure to attach is a warning and the map's pids alone are sampled.
  */
 struct bpf_map;
 struct bpf_program;
 struct bpf_link;
 int follow_start(struct bpf_map *map, struct bpf_program *fork_prog, struct bpf_program *exit_prog,
-		 int pid, struct bpf_link **links, struct psym_err *e);
+		 const struct follow *f, struct bpf_link **links, struct psym_err *e);
 /*
  * A program's exec tracepoint (image.bpf.h) attached into *link (the
  * skeleton destroys it); the fd of its pid -> image map, or -1 with a

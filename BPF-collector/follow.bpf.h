@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * psym-collect -- COMMAND: the command's process tree, followed in the
- * kernel. User space puts the command's pid in `follow` before sampling
- * starts; each fork by a process in it adds the child, each exit of a
- * process removes it. Samples are taken only of processes in it. Included
- * by profile.bpf.c and ustack.bpf.c (each has its own copy of the map).
+ * psym-collect -- COMMAND, and -p unless --no-inherit: the process trees
+ * of the command or of the -p processes, followed in the kernel. User
+ * space puts their pids in `follow` before sampling starts; each fork by
+ * a process in it adds the child, each exit of a process removes it.
+ * Samples are taken only of processes in it (and execs followed only of
+ * them, target.bpf.h). Included by profile.bpf.c and ustack.bpf.c (each
+ * has its own copy of the map).
  */
 #ifndef PSYM_COLLECT_FOLLOW_BPF_H
 #define PSYM_COLLECT_FOLLOW_BPF_H

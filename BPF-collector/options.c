@@ -15,9 +15,13 @@ static const char usage_text[] =
 	"Usage: psym-collect [OPTIONS] [-- COMMAND [ARGS]]\n"
 	"Sample user and kernel stacks with BPF and write an unsymbolized pprof\n"
 	"profile with mappings and build IDs, for `psym symbolize` elsewhere.\n\n"
-	"  -p, --pid PID          profile this process (repeatable, up to 16) and stop\n"
-	"                         when all of them have exited; default: every\n"
-	"                         process (system-wide)\n"
+	"  -p, --pid PID          profile this process and the processes it starts\n"
+	"                         once sampling runs (repeatable, up to 16); stop\n"
+	"                         when all -p processes have exited (children that\n"
+	"                         outlive them are then sampled no longer); default:\n"
+	"                         every process (system-wide)\n"
+	"      --no-inherit       with -p: only these processes, not the processes\n"
+	"                         they start\n"
 	"  -F, --frequency HZ     samples per second per CPU (default 99)\n"
 	"  -d, --duration SEC     stop after SEC seconds (default: at SIGINT/SIGTERM)\n"
 	"  -o, --output FILE      profile to write (default cpu.pb.gz)\n"
@@ -134,6 +138,8 @@ static void check_options(struct opts *o, bool out_given)
 {
 	if (o->cmd && o->npids)
 		die_usage("-p and a COMMAND exclude each other", NULL);
+	if (o->no_inherit && !o->npids)
+		die_usage("--no-inherit applies to -p", NULL);
 	if ((o->keep || o->max_disk) && !o->rotate_ns)
 		die_usage("--keep and --max-disk apply to --rotate", NULL);
 	if (o->rotate_ns && o->cmd)
@@ -166,6 +172,7 @@ void collect_options(int argc, char **argv, struct opts *o)
 		O_ROTATE,
 		O_KEEP,
 		O_MAX_DISK,
+		O_NO_INHERIT,
 		O_VERSION
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
@@ -187,6 +194,7 @@ void collect_options(int argc, char **argv, struct opts *o)
 					    { "rotate", required_argument, NULL, O_ROTATE },
 					    { "keep", required_argument, NULL, O_KEEP },
 					    { "max-disk", required_argument, NULL, O_MAX_DISK },
+					    { "no-inherit", no_argument, NULL, O_NO_INHERIT },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "version", no_argument, NULL, O_VERSION },
@@ -261,6 +269,7 @@ void collect_options(int argc, char **argv, struct opts *o)
 			o->max_disk = v;
 			break;
 		}
+		case O_NO_INHERIT: o->no_inherit = true; break;
 		case 'v': o->verbose = true; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
 		case O_VERSION: printf("psym-collect %s\n", PACKAGE_VERSION); exit(0);

@@ -19,6 +19,7 @@
 struct opts {
 	int pids[PSYM_MAX_PIDS];
 	int npids;
+	bool no_inherit; /* --no-inherit: -p's processes only, not their children */
 	long hz;
 	double duration; /* 0 = until a signal */
 	const char *out;

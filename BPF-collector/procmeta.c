@@ -39,14 +39,23 @@ static void example(struct meta *m, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void meta_init(struct meta *m, bool verbose, bool targets)
+void meta_init(struct meta *m, bool verbose, const int *targets, int ntargets)
 {
 	memset(m, 0, sizeof(*m));
 	m->verbose = verbose;
-	m->targets = targets;
+	for (int i = 0; i < ntargets && i < PSYM_MAX_PIDS; i++)
+		m->targets[m->ntargets++] = targets[i];
 	m->images_fd = -1;
 	psym_hashtab_init(&m->pids, 0);
 	psym_hashtab_init(&m->bids, BID_CACHE_MAX);
+}
+
+static bool is_target(const struct meta *m, int pid)
+{
+	for (int i = 0; i < m->ntargets; i++)
+		if (m->targets[i] == pid)
+			return true;
+	return false;
 }
 
 /* Forget every process (their maps go to the next profile afresh). */
@@ -200,9 +209,10 @@ static void load_maps(struct meta *m, struct pidinfo *pi)
 	/*
 	 * -p: at most 16 processes, all of them wanted: their build IDs now,
 	 * while they run, not each under a drain's budget (a busy host used
-	 * it up and left the target's own binary without one).
+	 * it up and left the target's own binary without one). Not their
+	 * children, which can be any number: the budget holds for them.
 	 */
-	if (m->targets)
+	if (is_target(m, pi->pid))
 		psym_procmaps_build_ids(pi->pid, maps, n);
 	if (psym_collectprof_process(m->cp, pi->pid, maps, n) != 0) {
 		m->ms.maps_failed++;

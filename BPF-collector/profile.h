@@ -5,7 +5,7 @@
 
 #define PSYM_MAX_STACK 127    /* frames per stack (kernel's default limit) */
 #define PSYM_MAX_PIDS 16      /* -p filters */
-#define PSYM_FOLLOW_MAX 65536 /* -- COMMAND: live processes of its tree */
+#define PSYM_FOLLOW_MAX 65536 /* live processes of the trees followed */
 /*
  * Map sizes are set at load time from the sampling rate, the CPU count and
  * the drain interval (psym-collect --stack-entries, --count-entries); these

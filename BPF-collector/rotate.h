@@ -4,7 +4,7 @@
  * strftime pattern in UTC (-o 'DIR/cpu-%Y%m%dT%H%M%SZ.pb.gz'), and the
  * removal of the oldest ones (--keep, --max-disk). Only files whose name
  * the pattern could have made are ever removed, with their side
- * directory (NAME.d/).
+ * directory (NAME.d/), and the shared copies no window links any more.
  */
 #ifndef PSYM_COLLECT_ROTATE_H
 #define PSYM_COLLECT_ROTATE_H
@@ -26,8 +26,11 @@ int rotate_name(const char *pattern, time_t t, int seq, char *out, size_t n, str
 /*
  * Remove the oldest window files (by modification time) until at most
  * keep remain (0: any number) and they and their side directories take
- * at most max_bytes (0: any size); newest (the file just written) stays.
- * Each removal is said on log. Returns how many were removed.
+ * at most max_bytes (0: any size; a file linked into several side
+ * directories, as the shared copies are, counts once); newest (the file
+ * just written) stays. When windows were removed, so are the shared
+ * copies (PSYM_SIDE_SHARED) that no side directory links any more.
+ * Each removal is said on log. Returns how many windows were removed.
  */
 int rotate_prune(const char *pattern, const char *newest, long keep, uint64_t max_bytes, FILE *log);
 

@@ -173,8 +173,8 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 	sc->skel->rodata->no_kernel = o->no_kernel;
 	sc->skel->rodata->self_pid = (uint32_t)getpid();
 	sc->skel->rodata->stack_copy = o->bytes;
-	sc->skel->rodata->follow_tree = o->follow_pid != 0;
-	if (!o->follow_pid) {
+	sc->skel->rodata->follow_tree = o->follow->n > 0;
+	if (!o->follow->n) {
 		bpf_program__set_autoload(sc->skel->progs.psym_fork, false);
 		bpf_program__set_autoload(sc->skel->progs.psym_exit, false);
 	}
@@ -191,9 +191,9 @@ int stackcopy_open(const struct stackcopy_opts *o, struct psym_collectprof **cp,
 				   strerror(errno));
 		goto fail;
 	}
-	if (o->follow_pid &&
+	if (o->follow->n &&
 	    (ret = follow_start(sc->skel->maps.follow, sc->skel->progs.psym_fork,
-				sc->skel->progs.psym_exit, o->follow_pid, sc->flinks, e)) != 0)
+				sc->skel->progs.psym_exit, o->follow, sc->flinks, e)) != 0)
 		goto fail;
 	/* After the mmap tracker opened (collect.c): each exec it records starts an image. */
 	sc->images_fd = images_attach(sc->skel->progs.psym_exec, &sc->skel->links.psym_exec,

@@ -17,6 +17,7 @@
 #include "psym.h"
 
 struct bpf_program;
+struct follow;
 struct stackcopy;
 
 struct stackcopy_opts {
@@ -35,7 +36,8 @@ struct stackcopy_opts {
 	 */
 	int (*need_maps)(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
 	void *ud;
-	int follow_pid; /* -- COMMAND: sample only its process tree; 0: not */
+	/* Whose process trees alone are sampled (command.h); none: the pids. */
+	const struct follow *follow;
 };
 
 /* *cp is the profile builder once sampling runs (read at each poll). */

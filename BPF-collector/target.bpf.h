@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the two BPF programs (profile.bpf.c, ustack.bpf.c) share: which
- * processes are sampled (-p PIDS, -- COMMAND's tree, never psym-collect
- * itself nor the idle task), which image of a process a sample is of, and
- * the per-CPU error counters user space reads. Each program has its own copy of these maps and variables.
+ * processes are sampled (-p PIDS or their trees, -- COMMAND's tree, never
+ * psym-collect itself nor the idle task), which image of a process a
+ * sample is of, and the per-CPU error counters user space reads. Each
+ * program has its own copy of these maps and variables.
  */
 #ifndef PSYM_COLLECT_TARGET_BPF_H
 #define PSYM_COLLECT_TARGET_BPF_H

@@ -5,8 +5,13 @@
 # window the log reports is on disk, and no other file); --keep 3 leaves
 # the newest 3; SIGHUP ends a window early (a 1-hour window, SIGHUP twice
 # and SIGTERM: three files); files that only look like another program's
-# are never removed. No timing assertion: the runs are stopped by counts
-# of windows written, under hang guards.
+# are never removed. The shared copies (.psym-shared/, linked into every
+# window's side directory) count once against --max-disk (the windows
+# kept fit the budget so counted, find's sum over distinct inodes, and
+# would not fit counted per window); once windows are removed, so are the
+# shared copies no side directory links any more, and nothing else there.
+# No timing assertion: the runs are stopped by counts of windows written,
+# under hang guards.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/collector-lib.sh"
 need gcc
@@ -123,6 +128,75 @@ for f in hup/*.pb.gz; do
 	valid "$f" || bad="$bad $f"
 done
 check "the SIGHUP windows are valid${bad:+ (not:$bad)}" test -z "$bad"
+
+# bytes [-u] FILE...: the bytes of the files (and of the regular files in
+# each FILE.d/), each inode once with -u (find, not psym).
+bytes() {
+	u=cat
+	[ "$1" = -u ] && { u="sort -u -k1,2"; shift; }
+	for f; do
+		find "$f" "$f.d" -maxdepth 1 -type f -printf '%D %i %s\n' 2>/dev/null
+	done | $u | awk '{ n += $3 } END { print n + 0 }'
+}
+# The shared copies' size and a window's own bytes, from "all" (no limit).
+set -- all/*.pb.gz
+shared=$(find all/.psym-shared -maxdepth 1 -type f -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+own=$(for f; do find "$f" "$f.d" -maxdepth 1 -type f -links 1 -printf '%s\n'; done | awk -v n=$# '{ s += $1 } END { print int(s / n) }')
+echo "# shared copies: $shared bytes; a window's own files: $own bytes on average"
+[ "$shared" -gt $((8 * own)) ] || skip "the shared copies ($shared bytes) are too small against a window ($own) to tell"
+budget=$((shared + 6 * own))
+mkdir budget
+"$C" --rotate 1s --max-disk $budget -F 199 -v -o 'budget/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>budget.log &
+cp=$!
+collector_bg $cp
+wait_windows budget.log 10 || fail "no 10 windows written: $(tail -3 budget.log)"
+stop_collector $cp TERM
+set -- budget/*.pb.gz
+once=$(bytes -u "$@")
+each=$(bytes "$@")
+echo "# --max-disk $budget: $# windows kept, $once bytes (each file once), $each counted per window"
+check "--max-disk: the windows kept fit the budget, each file counted once ($once <= $budget)" test "$once" -le "$budget"
+check "--max-disk: the shared copies count once: more windows kept than per-window counting allows ($# windows, $each > $budget)" \
+	sh -c "[ $# -ge 2 ] && [ $each -gt $budget ]"
+check "--max-disk: old windows were removed (the budget bound)" grep -q "removed the old window" budget.log
+
+# Shared copies no window links: one of an earlier boot with no link left,
+# one linked only from an old window (removed below), besides one linked
+# from outside, a name not ours and a symbolic link with our name.
+sh=budget/.psym-shared
+hex() { printf "%064d" "$1"; }
+: >"$sh/kallsyms-00000000-0000-0000-0000-000000000000-$(hex 1).zst"
+: >"$sh/vdso-$(hex 2).so.zst"
+old=budget/cpu-20000101T000000Z.pb.gz
+cp "$1" $old
+mkdir $old.d
+ln "$sh/vdso-$(hex 2).so.zst" $old.d/vdso-$(hex 2).so.zst
+touch -d 2000-01-01 $old $old.d
+: >"$sh/vdso-$(hex 3).so.zst"
+ln "$sh/vdso-$(hex 3).so.zst" linked-elsewhere
+: >"$sh/notours.zst"
+: >target
+ln -s "$PWD/target" "$sh/kallsyms-00000000-0000-0000-0000-000000000000-$(hex 4).zst"
+"$C" --rotate 1s --keep 2 -F 199 -v -o 'budget/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>keep2.log &
+cp=$!
+collector_bg $cp
+wait_windows keep2.log 3 || fail "no 3 windows written: $(tail -3 keep2.log)"
+stop_collector $cp TERM
+check "--keep 2 over an earlier run: 2 windows left" test "$(ls budget | grep -c '\.pb\.gz$')" = 2
+check "a shared copy no window links is removed" test ! -e "$sh/kallsyms-00000000-0000-0000-0000-000000000000-$(hex 1).zst"
+check "a shared copy whose last window was removed is removed" test ! -e "$sh/vdso-$(hex 2).so.zst"
+check "a shared copy linked from elsewhere is kept" test -e "$sh/vdso-$(hex 3).so.zst"
+check "a file in .psym-shared with a name not ours is kept" test -e "$sh/notours.zst"
+check "a symbolic link there is kept, and what it names" sh -c "test -L '$sh/kallsyms-00000000-0000-0000-0000-000000000000-$(hex 4).zst' && test -e target"
+bad=
+for f in "$sh"/kallsyms-*.zst "$sh"/vdso-*.so.zst; do
+	[ -L "$f" ] && continue
+	case $f in *"$(hex 1)"* | *"$(hex 2)"* | *"$(hex 3)"* | *"$(hex 4)"*) continue ;; esac
+	n=$(stat -c %h "$f")
+	[ "$n" -ge 2 ] || bad="$bad $f:$n"
+done
+check "the shared copies the kept windows link stay (each has its links${bad:+; not:$bad})" test -z "$bad"
+check "... and the kept windows still have their kallsyms copy" sh -c 'for f in budget/*.pb.gz; do ls "$f.d"/kallsyms-*.zst >/dev/null || exit 1; done'
 
 "$C" --rotate 1s -o 'cpu.pb.gz' 2>nopat.log
 check "--rotate with no time conversion in -o: usage error" test $? = 2
