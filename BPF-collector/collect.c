@@ -311,10 +311,12 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 		" kernel stacks unreadable, %" PRIu64 " stack-map collisions, %" PRIu64
 		" samples with the counts map full, %" PRIu64 " stacks evicted; %" PRIu64
 		" processes exited before their maps were read, %" PRIu64
-		" not read (metadata cap) (%" PRIu64 " frames without a mapping)\n",
+		" not read (metadata cap: %" PRIu64 " samples without their mappings) (%" PRIu64
+		" frames without a mapping)\n",
 		errs[PSYM_ERR_USER_STACK], errs[PSYM_ERR_KERN_STACK], errs[PSYM_ERR_COLLISION],
 		errs[PSYM_ERR_COUNTS_FULL], b->ds.stacks_evicted,
-		m->ms.maps_gone + m->ms.maps_failed, m->ms.maps_skipped, st.frames_unmapped);
+		m->ms.maps_gone + m->ms.maps_failed, m->ms.maps_skipped, m->ms.samples_skipped,
+		st.frames_unmapped);
 	fprintf(stderr,
 		"psym-collect: metadata: %" PRIu64 " process maps read (%" PRIu64
 		" re-read), build IDs: %" PRIu64 " files read, %" PRIu64 " from cache, %" PRIu64
@@ -331,13 +333,13 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 			"psym-collect: mappings recorded as made: %" PRIu64 " execs, %" PRIu64
 			" forks, %" PRIu64 " exits, %" PRIu64 " mmaps (%" PRIu64
 			" records lost, %" PRIu64 " mappings and %" PRIu64
-			" processes not kept); %" PRIu64
+			" processes not kept); %" PRIu64 " running at the start read then; %" PRIu64
 			" processes' maps taken from them, at most %u processes at once; "
 			"build IDs the kernel did not give, read as mapped: %" PRIu64
 			" files, %" PRIu64 " from cache, %" PRIu64 " unreadable\n",
 			ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
-			ts.procs_untracked, m->ms.maps_tracked, ts.procs_max, ts.bids_read,
-			ts.bids_cached, ts.bids_failed);
+			ts.procs_untracked, ts.running, m->ms.maps_tracked, ts.procs_max,
+			ts.bids_read, ts.bids_cached, ts.bids_failed);
 		if (ts.images_dropped)
 			fprintf(stderr,
 				"psym-collect: %" PRIu64 " process images not kept (more than %d "
@@ -876,6 +878,14 @@ static int collect(struct collector *c, struct sampler *s, struct targets *t)
 		c->ks.started = pthread_create(&c->ks.t, NULL, read_kallsyms, &c->ks) == 0;
 	command_go(&t->cmd); /* sampling runs: the command may start */
 	c->w.win_start = now_ns();
+	/*
+	 * System-wide, every process's maps now, while it runs: one that
+	 * exec'd just before the tracker opened and exits before the first
+	 * drain would have none else (the tracker saw neither its exec nor
+	 * its mappings, and /proc is gone by then).
+	 */
+	if (c->mt && !o->npids && !o->cmd)
+		mmaptrack_seed_running(c->mt, (int)getpid());
 	/* The targets' maps now, while they run: they may exit before a drain. */
 	ret = meta_first_maps(&c->m, o->pids, o->npids, c->w.win_start + META_NS);
 	if (!ret)

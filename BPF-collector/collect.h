@@ -100,7 +100,8 @@ struct ksyms {
 /* Counters of metadata work (procmeta.c), reported in the summary. */
 struct metastats {
 	uint64_t maps_read, maps_gone, maps_failed, maps_skipped, rereads;
-	uint64_t maps_tracked; /* processes whose maps came from mmaptrack */
+	uint64_t samples_skipped; /* samples taken in while their maps were skipped (cap) */
+	uint64_t maps_tracked;	  /* processes whose maps came from mmaptrack */
 	uint64_t bids_read, bids_cached, bids_failed, bids_skipped;
 };
 
@@ -200,7 +201,8 @@ void meta_drains_done(struct meta *m, uint64_t drains);
  */
 int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until);
 /* The maps a sample of pid's image (image.bpf.h) needs, within the drain's budget. */
-void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu);
+void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu,
+	       uint64_t count);
 /* One line per mapped file left without a build ID (all of them when verbose). */
 void meta_bid_misses(const struct meta *m, FILE *out, bool verbose);
 /* --stack-copy's need_maps (stackcopy.h), ud the meta: maps as each sample needs them. */

@@ -53,7 +53,7 @@ static int add_sample(struct bpfmaps *bm, int b, struct meta *m, struct psym_col
 
 	if (nk)
 		bm->kernel_frames = true;
-	need_maps(m, (int)key->pid, key->image, uips, nu);
+	need_maps(m, (int)key->pid, key->image, uips, nu, count);
 	key->comm[PSYM_COMM_LEN - 1] = '\0';
 	return psym_collectprof_add(cp, (int)key->pid, (int)key->tid, key->comm, kips, nk, uips, nu,
 				    count);

@@ -5,9 +5,11 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,7 +184,7 @@ static uint32_t intern(struct mmaptrack *t, const char *path)
  * file. Later, at a drain, the process may have exited and the path may
  * name another file.
  */
-static void read_bid(struct mmaptrack *t, uint32_t pid, const unsigned char *b, const char *name,
+static void read_bid(struct mmaptrack *t, uint32_t pid, const uint32_t key[6], const char *name,
 		     uint64_t addr, uint64_t size, struct tmap *m)
 {
 	struct psym_err e = { 0 };
@@ -195,7 +197,7 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const unsigned char *b, 
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return;
-	memcpy(f->key, b + 32, sizeof(f->key));
+	memcpy(f->key, key, sizeof(f->key));
 	if (psym_hashtab_get(&t->bids, f->key, sizeof(f->key), &v) == 0) {
 		struct fbid *c = v;
 
@@ -304,7 +306,10 @@ static void on_mmap(struct mmaptrack *t, const struct perf_event_header *h, cons
 		m->bid_len = b[32];
 		memcpy(m->bid, b + 36, m->bid_len);
 	} else if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && name[0] == '/') {
-		read_bid(t, pid, b, name, addr, size, m);
+		uint32_t key[6];
+
+		memcpy(key, b + 32, sizeof(key)); /* maj, min, ino, ino_generation */
+		read_bid(t, pid, key, name, addr, size, m);
 	}
 	p->gen = ++t->gen;
 }
@@ -347,49 +352,107 @@ static void keep_images(struct mmaptrack *t, struct tproc *p, struct tproc *pare
 }
 
 /*
+ * The build-ID cache's key of a file mapped as /proc/PID/maps says: its
+ * device and inode, and a generation no kernel record carries (maps
+ * gives none), so that these entries are shared among /proc reads only.
+ */
+static const uint32_t *seed_key(const struct psym_procmap *pm, uint32_t key[6])
+{
+	key[0] = (uint32_t)(pm->dev >> 32);
+	key[1] = (uint32_t)pm->dev;
+	memcpy(&key[2], &pm->inode, 8);
+	key[4] = key[5] = UINT32_MAX;
+	return key;
+}
+
+/*
  * A process from before the run that forks: its maps from /proc, once,
  * with build IDs, so that its children (which may exec or exit at once)
  * start from a complete copy.
  */
-static struct tproc *seed(struct mmaptrack *t, int pid)
+static struct tproc *seed(struct mmaptrack *t, int pid, bool skip_empty)
 {
 	struct psym_procmap *maps = NULL;
 	struct psym_err e = { 0 };
 	struct tproc *p;
 	size_t n = 0;
 
-	if (psym_procmaps_read(pid, &maps, &n, &e) != 0)
+	if (psym_procmaps_read(pid, &maps, &n, &e) != 0 || (!n && skip_empty)) {
+		free(maps);
 		return NULL;
+	}
 	t->st.seeded++;
-	psym_procmaps_build_ids(pid, maps, n);
 	p = add(t, pid);
 	if (p && n)
 		p->m = calloc(n < MMAPTRACK_MAX_MAPS ? n : MMAPTRACK_MAX_MAPS, sizeof(*p->m));
 	for (size_t i = 0; p && p->m && i < n && p->n < MMAPTRACK_MAX_MAPS; i++) {
 		struct tmap *m = &p->m[p->n];
-		const char *h = maps[i].build_id;
+		uint32_t key[6];
 
+		memset(m, 0, sizeof(*m));
 		m->path = intern(t, maps[i].path);
 		if (!m->path)
 			continue;
 		m->start = maps[i].start;
 		m->limit = maps[i].limit;
 		m->offset = maps[i].offset;
-		if (psym_build_id_is_go(h)) /* kept as a string: not hex */
-			m->goid = intern(t, h);
-		else
-			for (m->bid_len = 0; m->bid_len < 20 && h[0] && h[1]; h += 2)
-				m->bid[m->bid_len++] =
-					(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
+		if (maps[i].path[0] == '/')
+			read_bid(t, (uint32_t)pid, seed_key(&maps[i], key), maps[i].path,
+				 maps[i].start, maps[i].limit - maps[i].start, m);
 		p->n++;
 	}
 	if (p) {
+		char link[64], exe[4096];
+		ssize_t len;
+
+		/* Its executable, as a drain's /proc read would name it. */
+		snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+		len = readlink(link, exe, sizeof(exe) - 1);
+		if (len > 0) {
+			exe[len] = '\0';
+			p->exe = intern(t, exe);
+		}
 		p->cap = p->n;
 		p->complete = p->m || !n;
 		p->gen = ++t->gen;
 	}
 	free(maps);
 	return p;
+}
+
+int mmaptrack_seed_running(struct mmaptrack *t, int self)
+{
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	if (!t)
+		return 0;
+	/* What happened since the open first: a process seen from its exec
+	 * or fork is complete already. */
+	mmaptrack_poll(t, t->drain);
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		struct tproc *p;
+
+		if (*end || end == de->d_name || pid <= 0 || pid > INT_MAX || pid == self)
+			continue;
+		p = find(t, (int)pid);
+		if (p && p->complete)
+			continue;
+		if (t->nall >= t->max_procs && !p)
+			break; /* add() counts what is left untracked from here */
+		/* Kernel threads (no mappings) take no entry. */
+		if (seed(t, (int)pid, true))
+			n++;
+	}
+	closedir(d);
+	t->st.running += (uint64_t)n;
+	return n;
 }
 
 /* The sample time stamp of records is in CLOCK_MONOTONIC, as image.bpf.h's. */
@@ -431,7 +494,7 @@ static void on_record(struct mmaptrack *t, const struct perf_event_header *h,
 		t->st.forks++;
 		parent = find(t, (int)ppid);
 		if (!parent || (!parent->complete && !parent->exited))
-			parent = seed(t, (int)ppid);
+			parent = seed(t, (int)ppid, false);
 		p = add(t, (int)pid);
 		if (!p)
 			break;

@@ -50,7 +50,9 @@ struct mmaptrack_stats {
 	uint64_t freed;
 	/* Images left by an exec: freed once their samples were in; dropped over the cap. */
 	uint64_t images_freed, images_dropped;
-	uint64_t seeded; /* processes from before the run read from /proc when they forked */
+	uint64_t
+		seeded; /* processes from before the run read from /proc (at the start, or when they forked) */
+	uint64_t running; /* of those, the ones read at the start (mmaptrack_seed_running) */
 	/* Build IDs the kernel did not give, read at mmap time: files read, from cache, unreadable. */
 	uint64_t bids_read, bids_cached, bids_failed;
 	uint32_t procs_max; /* most processes tracked at once */
@@ -58,6 +60,16 @@ struct mmaptrack_stats {
 
 /* Open and enable one event per online CPU. */
 int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struct psym_err *e);
+/*
+ * The processes running now, each one's maps read from /proc (with build
+ * IDs, once per file), but self's and those seen from their exec or fork
+ * already: called once the tracker is open, so that every later change
+ * is recorded, and before the first drain, so that a process from before
+ * the run that exits before any drain (an exec just before the start)
+ * keeps its mappings. Kernel threads take no entry. Returns how many
+ * were read.
+ */
+int mmaptrack_seed_running(struct mmaptrack *t, int self);
 /* Take every record the rings hold. drain: the drain count (exit times are kept in it). */
 void mmaptrack_poll(struct mmaptrack *t, uint64_t drain);
 /*

@@ -406,7 +406,8 @@ void forget_pid(void *ud, int pid)
 	}
 }
 
-void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu)
+void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu,
+	       uint64_t count)
 {
 	struct pidinfo *pi;
 
@@ -426,9 +427,12 @@ void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, si
 			/* Exited before it was read: what was recorded of it. */
 			if (pi->gone && m->mt && load_tracked(m, pi) == 0)
 				m->ms.maps_gone--;
-		} else if (!pi->skipped) {
+		} else {
+			/* Taken in now without its mappings: what the cap cost. */
+			m->ms.samples_skipped += count;
+			if (!pi->skipped)
+				m->ms.maps_skipped++;
 			pi->skipped = true;
-			m->ms.maps_skipped++;
 		}
 	} else if (pi->rereads < MAX_REREADS && pi->reread_drain != m->drains &&
 		   psym_collectprof_unknown(m->cp, pid, uips, 1) && budget_ok(m)) {

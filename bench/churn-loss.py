@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Samples of short-lived processes that got their mapping, from a profile
 decoded by protoc (independent of psym): for the samples whose comm label
-is COMM, how many have user frames, and how many of those have their leaf
+is COMM (* for any), how many have user frames, and how many of those have their leaf
 user frame in a mapping, and in which file.
 With PERFMAP (a perf-PID.map), also how many samples have their leaf in
 one of its JIT symbols ("jit"), and how many of those in a mapping.
@@ -42,7 +42,7 @@ for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
         v = re.search(r'str: (\d+)', lab)
         if v:
             labels[strings[k]] = strings[int(v.group(1))]
-    if labels.get("comm") != comm:
+    if comm != "*" and labels.get("comm") != comm:
         continue
     n = int(re.findall(r'^  value: (\d+)', s, re.M)[0])
     user = [locs[int(i)] for i in re.findall(r'^  location_id: (\d+)', s, re.M)
