@@ -138,15 +138,23 @@ bytes() {
 		find "$f" "$f.d" -maxdepth 1 -type f -printf '%D %i %s\n' 2>/dev/null
 	done | $u | awk '{ n += $3 } END { print n + 0 }'
 }
-# The shared copies' size and a window's own bytes, from "all" (no limit).
-set -- all/*.pb.gz
-shared=$(find all/.psym-shared -maxdepth 1 -type f -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
+# The shared copies' size and a window's own bytes, from windows with the
+# whole kallsyms table (--kallsyms full: a shared copy of the boot's; the
+# default subset is each window's own), no limit.
+mkdir full
+"$C" --rotate 1s --kallsyms full -F 199 -v -o 'full/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>full.log &
+cp=$!
+collector_bg $cp
+wait_windows full.log 3 || fail "no 3 windows written with --kallsyms full: $(tail -3 full.log)"
+stop_collector $cp TERM
+set -- full/*.pb.gz
+shared=$(find full/.psym-shared -maxdepth 1 -type f -printf '%s\n' | awk '{ n += $1 } END { print n + 0 }')
 own=$(for f; do find "$f" "$f.d" -maxdepth 1 -type f -links 1 -printf '%s\n'; done | awk -v n=$# '{ s += $1 } END { print int(s / n) }')
 echo "# shared copies: $shared bytes; a window's own files: $own bytes on average"
-[ "$shared" -gt $((8 * own)) ] || skip "the shared copies ($shared bytes) are too small against a window ($own) to tell"
+[ "$shared" -gt $((8 * own)) ] || fail "the shared copies ($shared bytes) are too small against a window ($own) to tell"
 budget=$((shared + 6 * own))
 mkdir budget
-"$C" --rotate 1s --max-disk $budget -F 199 -v -o 'budget/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>budget.log &
+"$C" --rotate 1s --kallsyms full --max-disk $budget -F 199 -v -o 'budget/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>budget.log &
 cp=$!
 collector_bg $cp
 wait_windows budget.log 10 || fail "no 10 windows written: $(tail -3 budget.log)"
@@ -177,7 +185,7 @@ ln "$sh/vdso-$(hex 3).so.zst" linked-elsewhere
 : >"$sh/notours.zst"
 : >target
 ln -s "$PWD/target" "$sh/kallsyms-00000000-0000-0000-0000-000000000000-$(hex 4).zst"
-"$C" --rotate 1s --keep 2 -F 199 -v -o 'budget/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>keep2.log &
+"$C" --rotate 1s --kallsyms full --keep 2 -F 199 -v -o 'budget/cpu-%Y%m%dT%H%M%SZ.pb.gz' 2>keep2.log &
 cp=$!
 collector_bg $cp
 wait_windows keep2.log 3 || fail "no 3 windows written: $(tail -3 keep2.log)"
