@@ -20,6 +20,7 @@ need nsenter "util-linux"
 pid=
 collector_at_exit '[ -n "$pid" ] && kill $pid 2>/dev/null'
 collector_need "BPF, perf events and mount namespaces"
+collector_hogs # the machine loaded, as production hosts are (issue 42, item 4)
 unshare -m --propagation private true 2>/dev/null || skip "cannot create a mount namespace here"
 
 mkdir build priv empty

@@ -16,6 +16,7 @@ need python3
 churn=
 collector_at_exit '[ -n "$churn" ] && kill $churn 2>/dev/null && wait $churn 2>/dev/null'
 collector_need "BPF and perf events"
+collector_hogs # the machine loaded, as production hosts are (issue 42, item 4)
 gcc -O1 -g -fno-omit-frame-pointer -o shortlived "$top_srcdir/bench/shortlived.c"
 bid=$(readelf -n shortlived | sed -n 's/.*Build ID: //p')
 

@@ -11,6 +11,7 @@ need go "Debian golang-go"
 need protoc
 export HOME=$T GOCACHE=$T/gocache
 collector_need "BPF and perf events"
+collector_hogs # the machine loaded, as production hosts are (issue 42, item 4)
 
 # Most of its time in libc (memset/memcpy), called from its own burn():
 # the first mapping a sample meets is libc's.

@@ -13,6 +13,7 @@
 need zstd
 need python3
 collector_need "BPF and perf events"
+collector_hogs # the machine loaded, as production hosts are (issue 42, item 4)
 
 mkdir -p out
 for p in a b; do

@@ -13,6 +13,7 @@ need go "Debian golang-go"
 need protoc
 export HOME=$T GOCACHE=$T/gocache
 collector_need "BPF and perf events" --stack-copy 8192
+collector_hogs # the machine loaded, as production hosts are (issue 42, item 4)
 
 libcbound_c libcbound.c
 gcc -O2 -g -fomit-frame-pointer -o libcbound libcbound.c
