@@ -79,6 +79,21 @@ void psym_kallsyms_free(struct psym_kallsyms *k)
 
 static int sub_line(struct psym_kallsyms *k, char *line, const char *src, struct psym_err *e);
 
+/* A symbol of the table (mod: its "[module]" or NULL), its strings copied. */
+static int push_sym(struct psym_kallsyms *k, uint64_t a, const char *name, const char *mod,
+		    const char *src, struct psym_err *e)
+{
+	const char *nm = psym_arena_strdup(&k->strings, name);
+	const char *md = mod ? psym_arena_strdup(&k->strings, mod) : NULL;
+
+	if (!nm || (mod && !md))
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	return psym_symtab_push(
+		&k->syms,
+		&(struct psym_sym){ .addr = a, .name = nm, .file = md, .rank = md ? 1 : 0 }, src,
+		e);
+}
+
 static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct psym_err *e)
 {
 	char *p = line, *end, *name, *mod = NULL;
@@ -138,17 +153,7 @@ static int k_line(struct psym_kallsyms *k, char *line, const char *src, struct p
 		return 0;
 	if (a == 0)
 		return 0;
-	{
-		const char *nm = psym_arena_strdup(&k->strings, name);
-		const char *md = mod ? psym_arena_strdup(&k->strings, mod) : NULL;
-
-		if (!nm || (mod && !md))
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		return psym_symtab_push(
-			&k->syms,
-			&(struct psym_sym){ .addr = a, .name = nm, .file = md, .rank = md ? 1 : 0 },
-			src, e);
-	}
+	return push_sym(k, a, name, mod, src, e);
 malformed:
 	if (strcspn(line, "\r\n") == 3 && !memcmp(line, "end", 3))
 		goto headless;
@@ -244,17 +249,7 @@ static int sub_line(struct psym_kallsyms *k, char *line, const char *src, struct
 	}
 	k->sub_prev = 's';
 	k->sub_last = a;
-	{
-		const char *nm = psym_arena_strdup(&k->strings, name);
-		const char *md = mod ? psym_arena_strdup(&k->strings, mod) : NULL;
-
-		if (!nm || (mod && !md))
-			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		return psym_symtab_push(
-			&k->syms,
-			&(struct psym_sym){ .addr = a, .name = nm, .file = md, .rank = md ? 1 : 0 },
-			src, e);
-	}
+	return push_sym(k, a, name, mod, src, e);
 }
 
 static int k_finish(struct psym_kallsyms *k, const char *src, struct psym_err *e)
