@@ -21,6 +21,10 @@ churn-loss.py --by-comm [--perf] [--pids FILE] [--perfmaps DIR] < INPUT
     JIT symbols of its pid's perf-PID.map (or perf-PID.map.zst) there is
     known (column "jit": the samples whose leaf is in such a symbol).
 
+churn-loss.py --count [--not-pids PID,...] < DECODED
+    The profile's samples (the first value summed; without those whose pid
+    label is one of PIDs), its time_nanos and duration_nanos.
+
 churn-loss.py --descendants PID < TASKS
     The pids of PID and of every process it started, from
     `perf script --show-task-events` (its PERF_RECORD_FORK lines), one a line.
@@ -57,9 +61,9 @@ def in_ranges(ranges, addr):
     return any(a <= addr < b for a, b in ranges)
 
 
-def profile_leaves(text):
-    """Each sample with user frames of a protoc-decoded profile, as
-    (comm, pid, count, leaf address, mapped, leaf file)."""
+def profile_samples(text):
+    """Each sample of a protoc-decoded profile, as (labels, count, user
+    frames as (mapping id, address) leaf first), and the mappings' files."""
     strings = [bytes(s, "utf-8").decode("unicode_escape")
                for s in re.findall(r'^string_table: "(.*)"$', text, re.M)]
     maps = {}
@@ -73,6 +77,7 @@ def profile_leaves(text):
         mid = re.search(r'^  mapping_id: (\d+)', l, re.M)
         addr = re.search(r'^  address: (\d+)', l, re.M)
         locs[lid] = (int(mid.group(1)) if mid else 0, int(addr.group(1)) if addr else 0)
+    samples = []
     for s in re.findall(r'^sample \{(.*?)^\}', text, re.M | re.S):
         labels = dict()
         for lab in re.findall(r'label \{(.*?)\}', s, re.S):
@@ -86,6 +91,15 @@ def profile_leaves(text):
         n = int(re.findall(r'^  value: (\d+)', s, re.M)[0])
         user = [locs[int(i)] for i in re.findall(r'^  location_id: (\d+)', s, re.M)
                 if locs.get(int(i), (0, 1 << 63))[1] < USER_END]
+        samples.append((labels, n, user))
+    return samples, maps
+
+
+def profile_leaves(text):
+    """Each sample with user frames of a protoc-decoded profile, as
+    (comm, pid, count, leaf address, mapped, leaf file)."""
+    samples, maps = profile_samples(text)
+    for labels, n, user in samples:
         if not user:
             continue
         mid, leaf = user[0]
@@ -201,8 +215,22 @@ def main_one(comm, perfmap):
         print("jit %d jitmapped %d" % (jit, jit_mapped))
 
 
+def main_count(argv):
+    text = sys.stdin.read()
+    skip = set()
+    if "--not-pids" in argv:
+        skip = {int(p) for p in argv[argv.index("--not-pids") + 1].split(",") if p}
+    samples, _ = profile_samples(text)
+    n = sum(c for labels, c, _ in samples if labels.get("pid", 0) not in skip)
+    t = re.search(r'^time_nanos: (\d+)', text, re.M)
+    d = re.search(r'^duration_nanos: (\d+)', text, re.M)
+    print("%d %s %s" % (n, t.group(1) if t else 0, d.group(1) if d else 0))
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--by-comm":
+    if sys.argv[1] == "--count":
+        main_count(sys.argv[2:])
+    elif sys.argv[1] == "--by-comm":
         main_by_comm(sys.argv[2:])
     elif sys.argv[1] == "--descendants":
         for p in sorted(descendants(int(sys.argv[2]), sys.stdin)):
