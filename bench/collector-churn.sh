@@ -100,8 +100,14 @@ section=$(
 	echo '```'
 )
 md=$here/COLLECTOR.md
+# In place of the old section (up to the next "## " heading: the sections
+# after it stay), or at the end.
+printf '%s\n\n' "$section" >"$T/section.md"
 if grep -q '^## Short-lived processes' "$md"; then
-	sed -i '/^## Short-lived processes/,$d' "$md"
+	awk -v f="$T/section.md" '/^## Short-lived processes/ {while ((getline l <f) > 0) print l; skip = 1; next}
+		skip && /^## / {skip = 0} !skip' "$md" >"$T/new.md"
+	cat "$T/new.md" >"$md"
+else
+	cat "$T/section.md" >>"$md"
 fi
-printf '%s\n' "$section" >>"$md"
 printf '%s\n' "$section"

@@ -42,7 +42,11 @@ sh -c 'while :; do ls -lR /usr/lib >/dev/null 2>&1; sed "s/1/x/g" words >/dev/nu
 collector_bg $!
 loop=$!
 if [ -n "$have_node" ]; then
-	node --perf-basic-prof busy.js >node.out 2>&1 || fail "node failed: $(cat node.out)"
+	# node writes /tmp/perf-PID.map and leaves it: removed when the test ends.
+	node --perf-basic-prof busy.js >node.out 2>&1 &
+	npid=$!
+	collector_at_exit "rm -f /tmp/perf-$npid.map"
+	wait $npid || fail "node failed: $(cat node.out)"
 fi
 wait $cpid || fail "psym-collect failed: $(cat collect.log)"
 kill $loop 2>/dev/null
