@@ -3,8 +3,8 @@
 
 churn-loss.py COMM [PERFMAP] < DECODED
     Samples of short-lived processes that got their mapping, from a profile
-    decoded by protoc (independent of psym): for the samples whose comm (* for any)
-    label is COMM, how many have user frames, and how many of those have
+    decoded by protoc (independent of psym): for the samples whose comm
+    label is COMM (* for any), how many have user frames, and how many of those have
     their leaf user frame in a mapping, and in which file. With PERFMAP (a
     perf-PID.map), also how many samples have their leaf in one of its JIT
     symbols ("jit"), and how many of those in a mapping.
