@@ -8,6 +8,10 @@
 #   make: `make -j2` of a clean out-of-tree build of this tree (configured
 #         once, `make clean` before each run);
 #   node: `node --perf-basic-prof` running a JS CPU loop for NODE_SECONDS.
+#   shell: the fork+exec churn of a shell loop (/bin/true, /usr/bin/env true,
+#         sh -c '/bin/true; exec /usr/bin/env true') for SHELL_SECONDS;
+#   short: bench/shortlived --churn 400 (400 programs a second asked, each
+#         living 5-20 ms and spinning 1 ms in its own code) for SHELL_SECONDS.
 # Counted without psym, by bench/churn-loss.py --by-comm: only the samples
 # of the workload's own processes (the command and every process it
 # started, from perf's fork events), per comm: the samples with user
@@ -21,7 +25,7 @@
 # it (MMAP2 records flagged as carrying a build ID over an inode payload,
 # when psym-collect's build-ID mmap events share the kernel's record).
 # Usage: bench/collector-leafloss.sh [OUT_DIR]   (root; PSYM_COLLECT, HZ=499,
-#        NODE_SECONDS=10, WORKLOADS="make node"; OUT_DIR is kept, else a
+#        NODE_SECONDS=10, SHELL_SECONDS=10, WORKLOADS="make node shell short"; OUT_DIR is kept, else a
 #        temporary directory is removed)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +33,8 @@ top=$(cd "$here/.." && pwd)
 collect=${PSYM_COLLECT:-$top/build/psym-collect}
 hz=${HZ:-499}
 node_secs=${NODE_SECONDS:-10}
-workloads=${WORKLOADS:-make node}
+shell_secs=${SHELL_SECONDS:-10}
+workloads=${WORKLOADS:-make node shell short}
 loss="python3 $here/churn-loss.py"
 if [ -n "${1:-}" ]; then
 	T=$1
@@ -60,6 +65,17 @@ let s = 0;
 while (Date.now() < end) s += fib(22);
 console.log(s > 0 ? "ok" : "no");
 EOF
+cat >"$T/loop.sh" <<'EOF'
+end=$(($(date +%s) + $1))
+while [ "$(date +%s)" -lt $end ]; do
+	/bin/true
+	/usr/bin/env true
+	sh -c '/bin/true; exec /usr/bin/env true'
+done
+EOF
+case " $workloads " in
+*" short "*) gcc -O1 -g -fno-omit-frame-pointer -o "$T/shortlived" "$here/shortlived.c" ;;
+esac
 case " $workloads " in
 *" make "*)
 	mkdir -p "$T/tree"
@@ -88,6 +104,8 @@ run() {
 	case $w in
 	make) make -s -C "$T/tree" -j2 >"$o.out" 2>&1 & ;;
 	node) (cd "$T" && exec node --perf-basic-prof busy.js) >"$o.out" 2>&1 & ;;
+	shell) sh "$T/loop.sh" "$shell_secs" >"$o.out" 2>&1 & ;;
+	short) "$T/shortlived" --churn 400 "$shell_secs" 1 >"$o.out" 2>&1 & ;;
 	esac
 	root=$!
 	echo "$root" >"$T/root"
