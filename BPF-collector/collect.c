@@ -346,6 +346,11 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 				"execs of one pid within a second): their samples have no "
 				"mappings\n",
 				ts.images_dropped, MMAPTRACK_MAX_IMAGES);
+		if (m->ms.exec_placed)
+			fprintf(stderr,
+				"psym-collect: %" PRIu64 " samples taken inside an exec (at the "
+				"new program's first instruction) placed in the image after it\n",
+				m->ms.exec_placed);
 		if (ts.lost)
 			fprintf(stderr,
 				"psym-collect: to lose no mmap records, raise --mmap-pages "

@@ -101,6 +101,7 @@ struct ksyms {
 struct metastats {
 	uint64_t maps_read, maps_gone, maps_failed, maps_skipped, rereads;
 	uint64_t samples_skipped; /* samples taken in while their maps were skipped (cap) */
+	uint64_t exec_placed;	  /* samples taken inside an exec, placed in the image after it */
 	uint64_t maps_tracked;	  /* processes whose maps came from mmaptrack */
 	uint64_t bids_read, bids_cached, bids_failed, bids_skipped;
 };
@@ -206,7 +207,17 @@ void need_maps(struct meta *m, int pid, uint64_t image, const uint64_t *uips, si
 /* One line per mapped file left without a build ID (all of them when verbose). */
 void meta_bid_misses(const struct meta *m, FILE *out, bool verbose);
 /* --stack-copy's need_maps (stackcopy.h), ud the meta: maps as each sample needs them. */
-int stackcopy_need_maps(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
+int stackcopy_need_maps(void *ud, int pid, uint64_t image, uint64_t time, const uint64_t *leaf,
+			size_t nleaf);
+/*
+ * The image a sample keyed to pid's image was taken in: the image after
+ * it when the sample was taken inside the exec that ended image
+ * (procmeta.c says how that is told); image itself otherwise. uips: its
+ * user stack, leaf first; time: the sample's (CLOCK_MONOTONIC, 0: none);
+ * count: how many samples it stands for (the summary counts those moved).
+ */
+uint64_t meta_exec_image(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu,
+			 uint64_t time, uint64_t count);
 /* mmaptrack_sweep's callback, ud the meta: pid exited and its samples are in. */
 void forget_pid(void *ud, int pid);
 

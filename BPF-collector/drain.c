@@ -17,7 +17,10 @@
 
 #include "collect.h"
 
-/* Stack id of buffer b, read once per drain; its frames and count. */
+/*
+ * Stack id of buffer b, read once per drain; its frames and count. One
+ * that cannot be read is kept as empty (counted once, not looked up again).
+ */
 static size_t read_stack(struct bpfmaps *bm, int b, int32_t id, const uint64_t **ips)
 {
 	uint64_t *slot;
@@ -31,17 +34,32 @@ static size_t read_stack(struct bpfmaps *bm, int b, int32_t id, const uint64_t *
 		return bm->stack_len[bm->stack_slot[id]];
 	}
 	slot = bm->stack_ips + bm->nused * PSYM_MAX_STACK;
-	if (bpf_map_lookup_elem(bm->stacks_fd[b], &id, slot) != 0) {
+	if (bpf_map_lookup_elem(bm->stacks_fd[b], &id, slot) != 0)
 		bm->ds.stacks_evicted++;
-		return 0;
-	}
-	while (n < PSYM_MAX_STACK && slot[n])
-		n++;
+	else
+		while (n < PSYM_MAX_STACK && slot[n])
+			n++;
 	bm->stack_slot[id] = (int32_t)bm->nused;
 	bm->stack_len[bm->nused] = (uint8_t)n;
 	bm->used_ids[bm->nused++] = (uint32_t)id;
-	*ips = slot;
+	*ips = n ? slot : NULL;
 	return n;
+}
+
+/*
+ * A sample taken inside an exec goes with the image after it
+ * (meta_exec_image): decided before the sort, which groups the samples
+ * by the image whose maps they meet.
+ */
+static void place_exec(struct bpfmaps *bm, int b, struct meta *m, struct drained *d)
+{
+	const uint64_t *uips;
+	size_t nu;
+
+	if (d->key.user_stack_id < 0)
+		return;
+	nu = read_stack(bm, b, d->key.user_stack_id, &uips);
+	d->key.image = meta_exec_image(m, (int)d->key.pid, d->key.image, uips, nu, 0, d->count);
 }
 
 static int add_sample(struct bpfmaps *bm, int b, struct meta *m, struct psym_collectprof *cp,
@@ -155,6 +173,8 @@ static int drain_buffer(struct bpfmaps *bm, int b, struct meta *m, struct psym_c
 			bm->drained[nd++].count = vals[i];
 		}
 	}
+	for (size_t i = 0; i < nd; i++)
+		place_exec(bm, b, m, &bm->drained[i]);
 	qsort(bm->drained, nd, sizeof(*bm->drained), cmp_sample);
 	for (size_t i = 0; i < nd && !ret; i++)
 		ret = add_sample(bm, b, m, cp, &bm->drained[i].key, bm->drained[i].count);

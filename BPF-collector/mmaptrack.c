@@ -790,6 +790,65 @@ bool mmaptrack_changed(struct mmaptrack *t, int pid, uint64_t image, uint32_t *g
 	return changed;
 }
 
+/*
+ * The image recorded right after the one image_find gives for image (the
+ * exec that ended it) into *v, *time that exec's (as a sample's image),
+ * and *complete the keyed image's: false when the keyed image is not kept
+ * or is the current one, or when the next exec's time is not known (an
+ * exec from before mmaptrack_images_since).
+ */
+static bool image_after(struct mmaptrack *t, int pid, uint64_t image, struct imageview *v,
+			uint64_t *time, bool *complete)
+{
+	struct tproc *p = t ? find(t, pid) : NULL;
+	int i;
+
+	if (!p || p->dead || p->exec_time <= image)
+		return false;
+	for (i = p->nold - 1; i >= 0 && p->old[i].exec_time > image; i--)
+		;
+	if (i < 0 || !p->old[i].m)
+		return false; /* not kept: freed, or it mapped nothing */
+	*complete = p->old[i].complete;
+	if (i + 1 < p->nold) {
+		const struct oldimage *o = &p->old[i + 1];
+
+		*v = (struct imageview){ o->gen, o->exe, o->complete, o->n, o->m };
+		*time = o->exec_time;
+	} else {
+		*v = (struct imageview){ p->gen, p->exe, p->complete, p->n, p->m };
+		*time = p->exec_time;
+	}
+	return *time > image;
+}
+
+static bool view_holds(const struct imageview *v, uint64_t addr)
+{
+	for (uint16_t i = 0; i < v->n; i++)
+		if (v->m[i].start <= addr && addr < v->m[i].limit)
+			return true;
+	return false;
+}
+
+int mmaptrack_next_image(struct mmaptrack *t, int pid, uint64_t image, uint64_t addr,
+			 uint64_t *next, bool *complete)
+{
+	struct imageview v;
+	uint64_t time;
+
+	if (!image_after(t, pid, image, &v, &time, complete) || !view_holds(&v, addr))
+		return PSYM_NOENT;
+	*next = time;
+	return 0;
+}
+
+bool mmaptrack_holds(struct mmaptrack *t, int pid, uint64_t image, uint64_t addr)
+{
+	struct imageview v;
+
+	return image_find(t, pid, image, &v) && view_holds(&v, addr);
+}
+
 /* Free p's old images left before drain - 1: their samples are all in. */
 static void sweep_images(struct mmaptrack *t, struct tproc *p, uint64_t drain)
 {

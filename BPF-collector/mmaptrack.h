@@ -90,6 +90,20 @@ int mmaptrack_maps(struct mmaptrack *t, int pid, uint64_t image, struct psym_pro
  */
 bool mmaptrack_changed(struct mmaptrack *t, int pid, uint64_t image, uint32_t *gen, bool *complete);
 /*
+ * Does pid's image (as mmaptrack_maps finds it) hold addr in one of its
+ * recorded mappings? False when that image is not kept.
+ */
+bool mmaptrack_holds(struct mmaptrack *t, int pid, uint64_t image, uint64_t addr);
+/*
+ * The image of pid recorded right after image (the one mmaptrack_maps
+ * finds for it), when its mappings hold addr: *next its exec's time, as a
+ * sample's image, and *complete whether image itself was seen whole.
+ * PSYM_NOENT when image is the current one or not kept, or the next
+ * image does not hold addr.
+ */
+int mmaptrack_next_image(struct mmaptrack *t, int pid, uint64_t image, uint64_t addr,
+			 uint64_t *next, bool *complete);
+/*
  * Free the processes that exited before drain - 1, and the images left
  * by an exec before it; fn is told each pid freed (so the caller can
  * forget it too).

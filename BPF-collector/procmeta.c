@@ -508,21 +508,59 @@ static int sc_load(struct meta *m, struct pidinfo *pi, bool tracked)
 	return ret;
 }
 
-int stackcopy_need_maps(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf)
+/*
+ * Which image a sample is of, when it was taken inside an exec (issue 42,
+ * item 1). execve gives the process its new memory, then the exec's COMM
+ * record, the new program's mmaps, and its registers (start_thread: the
+ * interpreter's entry, the frame pointer cleared), and only at its end the
+ * exec tracepoint gives the pid its new image (image.bpf.h). A sample in
+ * between carries the image before, with one user frame, the new
+ * program's first instruction. It is moved to the image recorded right
+ * after its own when all of these hold: one user frame; its own image was
+ * seen whole (a mapping missed could be the leaf's) and has no mapping at
+ * the leaf, so it cannot be of it; the next image, the exec under way, has
+ * one; and, when the sample's time is known (--stack-copy), it was taken
+ * after that exec's record. Never further than the next image.
+ */
+uint64_t meta_exec_image(struct meta *m, int pid, uint64_t image, const uint64_t *uips, size_t nu,
+			 uint64_t time, uint64_t count)
+{
+	uint64_t next;
+	bool complete;
+
+	if (!m->mt || m->images_fd < 0 || nu != 1)
+		return image;
+	if (mmaptrack_next_image(m->mt, pid, image, uips[0], &next, &complete) != 0 || !complete ||
+	    (time && time < next) || mmaptrack_holds(m->mt, pid, image, uips[0]))
+		return image;
+	m->ms.exec_placed += count;
+	return next;
+}
+
+int stackcopy_need_maps(void *ud, int pid, uint64_t image, uint64_t time, const uint64_t *leaf,
+			size_t nleaf)
 {
 	struct meta *m = ud;
 	struct pidinfo *pi = pid_info(m, pid);
-	bool complete = false, changed = false;
+	bool complete = false, changed = false, polled = false;
 
 	if (!pi)
 		return PSYM_ENOMEM;
-	if (m->images_fd < 0)
+	if (m->images_fd < 0) {
 		image = UINT64_MAX; /* execs not followed: the newest image */
+	} else if (m->mt && nleaf) {
+		/* Taken inside an exec? Its records are in the rings by now. */
+		if (!mmaptrack_holds(m->mt, pid, image, leaf[0])) {
+			mmaptrack_poll(m->mt, m->drains);
+			polled = true;
+		}
+		image = meta_exec_image(m, pid, image, leaf, nleaf, time, 1);
+	}
 	select_image(m, pi, image);
 	if (m->mt) {
 		changed = mmaptrack_changed(m->mt, pid, image, &pi->mt_gen, &complete);
-		if (!complete || !psym_collectprof_known(m->cp, pid) ||
-		    (nleaf && psym_collectprof_unknown(m->cp, pid, leaf, nleaf))) {
+		if (!polled && (!complete || !psym_collectprof_known(m->cp, pid) ||
+				(nleaf && psym_collectprof_unknown(m->cp, pid, leaf, nleaf)))) {
 			/* Its records may be in the rings yet: take them first. */
 			mmaptrack_poll(m->mt, m->drains);
 			changed |= mmaptrack_changed(m->mt, pid, image, &pi->mt_gen, &complete);
@@ -566,7 +604,7 @@ int meta_first_maps(struct meta *m, const int *pids, int npids, int64_t until)
 		if (pi)
 			select_image(m, pi, image);
 		if (m->sc && !ret)
-			ret = stackcopy_need_maps(m, pids[i], image, NULL, 0);
+			ret = stackcopy_need_maps(m, pids[i], image, 0, NULL, 0);
 		else if (pi && budget_ok(m))
 			load_maps(m, pi);
 	}

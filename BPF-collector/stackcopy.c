@@ -27,7 +27,8 @@ struct stackcopy {
 	struct bpf_link *flinks[2]; /* -- COMMAND: fork and exit programs */
 	struct psym_ustacks_writer *w;
 	struct psym_collectprof **cp;
-	int (*need_maps)(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
+	int (*need_maps)(void *ud, int pid, uint64_t image, uint64_t time, const uint64_t *leaf,
+			 size_t nleaf);
 	void *ud;
 	uint64_t events, bytes, lost_between, gz_bytes, windows;
 	uint32_t copy_bytes;
@@ -96,7 +97,8 @@ static int on_event(void *ctx, void *data, size_t size)
 	s.stack_len = ev->stack_len;
 	leaf = ev->regs[PSYM_USTACK_PC];
 	/* The process's maps before its first sample, again when they changed. */
-	if ((ret = sc->need_maps(sc->ud, (int)ev->pid, ev->image, &leaf, ev->valid ? 1 : 0)) != 0)
+	if ((ret = sc->need_maps(sc->ud, (int)ev->pid, ev->image, ev->time_ns, &leaf,
+				 ev->valid ? 1 : 0)) != 0)
 		return sc->err = ret;
 	ret = psym_ustacks_sample(sc->w, &s, &sc->e);
 	if (!ret)

@@ -31,10 +31,12 @@ struct stackcopy_opts {
 	/*
 	 * Called before each sample is written: give the maps of pid (with
 	 * stackcopy_process) when it has none yet, when they changed or
-	 * when the sample is of another image (image.bpf.h); leaf: the
-	 * sampled user address (nleaf 0: none). 0 or an error.
+	 * when the sample is of another image (image.bpf.h); time: the
+	 * sample's (CLOCK_MONOTONIC, 0: none); leaf: the sampled user
+	 * address (nleaf 0: none). 0 or an error.
 	 */
-	int (*need_maps)(void *ud, int pid, uint64_t image, const uint64_t *leaf, size_t nleaf);
+	int (*need_maps)(void *ud, int pid, uint64_t image, uint64_t time, const uint64_t *leaf,
+			 size_t nleaf);
 	void *ud;
 	/* Whose process trees alone are sampled (command.h); none: the pids. */
 	const struct follow *follow;

@@ -7,7 +7,14 @@ churn-loss.py COMM [PERFMAP] < DECODED
     label is COMM (* for any), how many have user frames, and how many of those have
     their leaf user frame in a mapping, and in which file. With PERFMAP (a
     perf-PID.map), also how many samples have their leaf in one of its JIT
-    symbols ("jit"), and how many of those in a mapping.
+    symbols ("jit"), and how many of those in a mapping. With
+    --entry=FILE:OFFSET before COMM (a file name and the hex file offset of
+    its entry point, e.g. ld.so's, from readelf), also how many samples have
+    one user frame at that entry, as a sample taken inside an exec has
+    ("entry"): in FILE's mapping at OFFSET (or OFFSET - 1, a user frame
+    under kernel frames is written as a return address), or in no mapping
+    at that page offset; and how many of those are in FILE's mapping
+    ("inimage").
 
 churn-loss.py --by-comm [--perf] [--pids FILE] [--perfmaps DIR] < INPUT
     The same measure for every comm: per comm, the samples with user
@@ -29,7 +36,8 @@ churn-loss.py --descendants PID < TASKS
     The pids of PID and of every process it started, from
     `perf script --show-task-events` (its PERF_RECORD_FORK lines), one a line.
 
-Usage: protoc --decode=perftools.profiles.Profile profile.proto <P | churn-loss.py COMM [PERFMAP]"""
+Usage: protoc --decode=perftools.profiles.Profile profile.proto <P |
+       churn-loss.py [--entry=FILE:OFFSET] COMM [PERFMAP]"""
 import os
 import re
 import subprocess
@@ -194,25 +202,50 @@ def main_by_comm(argv):
           % (tot[0], tot[1], tot[1] / tot[0] if tot[0] else 0.0, tot[2]))
 
 
-def main_one(comm, perfmap):
+def mapping_spans(text):
+    """Each mapping's (memory_start, file_offset) of a protoc-decoded profile."""
+    spans = {}
+    for m in re.findall(r'^mapping \{(.*?)^\}', text, re.M | re.S):
+        mid = int(re.search(r'^  id: (\d+)', m, re.M).group(1))
+        start = re.search(r'^  memory_start: (\d+)', m, re.M)
+        off = re.search(r'^  file_offset: (\d+)', m, re.M)
+        spans[mid] = (int(start.group(1)) if start else 0, int(off.group(1)) if off else 0)
+    return spans
+
+
+def main_one(comm, perfmap, entry=None):
     ranges = jit_ranges(perfmap) if perfmap else []
-    total = mapped = jit = jit_mapped = 0
+    total = mapped = jit = jit_mapped = at_entry = in_image = 0
     files = {}
-    for c, _, n, leaf, m, f in profile_leaves(sys.stdin.read()):
-        if comm != "*" and c != comm:
+    text = sys.stdin.read()
+    samples, maps = profile_samples(text)
+    spans = mapping_spans(text) if entry else {}
+    for labels, n, user in samples:
+        if not user or (comm != "*" and labels.get("comm", "?") != comm):
             continue
+        mid, leaf = user[0]
         total += n
         if ranges and in_ranges(ranges, leaf):
             jit += n
-            jit_mapped += n if m else 0
-        if m:
+            jit_mapped += n if mid else 0
+        if entry and len(user) == 1:
+            if not mid and (leaf & 0xfff) in [o & 0xfff for o in entry[1]]:
+                at_entry += n
+            elif mid and maps[mid].rsplit("/", 1)[-1] == entry[0] and \
+                    leaf - spans[mid][0] + spans[mid][1] in entry[1]:
+                at_entry += n
+                in_image += n
+        if mid:
             mapped += n
+            f = maps.get(mid, "?").rsplit("/", 1)[-1]
             files[f] = files.get(f, 0) + n
     ratio = mapped / total if total else 0.0
     print("samples %d mapped %d ratio %.4f files %s" % (total, mapped, ratio,
           " ".join("%s:%d" % kv for kv in sorted(files.items(), key=lambda kv: -kv[1]))))
     if ranges:
         print("jit %d jitmapped %d" % (jit, jit_mapped))
+    if entry:
+        print("entry %d inimage %d" % (at_entry, in_image))
 
 
 def main_count(argv):
@@ -236,4 +269,9 @@ if __name__ == "__main__":
         for p in sorted(descendants(int(sys.argv[2]), sys.stdin)):
             print(p)
     else:
-        main_one(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None)
+        args = sys.argv[1:]
+        entry = None
+        if args[0].startswith("--entry="):
+            name, off = args.pop(0)[len("--entry="):].rsplit(":", 1)
+            entry = (name, (int(off, 16), int(off, 16) - 1))
+        main_one(args[0], args[1] if len(args) > 1 else None, entry)
