@@ -20,7 +20,8 @@ share() {
 		END { if (t) printf "%.1f", 100 * m / t; else print 0 }' "$1"
 }
 
-# profile NAME MODE CMD...: run CMD, collect MODE ("fp" or the stack-copy bytes) for 3 s.
+# profile NAME MODE CMD...: run CMD, collect MODE ("fp" or the stack-copy bytes) for 3 s
+# at 999 Hz: beside the CPU hogs the shares below need some hundreds of samples.
 profile() {
 	name=$1 mode=$2
 	shift 2
@@ -28,9 +29,9 @@ profile() {
 	pid=$!
 	sleep 0.3
 	if [ "$mode" = fp ]; then
-		"$C" -p $pid -d 3 -o "$name.pb.gz" 2>"$name.log"
+		"$C" -p $pid -F 999 -d 3 -o "$name.pb.gz" 2>"$name.log"
 	else
-		"$C" -p $pid -d 3 --stack-copy "$mode" -o "$name.pb.gz" 2>"$name.log"
+		"$C" -p $pid -F 999 -d 3 --stack-copy "$mode" -o "$name.pb.gz" 2>"$name.log"
 	fi || fail "$name: psym-collect: $(tail -n 2 "$name.log")"
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
