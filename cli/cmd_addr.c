@@ -585,10 +585,6 @@ static int addr_setup(struct addr_cli *o, struct psym_err *e)
 		return ret;
 	o->bo.locate = &o->d.lo;
 	o->bo.limits = &o->d.limits;
-	if (o->explain) {
-		o->d.lo.explain = addr_explain;
-		o->d.lo.explain_ud = NULL;
-	}
 	return 0;
 }
 
@@ -832,11 +828,12 @@ static void addr_describe(const struct addr_cli *o, struct psym_resolver *res,
 	char desc[2400] = "", more[4400] = "";
 
 	psym_resolver_describe(res, &desc_d);
-	/* The split files the lookups tried, from the table. */
+	/* The files the lookups tried, from the table. */
 	for (size_t i = 0; o->explain && i < psym_resdesc_ntried(&desc_d); i++) {
-		const char *path, *verdict;
+		char verdict[4400];
+		const char *path;
 
-		psym_resdesc_tried(&desc_d, i, &path, &verdict);
+		psym_resdesc_tried(&desc_d, i, &path, verdict, sizeof(verdict));
 		addr_explain(NULL, path, verdict);
 	}
 	psym_resdesc_addr_warnings(&desc_d, more, sizeof(more));

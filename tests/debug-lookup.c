@@ -15,10 +15,12 @@
 
 #include "psym.h"
 
-static void show(void *ud, const char *path, const char *verdict)
+/* -x: the candidates the search recorded, in order. */
+static void show(struct psym_cands *c)
 {
-	(void)ud;
-	printf("  %s: %s\n", path, verdict);
+	for (size_t i = 0; i < c->n; i++)
+		printf("  %s: %s\n", c->v[i].path, c->v[i].verdict);
+	psym_cands_free(c);
 }
 
 int main(int argc, char **argv)
@@ -30,6 +32,7 @@ int main(int argc, char **argv)
 	struct psym_debuginfod_opts dopt = { .urls = urls };
 	struct psym_debug_key k = { 0 };
 	struct psym_err e = { 0 };
+	struct psym_cands cands = { 0 };
 	bool exe = false;
 	const char *binary = NULL;
 	int c, ret;
@@ -50,7 +53,7 @@ int main(int argc, char **argv)
 		case 'o': dopt.offline = true; break;
 		case 't': dopt.timeout_s = atoi(optarg); break;
 		case 'C': dopt.cache_dir = optarg; break;
-		case 'x': o.explain = show; break;
+		case 'x': o.cands = &cands; break;
 		case 'E': exe = true; break;
 		default: return 2;
 		}
@@ -62,6 +65,7 @@ int main(int argc, char **argv)
 	if (!exe) {
 		ret = psym_locate_debug_file(&o, k.build_id, binary, k.debuglink, k.debuglink_crc,
 					     &elf, &why, &e);
+		show(&cands);
 		if (ret < 0) {
 			fprintf(stderr, "debug-lookup: %s\n", e.msg);
 			return 3;

@@ -28,10 +28,10 @@ static bool is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* A candidate and its verdict, into the caller's record. */
 static void explain(const struct psym_locate_opts *o, const char *path, const char *verdict)
 {
-	if (o->explain)
-		o->explain(o->explain_ud, path, verdict);
+	psym_cands_push(o->cands, path, verdict);
 }
 
 /* A vmlinux must define _text; a guess by path needs agreeing build IDs. */

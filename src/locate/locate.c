@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <libdeflate.h>
 
+#include "array.h"
 #include "buildid.h"
 #include "fileio.h"
 #include "locate.h"
@@ -83,6 +84,43 @@ struct search {
 	int err;
 };
 
+void psym_cands_push(struct psym_cands *c, const char *path, const char *verdict)
+{
+	struct psym_cand_tried *v;
+	size_t cap, lp, lv;
+	char *b;
+
+	if (!c)
+		return;
+	cap = c->n;
+	if (c->n == PSYM_CANDS_MAX ||
+	    !(v = psym_array_grow(c->v, &cap, c->n + 1, sizeof(*v), PSYM_CANDS_MAX))) {
+		c->lost++;
+		return;
+	}
+	c->v = v;
+	lp = strlen(path) + 1;
+	lv = strlen(verdict) + 1;
+	b = malloc(lp + lv);
+	if (!b) {
+		c->lost++;
+		return;
+	}
+	memcpy(b, path, lp);
+	memcpy(b + lp, verdict, lv);
+	v[c->n++] = (struct psym_cand_tried){ .path = b, .verdict = b + lp };
+}
+
+void psym_cands_free(struct psym_cands *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].path);
+	free(c->v);
+	*c = (struct psym_cands){ 0 };
+}
+
 static void verdict(struct search *s, const char *path, enum psym_reason_code code, int rank,
 		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
@@ -95,8 +133,7 @@ static void verdict(struct search *s, const char *path, enum psym_reason_code co
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (s->o->explain)
-		s->o->explain(s->o->explain_ud, path, msg);
+	psym_cands_push(s->o->cands, path, msg);
 	/* debuginfod's later answer (the debug file after the executable) is the newer news. */
 	if (code == PSYM_R_DEBUGINFOD && s->why->code == PSYM_R_DEBUGINFOD)
 		s->why->code = PSYM_R_NONE;
@@ -152,8 +189,8 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 		else
 			verdict(s, path, PSYM_R_BAD_FILE, 3, "%s",
 				ret == PSYM_EBADELF ? "not an ELF file" : e.msg);
-		if (named && s->o->explain)
-			s->o->explain(s->o->explain_ud, path, e.msg);
+		if (named)
+			psym_cands_push(s->o->cands, path, e.msg);
 		return false;
 	}
 	bid = psym_elf_build_id(elf);

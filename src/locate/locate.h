@@ -20,7 +20,8 @@
  * Then, for what is still missing, files of the same build ID in the debug
  * dirs and debuginfod.
  *
- * Every candidate and its verdict go to the optional explain callback.
+ * Every candidate and its verdict are recorded, in order, in the caller's
+ * optional record (psym_locate_opts.cands: data, worded by the search).
  */
 #ifndef PSYM_LOCATE_H
 #define PSYM_LOCATE_H
@@ -45,8 +46,27 @@ struct psym_mem_image {
 	const char *name; /* for messages and --explain */
 };
 
-/* Called for each candidate: path tried and what was found there. */
-typedef void (*psym_explain_fn)(void *ud, const char *path, const char *verdict);
+/* One candidate a search tried and what was found there (its verdict, as the search words it). */
+struct psym_cand_tried {
+	char *path; /* owned, with verdict in the same block */
+	const char *verdict;
+};
+
+/*
+ * The candidates of searches, in order: the caller's record, which it
+ * reads (and empties) after the search. At most PSYM_CANDS_MAX are kept;
+ * the rest are counted in lost.
+ */
+struct psym_cands {
+	struct psym_cand_tried *v;
+	size_t n, lost;
+};
+#define PSYM_CANDS_MAX 256
+
+/* Appends one (c NULL: nothing kept). */
+void psym_cands_push(struct psym_cands *c, const char *path, const char *verdict);
+/* Frees every candidate; c is empty again. NULL is fine. */
+void psym_cands_free(struct psym_cands *c);
 
 /* The discovery options every command shares (see cli's discovery options). */
 struct psym_locate_opts {
@@ -59,8 +79,7 @@ struct psym_locate_opts {
 	const char *const *debug_dir_pkgs;
 	struct psym_debuginfod *debuginfod; /* the run's session (debuginfod.h); NULL: never */
 	const struct psym_elf_limits *elf_limits;
-	psym_explain_fn explain; /* may be NULL */
-	void *explain_ud;
+	struct psym_cands *cands; /* every candidate tried is recorded here; NULL: none */
 	/* Kernel, vDSO and JIT objects: */
 	const char *side_dir;			  /* the collector's IN.d/, or NULL */
 	const char *vmlinux;			  /* --vmlinux, or NULL */

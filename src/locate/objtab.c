@@ -84,7 +84,7 @@ static void free_entry(struct psym_located *x)
 	psym_reason_kept_free(&x->why);
 	free_side_ptr(x->debug);
 	free_side_ptr(x->alt);
-	free_side_ptr(x->split);
+	free_side_ptr(x->later);
 	free_side_ptr(x->kallsyms);
 	/* key (path its tail), build_id and named are one allocation (key first). */
 	for (size_t i = 0; i < x->nkmods; i++) {
@@ -271,12 +271,12 @@ static void push_try(struct psym_objtab_try **tried, size_t *n, const char *path
 	(*n)++;
 }
 
-/* The locator's explain callback: every candidate goes into the entry. */
-static void record(void *ud, const char *path, const char *verdict)
+/* A search's candidates into the entry (c emptied). */
+static void record(struct psym_located *x, struct psym_cands *c)
 {
-	struct psym_located *x = ud;
-
-	push_try(&x->tried, &x->ntried, path, verdict);
+	for (size_t i = 0; i < c->n; i++)
+		push_try(&x->tried, &x->ntried, c->v[i].path, c->v[i].verdict);
+	psym_cands_free(c);
 }
 
 static const struct psym_locate_opts no_locate;
@@ -324,10 +324,10 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 	};
 	/* Searched into a whole reason, kept at its length (one per entry). */
 	struct psym_reason why = { 0 };
+	struct psym_cands cands = { 0 };
 	int ret;
 
-	o.explain = t->drop_tried ? NULL : record;
-	o.explain_ud = x;
+	o.cands = t->drop_tried ? NULL : &cands;
 	switch (x->cls) {
 	case PSYM_MAP_FILE:
 		/* No path (psym addr --build-id): any file with the build ID. */
@@ -344,6 +344,7 @@ static int locate_entry(struct psym_objtab *t, struct psym_located *x,
 		ret = 0;
 		break;
 	}
+	record(x, &cands);
 	if (ret < 0)
 		return ret; /* not remembered: the next pass tries again */
 	x->located = true;
@@ -415,20 +416,28 @@ int psym_objtab_take_elf(struct psym_objtab *t, struct psym_located *x,
 
 /* ---- files an opened object names: located through the table, once ----- */
 
-/* A search's candidates: kept for the entry, and passed on to the caller's explain. */
+/* A search of a side file: its answer and candidates, for the side record. */
 struct side_rec {
 	struct psym_locside s;
-	psym_explain_fn fwd;
-	void *fwd_ud;
 };
 
-static void record_side(void *ud, const char *path, const char *verdict)
-{
-	struct side_rec *r = ud;
+static void later_push(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+		       const char *path, const char *verdict, bool used, unsigned flags);
 
-	push_try(&r->s.tried, &r->s.ntried, path, verdict);
-	if (r->fwd)
-		r->fwd(r->fwd_ud, path, verdict);
+/*
+ * A search's candidates (c emptied): kept for the side record, and for
+ * --explain in the entry's later record (without an entry: not kept).
+ */
+static void record_side(struct side_rec *r, struct psym_objtab *t, struct psym_located *x,
+			struct psym_cands *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		push_try(&r->s.tried, &r->s.ntried, c->v[i].path, c->v[i].verdict);
+		if (t && x)
+			later_push(t, x, PSYM_TRY_CANDIDATE, c->v[i].path, c->v[i].verdict, false,
+				   0);
+	}
+	psym_cands_free(c);
 }
 
 /*
@@ -489,25 +498,27 @@ enum side_kind {
 	SIDE_ALT
 };
 
-static int locate_side(struct psym_objtab *t, struct psym_locside **s, enum side_kind kind,
+static int locate_side(struct psym_objtab *t, struct psym_located *x, enum side_kind kind,
 		       const struct psym_locate_opts *lo, struct psym_elf *binary,
 		       const struct psym_alt_key *ak, struct psym_elf **out,
 		       struct psym_reason *why, struct psym_err *e)
 {
-	struct side_rec r = { .fwd = lo->explain, .fwd_ud = lo->explain_ud };
+	struct side_rec r = { 0 };
+	struct psym_locside **s = !x ? NULL : kind == SIDE_DEBUG ? &x->debug : &x->alt;
 	struct psym_locate_opts o = *lo;
+	struct psym_cands cands = { 0 };
 	int ret;
 
 	*out = NULL;
 	memset(why, 0, sizeof(*why));
 	if (t && s && side_known(t, s, lo, out, why, e, &ret))
 		return ret;
-	o.explain = record_side;
-	o.explain_ud = &r;
+	o.cands = &cands;
 	if (kind == SIDE_DEBUG)
 		ret = psym_locate_debug(&o, binary, out, why, e);
 	else
 		ret = psym_locate_alt(&o, ak, out, why, e);
+	record_side(&r, t, x, &cands);
 	if (ret < 0 || !t || !s) {
 		free_side(&r.s); /* an error is not remembered: the next need searches again */
 		return ret;
@@ -524,14 +535,14 @@ int psym_objtab_locate_debug(struct psym_objtab *t, struct psym_located *x,
 			     const struct psym_locate_opts *lo, struct psym_elf *binary,
 			     struct psym_elf **out, struct psym_reason *why, struct psym_err *e)
 {
-	return locate_side(t, x ? &x->debug : NULL, SIDE_DEBUG, lo, binary, NULL, out, why, e);
+	return locate_side(t, x, SIDE_DEBUG, lo, binary, NULL, out, why, e);
 }
 
 int psym_objtab_locate_alt(struct psym_objtab *t, struct psym_located *x,
 			   const struct psym_locate_opts *lo, const struct psym_alt_key *k,
 			   struct psym_elf **out, struct psym_reason *why, struct psym_err *e)
 {
-	return locate_side(t, x ? &x->alt : NULL, SIDE_ALT, lo, NULL, k, out, why, e);
+	return locate_side(t, x, SIDE_ALT, lo, NULL, k, out, why, e);
 }
 
 bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char *binary_path,
@@ -549,39 +560,73 @@ bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char 
 	return psym_locate_dwo_candidates(lo, &k, fn, ud);
 }
 
-void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x, bool dwp,
-			     const char *path, const struct psym_reason *why)
+/* One file tried onto x's later record; the table's lock is held. */
+static void later_push_locked(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+			      const char *path, const char *verdict, bool used, unsigned flags)
 {
-	struct psym_locside *s;
+	struct psym_locside *s = t->drop_tried ? NULL : side_get(&x->later);
 	size_t n;
 
-	if (!t || !x)
+	if (!s)
 		return;
-	pthread_mutex_lock(&t->mu);
-	s = side_get(&x->split);
-	if (s) {
-		n = s->ntried;
-		push_try(&s->tried, &s->ntried, path, why ? psym_reason_text(why) : "");
-		if (s->ntried > n) {
-			s->tried[n].dwp = dwp;
-			s->tried[n].used = !why;
-		} else {
-			s->lost++;
-		}
+	n = s->ntried;
+	push_try(&s->tried, &s->ntried, path, verdict);
+	if (s->ntried > n) {
+		s->tried[n].role = role;
+		s->tried[n].used = used;
+		s->tried[n].flags = flags;
+	} else {
+		s->lost++;
 	}
+}
+
+/* The same, taking the table's lock. */
+static void later_push(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+		       const char *path, const char *verdict, bool used, unsigned flags)
+{
+	pthread_mutex_lock(&t->mu);
+	later_push_locked(t, x, role, path, verdict, used, flags);
 	pthread_mutex_unlock(&t->mu);
 }
 
-void psym_objtab_split_news(struct psym_objtab *t, struct psym_located *x,
-			    const struct psym_objtab_try **tried, size_t *n, size_t *lost)
+void psym_objtab_tried(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+		       const char *path, const struct psym_reason *why)
+{
+	if (t && x)
+		later_push(t, x, role, path, why ? psym_reason_text(why) : "", !why, 0);
+}
+
+void psym_objtab_used(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+		      const char *path, const char *detail, unsigned flags)
+{
+	if (t && x)
+		later_push(t, x, role, path, detail ? detail : "", true, flags);
+}
+
+void psym_objtab_candidate(struct psym_objtab *t, struct psym_located *x, const char *path,
+			   const char *verdict)
+{
+	if (t && x)
+		later_push(t, x, PSYM_TRY_CANDIDATE, path, verdict, false, 0);
+}
+
+void psym_objtab_refused(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+			 const char *path, const struct psym_reason *why, unsigned flags)
+{
+	if (t && x)
+		later_push(t, x, role, path, why ? psym_reason_text(why) : "", false, flags);
+}
+
+void psym_objtab_news(struct psym_objtab *t, struct psym_located *x,
+		      const struct psym_objtab_try **tried, size_t *n, size_t *lost)
 {
 	*tried = NULL;
 	*n = *lost = 0;
 	if (!t || !x)
 		return;
 	pthread_mutex_lock(&t->mu);
-	if (x->split) {
-		struct psym_locside *s = x->split;
+	if (x->later) {
+		struct psym_locside *s = x->later;
 
 		*tried = s->tried ? s->tried + s->told : NULL;
 		*n = s->ntried - s->told;
@@ -720,6 +765,7 @@ struct pm_rec {
 	struct psym_located *x;
 	int pid;
 	int ret;
+	struct psym_cands cands; /* the search's: the missing ones so far */
 };
 
 static bool push_perfmap(struct psym_located *x, int pid, const char *path, bool jitdump,
@@ -745,24 +791,24 @@ static bool push_perfmap(struct psym_located *x, int pid, const char *path, bool
 	return true;
 }
 
+/* Candidates that are not there: recorded in their place, said when reached. */
+static void pm_missing(struct pm_rec *r)
+{
+	for (size_t i = 0; i < r->cands.n; i++)
+		if (!r->ret && !push_perfmap(r->x, r->pid, r->cands.v[i].path, false, true))
+			r->ret = PSYM_ENOMEM;
+	psym_cands_free(&r->cands);
+}
+
 /* Every file that exists: recorded (the loader decides which one is used). */
 static bool pm_found(void *ud, const char *path, bool jitdump)
 {
 	struct pm_rec *r = ud;
 
+	pm_missing(r); /* the missing ones before it */
 	if (!r->ret && !push_perfmap(r->x, r->pid, path, jitdump, false))
 		r->ret = PSYM_ENOMEM;
 	return false;
-}
-
-/* A candidate that is not there: recorded in its place, said when reached. */
-static void pm_missing(void *ud, const char *path, const char *verdict)
-{
-	struct pm_rec *r = ud;
-
-	(void)verdict;
-	if (!r->ret && !push_perfmap(r->x, r->pid, path, false, true))
-		r->ret = PSYM_ENOMEM;
 }
 
 /*
@@ -799,9 +845,9 @@ static int locate_pid(struct psym_located *x, const struct psym_locate_opts *lo,
 
 	if (pid <= 0 || pid_first(x, pid) < x->nperfmaps)
 		return 0;
-	o.explain = pm_missing;
-	o.explain_ud = &r;
+	o.cands = &r.cands;
 	psym_locate_perf_maps(&o, pid, pm_found, &r);
+	pm_missing(&r);
 	if (!r.ret && !push_perfmap(x, pid, NULL, false, false)) /* located: a mark */
 		r.ret = PSYM_ENOMEM;
 	return r.ret;
@@ -835,14 +881,17 @@ void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,
 
 		if (!p->path || done[p->jitdump])
 			continue;
-		/* Said as the search would have: up to the file that loads. */
+		/* Recorded for --explain as the search went: up to the file that loads. */
 		if (p->missing) {
-			if (lo->explain)
-				lo->explain(lo->explain_ud, p->path, "not found");
+			later_push_locked(t, x, PSYM_TRY_PERFMAP, p->path,
+					  psym_reason_name(PSYM_R_NOT_FOUND), false, 0);
 			continue;
 		}
-		if (fn(ud, p->path, p->jitdump))
+		if (fn(ud, p->path, p->jitdump)) {
 			done[p->jitdump] = true;
+			if (!p->jitdump)
+				later_push_locked(t, x, PSYM_TRY_PERFMAP, p->path, "", true, 0);
+		}
 	}
 	pthread_mutex_unlock(&t->mu);
 }

@@ -36,13 +36,46 @@
 #include "mapping.h"
 #include "reason.h"
 
-/* One candidate a locate pass tried, and its verdict. */
+/*
+ * What a file tried for an entry was wanted as (struct psym_objtab_try).
+ * A search's candidate has the search's verdict; the others are data, and
+ * their words are composed where the description is (symbolize/resdesc.c).
+ */
+enum psym_tryrole {
+	PSYM_TRY_CANDIDATE,   /* a candidate of a search: verdict in the search's words */
+	PSYM_TRY_DWO,	      /* a split unit's .dwo file */
+	PSYM_TRY_DWP,	      /* the split DWARF package */
+	PSYM_TRY_ALT,	      /* the alternate (dwz) / supplementary file, for the DWARF */
+	PSYM_TRY_DWARF,	      /* a file's DWARF (refused: unreadable) */
+	PSYM_TRY_SYMBOLS,     /* a debug file's symbol table (refused: unreadable) */
+	PSYM_TRY_MINIDEBUG,   /* the binary's .gnu_debugdata symbol table (MiniDebugInfo) */
+	PSYM_TRY_GSYM,	      /* a GSYM file for the binary */
+	PSYM_TRY_GOPCLNTAB,   /* the binary's .gopclntab (used: verdict is its layout) */
+	PSYM_TRY_INDEX,	      /* a symbol index found for it (used: for every answer) */
+	PSYM_TRY_INDEX_STORE, /* the index store asked (refused: why none was used) */
+	PSYM_TRY_CACHE,	      /* its answer cache file (refused: why ignored) */
+	PSYM_TRY_PERFMAP,     /* a process's perf map (JIT code) */
+	PSYM_TRY_KALLSYMS,    /* the kernel's symbols (used: PSYM_TRY_PARSED_BEFORE) */
+	PSYM_TRY_KMOD,	      /* a kernel module's file (used: verdict is its package, or "") */
+};
+
+#define PSYM_TRY_NO_INLINES 1u	      /* GOPCLNTAB used: no inline trees found */
+#define PSYM_TRY_NO_DISCRIMINATORS 2u /* INDEX refused: made without discriminators */
+#define PSYM_TRY_NOT_ASKED 4u	      /* INDEX_STORE: not asked, --gsym answers */
+#define PSYM_TRY_PARSED_BEFORE 8u     /* KALLSYMS used: parsed before for the same boot */
+#define PSYM_TRY_SUBSET 16u	      /* KALLSYMS used: the profile's subset of the symbols */
+
+/* One file tried for an entry, and its verdict. */
 struct psym_objtab_try {
 	char *path;
-	char *verdict; /* a split candidate: the reason's text, "" when used */
-	/* A split-DWARF candidate (psym_objtab_split_tried): */
-	bool dwp;  /* a .dwp package, not a .dwo file */
-	bool used; /* it answered (the words are the describer's) */
+	/*
+	 * CANDIDATE: the search's verdict; the others: why refused, or when
+	 * used what its words need ("", a layout).
+	 */
+	char *verdict;
+	enum psym_tryrole role;
+	bool used;	/* it answered (the words are the describer's) */
+	unsigned flags; /* PSYM_TRY_* */
 };
 
 /*
@@ -57,8 +90,8 @@ struct psym_locside {
 	const char *file;	       /* the file found, or NULL */
 	struct psym_objtab_try *tried; /* candidates refused or used, in order */
 	size_t ntried;
-	size_t told; /* split: the candidates psym_objtab_split_news gave so far */
-	size_t lost; /* split: candidates past the cap, not kept */
+	size_t told; /* later: the files psym_objtab_news gave so far */
+	size_t lost; /* later: files past the cap, not kept */
 };
 
 /* A kernel module's .ko under the kernel entry (kmods.c): found on its first frame. */
@@ -102,7 +135,13 @@ struct psym_located {
 	 */
 	struct psym_locside *debug; /* separate debug file */
 	struct psym_locside *alt;   /* alternate (dwz) / supplementary DWARF file */
-	struct psym_locside *split; /* .dwo / .dwp candidates (no one file) */
+	/*
+	 * Every file tried for it once it was opened, in order, for
+	 * --explain (psym_objtab_tried): the candidates of its debug file
+	 * and alternate file, the DWARF read, the split units, the symbol
+	 * tables (no one file: only tried and lost are used).
+	 */
+	struct psym_locside *later;
 	/* The kernel (PSYM_MAP_KERNEL, PSYM_MAP_KMODULE): */
 	uint64_t text;			/* vmlinux's _text (file is the vmlinux) */
 	struct psym_locside *kallsyms;	/* the kallsyms copy */
@@ -191,7 +230,8 @@ struct psym_elf *psym_objtab_elf(struct psym_located *x);
 /*
  * The separate debug file of x's binary (opened), located through the
  * table: the first call searches (psym_locate_debug with lo, every
- * candidate recorded in x->debug and passed on to lo's explain callback),
+ * candidate recorded in x->debug and in x->later; without t and x, passed
+ * on to lo's explain callback),
  * a later one opens the file recorded, or gives the reason recorded.
  * t and x may be NULL (an object outside any table): then it only
  * searches. Returns 0 with *out (the caller's), PSYM_NOENT with why, or
@@ -210,23 +250,38 @@ int psym_objtab_locate_alt(struct psym_objtab *t, struct psym_located *x,
  * Split DWARF stays per unit (a .dwo is wanted only when a lookup reaches
  * its skeleton unit; locating all up front would read every skeleton
  * unit): the candidates for one .dwo (dwo_name set) or for the .dwp
- * (dwo_name NULL), and each verdict the DWARF reader gives, recorded in
- * x->split only (dwp: a package; why: why refused, NULL: used); --explain
- * reads them from there (psym_objtab_split_news). t, x may be NULL.
+ * (dwo_name NULL).
  */
 bool psym_objtab_split_candidates(const struct psym_locate_opts *lo, const char *binary_path,
 				  const char *comp_dir, const char *dwo_name, psym_cand_fn fn,
 				  void *ud);
-void psym_objtab_split_tried(struct psym_objtab *t, struct psym_located *x, bool dwp,
-			     const char *path, const struct psym_reason *why);
 /*
- * The split candidates recorded since the last call (*tried, *n of them;
- * *lost: those past the cap), then marked told. Borrowed: valid until the
- * next candidate is recorded for x (the object's resolver's next lookup,
+ * A file tried for x once it was opened (a split unit, its DWARF, a symbol
+ * table: role) and its verdict (why: why refused, NULL: used), recorded in
+ * x->later only; the candidates of psym_objtab_locate_debug and _alt go
+ * there too. --explain reads them from there (psym_objtab_news). Nothing
+ * is kept when t keeps no candidates (psym_objtab_keep_tried). t, x may be
+ * NULL.
+ */
+void psym_objtab_tried(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+		       const char *path, const struct psym_reason *why);
+/* The same for a file used, with what its words need (detail, PSYM_TRY_* flags). */
+void psym_objtab_used(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+		      const char *path, const char *detail, unsigned flags);
+/* A candidate of a search, in its words (PSYM_TRY_CANDIDATE). */
+void psym_objtab_candidate(struct psym_objtab *t, struct psym_located *x, const char *path,
+			   const char *verdict);
+/* A refusal with flags that say why (why NULL: the flags say it all). */
+void psym_objtab_refused(struct psym_objtab *t, struct psym_located *x, enum psym_tryrole role,
+			 const char *path, const struct psym_reason *why, unsigned flags);
+/*
+ * The files tried for x since the last call (*tried, *n of them; *lost:
+ * those past the cap), in order, then marked told. Borrowed: valid until
+ * the next one is recorded for x (the object's resolver's next lookup,
  * which the registry serializes with its describe). t, x may be NULL.
  */
-void psym_objtab_split_news(struct psym_objtab *t, struct psym_located *x,
-			    const struct psym_objtab_try **tried, size_t *n, size_t *lost);
+void psym_objtab_news(struct psym_objtab *t, struct psym_located *x,
+		      const struct psym_objtab_try **tried, size_t *n, size_t *lost);
 
 /*
  * The per-build-ID symbol index the object's binary opened (index/store.h:
@@ -273,9 +328,10 @@ int psym_objtab_locate_perf_maps(struct psym_objtab *t, struct psym_located *x,
 
 /*
  * The perf maps of pid recorded in x, in order, as psym_locate_perf_maps
- * gives them (fn returns true to stop that kind of file; a missing one
- * before it goes to lo's explain, as the search said it); a pid the plan
- * did not locate is located now, with lo, into x.
+ * gives them (fn returns true when the file loaded, to stop that kind of
+ * file; each missing one before it, and each perf map loaded, recorded in
+ * x->later for --explain); a pid the plan did not locate is located now,
+ * with lo, into x.
  */
 void psym_objtab_perf_maps(struct psym_objtab *t, struct psym_located *x,
 			   const struct psym_locate_opts *lo, int pid, psym_perfmap_fn fn,

@@ -22,8 +22,8 @@ struct psym_binary {
 	uint64_t dwarf_bias; /* binary address - DWARF address (prelinked binaries) */
 	char *dwarf_path;
 	char note[1024];
-	char alt_note[1024];   /* why the DWARF's alternate file is missing, or "" */
-	char dwarf_note[1024]; /* DWARF found that covers no code: what it was, or "" */
+	struct psym_reason alt_why; /* why the DWARF's alternate file is missing (code NONE: not) */
+	char dwarf_note[1024];	    /* DWARF found that covers no code: what it was, or "" */
 	bool debug_tried;
 	struct psym_dwo_finder finder;	 /* split DWARF: the locator's .dwo / .dwp rules */
 	struct psym_layout layout;	 /* the index's and cache's addresses are relative to it */
@@ -36,13 +36,19 @@ struct psym_binary {
 	/* Its entry in the located-object table (NULL, NULL: none). */
 	struct psym_objtab *tab;
 	struct psym_located *x;
+	/* Without one: the entry its files tried are recorded in (NULL, NULL: none). */
+	struct psym_objtab *log_tab;
+	struct psym_located *log_x;
 };
 
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
 		       void *ud);
 static void finder_dwp(void *ctx, psym_dwo_cand_fn fn, void *ud);
 static void finder_tried(void *ctx, bool dwp, const char *path, const struct psym_reason *why);
-static void env_explain(void *ud, const char *path, const char *what);
+static void env_tried(void *ud, enum psym_tryrole role, const char *path,
+		      const struct psym_reason *why);
+static void env_used(void *ud, enum psym_tryrole role, const char *path, const char *detail,
+		     unsigned flags);
 static void env_note(void *ud, const char *msg, bool replace);
 
 int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
@@ -72,7 +78,8 @@ int psym_binary_new(struct psym_elf *elf, const struct psym_binary_opts *o,
 	b->env = (struct psym_source_env){
 		.elf = elf,
 		.o = o,
-		.explain = env_explain,
+		.tried = env_tried,
+		.used = env_used,
 		.note = env_note,
 		.ud = b,
 	};
@@ -107,6 +114,12 @@ void psym_binary_set_entry(struct psym_binary *b, struct psym_objtab *t, struct 
 	b->x = x;
 }
 
+void psym_binary_set_log(struct psym_binary *b, struct psym_objtab *t, struct psym_located *x)
+{
+	b->log_tab = t;
+	b->log_x = x;
+}
+
 struct psym_elf *psym_binary_elf(struct psym_binary *b)
 {
 	return b->elf;
@@ -123,9 +136,9 @@ void psym_binary_dwarf_units(const struct psym_binary *b, size_t *total, size_t 
 	*decoded = b->dwarf ? psym_dwarf_ncus_decoded(b->dwarf) : 0;
 }
 
-const char *psym_binary_alt_note(const struct psym_binary *b)
+const struct psym_reason *psym_binary_alt_why(const struct psym_binary *b)
 {
-	return b->alt_note[0] ? b->alt_note : NULL;
+	return b->alt_why.code != PSYM_R_NONE ? &b->alt_why : NULL;
 }
 
 const char *psym_binary_debug_note(const struct psym_binary *b)
@@ -135,26 +148,45 @@ const char *psym_binary_debug_note(const struct psym_binary *b)
 	return psym_elf_symbols_error(b->elf);
 }
 
-static void explain(const struct psym_binary *b, const char *path, const char *what)
+/*
+ * A file tried once the binary was opened (why: refused, NULL: used), as
+ * data in its table entry: --explain says it from there (objtab.h).
+ */
+static void tried(const struct psym_binary *b, enum psym_tryrole role, const char *path,
+		  const struct psym_reason *why)
 {
-	if (b->o->locate && b->o->locate->explain)
-		b->o->locate->explain(b->o->locate->explain_ud, path, what);
+	if (b->x)
+		psym_objtab_tried(b->tab, b->x, role, path, why);
+	else
+		psym_objtab_tried(b->log_tab, b->log_x, role, path, why);
+}
+
+/* An error's message as the reason a file was refused. */
+static void tried_err(const struct psym_binary *b, enum psym_tryrole role, const char *path,
+		      const struct psym_err *e)
+{
+	struct psym_reason why = { 0 };
+
+	psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", e->msg);
+	tried(b, role, path, &why);
 }
 
 /* Note why the alternate file is missing: for the summary, --explain and addr's warning. */
-static void alt_missing(struct psym_binary *b, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+static void alt_missing(struct psym_binary *b, const char *path, enum psym_reason_code code,
+			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-static void alt_missing(struct psym_binary *b, const char *path, const char *fmt, ...)
+static void alt_missing(struct psym_binary *b, const char *path, enum psym_reason_code code,
+			const char *fmt, ...)
 {
 	va_list ap;
 
+	b->alt_why.code = code != PSYM_R_NONE ? code : PSYM_R_NOT_FOUND;
 	va_start(ap, fmt);
-	vsnprintf(b->alt_note, sizeof(b->alt_note), fmt, ap);
+	vsnprintf(b->alt_why.detail, sizeof(b->alt_why.detail), fmt, ap);
 	va_end(ap);
-	explain(b, path, b->alt_note);
+	tried(b, PSYM_TRY_ALT, path, &b->alt_why);
 	if (!b->note[0])
-		snprintf(b->note, sizeof(b->note), "%s", b->alt_note);
+		snprintf(b->note, sizeof(b->note), "%s", b->alt_why.detail);
 }
 
 /*
@@ -175,11 +207,13 @@ static void find_alt(struct psym_binary *b, const struct psym_elf *elf)
 	if (ret == PSYM_NOENT)
 		return;
 	if (ret) {
-		alt_missing(b, psym_elf_path(elf), "%s: alternate file not used", e.msg);
+		alt_missing(b, psym_elf_path(elf), PSYM_R_BAD_FILE, "%s: alternate file not used",
+			    e.msg);
 		return;
 	}
 	if (!b->o->locate) {
-		alt_missing(b, path, "alternate file '%s' (build ID %s) not searched", path, bid);
+		alt_missing(b, path, PSYM_R_NOT_FOUND,
+			    "alternate file '%s' (build ID %s) not searched", path, bid);
 		return;
 	}
 	/* A relative link is from the debug file's directory. */
@@ -190,19 +224,19 @@ static void find_alt(struct psym_binary *b, const struct psym_elf *elf)
 	ret = psym_objtab_locate_alt(b->tab, b->x, b->o->locate, &k, &alt, &why, &e);
 	if (ret) {
 		if (ret == PSYM_NOENT)
-			alt_missing(b, path, "alternate file '%s' (build ID %s): %s", path, bid,
-				    psym_reason_text(&why));
+			alt_missing(b, path, why.code, "alternate file '%s' (build ID %s): %s",
+				    path, bid, psym_reason_text(&why));
 		else
-			alt_missing(b, path, "alternate file '%s': %s", path, e.msg);
+			alt_missing(b, path, PSYM_R_ERROR, "alternate file '%s': %s", path, e.msg);
 		return;
 	}
 	ret = psym_dwarf_set_alt(b->dwarf, alt, &e);
 	if (ret) {
-		alt_missing(b, psym_elf_path(alt), "%s", e.msg);
+		alt_missing(b, psym_elf_path(alt), PSYM_R_BAD_FILE, "%s", e.msg);
 		psym_elf_close(alt);
 		return;
 	}
-	explain(b, psym_elf_path(alt), "alternate DWARF file used");
+	tried(b, PSYM_TRY_ALT, psym_elf_path(alt), NULL);
 	psym_elf_adopt(b->elf, alt); /* closed with b->elf, after the DWARF */
 }
 
@@ -251,13 +285,13 @@ static void finder_tried(void *ctx, bool dwp, const char *path, const struct psy
 {
 	struct psym_binary *b = ctx;
 
-	psym_objtab_split_tried(b->tab, b->x, dwp, path, why);
+	psym_objtab_tried(b->tab, b->x, dwp ? PSYM_TRY_DWP : PSYM_TRY_DWO, path, why);
 }
 
-void psym_binary_split_news(const struct psym_binary *b, const struct psym_objtab_try **tried,
-			    size_t *n, size_t *lost)
+void psym_binary_news(const struct psym_binary *b, const struct psym_objtab_try **tried, size_t *n,
+		      size_t *lost)
 {
-	psym_objtab_split_news(b->tab, b->x, tried, n, lost);
+	psym_objtab_news(b->tab, b->x, tried, n, lost);
 }
 
 size_t psym_binary_split_status(const struct psym_binary *b, size_t *units, struct psym_reason *why)
@@ -313,10 +347,10 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 	}
 	if (ret < 0) {
 		snprintf(b->note, sizeof(b->note), "%s", e.msg);
-		explain(b, path, e.msg);
+		tried_err(b, PSYM_TRY_DWARF, path, &e);
 	} else if (e.msg[0] && !b->dwarf_note[0]) {
 		snprintf(b->dwarf_note, sizeof(b->dwarf_note), "%s", e.msg);
-		explain(b, path, e.msg);
+		tried_err(b, PSYM_TRY_DWARF, path, &e);
 	}
 	b->dwarf = NULL;
 	return false;
@@ -328,16 +362,28 @@ static bool use_debug_file(struct psym_binary *b, struct psym_elf *dbg)
 	struct psym_err e = { 0 };
 
 	if (psym_elf_add_symbols(b->elf, dbg, &e) != 0)
-		explain(b, psym_elf_path(dbg), e.msg);
+		tried_err(b, PSYM_TRY_SYMBOLS, psym_elf_path(dbg), &e);
 	psym_elf_adopt(b->elf, dbg);
 	return try_dwarf(b, dbg);
 }
 
 /* ---- the answer sources beside the DWARF (source.h) ---------------------- */
 
-static void env_explain(void *ud, const char *path, const char *what)
+static void env_tried(void *ud, enum psym_tryrole role, const char *path,
+		      const struct psym_reason *why)
 {
-	explain(ud, path, what);
+	tried(ud, role, path, why);
+}
+
+static void env_used(void *ud, enum psym_tryrole role, const char *path, const char *detail,
+		     unsigned flags)
+{
+	const struct psym_binary *b = ud;
+
+	if (b->x)
+		psym_objtab_used(b->tab, b->x, role, path, detail, flags);
+	else
+		psym_objtab_used(b->log_tab, b->log_x, role, path, detail, flags);
 }
 
 static void env_note(void *ud, const char *msg, bool replace)
@@ -427,7 +473,7 @@ static void find_debug(struct psym_binary *b)
 		return;
 	/* MiniDebugInfo: a symbol table at least. */
 	if (psym_elf_open_minidebuginfo(b->elf, &mini, &e) == 0) {
-		explain(b, psym_elf_path(b->elf), "symbols from .gnu_debugdata (MiniDebugInfo)");
+		tried(b, PSYM_TRY_MINIDEBUG, psym_elf_path(b->elf), NULL);
 		psym_elf_add_symbols(b->elf, mini, &e);
 		psym_elf_adopt(b->elf, mini);
 	}
@@ -460,7 +506,7 @@ bool psym_binary_answers_final(const struct psym_binary *b)
 {
 	if (!b->dwarf)
 		return own_table(b) >= 0;
-	return !b->alt_note[0] && !psym_dwarf_split_status(b->dwarf, NULL, NULL);
+	return b->alt_why.code == PSYM_R_NONE && !psym_dwarf_split_status(b->dwarf, NULL, NULL);
 }
 
 int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n, struct psym_err *e)
@@ -611,8 +657,8 @@ static int dwarf_bounds(struct psym_binary *b, uint64_t **v, size_t *n, struct p
 	if (!b->dwarf)
 		return psym_err_set(e, PSYM_NOENT, "no DWARF (%s)",
 				    b->note[0] ? b->note : "not found");
-	if (b->alt_note[0])
-		return psym_err_set(e, PSYM_NOENT, "%s", b->alt_note);
+	if (b->alt_why.code != PSYM_R_NONE)
+		return psym_err_set(e, PSYM_NOENT, "%s", b->alt_why.detail);
 	ret = psym_dwarf_boundaries(b->dwarf, b->dwarf_bias, v, n, e);
 	if (ret)
 		return ret;

@@ -59,6 +59,11 @@ void psym_binary_free(struct psym_binary *b);
 struct psym_objtab;
 struct psym_located;
 void psym_binary_set_entry(struct psym_binary *b, struct psym_objtab *t, struct psym_located *x);
+/*
+ * A binary with no entry of its own (a kernel module's file): the entry
+ * whose later record (objtab.h) its files tried go to, for --explain.
+ */
+void psym_binary_set_log(struct psym_binary *b, struct psym_objtab *t, struct psym_located *x);
 
 struct psym_elf *psym_binary_elf(struct psym_binary *b);
 
@@ -88,7 +93,7 @@ const char *psym_binary_debug_note(const struct psym_binary *b);
  * Why the alternate (dwz) / supplementary DWARF file the debug information
  * names could not be used, or NULL (none needed, or found). Borrowed.
  */
-const char *psym_binary_alt_note(const struct psym_binary *b);
+const struct psym_reason *psym_binary_alt_why(const struct psym_binary *b);
 
 /*
  * Split DWARF: how many skeleton units so far had no usable split unit
@@ -96,11 +101,12 @@ const char *psym_binary_alt_note(const struct psym_binary *b);
  */
 size_t psym_binary_split_note(const struct psym_binary *b, char *buf, size_t bufsz);
 /*
- * The split candidates tried since the last call, from the located-object
- * table's entry (psym_objtab_split_news; none without a table).
+ * The files tried since the last call (its debug file's candidates, its
+ * DWARF, alternate and split files, a symbol table, an answer source), from
+ * the located-object table's entry (psym_objtab_news; none without a table).
  */
-void psym_binary_split_news(const struct psym_binary *b, const struct psym_objtab_try **tried,
-			    size_t *n, size_t *lost);
+void psym_binary_news(const struct psym_binary *b, const struct psym_objtab_try **tried, size_t *n,
+		      size_t *lost);
 /* The same as data: returns the units without one; *units: skeleton units. */
 size_t psym_binary_split_status(const struct psym_binary *b, size_t *units,
 				struct psym_reason *why);

@@ -96,6 +96,7 @@ struct find {
 	struct psym_locate_opts lo; /* m->lo, its candidates recorded into side */
 	struct psym_locside side;   /* what the search found, for the table */
 	bool quiet;		    /* reopening the file the table recorded: no candidates */
+	struct psym_cands cands;    /* the locator's, until recorded */
 };
 
 /* The module's kallsyms symbols, sorted by name (one kallsyms scan per module). */
@@ -142,22 +143,45 @@ static int addr_of(void *ud, const char *name, uint64_t *addr)
 	return 0;
 }
 
-/* A candidate and its verdict: recorded for the table, and said to --explain. */
-static void explain(struct find *f, const char *path, const char *verdict)
+/*
+ * A candidate of the locator's search and its verdict: recorded in the
+ * module's record, and for --explain in the kernel entry's (objtab.h).
+ */
+static void candidate(struct find *f, const char *path, const char *verdict)
 {
-	const struct psym_locate_opts *lo = f->m->lo;
-
 	if (f->quiet)
 		return;
 	psym_locside_push(&f->side, path, verdict);
-	if (lo->explain)
-		lo->explain(lo->explain_ud, path, verdict);
+	psym_objtab_candidate(f->m->t, f->m->x, path, verdict);
 }
 
-/* The locator's explain callback during a module's search. */
-static void explain_cb(void *ud, const char *path, const char *verdict)
+/* A module file refused, and why. */
+static void refused(struct find *f, const char *path, const char *why)
 {
-	explain(ud, path, verdict);
+	struct psym_reason r = { 0 };
+
+	if (f->quiet)
+		return;
+	psym_locside_push(&f->side, path, why);
+	psym_reason_set(&r, PSYM_R_BAD_FILE, "%s", why);
+	psym_objtab_tried(f->m->t, f->m->x, PSYM_TRY_KMOD, path, &r);
+}
+
+/* The module file used (pkg: the debug package it came from, or NULL). */
+static void used(struct find *f, const char *path, const char *pkg)
+{
+	if (f->quiet)
+		return;
+	psym_locside_push(&f->side, path, ""); /* used: the words are the describer's */
+	psym_objtab_used(f->m->t, f->m->x, PSYM_TRY_KMOD, path, pkg, 0);
+}
+
+/* The locator's candidates of the search so far, in their place (f->cands emptied). */
+static void candidates(struct find *f)
+{
+	for (size_t i = 0; i < f->cands.n; i++)
+		candidate(f, f->cands.v[i].path, f->cands.v[i].verdict);
+	psym_cands_free(&f->cands);
 }
 
 /* Use an opened module file if it has DWARF, the recorded build ID, and can be placed. */
@@ -184,7 +208,7 @@ static bool use(struct find *f, struct psym_elf *elf, const char *path)
 			     "address)";
 	}
 	if (no) {
-		explain(f, path, no);
+		refused(f, path, no);
 		psym_elf_close(elf);
 		return false;
 	}
@@ -193,21 +217,15 @@ static bool use(struct find *f, struct psym_elf *elf, const char *path)
 		return false;
 	}
 	if (psym_binary_new(elf, &f->m->bo, &f->bin, &le) != 0) {
-		explain(f, path, le.msg);
+		refused(f, path, le.msg);
 		free((char *)f->side.file);
 		f->side.file = NULL;
 		f->bin = NULL;
 		return false;
 	}
+	psym_binary_set_log(f->bin, f->m->t, f->m->x);
 	pkg = psym_locate_debug_pkg(f->m->lo, path);
-	if (pkg) {
-		char v[4200];
-
-		snprintf(v, sizeof(v), "kernel module used (from package '%s')", pkg);
-		explain(f, path, v);
-	} else {
-		explain(f, path, "kernel module used");
-	}
+	used(f, path, pkg);
 	return true;
 }
 
@@ -220,10 +238,11 @@ static bool try_root(void *ud, const char *root, enum psym_cand_rule rule)
 	char path[4096];
 
 	(void)rule;
+	candidates(f);
 	if (psym_kmod_find(root, f->module, path, sizeof(path)) != 0)
 		return false;
 	if (psym_elf_open(path, f->m->lo->elf_limits, &elf, &le) != 0) {
-		explain(f, path, le.msg);
+		refused(f, path, le.msg);
 		return false;
 	}
 	return use(f, elf, path);
@@ -239,14 +258,17 @@ static void search(struct find *f)
 	struct psym_err le = { 0 };
 
 	f->lo = *f->m->lo;
-	f->lo.explain = explain_cb;
-	f->lo.explain_ud = f;
+	f->lo.cands = &f->cands;
 	psym_locate_module_roots(&f->lo, try_root, f);
+	candidates(f);
 	if (!f->bin && f->bid) {
 		struct psym_elf *elf = NULL;
 		struct psym_reason why = { 0 };
 
-		if (psym_locate_debug_file(&f->lo, f->bid, NULL, NULL, 0, &elf, &why, &le) == 0)
+		int ret = psym_locate_debug_file(&f->lo, f->bid, NULL, NULL, 0, &elf, &why, &le);
+
+		candidates(f);
+		if (ret == 0)
 			use(f, elf, psym_elf_path(elf));
 	}
 	f->side.status = f->bin ? 0 : PSYM_NOENT;

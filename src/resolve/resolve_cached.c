@@ -14,6 +14,7 @@
 
 #include "binary.h"
 #include "layout.h"
+#include "objtab.h"
 #include "resolvers.h"
 #include "symcache.h"
 
@@ -59,8 +60,12 @@ static void open_cache(struct cached_resolver *c)
 		c->cache = NULL;
 	else if (note && psym_symcache_damaged(c->cache))
 		c->damage = note;
-	else if (note && c->o.explain)
-		c->o.explain(c->o.explain_ud, key, note);
+	else if (note) {
+		struct psym_reason why = { 0 };
+
+		psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", note);
+		psym_objtab_tried(c->o.tab, c->o.x, PSYM_TRY_CACHE, key, &why);
+	}
 }
 
 static int cached_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m, uint64_t addr,

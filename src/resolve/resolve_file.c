@@ -78,8 +78,9 @@ static void file_describe(struct psym_resolver *r, struct psym_resdesc *d)
 	struct psym_elf *elf = psym_binary_elf(b);
 	struct psym_resitem dw = { .role = PSYM_RES_DWARF, .path = psym_binary_dwarf_path(b) };
 	struct psym_resitem src = { 0 }, split = { .role = PSYM_RES_SPLIT };
+	struct psym_resitem tried = { .role = PSYM_RES_TRIED };
 	bool has_src = psym_binary_source_item(b, &src);
-	const char *alt = psym_binary_alt_note(b);
+	const struct psym_reason *alt = psym_binary_alt_why(b);
 	size_t units, missing;
 
 	psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_BINARY,
@@ -94,17 +95,20 @@ static void file_describe(struct psym_resolver *r, struct psym_resdesc *d)
 		dw.note = psym_binary_debug_note(b);
 	psym_resdesc_add(d, &dw);
 	if (alt)
-		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_ALT, .note = alt });
+		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_ALT, .why = alt });
 	missing = psym_binary_split_status(b, &units, &f->split_why);
-	psym_binary_split_news(b, &split.tried, &split.ntried, &split.lost);
-	if (missing || split.ntried || split.lost) {
+	if (missing) {
 		split.n = missing;
 		split.total = units;
-		split.why = missing ? &f->split_why : NULL;
+		split.why = &f->split_why;
 		psym_resdesc_add(d, &split);
 	}
 	if (has_src)
 		psym_resdesc_add(d, &src);
+	/* Last: what the above may have loaded is among the files tried. */
+	psym_binary_news(b, &tried.tried, &tried.ntried, &tried.lost);
+	if (tried.ntried || tried.lost)
+		psym_resdesc_add(d, &tried);
 }
 
 static void file_destroy(struct psym_resolver *r)
@@ -125,14 +129,15 @@ static const struct psym_resolver_ops file_ops = {
 };
 
 /* What the user named explicitly answers (--gsym): no index in front of it. */
-static bool index_wanted(const struct psym_binary_opts *o, const struct psym_binary *b)
+static bool index_wanted(const struct psym_binary_opts *o, const struct psym_binary *b,
+			 struct psym_objtab *t, struct psym_located *x)
 {
 	if (!o->index_store || !o->inlines || !psym_binary_key(b))
 		return false;
-	if (o->gsym && o->locate && o->locate->explain)
-		o->locate->explain(
-			o->locate->explain_ud, psym_index_store_name(o->index_store),
-			"index store not asked: the GSYM file named with --gsym answers");
+	if (o->gsym)
+		psym_objtab_refused(t, x, PSYM_TRY_INDEX_STORE,
+				    psym_index_store_name(o->index_store), NULL,
+				    PSYM_TRY_NOT_ASKED);
 	return !o->gsym;
 }
 
@@ -149,7 +154,7 @@ static int stack(struct file_resolver *f, const struct psym_binary_opts *o, stru
 	struct psym_resolver *r = &f->base;
 	int ret;
 
-	if (index_wanted(o, f->bin)) {
+	if (index_wanted(o, f->bin, t, x)) {
 		struct psym_index_resolver_opts io = {
 			.bin = f->bin, .bopts = o, .tab = t, .x = x
 		};
@@ -167,8 +172,8 @@ static int stack(struct file_resolver *f, const struct psym_binary_opts *o, stru
 			.layout = psym_binary_layout(f->bin),
 			.final = file_final,
 			.final_ud = f->bin,
-			.explain = o->locate ? o->locate->explain : NULL,
-			.explain_ud = o->locate ? o->locate->explain_ud : NULL,
+			.tab = t,
+			.x = x,
 		};
 
 		ret = psym_cached_resolver_new(r, &co, &r, e);

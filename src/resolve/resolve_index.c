@@ -44,12 +44,19 @@ static struct index_resolver *from(struct psym_resolver *r)
 	return (struct index_resolver *)r;
 }
 
-static void explain(const struct index_resolver *c, const char *path, const char *what)
+/* A file tried (used, or refused with flags or a note), for --explain (objtab.h). */
+static void tried(const struct index_resolver *c, enum psym_tryrole role, const char *path,
+		  bool used, unsigned flags, const char *note)
 {
-	const struct psym_locate_opts *lo = c->o.bopts->locate;
+	struct psym_reason why = { 0 };
 
-	if (lo && lo->explain)
-		lo->explain(lo->explain_ud, path, what);
+	if (used) {
+		psym_objtab_used(c->o.tab, c->o.x, role, path, NULL, flags);
+		return;
+	}
+	if (note)
+		psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", note);
+	psym_objtab_refused(c->o.tab, c->o.x, role, path, note ? &why : NULL, flags);
 }
 
 static const char *build_id(const struct index_resolver *c)
@@ -75,19 +82,19 @@ static void open_index(struct index_resolver *c)
 		/* Made without discriminators: not for a run that shows them. */
 		if (c->o.bopts->discriminators &&
 		    !(psym_index_flags(c->index) & PSYM_INDEX_DISCRIMINATORS)) {
-			explain(c, psym_index_path(c->index),
-				"index made without discriminators: not used");
+			tried(c, PSYM_TRY_INDEX, psym_index_path(c->index), false,
+			      PSYM_TRY_NO_DISCRIMINATORS, NULL);
 			psym_index_close(c->index);
 			c->index = NULL;
 			return;
 		}
-		explain(c, psym_index_path(c->index), "index used for every answer");
+		tried(c, PSYM_TRY_INDEX, psym_index_path(c->index), true, 0, NULL);
 		psym_objtab_set_index(c->o.tab, c->o.x, psym_index_path(c->index));
 		return;
 	}
 	if (note[0]) {
 		snprintf(c->damage, sizeof(c->damage), "%s", note);
-		explain(c, psym_index_store_name(s), note);
+		tried(c, PSYM_TRY_INDEX_STORE, psym_index_store_name(s), false, 0, note);
 	}
 	if (ret == PSYM_EIO) {
 		c->store_down = true; /* nothing to build for a store that fails */

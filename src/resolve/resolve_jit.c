@@ -90,8 +90,6 @@ static bool found_file(void *ud, const char *path, bool jitdump)
 	if (add_file(c->j, c->t, path, jitdump) != 0)
 		return false;
 	c->found++;
-	if (!jitdump && c->j->lo->explain)
-		c->j->lo->explain(c->j->lo->explain_ud, path, "perf map used");
 	return true;
 }
 
@@ -239,7 +237,12 @@ static int jit_lookup(struct psym_resolver *r, const struct psym_lookup_ctx *ctx
 static void jit_describe(struct psym_resolver *r, struct psym_resdesc *d)
 {
 	struct jit_resolver *j = from(r);
+	struct psym_resitem tried = { .role = PSYM_RES_TRIED };
 
+	/* The perf maps tried since the last describe, recorded in its entry. */
+	psym_objtab_news(j->tab, j->x, &tried.tried, &tried.ntried, &tried.lost);
+	if (tried.ntried || tried.lost)
+		psym_resdesc_add(d, &tried);
 	psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_PERFMAP,
 						    .path = j->last[0] ? j->last : NULL,
 						    .total = j->nt });

@@ -29,6 +29,9 @@ struct kernel_resolver {
 	char ks_path[4200];
 	bool modules;
 	struct psym_kmods *kmods; /* module frames' lines; NULL without kallsyms */
+	/* Its entry, where the files tried are recorded for --explain (objtab.h). */
+	struct psym_objtab *t;
+	struct psym_located *x;
 };
 
 static struct kernel_resolver *from(struct psym_resolver *r)
@@ -144,15 +147,21 @@ static void kernel_describe(struct psym_resolver *r, struct psym_resdesc *d)
 
 		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_VMLINUX,
 							    .path = k->vmlinux_path });
-		/* Its split-DWARF candidates (a kernel built so), for --explain. */
+		/*
+		 * The files tried for the entry (its kallsyms, modules, and what
+		 * vmlinux's lookups tried: split DWARF of a kernel built so), which
+		 * vmlinux's describe hands out: the same entry.
+		 */
 		psym_resolver_describe(k->vmlinux, &v);
 		for (size_t i = 0; i < v.n; i++)
-			if (v.item[i].role == PSYM_RES_SPLIT && v.item[i].ntried)
-				psym_resdesc_add(d,
-						 &(struct psym_resitem){ .role = PSYM_RES_SPLIT,
-									 .tried = v.item[i].tried,
-									 .ntried = v.item[i].ntried,
-									 .lost = v.item[i].lost });
+			if (v.item[i].role == PSYM_RES_TRIED)
+				psym_resdesc_add(d, &v.item[i]);
+	} else {
+		struct psym_resitem tried = { .role = PSYM_RES_TRIED };
+
+		psym_objtab_news(k->t, k->x, &tried.tried, &tried.ntried, &tried.lost);
+		if (tried.ntried || tried.lost)
+			psym_resdesc_add(d, &tried);
 	}
 	if (k->ks || !k->vmlinux)
 		psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_KALLSYMS,
@@ -207,9 +216,17 @@ static int open_kallsyms(struct kernel_resolver *k, struct psym_kallsyms_cache *
 	return ret;
 }
 
+/* A kernel symbol file not used, and why, for --explain. */
+static void ks_refused(const struct kernel_resolver *k, const char *path, const struct psym_err *e)
+{
+	struct psym_reason why = { 0 };
+
+	psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", e->msg);
+	psym_objtab_tried(k->t, k->x, PSYM_TRY_KALLSYMS, path, &why);
+}
+
 /* Beside a shared copy, the profile's lines that change while the kernel runs. */
-static void open_dyn(struct kernel_resolver *k, const struct psym_locate_opts *lo,
-		     const struct psym_reader_limits *lim)
+static void open_dyn(struct kernel_resolver *k, const struct psym_reader_limits *lim)
 {
 	const char *base = strrchr(k->ks_path, '/');
 	char boot[40], sha[65], path[4300];
@@ -219,9 +236,8 @@ static void open_dyn(struct kernel_resolver *k, const struct psym_locate_opts *l
 	    (size_t)snprintf(path, sizeof(path), "%.*s/" PSYM_SIDE_KALLSYMS_DYN,
 			     (int)(base - k->ks_path), k->ks_path) >= sizeof(path))
 		return;
-	if (psym_kallsyms_open(path, lim->kallsyms_symbols, lim->kallsyms_bytes, &k->dyn, &le) &&
-	    lo->explain)
-		lo->explain(lo->explain_ud, path, le.msg);
+	if (psym_kallsyms_open(path, lim->kallsyms_symbols, lim->kallsyms_bytes, &k->dyn, &le))
+		ks_refused(k, path, &le);
 }
 
 int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
@@ -237,6 +253,8 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	k->base.ops = &kernel_ops;
 	k->modules = x->cls == PSYM_MAP_KMODULE;
+	k->t = t;
+	k->x = x;
 	if (!k->modules) {
 		/* The vmlinux the plan located (its DWARF through the same entry). */
 		ret = psym_file_resolver_open(t, x, &lim->elf, bo, "file", &k->vmlinux,
@@ -260,21 +278,16 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 
 		if (open_kallsyms(k, bo->kallsyms_cache, lim, &parsed, &le) != 0) {
 			psym_reason_set(&k->ks_why, PSYM_R_BAD_FILE, "%s", le.msg);
-			if (lo->explain)
-				lo->explain(lo->explain_ud, k->ks_path, le.msg);
+			ks_refused(k, k->ks_path, &le);
 			k->ks = NULL;
 		} else {
 			if (parsed && psym_kallsyms_malformed(k->ks) && sk && sk->fn)
 				sk->fn(sk->ud, k->ks_path, psym_kallsyms_malformed(k->ks), false);
-			if (lo->explain)
-				lo->explain(lo->explain_ud, k->ks_path,
-					    !parsed ? "kernel symbols used (parsed before "
-						      "for the same boot and content)"
-					    : psym_kallsyms_is_subset(k->ks)
-						    ? "kernel symbols used (the profile's "
-						      "subset: other addresses get no name)"
-						    : "kernel symbols used");
-			open_dyn(k, lo, lim);
+			psym_objtab_used(t, x, PSYM_TRY_KALLSYMS, k->ks_path, NULL,
+					 !parsed			  ? PSYM_TRY_PARSED_BEFORE
+					 : psym_kallsyms_is_subset(k->ks) ? PSYM_TRY_SUBSET
+									  : 0);
+			open_dyn(k, lim);
 			ret = psym_kmods_new(t, x, lo, bo, k->ks, &k->kmods, e);
 			if (ret)
 				goto fail;

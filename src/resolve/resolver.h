@@ -20,8 +20,8 @@
  *             answered the lookups; 0 or PSYM_NOENT;
  *   describe  where the answers came from, as data (struct psym_resdesc:
  *             a short list of {role, path, reason, counts} items: the
- *             files, whether they had lines, the DWARF's units, the split
- *             candidates tried, a one-time warning); the symbolize layer's
+ *             files, whether they had lines, the DWARF's units, the files
+ *             tried, a one-time warning); the symbolize layer's
  *             resdesc.h turns it into the summary, --explain and warning
  *             lines;
  *   destroy   frees it (NULL is fine through psym_resolver_free).
@@ -90,11 +90,13 @@ enum psym_resrole {
 	PSYM_RES_DWARF,	    /* path: the file the lines came from, NULL: no lines; n of
 			    * total: its compile units decoded so far; note: why no
 			    * lines (see the flags above), or NULL */
-	PSYM_RES_ALT,	    /* note: why the DWARF's alternate (dwz) file is missing */
+	PSYM_RES_ALT,	    /* why: the DWARF's alternate (dwz) file is missing */
 	PSYM_RES_SPLIT,	    /* n of total: skeleton units used without their split unit
-			    * (.dwo / .dwp), why; tried, ntried: the candidates tried
-			    * since the last describe (the table's split record), lost:
-			    * those past its cap */
+			    * (.dwo / .dwp), why */
+	PSYM_RES_TRIED,	    /* tried, ntried: the files tried since the last describe (the
+			    * table entry's later record: debug file candidates, DWARF,
+			    * alternate, split units, symbol tables, answer sources), in
+			    * order; lost: those past its cap */
 	PSYM_RES_GSYM,	    /* path: a GSYM file answering */
 	PSYM_RES_GOPCLNTAB, /* note: Go's table answering, its layout (NO_INLINES) */
 	PSYM_RES_INDEX,	    /* path, of, build_id, size: a symbol index open for the file
@@ -129,7 +131,7 @@ struct psym_resitem {
 	const char *of, *build_id;	     /* INDEX: the file it was made from, its build ID */
 	uint64_t size;			     /* INDEX: its bytes */
 	int pid;			     /* PROCESS */
-	const struct psym_objtab_try *tried; /* SPLIT: candidates, ntried of them */
+	const struct psym_objtab_try *tried; /* TRIED: files, ntried of them */
 	size_t ntried, lost;		     /* lost: tried past the table's cap */
 };
 

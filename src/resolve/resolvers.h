@@ -56,8 +56,9 @@ struct psym_cached_opts {
 	/* The answers so far depend on the build alone (final(final_ud)): keep them. */
 	bool (*final)(void *final_ud);
 	void *final_ud;
-	psym_explain_fn explain; /* a note on the cache file, or NULL */
-	void *explain_ud;
+	/* Its located-object entry, where a cache file refused is said (NULL, NULL: none). */
+	struct psym_objtab *tab;
+	struct psym_located *x;
 };
 int psym_cached_resolver_new(struct psym_resolver *inner, const struct psym_cached_opts *o,
 			     struct psym_resolver **out, struct psym_err *e);

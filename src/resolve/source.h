@@ -26,6 +26,7 @@
 #include "elffile.h"
 #include "err.h"
 #include "frame.h"
+#include "objtab.h"
 #include "resolver.h"
 
 struct psym_binary_opts;
@@ -34,8 +35,15 @@ struct psym_binary_opts;
 struct psym_source_env {
 	struct psym_elf *elf; /* the binary (its build ID, its sections) */
 	const struct psym_binary_opts *o;
-	/* --explain: a candidate file and what became of it. */
-	void (*explain)(void *ud, const char *path, const char *what);
+	/*
+	 * --explain, as data in the object's located-object table entry
+	 * (objtab.h): a file tried and why it was refused, or one used with
+	 * what its words need (detail, PSYM_TRY_* flags).
+	 */
+	void (*tried)(void *ud, enum psym_tryrole role, const char *path,
+		      const struct psym_reason *why);
+	void (*used)(void *ud, enum psym_tryrole role, const char *path, const char *detail,
+		     unsigned flags);
 	/*
 	 * The binary's note for the report (why no lines): replace, or only
 	 * when no note was made yet.

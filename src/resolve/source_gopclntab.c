@@ -14,7 +14,6 @@
 
 struct gopclntab_source {
 	struct psym_gopclntab *t;
-	char note[96]; /* --explain's verdict: "symbols from .gopclntab (Go 1.18-1.19 layout)" */
 };
 
 static int gopclntab_open(const struct psym_source_env *env, void **out)
@@ -28,8 +27,11 @@ static int gopclntab_open(const struct psym_source_env *env, void **out)
 	if (ret) {
 		/* None there says nothing; a damaged one is worth saying. */
 		if (e.msg[0]) {
+			struct psym_reason why = { 0 };
+
+			psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", e.msg);
 			env->note(env->ud, e.msg, false);
-			env->explain(env->ud, path, e.msg);
+			env->tried(env->ud, PSYM_TRY_GOPCLNTAB, path, &why);
 		}
 		return PSYM_NOENT;
 	}
@@ -39,10 +41,8 @@ static int gopclntab_open(const struct psym_source_env *env, void **out)
 		return PSYM_NOENT;
 	}
 	s->t = t;
-	snprintf(s->note, sizeof(s->note), "symbols from .gopclntab (%s layout%s)",
-		 psym_gopclntab_layout(t),
-		 psym_gopclntab_has_inlines(t) ? "" : ", no inline frames: no inline trees found");
-	env->explain(env->ud, path, s->note);
+	env->used(env->ud, PSYM_TRY_GOPCLNTAB, path, psym_gopclntab_layout(t),
+		  psym_gopclntab_has_inlines(t) ? 0 : PSYM_TRY_NO_INLINES);
 	*out = s;
 	return 0;
 }

@@ -29,19 +29,21 @@ static int try_gsym(const struct psym_source_env *env, const char *path, const c
 	struct psym_err e = { 0 };
 	struct psym_gsym *g = NULL;
 	struct gsym_source *s;
-	char msg[300];
+	struct psym_reason why = { 0 };
 
 	if (psym_gsym_open(path, &g, &e) != 0) {
 		if (want && e.code == PSYM_NOENT)
 			return PSYM_NOENT;
 		env->note(env->ud, e.msg, true);
-		env->explain(env->ud, path, e.msg);
+		psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", e.msg);
+		env->tried(env->ud, PSYM_TRY_GSYM, path, &why);
 		return PSYM_NOENT;
 	}
 	if (want && strcmp(psym_gsym_uuid(g), want) != 0) {
-		snprintf(msg, sizeof(msg), "GSYM file of UUID %s, not %s: not used",
-			 psym_gsym_uuid(g)[0] ? psym_gsym_uuid(g) : "(none)", want);
-		env->explain(env->ud, path, msg);
+		psym_reason_set(&why, PSYM_R_BUILD_ID_MISMATCH,
+				"GSYM file of UUID %s, not %s: not used",
+				psym_gsym_uuid(g)[0] ? psym_gsym_uuid(g) : "(none)", want);
+		env->tried(env->ud, PSYM_TRY_GSYM, path, &why);
 		psym_gsym_close(g);
 		return PSYM_NOENT;
 	}
@@ -50,7 +52,7 @@ static int try_gsym(const struct psym_source_env *env, const char *path, const c
 		psym_gsym_close(g);
 		return PSYM_NOENT;
 	}
-	env->explain(env->ud, path, "GSYM file used (no columns, start lines or discriminators)");
+	env->used(env->ud, PSYM_TRY_GSYM, path, NULL, 0);
 	s->g = g;
 	*out = s;
 	return 0;
@@ -85,7 +87,10 @@ static int gsym_open_found(const struct psym_source_env *env, void **out)
 					  sizeof(why)) == 0)
 			return try_gsym(env, path, bid, out);
 		if (why[0]) {
-			env->explain(env->ud, path, why);
+			struct psym_reason r = { 0 };
+
+			psym_reason_set(&r, PSYM_R_BAD_FILE, "%s", why);
+			env->tried(env->ud, PSYM_TRY_GSYM, path, &r);
 			env->note(env->ud, why, true);
 		}
 	}

@@ -83,13 +83,15 @@ static struct psym_resolver *module(struct filter *f, const char *path, const ch
 	return r;
 }
 
-/* --explain: the split files d says its lookups tried since the last describe. */
+/* --explain: the files d says its lookups tried since the last describe. */
 static void tried(const struct filter *f, const struct psym_resdesc *d)
 {
 	for (size_t i = 0; f->o->explain && f->o->event && i < psym_resdesc_ntried(d); i++) {
 		struct psym_crashlog_ev ev = { .kind = PSYM_CRASHLOG_TRIED };
+		char verdict[4400];
 
-		psym_resdesc_tried(d, i, &ev.path, &ev.verdict);
+		psym_resdesc_tried(d, i, &ev.path, verdict, sizeof(verdict));
+		ev.verdict = verdict;
 		f->o->event(f->o->event_ud, &ev);
 	}
 }
@@ -108,7 +110,7 @@ static void describe(struct filter *f, struct psym_resolver *r)
 	f->o->event(f->o->event_ud, &ev);
 }
 
-/* --explain after a later lookup: only the split files it tried (no notes read). */
+/* --explain after a later lookup: only the files it tried (no notes read). */
 static void describe_tried(struct filter *f, struct psym_resolver *r)
 {
 	struct psym_resdesc d = { .flags = PSYM_RESDESC_KEEP_WARNING | PSYM_RESDESC_NO_NOTE };

@@ -61,28 +61,88 @@ const char *psym_resdesc_path(const struct psym_resdesc *d)
 
 size_t psym_resdesc_ntried(const struct psym_resdesc *d)
 {
-	const struct psym_resitem *split = find(d, PSYM_RES_SPLIT, 0, 0);
+	const struct psym_resitem *it = find(d, PSYM_RES_TRIED, 0, 0);
 
-	return split && split->tried ? split->ntried : 0;
+	return it && it->tried ? it->ntried : 0;
 }
 
-void psym_resdesc_tried(const struct psym_resdesc *d, size_t i, const char **path,
-			const char **verdict)
+/* The words of a file used, by what it was tried for. */
+static void used_words(const struct psym_objtab_try *t, char *buf, size_t bufsz)
 {
-	const struct psym_resitem *split = find(d, PSYM_RES_SPLIT, 0, 0);
+	size_t n = 0;
+
+	switch (t->role) {
+	case PSYM_TRY_DWP: add(buf, bufsz, &n, "split DWARF package used"); break;
+	case PSYM_TRY_DWO: add(buf, bufsz, &n, "split unit used (dwo id matches)"); break;
+	case PSYM_TRY_ALT: add(buf, bufsz, &n, "alternate DWARF file used"); break;
+	case PSYM_TRY_MINIDEBUG:
+		add(buf, bufsz, &n, "symbols from .gnu_debugdata (MiniDebugInfo)");
+		break;
+	case PSYM_TRY_GSYM:
+		add(buf, bufsz, &n, "GSYM file used (no columns, start lines or discriminators)");
+		break;
+	case PSYM_TRY_GOPCLNTAB:
+		add(buf, bufsz, &n, "symbols from .gopclntab (%s layout%s)", str(t->verdict),
+		    t->flags & PSYM_TRY_NO_INLINES ? ", no inline frames: no inline trees found"
+						   : "");
+		break;
+	case PSYM_TRY_INDEX: add(buf, bufsz, &n, "index used for every answer"); break;
+	case PSYM_TRY_PERFMAP: add(buf, bufsz, &n, "perf map used"); break;
+	case PSYM_TRY_KALLSYMS:
+		add(buf, bufsz, &n, "kernel symbols used%s",
+		    t->flags & PSYM_TRY_PARSED_BEFORE
+			    ? " (parsed before for the same boot and content)"
+		    : t->flags & PSYM_TRY_SUBSET
+			    ? " (the profile's subset: other addresses get no name)"
+			    : "");
+		break;
+	case PSYM_TRY_KMOD:
+		if (t->verdict && *t->verdict)
+			add(buf, bufsz, &n, "kernel module used (from package '%s')", t->verdict);
+		else
+			add(buf, bufsz, &n, "kernel module used");
+		break;
+	case PSYM_TRY_CANDIDATE:
+	case PSYM_TRY_DWARF:
+	case PSYM_TRY_SYMBOLS:
+	case PSYM_TRY_INDEX_STORE:
+	case PSYM_TRY_CACHE:
+	default: add(buf, bufsz, &n, "%s", str(t->verdict)); break;
+	}
+}
+
+/* The words of a file refused: what its flags say, else the search's verdict or the reason. */
+static void refused_words(const struct psym_objtab_try *t, char *buf, size_t bufsz)
+{
+	size_t n = 0;
+
+	if (t->role == PSYM_TRY_INDEX && (t->flags & PSYM_TRY_NO_DISCRIMINATORS))
+		add(buf, bufsz, &n, "index made without discriminators: not used");
+	else if (t->role == PSYM_TRY_INDEX_STORE && (t->flags & PSYM_TRY_NOT_ASKED))
+		add(buf, bufsz, &n,
+		    "index store not asked: the GSYM file named with --gsym answers");
+	else
+		add(buf, bufsz, &n, "%s", str(t->verdict));
+}
+
+void psym_resdesc_tried(const struct psym_resdesc *d, size_t i, const char **path, char *verdict,
+			size_t verdictsz)
+{
+	const struct psym_resitem *it = find(d, PSYM_RES_TRIED, 0, 0);
 	const struct psym_objtab_try *t;
 
-	*path = *verdict = "";
-	if (!split || !split->tried || i >= split->ntried)
+	*path = "";
+	if (!verdictsz)
 		return;
-	t = &split->tried[i];
+	verdict[0] = '\0';
+	if (!it || !it->tried || i >= it->ntried)
+		return;
+	t = &it->tried[i];
 	*path = t->path;
-	if (!t->used)
-		*verdict = t->verdict;
-	else if (t->dwp)
-		*verdict = "split DWARF package used";
+	if (t->used)
+		used_words(t, verdict, verdictsz);
 	else
-		*verdict = "split unit used (dwo id matches)";
+		refused_words(t, verdict, verdictsz);
 }
 
 /* What an answer source gives: "lines from the GSYM file 'P'"; false: none. */
@@ -204,7 +264,7 @@ void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
 	const struct psym_resitem *bin = find(d, PSYM_RES_BINARY, 0, 0);
 	const struct psym_resitem *dw = find(d, PSYM_RES_DWARF, 0, 0);
 	const struct psym_resitem *idx = find(d, PSYM_RES_INDEX, 0, PSYM_RESITEM_DAMAGED);
-	const struct psym_resitem *split = find(d, PSYM_RES_SPLIT, 0, 0);
+	const struct psym_resitem *tried = find(d, PSYM_RES_TRIED, 0, 0);
 	char src[PATH_MAX + 64];
 	size_t n = 0;
 
@@ -234,11 +294,10 @@ void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
 		    n ? "\n    " : "", dw->n, dw->total);
 	if (dw && dw->path && source_words(d, src, sizeof(src)))
 		add(buf, bufsz, &n, "%s%s where the DWARF has no function", n ? "\n    " : "", src);
-	if (split && split->lost)
+	if (tried && tried->lost)
 		add(buf, bufsz, &n,
-		    "%ssplit DWARF: %zu more candidates tried than the located-object table "
-		    "keeps (not listed)",
-		    n ? "\n    " : "", split->lost);
+		    "%s%zu more files tried than the located-object table keeps (not listed)",
+		    n ? "\n    " : "", tried->lost);
 }
 
 void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)

@@ -29,14 +29,16 @@ void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)
 void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t bufsz);
 
 /*
- * The split-DWARF candidates (.dwo, .dwp) tried since the resolver's last
- * describe: how many, and the i-th one's path and verdict ("not found",
- * "split unit used (dwo id matches)"), borrowed. --explain says each one
- * as "tried" (before the description's own lines).
+ * The files tried since the resolver's last describe (its debug file's
+ * candidates, its DWARF, alternate and split files, symbol tables, answer
+ * sources; the TRIED item), in order: how many, and the i-th one's path
+ * (borrowed) and verdict, worded into verdict ("not found", "split unit
+ * used (dwo id matches)"). --explain says each one as "tried" (before the
+ * description's own lines).
  */
 size_t psym_resdesc_ntried(const struct psym_resdesc *d);
-void psym_resdesc_tried(const struct psym_resdesc *d, size_t i, const char **path,
-			const char **verdict);
+void psym_resdesc_tried(const struct psym_resdesc *d, size_t i, const char **path, char *verdict,
+			size_t verdictsz);
 
 /* The file answered for (the BINARY item's path), or NULL: not a file. */
 const char *psym_resdesc_path(const struct psym_resdesc *d);

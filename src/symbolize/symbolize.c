@@ -471,11 +471,12 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
 	if (!res)
 		return;
-	/* The split files its lookups tried, from the table (even with quiet). */
+	/* The files its lookups tried, from the table (even with quiet). */
 	for (size_t i = 0; run->o->explain && i < psym_resdesc_ntried(&d); i++) {
-		const char *path, *verdict;
+		char verdict[4400];
+		const char *path;
 
-		psym_resdesc_tried(&d, i, &path, &verdict);
+		psym_resdesc_tried(&d, i, &path, verdict, sizeof(verdict));
 		explain_cb(run, path, verdict);
 	}
 	note(run,
@@ -743,8 +744,6 @@ static int setup(struct run *run, struct psym_err *e)
 
 	psym_symbolize_locate_opts(o, &run->lo);
 	run->skipped = (struct psym_skipped){ .fn = skipped_cb, .ud = run };
-	run->lo.explain = o->explain ? explain_cb : NULL;
-	run->lo.explain_ud = run;
 	/* The kernel release whose vmlinux and modules are looked for (hostid.h's rule). */
 	psym_hostid_profile_release(run->p, run->release, sizeof(run->release));
 	run->lo.release = run->release[0] ? run->release : NULL;

@@ -41,7 +41,7 @@ static void test_array(void)
 /* ---- files located through an entry, once ------------------------------ */
 
 struct calls {
-	char got[8][600]; /* "L path" (loader) or "E path verdict" (explain) */
+	char got[8][600]; /* "L path" (loader), "E path verdict" or "U path" (recorded) */
 	size_t n;
 	bool load_ok;
 };
@@ -56,13 +56,22 @@ static bool loader(void *ud, const char *path, bool jitdump)
 	return c->load_ok;
 }
 
-static void said(void *ud, const char *path, const char *verdict)
+/* What the table recorded for --explain since the last look: "E path verdict" or "U path". */
+static void news(struct psym_objtab *t, struct psym_located *x, struct calls *c)
 {
-	struct calls *c = ud;
+	const struct psym_objtab_try *tr;
+	size_t n, lost;
 
-	if (c->n < 8)
-		snprintf(c->got[c->n++], sizeof(c->got[0]), "E %s %s",
-			 strrchr(path, '/') ? strrchr(path, '/') - 2 : path, verdict);
+	psym_objtab_news(t, x, &tr, &n, &lost);
+	for (size_t i = 0; i < n && c->n < 8; i++) {
+		const char *p =
+			strrchr(tr[i].path, '/') ? strrchr(tr[i].path, '/') - 2 : tr[i].path;
+
+		if (tr[i].used)
+			snprintf(c->got[c->n++], sizeof(c->got[0]), "U %s", p);
+		else
+			snprintf(c->got[c->n++], sizeof(c->got[0]), "E %s %s", p, tr[i].verdict);
+	}
 }
 
 static void touch(const char *dir, const char *sub, const char *name)
@@ -101,34 +110,40 @@ static void test_perf_maps(void)
 	touch(dir, "d2", "perf-10.map");
 	touch(dir, "d1", "perf-20.map");
 	touch(dir, "d2", "perf-20.map");
-	lo.explain = said;
-	lo.explain_ud = &c;
 	ok(psym_objtab_add(t, PSYM_MAP_ANON, "", "", NULL, &x, &e) == 0 &&
 		   psym_objtab_locate_perf_maps(t, x, &lo, pids, 2, &e) == 0,
 	   "perf maps: the plan locates both processes");
-	is_int((int)c.n, 0, "perf maps: nothing said while locating");
+	news(t, x, &c);
+	is_int((int)c.n, 0, "perf maps: nothing recorded for --explain while locating");
 	psym_objtab_perf_maps(t, x, &lo, 10, loader, &c);
-	ok(c.n == 2 && !strcmp(c.got[0], "E d1/perf-10.map not found") &&
-		   !strcmp(c.got[1], "L d2/perf-10.map"),
-	   "pid 10: the missing one said in its place, then the one found loaded");
+	news(t, x, &c);
+	ok(c.n == 3 && !strcmp(c.got[0], "L d2/perf-10.map") &&
+		   !strcmp(c.got[1], "E d1/perf-10.map not found") &&
+		   !strcmp(c.got[2], "U d2/perf-10.map"),
+	   "pid 10: the missing one recorded in its place, then the one loaded, as used");
 	c.n = 0;
 	psym_objtab_perf_maps(t, x, &lo, 20, loader, &c);
-	ok(c.n == 1 && !strcmp(c.got[0], "L d1/perf-20.map"),
+	news(t, x, &c);
+	ok(c.n == 2 && !strcmp(c.got[0], "L d1/perf-20.map") &&
+		   !strcmp(c.got[1], "U d1/perf-20.map"),
 	   "pid 20: the first that loads wins, nothing past it");
 	c.n = 0;
 	c.load_ok = false;
 	psym_objtab_perf_maps(t, x, &lo, 20, loader, &c);
+	news(t, x, &c);
 	ok(c.n == 2 && !strcmp(c.got[1], "L d2/perf-20.map"),
-	   "pid 20: one that does not load: the next is offered");
+	   "pid 20: one that does not load: the next is offered, none used");
 	c.n = 0;
 	psym_objtab_perf_maps(t, x, &lo, 5, loader, &c);
+	news(t, x, &c);
 	ok(c.n == 2 && !strcmp(c.got[0], "E d1/perf-5.map not found") &&
 		   !strcmp(c.got[1], "E d2/perf-5.map not found"),
 	   "pid 5, unknown to the plan: located when asked, into the entry");
 	c.n = 0;
 	c.load_ok = true;
 	psym_objtab_perf_maps(t, x, &lo, 10, loader, &c);
-	ok(c.n == 2 && !strcmp(c.got[1], "L d2/perf-10.map"),
+	news(t, x, &c);
+	ok(c.n == 3 && !strcmp(c.got[0], "L d2/perf-10.map"),
 	   "pid 10 again after a smaller pid was added: the same records");
 	psym_objtab_free(t);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
@@ -141,7 +156,6 @@ static void test_debug_once(const char *exe)
 {
 	char dir[] = "/tmp/psym-objtab-test.XXXXXX";
 	const char *dd[] = { dir };
-	struct calls c = { 0 };
 	struct psym_locate_opts lo = { .debug_dirs = dd, .n_debug_dirs = 1 };
 	struct psym_objtab *t = psym_objtab_new(0);
 	struct psym_located *x = NULL;
@@ -156,19 +170,20 @@ static void test_debug_once(const char *exe)
 		psym_objtab_free(t);
 		return;
 	}
-	lo.explain = said;
-	lo.explain_ud = &c;
 	psym_objtab_add(t, PSYM_MAP_FILE, exe, NULL, NULL, &x, &e);
 	r1 = psym_objtab_locate_debug(t, x, &lo, bin, &dbg, &why1, &e);
 	psym_elf_close(dbg);
 	dbg = NULL;
-	n1 = c.n;
+	n1 = x->later ? x->later->ntried : 0;
 	ok(x->debug && x->debug->located && x->debug->status == r1 && x->debug->ntried == n1 &&
 		   n1 > 0,
-	   "debug once: the search's answer and every candidate recorded in the entry");
-	c.n = 0;
+	   "debug once: the search's answer and every candidate recorded in the entry (and in "
+	   "its later record, for --explain)");
+	ok(x->later->tried[0].role == PSYM_TRY_CANDIDATE &&
+		   !strcmp(x->later->tried[0].path, x->debug->tried[0].path),
+	   "debug once: the later record has the same candidates, as a search's");
 	r2 = psym_objtab_locate_debug(t, x, &lo, bin, &dbg, &why2, &e);
-	ok(r2 == r1 && c.n == 0 && why2.code == why1.code,
+	ok(r2 == r1 && x->later->ntried == n1 && why2.code == why1.code,
 	   "debug once: asked again, the entry answers, no candidate is tried");
 	psym_elf_close(dbg);
 	psym_elf_close(bin);
@@ -222,11 +237,13 @@ static void test_kmod_once(void)
 }
 
 /*
- * Split-DWARF candidates are table data: recorded in the entry's split
- * slot as (dwo or dwp, path, reason or used), handed out once each by
- * psym_objtab_split_news, at most the table's cap kept and the rest counted.
+ * The files tried for an opened object are table data: recorded in the
+ * entry's later record as (role, path, reason or used with a detail), in
+ * order, handed out once each by psym_objtab_news, at most the table's cap
+ * kept and the rest counted; nothing kept for a table that keeps no
+ * candidates.
  */
-static void test_split_news(void)
+static void test_news(void)
 {
 	struct psym_objtab *t = psym_objtab_new(0);
 	struct psym_located *x = NULL;
@@ -238,39 +255,56 @@ static void test_split_news(void)
 	char path[64];
 
 	if (!t || psym_objtab_add(t, PSYM_MAP_FILE, "/p", NULL, NULL, &x, &e)) {
-		ok(false, "split news: setup");
+		ok(false, "news: setup");
 		psym_objtab_free(t);
 		return;
 	}
-	psym_objtab_split_news(t, x, &tr, &n, &lost);
-	ok(!tr && !n && !lost, "split news: none before any is tried");
+	psym_objtab_news(t, x, &tr, &n, &lost);
+	ok(!tr && !n && !lost, "news: none before any is tried");
 	snprintf(bad.detail, sizeof(bad.detail), "rejected: dwo id 1, want 2");
-	psym_objtab_split_tried(t, x, false, "/a.dwo", &miss);
-	psym_objtab_split_tried(t, x, false, "/b.dwo", &bad);
-	psym_objtab_split_tried(t, x, false, "/c.dwo", NULL);
-	psym_objtab_split_tried(t, x, true, "/p.dwp", NULL);
-	psym_objtab_split_news(t, x, &tr, &n, &lost);
-	ok(n == 4 && !lost && tr && !strcmp(tr[0].path, "/a.dwo") &&
-		   !strcmp(tr[0].verdict, "not found") && !tr[0].used && !tr[0].dwp,
-	   "split news: a refusal, its reason's text");
-	ok(n == 4 && !strcmp(tr[1].verdict, "rejected: dwo id 1, want 2") && !tr[1].used,
-	   "split news: a refusal with a detail");
-	ok(n == 4 && tr[2].used && !tr[2].dwp && !*tr[2].verdict && tr[3].used && tr[3].dwp,
-	   "split news: a .dwo and a .dwp used, no words of their own");
-	ok(x->split && x->split->ntried == 4, "split news: kept in the entry's split slot");
-	psym_objtab_split_news(t, x, &tr, &n, &lost);
-	ok(n == 0 && !lost, "split news: each candidate handed out once");
+	psym_objtab_tried(t, x, PSYM_TRY_DWO, "/a.dwo", &miss);
+	psym_objtab_tried(t, x, PSYM_TRY_DWO, "/b.dwo", &bad);
+	psym_objtab_tried(t, x, PSYM_TRY_DWO, "/c.dwo", NULL);
+	psym_objtab_tried(t, x, PSYM_TRY_DWP, "/p.dwp", NULL);
+	psym_objtab_used(t, x, PSYM_TRY_GOPCLNTAB, "/p", "Go 1.20+", PSYM_TRY_NO_INLINES);
+	psym_objtab_news(t, x, &tr, &n, &lost);
+	ok(n == 5 && !lost && tr && !strcmp(tr[0].path, "/a.dwo") &&
+		   !strcmp(tr[0].verdict, "not found") && !tr[0].used && tr[0].role == PSYM_TRY_DWO,
+	   "news: a refusal, its reason's text");
+	ok(n == 5 && !strcmp(tr[1].verdict, "rejected: dwo id 1, want 2") && !tr[1].used,
+	   "news: a refusal with a detail");
+	ok(n == 5 && tr[2].used && tr[2].role == PSYM_TRY_DWO && !*tr[2].verdict && tr[3].used &&
+		   tr[3].role == PSYM_TRY_DWP,
+	   "news: a .dwo and a .dwp used, no words of their own");
+	ok(n == 5 && tr[4].used && !strcmp(tr[4].verdict, "Go 1.20+") &&
+		   tr[4].flags == PSYM_TRY_NO_INLINES,
+	   "news: a file used, with the detail and flags its words need");
+	ok(x->later && x->later->ntried == 5, "news: kept in the entry's later record");
+	psym_objtab_news(t, x, &tr, &n, &lost);
+	ok(n == 0 && !lost, "news: each file handed out once");
 	for (int i = 0; i < 300; i++) {
 		snprintf(path, sizeof(path), "/d/%d.dwo", i);
-		psym_objtab_split_tried(t, x, false, path, &miss);
+		psym_objtab_tried(t, x, PSYM_TRY_DWO, path, &miss);
 	}
-	psym_objtab_split_news(t, x, &tr, &n, &lost);
-	kept = x->split->ntried;
-	ok(n == kept - 4 && n + lost == 300 && lost > 0 && !strcmp(tr[0].path, "/d/0.dwo"),
-	   "split news: past the cap the rest are counted, not kept (%zu kept, %zu lost)", n, lost);
-	psym_objtab_split_tried(NULL, NULL, false, "/x.dwo", NULL);
-	psym_objtab_split_news(NULL, NULL, &tr, &n, &lost);
-	ok(!tr && !n && !lost, "split news: without a table, nothing");
+	psym_objtab_news(t, x, &tr, &n, &lost);
+	kept = x->later->ntried;
+	ok(n == kept - 5 && n + lost == 300 && lost > 0 && !strcmp(tr[0].path, "/d/0.dwo"),
+	   "news: past the cap the rest are counted, not kept (%zu kept, %zu lost)", n, lost);
+	psym_objtab_tried(NULL, NULL, PSYM_TRY_DWO, "/x.dwo", NULL);
+	psym_objtab_news(NULL, NULL, &tr, &n, &lost);
+	ok(!tr && !n && !lost, "news: without a table, nothing");
+	psym_objtab_free(t);
+	t = psym_objtab_new(0);
+	x = NULL;
+	if (!t || psym_objtab_add(t, PSYM_MAP_FILE, "/q", NULL, NULL, &x, &e)) {
+		ok(false, "news: setup");
+		psym_objtab_free(t);
+		return;
+	}
+	psym_objtab_keep_tried(t, false);
+	psym_objtab_tried(t, x, PSYM_TRY_ALT, "/alt", NULL);
+	psym_objtab_news(t, x, &tr, &n, &lost);
+	ok(!n && !lost && !x->later, "news: a table that keeps no candidates keeps none");
 	psym_objtab_free(t);
 }
 
@@ -287,7 +321,7 @@ int main(void)
 
 	test_array();
 	test_kmod_once();
-	test_split_news();
+	test_news();
 	is_int(psym_objkey_classify("[vdso]", clean, sizeof(clean)), PSYM_MAP_VDSO, "[vdso]");
 	is_int(psym_objkey_classify("/usr/lib/x.so (deleted)", clean, sizeof(clean)), PSYM_MAP_FILE,
 	       "a deleted file is a file");

@@ -32,6 +32,7 @@ static void file_lines(void)
 {
 	struct psym_resdesc d = { 0 };
 	struct psym_reason why = { .code = PSYM_R_DWO_NOT_FOUND };
+	struct psym_reason alt = { 0 };
 
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/b", .n = 3, .total = 10 });
@@ -41,9 +42,10 @@ static void file_lines(void)
 	is_str(warn, "", "no warning");
 
 	d.n = 0;
+	psym_reason_set(&alt, PSYM_R_NOT_FOUND, "alt 'x' not found");
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/d", .n = 1, .total = 2 });
-	add(&d, (struct psym_resitem){ .role = PSYM_RES_ALT, .note = "alt 'x' not found" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_ALT, .why = &alt });
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_SPLIT, .n = 2, .total = 5, .why = &why });
 	words(&d);
 	is_str(sum,
@@ -199,37 +201,73 @@ static void kernel_and_jit(void)
 	is_str(more, "", "nothing placed");
 }
 
-static void split_tried(void)
+/* The files tried, in order: each role's words when used, a refusal its reason's. */
+static void tried(void)
 {
 	struct psym_objtab_try t[] = {
-		{ .path = "/a.dwo", .verdict = "not found" },
-		{ .path = "/b.dwo", .verdict = "", .used = true },
-		{ .path = "/p.dwp", .verdict = "", .used = true, .dwp = true },
+		{ .path = "/a.dwo", .verdict = "not found", .role = PSYM_TRY_DWO },
+		{ .path = "/b.dwo", .verdict = "", .used = true, .role = PSYM_TRY_DWO },
+		{ .path = "/p.dwp", .verdict = "", .used = true, .role = PSYM_TRY_DWP },
+		{ .path = "/dbg", .verdict = "rejected: build IDs differ" },
+		{ .path = "/alt", .verdict = "", .used = true, .role = PSYM_TRY_ALT },
+		{ .path = "/b", .verdict = "", .used = true, .role = PSYM_TRY_MINIDEBUG },
+		{ .path = "/g", .verdict = "", .used = true, .role = PSYM_TRY_GSYM },
+		{ .path = "/b",
+		  .verdict = "Go 1.20+",
+		  .used = true,
+		  .role = PSYM_TRY_GOPCLNTAB,
+		  .flags = PSYM_TRY_NO_INLINES },
+		{ .path = "/b",
+		  .verdict = "Go 1.16-1.17",
+		  .used = true,
+		  .role = PSYM_TRY_GOPCLNTAB },
+		{ .path = "/b", .verdict = "bad line table", .role = PSYM_TRY_DWARF },
 	};
 	struct psym_resdesc d = { 0 };
-	const char *path, *verdict;
+	char verdict[256];
+	const char *path;
 
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF, .path = "/b", .total = 1 });
-	is_int(psym_resdesc_ntried(&d), 0, "no split item: nothing tried");
+	is_int(psym_resdesc_ntried(&d), 0, "no tried item: nothing tried");
 	add(&d,
-	    (struct psym_resitem){ .role = PSYM_RES_SPLIT, .tried = t, .ntried = 3, .lost = 2 });
-	is_int(psym_resdesc_ntried(&d), 3, "three tried");
-	psym_resdesc_tried(&d, 0, &path, &verdict);
+	    (struct psym_resitem){ .role = PSYM_RES_TRIED, .tried = t, .ntried = 10, .lost = 2 });
+	is_int(psym_resdesc_ntried(&d), 10, "ten tried");
+	psym_resdesc_tried(&d, 0, &path, verdict, sizeof(verdict));
 	is_str(path, "/a.dwo", "first path");
 	is_str(verdict, "not found", "a refusal is its reason");
-	psym_resdesc_tried(&d, 1, &path, &verdict);
+	psym_resdesc_tried(&d, 1, &path, verdict, sizeof(verdict));
 	is_str(verdict, "split unit used (dwo id matches)", "a .dwo used");
-	psym_resdesc_tried(&d, 2, &path, &verdict);
+	psym_resdesc_tried(&d, 2, &path, verdict, sizeof(verdict));
 	is_str(verdict, "split DWARF package used", "a .dwp used");
-	psym_resdesc_tried(&d, 3, &path, &verdict);
+	psym_resdesc_tried(&d, 3, &path, verdict, sizeof(verdict));
+	is_str(verdict, "rejected: build IDs differ", "a search's candidate: its verdict");
+	psym_resdesc_tried(&d, 4, &path, verdict, sizeof(verdict));
+	is_str(verdict, "alternate DWARF file used", "the alternate file used");
+	psym_resdesc_tried(&d, 5, &path, verdict, sizeof(verdict));
+	is_str(verdict, "symbols from .gnu_debugdata (MiniDebugInfo)", "MiniDebugInfo used");
+	psym_resdesc_tried(&d, 6, &path, verdict, sizeof(verdict));
+	is_str(verdict, "GSYM file used (no columns, start lines or discriminators)", "GSYM used");
+	psym_resdesc_tried(&d, 7, &path, verdict, sizeof(verdict));
+	is_str(verdict,
+	       "symbols from .gopclntab (Go 1.20+ layout, no inline frames: no inline trees "
+	       "found)",
+	       ".gopclntab used, no inline trees");
+	psym_resdesc_tried(&d, 8, &path, verdict, sizeof(verdict));
+	is_str(verdict, "symbols from .gopclntab (Go 1.16-1.17 layout)", ".gopclntab used");
+	psym_resdesc_tried(&d, 9, &path, verdict, sizeof(verdict));
+	is_str(verdict, "bad line table", "unreadable DWARF: its reason");
+	psym_resdesc_tried(&d, 10, &path, verdict, sizeof(verdict));
 	is_str(path, "", "past the end: empty");
+	is_str(verdict, "", "past the end: no verdict");
+	psym_resdesc_tried(&d, 7, &path, verdict, 12);
+	is_str(verdict, "symbols fro", "the verdict cut to its buffer");
 	words(&d);
 	is_str(sum, "from '/b', with lines", "no units missing: no split words");
 	is_str(more,
-	       "DWARF: 0 of 1 compile units decoded so far\n    split DWARF: 2 more candidates "
-	       "tried than the located-object table keeps (not listed)",
-	       "candidates past the table's cap are counted");
+	       "DWARF: 0 of 1 compile units decoded so far\n    2 more files tried than the "
+	       "located-object table keeps (not listed)",
+	       "files past the table's cap are counted");
 }
 
 static void bound(void)
@@ -263,7 +301,7 @@ int main(void)
 	sources();
 	cache_and_index();
 	kernel_and_jit();
-	split_tried();
+	tried();
 	bound();
 	printf("1..%d\n", tap_n);
 	return tap_failed != 0;
