@@ -457,6 +457,18 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum 
 }
 
 /* The outcome of one mapping, and what its resolver has to say at once. */
+/* The files a resolver's lookups tried, from the table (even with quiet). */
+static void say_tried(struct run *run, const struct psym_resdesc *d)
+{
+	for (size_t i = 0; run->o->explain && i < psym_resdesc_ntried(d); i++) {
+		char verdict[4400];
+		const char *path;
+
+		psym_resdesc_tried(d, i, &path, verdict, sizeof(verdict));
+		explain_cb(run, path, verdict);
+	}
+}
+
 static void summary(struct run *run, const pb_mapping *m, const char *name, enum psym_map_class cls,
 		    struct psym_resolver *res, const struct psym_reason *why, size_t done,
 		    size_t todo, size_t kept)
@@ -471,14 +483,7 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
 	if (!res)
 		return;
-	/* The files its lookups tried, from the table (even with quiet). */
-	for (size_t i = 0; run->o->explain && i < psym_resdesc_ntried(&d); i++) {
-		char verdict[4400];
-		const char *path;
-
-		psym_resdesc_tried(&d, i, &path, verdict, sizeof(verdict));
-		explain_cb(run, path, verdict);
-	}
+	say_tried(run, &d);
 	note(run,
 	     &(struct psym_note){ .kind = PSYM_NOTE_WARNING, .mapping_id = m->id, .desc = &d });
 	if (run->o->explain && !run->o->quiet) {
@@ -661,6 +666,14 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 			 d, run->ns_pid[mi]);
 	}
 	progress_clear(run);
+	if (ret && res && o->explain) {
+		/* Stopped by an error: what its lookups tried still comes before it. */
+		struct psym_resdesc d = { .flags = PSYM_RESDESC_KEEP_WARNING |
+						   PSYM_RESDESC_NO_NOTE };
+
+		psym_resolver_describe(res, &d);
+		say_tried(run, &d);
+	}
 	if (!ret) {
 		run->r->resolved += done;
 		if (cls == PSYM_MAP_FILE)
