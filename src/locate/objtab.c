@@ -513,7 +513,9 @@ static int locate_side(struct psym_objtab *t, struct psym_located *x, enum side_
 	memset(why, 0, sizeof(*why));
 	if (t && s && side_known(t, s, lo, out, why, e, &ret))
 		return ret;
-	o.cands = &cands;
+	/* Without an entry, the caller's record (if any) has them. */
+	if (t && x)
+		o.cands = &cands;
 	if (kind == SIDE_DEBUG)
 		ret = psym_locate_debug(&o, binary, out, why, e);
 	else

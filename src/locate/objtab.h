@@ -230,8 +230,8 @@ struct psym_elf *psym_objtab_elf(struct psym_located *x);
 /*
  * The separate debug file of x's binary (opened), located through the
  * table: the first call searches (psym_locate_debug with lo, every
- * candidate recorded in x->debug and in x->later; without t and x, passed
- * on to lo's explain callback),
+ * candidate recorded in x->debug and in x->later; without t and x, in
+ * lo's own candidate record, if any),
  * a later one opens the file recorded, or gives the reason recorded.
  * t and x may be NULL (an object outside any table): then it only
  * searches. Returns 0 with *out (the caller's), PSYM_NOENT with why, or

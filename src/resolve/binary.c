@@ -171,6 +171,35 @@ static void tried_err(const struct psym_binary *b, enum psym_tryrole role, const
 	tried(b, role, path, &why);
 }
 
+/*
+ * The debug file (binary set) or the alternate file (k set), through the
+ * table's entry; a binary without one (a kernel module's file) has the
+ * candidates recorded in the entry it records into (psym_binary_set_log).
+ */
+static int locate_side(const struct psym_binary *b, struct psym_elf *binary,
+		       const struct psym_alt_key *k, struct psym_elf **out, struct psym_reason *why,
+		       struct psym_err *e)
+{
+	struct psym_locate_opts o = *b->o->locate;
+	struct psym_cands c = { 0 };
+	int ret;
+
+	if (b->x || !b->log_x) {
+		if (binary)
+			return psym_objtab_locate_debug(b->tab, b->x, &o, binary, out, why, e);
+		return psym_objtab_locate_alt(b->tab, b->x, &o, k, out, why, e);
+	}
+	o.cands = &c;
+	if (binary)
+		ret = psym_objtab_locate_debug(NULL, NULL, &o, binary, out, why, e);
+	else
+		ret = psym_objtab_locate_alt(NULL, NULL, &o, k, out, why, e);
+	for (size_t i = 0; i < c.n; i++)
+		psym_objtab_candidate(b->log_tab, b->log_x, c.v[i].path, c.v[i].verdict);
+	psym_cands_free(&c);
+	return ret;
+}
+
 /* Note why the alternate file is missing: for the summary, --explain and addr's warning. */
 static void alt_missing(struct psym_binary *b, const char *path, enum psym_reason_code code,
 			const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -221,7 +250,7 @@ static void find_alt(struct psym_binary *b, const struct psym_elf *elf)
 		*slash = '\0';
 		k.debug_dir = dir[0] ? dir : "/";
 	}
-	ret = psym_objtab_locate_alt(b->tab, b->x, b->o->locate, &k, &alt, &why, &e);
+	ret = locate_side(b, NULL, &k, &alt, &why, &e);
 	if (ret) {
 		if (ret == PSYM_NOENT)
 			alt_missing(b, path, why.code, "alternate file '%s' (build ID %s): %s",
@@ -461,8 +490,7 @@ static void find_debug(struct psym_binary *b)
 	if (psym_elf_has_dwarf(b->elf) && try_dwarf(b, b->elf))
 		return;
 	if (b->o->locate) {
-		int ret = psym_objtab_locate_debug(b->tab, b->x, b->o->locate, b->elf, &dbg, &why,
-						   &e);
+		int ret = locate_side(b, b->elf, NULL, &dbg, &why, &e);
 
 		if (ret == 0 && use_debug_file(b, dbg))
 			return;
