@@ -201,6 +201,46 @@ static void kernel_and_jit(void)
 	is_str(more, "", "nothing placed");
 }
 
+/* The kernel's and JIT's files tried: kallsyms (parsed before, a subset), a module, a perf map. */
+static void kernel_tried(void)
+{
+	struct psym_objtab_try t[] = {
+		{ .path = "/k", .verdict = "", .used = true, .role = PSYM_TRY_KALLSYMS },
+		{ .path = "/k",
+		  .verdict = "",
+		  .used = true,
+		  .role = PSYM_TRY_KALLSYMS,
+		  .flags = PSYM_TRY_PARSED_BEFORE },
+		{ .path = "/k",
+		  .verdict = "",
+		  .used = true,
+		  .role = PSYM_TRY_KALLSYMS,
+		  .flags = PSYM_TRY_SUBSET },
+		{ .path = "/m.ko", .verdict = "", .used = true, .role = PSYM_TRY_KMOD },
+		{ .path = "/m.ko", .verdict = "p.deb", .used = true, .role = PSYM_TRY_KMOD },
+		{ .path = "/perf-1.map", .verdict = "", .used = true, .role = PSYM_TRY_PERFMAP },
+		{ .path = "/perf-2.map", .verdict = "not found", .role = PSYM_TRY_PERFMAP },
+	};
+	const char *want[] = {
+		"kernel symbols used",
+		"kernel symbols used (parsed before for the same boot and content)",
+		"kernel symbols used (the profile's subset: other addresses get no name)",
+		"kernel module used",
+		"kernel module used (from package 'p.deb')",
+		"perf map used",
+		"not found",
+	};
+	struct psym_resdesc d = { 0 };
+	char verdict[256];
+	const char *path;
+
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_TRIED, .tried = t, .ntried = 7 });
+	for (size_t i = 0; i < 7; i++) {
+		psym_resdesc_tried(&d, i, &path, verdict, sizeof(verdict));
+		is_str(verdict, want[i], "kernel and JIT words (%zu)", i);
+	}
+}
+
 /* The files tried, in order: each role's words when used, a refusal its reason's. */
 static void tried(void)
 {
@@ -259,6 +299,7 @@ static void tried(void)
 	is_str(verdict, "bad line table", "unreadable DWARF: its reason");
 	psym_resdesc_tried(&d, 10, &path, verdict, sizeof(verdict));
 	is_str(path, "", "past the end: empty");
+	kernel_tried();
 	is_str(verdict, "", "past the end: no verdict");
 	psym_resdesc_tried(&d, 7, &path, verdict, 12);
 	is_str(verdict, "symbols fro", "the verdict cut to its buffer");
