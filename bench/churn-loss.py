@@ -69,9 +69,10 @@ def in_ranges(ranges, addr):
     return any(a <= addr < b for a, b in ranges)
 
 
-def profile_samples(text):
+def profile_samples(text, spans=None):
     """Each sample of a protoc-decoded profile, as (labels, count, user
-    frames as (mapping id, address) leaf first), and the mappings' files."""
+    frames as (mapping id, address) leaf first), and the mappings' files;
+    with SPANS (a dict), also each mapping's (memory_start, file_offset)."""
     strings = [bytes(s, "utf-8").decode("unicode_escape")
                for s in re.findall(r'^string_table: "(.*)"$', text, re.M)]
     maps = {}
@@ -79,6 +80,10 @@ def profile_samples(text):
         mid = int(re.search(r'^  id: (\d+)', m, re.M).group(1))
         fn = re.search(r'filename: (\d+)', m)
         maps[mid] = strings[int(fn.group(1))] if fn else ""
+        if spans is not None:
+            start = re.search(r'^  memory_start: (\d+)', m, re.M)
+            off = re.search(r'^  file_offset: (\d+)', m, re.M)
+            spans[mid] = (int(start.group(1)) if start else 0, int(off.group(1)) if off else 0)
     locs = {}
     for l in re.findall(r'^location \{(.*?)^\}', text, re.M | re.S):
         lid = int(re.search(r'^  id: (\d+)', l, re.M).group(1))
@@ -202,24 +207,12 @@ def main_by_comm(argv):
           % (tot[0], tot[1], tot[1] / tot[0] if tot[0] else 0.0, tot[2]))
 
 
-def mapping_spans(text):
-    """Each mapping's (memory_start, file_offset) of a protoc-decoded profile."""
-    spans = {}
-    for m in re.findall(r'^mapping \{(.*?)^\}', text, re.M | re.S):
-        mid = int(re.search(r'^  id: (\d+)', m, re.M).group(1))
-        start = re.search(r'^  memory_start: (\d+)', m, re.M)
-        off = re.search(r'^  file_offset: (\d+)', m, re.M)
-        spans[mid] = (int(start.group(1)) if start else 0, int(off.group(1)) if off else 0)
-    return spans
-
-
 def main_one(comm, perfmap, entry=None):
     ranges = jit_ranges(perfmap) if perfmap else []
     total = mapped = jit = jit_mapped = at_entry = in_image = 0
     files = {}
-    text = sys.stdin.read()
-    samples, maps = profile_samples(text)
-    spans = mapping_spans(text) if entry else {}
+    spans = {}
+    samples, maps = profile_samples(sys.stdin.read(), spans)
     for labels, n, user in samples:
         if not user or (comm != "*" and labels.get("comm", "?") != comm):
             continue
