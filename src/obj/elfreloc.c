@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "elfreloc.h"
+#include "bytes.h"
 
 bool psym_elf_has_relocs(const struct psym_elf *f, size_t shndx)
 {
@@ -65,21 +66,6 @@ static struct rtype rtype_of(unsigned machine, uint32_t type)
 		break;
 	}
 	return (struct rtype){ 0, false, false };
-}
-
-static uint64_t rd_field(const uint8_t *p, unsigned n, bool msb)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[msb ? n - 1 - i : i] << (8 * i);
-	return v;
-}
-
-static void wr_field(uint8_t *p, unsigned n, bool msb, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[msb ? n - 1 - i : i] = (uint8_t)(v >> (8 * i));
 }
 
 /* One relocation section's context: its symbol table and where symbols lie. */
@@ -209,11 +195,11 @@ static int apply_section(const struct psym_elf *f, Elf_Scn *rscn, const GElf_Shd
 				psym_elf_path(f), i, rs.name,
 				(unsigned long long)GELF_R_SYM(r.r_info), rs.nsyms);
 		if (!rela) /* SHT_REL: the addend is the field's contents */
-			r.r_addend = (int64_t)rd_field(buf + r.r_offset, t.width, msb);
+			r.r_addend = (int64_t)psym_get_uint(buf + r.r_offset, t.width, msb);
 		v = s + (uint64_t)r.r_addend;
 		if (t.pcrel)
 			v -= base + r.r_offset;
-		wr_field(buf + r.r_offset, t.width, msb, v);
+		psym_put_uint(buf + r.r_offset, t.width, msb, v);
 	}
 	return 0;
 bad:

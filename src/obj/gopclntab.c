@@ -8,6 +8,7 @@
 
 #include "elffile.h"
 #include "gopclntab.h"
+#include "bytes.h"
 
 enum layout {
 	GO12,  /* 0xfffffffb: Go 1.2-1.15 */
@@ -63,11 +64,7 @@ struct func {
 
 static uint64_t get(const struct psym_gopclntab *t, const uint8_t *p, unsigned n)
 {
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[t->msb ? n - 1 - i : i] << (8 * i);
-	return v;
+	return psym_get_uint(p, n, t->msb);
 }
 
 /* n bytes at off of the table, or NULL when they are not all inside r. */

@@ -11,17 +11,9 @@
 #include <string.h>
 
 #include "linkmap.h"
+#include "bytes.h"
 
 #define PHNUM_MAX 256
-
-static uint64_t get(const unsigned char *p, size_t n, bool msb)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)p[msb ? n - 1 - i : i] << (8 * i);
-	return v;
-}
 
 static void __attribute__((format(printf, 2, 3))) say(struct psym_linkmap *lm, const char *fmt, ...)
 {
@@ -66,7 +58,7 @@ static uint64_t find_debug(psym_mem_read_fn rd, const void *ctx, struct psym_mem
 			return 0;
 		}
 		for (size_t k = 0; k + ent <= got; k += ent, i++) {
-			uint64_t tag = get(buf + k, p, abi.msb);
+			uint64_t tag = psym_get_uint(buf + k, p, abi.msb);
 
 			if (tag == DT_NULL) {
 				say(lm, "the dynamic section at 0x%" PRIx64 " has no DT_DEBUG",
@@ -74,7 +66,7 @@ static uint64_t find_debug(psym_mem_read_fn rd, const void *ctx, struct psym_mem
 				return 0;
 			}
 			if (tag == DT_DEBUG) {
-				uint64_t v = get(buf + k + p, p, abi.msb);
+				uint64_t v = psym_get_uint(buf + k + p, p, abi.msb);
 
 				if (!v)
 					say(lm, "DT_DEBUG is 0: the dynamic linker had not run");
@@ -158,14 +150,14 @@ static int walk(psym_mem_read_fn rd, const void *ctx, struct psym_mem_abi abi, u
 		}
 		x = &lm->v[lm->n];
 		x->addr = cur;
-		x->l_addr = get(lk, p, abi.msb);
-		x->l_ld = get(lk + 2 * p, p, abi.msb);
-		x->l_name = get(lk + p, p, abi.msb);
+		x->l_addr = psym_get_uint(lk, p, abi.msb);
+		x->l_ld = psym_get_uint(lk + 2 * p, p, abi.msb);
+		x->l_name = psym_get_uint(lk + p, p, abi.msb);
 		x->name = read_name(rd, ctx, x->l_name, lm->n, &names, lm);
 		if (!x->name)
 			return PSYM_ENOMEM;
 		lm->n++;
-		cur = get(lk + 3 * p, p, abi.msb);
+		cur = psym_get_uint(lk + 3 * p, p, abi.msb);
 	}
 	return 0;
 }
@@ -188,11 +180,11 @@ int psym_linkmap_read(psym_mem_read_fn rd, const void *ctx, struct psym_mem_abi 
 		say(lm, "r_debug (DT_DEBUG) at 0x%" PRIx64 " is not in the core", r);
 		return 0;
 	}
-	if (!get(rdbg, 4, abi.msb)) {
+	if (!psym_get_uint(rdbg, 4, abi.msb)) {
 		say(lm, "r_debug at 0x%" PRIx64 " has r_version 0: not set up", r);
 		return 0;
 	}
-	return walk(rd, ctx, abi, get(rdbg + p, p, abi.msb), lm);
+	return walk(rd, ctx, abi, psym_get_uint(rdbg + p, p, abi.msb), lm);
 }
 
 void psym_linkmap_free(struct psym_linkmap *lm)
@@ -221,11 +213,12 @@ int psym_linkmap_dynamic_mem(psym_mem_read_fn rd, const void *ctx, struct psym_m
 		phnum = PHNUM_MAX;
 	got = rd(ctx, phdr, ph, (size_t)phnum * sz);
 	for (size_t i = 0; i + sz <= got; i += sz) {
-		uint32_t type = (uint32_t)get(ph + i, 4, abi.msb);
+		uint32_t type = (uint32_t)psym_get_uint(ph + i, 4, abi.msb);
 		/* p_vaddr and p_memsz: at 16 and 40 (64-bit), 8 and 20 (32-bit). */
-		uint64_t va = abi.is64 ? get(ph + i + 16, 8, abi.msb) : get(ph + i + 8, 4, abi.msb);
-		uint64_t ms =
-			abi.is64 ? get(ph + i + 40, 8, abi.msb) : get(ph + i + 20, 4, abi.msb);
+		uint64_t va = abi.is64 ? psym_get_uint(ph + i + 16, 8, abi.msb)
+				       : psym_get_uint(ph + i + 8, 4, abi.msb);
+		uint64_t ms = abi.is64 ? psym_get_uint(ph + i + 40, 8, abi.msb)
+				       : psym_get_uint(ph + i + 20, 4, abi.msb);
 
 		if (type == PT_PHDR && !have_phdr) {
 			have_phdr = true;
