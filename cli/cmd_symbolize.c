@@ -79,8 +79,9 @@ static void mapping_line(const struct psym_mapsum *x, FILE *out)
 			"psym: mapping %" PRIu64 " '%s': %zu locations already symbolized, kept\n",
 			x->id, x->name, x->kept);
 	else if (x->cls == PSYM_MAP_FILE && x->opened)
-		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s\n", x->id,
-			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "");
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s%s\n", x->id,
+			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "",
+			x->unverified ? "; unverified: the profile has no build ID for it" : "");
 	else if (x->cls == PSYM_MAP_FILE)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id,
 			x->name, x->todo, psym_reason_kept_text(&x->why));
@@ -303,6 +304,13 @@ nomap:
 	if (r->no_mapping)
 		fprintf(out, "psym: %zu locations have no mapping: left as addresses\n",
 			r->no_mapping);
+	if (r->unverified)
+		fprintf(out,
+			"psym: %zu mapping%s without a build ID in the profile, matched to the "
+			"file at %s path alone: unverified (a file rebuilt since the profile "
+			"was taken answers wrongly)\n",
+			r->unverified, r->unverified == 1 ? "" : "s",
+			r->unverified == 1 ? "its" : "their");
 }
 
 /* ---- symbolize ------------------------------------------------------------ */
@@ -643,6 +651,12 @@ static int symbolize_batch(struct symbolize_cli *o, struct symbolize_run *run)
 			"symbolized\n",
 			br.written, br.files, br.failed, br.total.resolved + br.total.kept,
 			br.total.locations);
+	if (!o->so.quiet && br.total.unverified)
+		fprintf(stderr,
+			"psym: %zu mapping%s without a build ID in %s profile%s matched by path "
+			"alone: unverified (--explain names them)\n",
+			br.total.unverified, br.total.unverified == 1 ? "" : "s",
+			br.files == 1 ? "the" : "their", br.files == 1 ? "" : "s");
 	if (!o->so.quiet && br.indexes_built)
 		fprintf(stderr, "psym: %zu index build%s started in '%s'\n", br.indexes_built,
 			br.indexes_built == 1 ? "" : "s", psym_index_store_name(run->store));

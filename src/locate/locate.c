@@ -227,6 +227,11 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 	} else if (s->want == WANT_BINARY && psym_elf_is_debug_only(elf)) {
 		verdict(s, path, PSYM_R_NONE, 0,
 			"used in place of the binary: a debug file (build ID matches)");
+	} else if (!s->build_id && !named && s->want == WANT_BINARY) {
+		/* Nothing to check it against: a rebuilt file here answers wrongly. */
+		verdict(s, path, PSYM_R_NONE, 0,
+			"used, unverified (the mapping has no build ID: any file at this path "
+			"is taken)");
 	} else {
 		verdict(s, path, PSYM_R_NONE, 0, "used%s",
 			s->build_id ? " (build ID matches)" : "");

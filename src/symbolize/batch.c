@@ -518,6 +518,7 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 		r->total.kept += j->r.kept;
 		r->total.unresolved_file += j->r.unresolved_file;
 		r->total.unresolved_other += j->r.unresolved_other;
+		r->total.unverified += j->r.unverified;
 	}
 	if (b.results_ret) {
 		/* The engine would lose track of inputs: the run fails. */

@@ -675,12 +675,19 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 		say_tried(run, &d);
 	}
 	if (!ret) {
+		/* Matched by path alone: nothing vouches that the file is the one sampled. */
+		bool unverified = res && cls == PSYM_MAP_FILE && !*bid && !ref.x->named;
+		size_t nmaps = run->r->nmaps;
+
 		run->r->resolved += done;
 		if (cls == PSYM_MAP_FILE)
 			run->r->unresolved_file += todo - done;
 		else
 			run->r->unresolved_other += todo - done;
+		run->r->unverified += unverified;
 		summary(run, m, name, cls, res, &why, done, todo, kept);
+		if (run->r->nmaps > nmaps)
+			run->r->maps[nmaps].unverified = unverified;
 	}
 	psym_regentry_release(x);
 	return ret;

@@ -152,6 +152,8 @@ struct psym_mapsum {
 	enum psym_map_class cls;
 	size_t done, todo, kept;     /* todo 0: all its locations had lines, kept */
 	bool opened;		     /* an object answered for it */
+	bool unverified;	     /* opened, but matched by path alone: the mapping
+				      * has no build ID and the user named no file */
 	char *from;		     /* where the answers came from (describe), or NULL */
 	struct psym_reason_kept why; /* why none, or why some, were resolved */
 };
@@ -163,6 +165,8 @@ struct psym_symbolize_result {
 	size_t unresolved_file;	 /* of file-backed mappings, left unresolved */
 	size_t unresolved_other; /* of other mappings (kernel, JIT, ...) */
 	size_t no_mapping;	 /* locations without a mapping (in unresolved_other too) */
+	size_t unverified;	 /* file mappings answered from a file matched by path
+				  * alone (no build ID in the profile, none named) */
 	/* Per mapping, in profile order (none with quiet): free with psym_symbolize_result_free. */
 	struct psym_mapsum *maps;
 	size_t nmaps;
