@@ -336,10 +336,11 @@ static void summary(const struct opts *o, const struct bpfmaps *b, const struct 
 			" processes not kept); %" PRIu64 " running at the start read then; %" PRIu64
 			" processes' maps taken from them, at most %u processes at once; "
 			"build IDs the kernel did not give, read as mapped: %" PRIu64
-			" files, %" PRIu64 " from cache, %" PRIu64 " unreadable\n",
+			" files (%" PRIu64 " have none), %" PRIu64 " from cache, %" PRIu64
+			" unreadable\n",
 			ts.execs, ts.forks, ts.exits, ts.maps, ts.lost, ts.maps_dropped,
 			ts.procs_untracked, ts.running, m->ms.maps_tracked, ts.procs_max,
-			ts.bids_read, ts.bids_cached, ts.bids_failed);
+			ts.bids_read, ts.bids_none, ts.bids_cached, ts.bids_failed);
 		if (ts.images_dropped)
 			fprintf(stderr,
 				"psym-collect: %" PRIu64 " process images not kept (more than %d "

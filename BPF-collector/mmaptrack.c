@@ -192,7 +192,7 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const uint32_t key[6], c
 	struct fbid *f, **nf;
 	struct stat st;
 	void *v;
-	int fd;
+	int fd, ret;
 
 	f = calloc(1, sizeof(*f));
 	if (!f)
@@ -222,7 +222,8 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const uint32_t key[6], c
 		close(fd);
 		fd = -1;
 	}
-	if (fd >= 0 && psym_procmaps_fd_build_id(fd, hex) == 0) {
+	ret = fd >= 0 ? psym_procmaps_fd_build_id(fd, hex) : PSYM_EIO;
+	if (ret == 0) {
 		if (psym_build_id_is_go(hex)) /* kept as a string: not hex */
 			f->goid = intern(t, hex);
 		else
@@ -230,6 +231,9 @@ static void read_bid(struct mmaptrack *t, uint32_t pid, const uint32_t key[6], c
 				f->bid[f->len++] =
 					(uint8_t)strtoul((char[3]){ h[0], h[1], 0 }, NULL, 16);
 		t->st.bids_read++;
+	} else if (ret == PSYM_NOENT) { /* read: the file has none (not a loss) */
+		t->st.bids_read++;
+		t->st.bids_none++;
 	} else {
 		t->st.bids_failed++;
 	}

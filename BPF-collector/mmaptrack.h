@@ -53,8 +53,11 @@ struct mmaptrack_stats {
 	uint64_t
 		seeded; /* processes from before the run read from /proc (at the start, or when they forked) */
 	uint64_t running; /* of those, the ones read at the start (mmaptrack_seed_running) */
-	/* Build IDs the kernel did not give, read at mmap time: files read, from cache, unreadable. */
-	uint64_t bids_read, bids_cached, bids_failed;
+	/*
+	 * Build IDs the kernel did not give, read at mmap time: files read (of
+	 * them, files that have none: built without one), from cache, unreadable.
+	 */
+	uint64_t bids_read, bids_none, bids_cached, bids_failed;
 	uint32_t procs_max; /* most processes tracked at once */
 };
 
