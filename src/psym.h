@@ -23,6 +23,7 @@
 #include "array.h"
 #include "archive.h"
 #include "batch.h"
+#include "bincache.h"
 #include "builder.h"
 #include "collectprof.h"
 #include "hostid.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "batch.h"
+#include "bincache.h"
 #include "profread.h"
 #include "store.h"
 #include "unwindprof.h"
@@ -430,6 +431,7 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 			 struct psym_err *e)
 {
 	struct batch b = { .o = o, .results_fd = -1 };
+	struct psym_locate_opts lo;
 	pthread_t tids[256];
 	size_t nt = o->jobs ? o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
 	size_t started = 0;
@@ -465,7 +467,15 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 		b.results_fd = ret;
 		ret = 0;
 	}
-	b.cache = psym_bincache_new(o->so);
+	psym_symbolize_locate_opts(o->so, &lo);
+	b.cache = psym_bincache_new(&(struct psym_bincache_opts){
+		.locate = &lo,
+		.limits = o->so->limits,
+		.explain = o->so->explain,
+		.inlines = !o->so->no_inlines,
+		.cache_dir = o->so->cache_dir,
+		.index_store = o->so->index_store,
+	});
 	if (!b.cache) {
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;

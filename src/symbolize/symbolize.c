@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bincache.h"
 #include "builder.h"
 #include "buildid.h"
 #include "demangle.h"
@@ -32,77 +33,10 @@
 #include "store.h"
 #include "symbolize.h"
 
-/*
- * Objects shared by the runs of a batch: binaries by path and build ID,
- * located and opened once for all profiles. Per-run objects (kernel, JIT
- * maps, vDSO: they come from each profile's side files) stay in the run.
- */
-struct psym_bincache {
-	struct psym_objtab *tab; /* the binaries located, for every run */
-	struct psym_registry *reg;
-	struct psym_reader_limits limits;
-	struct psym_locate_opts lo; /* a copy without --explain */
-	struct psym_binary_opts bopts;
-	struct psym_kallsyms_cache *kallsyms; /* kernel symbols, by boot and content */
-};
-
 void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o, struct psym_locate_opts *lo)
 {
 	*lo = *o->locate;
 	lo->side_dir = o->side_dir;
-}
-
-struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o)
-{
-	struct psym_bincache *c = calloc(1, sizeof(*c));
-
-	if (!c)
-		return NULL;
-	c->reg = psym_registry_new(0);
-	c->tab = psym_objtab_new(0);
-	c->kallsyms = psym_kallsyms_cache_new();
-	if (!c->reg || !c->tab || !c->kallsyms) {
-		psym_registry_free(c->reg);
-		psym_objtab_free(c->tab);
-		psym_kallsyms_cache_free(c->kallsyms);
-		free(c);
-		return NULL;
-	}
-	psym_registry_set_max_open(c->reg, o->limits.open_objects);
-	psym_objtab_set_max_held(c->tab, o->limits.open_objects);
-	psym_objtab_keep_tried(c->tab, o->explain); /* only --explain says them */
-	c->limits = o->limits;
-	psym_symbolize_locate_opts(o, &c->lo);
-	c->lo.elf_limits = &c->limits.elf;
-	c->bopts = (struct psym_binary_opts){
-		.inlines = !o->no_inlines,
-		.locate = &c->lo,
-		.limits = &c->limits,
-		.cache_dir = o->cache_dir,
-		.index_store = o->index_store,
-	};
-	return c;
-}
-
-void psym_bincache_finish(struct psym_bincache *c)
-{
-	if (c)
-		psym_registry_finish(c->reg);
-}
-
-void psym_bincache_free(struct psym_bincache *c)
-{
-	if (!c)
-		return;
-	psym_registry_free(c->reg);
-	psym_objtab_free(c->tab);
-	psym_kallsyms_cache_free(c->kallsyms);
-	free(c);
-}
-
-size_t psym_bincache_kallsyms_parsed(struct psym_bincache *c)
-{
-	return c ? psym_kallsyms_cache_parsed(c->kallsyms) : 0;
 }
 
 /* A number for each run of this process, never 0 (psym_lookup_ctx.run). */
@@ -781,9 +715,9 @@ static int setup(struct run *run, struct psym_err *e)
 		.limits = &o->limits,
 		.cache_dir = o->cache_dir,
 		.index_store = o->index_store,
-		.kallsyms_cache = o->shared ? o->shared->kallsyms : NULL,
+		.kallsyms_cache = o->shared ? psym_bincache_kallsyms(o->shared) : NULL,
 	};
-	run->file_bopts = o->shared ? &o->shared->bopts : &run->bopts;
+	run->file_bopts = o->shared ? psym_bincache_bopts(o->shared) : &run->bopts;
 	run->serial = next_run_serial();
 	run->own = psym_registry_new(0);
 	run->own_tab = psym_objtab_new(0);
@@ -792,8 +726,8 @@ static int setup(struct run *run, struct psym_err *e)
 	psym_registry_set_max_open(run->own, o->limits.open_objects);
 	psym_objtab_set_max_held(run->own_tab, o->limits.open_objects);
 	psym_objtab_keep_tried(run->own_tab, o->explain); /* only --explain says them */
-	run->files = o->shared ? o->shared->reg : run->own;
-	run->files_tab = o->shared ? o->shared->tab : run->own_tab;
+	run->files = o->shared ? psym_bincache_registry(o->shared) : run->own;
+	run->files_tab = o->shared ? psym_bincache_objtab(o->shared) : run->own_tab;
 	run->memo = psym_funcmemo_new();
 	ret = psym_builder_new(run->p, &run->b, e);
 	if (!ret && psym_builder_reserve(run->b, psym_lean_nlocations(run->lp)))

@@ -128,22 +128,7 @@ struct psym_symbolize_opts {
 	struct psym_index_store *index_store; /* per-build-ID indexes (store.h), NULL: off */
 };
 
-/*
- * Binaries opened once and shared by several psym_symbolize() calls, also
- * from several threads at once (a batch). Made from the options every run
- * of the batch shares (debug dirs, debuginfod, limits, inlines); those must
- * outlive it. --explain output is not given for shared binaries.
- */
-struct psym_bincache;
-struct psym_bincache *psym_bincache_new(const struct psym_symbolize_opts *o);
-/*
- * Every run is over: the shared binaries act on what the runs learned
- * (the index build policy). From the thread that made it, after its runs.
- */
-void psym_bincache_finish(struct psym_bincache *c);
-/* Kernel symbol tables (kallsyms copies) the batch's runs have parsed. */
-size_t psym_bincache_kallsyms_parsed(struct psym_bincache *c);
-void psym_bincache_free(struct psym_bincache *c);
+struct psym_bincache; /* bincache.h */
 
 /* One mapping's outcome, for the summary the caller prints. */
 struct psym_mapsum {
