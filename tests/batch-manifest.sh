@@ -57,6 +57,7 @@ for r in rows:
     assert r["indexes_built"] == 0 or isinstance(r["indexes_built"], int)
     assert (r["error"] is None) == (r["status"] != "failed"), r
     assert r["resolved"] + r["unresolved"] <= r["locations"], r
+    assert isinstance(r["unverified"], int) and r["unverified"] >= 0, r
 PY
 }
 check "results: 30 valid JSON lines" check_results res.jsonl 30

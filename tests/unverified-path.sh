@@ -92,6 +92,10 @@ cp p.pb q.pb
 "$PSYM" symbolize --no-cache p.pb q.pb -o out 2>b.err || fail "batch: $(tail -1 b.err)"
 check "a batch of two counts both profiles' mappings" \
 	grep -q "^psym: 2 mappings without a build ID in their profiles matched by path alone: unverified" b.err
+printf 'p.pb\tout/p2.pb\nq.pb\tout/q2.pb\n' >batch.manifest
+"$PSYM" symbolize --no-cache --manifest batch.manifest --results res.jsonl 2>/dev/null
+check "--results: each profile's line has \"unverified\":1" \
+	sh -c '[ "$(grep -c "\"unverified\":1," res.jsonl)" = 2 ]'
 "$PSYM" symbolize -q --no-cache p.pb -o qq.pb 2>q.err
 check "-q: nothing said" test ! -s q.err
 finish

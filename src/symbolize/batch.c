@@ -392,6 +392,7 @@ static void report_job(struct batch *b, struct job *j)
 		.locations = j->r.locations,
 		.resolved = j->r.resolved + j->r.kept,
 		.unresolved = j->r.unresolved_file + j->r.unresolved_other,
+		.unverified = j->r.unverified,
 		.indexes_built = j->indexes_built,
 		.seconds = j->seconds,
 	};

@@ -505,8 +505,8 @@ int psym_results_write(int fd, const struct psym_result_line *r, struct psym_err
 	put(&b, ",\"note\":", 8);
 	put_json_str(&b, r->note);
 	putf(&b, ",\"written\":%s", r->written ? "true" : "false");
-	putf(&b, ",\"locations\":%zu,\"resolved\":%zu,\"unresolved\":%zu", r->locations,
-	     r->resolved, r->unresolved);
+	putf(&b, ",\"locations\":%zu,\"resolved\":%zu,\"unresolved\":%zu,\"unverified\":%zu",
+	     r->locations, r->resolved, r->unresolved, r->unverified);
 	putf(&b, ",\"indexes_built\":%zu,\"seconds\":%.3f,\"host\":", r->indexes_built,
 	     r->seconds >= 0 ? r->seconds : 0.0);
 	put_json_str(&b, host);

@@ -73,6 +73,7 @@ struct psym_result_line {
 	const char *note;  /* NULL, or e.g. why an existing output was redone */
 	bool written;	   /* an output was renamed into place by this run */
 	size_t locations, resolved, unresolved;
+	size_t unverified;    /* mappings matched by path alone (no build ID to check) */
 	size_t indexes_built; /* symbol indexes built for this input's binaries */
 	double seconds;
 };
@@ -89,7 +90,8 @@ int psym_results_open(const char *path, struct psym_err *e);
  * Append one JSON line:
  * {"input":..,"output":..,"line":N,"status":"ok|skipped|failed",
  *  "error":null|"..","note":null|"..","written":true|false,
- *  "locations":N,"resolved":N,"unresolved":N,"indexes_built":N,
+ *  "locations":N,"resolved":N,"unresolved":N,"unverified":N,
+ *  "indexes_built":N,
  *  "seconds":S,"host":"..","pid":N}
  * Bytes of paths that are not UTF-8 are written as \u00XX escapes.
  * One write() call per line, so O_APPEND keeps lines of concurrent writers
