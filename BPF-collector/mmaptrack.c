@@ -91,6 +91,7 @@ struct mmaptrack {
 	struct psym_hashtab procs; /* pid -> struct tproc, rebuilt by sweep */
 	struct tproc **all;
 	size_t nall, capall;
+	size_t ndead; /* of all, the images an exec replaced, until the sweep frees them */
 	struct psym_hashtab path_ix; /* path -> index + 1 */
 	char **paths;
 	size_t npaths;
@@ -122,7 +123,8 @@ static struct tproc *add(struct mmaptrack *t, int pid)
 	struct psym_err e = { 0 };
 	struct tproc *old = find(t, pid), *p;
 
-	if (!old && t->nall >= t->max_procs) {
+	/* The cap is on processes: an exec's replaced entry is none. */
+	if (!old && t->nall - t->ndead >= t->max_procs) {
 		t->st.procs_untracked++;
 		return NULL;
 	}
@@ -143,11 +145,13 @@ static struct tproc *add(struct mmaptrack *t, int pid)
 		free(p);
 		return NULL;
 	}
-	if (old)
+	if (old) {
 		old->dead = true; /* freed by the next sweep, after the table is rebuilt */
+		t->ndead++;
+	}
 	t->all[t->nall++] = p;
-	if (t->nall > t->st.procs_max)
-		t->st.procs_max = (uint32_t)t->nall;
+	if (t->nall - t->ndead > t->st.procs_max)
+		t->st.procs_max = (uint32_t)(t->nall - t->ndead);
 	return p;
 }
 
@@ -448,7 +452,7 @@ int mmaptrack_seed_running(struct mmaptrack *t, int self)
 		p = find(t, (int)pid);
 		if (p && p->complete)
 			continue;
-		if (t->nall >= t->max_procs && !p)
+		if (t->nall - t->ndead >= t->max_procs && !p)
 			break; /* add() counts what is left untracked from here */
 		/* Kernel threads (no mappings) take no entry. */
 		if (seed(t, (int)pid, true))
@@ -625,25 +629,49 @@ void mmaptrack_poll(struct mmaptrack *t, uint64_t drain)
 	}
 }
 
-int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struct psym_err *e)
+/* A tracker with room for nrings rings and none open yet; NULL: no memory. */
+static struct mmaptrack *tracker_new(const struct mmaptrack_opts *o, int nrings)
 {
 	struct mmaptrack *t = calloc(1, sizeof(*t));
-	long page = sysconf(_SC_PAGESIZE);
-	int ret = 0;
 
 	if (!t)
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		return NULL;
 	t->max_procs = o->max_procs;
 	t->images_since = UINT64_MAX;
 	t->max_paths = o->max_paths;
 	psym_hashtab_init(&t->procs, (size_t)o->max_procs * 2 + 16);
 	psym_hashtab_init(&t->path_ix, o->max_paths);
 	psym_hashtab_init(&t->bids, MAX_FBIDS);
-	t->rings = calloc((size_t)o->maxcpu, sizeof(*t->rings));
+	t->rings = calloc((size_t)(nrings > 0 ? nrings : 1), sizeof(*t->rings));
 	if (!t->rings) {
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		goto fail;
+		mmaptrack_close(t);
+		return NULL;
 	}
+	return t;
+}
+
+int mmaptrack_open_rings(const struct mmaptrack_opts *o, void *const *bases, int nrings,
+			 size_t data_size, struct mmaptrack **out, struct psym_err *e)
+{
+	struct mmaptrack *t = tracker_new(o, nrings);
+
+	if (!t)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (int i = 0; i < nrings; i++)
+		t->rings[t->nrings++] =
+			(struct ring){ .fd = -1, .base = bases[i], .data_size = data_size };
+	*out = t;
+	return 0;
+}
+
+int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struct psym_err *e)
+{
+	struct mmaptrack *t = tracker_new(o, o->maxcpu);
+	long page = sysconf(_SC_PAGESIZE);
+	int ret = 0;
+
+	if (!t)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	for (int cpu = 0; cpu < o->maxcpu; cpu++) {
 		struct perf_event_attr a = {
 			.type = PERF_TYPE_SOFTWARE,
@@ -910,6 +938,7 @@ void mmaptrack_sweep(struct mmaptrack *t, uint64_t drain, void (*fn)(void *ud, i
 		t->all[w++] = p;
 	}
 	t->nall = w;
+	t->ndead = 0;
 }
 
 void mmaptrack_images_since(struct mmaptrack *t, uint64_t time)
@@ -933,6 +962,8 @@ void mmaptrack_close(struct mmaptrack *t)
 	if (!t)
 		return;
 	for (int i = 0; i < t->nrings; i++) {
+		if (t->rings[i].fd < 0)
+			continue; /* the caller's (mmaptrack_open_rings) */
 		munmap(t->rings[i].base, t->rings[i].data_size + (size_t)page);
 		close(t->rings[i].fd);
 	}

@@ -64,6 +64,15 @@ struct mmaptrack_stats {
 /* Open and enable one event per online CPU. */
 int mmaptrack_open(const struct mmaptrack_opts *o, struct mmaptrack **out, struct psym_err *e);
 /*
+ * A tracker that opens no event and reads the nrings rings at bases, laid
+ * out as the kernel lays a perf ring (a struct perf_event_mmap_page, the
+ * records data_size bytes on at its data_offset): how the record handling
+ * is tested without root (tests/unit/mmaptrack-test). The rings stay the
+ * caller's; o->cpus and o->ring_pages are not read.
+ */
+int mmaptrack_open_rings(const struct mmaptrack_opts *o, void *const *bases, int nrings,
+			 size_t data_size, struct mmaptrack **out, struct psym_err *e);
+/*
  * The processes running now, each one's maps read from /proc (with build
  * IDs, once per file), but self's and those seen from their exec or fork
  * already: called once the tracker is open, so that every later change
