@@ -37,7 +37,7 @@ static void ring_init(struct tring *r, uint64_t start)
 	struct perf_event_mmap_page *mp;
 
 	r->page = (size_t)sysconf(_SC_PAGESIZE);
-	r->base = aligned_alloc(r->page, r->page + DATA);
+	r->base = aligned_alloc(r->page, r->page + (DATA + r->page - 1) / r->page * r->page);
 	if (!r->base)
 		abort();
 	memset(r->base, 0, r->page + DATA);
