@@ -131,8 +131,8 @@ static size_t maps(struct mmaptrack *t, int pid, uint64_t image, char *path, cha
 	if (mmaptrack_maps(t, pid, image, &m, &n, complete, exe, sizeof(exe)) != 0)
 		return 0;
 	if (n) {
-		snprintf(path, 256, "%s", m[0].path);
-		snprintf(bid, 64, "%s", m[0].build_id);
+		snprintf(path, 256, "%.255s", m[0].path);
+		snprintf(bid, 64, "%.63s", m[0].build_id);
 	}
 	free(m);
 	return n;
