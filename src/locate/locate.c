@@ -228,7 +228,7 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 		verdict(s, path, PSYM_R_NONE, 0,
 			"used in place of the binary: a debug file (build ID matches)");
 	} else if (!s->build_id && !named && s->want == WANT_BINARY) {
-		/* Nothing to check it against: a rebuilt file here answers wrongly. */
+		/* Nothing to check it against (psym_located_unverified): a rebuilt file answers wrongly. */
 		verdict(s, path, PSYM_R_NONE, 0,
 			"used, unverified (the mapping has no build ID: any file at this path "
 			"is taken)");

@@ -42,6 +42,11 @@ void psym_objtab_set_max_held(struct psym_objtab *t, size_t max_held)
 	t->max_held = max_held ? max_held : 1;
 }
 
+bool psym_located_unverified(const struct psym_located *x)
+{
+	return x->cls == PSYM_MAP_FILE && !*x->build_id && !x->named;
+}
+
 void psym_objtab_keep_tried(struct psym_objtab *t, bool keep)
 {
 	t->drop_tried = !keep;

@@ -158,6 +158,14 @@ struct psym_located {
 
 struct psym_objtab;
 
+/*
+ * A file object with nothing to check its file against: no build ID, and
+ * no file the user named for it. Its file is the one at its path, as pprof
+ * takes it, and answers from it are unverified (the locator's verdict
+ * says so too: "used, unverified").
+ */
+bool psym_located_unverified(const struct psym_located *x);
+
 /* An empty table of at most max objects (0: no cap). */
 struct psym_objtab *psym_objtab_new(size_t max);
 /*

@@ -358,10 +358,13 @@ void psym_symbolize_result_free(struct psym_symbolize_result *r)
 	r->nmaps = 0;
 }
 
-/* One mapping's outcome, for the caller's summary (not with quiet). */
-static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum psym_map_class cls,
-		   const char *from, const struct psym_reason *why, size_t done, size_t todo,
-		   size_t kept)
+/*
+ * One mapping's outcome, for the caller's summary (not with quiet): c's
+ * class, counts and unverified, with the mapping's id and name, where the
+ * answers came from and why.
+ */
+static void mapsum(struct run *run, const pb_mapping *m, const char *name, const char *from,
+		   const struct psym_reason *why, const struct psym_mapsum *c)
 {
 	struct psym_mapsum *x;
 
@@ -373,11 +376,12 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, enum 
 	run->r->maps = x;
 	x = &x[run->r->nmaps];
 	*x = (struct psym_mapsum){ .id = m->id,
-				   .cls = cls,
-				   .done = done,
-				   .todo = todo,
-				   .kept = kept,
-				   .opened = from != NULL };
+				   .cls = c->cls,
+				   .done = c->done,
+				   .todo = c->todo,
+				   .kept = c->kept,
+				   .opened = from != NULL,
+				   .unverified = c->unverified };
 	x->name = strdup(name);
 	x->from = from ? strdup(from) : NULL;
 	if (!x->name || (from && !x->from)) {
@@ -403,9 +407,9 @@ static void say_tried(struct run *run, const struct psym_resdesc *d)
 	}
 }
 
-static void summary(struct run *run, const pb_mapping *m, const char *name, enum psym_map_class cls,
-		    struct psym_resolver *res, const struct psym_reason *why, size_t done,
-		    size_t todo, size_t kept)
+static void summary(struct run *run, const pb_mapping *m, const char *name,
+		    struct psym_resolver *res, const struct psym_reason *why,
+		    const struct psym_mapsum *c)
 {
 	char desc[2400] = "";
 	struct psym_resdesc d = { 0 };
@@ -414,7 +418,7 @@ static void summary(struct run *run, const pb_mapping *m, const char *name, enum
 		psym_resolver_describe(res, &d);
 		psym_resdesc_summary(&d, desc, sizeof(desc));
 	}
-	mapsum(run, m, name, cls, res ? desc : NULL, why, done, todo, kept);
+	mapsum(run, m, name, res ? desc : NULL, why, c);
 	if (!res)
 		return;
 	say_tried(run, &d);
@@ -560,7 +564,8 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 	run->r->locations += nlocs;
 	run->r->kept += kept;
 	if (todo == 0) {
-		mapsum(run, m, name, PSYM_MAP_FILE, NULL, NULL, 0, 0, kept);
+		mapsum(run, m, name, NULL, NULL,
+		       &(struct psym_mapsum){ .cls = PSYM_MAP_FILE, .kept = kept });
 		return 0;
 	}
 	cls = ref.x->cls;
@@ -609,19 +614,19 @@ static int symbolize_mapping(struct run *run, size_t mi, pb_mapping *m, uint32_t
 		say_tried(run, &d);
 	}
 	if (!ret) {
-		/* Matched by path alone: nothing vouches that the file is the one sampled. */
-		bool unverified = res && cls == PSYM_MAP_FILE && !*bid && !ref.x->named;
-		size_t nmaps = run->r->nmaps;
+		struct psym_mapsum c = { .cls = cls,
+					 .done = done,
+					 .todo = todo,
+					 .kept = kept,
+					 .unverified = res && psym_located_unverified(ref.x) };
 
 		run->r->resolved += done;
 		if (cls == PSYM_MAP_FILE)
 			run->r->unresolved_file += todo - done;
 		else
 			run->r->unresolved_other += todo - done;
-		run->r->unverified += unverified;
-		summary(run, m, name, cls, res, &why, done, todo, kept);
-		if (run->r->nmaps > nmaps)
-			run->r->maps[nmaps].unverified = unverified;
+		run->r->unverified += c.unverified;
+		summary(run, m, name, res, &why, &c);
 	}
 	psym_regentry_release(x);
 	return ret;
