@@ -6,7 +6,9 @@
  * mmap, exit and lost records; the images an exec leaves, found by a
  * sample's image time; records of one process on two CPUs' rings taken in
  * time order; a record across the ring's end; a corrupt header stops the
- * read there; the process cap; and the sweep after an exit.
+ * read there; the process cap; the sweep after an exit; and build IDs the
+ * kernel did not give, read from the file as mapped (a file built without
+ * one is read, not unreadable).
  *
  * The pids are above the kernel's largest pid_max (4194304), so that no
  * /proc entry of this machine can answer for them.
@@ -106,6 +108,13 @@ static void put_mmap(struct tring *r, uint32_t pid, uint64_t addr, uint64_t len,
 	if (bid_len) {
 		b[32] = bid_len;
 		memcpy(b + 36, bid, bid_len);
+	}
+	if (!bid_len) { /* maj, min, ino, generation: the inode a hash of the path */
+		uint64_t ino = 1469598103934665603ULL;
+
+		for (const char *c = path; *c; c++)
+			ino = (ino ^ (unsigned char)*c) * 1099511628211ULL;
+		memcpy(b + 40, &ino, 8);
 	}
 	b[56] = 5; /* PROT_READ | PROT_EXEC */
 	memcpy(b + 64, path, plen);
@@ -261,6 +270,43 @@ int main(void)
 	   nfreed ? freed[0] : 0);
 	is_int(maps(t, PID, 10, path, bid, &complete), 0, "gone once freed");
 	is_int(maps(t, CHILD, 20, path, bid, &complete), 1, "the child stays");
+
+	/* Build IDs the kernel did not give, read from the file as this
+	 * process maps it: an ELF file with no note has none (read, not
+	 * unreadable); this test's own executable has its GNU build ID. */
+	{
+		char noid[] = "/tmp/psym-mmaptrack-XXXXXX", self[4096];
+		unsigned char eh[64] = { 0x7f, 'E', 'L', 'F', 2, 1, 1 }; /* 64-bit, no phdrs */
+		int fd = mkstemp(noid);
+		ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		struct psym_procmap *m = NULL;
+		char exe[256];
+		size_t n = 0;
+
+		ok(fd >= 0 && write(fd, eh, sizeof(eh)) == (ssize_t)sizeof(eh) && sl > 0,
+		   "a file without a build ID note, and this test's executable");
+		if (fd >= 0)
+			close(fd);
+		self[sl > 0 ? sl : 0] = '\0';
+		put_mmap(&r0, (uint32_t)getpid(), 0x700000, 0x1000, 0, noid, NULL, 0, 50);
+		put_mmap(&r0, (uint32_t)getpid(), 0x800000, 0x1000, 0, self, NULL, 0, 51);
+		mmaptrack_poll(t, 8);
+		mmaptrack_stats(t, &st);
+		is_int(st.bids_none, 1, "the file without a note: has none");
+		is_int(st.bids_read, 2, "both files read");
+		is_int(st.bids_failed, 1, "still only /bin/b unreadable");
+		if (mmaptrack_maps(t, getpid(), UINT64_MAX, &m, &n, &complete, exe, sizeof(exe)) ==
+			    0 &&
+		    n == 2) {
+			is_str(m[0].build_id, "", "its mapping has no build ID");
+			is_int(strlen(m[1].build_id), 40, "the executable's: 40 hex digits (%s)",
+			       m[1].build_id);
+		} else {
+			ok(0, "this process's two mappings recorded (%zu)", n);
+		}
+		free(m);
+		unlink(noid);
+	}
 
 	mmaptrack_close(t);
 	free(r0.base);
