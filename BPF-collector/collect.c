@@ -40,7 +40,8 @@
 #include "unwindprof.h"
 #include "ustack.h"
 
-volatile sig_atomic_t stop, hup;
+/* Set by SIGINT/SIGTERM; hup by SIGHUP (--rotate: end the window now). */
+static volatile sig_atomic_t stop, hup;
 
 static void on_stop(int sig)
 {
@@ -928,7 +929,8 @@ int main(int argc, char **argv)
 	int code;
 
 	collect_options(argc, argv, &c.o);
-	meta_init(&c.m, c.o.verbose, c.o.pids, c.o.npids);
+	meta_init(&c.m, c.o.verbose, c.o.pids, c.o.npids, &stop);
+	c.b.stop = &stop;
 	/* Everything that can fail is checked before sampling starts. */
 	code = targets_open(&c.o, &t);
 	if (code == PSYM_EXIT_OK)
