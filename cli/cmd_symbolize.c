@@ -676,7 +676,7 @@ static int symbolize_one(struct symbolize_cli *o, struct symbolize_run *run)
 	int ret;
 
 	/* The collector's side files sit next to its profile: IN.d/. */
-	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0 && is_dir(side))
+	if (strcmp(in, "-") && (side = psym_side_dir(in)) && is_dir(side))
 		o->so.side_dir = side;
 	if (o->in_place) {
 		if (out)

@@ -51,6 +51,7 @@
 #include "resdesc.h"
 #include "resolvers.h"
 #include "show.h"
+#include "sidenames.h"
 #include "symbolize.h"
 #include "stack.h"
 #include "build.h"

@@ -9,6 +9,7 @@
 #include "elffile.h"
 #include "gopclntab.h"
 #include "bytes.h"
+#include "search.h"
 
 enum layout {
 	GO12,  /* 0xfffffffb: Go 1.2-1.15 */
@@ -244,21 +245,14 @@ static bool funcoff_of(const struct psym_gopclntab *t, uint64_t i, uint64_t *off
 /* The function holding pc: its index, or -1. */
 static int64_t find_func(const struct psym_gopclntab *t, uint64_t pc)
 {
-	uint64_t lo = 0, hi = t->nfunc, e;
+	uint64_t lo, e;
+	bool bad = false;
 
 	if (!entry_of(t, t->nfunc, &e) || pc >= e || !entry_of(t, 0, &e) || pc < e)
 		return -1;
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (!entry_of(t, mid, &e))
-			return -1;
-		if (e <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (int64_t)lo;
+	/* The first function after 0 starting past pc; a failed read ends the search. */
+	lo = PSYM_LOWER_BOUND(1, t->nfunc, i, bad || (bad = !entry_of(t, i, &e)) || e > pc);
+	return bad ? -1 : (int64_t)(lo - 1);
 }
 
 /* Function i's record. */

@@ -18,6 +18,7 @@
 #include "objtab.h"
 #include "space.h"
 #include "stack.h"
+#include "search.h"
 
 #define DEFAULT_MAX_FRAMES 256
 #define DEFAULT_MAX_STACK ((size_t)8 << 20)
@@ -298,18 +299,11 @@ static void thread_regs(const struct psym_core *c, const struct psym_core_thread
  */
 static uint64_t stack_base(const struct psym_core *c, uint64_t sp)
 {
-	size_t lo = 0, hi = c->nloads;
+	size_t lo;
 
 	if (psym_core_load_at(c, sp))
 		return sp;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->loads[mid].vaddr <= sp)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PSYM_LOWER_BOUND(0, c->nloads, i, c->loads[i].vaddr > sp);
 	if (lo < c->nloads && c->loads[lo].vaddr - sp <= MAX_GUARD_GAP && c->loads[lo].avail)
 		return c->loads[lo].vaddr;
 	return sp;
