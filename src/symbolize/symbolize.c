@@ -899,6 +899,12 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 	struct run run = {
 		.lp = lp, .p = psym_lean_profile(lp), .o = o, .r = r, .main_mapping = -1
 	};
+	/*
+	 * Index builds start at the end and when an object is closed for the
+	 * open cap (registry.h): all are this run's, unless a batch shares the
+	 * binaries (its other runs build too: the batch counts those).
+	 */
+	size_t built = psym_index_store_built(o->index_store);
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -920,8 +926,8 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 		psym_symbolize_result_free(r);
 	{
 		/* The run is over: the index build policy (resolve_index.c). */
-		size_t built = psym_index_store_built(o->index_store);
-
+		if (o->shared)
+			built = psym_index_store_built(o->index_store);
 		if (!ret)
 			psym_registry_finish(run.own);
 		psym_registry_free(run.own);
