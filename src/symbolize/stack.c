@@ -36,7 +36,7 @@ struct vdso_image {
 	size_t len;
 };
 
-struct run {
+struct core_run {
 	const struct psym_stack_opts *o;
 	struct psym_locate_opts lo;
 	struct psym_cfi_limits cfil;
@@ -62,7 +62,7 @@ struct run {
  * once for every core that maps it (objtab.h); *out NULL: not found, or
  * past the table's cap (unwound by frame pointers there).
  */
-static int locate_obj(struct run *r, enum psym_map_class cls, const char *key, const char *bid,
+static int locate_obj(struct core_run *r, enum psym_map_class cls, const char *key, const char *bid,
 		      struct psym_elf **out)
 {
 	struct psym_located *x;
@@ -81,7 +81,7 @@ static int locate_obj(struct run *r, enum psym_map_class cls, const char *key, c
 }
 
 /* The file of a mapping; NULL: not found. */
-static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_elf **out)
+static int find_obj(struct core_run *r, const struct psym_core_file *f, struct psym_elf **out)
 {
 	char clean[4096];
 	enum psym_map_class cls = psym_objkey_classify(f->path, clean, sizeof(clean));
@@ -145,7 +145,7 @@ struct libs {
  * it (--sysroot, --binary-path), checked by the build ID its first page
  * in the core has when the core has that page, mapped at its load bias.
  */
-static int map_object(struct run *r, struct psym_core *c, const char *name, uint64_t bias,
+static int map_object(struct core_run *r, struct psym_core *c, const char *name, uint64_t bias,
 		      struct libs *l)
 {
 	char bid[PSYM_BUILD_ID_HEX_MAX], clean[4096];
@@ -200,7 +200,7 @@ static void libs_said(const struct psym_core *c, const struct libs *l, struct ps
  * file puts it, moved by the load bias AT_ENTRY gives. Then the dynamic
  * linker itself at AT_BASE (PT_INTERP names it) if the map had not.
  */
-static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_core *sc)
+static int link_map_files(struct core_run *r, struct psym_core *c, struct psym_stack_core *sc)
 {
 	const struct psym_core_file *xf = c->entry ? file_at(c, c->entry) : NULL;
 	const struct psym_core_load *vl = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
@@ -248,7 +248,7 @@ static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_
 }
 
 /* The profile's mapping for [start, limit), made once per distinct one. */
-static uint64_t mapping_id(struct run *r, uint64_t start, uint64_t limit, uint64_t offset,
+static uint64_t mapping_id(struct core_run *r, uint64_t start, uint64_t limit, uint64_t offset,
 			   const char *path, const char *build_id)
 {
 	char key[5000];
@@ -310,7 +310,7 @@ static uint64_t stack_base(const struct psym_core *c, uint64_t sp)
 }
 
 /* Unwind one thread over the core's memory, reading more of its stack while that helps. */
-static void unwind_thread(struct run *r, const struct psym_core *c,
+static void unwind_thread(struct core_run *r, const struct psym_core *c,
 			  const struct psym_unwind_regs *u, struct psym_space *space,
 			  struct psym_unwind_result *res)
 {
@@ -382,7 +382,7 @@ static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_u
  * build ID, or "" when the core has none readable (then [vdso] frames are
  * unwound by frame pointers and named as far as --vdso allows).
  */
-static int read_vdso(struct run *r, const struct psym_core *c)
+static int read_vdso(struct core_run *r, const struct psym_core *c)
 {
 	const struct psym_core_load *l = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
 	struct psym_err le = { 0 };
@@ -426,7 +426,7 @@ out:
 }
 
 /* The located vDSO of the core (read_vdso), NULL when none. */
-static int find_vdso(struct run *r, struct psym_elf **out)
+static int find_vdso(struct core_run *r, struct psym_elf **out)
 {
 	*out = NULL;
 	if (!r->core_vdso[0])
@@ -434,8 +434,8 @@ static int find_vdso(struct run *r, struct psym_elf **out)
 	return locate_obj(r, PSYM_MAP_VDSO, "", r->core_vdso, out);
 }
 
-static int add_thread(struct run *r, const struct psym_core *c, struct psym_space *space, size_t ti,
-		      struct psym_stack_thread *t)
+static int add_thread(struct core_run *r, const struct psym_core *c, struct psym_space *space,
+		      size_t ti, struct psym_stack_thread *t)
 {
 	const struct psym_core_thread *ct = &c->threads[ti];
 	struct psym_unwind_regs u;
@@ -492,7 +492,7 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 }
 
 /* One core: read, its files located, every thread unwound into a sample. */
-static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
+static int add_core(struct core_run *r, const char *path, struct psym_stack_core *sc)
 {
 	struct psym_err ce = { 0 };
 	struct psym_core *c = NULL;
@@ -638,8 +638,9 @@ static int add_signatures(struct psym_stack_result *res, unsigned n, struct psym
 }
 
 /* The unwound profile symbolized, as a complete profile in res. */
-static int symbolize(struct psym_profile *p, const struct run *r, const struct psym_limits *lim,
-		     struct psym_stack_result *res, struct psym_err *e)
+static int symbolize(struct psym_profile *p, const struct core_run *r,
+		     const struct psym_limits *lim, struct psym_stack_result *res,
+		     struct psym_err *e)
 {
 	/* The cores' vDSO images found as a profile's [vdso] is (psym_locate_vdso). */
 	struct psym_symbolize_opts so = *r->o->so;
@@ -660,7 +661,7 @@ static int symbolize(struct psym_profile *p, const struct run *r, const struct p
 	return ret;
 }
 
-static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_err *e)
+static int run_init(struct core_run *r, const struct psym_stack_opts *o, struct psym_err *e)
 {
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
 
@@ -684,7 +685,7 @@ static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_
 	return 0;
 }
 
-static void run_free(struct run *r)
+static void run_free(struct core_run *r)
 {
 	psym_cfiset_free(&r->cfis);
 	psym_hashtab_free(&r->map_by_key);
@@ -700,7 +701,7 @@ static void run_free(struct run *r)
 int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_opts *o,
 		   const struct psym_limits *lim, struct psym_stack_result *res, struct psym_err *e)
 {
-	struct run r = { 0 };
+	struct core_run r = { 0 };
 	int ret;
 
 	memset(res, 0, sizeof(*res));

@@ -394,7 +394,6 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, const
 	run->r->nmaps++;
 }
 
-/* The outcome of one mapping, and what its resolver has to say at once. */
 /* The files a resolver's lookups tried, from the table (even with quiet). */
 static void say_tried(struct run *run, const struct psym_resdesc *d)
 {
@@ -407,6 +406,7 @@ static void say_tried(struct run *run, const struct psym_resdesc *d)
 	}
 }
 
+/* The outcome of one mapping, and what its resolver has to say at once. */
 static void summary(struct run *run, const pb_mapping *m, const char *name,
 		    struct psym_resolver *res, const struct psym_reason *why,
 		    const struct psym_mapsum *c)
