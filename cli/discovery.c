@@ -88,7 +88,7 @@ static int profile_wants(const char *path, const struct psym_limits *lim, const 
 	const char *sysroot = d->sysroot;
 	struct idset *s = &d->want;
 	struct psym_profile *p = NULL;
-	int ret = psym_profile_read(path, lim, &p, e);
+	int ret = psym_input_read_profile(path, lim, &p, e);
 
 	for (size_t i = 0; !ret && i < p->pb->n_mapping; i++) {
 		const pb_mapping *m = p->pb->mapping[i];

@@ -14,6 +14,7 @@
 
 #include "batch.h"
 #include "bincache.h"
+#include "input.h"
 #include "profread.h"
 #include "store.h"
 #include "unwindprof.h"
@@ -83,14 +84,17 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 			struct psym_symbolize_result *r, struct psym_out *volatile *active,
 			struct psym_err *e)
 {
+	struct psym_input *input = NULL;
 	struct psym_lean *p = NULL;
 	struct psym_out wo;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = psym_lean_read(in, lim, &p, e);
+	/* Any input the table knows; the driver sees its lean profile. */
+	ret = psym_input_read(in, PSYM_INPUT_LEAN, lim, &input, e);
 	if (ret)
 		goto out;
+	p = psym_input_take_lean(input);
 	ret = psym_lean_validate(p, e);
 	if (ret) {
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
@@ -123,6 +127,7 @@ out:
 	if (ret)
 		psym_symbolize_result_free(r); /* no summary of a run that failed */
 	psym_lean_free(p);
+	psym_input_free(input);
 	return ret;
 }
 
@@ -284,7 +289,7 @@ static bool output_complete(struct job *j, const struct psym_limits *lim)
 
 	if (stat(j->out, &st) != 0 || !S_ISREG(st.st_mode))
 		return false; /* missing; a directory or device fails when written */
-	ret = psym_profile_read(j->out, lim, &p, &e);
+	ret = psym_input_read_profile(j->out, lim, &p, &e);
 	if (!ret)
 		ret = psym_profile_validate(p, &e);
 	psym_profile_free(p);
