@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * OpenTelemetry profiles (OTLP, opentelemetry-proto 1.9.0's
+ * OpenTelemetry profiles (OTLP, opentelemetry-proto 1.10.0's
  * profiles/v1development, proto/otlp_profiles.proto): read a ProfilesData or
  * an ExportProfilesServiceRequest (binary protobuf or OTLP/JSON), turn it
  * into a pprof profile, and write it back with the symbolizer's functions
@@ -25,7 +25,7 @@
 #include "proto/otlp_profiles.pb-c.h"
 
 /* The release whose wire psym reads and writes. */
-#define PSYM_OTLP_VERSION "1.9.0"
+#define PSYM_OTLP_VERSION "1.10.0"
 #define PSYM_OTLP_READS "psym reads OTLP profiles of opentelemetry-proto " PSYM_OTLP_VERSION
 
 /* Deepest nesting of messages (AnyValue arrays and lists) a file may have. */

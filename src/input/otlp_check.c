@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every index of an OTLP message inside its table, before anything reads
- * through one. 1.9.0 moved every table into one dictionary and made samples
+ * through one. 1.9.0 and 1.10.0 moved every table into one dictionary and made samples
  * point at stacks; a file of an older layout has no dictionary, or indexes
  * that run past its tables, and is refused here with one line naming the
  * version psym reads.
@@ -65,6 +65,8 @@ static int any_len(struct ck *c, const char *key, const otlp_any *v)
 
 	if (!v)
 		return 0;
+	if (v->value_case == OTLP_ANY(STRING_VALUE_STRINDEX))
+		return str(c, "attribute value", v->string_value_strindex);
 	if (v->value_case == OTLP_ANY(STRING_VALUE) && v->string_value)
 		len = strlen(v->string_value);
 	else if (v->value_case == OTLP_ANY(BYTES_VALUE))
@@ -188,6 +190,13 @@ int psym_otlp_check(const struct psym_otlp *o, const char *name, struct psym_err
 	for (size_t i = 0; i < m->n_resource_profiles && !ret; i++) {
 		const otlp_rprof *r = m->resource_profiles[i];
 
+		for (size_t j = 0; r->resource && j < r->resource->n_attributes && !ret; j++) {
+			const otlp_kv *kv = r->resource->attributes[j];
+
+			ret = str(&c, "attribute key", kv->key_strindex);
+			if (!ret)
+				ret = any_len(&c, kv->key, kv->value);
+		}
 		for (size_t j = 0; j < r->n_scope_profiles && !ret; j++)
 			for (size_t k = 0; k < r->scope_profiles[j]->n_profiles && !ret; k++)
 				ret = check_profile(&c, r->scope_profiles[j]->profiles[k]);

@@ -65,9 +65,12 @@ static const char *attr_build_id(const struct conv *c, const otlp_mapping *m, co
 	for (size_t i = 0; i < m->n_attribute_indices; i++) {
 		const otlp_attr *a = c->d->attribute_table[m->attribute_indices[i]];
 
-		if (a->value && a->value->value_case == OTLP_ANY(STRING_VALUE) &&
-		    !strcmp(dstr(c->d, a->key_strindex), key))
+		if (!a->value || strcmp(dstr(c->d, a->key_strindex), key))
+			continue;
+		if (a->value->value_case == OTLP_ANY(STRING_VALUE))
 			return a->value->string_value;
+		if (a->value->value_case == OTLP_ANY(STRING_VALUE_STRINDEX))
+			return dstr(c->d, a->value->string_value_strindex);
 	}
 	return NULL;
 }
@@ -331,7 +334,8 @@ static int conv_sample(struct conv *c, const otlp_sample *s, int32_t type)
 static int kv_labels(struct conv *c, otlp_kv *const *kv, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		int ret = any_label(c, kv[i]->key, kv[i]->value, NULL);
+		const char *key = *kv[i]->key ? kv[i]->key : dstr(c->d, kv[i]->key_strindex);
+		int ret = any_label(c, key, kv[i]->value, NULL);
 
 		if (ret)
 			return ret;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A pprof profile as OTLP profiles (1.9.0): one Profile per sample type
- * (1.9.0 has one type per Profile), all under one resource and one scope
+ * A pprof profile as OTLP profiles (1.10.0): one Profile per sample type
+ * (since 1.9.0 one type per Profile), all under one resource and one scope
  * ("psym"); the dictionary keeps pprof's string table as it is (index i is
  * pprof's string i), so only the other tables are made. A numeric label
  * "timestamp" in nanoseconds becomes the sample's timestamps_unix_nano,

@@ -3,7 +3,7 @@
  * OTLP profiles on the wire: the structure check that comes before any
  * allocation (sniffing, and the depth bound protobuf-c does not have: an
  * AnyValue may nest arrays in arrays, a few bytes each), the decode, and
- * the index check that tells a file of another version from 1.9.0's.
+ * the index check that tells a file of another version from 1.10.0's.
  */
 #include "config.h"
 #include <stdlib.h>
@@ -124,11 +124,21 @@ static bool json_sniff(const unsigned char *buf, size_t len)
 	       memmem(buf + i, len, "\"resource_profiles\"", 19);
 }
 
+/* JSON text, not protobuf: a binary message may start with "\n{" too (field 1, 123 bytes). */
+static bool is_json(const unsigned char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\n' || buf[i] == '\r'))
+		i++;
+	return i < len && buf[i] == '{' && !psym_otlp_wire_ok(buf, len, true);
+}
+
 bool psym_otlp_sniff(const unsigned char *buf, size_t len)
 {
 	if (!len)
 		return false;
-	if (buf[0] == '{' || buf[0] == ' ' || buf[0] == '\n' || buf[0] == '\t' || buf[0] == '\r')
+	if (is_json(buf, len))
 		return json_sniff(buf, len);
 	/* The first top-level field must be 1 or 2, length-delimited. */
 	if (buf[0] != 0x0a && buf[0] != 0x12)
@@ -160,7 +170,7 @@ int psym_otlp_decode(const unsigned char *buf, size_t len, const char *name,
 	if (!o)
 		return psym_err_set(e, PSYM_ENOMEM, "'%s': out of memory", name);
 	psym_arena_init(&o->arena, lim.max_memory);
-	if (len && buf[0] != 0x0a && buf[0] != 0x12) {
+	if (is_json(buf, len)) {
 		o->json = true;
 		ret = psym_otlp_json_parse(buf, len, name, o, e);
 		if (ret)
@@ -186,8 +196,8 @@ int psym_otlp_decode(const unsigned char *buf, size_t len, const char *name,
 			else
 				ret = psym_err_set(e, PSYM_EBADPROTO,
 						   "'%s': not OTLP profiles (protobuf decoding "
-						   "failed)",
-						   name);
+						   "failed): %s",
+						   name, PSYM_OTLP_READS);
 			goto fail;
 		}
 	}
