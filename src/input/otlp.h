@@ -67,7 +67,11 @@ struct psym_otlp {
  */
 bool psym_otlp_sniff(const unsigned char *buf, size_t len);
 
-/* Binary protobuf: its structure checked (depth, wire types) without allocating. */
+/*
+ * Binary protobuf: its structure checked (depth, wire types) without
+ * allocating; need_profiles (sniffing): only ProfilesData's fields at the
+ * top, and only the first three levels looked at.
+ */
 bool psym_otlp_wire_ok(const unsigned char *buf, size_t len, bool need_profiles);
 
 /*

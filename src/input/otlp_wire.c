@@ -45,12 +45,14 @@ static const ProtobufCFieldDescriptor *field_of(const ProtobufCMessageDescriptor
  * seen: bit n set for each top-level field n < 32 met.
  */
 static bool walk(const ProtobufCMessageDescriptor *d, const unsigned char *p, size_t len, int depth,
-		 uint32_t *seen)
+		 int stop, uint32_t *seen)
 {
 	struct wire w = { p, p + len };
 
 	if (depth > PSYM_OTLP_MAX_DEPTH)
 		return false;
+	if (depth > stop)
+		return true; /* sniffing: deeper levels are the decoder's */
 	while (w.p < w.end) {
 		uint64_t key, v;
 		uint32_t num;
@@ -87,7 +89,7 @@ static bool walk(const ProtobufCMessageDescriptor *d, const unsigned char *p, si
 			if (!varint(&w, &v) || v > (uint64_t)(w.end - w.p))
 				return false;
 			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE &&
-			    !walk(f->descriptor, w.p, (size_t)v, depth + 1, NULL))
+			    !walk(f->descriptor, w.p, (size_t)v, depth + 1, stop, NULL))
 				return false;
 			w.p += v;
 			break;
@@ -101,8 +103,9 @@ bool psym_otlp_wire_ok(const unsigned char *buf, size_t len, bool need_profiles)
 {
 	uint32_t seen = 0;
 
+	/* Sniffing looks three levels down; reading checks every level. */
 	if (!walk(&opentelemetry__proto__profiles__v1development__profiles_data__descriptor, buf,
-		  len, 0, &seen))
+		  len, 0, need_profiles ? 3 : PSYM_OTLP_MAX_DEPTH, &seen))
 		return false;
 	if (!need_profiles)
 		return true;
