@@ -48,3 +48,19 @@ const struct psym_input_kind psym_input_otlp = {
 	.write = otlp_write,
 	.free_state = otlp_free_state,
 };
+
+int psym_otlp_write_input(const struct psym_input *in, const struct psym_profile *p,
+			  const struct psym_limits *lim, FILE *fp, const char *name,
+			  struct psym_err *e)
+{
+	struct psym_otlp *o = NULL;
+	int ret;
+
+	if (in->kind == &psym_input_otlp && in->state)
+		return psym_otlp_write(in->state, p, fp, name, e);
+	ret = psym_otlp_from_profile(p, lim, &o, e);
+	if (!ret)
+		ret = psym_otlp_encode_fp(o, fp, name, e);
+	psym_otlp_free(o);
+	return ret;
+}

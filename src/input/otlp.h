@@ -115,4 +115,15 @@ int psym_otlp_encode_fp(const struct psym_otlp *o, FILE *fp, const char *name, s
 
 void psym_otlp_free(struct psym_otlp *o);
 
+struct psym_input;
+
+/*
+ * p (in's profile, symbolized) as OTLP to fp: in's message written back
+ * when in was OTLP (psym_otlp_write), else p converted
+ * (psym_otlp_from_profile). Raw protobuf.
+ */
+int psym_otlp_write_input(const struct psym_input *in, const struct psym_profile *p,
+			  const struct psym_limits *lim, FILE *fp, const char *name,
+			  struct psym_err *e);
+
 #endif

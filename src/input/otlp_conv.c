@@ -14,21 +14,25 @@
  *   (strings, integers; booleans and doubles as text); arrays, lists and
  *   bytes are left to the OTLP write-back.
  * - Mappings keep their table position as id; build IDs from the
- *   process.executable.build_id.gnu attribute (else .go's).
+ *   process.executable.build_id.gnu attribute (else .go's; else the
+ *   .htlhash one as "htlhash:HEX", checked by the locator: htlhash.h).
  * - Location i of the dictionary is pprof location i: its lines (frames
  *   the profiler named) are kept as they are; native frames have none,
  *   for the symbolizer.
  */
 #include "config.h"
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builder.h"
+#include "htlhash.h"
 #include "otlp.h"
 
 #define BUILD_ID_GNU "process.executable.build_id.gnu"
 #define BUILD_ID_GO "process.executable.build_id.go"
+#define BUILD_ID_HTLHASH "process.executable.build_id.htlhash"
 
 struct conv {
 	const otlp_dict *d;
@@ -82,8 +86,16 @@ static int conv_mappings(struct conv *c)
 		const char *bid = attr_build_id(c, m, BUILD_ID_GNU);
 		pb_mapping *pm;
 
+		char hbuf[sizeof(PSYM_HTLHASH_PREFIX) + PSYM_HTLHASH_HEX];
+		const char *h;
+
 		if (!bid)
 			bid = attr_build_id(c, m, BUILD_ID_GO);
+		if (!bid && (h = attr_build_id(c, m, BUILD_ID_HTLHASH))) {
+			snprintf(hbuf, sizeof(hbuf), "%s%.32s", PSYM_HTLHASH_PREFIX, h);
+			if (psym_build_id_is_htlhash(hbuf))
+				bid = hbuf;
+		}
 		pm = psym_builder_mapping(c->b, m->memory_start, m->memory_limit, m->file_offset,
 					  dstr(c->d, m->filename_strindex), bid);
 		if (!pm)
