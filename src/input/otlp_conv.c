@@ -10,6 +10,8 @@
  * - A sample of n points (values with their timestamps) becomes n pprof
  *   samples, each with its timestamp as the numeric label "timestamp"
  *   (unit "nanoseconds"); timestamps without values count 1 each.
+ * - Comments: the first profile's "pprof.comment" attributes (as
+ *   psym_otlp_from_profile writes pprof's comments).
  * - Labels: the resource's, the profile's and the sample's attributes
  *   (strings, integers; booleans and doubles as text); arrays, lists and
  *   bytes are left to the OTLP write-back.
@@ -33,6 +35,7 @@
 #define BUILD_ID_GNU "process.executable.build_id.gnu"
 #define BUILD_ID_GO "process.executable.build_id.go"
 #define BUILD_ID_HTLHASH "process.executable.build_id.htlhash"
+#define PPROF_COMMENT "pprof.comment"
 
 struct conv {
 	const otlp_dict *d;
@@ -300,11 +303,33 @@ static int dict_labels(struct conv *c, const int32_t *ix, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const otlp_attr *a = c->d->attribute_table[ix[i]];
-		int ret = any_label(c, dstr(c->d, a->key_strindex), a->value,
-				    dstr(c->d, a->unit_strindex));
+		const char *key = dstr(c->d, a->key_strindex);
+		int ret;
 
+		if (!strcmp(key, PPROF_COMMENT))
+			continue;
+		ret = any_label(c, key, a->value, dstr(c->d, a->unit_strindex));
 		if (ret)
 			return ret;
+	}
+	return 0;
+}
+
+/* The first profile's "pprof.comment" attributes are the pprof comments. */
+static int comments(struct conv *c, const otlp_data *m)
+{
+	const otlp_profile *p = NULL;
+
+	FOREACH_PROFILE(m, p)
+	break;
+	for (size_t i = 0; p && i < p->n_attribute_indices; i++) {
+		const otlp_attr *a = c->d->attribute_table[p->attribute_indices[i]];
+
+		if (strcmp(dstr(c->d, a->key_strindex), PPROF_COMMENT) || !a->value ||
+		    a->value->value_case != OTLP_ANY(STRING_VALUE))
+			continue;
+		if (psym_builder_comment(c->b, a->value->string_value))
+			return fail_b(c);
 	}
 	return 0;
 }
@@ -413,6 +438,8 @@ int psym_otlp_to_profile(const struct psym_otlp *o, const char *name, const stru
 		ret = conv_types(&c, o->msg);
 	if (!ret)
 		ret = head(&c, o->msg);
+	if (!ret)
+		ret = comments(&c, o->msg);
 	if (!ret)
 		ret = conv_samples(&c, o->msg);
 	psym_builder_free(c.b);

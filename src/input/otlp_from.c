@@ -5,7 +5,8 @@
  * ("psym"); the dictionary keeps pprof's string table as it is (index i is
  * pprof's string i), so only the other tables are made. A numeric label
  * "timestamp" in nanoseconds becomes the sample's timestamps_unix_nano,
- * other labels attributes (numbers with their unit), build IDs the
+ * other labels attributes (numbers with their unit), comments attributes
+ * "pprof.comment" of each Profile, build IDs the
  * mapping attribute process.executable.build_id.gnu. psym_otlp_to_profile
  * reads it back to what `go tool pprof -raw` shows of the original.
  */
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "hashtab.h"
+#include "htlhash.h"
 #include "otlp.h"
 
 #define NEW(o, T, init)                                                                            \
@@ -30,7 +32,7 @@ struct from {
 	const struct psym_profile *p;
 	otlp_dict *d;
 	struct psym_hashtab mix, fix, lix, aix; /* pprof ids -> index + 1; attributes */
-	int32_t s_bid, s_ts, s_ns;
+	int32_t s_bid, s_htl, s_ts, s_ns, s_comment;
 	struct psym_err *e;
 };
 
@@ -58,7 +60,7 @@ static int strings(struct from *f)
 	const pb_profile *pb = f->p->pb;
 	size_t n = pb->n_string_table;
 
-	f->d->string_table = tab(f, n + 3, sizeof(char *));
+	f->d->string_table = tab(f, n + 5, sizeof(char *));
 	if (!f->d->string_table)
 		return fnomem(f);
 	for (size_t i = 0; i < n; i++)
@@ -68,6 +70,10 @@ static int strings(struct from *f)
 	f->d->n_string_table = n;
 	f->s_bid = (int32_t)f->d->n_string_table;
 	f->d->string_table[f->d->n_string_table++] = (char *)"process.executable.build_id.gnu";
+	f->s_htl = (int32_t)f->d->n_string_table;
+	f->d->string_table[f->d->n_string_table++] = (char *)"process.executable.build_id.htlhash";
+	f->s_comment = (int32_t)f->d->n_string_table;
+	f->d->string_table[f->d->n_string_table++] = (char *)"pprof.comment";
 	f->s_ts = str_ix(f, "timestamp");
 	f->s_ns = str_ix(f, "nanoseconds");
 	return 0;
@@ -156,9 +162,15 @@ static int mappings(struct from *f)
 			m->attribute_indices = psym_arena_alloc(&f->o->arena, sizeof(int32_t));
 			if (!a || !any || !m->attribute_indices)
 				return fnomem(f);
+			const char *bid = psym_profile_str(f->p, pm->build_id);
+
 			a->key_strindex = f->s_bid;
+			if (psym_build_id_is_htlhash(bid)) {
+				a->key_strindex = f->s_htl;
+				bid += sizeof(PSYM_HTLHASH_PREFIX) - 1;
+			}
 			any->value_case = OTLP_ANY(STRING_VALUE);
-			any->string_value = (char *)psym_profile_str(f->p, pm->build_id);
+			any->string_value = (char *)bid;
 			a->value = any;
 			add_attr(f, a, m->attribute_indices);
 			m->n_attribute_indices = 1;
@@ -264,6 +276,31 @@ static int sample_base(struct from *f, size_t i, otlp_sample *s)
 	return 0;
 }
 
+/* pprof's comments as "pprof.comment" attributes of every Profile (otlp_conv.c). */
+static int comment_attrs(struct from *f, otlp_profile *p)
+{
+	const pb_profile *pb = f->p->pb;
+
+	if (!pb->n_comment)
+		return 0;
+	p->attribute_indices = tab(f, pb->n_comment, sizeof(int32_t));
+	if (!p->attribute_indices)
+		return fnomem(f);
+	for (size_t i = 0; i < pb->n_comment; i++) {
+		otlp_attr *a = NEW(f->o, otlp_attr, OT(key_value_and_unit__init));
+		otlp_any *any = NEW(f->o, otlp_any, OT(any_value__init));
+
+		if (!a || !any)
+			return fnomem(f);
+		a->key_strindex = f->s_comment;
+		any->value_case = OTLP_ANY(STRING_VALUE);
+		any->string_value = (char *)psym_profile_str(f->p, pb->comment[i]);
+		a->value = any;
+		add_attr(f, a, &p->attribute_indices[p->n_attribute_indices++]);
+	}
+	return 0;
+}
+
 static int profiles(struct from *f, otlp_sprof *sp)
 {
 	const pb_profile *pb = f->p->pb;
@@ -272,7 +309,8 @@ static int profiles(struct from *f, otlp_sprof *sp)
 
 	for (size_t i = 0; i < pb->n_sample; i++)
 		nattr += pb->sample[i]->n_label;
-	f->d->attribute_table = tab(f, nattr + pb->n_mapping + 1, sizeof(otlp_attr *));
+	f->d->attribute_table =
+		tab(f, nattr + pb->n_mapping + nt * pb->n_comment + 1, sizeof(otlp_attr *));
 	f->d->stack_table = tab(f, pb->n_sample + 1, sizeof(otlp_stack *));
 	sp->profiles = tab(f, nt, sizeof(otlp_profile *));
 	base = tab(f, pb->n_sample, sizeof(*base));
@@ -310,6 +348,8 @@ static int profiles(struct from *f, otlp_sprof *sp)
 			p->period_type->unit_strindex = (int32_t)pb->period_type->unit;
 		}
 		p->period = pb->period;
+		if (comment_attrs(f, p))
+			return -1;
 		p->time_unix_nano = (uint64_t)pb->time_nanos;
 		p->duration_nano = (uint64_t)pb->duration_nanos;
 		for (size_t i = 0; i < pb->n_sample; i++) {

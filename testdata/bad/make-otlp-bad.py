@@ -79,6 +79,11 @@ def deep_any(depth):
 
 
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--big-attr":
+        # A 2 MiB attribute value, uncompressed (made at test time: too big to keep).
+        open(sys.argv[2], "wb").write(data(dictionary(
+            extra_attr=fld(6, 2, fld(1, 0, 6) + fld(2, 2, s(1, "A" * (2 << 20)))))))
+        return
     seeds = sys.argv[1] if len(sys.argv) > 1 else None
     good = data(dictionary())
     files = {
