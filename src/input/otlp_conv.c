@@ -36,6 +36,9 @@
 #define BUILD_ID_GO "process.executable.build_id.go"
 #define BUILD_ID_HTLHASH "process.executable.build_id.htlhash"
 #define PPROF_COMMENT "pprof.comment"
+/* Caps on what a small file may expand to: points share labels, but not frames. */
+#define MAX_REFS ((size_t)1 << 28)
+#define MAX_TYPES 1024
 
 struct conv {
 	const otlp_dict *d;
@@ -50,6 +53,7 @@ struct conv {
 	size_t nlab, caplab;
 	int64_t *vals;
 	uint64_t *locs;
+	size_t refs; /* labels and frames of the pprof samples made */
 };
 
 static const char *dstr(const otlp_dict *d, int32_t ix)
@@ -211,6 +215,10 @@ static int conv_types(struct conv *c, const otlp_data *m)
 	{
 		if (type_of(c, p) >= 0)
 			continue;
+		if (c->ntypes == MAX_TYPES)
+			return psym_err_set(c->e, PSYM_ELIMIT,
+					    "'%s': more than %d sample types in OTLP profiles",
+					    c->name, MAX_TYPES);
 		c->types[c->ntypes][0] = p->sample_type ? p->sample_type->type_strindex : 0;
 		c->types[c->ntypes][1] = p->sample_type ? p->sample_type->unit_strindex : 0;
 		if (psym_builder_sample_type(c->b, dstr(c->d, c->types[c->ntypes][0]),
@@ -321,8 +329,10 @@ static int comments(struct conv *c, const otlp_data *m)
 	const otlp_profile *p = NULL;
 
 	FOREACH_PROFILE(m, p)
-	break;
-	for (size_t i = 0; p && i < p->n_attribute_indices; i++) {
+	goto found;
+	return 0;
+found:
+	for (size_t i = 0; i < p->n_attribute_indices; i++) {
 		const otlp_attr *a = c->d->attribute_table[p->attribute_indices[i]];
 
 		if (strcmp(dstr(c->d, a->key_strindex), PPROF_COMMENT) || !a->value ||
@@ -337,20 +347,26 @@ static int comments(struct conv *c, const otlp_data *m)
 static int conv_sample(struct conv *c, const otlp_sample *s, int32_t type)
 {
 	const otlp_stack *st = c->d->n_stack_table ? c->d->stack_table[s->stack_index] : NULL;
-	size_t nloc = 0, base = c->nlab;
+	size_t nloc = 0, base = c->nlab, nl;
 	size_t npts =
 		s->n_values > s->n_timestamps_unix_nano ? s->n_values : s->n_timestamps_unix_nano;
+	pb_sample *first = NULL;
 	int ret;
 
 	ret = dict_labels(c, s->attribute_indices, s->n_attribute_indices);
 	if (ret)
 		return ret;
+	nl = c->nlab;
 	for (size_t i = 0; st && i < st->n_location_indices; i++)
 		if (st->location_indices[i] > 0)
 			c->locs[nloc++] = (uint64_t)st->location_indices[i];
 	for (size_t k = 0; k < npts; k++) {
-		size_t nl = c->nlab;
-
+		c->refs += nl + 1 + nloc;
+		if (c->refs > MAX_REFS)
+			return psym_err_set(c->e, PSYM_ELIMIT,
+					    "'%s': OTLP samples expand to more than %zu labels and "
+					    "frames in pprof",
+					    c->name, (size_t)MAX_REFS);
 		c->vals[type] = s->n_values ? s->values[k] : 1;
 		if (s->n_timestamps_unix_nano) {
 			ret = push_label(c, "timestamp", NULL, (int64_t)s->timestamps_unix_nano[k],
@@ -358,11 +374,17 @@ static int conv_sample(struct conv *c, const otlp_sample *s, int32_t type)
 			if (ret)
 				return ret;
 		}
-		if (!psym_builder_sample_labels(c->b, c->locs, nloc, c->vals, c->ntypes, c->lab,
-						c->nlab))
+		/* The points of one sample share its labels (not its timestamps). */
+		for (size_t i = 0; first && i < nl; i++)
+			c->lab[i].same = first->label[i];
+		first = psym_builder_sample_labels(c->b, c->locs, nloc, c->vals, c->ntypes, c->lab,
+						   c->nlab);
+		if (!first)
 			return fail_b(c);
 		c->nlab = nl;
 	}
+	for (size_t i = 0; i < nl; i++)
+		c->lab[i].same = NULL;
 	c->vals[type] = 0;
 	c->nlab = base;
 	return 0;
