@@ -3,7 +3,8 @@
 
 usage: otlp-llvm-compare.py SHOW.json BINARY LOADS [OTLP-PB2-DIR OUT.otlp.pb]
 SHOW.json: psym show --json of the symbolized pprof (names not demangled);
-BINARY: the unstripped binary; LOADS: its readelf -lW. Each location's
+BINARY: the unstripped binary (locations of mappings of its base name are
+compared, others skipped); LOADS: its readelf -lW. Each location's
 runtime address is turned into the file's virtual address by its mapping
 (start, file offset) and the PT_LOAD segments, then asked of
 llvm-symbolizer --inlines --no-demangle: the chain of (function, line) must
@@ -35,8 +36,11 @@ maps = {m["id"]: m for m in d["mappings"]}
 funcs = {f["id"]: f for f in d["functions"]}
 want = {}
 addrs = []
+base = binary.rsplit("/", 1)[-1]
 for loc in d["locations"]:
-    m = maps[loc["mapping_id"]]
+    m = maps.get(loc["mapping_id"])
+    if not m or m["filename"].rsplit("/", 1)[-1] != base:
+        continue  # another file (libc, the kernel): not under test
     va = vaddr(loc["address"] - m["memory_start"] + m["file_offset"])
     addrs.append((loc, va))
 if not addrs:

@@ -58,7 +58,7 @@ int psym_otlp_write_input(const struct psym_input *in, const struct psym_profile
 
 	if (in->kind == &psym_input_otlp && in->state)
 		return psym_otlp_write(in->state, p, fp, name, e);
-	ret = psym_otlp_from_profile(p, lim, &o, e);
+	ret = psym_otlp_from_profile(p, lim, 0, &o, e);
 	if (!ret)
 		ret = psym_otlp_encode_fp(o, fp, name, e);
 	psym_otlp_free(o);

@@ -106,9 +106,21 @@ int psym_otlp_to_profile(const struct psym_otlp *o, const char *name, const stru
 int psym_otlp_write(const struct psym_otlp *o, const struct psym_profile *p, FILE *fp,
 		    const char *name, struct psym_err *e);
 
-/* An OTLP message of pprof profile p: one Profile per sample type. */
+enum {
+	/*
+	 * psym-collect's labels under the OTel eBPF profiler's names: pid as
+	 * process.pid, tid as thread.id, comm as thread.name.
+	 */
+	PSYM_OTLP_OTEL_NAMES = 1 << 0,
+};
+
+/*
+ * An OTLP message of pprof profile p: one Profile per sample type; build
+ * IDs as the process.executable.build_id.gnu, .go or .htlhash attribute.
+ * flags: PSYM_OTLP_*.
+ */
 int psym_otlp_from_profile(const struct psym_profile *p, const struct psym_limits *lim,
-			   struct psym_otlp **out, struct psym_err *e);
+			   unsigned flags, struct psym_otlp **out, struct psym_err *e);
 
 /* Encode o->msg as binary protobuf to fp. */
 int psym_otlp_encode_fp(const struct psym_otlp *o, FILE *fp, const char *name, struct psym_err *e);

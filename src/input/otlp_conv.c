@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "builder.h"
+#include "buildid.h"
 #include "htlhash.h"
 #include "otlp.h"
 
@@ -93,11 +94,16 @@ static int conv_mappings(struct conv *c)
 		const char *bid = attr_build_id(c, m, BUILD_ID_GNU);
 		pb_mapping *pm;
 
-		char hbuf[sizeof(PSYM_HTLHASH_PREFIX) + PSYM_HTLHASH_HEX];
+		char hbuf[PSYM_BUILD_ID_HEX_MAX];
 		const char *h;
 
-		if (!bid)
-			bid = attr_build_id(c, m, BUILD_ID_GO);
+		if (!bid && (h = attr_build_id(c, m, BUILD_ID_GO))) {
+			/* psym spells a Go build ID "go:ID" (buildid.h). */
+			snprintf(hbuf, sizeof(hbuf), "%s%.*s", PSYM_GO_BUILD_ID_PREFIX,
+				 (int)PSYM_GO_BUILD_ID_MAX, h);
+			if (psym_build_id_is_go(hbuf))
+				bid = hbuf;
+		}
 		if (!bid && (h = attr_build_id(c, m, BUILD_ID_HTLHASH))) {
 			snprintf(hbuf, sizeof(hbuf), "%s%.32s", PSYM_HTLHASH_PREFIX, h);
 			if (psym_build_id_is_htlhash(hbuf))

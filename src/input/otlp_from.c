@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buildid.h"
 #include "hashtab.h"
 #include "htlhash.h"
 #include "otlp.h"
@@ -32,7 +33,9 @@ struct from {
 	const struct psym_profile *p;
 	otlp_dict *d;
 	struct psym_hashtab mix, fix, lix, aix; /* pprof ids -> index + 1; attributes */
-	int32_t s_bid, s_htl, s_ts, s_ns, s_comment;
+	int32_t s_bid, s_htl, s_go, s_ts, s_ns, s_comment;
+	int32_t s_names[3][2]; /* PSYM_OTLP_OTEL_NAMES: pprof's key, OTel's */
+	unsigned flags;
 	struct psym_err *e;
 };
 
@@ -60,7 +63,7 @@ static int strings(struct from *f)
 	const pb_profile *pb = f->p->pb;
 	size_t n = pb->n_string_table;
 
-	f->d->string_table = tab(f, n + 5, sizeof(char *));
+	f->d->string_table = tab(f, n + 9, sizeof(char *));
 	if (!f->d->string_table)
 		return fnomem(f);
 	for (size_t i = 0; i < n; i++)
@@ -72,6 +75,17 @@ static int strings(struct from *f)
 	f->d->string_table[f->d->n_string_table++] = (char *)"process.executable.build_id.gnu";
 	f->s_htl = (int32_t)f->d->n_string_table;
 	f->d->string_table[f->d->n_string_table++] = (char *)"process.executable.build_id.htlhash";
+	f->s_go = (int32_t)f->d->n_string_table;
+	f->d->string_table[f->d->n_string_table++] = (char *)"process.executable.build_id.go";
+	for (int i = 0; i < 3; i++) {
+		static const char *const names[3][2] = { { "pid", "process.pid" },
+							 { "tid", "thread.id" },
+							 { "comm", "thread.name" } };
+
+		f->s_names[i][0] = str_ix(f, names[i][0]);
+		f->s_names[i][1] = (int32_t)f->d->n_string_table;
+		f->d->string_table[f->d->n_string_table++] = (char *)names[i][1];
+	}
 	f->s_comment = (int32_t)f->d->n_string_table;
 	f->d->string_table[f->d->n_string_table++] = (char *)"pprof.comment";
 	f->s_ts = str_ix(f, "timestamp");
@@ -123,6 +137,9 @@ static int label_attr(struct from *f, const pb_label *l, int32_t *out)
 		return fnomem(f);
 	memcpy(kk, &k, sizeof(k));
 	a->key_strindex = (int32_t)l->key;
+	for (int i = 0; (f->flags & PSYM_OTLP_OTEL_NAMES) && i < 3; i++)
+		if (f->s_names[i][0] > 0 && l->key == f->s_names[i][0])
+			a->key_strindex = f->s_names[i][1];
 	a->value = any;
 	if (l->str) {
 		any->value_case = OTLP_ANY(STRING_VALUE);
@@ -168,6 +185,9 @@ static int mappings(struct from *f)
 			if (psym_build_id_is_htlhash(bid)) {
 				a->key_strindex = f->s_htl;
 				bid += sizeof(PSYM_HTLHASH_PREFIX) - 1;
+			} else if (psym_build_id_is_go(bid)) {
+				a->key_strindex = f->s_go;
+				bid += sizeof(PSYM_GO_BUILD_ID_PREFIX) - 1;
 			}
 			any->value_case = OTLP_ANY(STRING_VALUE);
 			any->string_value = (char *)bid;
@@ -371,10 +391,10 @@ static int profiles(struct from *f, otlp_sprof *sp)
 }
 
 int psym_otlp_from_profile(const struct psym_profile *p, const struct psym_limits *lim,
-			   struct psym_otlp **out, struct psym_err *e)
+			   unsigned flags, struct psym_otlp **out, struct psym_err *e)
 {
 	struct psym_limits l = psym_limits_or_default(lim);
-	struct from f = { .p = p, .e = e };
+	struct from f = { .p = p, .e = e, .flags = flags };
 	otlp_rprof *r;
 	otlp_sprof *sp;
 	int ret = -1;

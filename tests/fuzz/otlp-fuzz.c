@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		back = NULL;
 	}
 	e = (struct psym_err){ 0 };
-	if (!psym_otlp_from_profile(p, &lim, &back, &e))
+	if (!psym_otlp_from_profile(p, &lim, 0, &back, &e))
 		psym_otlp_free(back);
 out:
 	free(buf);
