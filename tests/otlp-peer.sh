@@ -32,6 +32,12 @@ gzip -c "$bin" >p.pb.gz
 cmp -s bin.json gz.json || die "gzip'd OTLP reads differently"
 "$PSYM" show --json "$js" >js.json || die "psym show cannot read OTLP/JSON"
 python3 "$top_srcdir/tests/otlp-peer.py" "$js" js.json || die "OTLP/JSON: psym differs from the peer rendering"
+# The same JSON with the dictionary first (a writer's own key order).
+python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+json.dump({"dictionary": d["dictionary"], "resourceProfiles": d["resourceProfiles"]}, sys.stdout)' "$js" >first.json
+"$PSYM" show --json first.json >first.out || die "psym show cannot read OTLP/JSON with the dictionary first"
+python3 "$top_srcdir/tests/otlp-peer.py" "$js" first.out || die "dictionary-first OTLP/JSON differs"
 # The reports read it directly too.
 "$PSYM" top "$bin" >top.txt || die "psym top cannot read OTLP"
 grep -q finish_task_switch top.txt || die "psym top lost the profiler's kernel frame names"

@@ -12,7 +12,8 @@ need go
 need protoc
 die() {
 	fail "$*"
-	# scripts/otlp-proto-check: psym's description against itself as a
+	check "psym --version names the OTLP release" sh -c "'$PSYM' --version | grep -q 'opentelemetry-proto 1.10.0'"
+# scripts/otlp-proto-check: psym's description against itself as a
 # checkout (no difference), then with a field renumbered (one, exit 1).
 for f in common/v1/common resource/v1/resource profiles/v1development/profiles \
 	collector/profiles/v1development/profiles_service; do
@@ -103,6 +104,7 @@ python3 "$top_srcdir/testdata/bad/make-otlp-bad.py" --big-attr big.pb || die "ca
 "$PSYM" symbolize -q --offline -o big.out big.pb 2>big.err && rc=0 || rc=$?
 check "an attribute of 2 MiB is refused in one line, exit 2, nothing written" \
 	sh -c "[ $rc = 2 ] && [ \$(wc -l <big.err) = 1 ] && grep -q 'over the cap' big.err && [ ! -e big.out ]"
+check "psym --version names the OTLP release" sh -c "'$PSYM' --version | grep -q 'opentelemetry-proto 1.10.0'"
 # scripts/otlp-proto-check: psym's description against itself as a
 # checkout (no difference), then with a field renumbered (one, exit 1).
 for f in common/v1/common resource/v1/resource profiles/v1development/profiles \

@@ -123,8 +123,12 @@ static bool json_sniff(const unsigned char *buf, size_t len)
 		return false;
 	/* The key is near the start in what exporters write; look at the first 64 KiB. */
 	len = len - i > 65536 ? 65536 : len - i;
+	/* Or the dictionary first, with its string table (a writer's own order). */
 	return memmem(buf + i, len, "\"resourceProfiles\"", 18) ||
-	       memmem(buf + i, len, "\"resource_profiles\"", 19);
+	       memmem(buf + i, len, "\"resource_profiles\"", 19) ||
+	       (memmem(buf + i, len, "\"dictionary\"", 12) &&
+		(memmem(buf + i, len, "\"stringTable\"", 13) ||
+		 memmem(buf + i, len, "\"string_table\"", 14)));
 }
 
 /* JSON text, not protobuf: a binary message may start with "\n{" too (field 1, 123 bytes). */
