@@ -31,11 +31,15 @@ static void note(const struct psym_symbolize_opts *o, const struct psym_note *n)
 
 /*
  * psym-collect --stack-copy: the profile holds only what was known on the
- * host; its user stacks are unwound from the side file first.
+ * host; its user stacks are unwound from the side file first. An input
+ * that carries its stack copies itself (perf.data's --call-graph dwarf)
+ * hands them over as in->stacks.
  */
-static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts *o,
-			const struct psym_limits *lim, struct psym_err *e)
+static int unwind_first(struct psym_lean **lpp, const struct psym_input *in,
+			const struct psym_symbolize_opts *o, const struct psym_limits *lim,
+			struct psym_err *e)
 {
+	struct psym_unwindprof_src src = { in ? in->stacks : NULL, in ? in->stacks_ud : NULL };
 	struct psym_unwindprof_opts uo = { 0 };
 	struct psym_unwindprof_stats st;
 	struct psym_locate_opts lo;
@@ -46,8 +50,10 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 
 	if (!psym_unwindprof_needed(psym_lean_profile(*lpp)))
 		return 0;
-	if (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
-	    access(side, F_OK) != 0) {
+	/* The input's own copies, else the side file. */
+	if (!src.fn &&
+	    (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
+	     access(side, F_OK) != 0)) {
 		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS,
 					     .name = PSYM_USTACKS_NAME });
 		free(side);
@@ -62,7 +68,8 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 	/* Unwinding rewrites samples: it works on the whole profile. */
 	ret = psym_lean_to_profile(*lpp, lim, &p, e);
 	if (!ret)
-		ret = psym_unwindprof_profile(p, side, &uo, lim, &np, &st, e);
+		ret = psym_unwindprof_profile_from(p, src.fn ? NULL : side, &src, &uo, lim, &np,
+						   &st, e);
 	if (!ret)
 		ret = psym_lean_from_profile(np, lim, &nlp, e);
 	if (!ret)
@@ -114,7 +121,7 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
 		goto out;
 	}
-	ret = unwind_first(&p, o, lim, e);
+	ret = unwind_first(&p, input, o, lim, e);
 	if (ret)
 		goto out;
 	ret = psym_symbolize(p, o, r, e);
