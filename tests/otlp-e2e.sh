@@ -102,6 +102,13 @@ record prog2 htlhash "$h" p2.otlp.pb
 "$PSYM" show --json sym2.pb.gz >sym2.json
 check "OTLP with an htlhash only: every location equals llvm-symbolizer" \
 	"$PY" "$top_srcdir/tests/otlp-llvm-compare.py" sym2.json prog2 prog2.loads
+# The file that ran, renamed and named by --main-binary: matched by its hash.
+mkdir elsewhere && cp run/prog2 elsewhere/renamed
+"$PSYM" symbolize -q --offline --no-demangle --debug-dir dbg --main-binary elsewhere/renamed \
+	-o sym4.pb.gz p2.otlp.pb || die "--main-binary of an htlhash mapping failed"
+"$PSYM" show --json sym4.pb.gz >sym4.json
+check "--main-binary is matched to an htlhash mapping by its hash" \
+	"$PY" "$top_srcdir/tests/otlp-llvm-compare.py" sym4.json prog2 prog2.loads
 # Another file at the same path: rejected by the hash, nothing resolved.
 cp run/prog2 keep && printf 'x' >>run/prog2
 "$PSYM" symbolize --offline --explain --debug-dir dbg -o sym3.pb.gz p2.otlp.pb 2>sym3.err

@@ -2,7 +2,8 @@
 """Every location psym symbolized equals llvm-symbolizer's answer.
 
 usage: otlp-llvm-compare.py SHOW.json BINARY LOADS [OTLP-PB2-DIR OUT.otlp.pb]
-SHOW.json: psym show --json of the symbolized pprof (names not demangled);
+SHOW.json: psym show --json of the symbolized pprof (names not demangled:
+each function's system_name, the linkage name, else its name);
 BINARY: the unstripped binary (locations of mappings of its base name are
 compared, others skipped); LOADS: its readelf -lW. Each location's
 runtime address is turned into the file's virtual address by its mapping
@@ -56,7 +57,8 @@ for l in out.splitlines():
 bad = 0
 for (loc, va), ans in zip(addrs, answers):
     llvm = [(f["FunctionName"], f["Line"]) for f in ans["Symbol"]]
-    got = [(funcs[l["function_id"]]["name"], l["line"]) for l in loc["lines"]]
+    got = [(funcs[l["function_id"]]["system_name"] or funcs[l["function_id"]]["name"], l["line"])
+           for l in loc["lines"]]
     want[loc["address"]] = llvm
     if got != llvm:
         bad += 1
