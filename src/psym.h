@@ -57,6 +57,7 @@
 #include "build.h"
 #include "index.h"
 #include "input.h"
+#include "otlp.h"
 #include "store.h"
 
 #endif

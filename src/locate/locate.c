@@ -23,6 +23,7 @@
 
 #include "array.h"
 #include "buildid.h"
+#include "htlhash.h"
 #include "fileio.h"
 #include "locate.h"
 #include "locate_int.h"
@@ -157,6 +158,26 @@ static bool outside_root(struct search *s, const char *path)
 }
 
 /* Try one file; true when the search is over (found, or a hard error). */
+/* A file known only by its htlhash (htlhash.h): the candidate's hash decides. */
+static bool htlhash_matches(struct search *s, const char *path)
+{
+	const char *want = s->build_id + sizeof(PSYM_HTLHASH_PREFIX) - 1;
+	char h[PSYM_HTLHASH_HEX];
+	struct psym_err e = { 0 };
+
+	if (psym_file_htlhash(path, h, &e)) {
+		verdict(s, path, PSYM_R_BAD_FILE, 3, "rejected: %s", e.msg);
+		return false;
+	}
+	if (strcasecmp(h, want)) {
+		verdict(s, path, PSYM_R_BUILD_ID_MISMATCH, 5,
+			"htlhash mismatch: rejected: htlhash %s, want %s", h, want);
+		return false;
+	}
+	verdict(s, path, PSYM_R_NONE, 0, "used (htlhash matches)");
+	return true;
+}
+
 static bool try_file(struct search *s, const char *path, enum psym_cand_rule rule)
 {
 	bool named = rule == PSYM_CAND_NAMED;
@@ -192,6 +213,12 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 		if (named)
 			psym_cands_push(s->o->cands, path, e.msg);
 		return false;
+	}
+	if (s->want == WANT_BINARY && s->build_id && psym_build_id_is_htlhash(s->build_id)) {
+		if (!htlhash_matches(s, path))
+			goto reject;
+		s->found = elf;
+		return true;
 	}
 	bid = psym_elf_build_id(elf);
 	if (!bid && s->build_id && psym_build_id_is_go(s->build_id))
@@ -392,6 +419,9 @@ int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objke
 			"'%.128s' is a Go build ID: checked in files found by path (or under its "
 			"key in the .build-id trees, as psym archive packs them)",
 			s.build_id);
+	else if (s.build_id && psym_build_id_is_htlhash(s.build_id))
+		verdict(&s, "(build ID)", PSYM_R_NONE, 0,
+			"'%.64s' is an htlhash: checked in files found by path", s.build_id);
 	else if (s.build_id && !psym_build_id_valid(s.build_id))
 		verdict(&s, "(build ID)", PSYM_R_NONE, 0, "'%.64s' is not hex: not used in paths",
 			s.build_id);

@@ -15,6 +15,7 @@
 #include "batch.h"
 #include "bincache.h"
 #include "input.h"
+#include "otlp.h"
 #include "profread.h"
 #include "store.h"
 #include "unwindprof.h"
@@ -86,6 +87,19 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_input *in,
 	return ret;
 }
 
+/* The symbolized profile as OTLP: the input's own write-back, or converted. */
+static int write_otlp(const struct psym_input *input, const struct psym_lean *lp,
+		      const struct psym_limits *lim, FILE *fp, const char *out, struct psym_err *e)
+{
+	struct psym_profile *p = NULL;
+	int ret = psym_lean_to_profile(lp, lim, &p, e);
+
+	if (!ret)
+		ret = psym_otlp_write_input(input, p, lim, fp, out, e);
+	psym_profile_free(p);
+	return ret;
+}
+
 int psym_symbolize_file(const char *in, const char *out, const struct psym_limits *lim,
 			const struct psym_symbolize_opts *o, bool gzip,
 			struct psym_symbolize_result *r, struct psym_out *volatile *active,
@@ -120,7 +134,10 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		goto out;
 	if (active)
 		*active = &wo;
-	ret = psym_lean_write_fp(p, gzip, wo.fp, out, e);
+	if (o->out_format && !strcmp(o->out_format, "otlp"))
+		ret = write_otlp(input, p, lim, wo.fp, out, e);
+	else
+		ret = psym_lean_write_fp(p, gzip, wo.fp, out, e);
 	if (ret) {
 		if (active)
 			*active = NULL;
