@@ -27,6 +27,7 @@ enum layout {
  */
 #define FUNCDATA_INLTREE 3
 #define FUNCDATA_INLTREE_GO113 4
+#define MD_WORDS 64 /* moduledata words searched for epclntab */
 
 /* A region of the table: [off, end) */
 struct region {
@@ -50,6 +51,7 @@ struct psym_gopclntab {
 	/* Inline trees read: the funcdata that holds them (not in Go 1.12 or older) */
 	bool inl;
 	unsigned funcdata_inl;
+	const char *noinl_why; /* why no inline trees, when none (static text) */
 };
 
 /* One function's record, read and checked. */
@@ -126,6 +128,13 @@ size_t psym_gopclntab_nfunc(const struct psym_gopclntab *t)
 bool psym_gopclntab_has_inlines(const struct psym_gopclntab *t)
 {
 	return t->inl && (t->layout < GO118 ? t->nimg > 0 : t->gofunc != 0);
+}
+
+const char *psym_gopclntab_no_inlines_why(const struct psym_gopclntab *t)
+{
+	if (psym_gopclntab_has_inlines(t))
+		return NULL;
+	return t->noinl_why ? t->noinl_why : "no inline trees found";
 }
 
 /* ---- the header ----------------------------------------------------------- */
@@ -529,9 +538,21 @@ int psym_gopclntab_lookup(struct psym_gopclntab *t, uint64_t vaddr, struct psym_
 	if (!read_func(t, (uint64_t)i, &f))
 		return damaged(e, t, vaddr, "damaged function record");
 	if (t->inl && f.npcdata > PCDATA_INLTREEINDEX &&
-	    (tree = funcdata(t, &f, t->funcdata_inl)) &&
 	    pcvalue(t, &f, pcdata(t, &f, PCDATA_INLTREEINDEX), pc, &ix))
 		return damaged(e, t, vaddr, "damaged inline table");
+	if (ix >= 0 &&
+	    (!psym_gopclntab_has_inlines(t) || !(tree = funcdata(t, &f, t->funcdata_inl)))) {
+		/*
+		 * Inside an inlined body whose tree is not known: the pc
+		 * tables' file:line are the body's, not the function's.
+		 */
+		fr[0] = (struct psym_frame){ .name = func_name(t, f.nameoff),
+					     .start_line = f.start_line,
+					     .start_address = f.entry,
+					     .has_start_address = true };
+		*n = 1;
+		return 0;
+	}
 	while (tree && ix >= 0) {
 		struct inl c;
 
@@ -644,7 +665,6 @@ int psym_gopclntab_open_mem(const struct psym_gopclntab_src *src, const char *na
 	t->vaddr = src->vaddr;
 	t->text_start = src->text_start;
 	t->gofunc = src->gofunc;
-	t->inl = !src->go112;
 	if (src->nimg) {
 		if (!(t->img = calloc(src->nimg, sizeof(*t->img))))
 			goto nomem;
@@ -657,6 +677,14 @@ int psym_gopclntab_open_mem(const struct psym_gopclntab_src *src, const char *na
 		return ret;
 	}
 	t->funcdata_inl = t->layout == GO12 ? FUNCDATA_INLTREE_GO113 : FUNCDATA_INLTREE;
+	/* Only the 1.2-1.15 layout is also written by Go 1.12 and older. */
+	t->inl = !src->go112 || t->layout != GO12;
+	if (!t->inl)
+		t->noinl_why = "Go 1.12 or older (no .go.buildinfo): another funcdata numbering";
+	else if (t->layout < GO118 && !t->nimg)
+		t->noinl_why = "no image to read the inline trees from";
+	else if (t->layout >= GO118 && !t->gofunc)
+		t->noinl_why = "the go:func.* address is not known";
 	*out = t;
 	return 0;
 nomem:
@@ -684,28 +712,58 @@ static int image(struct psym_elf *elf, struct psym_gosec **out, size_t *n)
 }
 
 /*
+ * gofunc of the moduledata at q (n pointer-size words). Go 1.18-1.19 keep
+ * it in word 38, 1.20-1.25 in word 40. Go 1.26 moved the funcdata into
+ * .gopclntab and put epclntab, the table's end, right after gofunc (word
+ * 41); Go 1.27 moved both by three words with the same table magic. So a
+ * table that ends where a word of the moduledata says, with the word
+ * before it pointing inside the table, has gofunc there; else the fixed
+ * word of its layout.
+ */
+static uint64_t gofunc_of(const struct psym_gopclntab *t, const uint8_t *q, size_t n)
+{
+	unsigned p = t->ptr;
+	size_t fixed = t->layout == GO118 ? 38 : 40;
+
+	for (size_t k = 39; k < n && k < MD_WORDS; k++) {
+		uint64_t g = get(t, q + (k - 1) * p, p);
+
+		if (get(t, q + k * p, p) == t->vaddr + t->len && g > t->vaddr &&
+		    g < t->vaddr + t->len)
+			return g;
+	}
+	return fixed < n ? get(t, q + fixed * p, p) : 0;
+}
+
+/*
  * Go 1.18+: runtime.firstmoduledata, which starts with a pointer to the
- * header and the function-name table's slice: gofunc (and text, when the
- * header's textStart is 0) from it.
+ * header and the function-name table's slice: gofunc (and text: Go 1.26
+ * and later leave the header's textStart 0) from it. Go 1.26 and later
+ * give it its own section, .go.module; before, it is in a data section.
  */
 static void moduledata(struct psym_gopclntab *t, struct psym_elf *elf)
 {
-	size_t ns = psym_elf_nsections(elf);
-	unsigned p = t->ptr, gofunc_at = t->layout == GO118 ? 38 : 40, text_at = 22;
+	size_t ns = psym_elf_nsections(elf), need = 41 * (size_t)t->ptr;
+	unsigned p = t->ptr, text_at = 22;
 	struct psym_elf_scn s;
 
+	t->noinl_why = "no moduledata found";
 	for (size_t i = 1; i < ns; i++) {
-		if (psym_elf_scn(elf, i, &s) || !s.addr || s.compressed || !strstr(s.name, "data"))
+		if (psym_elf_scn(elf, i, &s) || !s.addr || s.compressed ||
+		    (!strstr(s.name, "data") && strcmp(s.name, ".go.module") != 0))
 			continue;
-		for (size_t o = 0; s.len >= (gofunc_at + 1) * p && o <= s.len - (gofunc_at + 1) * p;
-		     o += p) {
+		for (size_t o = 0; s.len >= need && o <= s.len - need; o += p) {
 			const uint8_t *q = (const uint8_t *)s.data + o;
 
 			if (get(t, q, p) != t->vaddr || get(t, q + p, p) != t->vaddr + t->names.off)
 				continue;
-			t->gofunc = get(t, q + (size_t)gofunc_at * p, p);
-			if (!img_at(t, t->gofunc, 1))
+			t->gofunc = gofunc_of(t, q, (s.len - o) / p);
+			t->noinl_why = NULL;
+			if (!img_at(t, t->gofunc, 1)) {
 				t->gofunc = 0;
+				t->noinl_why = "the moduledata's go:func.* address is outside the "
+					       "image (a moduledata layout not known)";
+			}
 			if (!t->text_start)
 				t->text_start = get(t, q + (size_t)text_at * p, p);
 			return;
