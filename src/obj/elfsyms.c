@@ -83,7 +83,8 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 	struct psym_symtab *t = data ? &f->dsyms : &f->syms;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	const char *file = NULL;
-	size_t n;
+	size_t n, last_ndx = SHN_UNDEF; /* the section of the symbol before, and its flag */
+	bool last_exec = false;
 	int ret;
 
 	if (!d || sh->sh_entsize == 0)
@@ -115,12 +116,16 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 				continue;
 			s.st_value += src->secaddr[s.st_shndx];
 		}
-		if (s.st_shndx < SHN_LORESERVE) {
+		if (s.st_shndx < SHN_LORESERVE && s.st_shndx == last_ndx) {
+			exec = last_exec;
+		} else if (s.st_shndx < SHN_LORESERVE) {
 			Elf_Scn *tscn = elf_getscn(src->elf, s.st_shndx);
 			GElf_Shdr tsh;
 
 			if (tscn && gelf_getshdr(tscn, &tsh))
 				exec = (tsh.sh_flags & SHF_EXECINSTR) != 0;
+			last_ndx = s.st_shndx;
+			last_exec = exec;
 		}
 		raw = elf_strptr(src->elf, sh->sh_link, s.st_name);
 		if (!raw || !*raw)
@@ -301,7 +306,7 @@ static int load_symbols(struct psym_elf *f, struct psym_err *e)
 
 const char *psym_elf_symbols_error(struct psym_elf *f)
 {
-	load_symbols(f, NULL);
+	/* Not read for this: a run whose answers needed no symbol has no such note. */
 	return f->sym_err[0] ? f->sym_err : NULL;
 }
 
