@@ -9,16 +9,17 @@
 
 #define TEXT_MAX ((size_t)4 << 20) /* bytes of kept input text in one chunk */
 
+/* An input's answer in the memory stream. */
 struct input {
-	size_t text, lineno; /* text: offset in the chunk's text */
-	long out, len;	     /* its answer in the memory stream */
-	bool overlong;
+	long out, len;
 };
 
-/* What is sorted: small, for the sort's copies. */
+/* An input as kept and sorted (what answering it reads, in the order it is read). */
 struct order {
 	uint64_t key;
-	size_t idx;
+	size_t text, lineno; /* text: offset in the chunk's text */
+	uint32_t idx;	     /* its place in the input */
+	bool overlong;
 };
 
 struct addr_order {
@@ -59,7 +60,7 @@ bool addr_order_add(struct addr_order *q, const char *text, size_t lineno, bool 
 {
 	size_t len = strlen(text) + 1;
 
-	if (q->n == q->max || len > TEXT_MAX - q->tlen)
+	if (q->n == q->max || q->n == UINT32_MAX || len > TEXT_MAX - q->tlen)
 		return false;
 	if (q->tlen + len > q->tcap) {
 		size_t cap = q->tcap ? q->tcap : 4096;
@@ -73,8 +74,11 @@ bool addr_order_add(struct addr_order *q, const char *text, size_t lineno, bool 
 		q->tcap = cap;
 	}
 	memcpy(q->text + q->tlen, text, len);
-	q->in[q->n] = (struct input){ .text = q->tlen, .lineno = lineno, .overlong = overlong };
-	q->ord[q->n] = (struct order){ .key = key, .idx = q->n };
+	q->ord[q->n] = (struct order){ .key = key,
+				       .text = q->tlen,
+				       .lineno = lineno,
+				       .idx = (uint32_t)q->n,
+				       .overlong = overlong };
 	q->tlen += len;
 	q->n++;
 	return true;
@@ -99,18 +103,18 @@ void addr_order_flush(struct addr_order *q, addr_answer_fn fn, void *ud, FILE *o
 	if (!ms) {
 		/* No memory to reorder: in input order, as they came. */
 		for (size_t i = 0; i < q->n; i++)
-			fn(ud, q->text + q->in[i].text, q->in[i].lineno, q->in[i].overlong, out);
+			fn(ud, q->text + q->ord[i].text, q->ord[i].lineno, q->ord[i].overlong, out);
 		q->n = q->tlen = 0;
 		return;
 	}
 	qsort(q->ord, q->n, sizeof(*q->ord), by_key);
 	for (size_t k = 0; k < q->n; k++) {
-		struct input *x = &q->in[q->ord[k].idx];
+		const struct order *o = &q->ord[k];
+		long start = end;
 
-		x->out = end;
-		fn(ud, q->text + x->text, x->lineno, x->overlong, ms);
+		fn(ud, q->text + o->text, o->lineno, o->overlong, ms);
 		end = ftell(ms);
-		x->len = end - x->out;
+		q->in[o->idx] = (struct input){ start, end - start };
 	}
 	if (fclose(ms) == 0 && buf) {
 		for (size_t i = 0; i < q->n && !ferror(out); i++)

@@ -325,8 +325,8 @@ typedef bool (*step_fn)(void *ud, uint64_t pc, uint64_t next, int32_t val);
  * Walks the table at off (from the pctab) for f, calling fn per step until
  * it returns false. 0, PSYM_NOENT (no table), or PSYM_EBADINPUT.
  */
-static inline __attribute__((always_inline)) int
-pcwalk(const struct psym_gopclntab *t, const struct func *f, uint32_t off, step_fn fn, void *ud)
+static int pcwalk(const struct psym_gopclntab *t, const struct func *f, uint32_t off, step_fn fn,
+		  void *ud)
 {
 	size_t pos;
 	uint64_t pc = f->entry;
