@@ -8,7 +8,9 @@
 # compared byte for byte.
 #
 # usage: bench/go-cold.sh [BUILD]   (BUILD: the build dir, default ./build)
-# env: RUNS (pairs, default 7), OLD (an older psym to compare answers with).
+# env: RUNS (pairs, default 7), OLD (an older psym to compare answers with:
+# one built at commit f7581e6, before the speed work; main's answers differ
+# on Go 1.26 programs by design, as it has no inline frames there).
 # Needs apt-get (download only), go (Debian's golang-go), python3; npm for
 # esbuild. Times with the machine's paired timer when there is one, else
 # /usr/bin/time; prints the medians of the pair ratios.
