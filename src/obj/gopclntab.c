@@ -33,7 +33,8 @@ struct dtab {
 };
 
 struct dec {
-	uint64_t entry; /* the function's; 0: none */
+	bool have;	/* entry and tab hold a function's */
+	uint64_t entry; /* the function's */
 	struct dtab tab[NTAB];
 };
 
@@ -444,11 +445,14 @@ static int value(struct psym_gopclntab *t, const struct func *f, int k, uint32_t
 	struct dtab *d;
 	uint32_t lo = 0, hi, x = (uint32_t)(pc - f->entry);
 
-	if ((!t->dec || t->dec->entry != f->entry) && !t->again)
+	bool have = t->dec && t->dec->have && t->dec->entry == f->entry;
+
+	if (!have && !t->again)
 		return pcvalue(t, f, off, pc, val);
 	if (!t->dec && !(t->dec = calloc(1, sizeof(*t->dec))))
 		return pcvalue(t, f, off, pc, val);
-	if (t->dec->entry != f->entry) {
+	if (!have) {
+		t->dec->have = true;
 		t->dec->entry = f->entry;
 		decode(t, f, T_FILE, f->pcfile);
 		decode(t, f, T_LINE, f->pcln);
