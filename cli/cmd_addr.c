@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addr_order.h"
 #include "cli.h"
 
 /* ---- addr ------------------------------------------------------------------ */
@@ -324,6 +325,7 @@ static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
 
 /* Longest line psym addr reads from standard input. */
 #define ADDR_LINE_MAX ((size_t)1 << 20)
+#define ADDR_CHUNK 16384 /* inputs answered in address order at a time */
 
 /*
  * One line of in (without its '\n') into *buf, which grows up to max + 1
@@ -728,7 +730,7 @@ struct addr_counts {
 
 /* One input that is an address (or said not to be) answered on standard output. */
 static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
-		       size_t lineno, struct psym_frames *fr, struct addr_counts *n)
+		       size_t lineno, struct psym_frames *fr, struct addr_counts *n, FILE *out)
 {
 	char *end;
 	uint64_t a, va = 0;
@@ -742,7 +744,7 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 			fprintf(stderr,
 				"%s: standard input, line %zu: '%.200s': not a hex address\n",
 				progname, lineno, arg);
-		print_bad_addr(stdout, &o->ao, arg, "not a hex address");
+		print_bad_addr(out, &o->ao, arg, "not a hex address");
 		n->bad++;
 		return;
 	}
@@ -751,44 +753,81 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 	n->asked++;
 	n->found += fr->n > 0;
 	o->ao.shift = b->offsets ? a - va : 0;
-	print_addr(stdout, &o->ao, a, fr->f, fr->n);
+	print_addr(out, &o->ao, a, fr->f, fr->n);
+}
+
+struct addr_run {
+	struct addr_cli *o;
+	const struct addr_binary *b;
+	struct psym_frames *fr;
+	struct addr_counts *n;
+};
+
+/* One input (an argument, or a line's first word) answered onto out. */
+static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong, FILE *out)
+{
+	struct addr_run *r = ud;
+	struct addr_cli *o = r->o;
+
+	if (overlong) {
+		fprintf(stderr,
+			"%s: standard input, line %zu: longer than %zu bytes, not an address\n",
+			progname, lineno, ADDR_LINE_MAX);
+		print_bad_addr(out, &o->ao, "", "longer than 1 MiB, not an address");
+		r->n->bad++;
+	} else if (!o->nargs && !*arg) {
+		/*
+		 * A blank input line: an empty answer, and on (addr2line
+		 * answers it as address 0, llvm-symbolizer echoes it).
+		 */
+		if (o->ao.style == STYLE_LLVM)
+			fputc('\n', out);
+		else if (o->ao.style == STYLE_JSON)
+			print_bad_addr(out, &o->ao, "", "empty line");
+		else
+			print_addr(out, &o->ao, 0, NULL, 0);
+	} else {
+		answer_one(o, r->b, arg, lineno, r->fr, r->n, out);
+	}
 }
 
 /*
  * Every argument, every input line gets exactly one answer, "??" for one
  * that is not an address (said on stderr, exit 1 at the end), so the
- * output lines up with the input as addr2line's does.
+ * output lines up with the input as addr2line's does. Inputs that are all
+ * there (arguments, a file) are answered in address order (addr_order.h),
+ * a pipe's as they come.
  */
 static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct psym_frames *fr,
 		       struct addr_counts *n)
 {
+	struct addr_run r = { o, b, fr, n };
 	struct addr_input in = { 0 };
-	char *arg;
+	struct stat st;
+	struct addr_order *q = NULL;
+	char *arg, *end;
 
+	if (!o->ao.array &&
+	    (o->nargs > 1 || (!o->nargs && fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode))))
+		q = addr_order_new(ADDR_CHUNK);
 	/* ferror: nobody reads the answers any more. */
 	while (!ferror(stdout) && (arg = next_input(o, &in)) != NULL) {
-		if (in.overlong) {
-			fprintf(stderr,
-				"%s: standard input, line %zu: longer than %zu bytes, not an "
-				"address\n",
-				progname, in.lineno, ADDR_LINE_MAX);
-			print_bad_addr(stdout, &o->ao, "", "longer than 1 MiB, not an address");
-			n->bad++;
-		} else if (!o->nargs && !*arg) {
-			/*
-			 * A blank input line: an empty answer, and on (addr2line
-			 * answers it as address 0, llvm-symbolizer echoes it).
-			 */
-			if (o->ao.style == STYLE_LLVM)
-				fputc('\n', stdout);
-			else if (o->ao.style == STYLE_JSON)
-				print_bad_addr(stdout, &o->ao, "", "empty line");
-			else
-				print_addr(stdout, &o->ao, 0, NULL, 0);
-		} else {
-			answer_one(o, b, arg, in.lineno, fr, n);
+		/* Not addresses first, in input order (their messages too). */
+		uint64_t key = in.overlong ? 0 : strtoull(arg, &end, 16);
+
+		key = in.overlong || end == arg || *end ? 0 : key + (key < UINT64_MAX);
+		if (q && !addr_order_add(q, arg, in.lineno, in.overlong, key)) {
+			addr_order_flush(q, answer_input, &r, stdout);
+			if (addr_order_add(q, arg, in.lineno, in.overlong, key))
+				continue;
+		} else if (q) {
+			continue;
 		}
+		answer_input(&r, arg, in.lineno, in.overlong, stdout);
 	}
+	if (q)
+		addr_order_flush(q, answer_input, &r, stdout);
+	addr_order_free(q);
 	free(in.line);
 }
 

@@ -208,8 +208,11 @@ void print_note(void *ud, const struct psym_note *n)
 	switch (n->kind) {
 	case PSYM_NOTE_WARNING:
 		psym_resdesc_warning(n->desc, more, sizeof(more));
-		if (more[0])
-			fprintf(out, "psym: warning: %s\n", more);
+		for (char *w = more, *nl; *w; w = nl ? nl + 1 : w + strlen(w)) {
+			nl = strchr(w, '\n');
+			fprintf(out, "psym: warning: %.*s\n",
+				(int)(nl ? (size_t)(nl - w) : strlen(w)), w);
+		}
 		break;
 	case PSYM_NOTE_SKIPPED:
 		fprintf(out, "psym: '%s': %zu malformed %s skipped\n", n->name, n->skipped,

@@ -528,12 +528,20 @@ static int own_table(const struct psym_binary *b)
  * finds them answers better. A binary without DWARF found whose own table
  * answers (.gopclntab) has answers of the build alone too; that a debug
  * file found later would answer from DWARF instead changes little, as Go
- * writes both from the same data (bench/GO.md).
+ * writes both from the same data (bench/GO.md). Not a table whose inline
+ * trees were not found: kept nowhere, each run reads it and warns.
  */
 bool psym_binary_answers_final(const struct psym_binary *b)
 {
-	if (!b->dwarf)
-		return own_table(b) >= 0;
+	if (!b->dwarf) {
+		int i = own_table(b);
+		struct psym_resitem it = { 0 };
+
+		if (i < 0)
+			return false;
+		psym_sources[i]->describe(b->src[i], &it);
+		return !(it.flags & PSYM_RESITEM_NO_INLINES);
+	}
 	return b->alt_why.code == PSYM_R_NONE && !psym_dwarf_split_status(b->dwarf, NULL, NULL);
 }
 

@@ -127,10 +127,10 @@ bool psym_binary_answers_final(const struct psym_binary *b);
  * the outermost frame's file from the symbol's STT_FILE; 6: a zero-size
  * symbol outside every section and segment names its own address only;
  * 7: .gopclntab boundaries at each step's end, its Go 1.13-1.15 inline
- * trees).
+ * trees; 8: Go 1.26 and later's inline trees).
  * The symbol cache and indexes are both made under it.
  */
-#define PSYM_ANSWER_REV "7"
+#define PSYM_ANSWER_REV "8"
 
 /*
  * The variant answers are kept under, by the answer cache and the index:
