@@ -52,6 +52,9 @@
 #define REPORT_HELP                                                                                \
 	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
 	"                             default sample type, else the last one)\n"                   \
+	"      --tagroot KEYS, --tagleaf KEYS  pprof's -tagroot/-tagleaf: a frame per\n"           \
+	"                             label key (comma-separated) above each stack's\n"            \
+	"                             root (below its leaf), named by its values\n"                \
 	"      --demangle MODE        rename every function from its system name as\n"             \
 	"                             pprof's -symbolize=demangle=MODE: default (no\n"             \
 	"                             parameters, no template arguments), templates,\n"            \
@@ -194,6 +197,8 @@ enum {
 	OPT_NORMALIZE,
 	OPT_ADDRESSES,
 	OPT_FILEFUNCTIONS,
+	OPT_TAGROOT,
+	OPT_TAGLEAF,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -231,6 +236,8 @@ static const struct option report_opts[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
+	{ "tagroot", required_argument, NULL, OPT_TAGROOT },
+	{ "tagleaf", required_argument, NULL, OPT_TAGLEAF },
 	LIMIT_OPTIONS,
 	{ 0 }
 };
@@ -250,7 +257,8 @@ struct rargs {
 	bool normalize; /* scale FILE to base's total first */
 	bool nf_set, ef_set, n_set;
 	enum psym_demangle_mode demangle; /* how functions are renamed */
-	bool demangle_force;		  /* --demangle: all of them */
+	bool demangle_force;		  /* --demangle given */
+	const char *tagroot, *tagleaf;	  /* label keys for pseudo frames */
 };
 
 /* The options and operands; 1 when --help was printed. optind: at FILE. */
@@ -330,6 +338,8 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 		case OPT_TRIM_PATH: a->lo.trim_path = optarg; break;
 		case 'o': a->out = optarg; break;
 		case OPT_TITLE: a->title = optarg; break;
+		case OPT_TAGROOT: a->tagroot = optarg; break;
+		case OPT_TAGLEAF: a->tagleaf = optarg; break;
 		case OPT_DEMANGLE:
 			a->demangle = parse_demangle_arg(names[which], optarg);
 			a->demangle_force = true;
@@ -386,7 +396,7 @@ static int load_input(const char *file, const struct rargs *a, enum report_kind 
 	int ret;
 
 	ret = load(file, &a->lim, pp);
-	if (!ret && psym_report_demangle(*pp, a->demangle, a->demangle_force, &e)) {
+	if (!ret && a->demangle_force && psym_report_demangle(*pp, a->demangle, true, &e)) {
 		psym_profile_free(*pp);
 		return report(&e, PSYM_ENOMEM);
 	}
@@ -402,8 +412,8 @@ static int load_input(const char *file, const struct rargs *a, enum report_kind 
 								   : PSYM_MERGE_DIFF_BASE };
 
 		ret = load(a->base, &a->lim, &in[1]);
-		if (!ret)
-			ret = psym_report_demangle(in[1], a->demangle, a->demangle_force, &e);
+		if (!ret && a->demangle_force)
+			ret = psym_report_demangle(in[1], a->demangle, true, &e);
 		if (ret) {
 			psym_profile_free(*pp);
 			return ret;
@@ -427,6 +437,12 @@ static int load_input(const char *file, const struct rargs *a, enum report_kind 
 		if (ret)
 			return report(&e, ret);
 		*pp = m;
+	}
+	/* As pprof: after the merge, before the filters. */
+	if ((a->tagroot || a->tagleaf) &&
+	    (ret = psym_report_tag_frames(*pp, a->tagroot, a->tagleaf, stderr, &e))) {
+		psym_profile_free(*pp);
+		return report(&e, ret);
 	}
 	return 0;
 }

@@ -153,8 +153,9 @@ done
 # The system name is the mangled name whatever the mode.
 check "system names are the mangled names" $CMP --system s.default.txt s.none.txt
 
-# Reports: pprof renames functions named by their system name on every
-# read, and all of them with -symbolize=demangle=MODE.
+# Reports: pprof renames the functions named by their system name on
+# every read (psym: --demangle=default), and all of them with
+# -symbolize=demangle=MODE.
 top_same() { # NAME PROFILE "PSYM-ARGS" "PPROF-ARGS" [PPROF-PROFILE]
 	"$PSYM" top $3 "$2" >top.a 2>/dev/null
 	PPROF_BINARY_PATH=$T/nowhere go tool pprof -top -nodecount=100000 -nodefraction=0 \
@@ -162,7 +163,7 @@ top_same() { # NAME PROFILE "PSYM-ARGS" "PPROF-ARGS" [PPROF-PROFILE]
 	if [ -s top.a ] && cmp -s top.a top.b; then pass "$1"; else
 		fail "$1"; diff top.a top.b | head -8; fi
 }
-top_same "top of mangled names = pprof -top" s.none.pb "" ""
+top_same "top --demangle=default of mangled names = pprof -top" s.none.pb "--demangle=default" ""
 for m in default templates full; do
 	top_same "top --demangle=$m = pprof -top -symbolize=demangle=$m" s.default.pb \
 		"--demangle=$m" "-symbolize=demangle=$m"
@@ -192,7 +193,7 @@ N
 } | sort -u >names
 echo "# $(wc -l <names) names"
 python3 "$top_srcdir/tests/gennames.py" names >n.txtpb && encode_txtpb n.txtpb n.pb
-top_same "demangler: names as pprof simplifies them on reading" n.pb "" ""
+top_same "demangler: names as pprof simplifies them on reading" n.pb "--demangle=default" ""
 for m in default templates full; do
 	top_same "demangler: --demangle=$m = pprof -symbolize=demangle=$m ($(wc -l <names) names)" \
 		n.pb "--demangle=$m" "-symbolize=demangle=$m"
