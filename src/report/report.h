@@ -73,6 +73,15 @@ struct psym_report_opts {
 int psym_report_demangle(struct psym_profile *p, enum psym_demangle_mode mode, bool force,
 			 struct psym_err *e);
 
+/*
+ * pprof's -tagroot and -tagleaf (report_tagframes.c): one pseudo frame per
+ * key of root_keys (leaf_keys), comma-separated, above each sample's root
+ * (below its leaf), named by the sample's values of that label. pprof's
+ * warning on warn (NULL: none) when no sample has a key's label.
+ */
+int psym_report_tag_frames(struct psym_profile *p, const char *root_keys, const char *leaf_keys,
+			   FILE *warn, struct psym_err *e);
+
 /* Resolve the sample index; PSYM_EUSAGE with a message if it does not exist. */
 int psym_report_sample_index(const struct psym_profile *p, const struct psym_report_opts *o,
 			     size_t *idx, struct psym_err *e);
