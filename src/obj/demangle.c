@@ -245,11 +245,11 @@ static size_t operator_at(const char *s, size_t i)
  * counted outside parentheses (libiberty writes an expression argument
  * in parentheses, "(a)>(b)"), operator names skipped. 0: unbalanced.
  */
-static size_t skip_targs(const char *s, size_t i)
+static size_t skip_targs(const char *s, size_t i, size_t *budget)
 {
 	long depth = 0, paren = 0;
 
-	while (s[i]) {
+	while (s[i] && *budget) {
 		size_t op = operator_at(s, i);
 		char c = s[i];
 
@@ -266,6 +266,7 @@ static size_t skip_targs(const char *s, size_t i)
 		else if (!paren && c == '>' && --depth == 0)
 			return i + 1;
 		i++;
+		--*budget;
 	}
 	return 0;
 }
@@ -279,7 +280,12 @@ static size_t skip_targs(const char *s, size_t i)
  */
 static void strip_templates(char *s)
 {
-	size_t i = 0, o = 0;
+	/*
+	 * Each '<' scans ahead for its '>': a hostile name of unbalanced '<'
+	 * would make that quadratic, so the scans share a budget linear in
+	 * the name; past it the rest is left as it is.
+	 */
+	size_t i = 0, o = 0, budget = 16 * strlen(s) + 4096;
 
 	while (s[i]) {
 		size_t op = operator_at(s, i), end;
@@ -288,11 +294,11 @@ static void strip_templates(char *s)
 			memmove(s + o, s + i, op);
 			o += op;
 			i += op;
-			if (s[i] == ' ' && s[i + 1] == '<' && skip_targs(s, i + 1))
+			if (s[i] == ' ' && s[i + 1] == '<' && skip_targs(s, i + 1, &budget))
 				i++;
 			continue;
 		}
-		if (s[i] == '<' && (end = skip_targs(s, i)) != 0) {
+		if (s[i] == '<' && (end = skip_targs(s, i, &budget)) != 0) {
 			i = end;
 			continue;
 		}
