@@ -171,6 +171,9 @@ done
 top_same "top --demangle=none = pprof -top -symbolize=none on mangled names" s.default.pb \
 	"--demangle=none" "-symbolize=none" s.none.pb
 mv t.away t
+expect_exit 2 "symbolize --demangle=bogus: a usage error" "$PSYM" symbolize --demangle=bogus p.pb -o x.pb
+expect_exit 2 "top --demangle=simple: a usage error (pprof's word is default)" \
+	"$PSYM" top --demangle=simple s.none.pb
 
 # The demangler alone: every exported C++ name of libstdc++, this
 # program's symbols, and names that only look like C++.
