@@ -73,6 +73,7 @@ enum {
 	OPT_NO_INDEX_BUILD,
 	OPT_GSYM,
 	OPT_COMPAT,
+	OPT_DEMANGLE,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -216,6 +217,8 @@ void add_owned(char *s, const char ***list, size_t *n);
 void add_one(const char *arg, const char ***list, size_t *n);
 void add_path_list(const char *arg, const char ***list, size_t *n);
 long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what);
+/* --demangle=MODE (pprof's modes); a bad MODE exits 2. */
+enum psym_demangle_mode parse_demangle_arg(const char *cmd, const char *arg);
 void free_list(const char **list, size_t n);
 
 /* discovery.c */

@@ -88,6 +88,7 @@ int cmd_stack(int argc, char **argv)
 		.explain_ud = stderr,
 		.note_fn = print_note,
 		.note_ud = stderr,
+		.demangle = PSYM_DEMANGLE_CLONES,
 	};
 	struct psym_stack_opts o = { .so = &so };
 	struct psym_stack_result res = { 0 };
@@ -118,7 +119,7 @@ int cmd_stack(int argc, char **argv)
 		case OPT_EXPLAIN: so.explain = true; break;
 		case 'q': so.quiet = true; break;
 		case OPT_NO_INLINES: so.no_inlines = true; break;
-		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
+		case OPT_NO_DEMANGLE: so.demangle = PSYM_DEMANGLE_NONE; break;
 		case 'h': fputs(stack_help, stdout); return 0;
 		default: die_bad_option("stack ", argv, "ho:q");
 		}

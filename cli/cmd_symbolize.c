@@ -374,7 +374,12 @@ static const char symbolize_help[] =
 	"\nWhat to do:\n"
 	"      --force                replace lines that locations already have\n"
 	"      --no-inlines           only the function that contains the code\n"
-	"      --no-demangle          keep mangled names\n"
+	"      --demangle MODE        function names as pprof writes them: default\n"
+	"                             (no parameters, no template arguments),\n"
+	"                             templates (no parameters), full, none (the\n"
+	"                             mangled name); the mangled name is always the\n"
+	"                             system name\n"
+	"      --no-demangle          the same as --demangle none\n"
 	"      --adjust-callers       the producer recorded return addresses: look\n"
 	"                             up address-1 for locations that are never a\n"
 	"                             sample's leaf (psym-collect does not need it)\n"
@@ -416,6 +421,7 @@ static const struct option symbolize_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
 	{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "vdso", required_argument, NULL, OPT_VDSO },
@@ -471,7 +477,8 @@ static bool symbolize_parse(int argc, char **argv, struct symbolize_cli *o)
 		case OPT_STRICT: o->strict = true; break;
 		case 'q': o->so.quiet = true; break;
 		case OPT_NO_INLINES: o->so.no_inlines = true; break;
-		case OPT_NO_DEMANGLE: o->so.no_demangle = true; break;
+		case OPT_NO_DEMANGLE: o->so.demangle = PSYM_DEMANGLE_NONE; break;
+		case OPT_DEMANGLE: o->so.demangle = parse_demangle_arg("symbolize ", optarg); break;
 		case OPT_ADJUST_CALLERS: o->so.adjust_callers = true; break;
 		case OPT_KALLSYMS: o->kallsyms = optarg; break;
 		case OPT_VDSO: o->vdso = optarg; break;

@@ -150,12 +150,12 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 
 		if (!fid) {
 			const char *sys = f->linkage_name ? f->linkage_name : f->name;
-			char *dem = run->o->no_demangle ? NULL : psym_demangle(sys);
+			char *dem = psym_demangle_as(sys, run->o->demangle);
 
 			if (memo && f->name && f->file) {
 				/* In this order: the string table's order is part of the output. */
 				int64_t nm = dem ? psym_builder_str(run->b, dem)
-						 : psym_funcmemo_str(run->memo, run->b, f->name);
+						 : psym_funcmemo_str(run->memo, run->b, sys);
 				int64_t sx = psym_funcmemo_str(run->memo, run->b, sys);
 
 				fid = psym_builder_function_ix(
@@ -163,7 +163,7 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 					psym_funcmemo_str(run->memo, run->b, f->file),
 					f->start_line);
 			} else {
-				fid = psym_builder_function(run->b, dem ? dem : f->name, sys,
+				fid = psym_builder_function(run->b, dem ? dem : sys, sys,
 							    f->file ? f->file : "", f->start_line);
 			}
 			free(dem);
