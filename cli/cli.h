@@ -203,6 +203,7 @@ void die_usage(const char *cmd, const char *fmt, ...)
 void die_bad_option(const char *cmd, char **argv, const char *shortopts) __attribute__((noreturn));
 int report(const struct psym_err *e, int code);
 int stdout_state(void);
+int finish_stdout(int code);
 bool parse_size(const char *s, size_t *out);
 bool limit_option(int c, const char *arg, struct psym_limits *lim, const char *cmd);
 int load(const char *path, const struct psym_limits *lim, struct psym_profile **p);

@@ -589,20 +589,12 @@ static int addr_setup(struct addr_cli *o, struct psym_err *e)
 }
 
 /*
- * How psym addr ends once its answers are out: standard output flushed
- * (a write error is exit 3; a reader that went away is no error), and
- * exit 1 when some input was not an address.
+ * How psym addr ends once its answers are out: exit 1 when some input was
+ * not an address (standard output's errors are finish_stdout's, main.c).
  */
 static int addr_exit(size_t nbad)
 {
-	int c = stdout_state();
-
-	if (c < 0) {
-		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
-			strerror(errno));
-		return PSYM_EXIT_SYSTEM;
-	}
-	return nbad && c == 0 ? PSYM_EXIT_PARTIAL : 0;
+	return nbad ? PSYM_EXIT_PARTIAL : 0;
 }
 
 /* --filter: the crash log on standard input to standard output, frames filled in. */
@@ -622,6 +614,8 @@ static int addr_filter(struct addr_cli *o, struct psym_err *e)
 	int ret;
 
 	ret = psym_crashlog_filter(stdin, stdout, &co, e);
+	if (stdout_state() > 0)
+		return 0; /* the reader went away: not an error for a filter */
 	if (cr.unresolved)
 		fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
 			cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
@@ -629,8 +623,6 @@ static int addr_filter(struct addr_cli *o, struct psym_err *e)
 	if (o->verbose)
 		fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n", cr.resolved,
 			cr.resolved == 1 ? "" : "s", cr.unresolved);
-	if (stdout_state() > 0)
-		return 0; /* the reader went away: not an error for a filter */
 	if (ret)
 		return report(e, ret);
 	return addr_exit(0);

@@ -185,10 +185,7 @@ int cmd_stack(int argc, char **argv)
 		psym_stack_print_json(&res, stdout);
 	else if (!out)
 		psym_stack_print_text(&res, so.explain, stdout);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		exit_code = report(&e, psym_err_set(&e, PSYM_EIO, "cannot write the output"));
-		goto out;
-	}
+	/* Standard output's errors are finish_stdout's (main.c). */
 	if (res.failed)
 		exit_code = PSYM_EXIT_BADINPUT;
 	else if (res.partial)
