@@ -351,34 +351,83 @@ static void unwind_thread(struct run *r, const struct psym_core *c,
 	}
 }
 
-/* Where and why a thread's unwinding stopped early, for --explain and the text. */
-static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_unwind_result *res,
-		     const uint64_t *pcs, size_t max_frames, struct psym_stack_thread *t)
+/*
+ * Why the frame at pc had no CFI, in words that say what would help: its
+ * file was not found, or only its debug file was (which has no .eh_frame:
+ * a debug file keeps .debug_frame at most), or the file has no FDE there.
+ */
+static void no_cfi_why(struct run *r, const struct psym_core *c, uint64_t pc, char *out, size_t n)
 {
-	uint64_t pc = res->n ? pcs[res->n - 1] : 0;
-	const struct psym_core_load *l = psym_core_load_at(c, sp);
+	const struct psym_core_file *f = file_at(c, pc);
+	struct psym_err le = { 0 }, *saved = r->e;
+	struct psym_elf *elf = NULL;
+	int ret;
 
-	t->why[0] = '\0';
+	if (!f) {
+		snprintf(out, n, "no CFI: 0x%" PRIx64 " is in no file the core maps", pc);
+		return;
+	}
+	r->e = &le; /* found already, or said by --explain: nothing to add */
+	ret = find_obj(r, f, &elf);
+	r->e = saved;
+	if (ret || !elf)
+		snprintf(out, n,
+			 "no CFI for %.200s: the file was not found%s%.40s%s; give --binary-path "
+			 "or --sysroot",
+			 f->path, f->build_id[0] ? " (build ID " : "", f->build_id,
+			 f->build_id[0] ? ")" : "");
+	else if (psym_elf_is_debug_only(elf))
+		snprintf(out, n,
+			 "no CFI for %.200s: the binary was not found, its debug file has no "
+			 ".eh_frame; give --binary-path",
+			 f->path);
+	else
+		snprintf(out, n, "no CFI for %.200s at 0x%" PRIx64 " and no usable frame pointer",
+			 f->path, pc);
+}
+
+/* Where and why a thread's unwinding stopped early, for --explain and the text. */
+static void stop_why(struct run *r, const struct psym_core *c, uint64_t sp,
+		     const struct psym_unwind_result *res, struct psym_stack_thread *t)
+{
+	uint64_t pc = res->n ? r->pcs[res->n - 1] : 0;
+	const struct psym_core_load *l = psym_core_load_at(c, sp);
+	size_t at = res->n ? res->n - 1 : 0;
+	char cfi[360];
+
+	t->why[0] = t->guess_why[0] = '\0';
+	t->guessed = res->guessed < res->n ? res->guessed : 0;
+	if (t->guessed) {
+		no_cfi_why(r, c, r->pcs[t->guessed - 1], cfi, sizeof(cfi));
+		snprintf(t->guess_why, sizeof(t->guess_why),
+			 "frames marked [guessed] were found through the frame pointer: %.340s",
+			 cfi);
+	}
 	if (res->stop == PSYM_UNWIND_END)
 		return;
-	if (res->stop == PSYM_UNWIND_OUT_OF_STACK && (!l || l->vaddr + l->avail <= sp))
+	if (res->no_cfi && res->stop != PSYM_UNWIND_DEPTH && res->stop != PSYM_UNWIND_BUDGET) {
+		/* Whatever the frame pointer then led to, the missing CFI is the cause. */
+		no_cfi_why(r, c, pc, cfi, sizeof(cfi));
+		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s", at, pc,
+			 cfi);
+	} else if (res->stop == PSYM_UNWIND_OUT_OF_STACK && (!l || l->vaddr + l->avail <= sp))
 		snprintf(t->why, sizeof(t->why),
 			 "after frame #%zu at 0x%" PRIx64 ": the stack at 0x%" PRIx64
 			 " (the stack pointer) is not in the core",
-			 res->n ? res->n - 1 : 0, pc, sp);
+			 at, pc, sp);
 	else if (res->stop == PSYM_UNWIND_OUT_OF_STACK)
 		snprintf(t->why, sizeof(t->why),
 			 "after frame #%zu at 0x%" PRIx64 ": stack memory past 0x%" PRIx64
 			 " is not in the core",
-			 res->n ? res->n - 1 : 0, pc, l->vaddr + l->avail);
+			 at, pc, l->vaddr + l->avail);
 	else if (res->stop == PSYM_UNWIND_DEPTH)
 		snprintf(t->why, sizeof(t->why),
-			 "after frame #%zu at 0x%" PRIx64 ": the frame cap (--max-frames %zu)",
-			 res->n ? res->n - 1 : 0, pc, max_frames);
+			 "after frame #%zu at 0x%" PRIx64 ": the frame cap (--max-frames %zu)", at,
+			 pc, r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES);
 	else
 		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s%s%.120s",
-			 res->n ? res->n - 1 : 0, pc, psym_unwind_stop_name(res->stop),
-			 res->why[0] ? ": " : "", res->why);
+			 at, pc, psym_unwind_stop_name(res->stop), res->why[0] ? ": " : "",
+			 res->why);
 }
 
 /*
@@ -457,8 +506,7 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 	unwind_thread(r, c, &u, space, &res);
 	t->nframes = res.n;
 	t->stop = res.stop;
-	stop_why(c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, r->pcs,
-		 r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES, t);
+	stop_why(r, c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, t);
 	for (size_t i = 0; i < res.n; i++) {
 		uint64_t mid = 0;
 

@@ -43,7 +43,12 @@ struct psym_stack_thread {
 	size_t sample;	/* its sample: the profile's sample[sample] */
 	size_t nframes; /* addresses unwound */
 	enum psym_unwind_stop stop;
-	char why[200]; /* where and why unwinding stopped (not END) */
+	char why[420]; /* where and why unwinding stopped (not END) */
+	/* Frames from the address guessed on (the sample's location_id[guessed..];
+	 * 0: none) were found through the frame pointer where a frame had no CFI,
+	 * and guess_why says which frame and why it had none. */
+	size_t guessed;
+	char guess_why[420];
 };
 
 struct psym_stack_core {

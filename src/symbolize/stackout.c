@@ -14,12 +14,17 @@ struct frame {
 	const char *function, *file, *module, *build_id;
 	int64_t line;
 	bool inlined;
+	bool guessed; /* found through the frame pointer where a frame had no CFI */
 };
 
 typedef void (*frame_fn)(void *ud, size_t n, const struct frame *f);
 
-/* Every frame of a sample, innermost first, inline frames before their caller. */
-static void each_frame(const struct psym_profile *p, const pb_sample *s, frame_fn fn, void *ud)
+/*
+ * Every frame of a sample, innermost first, inline frames before their
+ * caller; those of the addresses from guessed on (0: none) marked so.
+ */
+static void each_frame(const struct psym_profile *p, const pb_sample *s, size_t guessed,
+		       frame_fn fn, void *ud)
 {
 	size_t n = 0;
 
@@ -31,6 +36,7 @@ static void each_frame(const struct psym_profile *p, const pb_sample *s, frame_f
 		if (!l)
 			continue;
 		f.address = l->address;
+		f.guessed = guessed && i >= guessed;
 		f.module = m ? psym_profile_str(p, m->filename) : NULL;
 		f.build_id = m ? psym_profile_str(p, m->build_id) : NULL;
 		if (!l->n_line) {
@@ -62,7 +68,7 @@ static void text_frame(void *ud, size_t n, const struct frame *f)
 	}
 	if (f->module && *f->module)
 		fprintf(out, " (%s)", f->module);
-	fputc('\n', out);
+	fputs(f->guessed ? " [guessed]\n" : "\n", out);
 }
 
 static void signal_text(int sig, FILE *out)
@@ -77,6 +83,7 @@ static void signal_text(int sig, FILE *out)
 
 void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE *out)
 {
+	(void)explain; /* every early stop is said, --explain or not */
 	for (size_t i = 0; i < r->ncores; i++) {
 		const struct psym_stack_core *c = &r->cores[i];
 
@@ -110,9 +117,10 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 			fputs(":\n", out);
 			if (r->profile)
 				each_frame(r->profile, r->profile->pb->sample[th->sample],
-					   text_frame, out);
-			if (th->stop != PSYM_UNWIND_END &&
-			    (explain || th->stop != PSYM_UNWIND_OUT_OF_STACK))
+					   th->guessed, text_frame, out);
+			if (th->guessed)
+				fprintf(out, "(%s)\n", th->guess_why);
+			if (th->stop != PSYM_UNWIND_END)
 				fprintf(out, "(unwinding stopped %s)\n", th->why);
 		}
 	}
@@ -140,7 +148,8 @@ static void json_frame(void *ud, size_t n, const struct frame *f)
 		fprintf(out, ",\"line\":%" PRId64, f->line);
 	else
 		fputs(",\"line\":null", out);
-	fprintf(out, ",\"inlined\":%s,\"module\":", f->inlined ? "true" : "false");
+	fprintf(out, ",\"inlined\":%s,\"guessed\":%s,\"module\":", f->inlined ? "true" : "false",
+		f->guessed ? "true" : "false");
 	if (f->module && *f->module)
 		psym_json_string(out, f->module);
 	else
@@ -182,10 +191,15 @@ void psym_stack_print_json(const struct psym_stack_result *r, FILE *out)
 				t ? "," : "", th->tid, th->crashed ? "true" : "false");
 			if (r->profile)
 				each_frame(r->profile, r->profile->pb->sample[th->sample],
-					   json_frame, &j);
+					   th->guessed, json_frame, &j);
 			fputs("],\"stopped\":", out);
 			if (th->stop != PSYM_UNWIND_END)
 				psym_json_string(out, th->why);
+			else
+				fputs("null", out);
+			fputs(",\"guessed_why\":", out);
+			if (th->guessed)
+				psym_json_string(out, th->guess_why);
 			else
 				fputs("null", out);
 			fputc('}', out);
