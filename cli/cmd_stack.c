@@ -149,15 +149,21 @@ int cmd_stack(int argc, char **argv)
 		goto out;
 	}
 	so.index_store = store;
-	/* The per-mapping summary is symbolize's; stack says what it found in its output. */
+	/*
+	 * The per-mapping summary is symbolize's; stack says what it found in its
+	 * output, and once which files left frames as addresses (its notes only
+	 * with --explain).
+	 */
 	if (!so.explain)
-		so.quiet = true;
+		so.note_fn = NULL;
 	ret = psym_stack_run((const char *const *)argv + optind, (size_t)(argc - optind), &o, &lim,
 			     &res, &e);
 	if (ret) {
 		exit_code = report(&e, ret);
 		goto out;
 	}
+	if (!so.quiet)
+		hint_unnamed_maps(&res.sym, "the cores");
 	if (psym_index_store_given_up(store))
 		fprintf(stderr, "psym: warning: %s\n", psym_index_store_given_up(store));
 	for (size_t i = 0; i < res.ncores; i++) {

@@ -129,6 +129,34 @@ if build nofp -fomit-frame-pointer; then
 	"$PSYM" stack --debug-dir dbg nofp.core >nofp.txt 2>/dev/null
 	check "the text says it under each of the 4 threads" test "$(grep -c "^(unwinding stopped after frame #[0-9]* at 0x[0-9a-f]*: no CFI for $T/nofp: the binary was not found, its debug file has no .eh_frame; give --binary-path)$" nofp.txt)" = 4
 	check "no frame of the text is marked" sh -c '! grep -q "\[guessed\]" nofp.txt'
+	# Stripped (issue 54 item 3): once, which files left frames as addresses
+	# and what would help; the frames eu-stack cannot name either.
+	mkdir -p stripped
+	strip -o stripped/nofp away/nofp
+	check "the stripped copy has no symbols (nm)" sh -c "nm stripped/nofp 2>&1 | grep -q 'no symbols'"
+	"$PSYM" stack --no-index --no-cache --binary-path stripped nofp.core >strip.txt 2>strip.err
+	check "stripped: one note names the binary and --debug-dir" test "$(grep -c "^psym: note: frames of the cores left as addresses in '$T/nofp'.*(no symbols or lines for them: [0-9]* address.*--debug-dir DIR" strip.err)" = 1
+	eu-stack -s --core=nofp.core -e stripped/nofp 2>/dev/null >strip.eu
+	python3 - strip.txt strip.eu "$T/nofp" >strip.cmp <<'PY' && strip_ok=1 || strip_ok=0
+import re, sys
+txt, eu, mod = sys.argv[1:]
+ps = {int(m.group(1), 16) for m in re.finditer(r"^#\d+\s+0x([0-9a-f]+) \?\? \(", open(txt).read(), re.M)}
+if (" ?? (%s)" % mod) not in open(txt).read():
+    sys.exit(1)
+es = {int(m.group(1), 16) for m in re.finditer(r"^#\d+\s+0x([0-9a-f]+)$", open(eu).read(), re.M)}
+ok = ps and all(a in ps or a - 1 in ps for a in es) and all(a in es or a + 1 in es for a in ps)
+print("%d unnamed frames in psym, %d in eu-stack" % (len(ps), len(es)))
+sys.exit(0 if ok else 1)
+PY
+	if [ $strip_ok = 1 ]; then
+		pass "stripped: the frames left as addresses are those eu-stack cannot name ($(cat strip.cmp))"
+	else
+		fail "stripped: psym's unnamed frames are not eu-stack's: $(cat strip.cmp)"
+	fi
+	"$PSYM" stack --no-index --no-cache nofp.core >/dev/null 2>gone.err
+	check "binary not found: the note names it and --binary-path" grep -q "^psym: note: frames of the cores left as addresses in '$T/nofp' (not found: [0-9]* address.*--binary-path DIR" gone.err
+	"$PSYM" stack -q --no-index --no-cache nofp.core >/dev/null 2>quiet.err
+	check "-q: no note" sh -c '! grep -q note: quiet.err'
 	"$PSYM" stack --json --debug-dir dbg --binary-path away nofp.core >nofpb.json 2>/dev/null
 	if python3 cmp.py nofpb.json nofp.eu nofp.gdb binary >nofpb.cmp; then
 		pass "--binary-path: every thread whole, as eu-stack"
