@@ -12,6 +12,7 @@
 #include "builder.h"
 #include "cfi.h"
 #include "cfiset.h"
+#include "crashsig.h"
 #include "hashtab.h"
 #include "lean.h"
 #include "linkmap.h"
@@ -635,17 +636,86 @@ out:
 }
 
 /* The names of the first n frames of a sample (inline frames too), joined. */
+enum frame_kind {
+	FRAME_OWN,
+	FRAME_MACHINERY,
+	FRAME_UNNAMED
+};
+
+/*
+ * Frame k of a sample (innermost first, inline frames before their
+ * caller): crash-reporting machinery (crashsig.h), unnamed, or the rest.
+ */
+static enum frame_kind frame_kind(const struct psym_profile *p, const pb_sample *s, size_t k)
+{
+	for (size_t i = 0; i < s->n_location_id; i++) {
+		const pb_location *l = psym_profile_location(p, s->location_id[i]);
+		size_t nl = l && l->n_line ? l->n_line : 1;
+		const pb_function *f;
+		const char *name;
+
+		if (k >= nl) {
+			k -= nl;
+			continue;
+		}
+		if (!l || !l->n_line)
+			return FRAME_UNNAMED;
+		f = psym_profile_function(p, l->line[k]->function_id);
+		name = f ? psym_profile_str(p, f->name) : NULL;
+		if (!name || !*name)
+			return FRAME_UNNAMED;
+		return psym_crashsig_skip(name) ? FRAME_MACHINERY : FRAME_OWN;
+	}
+	return FRAME_OWN;
+}
+
+/*
+ * Frames at the top a signature skips: the leading run of machinery, with
+ * the unnamed frames inside it (a runtime's internals without symbols:
+ * libstdc++'s terminate handler under std::terminate), up to its last
+ * machinery frame; none when every frame would go.
+ */
+static size_t frames_skipped(const struct psym_profile *p, const pb_sample *s, size_t total)
+{
+	size_t skip = 0;
+
+	for (size_t k = 0; k < total; k++) {
+		enum frame_kind fk = frame_kind(p, s, k);
+
+		if (fk == FRAME_OWN)
+			break;
+		if (fk == FRAME_MACHINERY)
+			skip = k + 1;
+	}
+	return skip == total ? 0 : skip;
+}
+
+/*
+ * The first n frames of a sample joined by ';', from the first frame that
+ * is not crash-reporting machinery (all of them when every frame is).
+ */
 static void signature_of(const struct psym_profile *p, const pb_sample *s, unsigned n, char *out,
 			 size_t outsz)
 {
-	size_t len = 0;
+	size_t len = 0, skip = 0, total = 0;
 	unsigned k = 0;
 
 	out[0] = '\0';
-	for (size_t i = 0; i < s->n_location_id && k < n; i++) {
+	for (size_t i = 0; i < s->n_location_id; i++) {
 		const pb_location *l = psym_profile_location(p, s->location_id[i]);
 
-		for (size_t j = 0; l && j < l->n_line && k < n; j++, k++) {
+		total += l && l->n_line ? l->n_line : 1;
+	}
+	skip = frames_skipped(p, s, total);
+	for (size_t i = 0; i < s->n_location_id && k < n; i++) {
+		const pb_location *l = psym_profile_location(p, s->location_id[i]);
+		size_t nl = l && l->n_line ? l->n_line : 1;
+
+		if (skip >= nl) {
+			skip -= nl;
+			continue;
+		}
+		for (size_t j = skip; l && j < l->n_line && k < n; j++, k++) {
 			const pb_function *f = psym_profile_function(p, l->line[j]->function_id);
 			const char *name = f ? psym_profile_str(p, f->name) : NULL;
 			int w = snprintf(out + len, outsz - len, "%s%s", k ? ";" : "",
@@ -655,6 +725,7 @@ static void signature_of(const struct psym_profile *p, const pb_sample *s, unsig
 				return;
 			len += (size_t)w;
 		}
+		skip = 0;
 		if (l && !l->n_line) {
 			int w = snprintf(out + len, outsz - len, "%s0x%" PRIx64, k ? ";" : "",
 					 l->address);
