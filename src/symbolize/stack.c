@@ -785,6 +785,48 @@ static int symbolize(struct psym_profile *p, const struct run *r, const struct p
 	return ret;
 }
 
+/*
+ * Each location's address in its file as psym addr -e and addr2line take
+ * it (the ELF virtual address: file offset -> its PT_LOAD -> vaddr), from
+ * the located file's segments; UINT64_MAX where the file was not found.
+ */
+static int module_addresses(struct run *r, struct psym_stack_result *res)
+{
+	const struct psym_profile *p = res->profile;
+	const pb_profile *pb = p->pb;
+	struct psym_err le = { 0 }, *saved = r->e;
+	int ret = 0;
+
+	res->module_addr = malloc((pb->n_location ? pb->n_location : 1) * sizeof(uint64_t));
+	if (!res->module_addr)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	r->e = &le; /* a file not found was said already: no address, no error */
+	for (size_t i = 0; i < pb->n_location; i++) {
+		const pb_location *l = pb->location[i];
+		const pb_mapping *m = psym_profile_mapping(p, l->mapping_id);
+		char clean[4096];
+		struct psym_elf *elf = NULL;
+		enum psym_map_class cls;
+
+		res->module_addr[i] = UINT64_MAX;
+		if (!m)
+			continue;
+		cls = psym_objkey_classify(psym_profile_str(p, m->filename), clean, sizeof(clean));
+		if (cls == PSYM_MAP_FILE)
+			ret = locate_obj(r, cls, clean, psym_profile_str(p, m->build_id), &elf);
+		else if (cls == PSYM_MAP_VDSO)
+			ret = locate_obj(r, cls, "", psym_profile_str(p, m->build_id), &elf);
+		if (ret == PSYM_ENOMEM)
+			break;
+		ret = 0;
+		if (elf && psym_elf_normalize(elf, m->memory_start, m->memory_limit, m->file_offset,
+					      l->address, &res->module_addr[i]))
+			res->module_addr[i] = UINT64_MAX;
+	}
+	r->e = saved;
+	return ret ? psym_err_set(r->e, ret, "out of memory") : 0;
+}
+
 static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_err *e)
 {
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
@@ -869,6 +911,8 @@ int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_o
 	if (n == res->failed)
 		goto out;
 	ret = symbolize(r.p, &r, lim, res, e);
+	if (!ret)
+		ret = module_addresses(&r, res);
 	if (!ret && o->signature)
 		ret = add_signatures(res, o->signature, e);
 out:
@@ -887,6 +931,7 @@ void psym_stack_result_free(struct psym_stack_result *r)
 	}
 	free(r->cores);
 	psym_profile_free(r->profile);
+	free(r->module_addr);
 	psym_symbolize_result_free(&r->sym);
 	memset(r, 0, sizeof(*r));
 }

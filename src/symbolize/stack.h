@@ -69,6 +69,9 @@ struct psym_stack_core {
 
 struct psym_stack_result {
 	struct psym_profile *profile; /* symbolized; NULL when no core was read */
+	/* Per location of the profile (by position): its address in its file as
+	 * psym addr -e takes it (ELF virtual address), UINT64_MAX: not known. */
+	uint64_t *module_addr;
 	struct psym_stack_core *cores;
 	size_t ncores;
 	size_t failed;	/* cores not read */

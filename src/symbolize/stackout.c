@@ -11,6 +11,7 @@
 /* One frame as both outputs show it. */
 struct frame {
 	uint64_t address;
+	uint64_t module_addr; /* UINT64_MAX: not known */
 	const char *function, *file, *module, *build_id;
 	int64_t line;
 	bool inlined;
@@ -23,9 +24,10 @@ typedef void (*frame_fn)(void *ud, size_t n, const struct frame *f);
  * Every frame of a sample, innermost first, inline frames before their
  * caller; those of the addresses from guessed on (0: none) marked so.
  */
-static void each_frame(const struct psym_profile *p, const pb_sample *s, size_t guessed,
+static void each_frame(const struct psym_stack_result *r, const pb_sample *s, size_t guessed,
 		       frame_fn fn, void *ud)
 {
+	const struct psym_profile *p = r->profile;
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n_location_id; i++) {
@@ -36,6 +38,13 @@ static void each_frame(const struct psym_profile *p, const pb_sample *s, size_t 
 		if (!l)
 			continue;
 		f.address = l->address;
+		f.module_addr = UINT64_MAX;
+		if (r->module_addr) {
+			long pos = psym_profile_location_pos(p, l->id);
+
+			if (pos >= 0)
+				f.module_addr = r->module_addr[pos];
+		}
 		f.guessed = guessed && i >= guessed;
 		f.module = m ? psym_profile_str(p, m->filename) : NULL;
 		f.build_id = m ? psym_profile_str(p, m->build_id) : NULL;
@@ -116,8 +125,8 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 			}
 			fputs(":\n", out);
 			if (r->profile)
-				each_frame(r->profile, r->profile->pb->sample[th->sample],
-					   th->guessed, text_frame, out);
+				each_frame(r, r->profile->pb->sample[th->sample], th->guessed,
+					   text_frame, out);
 			if (th->guessed)
 				fprintf(out, "(%s)\n", th->guess_why);
 			if (th->stop != PSYM_UNWIND_END)
@@ -134,7 +143,13 @@ static void json_frame(void *ud, size_t n, const struct frame *f)
 {
 	FILE *out = ((struct jctx *)ud)->out;
 
-	fprintf(out, "%s{\"address\":\"0x%" PRIx64 "\",\"function\":", n ? "," : "", f->address);
+	fprintf(out, "%s{\"address\":\"0x%" PRIx64 "\",\"module_address\":", n ? "," : "",
+		f->address);
+	if (f->module_addr != UINT64_MAX)
+		fprintf(out, "\"0x%" PRIx64 "\"", f->module_addr);
+	else
+		fputs("null", out);
+	fputs(",\"function\":", out);
 	if (f->function && *f->function)
 		psym_json_string(out, f->function);
 	else
@@ -190,8 +205,8 @@ void psym_stack_print_json(const struct psym_stack_result *r, FILE *out)
 			fprintf(out, "%s{\"tid\":%" PRIu32 ",\"crashed\":%s,\"frames\":[",
 				t ? "," : "", th->tid, th->crashed ? "true" : "false");
 			if (r->profile)
-				each_frame(r->profile, r->profile->pb->sample[th->sample],
-					   th->guessed, json_frame, &j);
+				each_frame(r, r->profile->pb->sample[th->sample], th->guessed,
+					   json_frame, &j);
 			fputs("],\"stopped\":", out);
 			if (th->stop != PSYM_UNWIND_END)
 				psym_json_string(out, th->why);
