@@ -1,6 +1,9 @@
 #!/bin/sh
 # psym stack --json gives each frame its address in its module as psym addr
-# -e and addr2line take it (module_address, issue 54 item 5). Oracles on a
+# -e and addr2line take it (module_address, issue 54 item 5), and the text
+# and JSON give DWARF columns as eu-stack does (file:line:column, item 8):
+# every thread's frames have eu-stack -s -i's basename:line:column, in
+# order, in the text and in the JSON. Oracles on a
 # core of a crashing multi-threaded C++ program made by gdb
 # (generate-core-file): eu-unstrip -n --core says where each module was
 # loaded (module_address = address - load start for these position-
@@ -123,4 +126,45 @@ if [ $n -gt 3 ] && [ $bad = 0 ]; then
 else
 	fail "module addresses of the program: $bad of $n differ"
 fi
+
+# Columns: eu-stack -s -i prints FILE:LINE:COLUMN under each frame.
+eu-stack -s -i --core=core -e crash >core.eu 2>/dev/null
+"$PSYM" stack core >core.txt 2>/dev/null
+python3 - core.eu core.txt core.json >col.cmp <<'PY'
+import json, os, re, sys
+eu, txt, js = sys.argv[1:]
+def loc(f, l, c):
+    return "%s:%s:%s" % (os.path.basename(f), l, c or "")
+a, t = {}, None
+for line in open(eu):
+    m = re.match(r"TID (\d+):", line)
+    if m:
+        t = int(m.group(1)); a[t] = []; continue
+    if re.match(r"#\d+\s+0x", line):
+        a[t].append(None); continue
+    m = re.match(r"\s+(\S+?):(\d+)(?::(\d+))?$", line)
+    if m and t is not None:
+        a[t][-1] = loc(*m.groups())
+b, t = {}, None
+for line in open(txt):
+    m = re.match(r"thread (\d+)", line)
+    if m:
+        t = int(m.group(1)); b[t] = []; continue
+    if line.startswith("#"):
+        m = re.search(r" at (\S+?):(\d+)(?::(\d+))? \(", line)
+        b[t].append(loc(*m.groups()) if m else None)
+c = {}
+for th in json.loads(open(js).readline())["threads"]:
+    c[th["tid"]] = [loc(f["file"], f["line"], f["column"]) if f["line"] else None for f in th["frames"]]
+bad = cols = 0
+for t in a:
+    cols += sum(1 for x in a[t] if x and not x.endswith(":"))
+    if a[t] != b.get(t) or a[t] != c.get(t):
+        bad += 1
+        print("thread %d:\n eu-stack %s\n text     %s\n json     %s" % (t, a[t], b.get(t), c.get(t)))
+print("%d threads, %d frames with a column, %d threads differ" % (len(a), cols, bad))
+sys.exit(1 if bad or cols < 10 else 0)
+PY
+if [ $? = 0 ]; then pass "columns in the text and the JSON are eu-stack's: $(tail -1 col.cmp)"; else
+	fail "columns differ from eu-stack's: $(tail -1 col.cmp)"; sed 's/^/#   /' col.cmp | head -20; fi
 finish

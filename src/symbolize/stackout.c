@@ -13,7 +13,7 @@ struct frame {
 	uint64_t address;
 	uint64_t module_addr; /* UINT64_MAX: not known */
 	const char *function, *file, *module, *build_id;
-	int64_t line;
+	int64_t line, column;
 	bool inlined;
 	bool guessed; /* found through the frame pointer where a frame had no CFI */
 };
@@ -58,6 +58,7 @@ static void each_frame(const struct psym_stack_result *r, const pb_sample *s, si
 			f.function = fu ? psym_profile_str(p, fu->name) : NULL;
 			f.file = fu ? psym_profile_str(p, fu->filename) : NULL;
 			f.line = l->line[j]->line;
+			f.column = l->line[j]->column;
 			f.inlined = j + 1 < l->n_line;
 			fn(ud, n++, &f);
 		}
@@ -74,6 +75,8 @@ static void text_frame(void *ud, size_t n, const struct frame *f)
 		fprintf(out, " at %s", f->file);
 		if (f->line > 0)
 			fprintf(out, ":%" PRId64, f->line);
+		if (f->line > 0 && f->column > 0)
+			fprintf(out, ":%" PRId64, f->column);
 	}
 	if (f->module && *f->module)
 		fprintf(out, " (%s)", f->module);
@@ -163,6 +166,10 @@ static void json_frame(void *ud, size_t n, const struct frame *f)
 		fprintf(out, ",\"line\":%" PRId64, f->line);
 	else
 		fputs(",\"line\":null", out);
+	if (f->line > 0 && f->column > 0)
+		fprintf(out, ",\"column\":%" PRId64, f->column);
+	else
+		fputs(",\"column\":null", out);
 	fprintf(out, ",\"inlined\":%s,\"guessed\":%s,\"module\":", f->inlined ? "true" : "false",
 		f->guessed ? "true" : "false");
 	if (f->module && *f->module)
