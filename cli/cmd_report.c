@@ -47,7 +47,7 @@
 #define GRAN_HELP                                                                                  \
 	"      --filefunctions        one node per function and source file\n"                     \
 	"      --addresses            one node per address (and inline frame), named\n"            \
-	"                             named \"ADDRESS function file:line\"\n"
+	"                             \"ADDRESS function file:line\"\n"
 
 #define REPORT_HELP                                                                                \
 	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
