@@ -489,6 +489,7 @@ static void addr2line_defaults(struct addr_cli *o, bool f, bool i, bool C)
 	o->ao.innermost = !i;
 	o->ao.demangle = C;
 	o->ao.a2l_disc = true;
+	o->bo.gnu_names = true; /* the outermost frame's name as addr2line's */
 	if (!o->exe && !o->build_id && !o->filter)
 		o->exe = "a.out";
 }
@@ -739,6 +740,22 @@ static void data_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym
 	fr->n = 1;
 }
 
+/*
+ * An address no DWARF or sized symbol answers for, as GNU addr2line
+ * answers it: the nearest code symbol below it (padding between
+ * functions), without a line ("??:?").
+ */
+static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
+{
+	const struct psym_sym *s =
+		b->elf ? psym_symtab_before(psym_elf_symtab(b->elf), vaddr) : NULL;
+
+	if (!s)
+		return;
+	fr->f[0] = (struct psym_frame){ .name = s->name, .linkage_name = s->linkage };
+	fr->n = 1;
+}
+
 /* One input that is an address (or said not to be) answered on standard output. */
 static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
 		       size_t lineno, struct psym_frames *fr, struct addr_counts *n)
@@ -768,6 +785,8 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 		fr->n = 0;
 	if (placed && fr->n == 0)
 		data_symbol(b, b->offsets ? va : a, fr);
+	if (placed && fr->n == 0 && o->bo.gnu_names)
+		gnu_symbol(b, b->offsets ? va : a, fr);
 	n->asked++;
 	n->found += fr->n > 0;
 	o->ao.shift = b->offsets ? a - va : 0;
@@ -898,7 +917,8 @@ static int addr_main(int argc, char **argv, bool compat)
 		ret = PSYM_EXIT_BADINPUT;
 		goto out;
 	}
-	o.bo.index_store = store;
+	/* An index answers with psym's names: not addr2line's (gnu_names). */
+	o.bo.index_store = o.bo.gnu_names ? NULL : store;
 	o.bo.gsym = o.ic.gsym;
 	ret = o.filter ? addr_filter(&o, &e) : addr_binary(&o, &e);
 	psym_index_store_free(store);
