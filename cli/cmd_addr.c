@@ -743,7 +743,7 @@ static void data_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym
 /*
  * An address no DWARF or sized symbol answers for, as GNU addr2line
  * answers it: the nearest code symbol below it (padding between
- * functions), without a line ("??:?").
+ * functions), without a line: "??:?", or "FILE:?" for a local symbol.
  */
 static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
 {
@@ -752,7 +752,9 @@ static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_
 
 	if (!s)
 		return;
-	fr->f[0] = (struct psym_frame){ .name = s->name, .linkage_name = s->linkage };
+	/* A local symbol's file is its STT_FILE's: "file.cc:?", as addr2line. */
+	fr->f[0] =
+		(struct psym_frame){ .name = s->name, .linkage_name = s->linkage, .file = s->file };
 	fr->n = 1;
 }
 
