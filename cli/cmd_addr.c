@@ -491,6 +491,7 @@ static void addr2line_defaults(struct addr_cli *o, bool f, bool i, bool C)
 	o->ao.innermost = !i;
 	o->ao.demangle = C;
 	o->ao.a2l_disc = true;
+	o->bo.gnu_names = true; /* the outermost frame's name as addr2line's */
 	if (!o->exe && !o->build_id && !o->filter)
 		o->exe = "a.out";
 }
@@ -591,20 +592,12 @@ static int addr_setup(struct addr_cli *o, struct psym_err *e)
 }
 
 /*
- * How psym addr ends once its answers are out: standard output flushed
- * (a write error is exit 3; a reader that went away is no error), and
- * exit 1 when some input was not an address.
+ * How psym addr ends once its answers are out: exit 1 when some input was
+ * not an address (standard output's errors are finish_stdout's, main.c).
  */
 static int addr_exit(size_t nbad)
 {
-	int c = stdout_state();
-
-	if (c < 0) {
-		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
-			strerror(errno));
-		return PSYM_EXIT_SYSTEM;
-	}
-	return nbad && c == 0 ? PSYM_EXIT_PARTIAL : 0;
+	return nbad ? PSYM_EXIT_PARTIAL : 0;
 }
 
 /* --filter: the crash log on standard input to standard output, frames filled in. */
@@ -624,6 +617,8 @@ static int addr_filter(struct addr_cli *o, struct psym_err *e)
 	int ret;
 
 	ret = psym_crashlog_filter(stdin, stdout, &co, e);
+	if (stdout_state() > 0)
+		return 0; /* the reader went away: not an error for a filter */
 	if (cr.unresolved)
 		fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
 			cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
@@ -631,8 +626,6 @@ static int addr_filter(struct addr_cli *o, struct psym_err *e)
 	if (o->verbose)
 		fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n", cr.resolved,
 			cr.resolved == 1 ? "" : "s", cr.unresolved);
-	if (stdout_state() > 0)
-		return 0; /* the reader went away: not an error for a filter */
 	if (ret)
 		return report(e, ret);
 	return addr_exit(0);
@@ -728,6 +721,24 @@ struct addr_counts {
 	size_t bad;   /* inputs that are not addresses */
 };
 
+/*
+ * An address no DWARF or sized symbol answers for, as GNU addr2line
+ * answers it: the nearest code symbol below it (padding between
+ * functions), without a line: "??:?", or "FILE:?" for a local symbol.
+ */
+static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
+{
+	const struct psym_sym *s =
+		b->elf ? psym_symtab_before(psym_elf_symtab(b->elf), vaddr) : NULL;
+
+	if (!s)
+		return;
+	/* A local symbol's file is its STT_FILE's: "file.cc:?", as addr2line. */
+	fr->f[0] =
+		(struct psym_frame){ .name = s->name, .linkage_name = s->linkage, .file = s->file };
+	fr->n = 1;
+}
+
 /* One input that is an address (or said not to be) answered on standard output. */
 static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
 		       size_t lineno, struct psym_frames *fr, struct addr_counts *n, FILE *out)
@@ -749,7 +760,12 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 		return;
 	}
 	/* The library's answer, as addr --filter's: placed, code, else data. */
+	bool placed = !b->offsets || psym_elf_section_addr(b->elf, o->section, a, &va) == 0;
+
 	psym_modset_answer(b->res, o->section, a, &va, fr);
+	/* addr2line's own answer for padding between functions (--compat=addr2line). */
+	if (placed && fr->n == 0 && o->bo.gnu_names)
+		gnu_symbol(b, b->offsets ? va : a, fr);
 	n->asked++;
 	n->found += fr->n > 0;
 	o->ao.shift = b->offsets ? a - va : 0;
@@ -917,7 +933,8 @@ static int addr_main(int argc, char **argv, bool compat)
 		ret = PSYM_EXIT_BADINPUT;
 		goto out;
 	}
-	o.bo.index_store = store;
+	/* An index answers with psym's names: not addr2line's (gnu_names). */
+	o.bo.index_store = o.bo.gnu_names ? NULL : store;
 	o.bo.gsym = o.ic.gsym;
 	ret = o.filter ? addr_filter(&o, &e) : addr_binary(&o, &e);
 	psym_index_store_free(store);

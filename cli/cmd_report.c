@@ -47,7 +47,7 @@
 #define GRAN_HELP                                                                                  \
 	"      --filefunctions        one node per function and source file\n"                     \
 	"      --addresses            one node per address (and inline frame), named\n"            \
-	"                             named \"ADDRESS function file:line\"\n"
+	"                             \"ADDRESS function file:line\"\n"
 
 #define REPORT_HELP                                                                                \
 	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
@@ -452,7 +452,7 @@ static int write_flame(struct psym_profile *p, const struct rargs *a, const char
 		       struct psym_err *e)
 {
 	struct psym_out o;
-	int c, ret = psym_out_open(&o, a->out, e);
+	int ret = psym_out_open(&o, a->out, e);
 
 	if (!ret) {
 		active_out = &o;
@@ -463,14 +463,9 @@ static int write_flame(struct psym_profile *p, const struct rargs *a, const char
 			ret = psym_out_commit(&o, e);
 		active_out = NULL;
 	}
-	if (ret && !strcmp(a->out, "-")) {
-		c = stdout_state();
-		if (c > 0)
-			ret = 0;
-		else if (ret == PSYM_EIO && !e->msg[0])
-			psym_err_set(e, PSYM_EIO, "cannot write to standard output: %s",
-				     c < 0 ? strerror(errno) : psym_strerror(ret));
-	}
+	/* Standard output's errors are finish_stdout's (main.c). */
+	if (ret == PSYM_EIO && !strcmp(a->out, "-") && ferror(stdout))
+		ret = 0;
 	return ret;
 }
 
@@ -479,7 +474,7 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 	struct rargs a = { 0 };
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
-	int c, ret;
+	int ret;
 
 	if (parse_report_args(argc, argv, which, &a))
 		return 0;
@@ -506,15 +501,9 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 			break;
 		default: ret = psym_report_folded(p, &a.ro, stdout, &e); break;
 		}
-		if (!ret || ret == PSYM_EIO) {
-			c = stdout_state();
-			if (c > 0)
-				ret = 0;
-			else if (c < 0 || ret)
-				ret = psym_err_set(&e, PSYM_EIO,
-						   "cannot write to standard output: %s",
-						   strerror(errno));
-		}
+		/* Standard output's errors are finish_stdout's (main.c). */
+		if (ret == PSYM_EIO && ferror(stdout))
+			ret = 0;
 	}
 	psym_profile_free(p);
 	if (ret) {

@@ -82,10 +82,15 @@ static void mapping_line(const struct psym_mapsum *x, FILE *out)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s%s\n", x->id,
 			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "",
 			x->unverified ? "; unverified: the profile has no build ID for it" : "");
-	else if (x->cls == PSYM_MAP_FILE)
-		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id,
-			x->name, x->todo, psym_reason_kept_text(&x->why));
-	else if (x->done < x->todo && x->why.code != PSYM_R_NONE && x->why.code != PSYM_R_NO_SYMBOL)
+	else if (x->cls == PSYM_MAP_FILE) {
+		const char *why = psym_reason_kept_text(&x->why), *hint = hint_for_mapping(x);
+
+		if (hint && strstr(why, "--binary-path"))
+			hint = NULL; /* the reason gives its own advice */
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s%s%s\n", x->id,
+			x->name, x->todo, why, hint ? "; " : "", hint ? hint : "");
+	} else if (x->done < x->todo && x->why.code != PSYM_R_NONE &&
+		   x->why.code != PSYM_R_NO_SYMBOL)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", x->id,
 			nm, x->done, x->todo, psym_map_class_name(x->cls),
 			psym_reason_kept_text(&x->why));

@@ -293,3 +293,13 @@ const struct psym_sym *psym_symtab_lookup(const struct psym_symtab *t, uint64_t 
 	}
 	return NULL;
 }
+
+const struct psym_sym *psym_symtab_before(const struct psym_symtab *t, uint64_t addr)
+{
+	size_t lo;
+
+	if (!t->ready || !t->n)
+		return NULL;
+	lo = upper(t, addr);
+	return lo ? &t->s[lo - 1] : NULL;
+}

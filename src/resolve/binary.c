@@ -579,6 +579,23 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 }
 
 /* The answer from the DWARF and the symbol table (no index). */
+/* The outermost DWARF frame named as GNU addr2line names it (binary.h, gnu_names). */
+static void gnu_outer_name(struct psym_binary *b, uint64_t vaddr, struct psym_frame *f, bool alone)
+{
+	const struct psym_sym *sym = psym_symtab_before(psym_elf_symtab(b->elf), vaddr);
+
+	(void)alone;
+	if (!f->name) {
+		/* Lines but no function: the nearest symbol below, or nothing. */
+		f->name = sym ? sym->name : "";
+		f->linkage_name = sym ? sym->linkage : NULL;
+	} else if (!f->linkage_name && sym && f->has_start_address &&
+		   sym->addr == f->start_address) {
+		f->name = sym->name; /* main, or a C function's foo.isra.0 */
+		f->linkage_name = sym->linkage;
+	}
+}
+
 static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			    size_t max)
 {
@@ -604,7 +621,9 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		 * call file), a local symbol's STT_FILE names it, as
 		 * llvm-symbolizer does.
 		 */
-		{
+		if (b->o->gnu_names) {
+			gnu_outer_name(b, vaddr, &frames[n - 1], n == 1);
+		} else {
 			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
 
 			if (sym && (sym->size || !frames[n - 1].name)) {

@@ -30,6 +30,14 @@ struct psym_binary_opts {
 	const char *cache_dir;			 /* persistent symbol cache, NULL: off */
 	unsigned threads;			 /* DWARF decoding threads, 0: online CPUs */
 	bool discriminators; /* line discriminators in frames[0] (psym addr; not cached) */
+	/*
+	 * GNU addr2line's names for the outermost frame (psym addr
+	 * --compat=addr2line; neither cached nor indexed): the DWARF
+	 * function's linkage name, else its name unless a symbol starts at
+	 * its low_pc (then the symbol's), and the nearest symbol below the
+	 * address where no DWARF function covers it.
+	 */
+	bool gnu_names;
 	/* Per-build-ID indexes (src/index/store.h), NULL: off. Not with inlines off. */
 	struct psym_index_store *index_store;
 	/*
