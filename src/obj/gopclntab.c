@@ -438,7 +438,7 @@ static int value(struct psym_gopclntab *t, const struct func *f, int k, uint32_t
 		 int32_t *val)
 {
 	struct dtab *d;
-	uint32_t lo = 0, hi, x = (uint32_t)(pc - f->entry);
+	uint32_t lo, x = (uint32_t)(pc - f->entry);
 
 	bool have = t->dec && t->dec->have && t->dec->entry == f->entry;
 
@@ -457,14 +457,8 @@ static int value(struct psym_gopclntab *t, const struct func *f, int k, uint32_t
 	d = &t->dec->tab[k];
 	if (d->state == 1 || pc < f->entry || pc >= f->end)
 		return pcvalue(t, f, off, pc, val);
-	for (hi = d->n; lo < hi;) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (d->end[mid] > x)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
+	/* The first step ending past x. */
+	lo = (uint32_t)PSYM_LOWER_BOUND(0, d->n, i, d->end[i] > x);
 	*val = lo < d->n ? d->val[lo] : -1;
 	return lo < d->n ? 0 : d->state;
 }
