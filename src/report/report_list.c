@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "report_int.h"
+#include "textesc.h"
 #include "rx.h"
 
 #define LIST_MARGIN 5		       /* lines shown around the samples, as pprof */
@@ -225,11 +226,28 @@ static void say_missing(struct list_ctx *c, const char *file, const char *err)
 	c->missing[c->nmissing] = strdup(file);
 	if (c->missing[c->nmissing])
 		c->nmissing++;
-	if (c->warn)
-		fprintf(c->warn,
-			"psym list: source file '%s' not found: %s (see --source-path, "
-			"--trim-path)\n",
-			file, err);
+	if (c->warn) {
+		fputs("psym list: source file '", c->warn);
+		psym_text_puts(c->warn, file);
+		fputs("' not found: ", c->warn);
+		psym_text_puts(c->warn, err);
+		fputs(" (see --source-path, --trim-path)\n", c->warn);
+	}
+}
+
+/* A line of a source file: its tabs kept (as pprof's), other control characters escaped. */
+static void source_line(FILE *out, const char *line)
+{
+	for (;;) {
+		size_t n = strcspn(line, "\t");
+
+		psym_text_write(out, line, n);
+		if (!line[n])
+			break;
+		fputc('\t', out);
+		line += n + 1;
+	}
+	fputc('\n', out);
 }
 
 /* One ROUTINE: the nodes ids[0..n) of function name in file. */
@@ -254,13 +272,19 @@ static void print_routine(struct list_ctx *c, const char *name, const char *file
 	}
 	if (start < 1)
 		start = 1;
-	fprintf(c->out, "ROUTINE ======================== %s in %s\n", name, file);
+	fputs("ROUTINE ======================== ", c->out);
+	psym_text_puts(c->out, name);
+	fputs(" in ", c->out);
+	psym_text_puts(c->out, file);
+	fputc('\n', c->out);
 	psym_rpt_scaled_label(a, sizeof(a), flat, c->unit, "minimum");
 	psym_rpt_scaled_label(b, sizeof(b), cum, c->unit, "minimum");
 	psym_rpt_percentage(pa, sizeof(pa), cum, g->total);
 	fprintf(c->out, "%10s %10s (flat, cum) %s of Total\n", a, b, pa);
 	if (open_source(file, c->search, c->trim, &src, err, sizeof(err))) {
-		fprintf(c->out, " Error: %s\n", err);
+		fputs(" Error: ", c->out);
+		psym_text_puts(c->out, err);
+		fputc('\n', c->out);
 		say_missing(c, file, err);
 		source_free(&src);
 		return;
@@ -275,8 +299,8 @@ static void print_routine(struct list_ctx *c, const char *name, const char *file
 			}
 		value_or_dot(a, sizeof(a), lf, c->unit);
 		value_or_dot(b, sizeof(b), lc, c->unit);
-		fprintf(c->out, "%10s %10s %6lld:%s\n", a, b, (long long)l,
-			src.text + src.at[l - 1]);
+		fprintf(c->out, "%10s %10s %6lld:", a, b, (long long)l);
+		source_line(c->out, src.text + src.at[l - 1]);
 	}
 	source_free(&src);
 }
@@ -350,8 +374,11 @@ static void print_list(struct list_ctx *c, uint32_t *ids, size_t n)
 			}
 			k = m;
 		}
-		if (!any)
-			fprintf(c->out, "No source information for %s\n", name);
+		if (!any) {
+			fputs("No source information for ", c->out);
+			psym_text_puts(c->out, name);
+			fputc('\n', c->out);
+		}
 		i = j;
 	}
 }

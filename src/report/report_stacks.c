@@ -20,6 +20,7 @@
 
 #include "report_int.h"
 #include "array.h"
+#include "textesc.h"
 
 /*
  * Room for n more entries in st->ids and st->inl: 0, -1 (no memory) or
@@ -148,6 +149,15 @@ static void prefetch_sample(const struct psym_profile *p, const struct loc_fr *l
 	}
 }
 
+/* A comm label as a frame shows it: its control characters escaped (in buf if any). */
+static const char *label_shown(const char *l, char *buf, size_t sz)
+{
+	if (!psym_text_needs_escape(l, strlen(l)))
+		return l;
+	psym_text_escape_buf(buf, sz, l, strlen(l));
+	return buf;
+}
+
 /* Every location's frames, in the order the locations lie in memory (cheaper than the samples'). */
 static struct loc_fr *all_loc_frames(struct rep *r)
 {
@@ -196,7 +206,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		uint32_t pre[2];
 		size_t extra = 0;
 		long n;
-		char buf[64];
+		char buf[64], ebuf[1024];
 		const char *l;
 
 		if (i + PREFETCH < pb->n_sample && p->location_ix.dense)
@@ -213,7 +223,8 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		if (n == 0)
 			continue;
 		if (o->comm_frame && (l = psym_rpt_label_str(p, s, "comm", buf, sizeof(buf)))) {
-			long id = psym_rpt_name_add(&st->r.names, l);
+			long id =
+				psym_rpt_name_add(&st->r.names, label_shown(l, ebuf, sizeof(ebuf)));
 
 			if (id < 0)
 				goto oom;

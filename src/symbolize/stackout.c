@@ -7,6 +7,7 @@
 
 #include "show.h"
 #include "stack.h"
+#include "textesc.h"
 
 /* One frame as both outputs show it. */
 struct frame {
@@ -53,15 +54,21 @@ static void text_frame(void *ud, size_t n, const struct frame *f)
 {
 	FILE *out = ud;
 
-	fprintf(out, "#%-3zu 0x%016" PRIx64 " %s%s", n, f->address,
-		f->function && *f->function ? f->function : "??", f->inlined ? " [inlined]" : "");
+	fprintf(out, "#%-3zu 0x%016" PRIx64 " ", n, f->address);
+	psym_text_puts(out, f->function && *f->function ? f->function : "??");
+	if (f->inlined)
+		fputs(" [inlined]", out);
 	if (f->file && *f->file) {
-		fprintf(out, " at %s", f->file);
+		fputs(" at ", out);
+		psym_text_puts(out, f->file);
 		if (f->line > 0)
 			fprintf(out, ":%" PRId64, f->line);
 	}
-	if (f->module && *f->module)
-		fprintf(out, " (%s)", f->module);
+	if (f->module && *f->module) {
+		fputs(" (", out);
+		psym_text_puts(out, f->module);
+		fputc(')', out);
+	}
 	fputc('\n', out);
 }
 
@@ -83,12 +90,22 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 		if (i)
 			fputc('\n', out);
 		if (c->error) {
-			fprintf(out, "core %s: not read: %s\n", c->name, c->error);
+			fputs("core ", out);
+			psym_text_puts(out, c->name);
+			fputs(": not read: ", out);
+			psym_text_puts(out, c->error);
+			fputc('\n', out);
 			continue;
 		}
-		fprintf(out, "core %s: pid %" PRIu32 " (%s)", c->name, c->pid, c->comm);
-		if (c->executable)
-			fprintf(out, ", %s", c->executable);
+		fputs("core ", out);
+		psym_text_puts(out, c->name);
+		fprintf(out, ": pid %" PRIu32 " (", c->pid);
+		psym_text_puts(out, c->comm);
+		fputc(')', out);
+		if (c->executable) {
+			fputs(", ", out);
+			psym_text_puts(out, c->executable);
+		}
 		if (c->signal) {
 			fputs(", ", out);
 			signal_text(c->signal, out);
@@ -96,8 +113,11 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 		if (c->has_fault_addr)
 			fprintf(out, " at 0x%" PRIx64, c->fault_addr);
 		fprintf(out, ", %zu thread%s\n", c->nthreads, c->nthreads == 1 ? "" : "s");
-		if (c->partial[0])
-			fprintf(out, "(read in part: %s)\n", c->partial);
+		if (c->partial[0]) {
+			fputs("(read in part: ", out);
+			psym_text_puts(out, c->partial);
+			fputs(")\n", out);
+		}
 		for (size_t t = 0; t < c->nthreads; t++) {
 			const struct psym_stack_thread *th = &c->threads[t];
 
@@ -112,8 +132,11 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 				each_frame(r->profile, r->profile->pb->sample[th->sample],
 					   text_frame, out);
 			if (th->stop != PSYM_UNWIND_END &&
-			    (explain || th->stop != PSYM_UNWIND_OUT_OF_STACK))
-				fprintf(out, "(unwinding stopped %s)\n", th->why);
+			    (explain || th->stop != PSYM_UNWIND_OUT_OF_STACK)) {
+				fputs("(unwinding stopped ", out);
+				psym_text_puts(out, th->why);
+				fputs(")\n", out);
+			}
 		}
 	}
 }
