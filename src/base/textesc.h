@@ -2,12 +2,16 @@
 /*
  * Escaping of text that comes from input (names from profiles, symbol
  * tables, side files, a core's file paths) on its way out: the one owner
- * of the escape of text reports.
+ * of both escapes psym writes.
  *
  * Text reports: C0 control characters and DEL are shown, not sent (\n,
  * \r, \t, else \xNN), so that a name cannot forge a line or drive the
  * terminal; every other byte is written as it is, so that reports stay
  * byte-identical to pprof's on names without control characters.
+ *
+ * JSON strings: quotes, backslashes and control characters escaped, and
+ * the result valid UTF-8: each invalid sequence (its maximal valid prefix,
+ * or one byte) becomes U+FFFD, as llvm-symbolizer's JSON writer does.
  */
 #ifndef PSYM_TEXTESC_H
 #define PSYM_TEXTESC_H
@@ -36,5 +40,10 @@ static inline void psym_text_puts(FILE *out, const char *s)
  * Returns the length written.
  */
 size_t psym_text_escape_buf(char *buf, size_t sz, const char *s, size_t n);
+
+/* The JSON string (with its quotes) of the NUL-terminated s to put. */
+void psym_json_escape(const char *s, psym_put_fn put, void *ud);
+/* The same to out. */
+void psym_json_string(FILE *out, const char *s);
 
 #endif

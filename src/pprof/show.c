@@ -184,26 +184,6 @@ int psym_show_text(const struct psym_profile *p, FILE *out)
 	return ret;
 }
 
-void psym_json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		switch (*c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*c < 0x20 || *c == 0x7f)
-				fprintf(out, "\\u%04x", *c);
-			else
-				fputc(*c, out);
-		}
-	}
-	fputc('"', out);
-}
-
 static void json_value_type(const struct psym_profile *p, FILE *out, const pb_value_type *vt)
 {
 	fprintf(out, "{\"type\":");
