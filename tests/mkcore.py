@@ -4,7 +4,9 @@ input tests: one thread (NT_PRSTATUS: pid, signal, rip, rsp), NT_PRPSINFO
 (comm), NT_FILE mapping PATH at 0x400000 (rip inside it), a stack segment
 of one page at 0x7ff000, and optionally a huge segment of zeros.
 
-usage: mkcore.py OUT [--path PATH] [--comm COMM] [--zeros BYTES] [--sig N]
+usage: mkcore.py OUT [--path PATH] [--comm COMM] [--rip ADDR] [--zeros BYTES] [--sig N]
+The mapping of PATH is 1 MiB at 0x400000 (a non-PIE executable's place),
+none of its bytes in the core; rip defaults to 0x400123.
 PATH may hold escapes (\\n, \\x1b) as Python's bytes literals do; OUT
 "-" writes to standard output (for a pipe into a compressor).
 """
@@ -30,12 +32,13 @@ def main():
     ap.add_argument("--comm", default="prog")
     ap.add_argument("--zeros", type=int, default=0)
     ap.add_argument("--sig", type=int, default=11)
+    ap.add_argument("--rip", type=lambda x: int(x, 0), default=EXE + 0x123)
     a = ap.parse_args()
     path = a.path.encode().decode("unicode_escape").encode("latin-1")
     comm = a.comm.encode().decode("unicode_escape").encode("latin-1")
 
     regs = [0] * 27
-    regs[16] = EXE + 0x123          # rip
+    regs[16] = a.rip                # rip
     regs[19] = STACK + 0x800        # rsp
     regs[4] = 0                     # rbp: no frame chain
     pr = bytearray(336)
@@ -47,11 +50,11 @@ def main():
     struct.pack_into("<I", ps, 24, 4242)
     ps[40:40 + min(15, len(comm))] = comm[:15]
     ps[56:56 + min(79, len(comm))] = comm[:79]
-    nf = struct.pack("<QQ", 1, 4096) + struct.pack("<QQQ", EXE, EXE + 0x1000, 0) + path + b"\0"
+    nf = struct.pack("<QQ", 1, 4096) + struct.pack("<QQQ", EXE, EXE + 0x100000, 0) + path + b"\0"
     notes = (note(b"CORE", NT_PRSTATUS, bytes(pr)) + note(b"CORE", NT_PRPSINFO, bytes(ps))
              + note(b"CORE", NT_FILE, nf))
 
-    loads = [(EXE, 0x1000, 5, b""), (STACK, 0x1000, 6, b"\0" * 0x1000)]
+    loads = [(EXE, 0x100000, 5, b""), (STACK, 0x1000, 6, b"\0" * 0x1000)]
     if a.zeros:
         loads.append((0x10000000000, a.zeros, 6, None))
     n = 1 + len(loads)

@@ -72,7 +72,10 @@ void psym_cands_free(struct psym_cands *c);
 struct psym_locate_opts {
 	const char *const *search; /* --binary-path dirs + $PPROF_BINARY_PATH */
 	size_t n_search;
-	const char *sysroot;	       /* NULL or "" = "/" */
+	const char *sysroot; /* NULL or "" = "/" */
+	/* Paths are another host's (a core's): a relative one is refused, never
+	 * looked up in the current directory as a crash log's ./prog is. */
+	bool foreign_paths;
 	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
 	/* NULL, or for each debug dir the --debug-pkg it was extracted from (or NULL) */
