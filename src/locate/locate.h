@@ -105,6 +105,18 @@ struct psym_locate_opts {
 	size_t n_modules_dirs;
 };
 
+/*
+ * Whether the side file path, in the collector's side directory side_dir,
+ * is refused: a symbolic link is followed only to a regular file inside
+ * side_dir or the shared directory beside it (PSYM_SIDE_SHARED); psym-collect
+ * itself writes regular files and hard links. *why says why (static text).
+ * Other kinds of file are left to the readers, which open regular files only.
+ */
+bool psym_side_file_refused(const char *side_dir, const char *path, const char **why);
+/* fn(ud, path, why) for each file of side_dir that psym_side_file_refused refuses. */
+void psym_side_dir_check(const char *side_dir,
+			 void (*fn)(void *ud, const char *path, const char *why), void *ud);
+
 /* What an object is looked for by. */
 struct psym_objkey {
 	const char *path;     /* the path the profile or log names (cleaned), or NULL */
