@@ -319,9 +319,21 @@ static bool try_debuginfod(struct search *s, enum psym_debuginfod_kind kind)
 /* Files of the wanted build ID: the .build-id trees, then debuginfod. */
 static bool by_build_id(struct search *s, bool binary_first)
 {
-	static const char *const binary_sfx[] = { "", ".debug" }, *const debug_sfx[] = { ".debug" };
+	/*
+	 * The distributions' trees (REST, REST.debug), then perf's build-ID
+	 * cache (~/.debug, perf archive): REST is a directory holding the
+	 * binary's copy as elf and its debug file as debug.
+	 */
+	static const char *const binary_sfx[] = { "", "/elf", ".debug", "/debug" },
+				 *const debug_sfx[] = { ".debug", "/debug" };
+	static const enum psym_cand_rule binary_rule[] = { PSYM_CAND_TREE, PSYM_CAND_PERF_ELF,
+							   PSYM_CAND_TREE_DEBUG,
+							   PSYM_CAND_PERF_DEBUG },
+					 debug_rule[] = { PSYM_CAND_TREE_DEBUG,
+							  PSYM_CAND_PERF_DEBUG };
 	const char *const *sfx = binary_first ? binary_sfx : debug_sfx;
-	size_t nsfx = binary_first ? 2 : 1;
+	const enum psym_cand_rule *rule = binary_first ? binary_rule : debug_rule;
+	size_t nsfx = binary_first ? 4 : 2;
 	char path[PATH_MAX * 2];
 
 	char key[PSYM_BUILD_ID_HEX_MAX];
@@ -339,13 +351,12 @@ static bool by_build_id(struct search *s, bool binary_first)
 	}
 	if (!s->build_id || !psym_build_id_valid(s->build_id))
 		return false;
-	for (size_t i = 0; i < s->o->n_debug_dirs; i++)
-		for (size_t k = 0; k < nsfx; k++)
+	/* A binary in any dir before a debug file standing in for it. */
+	for (size_t k = 0; k < nsfx; k++)
+		for (size_t i = 0; i < s->o->n_debug_dirs; i++)
 			if (psym_build_id_path(s->o->debug_dirs[i], s->build_id, sfx[k], path,
 					       sizeof(path)) &&
-			    try_candidate(s, path,
-					  k == 0 && binary_first ? PSYM_CAND_TREE
-								 : PSYM_CAND_TREE_DEBUG))
+			    try_candidate(s, path, rule[k]))
 				return true;
 	if (binary_first && try_debuginfod(s, PSYM_DEBUGINFOD_EXECUTABLE))
 		return true;

@@ -14,6 +14,7 @@
 
 #include "batch.h"
 #include "bincache.h"
+#include "input.h"
 #include "profread.h"
 #include "store.h"
 #include "unwindprof.h"
@@ -35,11 +36,15 @@ static void side_refused(void *ud, const char *path, const char *why)
 
 /*
  * psym-collect --stack-copy: the profile holds only what was known on the
- * host; its user stacks are unwound from the side file first.
+ * host; its user stacks are unwound from the side file first. An input
+ * that carries its stack copies itself (perf.data's --call-graph dwarf)
+ * hands them over as in->stacks.
  */
-static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts *o,
-			const struct psym_limits *lim, struct psym_err *e)
+static int unwind_first(struct psym_lean **lpp, const struct psym_input *in,
+			const struct psym_symbolize_opts *o, const struct psym_limits *lim,
+			struct psym_err *e)
 {
+	struct psym_unwindprof_src src = { in ? in->stacks : NULL, in ? in->stacks_ud : NULL };
 	struct psym_unwindprof_opts uo = { 0 };
 	struct psym_unwindprof_stats st;
 	struct psym_locate_opts lo;
@@ -51,12 +56,14 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 
 	if (!psym_unwindprof_needed(psym_lean_profile(*lpp)))
 		return 0;
-	if (o->side_dir && asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) >= 0 &&
+	/* The input's own copies, else the side file (a link out of IN.d/ refused). */
+	if (!src.fn && o->side_dir &&
+	    asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) >= 0 &&
 	    psym_side_file_refused(o->side_dir, side, &why)) {
 		free(side); /* said by side_refused */
 		return 0;
 	}
-	if (!side || access(side, F_OK) != 0) {
+	if (!src.fn && (!side || access(side, F_OK) != 0)) {
 		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS,
 					     .name = PSYM_USTACKS_NAME });
 		free(side);
@@ -71,7 +78,8 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 	/* Unwinding rewrites samples: it works on the whole profile. */
 	ret = psym_lean_to_profile(*lpp, lim, &p, e);
 	if (!ret)
-		ret = psym_unwindprof_profile(p, side, &uo, lim, &np, &st, e);
+		ret = psym_unwindprof_profile_from(p, src.fn ? NULL : side, &src, &uo, lim, &np,
+						   &st, e);
 	if (!ret)
 		ret = psym_lean_from_profile(np, lim, &nlp, e);
 	if (!ret)
@@ -94,14 +102,17 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 			struct psym_symbolize_result *r, struct psym_out *volatile *active,
 			struct psym_err *e)
 {
+	struct psym_input *input = NULL;
 	struct psym_lean *p = NULL;
 	struct psym_out wo;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = psym_lean_read(in, lim, &p, e);
+	/* Any input the table knows; the driver sees its lean profile. */
+	ret = psym_input_read(in, PSYM_INPUT_LEAN, lim, &input, e);
 	if (ret)
 		goto out;
+	p = psym_input_take_lean(input);
 	ret = psym_lean_validate(p, e);
 	if (ret) {
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
@@ -109,7 +120,7 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 	}
 	if (o->side_dir)
 		psym_side_dir_check(o->side_dir, side_refused, (void *)o);
-	ret = unwind_first(&p, o, lim, e);
+	ret = unwind_first(&p, input, o, lim, e);
 	if (ret)
 		goto out;
 	ret = psym_symbolize(p, o, r, e);
@@ -136,6 +147,7 @@ out:
 	if (ret)
 		psym_symbolize_result_free(r); /* no summary of a run that failed */
 	psym_lean_free(p);
+	psym_input_free(input);
 	return ret;
 }
 
@@ -297,7 +309,7 @@ static bool output_complete(struct job *j, const struct psym_limits *lim)
 
 	if (stat(j->out, &st) != 0 || !S_ISREG(st.st_mode))
 		return false; /* missing; a directory or device fails when written */
-	ret = psym_profile_read(j->out, lim, &p, &e);
+	ret = psym_input_read_profile(j->out, lim, &p, &e);
 	if (!ret)
 		ret = psym_profile_validate(p, &e);
 	psym_profile_free(p);

@@ -259,12 +259,13 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 }
 
 /*
- * Read the side file at path and add every sample to c. 0, or a negative
- * code with e set (a malformed side file names the file and the record).
+ * Read the side file at path, or the records src delivers when path is
+ * NULL, and add every sample to c. 0, or a negative code with e set (a
+ * malformed side file names the file and the record).
  */
-static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
-		      struct psym_collectprof *c, struct psym_unwindprof_stats *st,
-		      struct psym_err *e)
+static int unwind_run(const char *path, const struct psym_unwindprof_src *src,
+		      const struct psym_unwindprof_opts *o, struct psym_collectprof *c,
+		      struct psym_unwindprof_stats *st, struct psym_err *e)
 {
 	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe,
 							    on_mntns };
@@ -286,7 +287,7 @@ static int unwind_run(const char *path, const struct psym_unwindprof_opts *o,
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = psym_ustacks_read(path, &ops, &r, e);
+	ret = path ? psym_ustacks_read(path, &ops, &r, e) : src->fn(src->ud, &ops, &r, e);
 out:
 	/* Spaces first: they borrow the objects' CFI. */
 	for (size_t i = 0; i < r.nspaces; i++) {
@@ -318,6 +319,15 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 			    const struct psym_unwindprof_opts *o, const struct psym_limits *lim,
 			    struct psym_profile **out, struct psym_unwindprof_stats *st,
 			    struct psym_err *e)
+{
+	return psym_unwindprof_profile_from(in, side_file, NULL, o, lim, out, st, e);
+}
+
+int psym_unwindprof_profile_from(const struct psym_profile *in, const char *side_file,
+				 const struct psym_unwindprof_src *src,
+				 const struct psym_unwindprof_opts *o,
+				 const struct psym_limits *lim, struct psym_profile **out,
+				 struct psym_unwindprof_stats *st, struct psym_err *e)
 {
 	struct psym_collect_meta meta = { 0 };
 	struct psym_collectprof *c = NULL;
@@ -356,7 +366,7 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 			goto out;
 		}
 	}
-	ret = unwind_run(side_file, o, c, st, e);
+	ret = unwind_run(side_file, src, o, c, st, e);
 	if (ret)
 		goto out;
 	/*
