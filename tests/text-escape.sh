@@ -87,6 +87,9 @@ if command -v go >/dev/null 2>&1; then
 	go tool pprof -list=bell -symbolize=none esc.pb 2>/dev/null | python3 esc.py >list.b
 	check "list = go tool pprof -list, its control characters escaped" cmp list.a list.b
 fi
+"$PSYM" flame esc.pb -o f.svg
+check "flame: the SVG parses as XML (no raw control character) and names red\\x1b[31mX" \
+	python3 -c 'import xml.etree.ElementTree as E; t=E.parse("f.svg"); assert any((x.text or "").startswith("red\\x1b[31mX") for x in t.iter() if x.tag.endswith("title")), "no title"'
 "$PSYM" show esc.pb >show.a
 check "show: strings escaped" \
 	sh -c "grep -qF 'red\\x1b[31mX' show.a"
