@@ -19,6 +19,7 @@
 
 #include "addr_order.h"
 #include "cli.h"
+#include "textesc.h"
 
 /* ---- addr ------------------------------------------------------------------ */
 
@@ -226,14 +227,16 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		}
 		if (o->pretty && i)
 			fputs(" (inlined by) ", out);
-		if (o->functions)
-			fprintf(out, o->pretty ? (llvm ? "%s at " : "%s at ") : "%s\n",
-				name ? name : "??");
+		if (o->functions) {
+			psym_text_puts(out, name ? name : "??");
+			fputs(o->pretty ? " at " : "\n", out);
+		}
 		/* addr2line: a known function without a line is "FILE:?". */
+		psym_text_puts(out, file);
 		if (fr[i].line || llvm)
-			fprintf(out, "%s:%" PRId64, file, fr[i].line);
+			fprintf(out, ":%" PRId64, fr[i].line);
 		else
-			fprintf(out, "%s:?", file);
+			fputs(":?", out);
 		if (llvm || o->columns)
 			fprintf(out, ":%" PRId64, fr[i].column);
 		/*

@@ -141,9 +141,9 @@ static const char list_help[] =
 	"flat and cumulative value, printed as pprof -list prints it (psym list RE\n"
 	"FILE equals go tool pprof -list RE FILE). Source files are read where the\n"
 	"profile's lines name them; each file not found is said on stderr.\n\n"
-	"      --source-path DIRS     look for source files under these directories\n"
-	"                             (':'-separated) and their parents (default:\n"
-	"                             the current directory; pprof's -source_path)\n"
+	"      --source-path DIRS     read source files only inside these directories\n"
+	"                             (':'-separated; default: any file named, looked\n"
+	"                             for from the current directory up, as pprof)\n"
 	"      --trim-path PREFIXES   cut these prefixes (':'-separated) off the\n"
 	"                             files' names first (default: a guess from the\n"
 	"                             source path's last directory; -trim_path)\n" REPORT_HELP;

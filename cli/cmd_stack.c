@@ -128,6 +128,7 @@ int cmd_stack(int argc, char **argv)
 	if (argc - optind < 1)
 		die_usage("stack ", "no core file");
 	o.core.max_input = lim.max_input;
+	o.core.max_decompressed = d.limits.core_bytes;
 	if (d.n_pkgs) {
 		ret = cores_wants(argv + optind, (size_t)(argc - optind), &o.core, &d);
 		if (ret) {

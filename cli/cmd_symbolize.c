@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "textesc.h"
 
 /* ---- the summary: progress line and per-mapping table ---------------------- */
 
@@ -222,6 +223,11 @@ void print_note(void *ud, const struct psym_note *n)
 	case PSYM_NOTE_SKIPPED:
 		fprintf(out, "psym: '%s': %zu malformed %s skipped\n", n->name, n->skipped,
 			n->records ? "records" : "lines");
+		break;
+	case PSYM_NOTE_SIDE_REFUSED:
+		fputs("psym: warning: side file '", out);
+		psym_text_puts(out, n->name);
+		fprintf(out, "' refused: %s\n", n->why);
 		break;
 	case PSYM_NOTE_NO_USTACKS:
 		fprintf(out,

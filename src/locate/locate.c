@@ -430,6 +430,10 @@ int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objke
 	if (o->sysroot && *o->sysroot && strcmp(o->sysroot, "/") != 0 &&
 	    realpath(o->sysroot, real) && strcmp(real, "/") != 0)
 		s.sysroot_real = real;
+	else if (o->foreign_paths && !k->named && k->path && k->path[0] != '/')
+		verdict(&s, k->path, PSYM_R_OUTSIDE_ROOT, 2,
+			"refused: a relative path from another host is not looked up in the "
+			"current directory (give --sysroot or --binary-path)");
 	if (!psym_locate_binary_candidates(o, k, try_candidate, &s) && !s.found && !k->named)
 		by_build_id(&s, true);
 	return finish(&s, out);

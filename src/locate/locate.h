@@ -72,7 +72,10 @@ void psym_cands_free(struct psym_cands *c);
 struct psym_locate_opts {
 	const char *const *search; /* --binary-path dirs + $PPROF_BINARY_PATH */
 	size_t n_search;
-	const char *sysroot;	       /* NULL or "" = "/" */
+	const char *sysroot; /* NULL or "" = "/" */
+	/* Paths are another host's (a core's): a relative one is refused, never
+	 * looked up in the current directory as a crash log's ./prog is. */
+	bool foreign_paths;
 	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
 	/* NULL, or for each debug dir the --debug-pkg it was extracted from (or NULL) */
@@ -101,6 +104,18 @@ struct psym_locate_opts {
 	const char *const *modules_dirs;
 	size_t n_modules_dirs;
 };
+
+/*
+ * Whether the side file path, in the collector's side directory side_dir,
+ * is refused: a symbolic link is followed only to a regular file inside
+ * side_dir or the shared directory beside it (PSYM_SIDE_SHARED); psym-collect
+ * itself writes regular files and hard links. *why says why (static text).
+ * Other kinds of file are left to the readers, which open regular files only.
+ */
+bool psym_side_file_refused(const char *side_dir, const char *path, const char **why);
+/* fn(ud, path, why) for each file of side_dir that psym_side_file_refused refuses. */
+void psym_side_dir_check(const char *side_dir,
+			 void (*fn)(void *ud, const char *path, const char *why), void *ud);
 
 /* What an object is looked for by. */
 struct psym_objkey {

@@ -30,6 +30,12 @@ static void note(const struct psym_symbolize_opts *o, const struct psym_note *n)
 		o->note_fn(o->note_ud, n);
 }
 
+/* A side file refused (a symbolic link out of the side directory): one warning. */
+static void side_refused(void *ud, const char *path, const char *why)
+{
+	note(ud, &(struct psym_note){ .kind = PSYM_NOTE_SIDE_REFUSED, .name = path, .why = why });
+}
+
 /*
  * psym-collect --stack-copy: the profile holds only what was known on the
  * host; its user stacks are unwound from the side file first. An input
@@ -47,14 +53,19 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_input *in,
 	struct psym_profile *p = NULL, *np = NULL;
 	struct psym_lean *nlp = NULL;
 	char *side = NULL;
+	const char *why;
 	int ret;
 
 	if (!psym_unwindprof_needed(psym_lean_profile(*lpp)))
 		return 0;
-	/* The input's own copies, else the side file. */
-	if (!src.fn &&
-	    (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
-	     access(side, F_OK) != 0)) {
+	/* The input's own copies, else the side file (a link out of IN.d/ refused). */
+	if (!src.fn && o->side_dir &&
+	    asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) >= 0 &&
+	    psym_side_file_refused(o->side_dir, side, &why)) {
+		free(side); /* said by side_refused */
+		return 0;
+	}
+	if (!src.fn && (!side || access(side, F_OK) != 0)) {
 		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS,
 					     .name = PSYM_USTACKS_NAME });
 		free(side);
@@ -122,6 +133,8 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
 		goto out;
 	}
+	if (o->side_dir)
+		psym_side_dir_check(o->side_dir, side_refused, (void *)o);
 	ret = unwind_first(&p, input, o, lim, e);
 	if (ret)
 		goto out;

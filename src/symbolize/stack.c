@@ -770,6 +770,7 @@ static int symbolize(struct psym_profile *p, const struct core_run *r,
 
 	lo.vdso_images = r->vdso_mem;
 	lo.n_vdso_images = r->nvdso;
+	lo.foreign_paths = true; /* a core's paths are the crashed host's */
 	so.locate = &lo;
 	if (!ret)
 		ret = psym_lean_validate(lp, e);
@@ -831,6 +832,7 @@ static int run_init(struct core_run *r, const struct psym_stack_opts *o, struct 
 	r->e = e;
 	psym_symbolize_locate_opts(o->so, &r->lo);
 	r->lo.vdso_images = r->vdso_mem;
+	r->lo.foreign_paths = true; /* a core's paths are the crashed host's */
 	r->cfil.max_fdes = o->so->limits.cfi_fdes;
 	r->cfil.max_steps = o->so->limits.cfi_steps;
 	r->budget.sample_steps = o->so->limits.unwind_sample_steps;

@@ -7,6 +7,7 @@
 
 #include "show.h"
 #include "stack.h"
+#include "textesc.h"
 
 /* One frame as both outputs show it. */
 struct frame {
@@ -69,17 +70,23 @@ static void text_frame(void *ud, size_t n, const struct frame *f)
 {
 	FILE *out = ud;
 
-	fprintf(out, "#%-3zu 0x%016" PRIx64 " %s%s", n, f->address,
-		f->function && *f->function ? f->function : "??", f->inlined ? " [inlined]" : "");
+	fprintf(out, "#%-3zu 0x%016" PRIx64 " ", n, f->address);
+	psym_text_puts(out, f->function && *f->function ? f->function : "??");
+	if (f->inlined)
+		fputs(" [inlined]", out);
 	if (f->file && *f->file) {
-		fprintf(out, " at %s", f->file);
+		fputs(" at ", out);
+		psym_text_puts(out, f->file);
 		if (f->line > 0)
 			fprintf(out, ":%" PRId64, f->line);
 		if (f->line > 0 && f->column > 0)
 			fprintf(out, ":%" PRId64, f->column);
 	}
-	if (f->module && *f->module)
-		fprintf(out, " (%s)", f->module);
+	if (f->module && *f->module) {
+		fputs(" (", out);
+		psym_text_puts(out, f->module);
+		fputc(')', out);
+	}
 	fputs(f->guessed ? " [guessed]\n" : "\n", out);
 }
 
@@ -102,12 +109,22 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 		if (i)
 			fputc('\n', out);
 		if (c->error) {
-			fprintf(out, "core %s: not read: %s\n", c->name, c->error);
+			fputs("core ", out);
+			psym_text_puts(out, c->name);
+			fputs(": not read: ", out);
+			psym_text_puts(out, c->error);
+			fputc('\n', out);
 			continue;
 		}
-		fprintf(out, "core %s: pid %" PRIu32 " (%s)", c->name, c->pid, c->comm);
-		if (c->executable)
-			fprintf(out, ", %s", c->executable);
+		fputs("core ", out);
+		psym_text_puts(out, c->name);
+		fprintf(out, ": pid %" PRIu32 " (", c->pid);
+		psym_text_puts(out, c->comm);
+		fputc(')', out);
+		if (c->executable) {
+			fputs(", ", out);
+			psym_text_puts(out, c->executable);
+		}
 		if (c->signal) {
 			fputs(", ", out);
 			signal_text(c->signal, out);
@@ -115,8 +132,11 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 		if (c->has_fault_addr)
 			fprintf(out, " at 0x%" PRIx64, c->fault_addr);
 		fprintf(out, ", %zu thread%s\n", c->nthreads, c->nthreads == 1 ? "" : "s");
-		if (c->partial[0])
-			fprintf(out, "(read in part: %s)\n", c->partial);
+		if (c->partial[0]) {
+			fputs("(read in part: ", out);
+			psym_text_puts(out, c->partial);
+			fputs(")\n", out);
+		}
 		for (size_t t = 0; t < c->nthreads; t++) {
 			const struct psym_stack_thread *th = &c->threads[t];
 
@@ -130,10 +150,16 @@ void psym_stack_print_text(const struct psym_stack_result *r, bool explain, FILE
 			if (r->profile)
 				each_frame(r, r->profile->pb->sample[th->sample], th->guessed,
 					   text_frame, out);
-			if (th->guessed)
-				fprintf(out, "(%s)\n", th->guess_why);
-			if (th->stop != PSYM_UNWIND_END)
-				fprintf(out, "(unwinding stopped %s)\n", th->why);
+			if (th->guessed) {
+				fputc('(', out);
+				psym_text_puts(out, th->guess_why);
+				fputs(")\n", out);
+			}
+			if (th->stop != PSYM_UNWIND_END) {
+				fputs("(unwinding stopped ", out);
+				psym_text_puts(out, th->why);
+				fputs(")\n", out);
+			}
 		}
 	}
 }

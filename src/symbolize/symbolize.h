@@ -55,19 +55,20 @@ struct psym_explain_ev {
 
 /* A run's notes that are not --explain (not with quiet), as data; the caller words them. */
 enum psym_note_kind {
-	PSYM_NOTE_WARNING,     /* desc: what a mapping's resolver said, for its one-time
+	PSYM_NOTE_WARNING,	/* desc: what a mapping's resolver said, for its one-time
 				* warning (psym_resdesc_warning; may be none) */
-	PSYM_NOTE_MAIN_BINARY, /* mapping_id, name: the mapping --main-binary applies to,
+	PSYM_NOTE_MAIN_BINARY,	/* mapping_id, name: the mapping --main-binary applies to,
 				* when not the first one (same_build_id: by build ID,
 				* else the first user-space mapping) */
-	PSYM_NOTE_SKIPPED,     /* name, skipped, records: a kallsyms copy, perf map or
+	PSYM_NOTE_SKIPPED,	/* name, skipped, records: a kallsyms copy, perf map or
 				* jitdump read with malformed lines (records) skipped */
-	PSYM_NOTE_NO_USTACKS,  /* name: the profile's user stacks need unwinding
+	PSYM_NOTE_SIDE_REFUSED, /* name, why: a side file refused (psym_side_file_refused) */
+	PSYM_NOTE_NO_USTACKS,	/* name: the profile's user stacks need unwinding
 				* (psym-collect --stack-copy) but its side dir has no such
 				* file (PSYM_USTACKS_NAME):
 				* only kernel frames and the leaf are known
 				* (psym_symbolize_file) */
-	PSYM_NOTE_UNWOUND,     /* unwound: the user stacks were unwound first, with these
+	PSYM_NOTE_UNWOUND,	/* unwound: the user stacks were unwound first, with these
 				* counts (psym_symbolize_file) */
 };
 
@@ -80,6 +81,7 @@ struct psym_note {
 	size_t skipped;
 	bool records;
 	const struct psym_unwindprof_stats *unwound; /* UNWOUND */
+	const char *why;			     /* SIDE_REFUSED */
 };
 
 struct psym_symbolize_opts {
