@@ -8,6 +8,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "array.h"
 #include "perfdata.h"
 #include "perfdata_int.h"
 
@@ -29,6 +30,13 @@ enum {
 	READ_LOST = 16,
 };
 
+/* A record held back to be delivered in time order (a copy of its bytes). */
+struct queued {
+	uint64_t time, seq, off, zoff;
+	uint8_t *bytes;
+	uint32_t size;
+};
+
 struct run {
 	struct psym_perfdata *d;
 	const struct psym_perf_tool *t;
@@ -40,6 +48,15 @@ struct run {
 	uint64_t zoff; /* the compressed record being read, or UINT64_MAX */
 	uint64_t chain[PSYM_PERF_MAX_CALLCHAIN];
 	uint64_t regs[64];
+	/*
+	 * perf's ordered events: records are queued and delivered sorted by
+	 * time, at each FINISHED_ROUND up to the newest time of the round
+	 * before (limit), as perf report and perf script read them.
+	 */
+	bool ordered;
+	struct queued *q;
+	size_t nq, capq, qbytes;
+	uint64_t seq, limit, maxtime;
 };
 
 /* A bounded cursor over a record's body. */
@@ -386,8 +403,8 @@ static int on_misc(struct run *r, uint32_t type, const uint8_t *body, size_t n, 
 
 static int on_compressed(struct run *r, uint32_t type, const uint8_t *body, size_t n, uint64_t off);
 
-/* One record of size bytes at p (its file offset off). */
-static int record(struct run *r, const uint8_t *p, size_t size, uint64_t off)
+/* One record of size bytes at p (its file offset off), now. */
+static int deliver(struct run *r, const uint8_t *p, size_t size, uint64_t off)
 {
 	uint32_t type = psym_perf_rd32(p);
 	uint16_t misc = (uint16_t)(psym_perf_rd32(p + 4) & 0xffff);
@@ -419,6 +436,98 @@ static int record(struct run *r, const uint8_t *p, size_t size, uint64_t off)
 			r->d->st.unknown++;
 		return 0;
 	}
+}
+
+static int cmp_queued(const void *a, const void *b)
+{
+	const struct queued *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Deliver the queued records of time at most limit (all: UINT64_MAX), in time order. */
+static int flush(struct run *r, uint64_t limit)
+{
+	uint64_t zoff = r->zoff;
+	size_t k = 0, j;
+	int ret = 0;
+
+	qsort(r->q, r->nq, sizeof(*r->q), cmp_queued);
+	for (; k < r->nq && r->q[k].time <= limit && !ret; k++) {
+		r->zoff = r->q[k].zoff;
+		ret = deliver(r, r->q[k].bytes, r->q[k].size, r->q[k].off);
+		r->qbytes -= r->q[k].size;
+		free(r->q[k].bytes);
+	}
+	r->zoff = zoff;
+	for (j = k; ret && j < r->nq; j++)
+		free(r->q[j].bytes);
+	if (ret) {
+		r->nq = 0;
+		return ret;
+	}
+	memmove(r->q, r->q + k, (r->nq - k) * sizeof(*r->q));
+	r->nq -= k;
+	return 0;
+}
+
+/* The time of a kernel record (ordered reading: all carry one). */
+static uint64_t record_time(const struct run *r, const uint8_t *p, size_t size)
+{
+	uint64_t t = r->d->attrs[0].sample_type;
+	size_t pos;
+
+	if (psym_perf_rd32(p) == PSYM_PERF_RECORD_SAMPLE)
+		pos = 8 + 8 * (!!(t & PSYM_PERF_SAMPLE_IDENTIFIER) + !!(t & PSYM_PERF_SAMPLE_IP) +
+			       !!(t & PSYM_PERF_SAMPLE_TID));
+	else
+		pos = size - r->d->trailer_size + 8 * !!(t & PSYM_PERF_SAMPLE_TID);
+	return size >= 8 + r->d->trailer_size && pos + 8 <= size ? psym_perf_rd64(p + pos) : 0;
+}
+
+#define MAX_QUEUED_BYTES ((size_t)256 << 20)
+
+/*
+ * One record: delivered now, or queued to be delivered in time order. A
+ * file that never ends a round is delivered in pieces of at most
+ * MAX_QUEUED_BYTES, each sorted.
+ */
+static int record(struct run *r, const uint8_t *p, size_t size, uint64_t off)
+{
+	uint32_t type = psym_perf_rd32(p);
+	struct queued *q;
+	int ret;
+
+	if (type == PSYM_PERF_RECORD_FINISHED_ROUND && r->ordered) {
+		ret = flush(r, r->limit);
+		r->limit = r->maxtime;
+		return ret ? ret : deliver(r, p, size, off);
+	}
+	if (!r->ordered || type >= 64)
+		return deliver(r, p, size, off);
+	if (r->qbytes > MAX_QUEUED_BYTES && (ret = flush(r, UINT64_MAX)))
+		return ret;
+	q = psym_array_grow(r->q, &r->capq, r->nq + 1, sizeof(*q), 0);
+	if (!q)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	r->q = q;
+	q = &r->q[r->nq];
+	q->bytes = malloc(size);
+	if (!q->bytes)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	memcpy(q->bytes, p, size);
+	q->size = (uint32_t)size;
+	q->off = off;
+	q->zoff = r->zoff;
+	q->seq = r->seq++;
+	q->time = record_time(r, p, size);
+	if (q->time > r->maxtime)
+		r->maxtime = q->time;
+	r->qbytes += size;
+	r->nq++;
+	return 0;
 }
 
 /* The complete records at the start of the window, the rest kept for the next part. */
@@ -499,6 +608,8 @@ int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool
 	if (!r)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	*r = (struct run){ .d = d, .t = tool, .ud = ud, .e = e, .zoff = UINT64_MAX };
+	/* As perf: in time order when every record carries its time. */
+	r->ordered = d->trailer_size && (d->attrs[0].sample_type & PSYM_PERF_SAMPLE_TIME);
 	while (off < d->data_end) {
 		const uint8_t *p = d->buf + off;
 		uint16_t size;
@@ -532,6 +643,19 @@ int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool
 			break;
 		off += size + extra;
 	}
+	/* What was read before a bad record is delivered too; its error is the one told. */
+	if (!ret || ret == PSYM_EBADINPUT) {
+		struct psym_err first = *e;
+		int fret = flush(r, UINT64_MAX);
+
+		if (ret)
+			*e = first;
+		else
+			ret = fret;
+	}
+	for (size_t i = 0; i < r->nq; i++)
+		free(r->q[i].bytes);
+	free(r->q);
 	if (!ret && r->zlen)
 		ret = bad(r, off, "%zu bytes of a record cut at the end of the compressed data",
 			  r->zlen);

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""Compare psym's stacks of a perf.data with perf script's.
+
+usage: perfdata-compare.py PERF.txt PSYM.txt MIN_PERCENT [FRAMES]
+
+PERF.txt: `perf script -F comm,pid,tid,time,ip,sym,symoff,dso` (callchains);
+PSYM.txt: `psym traces --sample-index EVENT_sample` of the symbolized
+profile. Each sample becomes (comm, pid, tid, its physical frames' function
+names), inline frames dropped on psym's side (perf names the symbol of the
+address), names normalized (no return type, template arguments,
+parameters, clone suffixes: perf prints the ELF symbol, psym the DWARF
+name). FRAMES: compare only the first FRAMES frames of each stack (leaf
+first; a --call-graph dwarf unwind may go deeper on one side). The
+samples' multisets must agree for at least MIN_PERCENT of perf's samples.
+Prints the agreement and the most common differences.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+
+def strip_nested(s, o, c):
+    out, depth = [], 0
+    for ch in s:
+        if ch == o:
+            depth += 1
+        elif ch == c and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def norm(name):
+    if name in ("[unknown]", "<unknown>") or name.startswith("[[") or re.match(r"^0x[0-9a-f]+$", name):
+        return "?"
+    name = re.sub(r"\+0x[0-9a-f]+$", "", name)
+    if name.endswith("@plt"):
+        return "@plt"
+    name = re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", name)  # symbol versions
+    name = re.sub(r" \[clone [^]]*\]", "", name)
+    name = name.replace("operator()", "operator").replace("operator<", "operator_lt")
+    name = strip_nested(strip_nested(name, "<", ">"), "(", ")")
+    name = name.split()[-1] if name.split() else name
+    return re.sub(r"(\.(cold|part\.\d+|isra\.\d+|constprop\.\d+|lto_priv\.\d+))+$", "", name)
+
+
+ALIASES = {}
+DSOS = set()
+
+
+def find(n):
+    while ALIASES.get(n, n) != n:
+        n = ALIASES[n]
+    return n
+
+
+def add_aliases(path):
+    """Names of one address in path (ELF symbols and dynamic ones) made one (union-find)."""
+    at = collections.defaultdict(set)
+    for args in (["nm", "--defined-only"], ["nm", "-D", "--defined-only"]):
+        try:
+            out = subprocess.run(args + [path], capture_output=True, text=True).stdout
+        except OSError:
+            return
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[1] in "TtWi":
+                at[f[0]].add(norm(f[2]))
+    seen = collections.Counter(n for names in at.values() for n in names)
+    for names in at.values():
+        names = sorted(n for n in names if seen[n] == 1)
+        for n in names[1:]:
+            a, b = find(names[0]), find(n)
+            if a != b:
+                ALIASES[max(a, b)] = min(a, b)
+
+
+def debug_file(path):
+    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
+    m = re.search(r"Build ID: ([0-9a-f]{2})([0-9a-f]+)", out)
+    return "/usr/lib/debug/.build-id/%s/%s.debug" % (m.group(1), m.group(2)) if m else None
+
+
+def alias(name):
+    return find(name)
+
+
+def read_perf(path, depth):
+    out = collections.Counter()
+    head, frames = None, []
+    hdr = re.compile(r"^\s*(.+?)\s+(\d+)/(\d+)\s+[\d.]+:\s*$")
+    with open(path, errors="replace") as fp:
+        for line in fp:
+            line = line.rstrip("\n")
+            m = hdr.match(line)
+            if m:
+                head, frames = (m.group(1), int(m.group(2)), int(m.group(3))), []
+                continue
+            if not line.strip():
+                if head:
+                    out[head + (tuple(frames[:depth]),)] += 1
+                head = None
+                continue
+            if head:
+                f = re.match(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$", line)
+                if f:
+                    frames.append(norm(f.group(2)))
+                    DSOS.add(f.group(3))
+    if head:
+        out[head + (tuple(frames[:depth]),)] += 1
+    return out
+
+
+def read_psym(path, depth):
+    out = collections.Counter()
+    labels, frames, count = {}, [], 0
+
+    def flush():
+        if frames:
+            key = (labels.get("comm", ""), int(labels.get("pid", -1)), int(labels.get("tid", -1)))
+            out[key + (tuple(frames[:depth]),)] += count
+
+    with open(path, errors="replace") as fp:
+        for line in fp:
+            line = line.rstrip("\n")
+            if line.startswith("-----------+"):
+                flush()
+                labels, frames, count = {}, [], 0
+                continue
+            m = re.match(r"^\s+(\w+):\s+(.*)$", line)
+            if m and not frames:
+                labels[m.group(1)] = m.group(2)
+                continue
+            m = re.match(r"^\s+(\d+)\s{2,}(.*)$", line)
+            if m and not frames:
+                count = int(m.group(1))
+                name = m.group(2)
+            elif line.startswith("             ") and (frames or count):
+                name = line.strip()
+            else:
+                continue
+            if name.endswith(" (inline)"):
+                continue
+            frames.append(norm(name))
+    flush()
+    return out
+
+
+def main():
+    perf_path, psym_path, minpct = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    depth = int(sys.argv[4]) if len(sys.argv) > 4 else 10**6
+    perf = read_perf(perf_path, depth)
+    # Aliases (free, cfree, __libc_free) of the files perf named, and of their debug files.
+    for d in sorted(DSOS):
+        if d.startswith("/") and os.path.isfile(d):
+            add_aliases(d)
+            dbg = debug_file(d)
+            if dbg and os.path.isfile(dbg):
+                add_aliases(dbg)
+    perf = collections.Counter({k[:3] + (tuple(alias(f) for f in k[3]),): n for k, n in perf.items()})
+    psym = read_psym(psym_path, depth)
+    psym = collections.Counter({k[:3] + (tuple(alias(f) for f in k[3]),): n for k, n in psym.items()})
+    total = sum(perf.values())
+    same = sum(min(n, psym[k]) for k, n in perf.items())
+    pct = 100.0 * same / total if total else 0.0
+    print("samples: perf %d, psym %d; stacks agreeing: %d (%.2f%%)" % (total, sum(psym.values()), same, pct))
+    diff = collections.Counter({k: n - psym[k] for k, n in perf.items() if n > psym[k]})
+    for k, n in diff.most_common(3):
+        print("  perf only x%d: %s" % (n, k))
+    extra = collections.Counter({k: n - perf[k] for k, n in psym.items() if n > perf[k]})
+    for k, n in extra.most_common(3):
+        print("  psym only x%d: %s" % (n, k))
+    if total == 0 or pct < minpct:
+        print("FAIL: fewer than %.2f%% agree" % minpct)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
