@@ -524,7 +524,8 @@ int psym_perfdata_open(const void *buf, size_t len, const char *name, struct psy
 		psym_perfdata_free(d);
 		return ret;
 	}
-	qsort(d->ids, d->nids, sizeof(*d->ids), cmp_id);
+	if (d->nids)
+		qsort(d->ids, d->nids, sizeof(*d->ids), cmp_id);
 	for (size_t i = 0; i < d->nattrs; i++)
 		d->attrs[i].name = d->attrx[i].name ? d->attrx[i].name : d->attrx[i].defname;
 	if (d->cmdline)

@@ -454,6 +454,8 @@ static int flush(struct run *r, uint64_t limit)
 	size_t k = 0, j;
 	int ret = 0;
 
+	if (!r->nq)
+		return 0;
 	qsort(r->q, r->nq, sizeof(*r->q), cmp_queued);
 	for (; k < r->nq && r->q[k].time <= limit && !ret; k++) {
 		r->zoff = r->q[k].zoff;
@@ -659,12 +661,15 @@ int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool
 	if (!ret && r->zlen)
 		ret = bad(r, off, "%zu bytes of a record cut at the end of the compressed data",
 			  r->zlen);
-	if (!ret && d->data_end - d->data_off < d->data_claim)
+	/* A data section claimed past the file: that is the news, whatever was read there. */
+	if ((!ret || ret == PSYM_EBADINPUT) && d->data_end - d->data_off < d->data_claim)
 		ret = psym_err_set(e, PSYM_EBADINPUT,
 				   "'%s': data section of %llu bytes at offset %llu is past the "
-				   "end of the file (%zu bytes): truncated",
+				   "end of the file (%zu bytes): truncated; records read to offset "
+				   "%llu",
 				   d->name, (unsigned long long)d->data_claim,
-				   (unsigned long long)d->data_off, d->len);
+				   (unsigned long long)d->data_off, d->len,
+				   (unsigned long long)off);
 	ZSTD_freeDStream(r->zs);
 	free(r->zbuf);
 	free(r);
