@@ -14,6 +14,7 @@ first; a --call-graph dwarf unwind may go deeper on one side). The
 samples' multisets must agree for at least MIN_PERCENT of perf's samples.
 Prints the agreement and the most common differences.
 """
+import bisect
 import collections
 import os
 import re
@@ -34,7 +35,8 @@ def strip_nested(s, o, c):
 
 
 def norm(name):
-    if name in ("[unknown]", "<unknown>") or name.startswith("[[") or re.match(r"^0x[0-9a-f]+$", name):
+    # No name: perf's [unknown], psym's address or [binary] (a mapping with no symbols).
+    if name in ("[unknown]", "<unknown>") or re.match(r"^\[.*\]$", name) or re.match(r"^0x[0-9a-f]+$", name):
         return "?"
     name = re.sub(r"\+0x[0-9a-f]+$", "", name)
     if name.endswith("@plt"):
@@ -43,6 +45,7 @@ def norm(name):
     name = re.sub(r" \[clone [^]]*\]", "", name)
     name = name.replace("operator()", "operator").replace("operator<", "operator_lt")
     name = strip_nested(strip_nested(name, "<", ">"), "(", ")")
+    name = re.sub(r"(\s+(const|volatile|&|&&))+\s*$", "", name)
     name = name.split()[-1] if name.split() else name
     return re.sub(r"(\.(cold|part\.\d+|isra\.\d+|constprop\.\d+|lto_priv\.\d+))+$", "", name)
 
@@ -60,13 +63,13 @@ def find(n):
 def add_aliases(path):
     """Names of one address in path (ELF symbols and dynamic ones) made one (union-find)."""
     at = collections.defaultdict(set)
-    for args in (["nm", "--defined-only"], ["nm", "-D", "--defined-only"]):
+    for args in (["nm", "-C", "--defined-only"], ["nm", "-C", "-D", "--defined-only"]):
         try:
             out = subprocess.run(args + [path], capture_output=True, text=True).stdout
         except OSError:
             return
         for line in out.splitlines():
-            f = line.split()
+            f = line.split(None, 2)
             if len(f) == 3 and f[1] in "TtWi":
                 at[f[0]].add(norm(f[2]))
     seen = collections.Counter(n for names in at.values() for n in names)
@@ -88,16 +91,79 @@ def alias(name):
     return find(name)
 
 
+SYMS = {}
+
+
+def symbols(dso):
+    """dso's function symbols from nm -S (both tables): [(start, size, name)], by address."""
+    if dso not in SYMS:
+        syms = set()
+        files = [dso] if dso.startswith("/") and os.path.isfile(dso) else []
+        dbg = debug_file(dso) if files else None
+        if dbg and os.path.isfile(dbg):
+            files.append(dbg)
+        for path in files:
+            for args in (["nm", "-C", "-S", "--defined-only"], ["nm", "-C", "-D", "-S", "--defined-only"]):
+                out = subprocess.run(args + [path], capture_output=True, text=True).stdout
+                for line in out.splitlines():
+                    f = line.split(None, 3)
+                    if len(f) == 4 and f[2] in "TtWi" and re.match(r"^[0-9a-f]+$", f[1]):
+                        syms.add((int(f[0], 16), int(f[1], 16), norm(f[3])))
+                    elif len(f) >= 3 and f[1] in "TtWi":  # no size
+                        syms.add((int(f[0], 16), 0, norm(line.split(None, 2)[2])))
+        syms = sorted(syms)
+        by_name = collections.defaultdict(list)
+        for a, sz, n in syms:
+            by_name[n].append((a, sz))
+        SYMS[dso] = (syms, [a for a, sz, n in syms], by_name)
+    return SYMS[dso]
+
+
+def fix(sym, dso, caller, ip):
+    """
+    perf's name for a frame, checked with nm: a name whose offset is past
+    the symbol's size is perf's guess (an address between symbols of a
+    stripped file) and counts as no name; a caller whose return address is
+    a symbol's first byte called from the symbol before (psym looks up
+    the return address - 1, perf the return address). ip: the frame's
+    address as perf prints it (the file's own for files).
+    """
+    m = re.match(r"^(.*)\+0x([0-9a-f]+)$", sym)
+    if not m or not dso.startswith("/"):
+        return norm(sym)
+    name, off = m.group(1), int(m.group(2), 16)
+    syms, starts, by_name = symbols(dso)
+    # perf prints the address in the file's terms: its symbol starts at ip - off.
+    start = ip - off
+    named = by_name.get(norm(name), [])
+    at = [x for x in named if x[0] == start]
+    # A file linked at a base (non-PIE): perf's address is relative to it.
+    if not at and len(named) == 1:
+        at, start = named, named[0][0]
+    if not at:
+        return norm(sym)
+    size = max(sz for a, sz in at)
+    if size and off >= size:
+        return "?"
+    if caller and off == 0:
+        i = bisect.bisect_right(starts, start - 1)
+        if not i:
+            return "?"
+        a, sz, n = syms[i - 1]
+        return "?" if sz and start - 1 >= a + sz else n
+    return norm(sym)
+
+
 def read_perf(path, depth):
     out = collections.Counter()
-    head, frames = None, []
+    head, frames, prev_dso = None, [], None
     hdr = re.compile(r"^\s*(.+?)\s+(\d+)/(\d+)\s+[\d.]+:\s*$")
     with open(path, errors="replace") as fp:
         for line in fp:
             line = line.rstrip("\n")
             m = hdr.match(line)
             if m:
-                head, frames = (m.group(1), int(m.group(2)), int(m.group(3))), []
+                head, frames, prev_dso = (m.group(1), int(m.group(2)), int(m.group(3))), [], None
                 continue
             if not line.strip():
                 if head:
@@ -107,8 +173,11 @@ def read_perf(path, depth):
             if head:
                 f = re.match(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$", line)
                 if f:
-                    frames.append(norm(f.group(2)))
+                    # A caller: below a user frame (the first under kernel frames is not).
+                    caller = bool(frames) and prev_dso != "[kernel.kallsyms]"
+                    frames.append(fix(f.group(2), f.group(3), caller, int(f.group(1), 16)))
                     DSOS.add(f.group(3))
+                    prev_dso = f.group(3)
     if head:
         out[head + (tuple(frames[:depth]),)] += 1
     return out

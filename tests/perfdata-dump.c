@@ -3,7 +3,7 @@
  * The perf.data reader's records, one line each, for tests to compare with
  * `perf script` (tests/perfdata-reader.sh):
  *   S EVENT PID/TID TIME_NS CPU PERIOD IP: CALLCHAIN... (raw, with its
- *     context markers) [regs N stack SIZE/DYN]
+ *     context markers) [regs R,R,... stack SIZE/DYN]
  *   M PID START LEN PGOFF EXEC BUILDID FILENAME     (MMAP, MMAP2)
  *   C PID/TID EXEC COMM                            (COMM)
  *   F|E PID PPID TID                               (FORK, EXIT)
@@ -37,9 +37,12 @@ static int sample(void *ud, const struct psym_perf_sample *s)
 	       s->time, s->cpu, s->period, s->ip);
 	for (size_t i = 0; i < s->nr_callchain; i++)
 		printf(" %" PRIx64, s->callchain[i]);
-	if (s->regs_abi || s->stack_size)
-		printf(" [regs %zu stack %" PRIu64 "/%" PRIu64 "]", s->nregs, s->stack_size,
-		       s->dyn_size);
+	if (s->regs_abi || s->stack_size) {
+		printf(" [regs");
+		for (size_t i = 0; i < s->nregs; i++)
+			printf("%c%" PRIx64, i ? ',' : ' ', s->regs[i]);
+		printf(" stack %" PRIu64 "/%" PRIu64 "]", s->stack_size, s->dyn_size);
+	}
 	putchar('\n');
 	return 0;
 }

@@ -26,6 +26,12 @@ struct proc {
 	size_t n, cap;
 	const char *exe; /* interned, or NULL */
 	bool want_exe;	 /* the next file mapping is the executable */
+	/*
+	 * A COMM exec came: the old image's mappings stand until the new
+	 * image's first MMAP (samples in execve between the two still have
+	 * the old image's user registers, as perf keeps its maps).
+	 */
+	bool exec_pending;
 	enum psym_perftrack_change change;
 };
 
@@ -171,6 +177,7 @@ static struct proc *get_proc(struct psym_perftrack *t, uint32_t pid, bool fresh,
 	}
 	if (fresh) {
 		p->n = 0;
+		p->exec_pending = false;
 		p->exe = NULL;
 		p->want_exe = true;
 		p->change = PSYM_PERFTRACK_NEW;
@@ -254,6 +261,10 @@ int psym_perftrack_mmap(struct psym_perftrack *t, const struct psym_perf_mmap *m
 	p = get_proc(t, m->pid, false, e);
 	if (!p)
 		return e->code;
+	if (p->exec_pending) {
+		get_proc(t, m->pid, true, e); /* the new image begins: emptied */
+		p->exec_pending = false;
+	}
 	nm.path = intern(t, m->filename);
 	if (!nm.path)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -295,8 +306,13 @@ int psym_perftrack_comm(struct psym_perftrack *t, const struct psym_perf_comm *c
 	if (!th)
 		return e->code;
 	snprintf(th->comm, sizeof(th->comm), "%s", c->comm);
-	if (c->exec && !get_proc(t, c->pid, true, e))
-		return e->code;
+	if (c->exec) {
+		struct proc *p = get_proc(t, c->pid, false, e);
+
+		if (!p)
+			return e->code;
+		p->exec_pending = true;
+	}
 	return 0;
 }
 

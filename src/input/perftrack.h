@@ -2,8 +2,9 @@
 /*
  * The processes of a perf.data recording as its records tell them: each
  * pid's executable mappings from MMAP/MMAP2 (a new one cuts what it
- * overlaps, as the kernel does), inherited through FORK, dropped by a
- * COMM exec and an EXIT of the process; each thread's comm as of the
+ * overlaps, as the kernel does), inherited through FORK, dropped by the
+ * first MMAP after a COMM exec (perf keeps them until then too) and by
+ * an EXIT of the process; each thread's comm as of the
  * record being read; build IDs from MMAP2's inline one or the file's
  * build-ID table (by pid and name, then by name). Shared by the profile
  * pass and the stack-copy pass of in_perf.c.
