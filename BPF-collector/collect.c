@@ -219,6 +219,18 @@ static int window_name(struct opts *o, struct output *w, struct psym_err *e)
 	return rotate_name(w->pattern, w->win_t, w->win_seq, w->outname, sizeof(w->outname), e);
 }
 
+/* --format otlp: the same content as OpenTelemetry profiles (otlp.h). */
+static int write_otlp(const struct psym_profile *p, FILE *fp, const char *name, struct psym_err *e)
+{
+	struct psym_otlp *o = NULL;
+	int ret = psym_otlp_from_profile(p, NULL, PSYM_OTLP_OTEL_NAMES, &o, e);
+
+	if (!ret)
+		ret = psym_otlp_encode_fp(o, fp, name, e);
+	psym_otlp_free(o);
+	return ret;
+}
+
 /*
  * Write the profile cp built so far through out (open on o->out; closed
  * here whatever happens), then its side files (ks: the kallsyms copy, NULL
@@ -237,9 +249,11 @@ static int write_profile(const struct opts *o, struct psym_collectprof *cp, cons
 	ret = psym_collectprof_finish(cp, dur);
 	if (ret)
 		psym_err_set(&e, ret, "out of memory");
-	if (!ret)
+	if (!ret && o->otlp)
+		ret = write_otlp(psym_collectprof_profile(cp), out->fp, o->out, &e);
+	else if (!ret)
 		ret = psym_profile_encode(psym_collectprof_profile(cp), true, &buf, &len, &e);
-	if (!ret && fwrite(buf, 1, len, out->fp) != len)
+	if (!ret && !o->otlp && fwrite(buf, 1, len, out->fp) != len)
 		ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", o->out, strerror(errno));
 	free(buf);
 	if (ret) {

@@ -726,33 +726,10 @@ struct addr_counts {
 	size_t bad;   /* inputs that are not addresses */
 };
 
-/*
- * An address no code answers for: the data object (or absolute symbol)
- * holding it, named as llvm-symbolizer and addr2line name data, without a
- * line; its start is the frame's start (JSON's StartAddress).
- */
-static void data_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
-{
-	const struct psym_sym *s = b->elf ? psym_elf_data_symbol(b->elf, vaddr) : NULL;
-
-	if (!s)
-		return;
-	fr->f[0] = (struct psym_frame){
-		.name = s->name,
-		.linkage_name = s->linkage,
-		.file = s->file, /* a local symbol's STT_FILE */
-		.start_address = s->addr,
-		.has_start_address = true,
-	};
-	fr->n = 1;
-}
-
 /* One input that is an address (or said not to be) answered on standard output. */
 static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
 		       size_t lineno, struct psym_frames *fr, struct addr_counts *n)
 {
-	struct psym_lookup_ctx ctx = { 0 };
-	struct psym_reason why = { 0 };
 	char *end;
 	uint64_t a, va = 0;
 
@@ -769,13 +746,8 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 		n->bad++;
 		return;
 	}
-	/* A section offset (an object's addresses are): its place in psym's layout. */
-	bool placed = !b->offsets || psym_elf_section_addr(b->elf, o->section, a, &va) == 0;
-
-	if (!placed || psym_resolver_lookup(b->res, &ctx, b->offsets ? va : a, fr, &why) != 0)
-		fr->n = 0;
-	if (placed && fr->n == 0)
-		data_symbol(b, b->offsets ? va : a, fr);
+	/* The library's answer, as addr --filter's: placed, code, else data. */
+	psym_modset_answer(b->res, o->section, a, &va, fr);
 	n->asked++;
 	n->found += fr->n > 0;
 	o->ao.shift = b->offsets ? a - va : 0;

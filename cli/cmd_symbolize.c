@@ -319,8 +319,16 @@ nomap:
 enum {
 	OPT_MANIFEST = OPT_NEXT + 500,
 	OPT_RESUME,
-	OPT_RESULTS
+	OPT_RESULTS,
+	OPT_FORMAT
 };
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
 
 static const char symbolize_help[] =
 	"Usage: psym symbolize [OPTIONS] IN -o OUT\n"
@@ -342,6 +350,9 @@ static const char symbolize_help[] =
 	"      --results FILE         append one JSON line per input (status, counts,\n"
 	"                             seconds, host, pid) to FILE (- for stdout)\n" INDEX_HELP
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
+	"      --format FMT           pprof (default) or otlp: OpenTelemetry profiles\n"
+	"                             (opentelemetry-proto " PSYM_OTLP_VERSION "), raw; the\n"
+	"                             default for an OUT ending in .otlp or .otlp.pb\n"
 	"      --main-binary FILE     use FILE for the first user-space mapping\n" DISCOVERY_HELP
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
 	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
@@ -394,6 +405,7 @@ static const struct option symbolize_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "main-binary", required_argument, NULL, OPT_MAIN_BINARY },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
@@ -444,6 +456,12 @@ static bool symbolize_parse(int argc, char **argv, struct symbolize_cli *o)
 		case 'o': o->out = optarg; break;
 		case OPT_IN_PLACE: o->in_place = true; break;
 		case OPT_RAW: o->raw = true; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pprof") && strcmp(optarg, "otlp"))
+				die_usage("symbolize ", "--format: pprof or otlp, not '%s'",
+					  optarg);
+			o->so.out_format = optarg;
+			break;
 		case OPT_MAIN_BINARY: o->so.main_binary = optarg; break;
 		case OPT_FORCE: o->so.force = true; break;
 		case OPT_EXPLAIN: o->so.explain = true; break;
@@ -691,6 +709,8 @@ static int symbolize_one(struct symbolize_cli *o, struct symbolize_run *run)
 	    (strcmp(in, out) == 0 || psym_same_file(in, out)))
 		die_usage("symbolize ", "output '%s' is the input: use --in-place to overwrite it",
 			  out);
+	if (!o->so.out_format && (ends_with(out, ".otlp") || ends_with(out, ".otlp.pb")))
+		o->so.out_format = "otlp";
 	ret = psym_symbolize_file(in, out, &o->lim, &o->so, !o->raw, &res, &active_out, &e);
 	if (ret) {
 		ret = report(&e, ret);

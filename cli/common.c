@@ -104,7 +104,7 @@ int load(const char *path, const struct psym_limits *lim, struct psym_profile **
 	struct psym_err e = { 0 };
 	int ret;
 
-	ret = psym_profile_read(path, lim, p, &e);
+	ret = psym_input_read_profile(path, lim, p, &e);
 	if (!ret) {
 		ret = psym_profile_validate(*p, &e);
 		if (ret) {

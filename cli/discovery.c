@@ -88,7 +88,7 @@ static int profile_wants(const char *path, const struct psym_limits *lim, const 
 	const char *sysroot = d->sysroot;
 	struct idset *s = &d->want;
 	struct psym_profile *p = NULL;
-	int ret = psym_profile_read(path, lim, &p, e);
+	int ret = psym_input_read_profile(path, lim, &p, e);
 
 	for (size_t i = 0; !ret && i < p->pb->n_mapping; i++) {
 		const pb_mapping *m = p->pb->mapping[i];
@@ -292,6 +292,29 @@ char *discovery_symcache(const struct discovery *d)
 	return dir;
 }
 
+/*
+ * perf's build-ID cache ($PERF_BUILDID_DIR, else ~/.debug, where perf
+ * record and perf archive's tarball keep a copy of every binary a
+ * recording touched) as the last debug dir, when it is a directory psym
+ * may trust: its kallsyms and vDSO copies are named by build ID, not
+ * checked by content.
+ */
+static void perf_cache_dir(struct discovery *d)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char *dir = NULL, why[128];
+	struct stat st;
+
+	if (env && *env)
+		dir = strdup(env);
+	else if (home && *home && asprintf(&dir, "%s/.debug", home) < 0)
+		dir = NULL;
+	if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    psym_stat_trusted(&st, why, sizeof(why)))
+		add_one(dir, &d->ddirs, &d->n_ddirs);
+	free(dir);
+}
+
 int discovery_finish(struct discovery *d, struct psym_err *e)
 {
 	const char *env;
@@ -301,6 +324,7 @@ int discovery_finish(struct discovery *d, struct psym_err *e)
 	if (ret)
 		return ret;
 	add_path_list("/usr/lib/debug", &d->ddirs, &d->n_ddirs);
+	perf_cache_dir(d);
 	if (d->n_pkgs) {
 		d->ddir_pkgs = calloc(d->n_ddirs + 1, sizeof(*d->ddir_pkgs));
 		if (!d->ddir_pkgs)

@@ -100,6 +100,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("psym %s\n", PACKAGE_VERSION);
+		printf("reads and writes OTLP profiles of opentelemetry-proto %s\n",
+		       PSYM_OTLP_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {

@@ -7,6 +7,7 @@
  *
  *   error, reason     error codes and psym_err; reasons as data
  *   arena, compress, fileio   capped memory, decompression, safe file I/O
+ *   input             the front door: every input kind psym reads, one table
  *   pprof, pprofpack, builder, show   profiles: read, validate, write, dump
  *   buildid, elffile  ELF facts
  *   locate            every rule for finding binaries and debug files
@@ -55,6 +56,8 @@
 #include "stack.h"
 #include "build.h"
 #include "index.h"
+#include "input.h"
+#include "otlp.h"
 #include "store.h"
 
 #endif

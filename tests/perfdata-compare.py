@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare psym's stacks of a perf.data with perf script's.
 
-usage: perfdata-compare.py PERF.txt PSYM.txt MIN_PERCENT [FRAMES]
+usage: perfdata-compare.py [--inline] PERF.txt PSYM.txt MIN_PERCENT [FRAMES]
 
 PERF.txt: `perf script -F comm,pid,tid,time,ip,sym,symoff,dso` (callchains);
 PSYM.txt: `psym traces --sample-index EVENT_sample` of the symbolized
@@ -50,6 +50,10 @@ def norm(name):
     return re.sub(r"(\.(cold|part\.\d+|isra\.\d+|constprop\.\d+|lto_priv\.\d+))+$", "", name)
 
 
+# --inline: inline frames compared too (perf script shows them for --call-graph dwarf).
+INLINE = "--inline" in sys.argv
+if INLINE:
+    sys.argv.remove("--inline")
 ALIASES = {}
 DSOS = set()
 
@@ -156,7 +160,7 @@ def fix(sym, dso, caller, ip):
 
 def read_perf(path, depth):
     out = collections.Counter()
-    head, frames, prev_dso = None, [], None
+    head, frames, prev_dso, pending = None, [], None, None
     hdr = re.compile(r"^\s*(.+?)\s+(\d+)/(\d+)\s+[\d.]+:\s*$")
     with open(path, errors="replace") as fp:
         for line in fp:
@@ -164,14 +168,26 @@ def read_perf(path, depth):
             m = hdr.match(line)
             if m:
                 head, frames, prev_dso = (m.group(1), int(m.group(2)), int(m.group(3))), [], None
+                pending = None
                 continue
             if not line.strip():
+                if pending:
+                    frames.append(norm(pending[1]))
+                    pending = None
                 if head:
                     out[head + (tuple(frames[:depth]),)] += 1
                 head = None
                 continue
             if head:
                 f = re.match(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$", line)
+                if f and f.group(3) == "inlined" and not INLINE:
+                    # perf lists an address's inline frames, then its function;
+                    # one given only as "inlined" stands for the function.
+                    pending = (f.group(1), f.group(2))
+                    continue
+                if f and pending and pending[0] != f.group(1):
+                    frames.append(norm(pending[1]))
+                pending = None
                 if f:
                     # A caller: below a user frame (the first under kernel frames is not).
                     caller = bool(frames) and prev_dso != "[kernel.kallsyms]"
@@ -212,7 +228,9 @@ def read_psym(path, depth):
             else:
                 continue
             if name.endswith(" (inline)"):
-                continue
+                if not INLINE:
+                    continue
+                name = name[: -len(" (inline)")]
             frames.append(norm(name))
     flush()
     return out

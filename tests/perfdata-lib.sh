@@ -11,16 +11,17 @@ perf_usable() {
 perf_profile() {
 	"$top_builddir/tests/perf-topprof" "$1" "$2" >/dev/null
 }
-# perf_symbolize IN.data OUT.pb.gz [OPTIONS]: psym's symbolized profile of IN.
+# perf_symbolize IN.data OUT.pb.gz [OPTIONS]: psym symbolize reading IN itself.
 perf_symbolize() {
 	local in=$1 out=$2
 	shift 2
-	perf_profile "$in" "$T/raw.$$.pb.gz" &&
-		"$PSYM" symbolize "$T/raw.$$.pb.gz" -o "$out" "$@" 2>"$T/symbolize.log"
+	"$PSYM" symbolize "$in" -o "$out" "$@" 2>"$T/symbolize.log"
 }
-# perf_frames DATA SYM.pb.gz EVENT MIN [DEPTH]: psym's stacks against perf script's.
+# perf_frames [--inline] DATA SYM.pb.gz EVENT MIN: psym's stacks against perf script's.
 perf_frames() {
+	local inl=""
+	[ "$1" = --inline ] && { inl=--inline; shift; }
 	perf script -i "$1" -F comm,pid,tid,time,ip,sym,symoff,dso >"$T/perf.txt" 2>"$T/perf.err" &&
 		"$PSYM" traces --sample-index "$3_sample" "$2" >"$T/psym.txt" 2>"$T/traces.err" &&
-		python3 "$top_srcdir/tests/perfdata-compare.py" "$T/perf.txt" "$T/psym.txt" "$4" ${5:+"$5"}
+		python3 "$top_srcdir/tests/perfdata-compare.py" $inl "$T/perf.txt" "$T/psym.txt" "$4"
 }

@@ -372,6 +372,11 @@ static int stack_sample(void *ud, const struct psym_perf_sample *s)
 	us.nk = nk < PSYM_USTACKS_MAX_KSTACK ? nk : PSYM_USTACKS_MAX_KSTACK;
 	us.stack = s->stack;
 	us.stack_len = s->dyn_size;
+	memset(p->vals, 0, p->nvals * sizeof(*p->vals));
+	p->vals[2 * s->attr_index] = 1;
+	p->vals[2 * s->attr_index + 1] = (int64_t)s->period;
+	us.values = p->vals;
+	us.nvalues = p->nvals;
 	return p->ops->sample(p->ops_ud, &us);
 }
 
@@ -392,10 +397,15 @@ static int perf_stacks(void *ud, const struct psym_ustacks_reader_ops *ops, void
 	p->ops = ops;
 	p->ops_ud = ops_ud;
 	p->machine = st->machine;
-	ret = psym_perftrack_new(p->d, &p->t, e);
+	psym_perfdata_attrs(p->d, &p->nvals);
+	p->nvals *= 2;
+	p->vals = calloc(p->nvals, sizeof(*p->vals));
+	ret = p->vals ? psym_perftrack_new(p->d, &p->t, e)
+		      : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (!ret)
 		ret = psym_perfdata_run(p->d, &tool, p, e);
 	psym_perftrack_free(p->t);
+	free(p->vals);
 	free(p);
 	return ret;
 }

@@ -57,11 +57,9 @@ struct psym_input {
 	void *stacks_ud; /* the reader's; freed with state */
 	/* The reader's own (kind->free_state frees it with stacks_ud). */
 	void *state;
-	/* Bytes the reader read from (the mapping or copy of the file); input.c's. */
+	/* The file's bytes (a private copy, never a mapping), gzip undone: input.c's. */
 	unsigned char *buf;
 	size_t len;
-	bool mapped;
-	unsigned char *decoded; /* gzip undone, or NULL */
 };
 
 enum {
@@ -101,27 +99,34 @@ const struct psym_input_kind *const *psym_input_kinds(size_t *n);
 const struct psym_input_kind *psym_input_kind_named(const char *name);
 
 /*
- * Read path ("-": stdin) as whatever it is: regular files are mapped, not
- * copied (a 1 GB perf.data is paged, not held); gzip is undone within
- * lim->max_profile. A file no reader takes: PSYM_EBADINPUT (or the pprof
- * reader's own message when it looks like protobuf), naming the file and
- * what it looks like. *out is the caller's (psym_input_free).
+ * Read path ("-": stdin, pipes) as whatever it is, within lim->max_input
+ * bytes (--max-input-size); gzip is undone within lim->max_profile. The
+ * bytes are a private copy, never a mapping of the file (one that is
+ * truncated while read would kill psym with SIGBUS). A file no reader
+ * takes: PSYM_EBADINPUT naming the file and what it looks like. *out is
+ * the caller's (psym_input_free).
  */
 int psym_input_read(const char *path, unsigned flags, const struct psym_limits *lim,
 		    struct psym_input **out, struct psym_err *e);
 
-/* The same from bytes in memory (borrowed; must outlive *out). */
+/* The same from bytes in memory (copied when needed: buf is the caller's). */
 int psym_input_parse(const unsigned char *buf, size_t len, const char *name, unsigned flags,
 		     const struct psym_limits *lim, struct psym_input **out, struct psym_err *e);
 
 /*
- * Take the profile out of in (the caller then owns it; converted from
- * lean when read lean). NULL with e set on failure.
+ * psym_input_read() for a caller that wants the profile alone (reports,
+ * merge, show): *out is the caller's, not validated. Stack copies an
+ * input carries are not unwound here (symbolize does that).
  */
-struct psym_profile *psym_input_take_profile(struct psym_input *in, struct psym_err *e);
+int psym_input_read_profile(const char *path, const struct psym_limits *lim,
+			    struct psym_profile **out, struct psym_err *e);
 
-/* What buf looks like, for "not a profile" messages: "an ELF core file", ... */
-const char *psym_input_looks_like(const unsigned char *buf, size_t len);
+/*
+ * Take the profile, or with PSYM_INPUT_LEAN the lean profile, out of in:
+ * the caller then owns it (not validated).
+ */
+struct psym_profile *psym_input_take_profile(struct psym_input *in);
+struct psym_lean *psym_input_take_lean(struct psym_input *in);
 
 void psym_input_free(struct psym_input *in);
 

@@ -217,9 +217,12 @@ bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct
 
 	if (k->build_id && psym_build_id_valid(k->build_id)) {
 		for (size_t i = 0; i < o->n_debug_dirs; i++)
-			if (psym_build_id_path(o->debug_dirs[i], k->build_id, ".debug", buf,
-					       sizeof(buf)) &&
-			    fn(ud, buf, PSYM_CAND_TREE_DEBUG))
+			if ((psym_build_id_path(o->debug_dirs[i], k->build_id, ".debug", buf,
+						sizeof(buf)) &&
+			     fn(ud, buf, PSYM_CAND_TREE_DEBUG)) ||
+			    (psym_build_id_path(o->debug_dirs[i], k->build_id, "/debug", buf,
+						sizeof(buf)) &&
+			     fn(ud, buf, PSYM_CAND_PERF_DEBUG)))
 				return true;
 	}
 	if (!k->debuglink)

@@ -208,10 +208,33 @@ static int open_vdso_zst(const struct psym_locate_opts *o, const char *path, str
 	return psym_elf_open_mem(img, len, true, path, o->elf_limits, out, e);
 }
 
+/*
+ * The copy of NAME ("kallsyms", "vdso") perf's build-ID cache keeps for
+ * build_id under a debug dir: DIR/[KIND]/ID/NAME, as perf record and perf
+ * archive lay it out, into buf; PSYM_NOENT when none.
+ */
+static int perf_cache_file(const struct psym_locate_opts *o, const char *kind, const char *name,
+			   const char *build_id, char *buf, size_t bufsz)
+{
+	char id[PSYM_BUILD_ID_HEX_MAX];
+
+	if (!build_id || !psym_build_id_valid(build_id) || strlen(build_id) >= sizeof(id))
+		return PSYM_NOENT;
+	strcpy(id, build_id);
+	psym_build_id_lower(id);
+	for (size_t i = 0; i < o->n_debug_dirs; i++) {
+		int n = snprintf(buf, bufsz, "%s/[%s]/%s/%s", o->debug_dirs[i], kind, id, name);
+
+		if (n > 0 && (size_t)n < bufsz && is_file(buf))
+			return 0;
+	}
+	return PSYM_NOENT;
+}
+
 int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e)
 {
-	char cands[4][4200];
+	char cands[5][4200];
 	size_t n = 0;
 	int ret;
 
@@ -225,6 +248,8 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 		n++;
 	if (o->side_dir)
 		snprintf(cands[n++], sizeof(cands[0]), "%s/" PSYM_SIDE_VDSO, o->side_dir);
+	if (perf_cache_file(o, "vdso", "vdso", build_id, cands[n], sizeof(cands[0])) == 0)
+		n++;
 	if (o->release)
 		snprintf(cands[n++], sizeof(cands[0]), "/lib/modules/%s/vdso/vdso64.so",
 			 o->release);
@@ -292,8 +317,8 @@ static int side_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 	return 0;
 }
 
-int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
-			 struct psym_reason *why)
+int psym_locate_kallsyms(const struct psym_locate_opts *o, const char *build_id, char *buf,
+			 size_t bufsz, struct psym_reason *why)
 {
 	memset(why, 0, sizeof(*why));
 	if (o->kallsyms) {
@@ -310,6 +335,8 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 	if (o->side_dir &&
 	    snprintf(buf, bufsz, "%s/" PSYM_SIDE_KALLSYMS, o->side_dir) < (int)bufsz &&
 	    is_file(buf))
+		return 0;
+	if (perf_cache_file(o, "kernel.kallsyms", "kallsyms", build_id, buf, bufsz) == 0)
 		return 0;
 	psym_reason_set(why, PSYM_R_NO_KALLSYMS,
 			"no kallsyms copy (give --kallsyms FILE, or keep the collector's side "

@@ -123,6 +123,8 @@ enum psym_cand_rule {
 	PSYM_CAND_SYSROOT,	 /* SYSROOT/PATH */
 	PSYM_CAND_TREE,		 /* DEBUGDIR/.build-id/NN/REST (the binary) */
 	PSYM_CAND_TREE_DEBUG,	 /* DEBUGDIR/.build-id/NN/REST.debug */
+	PSYM_CAND_PERF_ELF,	 /* DEBUGDIR/.build-id/NN/REST/elf (perf's build-ID cache) */
+	PSYM_CAND_PERF_DEBUG,	 /* DEBUGDIR/.build-id/NN/REST/debug (perf's build-ID cache) */
 	PSYM_CAND_LINK_BESIDE,	 /* BINDIR/DEBUGLINK */
 	PSYM_CAND_LINK_DOTDEBUG, /* BINDIR/.debug/DEBUGLINK */
 	PSYM_CAND_LINK_DEBUGDIR, /* DEBUGDIR/BINDIR/DEBUGLINK */
@@ -315,8 +317,9 @@ int psym_locate_vmlinux(const struct psym_locate_opts *o, const char *build_id,
 /*
  * The vDSO image: the image in memory with build_id (vdso_images; the
  * file opened then is named as the image is and cannot be opened again by
- * that name), --vdso, the side dir's vdso.so, the release's vdso64.so.
- * build_id may be NULL (unknown).
+ * that name), --vdso, the side dir's vdso.so, the copy of that build ID
+ * in perf's build-ID cache of each debug dir ([vdso]/ID/vdso), the
+ * release's vdso64.so. build_id may be NULL (unknown).
  */
 int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e);
@@ -324,10 +327,13 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 /*
  * The kallsyms copy: --kallsyms, else the side dir's content-addressed
  * copy of the profile's boot (kallsyms-BOOT-SHA.zst), else its old
- * uncompressed kallsyms. Writes the path into buf and returns 0, or PSYM_NOENT with why.
+ * uncompressed kallsyms, else the copy perf's build-ID cache keeps of the
+ * kernel of build_id (NULL: unknown) in a debug dir
+ * ([kernel.kallsyms]/ID/kallsyms). Writes the path into buf and returns
+ * 0, or PSYM_NOENT with why.
  */
-int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
-			 struct psym_reason *why);
+int psym_locate_kallsyms(const struct psym_locate_opts *o, const char *build_id, char *buf,
+			 size_t bufsz, struct psym_reason *why);
 
 /*
  * Perf maps and jitdumps of process pid: for each of the side dir and the

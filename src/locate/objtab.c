@@ -308,7 +308,7 @@ static int locate_kernel(const struct psym_locate_opts *o, struct psym_located *
 	if (!ksd)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	memset(&ksd->why, 0, sizeof(ksd->why));
-	ksd->status = psym_locate_kallsyms(o, ks, sizeof(ks), &ksd->why);
+	ksd->status = psym_locate_kallsyms(o, k->build_id, ks, sizeof(ks), &ksd->why);
 	ksd->located = true;
 	if (ksd->status == 0) {
 		ksd->file = strdup(ks);

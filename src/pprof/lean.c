@@ -363,8 +363,14 @@ static int parse_owned(unsigned char *msg, size_t len, bool was_gzip, const char
 		psym_lean_free(lp);
 		lp = NULL;
 	}
-	/* The usual way: its messages for a bad input, its profile for an odd one. */
-	ret = psym_profile_parse(msg, len, name, lim, &p, e);
+	/*
+	 * The usual way: its messages for a bad input, its profile for an odd
+	 * one. msg is decoded already: gzip inside gzip is not a profile.
+	 */
+	if (psym_legacy_detect(msg, len) != PSYM_LEGACY_NONE)
+		ret = psym_legacy_parse(msg, len, name, lim, &p, e);
+	else
+		ret = psym_profile_decode(msg, len, name, lim, was_gzip, &p, e);
 	free(msg);
 	if (ret)
 		return ret;
@@ -402,6 +408,14 @@ static int lean_decode(unsigned char *buf, size_t len, bool owned, const char *n
 		buf = memcpy(msg, buf, len);
 	}
 	return parse_owned(buf, len, false, name, lim, out, e);
+}
+
+int psym_lean_adopt(unsigned char *msg, size_t len, bool was_gzip, const char *name,
+		    const struct psym_limits *limp, struct psym_lean **out, struct psym_err *e)
+{
+	struct psym_limits lim = psym_limits_or_default(limp);
+
+	return parse_owned(msg, len, was_gzip, name, &lim, out, e);
 }
 
 int psym_lean_parse(const unsigned char *buf, size_t len, const char *name,

@@ -45,6 +45,14 @@ int psym_lean_parse(const unsigned char *buf, size_t len, const char *name,
 		    const struct psym_limits *lim, struct psym_lean **out, struct psym_err *e);
 
 /*
+ * The same from a decoded (not gzip) message that lean takes over: msg
+ * is malloc'd, and freed here or kept by *out (no copy is made).
+ * was_gzip: the file was, for writers that keep the input's form.
+ */
+int psym_lean_adopt(unsigned char *msg, size_t len, bool was_gzip, const char *name,
+		    const struct psym_limits *lim, struct psym_lean **out, struct psym_err *e);
+
+/*
  * psym_profile_validate()'s checks, in its order and with its messages,
  * and the locations' mappings found.
  */

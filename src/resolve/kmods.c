@@ -371,7 +371,7 @@ int psym_kmods_profile_wants(const struct psym_profile *p, const char *side_dir,
 	 * it (the profile's boot, the content's hash): without one, nothing is placed. */
 	psym_hostid_profile_is_local(p, &host, NULL, 0);
 	lo.boot_id = host.boot_id;
-	if (psym_locate_kallsyms(&lo, kpath, sizeof(kpath), &why) != 0)
+	if (psym_locate_kallsyms(&lo, NULL, kpath, sizeof(kpath), &why) != 0)
 		return 0; /* the symbolizer says why */
 	base = strrchr(kpath, '/');
 	if (psym_kallsyms_open_sha(

@@ -135,6 +135,11 @@ static int cached_lookup_symbol(struct psym_resolver *r, const char *name, uint6
 	return psym_resolver_lookup_symbol(from(r)->inner, name, vaddr);
 }
 
+static struct psym_elf *cached_elf(struct psym_resolver *r)
+{
+	return psym_resolver_elf(from(r)->inner);
+}
+
 static int cached_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *start)
 {
 	return psym_resolver_symbol_start(from(r)->inner, vaddr, start);
@@ -191,6 +196,7 @@ static const struct psym_resolver_ops cached_ops = {
 	.lookup = cached_lookup,
 	.lookup_symbol = cached_lookup_symbol,
 	.symbol_start = cached_symbol_start,
+	.elf = cached_elf,
 	.describe = cached_describe,
 	.finish = cached_finish,
 	.destroy = cached_destroy,

@@ -60,6 +60,11 @@ static int file_lookup_symbol(struct psym_resolver *r, const char *name, uint64_
 	return psym_elf_find_symbol(psym_binary_elf(from(r)->bin), name, vaddr);
 }
 
+static struct psym_elf *file_elf(struct psym_resolver *r)
+{
+	return psym_binary_elf(from(r)->bin);
+}
+
 static int file_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *start)
 {
 	const struct psym_sym *sym = psym_binary_symbol(from(r)->bin, vaddr);
@@ -124,6 +129,7 @@ static const struct psym_resolver_ops file_ops = {
 	.lookup = file_lookup,
 	.lookup_symbol = file_lookup_symbol,
 	.symbol_start = file_symbol_start,
+	.elf = file_elf,
 	.describe = file_describe,
 	.destroy = file_destroy,
 };

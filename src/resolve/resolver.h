@@ -177,6 +177,11 @@ struct psym_resolver_ops {
 		      struct psym_frames *out, struct psym_reason *why);
 	int (*lookup_symbol)(struct psym_resolver *r, const char *name, uint64_t *vaddr);
 	int (*symbol_start)(struct psym_resolver *r, uint64_t vaddr, uint64_t *start);
+	/*
+	 * The file it answers for, borrowed for as long as r lives (its
+	 * sections, its data symbols); NULL: none, or not a file. Optional.
+	 */
+	struct psym_elf *(*elf)(struct psym_resolver *r);
 	void (*describe)(struct psym_resolver *r, struct psym_resdesc *d);
 	/*
 	 * The run is over (psym_resolver_finish): act on what it learned,
@@ -190,6 +195,11 @@ struct psym_resolver_ops {
 struct psym_resolver {
 	const struct psym_resolver_ops *ops;
 };
+
+static inline struct psym_elf *psym_resolver_elf(struct psym_resolver *r)
+{
+	return r->ops->elf ? r->ops->elf(r) : NULL;
+}
 
 static inline int psym_resolver_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m,
 					 uint64_t addr, uint64_t *vaddr)

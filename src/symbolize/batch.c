@@ -14,6 +14,8 @@
 
 #include "batch.h"
 #include "bincache.h"
+#include "input.h"
+#include "otlp.h"
 #include "profread.h"
 #include "store.h"
 #include "unwindprof.h"
@@ -29,11 +31,15 @@ static void note(const struct psym_symbolize_opts *o, const struct psym_note *n)
 
 /*
  * psym-collect --stack-copy: the profile holds only what was known on the
- * host; its user stacks are unwound from the side file first.
+ * host; its user stacks are unwound from the side file first. An input
+ * that carries its stack copies itself (perf.data's --call-graph dwarf)
+ * hands them over as in->stacks.
  */
-static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts *o,
-			const struct psym_limits *lim, struct psym_err *e)
+static int unwind_first(struct psym_lean **lpp, const struct psym_input *in,
+			const struct psym_symbolize_opts *o, const struct psym_limits *lim,
+			struct psym_err *e)
 {
+	struct psym_unwindprof_src src = { in ? in->stacks : NULL, in ? in->stacks_ud : NULL };
 	struct psym_unwindprof_opts uo = { 0 };
 	struct psym_unwindprof_stats st;
 	struct psym_locate_opts lo;
@@ -44,8 +50,10 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 
 	if (!psym_unwindprof_needed(psym_lean_profile(*lpp)))
 		return 0;
-	if (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
-	    access(side, F_OK) != 0) {
+	/* The input's own copies, else the side file. */
+	if (!src.fn &&
+	    (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
+	     access(side, F_OK) != 0)) {
 		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS,
 					     .name = PSYM_USTACKS_NAME });
 		free(side);
@@ -60,7 +68,8 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 	/* Unwinding rewrites samples: it works on the whole profile. */
 	ret = psym_lean_to_profile(*lpp, lim, &p, e);
 	if (!ret)
-		ret = psym_unwindprof_profile(p, side, &uo, lim, &np, &st, e);
+		ret = psym_unwindprof_profile_from(p, src.fn ? NULL : side, &src, &uo, lim, &np,
+						   &st, e);
 	if (!ret)
 		ret = psym_lean_from_profile(np, lim, &nlp, e);
 	if (!ret)
@@ -78,25 +87,41 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_symbolize_opts
 	return ret;
 }
 
+/* The symbolized profile as OTLP: the input's own write-back, or converted. */
+static int write_otlp(const struct psym_input *input, const struct psym_lean *lp,
+		      const struct psym_limits *lim, FILE *fp, const char *out, struct psym_err *e)
+{
+	struct psym_profile *p = NULL;
+	int ret = psym_lean_to_profile(lp, lim, &p, e);
+
+	if (!ret)
+		ret = psym_otlp_write_input(input, p, lim, fp, out, e);
+	psym_profile_free(p);
+	return ret;
+}
+
 int psym_symbolize_file(const char *in, const char *out, const struct psym_limits *lim,
 			const struct psym_symbolize_opts *o, bool gzip,
 			struct psym_symbolize_result *r, struct psym_out *volatile *active,
 			struct psym_err *e)
 {
+	struct psym_input *input = NULL;
 	struct psym_lean *p = NULL;
 	struct psym_out wo;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = psym_lean_read(in, lim, &p, e);
+	/* Any input the table knows; the driver sees its lean profile. */
+	ret = psym_input_read(in, PSYM_INPUT_LEAN, lim, &input, e);
 	if (ret)
 		goto out;
+	p = psym_input_take_lean(input);
 	ret = psym_lean_validate(p, e);
 	if (ret) {
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
 		goto out;
 	}
-	ret = unwind_first(&p, o, lim, e);
+	ret = unwind_first(&p, input, o, lim, e);
 	if (ret)
 		goto out;
 	ret = psym_symbolize(p, o, r, e);
@@ -109,7 +134,10 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		goto out;
 	if (active)
 		*active = &wo;
-	ret = psym_lean_write_fp(p, gzip, wo.fp, out, e);
+	if (o->out_format && !strcmp(o->out_format, "otlp"))
+		ret = write_otlp(input, p, lim, wo.fp, out, e);
+	else
+		ret = psym_lean_write_fp(p, gzip, wo.fp, out, e);
 	if (ret) {
 		if (active)
 			*active = NULL;
@@ -123,6 +151,7 @@ out:
 	if (ret)
 		psym_symbolize_result_free(r); /* no summary of a run that failed */
 	psym_lean_free(p);
+	psym_input_free(input);
 	return ret;
 }
 
@@ -284,7 +313,7 @@ static bool output_complete(struct job *j, const struct psym_limits *lim)
 
 	if (stat(j->out, &st) != 0 || !S_ISREG(st.st_mode))
 		return false; /* missing; a directory or device fails when written */
-	ret = psym_profile_read(j->out, lim, &p, &e);
+	ret = psym_input_read_profile(j->out, lim, &p, &e);
 	if (!ret)
 		ret = psym_profile_validate(p, &e);
 	psym_profile_free(p);

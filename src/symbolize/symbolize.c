@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bincache.h"
 #include "builder.h"
@@ -31,6 +32,7 @@
 #include "resolvers.h"
 #include "sort.h"
 #include "store.h"
+#include "htlhash.h"
 #include "symbolize.h"
 
 void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o, struct psym_locate_opts *lo)
@@ -255,7 +257,7 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	const pb_profile *pb = run->p->pb;
-	char want[PSYM_BUILD_ID_HEX_MAX] = "";
+	char want[PSYM_BUILD_ID_HEX_MAX] = "", htl[PSYM_HTLHASH_HEX] = "";
 	struct psym_err be = { 0 };
 	long first = -1;
 	int ret;
@@ -272,7 +274,13 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 			continue;
 		if (first < 0)
 			first = (long)k;
-		if (*want && *bid && psym_build_id_equal(bid, want)) {
+		/* A mapping known by its htlhash (OTLP): the file's hash, read once. */
+		if (psym_build_id_is_htlhash(bid) && !*htl &&
+		    psym_file_htlhash(o->main_binary, htl, &(struct psym_err){ 0 }))
+			strcpy(htl, "-");
+		if ((*want && *bid && psym_build_id_equal(bid, want)) ||
+		    (psym_build_id_is_htlhash(bid) &&
+		     !strcasecmp(bid + sizeof(PSYM_HTLHASH_PREFIX) - 1, htl))) {
 			*out = (long)k;
 			if (k != (size_t)first)
 				note(run, &(struct psym_note){ .kind = PSYM_NOTE_MAIN_BINARY,

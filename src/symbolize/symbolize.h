@@ -126,6 +126,12 @@ struct psym_symbolize_opts {
 	struct psym_bincache *shared;	      /* binaries shared by a batch's runs, or NULL */
 	const char *cache_dir;		      /* persistent symbol cache (symcache.h), NULL: off */
 	struct psym_index_store *index_store; /* per-build-ID indexes (store.h), NULL: off */
+	/*
+	 * Output format of psym_symbolize_file: NULL or "pprof", or "otlp"
+	 * (an OTLP input written back with its lines, any other converted:
+	 * otlp.h), always raw protobuf.
+	 */
+	const char *out_format;
 };
 
 struct psym_bincache; /* bincache.h */

@@ -18,6 +18,7 @@
 #include "locate.h"
 #include "pprof.h"
 #include "unwind.h"
+#include "ustacks.h"
 
 struct psym_unwindprof_opts {
 	const struct psym_locate_opts *locate; /* NULL: paths as recorded only */
@@ -56,5 +57,23 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 			    const struct psym_unwindprof_opts *o, const struct psym_limits *lim,
 			    struct psym_profile **out, struct psym_unwindprof_stats *st,
 			    struct psym_err *e);
+
+/*
+ * Records from elsewhere than a side file (perf.data's --call-graph dwarf
+ * samples, src/input/): fn delivers them to ops as psym_ustacks_read()
+ * does, PROCESS records before the samples they cover.
+ */
+struct psym_unwindprof_src {
+	int (*fn)(void *ud, const struct psym_ustacks_reader_ops *ops, void *ops_ud,
+		  struct psym_err *e);
+	void *ud;
+};
+
+/* psym_unwindprof_profile() from side_file, or from src when side_file is NULL. */
+int psym_unwindprof_profile_from(const struct psym_profile *in, const char *side_file,
+				 const struct psym_unwindprof_src *src,
+				 const struct psym_unwindprof_opts *o,
+				 const struct psym_limits *lim, struct psym_profile **out,
+				 struct psym_unwindprof_stats *st, struct psym_err *e);
 
 #endif
