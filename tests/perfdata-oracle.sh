@@ -34,4 +34,8 @@ if command -v go >/dev/null 2>&1; then
 	check "go tool pprof -raw reads it" sh -c 'go tool pprof -raw sym.pb.gz >raw.txt 2>&1 && grep -q "churn" raw.txt'
 	check "go tool pprof -top reads it" sh -c 'go tool pprof -top sym.pb.gz 2>&1 | grep -q "mapwork"'
 fi
+# The other commands read perf.data as it is too.
+check "psym top reads perf.data itself" sh -c "'$PSYM' top plain.data 2>/dev/null | grep -q 'cpu-clock_event'"
+check "psym top counts as many samples as perf script" sh -c \
+	"test \"\$('$PSYM' top --sample-index cpu-clock_sample plain.data 2>/dev/null | sed -n 's/.*Total samples = \([0-9]*\).*/\1/p' | head -1)\" = \"\$(perf script -i plain.data -F pid 2>/dev/null | grep -c .)\""
 [ "$n_fail" = 0 ]
