@@ -82,10 +82,15 @@ static void mapping_line(const struct psym_mapsum *x, FILE *out)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s%s\n", x->id,
 			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "",
 			x->unverified ? "; unverified: the profile has no build ID for it" : "");
-	else if (x->cls == PSYM_MAP_FILE)
-		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id,
-			x->name, x->todo, psym_reason_kept_text(&x->why));
-	else if (x->done < x->todo && x->why.code != PSYM_R_NONE && x->why.code != PSYM_R_NO_SYMBOL)
+	else if (x->cls == PSYM_MAP_FILE) {
+		const char *why = psym_reason_kept_text(&x->why), *hint = hint_for_mapping(x);
+
+		if (hint && strstr(why, "--binary-path"))
+			hint = NULL; /* the reason gives its own advice */
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s%s%s\n", x->id,
+			x->name, x->todo, why, hint ? "; " : "", hint ? hint : "");
+	} else if (x->done < x->todo && x->why.code != PSYM_R_NONE &&
+		   x->why.code != PSYM_R_NO_SYMBOL)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", x->id,
 			nm, x->done, x->todo, psym_map_class_name(x->cls),
 			psym_reason_kept_text(&x->why));
@@ -208,8 +213,11 @@ void print_note(void *ud, const struct psym_note *n)
 	switch (n->kind) {
 	case PSYM_NOTE_WARNING:
 		psym_resdesc_warning(n->desc, more, sizeof(more));
-		if (more[0])
-			fprintf(out, "psym: warning: %s\n", more);
+		for (char *w = more, *nl; *w; w = nl ? nl + 1 : w + strlen(w)) {
+			nl = strchr(w, '\n');
+			fprintf(out, "psym: warning: %.*s\n",
+				(int)(nl ? (size_t)(nl - w) : strlen(w)), w);
+		}
 		break;
 	case PSYM_NOTE_SKIPPED:
 		fprintf(out, "psym: '%s': %zu malformed %s skipped\n", n->name, n->skipped,
@@ -371,7 +379,12 @@ static const char symbolize_help[] =
 	"\nWhat to do:\n"
 	"      --force                replace lines that locations already have\n"
 	"      --no-inlines           only the function that contains the code\n"
-	"      --no-demangle          keep mangled names\n"
+	"      --demangle MODE        function names as pprof writes them: default\n"
+	"                             (no parameters, no template arguments),\n"
+	"                             templates (no parameters), full, none (the\n"
+	"                             mangled name); the mangled name is always the\n"
+	"                             system name\n"
+	"      --no-demangle          the same as --demangle none\n"
 	"      --adjust-callers       the producer recorded return addresses: look\n"
 	"                             up address-1 for locations that are never a\n"
 	"                             sample's leaf (psym-collect does not need it)\n"
@@ -413,6 +426,7 @@ static const struct option symbolize_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
 	{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "vdso", required_argument, NULL, OPT_VDSO },
@@ -468,7 +482,8 @@ static bool symbolize_parse(int argc, char **argv, struct symbolize_cli *o)
 		case OPT_STRICT: o->strict = true; break;
 		case 'q': o->so.quiet = true; break;
 		case OPT_NO_INLINES: o->so.no_inlines = true; break;
-		case OPT_NO_DEMANGLE: o->so.no_demangle = true; break;
+		case OPT_NO_DEMANGLE: o->so.demangle = PSYM_DEMANGLE_NONE; break;
+		case OPT_DEMANGLE: o->so.demangle = parse_demangle_arg("symbolize ", optarg); break;
 		case OPT_ADJUST_CALLERS: o->so.adjust_callers = true; break;
 		case OPT_KALLSYMS: o->kallsyms = optarg; break;
 		case OPT_VDSO: o->vdso = optarg; break;
@@ -694,7 +709,7 @@ static int symbolize_one(struct symbolize_cli *o, struct symbolize_run *run)
 	int ret;
 
 	/* The collector's side files sit next to its profile: IN.d/. */
-	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0 && is_dir(side))
+	if (strcmp(in, "-") && (side = psym_side_dir(in)) && is_dir(side))
 		o->so.side_dir = side;
 	if (o->in_place) {
 		if (out)

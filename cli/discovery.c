@@ -108,8 +108,7 @@ static int profile_wants(const char *path, const struct psym_limits *lim, const 
 	if (!ret) {
 		char *side = NULL;
 
-		if (asprintf(&side, "%s.d", path) < 0)
-			side = NULL;
+		side = psym_side_dir(path);
 		ret = psym_kmods_profile_wants(p, side && is_dir(side) ? side : NULL, kallsyms,
 					       &d->limits, discovery_want_kmod, d, e);
 		if (ret == PSYM_ENOMEM || !side)

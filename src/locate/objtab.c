@@ -11,6 +11,7 @@
 #include "buildid.h"
 #include "hashtab.h"
 #include "objtab.h"
+#include "search.h"
 
 /* Candidates recorded per object: a hostile search path cannot grow it without bound. */
 #define MAX_TRIED 256
@@ -825,7 +826,7 @@ static bool pm_found(void *ud, const char *path, bool jitdump)
  */
 static size_t pid_first(const struct psym_located *x, int pid)
 {
-	size_t lo = 0, hi = x->nperfmaps;
+	size_t lo;
 
 	if (x->perfmaps_unsorted) {
 		for (size_t i = 0; i < x->nperfmaps; i++)
@@ -833,14 +834,7 @@ static size_t pid_first(const struct psym_located *x, int pid)
 				return i;
 		return x->nperfmaps;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->perfmaps[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PSYM_LOWER_BOUND(0, x->nperfmaps, i, x->perfmaps[i].pid >= pid);
 	return lo < x->nperfmaps && x->perfmaps[lo].pid == pid ? lo : x->nperfmaps;
 }
 

@@ -16,6 +16,7 @@
 #include "compress.h"
 #include "core.h"
 #include "fileio.h"
+#include "search.h"
 
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45
@@ -93,19 +94,13 @@ set_partial(struct psym_core *c, const char *fmt, ...)
 
 const struct psym_core_load *psym_core_load_at(const struct psym_core *c, uint64_t addr)
 {
-	size_t lo = 0, hi = c->nloads;
+	/* The loads are sorted and (in a well-formed core) apart: the first not wholly below addr. */
+	size_t k = PSYM_LOWER_BOUND(0, c->nloads, i,
+				    addr < c->loads[i].vaddr ||
+					    addr - c->loads[i].vaddr < c->loads[i].memsz);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct psym_core_load *l = &c->loads[mid];
-
-		if (addr < l->vaddr)
-			hi = mid;
-		else if (addr - l->vaddr >= l->memsz)
-			lo = mid + 1;
-		else
-			return l;
-	}
+	if (k < c->nloads && addr >= c->loads[k].vaddr)
+		return &c->loads[k];
 	return NULL;
 }
 

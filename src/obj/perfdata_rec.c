@@ -11,6 +11,7 @@
 #include "array.h"
 #include "perfdata.h"
 #include "perfdata_int.h"
+#include "search.h"
 
 /* Decompressed records are held in a window of this size (records are < 64 KiB). */
 #define ZWINDOW ((size_t)1 << 20)
@@ -113,19 +114,9 @@ static int bad(struct run *r, uint64_t off, const char *fmt, ...)
 /* The event of id, or -1. */
 static long attr_of(const struct psym_perfdata *d, uint64_t id)
 {
-	size_t lo = 0, hi = d->nids;
+	size_t k = PSYM_LOWER_BOUND(0, d->nids, i, d->ids[i].id >= id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->ids[mid].id == id)
-			return d->ids[mid].attr;
-		if (d->ids[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return -1;
+	return k < d->nids && d->ids[k].id == id ? (long)d->ids[k].attr : -1;
 }
 
 /* READ's values: skipped, their size checked. */

@@ -20,6 +20,7 @@
 
 #include "report_int.h"
 #include "array.h"
+#include "sort.h"
 
 /* Room for n more entries in st->ids and st->inl. */
 static int reserve_ids(struct psym_rpt_stacks *st, size_t n)
@@ -306,51 +307,6 @@ static uint64_t stack_key(const struct sorter *so, uint64_t idx, size_t d)
 	return key << so->idx_bits | idx;
 }
 
-/* LSD radix sort of a[0..n), by bytes; tmp holds n. */
-static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
-{
-	size_t cnt[8][256] = { { 0 } };
-	uint64_t *from = a, *to = tmp;
-
-	for (size_t i = 0; i < n; i++)
-		for (unsigned b = 0; b < 8; b++)
-			cnt[b][(a[i] >> (8 * b)) & 255]++;
-	for (unsigned b = 0; b < 8; b++) {
-		size_t sum = 0;
-
-		if (cnt[b][(a[0] >> (8 * b)) & 255] == n)
-			continue; /* every key has this byte */
-		for (unsigned v = 0; v < 256; v++) {
-			size_t c = cnt[b][v];
-
-			cnt[b][v] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			to[cnt[b][(from[i] >> (8 * b)) & 255]++] = from[i];
-		{
-			uint64_t *t = from;
-
-			from = to;
-			to = t;
-		}
-	}
-	if (from != a)
-		memcpy(a, from, n * sizeof(*a));
-}
-
-static void insertion_sort(uint64_t *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		uint64_t v = a[i];
-		size_t j = i;
-
-		for (; j > 0 && a[j - 1] > v; j--)
-			a[j] = a[j - 1];
-		a[j] = v;
-	}
-}
-
 /*
  * Sort ord[] (stack positions in the low idx_bits) by the stacks' frames:
  * each span is keyed at its depth and sorted; runs that tie on every keyed
@@ -372,10 +328,7 @@ static int sort_stacks(struct sorter *so, uint64_t *ord, size_t n)
 
 		for (size_t i = 0; i < sp.n; i++)
 			a[i] = stack_key(so, a[i] & mask, sp.depth);
-		if (sp.n < 64)
-			insertion_sort(a, sp.n);
-		else
-			radix_sort(a, so->tmp + sp.at, sp.n);
+		psym_sort_u64_with(a, sp.n, 0, so->tmp + sp.at);
 		for (size_t i = 0, j; i < sp.n; i = j) {
 			uint64_t hi = a[i] >> so->idx_bits;
 

@@ -172,16 +172,21 @@ static void cached_describe(struct psym_resolver *r, struct psym_resdesc *d)
 	d->flags = flags;
 }
 
+/* The run is over: this run's answers to the cache file, then the inner's policy. */
 static void cached_finish(struct psym_resolver *r)
 {
-	psym_resolver_finish(from(r)->inner);
+	struct cached_resolver *c = from(r);
+
+	psym_symcache_save(c->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
+	psym_resolver_finish(c->inner);
 }
 
+/* Writes nothing: what the run added is written by finish (doc/DESIGN.md). */
 static void cached_destroy(struct psym_resolver *r)
 {
 	struct cached_resolver *c = from(r);
 
-	psym_symcache_close(c->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
+	psym_symcache_close(c->cache);
 	psym_resolver_free(c->inner);
 	free(c->build_id);
 	free(c->path);

@@ -148,10 +148,13 @@ static bool index_wanted(const struct psym_binary_opts *o, const struct psym_bin
 }
 
 /*
- * The answer sources of a file, outermost first: the persistent answer
- * cache, the per-build-ID index, the file itself (its DWARF, debug file,
- * GSYM, symbols). Each answers what it can and hands the rest inwards; a
- * new source is one resolver file and one step here.
+ * The resolvers of a file, outermost first: the persistent answer cache,
+ * the per-build-ID index, the file itself (binary.c: its DWARF, debug file
+ * and symbols, and the answer sources of resolve/sources.c, GSYM and
+ * .gopclntab). Each answers what it can and hands the rest inwards. A new
+ * answer source is its source_NAME.c and a line in sources.c, not a step
+ * here; only what wraps a whole file, as the cache and the index do, is a
+ * resolver file and one step here (doc/DESIGN.md, "Where a new piece goes").
  */
 static int stack(struct file_resolver *f, const struct psym_binary_opts *o, struct psym_objtab *t,
 		 struct psym_located *x, struct psym_resolver **out, struct psym_err *e)

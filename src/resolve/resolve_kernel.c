@@ -182,11 +182,18 @@ static void kernel_destroy(struct psym_resolver *r)
 	free(k);
 }
 
+/* The run is over: vmlinux's resolver saves its answers and runs its policy. */
+static void kernel_finish(struct psym_resolver *r)
+{
+	psym_resolver_finish(from(r)->vmlinux);
+}
+
 static const struct psym_resolver_ops kernel_ops = {
 	.kind = "kernel",
 	.to_vaddr = kernel_to_vaddr,
 	.lookup = kernel_lookup,
 	.describe = kernel_describe,
+	.finish = kernel_finish,
 	.destroy = kernel_destroy,
 };
 

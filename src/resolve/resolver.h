@@ -98,7 +98,8 @@ enum psym_resrole {
 			    * alternate, split units, symbol tables, answer sources), in
 			    * order; lost: those past its cap */
 	PSYM_RES_GSYM,	    /* path: a GSYM file answering */
-	PSYM_RES_GOPCLNTAB, /* note: Go's table answering, its layout (NO_INLINES) */
+	PSYM_RES_GOPCLNTAB, /* note: Go's table answering: "Go 1.20+ layout[, no inline
+			       frames: why]" (NO_INLINES) */
 	PSYM_RES_INDEX,	    /* path, of, build_id, size: a symbol index open for the file
 			    * (USED: some answers came from it); DAMAGED: note says, once,
 			    * why an index found was not used */
@@ -115,7 +116,7 @@ enum psym_resrole {
 #define PSYM_RESITEM_USED 1u	   /* answers came from it (see the role) */
 #define PSYM_RESITEM_DAMAGED 2u	   /* found but not used: note, a one-time warning */
 #define PSYM_RESITEM_DEBUG_ONLY 4u /* BINARY: a debug file standing in for the binary */
-#define PSYM_RESITEM_NO_INLINES 8u /* GOPCLNTAB: no inline trees found */
+#define PSYM_RESITEM_NO_INLINES 8u /* GOPCLNTAB: no inline trees found (warned) */
 #define PSYM_RESITEM_ONLY 16u	   /* PROCESS: the profile's only process */
 
 struct psym_objtab_try;

@@ -17,6 +17,7 @@
 #include "input.h"
 #include "otlp.h"
 #include "profread.h"
+#include "sidenames.h"
 #include "store.h"
 #include "unwindprof.h"
 #include "ustacks.h"
@@ -212,7 +213,7 @@ static int add_job(struct batch *b, const char *in, const char *out, size_t line
 	if (asprintf(&j->in, "%s", in) < 0 ||
 	    (out ? asprintf(&j->out, "%s", out) : asprintf(&j->out, "%s/%s", b->o->outdir, base)) <
 		    0 ||
-	    asprintf(&j->side, "%s.d", in) < 0)
+	    !(j->side = psym_side_dir(in)))
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	b->n++;
 	if (stat(j->side, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -464,7 +465,7 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 	struct psym_locate_opts lo;
 	pthread_t tids[256];
 	size_t nt = o->jobs ? o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
-	size_t started = 0;
+	size_t started = 0, built;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -516,6 +517,7 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 		nt = sizeof(tids) / sizeof(tids[0]);
 	if (nt > b.n)
 		nt = b.n ? b.n : 1;
+	built = psym_index_store_built(o->so->index_store);
 	for (; started < nt; started++)
 		if (pthread_create(&tids[started], NULL, worker, &b) != 0)
 			break;
@@ -525,13 +527,12 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 		pthread_join(tids[i], NULL);
 	/*
 	 * The shared binaries' index builds: here, once every run is over,
-	 * on this thread (never a worker's). They are counted on the last
-	 * job's results line, held back until now, so that the lines of a
-	 * cluster's results add up to its builds.
+	 * on this thread, for those still open; those closed for the open cap
+	 * were finished when closed, on the worker that closed them. Both
+	 * are counted on the last job's results line, held back until now,
+	 * so that the lines of a cluster's results add up to its builds.
 	 */
 	{
-		size_t built = psym_index_store_built(o->so->index_store);
-
 		psym_bincache_finish(b.cache);
 		built = psym_index_store_built(o->so->index_store) - built;
 		if (b.last) {

@@ -150,12 +150,12 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 
 		if (!fid) {
 			const char *sys = f->linkage_name ? f->linkage_name : f->name;
-			char *dem = run->o->no_demangle ? NULL : psym_demangle(sys);
+			char *dem = psym_demangle_as(sys, run->o->demangle);
 
 			if (memo && f->name && f->file) {
 				/* In this order: the string table's order is part of the output. */
 				int64_t nm = dem ? psym_builder_str(run->b, dem)
-						 : psym_funcmemo_str(run->memo, run->b, f->name);
+						 : psym_funcmemo_str(run->memo, run->b, sys);
 				int64_t sx = psym_funcmemo_str(run->memo, run->b, sys);
 
 				fid = psym_builder_function_ix(
@@ -163,7 +163,7 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 					psym_funcmemo_str(run->memo, run->b, f->file),
 					f->start_line);
 			} else {
-				fid = psym_builder_function(run->b, dem ? dem : f->name, sys,
+				fid = psym_builder_function(run->b, dem ? dem : sys, sys,
 							    f->file ? f->file : "", f->start_line);
 			}
 			free(dem);
@@ -402,7 +402,6 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, const
 	run->r->nmaps++;
 }
 
-/* The outcome of one mapping, and what its resolver has to say at once. */
 /* The files a resolver's lookups tried, from the table (even with quiet). */
 static void say_tried(struct run *run, const struct psym_resdesc *d)
 {
@@ -415,6 +414,7 @@ static void say_tried(struct run *run, const struct psym_resdesc *d)
 	}
 }
 
+/* The outcome of one mapping, and what its resolver has to say at once. */
 static void summary(struct run *run, const pb_mapping *m, const char *name,
 		    struct psym_resolver *res, const struct psym_reason *why,
 		    const struct psym_mapsum *c)
@@ -907,6 +907,12 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 	struct run run = {
 		.lp = lp, .p = psym_lean_profile(lp), .o = o, .r = r, .main_mapping = -1
 	};
+	/*
+	 * Index builds start at the end and when an object is closed for the
+	 * open cap (registry.h): all are this run's, unless a batch shares the
+	 * binaries (its other runs build too: the batch counts those).
+	 */
+	size_t built = psym_index_store_built(o->index_store);
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -928,8 +934,8 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 		psym_symbolize_result_free(r);
 	{
 		/* The run is over: the index build policy (resolve_index.c). */
-		size_t built = psym_index_store_built(o->index_store);
-
+		if (o->shared)
+			built = psym_index_store_built(o->index_store);
 		if (!ret)
 			psym_registry_finish(run.own);
 		psym_registry_free(run.own);

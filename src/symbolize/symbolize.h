@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "binary.h"
+#include "demangle.h"
 #include "elffile.h"
 #include "lean.h"
 #include "locate.h"
@@ -90,14 +91,15 @@ struct psym_symbolize_opts {
 	 * its own: the profile's side dir, --explain, the kernel release.
 	 */
 	const struct psym_locate_opts *locate;
-	const char *main_binary;      /* overrides the first mapping, or NULL */
-	bool no_inlines;	      /* physical functions only */
-	bool no_demangle;	      /* keep mangled names as Function.name */
-	bool adjust_callers;	      /* look up address-1 for caller-only locations */
-	bool force;		      /* replace existing lines */
-	const char *side_dir;	      /* the collector's IN.d/ (kallsyms, vdso.so,
+	const char *main_binary;	  /* overrides the first mapping, or NULL */
+	bool no_inlines;		  /* physical functions only */
+	enum psym_demangle_mode demangle; /* how Function.name is made from the
+					   * system name (pprof's modes) */
+	bool adjust_callers;		  /* look up address-1 for caller-only locations */
+	bool force;			  /* replace existing lines */
+	const char *side_dir;		  /* the collector's IN.d/ (kallsyms, vdso.so,
 					 * perf-PID.map), or NULL */
-	const char *const *perf_maps; /* perf maps / jitdumps for every process */
+	const char *const *perf_maps;	  /* perf maps / jitdumps for every process */
 	size_t n_perf_maps;
 	bool perf_map_dirs_default; /* locate->perf_map_dirs is this machine's
 					   * default (/tmp), not named: used only
