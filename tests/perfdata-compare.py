@@ -39,11 +39,11 @@ def norm(name):
     if name in ("[unknown]", "<unknown>") or re.match(r"^\[.*\]$", name) or re.match(r"^0x[0-9a-f]+$", name):
         return "?"
     name = re.sub(r"\+0x[0-9a-f]+$", "", name)
-    if name.endswith("@plt"):
-        return "@plt"
+    # A PLT slot: perf names it NAME@plt, psym by the function it jumps to.
+    name = re.sub(r"@plt$", "", name)
     name = re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", name)  # symbol versions
     name = re.sub(r" \[clone [^]]*\]", "", name)
-    name = name.replace("operator()", "operator").replace("operator<", "operator_lt")
+    name = name.replace("operator()", "operator_call").replace("operator<", "operator_lt")
     name = strip_nested(strip_nested(name, "<", ">"), "(", ")")
     name = re.sub(r"(\s+(const|volatile|&|&&))+\s*$", "", name)
     name = name.split()[-1] if name.split() else name
@@ -247,6 +247,22 @@ def main():
             dbg = debug_file(d)
             if dbg and os.path.isfile(dbg):
                 add_aliases(dbg)
+    # The kernel's aliases (one address, two names: __x64_sys_vfork, __do_sys_vfork).
+    try:
+        at = collections.defaultdict(set)
+        with open("/proc/kallsyms") as fp:
+            for line in fp:
+                f = line.split()
+                if len(f) >= 3 and f[1] in "tT" and int(f[0], 16):
+                    at[f[0]].add(f[2])
+        for names in at.values():
+            names = sorted(names)
+            for n in names[1:]:
+                a, b = find(names[0]), find(n)
+                if a != b:
+                    ALIASES[max(a, b)] = min(a, b)
+    except OSError:
+        pass
     perf = collections.Counter({k[:3] + (tuple(alias(f) for f in k[3]),): n for k, n in perf.items()})
     psym = read_psym(psym_path, depth)
     psym = collections.Counter({k[:3] + (tuple(alias(f) for f in k[3]),): n for k, n in psym.items()})
