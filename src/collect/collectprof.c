@@ -17,6 +17,7 @@
 #define MAX_PROCS (1 << 20) /* within proc.order's 29 bits */
 
 #define LABEL_SLOTS 256
+#define MAX_VALUES 2
 
 /*
  * A process's map as kept: what psym_procmap holds, its path and build ID
@@ -109,6 +110,7 @@ struct psym_collectprof {
 	 */
 	pb_label *shared[4][LABEL_SLOTS];
 	struct psym_collect_stats st;
+	size_t nvals; /* values per sample: meta.ntypes, or 2 */
 	/* The last PROCESS record's maps, held to be shared (struct pmaps); none when bid_fn is set. */
 	struct pmap *last_maps;
 	uint32_t nlast;
@@ -217,9 +219,18 @@ int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_colle
 	}
 	if (!ret)
 		ret = psym_builder_new(c->p, &c->b, e);
-	if (!ret && (psym_builder_sample_type(c->b, "samples", "count") ||
-		     psym_builder_sample_type(c->b, "cpu", "nanoseconds") ||
-		     psym_builder_comment(c->b, PSYM_COLLECT_COMMENT) ||
+	if (!ret && meta->types) {
+		c->nvals = meta->ntypes;
+		for (size_t i = 0; i < meta->ntypes; i++)
+			if (psym_builder_sample_type(c->b, meta->types[i][0], meta->types[i][1]))
+				ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	} else if (!ret) {
+		c->nvals = 2;
+		if (psym_builder_sample_type(c->b, "samples", "count") ||
+		    psym_builder_sample_type(c->b, "cpu", "nanoseconds"))
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	}
+	if (!ret && (psym_builder_comment(c->b, PSYM_COLLECT_COMMENT) ||
 		     (meta->comment && psym_builder_comment(c->b, meta->comment))))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (!ret) {
@@ -230,8 +241,13 @@ int psym_collectprof_new(const struct psym_collect_meta *meta, struct psym_colle
 			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		} else {
 			perftools__profiles__value_type__init(pt);
-			pt->type = psym_builder_str(c->b, "cpu");
-			pt->unit = psym_builder_str(c->b, "nanoseconds");
+			pt->type = psym_builder_str(c->b,
+						    meta->period_type ? meta->period_type : "cpu");
+			pt->unit = psym_builder_str(c->b, meta->period_unit ? meta->period_unit
+									    : "nanoseconds");
+			if (meta->default_type)
+				pb->default_sample_type =
+					psym_builder_str(c->b, meta->default_type);
 			pb->period_type = pt;
 			pb->period = meta->period_ns;
 			pb->time_nanos = meta->time_ns;
@@ -725,6 +741,15 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 			 const uint64_t *kstack, size_t nk, const uint64_t *ustack, size_t nu,
 			 uint64_t count)
 {
+	int64_t vals[MAX_VALUES] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
+
+	return psym_collectprof_add_values(c, pid, tid, comm, kstack, nk, ustack, nu, count, vals);
+}
+
+int psym_collectprof_add_values(struct psym_collectprof *c, int pid, int tid, const char *comm,
+				const uint64_t *kstack, size_t nk, const uint64_t *ustack,
+				size_t nu, uint64_t count, const int64_t *vals)
+{
 	uint64_t locs[2 * MAX_FRAMES], h;
 	size_t n = 0, unmapped = 0;
 	struct proc *pr = find_proc(c, pid);
@@ -781,10 +806,9 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 	h = stack_hash(&c->by_stack, pid, tid, commix, locs, n);
 	s = commix < 0 ? NULL : find_stack(c, h, pid, tid, commix, locs, n);
 	if (s) {
-		s->value[0] += (int64_t)count;
-		s->value[1] += (int64_t)count * c->meta.period_ns;
+		for (size_t k = 0; k < c->nvals; k++)
+			s->value[k] += vals[k];
 	} else {
-		int64_t vals[2] = { (int64_t)count, (int64_t)count * c->meta.period_ns };
 		size_t ix = c->p->pb->n_sample, nlb = pr && pr->mntns ? 4 : 3;
 		int64_t key[4] = { pid, tid, commix, pr ? (int64_t)pr->mntns : 0 };
 		/* pid, tid and comm first: they are the key (find_stack). */
@@ -799,7 +823,7 @@ int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const cha
 			return PSYM_ELIMIT;
 		for (size_t k = 0; k < nlb; k++)
 			lb[k].same = shared_label(c, (int)k, key[k]);
-		s = psym_builder_sample_labels(c->b, locs, n, vals, 2, lb, nlb);
+		s = psym_builder_sample_labels(c->b, locs, n, vals, c->nvals, lb, nlb);
 		if (!s)
 			return PSYM_ENOMEM;
 		key[2] = s->label[2]->str;

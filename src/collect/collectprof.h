@@ -31,6 +31,15 @@ struct psym_collect_meta {
 	/* The sampler's user stack depth: a stack that deep may be cut; 0: none. */
 	size_t stack_depth_max;
 	size_t max_memory; /* cap on the profile's memory (psym_limits'), 0 = the arena's default */
+	/*
+	 * The sample types as {type, unit} string pairs, ntypes of them, for
+	 * psym_collectprof_add_values (a perf.data of many events); NULL:
+	 * samples/count and cpu/nanoseconds. period_type/unit (NULL: cpu,
+	 * nanoseconds) and default_type (NULL: none) go with them.
+	 */
+	const char *const (*types)[2];
+	size_t ntypes;
+	const char *period_type, *period_unit, *default_type;
 };
 
 #define PSYM_COLLECT_COMMENT "psym-collect: caller frames are recorded as return address - 1"
@@ -110,6 +119,15 @@ void psym_collectprof_set_mntns(struct psym_collectprof *c, int pid, uint64_t mn
 int psym_collectprof_add(struct psym_collectprof *c, int pid, int tid, const char *comm,
 			 const uint64_t *kstack, size_t nk, const uint64_t *ustack, size_t nu,
 			 uint64_t count);
+
+/*
+ * The same with one value per sample type (meta.ntypes of them, or 2:
+ * the count and count * period_ns), summed into an equal stack's; count
+ * is how many samples that is (the processes' order, the stats).
+ */
+int psym_collectprof_add_values(struct psym_collectprof *c, int pid, int tid, const char *comm,
+				const uint64_t *kstack, size_t nk, const uint64_t *ustack,
+				size_t nu, uint64_t count, const int64_t *vals);
 
 /*
  * User addresses of pid that no known mapping holds (so the caller knows

@@ -9,7 +9,8 @@
 #include "looks.h"
 
 /* The readers, one file each (in_*.c). */
-extern const struct psym_input_kind psym_input_legacy, psym_input_pprof, psym_input_otlp;
+extern const struct psym_input_kind psym_input_legacy, psym_input_pprof, psym_input_otlp,
+	psym_input_perf;
 
 /*
  * The table: tried in order, the first whose sniff says "mine" reads the
@@ -17,6 +18,7 @@ extern const struct psym_input_kind psym_input_legacy, psym_input_pprof, psym_in
  */
 static const struct psym_input_kind *const kinds[] = {
 	&psym_input_legacy,
+	&psym_input_perf,
 	&psym_input_otlp,
 	&psym_input_pprof,
 };

@@ -38,6 +38,7 @@ struct shared_space {
 };
 
 struct unwind_run {
+	size_t ntypes; /* the input's own sample types (samples' values), 0: the collector's */
 	const struct psym_unwindprof_opts *o;
 	struct psym_collectprof *c;
 	struct psym_unwindprof_stats *st;
@@ -251,8 +252,12 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 	/* The builder takes return addresses (it subtracts one from callers). */
 	for (size_t i = 0; i < res.n; i++)
 		r->ustack[i] = i ? r->pcs[i] + 1 : r->pcs[i];
-	ret = psym_collectprof_add(r->c, (int)s->pid, (int)s->tid, s->comm, s->kstack, s->nk,
-				   r->ustack, res.n, 1);
+	if (s->values && s->nvalues == r->ntypes)
+		ret = psym_collectprof_add_values(r->c, (int)s->pid, (int)s->tid, s->comm,
+						  s->kstack, s->nk, r->ustack, res.n, 1, s->values);
+	else
+		ret = psym_collectprof_add(r->c, (int)s->pid, (int)s->tid, s->comm, s->kstack,
+					   s->nk, r->ustack, res.n, 1);
 	if (ret < 0)
 		return psym_err_set(r->e, ret, "cannot add a sample: %s", psym_strerror(ret));
 	return 0;
@@ -265,12 +270,12 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
  */
 static int unwind_run(const char *path, const struct psym_unwindprof_src *src,
 		      const struct psym_unwindprof_opts *o, struct psym_collectprof *c,
-		      struct psym_unwindprof_stats *st, struct psym_err *e)
+		      size_t ntypes, struct psym_unwindprof_stats *st, struct psym_err *e)
 {
 	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe,
 							    on_mntns };
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
-	struct unwind_run r = { .o = o, .c = c, .st = st, .e = e };
+	struct unwind_run r = { .ntypes = ntypes, .o = o, .c = c, .st = st, .e = e };
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -323,6 +328,45 @@ int psym_unwindprof_profile(const struct psym_profile *in, const char *side_file
 	return psym_unwindprof_profile_from(in, side_file, NULL, o, lim, out, st, e);
 }
 
+/*
+ * An input with sample types of its own (perf.data: each event's count
+ * and period) keeps them: meta takes them (types, freed by the caller).
+ * The collector's own pair is made anew.
+ */
+static int own_types(const struct psym_profile *in, struct psym_collect_meta *meta,
+		     const char *(**types)[2], struct psym_err *e)
+{
+	size_t n = in->pb->n_sample_type;
+	const char *(*t)[2];
+
+	if (n == 2 && !strcmp(psym_profile_str(in, in->pb->sample_type[0]->type), "samples") &&
+	    !strcmp(psym_profile_str(in, in->pb->sample_type[1]->type), "cpu"))
+		return 0;
+	if (!n)
+		return 0;
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		t[i][0] = psym_profile_str(in, in->pb->sample_type[i]->type);
+		t[i][1] = psym_profile_str(in, in->pb->sample_type[i]->unit);
+		if (!t[i][0] || !t[i][1]) {
+			free(t);
+			return psym_err_set(e, PSYM_EBADPROFILE, "a sample type with no name");
+		}
+	}
+	meta->types = (const char *const(*)[2])t;
+	meta->ntypes = n;
+	if (in->pb->period_type) {
+		meta->period_type = psym_profile_str(in, in->pb->period_type->type);
+		meta->period_unit = psym_profile_str(in, in->pb->period_type->unit);
+	}
+	if (in->pb->default_sample_type)
+		meta->default_type = psym_profile_str(in, in->pb->default_sample_type);
+	*types = t;
+	return 0;
+}
+
 int psym_unwindprof_profile_from(const struct psym_profile *in, const char *side_file,
 				 const struct psym_unwindprof_src *src,
 				 const struct psym_unwindprof_opts *o,
@@ -331,6 +375,7 @@ int psym_unwindprof_profile_from(const struct psym_profile *in, const char *side
 {
 	struct psym_collect_meta meta = { 0 };
 	struct psym_collectprof *c = NULL;
+	const char *(*types)[2] = NULL;
 	int ret;
 
 	*out = NULL;
@@ -350,7 +395,9 @@ int psym_unwindprof_profile_from(const struct psym_profile *in, const char *side
 			meta.kernel_build_id = b && *b ? b : NULL;
 		}
 	}
-	ret = psym_collectprof_new(&meta, &c, e);
+	ret = own_types(in, &meta, &types, e);
+	if (!ret)
+		ret = psym_collectprof_new(&meta, &c, e);
 	if (ret)
 		goto out;
 	/* The input's comments (the host identity) but those made anew. */
@@ -366,7 +413,7 @@ int psym_unwindprof_profile_from(const struct psym_profile *in, const char *side
 			goto out;
 		}
 	}
-	ret = unwind_run(side_file, src, o, c, st, e);
+	ret = unwind_run(side_file, src, o, c, meta.ntypes, st, e);
 	if (ret)
 		goto out;
 	/*
@@ -394,5 +441,6 @@ int psym_unwindprof_profile_from(const struct psym_profile *in, const char *side
 	}
 out:
 	psym_collectprof_free(c);
+	free(types);
 	return ret;
 }

@@ -58,6 +58,13 @@ struct psym_ustack_sample {
 	size_t nk;
 	const uint8_t *stack; /* bytes from the stack pointer up */
 	size_t stack_len;
+	/*
+	 * The sample's values, one per sample type of the profile it came
+	 * with (perf.data: each event's count and period); NULL (the side
+	 * file's): one sample of the profile's period.
+	 */
+	const int64_t *values;
+	size_t nvalues;
 };
 
 struct psym_ustacks_writer;

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: MIT */
+/* perf.data's reader inside: the header's side (perfdata.c) and the record loop's (perfdata_rec.c). */
+#ifndef PSYM_PERFDATA_INT_H
+#define PSYM_PERFDATA_INT_H
+
+#include <endian.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "perfdata.h"
+
+/* The bytes of perf_event_attr read (PERF_ATTR_SIZE_VER8); more are skipped. */
+#define PSYM_PERF_ATTR_KNOWN 144
+
+struct perf_id {
+	uint64_t id;
+	uint32_t attr;
+};
+
+/* What the reader keeps of an event beside its public psym_perf_attr. */
+struct perf_attr_x {
+	uint64_t regs_intr;
+	char *name; /* EVENT_DESC's (owned) */
+	char defname[48];
+};
+
+struct psym_perfdata {
+	const uint8_t *buf;
+	size_t len;
+	char *name;
+	bool pipe;
+	/* The records: [data_off, data_end); the header claimed data_claim bytes. */
+	uint64_t data_off, data_end, data_claim;
+	struct psym_perf_attr *attrs;
+	struct perf_attr_x *attrx;
+	size_t nattrs, capattrs, capattrx;
+	struct perf_id *ids; /* sorted by id after open */
+	size_t nids, capids;
+	struct psym_perf_build_id *bids;
+	size_t nbids, capbids;
+	char *cmdline;
+	struct psym_perf_info info;
+	/* A sample's id at this offset of its body (-1: none); the trailer's size. */
+	int sample_id_pos;
+	unsigned trailer_size;
+	struct psym_perfdata_stats st;
+};
+
+static inline uint64_t psym_perf_rd64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
+
+static inline uint32_t psym_perf_rd32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+/*
+ * Bytes after the record at p (size bytes) that belong to it: AUXTRACE's
+ * data, pipe mode's tracing data. UINT64_MAX when more than avail.
+ */
+uint64_t psym_perf_record_extra(const uint8_t *p, uint16_t size, uint64_t avail);
+
+#endif
