@@ -205,6 +205,8 @@ void die_bad_option(const char *cmd, char **argv, const char *shortopts) __attri
 int report(const struct psym_err *e, int code);
 int stdout_state(void);
 int finish_stdout(int code);
+/* An input was read in part (its one line said): the command exits 1 (finish_stdout). */
+void input_partial(const char *msg);
 bool parse_size(const char *s, size_t *out);
 bool limit_option(int c, const char *arg, struct psym_limits *lim, const char *cmd);
 int load(const char *path, const struct psym_limits *lim, struct psym_profile **p);

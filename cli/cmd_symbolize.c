@@ -236,6 +236,7 @@ void print_note(void *ud, const struct psym_note *n)
 			n->name);
 		break;
 	case PSYM_NOTE_UNWOUND: print_unwound(n->unwound, out); break;
+	case PSYM_NOTE_PARTIAL: input_partial(n->why); break;
 	case PSYM_NOTE_MAIN_BINARY:
 		if (n->same_build_id)
 			fprintf(out,

@@ -83,6 +83,14 @@ int stdout_state(void)
  * ended with a system error it said already. Commands leave standard
  * output's errors to this.
  */
+static bool partial_input;
+
+void input_partial(const char *msg)
+{
+	fprintf(stderr, "%s: %s: the records before it were read\n", progname, msg);
+	partial_input = true;
+}
+
 int finish_stdout(int code)
 {
 	int c = stdout_state();
@@ -94,7 +102,7 @@ int finish_stdout(int code)
 			strerror(errno));
 		return PSYM_EXIT_SYSTEM;
 	}
-	return code;
+	return code == PSYM_EXIT_OK && partial_input ? PSYM_EXIT_PARTIAL : code;
 }
 
 /* Parse a byte size with optional K/M/G suffix (powers of 1024). */
@@ -130,6 +138,10 @@ int load(const char *path, const struct psym_limits *lim, struct psym_profile **
 	int ret;
 
 	ret = psym_input_read_profile(path, lim, p, &e);
+	if (!ret && e.code) {
+		input_partial(e.msg); /* read in part: said, and exit 1 at the end */
+		e = (struct psym_err){ 0 };
+	}
 	if (!ret) {
 		ret = psym_profile_validate(*p, &e);
 		if (ret) {

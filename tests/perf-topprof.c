@@ -45,6 +45,8 @@ int main(int argc, char **argv)
 	ret = psym_input_perf.read(buf, (size_t)st.st_size, false, 0, NULL, &in, &e);
 	if (ret)
 		fprintf(stderr, "%s\n", e.msg);
+	else if (in.partial.code) /* read in part: its line, the profile of what came before */
+		fprintf(stderr, "%s\n", in.partial.msg);
 	if (in.profile && psym_profile_write(in.profile, argv[2], true, &e)) {
 		fprintf(stderr, "%s\n", e.msg);
 		ret = -1;
@@ -54,5 +56,5 @@ int main(int argc, char **argv)
 	psym_profile_free(in.profile);
 	psym_input_perf.free_state(in.state, in.stacks_ud);
 	munmap(buf, (size_t)st.st_size);
-	return !ret ? 0 : in.profile ? 1 : 2;
+	return ret ? (in.profile ? 1 : 2) : in.partial.code ? 1 : 0;
 }

@@ -44,6 +44,29 @@ while IFS='	' read -r file want_rc want; do
 done <table
 [ "$n" -ge 14 ] && pass "$n hostile perf.data files" || fail "only $n hostile perf.data files"
 
+# The command line keeps its promise too: psym symbolize writes what was
+# read (exit 1, the one line) or refuses (exit 2, nothing written); the
+# reports read the same way.
+while IFS='	' read -r file want_rc want; do
+	[ "$want_rc" = 0 ] && continue
+	rm -f cli.pb.gz
+	rc=0
+	"$PSYM" symbolize --offline -q "$bad/$file" -o cli.pb.gz 2>stderr || rc=$?
+	if [ "$rc" != "$want_rc" ] || [ "$(wc -l <stderr)" != 1 ] || ! grep -qF -- "$want" stderr; then
+		fail "psym symbolize $file: exit $rc, want $want_rc: $(cat stderr)"
+	elif [ "$want_rc" = 1 ] && ! "$PSYM" check cli.pb.gz >/dev/null 2>&1; then
+		fail "psym symbolize $file: exit 1 but no valid profile of what was read"
+	elif [ "$want_rc" = 2 ] && [ -e cli.pb.gz ]; then
+		fail "psym symbolize $file: refused, yet a profile was written"
+	else
+		pass "psym symbolize $file: exit $rc, one line"
+	fi
+	rc=0
+	"$PSYM" top "$bad/$file" >/dev/null 2>stderr || rc=$?
+	[ "$rc" = "$want_rc" ] && grep -qF -- "$want" stderr &&
+		pass "psym top $file: exit $rc" || fail "psym top $file: exit $rc, want $want_rc: $(cat stderr)"
+done <table
+
 # The generator's good files are perf.data to perf itself, with the same samples.
 if command -v perf >/dev/null 2>&1; then
 	for f in perf-good.data perf-good-pipe.data; do

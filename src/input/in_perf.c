@@ -441,6 +441,15 @@ static int perf_read(const unsigned char *buf, size_t len, bool was_gzip, unsign
 	p->e = e;
 	p->machine = st->machine;
 	ret = build(p, lim, &in->profile, e);
+	/*
+	 * Read in part: the samples before the bad record are kept, the
+	 * record said once (psym_input.partial); none read is an error.
+	 */
+	if (ret < 0 && ret != PSYM_ENOMEM && in->profile && in->profile->pb->n_sample) {
+		in->partial = *e;
+		*e = (struct psym_err){ 0 };
+		ret = 0;
+	}
 	if (in->profile && wants_unwinding(st->d)) {
 		in->stacks = perf_stacks;
 		in->stacks_ud = st;

@@ -188,6 +188,8 @@ int psym_input_read_profile(const char *path, const struct psym_limits *lim,
 	int ret = psym_input_read(path, 0, lim, &in, e);
 
 	*out = ret ? NULL : psym_input_take_profile(in);
+	if (!ret && in->partial.code)
+		*e = in->partial;
 	psym_input_free(in);
 	return ret;
 }

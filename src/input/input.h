@@ -57,6 +57,13 @@ struct psym_input {
 	void *stacks_ud; /* the reader's; freed with state */
 	/* The reader's own (kind->free_state frees it with stacks_ud). */
 	void *state;
+	/*
+	 * The file was read in part: a reader that meets a bad record after
+	 * good ones returns 0 with this set (the one line naming the file and
+	 * the first bad record's offset) and the profile of what came before:
+	 * nothing read is lost, and the drivers say it and exit 1.
+	 */
+	struct psym_err partial;
 	/* The file's bytes (a private copy, never a mapping), gzip undone: input.c's. */
 	unsigned char *buf;
 	size_t len;
@@ -116,7 +123,8 @@ int psym_input_parse(const unsigned char *buf, size_t len, const char *name, uns
 /*
  * psym_input_read() for a caller that wants the profile alone (reports,
  * merge, show): *out is the caller's, not validated. Stack copies an
- * input carries are not unwound here (symbolize does that).
+ * input carries are not unwound here (symbolize does that). A file read
+ * in part gives 0 with e->code set (in->partial's line): warn, go on.
  */
 int psym_input_read_profile(const char *path, const struct psym_limits *lim,
 			    struct psym_profile **out, struct psym_err *e);

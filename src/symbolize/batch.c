@@ -26,7 +26,7 @@
 /* A note of psym_symbolize_file (not with quiet). */
 static void note(const struct psym_symbolize_opts *o, const struct psym_note *n)
 {
-	if (o->note_fn && !o->quiet)
+	if (o->note_fn && (!o->quiet || n->kind == PSYM_NOTE_PARTIAL))
 		o->note_fn(o->note_ud, n);
 }
 
@@ -128,6 +128,9 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 	if (ret)
 		goto out;
 	p = psym_input_take_lean(input);
+	if (input->partial.code)
+		note(o,
+		     &(struct psym_note){ .kind = PSYM_NOTE_PARTIAL, .why = input->partial.msg });
 	ret = psym_lean_validate(p, e);
 	if (ret) {
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");

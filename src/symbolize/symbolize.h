@@ -70,6 +70,9 @@ enum psym_note_kind {
 				* (psym_symbolize_file) */
 	PSYM_NOTE_UNWOUND,	/* unwound: the user stacks were unwound first, with these
 				* counts (psym_symbolize_file) */
+	PSYM_NOTE_PARTIAL,	/* why: the input was read in part (psym_input.partial's
+				* line); the output holds what was read. Given with
+				* quiet too: the caller exits 1 */
 };
 
 struct psym_note {
@@ -81,7 +84,7 @@ struct psym_note {
 	size_t skipped;
 	bool records;
 	const struct psym_unwindprof_stats *unwound; /* UNWOUND */
-	const char *why;			     /* SIDE_REFUSED */
+	const char *why;			     /* SIDE_REFUSED, PARTIAL */
 };
 
 struct psym_symbolize_opts {
