@@ -59,7 +59,7 @@ C
 
 # record BIN ID-KIND ID OUT: perf record the copy run/BIN, convert to OTLP.
 record() {
-	perf record -q -e cpu-clock -F 2000 -g -o "$1.data" -- "./run/$1" 20000 >/dev/null 2>perf.err ||
+	perf record -q -N -e cpu-clock -F 2000 -g -o "$1.data" -- "./run/$1" 20000 >/dev/null 2>perf.err ||
 		skip "perf record cannot run here: $(tail -1 perf.err)"
 	perf script -F pid,ip,dso --show-mmap-events -i "$1.data" >"$1.script" 2>/dev/null ||
 		die "perf script failed"
@@ -102,6 +102,25 @@ record prog2 htlhash "$h" p2.otlp.pb
 "$PSYM" show --json sym2.pb.gz >sym2.json
 check "OTLP with an htlhash only: every location equals llvm-symbolizer" \
 	"$PY" "$top_srcdir/tests/otlp-llvm-compare.py" sym2.json prog2 prog2.loads
+# The index store names such a file by its htlhash: after two runs (the
+# policy's 'seen before') an index of key 686c+HASH, and a third run that
+# answers from it gives the same profile.
+for i in 1 2; do
+	"$PSYM" symbolize -q --offline --no-cache --no-demangle --debug-dir dbg --index-store "$PWD/S" \
+		-o idx$i.pb.gz p2.otlp.pb || die "symbolize with an index store failed"
+done
+n=0
+while [ "$n" -lt 120 ] && ! ls S/68/686c"$h".*.psymidx >/dev/null 2>&1; do
+	sleep 0.5
+	n=$((n + 1))
+done
+check "the index store names the htlhash-only file by its hash (686c$h)" sh -c "ls S/68/686c$h.*.psymidx >/dev/null 2>&1"
+"$PSYM" symbolize -q --offline --no-cache --no-demangle --debug-dir dbg --index-store "$PWD/S" \
+	--explain -o idx3.pb.gz p2.otlp.pb 2>idx3.err || die "symbolize from the index failed"
+"$PSYM" show --json idx3.pb.gz >idx3.json
+check "answered from that index, equal to llvm-symbolizer" \
+	"$PY" "$top_srcdir/tests/otlp-llvm-compare.py" idx3.json prog2 prog2.loads
+check "... and --explain says the index answered" grep -q "686c$h" idx3.err
 # The file that ran, renamed and named by --main-binary: matched by its hash.
 mkdir elsewhere && cp run/prog2 elsewhere/renamed
 "$PSYM" symbolize -q --offline --no-demangle --debug-dir dbg --main-binary elsewhere/renamed \

@@ -13,7 +13,7 @@ need g++
 perf_usable
 
 g++ -O2 -g -fomit-frame-pointer -o worknofp "$top_srcdir/tests/perfdata-work.cc" || exit 99
-perf record -q -e cpu-clock -F 499 --call-graph dwarf -o dw.data ./worknofp 150 >/dev/null 2>perf.log ||
+perf record -q -N -e cpu-clock -F 499 --call-graph dwarf -o dw.data ./worknofp 150 >/dev/null 2>perf.log ||
 	{ cat perf.log; exit 99; }
 
 check "the input kind sees stack copies" sh -c "'$top_builddir/tests/perf-topprof' dw.data raw.pb.gz | grep -q 'stacks: yes'"

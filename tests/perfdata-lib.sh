@@ -3,7 +3,7 @@ need perf "Debian's linux-perf"
 need python3
 # perf_usable: perf record works here (root, or perf_event_paranoid allows it).
 perf_usable() {
-	perf record -q -e cpu-clock -o "$T/probe.data" true >"$T/probe.log" 2>&1 ||
+	perf record -q -N -e cpu-clock -o "$T/probe.data" true >"$T/probe.log" 2>&1 ||
 		skip "perf record -e cpu-clock does not work here: $(head -c 200 "$T/probe.log" | tr '\n' ' ')"
 	rm -f "$T/probe.data" "$T/probe.log"
 }

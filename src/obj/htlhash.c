@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "buildid.h"
 #include "htlhash.h"
 #include "sha256.h"
 
@@ -25,6 +26,15 @@ bool psym_build_id_is_htlhash(const char *s)
 		if (!isxdigit((unsigned char)s[n]))
 			return false;
 	return n == PSYM_HTLHASH_HEX - 1;
+}
+
+int psym_htlhash_key(const char *s, char *out)
+{
+	if (!psym_build_id_is_htlhash(s))
+		return PSYM_NOENT;
+	snprintf(out, PSYM_BUILD_ID_HEX_MAX, "686c%s", s + sizeof(PSYM_HTLHASH_PREFIX) - 1);
+	psym_build_id_lower(out);
+	return 0;
 }
 
 static bool read_at(int fd, unsigned char *buf, size_t n, off_t off)

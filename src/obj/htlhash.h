@@ -21,6 +21,15 @@
 /* True when s is "htlhash:" and 32 hex digits. */
 bool psym_build_id_is_htlhash(const char *s);
 
+/*
+ * The key psym's caches and index stores name a file of that identity by
+ * (the Go build ID's way, psym_go_build_id_key: hex, in a space of its
+ * own, "686c" + the hash): only for a mapping the profile identifies by
+ * its htlhash, whose file the locator checked by it. PSYM_NOENT when s is
+ * not "htlhash:HEX". out: PSYM_BUILD_ID_HEX_MAX bytes.
+ */
+int psym_htlhash_key(const char *s, char *out);
+
 /* The hash of the regular file at path into hex. 0, or a negative code with e set. */
 int psym_file_htlhash(const char *path, char hex[PSYM_HTLHASH_HEX], struct psym_err *e);
 

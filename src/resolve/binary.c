@@ -10,6 +10,7 @@
 
 #include "binary.h"
 #include "buildid.h"
+#include "htlhash.h"
 #include "layout.h"
 #include "objtab.h"
 #include "sort.h"
@@ -112,6 +113,13 @@ void psym_binary_set_entry(struct psym_binary *b, struct psym_objtab *t, struct 
 {
 	b->tab = t;
 	b->x = x;
+	/*
+	 * No build ID of its own, known by the OTel eBPF profiler's htlhash
+	 * (the locator checked the file by it): caches and the index store
+	 * name it by that.
+	 */
+	if (!b->key[0] && x)
+		psym_htlhash_key(x->build_id, b->key);
 }
 
 void psym_binary_set_log(struct psym_binary *b, struct psym_objtab *t, struct psym_located *x)
