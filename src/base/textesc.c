@@ -101,7 +101,7 @@ size_t psym_text_escape_buf(char *buf, size_t sz, const char *s, size_t n)
  * is the length of its maximal valid prefix (at least 1), which is one
  * U+FFFD (Unicode's "substitution of maximal subparts", as LLVM does).
  */
-static size_t utf8_len(const unsigned char *s, size_t n, size_t *bad)
+size_t psym_utf8_len(const unsigned char *s, size_t n, size_t *bad)
 {
 	size_t len, i;
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -150,7 +150,7 @@ void psym_json_escape(const char *s, psym_put_fn put, void *ud)
 			i++;
 			continue;
 		}
-		if (u[i] >= 0x80 && (l = utf8_len(u + i, n - i, &bad))) {
+		if (u[i] >= 0x80 && (l = psym_utf8_len(u + i, n - i, &bad))) {
 			i += l;
 			continue;
 		}

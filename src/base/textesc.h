@@ -42,6 +42,14 @@ static inline void psym_text_puts(FILE *out, const char *s)
 size_t psym_text_escape_buf(char *buf, size_t sz, const char *s, size_t n);
 
 /* The JSON string (with its quotes) of the NUL-terminated s to put. */
+/*
+ * The length of the valid UTF-8 sequence at s[0..n) (1 for ASCII), or 0;
+ * when 0, *bad is the length of its maximal valid prefix (at least 1),
+ * which is one U+FFFD (Unicode's "substitution of maximal subparts", as
+ * LLVM does). The one UTF-8 rule of the JSON and XML writers.
+ */
+size_t psym_utf8_len(const unsigned char *s, size_t n, size_t *bad);
+
 void psym_json_escape(const char *s, psym_put_fn put, void *ud);
 /* The same to out. */
 void psym_json_string(FILE *out, const char *s);

@@ -12,31 +12,15 @@
 #include <string.h>
 
 #include "report_int.h"
+#include "textesc.h"
 
 /* Length of the well-formed UTF-8 character at s (XML's characters only), or 0. */
 static size_t utf8_char(const unsigned char *s)
 {
-	size_t n = s[0] >= 0xf0 ? 4 : s[0] >= 0xe0 ? 3 : 2;
-	unsigned lo = 0x80, hi = 0xbf;
+	size_t bad, n = psym_utf8_len(s, strnlen((const char *)s, 4), &bad);
 
-	if (s[0] < 0xc2 || s[0] > 0xf4)
-		return 0;
-	/* No overlong forms, no surrogates, nothing past U+10FFFF. */
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
 	/* U+FFFE and U+FFFF are not XML characters. */
-	if (s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
+	if (n == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe)
 		return 0;
 	return n;
 }
