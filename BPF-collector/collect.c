@@ -40,7 +40,8 @@
 #include "unwindprof.h"
 #include "ustack.h"
 
-volatile sig_atomic_t stop, hup;
+/* Set by SIGINT/SIGTERM; hup by SIGHUP (--rotate: end the window now). */
+static volatile sig_atomic_t stop, hup;
 
 static void on_stop(int sig)
 {
@@ -219,6 +220,18 @@ static int window_name(struct opts *o, struct output *w, struct psym_err *e)
 	return rotate_name(w->pattern, w->win_t, w->win_seq, w->outname, sizeof(w->outname), e);
 }
 
+/* --format otlp: the same content as OpenTelemetry profiles (otlp.h). */
+static int write_otlp(const struct psym_profile *p, FILE *fp, const char *name, struct psym_err *e)
+{
+	struct psym_otlp *o = NULL;
+	int ret = psym_otlp_from_profile(p, NULL, PSYM_OTLP_OTEL_NAMES, &o, e);
+
+	if (!ret)
+		ret = psym_otlp_encode_fp(o, fp, name, e);
+	psym_otlp_free(o);
+	return ret;
+}
+
 /*
  * Write the profile cp built so far through out (open on o->out; closed
  * here whatever happens), then its side files (ks: the kallsyms copy, NULL
@@ -237,9 +250,11 @@ static int write_profile(const struct opts *o, struct psym_collectprof *cp, cons
 	ret = psym_collectprof_finish(cp, dur);
 	if (ret)
 		psym_err_set(&e, ret, "out of memory");
-	if (!ret)
+	if (!ret && o->otlp)
+		ret = write_otlp(psym_collectprof_profile(cp), out->fp, o->out, &e);
+	else if (!ret)
 		ret = psym_profile_encode(psym_collectprof_profile(cp), true, &buf, &len, &e);
-	if (!ret && fwrite(buf, 1, len, out->fp) != len)
+	if (!ret && !o->otlp && fwrite(buf, 1, len, out->fp) != len)
 		ret = psym_err_set(&e, PSYM_EIO, "cannot write '%s': %s", o->out, strerror(errno));
 	free(buf);
 	if (ret) {
@@ -393,9 +408,9 @@ static long rss_kb(void)
  */
 struct collector {
 	struct opts o;
-	struct output w;
-	struct bpfmaps b;
-	struct meta m;
+	struct output window; /* the profile under way and where it goes */
+	struct bpfmaps bpf;
+	struct meta meta;
 	struct ksyms ks;
 	struct mmaptrack *mt; /* mappings as they are made; NULL: --no-mmap-track */
 	struct stackcopy *sc; /* --stack-copy */
@@ -404,7 +419,7 @@ struct collector {
 /* The kallsyms copy for the side files, when the profile has kernel frames. */
 static const struct ksyms *kframes(const struct collector *c)
 {
-	bool kernel = c->b.kernel_frames || (c->sc && !c->o.no_kernel);
+	bool kernel = c->bpf.kernel_frames || (c->sc && !c->o.no_kernel);
 
 	return kernel ? &c->ks : NULL;
 }
@@ -416,7 +431,7 @@ static const struct ksyms *kframes(const struct collector *c)
  */
 static int end_window(struct collector *c, bool last, int *code)
 {
-	struct output *w = &c->w;
+	struct output *w = &c->window;
 	struct psym_err e = { 0 };
 	struct psym_out out;
 	int64_t now = now_ns(), dur = now - w->win_start;
@@ -436,7 +451,7 @@ static int end_window(struct collector *c, bool last, int *code)
 	} else if ((ret = write_profile(&c->o, w->cp, kframes(c), &out, dur, &written)) != 0) {
 		*code = ret;
 	}
-	summary(&c->o, &c->b, &c->m, w->cp, dur, written);
+	summary(&c->o, &c->bpf, &c->meta, w->cp, dur, written);
 	if (written)
 		rotate_prune(w->pattern, w->outname, c->o.keep, c->o.max_disk, stderr);
 	if (c->o.verbose)
@@ -447,10 +462,10 @@ static int end_window(struct collector *c, bool last, int *code)
 	/* The next window: a new profile; each process's maps are given again. */
 	psym_collectprof_free(w->cp);
 	w->cp = NULL;
-	meta_profile(&c->m, NULL);
+	meta_profile(&c->meta, NULL);
 	w->win_start = now_ns();
 	w->win_t = time(NULL);
-	ret = new_profile(w, &c->m, &c->ks, &e);
+	ret = new_profile(w, &c->meta, &c->ks, &e);
 	if (!ret && c->sc)
 		ret = psym_collectprof_comment(w->cp, PSYM_USTACKS_COMMENT);
 	if (!ret)
@@ -662,7 +677,7 @@ static int profile_start(const struct opts *o, struct output *w, struct meta *m,
 /* Samples carry their process's image from now on (fd: its map, -1: they do not). */
 static void images_start(struct collector *c, int fd)
 {
-	meta_images(&c->m, fd);
+	meta_images(&c->meta, fd);
 	if (fd >= 0)
 		mmaptrack_images_since(c->mt, (uint64_t)now_ns());
 }
@@ -687,11 +702,12 @@ static int recorders_open(struct collector *c, const struct sampler *s)
 			return PSYM_EXIT_SYSTEM;
 		}
 	}
-	meta_recorders(&c->m, c->mt, NULL);
+	meta_recorders(&c->meta, c->mt, NULL);
 	/* Execs followed once the tracker records them (image.bpf.h). */
 	if (!o->stack_copy)
-		images_start(c, images_attach(c->b.skel->progs.psym_exec,
-					      &c->b.skel->links.psym_exec, c->b.skel->maps.images));
+		images_start(c, images_attach(c->bpf.skel->progs.psym_exec,
+					      &c->bpf.skel->links.psym_exec,
+					      c->bpf.skel->maps.images));
 	if (o->stack_copy) {
 		struct stackcopy_opts so = { (uint32_t)o->stack_copy,
 					     o->pids,
@@ -702,15 +718,15 @@ static int recorders_open(struct collector *c, const struct sampler *s)
 					     s->ncpu,
 					     o->out,
 					     stackcopy_need_maps,
-					     &c->m,
+					     &c->meta,
 					     &s->follow };
 
-		if (psym_collectprof_comment(c->w.cp, PSYM_USTACKS_COMMENT) ||
-		    stackcopy_open(&so, &c->w.cp, &c->sc, &e)) {
+		if (psym_collectprof_comment(c->window.cp, PSYM_USTACKS_COMMENT) ||
+		    stackcopy_open(&so, &c->window.cp, &c->sc, &e)) {
 			fprintf(stderr, "psym-collect: %s\n", e.msg[0] ? e.msg : "out of memory");
 			return PSYM_EXIT_SYSTEM;
 		}
-		meta_recorders(&c->m, c->mt, c->sc);
+		meta_recorders(&c->meta, c->mt, c->sc);
 		images_start(c, stackcopy_images(c->sc));
 	}
 	return PSYM_EXIT_OK;
@@ -769,7 +785,7 @@ static void sampler_free(struct sampler *s)
 static int sample_loop(struct collector *c, struct targets *t, int64_t start, int *code)
 {
 	const struct opts *o = &c->o;
-	struct output *w = &c->w;
+	struct output *w = &c->window;
 	int64_t end_at = o->duration > 0 ? start + (int64_t)(o->duration * NS) : 0;
 	int64_t next_drain = start + DRAIN_NS;
 	int ret = 0;
@@ -790,7 +806,7 @@ static int sample_loop(struct collector *c, struct targets *t, int64_t start, in
 			break;
 		}
 		/* Mappings first: the samples polled next may need them. */
-		mmaptrack_poll(c->mt, c->b.ds.drains);
+		mmaptrack_poll(c->mt, c->bpf.ds.drains);
 		if (c->sc && (ret = stackcopy_poll(c->sc, 0)) != 0)
 			break;
 		now = now_ns();
@@ -800,7 +816,7 @@ static int sample_loop(struct collector *c, struct targets *t, int64_t start, in
 			if (end_at && mu > end_at)
 				mu = end_at;
 			ksyms_join(&c->ks, w->cp);
-			ret = drain(&c->b, &c->m, c->mt, w->cp, mu, false);
+			ret = drain(&c->bpf, &c->meta, c->mt, w->cp, mu, false);
 			if (ret)
 				break;
 			next_drain = now_ns() + DRAIN_NS;
@@ -810,7 +826,7 @@ static int sample_loop(struct collector *c, struct targets *t, int64_t start, in
 		if (o->rotate_ns && !stop && (hup || now_ns() >= w->win_start + o->rotate_ns)) {
 			hup = 0;
 			ksyms_join(&c->ks, w->cp);
-			ret = drain(&c->b, &c->m, c->mt, w->cp, now_ns() + META_NS, false);
+			ret = drain(&c->bpf, &c->meta, c->mt, w->cp, now_ns() + META_NS, false);
 			if (!ret)
 				ret = end_window(c, false, code);
 			if (ret)
@@ -828,16 +844,16 @@ static int sample_loop(struct collector *c, struct targets *t, int64_t start, in
  */
 static void finish(struct collector *c, int ret, int *code)
 {
-	struct output *w = &c->w;
+	struct output *w = &c->window;
 	struct psym_err e = { 0 };
 	bool written = false;
 	int64_t dur;
 
 	ksyms_join(&c->ks, w->cp);
 	if (!ret)
-		ret = drain(&c->b, &c->m, c->mt, w->cp, now_ns() + FINAL_META_NS, true);
+		ret = drain(&c->bpf, &c->meta, c->mt, w->cp, now_ns() + FINAL_META_NS, true);
 	else
-		meta_final(&c->m); /* what is written next is not cut short by a signal */
+		meta_final(&c->meta); /* what is written next is not cut short by a signal */
 	if (!ret && c->sc)
 		ret = stackcopy_poll(c->sc, 0);
 	dur = now_ns() - w->win_start;
@@ -859,9 +875,9 @@ static void finish(struct collector *c, int ret, int *code)
 		*code = PSYM_EXIT_SYSTEM;
 	}
 	c->sc = NULL;
-	meta_recorders(&c->m, c->mt, NULL);
+	meta_recorders(&c->meta, c->mt, NULL);
 	if (!c->o.rotate_ns)
-		summary(&c->o, &c->b, &c->m, w->cp, dur, written);
+		summary(&c->o, &c->bpf, &c->meta, w->cp, dur, written);
 }
 
 /*
@@ -878,12 +894,12 @@ static int collect(struct collector *c, struct sampler *s, struct targets *t)
 			"psym-collect: sampling %s at %ld Hz on %d CPUs (maps: %u stacks, %u "
 			"counts per buffer)\n",
 			o->npids ? "the given processes" : "all processes", o->hz, s->nlinks,
-			c->b.stack_entries, c->b.count_entries);
+			c->bpf.stack_entries, c->bpf.count_entries);
 	c->ks.subset = !o->kallsyms_full && !o->no_side_files;
 	if (!o->no_kernel)
 		c->ks.started = pthread_create(&c->ks.t, NULL, read_kallsyms, &c->ks) == 0;
 	command_go(&t->cmd); /* sampling runs: the command may start */
-	c->w.win_start = now_ns();
+	c->window.win_start = now_ns();
 	/*
 	 * System-wide, every process's maps now, while it runs: one that
 	 * exec'd just before the tracker opened and exits before the first
@@ -893,9 +909,9 @@ static int collect(struct collector *c, struct sampler *s, struct targets *t)
 	if (c->mt && !o->npids && !o->cmd)
 		mmaptrack_seed_running(c->mt, (int)getpid());
 	/* The targets' maps now, while they run: they may exit before a drain. */
-	ret = meta_first_maps(&c->m, o->pids, o->npids, c->w.win_start + META_NS);
+	ret = meta_first_maps(&c->meta, o->pids, o->npids, c->window.win_start + META_NS);
 	if (!ret)
-		ret = sample_loop(c, t, c->w.win_start, &code);
+		ret = sample_loop(c, t, c->window.win_start, &code);
 	/* Stop sampling, then take everything that is left. */
 	sampler_stop(s);
 	if (t->gone && !o->cmd)
@@ -915,9 +931,9 @@ static void collector_free(struct collector *c)
 	ksyms_free(&c->ks);
 	mmaptrack_close(c->mt);
 	stackcopy_close(c->sc, NULL, &e);
-	bpfmaps_free(&c->b);
-	psym_collectprof_free(c->w.cp);
-	meta_free(&c->m);
+	bpfmaps_free(&c->bpf);
+	psym_collectprof_free(c->window.cp);
+	meta_free(&c->meta);
 }
 
 int main(int argc, char **argv)
@@ -928,20 +944,21 @@ int main(int argc, char **argv)
 	int code;
 
 	collect_options(argc, argv, &c.o);
-	meta_init(&c.m, c.o.verbose, c.o.pids, c.o.npids);
+	meta_init(&c.meta, c.o.verbose, c.o.pids, c.o.npids, &stop);
+	c.bpf.stop = &stop;
 	/* Everything that can fail is checked before sampling starts. */
 	code = targets_open(&c.o, &t);
 	if (code == PSYM_EXIT_OK)
-		code = output_open(&c.o, &c.w);
+		code = output_open(&c.o, &c.window);
 	if (code == PSYM_EXIT_OK)
-		code = bpf_load(&c.b, &c.o, &s, t.cmd.pid);
+		code = bpf_load(&c.bpf, &c.o, &s, t.cmd.pid);
 	if (code == PSYM_EXIT_OK)
-		code = profile_start(&c.o, &c.w, &c.m, &c.ks);
+		code = profile_start(&c.o, &c.window, &c.meta, &c.ks);
 	if (code == PSYM_EXIT_OK)
 		code = recorders_open(&c, &s);
 	if (code == PSYM_EXIT_OK)
-		code = sampler_attach(&s, c.sc ? stackcopy_prog(c.sc) : c.b.skel->progs.psym_sample,
-				      c.o.hz);
+		code = sampler_attach(
+			&s, c.sc ? stackcopy_prog(c.sc) : c.bpf.skel->progs.psym_sample, c.o.hz);
 	if (code == PSYM_EXIT_OK)
 		code = collect(&c, &s, &t);
 	/* With a COMMAND: its exit status when all went well. */
@@ -954,7 +971,7 @@ int main(int argc, char **argv)
 	sampler_free(&s);
 	collector_free(&c);
 	targets_close(&t);
-	if (c.w.open)
-		psym_out_abort(&c.w.out);
+	if (c.window.open)
+		psym_out_abort(&c.window.out);
 	return code;
 }

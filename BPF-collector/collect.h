@@ -29,9 +29,6 @@
 struct profile_bpf;
 struct stackcopy;
 
-/* Set by SIGINT/SIGTERM; hup by SIGHUP (--rotate: end the window now). */
-extern volatile sig_atomic_t stop, hup;
-
 /*
  * Timing: samples are drained every DRAIN_NS; metadata work (reading a
  * process's maps, a file's build ID) gets at most META_NS of each drain
@@ -129,6 +126,8 @@ struct bpfmaps {
 	uint32_t stack_entries, count_entries;
 	int active; /* buffer the BPF program fills */
 	bool final; /* the drain under way is the last: a signal cuts nothing short */
+	/* Set by SIGINT/SIGTERM (collect.c's, handed down): cut the drain short. */
+	const volatile sig_atomic_t *stop;
 	/* Stacks read in the drain under way, by stack id. */
 	int32_t *stack_slot; /* stack_entries, -1 = not read */
 	uint32_t *used_ids;
@@ -165,7 +164,8 @@ struct meta {
 	int64_t until;
 	int ops;
 	bool final;
-	uint64_t drains; /* drains done (meta_drains_done) */
+	const volatile sig_atomic_t *stop; /* as struct bpfmaps' */
+	uint64_t drains;		   /* drains done (meta_drains_done) */
 	struct metastats ms;
 	int examples;	      /* -v lines printed */
 	struct bidmiss *miss; /* MAX_BID_MISSES, allocated at the first */
@@ -181,8 +181,12 @@ static inline int64_t now_ns(void)
 	return (int64_t)t.tv_sec * NS + t.tv_nsec;
 }
 
-/* procmeta.c: process metadata within each drain's budget. */
-void meta_init(struct meta *m, bool verbose, const int *targets, int ntargets);
+/*
+ * procmeta.c: process metadata within each drain's budget. stop: the
+ * flag a signal sets (not NULL), which cuts a budget short.
+ */
+void meta_init(struct meta *m, bool verbose, const int *targets, int ntargets,
+	       const volatile sig_atomic_t *stop);
 void meta_free(struct meta *m);
 /* The recorders the maps also come from (either NULL: not used). */
 void meta_recorders(struct meta *m, struct mmaptrack *mt, struct stackcopy *sc);

@@ -98,7 +98,7 @@ static void sweep_stacks(struct bpfmaps *bm, int b)
 	uint32_t id;
 
 	bm->ds.stack_sweeps++;
-	while (bpf_map_get_next_key(bm->stacks_fd[b], NULL, &id) == 0 && !(stop && !bm->final))
+	while (bpf_map_get_next_key(bm->stacks_fd[b], NULL, &id) == 0 && !(*bm->stop && !bm->final))
 		if (bpf_map_delete_elem(bm->stacks_fd[b], &id) != 0)
 			break;
 }
@@ -185,7 +185,7 @@ static int drain_buffer(struct bpfmaps *bm, int b, struct meta *m, struct psym_c
 		bm->counts_full_seen = full;
 		sweep_stacks(bm, b);
 	} else {
-		for (size_t i = 0; i < bm->nused && !(stop && !bm->final); i++)
+		for (size_t i = 0; i < bm->nused && !(*bm->stop && !bm->final); i++)
 			bpf_map_delete_elem(bm->stacks_fd[b], &bm->used_ids[i]);
 	}
 	for (size_t i = 0; i < bm->nused; i++)

@@ -25,6 +25,9 @@ static const char usage_text[] =
 	"  -F, --frequency HZ     samples per second per CPU (default 99)\n"
 	"  -d, --duration SEC     stop after SEC seconds (default: at SIGINT/SIGTERM)\n"
 	"  -o, --output FILE      profile to write (default cpu.pb.gz)\n"
+	"      --format FMT       pprof (default) or otlp: OpenTelemetry profiles\n"
+	"                         (opentelemetry-proto 1.10.0), raw, unsymbolized,\n"
+	"                         attributes named as the OTel eBPF profiler does\n"
 	"      --no-kernel        do not record kernel stacks\n"
 	"      --no-user          do not record user stacks\n"
 	"      --no-side-files    do not write FILE.d/ (kallsyms, vDSO, perf maps)\n"
@@ -173,7 +176,8 @@ void collect_options(int argc, char **argv, struct opts *o)
 		O_KEEP,
 		O_MAX_DISK,
 		O_NO_INHERIT,
-		O_VERSION
+		O_VERSION,
+		O_FORMAT
 	};
 	static const struct option lo[] = { { "pid", required_argument, NULL, 'p' },
 					    { "frequency", required_argument, NULL, 'F' },
@@ -195,6 +199,7 @@ void collect_options(int argc, char **argv, struct opts *o)
 					    { "keep", required_argument, NULL, O_KEEP },
 					    { "max-disk", required_argument, NULL, O_MAX_DISK },
 					    { "no-inherit", no_argument, NULL, O_NO_INHERIT },
+					    { "format", required_argument, NULL, O_FORMAT },
 					    { "verbose", no_argument, NULL, 'v' },
 					    { "help", no_argument, NULL, 'h' },
 					    { "version", no_argument, NULL, O_VERSION },
@@ -228,6 +233,11 @@ void collect_options(int argc, char **argv, struct opts *o)
 		case O_NO_KERNEL: o->no_kernel = true; break;
 		case O_NO_USER: o->no_user = true; break;
 		case O_NO_SIDE: o->no_side_files = true; break;
+		case O_FORMAT:
+			if (strcmp(optarg, "pprof") && strcmp(optarg, "otlp"))
+				die_usage("--format takes pprof or otlp, not", optarg);
+			o->otlp = !strcmp(optarg, "otlp");
+			break;
 		case O_KALLSYMS:
 			if (strcmp(optarg, "subset") && strcmp(optarg, "full"))
 				die_usage("--kallsyms takes subset or full, not", optarg);

@@ -28,6 +28,7 @@ struct opts {
 	bool kallsyms_full;		   /* --kallsyms full: not the subset */
 	long stack_copy;		   /* --stack-copy BYTES; 0: frame pointers */
 	bool archive;			   /* --archive: OUT's binaries in OUT.tar.zst */
+	bool otlp;			   /* --format otlp: OpenTelemetry profiles */
 	bool no_track;			   /* --no-mmap-track: /proc/PID/maps only */
 	long max_procs;			   /* --max-procs: processes whose mappings are tracked */
 	long mmap_pages;		   /* --mmap-pages: ring pages per CPU for mmap records */

@@ -39,10 +39,12 @@ static void example(struct meta *m, const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-void meta_init(struct meta *m, bool verbose, const int *targets, int ntargets)
+void meta_init(struct meta *m, bool verbose, const int *targets, int ntargets,
+	       const volatile sig_atomic_t *stop)
 {
 	memset(m, 0, sizeof(*m));
 	m->verbose = verbose;
+	m->stop = stop;
 	for (int i = 0; i < ntargets && i < PSYM_MAX_PIDS; i++)
 		m->targets[m->ntargets++] = targets[i];
 	m->images_fd = -1;
@@ -144,7 +146,7 @@ void meta_drains_done(struct meta *m, uint64_t drains)
 /* May the drain under way do one more piece of metadata work? */
 static bool budget_ok(struct meta *m)
 {
-	if (m->ops <= 0 || (stop && !m->final))
+	if (m->ops <= 0 || (*m->stop && !m->final))
 		return false;
 	if (now_ns() >= m->until)
 		return false;

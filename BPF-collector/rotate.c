@@ -317,7 +317,7 @@ int rotate_prune(const char *pattern, const char *newest, long keep, uint64_t ma
 		w[nw].mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 		w[nw].bytes = (uint64_t)st.st_size;
 		total += (uint64_t)st.st_size;
-		snprintf(side, sizeof(side), "%s.d", de->d_name);
+		snprintf(side, sizeof(side), PSYM_SIDE_DIR_FMT, de->d_name);
 		total += side_bytes(dirfd(d), side, &w[nw], &ls);
 		nw++;
 	}
@@ -330,7 +330,7 @@ int rotate_prune(const char *pattern, const char *newest, long keep, uint64_t ma
 			continue;
 		if (unlinkat(dirfd(d), w[i].name, 0) != 0)
 			continue;
-		snprintf(side, sizeof(side), "%s.d", w[i].name);
+		snprintf(side, sizeof(side), PSYM_SIDE_DIR_FMT, w[i].name);
 		remove_side(dirfd(d), side);
 		if (log)
 			fprintf(log, "psym-collect: removed the old window '%s/%s'\n", dir,

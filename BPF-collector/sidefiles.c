@@ -454,7 +454,7 @@ int side_dir_ready(const char *out, mode_t mode, struct psym_err *e)
 	char dir[4096], why[200];
 	struct stat st;
 
-	if ((size_t)snprintf(dir, sizeof(dir), "%s.d", out) >= sizeof(dir))
+	if ((size_t)snprintf(dir, sizeof(dir), PSYM_SIDE_DIR_FMT, out) >= sizeof(dir))
 		return psym_err_set(e, PSYM_ELIMIT, "'%s.d': path too long", out);
 	if (mkdir(dir, mode) == 0)
 		return 0;
@@ -516,7 +516,7 @@ void side_files(const char *out, bool verbose, const struct ksyms *ks, struct ps
 	int nmaps = 0, *jit = NULL;
 	size_t njit;
 
-	snprintf(dir, sizeof(dir), "%s.d", out);
+	snprintf(dir, sizeof(dir), PSYM_SIDE_DIR_FMT, out);
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		fprintf(stderr, "psym-collect: cannot create '%s': %s\n", dir, strerror(errno));
 		return;

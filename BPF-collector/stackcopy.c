@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "command.h"
+#include "sidenames.h"
 #include "stackcopy.h"
 #include "profile.h"
 #include "ustack.h"
@@ -114,7 +115,7 @@ int stackcopy_window_start(struct stackcopy *sc, const char *out, struct psym_er
 
 	if (sc->w)
 		return psym_err_set(e, PSYM_EUSAGE, "'%s' is not finished", sc->path);
-	if ((size_t)snprintf(dir, sizeof(dir), "%s.d", out) >= sizeof(dir))
+	if ((size_t)snprintf(dir, sizeof(dir), PSYM_SIDE_DIR_FMT, out) >= sizeof(dir))
 		return psym_err_set(e, PSYM_ELIMIT, "'%s.d': path too long", out);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return psym_err_set(e, PSYM_EIO, "cannot create '%s': %s", dir, strerror(errno));

@@ -73,6 +73,7 @@ enum {
 	OPT_NO_INDEX_BUILD,
 	OPT_GSYM,
 	OPT_COMPAT,
+	OPT_DEMANGLE,
 };
 
 #define LIMIT_OPTIONS                                                                              \
@@ -203,6 +204,7 @@ void die_usage(const char *cmd, const char *fmt, ...)
 void die_bad_option(const char *cmd, char **argv, const char *shortopts) __attribute__((noreturn));
 int report(const struct psym_err *e, int code);
 int stdout_state(void);
+int finish_stdout(int code);
 bool parse_size(const char *s, size_t *out);
 bool limit_option(int c, const char *arg, struct psym_limits *lim, const char *cmd);
 int load(const char *path, const struct psym_limits *lim, struct psym_profile **p);
@@ -216,6 +218,8 @@ void add_owned(char *s, const char ***list, size_t *n);
 void add_one(const char *arg, const char ***list, size_t *n);
 void add_path_list(const char *arg, const char ***list, size_t *n);
 long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what);
+/* --demangle=MODE (pprof's modes); a bad MODE exits 2. */
+enum psym_demangle_mode parse_demangle_arg(const char *cmd, const char *arg);
 void free_list(const char **list, size_t n);
 
 /* discovery.c */
@@ -237,6 +241,10 @@ void discovery_free(struct discovery *d);
 /* hints.c */
 void hint_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
 		       const char *file);
+/* The option that would name a mapping's addresses left unresolved, or NULL (static text). */
+const char *hint_for_mapping(const struct psym_mapsum *x);
+/* Once: the files whose frames of WHAT stayed addresses, and what would help (stderr). */
+void hint_unnamed_maps(const struct psym_symbolize_result *r, const char *what);
 
 /* cmd_symbolize.c: --explain and the run's notes, worded (ud: the stream); also psym stack's. */
 void print_explain(void *ud, const struct psym_explain_ev *ev);

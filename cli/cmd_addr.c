@@ -17,7 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "addr_order.h"
 #include "cli.h"
+#include "textesc.h"
 
 /* ---- addr ------------------------------------------------------------------ */
 
@@ -225,14 +227,16 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		}
 		if (o->pretty && i)
 			fputs(" (inlined by) ", out);
-		if (o->functions)
-			fprintf(out, o->pretty ? (llvm ? "%s at " : "%s at ") : "%s\n",
-				name ? name : "??");
+		if (o->functions) {
+			psym_text_puts(out, name ? name : "??");
+			fputs(o->pretty ? " at " : "\n", out);
+		}
 		/* addr2line: a known function without a line is "FILE:?". */
+		psym_text_puts(out, file);
 		if (fr[i].line || llvm)
-			fprintf(out, "%s:%" PRId64, file, fr[i].line);
+			fprintf(out, ":%" PRId64, fr[i].line);
 		else
-			fprintf(out, "%s:?", file);
+			fputs(":?", out);
 		if (llvm || o->columns)
 			fprintf(out, ":%" PRId64, fr[i].column);
 		/*
@@ -324,6 +328,7 @@ static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
 
 /* Longest line psym addr reads from standard input. */
 #define ADDR_LINE_MAX ((size_t)1 << 20)
+#define ADDR_CHUNK 16384 /* inputs answered in address order at a time */
 
 /*
  * One line of in (without its '\n') into *buf, which grows up to max + 1
@@ -489,6 +494,7 @@ static void addr2line_defaults(struct addr_cli *o, bool f, bool i, bool C)
 	o->ao.innermost = !i;
 	o->ao.demangle = C;
 	o->ao.a2l_disc = true;
+	o->bo.gnu_names = true; /* the outermost frame's name as addr2line's */
 	if (!o->exe && !o->build_id && !o->filter)
 		o->exe = "a.out";
 }
@@ -589,20 +595,12 @@ static int addr_setup(struct addr_cli *o, struct psym_err *e)
 }
 
 /*
- * How psym addr ends once its answers are out: standard output flushed
- * (a write error is exit 3; a reader that went away is no error), and
- * exit 1 when some input was not an address.
+ * How psym addr ends once its answers are out: exit 1 when some input was
+ * not an address (standard output's errors are finish_stdout's, main.c).
  */
 static int addr_exit(size_t nbad)
 {
-	int c = stdout_state();
-
-	if (c < 0) {
-		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
-			strerror(errno));
-		return PSYM_EXIT_SYSTEM;
-	}
-	return nbad && c == 0 ? PSYM_EXIT_PARTIAL : 0;
+	return nbad ? PSYM_EXIT_PARTIAL : 0;
 }
 
 /* --filter: the crash log on standard input to standard output, frames filled in. */
@@ -622,6 +620,8 @@ static int addr_filter(struct addr_cli *o, struct psym_err *e)
 	int ret;
 
 	ret = psym_crashlog_filter(stdin, stdout, &co, e);
+	if (stdout_state() > 0)
+		return 0; /* the reader went away: not an error for a filter */
 	if (cr.unresolved)
 		fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
 			cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
@@ -629,8 +629,6 @@ static int addr_filter(struct addr_cli *o, struct psym_err *e)
 	if (o->verbose)
 		fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n", cr.resolved,
 			cr.resolved == 1 ? "" : "s", cr.unresolved);
-	if (stdout_state() > 0)
-		return 0; /* the reader went away: not an error for a filter */
 	if (ret)
 		return report(e, ret);
 	return addr_exit(0);
@@ -727,32 +725,27 @@ struct addr_counts {
 };
 
 /*
- * An address no code answers for: the data object (or absolute symbol)
- * holding it, named as llvm-symbolizer and addr2line name data, without a
- * line; its start is the frame's start (JSON's StartAddress).
+ * An address no DWARF or sized symbol answers for, as GNU addr2line
+ * answers it: the nearest code symbol below it (padding between
+ * functions), without a line: "??:?", or "FILE:?" for a local symbol.
  */
-static void data_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
+static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
 {
-	const struct psym_sym *s = b->elf ? psym_elf_data_symbol(b->elf, vaddr) : NULL;
+	const struct psym_sym *s =
+		b->elf ? psym_symtab_before(psym_elf_symtab(b->elf), vaddr) : NULL;
 
 	if (!s)
 		return;
-	fr->f[0] = (struct psym_frame){
-		.name = s->name,
-		.linkage_name = s->linkage,
-		.file = s->file, /* a local symbol's STT_FILE */
-		.start_address = s->addr,
-		.has_start_address = true,
-	};
+	/* A local symbol's file is its STT_FILE's: "file.cc:?", as addr2line. */
+	fr->f[0] =
+		(struct psym_frame){ .name = s->name, .linkage_name = s->linkage, .file = s->file };
 	fr->n = 1;
 }
 
 /* One input that is an address (or said not to be) answered on standard output. */
 static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
-		       size_t lineno, struct psym_frames *fr, struct addr_counts *n)
+		       size_t lineno, struct psym_frames *fr, struct addr_counts *n, FILE *out)
 {
-	struct psym_lookup_ctx ctx = { 0 };
-	struct psym_reason why = { 0 };
 	char *end;
 	uint64_t a, va = 0;
 
@@ -765,58 +758,95 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 			fprintf(stderr,
 				"%s: standard input, line %zu: '%.200s': not a hex address\n",
 				progname, lineno, arg);
-		print_bad_addr(stdout, &o->ao, arg, "not a hex address");
+		print_bad_addr(out, &o->ao, arg, "not a hex address");
 		n->bad++;
 		return;
 	}
-	/* A section offset (an object's addresses are): its place in psym's layout. */
+	/* The library's answer, as addr --filter's: placed, code, else data. */
 	bool placed = !b->offsets || psym_elf_section_addr(b->elf, o->section, a, &va) == 0;
 
-	if (!placed || psym_resolver_lookup(b->res, &ctx, b->offsets ? va : a, fr, &why) != 0)
-		fr->n = 0;
-	if (placed && fr->n == 0)
-		data_symbol(b, b->offsets ? va : a, fr);
+	psym_modset_answer(b->res, o->section, a, &va, fr);
+	/* addr2line's own answer for padding between functions (--compat=addr2line). */
+	if (placed && fr->n == 0 && o->bo.gnu_names)
+		gnu_symbol(b, b->offsets ? va : a, fr);
 	n->asked++;
 	n->found += fr->n > 0;
 	o->ao.shift = b->offsets ? a - va : 0;
-	print_addr(stdout, &o->ao, a, fr->f, fr->n);
+	print_addr(out, &o->ao, a, fr->f, fr->n);
+}
+
+struct addr_run {
+	struct addr_cli *o;
+	const struct addr_binary *b;
+	struct psym_frames *fr;
+	struct addr_counts *n;
+};
+
+/* One input (an argument, or a line's first word) answered onto out. */
+static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong, FILE *out)
+{
+	struct addr_run *r = ud;
+	struct addr_cli *o = r->o;
+
+	if (overlong) {
+		fprintf(stderr,
+			"%s: standard input, line %zu: longer than %zu bytes, not an address\n",
+			progname, lineno, ADDR_LINE_MAX);
+		print_bad_addr(out, &o->ao, "", "longer than 1 MiB, not an address");
+		r->n->bad++;
+	} else if (!o->nargs && !*arg) {
+		/*
+		 * A blank input line: an empty answer, and on (addr2line
+		 * answers it as address 0, llvm-symbolizer echoes it).
+		 */
+		if (o->ao.style == STYLE_LLVM)
+			fputc('\n', out);
+		else if (o->ao.style == STYLE_JSON)
+			print_bad_addr(out, &o->ao, "", "empty line");
+		else
+			print_addr(out, &o->ao, 0, NULL, 0);
+	} else {
+		answer_one(o, r->b, arg, lineno, r->fr, r->n, out);
+	}
 }
 
 /*
  * Every argument, every input line gets exactly one answer, "??" for one
  * that is not an address (said on stderr, exit 1 at the end), so the
- * output lines up with the input as addr2line's does.
+ * output lines up with the input as addr2line's does. Inputs that are all
+ * there (arguments, a file) are answered in address order (addr_order.h),
+ * a pipe's as they come.
  */
 static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct psym_frames *fr,
 		       struct addr_counts *n)
 {
+	struct addr_run r = { o, b, fr, n };
 	struct addr_input in = { 0 };
-	char *arg;
+	struct stat st;
+	struct addr_order *q = NULL;
+	char *arg, *end;
 
+	if (!o->ao.array &&
+	    (o->nargs > 1 || (!o->nargs && fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode))))
+		q = addr_order_new(ADDR_CHUNK);
 	/* ferror: nobody reads the answers any more. */
 	while (!ferror(stdout) && (arg = next_input(o, &in)) != NULL) {
-		if (in.overlong) {
-			fprintf(stderr,
-				"%s: standard input, line %zu: longer than %zu bytes, not an "
-				"address\n",
-				progname, in.lineno, ADDR_LINE_MAX);
-			print_bad_addr(stdout, &o->ao, "", "longer than 1 MiB, not an address");
-			n->bad++;
-		} else if (!o->nargs && !*arg) {
-			/*
-			 * A blank input line: an empty answer, and on (addr2line
-			 * answers it as address 0, llvm-symbolizer echoes it).
-			 */
-			if (o->ao.style == STYLE_LLVM)
-				fputc('\n', stdout);
-			else if (o->ao.style == STYLE_JSON)
-				print_bad_addr(stdout, &o->ao, "", "empty line");
-			else
-				print_addr(stdout, &o->ao, 0, NULL, 0);
-		} else {
-			answer_one(o, b, arg, in.lineno, fr, n);
+		/* Not addresses first, in input order (their messages too). */
+		uint64_t key = in.overlong ? 0 : strtoull(arg, &end, 16);
+
+		key = in.overlong || end == arg || *end ? 0 : key + (key < UINT64_MAX);
+		if (q && !addr_order_add(q, arg, in.lineno, in.overlong, key)) {
+			addr_order_flush(q, answer_input, &r, stdout);
+			if (addr_order_add(q, arg, in.lineno, in.overlong, key))
+				continue;
+		} else if (q) {
+			continue;
 		}
+		answer_input(&r, arg, in.lineno, in.overlong, stdout);
 	}
+	if (q)
+		addr_order_flush(q, answer_input, &r, stdout);
+	addr_order_free(q);
 	free(in.line);
 }
 
@@ -906,7 +936,8 @@ static int addr_main(int argc, char **argv, bool compat)
 		ret = PSYM_EXIT_BADINPUT;
 		goto out;
 	}
-	o.bo.index_store = store;
+	/* An index answers with psym's names: not addr2line's (gnu_names). */
+	o.bo.index_store = o.bo.gnu_names ? NULL : store;
 	o.bo.gsym = o.ic.gsym;
 	ret = o.filter ? addr_filter(&o, &e) : addr_binary(&o, &e);
 	psym_index_store_free(store);

@@ -47,12 +47,21 @@
 #define GRAN_HELP                                                                                  \
 	"      --filefunctions        one node per function and source file\n"                     \
 	"      --addresses            one node per address (and inline frame), named\n"            \
-	"                             named \"ADDRESS function file:line\"\n"
+	"                             \"ADDRESS function file:line\"\n"
 
 #define REPORT_HELP                                                                                \
 	"      --sample-index N|NAME  which value to use (default: the profile's\n"                \
-	"                             default sample type, else the last one)\n" DIFF_HELP         \
-		FILTER_HELP LIMIT_HELP
+	"                             default sample type, else the last one)\n"                   \
+	"      --tagroot KEYS, --tagleaf KEYS  pprof's -tagroot/-tagleaf: a frame per\n"           \
+	"                             label key (comma-separated) above each stack's\n"            \
+	"                             root (below its leaf), named by its values\n"                \
+	"      --demangle MODE        rename every function from its system name as\n"             \
+	"                             pprof's -symbolize=demangle=MODE: default (no\n"             \
+	"                             parameters, no template arguments), templates,\n"            \
+	"                             full, none (the system name); without it only\n"             \
+	"                             functions named by their system name are\n"                  \
+	"                             simplified, as pprof does\n" DIFF_HELP FILTER_HELP           \
+		LIMIT_HELP
 
 #define TRIM_HELP                                                                                  \
 	"      --nodefraction F       leave out nodes whose cumulative value is under\n"           \
@@ -132,9 +141,9 @@ static const char list_help[] =
 	"flat and cumulative value, printed as pprof -list prints it (psym list RE\n"
 	"FILE equals go tool pprof -list RE FILE). Source files are read where the\n"
 	"profile's lines name them; each file not found is said on stderr.\n\n"
-	"      --source-path DIRS     look for source files under these directories\n"
-	"                             (':'-separated) and their parents (default:\n"
-	"                             the current directory; pprof's -source_path)\n"
+	"      --source-path DIRS     read source files only inside these directories\n"
+	"                             (':'-separated; default: any file named, looked\n"
+	"                             for from the current directory up, as pprof)\n"
 	"      --trim-path PREFIXES   cut these prefixes (':'-separated) off the\n"
 	"                             files' names first (default: a guess from the\n"
 	"                             source path's last directory; -trim_path)\n" REPORT_HELP;
@@ -188,6 +197,8 @@ enum {
 	OPT_NORMALIZE,
 	OPT_ADDRESSES,
 	OPT_FILEFUNCTIONS,
+	OPT_TAGROOT,
+	OPT_TAGLEAF,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -224,6 +235,9 @@ static const struct option report_opts[] = {
 	{ "trim-path", required_argument, NULL, OPT_TRIM_PATH },
 	{ "output", required_argument, NULL, 'o' },
 	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
+	{ "tagroot", required_argument, NULL, OPT_TAGROOT },
+	{ "tagleaf", required_argument, NULL, OPT_TAGLEAF },
 	LIMIT_OPTIONS,
 	{ 0 }
 };
@@ -242,6 +256,9 @@ struct rargs {
 	bool subtract;	/* base is pprof's -base, not -diff_base */
 	bool normalize; /* scale FILE to base's total first */
 	bool nf_set, ef_set, n_set;
+	enum psym_demangle_mode demangle; /* how functions are renamed */
+	bool demangle_force;		  /* --demangle given */
+	const char *tagroot, *tagleaf;	  /* label keys for pseudo frames */
 };
 
 /* The options and operands; 1 when --help was printed. optind: at FILE. */
@@ -321,6 +338,12 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 		case OPT_TRIM_PATH: a->lo.trim_path = optarg; break;
 		case 'o': a->out = optarg; break;
 		case OPT_TITLE: a->title = optarg; break;
+		case OPT_TAGROOT: a->tagroot = optarg; break;
+		case OPT_TAGLEAF: a->tagleaf = optarg; break;
+		case OPT_DEMANGLE:
+			a->demangle = parse_demangle_arg(names[which], optarg);
+			a->demangle_force = true;
+			break;
 		case 'h': fputs(helps[which], stdout); return 1;
 		default: die_bad_option(names[which], argv, "hn:o:");
 		}
@@ -373,6 +396,10 @@ static int load_input(const char *file, const struct rargs *a, enum report_kind 
 	int ret;
 
 	ret = load(file, &a->lim, pp);
+	if (!ret && a->demangle_force && psym_report_demangle(*pp, a->demangle, true, &e)) {
+		psym_profile_free(*pp);
+		return report(&e, PSYM_ENOMEM);
+	}
 	if (ret)
 		return ret;
 	if (a->base) {
@@ -385,6 +412,8 @@ static int load_input(const char *file, const struct rargs *a, enum report_kind 
 								   : PSYM_MERGE_DIFF_BASE };
 
 		ret = load(a->base, &a->lim, &in[1]);
+		if (!ret && a->demangle_force)
+			ret = psym_report_demangle(in[1], a->demangle, true, &e);
 		if (ret) {
 			psym_profile_free(*pp);
 			return ret;
@@ -409,6 +438,12 @@ static int load_input(const char *file, const struct rargs *a, enum report_kind 
 			return report(&e, ret);
 		*pp = m;
 	}
+	/* As pprof: after the merge, before the filters. */
+	if ((a->tagroot || a->tagleaf) &&
+	    (ret = psym_report_tag_frames(*pp, a->tagroot, a->tagleaf, stderr, &e))) {
+		psym_profile_free(*pp);
+		return report(&e, ret);
+	}
 	return 0;
 }
 
@@ -417,7 +452,7 @@ static int write_flame(struct psym_profile *p, const struct rargs *a, const char
 		       struct psym_err *e)
 {
 	struct psym_out o;
-	int c, ret = psym_out_open(&o, a->out, e);
+	int ret = psym_out_open(&o, a->out, e);
 
 	if (!ret) {
 		active_out = &o;
@@ -428,14 +463,9 @@ static int write_flame(struct psym_profile *p, const struct rargs *a, const char
 			ret = psym_out_commit(&o, e);
 		active_out = NULL;
 	}
-	if (ret && !strcmp(a->out, "-")) {
-		c = stdout_state();
-		if (c > 0)
-			ret = 0;
-		else if (ret == PSYM_EIO && !e->msg[0])
-			psym_err_set(e, PSYM_EIO, "cannot write to standard output: %s",
-				     c < 0 ? strerror(errno) : psym_strerror(ret));
-	}
+	/* Standard output's errors are finish_stdout's (main.c). */
+	if (ret == PSYM_EIO && !strcmp(a->out, "-") && ferror(stdout))
+		ret = 0;
 	return ret;
 }
 
@@ -444,7 +474,7 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 	struct rargs a = { 0 };
 	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
-	int c, ret;
+	int ret;
 
 	if (parse_report_args(argc, argv, which, &a))
 		return 0;
@@ -471,15 +501,9 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 			break;
 		default: ret = psym_report_folded(p, &a.ro, stdout, &e); break;
 		}
-		if (!ret || ret == PSYM_EIO) {
-			c = stdout_state();
-			if (c > 0)
-				ret = 0;
-			else if (c < 0 || ret)
-				ret = psym_err_set(&e, PSYM_EIO,
-						   "cannot write to standard output: %s",
-						   strerror(errno));
-		}
+		/* Standard output's errors are finish_stdout's (main.c). */
+		if (ret == PSYM_EIO && ferror(stdout))
+			ret = 0;
 	}
 	psym_profile_free(p);
 	if (ret) {

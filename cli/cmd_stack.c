@@ -21,7 +21,8 @@ static const char stack_help[] =
 	"Print the backtrace of every thread of ELF core dumps (ulimit -c, gcore,\n"
 	"systemd-coredump's .zst/.xz), unwound with the binaries' CFI and\n"
 	"symbolized with inline frames: the crashed thread first, marked with the\n"
-	"signal, one frame per line (number, address, function, file:line, module).\n"
+	"signal, one frame per line (number, address, function, file:line:column,\n"
+	"module).\n"
 	"Caller addresses are return address - 1 (inside the call).\n\n"
 	"      --json                 one JSON object per core (schema in psym(1))\n"
 	"  -o, --output FILE          also write a pprof profile (gzip), one sample per\n"
@@ -88,6 +89,7 @@ int cmd_stack(int argc, char **argv)
 		.explain_ud = stderr,
 		.note_fn = print_note,
 		.note_ud = stderr,
+		.demangle = PSYM_DEMANGLE_CLONES,
 	};
 	struct psym_stack_opts o = { .so = &so };
 	struct psym_stack_result res = { 0 };
@@ -118,7 +120,7 @@ int cmd_stack(int argc, char **argv)
 		case OPT_EXPLAIN: so.explain = true; break;
 		case 'q': so.quiet = true; break;
 		case OPT_NO_INLINES: so.no_inlines = true; break;
-		case OPT_NO_DEMANGLE: so.no_demangle = true; break;
+		case OPT_NO_DEMANGLE: so.demangle = PSYM_DEMANGLE_NONE; break;
 		case 'h': fputs(stack_help, stdout); return 0;
 		default: die_bad_option("stack ", argv, "ho:q");
 		}
@@ -126,6 +128,7 @@ int cmd_stack(int argc, char **argv)
 	if (argc - optind < 1)
 		die_usage("stack ", "no core file");
 	o.core.max_input = lim.max_input;
+	o.core.max_decompressed = d.limits.core_bytes;
 	if (d.n_pkgs) {
 		ret = cores_wants(argv + optind, (size_t)(argc - optind), &o.core, &d);
 		if (ret) {
@@ -149,15 +152,21 @@ int cmd_stack(int argc, char **argv)
 		goto out;
 	}
 	so.index_store = store;
-	/* The per-mapping summary is symbolize's; stack says what it found in its output. */
+	/*
+	 * The per-mapping summary is symbolize's; stack says what it found in its
+	 * output, and once which files left frames as addresses (its notes only
+	 * with --explain).
+	 */
 	if (!so.explain)
-		so.quiet = true;
+		so.note_fn = NULL;
 	ret = psym_stack_run((const char *const *)argv + optind, (size_t)(argc - optind), &o, &lim,
 			     &res, &e);
 	if (ret) {
 		exit_code = report(&e, ret);
 		goto out;
 	}
+	if (!so.quiet)
+		hint_unnamed_maps(&res.sym, "the cores");
 	if (psym_index_store_given_up(store))
 		fprintf(stderr, "psym: warning: %s\n", psym_index_store_given_up(store));
 	for (size_t i = 0; i < res.ncores; i++) {
@@ -185,10 +194,7 @@ int cmd_stack(int argc, char **argv)
 		psym_stack_print_json(&res, stdout);
 	else if (!out)
 		psym_stack_print_text(&res, so.explain, stdout);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		exit_code = report(&e, psym_err_set(&e, PSYM_EIO, "cannot write the output"));
-		goto out;
-	}
+	/* Standard output's errors are finish_stdout's (main.c). */
 	if (res.failed)
 		exit_code = PSYM_EXIT_BADINPUT;
 	else if (res.partial)

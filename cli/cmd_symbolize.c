@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "textesc.h"
 
 /* ---- the summary: progress line and per-mapping table ---------------------- */
 
@@ -82,10 +83,15 @@ static void mapping_line(const struct psym_mapsum *x, FILE *out)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations %s%s%s\n", x->id,
 			x->name, x->done, x->todo, x->from, x->kept ? " (others kept)" : "",
 			x->unverified ? "; unverified: the profile has no build ID for it" : "");
-	else if (x->cls == PSYM_MAP_FILE)
-		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s\n", x->id,
-			x->name, x->todo, psym_reason_kept_text(&x->why));
-	else if (x->done < x->todo && x->why.code != PSYM_R_NONE && x->why.code != PSYM_R_NO_SYMBOL)
+	else if (x->cls == PSYM_MAP_FILE) {
+		const char *why = psym_reason_kept_text(&x->why), *hint = hint_for_mapping(x);
+
+		if (hint && strstr(why, "--binary-path"))
+			hint = NULL; /* the reason gives its own advice */
+		fprintf(out, "psym: mapping %" PRIu64 " '%s': 0/%zu locations: %s%s%s\n", x->id,
+			x->name, x->todo, why, hint ? "; " : "", hint ? hint : "");
+	} else if (x->done < x->todo && x->why.code != PSYM_R_NONE &&
+		   x->why.code != PSYM_R_NO_SYMBOL)
 		fprintf(out, "psym: mapping %" PRIu64 " '%s': %zu/%zu locations (%s): %s\n", x->id,
 			nm, x->done, x->todo, psym_map_class_name(x->cls),
 			psym_reason_kept_text(&x->why));
@@ -208,12 +214,20 @@ void print_note(void *ud, const struct psym_note *n)
 	switch (n->kind) {
 	case PSYM_NOTE_WARNING:
 		psym_resdesc_warning(n->desc, more, sizeof(more));
-		if (more[0])
-			fprintf(out, "psym: warning: %s\n", more);
+		for (char *w = more, *nl; *w; w = nl ? nl + 1 : w + strlen(w)) {
+			nl = strchr(w, '\n');
+			fprintf(out, "psym: warning: %.*s\n",
+				(int)(nl ? (size_t)(nl - w) : strlen(w)), w);
+		}
 		break;
 	case PSYM_NOTE_SKIPPED:
 		fprintf(out, "psym: '%s': %zu malformed %s skipped\n", n->name, n->skipped,
 			n->records ? "records" : "lines");
+		break;
+	case PSYM_NOTE_SIDE_REFUSED:
+		fputs("psym: warning: side file '", out);
+		psym_text_puts(out, n->name);
+		fprintf(out, "' refused: %s\n", n->why);
 		break;
 	case PSYM_NOTE_NO_USTACKS:
 		fprintf(out,
@@ -319,8 +333,16 @@ nomap:
 enum {
 	OPT_MANIFEST = OPT_NEXT + 500,
 	OPT_RESUME,
-	OPT_RESULTS
+	OPT_RESULTS,
+	OPT_FORMAT
 };
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), t = strlen(tail);
+
+	return n >= t && !strcmp(s + n - t, tail);
+}
 
 static const char symbolize_help[] =
 	"Usage: psym symbolize [OPTIONS] IN -o OUT\n"
@@ -342,6 +364,9 @@ static const char symbolize_help[] =
 	"      --results FILE         append one JSON line per input (status, counts,\n"
 	"                             seconds, host, pid) to FILE (- for stdout)\n" INDEX_HELP
 	"      --raw                  write an uncompressed protobuf (default: gzip)\n"
+	"      --format FMT           pprof (default) or otlp: OpenTelemetry profiles\n"
+	"                             (opentelemetry-proto " PSYM_OTLP_VERSION "), raw; the\n"
+	"                             default for an OUT ending in .otlp or .otlp.pb\n"
 	"      --main-binary FILE     use FILE for the first user-space mapping\n" DISCOVERY_HELP
 	"\nKernel, JIT and vDSO frames (IN.d/ from psym-collect is used when present):\n"
 	"      --kallsyms FILE        copy of /proc/kallsyms from the profiled host\n"
@@ -360,7 +385,12 @@ static const char symbolize_help[] =
 	"\nWhat to do:\n"
 	"      --force                replace lines that locations already have\n"
 	"      --no-inlines           only the function that contains the code\n"
-	"      --no-demangle          keep mangled names\n"
+	"      --demangle MODE        function names as pprof writes them: default\n"
+	"                             (no parameters, no template arguments),\n"
+	"                             templates (no parameters), full, none (the\n"
+	"                             mangled name); the mangled name is always the\n"
+	"                             system name\n"
+	"      --no-demangle          the same as --demangle none\n"
 	"      --adjust-callers       the producer recorded return addresses: look\n"
 	"                             up address-1 for locations that are never a\n"
 	"                             sample's leaf (psym-collect does not need it)\n"
@@ -394,6 +424,7 @@ static const struct option symbolize_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "raw", no_argument, NULL, OPT_RAW },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	{ "main-binary", required_argument, NULL, OPT_MAIN_BINARY },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "explain", no_argument, NULL, OPT_EXPLAIN },
@@ -401,6 +432,7 @@ static const struct option symbolize_options[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "no-inlines", no_argument, NULL, OPT_NO_INLINES },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
 	{ "adjust-callers", no_argument, NULL, OPT_ADJUST_CALLERS },
 	{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 	{ "vdso", required_argument, NULL, OPT_VDSO },
@@ -444,13 +476,20 @@ static bool symbolize_parse(int argc, char **argv, struct symbolize_cli *o)
 		case 'o': o->out = optarg; break;
 		case OPT_IN_PLACE: o->in_place = true; break;
 		case OPT_RAW: o->raw = true; break;
+		case OPT_FORMAT:
+			if (strcmp(optarg, "pprof") && strcmp(optarg, "otlp"))
+				die_usage("symbolize ", "--format: pprof or otlp, not '%s'",
+					  optarg);
+			o->so.out_format = optarg;
+			break;
 		case OPT_MAIN_BINARY: o->so.main_binary = optarg; break;
 		case OPT_FORCE: o->so.force = true; break;
 		case OPT_EXPLAIN: o->so.explain = true; break;
 		case OPT_STRICT: o->strict = true; break;
 		case 'q': o->so.quiet = true; break;
 		case OPT_NO_INLINES: o->so.no_inlines = true; break;
-		case OPT_NO_DEMANGLE: o->so.no_demangle = true; break;
+		case OPT_NO_DEMANGLE: o->so.demangle = PSYM_DEMANGLE_NONE; break;
+		case OPT_DEMANGLE: o->so.demangle = parse_demangle_arg("symbolize ", optarg); break;
 		case OPT_ADJUST_CALLERS: o->so.adjust_callers = true; break;
 		case OPT_KALLSYMS: o->kallsyms = optarg; break;
 		case OPT_VDSO: o->vdso = optarg; break;
@@ -676,7 +715,7 @@ static int symbolize_one(struct symbolize_cli *o, struct symbolize_run *run)
 	int ret;
 
 	/* The collector's side files sit next to its profile: IN.d/. */
-	if (strcmp(in, "-") && asprintf(&side, "%s.d", in) >= 0 && is_dir(side))
+	if (strcmp(in, "-") && (side = psym_side_dir(in)) && is_dir(side))
 		o->so.side_dir = side;
 	if (o->in_place) {
 		if (out)
@@ -691,6 +730,8 @@ static int symbolize_one(struct symbolize_cli *o, struct symbolize_run *run)
 	    (strcmp(in, out) == 0 || psym_same_file(in, out)))
 		die_usage("symbolize ", "output '%s' is the input: use --in-place to overwrite it",
 			  out);
+	if (!o->so.out_format && (ends_with(out, ".otlp") || ends_with(out, ".otlp.pb")))
+		o->so.out_format = "otlp";
 	ret = psym_symbolize_file(in, out, &o->lim, &o->so, !o->raw, &res, &active_out, &e);
 	if (ret) {
 		ret = report(&e, ret);

@@ -45,6 +45,9 @@ void die_bad_option(const char *cmd, char **argv, const char *shortopts)
 
 int report(const struct psym_err *e, int code)
 {
+	/* A write error because standard output's reader went away: finish_stdout's, silent. */
+	if (code == PSYM_EIO && stdout_state() > 0)
+		return PSYM_EXIT_OK;
 	fprintf(stderr, "%s: %s\n", progname, e->msg[0] ? e->msg : psym_strerror(code));
 	return psym_exit_code(code);
 }
@@ -70,6 +73,28 @@ int stdout_state(void)
 		return 1;
 	errno = err;
 	return -1;
+}
+
+/*
+ * The one end of every command (main.c), whatever it wrote to standard
+ * output and how: the output flushed; a reader that went away is exit 0 and
+ * no message, whatever the command returned (it may have seen the write
+ * fail); another write error is one message and exit 3, unless the command
+ * ended with a system error it said already. Commands leave standard
+ * output's errors to this.
+ */
+int finish_stdout(int code)
+{
+	int c = stdout_state();
+
+	if (c > 0)
+		return PSYM_EXIT_OK;
+	if (c < 0 && code != PSYM_EXIT_SYSTEM) {
+		fprintf(stderr, "%s: cannot write to standard output: %s\n", progname,
+			strerror(errno));
+		return PSYM_EXIT_SYSTEM;
+	}
+	return code;
 }
 
 /* Parse a byte size with optional K/M/G suffix (powers of 1024). */
@@ -230,6 +255,15 @@ long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const ch
 			  hi);
 	}
 	return v;
+}
+
+enum psym_demangle_mode parse_demangle_arg(const char *cmd, const char *arg)
+{
+	int m = psym_demangle_mode_parse(arg);
+
+	if (m < 0)
+		die_usage(cmd, "invalid --demangle '%s': default, templates, full or none", arg);
+	return (enum psym_demangle_mode)m;
 }
 
 void free_list(const char **list, size_t n)

@@ -108,8 +108,7 @@ static int profile_wants(const char *path, const struct psym_limits *lim, const 
 	if (!ret) {
 		char *side = NULL;
 
-		if (asprintf(&side, "%s.d", path) < 0)
-			side = NULL;
+		side = psym_side_dir(path);
 		ret = psym_kmods_profile_wants(p, side && is_dir(side) ? side : NULL, kallsyms,
 					       &d->limits, discovery_want_kmod, d, e);
 		if (ret == PSYM_ENOMEM || !side)
@@ -292,6 +291,29 @@ char *discovery_symcache(const struct discovery *d)
 	return dir;
 }
 
+/*
+ * perf's build-ID cache ($PERF_BUILDID_DIR, else ~/.debug, where perf
+ * record and perf archive's tarball keep a copy of every binary a
+ * recording touched) as the last debug dir, when it is a directory psym
+ * may trust: its kallsyms and vDSO copies are named by build ID, not
+ * checked by content.
+ */
+static void perf_cache_dir(struct discovery *d)
+{
+	const char *env = getenv("PERF_BUILDID_DIR"), *home = getenv("HOME");
+	char *dir = NULL, why[128];
+	struct stat st;
+
+	if (env && *env)
+		dir = strdup(env);
+	else if (home && *home && asprintf(&dir, "%s/.debug", home) < 0)
+		dir = NULL;
+	if (dir && stat(dir, &st) == 0 && S_ISDIR(st.st_mode) &&
+	    psym_stat_trusted(&st, why, sizeof(why)))
+		add_one(dir, &d->ddirs, &d->n_ddirs);
+	free(dir);
+}
+
 int discovery_finish(struct discovery *d, struct psym_err *e)
 {
 	const char *env;
@@ -301,6 +323,7 @@ int discovery_finish(struct discovery *d, struct psym_err *e)
 	if (ret)
 		return ret;
 	add_path_list("/usr/lib/debug", &d->ddirs, &d->n_ddirs);
+	perf_cache_dir(d);
 	if (d->n_pkgs) {
 		d->ddir_pkgs = calloc(d->n_ddirs + 1, sizeof(*d->ddir_pkgs));
 		if (!d->ddir_pkgs)

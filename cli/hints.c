@@ -17,6 +17,63 @@
 /* Hint only when at least this share of the samples is raw addresses. */
 #define UNSYMBOLIZED_HINT 0.25
 
+/* What gives a file's code names when the file is there but says nothing. */
+#define DEBUG_HELP                                                                                 \
+	"install the file's debug package, or give it with --debug-pkg FILE.deb or "               \
+	"--debug-dir DIR, or set DEBUGINFOD_URLS"
+#define BINARY_HELP "give the binary with --binary-path DIR (or --sysroot DIR)"
+
+const char *hint_for_mapping(const struct psym_mapsum *x)
+{
+	if (x->cls != PSYM_MAP_FILE || x->done >= x->todo)
+		return NULL;
+	if (x->opened)
+		return DEBUG_HELP;
+	switch (x->why.code) {
+	case PSYM_R_NOT_FOUND:
+	case PSYM_R_NOT_REGULAR:
+	case PSYM_R_BAD_FILE:
+	case PSYM_R_BUILD_ID_MISMATCH:
+	case PSYM_R_NO_BUILD_ID:
+	case PSYM_R_OUTSIDE_ROOT:
+	case PSYM_R_DEBUGINFOD: return BINARY_HELP;
+	case PSYM_R_NO_DEBUG_INFO:
+	case PSYM_R_NO_SYMBOL:
+	case PSYM_R_CRC_MISMATCH: return DEBUG_HELP;
+	default: return NULL;
+	}
+}
+
+/* One line per advice, naming the files it is for (at most a few, then a count). */
+void hint_unnamed_maps(const struct psym_symbolize_result *r, const char *what)
+{
+	const char *advice[] = { BINARY_HELP, DEBUG_HELP };
+	const char *state[] = { "not found", "no symbols or lines for them" };
+
+	for (size_t a = 0; a < 2; a++) {
+		size_t n = 0, frames = 0;
+
+		for (size_t i = 0; i < r->nmaps; i++) {
+			const struct psym_mapsum *x = &r->maps[i];
+
+			if (hint_for_mapping(x) != advice[a])
+				continue;
+			if (!n)
+				fprintf(stderr, "%s: note: frames of %s left as addresses in ",
+					progname, what);
+			if (n < 4)
+				fprintf(stderr, "%s'%s'", n ? ", " : "", x->name);
+			n++;
+			frames += x->todo - x->done;
+		}
+		if (n > 4)
+			fprintf(stderr, " and %zu more files", n - 4);
+		if (n)
+			fprintf(stderr, " (%s: %zu address%s): %s\n", state[a], frames,
+				frames == 1 ? "" : "es", advice[a]);
+	}
+}
+
 void hint_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
 		       const char *file)
 {
@@ -33,8 +90,9 @@ void hint_unsymbolized(const struct psym_profile *p, const struct psym_report_op
 	if (!symbolized) {
 		fprintf(stderr,
 			"%s: note: %.0f%% of '%s' is in unsymbolized code; "
-			"'psym symbolize %s -o OUT' adds function names and lines\n",
-			progname, 100 * share, file, file);
+			"'psym symbolize %s -o OUT' adds function names and lines (where it "
+			"says a file is not found: %s)\n",
+			progname, 100 * share, file, file, BINARY_HELP);
 		return;
 	}
 	/* Symbolized already: name the file that holds most of the raw code. */
@@ -71,9 +129,8 @@ void hint_unsymbolized(const struct psym_profile *p, const struct psym_report_op
 			bid[0] ? " (build ID " : "", bid, bid[0] ? ")" : "");
 	}
 	fprintf(stderr,
-		"; running psym symbolize again changes nothing: install the file's debug "
-		"package, or give it with --debug-pkg FILE.deb or --debug-dir, or set "
-		"DEBUGINFOD_URLS, then 'psym symbolize %s -o OUT'\n",
+		"; running psym symbolize again changes nothing: " DEBUG_HELP
+		", then 'psym symbolize %s -o OUT'\n",
 		file);
 	free(raw);
 }

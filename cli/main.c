@@ -73,7 +73,7 @@ int main(int argc, char **argv)
 	size_t bl = strlen(base);
 
 	if (!strcmp(base, "addr2line") || (bl > 10 && !strcmp(base + bl - 10, "-addr2line")))
-		return cmd_addr2line(argc, argv);
+		return finish_stdout(cmd_addr2line(argc, argv));
 	if (argc < 2) {
 		usage(stderr);
 		return PSYM_EXIT_BADINPUT;
@@ -87,7 +87,7 @@ int main(int argc, char **argv)
 
 				snprintf(prog, sizeof(prog), "psym %s", commands[i].name);
 				optind = 1;
-				return commands[i].fn(2, hv);
+				return finish_stdout(commands[i].fn(2, hv));
 			}
 		}
 		fprintf(stderr, "%s: no command '%s' to describe\nTry 'psym --help'.\n", progname,
@@ -96,11 +96,13 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
 		usage(stdout);
-		return 0;
+		return finish_stdout(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("psym %s\n", PACKAGE_VERSION);
-		return 0;
+		printf("reads and writes OTLP profiles of opentelemetry-proto %s\n",
+		       PSYM_OTLP_VERSION);
+		return finish_stdout(0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		if (strcmp(argv[1], commands[i].name) == 0) {
@@ -108,7 +110,7 @@ int main(int argc, char **argv)
 
 			snprintf(prog, sizeof(prog), "psym %s", commands[i].name);
 			argv[1] = prog;
-			return commands[i].fn(argc - 1, argv + 1);
+			return finish_stdout(commands[i].fn(argc - 1, argv + 1));
 		}
 	}
 	fprintf(stderr, "%s: unknown command '%s'\nTry 'psym --help'.\n", progname, argv[1]);

@@ -2,8 +2,9 @@
 /*
  * libpsym: the public header. psym's main (cli/) includes only this one;
  * psym-collect's also includes its BPF side's headers and the library
- * headers it drives directly (hashtab.h, hostid.h, unwindprof.h). Each
- * module's own header states ownership and lifetimes.
+ * headers it drives directly (compress.h, error.h, fileio.h, hashtab.h,
+ * hostid.h, kallsyms.h, procmaps.h, sha256.h, sidenames.h, unwindprof.h,
+ * ustacks.h). Each module's own header states ownership and lifetimes.
  *
  *   error, reason     error codes and psym_err; reasons as data
  *   arena, compress, fileio   capped memory, decompression, safe file I/O
@@ -52,11 +53,13 @@
 #include "resdesc.h"
 #include "resolvers.h"
 #include "show.h"
+#include "sidenames.h"
 #include "symbolize.h"
 #include "stack.h"
 #include "build.h"
 #include "index.h"
 #include "input.h"
+#include "otlp.h"
 #include "store.h"
 
 #endif

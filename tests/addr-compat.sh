@@ -401,4 +401,67 @@ if gcc -m32 -g -O1 -nostdlib -static -fno-pie -no-pie -o s32 s32.c 2>s32.err; th
 else
 	echo "SKIP part: gcc -m32 cannot link here: $(head -1 s32.err)"
 fi
+# ==== addr2line byte for byte (issue 54 item 7) ====
+# psym run as addr2line on EVERY byte of the .text of a -O2 C++ program
+# using <regex> (padding between functions included), against GNU
+# addr2line: the outermost frame is named as GNU names it (the DWARF
+# function's linkage name, not the symbol's ' [clone .isra.0]' or
+# '.cold'; padding after a function by the nearest symbol below, '??:?'
+# or its STT_FILE's 'file.cc:?'). What still differs is GNU's own lookups
+# (a line found past a sequence's end, an inheriting constructor named
+# after its base, a file name joined to the wrong directory, an alias
+# chosen among D1/D2, a name that depends on the queries before it):
+# counted, and held under 0.1% of the lines; the fixed kinds must be gone.
+cat >rx.cc <<'C'
+#include <iostream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+int main(int argc, char **argv)
+{
+	std::vector<std::string> in(argv + 1, argv + argc);
+	std::map<std::string, int> counts;
+	std::regex re("([a-z]+)([0-9]*)", std::regex::icase);
+	for (auto &s : in) {
+		std::smatch m;
+		if (std::regex_search(s, m, re))
+			counts[m[1]]++;
+	}
+	for (auto &kv : counts)
+		std::cout << kv.first << " " << kv.second << "\n";
+	return 0;
+}
+C
+if g++ -O2 -g -o rx rx.cc; then
+	readelf -SW rx | python3 -c '
+import sys
+for l in sys.stdin:
+    if " .text " in l:
+        f = l.split("]")[1].split()
+        a, n = int(f[2], 16), int(f[4], 16)
+        for x in range(a, a + n):
+            print("0x%x" % x)' >rx.addrs
+	cat >rx-cmp.py <<'PY'
+import sys
+gnu, ours = open(sys.argv[1]).read().split("\n"), open(sys.argv[2]).read().split("\n")
+bad = [(g, p) for g, p in zip(gnu, ours) if g != p] + [None] * abs(len(gnu) - len(ours))
+clone = sum(1 for x in bad if x and "[clone ." in x[1] and "[clone ." not in x[0])
+unnamed = sum(1 for x in bad if x and x[1] == "??" and x[0] != "??")
+nofile = sum(1 for x in bad if x and x[1].startswith("??:0"))
+print("%d of %d lines differ (%d clone suffixes, %d unnamed where addr2line names, %d ??:0 where it says ?)"
+      % (len(bad), len(gnu), clone, unnamed, nofile))
+sys.exit(1 if clone or unnamed or nofile or len(bad) * 1000 > len(gnu) else 0)
+PY
+	for opts in "-f -i -C" "-f -C" "-a -f -i -C -p" "-i" "-f -i"; do
+		# shellcheck disable=SC2086
+		addr2line $opts -e rx <rx.addrs >rx.a2l
+		# shellcheck disable=SC2086
+		./addr2line $opts -e rx <rx.addrs >rx.psym 2>/dev/null
+		check "every byte of rx's .text ($(wc -l <rx.addrs)) as addr2line $opts: $(python3 rx-cmp.py rx.a2l rx.psym)" \
+			python3 rx-cmp.py rx.a2l rx.psym
+	done
+else
+	unbuildable rx "g++ -O2 cannot build a <regex> program"
+fi
 finish

@@ -19,7 +19,7 @@ gzip -c sample.pb >sample.pb.gz
 gzip -c a >a.gz
 zstd -q -c sample.pb >sample.pb.zst
 printf 'PERFILE2' >perf.data && head -c 200 /dev/zero >>perf.data
-printf '{"resourceProfiles":[]}\n' >x.json
+printf '{"resourceSpans":[]}\n' >x.json
 : >empty
 # An ELF core: gcore of a stopped child, or a header alone (e_type 4).
 python3 - <<'P'

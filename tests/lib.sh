@@ -88,6 +88,9 @@ cd "$T" || exit 99
 # Each test has its own caches (the symbol cache, extracted packages).
 XDG_CACHE_HOME=$T/.cache
 export XDG_CACHE_HOME
+# perf's build-ID cache, which perf record fills and psym reads: the test's own.
+PERF_BUILDID_DIR=$T/.debug
+export PERF_BUILDID_DIR
 # No per-build-ID index unless a test names a store (--index-store): the
 # other tests check what the DWARF answers and says.
 PSYM_INDEX_STORE=off

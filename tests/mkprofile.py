@@ -7,7 +7,7 @@ one sample per stack. Python stdlib only; independent of psym.
 usage: mkprofile.py MAPS STACKS > profile.txtpb
   MAPS    a copy of /proc/PID/maps
   STACKS  lines of runtime addresses (hex), leaf first, optional "count=N"
-Extra mappings: lines "mapping START LIMIT OFFSET NAME" in STACKS.
+Extra mappings: lines "mapping START LIMIT OFFSET NAME [BUILDID]" in STACKS.
 """
 import subprocess
 import sys
@@ -52,7 +52,8 @@ def main():
             continue
         if words[0] == "mapping":
             mappings.append([int(words[1], 16), int(words[2], 16), int(words[3], 16),
-                             words[4] if len(words) > 4 else "", ""])
+                             words[4] if len(words) > 4 else "",
+                             words[5] if len(words) > 5 else ""])
             continue
         count = 1
         addrs = []

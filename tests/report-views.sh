@@ -252,8 +252,14 @@ PY
 		same_re list $re prog.sym.pb.gz --source-path="$T/src"
 		same_re list $re prog.sym.pb.gz --trim-path="$T/build" --source-path="$T/src"
 		same_re list $re prog.sym.pb.gz --trim-path="$T/build/" --source-path="$T/other/x:$T/src"
-		same_re list $re prog.sym.pb.gz --source-path="$T/src/proj/deeper/dir" --trim-path="$T/build/proj"
 	done
+	# pprof also looks in the parents of each -source_path directory;
+	# psym reads only files inside --source-path (psym(1)).
+	mkdir -p src/proj/deeper/dir
+	"$PSYM" list work prog.sym.pb.gz --source-path="$T/src/proj/deeper/dir" \
+		--trim-path="$T/build/proj" >v.a 2>/dev/null
+	check "list --source-path: not looked for in the directory's parents" \
+		sh -c "grep -qxF ' Error: could not find file main.c on path $T/src/proj/deeper/dir' v.a && ! grep -q 'acc = mix' v.a"
 	"$PSYM" list --trim-path="$T/build" --source-path="$T/src" mix prog.sym.pb.gz >v.a 2>v.err
 	check "list --trim-path --source-path: the moved header's lines, nothing said missing" \
 		sh -c "grep -q '^ *[0-9.]* *[0-9.]* *3:	int r = a \* 31;$' v.a && test ! -s v.err"

@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The host's order: for readers told "swapped" (the file's order is not the host's). */
+#define PSYM_HOST_MSB (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__)
+
 static inline uint64_t psym_get_uint(const uint8_t *p, size_t n, bool msb)
 {
 	uint64_t v = 0;

@@ -780,3 +780,27 @@ int psym_trusted_dir_open(int atfd, const char *name, bool follow, char *why, si
 	}
 	return fd;
 }
+
+int psym_anon_tmpfile(const char *what, struct psym_err *e)
+{
+	const char *dir = getenv("TMPDIR");
+	char tmpl[PATH_MAX];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (snprintf(tmpl, sizeof(tmpl), "%s/psym-tmp.XXXXXX", dir) >= (int)sizeof(tmpl))
+		return psym_err_set(e, PSYM_EIO,
+				    "cannot make a temporary file for %s: "
+				    "$TMPDIR too long",
+				    what);
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd < 0)
+		return psym_err_set(e, PSYM_EIO, "cannot make a temporary file for %s in '%s': %s",
+				    what, dir, strerror(errno));
+	unlink(tmpl);
+	return fd;
+}

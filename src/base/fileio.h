@@ -34,6 +34,14 @@ int psym_open_regular(const char *path, struct psym_err *e);
 int psym_open_input(const char *path, struct psym_err *e);
 
 /*
+ * A new temporary file, already unlinked (O_TMPFILE, else mkstemp then
+ * unlink), read-write, in $TMPDIR or /tmp: its space is freed when the fd
+ * is closed, even if psym is killed. An fd, or a negative code with e
+ * naming the directory; what says what it is for.
+ */
+int psym_anon_tmpfile(const char *what, struct psym_err *e);
+
+/*
  * A private read-only copy of a regular file whose size is within
  * [min, max], in anonymous memory (populated at once from 1 MiB), never a
  * mapping of the file: one would die of SIGBUS, or change under its

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "rx_int.h"
+#include "search.h"
 
 /* ---- UTF-8 ------------------------------------------------------------------- */
 
@@ -82,23 +83,14 @@ static bool assert_holds(int as, const struct at *a)
 static bool in_class(const struct psym_rx *rx, uint32_t c, uint32_t r)
 {
 	const struct range *rg;
-	size_t lo = 0, hi = rx->cls[c].n;
+	size_t n = rx->cls[c].n, k;
 
-	if (!hi) /* an empty class, which may have no range array */
+	if (!n) /* an empty class, which may have no range array */
 		return false;
 	rg = rx->ranges + rx->cls[c].first;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r < rg[mid].lo)
-			hi = mid;
-		else if (r > rg[mid].hi)
-			lo = mid + 1;
-		else
-			return true;
-	}
-	return false;
+	/* The ranges are sorted and apart: the first not wholly below r. */
+	k = PSYM_LOWER_BOUND(0, n, i, r <= rg[i].hi);
+	return k < n && r >= rg[k].lo;
 }
 
 /* Add pc and what it reaches without reading a rune; true when that reaches the match. */

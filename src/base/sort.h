@@ -16,4 +16,11 @@ int psym_sort_u64(uint64_t *v, size_t n);
  */
 int psym_sort_u64_from(uint64_t *v, size_t n, unsigned from_bit);
 
+/*
+ * The same with the caller's scratch space, tmp[n], so sorting many
+ * pieces of one array allocates nothing (the folded report sorts each
+ * span of stacks so). Cannot fail.
+ */
+void psym_sort_u64_with(uint64_t *v, size_t n, unsigned from_bit, uint64_t *tmp);
+
 #endif

@@ -10,6 +10,8 @@
 #define PSYM_SIDENAMES_H
 
 #include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define PSYM_SIDE_DIR_FMT "%s.d"      /* the side directory of profile %s */
@@ -45,6 +47,14 @@
 #define PSYM_SIDE_PERF_MAP "perf-%d.map"	 /* a JIT's perf map, by pid (old) */
 #define PSYM_SIDE_PERF_MAP_ZST "perf-%d.map.zst" /* the same, zstd-compressed */
 #define PSYM_SIDE_JIT_DUMP "jit-%d.dump"	 /* a JIT's jitdump, by pid */
+
+/* The side directory of the profile at path, allocated; NULL: out of memory. */
+static inline char *psym_side_dir(const char *path)
+{
+	char *d;
+
+	return asprintf(&d, PSYM_SIDE_DIR_FMT, path) < 0 ? NULL : d;
+}
 
 /* n (a file name, no directory) is prefix, something, suffix. */
 static inline bool psym_side_name_is(const char *n, const char *prefix, const char *suffix)

@@ -23,6 +23,7 @@
 #include "fileio.h"
 #include "idxfmt.h"
 #include "index.h"
+#include "search.h"
 
 #define CACHE_GROUPS 4
 
@@ -617,9 +618,9 @@ static int file_at(struct psym_index *x, uint32_t fid, const char **out, struct 
 /* The group holding vaddr: decoded into the cache, or NULL (a gap). */
 static int find_group(struct psym_index *x, uint64_t a, struct dgroup **out, struct psym_err *e)
 {
-	size_t lo = 0, hi = x->h.ngroups, addr_w = x->h.flags & IDX_FLAG_ADDR64 ? 8 : 4;
+	size_t lo, addr_w = x->h.flags & IDX_FLAG_ADDR64 ? 8 : 4;
 	struct dgroup *g = NULL;
-	int ret;
+	int ret = 0;
 
 	*out = NULL;
 	for (int k = 0; k < CACHE_GROUPS; k++)
@@ -630,16 +631,13 @@ static int find_group(struct psym_index *x, uint64_t a, struct dgroup **out, str
 		}
 	if (!x->h.ngroups || a < x->h.base)
 		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (touch(x, x->h.sec[SEC_ADDRS].off + addr_w * mid, addr_w, e))
-			return e->code;
-		if (group_start(x, mid) <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	/* Each start read is checked first; after a failure the search ends at once. */
+	lo = PSYM_LOWER_BOUND(
+		0, x->h.ngroups, i,
+		ret || (ret = touch(x, x->h.sec[SEC_ADDRS].off + addr_w * i, addr_w, e)) ||
+			group_start(x, i) > a);
+	if (ret)
+		return e->code;
 	if (!lo)
 		return 0;
 	if (touch(x, x->h.sec[SEC_OFFS].off + 4 * (lo - 1), lo < x->h.ngroups ? 8 : 4, e))
@@ -687,14 +685,7 @@ int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 		else
 			lo = k;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (g->runs[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PSYM_LOWER_BOUND(lo, hi, i, g->runs[i].addr > vaddr);
 	if (!lo)
 		return 0;
 	g->hint = lo;

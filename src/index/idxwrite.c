@@ -7,6 +7,7 @@
 #include <time.h>
 #include <libdeflate.h>
 
+#include "bytes.h"
 #include "fileio.h"
 #include "hashtab.h"
 #include "idxfmt.h"
@@ -511,14 +512,12 @@ int psym_index_writer_add(struct psym_index_writer *w, uint64_t addr, const stru
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	psym_put_uint(p, 4, false, v);
 }
 
 static void put_le64(uint8_t *p, uint64_t v)
 {
-	for (int i = 0; i < 8; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
+	psym_put_uint(p, 8, false, v);
 }
 
 static size_t align8(size_t n)

@@ -9,7 +9,7 @@
 #include "looks.h"
 
 /* The readers, one file each (in_*.c). */
-extern const struct psym_input_kind psym_input_legacy, psym_input_pprof;
+extern const struct psym_input_kind psym_input_legacy, psym_input_pprof, psym_input_otlp;
 
 /*
  * The table: tried in order, the first whose sniff says "mine" reads the
@@ -17,6 +17,7 @@ extern const struct psym_input_kind psym_input_legacy, psym_input_pprof;
  */
 static const struct psym_input_kind *const kinds[] = {
 	&psym_input_legacy,
+	&psym_input_otlp,
 	&psym_input_pprof,
 };
 

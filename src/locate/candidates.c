@@ -143,7 +143,9 @@ bool psym_locate_binary_candidates(const struct psym_locate_opts *o, const struc
 		     offer(fn, ud, PSYM_CAND_PATH, cand, sizeof(cand), "%s%s", dir, norm)))
 			return true;
 	}
-	/* A relative path (a crash log's ./prog) is where the user is. */
+	/* A relative path (a crash log's ./prog) is where the user is; not a core's. */
+	if (strcmp(sysroot, "/") == 0 && k->path[0] != '/' && o->foreign_paths)
+		return false;
 	if (strcmp(sysroot, "/") == 0)
 		return offer(fn, ud, PSYM_CAND_SYSROOT, cand, sizeof(cand), "%s",
 			     k->path[0] == '/' ? norm : k->path);
@@ -217,9 +219,12 @@ bool psym_locate_debug_candidates(const struct psym_locate_opts *o, const struct
 
 	if (k->build_id && psym_build_id_valid(k->build_id)) {
 		for (size_t i = 0; i < o->n_debug_dirs; i++)
-			if (psym_build_id_path(o->debug_dirs[i], k->build_id, ".debug", buf,
-					       sizeof(buf)) &&
-			    fn(ud, buf, PSYM_CAND_TREE_DEBUG))
+			if ((psym_build_id_path(o->debug_dirs[i], k->build_id, ".debug", buf,
+						sizeof(buf)) &&
+			     fn(ud, buf, PSYM_CAND_TREE_DEBUG)) ||
+			    (psym_build_id_path(o->debug_dirs[i], k->build_id, "/debug", buf,
+						sizeof(buf)) &&
+			     fn(ud, buf, PSYM_CAND_PERF_DEBUG)))
 				return true;
 	}
 	if (!k->debuglink)

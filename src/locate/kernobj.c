@@ -21,11 +21,80 @@
 #include "sha256.h"
 #include "sidenames.h"
 
-static bool is_file(const char *path)
+static void explain(const struct psym_locate_opts *o, const char *path, const char *verdict);
+
+/* A regular file, and not a side file psym_side_file_refused refuses (said in --explain). */
+static bool is_file_o(const struct psym_locate_opts *o, const char *path)
 {
 	struct stat st;
+	const char *why;
+	size_t n = o && o->side_dir ? strlen(o->side_dir) : 0;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return false;
+	if (n && !strncmp(path, o->side_dir, n) && path[n] == '/' &&
+	    psym_side_file_refused(o->side_dir, path, &why)) {
+		explain(o, path, why);
+		return false;
+	}
+	return true;
+}
+
+/* Whether real (a resolved path) is dir or inside it. */
+static bool inside(const char *real, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(real, dir, n) && (real[n] == '/' || real[n] == '\0' || !strcmp(dir, "/"));
+}
+
+bool psym_side_file_refused(const char *side_dir, const char *path, const char **why)
+{
+	char real[PATH_MAX], dir[PATH_MAX], shared[PATH_MAX + 32];
+	struct stat st;
+	const char *slash;
+
+	*why = NULL;
+	if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode))
+		return false;
+	*why = "a symbolic link out of the side directory";
+	if (!realpath(side_dir, dir) || !realpath(path, real)) {
+		*why = "a symbolic link that does not resolve";
+		return true;
+	}
+	if (stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+		*why = "a symbolic link to no regular file";
+		return true;
+	}
+	if (inside(real, dir))
+		return false;
+	/* The shared directory beside the profile: DIR/../.psym-shared. */
+	slash = strrchr(dir, '/');
+	if (slash &&
+	    snprintf(shared, sizeof(shared), "%.*s/" PSYM_SIDE_SHARED, (int)(slash - dir), dir) <
+		    (int)sizeof(shared) &&
+	    inside(real, shared))
+		return false;
+	return true;
+}
+
+void psym_side_dir_check(const char *side_dir,
+			 void (*fn)(void *ud, const char *path, const char *why), void *ud)
+{
+	DIR *d = opendir(side_dir);
+	struct dirent *de;
+	char path[4200];
+	const char *why;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' &&
+		    snprintf(path, sizeof(path), "%s/%s", side_dir, de->d_name) <
+			    (int)sizeof(path) &&
+		    psym_side_file_refused(side_dir, path, &why))
+			fn(ud, path, why);
+	closedir(d);
 }
 
 /* A candidate and its verdict, into the caller's record. */
@@ -208,10 +277,33 @@ static int open_vdso_zst(const struct psym_locate_opts *o, const char *path, str
 	return psym_elf_open_mem(img, len, true, path, o->elf_limits, out, e);
 }
 
+/*
+ * The copy of NAME ("kallsyms", "vdso") perf's build-ID cache keeps for
+ * build_id under a debug dir: DIR/[KIND]/ID/NAME, as perf record and perf
+ * archive lay it out, into buf; PSYM_NOENT when none.
+ */
+static int perf_cache_file(const struct psym_locate_opts *o, const char *kind, const char *name,
+			   const char *build_id, char *buf, size_t bufsz)
+{
+	char id[PSYM_BUILD_ID_HEX_MAX];
+
+	if (!build_id || !psym_build_id_valid(build_id) || strlen(build_id) >= sizeof(id))
+		return PSYM_NOENT;
+	strcpy(id, build_id);
+	psym_build_id_lower(id);
+	for (size_t i = 0; i < o->n_debug_dirs; i++) {
+		int n = snprintf(buf, bufsz, "%s/[%s]/%s/%s", o->debug_dirs[i], kind, id, name);
+
+		if (n > 0 && (size_t)n < bufsz && is_file_o(o, buf))
+			return 0;
+	}
+	return PSYM_NOENT;
+}
+
 int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e)
 {
-	char cands[4][4200];
+	char cands[5][4200];
 	size_t n = 0;
 	int ret;
 
@@ -225,6 +317,8 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 		n++;
 	if (o->side_dir)
 		snprintf(cands[n++], sizeof(cands[0]), "%s/" PSYM_SIDE_VDSO, o->side_dir);
+	if (perf_cache_file(o, "vdso", "vdso", build_id, cands[n], sizeof(cands[0])) == 0)
+		n++;
 	if (o->release)
 		snprintf(cands[n++], sizeof(cands[0]), "/lib/modules/%s/vdso/vdso64.so",
 			 o->release);
@@ -233,7 +327,7 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 	for (size_t i = 0; i < n; i++) {
 		struct psym_err le = { 0 };
 
-		if (!is_file(cands[i])) {
+		if (!is_file_o(o, cands[i])) {
 			explain(o, cands[i], "not found");
 			continue;
 		}
@@ -287,13 +381,13 @@ static int side_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 	}
 	closedir(d);
 	if (!*best || snprintf(buf, bufsz, "%s/%s", o->side_dir, best) >= (int)bufsz ||
-	    !is_file(buf))
+	    !is_file_o(o, buf))
 		return PSYM_NOENT;
 	return 0;
 }
 
-int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
-			 struct psym_reason *why)
+int psym_locate_kallsyms(const struct psym_locate_opts *o, const char *build_id, char *buf,
+			 size_t bufsz, struct psym_reason *why)
 {
 	memset(why, 0, sizeof(*why));
 	if (o->kallsyms) {
@@ -303,13 +397,15 @@ int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t buf
 	/* The profile's own subset (psym-collect's default) first. */
 	if (o->side_dir &&
 	    snprintf(buf, bufsz, "%s/" PSYM_SIDE_KALLSYMS_SUBSET, o->side_dir) < (int)bufsz &&
-	    is_file(buf))
+	    is_file_o(o, buf))
 		return 0;
 	if (o->side_dir && side_kallsyms(o, buf, bufsz) == 0)
 		return 0;
 	if (o->side_dir &&
 	    snprintf(buf, bufsz, "%s/" PSYM_SIDE_KALLSYMS, o->side_dir) < (int)bufsz &&
-	    is_file(buf))
+	    is_file_o(o, buf))
+		return 0;
+	if (perf_cache_file(o, "kernel.kallsyms", "kallsyms", build_id, buf, bufsz) == 0)
 		return 0;
 	psym_reason_set(why, PSYM_R_NO_KALLSYMS,
 			"no kallsyms copy (give --kallsyms FILE, or keep the collector's side "
@@ -334,11 +430,11 @@ void psym_locate_perf_maps(const struct psym_locate_opts *o, int pid, psym_perfm
 			else if (i == 0 &&
 				 snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP_ZST, dir,
 					  pid) < (int)sizeof(path) &&
-				 is_file(path))
+				 is_file_o(o, path))
 				; /* the collector's compressed snapshot */
 			else
 				snprintf(path, sizeof(path), "%s/" PSYM_SIDE_PERF_MAP, dir, pid);
-			if (!is_file(path)) {
+			if (!is_file_o(o, path)) {
 				if (!jit)
 					explain(o, path, "not found");
 				continue;

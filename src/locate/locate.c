@@ -23,6 +23,7 @@
 
 #include "array.h"
 #include "buildid.h"
+#include "htlhash.h"
 #include "fileio.h"
 #include "locate.h"
 #include "locate_int.h"
@@ -157,6 +158,26 @@ static bool outside_root(struct search *s, const char *path)
 }
 
 /* Try one file; true when the search is over (found, or a hard error). */
+/* A file known only by its htlhash (htlhash.h): the candidate's hash decides. */
+static bool htlhash_matches(struct search *s, const char *path)
+{
+	const char *want = s->build_id + sizeof(PSYM_HTLHASH_PREFIX) - 1;
+	char h[PSYM_HTLHASH_HEX];
+	struct psym_err e = { 0 };
+
+	if (psym_file_htlhash(path, h, &e)) {
+		verdict(s, path, PSYM_R_BAD_FILE, 3, "rejected: %s", e.msg);
+		return false;
+	}
+	if (strcasecmp(h, want)) {
+		verdict(s, path, PSYM_R_BUILD_ID_MISMATCH, 5,
+			"htlhash mismatch: rejected: htlhash %s, want %s", h, want);
+		return false;
+	}
+	verdict(s, path, PSYM_R_NONE, 0, "used (htlhash matches)");
+	return true;
+}
+
 static bool try_file(struct search *s, const char *path, enum psym_cand_rule rule)
 {
 	bool named = rule == PSYM_CAND_NAMED;
@@ -192,6 +213,12 @@ static bool try_file(struct search *s, const char *path, enum psym_cand_rule rul
 		if (named)
 			psym_cands_push(s->o->cands, path, e.msg);
 		return false;
+	}
+	if (s->want == WANT_BINARY && s->build_id && psym_build_id_is_htlhash(s->build_id)) {
+		if (!htlhash_matches(s, path))
+			goto reject;
+		s->found = elf;
+		return true;
 	}
 	bid = psym_elf_build_id(elf);
 	if (!bid && s->build_id && psym_build_id_is_go(s->build_id))
@@ -319,9 +346,21 @@ static bool try_debuginfod(struct search *s, enum psym_debuginfod_kind kind)
 /* Files of the wanted build ID: the .build-id trees, then debuginfod. */
 static bool by_build_id(struct search *s, bool binary_first)
 {
-	static const char *const binary_sfx[] = { "", ".debug" }, *const debug_sfx[] = { ".debug" };
+	/*
+	 * The distributions' trees (REST, REST.debug), then perf's build-ID
+	 * cache (~/.debug, perf archive): REST is a directory holding the
+	 * binary's copy as elf and its debug file as debug.
+	 */
+	static const char *const binary_sfx[] = { "", "/elf", ".debug", "/debug" },
+				 *const debug_sfx[] = { ".debug", "/debug" };
+	static const enum psym_cand_rule binary_rule[] = { PSYM_CAND_TREE, PSYM_CAND_PERF_ELF,
+							   PSYM_CAND_TREE_DEBUG,
+							   PSYM_CAND_PERF_DEBUG },
+					 debug_rule[] = { PSYM_CAND_TREE_DEBUG,
+							  PSYM_CAND_PERF_DEBUG };
 	const char *const *sfx = binary_first ? binary_sfx : debug_sfx;
-	size_t nsfx = binary_first ? 2 : 1;
+	const enum psym_cand_rule *rule = binary_first ? binary_rule : debug_rule;
+	size_t nsfx = binary_first ? 4 : 2;
 	char path[PATH_MAX * 2];
 
 	char key[PSYM_BUILD_ID_HEX_MAX];
@@ -339,13 +378,12 @@ static bool by_build_id(struct search *s, bool binary_first)
 	}
 	if (!s->build_id || !psym_build_id_valid(s->build_id))
 		return false;
-	for (size_t i = 0; i < s->o->n_debug_dirs; i++)
-		for (size_t k = 0; k < nsfx; k++)
+	/* A binary in any dir before a debug file standing in for it. */
+	for (size_t k = 0; k < nsfx; k++)
+		for (size_t i = 0; i < s->o->n_debug_dirs; i++)
 			if (psym_build_id_path(s->o->debug_dirs[i], s->build_id, sfx[k], path,
 					       sizeof(path)) &&
-			    try_candidate(s, path,
-					  k == 0 && binary_first ? PSYM_CAND_TREE
-								 : PSYM_CAND_TREE_DEBUG))
+			    try_candidate(s, path, rule[k]))
 				return true;
 	if (binary_first && try_debuginfod(s, PSYM_DEBUGINFOD_EXECUTABLE))
 		return true;
@@ -381,6 +419,9 @@ int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objke
 			"'%.128s' is a Go build ID: checked in files found by path (or under its "
 			"key in the .build-id trees, as psym archive packs them)",
 			s.build_id);
+	else if (s.build_id && psym_build_id_is_htlhash(s.build_id))
+		verdict(&s, "(build ID)", PSYM_R_NONE, 0,
+			"'%.64s' is an htlhash: checked in files found by path", s.build_id);
 	else if (s.build_id && !psym_build_id_valid(s.build_id))
 		verdict(&s, "(build ID)", PSYM_R_NONE, 0, "'%.64s' is not hex: not used in paths",
 			s.build_id);
@@ -389,6 +430,10 @@ int psym_locate_binary(const struct psym_locate_opts *o, const struct psym_objke
 	if (o->sysroot && *o->sysroot && strcmp(o->sysroot, "/") != 0 &&
 	    realpath(o->sysroot, real) && strcmp(real, "/") != 0)
 		s.sysroot_real = real;
+	else if (o->foreign_paths && !k->named && k->path && k->path[0] != '/')
+		verdict(&s, k->path, PSYM_R_OUTSIDE_ROOT, 2,
+			"refused: a relative path from another host is not looked up in the "
+			"current directory (give --sysroot or --binary-path)");
 	if (!psym_locate_binary_candidates(o, k, try_candidate, &s) && !s.found && !k->named)
 		by_build_id(&s, true);
 	return finish(&s, out);

@@ -72,7 +72,10 @@ void psym_cands_free(struct psym_cands *c);
 struct psym_locate_opts {
 	const char *const *search; /* --binary-path dirs + $PPROF_BINARY_PATH */
 	size_t n_search;
-	const char *sysroot;	       /* NULL or "" = "/" */
+	const char *sysroot; /* NULL or "" = "/" */
+	/* Paths are another host's (a core's): a relative one is refused, never
+	 * looked up in the current directory as a crash log's ./prog is. */
+	bool foreign_paths;
 	const char *const *debug_dirs; /* separate debug files, in order */
 	size_t n_debug_dirs;
 	/* NULL, or for each debug dir the --debug-pkg it was extracted from (or NULL) */
@@ -102,6 +105,18 @@ struct psym_locate_opts {
 	size_t n_modules_dirs;
 };
 
+/*
+ * Whether the side file path, in the collector's side directory side_dir,
+ * is refused: a symbolic link is followed only to a regular file inside
+ * side_dir or the shared directory beside it (PSYM_SIDE_SHARED); psym-collect
+ * itself writes regular files and hard links. *why says why (static text).
+ * Other kinds of file are left to the readers, which open regular files only.
+ */
+bool psym_side_file_refused(const char *side_dir, const char *path, const char **why);
+/* fn(ud, path, why) for each file of side_dir that psym_side_file_refused refuses. */
+void psym_side_dir_check(const char *side_dir,
+			 void (*fn)(void *ud, const char *path, const char *why), void *ud);
+
 /* What an object is looked for by. */
 struct psym_objkey {
 	const char *path;     /* the path the profile or log names (cleaned), or NULL */
@@ -123,6 +138,8 @@ enum psym_cand_rule {
 	PSYM_CAND_SYSROOT,	 /* SYSROOT/PATH */
 	PSYM_CAND_TREE,		 /* DEBUGDIR/.build-id/NN/REST (the binary) */
 	PSYM_CAND_TREE_DEBUG,	 /* DEBUGDIR/.build-id/NN/REST.debug */
+	PSYM_CAND_PERF_ELF,	 /* DEBUGDIR/.build-id/NN/REST/elf (perf's build-ID cache) */
+	PSYM_CAND_PERF_DEBUG,	 /* DEBUGDIR/.build-id/NN/REST/debug (perf's build-ID cache) */
 	PSYM_CAND_LINK_BESIDE,	 /* BINDIR/DEBUGLINK */
 	PSYM_CAND_LINK_DOTDEBUG, /* BINDIR/.debug/DEBUGLINK */
 	PSYM_CAND_LINK_DEBUGDIR, /* DEBUGDIR/BINDIR/DEBUGLINK */
@@ -315,8 +332,9 @@ int psym_locate_vmlinux(const struct psym_locate_opts *o, const char *build_id,
 /*
  * The vDSO image: the image in memory with build_id (vdso_images; the
  * file opened then is named as the image is and cannot be opened again by
- * that name), --vdso, the side dir's vdso.so, the release's vdso64.so.
- * build_id may be NULL (unknown).
+ * that name), --vdso, the side dir's vdso.so, the copy of that build ID
+ * in perf's build-ID cache of each debug dir ([vdso]/ID/vdso), the
+ * release's vdso64.so. build_id may be NULL (unknown).
  */
 int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e);
@@ -324,10 +342,13 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 /*
  * The kallsyms copy: --kallsyms, else the side dir's content-addressed
  * copy of the profile's boot (kallsyms-BOOT-SHA.zst), else its old
- * uncompressed kallsyms. Writes the path into buf and returns 0, or PSYM_NOENT with why.
+ * uncompressed kallsyms, else the copy perf's build-ID cache keeps of the
+ * kernel of build_id (NULL: unknown) in a debug dir
+ * ([kernel.kallsyms]/ID/kallsyms). Writes the path into buf and returns
+ * 0, or PSYM_NOENT with why.
  */
-int psym_locate_kallsyms(const struct psym_locate_opts *o, char *buf, size_t bufsz,
-			 struct psym_reason *why);
+int psym_locate_kallsyms(const struct psym_locate_opts *o, const char *build_id, char *buf,
+			 size_t bufsz, struct psym_reason *why);
 
 /*
  * Perf maps and jitdumps of process pid: for each of the side dir and the

@@ -11,6 +11,7 @@
 #include "buildid.h"
 #include "hashtab.h"
 #include "objtab.h"
+#include "search.h"
 
 /* Candidates recorded per object: a hostile search path cannot grow it without bound. */
 #define MAX_TRIED 256
@@ -308,7 +309,7 @@ static int locate_kernel(const struct psym_locate_opts *o, struct psym_located *
 	if (!ksd)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	memset(&ksd->why, 0, sizeof(ksd->why));
-	ksd->status = psym_locate_kallsyms(o, ks, sizeof(ks), &ksd->why);
+	ksd->status = psym_locate_kallsyms(o, k->build_id, ks, sizeof(ks), &ksd->why);
 	ksd->located = true;
 	if (ksd->status == 0) {
 		ksd->file = strdup(ks);
@@ -825,7 +826,7 @@ static bool pm_found(void *ud, const char *path, bool jitdump)
  */
 static size_t pid_first(const struct psym_located *x, int pid)
 {
-	size_t lo = 0, hi = x->nperfmaps;
+	size_t lo;
 
 	if (x->perfmaps_unsorted) {
 		for (size_t i = 0; i < x->nperfmaps; i++)
@@ -833,14 +834,7 @@ static size_t pid_first(const struct psym_located *x, int pid)
 				return i;
 		return x->nperfmaps;
 	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (x->perfmaps[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PSYM_LOWER_BOUND(0, x->nperfmaps, i, x->perfmaps[i].pid >= pid);
 	return lo < x->nperfmaps && x->perfmaps[lo].pid == pid ? lo : x->nperfmaps;
 }
 

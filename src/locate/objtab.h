@@ -59,7 +59,7 @@ enum psym_tryrole {
 	PSYM_TRY_KMOD,	      /* a kernel module's file (used: verdict is its package, or "") */
 };
 
-#define PSYM_TRY_NO_INLINES 1u	      /* GOPCLNTAB used: no inline trees found */
+#define PSYM_TRY_NO_INLINES 1u	      /* GOPCLNTAB used: no inline trees (verdict: why) */
 #define PSYM_TRY_NO_DISCRIMINATORS 2u /* INDEX refused: made without discriminators */
 #define PSYM_TRY_NOT_ASKED 4u	      /* INDEX_STORE: not asked, --gsym answers */
 #define PSYM_TRY_PARSED_BEFORE 8u     /* KALLSYMS used: parsed before for the same boot */

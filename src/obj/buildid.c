@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "buildid.h"
+#include "bytes.h"
 #include "fileio.h"
 #include "hashtab.h"
 
@@ -19,10 +20,7 @@
 
 static uint32_t rd32(const unsigned char *p, bool swap)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return swap ? __builtin_bswap32(v) : v;
+	return (uint32_t)psym_get_uint(p, 4, swap != PSYM_HOST_MSB);
 }
 
 static size_t align_up(size_t v, size_t a)

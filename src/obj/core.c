@@ -13,9 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compress.h"
 #include "core.h"
 #include "fileio.h"
+#include "search.h"
+#include "zstream.h"
 
 #ifndef NT_FILE
 #define NT_FILE 0x46494c45
@@ -25,7 +26,7 @@
 #endif
 
 #define DEFAULT_MAX_INPUT ((uint64_t)1 << 30)
-#define DEFAULT_MAX_DECOMPRESSED ((uint64_t)4 << 30)
+#define DEFAULT_MAX_DECOMPRESSED ((uint64_t)64 << 30)
 /* elf_prstatus: pr_cursig at 12, pr_pid at 32, pr_reg at 112 (x86-64 and AArch64). */
 #define PRSTATUS_CURSIG 12
 #define PRSTATUS_PID 32
@@ -93,19 +94,13 @@ set_partial(struct psym_core *c, const char *fmt, ...)
 
 const struct psym_core_load *psym_core_load_at(const struct psym_core *c, uint64_t addr)
 {
-	size_t lo = 0, hi = c->nloads;
+	/* The loads are sorted and (in a well-formed core) apart: the first not wholly below addr. */
+	size_t k = PSYM_LOWER_BOUND(0, c->nloads, i,
+				    addr < c->loads[i].vaddr ||
+					    addr - c->loads[i].vaddr < c->loads[i].memsz);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const struct psym_core_load *l = &c->loads[mid];
-
-		if (addr < l->vaddr)
-			hi = mid;
-		else if (addr - l->vaddr >= l->memsz)
-			lo = mid + 1;
-		else
-			return l;
-	}
+	if (k < c->nloads && addr >= c->loads[k].vaddr)
+		return &c->loads[k];
 	return NULL;
 }
 
@@ -704,43 +699,52 @@ int psym_core_open_mem(const void *buf, size_t len, const char *name, struct psy
 	return 0;
 }
 
-/* A compressed core, by its magic: decompressed into c->buf. 1: not compressed. */
+/*
+ * A compressed core, by its magic: inflated as a stream into an unlinked
+ * temporary file, which then stands for the core (c->fd), so that memory
+ * holds only the decoder and what is read; the cap is on the file's size
+ * (--limit core-bytes). 1: not compressed.
+ */
 static int decompress(struct psym_core *c, const unsigned char *magic, size_t mlen,
 		      const struct psym_core_limits *lim, struct psym_err *e)
 {
-	static const unsigned char zst[] = { 0x28, 0xb5, 0x2f, 0xfd },
-				   xz[] = { 0xfd, '7', 'z', 'X', 'Z', 0 },
-				   lz4[] = { 0x04, 0x22, 0x4d, 0x18 };
+	static const unsigned char lz4[] = { 0x04, 0x22, 0x4d, 0x18 };
 	uint64_t max_in = lim && lim->max_input ? lim->max_input : DEFAULT_MAX_INPUT;
 	uint64_t max_out =
 		lim && lim->max_decompressed ? lim->max_decompressed : DEFAULT_MAX_DECOMPRESSED;
-	unsigned char *in = NULL;
-	size_t inlen;
-	bool is_zst = mlen >= 4 && !memcmp(magic, zst, 4),
-	     is_xz = mlen >= 6 && !memcmp(magic, xz, 6);
-	int ret;
+	enum psym_zstream_kind kind = psym_zstream_sniff(magic, mlen);
+	uint64_t len;
+	int tmp, ret;
 
 	if (mlen >= 4 && !memcmp(magic, lz4, 4))
 		return psym_err_set(e, PSYM_EUNSUPPORTED,
-				    "'%s': an lz4-compressed core: psym reads .zst and .xz cores; "
-				    "decompress it first (lz4 -d)",
+				    "'%s': an lz4-compressed core: psym reads .zst, .xz and .gz "
+				    "cores; decompress it first (lz4 -d)",
 				    c->name);
-	if (!is_zst && !is_xz && !psym_is_gzip(magic, mlen))
+	if (kind == PSYM_ZS_NONE)
 		return 1;
-	if (max_out > SIZE_MAX - 1)
-		max_out = SIZE_MAX - 1;
-	ret = psym_read_file_cap(c->name, max_in, "--max-input-size N", &in, &inlen, e);
-	if (ret)
+	if (c->fsize > max_in)
+		return psym_err_set(
+			e, PSYM_ELIMIT,
+			"'%s': larger than the limit of %llu bytes (--max-input-size N)", c->name,
+			(unsigned long long)max_in);
+	tmp = psym_anon_tmpfile("a decompressed core", e);
+	if (tmp < 0)
+		return tmp;
+	if (lseek(c->fd, 0, SEEK_SET) != 0) {
+		close(tmp);
+		return psym_err_set(e, PSYM_EIO, "'%s': cannot seek: %s", c->name, strerror(errno));
+	}
+	ret = psym_zstream_to_fd(kind, c->fd, tmp, max_out, c->name, "--limit core-bytes=N", &len,
+				 e);
+	if (ret) {
+		close(tmp);
 		return ret;
-	if (is_zst)
-		ret = psym_unzstd(in, inlen, (size_t)max_out, c->name, &c->buf, &c->buflen, e);
-	else if (is_xz)
-		ret = psym_unxz(in, inlen, (size_t)max_out, c->name, &c->buf, &c->buflen, e);
-	else
-		ret = psym_gunzip(in, inlen, (size_t)max_out, c->name, &c->buf, &c->buflen, e);
-	free(in);
-	c->fsize = c->buflen;
-	return ret;
+	}
+	close(c->fd);
+	c->fd = tmp;
+	c->fsize = len;
+	return 0;
 }
 
 int psym_core_open(const char *path, const struct psym_core_limits *lim, struct psym_core **out,
@@ -770,10 +774,6 @@ int psym_core_open(const char *path, const struct psym_core_limits *lim, struct 
 	ret = decompress(c, magic, mlen, lim, e);
 	if (ret < 0)
 		goto fail;
-	if (ret == 0) {
-		close(c->fd);
-		c->fd = -1;
-	}
 	ret = finish(c, e);
 	if (ret)
 		goto fail;

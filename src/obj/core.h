@@ -23,7 +23,10 @@
  *
  * x86-64 and AArch64 (e_machine decides the register layout), 64-bit
  * little-endian. A core compressed as systemd-coredump stores it (.zst,
- * .xz; .lz4 is refused with a message) is decompressed within a cap.
+ * .xz, .gz; .lz4 is refused with a message) is inflated as a stream into
+ * an unlinked temporary file ($TMPDIR, else /tmp) within a cap on its
+ * size, and read from there as an uncompressed core is read from its file:
+ * memory holds the decoder and what is read, never the whole core.
  *
  * Caps: at most PSYM_CORE_MAX_THREADS threads, PSYM_CORE_MAX_FILES mapped
  * files, PSYM_CORE_MAX_LOADS segments, notes of at most 64 MiB in all.
@@ -75,7 +78,8 @@ struct psym_core_load {
 
 struct psym_core_limits {
 	uint64_t max_input;	   /* a compressed core is refused past this (0: 1 GiB) */
-	uint64_t max_decompressed; /* a compressed core's size once decompressed (0: 4 GiB) */
+	uint64_t max_decompressed; /* a compressed core's size once decompressed, in a
+				    * temporary file (0: 64 GiB; --limit core-bytes) */
 };
 
 struct psym_core {

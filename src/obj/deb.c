@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <bzlib.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <lzma.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "buildid.h"
 #include "deb.h"
 
 #define DEB_DEFAULT_MAX_BYTES ((uint64_t)2 << 30)
@@ -52,7 +55,8 @@ enum codec {
 	CODEC_NONE,
 	CODEC_GZ,
 	CODEC_XZ,
-	CODEC_ZST
+	CODEC_ZST,
+	CODEC_BZ2
 };
 
 /* Decompressing reader: dec_read() hands out tar bytes. */
@@ -67,7 +71,8 @@ struct dec {
 	z_stream z;
 	lzma_stream x;
 	ZSTD_DStream *zs;
-	bool z_init, x_init;
+	bz_stream b;
+	bool z_init, x_init, b_init;
 	bool archive;	 /* a psym archive: its .build-id/ is usr/lib/debug/.build-id/ */
 	uint64_t packed; /* compressed bytes of the tar stream (bomb cap) */
 };
@@ -149,6 +154,24 @@ static ssize_t dec_some(struct dec *d, unsigned char *out, size_t n)
 						    d->name, TARNAME(d), (int)xr);
 			break;
 		}
+		case CODEC_BZ2: {
+			int br;
+
+			d->b.next_in = (char *)d->in + d->in_pos;
+			d->b.avail_in = (unsigned)(d->in_len - d->in_pos);
+			d->b.next_out = (char *)out;
+			d->b.avail_out = (unsigned)(n > UINT_MAX ? UINT_MAX : n);
+			br = BZ2_bzDecompress(&d->b);
+			d->in_pos = d->in_len - d->b.avail_in;
+			got = (n > UINT_MAX ? UINT_MAX : n) - d->b.avail_out;
+			if (br == BZ_STREAM_END)
+				d->out_eof = true;
+			else if (br != BZ_OK)
+				return psym_err_set(d->e, PSYM_EBADINPUT,
+						    "'%s': corrupt bzip2 data in %s (code %d)",
+						    d->name, TARNAME(d), br);
+			break;
+		}
 		case CODEC_ZST: {
 			ZSTD_inBuffer ib = { d->in + d->in_pos, d->in_len - d->in_pos, 0 };
 			ZSTD_outBuffer ob = { out, n, 0 };
@@ -199,6 +222,8 @@ static void dec_end(struct dec *d)
 		inflateEnd(&d->z);
 	if (d->x_init)
 		lzma_end(&d->x);
+	if (d->b_init)
+		BZ2_bzDecompressEnd(&d->b);
 	ZSTD_freeDStream(d->zs);
 }
 
@@ -227,12 +252,74 @@ static int dec_start(struct dec *d, enum codec c)
 		/* Bound the window a hostile frame may ask for (128 MiB). */
 		ZSTD_DCtx_setParameter(d->zs, ZSTD_d_windowLogMax, 27);
 		break;
+	case CODEC_BZ2:
+		memset(&d->b, 0, sizeof(d->b));
+		/* small = 0: the 64 KiB-per-100k-block tables, bounded by the format. */
+		if (BZ2_bzDecompressInit(&d->b, 0, 0) != BZ_OK)
+			return psym_err_set(d->e, PSYM_ENOMEM, "cannot start bzip2 decoder");
+		d->b_init = true;
+		break;
 	case CODEC_NONE: break;
 	}
 	return 0;
 }
 
 /* ---- tar ------------------------------------------------------------------ */
+
+/* Prepend usr/lib/debug/ to path (TAR_MAX_NAME bytes); false when too long. */
+static bool under_debug(char *path)
+{
+	size_t n = strlen(path);
+
+	if (n + 14 > TAR_MAX_NAME)
+		return false;
+	memmove(path + 14, path, n + 1);
+	memcpy(path, "usr/lib/debug/", 14);
+	return true;
+}
+
+/*
+ * A whole-file archive's entry as a package's usr/lib/debug/ entry, in
+ * place; false to skip it. A psym archive (archive.h) holds a .build-id
+ * tree. perf archive's tarball holds perf's build-ID cache: DIR/ID/elf
+ * (the binary) and DIR/ID/debug (its debug file) for each path DIR, the
+ * kernel's [kernel.kallsyms]/ID/kallsyms and the vDSO's [vdso]/ID/vdso,
+ * with .build-id/NN/REST symbolic links to them (skipped: links are never
+ * written): read as .build-id/NN/REST, .build-id/NN/REST.debug,
+ * [kernel.kallsyms]/ID/kallsyms and .build-id/NN/REST.
+ */
+static bool archive_name(char *path)
+{
+	static const char *const leaf[] = { "elf", "debug", "kallsyms", "vdso" };
+	char id[PSYM_BUILD_ID_HEX_MAX] = "";
+	const char *last, *dir;
+	size_t idlen, k;
+
+	if (strncmp(path, ".build-id/", 10) == 0)
+		return under_debug(path);
+	last = strrchr(path, '/');
+	if (!last || last == path)
+		return false;
+	for (dir = last - 1; dir > path && dir[-1] != '/'; dir--)
+		;
+	idlen = (size_t)(last - dir);
+	for (k = 0; k < 4 && strcmp(last + 1, leaf[k]) != 0; k++)
+		;
+	if (k == 4 || idlen < 8 || idlen >= sizeof(id))
+		return false;
+	memcpy(id, dir, idlen);
+	if (!psym_build_id_valid(id))
+		return false;
+	psym_build_id_lower(id);
+	if (k == 2) /* the kernel's kallsyms: perf's own name for it */
+		return !strncmp(path, "[kernel.kallsyms]/", 18) && dir == path + 18 &&
+		       under_debug(path);
+	if (k == 3 && (strncmp(path, "[vdso]/", 7) != 0 || dir != path + 7))
+		return false;
+	snprintf(path, TAR_MAX_NAME, "usr/lib/debug/.build-id/%.2s/%s%s", id, id + 2,
+		 k == 1 ? ".debug" : "");
+	return true;
+}
 
 static bool tar_number(const unsigned char *f, size_t n, uint64_t *out)
 {
@@ -389,17 +476,8 @@ static int tar_walk(struct dec *d, const struct psym_deb_limits *lim, psym_deb_s
 				snprintf(path, sizeof(path), "%s", name);
 		}
 		want = (type == '0' || type == '\0') && safe_path(path);
-		if (want && d->archive) {
-			/* psym archive (archive.h): only its .build-id tree, read as
-			 * a package's usr/lib/debug/.build-id. */
-			size_t n = strlen(path);
-
-			want = strncmp(path, ".build-id/", 10) == 0 && n + 14 <= TAR_MAX_NAME;
-			if (want) {
-				memmove(path + 14, path, n + 1);
-				memcpy(path, "usr/lib/debug/", 14);
-			}
-		}
+		if (want && d->archive)
+			want = archive_name(path);
 		want = want && strncmp(path, "usr/lib/debug/", 14) == 0;
 		if (want && sel) {
 			ret = sel(ud, path, size);
@@ -470,10 +548,11 @@ static int deb_walk(struct src *whole, const char *name, const struct psym_deb_l
 			lim.max_files = limp->max_files;
 	}
 	whole->off = 0;
-	if (src_read(whole, magic, 8) == 8 && !memcmp(magic, "\x28\xb5\x2f\xfd", 4)) {
+	if (src_read(whole, magic, 8) == 8 &&
+	    (!memcmp(magic, "\x28\xb5\x2f\xfd", 4) || !memcmp(magic, "BZh", 3))) {
 		struct dec *d = calloc(1, sizeof(*d));
 
-		/* A psym archive: the whole file is a tar.zst. */
+		/* A psym archive (tar.zst) or perf archive's tar.bz2: the whole file. */
 		if (!d)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		d->src = *whole;
@@ -482,7 +561,7 @@ static int deb_walk(struct src *whole, const char *name, const struct psym_deb_l
 		d->name = name;
 		d->e = e;
 		d->archive = true;
-		ret = dec_start(d, CODEC_ZST);
+		ret = dec_start(d, magic[0] == 'B' ? CODEC_BZ2 : CODEC_ZST);
 		if (!ret)
 			ret = tar_walk(d, &lim, sel, fn, ud);
 		dec_end(d);
@@ -491,8 +570,8 @@ static int deb_walk(struct src *whole, const char *name, const struct psym_deb_l
 	}
 	if (memcmp(magic, "!<arch>\n", 8) != 0)
 		return psym_err_set(e, PSYM_EBADINPUT,
-				    "'%s': not a Debian package (no ar header) nor a psym archive "
-				    "(.tar.zst)",
+				    "'%s': not a Debian package (no ar header), a psym archive "
+				    "(.tar.zst) nor a perf archive (.tar.bz2)",
 				    name);
 	while (off + 60 <= whole->end) {
 		char mname[17];

@@ -260,11 +260,29 @@ static bool member_id(const char *path, int fd, char id[PSYM_BUILD_ID_HEX_MAX], 
 	return true;
 }
 
-/* The build ID of a member named usr/lib/debug/.build-id/NN/REST.debug, else false. */
+/*
+ * The build ID of a member named usr/lib/debug/.build-id/NN/REST.debug, or
+ * usr/lib/debug/[kernel.kallsyms]/ID/kallsyms (perf archive's copy of the
+ * kernel's symbols, deb.c), else false.
+ */
 static bool tree_build_id(const char *path, char id[PSYM_BUILD_ID_HEX_MAX])
 {
+	static const char kdir[] = "usr/lib/debug/[kernel.kallsyms]/";
 	const char *p = path + strlen("usr/lib/debug/.build-id/");
 	size_t rest;
+
+	if (strncmp(path, kdir, sizeof(kdir) - 1) == 0) {
+		p = path + sizeof(kdir) - 1;
+		rest = strcspn(p, "/");
+		if (rest >= PSYM_BUILD_ID_HEX_MAX || strcmp(p + rest, "/kallsyms") != 0)
+			return false;
+		memcpy(id, p, rest);
+		id[rest] = '\0';
+		if (!psym_build_id_valid(id))
+			return false;
+		psym_build_id_lower(id);
+		return true;
+	}
 
 	if (strncmp(path, "usr/lib/debug/.build-id/", 24) != 0 || strlen(p) < 3 + 6 || p[2] != '/')
 		return false;

@@ -12,4 +12,32 @@
  */
 char *psym_demangle(const char *name);
 
+/*
+ * How a function is named from its system (linkage) name, as pprof's
+ * -symbolize=demangle=MODE names it: SIMPLE (pprof's default) without
+ * parameters, template arguments, return type and clone suffixes;
+ * TEMPLATES keeps the template arguments; FULL is the whole signature
+ * without clone suffixes; NONE keeps the system name.
+ */
+enum psym_demangle_mode {
+	PSYM_DEMANGLE_SIMPLE = 0,
+	PSYM_DEMANGLE_TEMPLATES,
+	PSYM_DEMANGLE_FULL,
+	PSYM_DEMANGLE_NONE,
+	PSYM_DEMANGLE_CLONES, /* FULL with clone suffixes (psym_demangle): crash stacks */
+};
+
+/* MODE from "default", "templates", "full" or "none"; -1: none of them. */
+int psym_demangle_mode_parse(const char *s);
+
+/*
+ * pprof's name for a function whose system name is sys, in mode: a
+ * mangled name demangled and simplified; any other name that looks like
+ * demangled C++ (has "::", "<>" or "[]") with its parentheses (SIMPLE,
+ * TEMPLATES) and angle brackets (SIMPLE) removed, as pprof's heuristic
+ * does. A malloc'd string (caller frees), or NULL when the name is sys
+ * itself (or memory is short).
+ */
+char *psym_demangle_as(const char *sys, enum psym_demangle_mode mode);
+
 #endif

@@ -84,8 +84,8 @@ bool psym_elf_is_debug_only(const struct psym_elf *elf);
 
 /*
  * Why the symbol table could not be used (a cap was hit, memory ran out),
- * NULL when it is fine. Such a table is dropped whole rather than kept
- * partial.
+ * NULL when it is fine or was not read yet (no lookup needed it). Such a
+ * table is dropped whole rather than kept partial.
  */
 const char *psym_elf_symbols_error(struct psym_elf *elf);
 

@@ -77,13 +77,50 @@ static uint32_t sym_rank(int bind, int type, bool versioned)
  * Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table of code
  * symbols (or, data, of data symbols), shifted by bias.
  */
+/*
+ * The name at off of the string table: in place when its data sd ends with
+ * a NUL (every name inside it ends there), else through libelf; NULL
+ * when it does not end inside the table, as elf_strptr answers.
+ */
+static const char *sym_name(struct psym_elf *src, const GElf_Shdr *sh, const Elf_Data *sd,
+			    size_t off)
+{
+	const char *b = sd ? sd->d_buf : NULL;
+
+	if (!b || !sd->d_size || b[sd->d_size - 1])
+		return elf_strptr(src->elf, sh->sh_link, off);
+	return off < sd->d_size ? b + off : NULL;
+}
+
+/* Symbol i of d: ELF64 entries read in place (libelf gave them in memory order). */
+static bool get_sym(Elf_Data *d, bool raw64, size_t i, GElf_Sym *s)
+{
+	const Elf64_Sym *r = d->d_buf;
+
+	if (!raw64)
+		return gelf_getsym(d, (int)i, s) != NULL;
+	if ((i + 1) * sizeof(*r) > d->d_size)
+		return false;
+	*s = r[i];
+	return true;
+}
+
 static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, const GElf_Shdr *sh,
 		       uint64_t bias, bool data, struct psym_err *e)
 {
 	struct psym_symtab *t = data ? &f->dsyms : &f->syms;
 	Elf_Data *d = elf_getdata(scn, NULL);
+	Elf_Scn *strs = elf_getscn(src->elf, sh->sh_link);
+	GElf_Shdr strsh;
+	/* A string table read in place when it is one plain buffer. */
+	Elf_Data *sd = strs && gelf_getshdr(strs, &strsh) && strsh.sh_type == SHT_STRTAB
+			       ? elf_getdata(strs, NULL)
+			       : NULL;
+	bool raw64 = d && gelf_getclass(src->elf) == ELFCLASS64 && d->d_type == ELF_T_SYM &&
+		     d->d_buf && sh->sh_entsize == sizeof(Elf64_Sym);
 	const char *file = NULL;
-	size_t n;
+	size_t n, last_ndx = SHN_UNDEF; /* the section of the symbol before, and its flag */
+	bool last_exec = false;
 	int ret;
 
 	if (!d || sh->sh_entsize == 0)
@@ -95,13 +132,13 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 		int type, bind;
 		bool exec = false, versioned, abs;
 
-		if (!gelf_getsym(d, (int)i, &s))
+		if (!get_sym(d, raw64, i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
 		bind = GELF_ST_BIND(s.st_info);
 		if (type == STT_FILE) {
 			/* The source file of the local symbols that follow. */
-			file = elf_strptr(src->elf, sh->sh_link, s.st_name);
+			file = sym_name(src, sh, sd, s.st_name);
 			if (file && !*file)
 				file = NULL;
 			continue;
@@ -115,14 +152,18 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 				continue;
 			s.st_value += src->secaddr[s.st_shndx];
 		}
-		if (s.st_shndx < SHN_LORESERVE) {
+		if (s.st_shndx < SHN_LORESERVE && s.st_shndx == last_ndx) {
+			exec = last_exec;
+		} else if (s.st_shndx < SHN_LORESERVE) {
 			Elf_Scn *tscn = elf_getscn(src->elf, s.st_shndx);
 			GElf_Shdr tsh;
 
 			if (tscn && gelf_getshdr(tscn, &tsh))
 				exec = (tsh.sh_flags & SHF_EXECINSTR) != 0;
+			last_ndx = s.st_shndx;
+			last_exec = exec;
 		}
-		raw = elf_strptr(src->elf, sh->sh_link, s.st_name);
+		raw = sym_name(src, sh, sd, s.st_name);
 		if (!raw || !*raw)
 			continue; /* name outside the string table */
 		if (data ? !names_data(type, exec, abs, raw) : !names_code(type, exec, raw))
@@ -301,7 +342,7 @@ static int load_symbols(struct psym_elf *f, struct psym_err *e)
 
 const char *psym_elf_symbols_error(struct psym_elf *f)
 {
-	load_symbols(f, NULL);
+	/* Not read for this: a run whose answers needed no symbol has no such note. */
 	return f->sym_err[0] ? f->sym_err : NULL;
 }
 

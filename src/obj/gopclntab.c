@@ -6,66 +6,39 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elffile.h"
 #include "gopclntab.h"
 #include "bytes.h"
+#include "gopclntab_int.h"
+#include "search.h"
 
-enum layout {
-	GO12,  /* 0xfffffffb: Go 1.2-1.15 */
-	GO116, /* 0xfffffffa: Go 1.16-1.17 */
-	GO118, /* 0xfffffff0: Go 1.18-1.19 */
-	GO120  /* 0xfffffff1: Go 1.20 and later */
-};
-
-#define MAX_FUNCS (16u << 20)  /* no Go binary has more functions */
-#define MAX_PCSTEPS (1u << 24) /* steps of one pc-value table */
-#define MAX_INLTREE (1u << 24) /* entries of one inline tree */
-#define PCDATA_INLTREEINDEX 2  /* Go 1.13 and later */
 /*
- * Go 1.16 and later; Go 1.13-1.15 had FUNCDATA_RegPointerMaps before it
- * (4), Go 1.9-1.12 another numbering, and older Go no inline trees.
+ * One function's file, line and inline-index tables, decoded once for all
+ * the lookups in it (sorted addresses come one function after another):
+ * step k covers pcs up to entry + end[k] with value val[k]. Decoded from
+ * a function's second lookup in a row (a single one walks as far as it
+ * needs, for addresses in no order); a table with more than MAX_DECODED
+ * steps is walked per lookup.
  */
-#define FUNCDATA_INLTREE 3
-#define FUNCDATA_INLTREE_GO113 4
+enum {
+	T_FILE,
+	T_LINE,
+	T_INL,
+	NTAB
+};
+#define MAX_DECODED (1u << 20)
 
-/* A region of the table: [off, end) */
-struct region {
-	size_t off, end;
+struct dtab {
+	uint32_t *end;
+	int32_t *val;
+	uint32_t n, cap;
+	int state; /* 0; PSYM_EBADINPUT: damaged after step n; 1: not decoded */
 };
 
-struct psym_gopclntab {
-	char *name;
-	const uint8_t *p;
-	size_t len;
-	uint64_t vaddr;
-	enum layout layout;
-	bool msb;
-	unsigned ptr, minlc;
-	uint64_t nfunc;
-	struct region functab, funcs, names, cutab, filetab, pctab;
-	uint64_t text_start, gofunc;
-	struct psym_gosec *img;
-	size_t nimg;
-	uint32_t nfiletab; /* GO12: entries of the global file table */
-	/* Inline trees read: the funcdata that holds them (not in Go 1.12 or older) */
-	bool inl;
-	unsigned funcdata_inl;
+struct dec {
+	bool have;	/* entry and tab hold a function's */
+	uint64_t entry; /* the function's */
+	struct dtab tab[NTAB];
 };
-
-/* One function's record, read and checked. */
-struct func {
-	uint64_t entry, end;
-	size_t off; /* the record's offset in the table */
-	int32_t nameoff;
-	uint32_t pcfile, pcln, npcdata, cuoff, nfuncdata;
-	int32_t start_line;
-	size_t fixed; /* size of the fixed part */
-};
-
-static uint64_t get(const struct psym_gopclntab *t, const uint8_t *p, unsigned n)
-{
-	return psym_get_uint(p, n, t->msb);
-}
 
 /* n bytes at off of the table, or NULL when they are not all inside r. */
 static const uint8_t *at(const struct psym_gopclntab *t, const struct region *r, uint64_t off,
@@ -98,7 +71,7 @@ static const char *str(const struct psym_gopclntab *t, const struct region *r, u
 }
 
 /* n bytes of the image at vaddr, or NULL. */
-static const uint8_t *img_at(const struct psym_gopclntab *t, uint64_t vaddr, size_t n)
+const uint8_t *psym_gopclntab_img_at(const struct psym_gopclntab *t, uint64_t vaddr, size_t n)
 {
 	for (size_t i = 0; i < t->nimg; i++) {
 		const struct psym_gosec *s = &t->img[i];
@@ -128,6 +101,13 @@ bool psym_gopclntab_has_inlines(const struct psym_gopclntab *t)
 	return t->inl && (t->layout < GO118 ? t->nimg > 0 : t->gofunc != 0);
 }
 
+const char *psym_gopclntab_no_inlines_why(const struct psym_gopclntab *t)
+{
+	if (psym_gopclntab_has_inlines(t))
+		return NULL;
+	return t->noinl_why ? t->noinl_why : "no inline trees found";
+}
+
 /* ---- the header ----------------------------------------------------------- */
 
 static int bad(struct psym_err *e, const char *name, const char *what)
@@ -136,7 +116,7 @@ static int bad(struct psym_err *e, const char *name, const char *what)
 }
 
 /* The magic in either byte order: the layout, or -1. */
-static int magic(const uint8_t *p, bool *msb)
+int psym_gopclntab_magic(const uint8_t *p, bool *msb)
 {
 	static const uint32_t m[] = { 0xfffffffbu, 0xfffffffau, 0xfffffff0u, 0xfffffff1u };
 	uint32_t le =
@@ -178,13 +158,13 @@ static int header_116(struct psym_gopclntab *t, struct psym_err *e)
 	return 0;
 }
 
-static int header(struct psym_gopclntab *t, struct psym_err *e)
+int psym_gopclntab_header(struct psym_gopclntab *t, struct psym_err *e)
 {
 	const struct region all = { 0, t->len };
 	int l;
 	uint64_t nfunc, esz, fileoff, nfiles;
 
-	if (t->len < 16 || (l = magic(t->p, &t->msb)) < 0)
+	if (t->len < 16 || (l = psym_gopclntab_magic(t->p, &t->msb)) < 0)
 		return bad(e, t->name, "no Go pclntab header");
 	t->layout = (enum layout)l;
 	t->minlc = t->p[6];
@@ -244,21 +224,14 @@ static bool funcoff_of(const struct psym_gopclntab *t, uint64_t i, uint64_t *off
 /* The function holding pc: its index, or -1. */
 static int64_t find_func(const struct psym_gopclntab *t, uint64_t pc)
 {
-	uint64_t lo = 0, hi = t->nfunc, e;
+	uint64_t lo, e;
+	bool bad = false;
 
 	if (!entry_of(t, t->nfunc, &e) || pc >= e || !entry_of(t, 0, &e) || pc < e)
 		return -1;
-	while (hi - lo > 1) {
-		uint64_t mid = lo + (hi - lo) / 2;
-
-		if (!entry_of(t, mid, &e))
-			return -1;
-		if (e <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return (int64_t)lo;
+	/* The first function after 0 starting past pc; a failed read ends the search. */
+	lo = PSYM_LOWER_BOUND(1, t->nfunc, i, bad || (bad = !entry_of(t, i, &e)) || e > pc);
+	return bad ? -1 : (int64_t)(lo - 1);
 }
 
 /* Function i's record. */
@@ -320,6 +293,10 @@ static bool uvarint(const struct psym_gopclntab *t, size_t *pos, uint32_t *v)
 {
 	uint32_t x = 0;
 
+	if (*pos < t->pctab.end && !(t->p[*pos] & 0x80)) {
+		*v = t->p[(*pos)++]; /* most steps: one byte */
+		return true;
+	}
 	for (unsigned i = 0; i < 5; i++) {
 		uint8_t b;
 
@@ -412,6 +389,80 @@ static int pcvalue(const struct psym_gopclntab *t, const struct func *f, uint32_
 	return ret == PSYM_NOENT ? 0 : ret;
 }
 
+static uint32_t pcdata(const struct psym_gopclntab *t, const struct func *f, uint32_t i);
+
+struct grow {
+	struct dtab *d;
+	uint64_t entry;
+	bool nomem;
+};
+
+static bool dec_step(void *ud, uint64_t pc, uint64_t next, int32_t val)
+{
+	struct grow *g = ud;
+	struct dtab *d = g->d;
+
+	(void)pc;
+	if (d->n == d->cap) {
+		uint32_t cap = d->cap ? 2 * d->cap : 64;
+		uint32_t *e = cap <= MAX_DECODED ? realloc(d->end, cap * sizeof(*e)) : NULL;
+		int32_t *v = e ? realloc(d->val, cap * sizeof(*v)) : NULL;
+
+		if (e)
+			d->end = e;
+		if (!v) {
+			g->nomem = true;
+			return false;
+		}
+		d->val = v;
+		d->cap = cap;
+	}
+	d->end[d->n] = (uint32_t)(next - g->entry);
+	d->val[d->n++] = val;
+	return true;
+}
+
+/* Table k of f (at off) into t->dec, or marked to be walked per lookup. */
+static void decode(struct psym_gopclntab *t, const struct func *f, int k, uint32_t off)
+{
+	struct grow g = { .d = &t->dec->tab[k], .entry = f->entry };
+	int ret;
+
+	g.d->n = 0;
+	ret = f->end - f->entry > UINT32_MAX ? 1 : pcwalk(t, f, off, dec_step, &g);
+	g.d->state = g.nomem || ret == 1 ? 1 : ret == PSYM_EBADINPUT ? ret : 0;
+}
+
+/* The value of table k (at off) of f at pc, as pcvalue gives it. */
+static int value(struct psym_gopclntab *t, const struct func *f, int k, uint32_t off, uint64_t pc,
+		 int32_t *val)
+{
+	struct dtab *d;
+	uint32_t lo, x = (uint32_t)(pc - f->entry);
+
+	bool have = t->dec && t->dec->have && t->dec->entry == f->entry;
+
+	if (!have && !t->again)
+		return pcvalue(t, f, off, pc, val);
+	if (!t->dec && !(t->dec = calloc(1, sizeof(*t->dec))))
+		return pcvalue(t, f, off, pc, val);
+	if (!have) {
+		t->dec->have = true;
+		t->dec->entry = f->entry;
+		decode(t, f, T_FILE, f->pcfile);
+		decode(t, f, T_LINE, f->pcln);
+		decode(t, f, T_INL,
+		       f->npcdata > PCDATA_INLTREEINDEX ? pcdata(t, f, PCDATA_INLTREEINDEX) : 0);
+	}
+	d = &t->dec->tab[k];
+	if (d->state == 1 || pc < f->entry || pc >= f->end)
+		return pcvalue(t, f, off, pc, val);
+	/* The first step ending past x. */
+	lo = (uint32_t)PSYM_LOWER_BOUND(0, d->n, i, d->end[i] > x);
+	*val = lo < d->n ? d->val[lo] : -1;
+	return lo < d->n ? 0 : d->state;
+}
+
 static const char *file_name(const struct psym_gopclntab *t, const struct func *f, int32_t v)
 {
 	uint64_t off;
@@ -474,7 +525,8 @@ static bool inl_entry(const struct psym_gopclntab *t, uint64_t tree, int32_t ix,
 	unsigned sz = t->layout >= GO120 ? 16 : 20;
 	const uint8_t *q;
 
-	if (ix < 0 || (uint32_t)ix >= MAX_INLTREE || !(q = img_at(t, tree + (uint64_t)ix * sz, sz)))
+	if (ix < 0 || (uint32_t)ix >= MAX_INLTREE ||
+	    !(q = psym_gopclntab_img_at(t, tree + (uint64_t)ix * sz, sz)))
 		return false;
 	if (t->layout >= GO120) {
 		/* funcID, 3 unused, nameOff, parentPc, startLine */
@@ -491,14 +543,14 @@ static bool inl_entry(const struct psym_gopclntab *t, uint64_t tree, int32_t ix,
 }
 
 /* File and line of f at pc into fr. */
-static int position(const struct psym_gopclntab *t, const struct func *f, uint64_t pc,
+static int position(struct psym_gopclntab *t, const struct func *f, uint64_t pc,
 		    struct psym_frame *fr)
 {
 	int32_t file, line;
-	int ret = pcvalue(t, f, f->pcfile, pc, &file);
+	int ret = value(t, f, T_FILE, f->pcfile, pc, &file);
 
 	if (!ret)
-		ret = pcvalue(t, f, f->pcln, pc, &line);
+		ret = value(t, f, T_LINE, f->pcln, pc, &line);
 	if (ret)
 		return ret;
 	fr->file = file_name(t, f, file);
@@ -516,7 +568,10 @@ static int damaged(struct psym_err *e, const struct psym_gopclntab *t, uint64_t 
 int psym_gopclntab_lookup(struct psym_gopclntab *t, uint64_t vaddr, struct psym_frame *fr,
 			  size_t max, size_t *n, struct psym_err *e)
 {
-	int64_t i = find_func(t, vaddr);
+	/* The function of the lookup before, again (sorted addresses): not searched. */
+	int64_t i = t->again_ok && vaddr >= t->last.entry && vaddr < t->last.end
+			    ? t->last_i
+			    : find_func(t, vaddr);
 	struct func f;
 	uint64_t tree = 0, pc = vaddr, seen[PSYM_MAX_FRAMES];
 	int32_t ix = -1;
@@ -526,12 +581,31 @@ int psym_gopclntab_lookup(struct psym_gopclntab *t, uint64_t vaddr, struct psym_
 	*n = 0;
 	if (i < 0 || !max)
 		return 0;
-	if (!read_func(t, (uint64_t)i, &f))
+	if (t->again_ok && i == t->last_i)
+		f = t->last;
+	else if (!read_func(t, (uint64_t)i, &f))
 		return damaged(e, t, vaddr, "damaged function record");
+	t->again = t->prev == f.entry;
+	t->prev = f.entry;
+	t->last = f;
+	t->last_i = i;
+	t->again_ok = true;
 	if (t->inl && f.npcdata > PCDATA_INLTREEINDEX &&
-	    (tree = funcdata(t, &f, t->funcdata_inl)) &&
-	    pcvalue(t, &f, pcdata(t, &f, PCDATA_INLTREEINDEX), pc, &ix))
+	    value(t, &f, T_INL, pcdata(t, &f, PCDATA_INLTREEINDEX), pc, &ix))
 		return damaged(e, t, vaddr, "damaged inline table");
+	if (ix >= 0 &&
+	    (!psym_gopclntab_has_inlines(t) || !(tree = funcdata(t, &f, t->funcdata_inl)))) {
+		/*
+		 * Inside an inlined body whose tree is not known: the pc
+		 * tables' file:line are the body's, not the function's.
+		 */
+		fr[0] = (struct psym_frame){ .name = func_name(t, f.nameoff),
+					     .start_line = f.start_line,
+					     .start_address = f.entry,
+					     .has_start_address = true };
+		*n = 1;
+		return 0;
+	}
 	while (tree && ix >= 0) {
 		struct inl c;
 
@@ -549,7 +623,7 @@ int psym_gopclntab_lookup(struct psym_gopclntab *t, uint64_t vaddr, struct psym_
 			return damaged(e, t, vaddr, "damaged pc table");
 		seen[k++] = pc = f.entry + (uint64_t)c.parent_pc;
 		*n = k;
-		if (pcvalue(t, &f, pcdata(t, &f, PCDATA_INLTREEINDEX), pc, &ix))
+		if (value(t, &f, T_INL, pcdata(t, &f, PCDATA_INLTREEINDEX), pc, &ix))
 			return damaged(e, t, vaddr, "damaged inline table");
 	}
 	fr[k] = (struct psym_frame){ .name = func_name(t, f.nameoff),
@@ -625,6 +699,11 @@ void psym_gopclntab_close(struct psym_gopclntab *t)
 {
 	if (!t)
 		return;
+	for (int k = 0; t->dec && k < NTAB; k++) {
+		free(t->dec->tab[k].end);
+		free(t->dec->tab[k].val);
+	}
+	free(t->dec);
 	free(t->name);
 	free(t->img);
 	free(t);
@@ -644,175 +723,29 @@ int psym_gopclntab_open_mem(const struct psym_gopclntab_src *src, const char *na
 	t->vaddr = src->vaddr;
 	t->text_start = src->text_start;
 	t->gofunc = src->gofunc;
-	t->inl = !src->go112;
 	if (src->nimg) {
 		if (!(t->img = calloc(src->nimg, sizeof(*t->img))))
 			goto nomem;
 		memcpy(t->img, src->img, src->nimg * sizeof(*t->img));
 		t->nimg = src->nimg;
 	}
-	ret = header(t, e);
+	ret = psym_gopclntab_header(t, e);
 	if (ret) {
 		psym_gopclntab_close(t);
 		return ret;
 	}
 	t->funcdata_inl = t->layout == GO12 ? FUNCDATA_INLTREE_GO113 : FUNCDATA_INLTREE;
+	/* Only the 1.2-1.15 layout is also written by Go 1.12 and older. */
+	t->inl = !src->go112 || t->layout != GO12;
+	if (!t->inl)
+		t->noinl_why = "Go 1.12 or older (no .go.buildinfo): another funcdata numbering";
+	else if (t->layout < GO118 && !t->nimg)
+		t->noinl_why = "no image to read the inline trees from";
+	else if (t->layout >= GO118 && !t->gofunc)
+		t->noinl_why = "the go:func.* address is not known";
 	*out = t;
 	return 0;
 nomem:
 	psym_gopclntab_close(t);
 	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-}
-
-/* ---- finding the table in an ELF file --------------------------------------- */
-
-/* The image: every allocated section with contents in the file. */
-static int image(struct psym_elf *elf, struct psym_gosec **out, size_t *n)
-{
-	size_t ns = psym_elf_nsections(elf), k = 0;
-	struct psym_gosec *v = calloc(ns ? ns : 1, sizeof(*v));
-	struct psym_elf_scn s;
-
-	if (!v)
-		return PSYM_ENOMEM;
-	for (size_t i = 1; i < ns; i++)
-		if (psym_elf_scn(elf, i, &s) == 0 && s.addr && !s.compressed)
-			v[k++] = (struct psym_gosec){ s.addr, s.data, s.len };
-	*out = v;
-	*n = k;
-	return 0;
-}
-
-/*
- * Go 1.18+: runtime.firstmoduledata, which starts with a pointer to the
- * header and the function-name table's slice: gofunc (and text, when the
- * header's textStart is 0) from it.
- */
-static void moduledata(struct psym_gopclntab *t, struct psym_elf *elf)
-{
-	size_t ns = psym_elf_nsections(elf);
-	unsigned p = t->ptr, gofunc_at = t->layout == GO118 ? 38 : 40, text_at = 22;
-	struct psym_elf_scn s;
-
-	for (size_t i = 1; i < ns; i++) {
-		if (psym_elf_scn(elf, i, &s) || !s.addr || s.compressed || !strstr(s.name, "data"))
-			continue;
-		for (size_t o = 0; s.len >= (gofunc_at + 1) * p && o <= s.len - (gofunc_at + 1) * p;
-		     o += p) {
-			const uint8_t *q = (const uint8_t *)s.data + o;
-
-			if (get(t, q, p) != t->vaddr || get(t, q + p, p) != t->vaddr + t->names.off)
-				continue;
-			t->gofunc = get(t, q + (size_t)gofunc_at * p, p);
-			if (!img_at(t, t->gofunc, 1))
-				t->gofunc = 0;
-			if (!t->text_start)
-				t->text_start = get(t, q + (size_t)text_at * p, p);
-			return;
-		}
-	}
-}
-
-/* A header at the start of a section's bytes that parses. */
-static bool plausible(const uint8_t *q, size_t len)
-{
-	bool msb;
-
-	return len >= 64 && magic(q, &msb) >= 0 && !q[4] && !q[5] &&
-	       (q[6] == 1 || q[6] == 2 || q[6] == 4) && (q[7] == 4 || q[7] == 8);
-}
-
-/* The table: by section name, by symbol, or by scanning a Go binary's sections. */
-static int locate(struct psym_elf *elf, struct psym_gopclntab_src *src, bool *go)
-{
-	static const char *const syms[] = { "runtime.pcheader", "runtime.pclntab" };
-	size_t ns = psym_elf_nsections(elf);
-	struct psym_elf_scn s;
-	const void *d;
-	size_t len;
-	uint64_t a;
-
-	for (size_t i = 1; i < ns; i++) {
-		if (psym_elf_scn(elf, i, &s) == 0 && strcmp(s.name, ".gopclntab") == 0) {
-			src->tab = s.data;
-			src->len = s.len;
-			src->vaddr = s.addr;
-			return 0;
-		}
-	}
-	/*
-	 * Section name dropped: only in a file that says it is Go (a C
-	 * binary's symbols are not loaded here, before its debug files').
-	 */
-	if (psym_elf_section(elf, ".go.buildinfo", &d, &len) != 0 &&
-	    psym_elf_section(elf, ".note.go.buildid", &d, &len) != 0)
-		return PSYM_NOENT;
-	*go = true;
-	for (size_t k = 0; k < 2; k++) {
-		if (psym_elf_find_symbol(elf, syms[k], &a) != 0)
-			continue;
-		for (size_t i = 0; i < src->nimg; i++) {
-			const struct psym_gosec *g = &src->img[i];
-
-			if (a >= g->vaddr && a - g->vaddr < g->len &&
-			    plausible(g->data + (a - g->vaddr), g->len - (a - g->vaddr))) {
-				src->tab = g->data + (a - g->vaddr);
-				src->len = g->len - (a - g->vaddr);
-				src->vaddr = a;
-				return 0;
-			}
-		}
-	}
-	for (size_t i = 0; i < src->nimg; i++) {
-		const struct psym_gosec *g = &src->img[i];
-
-		for (size_t o = 0; o + 64 <= g->len; o += 8) {
-			struct psym_gopclntab probe = { .name = (char *)"",
-							.p = g->data + o,
-							.len = g->len - o };
-
-			/* A header that parses whole, not bytes that look like a magic. */
-			if (plausible(g->data + o, g->len - o) && header(&probe, NULL) == 0) {
-				src->tab = g->data + o;
-				src->len = g->len - o;
-				src->vaddr = g->vaddr + o;
-				return 0;
-			}
-		}
-	}
-	return PSYM_NOENT;
-}
-
-int psym_gopclntab_open_elf(struct psym_elf *elf, struct psym_gopclntab **out, struct psym_err *e)
-{
-	struct psym_gopclntab_src src = { 0 };
-	struct psym_gosec *img = NULL;
-	uint64_t text = 0;
-	bool go = false;
-	int ret;
-
-	*out = NULL;
-	if (image(elf, &img, &src.nimg))
-		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	src.img = img;
-	/* Go 1.13 and later write .go.buildinfo: without it, an older numbering (gopclntab.h). */
-	src.go112 = psym_elf_section(elf, ".go.buildinfo", &(const void *){ NULL },
-				     &(size_t){ 0 }) != 0;
-	if (locate(elf, &src, &go) != 0) {
-		free(img);
-		if (!go)
-			return PSYM_NOENT; /* not a Go binary: nothing to say */
-		return psym_err_set(e, PSYM_NOENT, "%s: a Go binary, but no .gopclntab found",
-				    psym_elf_path(elf));
-	}
-	ret = psym_gopclntab_open_mem(&src, psym_elf_path(elf), out, e);
-	free(img);
-	if (ret)
-		return ret;
-	if ((*out)->layout >= GO118) {
-		moduledata(*out, elf);
-		if (!(*out)->text_start && psym_elf_section_addr(elf, ".text", 0, &text) == 0)
-			(*out)->text_start = text;
-	}
-	return 0;
 }

@@ -13,11 +13,12 @@
  *
  * Inline frames need the funcdata the table points at (FUNCDATA_InlTree):
  * before Go 1.18 absolute addresses, from 1.18 offsets from the module's
- * go:func.* data, found through runtime.firstmoduledata. Without them
- * (no section holds the address, no moduledata found) answers have the
- * outer function only; so do those of Go 1.12 and older (another funcdata
- * numbering; such binaries lack .go.buildinfo), whose file:line are the
- * innermost, as go tool addr2line gives them.
+ * go:func.* data, found through runtime.firstmoduledata (its own section
+ * .go.module from Go 1.26). Without them (no section holds the address,
+ * no moduledata found) answers have the outer function only, without
+ * file:line inside an inlined body; so do those of Go 1.12 and older
+ * (another funcdata numbering; such binaries lack .go.buildinfo), whose
+ * file:line are the innermost, as go tool addr2line gives them.
  *
  * The table is untrusted: every offset, count, varint and string is
  * bounds-checked, nfunc is capped by the table's size, pc-value tables
@@ -81,6 +82,12 @@ const char *psym_gopclntab_layout(const struct psym_gopclntab *t);
 size_t psym_gopclntab_nfunc(const struct psym_gopclntab *t);
 /* True when inline frames can be given (the inline trees were found). */
 bool psym_gopclntab_has_inlines(const struct psym_gopclntab *t);
+/*
+ * Why not, as words for --explain ("no moduledata found ..."), static;
+ * NULL when they can. Then an address inside an inlined body has the
+ * outer function without file:line (the tables' are the body's).
+ */
+const char *psym_gopclntab_no_inlines_why(const struct psym_gopclntab *t);
 
 /*
  * Frames for vaddr (an ELF virtual address), innermost first, into

@@ -9,8 +9,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "fileio.h"
 #include "gsym.h"
+#include "search.h"
 
 #define GSYM_MAGIC 0x4753594du
 #define GSYM_HDR 48
@@ -42,16 +44,12 @@ struct rd {
 
 static uint32_t le32(const uint8_t *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+	return (uint32_t)psym_get_uint(p, 4, false);
 }
 
 static uint64_t le_n(const uint8_t *p, unsigned n)
 {
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
+	return psym_get_uint(p, n, false);
 }
 
 static uint32_t rd_u32(struct rd *r)
@@ -367,17 +365,10 @@ static bool inline_lookup(struct ilook *l, struct rd *r, uint64_t base, unsigned
 
 static size_t find_addr(const struct psym_gsym *g, uint64_t off, bool *found)
 {
-	size_t lo = 0, hi = g->naddr;
 	const uint8_t *t = g->p + g->addrs_off;
+	size_t lo =
+		PSYM_LOWER_BOUND(0, g->naddr, i, le_n(t + i * g->addr_size, g->addr_size) > off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (le_n(t + mid * g->addr_size, g->addr_size) <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	*found = lo > 0;
 	return lo - 1;
 }

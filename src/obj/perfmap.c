@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bytes.h"
 #include "arena.h"
 #include "compress.h"
 #include "fileio.h"
@@ -199,18 +200,12 @@ int psym_perfmap_add_file(struct psym_perfmap *m, const char *path, struct psym_
 
 static uint32_t rd32(const unsigned char *p, bool swap)
 {
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return swap ? __builtin_bswap32(v) : v;
+	return (uint32_t)psym_get_uint(p, 4, swap != PSYM_HOST_MSB);
 }
 
 static uint64_t rd64(const unsigned char *p, bool swap)
 {
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return swap ? __builtin_bswap64(v) : v;
+	return psym_get_uint(p, 8, swap != PSYM_HOST_MSB);
 }
 
 int psym_perfmap_add_jitdump_mem(struct psym_perfmap *m, const unsigned char *buf, size_t len,

@@ -53,6 +53,8 @@ static const struct psym_limit_def defs[] = {
 	  64ULL << 20, "CFA instructions run to unwind all samples of a run together" },
 	{ "debuginfod-bytes", PSYM_LIMIT_U64, offsetof(struct psym_reader_limits, debuginfod_bytes),
 	  2ULL << 30, "bytes of one file downloaded from debuginfod" },
+	{ "core-bytes", PSYM_LIMIT_U64, offsetof(struct psym_reader_limits, core_bytes),
+	  64ULL << 30, "bytes of a compressed core once inflated (in a temporary file)" },
 	{ "cfi-steps", PSYM_LIMIT_SIZE, offsetof(struct psym_reader_limits, cfi_steps), 100000,
 	  "CFA instructions run for one frame (unwinding)" },
 };

@@ -37,6 +37,7 @@ struct psym_reader_limits {
 	size_t cfi_fdes, cfi_steps;		    /* unwinding (unwind/cfi.h) */
 	uint64_t unwind_sample_steps, unwind_steps; /* unwinding budgets (unwind/unwind.h) */
 	uint64_t debuginfod_bytes;		    /* one download (locate/debuginfod.h) */
+	uint64_t core_bytes; /* a compressed core inflated (obj/core.h max_decompressed) */
 };
 
 void psym_reader_limits_default(struct psym_reader_limits *l);

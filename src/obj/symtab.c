@@ -6,6 +6,7 @@
 
 #include "symtab.h"
 #include "array.h"
+#include "search.h"
 
 #define DEFAULT_MAX ((size_t)16 << 20)
 #define DEFAULT_SCAN_NEAREST 64
@@ -261,17 +262,7 @@ void psym_symtab_finish(struct psym_symtab *t, const struct psym_addr_region *re
 /* Index one past the last entry starting at or below addr. */
 static size_t upper(const struct psym_symtab *t, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->s[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return PSYM_LOWER_BOUND(0, t->n, i, t->s[i].addr > addr);
 }
 
 const struct psym_sym *psym_symtab_lookup(const struct psym_symtab *t, uint64_t addr)
@@ -301,4 +292,14 @@ const struct psym_sym *psym_symtab_lookup(const struct psym_symtab *t, uint64_t 
 			break; /* a zero-size entry ends where the next starts */
 	}
 	return NULL;
+}
+
+const struct psym_sym *psym_symtab_before(const struct psym_symtab *t, uint64_t addr)
+{
+	size_t lo;
+
+	if (!t->ready || !t->n)
+		return NULL;
+	lo = upper(t, addr);
+	return lo ? &t->s[lo - 1] : NULL;
 }

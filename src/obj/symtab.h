@@ -105,6 +105,13 @@ void psym_symtab_finish(struct psym_symtab *t, const struct psym_addr_region *re
 /* The entry that answers addr (after finish), or NULL. */
 const struct psym_sym *psym_symtab_lookup(const struct psym_symtab *t, uint64_t addr);
 
+/*
+ * The entry starting closest at or below addr, whether it covers addr or
+ * not (GNU addr2line's nearest symbol: padding after a function is named
+ * after it), or NULL.
+ */
+const struct psym_sym *psym_symtab_before(const struct psym_symtab *t, uint64_t addr);
+
 /* Entries after finish, sorted by address (NEAREST: one per address). */
 static inline size_t psym_symtab_count(const struct psym_symtab *t)
 {

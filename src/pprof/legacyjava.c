@@ -27,6 +27,7 @@
 
 #include "builder.h"
 #include "legacyread.h"
+#include "search.h"
 
 /* Heap samples are taken every 512 KiB on average (the Java agent's rate). */
 #define JAVA_HEAP_RATE 524288
@@ -583,16 +584,8 @@ static int used_symbols(struct legacy *L, struct ljsym ***out, size_t *nout)
 /* The last symbol line for address a in v[n] (sorted), or NULL. */
 static const struct ljsym *symbol_of(struct ljsym **v, size_t n, uint64_t a)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = PSYM_LOWER_BOUND(0, n, i, v[i]->addr > a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid]->addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo > 0 && v[lo - 1]->addr == a ? v[lo - 1] : NULL;
 }
 

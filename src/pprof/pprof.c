@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "pprof.h"
 #include "pprofpack.h"
+#include "search.h"
 
 void psym_limits_default(struct psym_limits *l)
 {
@@ -248,19 +249,11 @@ out:
 
 long psym_idindex_find(const struct psym_idindex *ix, uint64_t id)
 {
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (ix->dense)
 		return (id >= 1 && id <= ix->n) ? (long)(id - 1) : -1;
-	hi = ix->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (ix->ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PSYM_LOWER_BOUND(0, ix->n, i, ix->ids[i] >= id);
 	if (lo < ix->n && ix->ids[lo] == id)
 		return ix->pos[lo];
 	return -1;

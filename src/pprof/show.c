@@ -2,10 +2,12 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "show.h"
+#include "textesc.h"
 
 #define S(idx) psym_profile_str(p, (idx))
 
@@ -24,7 +26,7 @@ static void print_label(const struct psym_profile *p, FILE *out, const pb_label 
 		fprintf(out, " %s:[%" PRId64 "]", S(lb->key), lb->num);
 }
 
-int psym_show_text(const struct psym_profile *p, FILE *out)
+static int show_text(const struct psym_profile *p, FILE *out)
 {
 	const pb_profile *pb = p->pb;
 
@@ -127,24 +129,59 @@ int psym_show_text(const struct psym_profile *p, FILE *out)
 	return ferror(out) ? PSYM_EIO : 0;
 }
 
-void psym_json_string(FILE *out, const char *s)
+/*
+ * The text form shows the strings' control characters escaped: when a
+ * string has some, the text is printed from a view of p whose string
+ * table holds escaped copies (the profile itself keeps its bytes).
+ */
+int psym_show_text(const struct psym_profile *p, FILE *out)
 {
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		switch (*c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (*c < 0x20 || *c == 0x7f)
-				fprintf(out, "\\u%04x", *c);
-			else
-				fputc(*c, out);
+	const pb_profile *pb = p->pb;
+	struct psym_profile view;
+	pb_profile vpb;
+	char **st;
+	size_t i = 0;
+	int ret;
+
+	while (i < pb->n_string_table &&
+	       !psym_text_needs_escape(pb->string_table[i], strlen(pb->string_table[i])))
+		i++;
+	if (i == pb->n_string_table)
+		return show_text(p, out);
+	st = calloc(pb->n_string_table, sizeof(*st));
+	if (!st)
+		return PSYM_ENOMEM;
+	ret = 0;
+	for (i = 0; i < pb->n_string_table && !ret; i++) {
+		const char *s = pb->string_table[i];
+		size_t n = strlen(s);
+
+		if (!psym_text_needs_escape(s, n))
+			continue;
+		st[i] = malloc(4 * n + 1); /* an escape is at most 4 bytes a byte */
+		if (!st[i])
+			ret = PSYM_ENOMEM;
+		else
+			psym_text_escape_buf(st[i], 4 * n + 1, s, n);
+	}
+	if (!ret) {
+		vpb = *pb;
+		vpb.string_table = calloc(pb->n_string_table, sizeof(*vpb.string_table));
+		if (!vpb.string_table) {
+			ret = PSYM_ENOMEM;
+		} else {
+			for (i = 0; i < pb->n_string_table; i++)
+				vpb.string_table[i] = st[i] ? st[i] : pb->string_table[i];
+			view = *p;
+			view.pb = &vpb;
+			ret = show_text(&view, out);
+			free(vpb.string_table);
 		}
 	}
-	fputc('"', out);
+	for (i = 0; i < pb->n_string_table; i++)
+		free(st[i]);
+	free(st);
+	return ret;
 }
 
 static void json_value_type(const struct psym_profile *p, FILE *out, const pb_value_type *vt)

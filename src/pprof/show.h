@@ -11,7 +11,4 @@
 int psym_show_text(const struct psym_profile *p, FILE *out);
 int psym_show_json(const struct psym_profile *p, FILE *out);
 
-/* Write s as a JSON string literal (with quotes). */
-void psym_json_string(FILE *out, const char *s);
-
 #endif

@@ -13,6 +13,7 @@
 #include "mapping.h"
 #include "merge.h"
 #include "report_int.h"
+#include "textesc.h"
 #include "show.h"
 #include "sidenames.h"
 #include "array.h"
@@ -220,7 +221,7 @@ void psym_rpt_clean_path(char *buf, size_t sz, const char *path)
 /*
  * The key of the node of one line of a location (ln NULL: a location
  * without lines), named as pprof's NodeInfo.PrintableName names it at
- * this granularity.
+ * this granularity, its control characters escaped (textesc.h).
  */
 static void node_key(const struct rep *r, const pb_location *loc, const pb_line *ln, char *buf,
 		     size_t sz)
@@ -261,6 +262,13 @@ static void node_key(const struct rep *r, const pb_location *loc, const pb_line 
 		n += (size_t)snprintf(buf + n, sz - n, "%s<unknown>", n ? " " : "");
 	if (n >= sz)
 		n = sz - 1;
+	if (psym_text_needs_escape(buf, n)) {
+		/* Names from input show their control characters, not send them. */
+		char raw[8192];
+
+		memcpy(raw, buf, n < sizeof(raw) ? n : sizeof(raw));
+		n = psym_text_escape_buf(buf, sz, raw, n < sizeof(raw) ? n : sizeof(raw));
+	}
 	/* pprof keeps the binary and start line of nameless functions apart. */
 	if (r->exact && (!*name || r->objnames) && (*obj || (f && f->start_line)))
 		snprintf(buf + n, sz - n, "\x1f%s\x1f%" PRId64, obj, f ? f->start_line : 0);

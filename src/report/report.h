@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "demangle.h"
 #include "pprof.h"
 
 /*
@@ -61,6 +62,25 @@ struct psym_report_opts {
 	bool pid_frame;	 /* folded/flame: prefix "pid N" frame */
 	struct psym_report_filter filter;
 };
+
+/*
+ * Function names from their system names as pprof's Demangle pass makes
+ * them (report_names.c), on a profile just read: without force only the
+ * functions whose name is empty or equal to their system name (pprof's
+ * default on every profile), with force all (pprof's
+ * -symbolize=demangle=MODE). New names go at the end of the string table.
+ */
+int psym_report_demangle(struct psym_profile *p, enum psym_demangle_mode mode, bool force,
+			 struct psym_err *e);
+
+/*
+ * pprof's -tagroot and -tagleaf (report_tagframes.c): one pseudo frame per
+ * key of root_keys (leaf_keys), comma-separated, above each sample's root
+ * (below its leaf), named by the sample's values of that label. pprof's
+ * warning on warn (NULL: none) when no sample has a key's label.
+ */
+int psym_report_tag_frames(struct psym_profile *p, const char *root_keys, const char *leaf_keys,
+			   FILE *warn, struct psym_err *e);
 
 /* Resolve the sample index; PSYM_EUSAGE with a message if it does not exist. */
 int psym_report_sample_index(const struct psym_profile *p, const struct psym_report_opts *o,

@@ -18,6 +18,7 @@
 #include "collectprof.h"
 #include "hashtab.h"
 #include "report.h"
+#include "textesc.h"
 
 #define MAX_PROCS (1 << 20)
 /* As deep as the collector's sampler goes: such a stack may be cut. */
@@ -120,7 +121,7 @@ static struct psym_collect_fpnote *proc_get(struct procs *ps, int pid, const cha
 	if (!f)
 		return NULL;
 	f->pid = pid;
-	snprintf(f->comm, sizeof(f->comm), "%s", comm);
+	psym_text_escape_buf(f->comm, sizeof(f->comm), comm, strlen(comm));
 	if (psym_hashtab_put(&ps->by_pid, &f->pid, sizeof(f->pid), f, &e)) {
 		free(f);
 		return NULL;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "report_int.h"
+#include "textesc.h"
 
 /* Go's time layout "Jan 2, 2006 at 3:04pm (MST)", local time. */
 static void fmt_time(char *buf, size_t sz, int64_t nanos)
@@ -27,6 +28,14 @@ static void fmt_time(char *buf, size_t sz, int64_t nanos)
 		 tm.tm_hour < 12 ? "am" : "pm", zone);
 }
 
+/* A header line: head, then the text from input, control characters escaped. */
+static void text_line(FILE *out, const char *head, const char *text)
+{
+	fputs(head, out);
+	psym_text_puts(out, text);
+	fputc('\n', out);
+}
+
 /* pprof's ProfileLabels. */
 void psym_rpt_profile_labels(FILE *out, const struct psym_profile *p, size_t idx, int64_t total,
 			     const char *ounit)
@@ -40,18 +49,17 @@ void psym_rpt_profile_labels(FILE *out, const struct psym_profile *p, size_t idx
 		const char *bs = strrchr(f, '/');
 
 		if (*f)
-			fprintf(out, "File: %s\n", bs && bs[1] ? bs + 1 : f);
+			text_line(out, "File: ", bs && bs[1] ? bs + 1 : f);
 		if (*psym_profile_str(p, pb->mapping[0]->build_id))
-			fprintf(out, "Build ID: %s\n",
-				psym_profile_str(p, pb->mapping[0]->build_id));
+			text_line(out, "Build ID: ", psym_profile_str(p, pb->mapping[0]->build_id));
 	}
 	for (size_t i = 0; i < pb->n_comment; i++) {
 		const char *c = psym_profile_str(p, pb->comment[i]);
 
 		if (c[0] != '#')
-			fprintf(out, "%s\n", c);
+			text_line(out, "", c);
 	}
-	fprintf(out, "Type: %s\n", psym_profile_str(p, pb->sample_type[idx]->type));
+	text_line(out, "Type: ", psym_profile_str(p, pb->sample_type[idx]->type));
 	if (pb->time_nanos) {
 		char tb[128];
 

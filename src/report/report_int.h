@@ -16,7 +16,6 @@
 #include "hashtab.h"
 #include "report.h"
 
-#define MAX_STACK 4096
 /* Report nodes and edges are 32-bit ids; a profile with more is refused. */
 #define MAX_NODES ((size_t)UINT32_MAX - 1)
 

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "report_int.h"
+#include "textesc.h"
 #include "rx.h"
 
 #define LIST_MARGIN 5		       /* lines shown around the samples, as pprof */
@@ -110,17 +112,69 @@ static int read_whole(int fd, struct source *src)
 }
 
 /*
+ * With --source-path, name opened only when it resolves (symbolic links,
+ * "..") to a file inside one of the search directories: its resolved path
+ * is opened. -1 when it does not exist or lies outside (*outside set).
+ */
+static int open_confined(const char *name, const char *search, bool *outside)
+{
+	char real[PATH_MAX], dir[PATH_MAX], rdir[PATH_MAX];
+	struct stat st;
+
+	if (!realpath(name, real))
+		return -1;
+	for (const char *c = search; *c;) {
+		size_t len = strcspn(c, ":"), n;
+
+		snprintf(dir, sizeof(dir), "%.*s", (int)len, c);
+		c += len + (c[len] == ':');
+		if (!len || !realpath(dir, rdir))
+			continue;
+		n = strlen(rdir);
+		if (!strncmp(real, rdir, n) && (real[n] == '/' || !strcmp(rdir, "/")))
+			return stat(real, &st) == 0 && S_ISREG(st.st_mode)
+				       ? open(real, O_RDONLY | O_CLOEXEC)
+				       : -1;
+	}
+	*outside = true;
+	return -1;
+}
+
+/*
  * pprof's openSourceFile: path trimmed again, then absolute as it is, else
  * under each search directory or one of its parents. 0, or -1 with the
- * error pprof prints in err.
+ * error pprof prints in err. With --source-path (confine), only files
+ * inside its directories are read: no parent directories, and an absolute
+ * path or one with ".." or a symbolic link out of them is refused.
  */
-static int open_source(const char *path, const char *search, const char *trim, struct source *src,
-		       char *err, size_t errsz)
+static int open_source(const char *path, const char *search, bool confine, const char *trim,
+		       struct source *src, char *err, size_t errsz)
 {
 	const char *t = trim_path(path, trim, search);
+	bool outside = false;
 	int fd = -1;
 
-	if (t[0] == '/') {
+	if (confine && t[0] == '/' && access(t, F_OK) != 0) {
+		confine = false; /* not there: pprof's own error, below */
+	}
+	if (confine) {
+		for (const char *c = search; fd < 0 && *c;) {
+			size_t len = strcspn(c, ":");
+			char name[8192];
+
+			if (t[0] == '/')
+				snprintf(name, sizeof(name), "%s", t);
+			else
+				snprintf(name, sizeof(name), "%.*s/%s", (int)len, c, t);
+			fd = open_confined(name, search, &outside);
+			c += len + (c[len] == ':');
+		}
+		if (fd < 0 && outside) {
+			snprintf(err, errsz, "file %s is outside --source-path %s: not read", t,
+				 search);
+			return -1;
+		}
+	} else if (t[0] == '/') {
 		fd = open(t, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) {
 			char why[128];
@@ -132,7 +186,7 @@ static int open_source(const char *path, const char *search, const char *trim, s
 			return -1;
 		}
 	}
-	for (const char *c = search; fd < 0 && c && *c;) {
+	for (const char *c = confine ? NULL : search; fd < 0 && c && *c;) {
 		size_t len = strcspn(c, ":");
 		char dir[4096], name[8192];
 
@@ -179,6 +233,7 @@ struct list_ctx {
 	const struct lnode *info;
 	const char *unit;
 	const char *search, *trim, *shown_search;
+	bool confine; /* --source-path: only files inside it are read */
 	FILE *out, *warn;
 	char **missing; /* files already said missing on warn */
 	size_t nmissing;
@@ -225,11 +280,28 @@ static void say_missing(struct list_ctx *c, const char *file, const char *err)
 	c->missing[c->nmissing] = strdup(file);
 	if (c->missing[c->nmissing])
 		c->nmissing++;
-	if (c->warn)
-		fprintf(c->warn,
-			"psym list: source file '%s' not found: %s (see --source-path, "
-			"--trim-path)\n",
-			file, err);
+	if (c->warn) {
+		fputs("psym list: source file '", c->warn);
+		psym_text_puts(c->warn, file);
+		fputs("' not found: ", c->warn);
+		psym_text_puts(c->warn, err);
+		fputs(" (see --source-path, --trim-path)\n", c->warn);
+	}
+}
+
+/* A line of a source file: its tabs kept (as pprof's), other control characters escaped. */
+static void source_line(FILE *out, const char *line)
+{
+	for (;;) {
+		size_t n = strcspn(line, "\t");
+
+		psym_text_write(out, line, n);
+		if (!line[n])
+			break;
+		fputc('\t', out);
+		line += n + 1;
+	}
+	fputc('\n', out);
 }
 
 /* One ROUTINE: the nodes ids[0..n) of function name in file. */
@@ -254,13 +326,19 @@ static void print_routine(struct list_ctx *c, const char *name, const char *file
 	}
 	if (start < 1)
 		start = 1;
-	fprintf(c->out, "ROUTINE ======================== %s in %s\n", name, file);
+	fputs("ROUTINE ======================== ", c->out);
+	psym_text_puts(c->out, name);
+	fputs(" in ", c->out);
+	psym_text_puts(c->out, file);
+	fputc('\n', c->out);
 	psym_rpt_scaled_label(a, sizeof(a), flat, c->unit, "minimum");
 	psym_rpt_scaled_label(b, sizeof(b), cum, c->unit, "minimum");
 	psym_rpt_percentage(pa, sizeof(pa), cum, g->total);
 	fprintf(c->out, "%10s %10s (flat, cum) %s of Total\n", a, b, pa);
-	if (open_source(file, c->search, c->trim, &src, err, sizeof(err))) {
-		fprintf(c->out, " Error: %s\n", err);
+	if (open_source(file, c->search, c->confine, c->trim, &src, err, sizeof(err))) {
+		fputs(" Error: ", c->out);
+		psym_text_puts(c->out, err);
+		fputc('\n', c->out);
 		say_missing(c, file, err);
 		source_free(&src);
 		return;
@@ -275,8 +353,8 @@ static void print_routine(struct list_ctx *c, const char *name, const char *file
 			}
 		value_or_dot(a, sizeof(a), lf, c->unit);
 		value_or_dot(b, sizeof(b), lc, c->unit);
-		fprintf(c->out, "%10s %10s %6lld:%s\n", a, b, (long long)l,
-			src.text + src.at[l - 1]);
+		fprintf(c->out, "%10s %10s %6lld:", a, b, (long long)l);
+		source_line(c->out, src.text + src.at[l - 1]);
 	}
 	source_free(&src);
 }
@@ -350,8 +428,11 @@ static void print_list(struct list_ctx *c, uint32_t *ids, size_t n)
 			}
 			k = m;
 		}
-		if (!any)
-			fprintf(c->out, "No source information for %s\n", name);
+		if (!any) {
+			fputs("No source information for ", c->out);
+			psym_text_puts(c->out, name);
+			fputc('\n', c->out);
+		}
 		i = j;
 	}
 }
@@ -393,6 +474,7 @@ int psym_report_list(const struct psym_profile *p, const struct psym_report_opts
 	c.unit = psym_profile_str(p, p->pb->sample_type[g.r.idx]->unit);
 	c.shown_search = lo->source_path ? lo->source_path : "";
 	c.search = lo->source_path;
+	c.confine = lo->source_path != NULL;
 	if (!c.search) {
 		if (!getcwd(cwd, sizeof(cwd))) {
 			ret = psym_err_set(e, PSYM_EIO, "could not stat current dir: %s",

@@ -20,11 +20,19 @@
 
 #include "report_int.h"
 #include "array.h"
+#include "sort.h"
+#include "textesc.h"
 
-/* Room for n more entries in st->ids and st->inl. */
+/*
+ * Room for n more entries in st->ids and st->inl: 0, -1 (no memory) or
+ * PSYM_ELIMIT when they would pass the profile's memory cap (--max-memory).
+ * Stacks are kept whole, however deep: memory grows with them, and the cap
+ * is what bounds it.
+ */
 static int reserve_ids(struct psym_rpt_stacks *st, size_t n)
 {
 	size_t nc = st->capids ? st->capids : 4096;
+	size_t per = sizeof(*st->ids) + (st->no_inl ? 0 : sizeof(*st->inl));
 	uint32_t *ni;
 	unsigned char *nl;
 
@@ -34,6 +42,11 @@ static int reserve_ids(struct psym_rpt_stacks *st, size_t n)
 		return -1;
 	while (nc < st->nids + n)
 		nc *= 2;
+	if (nc > st->r.p->arena.cap / per) {
+		nc = st->nids + n;
+		if (nc > st->r.p->arena.cap / per)
+			return PSYM_ELIMIT;
+	}
 	ni = realloc(st->ids, nc * sizeof(*ni));
 	if (!ni)
 		return -1;
@@ -79,15 +92,12 @@ static size_t count_frames(const struct rep *r, const struct loc_fr *lf, const p
 /*
  * Append the total frames of sample s to st->ids, root first (within a
  * location, the outermost inline frame first); st->ids has LF_INLINE
- * entries to spare. A stack deeper than MAX_STACK keeps its MAX_STACK
- * innermost frames. Returns the count.
+ * entries to spare. Returns the count.
  */
-static size_t push_sample(struct psym_rpt_stacks *st, const struct loc_fr *lf, const pb_sample *s,
-			  size_t total)
+static size_t push_sample(struct psym_rpt_stacks *st, const struct loc_fr *lf, const pb_sample *s)
 {
 	const struct rep *r = &st->r;
 	const struct psym_profile *p = r->p;
-	size_t skip = total > MAX_STACK ? total - MAX_STACK : 0;
 	uint32_t *restrict ids = st->ids + st->nids, *start = ids;
 	unsigned char *restrict inl = st->inl ? st->inl + st->nids : NULL;
 	/* Root first, a location's frames are inlined but for the first. */
@@ -102,7 +112,7 @@ static size_t push_sample(struct psym_rpt_stacks *st, const struct loc_fr *lf, c
 			continue;
 		l = &lf[pos];
 		k = l->n;
-		if (k <= LF_INLINE && !skip) {
+		if (k <= LF_INLINE) {
 			/* Whole copies (the spare room takes the excess): no branch on k. */
 			memcpy(ids, l->id, sizeof(l->id));
 			ids += k;
@@ -112,20 +122,14 @@ static size_t push_sample(struct psym_rpt_stacks *st, const struct loc_fr *lf, c
 			}
 			continue;
 		}
-		if (skip >= k) {
-			skip -= k;
-			continue;
-		}
-		for (size_t j = k - skip; j-- > 0;) {
-			*ids++ = k <= LF_INLINE ? l->id[k - 1 - j] : r->frames[l->id[0] + j];
+		for (size_t j = k; j-- > 0;) {
+			*ids++ = r->frames[l->id[0] + j];
 			if (inl)
 				*inl++ = j < k - 1;
 		}
-		skip = 0;
 	}
-	total = (size_t)(ids - start);
-	st->nids += total;
-	return total;
+	st->nids += (size_t)(ids - start);
+	return (size_t)(ids - start);
 }
 
 /*
@@ -144,6 +148,15 @@ static void prefetch_sample(const struct psym_profile *p, const struct loc_fr *l
 		if (pos >= 0)
 			__builtin_prefetch(&lf[pos]);
 	}
+}
+
+/* A comm label as a frame shows it: its control characters escaped (in buf if any). */
+static const char *label_shown(const char *l, char *buf, size_t sz)
+{
+	if (!psym_text_needs_escape(l, strlen(l)))
+		return l;
+	psym_text_escape_buf(buf, sz, l, strlen(l));
+	return buf;
 }
 
 /* Every location's frames, in the order the locations lie in memory (cheaper than the samples'). */
@@ -194,7 +207,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		uint32_t pre[2];
 		size_t extra = 0;
 		long n;
-		char buf[64];
+		char buf[64], ebuf[1024];
 		const char *l;
 
 		if (i + PREFETCH < pb->n_sample && p->location_ix.dense)
@@ -211,7 +224,8 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 		if (n == 0)
 			continue;
 		if (o->comm_frame && (l = psym_rpt_label_str(p, s, "comm", buf, sizeof(buf)))) {
-			long id = psym_rpt_name_add(&st->r.names, l);
+			long id =
+				psym_rpt_name_add(&st->r.names, label_shown(l, ebuf, sizeof(ebuf)));
 
 			if (id < 0)
 				goto oom;
@@ -232,7 +246,10 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 				goto oom;
 			st->s = ns;
 		}
-		if (reserve_ids(st, extra + (n > MAX_STACK ? MAX_STACK : (size_t)n) + LF_INLINE))
+		ret = reserve_ids(st, extra + (size_t)n + LF_INLINE);
+		if (ret == PSYM_ELIMIT)
+			goto limit;
+		if (ret)
 			goto oom;
 		sk = &st->s[st->n];
 		sk->off = sk->ioff = st->nids;
@@ -241,7 +258,7 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 				st->inl[st->nids] = 0;
 			st->ids[st->nids++] = pre[k];
 		}
-		sk->n = extra + push_sample(st, lf, s, (size_t)n);
+		sk->n = extra + push_sample(st, lf, s);
 		sk->d = s->value[st->r.idx];
 		sk->v = base_key >= 0 && psym_rpt_is_base(p, s, base_key) ? 0 : sk->d;
 		if (sk->v < 0) {
@@ -257,6 +274,12 @@ int psym_rpt_stacks_collect(const struct psym_profile *p, const struct psym_repo
 	}
 	free(lf);
 	return 0;
+limit:
+	free(lf);
+	return psym_err_set(e, PSYM_ELIMIT,
+			    "the samples' stacks take more than the memory cap of %zu bytes "
+			    "(--max-memory)",
+			    p->arena.cap);
 oom:
 	free(lf);
 	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -306,51 +329,6 @@ static uint64_t stack_key(const struct sorter *so, uint64_t idx, size_t d)
 	return key << so->idx_bits | idx;
 }
 
-/* LSD radix sort of a[0..n), by bytes; tmp holds n. */
-static void radix_sort(uint64_t *a, uint64_t *tmp, size_t n)
-{
-	size_t cnt[8][256] = { { 0 } };
-	uint64_t *from = a, *to = tmp;
-
-	for (size_t i = 0; i < n; i++)
-		for (unsigned b = 0; b < 8; b++)
-			cnt[b][(a[i] >> (8 * b)) & 255]++;
-	for (unsigned b = 0; b < 8; b++) {
-		size_t sum = 0;
-
-		if (cnt[b][(a[0] >> (8 * b)) & 255] == n)
-			continue; /* every key has this byte */
-		for (unsigned v = 0; v < 256; v++) {
-			size_t c = cnt[b][v];
-
-			cnt[b][v] = sum;
-			sum += c;
-		}
-		for (size_t i = 0; i < n; i++)
-			to[cnt[b][(from[i] >> (8 * b)) & 255]++] = from[i];
-		{
-			uint64_t *t = from;
-
-			from = to;
-			to = t;
-		}
-	}
-	if (from != a)
-		memcpy(a, from, n * sizeof(*a));
-}
-
-static void insertion_sort(uint64_t *a, size_t n)
-{
-	for (size_t i = 1; i < n; i++) {
-		uint64_t v = a[i];
-		size_t j = i;
-
-		for (; j > 0 && a[j - 1] > v; j--)
-			a[j] = a[j - 1];
-		a[j] = v;
-	}
-}
-
 /*
  * Sort ord[] (stack positions in the low idx_bits) by the stacks' frames:
  * each span is keyed at its depth and sorted; runs that tie on every keyed
@@ -372,10 +350,7 @@ static int sort_stacks(struct sorter *so, uint64_t *ord, size_t n)
 
 		for (size_t i = 0; i < sp.n; i++)
 			a[i] = stack_key(so, a[i] & mask, sp.depth);
-		if (sp.n < 64)
-			insertion_sort(a, sp.n);
-		else
-			radix_sort(a, so->tmp + sp.at, sp.n);
+		psym_sort_u64_with(a, sp.n, 0, so->tmp + sp.at);
 		for (size_t i = 0, j; i < sp.n; i = j) {
 			uint64_t hi = a[i] >> so->idx_bits;
 

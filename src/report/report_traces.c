@@ -8,10 +8,12 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "report_int.h"
+#include "textesc.h"
 
 #define TRACES_SEP "-----------+-------------------------------------------------------"
 
@@ -21,10 +23,11 @@ struct lines {
 	size_t n, cap;
 };
 
+/* Add the line "key:  val" (right-aligned key), their control characters escaped. */
 static int lines_add(struct lines *l, const char *key, const char *val)
 {
-	char **ns;
-	size_t len = strlen(key) + strlen(val) + 16;
+	char **ns, *ek, *ev;
+	size_t kl = strlen(key), vl = strlen(val), len;
 
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 8;
@@ -35,10 +38,22 @@ static int lines_add(struct lines *l, const char *key, const char *val)
 		l->s = ns;
 		l->cap = nc;
 	}
+	/* An escape is at most 4 bytes a byte. */
+	if (kl > SIZE_MAX / 8 - vl - 16)
+		return -1;
+	len = 4 * (kl + vl) + 16;
+	ek = malloc(len);
+	if (!ek)
+		return -1;
+	psym_text_escape_buf(ek, 4 * kl + 1, key, kl);
+	ev = ek + strlen(ek) + 1;
+	psym_text_escape_buf(ev, 4 * vl + 1, val, vl);
 	l->s[l->n] = malloc(len);
+	if (l->s[l->n])
+		snprintf(l->s[l->n], len, "%10s:  %s\n", ek, ev);
+	free(ek);
 	if (!l->s[l->n])
 		return -1;
-	snprintf(l->s[l->n], len, "%10s:  %s\n", key, val);
 	l->n++;
 	return 0;
 }

@@ -528,12 +528,20 @@ static int own_table(const struct psym_binary *b)
  * finds them answers better. A binary without DWARF found whose own table
  * answers (.gopclntab) has answers of the build alone too; that a debug
  * file found later would answer from DWARF instead changes little, as Go
- * writes both from the same data (bench/GO.md).
+ * writes both from the same data (bench/GO.md). Not a table whose inline
+ * trees were not found: kept nowhere, each run reads it and warns.
  */
 bool psym_binary_answers_final(const struct psym_binary *b)
 {
-	if (!b->dwarf)
-		return own_table(b) >= 0;
+	if (!b->dwarf) {
+		int i = own_table(b);
+		struct psym_resitem it = { 0 };
+
+		if (i < 0)
+			return false;
+		psym_sources[i]->describe(b->src[i], &it);
+		return !(it.flags & PSYM_RESITEM_NO_INLINES);
+	}
 	return b->alt_why.code == PSYM_R_NONE && !psym_dwarf_split_status(b->dwarf, NULL, NULL);
 }
 
@@ -571,6 +579,23 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 }
 
 /* The answer from the DWARF and the symbol table (no index). */
+/* The outermost DWARF frame named as GNU addr2line names it (binary.h, gnu_names). */
+static void gnu_outer_name(struct psym_binary *b, uint64_t vaddr, struct psym_frame *f, bool alone)
+{
+	const struct psym_sym *sym = psym_symtab_before(psym_elf_symtab(b->elf), vaddr);
+
+	(void)alone;
+	if (!f->name) {
+		/* Lines but no function: the nearest symbol below, or nothing. */
+		f->name = sym ? sym->name : "";
+		f->linkage_name = sym ? sym->linkage : NULL;
+	} else if (!f->linkage_name && sym && f->has_start_address &&
+		   sym->addr == f->start_address) {
+		f->name = sym->name; /* main, or a C function's foo.isra.0 */
+		f->linkage_name = sym->linkage;
+	}
+}
+
 static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			    size_t max)
 {
@@ -596,7 +621,9 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		 * call file), a local symbol's STT_FILE names it, as
 		 * llvm-symbolizer does.
 		 */
-		{
+		if (b->o->gnu_names) {
+			gnu_outer_name(b, vaddr, &frames[n - 1], n == 1);
+		} else {
 			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
 
 			if (sym && (sym->size || !frames[n - 1].name)) {

@@ -30,6 +30,14 @@ struct psym_binary_opts {
 	const char *cache_dir;			 /* persistent symbol cache, NULL: off */
 	unsigned threads;			 /* DWARF decoding threads, 0: online CPUs */
 	bool discriminators; /* line discriminators in frames[0] (psym addr; not cached) */
+	/*
+	 * GNU addr2line's names for the outermost frame (psym addr
+	 * --compat=addr2line; neither cached nor indexed): the DWARF
+	 * function's linkage name, else its name unless a symbol starts at
+	 * its low_pc (then the symbol's), and the nearest symbol below the
+	 * address where no DWARF function covers it.
+	 */
+	bool gnu_names;
 	/* Per-build-ID indexes (src/index/store.h), NULL: off. Not with inlines off. */
 	struct psym_index_store *index_store;
 	/*
@@ -127,10 +135,10 @@ bool psym_binary_answers_final(const struct psym_binary *b);
  * the outermost frame's file from the symbol's STT_FILE; 6: a zero-size
  * symbol outside every section and segment names its own address only;
  * 7: .gopclntab boundaries at each step's end, its Go 1.13-1.15 inline
- * trees).
+ * trees; 8: Go 1.26 and later's inline trees).
  * The symbol cache and indexes are both made under it.
  */
-#define PSYM_ANSWER_REV "7"
+#define PSYM_ANSWER_REV "8"
 
 /*
  * The variant answers are kept under, by the answer cache and the index:

@@ -62,9 +62,11 @@ int psym_kmods_new(struct psym_objtab *t, struct psym_located *x, const struct p
 	if (lo->side_dir) {
 		char path[4200];
 		struct psym_err le = { 0 };
+		const char *why;
 
-		if ((size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_MODULES, lo->side_dir) <
-			    sizeof(path) &&
+		if ((size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_MODULES, lo->side_dir) >=
+			    sizeof(path) ||
+		    psym_side_file_refused(lo->side_dir, path, &why) ||
 		    psym_read_file(path, MAX_RECORD, &m->rec, &m->reclen, &le) != 0)
 			m->rec = NULL;
 	}
@@ -371,7 +373,7 @@ int psym_kmods_profile_wants(const struct psym_profile *p, const char *side_dir,
 	 * it (the profile's boot, the content's hash): without one, nothing is placed. */
 	psym_hostid_profile_is_local(p, &host, NULL, 0);
 	lo.boot_id = host.boot_id;
-	if (psym_locate_kallsyms(&lo, kpath, sizeof(kpath), &why) != 0)
+	if (psym_locate_kallsyms(&lo, NULL, kpath, sizeof(kpath), &why) != 0)
 		return 0; /* the symbolizer says why */
 	base = strrchr(kpath, '/');
 	if (psym_kallsyms_open_sha(
@@ -395,9 +397,11 @@ int psym_kmods_profile_wants(const struct psym_profile *p, const char *side_dir,
 	qsort(kids, nk, sizeof(*kids), cmp_u64);
 	if (side_dir) {
 		char path[4200];
+		const char *refused;
 
-		if ((size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_MODULES, side_dir) <
-			    sizeof(path) &&
+		if ((size_t)snprintf(path, sizeof(path), "%s/" PSYM_SIDE_MODULES, side_dir) >=
+			    sizeof(path) ||
+		    psym_side_file_refused(side_dir, path, &refused) ||
 		    psym_read_file(path, MAX_RECORD, &rec, &reclen, &le) != 0)
 			rec = NULL;
 	}

@@ -18,9 +18,10 @@ struct psym_regentry {
 	/* Opened resolvers, most recently released first; g->mu guards these. */
 	struct psym_regentry *prev, *next;
 	bool listed;
-	bool evicted;	 /* closed for the cap: opened again on the next get */
-	uint64_t serial; /* this opening's number (psym_regentry_serial) */
-	char key[];	 /* in the same allocation */
+	bool evicted;		       /* closed for the cap: opened again on the next get */
+	struct psym_regentry *closing; /* the next one evict() took off the list */
+	uint64_t serial;	       /* this opening's number (psym_regentry_serial) */
+	char key[];		       /* in the same allocation */
 };
 
 struct psym_registry {
@@ -97,26 +98,47 @@ static void push_front(struct psym_registry *g, struct psym_regentry *x)
 }
 
 /*
- * Over the cap: close the least recently used resolvers that nobody holds
- * (they are opened again if asked for). g->mu held; entries are only
- * tried, so the lock order (entry, then registry) cannot deadlock.
+ * Over the cap: take the least recently used resolvers that nobody holds
+ * off the list, each locked, chained by ->closing (close_evicted closes
+ * them). g->mu held; entries are only tried, so the lock order (entry,
+ * then registry) cannot deadlock.
  */
-static void evict(struct psym_registry *g, struct psym_regentry *keep)
+static struct psym_regentry *evict(struct psym_registry *g, struct psym_regentry *keep)
 {
-	struct psym_regentry *y = g->tail;
+	struct psym_regentry *y = g->tail, *out = NULL;
 
 	while (g->nopen > g->max_open && y) {
 		struct psym_regentry *prev = y->prev;
 
 		if (y != keep && pthread_mutex_trylock(&y->mu) == 0) {
 			unlink_entry(g, y);
-			psym_resolver_free(y->r);
-			y->r = NULL;
-			y->state = 0;
-			y->evicted = true;
-			pthread_mutex_unlock(&y->mu);
+			y->closing = out;
+			out = y;
 		}
 		y = prev;
+	}
+	return out;
+}
+
+/*
+ * Close what evict took, g->mu not held (finish may write a file or start
+ * an index build): each one's run is over as far as it goes, so it acts
+ * on what it learned (psym_resolver_finish: its answer cache written, its
+ * index policy) before it is freed; opened again if asked for.
+ */
+static void close_evicted(struct psym_regentry *y)
+{
+	while (y) {
+		struct psym_regentry *next = y->closing;
+
+		y->closing = NULL;
+		psym_resolver_finish(y->r);
+		psym_resolver_free(y->r);
+		y->r = NULL;
+		y->state = 0;
+		y->evicted = true;
+		pthread_mutex_unlock(&y->mu);
+		y = next;
 	}
 }
 
@@ -230,13 +252,16 @@ int psym_registry_get(struct psym_registry *g, const char *key, psym_open_fn ope
 		x->state = 1;
 		x->evicted = false;
 		if (x->r) {
+			struct psym_regentry *closed;
+
 			/* Only opened resolvers count against the cap. */
 			pthread_mutex_lock(&g->mu);
 			push_front(g, x);
 			x->serial = ++g->opens;
 			g->reopened += again;
-			evict(g, x);
+			closed = evict(g, x);
 			pthread_mutex_unlock(&g->mu);
+			close_evicted(closed);
 		}
 	}
 	*out = x;

@@ -39,7 +39,8 @@ size_t psym_registry_reopened(struct psym_registry *g);
  * The run is over: every open resolver acts on what it learned
  * (psym_resolver_finish: the index build policy). The driver calls it once,
  * from the thread that owns the run (never a batch worker), before the
- * free. Objects closed for the cap before it are not asked. NULL is fine.
+ * free. Objects closed for the cap before it were asked when they were
+ * closed, on the thread whose get closed them. NULL is fine.
  */
 void psym_registry_finish(struct psym_registry *g);
 /* Frees every resolver, without finish. NULL is fine. No entry may be held. */

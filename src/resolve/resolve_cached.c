@@ -135,6 +135,11 @@ static int cached_lookup_symbol(struct psym_resolver *r, const char *name, uint6
 	return psym_resolver_lookup_symbol(from(r)->inner, name, vaddr);
 }
 
+static struct psym_elf *cached_elf(struct psym_resolver *r)
+{
+	return psym_resolver_elf(from(r)->inner);
+}
+
 static int cached_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *start)
 {
 	return psym_resolver_symbol_start(from(r)->inner, vaddr, start);
@@ -167,16 +172,21 @@ static void cached_describe(struct psym_resolver *r, struct psym_resdesc *d)
 	d->flags = flags;
 }
 
+/* The run is over: this run's answers to the cache file, then the inner's policy. */
 static void cached_finish(struct psym_resolver *r)
 {
-	psym_resolver_finish(from(r)->inner);
+	struct cached_resolver *c = from(r);
+
+	psym_symcache_save(c->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
+	psym_resolver_finish(c->inner);
 }
 
+/* Writes nothing: what the run added is written by finish (doc/DESIGN.md). */
 static void cached_destroy(struct psym_resolver *r)
 {
 	struct cached_resolver *c = from(r);
 
-	psym_symcache_close(c->cache, &(struct psym_err){ 0 }); /* a cache may fail quietly */
+	psym_symcache_close(c->cache);
 	psym_resolver_free(c->inner);
 	free(c->build_id);
 	free(c->path);
@@ -191,6 +201,7 @@ static const struct psym_resolver_ops cached_ops = {
 	.lookup = cached_lookup,
 	.lookup_symbol = cached_lookup_symbol,
 	.symbol_start = cached_symbol_start,
+	.elf = cached_elf,
 	.describe = cached_describe,
 	.finish = cached_finish,
 	.destroy = cached_destroy,

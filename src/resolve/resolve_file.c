@@ -60,6 +60,11 @@ static int file_lookup_symbol(struct psym_resolver *r, const char *name, uint64_
 	return psym_elf_find_symbol(psym_binary_elf(from(r)->bin), name, vaddr);
 }
 
+static struct psym_elf *file_elf(struct psym_resolver *r)
+{
+	return psym_binary_elf(from(r)->bin);
+}
+
 static int file_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *start)
 {
 	const struct psym_sym *sym = psym_binary_symbol(from(r)->bin, vaddr);
@@ -124,6 +129,7 @@ static const struct psym_resolver_ops file_ops = {
 	.lookup = file_lookup,
 	.lookup_symbol = file_lookup_symbol,
 	.symbol_start = file_symbol_start,
+	.elf = file_elf,
 	.describe = file_describe,
 	.destroy = file_destroy,
 };
@@ -142,10 +148,13 @@ static bool index_wanted(const struct psym_binary_opts *o, const struct psym_bin
 }
 
 /*
- * The answer sources of a file, outermost first: the persistent answer
- * cache, the per-build-ID index, the file itself (its DWARF, debug file,
- * GSYM, symbols). Each answers what it can and hands the rest inwards; a
- * new source is one resolver file and one step here.
+ * The resolvers of a file, outermost first: the persistent answer cache,
+ * the per-build-ID index, the file itself (binary.c: its DWARF, debug file
+ * and symbols, and the answer sources of resolve/sources.c, GSYM and
+ * .gopclntab). Each answers what it can and hands the rest inwards. A new
+ * answer source is its source_NAME.c and a line in sources.c, not a step
+ * here; only what wraps a whole file, as the cache and the index do, is a
+ * resolver file and one step here (doc/DESIGN.md, "Where a new piece goes").
  */
 static int stack(struct file_resolver *f, const struct psym_binary_opts *o, struct psym_objtab *t,
 		 struct psym_located *x, struct psym_resolver **out, struct psym_err *e)

@@ -168,6 +168,11 @@ static int index_lookup_symbol(struct psym_resolver *r, const char *name, uint64
 	return psym_resolver_lookup_symbol(from(r)->inner, name, vaddr);
 }
 
+static struct psym_elf *index_elf(struct psym_resolver *r)
+{
+	return psym_resolver_elf(from(r)->inner);
+}
+
 static int index_symbol_start(struct psym_resolver *r, uint64_t vaddr, uint64_t *start)
 {
 	return psym_resolver_symbol_start(from(r)->inner, vaddr, start);
@@ -249,6 +254,7 @@ static const struct psym_resolver_ops index_ops = {
 	.lookup = index_lookup,
 	.lookup_symbol = index_lookup_symbol,
 	.symbol_start = index_symbol_start,
+	.elf = index_elf,
 	.describe = index_describe,
 	.finish = index_finish,
 	.destroy = index_destroy,

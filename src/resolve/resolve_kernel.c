@@ -182,11 +182,18 @@ static void kernel_destroy(struct psym_resolver *r)
 	free(k);
 }
 
+/* The run is over: vmlinux's resolver saves its answers and runs its policy. */
+static void kernel_finish(struct psym_resolver *r)
+{
+	psym_resolver_finish(from(r)->vmlinux);
+}
+
 static const struct psym_resolver_ops kernel_ops = {
 	.kind = "kernel",
 	.to_vaddr = kernel_to_vaddr,
 	.lookup = kernel_lookup,
 	.describe = kernel_describe,
+	.finish = kernel_finish,
 	.destroy = kernel_destroy,
 };
 
@@ -229,13 +236,20 @@ static void ks_refused(const struct kernel_resolver *k, const char *path, const 
 static void open_dyn(struct kernel_resolver *k, const struct psym_reader_limits *lim)
 {
 	const char *base = strrchr(k->ks_path, '/');
-	char boot[40], sha[65], path[4300];
+	char boot[40], sha[65], path[4300], dir[4200];
 	struct psym_err le = { 0 };
+	const char *why;
 
 	if (!base || !psym_side_kallsyms_id(base + 1, boot, sha) ||
 	    (size_t)snprintf(path, sizeof(path), "%.*s/" PSYM_SIDE_KALLSYMS_DYN,
 			     (int)(base - k->ks_path), k->ks_path) >= sizeof(path))
 		return;
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - k->ks_path), k->ks_path);
+	if (psym_side_file_refused(dir, path, &why)) {
+		psym_err_set(&le, PSYM_EBADINPUT, "'%s': refused: %s", path, why);
+		ks_refused(k, path, &le);
+		return;
+	}
 	if (psym_kallsyms_open(path, lim->kallsyms_symbols, lim->kallsyms_bytes, &k->dyn, &le))
 		ks_refused(k, path, &le);
 }

@@ -98,7 +98,8 @@ enum psym_resrole {
 			    * alternate, split units, symbol tables, answer sources), in
 			    * order; lost: those past its cap */
 	PSYM_RES_GSYM,	    /* path: a GSYM file answering */
-	PSYM_RES_GOPCLNTAB, /* note: Go's table answering, its layout (NO_INLINES) */
+	PSYM_RES_GOPCLNTAB, /* note: Go's table answering: "Go 1.20+ layout[, no inline
+			       frames: why]" (NO_INLINES) */
 	PSYM_RES_INDEX,	    /* path, of, build_id, size: a symbol index open for the file
 			    * (USED: some answers came from it); DAMAGED: note says, once,
 			    * why an index found was not used */
@@ -115,7 +116,7 @@ enum psym_resrole {
 #define PSYM_RESITEM_USED 1u	   /* answers came from it (see the role) */
 #define PSYM_RESITEM_DAMAGED 2u	   /* found but not used: note, a one-time warning */
 #define PSYM_RESITEM_DEBUG_ONLY 4u /* BINARY: a debug file standing in for the binary */
-#define PSYM_RESITEM_NO_INLINES 8u /* GOPCLNTAB: no inline trees found */
+#define PSYM_RESITEM_NO_INLINES 8u /* GOPCLNTAB: no inline trees found (warned) */
 #define PSYM_RESITEM_ONLY 16u	   /* PROCESS: the profile's only process */
 
 struct psym_objtab_try;
@@ -177,6 +178,11 @@ struct psym_resolver_ops {
 		      struct psym_frames *out, struct psym_reason *why);
 	int (*lookup_symbol)(struct psym_resolver *r, const char *name, uint64_t *vaddr);
 	int (*symbol_start)(struct psym_resolver *r, uint64_t vaddr, uint64_t *start);
+	/*
+	 * The file it answers for, borrowed for as long as r lives (its
+	 * sections, its data symbols); NULL: none, or not a file. Optional.
+	 */
+	struct psym_elf *(*elf)(struct psym_resolver *r);
 	void (*describe)(struct psym_resolver *r, struct psym_resdesc *d);
 	/*
 	 * The run is over (psym_resolver_finish): act on what it learned,
@@ -190,6 +196,11 @@ struct psym_resolver_ops {
 struct psym_resolver {
 	const struct psym_resolver_ops *ops;
 };
+
+static inline struct psym_elf *psym_resolver_elf(struct psym_resolver *r)
+{
+	return r->ops->elf ? r->ops->elf(r) : NULL;
+}
 
 static inline int psym_resolver_to_vaddr(struct psym_resolver *r, const struct psym_mapinfo *m,
 					 uint64_t addr, uint64_t *vaddr)

@@ -14,6 +14,7 @@
 
 struct gopclntab_source {
 	struct psym_gopclntab *t;
+	char words[160]; /* "Go 1.20+ layout, no inline frames: why" */
 };
 
 static int gopclntab_open(const struct psym_source_env *env, void **out)
@@ -21,7 +22,7 @@ static int gopclntab_open(const struct psym_source_env *env, void **out)
 	struct gopclntab_source *s;
 	struct psym_gopclntab *t = NULL;
 	struct psym_err e = { 0 };
-	const char *path = psym_elf_path(env->elf);
+	const char *path = psym_elf_path(env->elf), *noinl;
 	int ret = psym_gopclntab_open_elf(env->elf, &t, &e);
 
 	if (ret) {
@@ -41,8 +42,10 @@ static int gopclntab_open(const struct psym_source_env *env, void **out)
 		return PSYM_NOENT;
 	}
 	s->t = t;
-	env->used(env->ud, PSYM_TRY_GOPCLNTAB, path, psym_gopclntab_layout(t),
-		  psym_gopclntab_has_inlines(t) ? 0 : PSYM_TRY_NO_INLINES);
+	noinl = psym_gopclntab_no_inlines_why(t);
+	snprintf(s->words, sizeof(s->words), "%s layout%s%s", psym_gopclntab_layout(t),
+		 noinl ? ", no inline frames: " : "", noinl ? noinl : "");
+	env->used(env->ud, PSYM_TRY_GOPCLNTAB, path, s->words, noinl ? PSYM_TRY_NO_INLINES : 0);
 	*out = s;
 	return 0;
 }
@@ -67,7 +70,7 @@ static void gopclntab_describe(const void *st, struct psym_resitem *it)
 	const struct gopclntab_source *s = st;
 
 	it->role = PSYM_RES_GOPCLNTAB;
-	it->note = psym_gopclntab_layout(s->t);
+	it->note = s->words;
 	it->flags = psym_gopclntab_has_inlines(s->t) ? 0 : PSYM_RESITEM_NO_INLINES;
 }
 

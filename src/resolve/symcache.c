@@ -17,6 +17,7 @@
 #include "hashtab.h"
 #include "symcache.h"
 #include "array.h"
+#include "search.h"
 
 #define MAGIC "PSYMSC1\n"
 #define CACHE_VERSION PSYM_SYMCACHE_VERSION
@@ -55,6 +56,7 @@ struct psym_symcache {
 	char vname[16];	  /* vN */
 	char key[KEY_MAX];
 	bool untrusted; /* DIR or DIR/vN may not be trusted: never written */
+	bool saved;	/* psym_symcache_save ran: nothing more is added */
 	char why[320];	/* why the file was ignored, for *note */
 	char variant[16];
 	/* the file, read into memory and checked */
@@ -383,16 +385,8 @@ static const struct add *find_add(const struct psym_symcache *c, uint64_t vaddr)
 /* Position of vaddr among the file's entries, n_ents when absent. */
 static size_t find_ent(const struct psym_symcache *c, uint64_t vaddr)
 {
-	size_t lo = 0, hi = c->n_ents;
+	size_t lo = PSYM_LOWER_BOUND(0, c->n_ents, i, c->ents[i].vaddr >= vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->ents[mid].vaddr < vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->n_ents && c->ents[lo].vaddr == vaddr ? lo : c->n_ents;
 }
 
@@ -444,7 +438,7 @@ int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym
 	struct add *a, *na;
 	struct psym_frame *nf;
 
-	if (n > MAX_FRAMES_PER_ADDR || find_add(c, vaddr))
+	if (n > MAX_FRAMES_PER_ADDR || c->saved || find_add(c, vaddr))
 		return 0;
 	if (c->n_adds >= UINT32_MAX - 1)
 		return PSYM_ELIMIT;
@@ -763,14 +757,27 @@ out:
 	return ret;
 }
 
-int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
+int psym_symcache_save(struct psym_symcache *c, struct psym_err *e)
 {
 	int ret = 0;
 
-	if (!c)
+	if (!c || c->saved)
 		return 0;
-	if (c->n_adds && !c->untrusted)
-		ret = write_file(c, e);
+	c->saved = true;
+	if (!c->n_adds)
+		return 0;
+	if (!c->untrusted)
+		ret = write_file(c, e); /* sorts the adds: their index no longer holds */
+	c->n_adds = c->n_aframes = 0;
+	psym_idxset_free(&c->add_idx);
+	psym_idxset_init(&c->add_idx);
+	return ret;
+}
+
+void psym_symcache_close(struct psym_symcache *c)
+{
+	if (!c)
+		return;
 	free_image(c);
 	free(c->adds);
 	free(c->aframes);
@@ -779,5 +786,4 @@ int psym_symcache_close(struct psym_symcache *c, struct psym_err *e)
 	free(c->dir);
 	free(c->root);
 	free(c);
-	return ret;
 }

@@ -72,14 +72,22 @@ bool psym_symcache_has(const struct psym_symcache *c, uint64_t vaddr);
 
 /*
  * Remember the answer for vaddr. The frames are copied, their strings are
- * not: they must stay valid until psym_symcache_close() (a binary closes its
- * cache before its DWARF and symbols).
+ * not: they must stay valid until psym_symcache_save() (a binary saves its
+ * cache before its DWARF and symbols are closed).
  */
 int psym_symcache_add(struct psym_symcache *c, uint64_t vaddr, const struct psym_frame *frames,
 		      size_t n);
 
-/* Write what was added (merged with the file) and free everything. */
-int psym_symcache_close(struct psym_symcache *c, struct psym_err *e);
+/*
+ * The run is over (the driver's finish step, never a destructor): write
+ * what was added, merged with the file, once: the added answers are then
+ * let go (a later lookup misses them) and nothing more is added. 0 or an
+ * error (the file is left as it was). NULL is fine.
+ */
+int psym_symcache_save(struct psym_symcache *c, struct psym_err *e);
+
+/* Free everything; writes nothing (what was added and not saved is lost). NULL is fine. */
+void psym_symcache_close(struct psym_symcache *c);
 
 /* Hits and misses so far (for reports). */
 void psym_symcache_stats(const struct psym_symcache *c, size_t *hits, size_t *misses);

@@ -15,7 +15,9 @@
 #include "batch.h"
 #include "bincache.h"
 #include "input.h"
+#include "otlp.h"
 #include "profread.h"
+#include "sidenames.h"
 #include "store.h"
 #include "unwindprof.h"
 #include "ustacks.h"
@@ -26,6 +28,12 @@ static void note(const struct psym_symbolize_opts *o, const struct psym_note *n)
 {
 	if (o->note_fn && !o->quiet)
 		o->note_fn(o->note_ud, n);
+}
+
+/* A side file refused (a symbolic link out of the side directory): one warning. */
+static void side_refused(void *ud, const char *path, const char *why)
+{
+	note(ud, &(struct psym_note){ .kind = PSYM_NOTE_SIDE_REFUSED, .name = path, .why = why });
 }
 
 /*
@@ -45,14 +53,19 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_input *in,
 	struct psym_profile *p = NULL, *np = NULL;
 	struct psym_lean *nlp = NULL;
 	char *side = NULL;
+	const char *why;
 	int ret;
 
 	if (!psym_unwindprof_needed(psym_lean_profile(*lpp)))
 		return 0;
-	/* The input's own copies, else the side file. */
-	if (!src.fn &&
-	    (!o->side_dir || asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) < 0 ||
-	     access(side, F_OK) != 0)) {
+	/* The input's own copies, else the side file (a link out of IN.d/ refused). */
+	if (!src.fn && o->side_dir &&
+	    asprintf(&side, "%s/%s", o->side_dir, PSYM_USTACKS_NAME) >= 0 &&
+	    psym_side_file_refused(o->side_dir, side, &why)) {
+		free(side); /* said by side_refused */
+		return 0;
+	}
+	if (!src.fn && (!side || access(side, F_OK) != 0)) {
 		note(o, &(struct psym_note){ .kind = PSYM_NOTE_NO_USTACKS,
 					     .name = PSYM_USTACKS_NAME });
 		free(side);
@@ -86,6 +99,19 @@ static int unwind_first(struct psym_lean **lpp, const struct psym_input *in,
 	return ret;
 }
 
+/* The symbolized profile as OTLP: the input's own write-back, or converted. */
+static int write_otlp(const struct psym_input *input, const struct psym_lean *lp,
+		      const struct psym_limits *lim, FILE *fp, const char *out, struct psym_err *e)
+{
+	struct psym_profile *p = NULL;
+	int ret = psym_lean_to_profile(lp, lim, &p, e);
+
+	if (!ret)
+		ret = psym_otlp_write_input(input, p, lim, fp, out, e);
+	psym_profile_free(p);
+	return ret;
+}
+
 int psym_symbolize_file(const char *in, const char *out, const struct psym_limits *lim,
 			const struct psym_symbolize_opts *o, bool gzip,
 			struct psym_symbolize_result *r, struct psym_out *volatile *active,
@@ -107,6 +133,8 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		psym_err_prefix(e, "'%s': invalid profile", strcmp(in, "-") ? in : "<stdin>");
 		goto out;
 	}
+	if (o->side_dir)
+		psym_side_dir_check(o->side_dir, side_refused, (void *)o);
 	ret = unwind_first(&p, input, o, lim, e);
 	if (ret)
 		goto out;
@@ -120,7 +148,10 @@ int psym_symbolize_file(const char *in, const char *out, const struct psym_limit
 		goto out;
 	if (active)
 		*active = &wo;
-	ret = psym_lean_write_fp(p, gzip, wo.fp, out, e);
+	if (o->out_format && !strcmp(o->out_format, "otlp"))
+		ret = write_otlp(input, p, lim, wo.fp, out, e);
+	else
+		ret = psym_lean_write_fp(p, gzip, wo.fp, out, e);
 	if (ret) {
 		if (active)
 			*active = NULL;
@@ -195,7 +226,7 @@ static int add_job(struct batch *b, const char *in, const char *out, size_t line
 	if (asprintf(&j->in, "%s", in) < 0 ||
 	    (out ? asprintf(&j->out, "%s", out) : asprintf(&j->out, "%s/%s", b->o->outdir, base)) <
 		    0 ||
-	    asprintf(&j->side, "%s.d", in) < 0)
+	    !(j->side = psym_side_dir(in)))
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	b->n++;
 	if (stat(j->side, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -447,7 +478,7 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 	struct psym_locate_opts lo;
 	pthread_t tids[256];
 	size_t nt = o->jobs ? o->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
-	size_t started = 0;
+	size_t started = 0, built;
 	int ret = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -499,6 +530,7 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 		nt = sizeof(tids) / sizeof(tids[0]);
 	if (nt > b.n)
 		nt = b.n ? b.n : 1;
+	built = psym_index_store_built(o->so->index_store);
 	for (; started < nt; started++)
 		if (pthread_create(&tids[started], NULL, worker, &b) != 0)
 			break;
@@ -508,13 +540,12 @@ int psym_batch_symbolize(const struct psym_batch_opts *o, struct psym_batch_resu
 		pthread_join(tids[i], NULL);
 	/*
 	 * The shared binaries' index builds: here, once every run is over,
-	 * on this thread (never a worker's). They are counted on the last
-	 * job's results line, held back until now, so that the lines of a
-	 * cluster's results add up to its builds.
+	 * on this thread, for those still open; those closed for the open cap
+	 * were finished when closed, on the worker that closed them. Both
+	 * are counted on the last job's results line, held back until now,
+	 * so that the lines of a cluster's results add up to its builds.
 	 */
 	{
-		size_t built = psym_index_store_built(o->so->index_store);
-
 		psym_bincache_finish(b.cache);
 		built = psym_index_store_built(o->so->index_store) - built;
 		if (b.last) {

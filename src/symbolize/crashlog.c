@@ -121,21 +121,23 @@ static void describe_tried(struct filter *f, struct psym_resolver *r)
 	tried(f, &d);
 }
 
-/* Frames for module+offset (an ELF virtual address); how many. */
+/*
+ * Frames for module+offset (an ELF virtual address; a section offset of
+ * an object file): psym addr's answer (modset.h: code, else the data
+ * symbol); how many.
+ */
 static size_t lookup(struct filter *f, struct psym_resolver *r, uint64_t vaddr)
 {
-	struct psym_lookup_ctx ctx = { 0 };
-	struct psym_reason why = { 0 };
-	int ret;
+	size_t n;
 
 	if (!r || !f->fr)
 		return 0;
-	ret = psym_resolver_lookup(r, &ctx, vaddr, f->fr, &why);
+	n = psym_modset_answer(r, NULL, vaddr, NULL, f->fr);
 	if (f->fresh == r)
 		describe(f, r);
 	else
 		describe_tried(f, r);
-	return ret ? 0 : f->fr->n;
+	return n;
 }
 
 static const char *fname(const struct psym_frame *fr, bool demangle, char **tofree)

@@ -14,6 +14,7 @@
 #include "fileio.h"
 #include "manifest.h"
 #include "array.h"
+#include "textesc.h"
 
 void psym_manifest_free(struct psym_manifest *m)
 {
@@ -394,66 +395,18 @@ static void putf(struct lbuf *b, const char *fmt, ...)
 		put(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+static void put_sink(void *ud, const char *s, size_t n)
 {
-	size_t len;
-	uint32_t cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	put(ud, s, n);
 }
 
+/* s as a JSON string (textesc.h's: valid UTF-8), or null. */
 static void put_json_str(struct lbuf *b, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t n;
-
-	if (!s) {
+	if (!s)
 		put(b, "null", 4);
-		return;
-	}
-	n = strlen(s);
-	put(b, "\"", 1);
-	for (size_t i = 0; i < n;) {
-		size_t l;
-
-		if (u[i] == '"' || u[i] == '\\') {
-			put(b, "\\", 1);
-			put(b, s + i, 1);
-			i++;
-		} else if (u[i] < 0x20 || u[i] == 0x7f) {
-			putf(b, "\\u%04x", u[i]);
-			i++;
-		} else if ((l = utf8_len(u + i, n - i))) {
-			put(b, s + i, l);
-			i += l;
-		} else {
-			/* Not UTF-8: keep the byte's value visible, stay valid JSON. */
-			putf(b, "\\u%04x", u[i]);
-			i++;
-		}
-	}
-	put(b, "\"", 1);
+	else
+		psym_json_escape(s, put_sink, b);
 }
 
 int psym_results_open(const char *path, struct psym_err *e)

@@ -83,6 +83,39 @@ int psym_modset_open(struct psym_modset *s, struct psym_located *x, struct psym_
 	return *r ? 0 : PSYM_NOENT;
 }
 
+size_t psym_modset_answer(struct psym_resolver *r, const char *section, uint64_t addr,
+			  uint64_t *vaddr, struct psym_frames *fr)
+{
+	struct psym_elf *elf = r ? psym_resolver_elf(r) : NULL;
+	struct psym_lookup_ctx ctx = { 0 };
+	struct psym_reason why = { 0 };
+	const struct psym_sym *sym;
+	uint64_t va = addr;
+
+	fr->n = 0;
+	if (vaddr)
+		*vaddr = addr;
+	/* A section offset (an object's addresses are): its place in psym's layout. */
+	if (elf && (section || psym_elf_is_rel(elf)) &&
+	    psym_elf_section_addr(elf, section, addr, &va) != 0)
+		return 0;
+	if (vaddr)
+		*vaddr = va;
+	if (r && psym_resolver_lookup(r, &ctx, va, fr, &why) != 0)
+		fr->n = 0;
+	if (fr->n || !elf || !(sym = psym_elf_data_symbol(elf, va)))
+		return fr->n;
+	fr->f[0] = (struct psym_frame){
+		.name = sym->name,
+		.linkage_name = sym->linkage,
+		.file = sym->file, /* a local symbol's STT_FILE */
+		.start_address = sym->addr,
+		.has_start_address = true,
+	};
+	fr->n = 1;
+	return 1;
+}
+
 void psym_modset_finish(struct psym_modset *s)
 {
 	if (s)

@@ -49,6 +49,20 @@ int psym_modset_find(struct psym_modset *s, const char *path, const char *build_
 int psym_modset_open(struct psym_modset *s, struct psym_located *x, struct psym_resolver **r,
 		     bool *opened, struct psym_reason *why, struct psym_err *e);
 
+/*
+ * The answer every command gives for an address of a module (its opened
+ * resolver r): for a relocatable object (.o, .ko), or with section (-j)
+ * set, addr is an offset in that section (NULL: the first executable one
+ * that long) and is placed in psym's layout of the object first; then the
+ * code's frames, else the data object or absolute symbol holding it,
+ * named as llvm-symbolizer and addr2line name data (no line, its start as
+ * the frame's). *vaddr (may be NULL) gets the address looked up. Returns
+ * the number of frames in fr (0: nothing holds it, or the offset is in no
+ * section).
+ */
+size_t psym_modset_answer(struct psym_resolver *r, const char *section, uint64_t addr,
+			  uint64_t *vaddr, struct psym_frames *fr);
+
 /* The run is over: the opened resolvers act on what they learned (index builds). */
 void psym_modset_finish(struct psym_modset *s);
 void psym_modset_free(struct psym_modset *s);

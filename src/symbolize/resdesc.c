@@ -82,9 +82,8 @@ static void used_words(const struct psym_objtab_try *t, char *buf, size_t bufsz)
 		add(buf, bufsz, &n, "GSYM file used (no columns, start lines or discriminators)");
 		break;
 	case PSYM_TRY_GOPCLNTAB:
-		add(buf, bufsz, &n, "symbols from .gopclntab (%s layout%s)", str(t->verdict),
-		    t->flags & PSYM_TRY_NO_INLINES ? ", no inline frames: no inline trees found"
-						   : "");
+		/* The verdict: "Go 1.20+ layout[, no inline frames: why]". */
+		add(buf, bufsz, &n, "symbols from .gopclntab (%s)", str(t->verdict));
 		break;
 	case PSYM_TRY_INDEX: add(buf, bufsz, &n, "index used for every answer"); break;
 	case PSYM_TRY_PERFMAP: add(buf, bufsz, &n, "perf map used"); break;
@@ -159,8 +158,7 @@ static bool source_words(const struct psym_resdesc *d, char *buf, size_t bufsz)
 	it = find(d, PSYM_RES_GOPCLNTAB, 0, 0);
 	if (!it)
 		return false;
-	add(buf, bufsz, &n, "symbols from .gopclntab (%s layout%s)", str(it->note),
-	    it->flags & PSYM_RESITEM_NO_INLINES ? ", no inline frames: no inline trees found" : "");
+	add(buf, bufsz, &n, "symbols from .gopclntab (%s)", str(it->note));
 	return true;
 }
 
@@ -300,6 +298,18 @@ void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
 		    n ? "\n    " : "", tried->lost);
 }
 
+/* Go's table answering without inline frames: said once, not left to --explain. */
+static void gopclntab_warning(const struct psym_resdesc *d, char *buf, size_t bufsz, size_t *n)
+{
+	const struct psym_resitem *go = find(d, PSYM_RES_GOPCLNTAB, PSYM_RESITEM_NO_INLINES, 0);
+
+	if (go)
+		add(buf, bufsz, n,
+		    "%s'%s': symbols from .gopclntab (%s): inlined calls are missing from its "
+		    "answers",
+		    *n ? "\n" : "", str(psym_resdesc_path(d)), str(go->note));
+}
+
 void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)
 {
 	const struct psym_resitem *cache = find(d, PSYM_RES_CACHE, PSYM_RESITEM_DAMAGED, 0);
@@ -315,6 +325,7 @@ void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)
 		    str(cache->path), why_text(cache), path);
 	else if (idx)
 		add(buf, bufsz, &n, "%s: symbolized from '%s' instead", why_text(idx), path);
+	gopclntab_warning(d, buf, bufsz, &n);
 }
 
 void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t bufsz)
@@ -331,4 +342,5 @@ void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t 
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (dw && dw->note && dw->note[0])
 		add(buf, bufsz, &n, "%s%s", n ? "\n" : "", dw->note);
+	gopclntab_warning(d, buf, bufsz, &n);
 }

@@ -18,13 +18,17 @@ void psym_resdesc_summary(const struct psym_resdesc *d, char *buf, size_t bufsz)
 /* --explain: how (lines joined by "\n    "); "" when nothing to add. */
 void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz);
 
-/* The one-time warning of a damaged cache or index file; "" when none. */
+/*
+ * The one-time warnings of a mapping: a damaged cache or index file, Go's
+ * table without inline frames; lines joined by "\n", "" when none.
+ */
 void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz);
 
 /*
  * psym addr's warnings, said once like llvm-symbolizer's: a damaged index
- * (answered from the debug information instead), then why the debug
- * information could not be read; lines joined by "\n", "" when none.
+ * (answered from the debug information instead), why the debug
+ * information could not be read, Go's table without inline frames; lines
+ * joined by "\n", "" when none.
  */
 void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t bufsz);
 

@@ -12,12 +12,14 @@
 #include "builder.h"
 #include "cfi.h"
 #include "cfiset.h"
+#include "crashsig.h"
 #include "hashtab.h"
 #include "lean.h"
 #include "linkmap.h"
 #include "objtab.h"
 #include "space.h"
 #include "stack.h"
+#include "search.h"
 
 #define DEFAULT_MAX_FRAMES 256
 #define DEFAULT_MAX_STACK ((size_t)8 << 20)
@@ -35,7 +37,7 @@ struct vdso_image {
 	size_t len;
 };
 
-struct run {
+struct core_run {
 	const struct psym_stack_opts *o;
 	struct psym_locate_opts lo;
 	struct psym_cfi_limits cfil;
@@ -61,7 +63,7 @@ struct run {
  * once for every core that maps it (objtab.h); *out NULL: not found, or
  * past the table's cap (unwound by frame pointers there).
  */
-static int locate_obj(struct run *r, enum psym_map_class cls, const char *key, const char *bid,
+static int locate_obj(struct core_run *r, enum psym_map_class cls, const char *key, const char *bid,
 		      struct psym_elf **out)
 {
 	struct psym_located *x;
@@ -80,7 +82,7 @@ static int locate_obj(struct run *r, enum psym_map_class cls, const char *key, c
 }
 
 /* The file of a mapping; NULL: not found. */
-static int find_obj(struct run *r, const struct psym_core_file *f, struct psym_elf **out)
+static int find_obj(struct core_run *r, const struct psym_core_file *f, struct psym_elf **out)
 {
 	char clean[4096];
 	enum psym_map_class cls = psym_objkey_classify(f->path, clean, sizeof(clean));
@@ -144,7 +146,7 @@ struct libs {
  * it (--sysroot, --binary-path), checked by the build ID its first page
  * in the core has when the core has that page, mapped at its load bias.
  */
-static int map_object(struct run *r, struct psym_core *c, const char *name, uint64_t bias,
+static int map_object(struct core_run *r, struct psym_core *c, const char *name, uint64_t bias,
 		      struct libs *l)
 {
 	char bid[PSYM_BUILD_ID_HEX_MAX], clean[4096];
@@ -199,7 +201,7 @@ static void libs_said(const struct psym_core *c, const struct libs *l, struct ps
  * file puts it, moved by the load bias AT_ENTRY gives. Then the dynamic
  * linker itself at AT_BASE (PT_INTERP names it) if the map had not.
  */
-static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_core *sc)
+static int link_map_files(struct core_run *r, struct psym_core *c, struct psym_stack_core *sc)
 {
 	const struct psym_core_file *xf = c->entry ? file_at(c, c->entry) : NULL;
 	const struct psym_core_load *vl = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
@@ -247,7 +249,7 @@ static int link_map_files(struct run *r, struct psym_core *c, struct psym_stack_
 }
 
 /* The profile's mapping for [start, limit), made once per distinct one. */
-static uint64_t mapping_id(struct run *r, uint64_t start, uint64_t limit, uint64_t offset,
+static uint64_t mapping_id(struct core_run *r, uint64_t start, uint64_t limit, uint64_t offset,
 			   const char *path, const char *build_id)
 {
 	char key[5000];
@@ -298,25 +300,18 @@ static void thread_regs(const struct psym_core *c, const struct psym_core_thread
  */
 static uint64_t stack_base(const struct psym_core *c, uint64_t sp)
 {
-	size_t lo = 0, hi = c->nloads;
+	size_t lo;
 
 	if (psym_core_load_at(c, sp))
 		return sp;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->loads[mid].vaddr <= sp)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PSYM_LOWER_BOUND(0, c->nloads, i, c->loads[i].vaddr > sp);
 	if (lo < c->nloads && c->loads[lo].vaddr - sp <= MAX_GUARD_GAP && c->loads[lo].avail)
 		return c->loads[lo].vaddr;
 	return sp;
 }
 
 /* Unwind one thread over the core's memory, reading more of its stack while that helps. */
-static void unwind_thread(struct run *r, const struct psym_core *c,
+static void unwind_thread(struct core_run *r, const struct psym_core *c,
 			  const struct psym_unwind_regs *u, struct psym_space *space,
 			  struct psym_unwind_result *res)
 {
@@ -351,34 +346,84 @@ static void unwind_thread(struct run *r, const struct psym_core *c,
 	}
 }
 
-/* Where and why a thread's unwinding stopped early, for --explain and the text. */
-static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_unwind_result *res,
-		     const uint64_t *pcs, size_t max_frames, struct psym_stack_thread *t)
+/*
+ * Why the frame at pc had no CFI, in words that say what would help: its
+ * file was not found, or only its debug file was (which has no .eh_frame:
+ * a debug file keeps .debug_frame at most), or the file has no FDE there.
+ */
+static void no_cfi_why(struct core_run *r, const struct psym_core *c, uint64_t pc, char *out,
+		       size_t n)
 {
-	uint64_t pc = res->n ? pcs[res->n - 1] : 0;
-	const struct psym_core_load *l = psym_core_load_at(c, sp);
+	const struct psym_core_file *f = file_at(c, pc);
+	struct psym_err le = { 0 }, *saved = r->e;
+	struct psym_elf *elf = NULL;
+	int ret;
 
-	t->why[0] = '\0';
+	if (!f) {
+		snprintf(out, n, "no CFI: 0x%" PRIx64 " is in no file the core maps", pc);
+		return;
+	}
+	r->e = &le; /* found already, or said by --explain: nothing to add */
+	ret = find_obj(r, f, &elf);
+	r->e = saved;
+	if (ret || !elf)
+		snprintf(out, n,
+			 "no CFI for %.200s: the file was not found%s%.40s%s; give --binary-path "
+			 "or --sysroot",
+			 f->path, f->build_id[0] ? " (build ID " : "", f->build_id,
+			 f->build_id[0] ? ")" : "");
+	else if (psym_elf_is_debug_only(elf))
+		snprintf(out, n,
+			 "no CFI for %.200s: the binary was not found, its debug file has no "
+			 ".eh_frame; give --binary-path",
+			 f->path);
+	else
+		snprintf(out, n, "no CFI for %.200s at 0x%" PRIx64 " and no usable frame pointer",
+			 f->path, pc);
+}
+
+/* Where and why a thread's unwinding stopped early, for --explain and the text. */
+static void stop_why(struct core_run *r, const struct psym_core *c, uint64_t sp,
+		     const struct psym_unwind_result *res, struct psym_stack_thread *t)
+{
+	uint64_t pc = res->n ? r->pcs[res->n - 1] : 0;
+	const struct psym_core_load *l = psym_core_load_at(c, sp);
+	size_t at = res->n ? res->n - 1 : 0;
+	char cfi[360];
+
+	t->why[0] = t->guess_why[0] = '\0';
+	t->guessed = res->guessed < res->n ? res->guessed : 0;
+	if (t->guessed) {
+		no_cfi_why(r, c, r->pcs[t->guessed - 1], cfi, sizeof(cfi));
+		snprintf(t->guess_why, sizeof(t->guess_why),
+			 "frames marked [guessed] were found through the frame pointer: %.340s",
+			 cfi);
+	}
 	if (res->stop == PSYM_UNWIND_END)
 		return;
-	if (res->stop == PSYM_UNWIND_OUT_OF_STACK && (!l || l->vaddr + l->avail <= sp))
+	if (res->no_cfi && res->stop != PSYM_UNWIND_DEPTH && res->stop != PSYM_UNWIND_BUDGET) {
+		/* Whatever the frame pointer then led to, the missing CFI is the cause. */
+		no_cfi_why(r, c, pc, cfi, sizeof(cfi));
+		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s", at, pc,
+			 cfi);
+	} else if (res->stop == PSYM_UNWIND_OUT_OF_STACK && (!l || l->vaddr + l->avail <= sp))
 		snprintf(t->why, sizeof(t->why),
 			 "after frame #%zu at 0x%" PRIx64 ": the stack at 0x%" PRIx64
 			 " (the stack pointer) is not in the core",
-			 res->n ? res->n - 1 : 0, pc, sp);
+			 at, pc, sp);
 	else if (res->stop == PSYM_UNWIND_OUT_OF_STACK)
 		snprintf(t->why, sizeof(t->why),
 			 "after frame #%zu at 0x%" PRIx64 ": stack memory past 0x%" PRIx64
 			 " is not in the core",
-			 res->n ? res->n - 1 : 0, pc, l->vaddr + l->avail);
+			 at, pc, l->vaddr + l->avail);
 	else if (res->stop == PSYM_UNWIND_DEPTH)
 		snprintf(t->why, sizeof(t->why),
-			 "after frame #%zu at 0x%" PRIx64 ": the frame cap (--max-frames %zu)",
-			 res->n ? res->n - 1 : 0, pc, max_frames);
+			 "after frame #%zu at 0x%" PRIx64 ": the frame cap (--max-frames %zu)", at,
+			 pc, r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES);
 	else
 		snprintf(t->why, sizeof(t->why), "after frame #%zu at 0x%" PRIx64 ": %s%s%.120s",
-			 res->n ? res->n - 1 : 0, pc, psym_unwind_stop_name(res->stop),
-			 res->why[0] ? ": " : "", res->why);
+			 at, pc, psym_unwind_stop_name(res->stop), res->why[0] ? ": " : "",
+			 res->why);
 }
 
 /*
@@ -388,7 +433,7 @@ static void stop_why(const struct psym_core *c, uint64_t sp, const struct psym_u
  * build ID, or "" when the core has none readable (then [vdso] frames are
  * unwound by frame pointers and named as far as --vdso allows).
  */
-static int read_vdso(struct run *r, const struct psym_core *c)
+static int read_vdso(struct core_run *r, const struct psym_core *c)
 {
 	const struct psym_core_load *l = c->vdso ? psym_core_load_at(c, c->vdso) : NULL;
 	struct psym_err le = { 0 };
@@ -432,7 +477,7 @@ out:
 }
 
 /* The located vDSO of the core (read_vdso), NULL when none. */
-static int find_vdso(struct run *r, struct psym_elf **out)
+static int find_vdso(struct core_run *r, struct psym_elf **out)
 {
 	*out = NULL;
 	if (!r->core_vdso[0])
@@ -440,8 +485,8 @@ static int find_vdso(struct run *r, struct psym_elf **out)
 	return locate_obj(r, PSYM_MAP_VDSO, "", r->core_vdso, out);
 }
 
-static int add_thread(struct run *r, const struct psym_core *c, struct psym_space *space, size_t ti,
-		      struct psym_stack_thread *t)
+static int add_thread(struct core_run *r, const struct psym_core *c, struct psym_space *space,
+		      size_t ti, struct psym_stack_thread *t)
 {
 	const struct psym_core_thread *ct = &c->threads[ti];
 	struct psym_unwind_regs u;
@@ -457,8 +502,7 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 	unwind_thread(r, c, &u, space, &res);
 	t->nframes = res.n;
 	t->stop = res.stop;
-	stop_why(c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, r->pcs,
-		 r->o->max_frames ? r->o->max_frames : DEFAULT_MAX_FRAMES, t);
+	stop_why(r, c, u.r[psym_unwind_arch_of(c->machine)->sp], &res, t);
 	for (size_t i = 0; i < res.n; i++) {
 		uint64_t mid = 0;
 
@@ -498,7 +542,7 @@ static int add_thread(struct run *r, const struct psym_core *c, struct psym_spac
 }
 
 /* One core: read, its files located, every thread unwound into a sample. */
-static int add_core(struct run *r, const char *path, struct psym_stack_core *sc)
+static int add_core(struct core_run *r, const char *path, struct psym_stack_core *sc)
 {
 	struct psym_err ce = { 0 };
 	struct psym_core *c = NULL;
@@ -587,17 +631,86 @@ out:
 }
 
 /* The names of the first n frames of a sample (inline frames too), joined. */
+enum frame_kind {
+	FRAME_OWN,
+	FRAME_MACHINERY,
+	FRAME_UNNAMED
+};
+
+/*
+ * Frame k of a sample (innermost first, inline frames before their
+ * caller): crash-reporting machinery (crashsig.h), unnamed, or the rest.
+ */
+static enum frame_kind frame_kind(const struct psym_profile *p, const pb_sample *s, size_t k)
+{
+	for (size_t i = 0; i < s->n_location_id; i++) {
+		const pb_location *l = psym_profile_location(p, s->location_id[i]);
+		size_t nl = l && l->n_line ? l->n_line : 1;
+		const pb_function *f;
+		const char *name;
+
+		if (k >= nl) {
+			k -= nl;
+			continue;
+		}
+		if (!l || !l->n_line)
+			return FRAME_UNNAMED;
+		f = psym_profile_function(p, l->line[k]->function_id);
+		name = f ? psym_profile_str(p, f->name) : NULL;
+		if (!name || !*name)
+			return FRAME_UNNAMED;
+		return psym_crashsig_skip(name) ? FRAME_MACHINERY : FRAME_OWN;
+	}
+	return FRAME_OWN;
+}
+
+/*
+ * Frames at the top a signature skips: the leading run of machinery, with
+ * the unnamed frames inside it (a runtime's internals without symbols:
+ * libstdc++'s terminate handler under std::terminate), up to its last
+ * machinery frame; none when every frame would go.
+ */
+static size_t frames_skipped(const struct psym_profile *p, const pb_sample *s, size_t total)
+{
+	size_t skip = 0;
+
+	for (size_t k = 0; k < total; k++) {
+		enum frame_kind fk = frame_kind(p, s, k);
+
+		if (fk == FRAME_OWN)
+			break;
+		if (fk == FRAME_MACHINERY)
+			skip = k + 1;
+	}
+	return skip == total ? 0 : skip;
+}
+
+/*
+ * The first n frames of a sample joined by ';', from the first frame that
+ * is not crash-reporting machinery (all of them when every frame is).
+ */
 static void signature_of(const struct psym_profile *p, const pb_sample *s, unsigned n, char *out,
 			 size_t outsz)
 {
-	size_t len = 0;
+	size_t len = 0, skip = 0, total = 0;
 	unsigned k = 0;
 
 	out[0] = '\0';
-	for (size_t i = 0; i < s->n_location_id && k < n; i++) {
+	for (size_t i = 0; i < s->n_location_id; i++) {
 		const pb_location *l = psym_profile_location(p, s->location_id[i]);
 
-		for (size_t j = 0; l && j < l->n_line && k < n; j++, k++) {
+		total += l && l->n_line ? l->n_line : 1;
+	}
+	skip = frames_skipped(p, s, total);
+	for (size_t i = 0; i < s->n_location_id && k < n; i++) {
+		const pb_location *l = psym_profile_location(p, s->location_id[i]);
+		size_t nl = l && l->n_line ? l->n_line : 1;
+
+		if (skip >= nl) {
+			skip -= nl;
+			continue;
+		}
+		for (size_t j = skip; l && j < l->n_line && k < n; j++, k++) {
 			const pb_function *f = psym_profile_function(p, l->line[j]->function_id);
 			const char *name = f ? psym_profile_str(p, f->name) : NULL;
 			int w = snprintf(out + len, outsz - len, "%s%s", k ? ";" : "",
@@ -607,6 +720,7 @@ static void signature_of(const struct psym_profile *p, const pb_sample *s, unsig
 				return;
 			len += (size_t)w;
 		}
+		skip = 0;
 		if (l && !l->n_line) {
 			int w = snprintf(out + len, outsz - len, "%s0x%" PRIx64, k ? ";" : "",
 					 l->address);
@@ -644,8 +758,9 @@ static int add_signatures(struct psym_stack_result *res, unsigned n, struct psym
 }
 
 /* The unwound profile symbolized, as a complete profile in res. */
-static int symbolize(struct psym_profile *p, const struct run *r, const struct psym_limits *lim,
-		     struct psym_stack_result *res, struct psym_err *e)
+static int symbolize(struct psym_profile *p, const struct core_run *r,
+		     const struct psym_limits *lim, struct psym_stack_result *res,
+		     struct psym_err *e)
 {
 	/* The cores' vDSO images found as a profile's [vdso] is (psym_locate_vdso). */
 	struct psym_symbolize_opts so = *r->o->so;
@@ -655,6 +770,7 @@ static int symbolize(struct psym_profile *p, const struct run *r, const struct p
 
 	lo.vdso_images = r->vdso_mem;
 	lo.n_vdso_images = r->nvdso;
+	lo.foreign_paths = true; /* a core's paths are the crashed host's */
 	so.locate = &lo;
 	if (!ret)
 		ret = psym_lean_validate(lp, e);
@@ -666,7 +782,49 @@ static int symbolize(struct psym_profile *p, const struct run *r, const struct p
 	return ret;
 }
 
-static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_err *e)
+/*
+ * Each location's address in its file as psym addr -e and addr2line take
+ * it (the ELF virtual address: file offset -> its PT_LOAD -> vaddr), from
+ * the located file's segments; UINT64_MAX where the file was not found.
+ */
+static int module_addresses(struct core_run *r, struct psym_stack_result *res)
+{
+	const struct psym_profile *p = res->profile;
+	const pb_profile *pb = p->pb;
+	struct psym_err le = { 0 }, *saved = r->e;
+	int ret = 0;
+
+	res->module_addr = malloc((pb->n_location ? pb->n_location : 1) * sizeof(uint64_t));
+	if (!res->module_addr)
+		return psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+	r->e = &le; /* a file not found was said already: no address, no error */
+	for (size_t i = 0; i < pb->n_location; i++) {
+		const pb_location *l = pb->location[i];
+		const pb_mapping *m = psym_profile_mapping(p, l->mapping_id);
+		char clean[4096];
+		struct psym_elf *elf = NULL;
+		enum psym_map_class cls;
+
+		res->module_addr[i] = UINT64_MAX;
+		if (!m)
+			continue;
+		cls = psym_objkey_classify(psym_profile_str(p, m->filename), clean, sizeof(clean));
+		if (cls == PSYM_MAP_FILE)
+			ret = locate_obj(r, cls, clean, psym_profile_str(p, m->build_id), &elf);
+		else if (cls == PSYM_MAP_VDSO)
+			ret = locate_obj(r, cls, "", psym_profile_str(p, m->build_id), &elf);
+		if (ret == PSYM_ENOMEM)
+			break;
+		ret = 0;
+		if (elf && psym_elf_normalize(elf, m->memory_start, m->memory_limit, m->file_offset,
+					      l->address, &res->module_addr[i]))
+			res->module_addr[i] = UINT64_MAX;
+	}
+	r->e = saved;
+	return ret ? psym_err_set(r->e, ret, "out of memory") : 0;
+}
+
+static int run_init(struct core_run *r, const struct psym_stack_opts *o, struct psym_err *e)
 {
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
 
@@ -674,6 +832,7 @@ static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_
 	r->e = e;
 	psym_symbolize_locate_opts(o->so, &r->lo);
 	r->lo.vdso_images = r->vdso_mem;
+	r->lo.foreign_paths = true; /* a core's paths are the crashed host's */
 	r->cfil.max_fdes = o->so->limits.cfi_fdes;
 	r->cfil.max_steps = o->so->limits.cfi_steps;
 	r->budget.sample_steps = o->so->limits.unwind_sample_steps;
@@ -690,7 +849,7 @@ static int run_init(struct run *r, const struct psym_stack_opts *o, struct psym_
 	return 0;
 }
 
-static void run_free(struct run *r)
+static void run_free(struct core_run *r)
 {
 	psym_cfiset_free(&r->cfis);
 	psym_hashtab_free(&r->map_by_key);
@@ -706,7 +865,7 @@ static void run_free(struct run *r)
 int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_opts *o,
 		   const struct psym_limits *lim, struct psym_stack_result *res, struct psym_err *e)
 {
-	struct run r = { 0 };
+	struct core_run r = { 0 };
 	int ret;
 
 	memset(res, 0, sizeof(*res));
@@ -750,6 +909,8 @@ int psym_stack_run(const char *const *paths, size_t n, const struct psym_stack_o
 	if (n == res->failed)
 		goto out;
 	ret = symbolize(r.p, &r, lim, res, e);
+	if (!ret)
+		ret = module_addresses(&r, res);
 	if (!ret && o->signature)
 		ret = add_signatures(res, o->signature, e);
 out:
@@ -768,6 +929,7 @@ void psym_stack_result_free(struct psym_stack_result *r)
 	}
 	free(r->cores);
 	psym_profile_free(r->profile);
+	free(r->module_addr);
 	psym_symbolize_result_free(&r->sym);
 	memset(r, 0, sizeof(*r));
 }

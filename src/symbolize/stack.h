@@ -43,7 +43,12 @@ struct psym_stack_thread {
 	size_t sample;	/* its sample: the profile's sample[sample] */
 	size_t nframes; /* addresses unwound */
 	enum psym_unwind_stop stop;
-	char why[200]; /* where and why unwinding stopped (not END) */
+	char why[420]; /* where and why unwinding stopped (not END) */
+	/* Frames from the address guessed on (the sample's location_id[guessed..];
+	 * 0: none) were found through the frame pointer where a frame had no CFI,
+	 * and guess_why says which frame and why it had none. */
+	size_t guessed;
+	char guess_why[420];
 };
 
 struct psym_stack_core {
@@ -64,6 +69,9 @@ struct psym_stack_core {
 
 struct psym_stack_result {
 	struct psym_profile *profile; /* symbolized; NULL when no core was read */
+	/* Per location of the profile (by position): its address in its file as
+	 * psym addr -e takes it (ELF virtual address), UINT64_MAX: not known. */
+	uint64_t *module_addr;
 	struct psym_stack_core *cores;
 	size_t ncores;
 	size_t failed;	/* cores not read */

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "bincache.h"
 #include "builder.h"
@@ -31,6 +32,7 @@
 #include "resolvers.h"
 #include "sort.h"
 #include "store.h"
+#include "htlhash.h"
 #include "symbolize.h"
 
 void psym_symbolize_locate_opts(const struct psym_symbolize_opts *o, struct psym_locate_opts *lo)
@@ -148,12 +150,12 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 
 		if (!fid) {
 			const char *sys = f->linkage_name ? f->linkage_name : f->name;
-			char *dem = run->o->no_demangle ? NULL : psym_demangle(sys);
+			char *dem = psym_demangle_as(sys, run->o->demangle);
 
 			if (memo && f->name && f->file) {
 				/* In this order: the string table's order is part of the output. */
 				int64_t nm = dem ? psym_builder_str(run->b, dem)
-						 : psym_funcmemo_str(run->memo, run->b, f->name);
+						 : psym_funcmemo_str(run->memo, run->b, sys);
 				int64_t sx = psym_funcmemo_str(run->memo, run->b, sys);
 
 				fid = psym_builder_function_ix(
@@ -161,7 +163,7 @@ static int add_frames(struct run *run, size_t li, const struct psym_frame *frame
 					psym_funcmemo_str(run->memo, run->b, f->file),
 					f->start_line);
 			} else {
-				fid = psym_builder_function(run->b, dem ? dem : f->name, sys,
+				fid = psym_builder_function(run->b, dem ? dem : sys, sys,
 							    f->file ? f->file : "", f->start_line);
 			}
 			free(dem);
@@ -255,7 +257,7 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 {
 	const struct psym_symbolize_opts *o = run->o;
 	const pb_profile *pb = run->p->pb;
-	char want[PSYM_BUILD_ID_HEX_MAX] = "";
+	char want[PSYM_BUILD_ID_HEX_MAX] = "", htl[PSYM_HTLHASH_HEX] = "";
 	struct psym_err be = { 0 };
 	long first = -1;
 	int ret;
@@ -272,7 +274,13 @@ static int find_main_mapping(struct run *run, long *out, struct psym_err *e)
 			continue;
 		if (first < 0)
 			first = (long)k;
-		if (*want && *bid && psym_build_id_equal(bid, want)) {
+		/* A mapping known by its htlhash (OTLP): the file's hash, read once. */
+		if (psym_build_id_is_htlhash(bid) && !*htl &&
+		    psym_file_htlhash(o->main_binary, htl, &(struct psym_err){ 0 }))
+			strcpy(htl, "-");
+		if ((*want && *bid && psym_build_id_equal(bid, want)) ||
+		    (psym_build_id_is_htlhash(bid) &&
+		     !strcasecmp(bid + sizeof(PSYM_HTLHASH_PREFIX) - 1, htl))) {
 			*out = (long)k;
 			if (k != (size_t)first)
 				note(run, &(struct psym_note){ .kind = PSYM_NOTE_MAIN_BINARY,
@@ -394,7 +402,6 @@ static void mapsum(struct run *run, const pb_mapping *m, const char *name, const
 	run->r->nmaps++;
 }
 
-/* The outcome of one mapping, and what its resolver has to say at once. */
 /* The files a resolver's lookups tried, from the table (even with quiet). */
 static void say_tried(struct run *run, const struct psym_resdesc *d)
 {
@@ -407,6 +414,7 @@ static void say_tried(struct run *run, const struct psym_resdesc *d)
 	}
 }
 
+/* The outcome of one mapping, and what its resolver has to say at once. */
 static void summary(struct run *run, const pb_mapping *m, const char *name,
 		    struct psym_resolver *res, const struct psym_reason *why,
 		    const struct psym_mapsum *c)
@@ -899,6 +907,12 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 	struct run run = {
 		.lp = lp, .p = psym_lean_profile(lp), .o = o, .r = r, .main_mapping = -1
 	};
+	/*
+	 * Index builds start at the end and when an object is closed for the
+	 * open cap (registry.h): all are this run's, unless a batch shares the
+	 * binaries (its other runs build too: the batch counts those).
+	 */
+	size_t built = psym_index_store_built(o->index_store);
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -920,8 +934,8 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 		psym_symbolize_result_free(r);
 	{
 		/* The run is over: the index build policy (resolve_index.c). */
-		size_t built = psym_index_store_built(o->index_store);
-
+		if (o->shared)
+			built = psym_index_store_built(o->index_store);
 		if (!ret)
 			psym_registry_finish(run.own);
 		psym_registry_free(run.own);

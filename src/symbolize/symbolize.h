@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "binary.h"
+#include "demangle.h"
 #include "elffile.h"
 #include "lean.h"
 #include "locate.h"
@@ -54,19 +55,20 @@ struct psym_explain_ev {
 
 /* A run's notes that are not --explain (not with quiet), as data; the caller words them. */
 enum psym_note_kind {
-	PSYM_NOTE_WARNING,     /* desc: what a mapping's resolver said, for its one-time
+	PSYM_NOTE_WARNING,	/* desc: what a mapping's resolver said, for its one-time
 				* warning (psym_resdesc_warning; may be none) */
-	PSYM_NOTE_MAIN_BINARY, /* mapping_id, name: the mapping --main-binary applies to,
+	PSYM_NOTE_MAIN_BINARY,	/* mapping_id, name: the mapping --main-binary applies to,
 				* when not the first one (same_build_id: by build ID,
 				* else the first user-space mapping) */
-	PSYM_NOTE_SKIPPED,     /* name, skipped, records: a kallsyms copy, perf map or
+	PSYM_NOTE_SKIPPED,	/* name, skipped, records: a kallsyms copy, perf map or
 				* jitdump read with malformed lines (records) skipped */
-	PSYM_NOTE_NO_USTACKS,  /* name: the profile's user stacks need unwinding
+	PSYM_NOTE_SIDE_REFUSED, /* name, why: a side file refused (psym_side_file_refused) */
+	PSYM_NOTE_NO_USTACKS,	/* name: the profile's user stacks need unwinding
 				* (psym-collect --stack-copy) but its side dir has no such
 				* file (PSYM_USTACKS_NAME):
 				* only kernel frames and the leaf are known
 				* (psym_symbolize_file) */
-	PSYM_NOTE_UNWOUND,     /* unwound: the user stacks were unwound first, with these
+	PSYM_NOTE_UNWOUND,	/* unwound: the user stacks were unwound first, with these
 				* counts (psym_symbolize_file) */
 };
 
@@ -79,6 +81,7 @@ struct psym_note {
 	size_t skipped;
 	bool records;
 	const struct psym_unwindprof_stats *unwound; /* UNWOUND */
+	const char *why;			     /* SIDE_REFUSED */
 };
 
 struct psym_symbolize_opts {
@@ -90,14 +93,15 @@ struct psym_symbolize_opts {
 	 * its own: the profile's side dir, --explain, the kernel release.
 	 */
 	const struct psym_locate_opts *locate;
-	const char *main_binary;      /* overrides the first mapping, or NULL */
-	bool no_inlines;	      /* physical functions only */
-	bool no_demangle;	      /* keep mangled names as Function.name */
-	bool adjust_callers;	      /* look up address-1 for caller-only locations */
-	bool force;		      /* replace existing lines */
-	const char *side_dir;	      /* the collector's IN.d/ (kallsyms, vdso.so,
+	const char *main_binary;	  /* overrides the first mapping, or NULL */
+	bool no_inlines;		  /* physical functions only */
+	enum psym_demangle_mode demangle; /* how Function.name is made from the
+					   * system name (pprof's modes) */
+	bool adjust_callers;		  /* look up address-1 for caller-only locations */
+	bool force;			  /* replace existing lines */
+	const char *side_dir;		  /* the collector's IN.d/ (kallsyms, vdso.so,
 					 * perf-PID.map), or NULL */
-	const char *const *perf_maps; /* perf maps / jitdumps for every process */
+	const char *const *perf_maps;	  /* perf maps / jitdumps for every process */
 	size_t n_perf_maps;
 	bool perf_map_dirs_default; /* locate->perf_map_dirs is this machine's
 					   * default (/tmp), not named: used only
@@ -126,6 +130,12 @@ struct psym_symbolize_opts {
 	struct psym_bincache *shared;	      /* binaries shared by a batch's runs, or NULL */
 	const char *cache_dir;		      /* persistent symbol cache (symcache.h), NULL: off */
 	struct psym_index_store *index_store; /* per-build-ID indexes (store.h), NULL: off */
+	/*
+	 * Output format of psym_symbolize_file: NULL or "pprof", or "otlp"
+	 * (an OTLP input written back with its lines, any other converted:
+	 * otlp.h), always raw protobuf.
+	 */
+	const char *out_format;
 };
 
 struct psym_bincache; /* bincache.h */

@@ -14,6 +14,7 @@
 #include "compress.h"
 #include "cursor.h"
 #include "array.h"
+#include "search.h"
 
 #define DEFAULT_MAX_FDES ((size_t)4 << 20)
 #define DEFAULT_MAX_STEPS 100000
@@ -756,22 +757,20 @@ static int run_program(struct psym_cfi *cfi, const struct sec *s, const struct c
 	return 0;
 }
 
+/* The initial location of the .eh_frame_hdr table's entry i. */
+static uint64_t hdr_start(const struct psym_cfi *cfi, size_t i)
+{
+	struct cur c = cur_at(cfi->tab + i * 8, 8, 0, cfi->swap);
+
+	return cfi->hdr_addr + (uint64_t)(int64_t)(int32_t)rd_u32(&c);
+}
+
 /* The .eh_frame_hdr table: last entry with initial location <= vaddr. */
 static bool hdr_lookup(const struct psym_cfi *cfi, uint64_t vaddr, uint64_t *fde_off)
 {
-	size_t lo = 0, hi = cfi->ntab;
+	size_t lo = PSYM_LOWER_BOUND(0, cfi->ntab, i, hdr_start(cfi, i) > vaddr);
 	uint64_t fde_addr;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		struct cur c = cur_at(cfi->tab + mid * 8, 8, 0, cfi->swap);
-		uint64_t start = cfi->hdr_addr + (uint64_t)(int64_t)(int32_t)rd_u32(&c);
-
-		if (start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return false;
 	{
@@ -787,16 +786,8 @@ static bool hdr_lookup(const struct psym_cfi *cfi, uint64_t vaddr, uint64_t *fde
 
 static const struct fde_ent *idx_lookup(const struct psym_cfi *cfi, uint64_t vaddr, bool dbg)
 {
-	size_t lo = 0, hi = cfi->nidx;
+	size_t lo = PSYM_LOWER_BOUND(0, cfi->nidx, i, cfi->idx[i].start > vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (cfi->idx[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Nested or overlapping ranges are rare; look back a few entries. */
 	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++) {
 		if (cfi->idx[i].dbg == dbg && vaddr < cfi->idx[i].end)

@@ -260,6 +260,7 @@ void psym_unwind_budgeted(const struct psym_unwind_regs *regs, const struct psym
 			if (budget)
 				budget->run_used += steps;
 		}
+		res->no_cfi = false;
 		if (sigret && a->sigreturn) {
 			/* The kernel's signal frame, where the trampoline has no usable CFI. */
 			st = arch_step(a->sigreturn(&cur, read_stack, (void *)stk, &next),
@@ -282,11 +283,13 @@ void psym_unwind_budgeted(const struct psym_unwind_regs *regs, const struct psym
 		} else {
 			enum psym_arch_step fs;
 
+			res->no_cfi = true;
 			fs = a->frame_pointer(&cur, exact, read_stack, (void *)stk, &next);
 			st = arch_step(fs, "no CFI and no frame pointer", &e);
-			if (st == STEP_OK)
-				res->fp_frames++;
+			if (st == STEP_OK && !res->fp_frames++)
+				res->guessed = res->n;
 		}
+
 		switch (st) {
 		case STEP_OK: break;
 		case STEP_END: res->stop = PSYM_UNWIND_END; return;

@@ -74,6 +74,10 @@ struct psym_unwind_result {
 	enum psym_unwind_stop stop;
 	char why[160];	/* the detail of a BAD_RULE or BUDGET stop */
 	uint64_t steps; /* CFA instructions run for this sample (memoized rows: 0) */
+	/* pcs[guessed] is the first caller found through the frame pointer because
+	 * the frame below had no CFI (0: none); those on depend on that guess. */
+	size_t guessed;
+	bool no_cfi; /* the frame it stopped at had no CFI (no object, or no FDE for it) */
 };
 
 /*

@@ -37,7 +37,7 @@ struct shared_space {
 	size_t n;
 };
 
-struct run {
+struct unwind_run {
 	const struct psym_unwindprof_opts *o;
 	struct psym_collectprof *c;
 	struct psym_unwindprof_stats *st;
@@ -61,7 +61,7 @@ struct run {
  * case), located once for every process that maps it. *out is NULL when
  * it was not found (counted) or is no file. 0 or a negative error.
  */
-static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf **out)
+static int find_obj(struct unwind_run *r, const struct psym_procmap *m, struct psym_elf **out)
 {
 	struct psym_located *x;
 	char clean[4096];
@@ -96,20 +96,20 @@ static int find_obj(struct run *r, const struct psym_procmap *m, struct psym_elf
 	return 0;
 }
 
-static uint64_t maps_hash(const struct run *r, const struct smap *m, size_t n)
+static uint64_t maps_hash(const struct unwind_run *r, const struct smap *m, size_t n)
 {
 	return psym_hash_bytes(m, n * sizeof(*m), r->space_by_maps.seed);
 }
 
 static uint64_t maps_rehash(void *ctx, uint32_t i)
 {
-	const struct run *r = ctx;
+	const struct unwind_run *r = ctx;
 
 	return maps_hash(r, r->spaces[i].maps, r->spaces[i].n);
 }
 
 /* A new space of the n mappings m (copied), added to r->spaces. */
-static int new_space(struct run *r, const struct smap *m, size_t n, uint64_t h)
+static int new_space(struct unwind_run *r, const struct smap *m, size_t n, uint64_t h)
 {
 	struct shared_space *sp, *q;
 	int ret;
@@ -144,7 +144,7 @@ static int new_space(struct run *r, const struct smap *m, size_t n, uint64_t h)
 }
 
 /* The space of the n mappings m (index in spaces + 1): an equal one, else a new one. */
-static int space_of(struct run *r, const struct smap *m, size_t n, uint32_t *out)
+static int space_of(struct unwind_run *r, const struct smap *m, size_t n, uint32_t *out)
 {
 	uint64_t h = maps_hash(r, m, n);
 	int ret;
@@ -167,7 +167,7 @@ static int space_of(struct run *r, const struct smap *m, size_t n, uint32_t *out
 
 static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t n)
 {
-	struct run *r = ud;
+	struct unwind_run *r = ud;
 	struct smap *sm;
 	size_t ns = 0;
 	uint32_t space;
@@ -202,7 +202,7 @@ static int on_process(void *ud, int pid, const struct psym_procmap *maps, size_t
 /* pid's executable (an EXE record): its mapping goes first (pprof's mapping 1). */
 static int on_exe(void *ud, int pid, const char *path)
 {
-	struct run *r = ud;
+	struct unwind_run *r = ud;
 	int ret = psym_collectprof_set_exe(r->c, pid, path);
 
 	/* PSYM_NOENT: no PROCESS record before it, nothing to place. */
@@ -212,13 +212,13 @@ static int on_exe(void *ud, int pid, const char *path)
 /* pid ran in a container (a MNTNS record): its samples say so. */
 static int on_mntns(void *ud, int pid, uint64_t inode)
 {
-	psym_collectprof_set_mntns(((struct run *)ud)->c, pid, inode);
+	psym_collectprof_set_mntns(((struct unwind_run *)ud)->c, pid, inode);
 	return 0;
 }
 
 static int on_sample(void *ud, const struct psym_ustack_sample *s)
 {
-	struct run *r = ud;
+	struct unwind_run *r = ud;
 	const struct psym_unwind_arch *a = psym_unwind_arch_of(s->regs.machine);
 	struct psym_unwind_stack stk = { a ? s->regs.r[a->sp] : 0, s->stack, s->stack_len };
 	struct psym_unwind_result res;
@@ -270,7 +270,7 @@ static int unwind_run(const char *path, const struct psym_unwindprof_src *src,
 	static const struct psym_ustacks_reader_ops ops = { on_process, on_sample, on_exe,
 							    on_mntns };
 	size_t max = o->max_frames ? o->max_frames : DEFAULT_MAX_FRAMES;
-	struct run r = { .o = o, .c = c, .st = st, .e = e };
+	struct unwind_run r = { .o = o, .c = c, .st = st, .e = e };
 	int ret;
 
 	memset(st, 0, sizeof(*st));

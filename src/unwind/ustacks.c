@@ -12,6 +12,7 @@
 
 #include <elf.h>
 
+#include "bytes.h"
 #include "arch.h"
 #include "buildid.h"
 #include "fileio.h"
@@ -69,8 +70,7 @@ static void put_u(struct psym_ustacks_writer *w, uint64_t v, unsigned size)
 {
 	uint8_t b[8];
 
-	for (unsigned i = 0; i < size; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
+	psym_put_uint(b, size, false, v);
 	put(w, b, size);
 }
 
@@ -83,10 +83,8 @@ static int flush_record(struct psym_ustacks_writer *w, uint32_t type, struct psy
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	if (w->n - 8 > MAX_RECORD)
 		return psym_err_set(e, PSYM_ELIMIT, "'%s': record larger than 1 MiB", w->path);
-	for (int i = 0; i < 4; i++) {
-		h[i] = (uint8_t)(type >> (8 * i));
-		h[4 + i] = (uint8_t)(len >> (8 * i));
-	}
+	psym_put_uint(h, 4, false, type);
+	psym_put_uint(h + 4, 4, false, len);
 	memcpy(w->buf, h, 8);
 	if (gzwrite(w->gz, w->buf, (unsigned)w->n) != (int)w->n) {
 		int zerr;
@@ -265,15 +263,14 @@ struct rd {
 
 static uint64_t get_u(struct rd *r, unsigned size)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
 	if ((size_t)(r->end - r->p) < size) {
 		r->ok = false;
 		r->p = r->end;
 		return 0;
 	}
-	for (unsigned i = 0; i < size; i++)
-		v |= (uint64_t)r->p[i] << (8 * i);
+	v = psym_get_uint(r->p, size, false);
 	r->p += size;
 	return v;
 }

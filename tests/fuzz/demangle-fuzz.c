@@ -5,6 +5,9 @@
  * "_ZN" in front, so that the nested-name walk that finds an inheriting
  * constructor sees every shape. The answer, when there is one, must be a
  * string, and for a name libiberty cannot demangle there must be none.
+ * psym_demangle_as in each of pprof's modes too (its template stripper
+ * and pprof's bracket remover run on whatever libiberty answers, and on
+ * the raw name): a bounded string, and none in the mode that keeps it.
  */
 #include "config.h"
 
@@ -28,6 +31,14 @@ static void one(const char *pre, const uint8_t *data, size_t size)
 	if (out && strlen(out) > (size_t)1 << 24)
 		abort();
 	free(out);
+	for (int m = PSYM_DEMANGLE_SIMPLE; m <= PSYM_DEMANGLE_CLONES; m++) {
+		out = psym_demangle_as(name, (enum psym_demangle_mode)m);
+		if (out && strlen(out) > (size_t)1 << 24)
+			abort();
+		if (m == PSYM_DEMANGLE_NONE && out)
+			abort();
+		free(out);
+	}
 	free(name);
 }
 

@@ -28,7 +28,7 @@ jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
 # "SOURCE OBJECT" pairs of the objects older than their source.
 objs=""
 : >"$out/stale"
-for s in $libsrcs "$build/proto/profile.pb-c.c"; do
+for s in $libsrcs "$build/proto/profile.pb-c.c" "$build/proto/otlp_profiles.pb-c.c"; do
 	case $s in /*) f=$s ;; *) f=$src/$s ;; esac
 	o=$out/obj/$(basename "$s" .c).o
 	if [ ! -e "$o" ] || [ "$f" -nt "$o" ]; then

@@ -40,6 +40,55 @@ static size_t differs(const char *name)
 	return d;
 }
 
+/*
+ * psym_demangle_as in each of pprof's modes: the answers go tool pprof
+ * -symbolize=demangle=MODE gives for these system names (1.19's pprof;
+ * tests/names-pprof.sh compares whole programs with pprof itself).
+ * NULL: the name stays the system name.
+ */
+static void modes(void)
+{
+	static const char *const c[][4] = {
+		{ "_ZNSt6vectorIiSaIiEE9push_backERKi", "std::vector::push_back",
+		  "std::vector<int, std::allocator<int> >::push_back",
+		  "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+		{ "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc", "std::operator<<",
+		  "std::operator<< <std::char_traits<char> >",
+		  "std::basic_ostream<char, std::char_traits<char> >& std::operator<< "
+		  "<std::char_traits<char> >(std::basic_ostream<char, std::char_traits<char> >&, "
+		  "char const*)" },
+		{ "_Z4workRSt6vectorIiSaIiEEi.cold", "work", "work",
+		  "work(std::vector<int, std::allocator<int> >&, int)" },
+		{ "_ZZ4mainENKUliE_clEi", "main::{lambda(int)#1}::operator()",
+		  "main::{lambda(int)#1}::operator()",
+		  "main::{lambda(int)#1}::operator()(int) const" },
+		{ "_ZN12_GLOBAL__N_13fooEv", "(anonymous namespace)::foo",
+		  "(anonymous namespace)::foo", "(anonymous namespace)::foo()" },
+		/* Not mangled: pprof's heuristic. */
+		{ "foo::bar<int>(x)", "foo::bar", "foo::bar<int>", NULL },
+		{ "broken<(x>", "broken", NULL, NULL },
+		{ "Ljava/lang/Object;.<init>", NULL, NULL, NULL },
+		{ "main", NULL, NULL, NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		for (int m = 0; m < 3; m++) {
+			char *a = psym_demangle_as(c[i][0], (enum psym_demangle_mode)m);
+
+			ok(c[i][m + 1] ? a && !strcmp(a, c[i][m + 1]) : !a, "mode %d: %s: %s", m,
+			   c[i][0], a ? a : "(itself)");
+			free(a);
+		}
+		ok(!psym_demangle_as(c[i][0], PSYM_DEMANGLE_NONE), "none: %s stays", c[i][0]);
+	}
+	ok(psym_demangle_mode_parse("default") == PSYM_DEMANGLE_SIMPLE &&
+		   psym_demangle_mode_parse("templates") == PSYM_DEMANGLE_TEMPLATES &&
+		   psym_demangle_mode_parse("full") == PSYM_DEMANGLE_FULL &&
+		   psym_demangle_mode_parse("none") == PSYM_DEMANGLE_NONE &&
+		   psym_demangle_mode_parse("simple") < 0,
+	   "mode names");
+}
+
 int main(void)
 {
 	static const char *const edge[] = {
@@ -112,6 +161,7 @@ int main(void)
 	}
 	if (fp)
 		pclose(fp);
+	modes();
 	ok(n > 1000, "names read from the installed libraries (%zu)", n);
 	ok(bad == 0, "%zu names of the installed C++ libraries: libiberty's answers (%zu differ)",
 	   n, bad);

@@ -30,8 +30,15 @@ static uint64_t le64(const uint8_t *p)
 static uint8_t buf[8192];
 
 /* Open a corpus file: 0, or the open's error. */
-static int open_seed(const char *name, struct psym_gopclntab **t, struct psym_gosec *img,
-		     struct psym_err *e)
+/* How a seed is opened: whole, or without what its inline trees need. */
+enum tree {
+	TREE,
+	NO_TREE,
+	GO112
+};
+
+static int open_seed_as(const char *name, enum tree how, struct psym_gopclntab **t,
+			struct psym_gosec *img, struct psym_err *e)
 {
 	char path[4096];
 	const char *top = getenv("top_srcdir");
@@ -52,9 +59,49 @@ static int open_seed(const char *name, struct psym_gopclntab **t, struct psym_go
 	src.vaddr = le64(buf + 8);
 	*img = (struct psym_gosec){ le64(buf + 16), buf + 32 + src.len, n - 32 - src.len };
 	src.img = img;
-	src.nimg = 1;
-	src.gofunc = le64(buf + 24);
+	src.nimg = how == NO_TREE ? 0 : 1;
+	src.gofunc = how == NO_TREE ? 0 : le64(buf + 24);
+	src.go112 = how == GO112;
 	return psym_gopclntab_open_mem(&src, name, t, e);
+}
+
+static int open_seed(const char *name, struct psym_gopclntab **t, struct psym_gosec *img,
+		     struct psym_err *e)
+{
+	return open_seed_as(name, TREE, t, img, e);
+}
+
+/*
+ * Without the inline trees (no go:func.* address, no image), inside an
+ * inlined body: the outer function without the body's file:line; told
+ * why. Go 1.12 and older keep the innermost file:line (their pcdata
+ * numbering is not read), as go tool addr2line gives them.
+ */
+static void no_tree(const char *name, enum tree how)
+{
+	struct psym_gopclntab *t = NULL;
+	struct psym_frame f[PSYM_MAX_FRAMES];
+	struct psym_err e = { 0 };
+	struct psym_gosec img;
+	size_t n = 0;
+
+	if (open_seed_as(name, how, &t, &img, &e) != 0) {
+		ok(0, "%s: opens (%s)", name, e.msg);
+		return;
+	}
+	ok(!psym_gopclntab_has_inlines(t) && psym_gopclntab_no_inlines_why(t),
+	   "%s: no inline frames, and why (%s)", name, psym_gopclntab_no_inlines_why(t));
+	is_int(psym_gopclntab_lookup(t, TEXT + 0x25, f, PSYM_MAX_FRAMES, &n, &e), 0, "%s: lookup",
+	       name);
+	if (how == GO112)
+		ok(n == 1 && strcmp(f[0].name, "main.main") == 0 && f[0].line == 12,
+		   "%s as Go 1.12: the outer function at the innermost line", name);
+	else
+		ok(n == 1 && strcmp(f[0].name, "main.main") == 0 && !f[0].file && f[0].line == 0,
+		   "%s: the outer function, not the inlined body's line", name);
+	psym_gopclntab_lookup(t, TEXT + 0x45, f, PSYM_MAX_FRAMES, &n, &e);
+	ok(n == 1 && f[0].line == 11, "%s: no inlined body: its line", name);
+	psym_gopclntab_close(t);
 }
 
 static void seed(const char *name, bool v120)
@@ -78,6 +125,13 @@ static void seed(const char *name, bool v120)
 		 n > 2 ? (long long)f[2].line : 0, n > 2 && f[2].file ? f[2].file : "");
 	is_str(what, "3 main.inner:12 main.add:10 main.main:10 /src/main.go", "%s: inline chain",
 	       name);
+	/* Again in the same function: from its tables decoded once, the same frames. */
+	n = 0;
+	is_int(psym_gopclntab_lookup(t, TEXT + 0x25, f, PSYM_MAX_FRAMES, &n, &e), 0,
+	       "%s: lookup again", name);
+	ok(n == 3 && strcmp(f[0].name, "main.inner") == 0 && f[0].line == 12 &&
+		   strcmp(f[2].name, "main.main") == 0 && f[2].line == 10,
+	   "%s: the same chain from the decoded tables", name);
 	if (v120)
 		ok(n > 2 && f[0].start_line == 6 && f[1].start_line == 5 && f[2].start_line == 9,
 		   "%s: start lines", name);
@@ -106,9 +160,12 @@ static void damaged(const char *name, bool opens, const char *msg)
 	is_int(ret, 0, "%s: opens", name);
 	if (ret)
 		return;
-	ret = psym_gopclntab_lookup(t, TEXT + 0x25, f, PSYM_MAX_FRAMES, &n, &e);
-	ok(ret == PSYM_EBADINPUT && strstr(e.msg, msg) && strchr(e.msg, '\n') == NULL,
-	   "%s: one-line error (%s)", name, e.msg);
+	for (int again = 0; again < 2; again++) {
+		/* The second lookup in the function reads its decoded tables. */
+		ret = psym_gopclntab_lookup(t, TEXT + 0x25, f, PSYM_MAX_FRAMES, &n, &e);
+		ok(ret == PSYM_EBADINPUT && strstr(e.msg, msg) && strchr(e.msg, '\n') == NULL,
+		   "%s: one-line error%s (%s)", name, again ? ", again" : "", e.msg);
+	}
 	psym_gopclntab_close(t);
 }
 
@@ -124,6 +181,11 @@ int main(void)
 			seed(name, i == 3);
 		}
 	}
+	for (int i = 0; i < 4; i++) {
+		snprintf(name, sizeof(name), "seed-go%s", v[i]);
+		no_tree(name, NO_TREE);
+	}
+	no_tree("seed-go12", GO112);
 	damaged("bad-nfunc-go118", false, "function count larger than the table");
 	damaged("bad-nfunc-go120", false, "function count larger than the table");
 	damaged("bad-offsets-go118", false, "sub-table offsets");

@@ -122,16 +122,18 @@ static void debug_candidates(void)
 	dk.binary_dir_abs = "/work/bin";
 	dk.debuglink = "libx.so.1.debug";
 	psym_locate_debug_candidates(&o, &dk, collect, &g);
-	is_int((int)g.n, 10, "debug: 2 trees + 2 beside + 3 per debug dir");
+	is_int((int)g.n, 12, "debug: 2 trees and perf's layout + 2 beside + 3 per debug dir");
 	want(&g, 0, "/d1/.build-id/0a/1b2c.debug", PSYM_CAND_TREE_DEBUG, "tree, lowercased");
-	want(&g, 1, "/usr/lib/debug/.build-id/0a/1b2c.debug", PSYM_CAND_TREE_DEBUG, "second tree");
-	want(&g, 2, "bin/libx.so.1.debug", PSYM_CAND_LINK_BESIDE, "beside the binary");
-	want(&g, 3, "bin/.debug/libx.so.1.debug", PSYM_CAND_LINK_DOTDEBUG, "in .debug/");
-	want(&g, 4, "/d1/work/bin/libx.so.1.debug", PSYM_CAND_LINK_DEBUGDIR, "debug dir + abs dir");
-	want(&g, 5, "/d1/bin/libx.so.1.debug", PSYM_CAND_LINK_TAIL, "debug dir + dir's tail");
-	want(&g, 6, "/d1/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat debug dir");
-	want(&g, 8, "/usr/lib/debug/bin/libx.so.1.debug", PSYM_CAND_LINK_TAIL, "tail, last dir");
-	want(&g, 9, "/usr/lib/debug/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat, last dir");
+	want(&g, 1, "/d1/.build-id/0a/1b2c/debug", PSYM_CAND_PERF_DEBUG, "perf's build-ID cache");
+	want(&g, 2, "/usr/lib/debug/.build-id/0a/1b2c.debug", PSYM_CAND_TREE_DEBUG, "second tree");
+	want(&g, 3, "/usr/lib/debug/.build-id/0a/1b2c/debug", PSYM_CAND_PERF_DEBUG, "second, perf");
+	want(&g, 4, "bin/libx.so.1.debug", PSYM_CAND_LINK_BESIDE, "beside the binary");
+	want(&g, 5, "bin/.debug/libx.so.1.debug", PSYM_CAND_LINK_DOTDEBUG, "in .debug/");
+	want(&g, 6, "/d1/work/bin/libx.so.1.debug", PSYM_CAND_LINK_DEBUGDIR, "debug dir + abs dir");
+	want(&g, 7, "/d1/bin/libx.so.1.debug", PSYM_CAND_LINK_TAIL, "debug dir + dir's tail");
+	want(&g, 8, "/d1/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat debug dir");
+	want(&g, 10, "/usr/lib/debug/bin/libx.so.1.debug", PSYM_CAND_LINK_TAIL, "tail, last dir");
+	want(&g, 11, "/usr/lib/debug/libx.so.1.debug", PSYM_CAND_LINK_FLAT, "flat, last dir");
 
 	/* A debuglink that is a path is never followed. */
 	memset(&g, 0, sizeof(g));
@@ -149,10 +151,10 @@ static void debug_candidates(void)
 	dk.debuglink = NULL;
 	dk.binary_base = "libx.so.1";
 	psym_locate_debug_candidates(&o, &dk, collect, &g);
-	is_int((int)g.n, 6, "no debuglink: 2 trees + 2 beside + 1 per debug dir");
-	want(&g, 2, "bin/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "BASENAME.debug beside");
-	want(&g, 3, "bin/.debug/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "in .debug/");
-	want(&g, 4, "/d1/work/bin/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "debug dir + abs dir");
+	is_int((int)g.n, 8, "no debuglink: 4 tree files + 2 beside + 1 per debug dir");
+	want(&g, 4, "bin/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "BASENAME.debug beside");
+	want(&g, 5, "bin/.debug/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "in .debug/");
+	want(&g, 6, "/d1/work/bin/libx.so.1.debug", PSYM_CAND_NAME_DEBUG, "debug dir + abs dir");
 	/* Without a build ID nothing could check such a file: not offered. */
 	memset(&g, 0, sizeof(g));
 	dk.build_id = NULL;
@@ -162,7 +164,7 @@ static void debug_candidates(void)
 	dk.binary_base = "..";
 	memset(&g, 0, sizeof(g));
 	psym_locate_debug_candidates(&o, &dk, collect, &g);
-	is_int((int)g.n, 2, "a base name '..' is not used (the trees only)");
+	is_int((int)g.n, 4, "a base name '..' is not used (the trees only)");
 }
 
 static void link_tails(void)

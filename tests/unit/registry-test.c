@@ -3,10 +3,14 @@
  * The registry opens each key once (also under threads), remembers
  * "not found" with its reason, and retries after an error; with many keys
  * it stays linear (200,000 distinct keys, the hostile-mappings case).
+ * An object closed for the cap is finished before it is destroyed (issue
+ * 49: its index policy and answer cache ran only for objects still open
+ * at the end), also under threads.
  */
 #include "config.h"
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,18 +21,29 @@
 struct counting {
 	struct psym_resolver base;
 	int id;
+	bool finished;
 	char name[32];
 };
 
-static int opens, destroys;
+/* unfinished: resolvers destroyed without finish. */
+static int opens, destroys, finishes, unfinished;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void destroy(struct psym_resolver *r)
 {
 	pthread_mutex_lock(&mu);
 	destroys++;
+	unfinished += !((struct counting *)r)->finished;
 	pthread_mutex_unlock(&mu);
 	free(r);
+}
+
+static void finish(struct psym_resolver *r)
+{
+	pthread_mutex_lock(&mu);
+	finishes++;
+	((struct counting *)r)->finished = true;
+	pthread_mutex_unlock(&mu);
 }
 
 static void describe(struct psym_resolver *r, struct psym_resdesc *d)
@@ -39,9 +54,9 @@ static void describe(struct psym_resolver *r, struct psym_resdesc *d)
 	psym_resdesc_add(d, &(struct psym_resitem){ .role = PSYM_RES_BINARY, .path = c->name });
 }
 
-static const struct psym_resolver_ops ops = { .kind = "test",
-					      .describe = describe,
-					      .destroy = destroy };
+static const struct psym_resolver_ops ops = {
+	.kind = "test", .describe = describe, .finish = finish, .destroy = destroy
+};
 
 /* ud: 0 found, 1 not found, 2 error. */
 static int open_fn(void *ud, struct psym_resolver **out, struct psym_reason *why,
@@ -139,7 +154,7 @@ int main(void)
 	is_int(destroys, 2, "free destroys every resolver");
 
 	/* Four threads on 50 keys: each opened exactly once. */
-	opens = destroys = 0;
+	opens = destroys = finishes = unfinished = 0;
 	shared = psym_registry_new(0);
 	for (int i = 0; i < 4; i++)
 		pthread_create(&t[i], NULL, worker, NULL);
@@ -150,7 +165,7 @@ int main(void)
 	is_int(destroys, 50, "threads: each resolver destroyed once");
 
 	/* A cap of 3 open objects: the least recently used are closed. */
-	opens = destroys = 0;
+	opens = destroys = finishes = unfinished = 0;
 	g = psym_registry_new(0);
 	psym_registry_set_max_open(g, 3);
 	for (int i = 0; i < 5; i++) {
@@ -162,6 +177,8 @@ int main(void)
 	}
 	is_int(opens, 5, "cap: five objects opened");
 	is_int(destroys, 2, "cap: the two least recently used closed");
+	is_int(finishes, 2, "cap: ... each finished (its run is over)");
+	is_int(unfinished, 0, "cap: ... before it was destroyed");
 	ok(psym_registry_get(g, "o4", open_fn, &found, &x, &e) == 0 && psym_regentry_resolver(x),
 	   "cap: a recent one is still open");
 	is_int((int)psym_regentry_serial(x), 5, "cap: the fifth opening");
@@ -194,7 +211,7 @@ int main(void)
 	is_int(opens - destroys, 1, "cap: every opened object destroyed once (o9 has none)");
 
 	/* Threads under a cap smaller than the keys: no deadlock, no double free. */
-	opens = destroys = 0;
+	opens = destroys = finishes = unfinished = 0;
 	shared = psym_registry_new(0);
 	psym_registry_set_max_open(shared, 7);
 	for (int i = 0; i < 4; i++)
@@ -202,6 +219,7 @@ int main(void)
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
 	ok(opens > 50, "threads under a cap: objects reopened (%d opens)", opens);
+	is_int(unfinished, 0, "threads under a cap: each one closed was finished first");
 	psym_registry_free(shared);
 	is_int(opens - destroys, 0, "threads under a cap: each open destroyed once");
 	psym_registry_free(NULL);

@@ -108,14 +108,31 @@ static void sources(void)
 	d.n = 0;
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/go" });
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF });
-	add(&d, (struct psym_resitem){ .role = PSYM_RES_GOPCLNTAB,
-				       .note = "Go 1.18-1.19",
-				       .flags = PSYM_RESITEM_NO_INLINES });
+	add(&d,
+	    (struct psym_resitem){ .role = PSYM_RES_GOPCLNTAB,
+				   .note = "Go 1.18-1.19 layout, no inline frames: no moduledata",
+				   .flags = PSYM_RESITEM_NO_INLINES });
 	words(&d);
 	is_str(sum,
 	       "from '/go', symbols from .gopclntab (Go 1.18-1.19 layout, no inline frames: no "
-	       "inline trees found)",
+	       "moduledata)",
 	       "Go's table without inline trees");
+	/* Said once in every run, not only to --explain. */
+	is_str(warn,
+	       "'/go': symbols from .gopclntab (Go 1.18-1.19 layout, no inline frames: no "
+	       "moduledata): inlined calls are missing from its answers",
+	       "Go's table without inline trees: a warning");
+	psym_resdesc_addr_warnings(&d, warn, sizeof(warn));
+	is_str(warn,
+	       "'/go': symbols from .gopclntab (Go 1.18-1.19 layout, no inline frames: no "
+	       "moduledata): inlined calls are missing from its answers",
+	       "Go's table without inline trees: psym addr's warning");
+	d.item[2].flags = 0;
+	d.item[2].note = "Go 1.18-1.19 layout";
+	words(&d);
+	is_str(sum, "from '/go', symbols from .gopclntab (Go 1.18-1.19 layout)",
+	       "Go's table with inline trees");
+	is_str(warn, "", "Go's table with inline trees: no warning");
 }
 
 static void cache_and_index(void)
@@ -253,12 +270,12 @@ static void tried(void)
 		{ .path = "/b", .verdict = "", .used = true, .role = PSYM_TRY_MINIDEBUG },
 		{ .path = "/g", .verdict = "", .used = true, .role = PSYM_TRY_GSYM },
 		{ .path = "/b",
-		  .verdict = "Go 1.20+",
+		  .verdict = "Go 1.20+ layout, no inline frames: no inline trees found",
 		  .used = true,
 		  .role = PSYM_TRY_GOPCLNTAB,
 		  .flags = PSYM_TRY_NO_INLINES },
 		{ .path = "/b",
-		  .verdict = "Go 1.16-1.17",
+		  .verdict = "Go 1.16-1.17 layout",
 		  .used = true,
 		  .role = PSYM_TRY_GOPCLNTAB },
 		{ .path = "/b", .verdict = "bad line table", .role = PSYM_TRY_DWARF },

@@ -5,6 +5,8 @@
  * was opened, never SIGBUS or wild offsets), damaged before open (ignored and
  * reported as damaged, unlike a file of other options), and the temporaries
  * of a writer killed before its rename (removed for dead PIDs only).
+ * Closing writes nothing (issue 49: no file is written from a destructor);
+ * save writes this run's answers once, and nothing is added after it.
  */
 #include "config.h"
 
@@ -39,7 +41,8 @@ static void make_cache(void)
 
 		psym_symcache_add(c, 0x1000 + 16 * (uint64_t)i, &f, 1);
 	}
-	psym_symcache_close(c, &e);
+	psym_symcache_save(c, &e);
+	psym_symcache_close(c);
 }
 
 /* Every address answered as written? */
@@ -118,13 +121,48 @@ static void damaged_before_open(void)
 	ok(note && psym_symcache_damaged(c), "truncated before open: damaged (%s)",
 	   note ? note : "no note");
 	is_int(psym_symcache_lookup(c, 0x1000, &fr, &n), 0, "truncated before open: no answers");
-	psym_symcache_close(c, &e);
+	psym_symcache_save(c, &e);
+	psym_symcache_close(c);
 
 	make_cache();
 	psym_symcache_open(dir, "k", "n-other", &c, &note, &e);
 	ok(note && !psym_symcache_damaged(c), "other options: ignored, not damaged (%s)",
 	   note ? note : "no note");
-	psym_symcache_close(c, &e);
+	psym_symcache_save(c, &e);
+	psym_symcache_close(c);
+}
+
+static void close_writes_nothing(void)
+{
+	struct psym_frame f = { .name = "saved", .file = "s.c", .line = 7 }, g = f;
+	const struct psym_frame *fr;
+	struct psym_symcache *c;
+	struct psym_err e = { 0 };
+	struct stat st;
+	char cmd[128];
+	size_t n;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'/v*", dir);
+	if (system(cmd) != 0)
+		return;
+	psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e);
+	psym_symcache_add(c, 0x500, &f, 1);
+	psym_symcache_close(c);
+	ok(stat(path, &st) != 0, "close without save: no cache file written");
+	psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e);
+	psym_symcache_add(c, 0x500, &f, 1);
+	is_int(psym_symcache_save(c, &e), 0, "save: %s", e.msg);
+	ok(stat(path, &st) == 0, "save writes the file");
+	g.name = "after";
+	psym_symcache_add(c, 0x600, &g, 1);
+	is_int(psym_symcache_lookup(c, 0x600, &fr, &n), 0, "nothing is added after save");
+	is_int(psym_symcache_save(c, &e), 0, "a second save does nothing");
+	psym_symcache_close(c);
+	psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e);
+	ok(psym_symcache_lookup(c, 0x500, &fr, &n) == 1 && n == 1 && !strcmp(fr[0].name, "saved"),
+	   "what was saved reads back");
+	is_int(psym_symcache_lookup(c, 0x600, &fr, &n), 0, "what came after save was not written");
+	psym_symcache_close(c);
 }
 
 static void stale_temporaries(void)
@@ -149,7 +187,8 @@ static void stale_temporaries(void)
 	fclose(fopen(other, "w"));
 	psym_symcache_open(dir, "k", VARIANT, &c, NULL, &e);
 	psym_symcache_add(c, 0x99, &f, 1);
-	is_int(psym_symcache_close(c, &e), 0, "write with temporaries around: %s", e.msg);
+	is_int(psym_symcache_save(c, &e), 0, "write with temporaries around: %s", e.msg);
+	psym_symcache_close(c);
 	ok(access(dead, F_OK) != 0, "temporary of a dead writer removed");
 	ok(access(live, F_OK) == 0, "temporary of a live writer kept");
 	ok(access(other, F_OK) == 0, "a file not named like a temporary kept");
@@ -170,6 +209,7 @@ int main(void)
 	under_change("overwritten in place", overwrite);
 	damaged_before_open();
 	stale_temporaries();
+	close_writes_nothing();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		return 99;

@@ -9,6 +9,7 @@
 
 #include "form.h"
 #include "internal.h"
+#include "search.h"
 
 /*
  * The table at off, parsed on first use. NULL when out of memory, or with
@@ -20,18 +21,11 @@ void dw_abtab_free(struct abtab *t);
 
 static inline const struct abbrev *abbrev_find(const struct abtab *t, uint64_t code)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo;
 
 	if (t->dense)
 		return code < t->ndense && t->dense[code] ? &t->list[t->dense[code] - 1] : NULL;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->list[mid].code < code)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = PSYM_LOWER_BOUND(0, t->n, i, t->list[i].code >= code);
 	return lo < t->n && t->list[lo].code == code ? &t->list[lo] : NULL;
 }
 

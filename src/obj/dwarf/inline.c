@@ -16,6 +16,7 @@
 #include "inline.h"
 #include "ranges.h"
 #include "array.h"
+#include "search.h"
 
 /* A new entry of c; nempty entries so far are inlined calls without code (not capped). */
 static int new_entry(struct psym_dwarf *d, struct cu *c, uint32_t parent, size_t nempty,
@@ -547,16 +548,8 @@ out:
 
 uint32_t dw_find_top(const struct cu *c, uint64_t a)
 {
-	size_t lo = 0, hi = c->ntops;
+	size_t lo = PSYM_LOWER_BOUND(0, c->ntops, i, c->tops[i].lo > a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->tops[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Nested or overlapping top-level ranges: the closest start wins. */
 	for (size_t k = 0; k < 32 && lo > k; k++) {
 		const struct top *t = &c->tops[lo - 1 - k];
@@ -573,17 +566,10 @@ uint32_t dw_find_top(const struct cu *c, uint64_t a)
  */
 uint32_t dw_find_kid(const struct cu *c, const struct entry *en, uint64_t a)
 {
-	size_t lo = en->kid_first, hi = lo + en->kid_count, first = lo;
+	size_t first = en->kid_first;
+	size_t lo = PSYM_LOWER_BOUND(first, first + en->kid_count, i, c->kids[i].lo > a);
 	uint32_t best = NONE;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->kids[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = lo, n = 0; k > first && n < 4096; k--, n++) {
 		const struct kid *r = &c->kids[k - 1];
 

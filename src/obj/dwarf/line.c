@@ -13,6 +13,7 @@
 #include "form.h"
 #include "line.h"
 #include "array.h"
+#include "search.h"
 
 /* Join like llvm-symbolizer: absolute names stay, relative dirs go under comp_dir. */
 static const char *join_path(struct psym_dwarf *d, const char *comp_dir, const char *dir,
@@ -115,16 +116,8 @@ static int cmp_disc(const void *a, const void *b)
 
 uint32_t dw_row_discriminator(const struct cu *c, const struct row *r)
 {
-	size_t lo = 0, hi = c->ndiscs;
+	size_t lo = PSYM_LOWER_BOUND(0, c->ndiscs, i, c->discs[i].addr >= r->addr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->discs[mid].addr < r->addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->ndiscs && c->discs[lo].addr == r->addr ? c->discs[lo].disc : 0;
 }
 
@@ -563,31 +556,16 @@ const char *dw_cu_file(const struct cu *c, uint64_t idx)
 
 const struct row *dw_find_row(const struct cu *c, uint64_t a)
 {
-	size_t lo = 0, hi = c->nseqs;
+	size_t lo = PSYM_LOWER_BOUND(0, c->nseqs, i, c->seqs[i].lo > a);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (c->seqs[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	/* Overlapping sequences are rare; look at a few before giving up. */
 	for (size_t k = 0; k < 16 && lo > k; k++) {
 		const struct seq *q = &c->seqs[lo - 1 - k];
-		size_t rlo = q->start, rhi = q->start + q->n;
+		size_t rlo;
 
 		if (a >= q->hi)
 			continue;
-		while (rlo < rhi) {
-			size_t mid = rlo + (rhi - rlo) / 2;
-
-			if (c->rows[mid].addr <= a)
-				rlo = mid + 1;
-			else
-				rhi = mid;
-		}
+		rlo = PSYM_LOWER_BOUND(q->start, q->start + q->n, i, c->rows[i].addr > a);
 		if (rlo == q->start || (c->rows[rlo - 1].column & ROW_END))
 			return NULL;
 		return &c->rows[rlo - 1];

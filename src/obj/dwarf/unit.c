@@ -12,6 +12,7 @@
 #include "ranges.h"
 #include "unit.h"
 #include "array.h"
+#include "search.h"
 
 static int add_cu(struct psym_dwarf *d, struct psym_err *e)
 {
@@ -50,16 +51,8 @@ static int push_curange(struct psym_dwarf *d, uint64_t lo, uint64_t hi, uint32_t
 /* The unit whose header is at .debug_info offset off (units are in file order). */
 static long unit_at_header(const struct psym_dwarf *d, uint64_t off)
 {
-	size_t lo = 0, hi = d->ncus;
+	size_t lo = PSYM_LOWER_BOUND(0, d->ncus, i, d->cus[i].off >= off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->cus[mid].off < off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < d->ncus && d->cus[lo].off == off ? (long)lo : -1;
 }
 
@@ -271,16 +264,8 @@ void dw_cu_free(struct cu *c)
 
 struct cu *dw_unit_of_offset(struct psym_dwarf *d, uint64_t off)
 {
-	size_t lo = 0, hi = d->ncus;
+	size_t lo = PSYM_LOWER_BOUND(0, d->ncus, i, d->cus[i].off > off);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->cus[mid].off <= off)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (lo == 0)
 		return NULL;
 	{
@@ -321,16 +306,8 @@ static int cmp_u32(const void *a, const void *b)
  */
 size_t dw_find_cus(const struct psym_dwarf *d, uint64_t a, uint32_t *out)
 {
-	size_t lo = 0, hi = d->ncuranges, n = 0;
+	size_t lo = PSYM_LOWER_BOUND(0, d->ncuranges, i, d->curanges[i].lo > a), n = 0;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (d->curanges[mid].lo <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	for (size_t k = lo, steps = 0; k > 0 && n < MAX_CU_CANDIDATES && steps < 4096;
 	     k--, steps++) {
 		const struct curange *r = &d->curanges[k - 1];
