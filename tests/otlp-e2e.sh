@@ -10,6 +10,7 @@
 # without one, known only by its htlhash (computed here with hashlib) and
 # found by path; a different file at that path is rejected by the hash.
 . "$top_srcdir/tests/lib.sh"
+. "$top_srcdir/tests/perfdata-lib.sh"
 need g++
 need perf
 need protoc
@@ -59,8 +60,7 @@ C
 
 # record BIN ID-KIND ID OUT: perf record the copy run/BIN, convert to OTLP.
 record() {
-	perf record -q -N -e cpu-clock -F 2000 -g -o "$1.data" -- "./run/$1" 20000 >/dev/null 2>perf.err ||
-		skip "perf record cannot run here: $(tail -1 perf.err)"
+	perf_rec "perf record -q -N --buildid-mmap -e cpu-clock -F 2000 -g -o '$1.data' -- './run/$1' 20000 >/dev/null"
 	perf script -F pid,ip,dso --show-mmap-events -i "$1.data" >"$1.script" 2>/dev/null ||
 		die "perf script failed"
 	readelf -lW "$1" >"$1.loads"

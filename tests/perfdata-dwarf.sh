@@ -13,8 +13,7 @@ need g++
 perf_usable
 
 g++ -O2 -g -fomit-frame-pointer -o worknofp "$top_srcdir/tests/perfdata-work.cc" || exit 99
-perf record -q -N -e cpu-clock -F 499 --call-graph dwarf -o dw.data ./worknofp 150 >/dev/null 2>perf.log ||
-	{ cat perf.log; exit 99; }
+perf_rec 'perf record -q -N --buildid-mmap -e cpu-clock -F 499 --call-graph dwarf -o dw.data ./worknofp 150 >/dev/null'
 
 check "the input kind sees stack copies" sh -c "'$top_builddir/tests/perf-topprof' dw.data raw.pb.gz | grep -q 'stacks: yes'"
 want=$(perf script -i dw.data -F pid 2>/dev/null | grep -c .)

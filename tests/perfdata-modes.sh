@@ -23,18 +23,18 @@ same() {
 		python3 "$top_srcdir/tests/perfdata-rawcmp.py" "$1.D" "$1.dump"
 }
 
-perf record -q -N -e cpu-clock -F 997 -g -o - ./work 120 2>/dev/null >pipe.data || exit 99
+perf_rec 'perf record -q -N --buildid-mmap -e cpu-clock -F 997 -g -o - ./work 120 >pipe.data'
 same pipe pipe.data
 check "pipe: profile of it symbolized" perf_symbolize pipe.data pipe.pb.gz --kallsyms /proc/kallsyms
 check "pipe: stacks agree with perf script" perf_frames pipe.data pipe.pb.gz cpu-clock 99.5
 
-perf record -q -N -z -e cpu-clock -F 997 -g -o z.data ./work 120 >/dev/null 2>&1 || exit 99
+perf_rec 'perf record -q -N --buildid-mmap -z -e cpu-clock -F 997 -g -o z.data ./work 120 >/dev/null'
 check "-z: the file has compressed records" sh -c "perf report -D -i z.data 2>/dev/null | grep -q 'COMPRESSED events:'"
 same zstd z.data
 check "-z: profile of it symbolized" perf_symbolize z.data z.pb.gz --kallsyms /proc/kallsyms
 check "-z: stacks agree with perf script" perf_frames z.data z.pb.gz cpu-clock 99.5
 
-perf record -q -N -e cpu-clock,task-clock -F 997 -g -o two.data ./work 120 >/dev/null 2>&1 || exit 99
+perf_rec 'perf record -q -N -e cpu-clock,task-clock -F 997 -g -o two.data ./work 120 >/dev/null'
 same two two.data
 check "two events: profile of it" perf_profile two.data two.pb.gz
 decode_pb two.pb.gz >two.txt
@@ -52,7 +52,7 @@ for i in 1 2 3 4 5 6; do
 	printf 'int f%d(int x) { int s = 0; for (int i = 0; i < x; i++) s += i * %d; return s; }\n' "$i" "$i" >"src/f$i.c"
 done
 printf 'all: $(patsubst %%.c,%%.o,$(wildcard *.c))\n%%.o: %%.c\n\tgcc -O2 -g -c $< -o $@\n' >src/Makefile
-perf record -q -N -e cpu-clock -F 997 -g -o multi.data make -s -j2 -C src >/dev/null 2>&1 || exit 99
+perf_rec 'rm -f src/*.o; perf record -q -N --buildid-mmap -e cpu-clock -F 997 -g -o multi.data make -s -j2 -C src >/dev/null'
 same multi multi.data
 pids=$("$dump" multi.data | awk '$1 == "S" {split($3, a, "/"); print a[1]}' | sort -u | wc -l)
 check "multi-process: samples of several processes ($pids)" test "$pids" -ge 4

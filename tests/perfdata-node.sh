@@ -17,13 +17,17 @@ let acc = 0;
 while (Date.now() < end) acc += fibJS(22) + hashLoop(100000);
 console.log(acc !== 0 ? "done" : "done");
 JS
-perf record -q -N -e cpu-clock -F 997 -g -o node.data node --perf-basic-prof work.js >node.out 2>perf.log ||
-	skip "perf record of node failed: $(tail -1 perf.log)"
+ls /tmp/perf-*.map >maps.before 2>/dev/null
+perf_rec 'perf record -q -N --buildid-mmap -e cpu-clock -F 997 -g -o node.data node --perf-basic-prof work.js >node.out'
 pid=$(perf script -i node.data -F pid 2>/dev/null | awk 'NR == 1 { print $1 }')
 map=/tmp/perf-$pid.map
 [ -n "$pid" ] && [ -f "$map" ] || skip "node wrote no perf map ($map)"
 # The map is node's, in /tmp: kept here, and /tmp's copy only while perf reads it.
 mkdir maps && mv "$map" maps/
+# The maps of runs perf crashed in (perf_rec tried again) are node's too: removed.
+for m in /tmp/perf-*.map; do
+	[ -f "$m" ] && ! grep -qxF "$m" maps.before && rm -f "$m"
+done
 restore() { cp "maps/perf-$pid.map" "$map"; }
 unrestore() { rm -f "$map"; }
 

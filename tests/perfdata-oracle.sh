@@ -14,8 +14,7 @@ need protoc
 perf_usable
 
 g++ -O2 -g -fno-omit-frame-pointer -o work "$top_srcdir/tests/perfdata-work.cc" || exit 99
-perf record -q -N -e cpu-clock -F 997 -g -o plain.data ./work 250 >/dev/null 2>perf.log ||
-	{ cat perf.log; exit 99; }
+perf_rec 'perf record -q -N --buildid-mmap -e cpu-clock -F 997 -g -o plain.data ./work 250 >/dev/null'
 
 check "profile of perf.data symbolized" perf_symbolize plain.data sym.pb.gz --kallsyms /proc/kallsyms
 check "frames and symbols agree with perf script (>= 99.5% of samples)" \

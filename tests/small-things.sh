@@ -72,7 +72,7 @@ C
 # No build ID: this perf aborts caching the build ID of a stripped binary.
 gcc -O1 -g -fno-omit-frame-pointer -Wl,--build-id=none -o burn burn.c
 mkdir -p st && strip -o st/burn burn
-if ! perf record -q -N -e cpu-clock -F 500 -g -o perf.data -- ./st/burn >/dev/null 2>perf.err; then
+if ! perf record -q -N --buildid-mmap -e cpu-clock -F 500 -g -o perf.data -- ./st/burn >/dev/null 2>perf.err; then
 	echo "SKIP-PART - perf record cannot run here: $(tail -1 perf.err)"
 	finish
 	exit
