@@ -70,8 +70,18 @@ struct jline {
  */
 static int next_line(struct legacy *L, struct jline *l, bool need_nl)
 {
+	const char *nl;
+
 	if (l->s.p >= l->s.end || (need_nl && !memchr(l->s.p, '\n', (size_t)(l->s.end - l->s.p))))
 		return 0;
+	/*
+	 * A NUL byte would cut the line short where pprof reads it whole (a
+	 * name would lose its end, silently): refused, as no name can hold it.
+	 */
+	nl = memchr(l->s.p, '\n', (size_t)(l->s.end - l->s.p));
+	if (memchr(l->s.p, '\0', (size_t)((nl ? nl : l->s.end) - l->s.p)))
+		return psym_err_set(L->e, PSYM_EBADPROFILE,
+				    "'%s': Java profile: a line with a NUL byte", L->name);
 	if (!psym_legacy_scan_next(&l->s))
 		return psym_err_set(L->e, PSYM_EBADPROFILE,
 				    "'%s': Java profile: a line over %zu bytes", L->name,
