@@ -806,8 +806,10 @@ int psym_collectprof_add_values(struct psym_collectprof *c, int pid, int tid, co
 	h = stack_hash(&c->by_stack, pid, tid, commix, locs, n);
 	s = commix < 0 ? NULL : find_stack(c, h, pid, tid, commix, locs, n);
 	if (s) {
+		/* A hostile recording's periods can sum past int64: saturated. */
 		for (size_t k = 0; k < c->nvals; k++)
-			s->value[k] += vals[k];
+			if (__builtin_add_overflow(s->value[k], vals[k], &s->value[k]))
+				s->value[k] = vals[k] < 0 ? INT64_MIN : INT64_MAX;
 	} else {
 		size_t ix = c->p->pb->n_sample, nlb = pr && pr->mntns ? 4 : 3;
 		int64_t key[4] = { pid, tid, commix, pr ? (int64_t)pr->mntns : 0 };
