@@ -25,6 +25,9 @@ static void one(const uint8_t *data, size_t size, const struct psym_limits *lim)
 		abort(); /* an error without its line */
 	e = (struct psym_err){ 0 };
 	rb = psym_input_parse(data, size, "fuzz", PSYM_INPUT_LEAN, lim, &b, &e);
+	/* The memory cap may be reached by one reader and not the other (lean-fuzz.c). */
+	if ((ra == PSYM_ELIMIT || rb == PSYM_ELIMIT) && ra != rb)
+		goto out;
 	if ((ra == 0) != (rb == 0))
 		abort();
 	if (!ra) {
@@ -41,6 +44,7 @@ static void one(const uint8_t *data, size_t size, const struct psym_limits *lim)
 		psym_profile_free(p);
 		psym_lean_free(lp);
 	}
+out:
 	psym_input_free(a);
 	psym_input_free(b);
 }
