@@ -33,7 +33,7 @@
 #include "hashtab.h"
 #include "hostid.h"
 #include "kmodules.h"
-#include "psym.h"
+#include "psym-int.h"
 #include "profile.h"
 #include "profile.skel.h"
 #include "stackcopy.h"

@@ -21,7 +21,7 @@
 #include <time.h>
 
 #include "hashtab.h"
-#include "psym.h"
+#include "psym-int.h"
 #include "mmaptrack.h"
 #include "options.h"
 #include "profile.h"

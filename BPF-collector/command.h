@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "profile.h"
-#include "psym.h"
+#include "psym-int.h"
 
 struct command {
 	pid_t pid;  /* 0: none */

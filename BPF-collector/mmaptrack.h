@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 #define MMAPTRACK_MAX_MAPS 1024
 #define MMAPTRACK_MAX_IMAGES 8 /* images kept of one pid before its last exec */

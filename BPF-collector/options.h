@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "profile.h"
-#include "psym.h"
+#include "psym-int.h"
 
 #define MAX_EXCLUDES 64 /* --exclude-path */
 

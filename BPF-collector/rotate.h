@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 /* A usable pattern: no '%' in its directory, a conversion in its file name. */
 int rotate_check(const char *pattern, struct psym_err *e);

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 struct bpf_program;
 struct follow;

@@ -18,9 +18,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <getopt.h>
 #include <stdio.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 extern const char *progname;
 
@@ -162,41 +163,6 @@ enum {
 	"      --max-memory N         memory cap for one profile (default 8G)\n"                   \
 	"  -h, --help                 show this help\n"
 
-struct idset {
-	char **ids;
-	size_t n, cap;
-};
-
-/* Kernel modules a run needs from --debug-pkg (strings owned). */
-struct kmodset {
-	struct psym_deb_kmod *v;
-	size_t n, cap;
-};
-
-/*
- * Discovery options: how every command that resolves addresses finds
- * binaries and their debug information (symbolize, addr, addr --filter).
- * Declared once, so every command finds files the same way.
- */
-struct discovery {
-	const char **bpath, **ddirs, **pkgs, **urls, **dwo_dirs, **mod_dirs;
-	size_t n_bpath, n_ddirs, n_pkgs, n_urls, n_dwo_dirs, n_mod_dirs;
-	const char *dwp; /* --dwp FILE */
-	const char *sysroot;
-	struct psym_debuginfod_opts dio;
-	struct psym_debuginfod *dsess; /* one session for the run, made before any thread */
-	struct psym_reader_limits limits;
-	struct psym_locate_opts lo; /* made by discovery_finish */
-	/* --debug-pkg: what to extract, and where */
-	struct idset want;	/* build IDs the run needs */
-	struct kmodset kmods;	/* kernel modules by name it needs */
-	bool want_all;		/* unknown in advance (addr --filter): all */
-	size_t pkg_ddir;	/* d->ddirs[pkg_ddir + i] is d->pkgs[i] extracted */
-	const char **ddir_pkgs; /* for each debug dir, its package or NULL (explain) */
-	const char *cache_opt;	/* symbolize --cache DIR, or NULL */
-	bool no_cache;		/* symbolize --no-cache: a temporary dir */
-};
-
 /* common.c */
 void die_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
@@ -210,47 +176,25 @@ void input_partial(const char *msg);
 bool parse_size(const char *s, size_t *out);
 bool limit_option(int c, const char *arg, struct psym_limits *lim, const char *cmd);
 int load(const char *path, const struct psym_limits *lim, struct psym_profile **p);
-void reader_limit_option(const char *arg, struct psym_reader_limits *rl, const char *cmd);
 extern struct psym_out *volatile active_out;
 bool is_dir(const char *path);
 void on_signal(int sig);
-char *cache_dir(void);
-int mkdir_p(const char *path);
 void add_owned(char *s, const char ***list, size_t *n);
 void add_one(const char *arg, const char ***list, size_t *n);
-void add_path_list(const char *arg, const char ***list, size_t *n);
 long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what);
 /* --demangle=MODE (pprof's modes); a bad MODE exits 2. */
 enum psym_demangle_mode parse_demangle_arg(const char *cmd, const char *arg);
 void free_list(const char **list, size_t n);
 
-/* discovery.c */
-int idset_add(struct idset *s, const char *id);
-int discovery_want_kmod(void *ud, const char *module, const char *release, const char *build_id);
-int inputs_wants(char **inputs, size_t n, const struct psym_limits *lim, const char *kallsyms,
-		 struct discovery *d, struct psym_err *e);
-void discovery_init(struct discovery *d);
-bool discovery_option(int c, const char *arg, struct discovery *d, const char *cmd);
-int discovery_finish(struct discovery *d, struct psym_err *e);
 /*
- * The answer cache's directory as --cache / --no-cache name it (--cache
- * DIR itself, else CACHE/symbols), handed over (free it); NULL with
- * --no-cache or out of memory (no cache then).
+ * The session's options (psym_session_set), found by their long name in
+ * opts: true when c was one; a bad value exits 2, --limit help exits 0.
  */
-char *discovery_symcache(const struct discovery *d);
-void discovery_free(struct discovery *d);
+bool session_option(struct psym_session *s, const struct option *opts, int c, const char *arg,
+		    const char *cmd);
+/* A new session, or exit 3. */
+struct psym_session *session_new(void);
 
-/* hints.c */
-void hint_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
-		       const char *file);
-/* The option that would name a mapping's addresses left unresolved, or NULL (static text). */
-const char *hint_for_mapping(const struct psym_mapsum *x);
-/* Once: the files whose frames of WHAT stayed addresses, and what would help (stderr). */
-void hint_unnamed_maps(const struct psym_symbolize_result *r, const char *what);
-
-/* cmd_symbolize.c: --explain and the run's notes, worded (ud: the stream); also psym stack's. */
-void print_explain(void *ud, const struct psym_explain_ev *ev);
-void print_note(void *ud, const struct psym_note *n);
 /* The commands. */
 int cmd_show(int argc, char **argv);
 int cmd_check(int argc, char **argv);
@@ -281,21 +225,6 @@ int cmd_archive(int argc, char **argv);
 	"      --no-index             neither use nor build indexes\n"                             \
 	"      --no-index-build       use indexes, never build them (a read-only store)\n"
 
-struct index_cli {
-	const char *store; /* --index-store, NULL: the default */
-	bool off;	   /* --no-index */
-	bool no_build;	   /* --no-index-build */
-	const char *gsym;  /* addr --gsym FILE */
-};
-
-bool index_option(int c, const char *arg, struct index_cli *ic);
-/*
- * The store the options name (NULL with --no-index). A default directory
- * that cannot be made is no error (NULL); a named store that cannot be
- * used is (1 with the message printed).
- */
-int index_store_open(const struct index_cli *ic, const char *cache_opt, bool auto_build,
-		     struct psym_index_store **out);
 int cmd_index(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_stack(int argc, char **argv);

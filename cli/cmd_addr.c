@@ -86,22 +86,19 @@ enum addr_style {
 
 struct addr_out {
 	enum addr_style style;
-	bool show_addr;		   /* -a */
-	bool pretty;		   /* -p: one line per frame */
-	bool basenames;		   /* -s */
-	bool functions;		   /* --functions=none turns names off */
-	bool columns;		   /* --columns: FILE:LINE:COLUMN in GNU style */
-	bool demangle;		   /* not --no-demangle */
-	bool array;		   /* JSON of arguments: one array, as llvm-symbolizer */
-	bool innermost;		   /* --compat=addr2line without -i: the innermost frame only */
-	bool a2l_disc;		   /* --compat=addr2line: every line repeats the innermost
+	bool show_addr;	    /* -a */
+	bool pretty;	    /* -p: one line per frame */
+	bool basenames;	    /* -s */
+	bool functions;	    /* --functions=none turns names off */
+	bool columns;	    /* --columns: FILE:LINE:COLUMN in GNU style */
+	bool demangle;	    /* not --no-demangle */
+	bool array;	    /* JSON of arguments: one array, as llvm-symbolizer */
+	bool innermost;	    /* --compat=addr2line without -i: the innermost frame only */
+	bool a2l_disc;	    /* --compat=addr2line: every line repeats the innermost
 				    * frame's discriminator, as GNU addr2line prints them */
-	size_t n_out;		   /* answers written (JSON array separators) */
-	const char *module;	   /* JSON ModuleName: the binary as named */
-	struct psym_resolver *res; /* for the outermost frame's StartAddress */
-	uint64_t shift;		   /* input address less the one looked up (an
-				    * object's section offsets: psym's layout) */
-	int addr_width;		   /* -a: hex digits, as addr2line (16, 8 for ELFCLASS32) */
+	size_t n_out;	    /* answers written (JSON array separators) */
+	const char *module; /* JSON ModuleName: the binary as named */
+	int addr_width;	    /* -a: hex digits, as addr2line (16, 8 for ELFCLASS32) */
 };
 
 static const char *base_name(const struct addr_out *o, const char *file)
@@ -153,21 +150,6 @@ static void json_frame(FILE *out, const struct addr_out *o, const struct psym_fr
 	fprintf(out, ",\"StartLine\":%" PRId64 "}", f ? f->start_line : 0);
 }
 
-/*
- * The outermost frame's function start: the symbol that holds the address
- * (llvm-symbolizer's symbol table override), else the function's low_pc.
- */
-static bool function_start(const struct addr_out *o, uint64_t addr, const struct psym_frame *f,
-			   uint64_t *start)
-{
-	if (o->res && psym_resolver_symbol_start(o->res, addr - o->shift, start) == 0) {
-		*start += o->shift;
-		return true;
-	}
-	*start = f->start_address + o->shift;
-	return f->has_start_address;
-}
-
 /* The frame of an address nothing is known of: "??" and "??:0", as addr2line. */
 static void print_unknown(FILE *out, const struct addr_out *o)
 {
@@ -182,9 +164,10 @@ static void print_unknown(FILE *out, const struct addr_out *o)
 		fputs(llvm ? "??\n??:0:0\n" : "??\n??:0\n", out);
 }
 
-static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struct psym_frame *fr,
-		       size_t n)
+static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struct psym_answer *ans)
 {
+	const struct psym_frame *fr = ans ? ans->f : NULL;
+	size_t n = ans ? ans->n : 0;
 	bool llvm = o->style == STYLE_LLVM;
 
 	if (o->innermost && n > 1)
@@ -217,9 +200,9 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		if (o->style == STYLE_JSON) {
 			if (i)
 				fputc(',', out);
-			uint64_t start = fr[i].start_address + o->shift;
-			bool has = i + 1 == n ? function_start(o, addr, &fr[i], &start)
-					      : fr[i].has_start_address;
+			/* The outermost frame's: the symbol that holds the address, else low_pc. */
+			uint64_t start = i + 1 == n ? ans->start : fr[i].start_address + ans->shift;
+			bool has = i + 1 == n ? ans->has_start : fr[i].has_start_address;
 
 			json_frame(out, o, &fr[i], name, has, start);
 			free(dem);
@@ -256,73 +239,6 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		json_close(out, o);
 	} else if (llvm) {
 		fputc('\n', out); /* llvm-symbolizer ends each answer with a blank line */
-	}
-}
-
-/* --explain: every candidate file and its verdict, as symbolize prints them. */
-/*
- * --debug-pkg for -e MODULE.ko[.xz|...]: a kernel's debug package is read
- * for modules by name only (deb.h), so the module's name and build ID
- * (any release) are wanted; found by build ID in the extracted tree.
- */
-static int want_module(struct discovery *d, const char *exe, struct psym_err *e)
-{
-	const char *base = strrchr(exe, '/');
-	struct psym_elf *elf = NULL;
-	char name[256];
-	int ret = 0;
-
-	base = base ? base + 1 : exe;
-	snprintf(name, sizeof(name), "%s", base);
-	name[strcspn(name, ".")] = '\0';
-	if (!*name || psym_elf_open(exe, NULL, &elf, NULL) != 0)
-		return 0; /* psym addr reports the file itself */
-	if (psym_elf_build_id(elf)) {
-		char id[PSYM_BUILD_ID_HEX_MAX];
-
-		snprintf(id, sizeof(id), "%s", psym_elf_build_id(elf));
-		psym_build_id_lower(id);
-		ret = discovery_want_kmod(d, name, NULL, id);
-	}
-	psym_elf_close(elf);
-	return ret ? psym_err_set(e, PSYM_ENOMEM, "out of memory") : 0;
-}
-
-static void addr_explain(void *ud, const char *path, const char *verdict)
-{
-	(void)ud;
-	fprintf(stderr, "    tried '%s': %s\n", path, verdict);
-}
-
-/* addr --filter's -v and --explain lines, worded from the filter's events (ud: --explain). */
-static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
-{
-	const struct psym_located *x = ev->module;
-	const bool *explain = ud;
-	char desc[2400], more[4400];
-
-	switch (ev->kind) {
-	case PSYM_CRASHLOG_LOCATED:
-		fprintf(stderr, "psym: module '%s'%s%s:\n", x->path,
-			*x->build_id ? " build ID " : "", x->build_id);
-		for (size_t i = 0; i < x->ntried; i++)
-			addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
-		break;
-	case PSYM_CRASHLOG_NOT_OPEN:
-		fprintf(stderr, "psym: module '%s': %s\n", x->path,
-			ev->why ? psym_reason_text(ev->why) : ev->msg);
-		break;
-	case PSYM_CRASHLOG_TRIED: addr_explain(NULL, ev->path, ev->verdict); break;
-	case PSYM_CRASHLOG_DESC:
-		psym_resdesc_summary(ev->desc, desc, sizeof(desc));
-		fprintf(stderr, "psym: module '%s': %s\n",
-			psym_resdesc_path(ev->desc) ? psym_resdesc_path(ev->desc) : "?", desc);
-		if (!*explain)
-			break;
-		psym_resdesc_explain(ev->desc, more, sizeof(more));
-		if (more[0])
-			fprintf(stderr, "    %s\n", more);
-		break;
 	}
 }
 
@@ -396,17 +312,10 @@ static void print_bad_addr(FILE *out, struct addr_out *o, const char *arg, const
 
 /* psym addr's command line, parsed (addr_parse). */
 struct addr_cli {
-	const char *exe;      /* -e */
-	const char *build_id; /* --build-id */
-	const char *section;  /* -j */
-	bool filter;	      /* --filter */
-	bool explain;	      /* --explain (implies verbose) */
-	bool verbose;	      /* -v */
 	struct addr_out ao;
-	struct psym_binary_opts bo;
-	struct discovery d;
-	struct index_cli ic;
-	char **args; /* the ADDRESS arguments; none: standard input */
+	struct psym_session *s;
+	struct psym_addr_args aa; /* -e, --build-id, -j, --filter, -v, --explain, --gsym */
+	char **args;		  /* the ADDRESS arguments; none: standard input */
 	int nargs;
 };
 
@@ -460,7 +369,7 @@ static bool parse_functions(const char *arg)
 }
 
 /* The options that do not fit together, said as usage errors (exit 2). */
-static void addr_check(const struct addr_cli *o)
+static void addr_check(const struct psym_addr_args *o)
 {
 	if (o->filter && o->section)
 		die_usage("addr ", "--section names a section of one binary, not of a log's");
@@ -469,8 +378,8 @@ static void addr_check(const struct addr_cli *o)
 	if (!o->filter && !o->exe && !o->build_id)
 		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
 	/*
-	 * A Go build ID ("go:", buildid.h) names no file to look for: nothing
-	 * is keyed by it. It checks the file named, as a GNU build ID does.
+	 * A Go build ID ("go:") names no file to look for: nothing is keyed
+	 * by it. It checks the file named, as a GNU build ID does.
 	 */
 	if (o->build_id && psym_build_id_is_go(o->build_id) && !o->exe)
 		die_usage("addr ",
@@ -494,15 +403,15 @@ static void addr2line_defaults(struct addr_cli *o, bool f, bool i, bool C)
 	o->ao.innermost = !i;
 	o->ao.demangle = C;
 	o->ao.a2l_disc = true;
-	o->bo.gnu_names = true; /* the outermost frame's name as addr2line's */
-	if (!o->exe && !o->build_id && !o->filter)
-		o->exe = "a.out";
+	o->aa.gnu_names = true; /* the outermost frame's name as addr2line's */
+	if (!o->aa.exe && !o->aa.build_id && !o->aa.filter)
+		o->aa.exe = "a.out";
 }
 
 /*
- * The command line into o (o->d to be freed with discovery_free), with
- * addr2line's defaults when compat (or --compat=addr2line). False after
- * --help (printed); a usage error exits 2.
+ * The command line into o (o->s to be freed), with addr2line's defaults
+ * when compat (or --compat=addr2line). False after --help (printed); a
+ * usage error exits 2.
  */
 static bool addr_parse(int argc, char **argv, struct addr_cli *o, bool compat)
 {
@@ -512,16 +421,18 @@ static bool addr_parse(int argc, char **argv, struct addr_cli *o, bool compat)
 
 	*o = (struct addr_cli){
 		.ao = { .style = STYLE_GNU, .functions = true, .demangle = true },
-		.bo = { .inlines = true, .discriminators = true },
+		.s = session_new(),
 	};
-	discovery_init(&o->d);
-	/* Decompressed DWARF of one binary: the cap symbolize's profiles have. */
-	o->d.limits.memory = PSYM_DEFAULT_MAX_MEMORY;
 	while ((c = getopt_long(argc, argv, shortopts, addr_options, NULL)) != -1) {
-		if (discovery_option(c, optarg, &o->d, "addr ") || index_option(c, optarg, &o->ic))
+		if (c == OPT_NO_DEMANGLE)
+			o->ao.demangle = false;
+		if (c == OPT_EXPLAIN)
+			o->aa.explain = o->aa.verbose = true;
+		/* -C is addr2line's --demangle, not the session's --demangle=MODE. */
+		if (c != 'C' && session_option(o->s, addr_options, c, optarg, "addr "))
 			continue;
 		switch (c) {
-		case 'e': o->exe = optarg; break;
+		case 'e': o->aa.exe = optarg; break;
 		case OPT_JSON: o->ao.style = STYLE_JSON; break;
 		case OPT_STYLE: o->ao.style = parse_style(optarg); break;
 		case 'a': o->ao.show_addr = true; break;
@@ -538,60 +449,23 @@ static bool addr_parse(int argc, char **argv, struct addr_cli *o, bool compat)
 				die_usage("addr ", "--compat takes addr2line, not '%s'", optarg);
 			compat = true;
 			break;
-		case OPT_NO_INLINES: o->bo.inlines = false; break;
-		case OPT_NO_DEMANGLE: o->ao.demangle = false; break;
-		case OPT_BUILD_ID: o->build_id = optarg; break;
-		case OPT_FILTER: o->filter = true; break;
-		case OPT_MAX_MEMORY: {
-			unsigned long long v;
-
-			if (!psym_parse_size(optarg, &v))
-				die_usage("addr ", "invalid size '%s'", optarg);
-			o->d.limits.memory = v;
-			break;
-		}
-		case OPT_EXPLAIN: o->explain = o->verbose = true; break;
-		case 'v': o->verbose = true; break;
-		case 'j': o->section = optarg; break;
+		case OPT_BUILD_ID: o->aa.build_id = optarg; break;
+		case OPT_FILTER: o->aa.filter = true; break;
+		case OPT_GSYM: o->aa.gsym = optarg; break;
+		case 'v': o->aa.verbose = true; break;
+		case 'j': o->aa.section = optarg; break;
 		case 'h': fputs(addr_help, stdout); return false;
 		default: die_bad_option("addr ", argv, shortopts);
 		}
 	}
 	if (compat)
 		addr2line_defaults(o, f, i, C);
-	addr_check(o);
+	o->aa.demangle = o->ao.demangle;
+	o->aa.starts = o->ao.style == STYLE_JSON;
+	addr_check(&o->aa);
 	o->args = argv + optind;
 	o->nargs = argc - optind;
 	return true;
-}
-
-/*
- * The discovery options finished: with --debug-pkg, the binary's debug
- * file is what is extracted (a log's modules: all of them). 0 or an error.
- */
-static int addr_setup(struct addr_cli *o, struct psym_err *e)
-{
-	int ret = 0;
-
-	if (o->filter) {
-		o->d.want_all = true;
-	} else if (o->build_id) {
-		ret = idset_add(&o->d.want, o->build_id);
-	} else if (psym_kmod_name_is(o->exe)) {
-		ret = want_module(&o->d, o->exe, e);
-	} else {
-		char own[PSYM_BUILD_ID_HEX_MAX];
-
-		ret = psym_elf_file_build_id(o->exe, own, NULL) == 0 ? idset_add(&o->d.want, own)
-								     : 0;
-	}
-	if (!ret)
-		ret = discovery_finish(&o->d, e);
-	if (ret)
-		return ret;
-	o->bo.locate = &o->d.lo;
-	o->bo.limits = &o->d.limits;
-	return 0;
 }
 
 /*
@@ -604,90 +478,15 @@ static int addr_exit(size_t nbad)
 }
 
 /* --filter: the crash log on standard input to standard output, frames filled in. */
-static int addr_filter(struct addr_cli *o, struct psym_err *e)
+static int addr_filter(struct addr_cli *o)
 {
-	struct psym_crashlog_result cr = { 0 };
-	struct psym_crashlog_opts co = {
-		.binary = &o->bo,
-		.demangle = o->ao.demangle,
-		.named = o->exe,
-		.verbose = o->verbose,
-		.explain = o->explain,
-		.event = filter_event,
-		.event_ud = &o->explain,
-		.result = &cr,
-	};
-	int ret;
+	struct psym_err e = { 0 };
+	size_t unresolved;
+	int ret = psym_session_filter(o->s, &o->aa, stdin, stdout, &unresolved, &e);
 
-	ret = psym_crashlog_filter(stdin, stdout, &co, e);
 	if (stdout_state() > 0)
 		return 0; /* the reader went away: not an error for a filter */
-	if (cr.unresolved)
-		fprintf(stderr, "psym: %zu frame%s left unresolved%s%s\n", cr.unresolved,
-			cr.unresolved == 1 ? "" : "s", cr.why.code ? ": " : "",
-			cr.why.code ? psym_reason_text(&cr.why) : "");
-	if (o->verbose)
-		fprintf(stderr, "psym: %zu frame%s filled in, %zu left unresolved\n", cr.resolved,
-			cr.resolved == 1 ? "" : "s", cr.unresolved);
-	if (ret)
-		return report(e, ret);
-	return addr_exit(0);
-}
-
-/* The one binary psym addr answers for, as opened (addr_open). */
-struct addr_binary {
-	struct psym_modset *mods;  /* the driver's set, of this one module */
-	struct psym_elf *elf;	   /* its file (lives as long as the set) */
-	struct psym_resolver *res; /* answers for it */
-	bool offsets;		   /* addresses are section offsets: -j, or a .o/.ko */
-};
-
-/*
- * One object, found and opened by the driver as every module is
- * (modset.h): the file named (-e), or any file with the build ID
- * (--build-id); its debug file later through the same entry. With
- * --explain, every candidate tried.
- */
-static int addr_open(const struct addr_cli *o, struct addr_binary *b, struct psym_err *e)
-{
-	const char *name = o->exe ? o->exe : o->build_id;
-	struct psym_reason why = { 0 };
-	struct psym_located *x;
-	bool first;
-	uint64_t va0;
-	int ret;
-
-	if (o->explain)
-		fprintf(stderr, "psym: binary %s%s%s:\n", o->exe ? "'" : "build ID ", name,
-			o->exe ? "'" : "");
-	b->mods = psym_modset_new(&o->bo, 1);
-	ret = b->mods ? psym_modset_find(b->mods, o->exe ? o->exe : "", o->build_id, o->exe, &x,
-					 &first, e)
-		      : psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	/* The table keeps every candidate and its verdict: said as tried. */
-	for (size_t i = 0; !ret && o->explain && i < x->ntried; i++)
-		addr_explain(NULL, x->tried[i].path, x->tried[i].verdict);
-	b->elf = ret ? NULL : psym_objtab_elf(x);
-	if (!ret)
-		ret = psym_modset_open(b->mods, x, &b->res, NULL, &why, e);
-	if (ret == PSYM_NOENT) {
-		ret = psym_err_set(e, PSYM_EBADINPUT, "%s%s%s",
-				   o->exe ? "" : "no file with build ID ",
-				   o->exe ? "" : o->build_id, o->exe ? "" : ": ");
-		psym_err_set(e, PSYM_EBADINPUT, "%s%s", e->msg, psym_reason_text(&why));
-	}
-	if (ret)
-		return ret;
-	if (o->section && psym_elf_section_addr(b->elf, o->section, 0, &va0) != 0)
-		return psym_err_set(e, PSYM_EBADINPUT, "'%s': no allocated section '%s'", name,
-				    o->section);
-	b->offsets = o->section || psym_elf_is_rel(b->elf);
-	return 0;
-}
-
-static void addr_close(struct addr_binary *b)
-{
-	psym_modset_free(b->mods);
+	return ret ? report(&e, ret) : addr_exit(0);
 }
 
 /* Where the addresses come from: the arguments, or standard input's lines. */
@@ -717,37 +516,13 @@ static char *next_input(const struct addr_cli *o, struct addr_input *in)
 	return arg;
 }
 
-/* Counts of the answers, for -v and the exit status. */
-struct addr_counts {
-	size_t asked; /* addresses looked up */
-	size_t found; /* of those, with a frame */
-	size_t bad;   /* inputs that are not addresses */
-};
-
-/*
- * An address no DWARF or sized symbol answers for, as GNU addr2line
- * answers it: the nearest code symbol below it (padding between
- * functions), without a line: "??:?", or "FILE:?" for a local symbol.
- */
-static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
-{
-	const struct psym_sym *s =
-		b->elf ? psym_symtab_before(psym_elf_symtab(b->elf), vaddr) : NULL;
-
-	if (!s)
-		return;
-	/* A local symbol's file is its STT_FILE's: "file.cc:?", as addr2line. */
-	fr->f[0] =
-		(struct psym_frame){ .name = s->name, .linkage_name = s->linkage, .file = s->file };
-	fr->n = 1;
-}
-
 /* One input that is an address (or said not to be) answered on standard output. */
-static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
-		       size_t lineno, struct psym_frames *fr, struct addr_counts *n, FILE *out)
+static void answer_one(struct addr_cli *o, struct psym_module *m, const char *arg, size_t lineno,
+		       size_t *bad, FILE *out)
 {
+	struct psym_answer ans;
 	char *end;
-	uint64_t a, va = 0;
+	uint64_t a;
 
 	errno = 0;
 	a = strtoull(arg, &end, 16);
@@ -759,27 +534,17 @@ static void answer_one(struct addr_cli *o, const struct addr_binary *b, const ch
 				"%s: standard input, line %zu: '%.200s': not a hex address\n",
 				progname, lineno, arg);
 		print_bad_addr(out, &o->ao, arg, "not a hex address");
-		n->bad++;
+		(*bad)++;
 		return;
 	}
-	/* The library's answer, as addr --filter's: placed, code, else data. */
-	bool placed = !b->offsets || psym_elf_section_addr(b->elf, o->section, a, &va) == 0;
-
-	psym_modset_answer(b->res, o->section, a, &va, fr);
-	/* addr2line's own answer for padding between functions (--compat=addr2line). */
-	if (placed && fr->n == 0 && o->bo.gnu_names)
-		gnu_symbol(b, b->offsets ? va : a, fr);
-	n->asked++;
-	n->found += fr->n > 0;
-	o->ao.shift = b->offsets ? a - va : 0;
-	print_addr(out, &o->ao, a, fr->f, fr->n);
+	psym_module_lookup(m, a, &ans);
+	print_addr(out, &o->ao, a, &ans);
 }
 
 struct addr_run {
 	struct addr_cli *o;
-	const struct addr_binary *b;
-	struct psym_frames *fr;
-	struct addr_counts *n;
+	struct psym_module *m;
+	size_t bad; /* inputs that are not addresses */
 };
 
 /* One input (an argument, or a line's first word) answered onto out. */
@@ -793,7 +558,7 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
 			"%s: standard input, line %zu: longer than %zu bytes, not an address\n",
 			progname, lineno, ADDR_LINE_MAX);
 		print_bad_addr(out, &o->ao, "", "longer than 1 MiB, not an address");
-		r->n->bad++;
+		r->bad++;
 	} else if (!o->nargs && !*arg) {
 		/*
 		 * A blank input line: an empty answer, and on (addr2line
@@ -804,9 +569,9 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
 		else if (o->ao.style == STYLE_JSON)
 			print_bad_addr(out, &o->ao, "", "empty line");
 		else
-			print_addr(out, &o->ao, 0, NULL, 0);
+			print_addr(out, &o->ao, 0, NULL);
 	} else {
-		answer_one(o, r->b, arg, lineno, r->fr, r->n, out);
+		answer_one(o, r->m, arg, lineno, &r->bad, out);
 	}
 }
 
@@ -817,10 +582,9 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
  * there (arguments, a file) are answered in address order (addr_order.h),
  * a pipe's as they come.
  */
-static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct psym_frames *fr,
-		       struct addr_counts *n)
+static size_t answer_all(struct addr_cli *o, struct psym_module *m)
 {
-	struct addr_run r = { o, b, fr, n };
+	struct addr_run r = { o, m, 0 };
 	struct addr_input in = { 0 };
 	struct stat st;
 	struct addr_order *q = NULL;
@@ -848,101 +612,37 @@ static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct p
 		addr_order_flush(q, answer_input, &r, stdout);
 	addr_order_free(q);
 	free(in.line);
-}
-
-/* After the lookups (debug information is loaded lazily): what answered, on stderr. */
-static void addr_describe(const struct addr_cli *o, struct psym_resolver *res,
-			  const struct addr_counts *n)
-{
-	struct psym_resdesc desc_d = { .flags = PSYM_RESDESC_NOTE_ALWAYS };
-	char desc[2400] = "", more[4400] = "";
-
-	psym_resolver_describe(res, &desc_d);
-	/* The files the lookups tried, from the table. */
-	for (size_t i = 0; o->explain && i < psym_resdesc_ntried(&desc_d); i++) {
-		char verdict[4400];
-		const char *path;
-
-		psym_resdesc_tried(&desc_d, i, &path, verdict, sizeof(verdict));
-		addr_explain(NULL, path, verdict);
-	}
-	psym_resdesc_addr_warnings(&desc_d, more, sizeof(more));
-	for (char *w = more, *nl; *w; w = nl ? nl + 1 : w + strlen(w)) {
-		nl = strchr(w, '\n');
-		fprintf(stderr, "%s: warning: %.*s\n", progname,
-			(int)(nl ? (size_t)(nl - w) : strlen(w)), w);
-	}
-	if (!o->verbose)
-		return;
-	psym_resdesc_summary(&desc_d, desc, sizeof(desc));
-	fprintf(stderr, "psym: binary '%s': %s\n", psym_resdesc_path(&desc_d), desc);
-	if (o->explain) {
-		psym_resdesc_explain(&desc_d, more, sizeof(more));
-		if (more[0])
-			fprintf(stderr, "    %s\n", more);
-	}
-	fprintf(stderr, "psym: %zu/%zu addresses resolved%s\n", n->found, n->asked + n->bad,
-		n->bad ? " (the others are not hex addresses)" : "");
+	return r.bad;
 }
 
 /* -e FILE or --build-id ID: the addresses of that binary answered. An exit code. */
-static int addr_binary(struct addr_cli *o, struct psym_err *e)
+static int addr_binary(struct addr_cli *o)
 {
-	struct addr_binary b = { 0 };
-	struct addr_counts n = { 0 };
-	struct psym_frames *fr = NULL;
-	int ret;
+	struct psym_module *m = NULL;
+	struct psym_err e = { 0 };
+	size_t bad;
+	int ret = psym_session_module(o->s, &o->aa, &m, &e);
 
-	ret = addr_open(o, &b, e);
-	fr = ret ? NULL : malloc(sizeof(*fr));
-	if (!ret && !fr)
-		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-	if (ret) {
-		ret = report(e, ret);
-		goto out;
-	}
-	o->ao.res = b.res;
-	o->ao.module = o->exe ? o->exe : psym_elf_path(b.elf);
-	o->ao.addr_width = b.elf && !psym_elf_is_64(b.elf) ? 8 : 16;
+	if (ret)
+		return report(&e, ret);
+	psym_module_facts(m, &o->ao.module, &o->ao.addr_width);
 	/* JSON answers to arguments: one array, as llvm-symbolizer writes them. */
 	o->ao.array = o->ao.style == STYLE_JSON && o->nargs;
-	answer_all(o, &b, fr, &n);
+	bad = answer_all(o, m);
 	if (o->ao.array)
 		fputs(o->ao.n_out ? "]\n" : "[]\n", stdout);
-	addr_describe(o, b.res, &n);
-	psym_modset_finish(b.mods); /* the index build policy */
-	ret = addr_exit(n.bad);
-out:
-	free(fr);
-	addr_close(&b);
-	return ret;
+	psym_module_close(m, bad);
+	return addr_exit(bad);
 }
 
 static int addr_main(int argc, char **argv, bool compat)
 {
 	struct addr_cli o;
-	struct psym_index_store *store = NULL;
-	struct psym_err e = { 0 };
 	int ret = 0;
 
-	if (!addr_parse(argc, argv, &o, compat))
-		goto out;
-	ret = addr_setup(&o, &e);
-	if (ret) {
-		ret = report(&e, ret);
-		goto out;
-	}
-	if (index_store_open(&o.ic, o.d.cache_opt, true, &store)) {
-		ret = PSYM_EXIT_BADINPUT;
-		goto out;
-	}
-	/* An index answers with psym's names: not addr2line's (gnu_names). */
-	o.bo.index_store = o.bo.gnu_names ? NULL : store;
-	o.bo.gsym = o.ic.gsym;
-	ret = o.filter ? addr_filter(&o, &e) : addr_binary(&o, &e);
-	psym_index_store_free(store);
-out:
-	discovery_free(&o.d);
+	if (addr_parse(argc, argv, &o, compat))
+		ret = o.aa.filter ? addr_filter(&o) : addr_binary(&o);
+	psym_session_free(o.s);
 	return ret;
 }
 

@@ -482,7 +482,7 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 	if (ret)
 		return ret;
 	/* Mostly raw addresses: say what would give them names (stderr, once). */
-	hint_unsymbolized(p, &a.ro, argv[optind]);
+	psym_say_unsymbolized(p, &a.ro, argv[optind], stderr);
 	if (which == R_FLAME) {
 		ret = write_flame(p, &a, argv[optind], &e);
 	} else {

@@ -53,7 +53,7 @@ int cmd_show(int argc, char **argv)
 	ret = load(argv[optind], &lim, &p);
 	if (ret)
 		return ret;
-	ret = json ? psym_show_json(p, stdout) : psym_show_text(p, stdout);
+	ret = psym_show(p, json ? PSYM_SHOW_JSON : PSYM_SHOW_TEXT, stdout);
 	psym_profile_free(p);
 	(void)ret; /* its only error is standard output's: finish_stdout's (main.c) */
 	return 0;
@@ -97,10 +97,11 @@ int cmd_check(int argc, char **argv)
 				worst = ret;
 			continue;
 		}
-		if (!quiet)
-			printf("%s: ok (%zu samples, %zu locations, %zu mappings, %zu functions)\n",
-			       argv[i], p->pb->n_sample, p->pb->n_location, p->pb->n_mapping,
-			       p->pb->n_function);
+		if (!quiet) {
+			printf("%s: ok ", argv[i]);
+			psym_show(p, PSYM_SHOW_COUNTS, stdout);
+			putchar('\n');
+		}
 		psym_profile_free(p);
 	}
 	return worst;

@@ -135,37 +135,49 @@ bool limit_option(int c, const char *arg, struct psym_limits *lim, const char *c
 int load(const char *path, const struct psym_limits *lim, struct psym_profile **p)
 {
 	struct psym_err e = { 0 };
-	int ret;
+	int ret = psym_profile_load(path, lim, p, &e);
 
-	ret = psym_input_read_profile(path, lim, p, &e);
-	if (!ret && e.code) {
+	if (ret)
+		return report(&e, ret);
+	if (e.code)
 		input_partial(e.msg); /* read in part: said, and exit 1 at the end */
-		e = (struct psym_err){ 0 };
-	}
-	if (!ret) {
-		ret = psym_profile_validate(*p, &e);
-		if (ret) {
-			psym_err_prefix(&e, "'%s': invalid profile",
-					strcmp(path, "-") ? path : "<stdin>");
-			psym_profile_free(*p);
-			*p = NULL;
-		}
-	}
-	return ret ? report(&e, ret) : 0;
+	return 0;
 }
 
-/* --limit NAME=N for the readers of binaries, debug info, maps, packages. */
-void reader_limit_option(const char *arg, struct psym_reader_limits *rl, const char *cmd)
+struct psym_session *session_new(void)
+{
+	struct psym_session *s = psym_session_new();
+
+	if (!s) {
+		fprintf(stderr, "%s: out of memory\n", progname);
+		exit(PSYM_EXIT_SYSTEM);
+	}
+	return s;
+}
+
+bool session_option(struct psym_session *s, const struct option *opts, int c, const char *arg,
+		    const char *cmd)
 {
 	struct psym_err e = { 0 };
+	int ret;
 
-	if (!strcmp(arg, "help")) {
-		printf("Limits (--limit NAME=N, N with K/M/G; current values):\n");
-		psym_reader_limits_print(rl, stdout);
-		exit(0);
+	for (; opts->name; opts++) {
+		if (opts->flag || opts->val != c)
+			continue;
+		if (!strcmp(opts->name, "limit") && arg && !strcmp(arg, "help")) {
+			psym_session_print_limits(s, stdout);
+			exit(PSYM_EXIT_OK);
+		}
+		ret = psym_session_set(s, opts->name, arg, &e);
+		if (ret == PSYM_NOENT)
+			return false;
+		if (ret == PSYM_EUSAGE)
+			die_usage(cmd, "%s", e.msg);
+		if (ret)
+			exit(report(&e, ret));
+		return true;
 	}
-	if (psym_reader_limits_set(rl, arg, &e) != 0)
-		die_usage(cmd, "%s", e.msg);
+	return false;
 }
 
 struct psym_out *volatile active_out;
@@ -187,40 +199,6 @@ void on_signal(int sig)
 	raise(sig);
 }
 
-/* $XDG_CACHE_HOME/psym or ~/.cache/psym (malloc'd), NULL if neither is set. */
-char *cache_dir(void)
-{
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *d = NULL;
-
-	if (x && *x) {
-		if (asprintf(&d, "%s/psym", x) < 0)
-			d = NULL;
-	} else if (home && *home) {
-		if (asprintf(&d, "%s/.cache/psym", home) < 0)
-			d = NULL;
-	}
-	return d;
-}
-
-int mkdir_p(const char *path)
-{
-	char buf[4096];
-	size_t n = strlen(path);
-
-	if (n >= sizeof(buf))
-		return -1;
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(buf, 0755);
-		*p = '/';
-	}
-	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
-}
-
 /* Append one string to *list, taking ownership of it (freed if it cannot be kept). */
 void add_owned(char *s, const char ***list, size_t *n)
 {
@@ -238,18 +216,6 @@ void add_owned(char *s, const char ***list, size_t *n)
 void add_one(const char *arg, const char ***list, size_t *n)
 {
 	add_owned(strdup(arg), list, n);
-}
-
-/* Split a colon-separated list into *list (appending). Strings are strdup'd. */
-void add_path_list(const char *arg, const char ***list, size_t *n)
-{
-	char *copy = strdup(arg), *save = NULL, *tok;
-
-	if (!copy)
-		return;
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save))
-		add_one(tok, list, n);
-	free(copy);
 }
 
 /* A whole decimal number in [lo, hi], or a usage error naming what it is. */

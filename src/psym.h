@@ -1,65 +1,422 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libpsym: the public header. psym's main (cli/) includes only this one;
- * psym-collect's also includes its BPF side's headers and the library
- * headers it drives directly (compress.h, error.h, fileio.h, hashtab.h,
- * hostid.h, kallsyms.h, procmaps.h, sha256.h, sidenames.h, unwindprof.h,
- * ustacks.h). Each module's own header states ownership and lifetimes.
+ * libpsym's public API: everything psym's main (cli/) uses, declared here
+ * and nowhere else (scripts/check-api checks that cli/ names nothing more,
+ * and that this header includes no header of the tree). The library's
+ * modules include it for the public types they implement.
  *
- *   error, reason     error codes and psym_err; reasons as data
- *   arena, compress, fileio   capped memory, decompression, safe file I/O
- *   input             the front door: every input kind psym reads, one table
- *   pprof, pprofpack, builder, show   profiles: read, validate, write, dump
- *   buildid, elffile  ELF facts
- *   locate            every rule for finding binaries and debug files
- *   objtab            the located-object table: the plan of a run
- *   resolver(s), registry   frames for addresses, one interface
- *   symbolize, batch  the driver, one profile or many
- *   report, crashlog  top/folded/flame; the crash-log filter
- *   collectprof       the collector's profile builder
+ * The shape, as libdwfl's and blazesym's: a session (struct psym_session)
+ * holds how files are found (binary path, debug dirs, packages, debuginfod,
+ * caches, indexes, reader caps), set by option name as the command line
+ * spells them; profiles are opaque (struct psym_profile), read through the
+ * input table whatever their kind; each job is one verb over them
+ * (symbolize, stack, report, index, archive, show, merge, addresses), with
+ * an options struct holding only what a caller may choose, and a result
+ * freed by one call. Errors: action functions return 0 or a negative
+ * PSYM_E* code and put one line in the caller's struct psym_err.
  */
 #ifndef PSYM_H
 #define PSYM_H
 
-#include "arena.h"
-#include "array.h"
-#include "archive.h"
-#include "batch.h"
-#include "bincache.h"
-#include "builder.h"
-#include "collectprof.h"
-#include "hostid.h"
-#include "kmod.h"
-#include "kmods.h"
-#include "buildid.h"
-#include "compress.h"
-#include "crashlog.h"
-#include "deb.h"
-#include "demangle.h"
-#include "error.h"
-#include "fileio.h"
-#include "locate.h"
-#include "merge.h"
-#include "modset.h"
-#include "objtab.h"
-#include "lean.h"
-#include "pprof.h"
-#include "pprofpack.h"
-#include "profread.h"
-#include "readlimits.h"
-#include "reason.h"
-#include "registry.h"
-#include "report.h"
-#include "resdesc.h"
-#include "resolvers.h"
-#include "show.h"
-#include "sidenames.h"
-#include "symbolize.h"
-#include "stack.h"
-#include "build.h"
-#include "index.h"
-#include "input.h"
-#include "otlp.h"
-#include "store.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- errors ------------------------------------------------------------- */
+
+/*
+ * Action functions return 0 on success or a negative PSYM_E* code. Lookups
+ * that find nothing return PSYM_NOENT (positive, not an error). The detailed
+ * one-line message for the last error lives in a struct psym_err owned by
+ * the caller, never in static state.
+ */
+/* X(name, exit-code class, message) */
+#define PSYM_ERRORS(X)                                                                             \
+	X(OK, 0, "success")                                                                        \
+	X(NOMEM, 3, "out of memory")                                                               \
+	X(LIMIT, 2, "size limit exceeded")                                                         \
+	X(IO, 3, "input/output error")                                                             \
+	X(USAGE, 2, "invalid usage")                                                               \
+	X(BADGZIP, 2, "corrupt gzip data")                                                         \
+	X(BADPROTO, 2, "not a valid protocol buffer")                                              \
+	X(BADPROFILE, 2, "invalid profile")                                                        \
+	X(BADELF, 2, "invalid ELF file")                                                           \
+	X(BADDWARF, 2, "invalid DWARF data")                                                       \
+	X(BADINPUT, 2, "invalid input")                                                            \
+	X(NOTREG, 2, "not a regular file")                                                         \
+	X(UNSUPPORTED, 2, "unsupported")                                                           \
+	X(BPF, 3, "BPF failure")                                                                   \
+	X(INTERNAL, 3, "internal error")
+
+enum psym_error {
+#define PSYM_X_ENUM(name, cls, msg) PSYM__IDX_##name,
+	PSYM_ERRORS(PSYM_X_ENUM)
+#undef PSYM_X_ENUM
+	PSYM__NERRORS
+};
+
+/* Negative error codes: PSYM_ENOMEM == -1, ... */
+#define PSYM_X_DEF(name, cls, msg) PSYM_E##name = -PSYM__IDX_##name,
+enum {
+	PSYM_ERRORS(PSYM_X_DEF)
+};
+#undef PSYM_X_DEF
+
+/* Positive "nothing found" result of a lookup: not an error. */
+#define PSYM_NOENT 1
+
+/* Exit codes of the programs (documented in psym(1)). */
+enum psym_exit {
+	PSYM_EXIT_OK = 0,
+	PSYM_EXIT_PARTIAL = 1,
+	PSYM_EXIT_BADINPUT = 2,
+	PSYM_EXIT_SYSTEM = 3,
+};
+
+struct psym_err {
+	int code;	/* last negative code, 0 if none */
+	char msg[1024]; /* one line, no trailing newline */
+};
+
+/* Generic text of a code (0 or negative). Never NULL. */
+const char *psym_strerror(int code);
+
+/* Exit code class for an error code. */
+int psym_exit_code(int code);
+
+/*
+ * Record an error with a printf-style message and return the code, so that
+ * callers can write `return psym_err_set(e, PSYM_EIO, "...")`. e may be NULL.
+ */
+int psym_err_set(struct psym_err *e, int code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Prefix the current message with "prefix: " (e.g. the file name). */
+void psym_err_prefix(struct psym_err *e, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+void psym_err_clear(struct psym_err *e);
+
+/* ---- limits ------------------------------------------------------------- */
+
+/* Caps on what an input may make psym read or allocate. */
+struct psym_limits {
+	size_t max_input;   /* bytes of the (possibly compressed) file */
+	size_t max_profile; /* bytes of the decoded protobuf message */
+	size_t max_memory;  /* arena cap of one profile */
+};
+
+#define PSYM_DEFAULT_MAX_INPUT ((size_t)1 << 30)
+#define PSYM_DEFAULT_MAX_PROFILE ((size_t)512 << 20)
+#define PSYM_DEFAULT_MAX_MEMORY ((size_t)8 << 30)
+
+void psym_limits_default(struct psym_limits *l);
+
+/* ---- profiles --------------------------------------------------------- */
+
+/* A profile in memory: opaque; one arena holds all of it. */
+struct psym_profile;
+
+/*
+ * Read and validate one profile of any kind the input table knows (pprof,
+ * its legacy text forms, perf.data, OTLP; "-" is stdin): *out is the
+ * caller's (psym_profile_free). Errors name the file. A file read in part
+ * gives 0 with e->code set and its one line in e->msg: warn, go on.
+ */
+int psym_profile_load(const char *path, const struct psym_limits *lim, struct psym_profile **out,
+		      struct psym_err *e);
+
+void psym_profile_free(struct psym_profile *p);
+
+/* Encode and write atomically to path ("-" = stdout). */
+int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,
+		       struct psym_err *e);
+
+enum psym_merge_role {
+	PSYM_MERGE_ADD,
+	PSYM_MERGE_DIFF_BASE,
+	PSYM_MERGE_SUBTRACT,
+};
+
+/*
+ * A new profile (*out, arena capped by lim) merged from in[0..n). names[i]
+ * names profile i in errors; role may be NULL (every profile added).
+ * PSYM_EBADPROFILE when the types differ.
+ */
+int psym_profile_merge(struct psym_profile *const *in, const char *const *names,
+		       const enum psym_merge_role *role, size_t n, const struct psym_limits *lim,
+		       struct psym_profile **out, struct psym_err *e);
+
+/*
+ * pprof's Profile.Normalize (-normalize): scale p's values in place, per
+ * sample type, by base's sum over p's sum (0 when p's is 0), so p's total
+ * is base's; each value rounded half away from zero, and samples whose
+ * scaled values are all 0 dropped. PSYM_EBADPROFILE when the types differ
+ * (names name the profiles in that error).
+ */
+int psym_profile_normalize(struct psym_profile *p, const char *name,
+			   const struct psym_profile *base, const char *base_name,
+			   struct psym_err *e);
+
+/* What psym show prints of a (validated) profile. */
+enum psym_show_style {
+	PSYM_SHOW_TEXT,	  /* a readable dump */
+	PSYM_SHOW_JSON,	  /* the same as JSON */
+	PSYM_SHOW_COUNTS, /* "(N samples, N locations, N mappings, N functions)" */
+};
+
+int psym_show(const struct psym_profile *p, enum psym_show_style style, FILE *out);
+
+/* ---- the session: how files are found, what may be read ------------------ */
+
+/* Opaque; one per run of a command (session.h). */
+struct psym_session;
+
+/* A new session with every default; NULL when out of memory. */
+struct psym_session *psym_session_new(void);
+
+/*
+ * One option, by the name the command line gives it (without "--"), arg
+ * NULL for a flag. Where files are found: binary-path, sysroot, debug-dir,
+ * dwo-dir, dwp, modules-dir, debug-pkg, debuginfod, debuginfod-timeout,
+ * offline; caches and indexes: cache, no-cache, index-store, no-index,
+ * no-index-build; caps: max-input-size, max-profile-size, max-memory,
+ * limit (NAME=N); how addresses are answered: main-binary, force,
+ * explain, quiet, no-inlines, demangle, no-demangle, adjust-callers,
+ * kallsyms, vdso, vmlinux, perf-map, perf-map-dir, pid, format. 0;
+ * PSYM_NOENT when name is none of these; PSYM_EUSAGE with the one line
+ * when arg is not a valid value. Strings are copied.
+ */
+int psym_session_set(struct psym_session *s, const char *name, const char *arg, struct psym_err *e);
+
+/* --limit help: every reader cap, its value and what it bounds. */
+void psym_session_print_limits(const struct psym_session *s, FILE *out);
+
+/* The caps on one profile (max-input-size, max-profile-size, max-memory). */
+const struct psym_limits *psym_session_limits(const struct psym_session *s);
+
+/*
+ * What the run will read, so that --debug-pkg extracts only what it
+ * needs (a no-op without --debug-pkg): profiles (files, or directories of
+ * them), cores, binaries by path, build IDs, or everything.
+ */
+enum psym_want {
+	PSYM_WANT_PROFILES,
+	PSYM_WANT_CORES,
+	PSYM_WANT_FILES,
+	PSYM_WANT_BUILD_IDS,
+	PSYM_WANT_ALL,
+};
+int psym_session_want(struct psym_session *s, enum psym_want what, const char *const *v, size_t n,
+		      struct psym_err *e);
+
+/* psym_session_start's flags. */
+enum {
+	PSYM_START_PERF_MAPS = 1,      /* perf maps in /tmp by default (symbolize) */
+	PSYM_START_NO_INDEX_BUILD = 2, /* indexes used, never built by lookups */
+	PSYM_START_NO_MEMORY_CAP = 4,  /* max-memory does not cap DWARF (index) */
+	PSYM_START_NO_CACHE = 8,       /* no answer cache (addr) */
+};
+
+/*
+ * Once, after the options and the wants, before any thread: packages
+ * extracted, debug dirs completed, debuginfod's session made, the answer
+ * cache and the index store opened. 0 or an error (a named index store
+ * that cannot be used is PSYM_EUSAGE).
+ */
+int psym_session_start(struct psym_session *s, unsigned flags, struct psym_err *e);
+
+/* NULL is fine; removes a --no-cache extraction. */
+void psym_session_free(struct psym_session *s);
+
+/* ---- outputs: written whole or not at all ---------------------------------- */
+
+struct psym_out {
+	char *path; /* destination ("-" for stdout; a symlink's target) */
+	char *tmp;  /* temporary file, NULL for stdout or a direct write */
+	FILE *fp;
+	bool direct; /* fp is a device, FIFO, terminal or /proc file of ours */
+};
+
+/*
+ * Start writing path ("-" = stdout). A regular file (or a new one) is
+ * written to a temporary file and renamed into place; a symbolic link is
+ * followed and its target replaced, the link kept; a device, FIFO, socket,
+ * terminal or a file reached through /proc (/dev/stdout) is written
+ * directly, since it cannot be replaced (so an abort cannot take back what
+ * was written there). A link in a sticky world-writable directory (/tmp)
+ * owned by neither this user nor the directory's owner is not followed
+ * (PSYM_EUSAGE), as the kernel's protected_symlinks would refuse it, also
+ * where that setting is off. Removes stale temporaries of dead psyms.
+ */
+int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e);
+/* Flush, fsync and rename into place; closes o in all cases. */
+int psym_out_commit(struct psym_out *o, struct psym_err *e);
+/* Drop the temporary file; the destination is untouched. Accepts closed o. */
+void psym_out_abort(struct psym_out *o);
+
+/* a and b name the same file (both exist). */
+bool psym_same_file(const char *a, const char *b);
+
+/* ---- the jobs ----------------------------------------------------------------- */
+
+/* psym symbolize: one profile IN -> OUT, or a batch. */
+struct psym_symbolize_args {
+	const char *const *inputs; /* profiles, or directories of them */
+	size_t n_inputs;
+	const char *output;   /* a file (one input), or the batch's directory */
+	const char *manifest; /* INPUT<TAB>OUTPUT lines instead of inputs/output */
+	const char *results;  /* a JSON line per batch input appended here, or NULL */
+	unsigned jobs;	      /* a batch of this many at once (0: not given) */
+	bool gzip;
+	bool strict; /* unresolved locations of file-backed mappings: exit 1 */
+	bool resume; /* a batch skips outputs already complete */
+};
+
+/*
+ * Symbolize, starting the session (the inputs' packages extracted first).
+ * A batch when there is a manifest, jobs, several inputs or a directory.
+ * What it says goes to stderr (summary, notes, --explain). *active is the
+ * output being written, for a signal handler to remove (psym_out). 0 with
+ * *status the PSYM_EXIT_* the run ends with, or an error.
+ */
+int psym_session_symbolize(struct psym_session *s, const struct psym_symbolize_args *a,
+			   struct psym_out *volatile *active, int *status, struct psym_err *e);
+
+/* psym stack: cores unwound and symbolized. */
+struct psym_stack_args {
+	bool json;	    /* one JSON object per core on stdout */
+	const char *output; /* write the stacks as a pprof profile here instead */
+	size_t max_frames;  /* per thread; 0: 256 */
+	unsigned signature; /* --group-by signature: frames in it (0: none) */
+};
+
+int psym_session_stack(struct psym_session *s, const char *const *cores, size_t n,
+		       const struct psym_stack_args *a, int *status, struct psym_err *e);
+
+/* psym index: a binary's or debug file's index built into the session's store. */
+#define PSYM_BUILD_ID_HEX_LEN 129 /* a build ID in hex, with its NUL */
+struct psym_index_info {
+	char build_id[PSYM_BUILD_ID_HEX_LEN];
+	char source[4096]; /* the file it was made from (psym_index_check) */
+	uint64_t size;	   /* bytes (psym_session_index) */
+	double seconds;	   /* taken (psym_session_index) */
+	size_t records;	   /* function records */
+};
+
+/*
+ * Build the index of the ELF file at path into the session's store
+ * (started on the first call: every package extracted; an error when
+ * there is no store). 0 or an error naming the file, most of the time.
+ * path NULL: the session started and the store checked only.
+ */
+int psym_session_index(struct psym_session *s, const char *path, struct psym_index_info *info,
+		       struct psym_err *e);
+
+/* psym index --verify: an index file checked whole (checksums, every record). */
+int psym_index_check(const char *path, struct psym_index_info *info, struct psym_err *e);
+
+/* ---- addresses of one binary; the crash-log filter ------------------------- */
+
+/*
+ * One symbolized frame, innermost first: what becomes a pprof Line and its
+ * Function. Strings are borrowed from what answered (until its next
+ * lookup).
+ */
+struct psym_frame {
+	const char *name;	  /* name as the source spells it (DW_AT_name,
+				   * symbol name, JIT name); never NULL from a
+				   * resolver ("" when unknown); the DWARF reader
+				   * itself gives NULL for unnamed DIEs */
+	const char *linkage_name; /* mangled/system name, NULL when none */
+	const char *file;	  /* source file of `line`, NULL if unknown */
+	int64_t line;		  /* 0 if unknown */
+	int64_t column;		  /* 0 if unknown */
+	int64_t start_line;	  /* line of the function's declaration, 0 if unknown */
+	const char *start_file;	  /* its file (DW_AT_decl_file, as llvm-symbolizer
+				   * reads it), NULL if unknown */
+	uint64_t start_address;	  /* this frame's own DW_AT_low_pc: an inlined
+				   * call's or the function's (has_start_address) */
+	bool has_start_address;
+	uint32_t discriminator; /* line-table discriminator of `line` (innermost
+				   * frame, when asked for: psym addr), 0 if none */
+};
+
+/* psym addr: which binary, and how it answers. */
+struct psym_addr_args {
+	const char *exe;      /* -e FILE (with --filter: modules of that name) */
+	const char *build_id; /* --build-id: a file with it, or a check of exe's */
+	const char *section;  /* -j: addresses are offsets in this section */
+	const char *gsym;     /* answer from this GSYM file instead of the DWARF */
+	bool gnu_names;	      /* the outermost frame named as GNU addr2line names it */
+	bool filter;	      /* the crash-log filter (psym_session_filter) */
+	bool demangle;	      /* the filter's names demangled */
+	bool verbose;	      /* say which files answered, and counts */
+	bool explain;	      /* say every file tried */
+	bool starts;	      /* answers give the outermost frame's start (JSON) */
+};
+
+/* One binary opened for lookups (opaque). */
+struct psym_module;
+
+/* An answer: frames innermost first, in the input's terms. */
+struct psym_answer {
+	const struct psym_frame *f; /* borrowed until the next lookup */
+	size_t n;		    /* 0: nothing holds the address */
+	uint64_t shift;		    /* input address less the address looked up */
+	uint64_t start;		    /* the outermost frame's function start, with
+				     * starts asked (has_start) */
+	bool has_start;
+};
+
+/*
+ * The binary found and opened (the session started for it: with
+ * --debug-pkg its debug file extracted), saying what was tried with
+ * explain. 0 with *out, or an error (no file: PSYM_EBADINPUT, why).
+ */
+int psym_session_module(struct psym_session *s, const struct psym_addr_args *a,
+			struct psym_module **out, struct psym_err *e);
+
+/* Its name (as named, else its path) and the hex digits of its addresses (8 or 16). */
+void psym_module_facts(const struct psym_module *m, const char **name, int *addr_width);
+
+/* The frames at an address (placed first in a .o/.ko or with section). */
+size_t psym_module_lookup(struct psym_module *m, uint64_t addr, struct psym_answer *ans);
+
+/*
+ * The lookups are over: say what answered (warnings; with verbose the
+ * counts, bad inputs that were not addresses among them), act on what was
+ * learned (index builds), free. NULL is fine.
+ */
+void psym_module_close(struct psym_module *m, size_t bad);
+
+/*
+ * psym addr --filter: in copied to out with sanitizer, backtrace_symbols
+ * and module+offset frames filled in; the frames left unresolved are
+ * counted and said on stderr.
+ */
+int psym_session_filter(struct psym_session *s, const struct psym_addr_args *a, FILE *in, FILE *out,
+			size_t *unresolved, struct psym_err *e);
+
+/* ---- build IDs ------------------------------------------------------------- */
+
+/* True when s is 2..2*PSYM_BUILD_ID_MAX lowercase/uppercase hex digits, even. */
+bool psym_build_id_valid(const char *s);
+
+/* True when s is a Go build ID in the "go:" form psym_notes_go_build_id writes. */
+bool psym_build_id_is_go(const char *s);
+
+/* ---- reports ------------------------------------------------------------------ */
+
+struct psym_report_opts;
+
+/*
+ * When much of a profile is raw addresses: a note on err saying what
+ * would give them names (psym symbolize, or a debug package when a
+ * symbolizer has been through it already).
+ */
+void psym_say_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
+			   const char *file, FILE *err);
 
 #endif

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 /* -x: the candidates the search recorded, in order. */
 static void show(struct psym_cands *c)

@@ -97,30 +97,6 @@ int psym_read_lines_cap(int fd, const char *name, size_t max_line, uint64_t max_
  */
 bool psym_parse_hex(const char **p, const char *end, uint64_t *out);
 
-struct psym_out {
-	char *path; /* destination ("-" for stdout; a symlink's target) */
-	char *tmp;  /* temporary file, NULL for stdout or a direct write */
-	FILE *fp;
-	bool direct; /* fp is a device, FIFO, terminal or /proc file of ours */
-};
-
-/*
- * Start writing path ("-" = stdout). A regular file (or a new one) is
- * written to a temporary file and renamed into place; a symbolic link is
- * followed and its target replaced, the link kept; a device, FIFO, socket,
- * terminal or a file reached through /proc (/dev/stdout) is written
- * directly, since it cannot be replaced (so an abort cannot take back what
- * was written there). A link in a sticky world-writable directory (/tmp)
- * owned by neither this user nor the directory's owner is not followed
- * (PSYM_EUSAGE), as the kernel's protected_symlinks would refuse it, also
- * where that setting is off. Removes stale temporaries of dead psyms.
- */
-int psym_out_open(struct psym_out *o, const char *path, struct psym_err *e);
-/* Flush, fsync and rename into place; closes o in all cases. */
-int psym_out_commit(struct psym_out *o, struct psym_err *e);
-/* Drop the temporary file; the destination is untouched. Accepts closed o. */
-void psym_out_abort(struct psym_out *o);
-
 /*
  * Remove the files in dir named PREFIX + PID + sep + ... whose process PID
  * no longer exists: temporaries of a writer killed before its rename. A
@@ -135,7 +111,6 @@ void psym_remove_stale_tmps(const char *dir, const char *prefix, char sep);
 bool psym_pid_gone(long pid);
 
 /* Same file (device + inode)? false if either cannot be stat'ed. */
-bool psym_same_file(const char *a, const char *b);
 
 struct stat;
 

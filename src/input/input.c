@@ -193,3 +193,25 @@ int psym_input_read_profile(const char *path, const struct psym_limits *lim,
 	psym_input_free(in);
 	return ret;
 }
+
+int psym_profile_load(const char *path, const struct psym_limits *lim,
+		      struct psym_profile **out, struct psym_err *e)
+{
+	struct psym_err partial = { 0 };
+	int ret = psym_input_read_profile(path, lim, out, &partial);
+
+	if (ret) {
+		*e = partial;
+		return ret;
+	}
+	ret = psym_profile_validate(*out, e);
+	if (ret) {
+		psym_err_prefix(e, "'%s': invalid profile", strcmp(path, "-") ? path : "<stdin>");
+		psym_profile_free(*out);
+		*out = NULL;
+		return ret;
+	}
+	if (partial.code)
+		*e = partial;
+	return 0;
+}

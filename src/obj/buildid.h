@@ -57,9 +57,6 @@ int psym_notes_go_build_id(const void *notes, size_t len, size_t align, bool swa
 int psym_notes_mapping_build_id(const void *notes, size_t len, size_t align, bool swap,
 				char out[PSYM_BUILD_ID_HEX_MAX]);
 
-/* True when s is a Go build ID in the "go:" form psym_notes_go_build_id writes. */
-bool psym_build_id_is_go(const char *s);
-
 /*
  * The key that stands for a Go build ID where only lowercase hex is taken
  * (the index store, the answer cache): "676f" ("go") and two 64-bit FNV-1a
@@ -117,9 +114,6 @@ int psym_debug_sup_parse(const void *data, size_t len, bool msb, struct psym_deb
 /* Kernel build ID from a /sys/kernel/notes style file. */
 int psym_kernel_notes_build_id(const char *path, char out[PSYM_BUILD_ID_HEX_MAX],
 			       struct psym_err *e);
-
-/* True when s is 2..2*PSYM_BUILD_ID_MAX lowercase/uppercase hex digits, even. */
-bool psym_build_id_valid(const char *s);
 
 /*
  * True when s is a build ID as psym writes one (its keys, file names and

@@ -19,19 +19,6 @@
 #include "error.h"
 #include "pbtypes.h"
 
-/* Caps on what an input may make psym read or allocate. */
-struct psym_limits {
-	size_t max_input;   /* bytes of the (possibly compressed) file */
-	size_t max_profile; /* bytes of the decoded protobuf message */
-	size_t max_memory;  /* arena cap of one profile */
-};
-
-#define PSYM_DEFAULT_MAX_INPUT ((size_t)1 << 30)
-#define PSYM_DEFAULT_MAX_PROFILE ((size_t)512 << 20)
-#define PSYM_DEFAULT_MAX_MEMORY ((size_t)8 << 30)
-
-void psym_limits_default(struct psym_limits *l);
-
 /* *l, or the defaults when l is NULL. */
 static inline struct psym_limits psym_limits_or_default(const struct psym_limits *l)
 {
@@ -152,11 +139,5 @@ int psym_profile_encode(const struct psym_profile *p, bool gzip, unsigned char *
  */
 int psym_profile_write_fp(const struct psym_profile *p, bool gzip, FILE *fp, const char *name,
 			  struct psym_err *e);
-
-/* Encode and write atomically to path ("-" = stdout). */
-int psym_profile_write(const struct psym_profile *p, const char *path, bool gzip,
-		       struct psym_err *e);
-
-void psym_profile_free(struct psym_profile *p);
 
 #endif

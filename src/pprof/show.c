@@ -134,7 +134,7 @@ static int show_text(const struct psym_profile *p, FILE *out)
  * string has some, the text is printed from a view of p whose string
  * table holds escaped copies (the profile itself keeps its bytes).
  */
-int psym_show_text(const struct psym_profile *p, FILE *out)
+static int show_dump(const struct psym_profile *p, FILE *out)
 {
 	const pb_profile *pb = p->pb;
 	struct psym_profile view;
@@ -193,7 +193,7 @@ static void json_value_type(const struct psym_profile *p, FILE *out, const pb_va
 	fprintf(out, "}");
 }
 
-int psym_show_json(const struct psym_profile *p, FILE *out)
+static int show_json(const struct psym_profile *p, FILE *out)
 {
 	const pb_profile *pb = p->pb;
 
@@ -303,4 +303,17 @@ int psym_show_json(const struct psym_profile *p, FILE *out)
 	}
 	fprintf(out, "]\n}\n");
 	return ferror(out) ? PSYM_EIO : 0;
+}
+
+int psym_show(const struct psym_profile *p, enum psym_show_style style, FILE *out)
+{
+	switch (style) {
+	case PSYM_SHOW_TEXT: return show_dump(p, out);
+	case PSYM_SHOW_JSON: return show_json(p, out);
+	case PSYM_SHOW_COUNTS:
+		fprintf(out, "(%zu samples, %zu locations, %zu mappings, %zu functions)",
+			p->pb->n_sample, p->pb->n_location, p->pb->n_mapping, p->pb->n_function);
+		return ferror(out) ? PSYM_EIO : 0;
+	}
+	return PSYM_EUSAGE;
 }

@@ -7,8 +7,6 @@
 
 #include "pprof.h"
 
-/* The profile must have been validated (indexes built). */
-int psym_show_text(const struct psym_profile *p, FILE *out);
-int psym_show_json(const struct psym_profile *p, FILE *out);
+/* psym_show (psym.h): the profile must have been validated (indexes built). */
 
 #endif

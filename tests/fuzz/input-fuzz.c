@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 static void one(const uint8_t *data, size_t size, const struct psym_limits *lim)
 {

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "lean.h"
-#include "psym.h"
+#include "psym-int.h"
 
 static const struct psym_limits lim = {
 	.max_input = 1 << 24,

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 static int fuzz_legacy(const uint8_t *head, size_t hlen, const uint8_t *data, size_t size)
 {
@@ -40,7 +40,7 @@ static int fuzz_legacy(const uint8_t *head, size_t hlen, const uint8_t *data, si
 			abort();
 		}
 		if (devnull) {
-			psym_show_text(p, devnull);
+			psym_show(p, PSYM_SHOW_TEXT, devnull);
 			fclose(devnull);
 		}
 		if (psym_profile_encode(p, false, &enc, &len, &e) != 0 ||

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psym.h"
+#include "psym-int.h"
 
 /*
  * Give every location its own Lines again through the builder's shared
@@ -82,8 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (psym_profile_validate(p, &e) == 0) {
 		devnull = fopen("/dev/null", "w");
 		if (devnull) {
-			psym_show_text(p, devnull);
-			psym_show_json(p, devnull);
+			psym_show(p, PSYM_SHOW_TEXT, devnull);
+			psym_show(p, PSYM_SHOW_JSON, devnull);
 			fclose(devnull);
 		}
 	}

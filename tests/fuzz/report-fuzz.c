@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "psym.h"
+#include "psym-int.h"
 #include "merge.h"
 #include "report.h"
 

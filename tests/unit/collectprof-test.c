@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "collectprof.h"
-#include "psym.h"
+#include "psym-int.h"
 #include "tap.h"
 
 static const char *str(struct psym_profile *p, int64_t i)

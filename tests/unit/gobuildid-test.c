@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psym.h"
+#include "psym-int.h"
 #include "tap.h"
 
 /* What go tool buildid printed for a -s -w build of a small program. */

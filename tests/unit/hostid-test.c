@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "psym.h"
+#include "psym-int.h"
 #include "tap.h"
 
 static struct psym_profile *profile_with(const char *c1, const char *c2)

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "psym.h"
+#include "psym-int.h"
 #include "tap.h"
 
 /*

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "psym.h"
+#include "psym-int.h"
 #include "tap.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;

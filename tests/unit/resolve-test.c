@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "psym.h"
+#include "psym-int.h"
 #include "tap.h"
 
 static char dir[64];
