@@ -21,7 +21,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
-#include "psym-int.h"
+#include "psym.h"
 
 extern const char *progname;
 
@@ -182,8 +182,6 @@ void on_signal(int sig);
 void add_owned(char *s, const char ***list, size_t *n);
 void add_one(const char *arg, const char ***list, size_t *n);
 long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what);
-/* --demangle=MODE (pprof's modes); a bad MODE exits 2. */
-enum psym_demangle_mode parse_demangle_arg(const char *cmd, const char *arg);
 void free_list(const char **list, size_t n);
 
 /*

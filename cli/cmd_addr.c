@@ -19,7 +19,6 @@
 
 #include "addr_order.h"
 #include "cli.h"
-#include "textesc.h"
 
 /* ---- addr ------------------------------------------------------------------ */
 
@@ -263,13 +262,16 @@ static ssize_t read_addr_line(FILE *in, char **buf, size_t *cap, size_t max, boo
 			continue;
 		}
 		if (n + 1 >= *cap) {
-			char *nb = psym_array_grow(*buf, cap, n + 2, 1, max + 1);
+			/* Doubling, up to max + 1 bytes. */
+			size_t nc = *cap ? *cap * 2 : 256;
+			char *nb = realloc(*buf, nc > max + 1 ? max + 1 : nc);
 
 			if (!nb) {
 				*overlong = true; /* answered as not an address */
 				continue;
 			}
 			*buf = nb;
+			*cap = nc > max + 1 ? max + 1 : nc;
 		}
 		(*buf)[n++] = (char)c;
 	}

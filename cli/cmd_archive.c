@@ -51,25 +51,19 @@ int cmd_archive(int argc, char **argv)
 		LIMIT_OPTIONS,
 		{ 0 }
 	};
-	struct psym_archive_opts ao = { 0 };
-	struct psym_archive_printer pr = { stderr, false };
-	struct psym_archive_stats st;
+	struct psym_archive_args a = { 0 };
 	struct psym_limits lim;
-	struct psym_profile *p = NULL;
 	struct psym_err e = { 0 };
 	const char **excl = NULL, **ddirs = NULL;
 	size_t nexcl = 0, nddirs = 0, max = 0;
-	char *out = NULL;
-	const char *out_opt = NULL;
-	bool quiet = false;
-	int c, ret;
+	int c, ret, status;
 
 	psym_limits_default(&lim);
 	while ((c = getopt_long(argc, argv, "ho:vq", opts, NULL)) != -1) {
 		if (limit_option(c, optarg, &lim, "archive "))
 			continue;
 		switch (c) {
-		case 'o': out_opt = optarg; break;
+		case 'o': a.output = optarg; break;
 		case OPT_EXCLUDE:
 			if (!*optarg)
 				die_usage("archive ", "empty --exclude-path");
@@ -81,47 +75,24 @@ int cmd_archive(int argc, char **argv)
 			break;
 		case OPT_DEBUG_DIR: add_one(optarg, &ddirs, &nddirs); break;
 		case OPT_LEVEL:
-			ao.level = (int)parse_long_arg("archive ", optarg, 1, 19, "--level");
+			a.level = (int)parse_long_arg("archive ", optarg, 1, 19, "--level");
 			break;
-		case 'v': pr.verbose = true; break;
-		case 'q': quiet = true; break;
+		case 'v': a.verbose = true; break;
+		case 'q': a.quiet = true; break;
 		case 'h': fputs(archive_help, stdout); return 0;
 		default: die_bad_option("archive ", argv, "ho:vq");
 		}
 	}
 	if (argc - optind != 1)
 		die_usage("archive ", "expected exactly one PROFILE");
-	out = out_opt ? strdup(out_opt) : psym_archive_default_name(argv[optind]);
-	if (!out) {
-		fprintf(stderr, "%s: out of memory\n", progname);
-		return PSYM_EXIT_SYSTEM;
-	}
-	ret = load(argv[optind], &lim, &p);
-	if (ret)
-		goto out;
-	ao.max_bytes = max;
-	ao.exclude = excl;
-	ao.n_exclude = nexcl;
-	ao.debug_dirs = nddirs ? ddirs : NULL;
-	ao.n_debug_dirs = nddirs;
-	ao.event = psym_archive_print_event;
-	ao.event_ud = &pr;
-	ret = psym_archive_write(p, out, &ao, &st, &e);
-	if (ret) {
-		ret = report(&e, ret);
-		goto out;
-	}
-	if (!quiet)
-		fprintf(stderr,
-			"%s: archive '%s': %zu binaries and %zu debug files for %zu mappings "
-			"(%zu not found, %zu excluded, %zu without a build ID), %" PRIu64
-			" bytes packed into %" PRIu64 "\n",
-			progname, out, st.binaries, st.debug_files, st.mappings, st.missing,
-			st.excluded, st.no_build_id, st.bytes_in, st.bytes_out);
-out:
-	psym_profile_free(p);
+	a.profile = argv[optind];
+	a.max_bytes = max;
+	a.exclude = excl;
+	a.n_exclude = nexcl;
+	a.debug_dirs = ddirs;
+	a.n_debug_dirs = nddirs;
+	ret = psym_archive(&a, &lim, &status, &e);
 	free_list(excl, nexcl);
 	free_list(ddirs, nddirs);
-	free(out);
-	return ret;
+	return ret ? report(&e, ret) : status;
 }

@@ -148,30 +148,6 @@ static const char list_help[] =
 	"                             files' names first (default: a guess from the\n"
 	"                             source path's last directory; -trim_path)\n" REPORT_HELP;
 
-/* Which report cmd_report makes. */
-enum report_kind {
-	R_TOP,
-	R_FOLDED,
-	R_FLAME,
-	R_TRACES,
-	R_TREE,
-	R_PEEK,
-	R_LIST,
-};
-
-/* A fraction of the total, 0 to 1, or a usage error. */
-static double parse_fraction(const char *cmd, const char *arg, const char *what)
-{
-	char *end;
-	double v;
-
-	errno = 0;
-	v = strtod(arg, &end);
-	if (errno || *end || end == arg || !(v >= 0 && v <= 1))
-		die_usage(cmd, "invalid %s '%s': a number from 0 to 1", what, arg);
-	return v;
-}
-
 enum {
 	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
 	OPT_CUM,
@@ -200,12 +176,6 @@ enum {
 	OPT_TAGROOT,
 	OPT_TAGLEAF,
 };
-
-/* pprof: an empty filter is no filter. */
-static const char *nonempty(const char *s)
-{
-	return *s ? s : NULL;
-}
 
 static const struct option report_opts[] = {
 	{ "sample-index", required_argument, NULL, OPT_SAMPLE_INDEX },
@@ -247,304 +217,91 @@ static const char *const names[] = { "top ",  "folded ", "flame ", "traces ",
 static const char *const helps[] = { top_help,	folded_help, flame_help, traces_help,
 				     tree_help, peek_help,   list_help };
 
-/* What the command line asks of a report. */
-struct rargs {
-	struct psym_report_opts ro;
-	struct psym_limits lim;
-	struct psym_list_opts lo;
-	const char *out, *title, *base, *regex;
-	bool subtract;	/* base is pprof's -base, not -diff_base */
-	bool normalize; /* scale FILE to base's total first */
-	bool nf_set, ef_set, n_set;
-	enum psym_demangle_mode demangle; /* how functions are renamed */
-	bool demangle_force;		  /* --demangle given */
-	const char *tagroot, *tagleaf;	  /* label keys for pseudo frames */
-};
-
-/* The options and operands; 1 when --help was printed. optind: at FILE. */
-static int parse_report_args(int argc, char **argv, enum report_kind which, struct rargs *a)
+/* The options and operands into r; 1 when --help was printed. optind: at FILE. */
+static int parse_report_args(int argc, char **argv, enum psym_report_kind which,
+			     struct psym_report *r, const char **regex)
 {
-	int c;
+	struct psym_err e = { 0 };
+	int c, ret;
 
-	psym_limits_default(&a->lim);
-	a->ro.sample_index = -1;
 	while ((c = getopt_long(argc, argv, "hn:o:", report_opts, NULL)) != -1) {
-		if (limit_option(c, optarg, &a->lim, names[which]))
-			continue;
-		switch (c) {
-		case OPT_SAMPLE_INDEX: {
-			char *end;
-			long v;
+		const struct option *o = report_opts;
 
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (!errno && *end == '\0' && end != optarg && v >= 0)
-				a->ro.sample_index = v;
-			else
-				a->ro.sample_name = optarg;
-			break;
+		if (c == 'h') {
+			fputs(helps[which], stdout);
+			return 1;
 		}
-		case 'n':
-			a->ro.max_rows =
-				(size_t)parse_long_arg(names[which], optarg, 0, LONG_MAX, "-n");
-			a->n_set = true;
-			break;
-		case OPT_NODEFRACTION:
-			a->ro.node_fraction =
-				parse_fraction(names[which], optarg, "--nodefraction");
-			a->nf_set = true;
-			break;
-		case OPT_EDGEFRACTION:
-			a->ro.edge_fraction =
-				parse_fraction(names[which], optarg, "--edgefraction");
-			a->ef_set = true;
-			break;
-		case OPT_CUM: a->ro.sort_cum = true; break;
-		case OPT_LINES: a->ro.by = PSYM_BY_LINE; break;
-		case OPT_FILES: a->ro.by = PSYM_BY_FILE; break;
-		case OPT_ADDRESSES: a->ro.by = PSYM_BY_ADDRESS; break;
-		case OPT_FILEFUNCTIONS: a->ro.by = PSYM_BY_FILEFUNCTION; break;
-		/* perf's --comm=LIST / --pid=LIST filter; bare, a frame per label. */
-		case OPT_COMM:
-			if (optarg)
-				a->ro.filter.comms = nonempty(optarg);
-			else
-				a->ro.comm_frame = true;
-			break;
-		case OPT_PIDFRAME:
-			if (optarg)
-				a->ro.filter.pids = nonempty(optarg);
-			else
-				a->ro.pid_frame = true;
-			break;
-		case OPT_COMMS: a->ro.filter.comms = nonempty(optarg); break;
-		case OPT_PIDS: a->ro.filter.pids = nonempty(optarg); break;
-		case OPT_FOCUS: a->ro.filter.focus = nonempty(optarg); break;
-		case OPT_IGNORE: a->ro.filter.ignore = nonempty(optarg); break;
-		case OPT_HIDE: a->ro.filter.hide = nonempty(optarg); break;
-		case OPT_SHOW: a->ro.filter.show = nonempty(optarg); break;
-		case OPT_TAGFOCUS: a->ro.filter.tagfocus = nonempty(optarg); break;
-		case OPT_TAGIGNORE: a->ro.filter.tagignore = nonempty(optarg); break;
-		case OPT_DIFF_BASE:
-		case OPT_BASE:
-			if (a->base && a->subtract != (c == OPT_BASE))
-				die_usage(names[which],
-					  "--base and --diff-base cannot both be given");
-			a->base = optarg;
-			a->subtract = c == OPT_BASE;
-			break;
-		case OPT_NORMALIZE: a->normalize = true; break;
-		case OPT_SOURCE_PATH: a->lo.source_path = optarg; break;
-		case OPT_TRIM_PATH: a->lo.trim_path = optarg; break;
-		case 'o': a->out = optarg; break;
-		case OPT_TITLE: a->title = optarg; break;
-		case OPT_TAGROOT: a->tagroot = optarg; break;
-		case OPT_TAGLEAF: a->tagleaf = optarg; break;
-		case OPT_DEMANGLE:
-			a->demangle = parse_demangle_arg(names[which], optarg);
-			a->demangle_force = true;
-			break;
-		case 'h': fputs(helps[which], stdout); return 1;
-		default: die_bad_option(names[which], argv, "hn:o:");
-		}
+		while (o->name && o->val != c)
+			o++;
+		ret = o->name ? psym_report_set(r, o->name, optarg, &e) : PSYM_NOENT;
+		if (ret == PSYM_NOENT)
+			die_bad_option(names[which], argv, "hn:o:");
+		if (ret)
+			die_usage(names[which], "%s", e.msg);
 	}
-	if (which == R_PEEK || which == R_LIST) {
+	if (which == PSYM_REPORT_PEEK || which == PSYM_REPORT_LIST) {
 		if (argc - optind != 2)
 			die_usage(names[which], "expected REGEX and FILE");
-		a->regex = argv[optind++];
+		*regex = argv[optind++];
 	} else if (argc - optind != 1) {
 		die_usage(names[which], "expected exactly one FILE");
 	}
-	/* pprof -peek and -traces trim nothing; an option that would do nothing is refused. */
-	if ((which == R_PEEK || which == R_TRACES || which == R_LIST) &&
-	    (a->nf_set || a->ef_set || a->n_set))
-		die_usage(names[which],
-			  "%sshows everything, as pprof does: no --nodecount, "
-			  "--nodefraction or --edgefraction",
-			  names[which]);
-	if ((which == R_FOLDED || which == R_FLAME) && (a->nf_set || a->ef_set))
-		die_usage(names[which],
-			  "--nodefraction and --edgefraction are for the graph reports "
-			  "(top, tree); %skeeps whole stacks (see --nodecount)",
-			  names[which]);
-	if (which == R_TREE) {
-		/* pprof's defaults for its graph views. */
-		if (!a->n_set)
-			a->ro.max_rows = 80;
-		if (!a->nf_set)
-			a->ro.node_fraction = 0.005;
-		if (!a->ef_set)
-			a->ro.edge_fraction = 0.001;
-	}
-	if (a->normalize && !a->base)
-		die_usage(names[which], "--normalize needs --base or --diff-base");
-	if (which == R_LIST && (a->ro.by == PSYM_BY_ADDRESS || a->ro.by == PSYM_BY_FILEFUNCTION))
-		die_usage(names[which],
-			  "list is by source line: no --addresses or --filefunctions");
-	if (which != R_LIST && (a->lo.source_path || a->lo.trim_path))
-		die_usage(names[which], "--source-path and --trim-path are for psym list");
-	if (which == R_FLAME && !a->out)
-		die_usage(names[which], "no output: give -o FILE.svg");
+	if (psym_report_check(r, &e))
+		die_usage(names[which], "%s", e.msg);
 	return 0;
 }
 
-/* FILE (and its diff base), merged as pprof merges its inputs for traces. */
-static int load_input(const char *file, const struct rargs *a, enum report_kind which,
-		      struct psym_profile **pp)
+static int cmd_report(int argc, char **argv, enum psym_report_kind which)
 {
+	struct psym_report *r = psym_report_new(which);
 	struct psym_err e = { 0 };
-	int ret;
+	const char *regex = NULL;
+	int ret, status = PSYM_EXIT_OK;
 
-	ret = load(file, &a->lim, pp);
-	if (!ret && a->demangle_force && psym_report_demangle(*pp, a->demangle, true, &e)) {
-		psym_profile_free(*pp);
+	if (!r) {
+		psym_err_set(&e, PSYM_ENOMEM, "out of memory");
 		return report(&e, PSYM_ENOMEM);
 	}
-	if (ret)
-		return ret;
-	if (a->base) {
-		/* pprof's -diff_base: BASE negated and labelled, merged after FILE
-		   (-base: negated only); -normalize scales FILE first. */
-		struct psym_profile *in[2] = { *pp, NULL }, *m = NULL;
-		const char *inames[2] = { file, a->base };
-		const enum psym_merge_role role[2] = { PSYM_MERGE_ADD,
-						       a->subtract ? PSYM_MERGE_SUBTRACT
-								   : PSYM_MERGE_DIFF_BASE };
-
-		ret = load(a->base, &a->lim, &in[1]);
-		if (!ret && a->demangle_force)
-			ret = psym_report_demangle(in[1], a->demangle, true, &e);
-		if (ret) {
-			psym_profile_free(*pp);
-			return ret;
-		}
-		ret = a->normalize ? psym_profile_normalize(in[0], file, in[1], a->base, &e) : 0;
-		if (!ret)
-			ret = psym_profile_merge(in, inames, role, 2, &a->lim, &m, &e);
-		psym_profile_free(in[0]);
-		psym_profile_free(in[1]);
-		if (ret)
-			return report(&e, ret);
-		*pp = m;
-	}
-	if (which == R_TRACES && !a->base) {
-		/* pprof merges even one profile: its samples' order, duplicates summed. */
-		struct psym_profile *m = NULL;
-		const char *iname = file;
-
-		ret = psym_profile_merge(pp, &iname, NULL, 1, &a->lim, &m, &e);
-		psym_profile_free(*pp);
-		if (ret)
-			return report(&e, ret);
-		*pp = m;
-	}
-	/* As pprof: after the merge, before the filters. */
-	if ((a->tagroot || a->tagleaf) &&
-	    (ret = psym_report_tag_frames(*pp, a->tagroot, a->tagleaf, stderr, &e))) {
-		psym_profile_free(*pp);
-		return report(&e, ret);
-	}
-	return 0;
-}
-
-/* The flame graph, to a file written atomically or to stdout. */
-static int write_flame(struct psym_profile *p, const struct rargs *a, const char *file,
-		       struct psym_err *e)
-{
-	struct psym_out o;
-	int ret = psym_out_open(&o, a->out, e);
-
-	if (!ret) {
-		active_out = &o;
-		ret = psym_report_flame(p, &a->ro, a->title ? a->title : file, o.fp, e);
-		if (ret)
-			psym_out_abort(&o);
-		else
-			ret = psym_out_commit(&o, e);
-		active_out = NULL;
-	}
-	/* Standard output's errors are finish_stdout's (main.c). */
-	if (ret == PSYM_EIO && !strcmp(a->out, "-") && ferror(stdout))
-		ret = 0;
-	return ret;
-}
-
-static int cmd_report(int argc, char **argv, enum report_kind which)
-{
-	struct rargs a = { 0 };
-	struct psym_profile *p = NULL;
-	struct psym_err e = { 0 };
-	int ret;
-
-	if (parse_report_args(argc, argv, which, &a))
+	if (parse_report_args(argc, argv, which, r, &regex)) {
+		psym_report_free(r);
 		return 0;
-	ret = load_input(argv[optind], &a, which, &p);
-	if (ret)
-		return ret;
-	/* Mostly raw addresses: say what would give them names (stderr, once). */
-	psym_say_unsymbolized(p, &a.ro, argv[optind], stderr);
-	if (which == R_FLAME) {
-		ret = write_flame(p, &a, argv[optind], &e);
-	} else {
-		switch (which) {
-		case R_TOP:
-			ret = psym_report_top(p, &a.ro, stdout, &e);
-			if (!ret)
-				psym_report_fp_note(p, stderr);
-			break;
-		case R_TRACES: ret = psym_report_traces(p, &a.ro, stdout, &e); break;
-		case R_TREE: ret = psym_report_tree(p, &a.ro, stdout, &e); break;
-		case R_PEEK: ret = psym_report_peek(p, &a.ro, a.regex, stdout, &e); break;
-		case R_LIST:
-			a.lo.regex = a.regex;
-			ret = psym_report_list(p, &a.ro, &a.lo, stdout, stderr, &e);
-			break;
-		default: ret = psym_report_folded(p, &a.ro, stdout, &e); break;
-		}
-		/* Standard output's errors are finish_stdout's (main.c). */
-		if (ret == PSYM_EIO && ferror(stdout))
-			ret = 0;
 	}
-	psym_profile_free(p);
-	if (ret) {
-		if (ret != PSYM_EIO && ret != PSYM_ENOMEM)
-			psym_err_prefix(&e, "'%s'", argv[optind]);
-		return report(&e, ret);
-	}
-	return 0;
+	ret = psym_report_run(r, regex, argv[optind], &active_out, &status, &e);
+	psym_report_free(r);
+	return ret ? report(&e, ret) : status;
 }
 
 int cmd_top(int argc, char **argv)
 {
-	return cmd_report(argc, argv, R_TOP);
+	return cmd_report(argc, argv, PSYM_REPORT_TOP);
 }
 
 int cmd_folded(int argc, char **argv)
 {
-	return cmd_report(argc, argv, R_FOLDED);
+	return cmd_report(argc, argv, PSYM_REPORT_FOLDED);
 }
 
 int cmd_flame(int argc, char **argv)
 {
-	return cmd_report(argc, argv, R_FLAME);
+	return cmd_report(argc, argv, PSYM_REPORT_FLAME);
 }
 
 int cmd_traces(int argc, char **argv)
 {
-	return cmd_report(argc, argv, R_TRACES);
+	return cmd_report(argc, argv, PSYM_REPORT_TRACES);
 }
 
 int cmd_tree(int argc, char **argv)
 {
-	return cmd_report(argc, argv, R_TREE);
+	return cmd_report(argc, argv, PSYM_REPORT_TREE);
 }
 
 int cmd_peek(int argc, char **argv)
 {
-	return cmd_report(argc, argv, R_PEEK);
+	return cmd_report(argc, argv, PSYM_REPORT_PEEK);
 }
 
 int cmd_list(int argc, char **argv)
 {
-	return cmd_report(argc, argv, R_LIST);
+	return cmd_report(argc, argv, PSYM_REPORT_LIST);
 }

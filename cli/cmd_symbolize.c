@@ -19,11 +19,10 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "textesc.h"
 
 /* ---- symbolize ------------------------------------------------------------ */
 
-/* Batch job options (psym_batch_opts.manifest/resume/results). */
+/* Batch job options (psym_symbolize_args: manifest, resume, results). */
 enum {
 	OPT_MANIFEST = OPT_NEXT + 500,
 	OPT_RESUME,

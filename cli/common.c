@@ -235,15 +235,6 @@ long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const ch
 	return v;
 }
 
-enum psym_demangle_mode parse_demangle_arg(const char *cmd, const char *arg)
-{
-	int m = psym_demangle_mode_parse(arg);
-
-	if (m < 0)
-		die_usage(cmd, "invalid --demangle '%s': default, templates, full or none", arg);
-	return (enum psym_demangle_mode)m;
-}
-
 void free_list(const char **list, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

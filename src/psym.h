@@ -317,6 +317,23 @@ int psym_session_index(struct psym_session *s, const char *path, struct psym_ind
 /* psym index --verify: an index file checked whole (checksums, every record). */
 int psym_index_check(const char *path, struct psym_index_info *info, struct psym_err *e);
 
+/* psym archive: the binaries and debug files a profile needs, packed. */
+struct psym_archive_args {
+	const char *profile;
+	const char *output;	    /* NULL: the profile's name with its extension replaced */
+	const char *const *exclude; /* mapping paths under these prefixes skipped */
+	size_t n_exclude;
+	const char *const *debug_dirs; /* .build-id trees; none: /usr/lib/debug */
+	size_t n_debug_dirs;
+	uint64_t max_bytes; /* cap on the file bytes packed; 0: the default */
+	int level;	    /* zstd level; 0: 3 */
+	bool verbose;	    /* each file packed, each mapping not, on stderr */
+	bool quiet;	    /* no summary line */
+};
+
+int psym_archive(const struct psym_archive_args *a, const struct psym_limits *lim, int *status,
+		 struct psym_err *e);
+
 /* ---- addresses of one binary; the crash-log filter ------------------------- */
 
 /*
@@ -409,14 +426,97 @@ bool psym_build_id_is_go(const char *s);
 
 /* ---- reports ------------------------------------------------------------------ */
 
-struct psym_report_opts;
+/* The reports, each as pprof prints it (top, -traces, -tree, -peek, -list). */
+enum psym_report_kind {
+	PSYM_REPORT_TOP,
+	PSYM_REPORT_FOLDED,
+	PSYM_REPORT_FLAME,
+	PSYM_REPORT_TRACES,
+	PSYM_REPORT_TREE,
+	PSYM_REPORT_PEEK,
+	PSYM_REPORT_LIST,
+};
+
+/* One report's options (opaque). NULL: out of memory. */
+struct psym_report;
+struct psym_report *psym_report_new(enum psym_report_kind kind);
+void psym_report_free(struct psym_report *r);
 
 /*
- * When much of a profile is raw addresses: a note on err saying what
- * would give them names (psym symbolize, or a debug package when a
- * symbolizer has been through it already).
+ * One option, by the name the command line gives it (without "--"), arg
+ * NULL for a flag; arg is borrowed (it must outlive r). pprof's: sample-index,
+ * nodecount (nodes), nodefraction, edgefraction, cum, lines, files,
+ * addresses, filefunctions, focus, ignore, hide, show, tagfocus,
+ * tagignore, diff-base, base, normalize, tagroot, tagleaf, demangle,
+ * source-path, trim-path; perf's comm and pid (a LIST, or NULL: a frame
+ * per label), comms, pids; output and title (flame); max-input-size,
+ * max-profile-size, max-memory. 0; PSYM_NOENT when name is none of
+ * these; PSYM_EUSAGE with the one line when arg is not a valid value.
  */
-void psym_say_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
-			   const char *file, FILE *err);
+int psym_report_set(struct psym_report *r, const char *name, const char *arg, struct psym_err *e);
+
+/* After the options: PSYM_EUSAGE with the one line for what does not fit the report. */
+int psym_report_check(struct psym_report *r, struct psym_err *e);
+
+/*
+ * The report of the profile at file (regex: peek's and list's), to
+ * standard output (flame: to its output, *active while it is written),
+ * with a note on stderr when most of the profile is raw addresses. 0
+ * with *status PSYM_EXIT_OK or PSYM_EXIT_PARTIAL (read in part, said), or
+ * an error (a report's names the file).
+ */
+int psym_report_run(struct psym_report *r, const char *regex, const char *file,
+		    struct psym_out *volatile *active, int *status, struct psym_err *e);
+
+/* ---- text from input, on its way out --------------------------------------- */
+
+/* s with C0 controls and DEL shown, not sent (\n, \r, \t, else \xNN). */
+void psym_text_puts(FILE *out, const char *s);
+
+/* s as a JSON string (with its quotes), valid UTF-8 (U+FFFD for bad bytes). */
+void psym_json_string(FILE *out, const char *s);
+
+/*
+ * A malloc'd demangled form of name (caller frees), or NULL when name is
+ * not mangled or cannot be demangled. libiberty's recursion limit stays on,
+ * so hostile names cannot exhaust the stack. libiberty's answer, except
+ * that an inheriting constructor is named after its own class, as LLVM's
+ * demangler and gdb name it (Derived::Derived, not Derived::Base).
+ */
+char *psym_demangle(const char *name);
+
+/* ---- command lines ---------------------------------------------------------- */
+
+/* A byte size or count with optional K/M/G suffix (powers of 1024), > 0. */
+bool psym_parse_size(const char *s, unsigned long long *out);
+
+/*
+ * What getopt_long refused, in words, after it returned '?' with its own
+ * message off (opterr = 0): "unrecognized option '--x'", "option '--x'
+ * needs an argument", "option '--x' takes no argument", "invalid option
+ * '-x'", naming the option as given. Reads getopt's optind and optopt.
+ */
+void psym_bad_option_text(char *buf, size_t n, char *const *argv, const char *shortopts);
+
+/*
+ * How a function is named from its system (linkage) name, as pprof's
+ * -symbolize=demangle=MODE names it: SIMPLE (pprof's default) without
+ * parameters, template arguments, return type and clone suffixes;
+ * TEMPLATES keeps the template arguments; FULL is the whole signature
+ * without clone suffixes; NONE keeps the system name.
+ */
+enum psym_demangle_mode {
+	PSYM_DEMANGLE_SIMPLE = 0,
+	PSYM_DEMANGLE_TEMPLATES,
+	PSYM_DEMANGLE_FULL,
+	PSYM_DEMANGLE_NONE,
+	PSYM_DEMANGLE_CLONES, /* FULL with clone suffixes (psym_demangle): crash stacks */
+};
+
+/* MODE from "default", "templates", "full" or "none"; -1: none of them. */
+int psym_demangle_mode_parse(const char *s);
+
+/* The OpenTelemetry profiles release whose wire psym reads and writes. */
+#define PSYM_OTLP_VERSION "1.10.0"
 
 #endif

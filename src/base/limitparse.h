@@ -34,15 +34,5 @@ int psym_limits_set(const struct psym_limit_def *defs, size_t n, void *base, con
 		    struct psym_err *e);
 /* One line per cap: name, current value, what it bounds. */
 void psym_limits_print(const struct psym_limit_def *defs, size_t n, const void *base, FILE *out);
-/* A byte size or count with optional K/M/G suffix (powers of 1024), > 0. */
-bool psym_parse_size(const char *s, unsigned long long *out);
-
-/*
- * What getopt_long refused, in words, after it returned '?' with its own
- * message off (opterr = 0): "unrecognized option '--x'", "option '--x'
- * needs an argument", "option '--x' takes no argument", "invalid option
- * '-x'", naming the option as given. Reads getopt's optind and optopt.
- */
-void psym_bad_option_text(char *buf, size_t n, char *const *argv, const char *shortopts);
 
 #endif

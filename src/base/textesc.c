@@ -184,3 +184,8 @@ void psym_json_string(FILE *out, const char *s)
 {
 	psym_json_escape(s, put_file, out);
 }
+
+void psym_text_puts(FILE *out, const char *s)
+{
+	psym_text_write(out, s, strlen(s));
+}

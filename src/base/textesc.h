@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "psym.h"
+
 /* A sink for escaped bytes: put n bytes of s. */
 typedef void (*psym_put_fn)(void *ud, const char *s, size_t n);
 
@@ -29,12 +31,8 @@ bool psym_text_needs_escape(const char *s, size_t n);
 
 /* s[0..n) to put, control characters escaped. */
 void psym_text_escape(const char *s, size_t n, psym_put_fn put, void *ud);
-/* The same to out. */
+/* The same to out; psym_text_puts (psym.h) the same of a string. */
 void psym_text_write(FILE *out, const char *s, size_t n);
-static inline void psym_text_puts(FILE *out, const char *s)
-{
-	psym_text_write(out, s, strlen(s));
-}
 /*
  * The same into buf[sz] (NUL-terminated; an escape is never cut in two).
  * Returns the length written.
@@ -51,7 +49,6 @@ size_t psym_text_escape_buf(char *buf, size_t sz, const char *s, size_t n);
 size_t psym_utf8_len(const unsigned char *s, size_t n, size_t *bad);
 
 void psym_json_escape(const char *s, psym_put_fn put, void *ud);
-/* The same to out. */
-void psym_json_string(FILE *out, const char *s);
+/* The same to out: psym_json_string (psym.h). */
 
 #endif

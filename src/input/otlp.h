@@ -24,7 +24,6 @@
 #include "pprof.h"
 #include "proto/otlp_profiles.pb-c.h"
 
-/* The release whose wire psym reads and writes. */
 #define PSYM_OTLP_VERSION "1.10.0"
 #define PSYM_OTLP_READS "psym reads OTLP profiles of opentelemetry-proto " PSYM_OTLP_VERSION
 

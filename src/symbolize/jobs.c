@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "archive.h"
 #include "batch.h"
 #include "binary.h"
 #include "build.h"
@@ -321,5 +322,50 @@ int psym_index_check(const char *path, struct psym_index_info *info, struct psym
 		snprintf(info->source, sizeof(info->source), "%s", psym_index_source(x));
 	}
 	psym_index_close(x);
+	return ret;
+}
+
+/* ---- archives ----------------------------------------------------------------- */
+
+int psym_archive(const struct psym_archive_args *a, const struct psym_limits *lim, int *status,
+		 struct psym_err *e)
+{
+	struct psym_archive_printer pr = { stderr, a->verbose };
+	struct psym_archive_opts ao = {
+		.max_bytes = a->max_bytes,
+		.exclude = a->exclude,
+		.n_exclude = a->n_exclude,
+		.debug_dirs = a->n_debug_dirs ? a->debug_dirs : NULL,
+		.n_debug_dirs = a->n_debug_dirs,
+		.level = a->level,
+		.event = psym_archive_print_event,
+		.event_ud = &pr,
+	};
+	struct psym_archive_stats st;
+	struct psym_profile *p = NULL;
+	char *out = a->output ? strdup(a->output) : psym_archive_default_name(a->profile);
+	int ret;
+
+	*status = PSYM_EXIT_OK;
+	if (!out)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = psym_profile_load(a->profile, lim, &p, e);
+	if (!ret && e->code) {
+		/* Read in part: said, and the run ends with exit 1. */
+		fprintf(stderr, "psym: %s: the records before it were read\n", e->msg);
+		*e = (struct psym_err){ 0 };
+		*status = PSYM_EXIT_PARTIAL;
+	}
+	if (!ret)
+		ret = psym_archive_write(p, out, &ao, &st, e);
+	if (!ret && !a->quiet)
+		fprintf(stderr,
+			"psym: archive '%s': %zu binaries and %zu debug files for %zu mappings "
+			"(%zu not found, %zu excluded, %zu without a build ID), %" PRIu64
+			" bytes packed into %" PRIu64 "\n",
+			out, st.binaries, st.debug_files, st.mappings, st.missing, st.excluded,
+			st.no_build_id, st.bytes_in, st.bytes_out);
+	psym_profile_free(p);
+	free(out);
 	return ret;
 }

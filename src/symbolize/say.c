@@ -17,6 +17,14 @@
 #include "say.h"
 #include "textesc.h"
 
+/*
+ * Profiles with more mappings than this get a summary (counts and the
+ * mappings with the most unresolved locations) instead of a line per
+ * mapping; --explain always lists every mapping.
+ */
+#define SUMMARY_ALL_UP_TO 20
+#define SUMMARY_WORST 10
+
 /* Hint only when at least this share of the samples is raw addresses. */
 #define UNSYMBOLIZED_HINT 0.25
 
@@ -76,77 +84,6 @@ void psym_say_unnamed_maps(const struct psym_symbolize_result *r, const char *wh
 				frames == 1 ? "" : "es", advice[a]);
 	}
 }
-
-void psym_say_unsymbolized(const struct psym_profile *p, const struct psym_report_opts *ro,
-			   const char *file, FILE *err)
-{
-	const pb_profile *pb = p->pb;
-	struct psym_err e = { 0 };
-	double share, *raw = NULL, best = -1;
-	bool symbolized = false;
-	size_t idx, worst = 0;
-
-	if (psym_report_unsymbolized(p, ro, &share, &e) || share < UNSYMBOLIZED_HINT)
-		return;
-	for (size_t i = 0; i < pb->n_mapping; i++)
-		symbolized |= pb->mapping[i]->has_functions;
-	if (!symbolized) {
-		fprintf(err,
-			"psym: note: %.0f%% of '%s' is in unsymbolized code; "
-			"'psym symbolize %s -o OUT' adds function names and lines (where it "
-			"says a file is not found: %s)\n",
-			100 * share, file, file, BINARY_HELP);
-		return;
-	}
-	/* Symbolized already: name the file that holds most of the raw code. */
-	if (psym_report_sample_index(p, ro, &idx, &e) == 0 && pb->n_mapping &&
-	    (raw = calloc(pb->n_mapping, sizeof(*raw)))) {
-		for (size_t i = 0; i < pb->n_sample; i++) {
-			const pb_sample *s = pb->sample[i];
-			const pb_location *l;
-			long m;
-
-			if (!s->n_location_id || idx >= s->n_value)
-				continue;
-			l = psym_profile_location(p, s->location_id[0]);
-			if (!l || l->n_line || (m = psym_profile_mapping_pos(p, l->mapping_id)) < 0)
-				continue;
-			raw[m] += (double)(s->value[idx] < 0 ? -s->value[idx] : s->value[idx]);
-		}
-		for (size_t i = 0; i < pb->n_mapping; i++)
-			if (raw[i] > best) {
-				best = raw[i];
-				worst = i;
-			}
-	}
-	fprintf(err,
-		"psym: note: %.0f%% of '%s' is in code a symbolizer already tried and could "
-		"not name",
-		100 * share, file);
-	if (raw && best > 0) {
-		const pb_mapping *m = pb->mapping[worst];
-		const char *name = psym_profile_str(p, m->filename);
-		const char *bid = psym_profile_str(p, m->build_id);
-
-		fprintf(err, ", most of it in '%s'%s%s%s", name[0] ? name : "(no file name)",
-			bid[0] ? " (build ID " : "", bid, bid[0] ? ")" : "");
-	}
-	fprintf(err,
-		"; running psym symbolize again changes nothing: " DEBUG_HELP
-		", then 'psym symbolize %s -o OUT'\n",
-		file);
-	free(raw);
-}
-
-/* ---- the summary: progress line and per-mapping table ---------------------- */
-
-/*
- * Profiles with more mappings than this get a summary (counts and the
- * mappings with the most unresolved locations) instead of a line per
- * mapping; --explain always lists every mapping.
- */
-#define SUMMARY_ALL_UP_TO 20
-#define SUMMARY_WORST 10
 
 static double elapsed(const struct timespec *a, const struct timespec *b)
 {
