@@ -24,6 +24,7 @@
 
 static const char addr_help[] =
 	"Usage: psym addr -e BINARY [OPTIONS] [ADDRESS...]\n"
+	"       psym addr --gsym FILE [OPTIONS] [ADDRESS...]\n"
 	"Symbolize addresses of BINARY (ELF virtual addresses, hex, as addr2line\n"
 	"takes them; read from standard input when none are given), with inline\n"
 	"frames, in addr2line -f -i -C style or JSON.\n\n"
@@ -37,7 +38,9 @@ static const char addr_help[] =
 	"                             module+0xoffset frames; other lines unchanged\n"
 	"      --gsym FILE            answer from this GSYM file (llvm-gsymutil\n"
 	"                             --convert) instead of the DWARF: no columns,\n"
-	"                             start lines or discriminators\n"
+	"                             start lines or discriminators; without -e or\n"
+	"                             --build-id it answers alone, for the ELF\n"
+	"                             addresses of the binary it was made from\n"
 	"      --json                 what llvm-symbolizer --output-style=JSON writes:\n"
 	"                             one object per input line (one array for\n"
 	"                             arguments) with ModuleName and Symbol, frames\n"
@@ -316,7 +319,8 @@ static void print_bad_addr(FILE *out, struct addr_out *o, const char *arg, const
 struct addr_cli {
 	struct addr_out ao;
 	struct psym_session *s;
-	struct psym_addr_args aa; /* -e, --build-id, -j, --filter, -v, --explain, --gsym */
+	struct psym_addr_args aa; /* -e, --build-id, -j, --filter, -v, --explain */
+	bool gsym;		  /* --gsym FILE: with no binary, it answers alone */
 	char **args;		  /* the ADDRESS arguments; none: standard input */
 	int nargs;
 };
@@ -371,14 +375,17 @@ static bool parse_functions(const char *arg)
 }
 
 /* The options that do not fit together, said as usage errors (exit 2). */
-static void addr_check(const struct psym_addr_args *o)
+static void addr_check(const struct psym_addr_args *o, bool gsym)
 {
 	if (o->filter && o->section)
 		die_usage("addr ", "--section names a section of one binary, not of a log's");
 	if (o->filter && o->build_id)
 		die_usage("addr ", "--filter takes the build IDs from the log, not --build-id");
-	if (!o->filter && !o->exe && !o->build_id)
-		die_usage("addr ", "no binary: give -e FILE or --build-id ID");
+	if (!o->filter && !o->exe && !o->build_id && !gsym)
+		die_usage("addr ", "no binary: give -e FILE, --build-id ID or --gsym FILE");
+	if (gsym && o->section && !o->exe && !o->build_id)
+		die_usage("addr ", "--section places addresses in a binary's sections: a GSYM "
+				   "file has ELF virtual addresses");
 	/*
 	 * A Go build ID ("go:") names no file to look for: nothing is keyed
 	 * by it. It checks the file named, as a GNU build ID does.
@@ -430,6 +437,8 @@ static bool addr_parse(int argc, char **argv, struct addr_cli *o, bool compat)
 			o->ao.demangle = false;
 		if (c == OPT_EXPLAIN)
 			o->aa.explain = o->aa.verbose = true;
+		if (c == OPT_GSYM)
+			o->gsym = true;
 		/* -C is addr2line's --demangle, not the session's --demangle=MODE. */
 		if (c != 'C' && session_option(o->s, addr_options, c, optarg, "addr "))
 			continue;
@@ -453,7 +462,6 @@ static bool addr_parse(int argc, char **argv, struct addr_cli *o, bool compat)
 			break;
 		case OPT_BUILD_ID: o->aa.build_id = optarg; break;
 		case OPT_FILTER: o->aa.filter = true; break;
-		case OPT_GSYM: o->aa.gsym = optarg; break;
 		case 'v': o->aa.verbose = true; break;
 		case 'j': o->aa.section = optarg; break;
 		case 'h': fputs(addr_help, stdout); return false;
@@ -464,7 +472,7 @@ static bool addr_parse(int argc, char **argv, struct addr_cli *o, bool compat)
 		addr2line_defaults(o, f, i, C);
 	o->aa.demangle = o->ao.demangle;
 	o->aa.starts = o->ao.style == STYLE_JSON;
-	addr_check(&o->aa);
+	addr_check(&o->aa, o->gsym);
 	o->args = argv + optind;
 	o->nargs = argc - optind;
 	return true;

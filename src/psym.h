@@ -184,7 +184,8 @@ struct psym_session *psym_session_new(void);
  * no-index-build; caps: max-input-size, max-profile-size, max-memory,
  * limit (NAME=N); how addresses are answered: main-binary, force,
  * explain, quiet, no-inlines, demangle, no-demangle, adjust-callers,
- * kallsyms, vdso, vmlinux, perf-map, perf-map-dir, pid, format. 0;
+ * kallsyms, vdso, vmlinux, perf-map, perf-map-dir, pid, format; and the
+ * option of each answer source that takes a file (gsym). 0;
  * PSYM_NOENT when name is none of these; PSYM_EUSAGE with the one line
  * when arg is not a valid value. Strings are copied.
  */
@@ -365,7 +366,6 @@ struct psym_addr_args {
 	const char *exe;      /* -e FILE (with --filter: modules of that name) */
 	const char *build_id; /* --build-id: a file with it, or a check of exe's */
 	const char *section;  /* -j: addresses are offsets in this section */
-	const char *gsym;     /* answer from this GSYM file instead of the DWARF */
 	bool gnu_names;	      /* the outermost frame named as GNU addr2line names it */
 	bool filter;	      /* the crash-log filter (psym_session_filter) */
 	bool demangle;	      /* the filter's names demangled */
@@ -390,7 +390,9 @@ struct psym_answer {
 /*
  * The binary found and opened (the session started for it: with
  * --debug-pkg its debug file extracted), saying what was tried with
- * explain. 0 with *out, or an error (no file: PSYM_EBADINPUT, why).
+ * explain; with neither exe nor build_id, the file named for an answer
+ * source (the session's gsym) answers alone. 0 with *out, or an error
+ * (no file: PSYM_EBADINPUT, why).
  */
 int psym_session_module(struct psym_session *s, const struct psym_addr_args *a,
 			struct psym_module **out, struct psym_err *e);

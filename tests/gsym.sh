@@ -69,6 +69,19 @@ fi
 check "--gsym: inline chains are there" sh -c "grep -c '\"FunctionName\".*\"FunctionName\"' psym.json | grep -qv '^0$'"
 check "--gsym: no warning" [ ! -s psym.err ]
 
+# The GSYM file alone, no binary beside it (issue 49: a source that needs
+# no ELF file is a peer): the same answers as with the binary, llvm-gsymutil's.
+"$PSYM" addr --json --no-demangle --gsym prog.gsym <insns >alone.json 2>alone.err
+if python3 cmp.py llvm.txt alone.json >alone.cmp; then
+	pass "--gsym alone: every instruction as llvm-gsymutil: $(head -1 alone.cmp)"
+else
+	fail "--gsym alone vs llvm-gsymutil: $(cat alone.cmp)"
+fi
+check "--gsym alone: no warning ($(cat alone.err))" [ ! -s alone.err ]
+"$PSYM" addr -v --gsym prog.gsym "$(head -1 insns)" >/dev/null 2>alone.v
+check "--gsym alone -v: says the GSYM file answered ($(cat alone.v))" \
+	grep -q "lines from the GSYM file 'prog.gsym'" alone.v
+
 # Found by its UUID in a debug dir's .build-id tree.
 mkdir -p "dd/.build-id/$(echo "$bid" | cut -c1-2)"
 cp prog.gsym "dd/.build-id/$(echo "$bid" | cut -c1-2)/$(echo "$bid" | cut -c3-).gsym"
@@ -84,6 +97,9 @@ head -c 100 prog.gsym >bad.gsym
 "$PSYM" addr --no-demangle --gsym bad.gsym -e prog.nodebug <insns >bad.txt 2>bad.err
 check "a truncated GSYM: one warning naming it ($(cat bad.err))" \
 	sh -c "[ \$(wc -l <bad.err) = 1 ] && grep -q 'bad.gsym' bad.err"
+"$PSYM" addr --gsym bad.gsym 0x1000 >/dev/null 2>alone.bad
+check "--gsym alone, damaged: exit 2 and one line naming it ($(cat alone.bad))" \
+	sh -c "'$PSYM' addr --gsym bad.gsym 0x1000 >/dev/null 2>&1; [ \$? = 2 ] && [ \$(wc -l <alone.bad) = 1 ] && grep -q 'bad.gsym' alone.bad"
 
 # A GSYM file named with --gsym answers even when the store has an index
 # for the build ID (issue 38 item 5: the index answered, "work" for

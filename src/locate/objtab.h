@@ -49,8 +49,8 @@ enum psym_tryrole {
 	PSYM_TRY_DWARF,	      /* a file's DWARF (refused: unreadable) */
 	PSYM_TRY_SYMBOLS,     /* a debug file's symbol table (refused: unreadable) */
 	PSYM_TRY_MINIDEBUG,   /* the binary's .gnu_debugdata symbol table (MiniDebugInfo) */
-	PSYM_TRY_GSYM,	      /* a GSYM file for the binary */
-	PSYM_TRY_GOPCLNTAB,   /* the binary's .gopclntab (used: verdict is its layout) */
+	PSYM_TRY_SOURCE,      /* an answer source's file (resolve/source.h): used, the
+			       * verdict is the source's own words */
 	PSYM_TRY_INDEX,	      /* a symbol index found for it (used: for every answer) */
 	PSYM_TRY_INDEX_STORE, /* the index store asked (refused: why none was used) */
 	PSYM_TRY_CACHE,	      /* its answer cache file (refused: why ignored) */
@@ -59,7 +59,7 @@ enum psym_tryrole {
 	PSYM_TRY_KMOD,	      /* a kernel module's file (used: verdict is its package, or "") */
 };
 
-#define PSYM_TRY_NO_INLINES 1u	      /* GOPCLNTAB used: no inline trees (verdict: why) */
+#define PSYM_TRY_NO_INLINES 1u	      /* SOURCE used: no inline frames (verdict: why) */
 #define PSYM_TRY_NO_DISCRIMINATORS 2u /* INDEX refused: made without discriminators */
 #define PSYM_TRY_NOT_ASKED 4u	      /* INDEX_STORE: not asked, --gsym answers */
 #define PSYM_TRY_PARSED_BEFORE 8u     /* KALLSYMS used: parsed before for the same boot */

@@ -440,13 +440,23 @@ static bool open_source(struct psym_binary *b, size_t i)
 	return psym_sources[i]->open_found(&b->env, &b->src[i]) == 0;
 }
 
+/* The file the user named for a source (by its option), or NULL. */
+static const char *named_file(const struct psym_binary_opts *o, const struct psym_source_ops *ops)
+{
+	for (size_t i = 0; ops->option && i < o->n_named; i++)
+		if (!strcmp(o->named[i].option, ops->option))
+			return o->named[i].path;
+	return NULL;
+}
+
 /* A source the user named, answering instead of the DWARF. */
 static bool open_named_source(struct psym_binary *b)
 {
 	for (size_t i = 0; psym_sources[i]; i++) {
 		const struct psym_source_ops *ops = psym_sources[i];
+		const char *path = ops->open_named ? named_file(b->o, ops) : NULL;
 
-		if (ops->open_named && !b->src[i] && ops->open_named(&b->env, &b->src[i]) == 0) {
+		if (path && !b->src[i] && ops->open_named(&b->env, path, &b->src[i]) == 0) {
 			b->src_tried[i] = true;
 			return true;
 		}

@@ -23,6 +23,12 @@
 #include "readlimits.h"
 #include "resolver.h"
 
+/* A file named for an answer source: its option (the source's) and the path. */
+struct psym_named_source {
+	const char *option;
+	const char *path;
+};
+
 struct psym_binary_opts {
 	bool inlines;				 /* inline frames from DWARF */
 	const struct psym_locate_opts *locate;	 /* finding the debug file; NULL: none */
@@ -41,12 +47,14 @@ struct psym_binary_opts {
 	/* Per-build-ID indexes (src/index/store.h), NULL: off. Not with inlines off. */
 	struct psym_index_store *index_store;
 	/*
-	 * A GSYM file (gsym.h) to answer from instead of the DWARF (--gsym),
-	 * NULL: one whose UUID is the build ID is looked for, as
-	 * DEBUGDIR/.build-id/NN/REST.gsym and STORE/NN/BUILDID.gsym, when no
-	 * DWARF is found.
+	 * Files the user named for answer sources (source.h), by the option
+	 * each source names itself with (--gsym FILE: { "gsym", FILE }): such
+	 * a file answers instead of the DWARF, and no index is put before it.
+	 * None: the sources look for their files themselves (a GSYM file
+	 * whose UUID is the build ID, Go's table in the binary).
 	 */
-	const char *gsym;
+	const struct psym_named_source *named;
+	size_t n_named;
 	/* Kernel symbol tables shared by a batch's runs (kallsyms.h), NULL: per run. */
 	struct psym_kallsyms_cache *kallsyms_cache;
 };

@@ -134,17 +134,17 @@ static const struct psym_resolver_ops file_ops = {
 	.destroy = file_destroy,
 };
 
-/* What the user named explicitly answers (--gsym): no index in front of it. */
+/* What the user named for an answer source (--gsym) answers: no index in front of it. */
 static bool index_wanted(const struct psym_binary_opts *o, const struct psym_binary *b,
 			 struct psym_objtab *t, struct psym_located *x)
 {
 	if (!o->index_store || !o->inlines || !psym_binary_key(b))
 		return false;
-	if (o->gsym)
+	if (o->n_named)
 		psym_objtab_refused(t, x, PSYM_TRY_INDEX_STORE,
 				    psym_index_store_name(o->index_store), NULL,
 				    PSYM_TRY_NOT_ASKED);
-	return !o->gsym;
+	return !o->n_named;
 }
 
 /*

@@ -85,38 +85,38 @@ struct psym_frames {
  * are composed from them in one place (src/symbolize/resdesc.c).
  */
 enum psym_resrole {
-	PSYM_RES_BINARY,    /* path: the ELF file answered for (DEBUG_ONLY: a debug file
+	PSYM_RES_BINARY,   /* path: the ELF file answered for (DEBUG_ONLY: a debug file
 			    * standing in for the binary) */
-	PSYM_RES_DWARF,	    /* path: the file the lines came from, NULL: no lines; n of
+	PSYM_RES_DWARF,	   /* path: the file the lines came from, NULL: no lines; n of
 			    * total: its compile units decoded so far; note: why no
 			    * lines (see the flags above), or NULL */
-	PSYM_RES_ALT,	    /* why: the DWARF's alternate (dwz) file is missing */
-	PSYM_RES_SPLIT,	    /* n of total: skeleton units used without their split unit
+	PSYM_RES_ALT,	   /* why: the DWARF's alternate (dwz) file is missing */
+	PSYM_RES_SPLIT,	   /* n of total: skeleton units used without their split unit
 			    * (.dwo / .dwp), why */
-	PSYM_RES_TRIED,	    /* tried, ntried: the files tried since the last describe (the
+	PSYM_RES_TRIED,	   /* tried, ntried: the files tried since the last describe (the
 			    * table entry's later record: debug file candidates, DWARF,
 			    * alternate, split units, symbol tables, answer sources), in
 			    * order; lost: those past its cap */
-	PSYM_RES_GSYM,	    /* path: a GSYM file answering */
-	PSYM_RES_GOPCLNTAB, /* note: Go's table answering: "Go 1.20+ layout[, no inline
-			       frames: why]" (NO_INLINES) */
-	PSYM_RES_INDEX,	    /* path, of, build_id, size: a symbol index open for the file
+	PSYM_RES_SOURCE,   /* path: an answer source's file (source.h); note: its own
+			     * words ("lines from the GSYM file 'P'"); NO_INLINES: it
+			     * gives no inline frames (warned once) */
+	PSYM_RES_INDEX,	   /* path, of, build_id, size: a symbol index open for the file
 			    * (USED: some answers came from it); DAMAGED: note says, once,
 			    * why an index found was not used */
-	PSYM_RES_CACHE,	    /* path: the persistent answer cache (USED: every answer came
+	PSYM_RES_CACHE,	   /* path: the persistent answer cache (USED: every answer came
 			    * from it); DAMAGED: note says, once, why it was ignored */
-	PSYM_RES_VMLINUX,   /* path: the kernel image */
-	PSYM_RES_KALLSYMS,  /* path: the kallsyms copy; NULL: neither kernel file, why */
-	PSYM_RES_PERFMAP,   /* path: the last perf map read (NULL: none); total: how many */
-	PSYM_RES_PROCESS,   /* n locations no sample names, looked up in pid: the profile's
+	PSYM_RES_VMLINUX,  /* path: the kernel image */
+	PSYM_RES_KALLSYMS, /* path: the kallsyms copy; NULL: neither kernel file, why */
+	PSYM_RES_PERFMAP,  /* path: the last perf map read (NULL: none); total: how many */
+	PSYM_RES_PROCESS,  /* n locations no sample names, looked up in pid: the profile's
 			    * only process (ONLY), or the only one whose maps cover them */
-	PSYM_RES_UNPLACED,  /* n locations left unresolved, note: why */
+	PSYM_RES_UNPLACED, /* n locations left unresolved, note: why */
 };
 
 #define PSYM_RESITEM_USED 1u	   /* answers came from it (see the role) */
 #define PSYM_RESITEM_DAMAGED 2u	   /* found but not used: note, a one-time warning */
 #define PSYM_RESITEM_DEBUG_ONLY 4u /* BINARY: a debug file standing in for the binary */
-#define PSYM_RESITEM_NO_INLINES 8u /* GOPCLNTAB: no inline trees found (warned) */
+#define PSYM_RESITEM_NO_INLINES 8u /* SOURCE: no inline frames (warned) */
 #define PSYM_RESITEM_ONLY 16u	   /* PROCESS: the profile's only process */
 
 struct psym_objtab_try;

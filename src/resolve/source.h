@@ -53,13 +53,19 @@ struct psym_source_env {
 };
 
 struct psym_source_ops {
-	const char *kind; /* "gsym", "gopclntab" */
+	const char *kind;   /* "gsym", "gopclntab" */
+	const char *option; /* the option naming its file ("gsym": --gsym FILE), or NULL */
 	/*
-	 * The file the user named for this kind (an option), answering
-	 * instead of the DWARF. 0: opened, into *out; PSYM_NOENT: none named,
-	 * or not usable (said through env). NULL: this kind is never named.
+	 * The file the user named with the source's option, answering
+	 * instead of the DWARF. 0: opened, into *out; PSYM_NOENT: not usable
+	 * (said through env). NULL: this kind is never named.
 	 */
-	int (*open_named)(const struct psym_source_env *env, void **out);
+	int (*open_named)(const struct psym_source_env *env, const char *path, void **out);
+	/*
+	 * open_named takes env->elf NULL: the file answers alone, with no
+	 * binary (psym addr --gsym FILE), for the binary's ELF addresses.
+	 */
+	bool alone;
 	/* Found for the binary (its build ID, its own sections): as open_named. */
 	int (*open_found)(const struct psym_source_env *env, void **out);
 	bool fills_gaps; /* opened beside DWARF: answers where it has no function */
@@ -82,6 +88,9 @@ struct psym_source_ops {
 /* The sources, in the order they are asked; NULL-terminated. */
 extern const struct psym_source_ops *const psym_sources[];
 #define PSYM_SOURCES_MAX 8
+
+/* The source whose option is name, or NULL. */
+const struct psym_source_ops *psym_source_by_option(const char *name);
 
 extern const struct psym_source_ops psym_source_gsym;
 extern const struct psym_source_ops psym_source_gopclntab;

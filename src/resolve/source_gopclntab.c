@@ -14,7 +14,7 @@
 
 struct gopclntab_source {
 	struct psym_gopclntab *t;
-	char words[160]; /* "Go 1.20+ layout, no inline frames: why" */
+	char words[200]; /* "symbols from .gopclntab (Go 1.20+ layout, no inline frames: why)" */
 };
 
 static int gopclntab_open(const struct psym_source_env *env, void **out)
@@ -32,7 +32,7 @@ static int gopclntab_open(const struct psym_source_env *env, void **out)
 
 			psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", e.msg);
 			env->note(env->ud, e.msg, false);
-			env->tried(env->ud, PSYM_TRY_GOPCLNTAB, path, &why);
+			env->tried(env->ud, PSYM_TRY_SOURCE, path, &why);
 		}
 		return PSYM_NOENT;
 	}
@@ -43,9 +43,9 @@ static int gopclntab_open(const struct psym_source_env *env, void **out)
 	}
 	s->t = t;
 	noinl = psym_gopclntab_no_inlines_why(t);
-	snprintf(s->words, sizeof(s->words), "%s layout%s%s", psym_gopclntab_layout(t),
-		 noinl ? ", no inline frames: " : "", noinl ? noinl : "");
-	env->used(env->ud, PSYM_TRY_GOPCLNTAB, path, s->words, noinl ? PSYM_TRY_NO_INLINES : 0);
+	snprintf(s->words, sizeof(s->words), "symbols from .gopclntab (%s layout%s%s)",
+		 psym_gopclntab_layout(t), noinl ? ", no inline frames: " : "", noinl ? noinl : "");
+	env->used(env->ud, PSYM_TRY_SOURCE, path, s->words, noinl ? PSYM_TRY_NO_INLINES : 0);
 	*out = s;
 	return 0;
 }
@@ -69,7 +69,7 @@ static void gopclntab_describe(const void *st, struct psym_resitem *it)
 {
 	const struct gopclntab_source *s = st;
 
-	it->role = PSYM_RES_GOPCLNTAB;
+	it->role = PSYM_RES_SOURCE;
 	it->note = s->words;
 	it->flags = psym_gopclntab_has_inlines(s->t) ? 0 : PSYM_RESITEM_NO_INLINES;
 }

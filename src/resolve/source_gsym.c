@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * GSYM files as an answer source (source.h): the file named by --gsym
- * answers instead of the DWARF; else, for a binary without DWARF, one whose
- * UUID is its build ID, in the debug dirs' .build-id trees
- * (DIR/.build-id/NN/REST.gsym) and then in the index store.
+ * answers instead of the DWARF, or alone, without the binary; else, for a
+ * binary without DWARF, one whose UUID is its build ID, in the debug dirs'
+ * .build-id trees (DIR/.build-id/NN/REST.gsym) and then in the index store.
  */
 #include "config.h"
 
@@ -20,6 +20,7 @@
 
 struct gsym_source {
 	struct psym_gsym *g;
+	char words[PATH_MAX + 32]; /* "lines from the GSYM file 'P'" */
 };
 
 /* Open a GSYM file; want: the build ID it must have (NULL: named, any). */
@@ -36,14 +37,14 @@ static int try_gsym(const struct psym_source_env *env, const char *path, const c
 			return PSYM_NOENT;
 		env->note(env->ud, e.msg, true);
 		psym_reason_set(&why, PSYM_R_BAD_FILE, "%s", e.msg);
-		env->tried(env->ud, PSYM_TRY_GSYM, path, &why);
+		env->tried(env->ud, PSYM_TRY_SOURCE, path, &why);
 		return PSYM_NOENT;
 	}
 	if (want && strcmp(psym_gsym_uuid(g), want) != 0) {
 		psym_reason_set(&why, PSYM_R_BUILD_ID_MISMATCH,
 				"GSYM file of UUID %s, not %s: not used",
 				psym_gsym_uuid(g)[0] ? psym_gsym_uuid(g) : "(none)", want);
-		env->tried(env->ud, PSYM_TRY_GSYM, path, &why);
+		env->tried(env->ud, PSYM_TRY_SOURCE, path, &why);
 		psym_gsym_close(g);
 		return PSYM_NOENT;
 	}
@@ -52,17 +53,18 @@ static int try_gsym(const struct psym_source_env *env, const char *path, const c
 		psym_gsym_close(g);
 		return PSYM_NOENT;
 	}
-	env->used(env->ud, PSYM_TRY_GSYM, path, NULL, 0);
+	env->used(env->ud, PSYM_TRY_SOURCE, path,
+		  "GSYM file used (no columns, start lines or discriminators)", 0);
 	s->g = g;
+	snprintf(s->words, sizeof(s->words), "lines from the GSYM file '%s'", psym_gsym_path(g));
 	*out = s;
 	return 0;
 }
 
-static int gsym_open_named(const struct psym_source_env *env, void **out)
+/* Named: any UUID (the user's word; alone, nothing to check it against). */
+static int gsym_open_named(const struct psym_source_env *env, const char *path, void **out)
 {
-	if (!env->o->gsym)
-		return PSYM_NOENT;
-	return try_gsym(env, env->o->gsym, NULL, out);
+	return try_gsym(env, path, NULL, out);
 }
 
 /* A GSYM file for the build ID: in the debug dirs' .build-id trees, then the store. */
@@ -90,7 +92,7 @@ static int gsym_open_found(const struct psym_source_env *env, void **out)
 			struct psym_reason r = { 0 };
 
 			psym_reason_set(&r, PSYM_R_BAD_FILE, "%s", why);
-			env->tried(env->ud, PSYM_TRY_GSYM, path, &r);
+			env->tried(env->ud, PSYM_TRY_SOURCE, path, &r);
 			env->note(env->ud, why, true);
 		}
 	}
@@ -109,8 +111,9 @@ static void gsym_describe(const void *st, struct psym_resitem *it)
 {
 	const struct gsym_source *s = st;
 
-	it->role = PSYM_RES_GSYM;
+	it->role = PSYM_RES_SOURCE;
 	it->path = psym_gsym_path(s->g);
+	it->note = s->words;
 }
 
 static void gsym_close(void *st)
@@ -123,7 +126,9 @@ static void gsym_close(void *st)
 
 const struct psym_source_ops psym_source_gsym = {
 	.kind = "gsym",
+	.option = "gsym",
 	.open_named = gsym_open_named,
+	.alone = true,
 	.open_found = gsym_open_found,
 	.lookup = gsym_lookup,
 	.describe = gsym_describe,

@@ -18,6 +18,7 @@
 #include "elffile.h"
 #include "modset.h"
 #include "resdesc.h"
+#include "resolve_source.h"
 #include "session.h"
 
 struct psym_module {
@@ -28,6 +29,7 @@ struct psym_module {
 	struct psym_elf *elf;	   /* its file (lives as long as the set) */
 	struct psym_resolver *res; /* answers for it */
 	bool offsets;		   /* addresses are section offsets: -j, or a .o/.ko */
+	const char *alone;	   /* the source's file answering alone, or NULL */
 	size_t asked, found;	   /* addresses looked up; of those, with a frame */
 	struct psym_frames fr;
 };
@@ -49,7 +51,8 @@ static void binary_opts(struct psym_session *s, const struct psym_addr_args *a,
 		.limits = &s->limits,
 		/* An index answers with psym's names: not addr2line's (gnu_names). */
 		.index_store = a->gnu_names ? NULL : s->store,
-		.gsym = a->gsym,
+		.named = s->named,
+		.n_named = s->n_named,
 	};
 }
 
@@ -65,6 +68,21 @@ static int start(struct psym_session *s, const struct psym_addr_args *a, struct 
 	else
 		ret = psym_session_want(s, PSYM_WANT_FILES, &a->exe, 1, e);
 	return ret ? ret : psym_session_start(s, PSYM_START_NO_CACHE, e);
+}
+
+/*
+ * No binary, a file named for an answer source (--gsym FILE): the source
+ * answers alone, for the addresses of the binary it was made from.
+ */
+static int open_alone(struct psym_module *m, struct psym_err *e)
+{
+	const struct psym_named_source *n = &m->s->named[0];
+	int ret = psym_source_resolver_new(n->option, n->path, &m->res, e);
+
+	if (!ret && m->a.explain)
+		fprintf(m->s->say.out, "psym: '%s' alone (--%s, no binary)\n", n->path, n->option);
+	m->alone = n->path;
+	return ret;
 }
 
 int psym_session_module(struct psym_session *s, const struct psym_addr_args *a,
@@ -89,6 +107,14 @@ int psym_session_module(struct psym_session *s, const struct psym_addr_args *a,
 	m->s = s;
 	m->a = *a;
 	binary_opts(s, a, &m->bo);
+	if (!a->exe && !a->build_id && s->n_named) {
+		ret = open_alone(m, e);
+		if (ret)
+			free(m);
+		else
+			*out = m;
+		return ret;
+	}
 	if (a->explain)
 		fprintf(err, "psym: binary %s%s%s:\n", a->exe ? "'" : "build ID ", name,
 			a->exe ? "'" : "");
@@ -123,7 +149,7 @@ int psym_session_module(struct psym_session *s, const struct psym_addr_args *a,
 
 void psym_module_facts(const struct psym_module *m, const char **name, int *addr_width)
 {
-	*name = m->a.exe ? m->a.exe : psym_elf_path(m->elf);
+	*name = m->a.exe ? m->a.exe : m->alone ? m->alone : psym_elf_path(m->elf);
 	*addr_width = m->elf && !psym_elf_is_64(m->elf) ? 8 : 16;
 }
 
@@ -217,6 +243,8 @@ void psym_module_close(struct psym_module *m, size_t bad)
 	describe(m, bad);
 	psym_modset_finish(m->mods); /* the index build policy */
 	psym_modset_free(m->mods);
+	if (m->alone)
+		psym_resolver_free(m->res);
 	free(m);
 }
 

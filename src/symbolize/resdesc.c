@@ -78,13 +78,7 @@ static void used_words(const struct psym_objtab_try *t, char *buf, size_t bufsz)
 	case PSYM_TRY_MINIDEBUG:
 		add(buf, bufsz, &n, "symbols from .gnu_debugdata (MiniDebugInfo)");
 		break;
-	case PSYM_TRY_GSYM:
-		add(buf, bufsz, &n, "GSYM file used (no columns, start lines or discriminators)");
-		break;
-	case PSYM_TRY_GOPCLNTAB:
-		/* The verdict: "Go 1.20+ layout[, no inline frames: why]". */
-		add(buf, bufsz, &n, "symbols from .gopclntab (%s)", str(t->verdict));
-		break;
+	case PSYM_TRY_SOURCE: add(buf, bufsz, &n, "%s", str(t->verdict)); break; /* its own */
 	case PSYM_TRY_INDEX: add(buf, bufsz, &n, "index used for every answer"); break;
 	case PSYM_TRY_PERFMAP: add(buf, bufsz, &n, "perf map used"); break;
 	case PSYM_TRY_KALLSYMS:
@@ -144,21 +138,16 @@ void psym_resdesc_tried(const struct psym_resdesc *d, size_t i, const char **pat
 		refused_words(t, verdict, verdictsz);
 }
 
-/* What an answer source gives: "lines from the GSYM file 'P'"; false: none. */
+/* What an answer source gives, in its own words ("lines from the GSYM file 'P'"); false: none. */
 static bool source_words(const struct psym_resdesc *d, char *buf, size_t bufsz)
 {
-	const struct psym_resitem *it = find(d, PSYM_RES_GSYM, 0, 0);
+	const struct psym_resitem *it = find(d, PSYM_RES_SOURCE, 0, 0);
 	size_t n = 0;
 
 	buf[0] = '\0';
-	if (it) {
-		add(buf, bufsz, &n, "lines from the GSYM file '%s'", str(it->path));
-		return true;
-	}
-	it = find(d, PSYM_RES_GOPCLNTAB, 0, 0);
 	if (!it)
 		return false;
-	add(buf, bufsz, &n, "symbols from .gopclntab (%s)", str(it->note));
+	add(buf, bufsz, &n, "%s", str(it->note));
 	return true;
 }
 
@@ -298,16 +287,14 @@ void psym_resdesc_explain(const struct psym_resdesc *d, char *buf, size_t bufsz)
 		    n ? "\n    " : "", tried->lost);
 }
 
-/* Go's table answering without inline frames: said once, not left to --explain. */
-static void gopclntab_warning(const struct psym_resdesc *d, char *buf, size_t bufsz, size_t *n)
+/* A source answering without inline frames (Go's table): said once, not left to --explain. */
+static void no_inlines_warning(const struct psym_resdesc *d, char *buf, size_t bufsz, size_t *n)
 {
-	const struct psym_resitem *go = find(d, PSYM_RES_GOPCLNTAB, PSYM_RESITEM_NO_INLINES, 0);
+	const struct psym_resitem *src = find(d, PSYM_RES_SOURCE, PSYM_RESITEM_NO_INLINES, 0);
 
-	if (go)
-		add(buf, bufsz, n,
-		    "%s'%s': symbols from .gopclntab (%s): inlined calls are missing from its "
-		    "answers",
-		    *n ? "\n" : "", str(psym_resdesc_path(d)), str(go->note));
+	if (src)
+		add(buf, bufsz, n, "%s'%s': %s: inlined calls are missing from its answers",
+		    *n ? "\n" : "", str(psym_resdesc_path(d)), str(src->note));
 }
 
 void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)
@@ -325,7 +312,7 @@ void psym_resdesc_warning(const struct psym_resdesc *d, char *buf, size_t bufsz)
 		    str(cache->path), why_text(cache), path);
 	else if (idx)
 		add(buf, bufsz, &n, "%s: symbolized from '%s' instead", why_text(idx), path);
-	gopclntab_warning(d, buf, bufsz, &n);
+	no_inlines_warning(d, buf, bufsz, &n);
 }
 
 void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t bufsz)
@@ -342,5 +329,5 @@ void psym_resdesc_addr_warnings(const struct psym_resdesc *d, char *buf, size_t 
 	/* Debug info that could not be read: said once, like llvm-symbolizer. */
 	if (dw && dw->note && dw->note[0])
 		add(buf, bufsz, &n, "%s%s", n ? "\n" : "", dw->note);
-	gopclntab_warning(d, buf, bufsz, &n);
+	no_inlines_warning(d, buf, bufsz, &n);
 }

@@ -23,6 +23,7 @@
 #include "kmods.h"
 #include "session.h"
 #include "sidenames.h"
+#include "source.h"
 
 /* ---- lists and strings the session owns ------------------------------------ */
 
@@ -118,6 +119,23 @@ static int mkdir_p(const char *path)
 	return mkdir(buf, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+/* A file named for an answer source (its option: --gsym FILE). */
+static int named_source(struct psym_session *s, const char *option, const char *path)
+{
+	struct psym_named_source *nv = realloc(s->named, (s->n_named + 1) * sizeof(*nv));
+	char *p = path ? strdup(path) : NULL;
+
+	if (!nv || !p) {
+		if (nv)
+			s->named = nv;
+		free(p);
+		return PSYM_ENOMEM;
+	}
+	s->named = nv;
+	s->named[s->n_named++] = (struct psym_named_source){ .option = option, .path = p };
+	return 0;
+}
+
 /* ---- options by name -------------------------------------------------------- */
 
 struct psym_session *psym_session_new(void)
@@ -210,6 +228,8 @@ static int set_discovery(struct psym_session *s, const char *name, const char *a
 		return s->index_off = true, 0;
 	if (!strcmp(name, "no-index-build"))
 		return s->index_no_build = true, 0;
+	if (psym_source_by_option(name))
+		return named_source(s, psym_source_by_option(name)->option, arg);
 	if (!strcmp(name, "max-input-size"))
 		return size_opt(arg, &s->lim.max_input, e);
 	if (!strcmp(name, "max-profile-size"))
@@ -769,6 +789,9 @@ void psym_session_free(struct psym_session *s)
 	}
 	free(s->kmods);
 	free(s->ddir_pkgs);
+	for (size_t i = 0; i < s->n_named; i++)
+		free((char *)s->named[i].path);
+	free(s->named);
 	free(s->dwp);
 	free(s->sysroot);
 	free(s->kallsyms);

@@ -17,6 +17,7 @@
 #include "debuginfod.h"
 #include "deb.h"
 #include "locate.h"
+#include "binary.h"
 #include "readlimits.h"
 #include "say.h"
 #include "store.h"
@@ -44,6 +45,9 @@ struct psym_session {
 	size_t pkg_ddir;
 	const char **ddir_pkgs;
 	char *deb_tmp; /* --no-cache extraction root, removed by free */
+	/* files named for answer sources (--gsym FILE), by the source's option */
+	struct psym_named_source *named;
+	size_t n_named;
 	/* caches and indexes */
 	char *cache_opt;
 	bool no_cache;

@@ -266,7 +266,7 @@ static void test_news(void)
 	psym_objtab_tried(t, x, PSYM_TRY_DWO, "/b.dwo", &bad);
 	psym_objtab_tried(t, x, PSYM_TRY_DWO, "/c.dwo", NULL);
 	psym_objtab_tried(t, x, PSYM_TRY_DWP, "/p.dwp", NULL);
-	psym_objtab_used(t, x, PSYM_TRY_GOPCLNTAB, "/p", "Go 1.20+", PSYM_TRY_NO_INLINES);
+	psym_objtab_used(t, x, PSYM_TRY_SOURCE, "/p", "Go 1.20+", PSYM_TRY_NO_INLINES);
 	psym_objtab_news(t, x, &tr, &n, &lost);
 	ok(n == 5 && !lost && tr && !strcmp(tr[0].path, "/a.dwo") &&
 		   !strcmp(tr[0].verdict, "not found") && !tr[0].used && tr[0].role == PSYM_TRY_DWO,

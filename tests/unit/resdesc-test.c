@@ -94,7 +94,9 @@ static void sources(void)
 
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/b" });
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF });
-	add(&d, (struct psym_resitem){ .role = PSYM_RES_GSYM, .path = "/b.gsym" });
+	add(&d, (struct psym_resitem){ .role = PSYM_RES_SOURCE,
+				       .path = "/b.gsym",
+				       .note = "lines from the GSYM file '/b.gsym'" });
 	words(&d);
 	is_str(sum, "from '/b', lines from the GSYM file '/b.gsym'", "GSYM answers");
 	d.item[1].path = "/b";
@@ -108,10 +110,11 @@ static void sources(void)
 	d.n = 0;
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_BINARY, .path = "/go" });
 	add(&d, (struct psym_resitem){ .role = PSYM_RES_DWARF });
-	add(&d,
-	    (struct psym_resitem){ .role = PSYM_RES_GOPCLNTAB,
-				   .note = "Go 1.18-1.19 layout, no inline frames: no moduledata",
-				   .flags = PSYM_RESITEM_NO_INLINES });
+	add(&d, (struct psym_resitem){
+			.role = PSYM_RES_SOURCE,
+			.note = "symbols from .gopclntab (Go 1.18-1.19 layout, no inline "
+				"frames: no moduledata)",
+			.flags = PSYM_RESITEM_NO_INLINES });
 	words(&d);
 	is_str(sum,
 	       "from '/go', symbols from .gopclntab (Go 1.18-1.19 layout, no inline frames: no "
@@ -128,7 +131,7 @@ static void sources(void)
 	       "moduledata): inlined calls are missing from its answers",
 	       "Go's table without inline trees: psym addr's warning");
 	d.item[2].flags = 0;
-	d.item[2].note = "Go 1.18-1.19 layout";
+	d.item[2].note = "symbols from .gopclntab (Go 1.18-1.19 layout)";
 	words(&d);
 	is_str(sum, "from '/go', symbols from .gopclntab (Go 1.18-1.19 layout)",
 	       "Go's table with inline trees");
@@ -268,16 +271,20 @@ static void tried(void)
 		{ .path = "/dbg", .verdict = "rejected: build IDs differ" },
 		{ .path = "/alt", .verdict = "", .used = true, .role = PSYM_TRY_ALT },
 		{ .path = "/b", .verdict = "", .used = true, .role = PSYM_TRY_MINIDEBUG },
-		{ .path = "/g", .verdict = "", .used = true, .role = PSYM_TRY_GSYM },
-		{ .path = "/b",
-		  .verdict = "Go 1.20+ layout, no inline frames: no inline trees found",
+		{ .path = "/g",
+		  .verdict = "GSYM file used (no columns, start lines or discriminators)",
 		  .used = true,
-		  .role = PSYM_TRY_GOPCLNTAB,
+		  .role = PSYM_TRY_SOURCE },
+		{ .path = "/b",
+		  .verdict = "symbols from .gopclntab (Go 1.20+ layout, no inline frames: no "
+			     "inline trees found)",
+		  .used = true,
+		  .role = PSYM_TRY_SOURCE,
 		  .flags = PSYM_TRY_NO_INLINES },
 		{ .path = "/b",
-		  .verdict = "Go 1.16-1.17 layout",
+		  .verdict = "symbols from .gopclntab (Go 1.16-1.17 layout)",
 		  .used = true,
-		  .role = PSYM_TRY_GOPCLNTAB },
+		  .role = PSYM_TRY_SOURCE },
 		{ .path = "/b", .verdict = "bad line table", .role = PSYM_TRY_DWARF },
 	};
 	struct psym_resdesc d = { 0 };
