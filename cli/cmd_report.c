@@ -9,12 +9,14 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -148,6 +150,22 @@ static const char list_help[] =
 	"                             files' names first (default: a guess from the\n"
 	"                             source path's last directory; -trim_path)\n" REPORT_HELP;
 
+static const char graph_help[] =
+	"Usage: psym graph [OPTIONS] FILE [-o graph.svg]\n"
+	"The call graph as Graphviz draws it, written as pprof -dot writes it: each\n"
+	"function a box sized by its flat value and coloured by its cumulative one,\n"
+	"each call an arrow with its value, label boxes under the functions. By\n"
+	"default trimmed as pprof trims it: psym graph FILE equals go tool pprof -dot\n"
+	"FILE (-nodecount=80 -nodefraction=0.005 -edgefraction=0.001).\n\n"
+	"  -o, --output FILE          write FILE (atomically; default: stdout)\n"
+	"      --format dot|svg|png   DOT (default), or drawn by Graphviz's dot\n"
+	"                             (default: from -o's extension)\n"
+	"      --title TEXT           the graph's name (default: the main binary's)\n"
+	"  -n, --nodecount N          show the top N functions (default 80; 0: all)\n" TRIM_HELP
+	"                             (defaults 0.005 and 0.001)\n"
+	"      --lines                one node per function and source line\n"
+	"      --files                one node per source file\n" GRAN_HELP REPORT_HELP;
+
 /* Which report cmd_report makes. */
 enum report_kind {
 	R_TOP,
@@ -157,6 +175,7 @@ enum report_kind {
 	R_TREE,
 	R_PEEK,
 	R_LIST,
+	R_GRAPH,
 };
 
 /* A fraction of the total, 0 to 1, or a usage error. */
@@ -199,6 +218,7 @@ enum {
 	OPT_FILEFUNCTIONS,
 	OPT_TAGROOT,
 	OPT_TAGLEAF,
+	OPT_FORMAT,
 };
 
 /* pprof: an empty filter is no filter. */
@@ -238,14 +258,15 @@ static const struct option report_opts[] = {
 	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
 	{ "tagroot", required_argument, NULL, OPT_TAGROOT },
 	{ "tagleaf", required_argument, NULL, OPT_TAGLEAF },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	LIMIT_OPTIONS,
 	{ 0 }
 };
 
 static const char *const names[] = { "top ",  "folded ", "flame ", "traces ",
-				     "tree ", "peek ",	 "list " };
+				     "tree ", "peek ",	 "list ",  "graph " };
 static const char *const helps[] = { top_help,	folded_help, flame_help, traces_help,
-				     tree_help, peek_help,   list_help };
+				     tree_help, peek_help,   list_help,	 graph_help };
 
 /* What the command line asks of a report. */
 struct rargs {
@@ -259,7 +280,32 @@ struct rargs {
 	enum psym_demangle_mode demangle; /* how functions are renamed */
 	bool demangle_force;		  /* --demangle given */
 	const char *tagroot, *tagleaf;	  /* label keys for pseudo frames */
+	const char *format;		  /* graph: dot, svg or png */
 };
+
+/* The graph's format: --format, else -o's extension, else DOT. */
+static const char *graph_format(const struct rargs *a)
+{
+	static const char *const fmts[] = { "dot", "svg", "png" };
+	const char *f = a->format;
+
+	if (!f && a->out) {
+		const char *dot = strrchr(a->out, '.');
+
+		for (size_t i = 0; dot && i < sizeof(fmts) / sizeof(fmts[0]); i++)
+			if (!strcmp(dot + 1, fmts[i]))
+				f = fmts[i];
+		if (dot && !strcmp(dot + 1, "gv"))
+			f = "dot";
+	}
+	if (!f)
+		return "dot";
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(f, fmts[i]))
+			return fmts[i];
+	die_usage("graph ", "unknown --format '%s': dot, svg or png", f);
+	return NULL;
+}
 
 /* The options and operands; 1 when --help was printed. optind: at FILE. */
 static int parse_report_args(int argc, char **argv, enum report_kind which, struct rargs *a)
@@ -340,6 +386,7 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 		case OPT_TITLE: a->title = optarg; break;
 		case OPT_TAGROOT: a->tagroot = optarg; break;
 		case OPT_TAGLEAF: a->tagleaf = optarg; break;
+		case OPT_FORMAT: a->format = optarg; break;
 		case OPT_DEMANGLE:
 			a->demangle = parse_demangle_arg(names[which], optarg);
 			a->demangle_force = true;
@@ -367,7 +414,11 @@ static int parse_report_args(int argc, char **argv, enum report_kind which, stru
 			  "--nodefraction and --edgefraction are for the graph reports "
 			  "(top, tree); %skeeps whole stacks (see --nodecount)",
 			  names[which]);
-	if (which == R_TREE) {
+	if (a->format && which != R_GRAPH)
+		die_usage(names[which], "--format is for psym graph");
+	if (which == R_GRAPH)
+		a->format = graph_format(a);
+	if (which == R_TREE || which == R_GRAPH) {
 		/* pprof's defaults for its graph views. */
 		if (!a->n_set)
 			a->ro.max_rows = 80;
@@ -469,6 +520,102 @@ static int write_flame(struct psym_profile *p, const struct rargs *a, const char
 	return ret;
 }
 
+extern char **environ;
+
+/* Graphviz's dot -Tfmt drawing the DOT text dot[0..n) into fd. */
+static int run_dot(const char *fmt, const char *text, size_t n, int fd, struct psym_err *e)
+{
+	char tflag[16];
+	char *argv[] = { "dot", tflag, NULL };
+	posix_spawn_file_actions_t fa;
+	int pfd[2], err, st;
+	pid_t pid;
+
+	snprintf(tflag, sizeof(tflag), "-T%s", fmt);
+	if (pipe(pfd))
+		return psym_err_set(e, PSYM_EIO, "cannot make a pipe: %s", strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	posix_spawn_file_actions_addclose(&fa, pfd[1]);
+	err = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[0]);
+	if (err) {
+		close(pfd[1]);
+		if (err == ENOENT)
+			return psym_err_set(e, PSYM_EIO,
+					    "graphviz's 'dot' not found: install graphviz, "
+					    "or write DOT (--format dot)");
+		return psym_err_set(e, PSYM_EIO, "cannot run 'dot': %s", strerror(err));
+	}
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(pfd[1], text + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* dot went away: its status says why */
+		off += (size_t)w;
+	}
+	close(pfd[1]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return psym_err_set(e, PSYM_EIO, "cannot wait for 'dot': %s",
+					    strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return psym_err_set(e, PSYM_EIO, "'dot -T%s' failed (status %d)", fmt,
+				    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
+
+/* The graph as DOT, or drawn by dot; to a file written atomically or to stdout. */
+static int write_graph(struct psym_profile *p, const struct rargs *a, struct psym_err *e)
+{
+	const char *title = a->title, *path = a->out ? a->out : "-";
+	struct psym_out o;
+	int ret;
+
+	/* pprof names the graph after the main binary. */
+	if (!title && p->pb->n_mapping) {
+		const char *f = psym_profile_str(p, p->pb->mapping[0]->filename);
+		const char *b = strrchr(f, '/');
+
+		title = b && b[1] ? b + 1 : f;
+	}
+	ret = psym_out_open(&o, path, e);
+	if (ret)
+		return ret;
+	active_out = &o;
+	if (!strcmp(a->format, "dot")) {
+		ret = psym_report_dot(p, &a->ro, title, o.fp, e);
+	} else {
+		char *text = NULL;
+		size_t n = 0;
+		FILE *m = open_memstream(&text, &n);
+
+		ret = m ? psym_report_dot(p, &a->ro, title, m, e)
+			: psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		if (m && fclose(m) && !ret)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		if (!ret && fflush(o.fp))
+			ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", path,
+					   strerror(errno));
+		if (!ret)
+			ret = run_dot(a->format, text, n, fileno(o.fp), e);
+		free(text);
+	}
+	if (ret)
+		psym_out_abort(&o);
+	else
+		ret = psym_out_commit(&o, e);
+	active_out = NULL;
+	/* Standard output's errors are finish_stdout's (main.c). */
+	if (ret == PSYM_EIO && !strcmp(path, "-") && ferror(stdout))
+		ret = 0;
+	return ret;
+}
+
 static int cmd_report(int argc, char **argv, enum report_kind which)
 {
 	struct rargs a = { 0 };
@@ -485,6 +632,8 @@ static int cmd_report(int argc, char **argv, enum report_kind which)
 	hint_unsymbolized(p, &a.ro, argv[optind]);
 	if (which == R_FLAME) {
 		ret = write_flame(p, &a, argv[optind], &e);
+	} else if (which == R_GRAPH) {
+		ret = write_graph(p, &a, &e);
 	} else {
 		switch (which) {
 		case R_TOP:
@@ -547,4 +696,9 @@ int cmd_peek(int argc, char **argv)
 int cmd_list(int argc, char **argv)
 {
 	return cmd_report(argc, argv, R_LIST);
+}
+
+int cmd_graph(int argc, char **argv)
+{
+	return cmd_report(argc, argv, R_GRAPH);
 }
