@@ -576,13 +576,6 @@ static int write_graph(struct psym_profile *p, const struct rargs *a, struct psy
 	struct psym_out o;
 	int ret;
 
-	/* pprof names the graph after the main binary. */
-	if (!title && p->pb->n_mapping) {
-		const char *f = psym_profile_str(p, p->pb->mapping[0]->filename);
-		const char *b = strrchr(f, '/');
-
-		title = b && b[1] ? b + 1 : f;
-	}
 	ret = psym_out_open(&o, path, e);
 	if (ret)
 		return ret;

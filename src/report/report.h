@@ -118,7 +118,8 @@ int psym_report_peek(const struct psym_profile *p, const struct psym_report_opts
  * node_fraction, edge_fraction and max_rows (the node count, each node's
  * label boxes counting) as pprof's visual mode trims it, with its legend,
  * node and edge styles, and the samples' labels (and "bytes" values) as
- * boxes under their nodes. title (NULL: none) names the graph.
+ * boxes under their nodes. title names the graph (NULL: the main binary,
+ as pprof names it; "": none).
  */
 int psym_report_dot(const struct psym_profile *p, const struct psym_report_opts *o,
 		    const char *title, FILE *out, struct psym_err *e);

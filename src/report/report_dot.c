@@ -731,6 +731,13 @@ int psym_report_dot(const struct psym_profile *p, const struct psym_report_opts 
 
 	if (ret)
 		goto out;
+	/* pprof names the graph after the main binary. */
+	if (!title && p->pb->n_mapping) {
+		const char *f = psym_profile_str(p, p->pb->mapping[0]->filename);
+		const char *b = strrchr(f, '/');
+
+		title = b && b[1] ? b + 1 : f;
+	}
 	psym_rpt_dot_esc(esc, sizeof(esc), &en, title ? title : "", title ? strlen(title) : 0);
 	fprintf(out, "digraph \"%s\" {\nnode [style=filled fillcolor=\"#f8f8f8\"]\n",
 		*esc ? esc : "unnamed");
