@@ -104,6 +104,57 @@ check "graph marks inline calls" grep -q '\\n (inline)"' s.dot
 check "graph's legend says what was dropped" sh -c \
 	"grep -q 'Dropped [0-9]* nodes (cum <= ' s2.dot && grep -q 'Dropped [0-9]* edges (freq <= ' s2.dot"
 
+# ---- names: pprof's ShortenFunctionName (Go paths and module versions,
+# Java, C++ namespaces, templates, destructors) and its line breaks at
+# "::" and ".", escapes for DOT; mangled names demangled first ----
+cat >names <<'N'
+github.com/foo/bar/v2.(*Server).Handle
+github.com/foo/bar/v10/pkg.Func
+github.com/foo/bar/v1/pkg.Func
+example.com/x/v3/y.z
+gopkg.in/yaml.v3.unmarshal
+k8s.io/client-go/tools/cache.(*Reflector).ListAndWatch.func1
+main.(*Map[...]).Get
+pkg.Fn[...].func1
+runtime.mallocgc
+com.example.Foo.bar
+com.example.Foo$Inner.run$1
+org.pkg.Klass.<init>
+org.pkg.Klass.<clinit>
+java.lang.Thread.run(Thread.java:750)
+(anonymous namespace)::Worker::run
+std::vector<int, std::allocator<int> >::push_back
+ns::inner::Class::~Class
+ns::_Impl::method<int>
+ns::__Impl::method<a<b>, c>::x
+a::b::c
+Foo::bar(int) const
+operator new(unsigned long)
+name "with" quotes\and\backslash
+v8::internal::Heap::CollectGarbage
+__libc_start_main
+_ZN3foo3barEv
+_ZNSt6vectorIiSaIiEE9push_backERKi
+a/b/
+a/b/c
+-x/y.z
+N
+if command -v g++ >/dev/null && command -v nm >/dev/null; then
+	# A seventh of libstdc++'s exported C++ names.
+	nm -D --defined-only "$(g++ -print-file-name=libstdc++.so.6)" 2>/dev/null |
+		awk '$3 ~ /^_Z/ { sub(/@.*/, "", $3); print $3 }' | sort -u | awk 'NR % 7 == 0' |
+		head -400 >>names
+fi
+python3 "$top_srcdir/tests/gennames.py" names >n.txtpb && encode_txtpb n.txtpb n.pb
+same n.pb
+same n.pb --nodecount=0 --nodefraction=0 --edgefraction=0
+for m in templates full; do
+	"$PSYM" graph --demangle=$m --nodecount=0 n.pb >v.a
+	go tool pprof -dot -symbolize=demangle=$m -nodecount=0 n.pb >v.b 2>/dev/null
+	check "graph --demangle=$m = go tool pprof -dot -symbolize=demangle=$m ($(wc -l <names) names)" \
+		cmp v.a v.b
+done
+
 # ---- a C program with inline functions, symbolized by psym ----
 if command -v gcc >/dev/null && command -v objdump >/dev/null; then
 	cat >prog.c <<'C'
