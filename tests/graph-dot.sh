@@ -155,6 +155,39 @@ for m in templates full; do
 		cmp v.a v.b
 done
 
+# ---- a label per sample (a span ID): a label box per function and span,
+# as pprof keeps them; past psym's cap (4,194,304 pairs) a one-line error ----
+cat >genspans.py <<'PY'
+import sys
+n, depth = int(sys.argv[1]), 40
+strings, index = [""], {"": 0}
+def s(x):
+    if x not in index:
+        index[x] = len(strings)
+        strings.append(x)
+    return index[x]
+out = ['sample_type { type: %d unit: %d }' % (s("samples"), s("count")),
+       'mapping { id: 1 memory_start: 4096 memory_limit: 268435456 filename: %d }' % s("/bin/spans")]
+for d in range(depth):
+    out.append('function { id: %d name: %d system_name: %d }' % (d + 1, s("fn_%d" % d), s("fn_%d" % d)))
+    out.append('location { id: %d mapping_id: 1 address: %d line { function_id: %d line: 1 } }'
+               % (d + 1, 4096 + 16 * d, d + 1))
+for i in range(n):
+    stack = ", ".join(str(depth - k) for k in range(depth - i % 7))
+    out.append('sample { location_id: [%s] value: [%d] label { key: %d str: %d } }'
+               % (stack, 1 + i % 5, s("span"), s("s%06d" % i)))
+out += ['string_table: "%s"' % x for x in strings]
+print("\n".join(out))
+PY
+python3 genspans.py 20000 >sp.txtpb && encode_txtpb sp.txtpb sp.pb
+same sp.pb
+same sp.pb --nodefraction=0
+python3 genspans.py 120000 >spbig.txtpb && encode_txtpb spbig.txtpb spbig.pb
+expect_exit 2 "120,000 spans of 34-40 frames: over the cap, refused" "$PSYM" graph spbig.pb
+"$PSYM" graph spbig.pb 2>spbig.err >/dev/null
+check "the refusal is one line naming the label boxes" sh -c \
+	"[ \$(wc -l <spbig.err) = 1 ] && grep -q 'too many for the graph.s label boxes' spbig.err"
+
 # ---- a C program with inline functions, symbolized by psym ----
 if command -v gcc >/dev/null && command -v objdump >/dev/null; then
 	cat >prog.c <<'C'

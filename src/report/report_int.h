@@ -315,9 +315,16 @@ struct dtag {
 	bool gone;
 };
 
+/*
+ * Tags of all nodes: pprof keeps every node's label sets, which a profile
+ * whose samples each have their own label (a span ID) makes as many as its
+ * frames; past MAX_TAGS (256 MB of table) the graph is refused.
+ */
+#define MAX_TAGS ((size_t)1 << 22)
 struct dtab {
 	struct dtag *e;
 	size_t n, slots;
+	bool over; /* MAX_TAGS reached */
 };
 
 /* What a tag name is: a labels tag, or a numeric one under labels lab. */

@@ -25,12 +25,17 @@ static uint64_t mix(uint64_t k)
 	return k;
 }
 
+/* The tag of node and name, a new one (0, 0) if absent; NULL: no memory or MAX_TAGS. */
 static struct dtag *dtag_get(struct dtab *t, uint32_t node, uint32_t name)
 {
 	uint64_t key = ((uint64_t)node + 1) << 32 | ((uint64_t)name + 1);
 	size_t j;
 
 	if ((t->n + 1) * 2 > t->slots) {
+		if (t->n >= MAX_TAGS) {
+			t->over = true;
+			return NULL;
+		}
 		size_t ns = t->slots ? t->slots * 2 : 1024;
 		struct dtag *ne = calloc(ns, sizeof(*ne));
 
@@ -617,8 +622,15 @@ int psym_rpt_vgraph_new(const struct psym_profile *p, const struct psym_report_o
 	if (!d->stamp || !d->kept || psym_rpt_num_units(p, &d->nu, &nnu))
 		goto oom;
 	d->num_unit = psym_rpt_num_unit(d->nu, nnu, "bytes");
-	if (sample_tags(d) || node_reps(d) || trimmed_graph(d, o))
+	if (sample_tags(d) || node_reps(d) || trimmed_graph(d, o)) {
+		if (d->tags.over)
+			return psym_err_set(
+				e, PSYM_ELIMIT,
+				"more than %zu pairs of a function and a sample's labels: "
+				"too many for the graph's label boxes",
+				(size_t)MAX_TAGS);
 		goto oom;
+	}
 	d->ounit = psym_rpt_output_unit(d->g.nodes, d->g.order, d->g.n, d->g.total, d->unit);
 	return 0;
 oom:
