@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -532,12 +533,11 @@ static int run_dot(const char *fmt, const char *text, size_t n, int fd, struct p
 	pid_t pid;
 
 	snprintf(tflag, sizeof(tflag), "-T%s", fmt);
-	if (pipe(pfd))
+	if (pipe2(pfd, O_CLOEXEC))
 		return psym_err_set(e, PSYM_EIO, "cannot make a pipe: %s", strerror(errno));
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, fd, 1);
-	posix_spawn_file_actions_addclose(&fa, pfd[1]);
 	err = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[0]);
