@@ -95,6 +95,10 @@ for p in sys1.pb sys2.pb; do
 done
 same g1.pb --focus=fn_1 --hide=fn_2
 same sys1.pb --diff-base=sys2.pb
+same sys1.pb --diff-base=sys2.pb --normalize
+same sys1.pb --base=sys2.pb
+same sys1.pb --tagignore=comm=nginx --filefunctions
+same g2.pb --diff-base=g1.pb --lines
 "$PSYM" graph sys1.pb >s.dot
 check "graph draws the comm labels as boxes under their nodes, as pprof" \
 	grep -q '^N1_0 \[label = "comm:[^"]*" id="N1_0" fontsize=8 shape=box3d' s.dot
