@@ -205,6 +205,7 @@ int cmd_folded(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_traces(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
 int cmd_peek(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_archive(int argc, char **argv);

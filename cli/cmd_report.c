@@ -148,6 +148,22 @@ static const char list_help[] =
 	"                             files' names first (default: a guess from the\n"
 	"                             source path's last directory; -trim_path)\n" REPORT_HELP;
 
+static const char graph_help[] =
+	"Usage: psym graph [OPTIONS] FILE [-o graph.svg]\n"
+	"The call graph as Graphviz draws it, written as pprof -dot writes it: each\n"
+	"function a box sized by its flat value and coloured by its cumulative one,\n"
+	"each call an arrow with its value, label boxes under the functions. By\n"
+	"default trimmed as pprof trims it: psym graph FILE equals go tool pprof -dot\n"
+	"FILE (-nodecount=80 -nodefraction=0.005 -edgefraction=0.001).\n\n"
+	"  -o, --output FILE          write FILE (atomically; default: stdout)\n"
+	"      --format dot|svg|png   DOT (default), or drawn by Graphviz's dot\n"
+	"                             (default: from -o's extension)\n"
+	"      --title TEXT           the graph's name (default: the main binary's)\n"
+	"  -n, --nodecount N          show the top N functions (default 80; 0: all)\n" TRIM_HELP
+	"                             (defaults 0.005 and 0.001)\n"
+	"      --lines                one node per function and source line\n"
+	"      --files                one node per source file\n" GRAN_HELP REPORT_HELP;
+
 enum {
 	OPT_SAMPLE_INDEX = OPT_NEXT + 100,
 	OPT_CUM,
@@ -175,6 +191,7 @@ enum {
 	OPT_FILEFUNCTIONS,
 	OPT_TAGROOT,
 	OPT_TAGLEAF,
+	OPT_FORMAT,
 };
 
 static const struct option report_opts[] = {
@@ -208,14 +225,15 @@ static const struct option report_opts[] = {
 	{ "demangle", required_argument, NULL, OPT_DEMANGLE },
 	{ "tagroot", required_argument, NULL, OPT_TAGROOT },
 	{ "tagleaf", required_argument, NULL, OPT_TAGLEAF },
+	{ "format", required_argument, NULL, OPT_FORMAT },
 	LIMIT_OPTIONS,
 	{ 0 }
 };
 
 static const char *const names[] = { "top ",  "folded ", "flame ", "traces ",
-				     "tree ", "peek ",	 "list " };
+				     "tree ", "peek ",	 "list ",  "graph " };
 static const char *const helps[] = { top_help,	folded_help, flame_help, traces_help,
-				     tree_help, peek_help,   list_help };
+				     tree_help, peek_help,   list_help,	 graph_help };
 
 /* The options and operands into r; 1 when --help was printed. optind: at FILE. */
 static int parse_report_args(int argc, char **argv, enum psym_report_kind which,
@@ -304,4 +322,9 @@ int cmd_peek(int argc, char **argv)
 int cmd_list(int argc, char **argv)
 {
 	return cmd_report(argc, argv, PSYM_REPORT_LIST);
+}
+
+int cmd_graph(int argc, char **argv)
+{
+	return cmd_report(argc, argv, PSYM_REPORT_GRAPH);
 }

@@ -39,6 +39,7 @@ static const struct {
 	{ "flame", cmd_flame, "write an SVG flame graph" },
 	{ "traces", cmd_traces, "every sample's stack and labels, like pprof -traces" },
 	{ "tree", cmd_tree, "the call graph as text, like pprof -tree" },
+	{ "graph", cmd_graph, "the call graph as DOT (or SVG, PNG via Graphviz), like pprof -dot" },
 	{ "peek", cmd_peek, "callers and callees of matching functions, like pprof -peek" },
 	{ "list", cmd_list,
 	  "source lines of matching functions with their values, like pprof -list" },

@@ -437,6 +437,7 @@ enum psym_report_kind {
 	PSYM_REPORT_TREE,
 	PSYM_REPORT_PEEK,
 	PSYM_REPORT_LIST,
+	PSYM_REPORT_GRAPH, /* -dot: DOT, or drawn by Graphviz's dot as SVG or PNG */
 };
 
 /* One report's options (opaque). NULL: out of memory. */
@@ -451,7 +452,8 @@ void psym_report_free(struct psym_report *r);
  * addresses, filefunctions, focus, ignore, hide, show, tagfocus,
  * tagignore, diff-base, base, normalize, tagroot, tagleaf, demangle,
  * source-path, trim-path; perf's comm and pid (a LIST, or NULL: a frame
- * per label), comms, pids; output and title (flame); max-input-size,
+ * per label), comms, pids; output and title (flame, graph); format (graph:
+ * dot, svg or png; default: output's extension, else dot); max-input-size,
  * max-profile-size, max-memory. 0; PSYM_NOENT when name is none of
  * these; PSYM_EUSAGE with the one line when arg is not a valid value.
  */
@@ -462,7 +464,8 @@ int psym_report_check(struct psym_report *r, struct psym_err *e);
 
 /*
  * The report of the profile at file (regex: peek's and list's), to
- * standard output (flame: to its output, *active while it is written),
+ * standard output (flame, graph: to their output, *active while it is
+ * written; graph's SVG and PNG drawn by Graphviz's dot, run as a child),
  * with a note on stderr when most of the profile is raw addresses. 0
  * with *status PSYM_EXIT_OK or PSYM_EXIT_PARTIAL (read in part, said), or
  * an error (a report's names the file).

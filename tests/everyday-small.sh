@@ -17,7 +17,7 @@ check "psym(1)'s synopsis: $(wc -l <synopsis) lines, each one command" \
 	sh -c '! grep -v "^ *psym[- ]" synopsis && test "$(grep -o "psym [a-z]" synopsis | wc -l)" = "$(wc -l <synopsis)"'
 
 # No doubled word in any --help (words wrapped over lines count too).
-for c in symbolize show check addr index top folded flame traces tree peek list archive stack merge; do
+for c in symbolize show check addr index top folded flame traces tree graph peek list archive stack merge; do
 	"$PSYM" $c --help
 done | tr '\n' ' ' | tr -s ' ' | grep -oE "(^| )([a-z]+) \2( |$)" >doubled
 check "no command's --help repeats a word ($(tr '\n' ' ' <doubled))" test ! -s doubled

@@ -103,6 +103,7 @@ folded|text|$PSYM folded --lines g.pb
 traces|text|$PSYM traces g.pb
 tree|text|$PSYM tree -n 0 --nodefraction 0 g.pb
 peek|text|$PSYM peek . g.pb
+graph|text|$PSYM graph -n 0 --nodefraction 0 g.pb
 list|text|$PSYM list --source-path . function_number_1 g.pb
 flame|text|$PSYM flame -o - g.pb
 symbolize|bin|$PSYM symbolize -q --raw g.pb -o -

@@ -114,6 +114,16 @@ int psym_report_tree(const struct psym_profile *p, const struct psym_report_opts
 int psym_report_peek(const struct psym_profile *p, const struct psym_report_opts *o,
 		     const char *regex, FILE *out, struct psym_err *e);
 /*
+ * pprof -dot: the call graph as Graphviz's DOT, trimmed by o's
+ * node_fraction, edge_fraction and max_rows (the node count, each node's
+ * label boxes counting) as pprof's visual mode trims it, with its legend,
+ * node and edge styles, and the samples' labels (and "bytes" values) as
+ * boxes under their nodes. title names the graph (NULL: the main binary,
+ as pprof names it; "": none).
+ */
+int psym_report_dot(const struct psym_profile *p, const struct psym_report_opts *o,
+		    const char *title, FILE *out, struct psym_err *e);
+/*
  * pprof -list: the source of each function whose name matches regex, each
  * line with its flat and cumulative value (untrimmed, by line). Source
  * files are looked for in source_path (':'-separated; NULL: the current

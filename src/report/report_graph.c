@@ -110,7 +110,7 @@ const char *psym_rpt_output_unit(const struct rpt_node *nodes, const uint32_t *r
  * pprof's newGraph: nodes and edges of the kept samples, only the nodes
  * with kept[id] set (NULL: all). Leaves g->order the nodes with a value.
  */
-static int graph_build(struct psym_rpt_graph *g, const unsigned char *kept)
+int psym_rpt_graph_build(struct psym_rpt_graph *g, const unsigned char *kept)
 {
 	struct rep *r = &g->r;
 	const pb_profile *pb = r->p->pb;
@@ -205,7 +205,7 @@ static int rebuild_kept(struct psym_rpt_graph *g, unsigned char *kept, size_t n)
 	memset(kept, 0, g->r.names.n ? g->r.names.n : 1);
 	for (size_t i = 0; i < n; i++)
 		kept[g->order[i]] = 1;
-	return graph_build(g, kept);
+	return psym_rpt_graph_build(g, kept);
 }
 
 static int cmp_cum_desc(const void *a, const void *b, void *ctx)
@@ -217,11 +217,9 @@ static int cmp_cum_desc(const void *a, const void *b, void *ctx)
 	return x > y ? -1 : x < y;
 }
 
-static int graph_new(const struct psym_profile *p, const struct psym_report_opts *o, bool objnames,
-		     struct psym_rpt_graph *g, struct psym_err *e)
+int psym_rpt_graph_init(const struct psym_profile *p, const struct psym_report_opts *o,
+			bool objnames, struct psym_rpt_graph *g, struct psym_err *e)
 {
-	unsigned char *kept = NULL;
-	int64_t flat = 0, node_cut, edge_cut;
 	int ret;
 
 	memset(g, 0, sizeof(*g));
@@ -237,8 +235,25 @@ static int graph_new(const struct psym_profile *p, const struct psym_report_opts
 	}
 	g->nodes = calloc(g->r.names.n ? g->r.names.n : 1, sizeof(*g->nodes));
 	g->order = malloc((g->r.names.n ? g->r.names.n : 1) * sizeof(*g->order));
+	if (!g->nodes || !g->order)
+		goto oom;
+	return 0;
+oom:
+	return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+}
+
+static int graph_new(const struct psym_profile *p, const struct psym_report_opts *o, bool objnames,
+		     struct psym_rpt_graph *g, struct psym_err *e)
+{
+	unsigned char *kept = NULL;
+	int64_t flat = 0, node_cut, edge_cut;
+	int ret;
+
+	ret = psym_rpt_graph_init(p, o, objnames, g, e);
+	if (ret)
+		return ret;
 	kept = malloc(g->r.names.n ? g->r.names.n : 1);
-	if (!g->nodes || !g->order || !kept || graph_build(g, NULL))
+	if (!kept || psym_rpt_graph_build(g, NULL))
 		goto oom;
 	g->total = psym_rpt_total(p, g->r.idx);
 	for (size_t i = 0; i < g->n; i++)
@@ -303,7 +318,7 @@ void psym_rpt_graph_free(struct psym_rpt_graph *g)
 
 /* ---- edges by node, in pprof's edge order ------------------------------------ */
 
-static int cmp_edge(const void *a, const void *b, void *ctx)
+int psym_rpt_cmp_edge(const void *a, const void *b, void *ctx)
 {
 	const struct psym_rpt_graph *g = ctx;
 	const struct rpt_edge *x = &g->et.e[*(const uint32_t *)a],
@@ -371,8 +386,8 @@ static int group_edges(struct psym_rpt_graph *g, bool by_to, uint32_t **out, siz
 	}
 	for (size_t i = 0; i < nn; i++)
 		if (start[i + 1] - start[i] > 1)
-			qsort_r(list + start[i], start[i + 1] - start[i], sizeof(*list), cmp_edge,
-				g);
+			qsort_r(list + start[i], start[i + 1] - start[i], sizeof(*list),
+				psym_rpt_cmp_edge, g);
 	*out = list;
 	*at = start;
 	return 0;

@@ -277,6 +277,19 @@ int psym_rpt_graph_new(const struct psym_profile *p, const struct psym_report_op
 /* The same, nodes keyed as pprof's ObjNames keys them (list: per binary and start line). */
 int psym_rpt_graph_new_objnames(const struct psym_profile *p, const struct psym_report_opts *o,
 				struct psym_rpt_graph *g, struct psym_err *e);
+/*
+ * The parts of newTrimmedGraph, for a graph trimmed otherwise (report_dot.c):
+ * the report's nodes with nothing counted yet (objnames as above); then
+ * pprof's newGraph over the kept samples, only the nodes with kept[id] set
+ * (NULL: all), leaving g->order the nodes with a value, unsorted (-1: no
+ * memory).
+ */
+int psym_rpt_graph_init(const struct psym_profile *p, const struct psym_report_opts *o,
+			bool objnames, struct psym_rpt_graph *g, struct psym_err *e);
+int psym_rpt_graph_build(struct psym_rpt_graph *g, const unsigned char *kept);
+/* qsort_r order of edge slots as pprof sorts edges (ctx: the graph). */
+int psym_rpt_cmp_edge(const void *a, const void *b, void *ctx);
+/* After trimming: each node's live in- and out-edges, sorted (g->in, g->out). */
 int psym_rpt_graph_edges(struct psym_rpt_graph *g, struct psym_err *e);
 void psym_rpt_graph_free(struct psym_rpt_graph *g);
 /* What a report's header says about its rows (pprof's reportLabels). */
@@ -289,5 +302,66 @@ void psym_rpt_report_labels(FILE *out, const struct psym_profile *p, size_t idx,
 			    const struct rpt_counts *c);
 /* A graph's counts (pprof's text reports say nothing of dropped edges). */
 struct rpt_counts psym_rpt_graph_counts(const struct psym_rpt_graph *g);
+
+/* ---- pprof's call graph for -dot (report_vgraph.c) ---- */
+
+#define MAX_NODELETS 4
+#define NAME_MAX_DOT 8192
+
+/* A tag of a node: key (node + 1) << 32 | (tag name + 1). */
+struct dtag {
+	uint64_t key;
+	int64_t flat, cum;
+	bool gone;
+};
+
+/*
+ * Tags of all nodes: pprof keeps every node's label sets, which a profile
+ * whose samples each have their own label (a span ID) makes as many as its
+ * frames; past MAX_TAGS (256 MB of table) the graph is refused.
+ */
+#define MAX_TAGS ((size_t)1 << 22)
+struct dtab {
+	struct dtag *e;
+	size_t n, slots;
+	bool over; /* MAX_TAGS reached */
+};
+
+/* What a tag name is: a labels tag, or a numeric one under labels lab. */
+struct tmeta {
+	bool num;
+	uint32_t lab; /* numeric: the labels tag name + 1; 0: samples without labels */
+	int64_t value;
+};
+
+/*
+ * The graph pprof -dot draws: pprof's newTrimmedGraph in its visual mode
+ * over g, with the nodes' tags; the legend's counts; the units.
+ */
+struct psym_rpt_vgraph {
+	struct psym_rpt_graph g; /* g.order: the nodes in pprof's order */
+	const char *unit, *ounit, *num_unit;
+	struct names tn; /* tag names: "L" + labels (escaped for DOT), "N" + lab + "\x1f" + value */
+	struct tmeta *tm; /* per tag name */
+	size_t tmcap;
+	struct dtab tags; /* gone: trimmed */
+	uint32_t *slab;	  /* per sample: its labels tag name + 1, 0: none */
+	uint32_t *snum;	  /* numeric tag names of all samples ... */
+	size_t *snum_at;  /* ... sample i's at snum[snum_at[i]..snum_at[i + 1]) */
+	size_t *stamp;	  /* per node: last sample that counted its tags, + 1 */
+	unsigned char *kept;
+	size_t dropped_edges;
+	int64_t node_cut, edge_cut;
+	uint32_t *rep_pos, *rep_line; /* per node: a location position and line of it
+					 (UINT32_MAX: none; a location without lines) */
+	struct psym_rpt_numunit *nu;
+};
+
+/* Build it with o's trimming (nodecount, fractions) and filters. Free it even on error. */
+int psym_rpt_vgraph_new(const struct psym_profile *p, const struct psym_report_opts *o,
+			struct psym_rpt_vgraph *d, struct psym_err *e);
+void psym_rpt_vgraph_free(struct psym_rpt_vgraph *d);
+/* pprof's escapeForDot (\\, \", newline as \l) of s[0..len), appended to b at *n (cut at sz). */
+void psym_rpt_dot_esc(char *b, size_t sz, size_t *n, const char *s, size_t len);
 
 #endif

@@ -10,10 +10,14 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "limitparse.h"
@@ -41,6 +45,7 @@ struct psym_report {
 	enum psym_demangle_mode demangle; /* how functions are renamed */
 	bool demangle_force;		  /* --demangle given */
 	const char *tagroot, *tagleaf;	  /* label keys for pseudo frames */
+	const char *format;		  /* graph: dot, svg or png */
 };
 
 struct psym_report *psym_report_new(enum psym_report_kind kind)
@@ -267,6 +272,8 @@ int psym_report_set(struct psym_report *r, const char *name, const char *arg, st
 		r->lo.trim_path = arg;
 	} else if (!strcmp(name, "output")) {
 		r->out = arg;
+	} else if (!strcmp(name, "format")) {
+		r->format = arg;
 	} else if (!strcmp(name, "title")) {
 		r->title = arg;
 	} else if (!strcmp(name, "tagroot")) {
@@ -296,7 +303,30 @@ int psym_report_set(struct psym_report *r, const char *name, const char *arg, st
 }
 
 static const char *const kind_names[] = { "top ",  "folded ", "flame ", "traces ",
-					  "tree ", "peek ",   "list " };
+					  "tree ", "peek ",   "list ",	"graph " };
+
+/* The graph's format: format, else the output's extension, else DOT; NULL: unknown. */
+static const char *graph_format(const struct psym_report *r)
+{
+	static const char *const fmts[] = { "dot", "svg", "png" };
+	const char *f = r->format;
+
+	if (!f && r->out) {
+		const char *dot = strrchr(r->out, '.');
+
+		for (size_t i = 0; dot && i < sizeof(fmts) / sizeof(fmts[0]); i++)
+			if (!strcmp(dot + 1, fmts[i]))
+				f = fmts[i];
+		if (dot && !strcmp(dot + 1, "gv"))
+			f = "dot";
+	}
+	if (!f)
+		return "dot";
+	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(f, fmts[i]))
+			return fmts[i];
+	return NULL;
+}
 
 int psym_report_check(struct psym_report *r, struct psym_err *e)
 {
@@ -315,7 +345,17 @@ int psym_report_check(struct psym_report *r, struct psym_err *e)
 				    "--nodefraction and --edgefraction are for the graph reports "
 				    "(top, tree); %skeeps whole stacks (see --nodecount)",
 				    name);
-	if (k == PSYM_REPORT_TREE) {
+	if (r->format && k != PSYM_REPORT_GRAPH)
+		return psym_err_set(e, PSYM_EUSAGE, "--format is for psym graph");
+	if (k == PSYM_REPORT_GRAPH) {
+		const char *f = graph_format(r);
+
+		if (!f)
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "unknown --format '%s': dot, svg or png", r->format);
+		r->format = f;
+	}
+	if (k == PSYM_REPORT_TREE || k == PSYM_REPORT_GRAPH) {
 		/* pprof's defaults for its graph views. */
 		if (!r->n_set)
 			r->ro.max_rows = 80;
@@ -422,6 +462,94 @@ static int write_flame(struct psym_profile *p, const struct psym_report *r, cons
 	return ret;
 }
 
+extern char **environ;
+
+/* Graphviz's dot -Tfmt drawing the DOT text[0..n) into fd. */
+static int run_dot(const char *fmt, const char *text, size_t n, int fd, struct psym_err *e)
+{
+	char tflag[16];
+	char *argv[] = { "dot", tflag, NULL };
+	posix_spawn_file_actions_t fa;
+	int pfd[2], err, st;
+	pid_t pid;
+
+	snprintf(tflag, sizeof(tflag), "-T%s", fmt);
+	if (pipe2(pfd, O_CLOEXEC))
+		return psym_err_set(e, PSYM_EIO, "cannot make a pipe: %s", strerror(errno));
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pfd[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, fd, 1);
+	err = posix_spawnp(&pid, "dot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pfd[0]);
+	if (err) {
+		close(pfd[1]);
+		if (err == ENOENT)
+			return psym_err_set(e, PSYM_EIO,
+					    "graphviz's 'dot' not found: install graphviz, "
+					    "or write DOT (--format dot)");
+		return psym_err_set(e, PSYM_EIO, "cannot run 'dot': %s", strerror(err));
+	}
+	for (size_t off = 0; off < n;) {
+		ssize_t w = write(pfd[1], text + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* dot went away: its status says why */
+		off += (size_t)w;
+	}
+	close(pfd[1]);
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return psym_err_set(e, PSYM_EIO, "cannot wait for 'dot': %s",
+					    strerror(errno));
+	if (!WIFEXITED(st) || WEXITSTATUS(st))
+		return psym_err_set(e, PSYM_EIO, "'dot -T%s' failed (status %d)", fmt,
+				    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
+
+/* The graph as DOT, or drawn by dot; to a file written atomically or to stdout. */
+static int write_graph(struct psym_profile *p, const struct psym_report *r,
+		       struct psym_out *volatile *active, struct psym_err *e)
+{
+	const char *path = r->out ? r->out : "-";
+	struct psym_out o;
+	int ret = psym_out_open(&o, path, e);
+
+	if (ret)
+		return ret;
+	*active = &o;
+	if (!strcmp(r->format, "dot")) {
+		ret = psym_report_dot(p, &r->ro, r->title, o.fp, e);
+	} else {
+		char *text = NULL;
+		size_t n = 0;
+		FILE *m = open_memstream(&text, &n);
+
+		ret = m ? psym_report_dot(p, &r->ro, r->title, m, e)
+			: psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		if (m && fclose(m) && !ret)
+			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		if (!ret && fflush(o.fp))
+			ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", path,
+					   strerror(errno));
+		if (!ret)
+			ret = run_dot(r->format, text, n, fileno(o.fp), e);
+		free(text);
+	}
+	if (ret)
+		psym_out_abort(&o);
+	else
+		ret = psym_out_commit(&o, e);
+	*active = NULL;
+	/* Standard output's errors are the caller's (psym's finish_stdout). */
+	if (ret == PSYM_EIO && !strcmp(path, "-") && ferror(stdout))
+		ret = 0;
+	return ret;
+}
+
 static int to_stdout(struct psym_report *r, const struct psym_profile *p, struct psym_err *e)
 {
 	int ret;
@@ -464,6 +592,8 @@ int psym_report_run(struct psym_report *r, const char *regex, const char *file,
 	say_unsymbolized(p, &r->ro, file, stderr);
 	if (r->kind == PSYM_REPORT_FLAME)
 		ret = write_flame(p, r, file, active, e);
+	else if (r->kind == PSYM_REPORT_GRAPH)
+		ret = write_graph(p, r, active, e);
 	else
 		ret = to_stdout(r, p, e);
 	psym_profile_free(p);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Fuzz target: the reports (top at each granularity, sorted both ways and
- * cut short, folded with label frames, the flame graph, the unsymbolized
- * share) on any profile the pprof reader accepts and validates.
+ * cut short, folded with label frames, the flame graph, the call graph's
+ * DOT, the unsymbolized share) on any profile the pprof reader accepts and validates.
  */
 #include "config.h"
 
@@ -58,6 +58,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			e = (struct psym_err){ 0 };
 			psym_report_flame(p, &opts[i], "fuzz <&>", devnull, &e);
 			e = (struct psym_err){ 0 };
+			psym_report_dot(p, &opts[i], i & 1 ? "fuzz \"\\" : NULL, devnull, &e);
+			e = (struct psym_err){ 0 };
 			if (psym_report_unsymbolized(p, &opts[i], &share, &e) == 0 &&
 			    (share < 0 || share > 1))
 				abort();
@@ -80,6 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					abort(); /* a merge of valid profiles is valid */
 				psym_report_top(m, &opts[0], devnull, &e);
 				psym_report_flame(m, &opts[0], "m", devnull, &e);
+				psym_report_dot(m, &opts[b], "m", devnull, &e);
 				/* Scaled to p's total, as --normalize scales: still valid. */
 				if (!psym_profile_normalize(m, "m", p, "p", &e)) {
 					if (psym_profile_validate(m, &e))
