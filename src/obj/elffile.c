@@ -539,7 +539,7 @@ int psym_elf_place(struct psym_elf *f, const char *name, uint64_t addr)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
-	if (!f->secaddr || f->syms_loaded)
+	if (!f->secaddr || f->syms_loaded || f->syms_peeked)
 		return PSYM_NOENT;
 	scn = psym_elf_find_section(f, name, &sh);
 	if (!scn || !(sh.sh_flags & SHF_ALLOC))

@@ -42,6 +42,13 @@ struct psym_elf {
 	/* Data objects and absolute symbols (psym addr's names for data): lazily too. */
 	struct psym_symtab dsyms;
 	bool dsyms_loaded;
+	/*
+	 * Lookups answered before a table is read whole (elfsyms.c's
+	 * windows), whether one placed the sections for good, and the
+	 * regions (of the first nregions) that bound the data table.
+	 */
+	size_t syms_peeks, dsyms_peeks, dregions;
+	bool syms_peeked, own_regions;
 	/* What bounds zero-size symbols: sections (own, then sources'), PT_LOADs. */
 	struct psym_addr_region *regions;
 	size_t nregions, capregions;

@@ -74,9 +74,77 @@ static uint32_t sym_rank(int bind, int type, bool versioned)
 }
 
 /*
- * Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table of code
- * symbols (or, data, of data symbols), shifted by bias.
+ * A lookup answered without the whole table (the first lookups of each:
+ * a Go binary's lookups ask the symbols for the one address its own table
+ * lacks, and reading, sorting 100,000s of them for it cost more than all
+ * the other lookups). Only the symbols at the addresses that can answer
+ * are kept: the scan_back highest addresses at or below x and the first
+ * above it (it ends a zero-size symbol below). Pass 1 finds those
+ * addresses, pass 2 pushes their symbols, in table order, into a small
+ * table finished as the whole one is: every alias at each address and
+ * every neighbour the lookup looks at are there, a region bounds an
+ * entry whatever else the table holds, so the answer is the whole
+ * table's.
  */
+#define WINDOW_MAX 64	 /* addresses below x a window holds (the tables' scan_back) */
+#define WINDOW_LOOKUPS 2 /* lookups of a table answered so before it is read whole */
+
+struct window {
+	uint64_t x;
+	bool collect;		  /* pass 1: finding the addresses */
+	uint64_t top[WINDOW_MAX]; /* the highest addresses at or below x, ascending */
+	size_t ntop, max;	  /* max: the table's scan_back */
+	uint64_t next;		  /* the first address above x */
+	bool has_next;
+};
+
+/* Whether a symbol at a would change the window (pass 1). */
+static bool window_wants(const struct window *w, uint64_t a)
+{
+	if (a > w->x)
+		return !w->has_next || a < w->next;
+	return w->ntop < w->max || a > w->top[0];
+}
+
+static void window_see(struct window *w, uint64_t a)
+{
+	size_t i = 0;
+
+	if (a > w->x) {
+		w->next = a;
+		w->has_next = true;
+		return;
+	}
+	while (i < w->ntop && w->top[i] < a)
+		i++;
+	if (i < w->ntop && w->top[i] == a)
+		return;
+	if (w->ntop == w->max) {
+		/* The lowest falls out: a is above it (window_wants). */
+		memmove(w->top, w->top + 1, (i - 1) * sizeof(*w->top));
+		w->top[i - 1] = a;
+		return;
+	}
+	memmove(w->top + i + 1, w->top + i, (w->ntop - i) * sizeof(*w->top));
+	w->top[i] = a;
+	w->ntop++;
+}
+
+/* Whether the symbols at a are the window's (pass 2). */
+static bool window_keeps(const struct window *w, uint64_t a)
+{
+	if (a > w->x)
+		return w->has_next && a == w->next;
+	return w->ntop && a >= w->top[0];
+}
+
+/* Where one reading of the symbol tables goes: into t, or a window's pass. */
+struct sym_pass {
+	struct psym_symtab *t;
+	bool data;	  /* the table of data symbols */
+	struct window *w; /* NULL: every symbol into t */
+};
+
 /*
  * The name at off of the string table: in place when its data sd ends with
  * a NUL (every name inside it ends there), else through libelf; NULL
@@ -105,10 +173,13 @@ static bool get_sym(Elf_Data *d, bool raw64, size_t i, GElf_Sym *s)
 	return true;
 }
 
+/*
+ * Read one SHT_SYMTAB/SHT_DYNSYM section of src into p's table of code
+ * symbols (or, data, of data symbols), shifted by bias.
+ */
 static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, const GElf_Shdr *sh,
-		       uint64_t bias, bool data, struct psym_err *e)
+		       uint64_t bias, struct sym_pass *p, struct psym_err *e)
 {
-	struct psym_symtab *t = data ? &f->dsyms : &f->syms;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	Elf_Scn *strs = elf_getscn(src->elf, sh->sh_link);
 	GElf_Shdr strsh;
@@ -118,6 +189,7 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 			       : NULL;
 	bool raw64 = d && gelf_getclass(src->elf) == ELFCLASS64 && d->d_type == ELF_T_SYM &&
 		     d->d_buf && sh->sh_entsize == sizeof(Elf64_Sym);
+	bool data = p->data;
 	const char *file = NULL;
 	size_t n, last_ndx = SHN_UNDEF; /* the section of the symbol before, and its flag */
 	bool last_exec = false;
@@ -131,6 +203,7 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 		const char *raw, *name;
 		int type, bind;
 		bool exec = false, versioned, abs;
+		uint64_t addr;
 
 		if (!get_sym(d, raw64, i, &s))
 			break;
@@ -152,6 +225,10 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 				continue;
 			s.st_value += src->secaddr[s.st_shndx];
 		}
+		addr = s.st_value + (abs ? 0 : bias);
+		/* A window's passes: the address first, the name only when it matters. */
+		if (p->w && (p->w->collect ? !window_wants(p->w, addr) : !window_keeps(p->w, addr)))
+			continue;
 		if (s.st_shndx < SHN_LORESERVE && s.st_shndx == last_ndx) {
 			exec = last_exec;
 		} else if (s.st_shndx < SHN_LORESERVE) {
@@ -168,12 +245,16 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 			continue; /* name outside the string table */
 		if (data ? !names_data(type, exec, abs, raw) : !names_code(type, exec, raw))
 			continue;
+		if (p->w && p->w->collect) {
+			window_see(p->w, addr);
+			continue;
+		}
 		name = strip_version(f, raw, &versioned);
 		if (!name)
 			return psym_err_set(e, psym_arena_error(&f->strings), "out of memory");
-		ret = psym_symtab_push(t,
+		ret = psym_symtab_push(p->t,
 				       &(struct psym_sym){
-					       .addr = s.st_value + (abs ? 0 : bias),
+					       .addr = addr,
 					       .size = s.st_size,
 					       .name = name,
 					       .linkage = name,
@@ -187,8 +268,8 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 	return 0;
 }
 
-/* Synthesize name@plt from .rela.plt (x86-64 and AArch64 layouts). */
-static int read_plt(struct psym_elf *f, struct psym_err *e)
+/* Synthesize name@plt from .rela.plt (x86-64 and AArch64 layouts), into p. */
+static int read_plt(struct psym_elf *f, struct sym_pass *p, struct psym_err *e)
 {
 	GElf_Shdr rsh, psh, dsh;
 	Elf_Scn *rscn, *pscn, *dscn;
@@ -233,13 +314,19 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 		raw = elf_strptr(f->elf, dsh.sh_link, s.st_name);
 		if (!raw || !*raw)
 			continue;
+		if (p->w && i * step <= psh.sh_size) {
+			if (p->w->collect && window_wants(p->w, base + i * step))
+				window_see(p->w, base + i * step);
+			if (p->w->collect || !window_keeps(p->w, base + i * step))
+				continue;
+		}
 		raw = strip_version(f, raw, &versioned);
 		name = raw ? psym_arena_printf(&f->strings, "%s@plt", raw) : NULL;
 		if (!name)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		if (i * step > psh.sh_size)
 			break;
-		ret = psym_symtab_push(&f->syms,
+		ret = psym_symtab_push(p->t,
 				       &(struct psym_sym){ .addr = base + i * step,
 							   .size = step,
 							   .name = name,
@@ -252,8 +339,8 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 	return 0;
 }
 
-static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias, bool data,
-			   struct psym_err *e)
+static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias,
+			   struct sym_pass *p, struct psym_err *e)
 {
 	Elf_Scn *scn = NULL;
 	int ret;
@@ -264,7 +351,7 @@ static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bi
 		if (!gelf_getshdr(scn, &sh) ||
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
-		ret = read_symtab(f, src, scn, &sh, bias, data, e);
+		ret = read_symtab(f, src, scn, &sh, bias, p, e);
 		if (ret)
 			return ret;
 	}
@@ -317,17 +404,28 @@ static void add_regions(struct psym_elf *f, struct psym_elf *src, uint64_t bias)
 				return;
 	}
 }
+
+/* The file's own regions, gathered once (a window's lookups want them before the table). */
+static void own_regions(struct psym_elf *f)
+{
+	if (!f->own_regions) {
+		f->own_regions = true;
+		add_regions(f, f, 0);
+	}
+}
+
 static int load_symbols(struct psym_elf *f, struct psym_err *e)
 {
+	struct sym_pass p = { .t = &f->syms };
 	struct psym_err le = { 0 };
 	int ret;
 
 	if (f->syms_loaded)
 		return 0;
 	f->syms_loaded = true;
-	ret = read_symbols_of(f, f, 0, false, &le);
+	ret = read_symbols_of(f, f, 0, &p, &le);
 	if (!ret)
-		ret = read_plt(f, &le);
+		ret = read_plt(f, &p, &le);
 	if (ret) {
 		/* A partial table would name addresses wrongly: none at all. */
 		psym_symtab_clear(&f->syms);
@@ -335,7 +433,7 @@ static int load_symbols(struct psym_elf *f, struct psym_err *e)
 		if (e)
 			*e = le;
 	}
-	add_regions(f, f, 0);
+	own_regions(f);
 	psym_symtab_finish(&f->syms, f->regions, f->nregions);
 	return ret;
 }
@@ -354,27 +452,110 @@ int psym_elf_add_symbols(struct psym_elf *f, struct psym_elf *src, struct psym_e
 	if (ret)
 		return ret;
 	bias = psym_elf_bias_from(f, src);
-	ret = read_symbols_of(f, src, bias, false, e);
+	ret = read_symbols_of(f, src, bias, &(struct sym_pass){ .t = &f->syms }, e);
 	add_regions(f, src, bias);
 	psym_symtab_finish(&f->syms, f->regions, f->nregions);
 	return ret;
 }
+
+/* At most how many symbols f's tables hold: its symbol tables' and relocations' entries. */
+static size_t raw_count(struct psym_elf *f)
+{
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		if (sh.sh_type == SHT_RELA)
+			n += sh.sh_size / sh.sh_entsize;
+		else if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+			 (d = elf_getdata(scn, NULL)))
+			n += d->d_size / sh.sh_entsize;
+	}
+	return n;
+}
+
+/*
+ * The answer for x of f's own code table (data: its data table), bounded
+ * by the first nregions regions, from a window (above); *out is a copy in
+ * the arena, or NULL. False when it cannot be had so: a table that may
+ * exceed its cap (its error is the whole table's to give), no memory.
+ */
+static bool window_lookup(struct psym_elf *f, bool data, uint64_t x, size_t nregions,
+			  const struct psym_sym **out)
+{
+	const struct psym_symtab *whole = data ? &f->dsyms : &f->syms;
+	struct window w = { .x = x, .collect = true, .max = whole->o.scan_back };
+	struct psym_symtab t;
+	struct sym_pass p = { .t = &t, .data = data, .w = &w };
+	struct psym_err e = { 0 };
+	const struct psym_sym *s;
+	struct psym_sym *c;
+	bool ok;
+
+	if (whole->o.rule != PSYM_SYMTAB_NEAREST || w.max > WINDOW_MAX ||
+	    raw_count(f) > whole->o.max_entries)
+		return false;
+	psym_symtab_init(&t, &whole->o);
+	ok = !read_symbols_of(f, f, 0, &p, &e) && (data || !read_plt(f, &p, &e));
+	w.collect = false;
+	ok = ok && !read_symbols_of(f, f, 0, &p, &e) && (data || !read_plt(f, &p, &e));
+	if (ok) {
+		psym_symtab_finish(&t, f->regions, nregions);
+		s = psym_symtab_lookup(&t, x);
+		c = s ? psym_arena_alloc(&f->strings, sizeof(*c)) : NULL;
+		if (c)
+			*c = *s;
+		*out = c;
+		ok = c || !s;
+	}
+	psym_symtab_free(&t);
+	return ok;
+}
+
 const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
 {
+	const struct psym_sym *s;
+
+	if (!f->syms_loaded && f->syms_peeks < WINDOW_LOOKUPS) {
+		f->syms_peeks++;
+		f->syms_peeked = true; /* the sections are placed for good (psym_elf_place) */
+		own_regions(f);
+		if (window_lookup(f, false, vaddr, f->nregions, &s))
+			return s;
+	}
 	load_symbols(f, NULL);
 	return psym_symtab_lookup(&f->syms, vaddr);
 }
 
 const struct psym_sym *psym_elf_data_symbol(struct psym_elf *f, uint64_t vaddr)
 {
+	const struct psym_sym *s;
+
+	if (!f->dsyms_loaded && !f->dsyms_peeks) {
+		/* The regions that bound both tables, as the first lookup finds them. */
+		own_regions(f);
+		f->dregions = f->nregions;
+		f->syms_peeked = true;
+	}
+	if (!f->dsyms_loaded && f->dsyms_peeks < WINDOW_LOOKUPS) {
+		f->dsyms_peeks++;
+		if (window_lookup(f, true, vaddr, f->dregions, &s))
+			return s;
+	}
 	if (!f->dsyms_loaded) {
 		f->dsyms_loaded = true;
-		/* The code table first: it gathers the regions that bound both. */
+		/* The code table too: its error is said wherever symbols were read. */
 		load_symbols(f, NULL);
 		/* A partial table would name addresses wrongly: none at all. */
-		if (read_symbols_of(f, f, 0, true, &(struct psym_err){ 0 }))
+		if (read_symbols_of(f, f, 0, &(struct sym_pass){ .t = &f->dsyms, .data = true },
+				    &(struct psym_err){ 0 }))
 			psym_symtab_clear(&f->dsyms);
-		psym_symtab_finish(&f->dsyms, f->regions, f->nregions);
+		psym_symtab_finish(&f->dsyms, f->regions, f->dregions);
 	}
 	return psym_symtab_lookup(&f->dsyms, vaddr);
 }
