@@ -4,30 +4,36 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "addr_order.h"
 
 #define TEXT_MAX ((size_t)4 << 20) /* bytes of kept input text in one chunk */
 
-/* An input's answer in the memory stream. */
+#define STAGE ((size_t)256 << 10) /* the answers go out in writes of this size */
+
+/* An input, by its place: its line, and its answer in out once answered. */
 struct input {
-	long out, len;
+	size_t lineno, out, len;
 };
 
-/* An input as kept and sorted (what answering it reads, in the order it is read). */
+/* An input as sorted: its key, text (offset in the chunk's text) and place. */
 struct order {
 	uint64_t key;
-	size_t text, lineno; /* text: offset in the chunk's text */
-	uint32_t idx;	     /* its place in the input */
-	bool overlong;
+	uint32_t text;
+	uint32_t idx : 31;
+	uint32_t overlong : 1;
 };
 
 struct addr_order {
 	struct input *in;
-	struct order *ord;
+	struct order *ord, *tmp; /* tmp: the sort's other half */
 	size_t n, max;
 	char *text;
 	size_t tlen, tcap;
+	char *out; /* the answers, in key order */
+	size_t olen, ocap;
+	bool nomem; /* out could not grow */
 };
 
 struct addr_order *addr_order_new(size_t max)
@@ -35,8 +41,10 @@ struct addr_order *addr_order_new(size_t max)
 	struct addr_order *q = calloc(1, sizeof(*q));
 
 	if (q && (!(q->in = calloc(max ? max : 1, sizeof(*q->in))) ||
-		  !(q->ord = calloc(max ? max : 1, sizeof(*q->ord))))) {
+		  !(q->ord = calloc(max ? max : 1, sizeof(*q->ord))) ||
+		  !(q->tmp = calloc(max ? max : 1, sizeof(*q->tmp))))) {
 		free(q->in);
+		free(q->ord);
 		free(q);
 		return NULL;
 	}
@@ -51,7 +59,9 @@ void addr_order_free(struct addr_order *q)
 		return;
 	free(q->in);
 	free(q->ord);
+	free(q->tmp);
 	free(q->text);
+	free(q->out);
 	free(q);
 }
 
@@ -60,7 +70,7 @@ bool addr_order_add(struct addr_order *q, const char *text, size_t lineno, bool 
 {
 	size_t len = strlen(text) + 1;
 
-	if (q->n == q->max || q->n == UINT32_MAX || len > TEXT_MAX - q->tlen)
+	if (q->n == q->max || q->n >= INT32_MAX || len > TEXT_MAX - q->tlen)
 		return false;
 	if (q->tlen + len > q->tcap) {
 		size_t cap = q->tcap ? q->tcap : 4096;
@@ -74,54 +84,132 @@ bool addr_order_add(struct addr_order *q, const char *text, size_t lineno, bool 
 		q->tcap = cap;
 	}
 	memcpy(q->text + q->tlen, text, len);
-	q->ord[q->n] = (struct order){ .key = key,
-				       .text = q->tlen,
-				       .lineno = lineno,
-				       .idx = (uint32_t)q->n,
-				       .overlong = overlong };
+	q->ord[q->n] = (struct order){
+		.key = key, .text = (uint32_t)q->tlen, .idx = (uint32_t)q->n, .overlong = overlong
+	};
+	q->in[q->n].lineno = lineno;
 	q->tlen += len;
 	q->n++;
 	return true;
 }
 
-static int by_key(const void *a, const void *b)
+/*
+ * The kept inputs in key order, ties in input order: a stable radix sort
+ * on the bytes of the keys that differ (a binary's addresses share their
+ * high bytes), through tmp.
+ */
+static void sort_by_key(struct addr_order *q)
 {
-	const struct order *x = a, *y = b;
+	uint64_t all_or = 0, all_and = UINT64_MAX;
+	struct order *a = q->ord, *b = q->tmp, *t;
 
-	if (x->key != y->key)
-		return x->key < y->key ? -1 : 1;
-	return x->idx < y->idx ? -1 : x->idx > y->idx;
+	for (size_t i = 0; i < q->n; i++) {
+		all_or |= a[i].key;
+		all_and &= a[i].key;
+	}
+	for (unsigned shift = 0; shift < 64; shift += 8) {
+		size_t count[256] = { 0 }, pos = 0;
+
+		if (!(((all_or ^ all_and) >> shift) & 0xff))
+			continue; /* the same byte in every key */
+		for (size_t i = 0; i < q->n; i++)
+			count[(a[i].key >> shift) & 0xff]++;
+		for (size_t d = 0; d < 256; d++) {
+			size_t c = count[d];
+
+			count[d] = pos;
+			pos += c;
+		}
+		for (size_t i = 0; i < q->n; i++)
+			b[count[(a[i].key >> shift) & 0xff]++] = a[i];
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != q->ord)
+		memcpy(q->ord, a, q->n * sizeof(*a));
+}
+
+/* The answers' stream writes here: onto the end of q->out, kept from chunk to chunk. */
+static ssize_t out_write(void *cookie, const char *buf, size_t len)
+{
+	struct addr_order *q = cookie;
+
+	if (len > q->ocap - q->olen) {
+		size_t cap = q->ocap ? q->ocap : 65536;
+		char *o;
+
+		while (cap - q->olen < len && cap <= SIZE_MAX / 2)
+			cap *= 2;
+		if (cap - q->olen < len || !(o = realloc(q->out, cap))) {
+			q->nomem = true;
+			return -1;
+		}
+		q->out = o;
+		q->ocap = cap;
+	}
+	memcpy(q->out + q->olen, buf, len);
+	q->olen += len;
+	return (ssize_t)len;
+}
+
+/* The answers in input order, gathered into writes of STAGE bytes. */
+static void write_in_order(struct addr_order *q, FILE *out)
+{
+	char *stage = malloc(STAGE);
+	size_t used = 0;
+
+	for (size_t i = 0; i < q->n && !ferror(out); i++) {
+		const char *a = q->out + q->in[i].out;
+		size_t len = q->in[i].len;
+
+		if (!stage || len > STAGE) {
+			fwrite(stage, 1, used, out);
+			used = 0;
+			fwrite(a, 1, len, out);
+			continue;
+		}
+		if (len > STAGE - used) {
+			fwrite(stage, 1, used, out);
+			used = 0;
+		}
+		memcpy(stage + used, a, len);
+		used += len;
+	}
+	if (used)
+		fwrite(stage, 1, used, out);
+	free(stage);
 }
 
 void addr_order_flush(struct addr_order *q, addr_answer_fn fn, void *ud, FILE *out)
 {
-	size_t size = 0;
-	char *buf = NULL;
-	FILE *ms = q->n ? open_memstream(&buf, &size) : NULL;
-	long end = 0;
+	static const cookie_io_functions_t io = { .write = out_write };
+	FILE *ms = q->n ? fopencookie(q, "w", io) : NULL;
+	char fbuf[16384];
 
+	q->olen = 0;
+	q->nomem = false;
 	if (!ms) {
 		/* No memory to reorder: in input order, as they came. */
 		for (size_t i = 0; i < q->n; i++)
-			fn(ud, q->text + q->ord[i].text, q->ord[i].lineno, q->ord[i].overlong, out);
+			fn(ud, q->text + q->ord[i].text, q->in[i].lineno, q->ord[i].overlong, out);
 		q->n = q->tlen = 0;
 		return;
 	}
-	qsort(q->ord, q->n, sizeof(*q->ord), by_key);
+	setvbuf(ms, fbuf, _IOFBF, sizeof(fbuf));
+	sort_by_key(q);
 	for (size_t k = 0; k < q->n; k++) {
 		const struct order *o = &q->ord[k];
-		long start = end;
+		size_t start = q->olen;
 
-		fn(ud, q->text + o->text, o->lineno, o->overlong, ms);
-		end = ftell(ms);
-		q->in[o->idx] = (struct input){ start, end - start };
+		fn(ud, q->text + o->text, q->in[o->idx].lineno, o->overlong, ms);
+		fflush(ms);
+		q->in[o->idx].out = start;
+		q->in[o->idx].len = q->olen - start;
 	}
-	if (fclose(ms) == 0 && buf) {
-		for (size_t i = 0; i < q->n && !ferror(out); i++)
-			fwrite(buf + q->in[i].out, 1, (size_t)q->in[i].len, out);
-	} else {
+	if (fclose(ms) == 0 && !q->nomem)
+		write_in_order(q, out);
+	else
 		fputs("psym: out of memory for the answers\n", stderr);
-	}
-	free(buf);
 	q->n = q->tlen = 0;
 }

@@ -328,7 +328,7 @@ static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
 
 /* Longest line psym addr reads from standard input. */
 #define ADDR_LINE_MAX ((size_t)1 << 20)
-#define ADDR_CHUNK 16384 /* inputs answered in address order at a time */
+#define ADDR_CHUNK 32768 /* inputs answered in address order at a time */
 
 /*
  * One line of in (without its '\n') into *buf, which grows up to max + 1
