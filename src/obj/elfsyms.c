@@ -74,68 +74,80 @@ static uint32_t sym_rank(int bind, int type, bool versioned)
 }
 
 /*
- * A lookup answered without the whole table (the first lookups of each:
- * a Go binary's lookups ask the symbols for the one address its own table
- * lacks, and reading, sorting 100,000s of them for it cost more than all
- * the other lookups). Only the symbols at the addresses that can answer
- * are kept: the scan_back highest addresses at or below x and the first
- * above it (it ends a zero-size symbol below). Pass 1 finds those
- * addresses, pass 2 pushes their symbols, in table order, into a small
- * table finished as the whole one is: every alias at each address and
- * every neighbour the lookup looks at are there, a region bounds an
- * entry whatever else the table holds, so the answer is the whole
- * table's.
+ * Lookups answered without the whole table. A Go binary's lookups ask its
+ * symbols only for the few addresses its own table lacks (rclone's cgo
+ * and C start-up code): reading and sorting 100,000s of symbols, twice
+ * (code and data), for those cost more than all its other lookups. A
+ * window, built for an address x, keeps the symbols at the scan_back
+ * highest addresses at or below x and the WINDOW_MAX lowest above it,
+ * every symbol at each; for any address y from x up to the highest of
+ * those (past it when there are fewer), it holds every entry a lookup of
+ * y looks at (the scan_back below y, every alias at each, the next one
+ * up that ends a zero-size one), and a region bounds an entry whatever
+ * else the table holds: finished as the whole table is, it gives the
+ * whole table's answer. Pass 1 finds the addresses (a name is read only
+ * when the address would change them), pass 2 pushes their symbols in
+ * table order. A table has at most PSYM_ELF_WINDOWS windows (addresses
+ * come sorted, one sweep per chunk of psym addr's): then it is read whole.
  */
-#define WINDOW_MAX 64	 /* addresses below x a window holds (the tables' scan_back) */
-#define WINDOW_LOOKUPS 2 /* lookups of a table answered so before it is read whole */
+#define WINDOW_MAX 64 /* distinct addresses a window holds each side of x (>= scan_back) */
 
 struct window {
 	uint64_t x;
-	bool collect;		  /* pass 1: finding the addresses */
-	uint64_t top[WINDOW_MAX]; /* the highest addresses at or below x, ascending */
-	size_t ntop, max;	  /* max: the table's scan_back */
-	uint64_t next;		  /* the first address above x */
-	bool has_next;
+	bool collect;		 /* pass 1: finding the addresses */
+	uint64_t lo[WINDOW_MAX]; /* the highest addresses at or below x, ascending */
+	uint64_t hi[WINDOW_MAX]; /* the lowest above x, ascending */
+	size_t nlo, nhi, max;	 /* max: the table's scan_back */
 };
 
 /* Whether a symbol at a would change the window (pass 1). */
 static bool window_wants(const struct window *w, uint64_t a)
 {
 	if (a > w->x)
-		return !w->has_next || a < w->next;
-	return w->ntop < w->max || a > w->top[0];
+		return w->nhi < WINDOW_MAX || a <= w->hi[w->nhi - 1];
+	return w->nlo < w->max || a >= w->lo[0];
+}
+
+/*
+ * a into the ascending set v of *n distinct values (at most max): the
+ * lowest falls out of a full set when keep_high, else the highest; a is
+ * inside its bounds (window_wants).
+ */
+static void set_add(uint64_t *v, size_t *n, size_t max, uint64_t a, bool keep_high)
+{
+	size_t i = 0;
+
+	while (i < *n && v[i] < a)
+		i++;
+	if (i < *n && v[i] == a)
+		return;
+	if (*n < max) {
+		memmove(v + i + 1, v + i, (*n - i) * sizeof(*v));
+		v[i] = a;
+		(*n)++;
+	} else if (keep_high) {
+		memmove(v, v + 1, (i - 1) * sizeof(*v));
+		v[i - 1] = a;
+	} else {
+		memmove(v + i + 1, v + i, (*n - 1 - i) * sizeof(*v));
+		v[i] = a;
+	}
 }
 
 static void window_see(struct window *w, uint64_t a)
 {
-	size_t i = 0;
-
-	if (a > w->x) {
-		w->next = a;
-		w->has_next = true;
-		return;
-	}
-	while (i < w->ntop && w->top[i] < a)
-		i++;
-	if (i < w->ntop && w->top[i] == a)
-		return;
-	if (w->ntop == w->max) {
-		/* The lowest falls out: a is above it (window_wants). */
-		memmove(w->top, w->top + 1, (i - 1) * sizeof(*w->top));
-		w->top[i - 1] = a;
-		return;
-	}
-	memmove(w->top + i + 1, w->top + i, (w->ntop - i) * sizeof(*w->top));
-	w->top[i] = a;
-	w->ntop++;
+	if (a > w->x)
+		set_add(w->hi, &w->nhi, WINDOW_MAX, a, false);
+	else
+		set_add(w->lo, &w->nlo, w->max, a, true);
 }
 
 /* Whether the symbols at a are the window's (pass 2). */
 static bool window_keeps(const struct window *w, uint64_t a)
 {
 	if (a > w->x)
-		return w->has_next && a == w->next;
-	return w->ntop && a >= w->top[0];
+		return w->nhi < WINDOW_MAX || a <= w->hi[w->nhi - 1];
+	return w->nlo < w->max || a >= w->lo[0];
 }
 
 /* Where one reading of the symbol tables goes: into t, or a window's pass. */
@@ -480,52 +492,68 @@ static size_t raw_count(struct psym_elf *f)
 }
 
 /*
- * The answer for x of f's own code table (data: its data table), bounded
- * by the first nregions regions, from a window (above); *out is a copy in
- * the arena, or NULL. False when it cannot be had so: a table that may
- * exceed its cap (its error is the whole table's to give), no memory.
+ * A window of f's own code table (data: of its data table) for x,
+ * bounded by the first nregions regions, into *w. False when there can be
+ * none: a table that may exceed its cap (its error is the whole table's
+ * to give), no memory.
  */
-static bool window_lookup(struct psym_elf *f, bool data, uint64_t x, size_t nregions,
-			  const struct psym_sym **out)
+static bool window_build(struct psym_elf *f, bool data, uint64_t x, size_t nregions,
+			 struct psym_elf_window *out)
 {
 	const struct psym_symtab *whole = data ? &f->dsyms : &f->syms;
 	struct window w = { .x = x, .collect = true, .max = whole->o.scan_back };
-	struct psym_symtab t;
-	struct sym_pass p = { .t = &t, .data = data, .w = &w };
+	struct sym_pass p = { .t = &out->t, .data = data, .w = &w };
 	struct psym_err e = { 0 };
-	const struct psym_sym *s;
-	struct psym_sym *c;
 	bool ok;
 
 	if (whole->o.rule != PSYM_SYMTAB_NEAREST || w.max > WINDOW_MAX ||
 	    raw_count(f) > whole->o.max_entries)
 		return false;
-	psym_symtab_init(&t, &whole->o);
+	psym_symtab_init(&out->t, &whole->o);
 	ok = !read_symbols_of(f, f, 0, &p, &e) && (data || !read_plt(f, &p, &e));
 	w.collect = false;
 	ok = ok && !read_symbols_of(f, f, 0, &p, &e) && (data || !read_plt(f, &p, &e));
-	if (ok) {
-		psym_symtab_finish(&t, f->regions, nregions);
-		s = psym_symtab_lookup(&t, x);
-		c = s ? psym_arena_alloc(&f->strings, sizeof(*c)) : NULL;
-		if (c)
-			*c = *s;
-		*out = c;
-		ok = c || !s;
+	if (!ok) {
+		psym_symtab_free(&out->t);
+		return false;
 	}
-	psym_symtab_free(&t);
-	return ok;
+	psym_symtab_finish(&out->t, f->regions, nregions);
+	out->from = x;
+	out->to = w.nhi == WINDOW_MAX ? w.hi[WINDOW_MAX - 1] - 1 : UINT64_MAX;
+	return true;
+}
+
+/*
+ * The answer for y of a window of f's code table (data: data table),
+ * built when none holds y and there may be more; *answered false when
+ * the whole table is to answer.
+ */
+static const struct psym_sym *windowed(struct psym_elf *f, bool data, uint64_t y, size_t nregions,
+				       bool *answered)
+{
+	struct psym_elf_window *w = f->win[data];
+	size_t *n = &f->nwin[data];
+
+	*answered = true;
+	for (size_t i = *n; i-- > 0;)
+		if (w[i].from <= y && y <= w[i].to)
+			return psym_symtab_lookup(&w[i].t, y);
+	if (*n < PSYM_ELF_WINDOWS && window_build(f, data, y, nregions, &w[*n]))
+		return psym_symtab_lookup(&w[(*n)++].t, y);
+	*answered = false; /* the caller reads the table whole: no window is asked again */
+	return NULL;
 }
 
 const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
 {
 	const struct psym_sym *s;
+	bool answered;
 
-	if (!f->syms_loaded && f->syms_peeks < WINDOW_LOOKUPS) {
-		f->syms_peeks++;
+	if (!f->syms_loaded) {
 		f->syms_peeked = true; /* the sections are placed for good (psym_elf_place) */
 		own_regions(f);
-		if (window_lookup(f, false, vaddr, f->nregions, &s))
+		s = windowed(f, false, vaddr, f->nregions, &answered);
+		if (answered)
 			return s;
 	}
 	load_symbols(f, NULL);
@@ -535,19 +563,18 @@ const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
 const struct psym_sym *psym_elf_data_symbol(struct psym_elf *f, uint64_t vaddr)
 {
 	const struct psym_sym *s;
+	bool answered;
 
-	if (!f->dsyms_loaded && !f->dsyms_peeks) {
+	if (!f->dsyms_loaded && !f->dsyms_peeked) {
 		/* The regions that bound both tables, as the first lookup finds them. */
 		own_regions(f);
 		f->dregions = f->nregions;
-		f->syms_peeked = true;
-	}
-	if (!f->dsyms_loaded && f->dsyms_peeks < WINDOW_LOOKUPS) {
-		f->dsyms_peeks++;
-		if (window_lookup(f, true, vaddr, f->dregions, &s))
-			return s;
+		f->syms_peeked = f->dsyms_peeked = true;
 	}
 	if (!f->dsyms_loaded) {
+		s = windowed(f, true, vaddr, f->dregions, &answered);
+		if (answered)
+			return s;
 		f->dsyms_loaded = true;
 		/* The code table too: its error is said wherever symbols were read. */
 		load_symbols(f, NULL);
