@@ -61,6 +61,16 @@ static bool names_data(int type, bool exec, bool abs, const char *raw)
 	return type == STT_NOTYPE && !exec;
 }
 
+/* Whether a symbol of this type can be in the table (names_code, names_data). */
+static bool may_name(int type, bool abs, bool data)
+{
+	if (!data)
+		return type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE;
+	if (abs)
+		return type == STT_OBJECT || type == STT_NOTYPE || type == STT_FUNC;
+	return type == STT_OBJECT || type == STT_COMMON || type == STT_NOTYPE;
+}
+
 /*
  * Rank among aliases at one address, lower wins (after size: symtab.h):
  * global, weak, local; unversioned; FUNC over NOTYPE.
@@ -231,6 +241,8 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 		abs = s.st_shndx == SHN_ABS;
 		if (s.st_shndx == SHN_UNDEF || (abs && !data) || (s.st_value == 0 && !src->secaddr))
 			continue;
+		if (!may_name(type, abs, data))
+			continue; /* at once, before its section and name are looked at */
 		if (src->secaddr && !abs) {
 			/* A relocatable object's values are offsets in their section. */
 			if (s.st_shndx >= src->nsections)
