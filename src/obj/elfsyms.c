@@ -97,8 +97,11 @@ static uint32_t sym_rank(int bind, int type, bool versioned)
  * else the table holds: finished as the whole table is, it gives the
  * whole table's answer. Pass 1 finds the addresses (a name is read only
  * when the address would change them), pass 2 pushes their symbols in
- * table order. A table has at most PSYM_ELF_WINDOWS windows (addresses
- * come sorted, one sweep per chunk of psym addr's): then it is read whole.
+ * table order. Addresses come sorted: a lookup below the windows starts
+ * a new one (a new sweep, psym addr's next chunk), one past the newest
+ * window's end (lookups running through the table: a C program's, one
+ * per address) has the table read whole, as do more than
+ * PSYM_ELF_WINDOWS sweeps.
  */
 #define WINDOW_MAX 64 /* distinct addresses a window holds each side of x (>= scan_back) */
 
@@ -550,6 +553,11 @@ static const struct psym_sym *windowed(struct psym_elf *f, bool data, uint64_t y
 	for (size_t i = *n; i-- > 0;)
 		if (w[i].from <= y && y <= w[i].to)
 			return psym_symtab_lookup(&w[i].t, y);
+	/* Past the newest window's end: lookups run through the table, read it whole. */
+	if (*n && y > w[*n - 1].to) {
+		*answered = false;
+		return NULL;
+	}
 	if (*n < PSYM_ELF_WINDOWS && window_build(f, data, y, nregions, &w[*n]))
 		return psym_symtab_lookup(&w[(*n)++].t, y);
 	*answered = false; /* the caller reads the table whole: no window is asked again */
