@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "addr_order.h"
+#include "sort.h"
 
 #define TEXT_MAX ((size_t)4 << 20) /* bytes of kept input text in one chunk */
 
@@ -27,7 +28,9 @@ struct order {
 
 struct addr_order {
 	struct input *in;
-	struct order *ord, *tmp; /* tmp: the sort's other half */
+	struct order *ord, *tmp; /* tmp: the sort's copy */
+	uint64_t *keys, *ktmp;	 /* the sort's keys and scratch */
+	unsigned ibits;		 /* bits of a place in the chunk */
 	size_t n, max;
 	char *text;
 	size_t tlen, tcap;
@@ -42,14 +45,17 @@ struct addr_order *addr_order_new(size_t max)
 
 	if (q && (!(q->in = calloc(max ? max : 1, sizeof(*q->in))) ||
 		  !(q->ord = calloc(max ? max : 1, sizeof(*q->ord))) ||
-		  !(q->tmp = calloc(max ? max : 1, sizeof(*q->tmp))))) {
-		free(q->in);
-		free(q->ord);
-		free(q);
+		  !(q->tmp = calloc(max ? max : 1, sizeof(*q->tmp))) ||
+		  !(q->keys = calloc(max ? max : 1, sizeof(*q->keys))) ||
+		  !(q->ktmp = calloc(max ? max : 1, sizeof(*q->ktmp))))) {
+		addr_order_free(q);
 		return NULL;
 	}
-	if (q)
+	if (q) {
 		q->max = max ? max : 1;
+		while (q->ibits < 32 && ((size_t)1 << q->ibits) < q->max)
+			q->ibits++;
+	}
 	return q;
 }
 
@@ -60,6 +66,8 @@ void addr_order_free(struct addr_order *q)
 	free(q->in);
 	free(q->ord);
 	free(q->tmp);
+	free(q->keys);
+	free(q->ktmp);
 	free(q->text);
 	free(q->out);
 	free(q);
@@ -93,41 +101,40 @@ bool addr_order_add(struct addr_order *q, const char *text, size_t lineno, bool 
 	return true;
 }
 
+static int by_key(const void *a, const void *b)
+{
+	const struct order *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 /*
- * The kept inputs in key order, ties in input order: a stable radix sort
- * on the bytes of the keys that differ (a binary's addresses share their
- * high bytes), through tmp.
+ * The kept inputs in key order, ties in input order: by psym's radix sort
+ * (sort.h) of the keys less the lowest, each with its place in the low
+ * bits, when they fit beside it (a binary's addresses do); else qsort.
  */
 static void sort_by_key(struct addr_order *q)
 {
-	uint64_t all_or = 0, all_and = UINT64_MAX;
-	struct order *a = q->ord, *b = q->tmp, *t;
+	uint64_t lo = UINT64_MAX, hi = 0, mask = ((uint64_t)1 << q->ibits) - 1;
 
 	for (size_t i = 0; i < q->n; i++) {
-		all_or |= a[i].key;
-		all_and &= a[i].key;
+		lo = q->ord[i].key < lo ? q->ord[i].key : lo;
+		hi = q->ord[i].key > hi ? q->ord[i].key : hi;
 	}
-	for (unsigned shift = 0; shift < 64; shift += 8) {
-		size_t count[256] = { 0 }, pos = 0;
-
-		if (!(((all_or ^ all_and) >> shift) & 0xff))
-			continue; /* the same byte in every key */
-		for (size_t i = 0; i < q->n; i++)
-			count[(a[i].key >> shift) & 0xff]++;
-		for (size_t d = 0; d < 256; d++) {
-			size_t c = count[d];
-
-			count[d] = pos;
-			pos += c;
-		}
-		for (size_t i = 0; i < q->n; i++)
-			b[count[(a[i].key >> shift) & 0xff]++] = a[i];
-		t = a;
-		a = b;
-		b = t;
+	if (q->n < 2)
+		return;
+	if ((hi - lo) >> (64 - q->ibits)) {
+		qsort(q->ord, q->n, sizeof(*q->ord), by_key);
+		return;
 	}
-	if (a != q->ord)
-		memcpy(q->ord, a, q->n * sizeof(*a));
+	for (size_t i = 0; i < q->n; i++)
+		q->keys[i] = (q->ord[i].key - lo) << q->ibits | i;
+	psym_sort_u64_with(q->keys, q->n, q->ibits, q->ktmp);
+	for (size_t i = 0; i < q->n; i++)
+		q->tmp[i] = q->ord[q->keys[i] & mask];
+	memcpy(q->ord, q->tmp, q->n * sizeof(*q->ord));
 }
 
 /* The answers' stream writes here: onto the end of q->out, kept from chunk to chunk. */
