@@ -742,16 +742,34 @@ static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_
 	fr->n = 1;
 }
 
-/* One input that is an address (or said not to be) answered on standard output. */
-static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
-		       size_t lineno, struct psym_frames *fr, struct addr_counts *n, FILE *out)
+/*
+ * The key of an input in answer_all's order: 0 for one that is not an
+ * address, else the address + 1 (UINT64_MAX for the two highest and an
+ * overflow: those are parsed again).
+ */
+static uint64_t addr_key(const char *arg, bool overlong)
 {
 	char *end;
+	uint64_t key = overlong ? 0 : strtoull(arg, &end, 16);
+
+	return overlong || end == arg || *end ? 0 : key + (key < UINT64_MAX);
+}
+
+/*
+ * One input that is an address (or said not to be) answered on standard
+ * output; key (addr_key) gives the address without the text being read
+ * again, when it can.
+ */
+static void answer_one(struct addr_cli *o, const struct addr_binary *b, const char *arg,
+		       uint64_t key, size_t lineno, struct psym_frames *fr, struct addr_counts *n,
+		       FILE *out)
+{
+	char *end = NULL;
 	uint64_t a, va = 0;
 
 	errno = 0;
-	a = strtoull(arg, &end, 16);
-	if (errno || end == arg || *end) {
+	a = key && key < UINT64_MAX ? key - 1 : strtoull(arg, &end, 16);
+	if (end && (errno || end == arg || *end)) {
 		if (o->nargs)
 			fprintf(stderr, "%s: '%.200s': not a hex address\n", progname, arg);
 		else
@@ -783,7 +801,8 @@ struct addr_run {
 };
 
 /* One input (an argument, or a line's first word) answered onto out. */
-static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong, FILE *out)
+static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong, uint64_t key,
+			 FILE *out)
 {
 	struct addr_run *r = ud;
 	struct addr_cli *o = r->o;
@@ -794,7 +813,7 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
 			progname, lineno, ADDR_LINE_MAX);
 		print_bad_addr(out, &o->ao, "", "longer than 1 MiB, not an address");
 		r->n->bad++;
-	} else if (!o->nargs && !*arg) {
+	} else if (!o->nargs && !key && !*arg) {
 		/*
 		 * A blank input line: an empty answer, and on (addr2line
 		 * answers it as address 0, llvm-symbolizer echoes it).
@@ -806,7 +825,7 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
 		else
 			print_addr(out, &o->ao, 0, NULL, 0);
 	} else {
-		answer_one(o, r->b, arg, lineno, r->fr, r->n, out);
+		answer_one(o, r->b, arg, key, lineno, r->fr, r->n, out);
 	}
 }
 
@@ -824,7 +843,7 @@ static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct p
 	struct addr_input in = { 0 };
 	struct stat st;
 	struct addr_order *q = NULL;
-	char *arg, *end;
+	char *arg;
 
 	if (!o->ao.array &&
 	    (o->nargs > 1 || (!o->nargs && fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode))))
@@ -832,9 +851,8 @@ static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct p
 	/* ferror: nobody reads the answers any more. */
 	while (!ferror(stdout) && (arg = next_input(o, &in)) != NULL) {
 		/* Not addresses first, in input order (their messages too). */
-		uint64_t key = in.overlong ? 0 : strtoull(arg, &end, 16);
+		uint64_t key = addr_key(arg, in.overlong);
 
-		key = in.overlong || end == arg || *end ? 0 : key + (key < UINT64_MAX);
 		if (q && !addr_order_add(q, arg, in.lineno, in.overlong, key)) {
 			addr_order_flush(q, answer_input, &r, stdout);
 			if (addr_order_add(q, arg, in.lineno, in.overlong, key))
@@ -842,7 +860,7 @@ static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct p
 		} else if (q) {
 			continue;
 		}
-		answer_input(&r, arg, in.lineno, in.overlong, stdout);
+		answer_input(&r, arg, in.lineno, in.overlong, key, stdout);
 	}
 	if (q)
 		addr_order_flush(q, answer_input, &r, stdout);
