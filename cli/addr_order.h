@@ -18,8 +18,9 @@
 
 struct addr_order;
 
-/* One input answered onto out. */
-typedef void (*addr_answer_fn)(void *ud, const char *text, size_t lineno, bool overlong, FILE *out);
+/* One input answered onto out (key: as given to addr_order_add). */
+typedef void (*addr_answer_fn)(void *ud, const char *text, size_t lineno, bool overlong,
+			       uint64_t key, FILE *out);
 
 /* A chunk of at most max inputs (and 4 MiB of their text); NULL: out of memory. */
 struct addr_order *addr_order_new(size_t max);

@@ -246,7 +246,7 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 
 /* Longest line psym addr reads from standard input. */
 #define ADDR_LINE_MAX ((size_t)1 << 20)
-#define ADDR_CHUNK 16384 /* inputs answered in address order at a time */
+#define ADDR_CHUNK 32768 /* inputs answered in address order at a time */
 
 /*
  * One line of in (without its '\n') into *buf, which grows up to max + 1
@@ -526,17 +526,34 @@ static char *next_input(const struct addr_cli *o, struct addr_input *in)
 	return arg;
 }
 
-/* One input that is an address (or said not to be) answered on standard output. */
-static void answer_one(struct addr_cli *o, struct psym_module *m, const char *arg, size_t lineno,
-		       size_t *bad, FILE *out)
+/*
+ * The key of an input in answer_all's order: 0 for one that is not an
+ * address, else the address + 1 (UINT64_MAX for the two highest and an
+ * overflow: those are parsed again).
+ */
+static uint64_t addr_key(const char *arg, bool overlong)
+{
+	char *end;
+	uint64_t key = overlong ? 0 : strtoull(arg, &end, 16);
+
+	return overlong || end == arg || *end ? 0 : key + (key < UINT64_MAX);
+}
+
+/*
+ * One input that is an address (or said not to be) answered on standard
+ * output; key (addr_key) gives the address without the text being read
+ * again, when it can.
+ */
+static void answer_one(struct addr_cli *o, struct psym_module *m, const char *arg, uint64_t key,
+		       size_t lineno, size_t *bad, FILE *out)
 {
 	struct psym_answer ans;
-	char *end;
+	char *end = NULL;
 	uint64_t a;
 
 	errno = 0;
-	a = strtoull(arg, &end, 16);
-	if (errno || end == arg || *end) {
+	a = key && key < UINT64_MAX ? key - 1 : strtoull(arg, &end, 16);
+	if (end && (errno || end == arg || *end)) {
 		if (o->nargs)
 			fprintf(stderr, "%s: '%.200s': not a hex address\n", progname, arg);
 		else
@@ -558,7 +575,8 @@ struct addr_run {
 };
 
 /* One input (an argument, or a line's first word) answered onto out. */
-static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong, FILE *out)
+static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong, uint64_t key,
+			 FILE *out)
 {
 	struct addr_run *r = ud;
 	struct addr_cli *o = r->o;
@@ -569,7 +587,7 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
 			progname, lineno, ADDR_LINE_MAX);
 		print_bad_addr(out, &o->ao, "", "longer than 1 MiB, not an address");
 		r->bad++;
-	} else if (!o->nargs && !*arg) {
+	} else if (!o->nargs && !key && !*arg) {
 		/*
 		 * A blank input line: an empty answer, and on (addr2line
 		 * answers it as address 0, llvm-symbolizer echoes it).
@@ -581,7 +599,7 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
 		else
 			print_addr(out, &o->ao, 0, NULL);
 	} else {
-		answer_one(o, r->m, arg, lineno, &r->bad, out);
+		answer_one(o, r->m, arg, key, lineno, &r->bad, out);
 	}
 }
 
@@ -598,7 +616,7 @@ static size_t answer_all(struct addr_cli *o, struct psym_module *m)
 	struct addr_input in = { 0 };
 	struct stat st;
 	struct addr_order *q = NULL;
-	char *arg, *end;
+	char *arg;
 
 	if (!o->ao.array &&
 	    (o->nargs > 1 || (!o->nargs && fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode))))
@@ -606,9 +624,8 @@ static size_t answer_all(struct addr_cli *o, struct psym_module *m)
 	/* ferror: nobody reads the answers any more. */
 	while (!ferror(stdout) && (arg = next_input(o, &in)) != NULL) {
 		/* Not addresses first, in input order (their messages too). */
-		uint64_t key = in.overlong ? 0 : strtoull(arg, &end, 16);
+		uint64_t key = addr_key(arg, in.overlong);
 
-		key = in.overlong || end == arg || *end ? 0 : key + (key < UINT64_MAX);
 		if (q && !addr_order_add(q, arg, in.lineno, in.overlong, key)) {
 			addr_order_flush(q, answer_input, &r, stdout);
 			if (addr_order_add(q, arg, in.lineno, in.overlong, key))
@@ -616,7 +633,7 @@ static size_t answer_all(struct addr_cli *o, struct psym_module *m)
 		} else if (q) {
 			continue;
 		}
-		answer_input(&r, arg, in.lineno, in.overlong, stdout);
+		answer_input(&r, arg, in.lineno, in.overlong, key, stdout);
 	}
 	if (q)
 		addr_order_flush(q, answer_input, &r, stdout);

@@ -73,8 +73,8 @@ norm got4 >g; norm a2l4 >a
 check "a 2 MiB line: answered ?? once, the lines around it answered" cmp -s g a || diff a g
 check "a 2 MiB line: exit 1, the 1 MiB cap named" \
 	sh -c "[ $rc = 1 ] && grep -q 'line 2: longer than 1048576 bytes' err4"
-# A file's addresses are answered in address order, 16384 at a time, and
-# written in input order (cli/addr_order.c): 40000 lines in random order
+# A file's addresses are answered in address order, 32768 at a time, and
+# written in input order (cli/addr_order.c): 70000 lines in random order
 # across three chunks, bad lines and blank lines among them, from a file,
 # a pipe and the arguments, each answered as addr2line answers them, the
 # bad lines said on stderr in input order.
@@ -82,19 +82,19 @@ python3 - "$f1" "$f2" >in6 <<'PY'
 import random, sys
 f1, f2 = int(sys.argv[1], 16), int(sys.argv[2], 16)
 r = random.Random(6)
-for i in range(40000):
+for i in range(70000):
     k = r.randrange(50)
     print("zz%d" % i if k == 0 else "" if k == 1 else hex(r.choice((f1, f2)) + r.randrange(16)))
 PY
 addr2line -f -e bt <in6 | norm /dev/stdin >a
 "$PSYM" addr -e bt <in6 >got6 2>err6 || true
 norm got6 >g
-check "40000 lines from a file: answers in input order, as addr2line's" cmp -s g a ||
+check "70000 lines from a file: answers in input order, as addr2line's" cmp -s g a ||
 	diff a g | head
-check "40000 lines from a file: the bad lines said in input order" \
+check "70000 lines from a file: the bad lines said in input order" \
 	sh -c "grep -o 'line [0-9]*' err6 | cut -d' ' -f2 >l6 && sort -n -c l6 && [ \$(wc -l <l6) = \$(grep -c '^zz' in6) ]"
 cat in6 | "$PSYM" addr -e bt 2>/dev/null | norm /dev/stdin >g
-check "40000 lines from a pipe: answers in input order, as addr2line's" cmp -s g a
+check "70000 lines from a pipe: answers in input order, as addr2line's" cmp -s g a
 grep -v '^$' in6 | head -3000 >in7
 addr2line -f -e bt $(cat in7) | norm /dev/stdin >a
 "$PSYM" addr -e bt $(cat in7) 2>/dev/null | norm /dev/stdin >g

@@ -60,7 +60,14 @@ struct dgroup {
 	size_t idx; /* SIZE_MAX: empty slot */
 	uint64_t start, end;
 	struct drun runs[IDX_MAX_RUNS];
-	size_t nruns;
+	size_t nruns; /* decoded so far (runs_upto), of ntotal */
+	size_t ntotal;
+	/* Where decoding the runs goes on: the record's rest, the run before's values. */
+	const uint8_t *rp, *rend;
+	bool rbad;
+	uint64_t raddr;
+	uint32_t rnode, rfile;
+	int64_t rline;
 	struct dnode nodes[IDX_MAX_NODES];
 	size_t nnodes;
 	uint64_t used;
@@ -508,7 +515,7 @@ static uint64_t group_start(struct psym_index *x, size_t i)
 	return x->h.base + (x->h.flags & IDX_FLAG_ADDR64 ? le64(a + 8 * i) : le32(a + 4 * i));
 }
 
-/* Decode group i into g. */
+/* Decode group i into g: its nodes; its runs as lookups need them (runs_upto). */
 static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_err *e)
 {
 	const uint8_t *offs = x->p + x->h.sec[SEC_OFFS].off;
@@ -516,9 +523,7 @@ static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_
 	uint64_t lo = le32(offs + 4 * i),
 		 hi = i + 1 < x->h.ngroups ? le32(offs + 4 * (i + 1)) : flen;
 	struct rd r;
-	uint64_t size, n, addr;
-	uint32_t node = 0, file = 0;
-	int64_t line = 0;
+	uint64_t size, n;
 
 	if (lo > hi || hi > flen)
 		return bad(x, e, "function record outside its section");
@@ -566,38 +571,68 @@ static int decode(struct psym_index *x, size_t i, struct dgroup *g, struct psym_
 	n = rd_uleb(&r);
 	if (n > IDX_MAX_RUNS || (n == 0 && !r.bad))
 		return bad(x, e, "bad run count in a function record");
-	addr = g->start;
-	for (size_t k = 0; k < n && !r.bad; k++) {
-		struct drun *d = &g->runs[k];
-		uint8_t flags = r.p < r.end ? *r.p++ : (r.bad = true, 0);
-		uint64_t delta = rd_uleb(&r);
-
-		if (k == 0 ? delta != 0 : delta == 0 || addr + delta < addr)
-			return bad(x, e, "runs out of order");
-		addr += delta;
-		if (flags & RUN_NODE)
-			node = (uint32_t)rd_uleb(&r);
-		if (flags & RUN_FILE)
-			file = (uint32_t)rd_uleb(&r);
-		line = (int64_t)((uint64_t)line + (uint64_t)rd_sleb(&r));
-		d->addr = addr;
-		d->node = node;
-		d->file = file;
-		d->line = line;
-		d->col = flags & RUN_COLUMN ? rd_sleb(&r) : 0;
-		d->have_file = false;
-		d->disc = flags & RUN_DISC ? (uint32_t)rd_uleb(&r) : 0;
-		if (node >= g->nnodes || file > x->h.nfiles)
-			return bad(x, e, "run names a missing node or file");
-	}
-	if (r.bad)
-		return bad(x, e, "truncated function record");
-	if (addr >= g->end)
-		return bad(x, e, "run past its function's end");
-	g->nruns = n;
+	g->ntotal = n;
+	g->nruns = 0;
+	g->rp = r.p;
+	g->rend = r.end;
+	g->rbad = r.bad;
+	g->raddr = g->start;
+	g->rnode = g->rfile = 0;
+	g->rline = 0;
 	g->idx = i;
 	g->hint = 0;
 	return 0;
+}
+
+/*
+ * g's runs decoded up to the first that starts past a (all of them for
+ * UINT64_MAX), with every check decode made of them when it decoded them
+ * all at once: a lookup decodes the runs it needs (a function's one
+ * lookup in a chunk, on average half its runs). An error empties g.
+ */
+static int runs_upto(struct psym_index *x, struct dgroup *g, uint64_t a, struct psym_err *e)
+{
+	struct rd r = { g->rp, g->rend, g->rbad };
+	int ret = 0;
+
+	while (g->nruns < g->ntotal && !r.bad && (!g->nruns || g->runs[g->nruns - 1].addr <= a)) {
+		struct drun *d = &g->runs[g->nruns];
+		uint8_t flags = r.p < r.end ? *r.p++ : (r.bad = true, 0);
+		uint64_t delta = rd_uleb(&r);
+
+		if (g->nruns == 0 ? delta != 0 : delta == 0 || g->raddr + delta < g->raddr) {
+			ret = bad(x, e, "runs out of order");
+			goto out;
+		}
+		g->raddr += delta;
+		if (flags & RUN_NODE)
+			g->rnode = (uint32_t)rd_uleb(&r);
+		if (flags & RUN_FILE)
+			g->rfile = (uint32_t)rd_uleb(&r);
+		g->rline = (int64_t)((uint64_t)g->rline + (uint64_t)rd_sleb(&r));
+		d->addr = g->raddr;
+		d->node = g->rnode;
+		d->file = g->rfile;
+		d->line = g->rline;
+		d->col = flags & RUN_COLUMN ? rd_sleb(&r) : 0;
+		d->have_file = false;
+		d->disc = flags & RUN_DISC ? (uint32_t)rd_uleb(&r) : 0;
+		if (g->rnode >= g->nnodes || g->rfile > x->h.nfiles) {
+			ret = bad(x, e, "run names a missing node or file");
+			goto out;
+		}
+		g->nruns++;
+	}
+	if (r.bad)
+		ret = bad(x, e, "truncated function record");
+	else if (g->nruns == g->ntotal && g->raddr >= g->end)
+		ret = bad(x, e, "run past its function's end");
+out:
+	g->rp = r.p;
+	g->rbad = r.bad;
+	if (ret)
+		g->idx = SIZE_MAX;
+	return ret;
 }
 
 static int file_at(struct psym_index *x, uint32_t fid, const char **out, struct psym_err *e)
@@ -669,6 +704,8 @@ int psym_index_lookup(struct psym_index *x, uint64_t vaddr, bool discriminators,
 	ret = find_group(x, vaddr, &g, e);
 	if (ret || !g)
 		return ret;
+	if (runs_upto(x, g, vaddr, e))
+		return e->code;
 	lo = 0;
 	hi = g->nruns;
 	/*
@@ -754,7 +791,7 @@ int psym_index_verify(struct psym_index *x, size_t *groups, struct psym_err *e)
 		if (i && start <= prev)
 			return bad(x, e, "function records out of order");
 		prev = start;
-		if (decode(x, i, g, e))
+		if (decode(x, i, g, e) || runs_upto(x, g, UINT64_MAX, e))
 			return e->code;
 		for (size_t k = 0; k < g->nnodes; k++)
 			if (str_at(x, g->nodes[k].name, &s, e) ||

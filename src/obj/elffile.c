@@ -334,6 +334,9 @@ void psym_elf_close(struct psym_elf *f)
 	free(f->secaddr);
 	psym_symtab_free(&f->syms);
 	psym_symtab_free(&f->dsyms);
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < f->nwin[k]; i++)
+			psym_symtab_free(&f->win[k][i].t);
 	free(f->regions);
 	psym_arena_free(&f->strings);
 	free(f->path);
@@ -539,7 +542,7 @@ int psym_elf_place(struct psym_elf *f, const char *name, uint64_t addr)
 	GElf_Shdr sh;
 	Elf_Scn *scn;
 
-	if (!f->secaddr || f->syms_loaded)
+	if (!f->secaddr || f->syms_loaded || f->syms_peeked)
 		return PSYM_NOENT;
 	scn = psym_elf_find_section(f, name, &sh);
 	if (!scn || !(sh.sh_flags & SHF_ALLOC))

@@ -17,6 +17,15 @@
 #include "elffile.h"
 #include "symtab.h"
 
+/* Windows of a table a file has at most (elfsyms.c). */
+#define PSYM_ELF_WINDOWS 4
+
+/* Part of a symbol table, answering the addresses from..to as the whole table. */
+struct psym_elf_window {
+	uint64_t from, to;
+	struct psym_symtab t;
+};
+
 struct psym_elf {
 	char *path;
 	void *map; /* the file, mapped read-only (psym_elf_open) */
@@ -42,6 +51,14 @@ struct psym_elf {
 	/* Data objects and absolute symbols (psym addr's names for data): lazily too. */
 	struct psym_symtab dsyms;
 	bool dsyms_loaded;
+	/*
+	 * Windows of each table (code, data) answering before it is read
+	 * whole (elfsyms.c), whether one placed the sections for good, and
+	 * the regions (the first dregions) that bound the data table.
+	 */
+	struct psym_elf_window win[2][PSYM_ELF_WINDOWS];
+	size_t nwin[2], dregions;
+	bool syms_peeked, dsyms_peeked, own_regions;
 	/* What bounds zero-size symbols: sections (own, then sources'), PT_LOADs. */
 	struct psym_addr_region *regions;
 	size_t nregions, capregions;

@@ -61,6 +61,16 @@ static bool names_data(int type, bool exec, bool abs, const char *raw)
 	return type == STT_NOTYPE && !exec;
 }
 
+/* Whether a symbol of this type can be in the table (names_code, names_data). */
+static bool may_name(int type, bool abs, bool data)
+{
+	if (!data)
+		return type == STT_FUNC || type == STT_GNU_IFUNC || type == STT_NOTYPE;
+	if (abs)
+		return type == STT_OBJECT || type == STT_NOTYPE || type == STT_FUNC;
+	return type == STT_OBJECT || type == STT_COMMON || type == STT_NOTYPE;
+}
+
 /*
  * Rank among aliases at one address, lower wins (after size: symtab.h):
  * global, weak, local; unversioned; FUNC over NOTYPE.
@@ -74,9 +84,92 @@ static uint32_t sym_rank(int bind, int type, bool versioned)
 }
 
 /*
- * Read one SHT_SYMTAB/SHT_DYNSYM section of src into f's table of code
- * symbols (or, data, of data symbols), shifted by bias.
+ * Lookups answered without the whole table. A Go binary's lookups ask its
+ * symbols only for the few addresses its own table lacks (rclone's cgo
+ * and C start-up code): reading and sorting 100,000s of symbols, twice
+ * (code and data), for those cost more than all its other lookups. A
+ * window, built for an address x, keeps the symbols at the scan_back
+ * highest addresses at or below x and the WINDOW_MAX lowest above it,
+ * every symbol at each; for any address y from x up to the highest of
+ * those (past it when there are fewer), it holds every entry a lookup of
+ * y looks at (the scan_back below y, every alias at each, the next one
+ * up that ends a zero-size one), and a region bounds an entry whatever
+ * else the table holds: finished as the whole table is, it gives the
+ * whole table's answer. Pass 1 finds the addresses (a name is read only
+ * when the address would change them), pass 2 pushes their symbols in
+ * table order. Addresses come sorted: a lookup below the windows starts
+ * a new one (a new sweep, psym addr's next chunk), one past the newest
+ * window's end (lookups running through the table: a C program's, one
+ * per address) has the table read whole, as do more than
+ * PSYM_ELF_WINDOWS sweeps.
  */
+#define WINDOW_MAX 64 /* distinct addresses a window holds each side of x (>= scan_back) */
+
+struct window {
+	uint64_t x;
+	bool collect;		 /* pass 1: finding the addresses */
+	uint64_t lo[WINDOW_MAX]; /* the highest addresses at or below x, ascending */
+	uint64_t hi[WINDOW_MAX]; /* the lowest above x, ascending */
+	size_t nlo, nhi, max;	 /* max: the table's scan_back */
+};
+
+/* Whether a symbol at a would change the window (pass 1). */
+static bool window_wants(const struct window *w, uint64_t a)
+{
+	if (a > w->x)
+		return w->nhi < WINDOW_MAX || a <= w->hi[w->nhi - 1];
+	return w->nlo < w->max || a >= w->lo[0];
+}
+
+/*
+ * a into the ascending set v of *n distinct values (at most max): the
+ * lowest falls out of a full set when keep_high, else the highest; a is
+ * inside its bounds (window_wants).
+ */
+static void set_add(uint64_t *v, size_t *n, size_t max, uint64_t a, bool keep_high)
+{
+	size_t i = 0;
+
+	while (i < *n && v[i] < a)
+		i++;
+	if (i < *n && v[i] == a)
+		return;
+	if (*n < max) {
+		memmove(v + i + 1, v + i, (*n - i) * sizeof(*v));
+		v[i] = a;
+		(*n)++;
+	} else if (keep_high) {
+		memmove(v, v + 1, (i - 1) * sizeof(*v));
+		v[i - 1] = a;
+	} else {
+		memmove(v + i + 1, v + i, (*n - 1 - i) * sizeof(*v));
+		v[i] = a;
+	}
+}
+
+static void window_see(struct window *w, uint64_t a)
+{
+	if (a > w->x)
+		set_add(w->hi, &w->nhi, WINDOW_MAX, a, false);
+	else
+		set_add(w->lo, &w->nlo, w->max, a, true);
+}
+
+/* Whether the symbols at a are the window's (pass 2). */
+static bool window_keeps(const struct window *w, uint64_t a)
+{
+	if (a > w->x)
+		return w->nhi < WINDOW_MAX || a <= w->hi[w->nhi - 1];
+	return w->nlo < w->max || a >= w->lo[0];
+}
+
+/* Where one reading of the symbol tables goes: into t, or a window's pass. */
+struct sym_pass {
+	struct psym_symtab *t;
+	bool data;	  /* the table of data symbols */
+	struct window *w; /* NULL: every symbol into t */
+};
+
 /*
  * The name at off of the string table: in place when its data sd ends with
  * a NUL (every name inside it ends there), else through libelf; NULL
@@ -105,10 +198,13 @@ static bool get_sym(Elf_Data *d, bool raw64, size_t i, GElf_Sym *s)
 	return true;
 }
 
+/*
+ * Read one SHT_SYMTAB/SHT_DYNSYM section of src into p's table of code
+ * symbols (or, data, of data symbols), shifted by bias.
+ */
 static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, const GElf_Shdr *sh,
-		       uint64_t bias, bool data, struct psym_err *e)
+		       uint64_t bias, struct sym_pass *p, struct psym_err *e)
 {
-	struct psym_symtab *t = data ? &f->dsyms : &f->syms;
 	Elf_Data *d = elf_getdata(scn, NULL);
 	Elf_Scn *strs = elf_getscn(src->elf, sh->sh_link);
 	GElf_Shdr strsh;
@@ -118,6 +214,7 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 			       : NULL;
 	bool raw64 = d && gelf_getclass(src->elf) == ELFCLASS64 && d->d_type == ELF_T_SYM &&
 		     d->d_buf && sh->sh_entsize == sizeof(Elf64_Sym);
+	bool data = p->data;
 	const char *file = NULL;
 	size_t n, last_ndx = SHN_UNDEF; /* the section of the symbol before, and its flag */
 	bool last_exec = false;
@@ -131,6 +228,7 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 		const char *raw, *name;
 		int type, bind;
 		bool exec = false, versioned, abs;
+		uint64_t addr;
 
 		if (!get_sym(d, raw64, i, &s))
 			break;
@@ -146,12 +244,18 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 		abs = s.st_shndx == SHN_ABS;
 		if (s.st_shndx == SHN_UNDEF || (abs && !data) || (s.st_value == 0 && !src->secaddr))
 			continue;
+		if (!may_name(type, abs, data))
+			continue; /* at once, before its section and name are looked at */
 		if (src->secaddr && !abs) {
 			/* A relocatable object's values are offsets in their section. */
 			if (s.st_shndx >= src->nsections)
 				continue;
 			s.st_value += src->secaddr[s.st_shndx];
 		}
+		addr = s.st_value + (abs ? 0 : bias);
+		/* A window's passes: the address first, the name only when it matters. */
+		if (p->w && (p->w->collect ? !window_wants(p->w, addr) : !window_keeps(p->w, addr)))
+			continue;
 		if (s.st_shndx < SHN_LORESERVE && s.st_shndx == last_ndx) {
 			exec = last_exec;
 		} else if (s.st_shndx < SHN_LORESERVE) {
@@ -168,12 +272,16 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 			continue; /* name outside the string table */
 		if (data ? !names_data(type, exec, abs, raw) : !names_code(type, exec, raw))
 			continue;
+		if (p->w && p->w->collect) {
+			window_see(p->w, addr);
+			continue;
+		}
 		name = strip_version(f, raw, &versioned);
 		if (!name)
 			return psym_err_set(e, psym_arena_error(&f->strings), "out of memory");
-		ret = psym_symtab_push(t,
+		ret = psym_symtab_push(p->t,
 				       &(struct psym_sym){
-					       .addr = s.st_value + (abs ? 0 : bias),
+					       .addr = addr,
 					       .size = s.st_size,
 					       .name = name,
 					       .linkage = name,
@@ -187,8 +295,8 @@ static int read_symtab(struct psym_elf *f, struct psym_elf *src, Elf_Scn *scn, c
 	return 0;
 }
 
-/* Synthesize name@plt from .rela.plt (x86-64 and AArch64 layouts). */
-static int read_plt(struct psym_elf *f, struct psym_err *e)
+/* Synthesize name@plt from .rela.plt (x86-64 and AArch64 layouts), into p. */
+static int read_plt(struct psym_elf *f, struct sym_pass *p, struct psym_err *e)
 {
 	GElf_Shdr rsh, psh, dsh;
 	Elf_Scn *rscn, *pscn, *dscn;
@@ -233,13 +341,19 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 		raw = elf_strptr(f->elf, dsh.sh_link, s.st_name);
 		if (!raw || !*raw)
 			continue;
+		if (p->w && i * step <= psh.sh_size) {
+			if (p->w->collect && window_wants(p->w, base + i * step))
+				window_see(p->w, base + i * step);
+			if (p->w->collect || !window_keeps(p->w, base + i * step))
+				continue;
+		}
 		raw = strip_version(f, raw, &versioned);
 		name = raw ? psym_arena_printf(&f->strings, "%s@plt", raw) : NULL;
 		if (!name)
 			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		if (i * step > psh.sh_size)
 			break;
-		ret = psym_symtab_push(&f->syms,
+		ret = psym_symtab_push(p->t,
 				       &(struct psym_sym){ .addr = base + i * step,
 							   .size = step,
 							   .name = name,
@@ -252,8 +366,8 @@ static int read_plt(struct psym_elf *f, struct psym_err *e)
 	return 0;
 }
 
-static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias, bool data,
-			   struct psym_err *e)
+static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bias,
+			   struct sym_pass *p, struct psym_err *e)
 {
 	Elf_Scn *scn = NULL;
 	int ret;
@@ -264,7 +378,7 @@ static int read_symbols_of(struct psym_elf *f, struct psym_elf *src, uint64_t bi
 		if (!gelf_getshdr(scn, &sh) ||
 		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
 			continue;
-		ret = read_symtab(f, src, scn, &sh, bias, data, e);
+		ret = read_symtab(f, src, scn, &sh, bias, p, e);
 		if (ret)
 			return ret;
 	}
@@ -317,17 +431,28 @@ static void add_regions(struct psym_elf *f, struct psym_elf *src, uint64_t bias)
 				return;
 	}
 }
+
+/* The file's own regions, gathered once (a window's lookups want them before the table). */
+static void own_regions(struct psym_elf *f)
+{
+	if (!f->own_regions) {
+		f->own_regions = true;
+		add_regions(f, f, 0);
+	}
+}
+
 static int load_symbols(struct psym_elf *f, struct psym_err *e)
 {
+	struct sym_pass p = { .t = &f->syms };
 	struct psym_err le = { 0 };
 	int ret;
 
 	if (f->syms_loaded)
 		return 0;
 	f->syms_loaded = true;
-	ret = read_symbols_of(f, f, 0, false, &le);
+	ret = read_symbols_of(f, f, 0, &p, &le);
 	if (!ret)
-		ret = read_plt(f, &le);
+		ret = read_plt(f, &p, &le);
 	if (ret) {
 		/* A partial table would name addresses wrongly: none at all. */
 		psym_symtab_clear(&f->syms);
@@ -335,7 +460,7 @@ static int load_symbols(struct psym_elf *f, struct psym_err *e)
 		if (e)
 			*e = le;
 	}
-	add_regions(f, f, 0);
+	own_regions(f);
 	psym_symtab_finish(&f->syms, f->regions, f->nregions);
 	return ret;
 }
@@ -354,27 +479,130 @@ int psym_elf_add_symbols(struct psym_elf *f, struct psym_elf *src, struct psym_e
 	if (ret)
 		return ret;
 	bias = psym_elf_bias_from(f, src);
-	ret = read_symbols_of(f, src, bias, false, e);
+	ret = read_symbols_of(f, src, bias, &(struct sym_pass){ .t = &f->syms }, e);
 	add_regions(f, src, bias);
 	psym_symtab_finish(&f->syms, f->regions, f->nregions);
 	return ret;
 }
+
+/* At most how many symbols f's tables hold: its symbol tables' and relocations' entries. */
+static size_t raw_count(struct psym_elf *f)
+{
+	Elf_Scn *scn = NULL;
+	size_t n = 0;
+
+	while ((scn = elf_nextscn(f->elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize)
+			continue;
+		if (sh.sh_type == SHT_RELA)
+			n += sh.sh_size / sh.sh_entsize;
+		else if ((sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+			 (d = elf_getdata(scn, NULL)))
+			n += d->d_size / sh.sh_entsize;
+	}
+	return n;
+}
+
+/*
+ * A window of f's own code table (data: of its data table) for x,
+ * bounded by the first nregions regions, into *w. False when there can be
+ * none: a table that may exceed its cap (its error is the whole table's
+ * to give), no memory.
+ */
+static bool window_build(struct psym_elf *f, bool data, uint64_t x, size_t nregions,
+			 struct psym_elf_window *out)
+{
+	const struct psym_symtab *whole = data ? &f->dsyms : &f->syms;
+	struct window w = { .x = x, .collect = true, .max = whole->o.scan_back };
+	struct sym_pass p = { .t = &out->t, .data = data, .w = &w };
+	struct psym_err e = { 0 };
+	bool ok;
+
+	if (whole->o.rule != PSYM_SYMTAB_NEAREST || w.max > WINDOW_MAX ||
+	    raw_count(f) > whole->o.max_entries)
+		return false;
+	psym_symtab_init(&out->t, &whole->o);
+	ok = !read_symbols_of(f, f, 0, &p, &e) && (data || !read_plt(f, &p, &e));
+	w.collect = false;
+	ok = ok && !read_symbols_of(f, f, 0, &p, &e) && (data || !read_plt(f, &p, &e));
+	if (!ok) {
+		psym_symtab_free(&out->t);
+		return false;
+	}
+	psym_symtab_finish(&out->t, f->regions, nregions);
+	out->from = x;
+	out->to = w.nhi == WINDOW_MAX ? w.hi[WINDOW_MAX - 1] - 1 : UINT64_MAX;
+	return true;
+}
+
+/*
+ * The answer for y of a window of f's code table (data: data table),
+ * built when none holds y and there may be more; *answered false when
+ * the whole table is to answer.
+ */
+static const struct psym_sym *windowed(struct psym_elf *f, bool data, uint64_t y, size_t nregions,
+				       bool *answered)
+{
+	struct psym_elf_window *w = f->win[data];
+	size_t *n = &f->nwin[data];
+
+	*answered = true;
+	for (size_t i = *n; i-- > 0;)
+		if (w[i].from <= y && y <= w[i].to)
+			return psym_symtab_lookup(&w[i].t, y);
+	/* Past the newest window's end: lookups run through the table, read it whole. */
+	if (*n && y > w[*n - 1].to) {
+		*answered = false;
+		return NULL;
+	}
+	if (*n < PSYM_ELF_WINDOWS && window_build(f, data, y, nregions, &w[*n]))
+		return psym_symtab_lookup(&w[(*n)++].t, y);
+	*answered = false; /* the caller reads the table whole: no window is asked again */
+	return NULL;
+}
+
 const struct psym_sym *psym_elf_symbol(struct psym_elf *f, uint64_t vaddr)
 {
+	const struct psym_sym *s;
+	bool answered;
+
+	if (!f->syms_loaded) {
+		f->syms_peeked = true; /* the sections are placed for good (psym_elf_place) */
+		own_regions(f);
+		s = windowed(f, false, vaddr, f->nregions, &answered);
+		if (answered)
+			return s;
+	}
 	load_symbols(f, NULL);
 	return psym_symtab_lookup(&f->syms, vaddr);
 }
 
 const struct psym_sym *psym_elf_data_symbol(struct psym_elf *f, uint64_t vaddr)
 {
+	const struct psym_sym *s;
+	bool answered;
+
+	if (!f->dsyms_loaded && !f->dsyms_peeked) {
+		/* The regions that bound both tables, as the first lookup finds them. */
+		own_regions(f);
+		f->dregions = f->nregions;
+		f->syms_peeked = f->dsyms_peeked = true;
+	}
 	if (!f->dsyms_loaded) {
+		s = windowed(f, true, vaddr, f->dregions, &answered);
+		if (answered)
+			return s;
 		f->dsyms_loaded = true;
-		/* The code table first: it gathers the regions that bound both. */
+		/* The code table too: its error is said wherever symbols were read. */
 		load_symbols(f, NULL);
 		/* A partial table would name addresses wrongly: none at all. */
-		if (read_symbols_of(f, f, 0, true, &(struct psym_err){ 0 }))
+		if (read_symbols_of(f, f, 0, &(struct sym_pass){ .t = &f->dsyms, .data = true },
+				    &(struct psym_err){ 0 }))
 			psym_symtab_clear(&f->dsyms);
-		psym_symtab_finish(&f->dsyms, f->regions, f->nregions);
+		psym_symtab_finish(&f->dsyms, f->regions, f->dregions);
 	}
 	return psym_symtab_lookup(&f->dsyms, vaddr);
 }

@@ -49,8 +49,8 @@ static const uint8_t *at(const struct psym_gopclntab *t, const struct region *r,
 	return t->p + r->off + off;
 }
 
-static bool rd(const struct psym_gopclntab *t, const struct region *r, uint64_t off, unsigned n,
-	       uint64_t *v)
+static inline bool rd(const struct psym_gopclntab *t, const struct region *r, uint64_t off,
+		      unsigned n, uint64_t *v)
 {
 	const uint8_t *q = at(t, r, off, n);
 
@@ -289,14 +289,21 @@ static const char *func_name(const struct psym_gopclntab *t, int32_t nameoff)
 
 /* ---- pc-value tables -------------------------------------------------------- */
 
-static bool uvarint(const struct psym_gopclntab *t, size_t *pos, uint32_t *v)
-{
-	uint32_t x = 0;
+static bool uvarint_slow(const struct psym_gopclntab *t, size_t *pos, uint32_t *v);
 
+static inline bool uvarint(const struct psym_gopclntab *t, size_t *pos, uint32_t *v)
+{
 	if (*pos < t->pctab.end && !(t->p[*pos] & 0x80)) {
 		*v = t->p[(*pos)++]; /* most steps: one byte */
 		return true;
 	}
+	return uvarint_slow(t, pos, v);
+}
+
+static bool uvarint_slow(const struct psym_gopclntab *t, size_t *pos, uint32_t *v)
+{
+	uint32_t x = 0;
+
 	for (unsigned i = 0; i < 5; i++) {
 		uint8_t b;
 
@@ -359,50 +366,52 @@ static int pcwalk(const struct psym_gopclntab *t, const struct func *f, uint32_t
 	return PSYM_EBADINPUT;
 }
 
-struct find {
-	uint64_t target;
-	int32_t val;
-	bool found;
-};
-
-static bool find_step(void *ud, uint64_t pc, uint64_t next, int32_t val)
-{
-	struct find *q = ud;
-
-	(void)pc;
-	if (q->target < next) {
-		q->val = val;
-		q->found = true;
-		return false;
-	}
-	return true;
-}
-
-/* The value of the table at pc: 0 (*val set; -1 when none), or PSYM_EBADINPUT. */
+/*
+ * The value of the table at pc: 0 (*val set; -1 when none), or
+ * PSYM_EBADINPUT. pcwalk's steps and checks, without a call per step
+ * (most lookups walk a table this way).
+ */
 static int pcvalue(const struct psym_gopclntab *t, const struct func *f, uint32_t off, uint64_t pc,
 		   int32_t *val)
 {
-	struct find q = { .target = pc };
-	int ret = pcwalk(t, f, off, find_step, &q);
+	size_t pos;
+	uint64_t cur = f->entry;
+	int32_t v = -1;
+	uint32_t uv, pcd;
 
-	*val = q.found ? q.val : -1;
-	return ret == PSYM_NOENT ? 0 : ret;
+	*val = -1;
+	if (!off)
+		return 0;
+	if (off >= t->pctab.end - t->pctab.off)
+		return PSYM_EBADINPUT;
+	pos = t->pctab.off + off;
+	for (uint32_t i = 0; i < MAX_PCSTEPS; i++) {
+		uint64_t next;
+
+		if (!uvarint(t, &pos, &uv))
+			return PSYM_EBADINPUT;
+		if (uv == 0 && i)
+			return 0;
+		v += (int32_t)((uv & 1) ? ~(uv >> 1) : (uv >> 1));
+		if (!uvarint(t, &pos, &pcd))
+			return PSYM_EBADINPUT;
+		next = cur + (uint64_t)pcd * t->minlc;
+		if (next < cur || next > f->end)
+			return PSYM_EBADINPUT;
+		if (pc < next) {
+			*val = v;
+			return 0;
+		}
+		cur = next;
+	}
+	return PSYM_EBADINPUT;
 }
 
 static uint32_t pcdata(const struct psym_gopclntab *t, const struct func *f, uint32_t i);
 
-struct grow {
-	struct dtab *d;
-	uint64_t entry;
-	bool nomem;
-};
-
-static bool dec_step(void *ud, uint64_t pc, uint64_t next, int32_t val)
+/* One step onto d: false without memory for it. */
+static bool dtab_push(struct dtab *d, uint32_t end, int32_t val)
 {
-	struct grow *g = ud;
-	struct dtab *d = g->d;
-
-	(void)pc;
 	if (d->n == d->cap) {
 		uint32_t cap = d->cap ? 2 * d->cap : 64;
 		uint32_t *e = cap <= MAX_DECODED ? realloc(d->end, cap * sizeof(*e)) : NULL;
@@ -410,27 +419,61 @@ static bool dec_step(void *ud, uint64_t pc, uint64_t next, int32_t val)
 
 		if (e)
 			d->end = e;
-		if (!v) {
-			g->nomem = true;
+		if (!v)
 			return false;
-		}
 		d->val = v;
 		d->cap = cap;
 	}
-	d->end[d->n] = (uint32_t)(next - g->entry);
+	d->end[d->n] = end;
 	d->val[d->n++] = val;
 	return true;
 }
 
-/* Table k of f (at off) into t->dec, or marked to be walked per lookup. */
+/*
+ * Table k of f (at off) into t->dec, or marked to be walked per lookup:
+ * pcwalk's steps and checks, without a call per step.
+ */
 static void decode(struct psym_gopclntab *t, const struct func *f, int k, uint32_t off)
 {
-	struct grow g = { .d = &t->dec->tab[k], .entry = f->entry };
-	int ret;
+	struct dtab *d = &t->dec->tab[k];
+	uint64_t cur = f->entry;
+	int32_t v = -1;
+	uint32_t uv, pcd;
+	size_t pos;
 
-	g.d->n = 0;
-	ret = f->end - f->entry > UINT32_MAX ? 1 : pcwalk(t, f, off, dec_step, &g);
-	g.d->state = g.nomem || ret == 1 ? 1 : ret == PSYM_EBADINPUT ? ret : 0;
+	d->n = 0;
+	d->state = 0;
+	if (f->end - f->entry > UINT32_MAX) {
+		d->state = 1;
+		return;
+	}
+	if (!off)
+		return;
+	if (off >= t->pctab.end - t->pctab.off) {
+		d->state = PSYM_EBADINPUT;
+		return;
+	}
+	pos = t->pctab.off + off;
+	for (uint32_t i = 0; i < MAX_PCSTEPS; i++) {
+		uint64_t next;
+
+		if (!uvarint(t, &pos, &uv))
+			break;
+		if (uv == 0 && i)
+			return;
+		v += (int32_t)((uv & 1) ? ~(uv >> 1) : (uv >> 1));
+		if (!uvarint(t, &pos, &pcd))
+			break;
+		next = cur + (uint64_t)pcd * t->minlc;
+		if (next < cur || next > f->end)
+			break;
+		if (!dtab_push(d, (uint32_t)(next - f->entry), v)) {
+			d->state = 1;
+			return;
+		}
+		cur = next;
+	}
+	d->state = PSYM_EBADINPUT;
 }
 
 /* The value of table k (at off) of f at pc, as pcvalue gives it. */

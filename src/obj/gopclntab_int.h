@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <string.h>
+
 #include "bytes.h"
 #include "error.h"
 #include "gopclntab.h"
@@ -77,6 +79,18 @@ struct psym_gopclntab {
 
 static inline uint64_t get(const struct psym_gopclntab *t, const uint8_t *p, unsigned n)
 {
+	/* The common case, a little-endian table on a little-endian host: loads. */
+	if (!t->msb && !PSYM_HOST_MSB && (n == 4 || n == 8)) {
+		uint32_t v4;
+		uint64_t v8;
+
+		if (n == 4) {
+			memcpy(&v4, p, 4);
+			return v4;
+		}
+		memcpy(&v8, p, 8);
+		return v8;
+	}
 	return psym_get_uint(p, n, t->msb);
 }
 

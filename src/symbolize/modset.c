@@ -88,10 +88,14 @@ size_t psym_modset_answer(struct psym_resolver *r, const char *section, uint64_t
 {
 	struct psym_elf *elf = r ? psym_resolver_elf(r) : NULL;
 	struct psym_lookup_ctx ctx = { 0 };
-	struct psym_reason why = { 0 };
+	/* Unused, set on a miss: not zeroed whole (1 KiB a lookup was 13% from the index). */
+	struct psym_reason why;
 	const struct psym_sym *sym;
 	uint64_t va = addr;
 
+	why.code = PSYM_R_NONE;
+	why.rank = 0;
+	why.detail[0] = '\0';
 	fr->n = 0;
 	if (vaddr)
 		*vaddr = addr;
