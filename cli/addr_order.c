@@ -7,7 +7,6 @@
 #include <sys/types.h>
 
 #include "addr_order.h"
-#include "sort.h"
 
 #define TEXT_MAX ((size_t)4 << 20) /* bytes of kept input text in one chunk */
 

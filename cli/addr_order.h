@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "psym.h"
+
 struct addr_order;
 
 /* One input answered onto out (key: as given to addr_order_add). */

@@ -524,4 +524,13 @@ int psym_demangle_mode_parse(const char *s);
 /* The OpenTelemetry profiles release whose wire psym reads and writes. */
 #define PSYM_OTLP_VERSION "1.10.0"
 
+/* ---- sorting ------------------------------------------------------------------ */
+
+/*
+ * v[0..n) sorted ascending by bits from_bit..63 (a stable radix sort: keys
+ * equal there keep their order, so the low bits can carry a payload such
+ * as a position), in the caller's scratch space tmp[n]. Cannot fail.
+ */
+void psym_sort_u64_with(uint64_t *v, size_t n, unsigned from_bit, uint64_t *tmp);
+
 #endif

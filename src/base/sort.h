@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "psym.h"
+
 /* Sort v[n] in place, ascending (11-bit digits; digits all keys share are skipped). 0 or PSYM_ENOMEM. */
 int psym_sort_u64(uint64_t *v, size_t n);
 
@@ -15,12 +17,6 @@ int psym_sort_u64(uint64_t *v, size_t n);
  * position, that costs no pass. 0 or PSYM_ENOMEM (v untouched).
  */
 int psym_sort_u64_from(uint64_t *v, size_t n, unsigned from_bit);
-
-/*
- * The same with the caller's scratch space, tmp[n], so sorting many
- * pieces of one array allocates nothing (the folded report sorts each
- * span of stacks so). Cannot fail.
- */
-void psym_sort_u64_with(uint64_t *v, size_t n, unsigned from_bit, uint64_t *tmp);
+/* psym_sort_u64_with (psym.h): the same in the caller's scratch space. */
 
 #endif
