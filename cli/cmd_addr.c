@@ -96,6 +96,7 @@ struct addr_out {
 	bool innermost;		   /* --compat=addr2line without -i: the innermost frame only */
 	bool a2l_disc;		   /* --compat=addr2line: every line repeats the innermost
 				    * frame's discriminator, as GNU addr2line prints them */
+	bool gnu_demangle;	   /* --compat=addr2line: libiberty's names as they are */
 	size_t n_out;		   /* answers written (JSON array separators) */
 	const char *module;	   /* JSON ModuleName: the binary as named */
 	struct psym_resolver *res; /* for the outermost frame's StartAddress */
@@ -208,7 +209,9 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		print_unknown(out, o);
 	for (size_t i = 0; i < n; i++) {
 		const char *sys = fr[i].linkage_name ? fr[i].linkage_name : fr[i].name;
-		char *dem = o->demangle ? psym_demangle(sys) : NULL;
+		char *dem = !o->demangle      ? NULL
+			    : o->gnu_demangle ? psym_demangle_gnu(sys)
+					      : psym_demangle(sys);
 		const char *name = dem ? dem : (o->demangle ? fr[i].name : sys);
 		const char *file = fr[i].file ? base_name(o, fr[i].file) : "??";
 
@@ -494,6 +497,7 @@ static void addr2line_defaults(struct addr_cli *o, bool f, bool i, bool C)
 	o->ao.innermost = !i;
 	o->ao.demangle = C;
 	o->ao.a2l_disc = true;
+	o->ao.gnu_demangle = true;
 	o->bo.gnu_names = true; /* the outermost frame's name as addr2line's */
 	if (!o->exe && !o->build_id && !o->filter)
 		o->exe = "a.out";
@@ -731,14 +735,13 @@ struct addr_counts {
  */
 static void gnu_symbol(const struct addr_binary *b, uint64_t vaddr, struct psym_frames *fr)
 {
-	const struct psym_sym *s =
-		b->elf ? psym_symtab_before(psym_elf_symtab(b->elf), vaddr) : NULL;
+	const char *file = NULL;
+	const char *s = b->elf ? psym_elf_gnu_symbol(b->elf, vaddr, NULL, &file) : NULL;
 
 	if (!s)
 		return;
 	/* A local symbol's file is its STT_FILE's: "file.cc:?", as addr2line. */
-	fr->f[0] =
-		(struct psym_frame){ .name = s->name, .linkage_name = s->linkage, .file = s->file };
+	fr->f[0] = (struct psym_frame){ .name = s, .linkage_name = s, .file = file };
 	fr->n = 1;
 }
 

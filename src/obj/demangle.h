@@ -13,6 +13,12 @@
 char *psym_demangle(const char *name);
 
 /*
+ * libiberty's answer as it is, as GNU addr2line -C prints it (an
+ * inheriting constructor after its base: Derived::Base); malloc'd or NULL.
+ */
+char *psym_demangle_gnu(const char *name);
+
+/*
  * How a function is named from its system (linkage) name, as pprof's
  * -symbolize=demangle=MODE names it: SIMPLE (pprof's default) without
  * parameters, template arguments, return type and clone suffixes;

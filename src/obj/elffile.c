@@ -334,6 +334,7 @@ void psym_elf_close(struct psym_elf *f)
 	free(f->secaddr);
 	psym_symtab_free(&f->syms);
 	psym_symtab_free(&f->dsyms);
+	psym_elf_gnu_free(f);
 	free(f->regions);
 	psym_arena_free(&f->strings);
 	free(f->path);

@@ -363,6 +363,7 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 	struct psym_dwarf_opts dopt = {
 		.inlines = b->o->inlines,
 		.discriminators = b->o->discriminators,
+		.gnu_lines = b->o->gnu_names,
 		.max_depth = l ? l->dwarf_depth : 0,
 		.max_entries = l ? l->dwarf_entries : 0,
 		.max_rows = l ? l->dwarf_rows : 0,
@@ -590,17 +591,17 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 /* The outermost DWARF frame named as GNU addr2line names it (binary.h, gnu_names). */
 static void gnu_outer_name(struct psym_binary *b, uint64_t vaddr, struct psym_frame *f, bool alone)
 {
-	const struct psym_sym *sym = psym_symtab_before(psym_elf_symtab(b->elf), vaddr);
+	uint64_t start = 0;
+	const char *sym = psym_elf_gnu_symbol(b->elf, vaddr, &start, NULL);
 
 	(void)alone;
 	if (!f->name) {
 		/* Lines but no function: the nearest symbol below, or nothing. */
-		f->name = sym ? sym->name : "";
-		f->linkage_name = sym ? sym->linkage : NULL;
-	} else if (!f->linkage_name && sym && f->has_start_address &&
-		   sym->addr == f->start_address) {
-		f->name = sym->name; /* main, or a C function's foo.isra.0 */
-		f->linkage_name = sym->linkage;
+		f->name = sym ? sym : "";
+		f->linkage_name = sym;
+	} else if (!f->linkage_name && sym && f->has_start_address && start == f->start_address) {
+		f->name = sym; /* main, or a C function's foo.isra.0 */
+		f->linkage_name = sym;
 	}
 }
 

@@ -55,8 +55,15 @@ struct psym_dwo_finder {
 };
 
 struct psym_dwarf_opts {
-	bool inlines;	      /* false: only the physical function */
-	bool discriminators;  /* keep line-table discriminators (frames[0]) */
+	bool inlines;	     /* false: only the physical function */
+	bool discriminators; /* keep line-table discriminators (frames[0]) */
+	/*
+	 * GNU addr2line 2.40's reading of the line table: a DWARF 5
+	 * sequence that never sets its file is in file 0 (binutils' initial
+	 * file register), and an address outside every unit's ranges is
+	 * looked up in the line tables (psym addr --compat=addr2line).
+	 */
+	bool gnu_lines;
 	size_t max_depth;     /* DIE nesting (default 512) */
 	size_t max_entries;   /* functions + inlines per CU (default 16 M) */
 	size_t max_rows;      /* line rows per CU (default 64 M) */

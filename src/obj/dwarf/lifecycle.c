@@ -26,6 +26,7 @@ int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool ne
 	d->path = psym_elf_path(elf);
 	d->o.inlines = o ? o->inlines : true;
 	d->o.discriminators = o ? o->discriminators : false;
+	d->o.gnu_lines = o ? o->gnu_lines : false;
 	d->o.max_depth = o && o->max_depth ? o->max_depth : 512;
 	d->o.max_entries = o && o->max_entries ? o->max_entries : (size_t)16 << 20;
 	d->o.max_rows = o && o->max_rows ? o->max_rows : (size_t)64 << 20;

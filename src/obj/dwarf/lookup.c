@@ -28,6 +28,26 @@ int dw_decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	return ret;
 }
 
+/*
+ * GNU addr2line 2.40 (gnu_lines): an address outside every unit's ranges
+ * (padding after a function whose last row runs on) is answered by the
+ * first unit whose line table holds it, as binutils adds each sequence's
+ * range to its unit's.
+ */
+static struct cu *gnu_line_cu(struct psym_dwarf *d, uint64_t a, const struct row **row,
+			      struct psym_err *e)
+{
+	for (size_t i = 0; i < d->ncus; i++) {
+		struct cu *cand = &d->cus[i];
+
+		if (!cand->decoded && dw_decode_cu(d, cand, e) == PSYM_ENOMEM)
+			return NULL;
+		if (!cand->failed && (*row = dw_find_row(cand, a)) != NULL)
+			return cand;
+	}
+	return NULL;
+}
+
 int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame **frames,
 		      size_t *np, struct psym_err *e)
 {
@@ -58,6 +78,8 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 			break;
 		}
 	}
+	if (!c && !ncands && d->o.gnu_lines)
+		c = gnu_line_cu(d, a, &row, e);
 	if (!c)
 		return PSYM_NOENT;
 	fc = c->split_cu ? c->split_cu : c;
