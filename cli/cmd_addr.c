@@ -818,7 +818,8 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
  * that is not an address (said on stderr, exit 1 at the end), so the
  * output lines up with the input as addr2line's does. Inputs that are all
  * there (arguments, a file) are answered in address order (addr_order.h),
- * a pipe's as they come.
+ * a pipe's as they come; as addr2line (gnu_names), always in input order,
+ * since its names depend on the addresses asked before.
  */
 static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct psym_frames *fr,
 		       struct addr_counts *n)
@@ -829,7 +830,7 @@ static void answer_all(struct addr_cli *o, const struct addr_binary *b, struct p
 	struct addr_order *q = NULL;
 	char *arg, *end;
 
-	if (!o->ao.array &&
+	if (!o->ao.array && !o->bo.gnu_names &&
 	    (o->nargs > 1 || (!o->nargs && fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode))))
 		q = addr_order_new(ADDR_CHUNK);
 	/* ferror: nobody reads the answers any more. */

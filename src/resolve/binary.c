@@ -10,6 +10,7 @@
 
 #include "binary.h"
 #include "buildid.h"
+#include "gnunames.h"
 #include "htlhash.h"
 #include "layout.h"
 #include "objtab.h"
@@ -40,6 +41,7 @@ struct psym_binary {
 	/* Without one: the entry its files tried are recorded in (NULL, NULL: none). */
 	struct psym_objtab *log_tab;
 	struct psym_located *log_x;
+	struct psym_gnu_names *gnu; /* gnu_names: what GNU addr2line remembers, lazily */
 };
 
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
@@ -103,6 +105,7 @@ void psym_binary_free(struct psym_binary *b)
 	for (size_t i = 0; psym_sources[i]; i++)
 		if (b->src[i])
 			psym_sources[i]->close(b->src[i]);
+	psym_gnu_names_free(b->gnu);
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
@@ -588,23 +591,6 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 }
 
 /* The answer from the DWARF and the symbol table (no index). */
-/* The outermost DWARF frame named as GNU addr2line names it (binary.h, gnu_names). */
-static void gnu_outer_name(struct psym_binary *b, uint64_t vaddr, struct psym_frame *f, bool alone)
-{
-	uint64_t start = 0;
-	const char *sym = psym_elf_gnu_symbol(b->elf, vaddr, &start, NULL);
-
-	(void)alone;
-	if (!f->name) {
-		/* Lines but no function: the nearest symbol below, or nothing. */
-		f->name = sym ? sym : "";
-		f->linkage_name = sym;
-	} else if (!f->linkage_name && sym && f->has_start_address && start == f->start_address) {
-		f->name = sym; /* main, or a C function's foo.isra.0 */
-		f->linkage_name = sym;
-	}
-}
-
 static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			    size_t max)
 {
@@ -631,7 +617,10 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		 * llvm-symbolizer does.
 		 */
 		if (b->o->gnu_names) {
-			gnu_outer_name(b, vaddr, &frames[n - 1], n == 1);
+			if (!b->gnu)
+				b->gnu = psym_gnu_names_new();
+			psym_gnu_names_apply(b->gnu, b->elf, vaddr, b->dwarf_bias, frames, n,
+					     psym_dwarf_gnu_frames(b->dwarf));
 		} else {
 			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
 

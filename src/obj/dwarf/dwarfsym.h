@@ -100,6 +100,19 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t vaddr, const struct psym_fr
 		      size_t *n, struct psym_err *e);
 
 /*
+ * What GNU addr2line's own answers need of the frames of the last lookup
+ * (with gnu_lines), one per frame in the same order; valid as long as
+ * they are.
+ */
+struct psym_dwarf_gnu {
+	uint64_t id;  /* the function's or inlined call's DIE (0: a frame without one) */
+	uint64_t low; /* binutils' start of it: DW_AT_low_pc, else its first range's */
+	bool plain;   /* its unit's language is not mangled (C, Fortran...): its
+		       * DW_AT_name is binutils' linkage name */
+};
+const struct psym_dwarf_gnu *psym_dwarf_gnu_frames(const struct psym_dwarf *d);
+
+/*
  * Decode now, on several threads, every compile unit that holds one of the
  * n addresses (any order), so that their lookups find them decoded. Only
  * an optimization: lookups decode what is still missing. Returns 0, or

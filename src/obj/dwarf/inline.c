@@ -247,6 +247,7 @@ static void fill_entry(struct entry *en, const struct walk *w, const struct unit
 	en->has_low_pc = x->has_low && (!form_is_addrx(x->low_form) ||
 					dw_read_addrx(src, u, x->low_pc, &x->low_pc));
 	en->low_pc = en->has_low_pc ? x->low_pc : 0;
+	en->gnu_low = en->has_low_pc ? en->low_pc : nr > 0 ? w->rb.r[first].lo : 0;
 	en->origin = x->origin != NOREF ? x->origin : x->spec;
 	if (src != w->d && en->origin != NOREF)
 		en->origin |= DW_ALT_REF;

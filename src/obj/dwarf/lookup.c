@@ -48,6 +48,23 @@ static struct cu *gnu_line_cu(struct psym_dwarf *d, uint64_t a, const struct row
 	return NULL;
 }
 
+/* DW_LANG_* binutils 2.40 demangles nothing of (its mangle_style 0). */
+static bool plain_language(uint16_t lang)
+{
+	static const uint16_t plain[] = { 0x1,	0x2,  0x5,    0x6,    0x7,    0x9,    0xc,   0xf,
+					  0x12, 0x1d, 0x8001, 0x8004, 0x8006, 0x8007, 0x8765 };
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (lang == plain[i])
+			return true;
+	return false;
+}
+
+const struct psym_dwarf_gnu *psym_dwarf_gnu_frames(const struct psym_dwarf *d)
+{
+	return d->gnu;
+}
+
 int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame **frames,
 		      size_t *np, struct psym_err *e)
 {
@@ -108,6 +125,7 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 			.column = row->column & ROW_COLMASK,
 			.discriminator = dw_row_discriminator(c, row),
 		};
+		d->gnu[0] = (struct psym_dwarf_gnu){ 0 };
 		*frames = d->frames;
 		*np = 1;
 		return 0;
@@ -126,6 +144,12 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 		f->start_address = en->low_pc;
 		f->has_start_address = en->has_low_pc;
 		f->discriminator = 0;
+		if (d->o.gnu_lines)
+			d->gnu[n - 1] = (struct psym_dwarf_gnu){
+				.id = (uint64_t)(uintptr_t)en,
+				.low = en->gnu_low,
+				.plain = plain_language(fc->language ? fc->language : c->language),
+			};
 		if (i == depth - 1) {
 			f->file = row ? row_file(c, row) : NULL;
 			f->line = row ? row->line : 0;

@@ -186,6 +186,7 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 		u->stmt_list = x.stmt_list;
 		u->has_stmt = x.has_stmt;
 		u->comp_dir = dw_resolve_str(d, u, &x.comp_dir);
+		u->language = x.language <= UINT16_MAX ? (uint16_t)x.language : 0;
 		if (u->version < 5 && x.has_dwo_id) { /* GNU split DWARF 4 */
 			u->dwo_id = x.dwo_id;
 			u->has_dwo_id = true;
