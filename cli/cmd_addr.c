@@ -212,7 +212,8 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		char *dem = !o->demangle      ? NULL
 			    : o->gnu_demangle ? psym_demangle_gnu(sys)
 					      : psym_demangle(sys);
-		const char *name = dem ? dem : (o->demangle ? fr[i].name : sys);
+		/* addr2line prints the mangled name libiberty cannot demangle. */
+		const char *name = dem ? dem : o->demangle && !o->gnu_demangle ? fr[i].name : sys;
 		const char *file = fr[i].file ? base_name(o, fr[i].file) : "??";
 
 		if (!name || !*name)

@@ -15,7 +15,7 @@
  * longer, or when both reach it and it is a function where the held one
  * is not, typed where the held one is untyped, or else shorter. Its file
  * is the STT_FILE before it, for a local symbol or while no STT_FILE has
- * come after some other symbol.
+ * come after some other symbol (an empty name too: addr2line prints ":?").
  */
 #include "config.h"
 
@@ -117,7 +117,7 @@ static int read_table(struct psym_elf *f, struct psym_gnusyms *g, Elf_Scn *scn, 
 			.addr = s.st_value,
 			.size = s.st_size ? s.st_size : 1,
 			.name = name,
-			.file = file && *file && (bind == STB_LOCAL || !file_after) ? file : NULL,
+			.file = file && (bind == STB_LOCAL || !file_after) ? file : NULL,
 			.seq = (uint32_t)g->n,
 			.shndx = s.st_shndx,
 			.flags = (type == STT_FUNC ? GS_FUNC : 0) |

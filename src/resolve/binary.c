@@ -653,7 +653,8 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		if (n)
 			return n;
 	}
-	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
+	/* As addr2line, the caller names it by GNU's own symbol rules (gnusyms.c). */
+	if (!b->o->gnu_names && psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
 		return 1;
 	return 0;
 }

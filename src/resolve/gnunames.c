@@ -104,7 +104,7 @@ void psym_gnu_names_apply(struct psym_gnu_names *g, struct psym_elf *elf, uint64
 		struct gnu_fn *fn = remember(g, dg[i].id, &f[i], dg[i].plain);
 		bool linkage = fn ? fn->linkage : f[i].linkage_name || (dg[i].plain && f[i].name);
 		uint64_t start = 0;
-		const char *sym;
+		const char *sym, *file = NULL;
 
 		if (fn && fn->name) {
 			f[i].name = f[i].linkage_name = fn->name;
@@ -113,7 +113,9 @@ void psym_gnu_names_apply(struct psym_gnu_names *g, struct psym_elf *elf, uint64
 		/* A caller, or a function with a linkage name: its DWARF name. */
 		if (i || (linkage && dg[i].id))
 			continue;
-		sym = psym_elf_gnu_symbol(elf, vaddr, &start, NULL);
+		sym = psym_elf_gnu_symbol(elf, vaddr, &start, &file);
+		if (!f[i].file)
+			f[i].file = file; /* no line: the symbol's STT_FILE, "file.cc:?" */
 		if (sym) {
 			f[i].name = f[i].linkage_name = sym;
 			if (fn && dg[i].id && start - bias == dg[i].low)
