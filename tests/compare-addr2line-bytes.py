@@ -43,18 +43,19 @@ def main():
     opts = sys.argv[4:]
     addrs = open(addrfile).read()
     gnu, ours = run(A2L, binary, opts, addrs), run(psym, binary, opts, addrs)
-    gl, ol = gnu.split("\n"), ours.split("\n")
-    nlines = len(gl) - 1
+    nlines = gnu.count("\n")
     if gnu == ours:
         print("%d lines, identical" % nlines)
         return 0
-    bad_lines = sum(1 for g, p in zip(gl, ol) if g != p) + abs(len(gl) - len(ol))
     # One block per address (-a, without -p's one-line form): the same
     # queries in the same order, so the same answers.
     aopts = ["-a"] + [o for o in opts if o not in ("-a", "-p", "--pretty-print")]
     gb, order = blocks(run(A2L, binary, aopts, addrs))
     pb, _ = blocks(run(psym, binary, aopts, addrs))
     differ = [a for a in order if gb[a] != pb.get(a)]
+    # Lines of those answers (-a form) that differ; a missing or extra frame counts.
+    bad_lines = sum(sum(1 for g, p in zip(gb[a], pb.get(a, [])) if g != p) +
+                    abs(len(gb[a]) - len(pb.get(a, []))) for a in differ)
     order_dep, real = [], []
     for a in differ:
         alone_g = run(A2L, binary, aopts, a + "\n")

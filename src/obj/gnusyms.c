@@ -146,7 +146,11 @@ static int read_sections(struct psym_elf *f, struct psym_gnusyms *g)
 		if ((sh.sh_flags & SHF_ALLOC) && sh.sh_size) {
 			struct gnu_sec *ns =
 				psym_array_grow(g->secs, &g->capsecs, g->nsecs + 1, sizeof(*ns), 0);
-			uint64_t lo = psym_elf_scn_addr(f, elf_ndxscn(scn));
+			size_t ndx = elf_ndxscn(scn);
+			/* An object's sections where psym's layout put them (elfreloc.c). */
+			uint64_t lo = !f->secaddr	   ? sh.sh_addr
+				      : ndx < f->nsections ? f->secaddr[ndx]
+							   : 0;
 
 			if (!ns)
 				return PSYM_ENOMEM;
@@ -154,7 +158,7 @@ static int read_sections(struct psym_elf *f, struct psym_gnusyms *g)
 			g->secs[g->nsecs++] = (struct gnu_sec){
 				.lo = lo,
 				.hi = lo + sh.sh_size < lo ? UINT64_MAX : lo + sh.sh_size,
-				.ndx = (uint32_t)elf_ndxscn(scn),
+				.ndx = (uint32_t)ndx,
 			};
 		}
 	}
