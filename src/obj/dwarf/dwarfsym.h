@@ -58,10 +58,11 @@ struct psym_dwarf_opts {
 	bool inlines;	     /* false: only the physical function */
 	bool discriminators; /* keep line-table discriminators (frames[0]) */
 	/*
-	 * GNU addr2line 2.40's reading of the line table: a DWARF 5
+	 * GNU addr2line 2.40's reading of the DWARF: a DWARF 5
 	 * sequence that never sets its file is in file 0 (binutils' initial
-	 * file register), and an address outside every unit's ranges is
-	 * looked up in the line tables (psym addr --compat=addr2line).
+	 * file register), an address outside every unit's ranges is looked
+	 * up in the line tables, units in .debug_info order, and functions'
+	 * DW_FORM_rnglistx ranges are not read (psym addr --compat=addr2line).
 	 */
 	bool gnu_lines;
 	size_t max_depth;     /* DIE nesting (default 512) */
