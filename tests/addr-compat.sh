@@ -480,6 +480,14 @@ if g++ -O2 -g -o rx rx.cc && gcc -O2 -g -o cl cl.c; then
 	text_bytes rx >rx.addrs
 	text_bytes cl >cl.addrs
 	progs="rx:rx.addrs cl:cl.addrs rx:rx.shuf"
+	# Stripped, its DWARF and symbols in a debug file found by its
+	# .gnu_debuglink: GNU names padding by the debug file's symbols.
+	if objcopy --only-keep-debug cl cl.debug && cp cl cls && strip --strip-all cls &&
+		objcopy --add-gnu-debuglink=cl.debug cls; then
+		progs="$progs cls:cl.addrs"
+	else
+		echo "SKIP part: objcopy cannot make a stripped copy with a debug link"
+	fi
 	# clang's DWARF 5 gives inlined calls DW_FORM_rnglistx ranges, which
 	# binutils 2.40 does not read: GNU's chains are shorter there.
 	if command -v clang >/dev/null 2>&1 && clang -O2 -g -o clc cl.c; then

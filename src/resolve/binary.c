@@ -42,6 +42,7 @@ struct psym_binary {
 	struct psym_objtab *log_tab;
 	struct psym_located *log_x;
 	struct psym_gnu_names *gnu; /* gnu_names: what GNU addr2line remembers, lazily */
+	struct psym_elf *dbg_elf;   /* the debug file the DWARF came from (adopted), or NULL */
 };
 
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
@@ -405,7 +406,25 @@ static bool use_debug_file(struct psym_binary *b, struct psym_elf *dbg)
 	if (psym_elf_add_symbols(b->elf, dbg, &e) != 0)
 		tried_err(b, PSYM_TRY_SYMBOLS, psym_elf_path(dbg), &e);
 	psym_elf_adopt(b->elf, dbg);
-	return try_dwarf(b, dbg);
+	if (!try_dwarf(b, dbg))
+		return false;
+	b->dbg_elf = dbg;
+	return true;
+}
+
+/*
+ * The symbols GNU addr2line names functions by: those of the debug file
+ * the DWARF came from when it has some (binutils' stash), else the
+ * binary's; *q gets vaddr in that file's addresses.
+ */
+static struct psym_elf *gnu_sym_elf(struct psym_binary *b, uint64_t vaddr, uint64_t *q)
+{
+	if (b->dbg_elf && psym_elf_gnu_symbol(b->dbg_elf, vaddr - b->dwarf_bias, NULL, NULL)) {
+		*q = vaddr - b->dwarf_bias;
+		return b->dbg_elf;
+	}
+	*q = vaddr;
+	return b->elf;
 }
 
 /* ---- the answer sources beside the DWARF (source.h) ---------------------- */
@@ -619,8 +638,11 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		if (b->o->gnu_names) {
 			if (!b->gnu)
 				b->gnu = psym_gnu_names_new();
-			psym_gnu_names_apply(b->gnu, b->elf, vaddr, b->dwarf_bias, frames, n,
-					     psym_dwarf_gnu_frames(b->dwarf));
+			uint64_t q;
+			struct psym_elf *se = gnu_sym_elf(b, vaddr, &q);
+
+			psym_gnu_names_apply(b->gnu, se, q, se == b->elf ? b->dwarf_bias : 0,
+					     frames, n, psym_dwarf_gnu_frames(b->dwarf));
 		} else {
 			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
 
@@ -653,8 +675,18 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		if (n)
 			return n;
 	}
-	/* As addr2line, the caller names it by GNU's own symbol rules (gnusyms.c). */
-	if (!b->o->gnu_names && psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
+	if (b->o->gnu_names) {
+		/* As addr2line: GNU's nearest symbol (gnusyms.c), its file, no line. */
+		uint64_t q;
+		struct psym_elf *se = gnu_sym_elf(b, vaddr, &q);
+		const char *file = NULL, *s = psym_elf_gnu_symbol(se, q, NULL, &file);
+
+		if (!s)
+			return 0;
+		frames[0] = (struct psym_frame){ .name = s, .linkage_name = s, .file = file };
+		return 1;
+	}
+	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
 		return 1;
 	return 0;
 }
