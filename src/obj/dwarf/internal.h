@@ -408,6 +408,10 @@ struct psym_dwarf {
 	void (*free_split)(struct split *s); /* frees split (split.c sets it) */
 	struct psym_frame frames[MAX_FRAMES];
 	struct psym_dwarf_gnu gnu[MAX_FRAMES]; /* of frames, with o.gnu_lines */
+	/* o.gnu_lines: every unit's line sequences, sorted by lo (lookup.c). */
+	struct curange *gnu_seqs;
+	size_t ngnu_seqs;
+	bool gnu_seqs_built;
 };
 
 static inline struct cur sec_cur(const struct psym_dwarf *d, enum sec s, uint64_t off)

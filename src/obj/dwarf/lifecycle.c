@@ -99,6 +99,7 @@ void psym_dwarf_close(struct psym_dwarf *d)
 		dw_cu_free(&d->cus[i]);
 	free(d->cus);
 	free(d->curanges);
+	free(d->gnu_seqs);
 	free(d->origins);
 	for (size_t i = 0; i < d->capabtabs; i++)
 		dw_abtab_free(d->abtabs[i]);

@@ -5,10 +5,13 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "inline.h"
 #include "line.h"
 #include "lookup.h"
 #include "names.h"
+#include "search.h"
 #include "split.h"
 #include "unit.h"
 
@@ -28,6 +31,49 @@ int dw_decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	return ret;
 }
 
+static int cmp_lo(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit decoded and its line sequences indexed, once; false: out of memory. */
+static bool gnu_seq_index(struct psym_dwarf *d, struct psym_err *e)
+{
+	size_t n = 0, k = 0;
+
+	if (d->gnu_seqs_built)
+		return true;
+	for (size_t i = 0; i < d->ncus; i++) {
+		struct cu *c = &d->cus[i];
+
+		if (!c->decoded && dw_decode_cu(d, c, e) == PSYM_ENOMEM)
+			return false;
+		n += c->failed ? 0 : c->nseqs;
+	}
+	d->gnu_seqs_built = true;
+	if (!n)
+		return true;
+	d->gnu_seqs = calloc(n, sizeof(*d->gnu_seqs));
+	if (!d->gnu_seqs) {
+		d->gnu_seqs_built = false;
+		return false;
+	}
+	for (size_t i = 0; i < d->ncus; i++)
+		for (size_t j = 0; !d->cus[i].failed && j < d->cus[i].nseqs && k < n; j++)
+			d->gnu_seqs[k++] = (struct curange){ .lo = d->cus[i].seqs[j].lo,
+							     .hi = d->cus[i].seqs[j].hi,
+							     .cu = (uint32_t)i };
+	qsort(d->gnu_seqs, k, sizeof(*d->gnu_seqs), cmp_lo);
+	for (size_t i = 0; i < k; i++)
+		d->gnu_seqs[i].maxhi = i && d->gnu_seqs[i - 1].maxhi > d->gnu_seqs[i].hi
+					       ? d->gnu_seqs[i - 1].maxhi
+					       : d->gnu_seqs[i].hi;
+	d->ngnu_seqs = k;
+	return true;
+}
+
 /*
  * GNU addr2line 2.40 (gnu_lines): an address outside every unit's ranges
  * (padding after a function whose last row runs on) is answered by the
@@ -37,15 +83,24 @@ int dw_decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 static struct cu *gnu_line_cu(struct psym_dwarf *d, uint64_t a, const struct row **row,
 			      struct psym_err *e)
 {
-	for (size_t i = 0; i < d->ncus; i++) {
-		struct cu *cand = &d->cus[i];
+	size_t k;
+	uint32_t best = UINT32_MAX;
 
-		if (!cand->decoded && dw_decode_cu(d, cand, e) == PSYM_ENOMEM)
-			return NULL;
-		if (!cand->failed && (*row = dw_find_row(cand, a)) != NULL)
-			return cand;
+	if (!gnu_seq_index(d, e))
+		return NULL;
+	k = PSYM_LOWER_BOUND(0, d->ngnu_seqs, i, d->gnu_seqs[i].lo > a);
+	for (size_t steps = 0; k > 0 && steps < 4096; k--, steps++) {
+		const struct curange *r = &d->gnu_seqs[k - 1];
+
+		if (r->maxhi <= a)
+			break;
+		if (a < r->hi && r->cu < best && dw_find_row(&d->cus[r->cu], a))
+			best = r->cu;
 	}
-	return NULL;
+	if (best == UINT32_MAX)
+		return NULL;
+	*row = dw_find_row(&d->cus[best], a);
+	return &d->cus[best];
 }
 
 /* DW_LANG_* binutils 2.40 demangles nothing of (its mangle_style 0). */
