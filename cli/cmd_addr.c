@@ -98,6 +98,7 @@ struct addr_out {
 	bool innermost;	    /* --compat=addr2line without -i: the innermost frame only */
 	bool a2l_disc;	    /* --compat=addr2line: every line repeats the innermost
 				    * frame's discriminator, as GNU addr2line prints them */
+	bool gnu_demangle;  /* --compat=addr2line: libiberty's names as they are */
 	size_t n_out;	    /* answers written (JSON array separators) */
 	const char *module; /* JSON ModuleName: the binary as named */
 	int addr_width;	    /* -a: hex digits, as addr2line (16, 8 for ELFCLASS32) */
@@ -193,8 +194,11 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 		print_unknown(out, o);
 	for (size_t i = 0; i < n; i++) {
 		const char *sys = fr[i].linkage_name ? fr[i].linkage_name : fr[i].name;
-		char *dem = o->demangle ? psym_demangle(sys) : NULL;
-		const char *name = dem ? dem : (o->demangle ? fr[i].name : sys);
+		char *dem = !o->demangle      ? NULL
+			    : o->gnu_demangle ? psym_demangle_gnu(sys)
+					      : psym_demangle(sys);
+		/* addr2line prints the mangled name libiberty cannot demangle. */
+		const char *name = dem ? dem : o->demangle && !o->gnu_demangle ? fr[i].name : sys;
 		const char *file = fr[i].file ? base_name(o, fr[i].file) : "??";
 
 		if (!name || !*name)
@@ -412,6 +416,7 @@ static void addr2line_defaults(struct addr_cli *o, bool f, bool i, bool C)
 	o->ao.innermost = !i;
 	o->ao.demangle = C;
 	o->ao.a2l_disc = true;
+	o->ao.gnu_demangle = true;
 	o->aa.gnu_names = true; /* the outermost frame's name as addr2line's */
 	if (!o->aa.exe && !o->aa.build_id && !o->aa.filter)
 		o->aa.exe = "a.out";
@@ -608,7 +613,8 @@ static void answer_input(void *ud, const char *arg, size_t lineno, bool overlong
  * that is not an address (said on stderr, exit 1 at the end), so the
  * output lines up with the input as addr2line's does. Inputs that are all
  * there (arguments, a file) are answered in address order (addr_order.h),
- * a pipe's as they come.
+ * a pipe's as they come; as addr2line (gnu_names), always in input order,
+ * since its names depend on the addresses asked before.
  */
 static size_t answer_all(struct addr_cli *o, struct psym_module *m)
 {
@@ -618,7 +624,7 @@ static size_t answer_all(struct addr_cli *o, struct psym_module *m)
 	struct addr_order *q = NULL;
 	char *arg;
 
-	if (!o->ao.array &&
+	if (!o->ao.array && !o->aa.gnu_names &&
 	    (o->nargs > 1 || (!o->nargs && fstat(fileno(stdin), &st) == 0 && S_ISREG(st.st_mode))))
 		q = addr_order_new(ADDR_CHUNK);
 	/* ferror: nobody reads the answers any more. */

@@ -490,6 +490,12 @@ void psym_json_string(FILE *out, const char *s);
  */
 char *psym_demangle(const char *name);
 
+/*
+ * libiberty's answer as it is, as GNU addr2line -C prints it (an
+ * inheriting constructor after its base: Derived::Base); malloc'd or NULL.
+ */
+char *psym_demangle_gnu(const char *name);
+
 /* ---- command lines ---------------------------------------------------------- */
 
 /* A byte size or count with optional K/M/G suffix (powers of 1024), > 0. */

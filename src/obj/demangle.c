@@ -195,6 +195,13 @@ char *psym_demangle(const char *name)
 	return out && name[1] == 'Z' ? inheriting_ctor(name, out) : out;
 }
 
+char *psym_demangle_gnu(const char *name)
+{
+	if (!name || name[0] != '_' || (name[1] != 'Z' && name[1] != 'R') || strlen(name) > 1 << 16)
+		return NULL;
+	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI | DMGL_AUTO);
+}
+
 int psym_demangle_mode_parse(const char *s)
 {
 	static const char *const names[] = { "default", "templates", "full", "none" };

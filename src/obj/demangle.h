@@ -5,7 +5,10 @@
 
 #include "psym.h"
 
-/* psym_demangle: psym.h. */
+/*
+ * psym_demangle, psym_demangle_gnu, enum psym_demangle_mode,
+ * psym_demangle_mode_parse: psym.h.
+ */
 
 /*
  * pprof's name for a function whose system name is sys, in mode: a

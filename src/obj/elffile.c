@@ -337,6 +337,7 @@ void psym_elf_close(struct psym_elf *f)
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < f->nwin[k]; i++)
 			psym_symtab_free(&f->win[k][i].t);
+	psym_elf_gnu_free(f);
 	free(f->regions);
 	psym_arena_free(&f->strings);
 	free(f->path);

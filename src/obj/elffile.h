@@ -112,6 +112,16 @@ const struct psym_sym *psym_elf_symbol(struct psym_elf *elf, uint64_t vaddr);
  * addresses as addr2line and llvm-symbolizer do. Profiles never use it.
  */
 const struct psym_sym *psym_elf_data_symbol(struct psym_elf *elf, uint64_t vaddr);
+/*
+ * The name GNU addr2line 2.40 gives vaddr from the symbol table (rules in
+ * gnusyms.c): borrowed from elf, NULL when no symbol of the section
+ * holding vaddr starts at or below it. *start gets the symbol's address,
+ * *file its STT_FILE's name or NULL (either may be NULL).
+ */
+const char *psym_elf_gnu_symbol(struct psym_elf *elf, uint64_t vaddr, uint64_t *start,
+				const char **file);
+/* Drop what psym_elf_gnu_symbol read (psym_elf_close does). */
+void psym_elf_gnu_free(struct psym_elf *elf);
 /* The symbol table those lookups use (loaded now), sorted and finished. */
 const struct psym_symtab *psym_elf_symtab(struct psym_elf *elf);
 

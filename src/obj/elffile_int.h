@@ -26,6 +26,8 @@ struct psym_elf_window {
 	struct psym_symtab t;
 };
 
+struct psym_gnusyms;
+
 struct psym_elf {
 	char *path;
 	void *map; /* the file, mapped read-only (psym_elf_open) */
@@ -68,6 +70,8 @@ struct psym_elf {
 	size_t nchildren;
 	/* ET_REL: each section's address in psym's layout (elfreloc.c). */
 	uint64_t *secaddr;
+	/* GNU addr2line's symbol candidates (gnusyms.c): lazily, NULL till then. */
+	struct psym_gnusyms *gnusyms;
 };
 
 /* The section called name (its header in *sh), or NULL. */

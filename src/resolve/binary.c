@@ -10,6 +10,7 @@
 
 #include "binary.h"
 #include "buildid.h"
+#include "gnunames.h"
 #include "htlhash.h"
 #include "layout.h"
 #include "objtab.h"
@@ -40,6 +41,8 @@ struct psym_binary {
 	/* Without one: the entry its files tried are recorded in (NULL, NULL: none). */
 	struct psym_objtab *log_tab;
 	struct psym_located *log_x;
+	struct psym_gnu_names *gnu; /* gnu_names: what GNU addr2line remembers, lazily */
+	struct psym_elf *dbg_elf;   /* the debug file the DWARF came from (adopted), or NULL */
 };
 
 static void finder_dwo(void *ctx, const char *comp_dir, const char *dwo_name, psym_dwo_cand_fn fn,
@@ -103,6 +106,7 @@ void psym_binary_free(struct psym_binary *b)
 	for (size_t i = 0; psym_sources[i]; i++)
 		if (b->src[i])
 			psym_sources[i]->close(b->src[i]);
+	psym_gnu_names_free(b->gnu);
 	psym_dwarf_close(b->dwarf);
 	psym_elf_close(b->elf);
 	free(b->dwarf_path);
@@ -363,6 +367,7 @@ static bool try_dwarf(struct psym_binary *b, const struct psym_elf *elf)
 	struct psym_dwarf_opts dopt = {
 		.inlines = b->o->inlines,
 		.discriminators = b->o->discriminators,
+		.gnu_lines = b->o->gnu_names,
 		.max_depth = l ? l->dwarf_depth : 0,
 		.max_entries = l ? l->dwarf_entries : 0,
 		.max_rows = l ? l->dwarf_rows : 0,
@@ -401,7 +406,25 @@ static bool use_debug_file(struct psym_binary *b, struct psym_elf *dbg)
 	if (psym_elf_add_symbols(b->elf, dbg, &e) != 0)
 		tried_err(b, PSYM_TRY_SYMBOLS, psym_elf_path(dbg), &e);
 	psym_elf_adopt(b->elf, dbg);
-	return try_dwarf(b, dbg);
+	if (!try_dwarf(b, dbg))
+		return false;
+	b->dbg_elf = dbg;
+	return true;
+}
+
+/*
+ * The symbols GNU addr2line names functions by: those of the debug file
+ * the DWARF came from when it has some (binutils' stash), else the
+ * binary's; *q gets vaddr in that file's addresses.
+ */
+static struct psym_elf *gnu_sym_elf(struct psym_binary *b, uint64_t vaddr, uint64_t *q)
+{
+	if (b->dbg_elf && psym_elf_gnu_symbol(b->dbg_elf, vaddr - b->dwarf_bias, NULL, NULL)) {
+		*q = vaddr - b->dwarf_bias;
+		return b->dbg_elf;
+	}
+	*q = vaddr;
+	return b->elf;
 }
 
 /* ---- the answer sources beside the DWARF (source.h) ---------------------- */
@@ -597,23 +620,6 @@ int psym_binary_prepare(struct psym_binary *b, const uint64_t *vaddrs, size_t n,
 }
 
 /* The answer from the DWARF and the symbol table (no index). */
-/* The outermost DWARF frame named as GNU addr2line names it (binary.h, gnu_names). */
-static void gnu_outer_name(struct psym_binary *b, uint64_t vaddr, struct psym_frame *f, bool alone)
-{
-	const struct psym_sym *sym = psym_symtab_before(psym_elf_symtab(b->elf), vaddr);
-
-	(void)alone;
-	if (!f->name) {
-		/* Lines but no function: the nearest symbol below, or nothing. */
-		f->name = sym ? sym->name : "";
-		f->linkage_name = sym ? sym->linkage : NULL;
-	} else if (!f->linkage_name && sym && f->has_start_address &&
-		   sym->addr == f->start_address) {
-		f->name = sym->name; /* main, or a C function's foo.isra.0 */
-		f->linkage_name = sym->linkage;
-	}
-}
-
 static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_frame *frames,
 			    size_t max)
 {
@@ -643,7 +649,13 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 		 * llvm-symbolizer does.
 		 */
 		if (b->o->gnu_names) {
-			gnu_outer_name(b, vaddr, &frames[n - 1], n == 1);
+			if (!b->gnu)
+				b->gnu = psym_gnu_names_new();
+			uint64_t q;
+			struct psym_elf *se = gnu_sym_elf(b, vaddr, &q);
+
+			psym_gnu_names_apply(b->gnu, se, q, se == b->elf ? b->dwarf_bias : 0,
+					     frames, n, psym_dwarf_gnu_frames(b->dwarf));
 		} else {
 			const struct psym_sym *sym = psym_elf_symbol(b->elf, vaddr);
 
@@ -676,6 +688,17 @@ static size_t resolve_dwarf(struct psym_binary *b, uint64_t vaddr, struct psym_f
 			snprintf(b->note, sizeof(b->note), "%s", e.msg);
 		if (n)
 			return n;
+	}
+	if (b->o->gnu_names) {
+		/* As addr2line: GNU's nearest symbol (gnusyms.c), its file, no line. */
+		uint64_t q;
+		struct psym_elf *se = gnu_sym_elf(b, vaddr, &q);
+		const char *file = NULL, *s = psym_elf_gnu_symbol(se, q, NULL, &file);
+
+		if (!s)
+			return 0;
+		frames[0] = (struct psym_frame){ .name = s, .linkage_name = s, .file = file };
+		return 1;
 	}
 	if (psym_elf_lookup(b->elf, vaddr, &frames[0]) == 0)
 		return 1;

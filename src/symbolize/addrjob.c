@@ -160,14 +160,13 @@ void psym_module_facts(const struct psym_module *m, const char **name, int *addr
  */
 static void gnu_symbol(struct psym_module *m, uint64_t vaddr)
 {
-	const struct psym_sym *s =
-		m->elf ? psym_symtab_before(psym_elf_symtab(m->elf), vaddr) : NULL;
+	const char *file = NULL;
+	const char *s = m->elf ? psym_elf_gnu_symbol(m->elf, vaddr, NULL, &file) : NULL;
 
 	if (!s)
 		return;
 	/* A local symbol's file is its STT_FILE's: "file.cc:?", as addr2line. */
-	m->fr.f[0] =
-		(struct psym_frame){ .name = s->name, .linkage_name = s->linkage, .file = s->file };
+	m->fr.f[0] = (struct psym_frame){ .name = s, .linkage_name = s, .file = file };
 	m->fr.n = 1;
 }
 

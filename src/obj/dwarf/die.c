@@ -96,6 +96,7 @@ bool dw_read_die(struct cur *c, const struct cu *u, const struct abbrev *a, stru
 				set_str(&x->linkage, &v);
 			break;
 		case AT_comp_dir: set_str(&x->comp_dir, &v); break;
+		case AT_language: x->language = v.u; break;
 		case AT_abstract_origin:
 			x->origin = ref_abs(u, &v, &ok);
 			if (!ok)

@@ -22,6 +22,7 @@ struct die {
 	uint64_t str_off_base, addr_base, rng_base, dwo_id, gnu_ranges_base;
 	uint32_t low_form, high_form, ranges_form;
 	struct strval name, linkage, comp_dir, dwo_name;
+	uint64_t language;
 	int64_t decl_line, decl_file, call_file, call_line, call_column, call_discriminator;
 	uint8_t decl_file_state; /* enum decl_file_state */
 	bool has_low, has_high, has_ranges, has_stmt, has_str_off_base, has_addr_base, has_rng_base;

@@ -55,8 +55,16 @@ struct psym_dwo_finder {
 };
 
 struct psym_dwarf_opts {
-	bool inlines;	      /* false: only the physical function */
-	bool discriminators;  /* keep line-table discriminators (frames[0]) */
+	bool inlines;	     /* false: only the physical function */
+	bool discriminators; /* keep line-table discriminators (frames[0]) */
+	/*
+	 * GNU addr2line 2.40's reading of the DWARF: a DWARF 5
+	 * sequence that never sets its file is in file 0 (binutils' initial
+	 * file register), an address outside every unit's ranges is looked
+	 * up in the line tables, units in .debug_info order, and functions'
+	 * DW_FORM_rnglistx ranges are not read (psym addr --compat=addr2line).
+	 */
+	bool gnu_lines;
 	size_t max_depth;     /* DIE nesting (default 512) */
 	size_t max_entries;   /* functions + inlines per CU (default 16 M) */
 	size_t max_rows;      /* line rows per CU (default 64 M) */
@@ -91,6 +99,19 @@ void psym_dwarf_close(struct psym_dwarf *d);
  */
 int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t vaddr, const struct psym_frame **frames,
 		      size_t *n, struct psym_err *e);
+
+/*
+ * What GNU addr2line's own answers need of the frames of the last lookup
+ * (with gnu_lines), one per frame in the same order; valid as long as
+ * they are.
+ */
+struct psym_dwarf_gnu {
+	uint64_t id;  /* the function's or inlined call's DIE (0: a frame without one) */
+	uint64_t low; /* binutils' start of it: DW_AT_low_pc, else its first range's */
+	bool plain;   /* its unit's language is not mangled (C, Fortran...): its
+		       * DW_AT_name is binutils' linkage name */
+};
+const struct psym_dwarf_gnu *psym_dwarf_gnu_frames(const struct psym_dwarf *d);
 
 /*
  * Decode now, on several threads, every compile unit that holds one of the

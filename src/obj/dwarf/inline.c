@@ -247,6 +247,7 @@ static void fill_entry(struct entry *en, const struct walk *w, const struct unit
 	en->has_low_pc = x->has_low && (!form_is_addrx(x->low_form) ||
 					dw_read_addrx(src, u, x->low_pc, &x->low_pc));
 	en->low_pc = en->has_low_pc ? x->low_pc : 0;
+	en->gnu_low = en->has_low_pc ? en->low_pc : nr > 0 ? w->rb.r[first].lo : 0;
 	en->origin = x->origin != NOREF ? x->origin : x->spec;
 	if (src != w->d && en->origin != NOREF)
 		en->origin |= DW_ALT_REF;
@@ -274,6 +275,13 @@ static int add_function(struct walk *w, struct unitwalk *uw, const struct abbrev
 
 	if (!dw_read_die(&uw->cur, uw->u, a, &x))
 		return STOP;
+	/*
+	 * GNU addr2line 2.40 reads no function's DW_AT_ranges given as an
+	 * index (DW_FORM_rnglistx: clang's DWARF 5): such a function or
+	 * inlined call has no code for it.
+	 */
+	if (w->d->o.gnu_lines && x.has_ranges && x.ranges_form == FORM_rnglistx)
+		x.has_ranges = false;
 	nr = dw_die_ranges(uw->src, uw->u, &x, uw->low_pc, &w->rb);
 	if (nr < 0)
 		return psym_err_set(w->e, PSYM_ENOMEM, "out of memory");

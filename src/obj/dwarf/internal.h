@@ -80,6 +80,7 @@ enum {
 	AT_import = 0x18,
 	AT_low_pc = 0x11,
 	AT_high_pc = 0x12,
+	AT_language = 0x13,
 	AT_comp_dir = 0x1b,
 	AT_inline = 0x20,
 	AT_abstract_origin = 0x31,
@@ -271,6 +272,7 @@ struct entry {
 	uint64_t origin; /* abstract_origin or specification, NOREF when none */
 	const char *name, *linkage;
 	uint64_t low_pc;       /* its own DW_AT_low_pc (llvm-symbolizer's StartAddress) */
+	uint64_t gnu_low;      /* binutils' start: low_pc, else its first range's */
 	const char *decl_file; /* resolved by dw_entry_names: NULL when none */
 	uint32_t decl_line;
 	uint32_t decl_file_idx;
@@ -321,6 +323,7 @@ struct cu {
 	const char *comp_dir;
 	struct abtab *ab;
 	uint16_t version;
+	uint16_t language; /* DW_AT_language, 0: none */
 	uint8_t addr_size, offsz, unit_type;
 	bool has_stmt, has_rng_base, decoded, failed;
 	bool lines_done; /* dw_decode_lines ran (a decl file may ask before the unit is decoded) */
@@ -404,6 +407,11 @@ struct psym_dwarf {
 	struct split *split;	    /* split DWARF state (split.c), NULL without skeletons */
 	void (*free_split)(struct split *s); /* frees split (split.c sets it) */
 	struct psym_frame frames[MAX_FRAMES];
+	struct psym_dwarf_gnu gnu[MAX_FRAMES]; /* of frames, with o.gnu_lines */
+	/* o.gnu_lines: every unit's line sequences, sorted by lo (lookup.c). */
+	struct curange *gnu_seqs;
+	size_t ngnu_seqs;
+	bool gnu_seqs_built;
 };
 
 static inline struct cur sec_cur(const struct psym_dwarf *d, enum sec s, uint64_t off)

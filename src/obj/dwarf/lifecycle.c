@@ -26,6 +26,7 @@ int dw_open(const struct psym_elf *elf, const struct psym_dwarf_opts *o, bool ne
 	d->path = psym_elf_path(elf);
 	d->o.inlines = o ? o->inlines : true;
 	d->o.discriminators = o ? o->discriminators : false;
+	d->o.gnu_lines = o ? o->gnu_lines : false;
 	d->o.max_depth = o && o->max_depth ? o->max_depth : 512;
 	d->o.max_entries = o && o->max_entries ? o->max_entries : (size_t)16 << 20;
 	d->o.max_rows = o && o->max_rows ? o->max_rows : (size_t)64 << 20;
@@ -98,6 +99,7 @@ void psym_dwarf_close(struct psym_dwarf *d)
 		dw_cu_free(&d->cus[i]);
 	free(d->cus);
 	free(d->curanges);
+	free(d->gnu_seqs);
 	free(d->origins);
 	for (size_t i = 0; i < d->capabtabs; i++)
 		dw_abtab_free(d->abtabs[i]);

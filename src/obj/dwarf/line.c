@@ -415,7 +415,7 @@ static inline void advance(struct pc *pc, const struct linehdr *h, uint64_t adv)
 static bool run_sequence(struct linestate *s, struct cur *c, const struct linehdr *h)
 {
 	struct pc pc = { 0, 0 };
-	uint64_t file = 1, line = 1, col = 0;
+	uint64_t file = s->d->o.gnu_lines && h->uf.version >= 5 ? 0 : 1, line = 1, col = 0;
 
 	for (;;) {
 		uint8_t op;

@@ -5,10 +5,13 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "inline.h"
 #include "line.h"
 #include "lookup.h"
 #include "names.h"
+#include "search.h"
 #include "split.h"
 #include "unit.h"
 
@@ -26,6 +29,95 @@ int dw_decode_cu(struct psym_dwarf *d, struct cu *c, struct psym_err *e)
 	if (ret)
 		c->failed = true;
 	return ret;
+}
+
+static int cmp_lo(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit decoded and its line sequences indexed, once; false: out of memory. */
+static bool gnu_seq_index(struct psym_dwarf *d, struct psym_err *e)
+{
+	size_t n = 0, k = 0;
+
+	if (d->gnu_seqs_built)
+		return true;
+	for (size_t i = 0; i < d->ncus; i++) {
+		struct cu *c = &d->cus[i];
+
+		if (!c->decoded && dw_decode_cu(d, c, e) == PSYM_ENOMEM)
+			return false;
+		n += c->failed ? 0 : c->nseqs;
+	}
+	d->gnu_seqs_built = true;
+	if (!n)
+		return true;
+	d->gnu_seqs = calloc(n, sizeof(*d->gnu_seqs));
+	if (!d->gnu_seqs) {
+		d->gnu_seqs_built = false;
+		return false;
+	}
+	for (size_t i = 0; i < d->ncus; i++)
+		for (size_t j = 0; !d->cus[i].failed && j < d->cus[i].nseqs && k < n; j++)
+			d->gnu_seqs[k++] = (struct curange){ .lo = d->cus[i].seqs[j].lo,
+							     .hi = d->cus[i].seqs[j].hi,
+							     .cu = (uint32_t)i };
+	qsort(d->gnu_seqs, k, sizeof(*d->gnu_seqs), cmp_lo);
+	for (size_t i = 0; i < k; i++)
+		d->gnu_seqs[i].maxhi = i && d->gnu_seqs[i - 1].maxhi > d->gnu_seqs[i].hi
+					       ? d->gnu_seqs[i - 1].maxhi
+					       : d->gnu_seqs[i].hi;
+	d->ngnu_seqs = k;
+	return true;
+}
+
+/*
+ * GNU addr2line 2.40 (gnu_lines): an address outside every unit's ranges
+ * (padding after a function whose last row runs on) is answered by the
+ * first unit whose line table holds it, as binutils adds each sequence's
+ * range to its unit's.
+ */
+static struct cu *gnu_line_cu(struct psym_dwarf *d, uint64_t a, const struct row **row,
+			      struct psym_err *e)
+{
+	size_t k;
+	uint32_t best = UINT32_MAX;
+
+	if (!gnu_seq_index(d, e))
+		return NULL;
+	k = PSYM_LOWER_BOUND(0, d->ngnu_seqs, i, d->gnu_seqs[i].lo > a);
+	for (size_t steps = 0; k > 0 && steps < 4096; k--, steps++) {
+		const struct curange *r = &d->gnu_seqs[k - 1];
+
+		if (r->maxhi <= a)
+			break;
+		if (a < r->hi && r->cu < best && dw_find_row(&d->cus[r->cu], a))
+			best = r->cu;
+	}
+	if (best == UINT32_MAX)
+		return NULL;
+	*row = dw_find_row(&d->cus[best], a);
+	return &d->cus[best];
+}
+
+/* DW_LANG_* binutils 2.40 demangles nothing of (its mangle_style 0). */
+static bool plain_language(uint16_t lang)
+{
+	static const uint16_t plain[] = { 0x1,	0x2,  0x5,    0x6,    0x7,    0x9,    0xc,   0xf,
+					  0x12, 0x1d, 0x8001, 0x8004, 0x8006, 0x8007, 0x8765 };
+
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		if (lang == plain[i])
+			return true;
+	return false;
+}
+
+const struct psym_dwarf_gnu *psym_dwarf_gnu_frames(const struct psym_dwarf *d)
+{
+	return d->gnu;
 }
 
 int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame **frames,
@@ -58,6 +150,8 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 			break;
 		}
 	}
+	if (!c && !ncands && d->o.gnu_lines)
+		c = gnu_line_cu(d, a, &row, e);
 	if (!c)
 		return PSYM_NOENT;
 	fc = c->split_cu ? c->split_cu : c;
@@ -86,6 +180,7 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 			.column = row->column & ROW_COLMASK,
 			.discriminator = dw_row_discriminator(c, row),
 		};
+		d->gnu[0] = (struct psym_dwarf_gnu){ 0 };
 		*frames = d->frames;
 		*np = 1;
 		return 0;
@@ -104,6 +199,12 @@ int psym_dwarf_lookup(struct psym_dwarf *d, uint64_t a, const struct psym_frame 
 		f->start_address = en->low_pc;
 		f->has_start_address = en->has_low_pc;
 		f->discriminator = 0;
+		if (d->o.gnu_lines)
+			d->gnu[n - 1] = (struct psym_dwarf_gnu){
+				.id = (uint64_t)(uintptr_t)en,
+				.low = en->gnu_low,
+				.plain = plain_language(fc->language ? fc->language : c->language),
+			};
 		if (i == depth - 1) {
 			f->file = row ? row_file(c, row) : NULL;
 			f->line = row ? row->line : 0;

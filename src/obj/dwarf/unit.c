@@ -186,6 +186,7 @@ int dw_index_cus(struct psym_dwarf *d, struct psym_err *e)
 		u->stmt_list = x.stmt_list;
 		u->has_stmt = x.has_stmt;
 		u->comp_dir = dw_resolve_str(d, u, &x.comp_dir);
+		u->language = x.language <= UINT16_MAX ? (uint16_t)x.language : 0;
 		if (u->version < 5 && x.has_dwo_id) { /* GNU split DWARF 4 */
 			u->dwo_id = x.dwo_id;
 			u->has_dwo_id = true;
@@ -308,19 +309,28 @@ size_t dw_find_cus(const struct psym_dwarf *d, uint64_t a, uint32_t *out)
 {
 	size_t lo = PSYM_LOWER_BOUND(0, d->ncuranges, i, d->curanges[i].lo > a), n = 0;
 
-	for (size_t k = lo, steps = 0; k > 0 && n < MAX_CU_CANDIDATES && steps < 4096;
-	     k--, steps++) {
+	/*
+	 * GNU addr2line (gnu_lines) asks the units in .debug_info order: the
+	 * first ones of all that hold a are kept, not the last found.
+	 */
+	for (size_t k = lo, steps = 0;
+	     k > 0 && (n < MAX_CU_CANDIDATES || d->o.gnu_lines) && steps < 4096; k--, steps++) {
 		const struct curange *r = &d->curanges[k - 1];
+		size_t top = 0;
 
 		if (r->maxhi <= a)
 			break;
 		if (a < r->hi) {
 			bool dup = false;
 
-			for (size_t i = 0; i < n; i++)
+			for (size_t i = 0; i < n; i++) {
 				dup |= out[i] == r->cu;
-			if (!dup)
+				top = out[i] > out[top] ? i : top;
+			}
+			if (!dup && n < MAX_CU_CANDIDATES)
 				out[n++] = r->cu;
+			else if (!dup && r->cu < out[top])
+				out[top] = r->cu;
 		}
 	}
 	qsort(out, n, sizeof(*out), cmp_u32);
