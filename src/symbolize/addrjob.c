@@ -34,11 +34,6 @@ struct psym_module {
 	struct psym_frames fr;
 };
 
-static void say_tried(FILE *out, const char *path, const char *verdict)
-{
-	fprintf(out, "    tried '%s': %s\n", path, verdict);
-}
-
 /* How the binary is found and answered: the session's, with the job's names and sources. */
 static void binary_opts(struct psym_session *s, const struct psym_addr_args *a,
 			struct psym_binary_opts *bo)
@@ -124,7 +119,7 @@ int psym_session_module(struct psym_session *s, const struct psym_addr_args *a,
 		      : psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	/* The table keeps every candidate and its verdict: said as tried. */
 	for (size_t i = 0; !ret && a->explain && i < x->ntried; i++)
-		say_tried(err, x->tried[i].path, x->tried[i].verdict);
+		psym_say_tried(err, x->tried[i].path, x->tried[i].verdict);
 	m->elf = ret ? NULL : psym_objtab_elf(x);
 	if (!ret)
 		ret = psym_modset_open(m->mods, x, &m->res, NULL, &why, e);
@@ -215,7 +210,7 @@ static void describe(const struct psym_module *m, size_t bad)
 		const char *path;
 
 		psym_resdesc_tried(&desc_d, i, &path, verdict, sizeof(verdict));
-		say_tried(err, path, verdict);
+		psym_say_tried(err, path, verdict);
 	}
 	psym_resdesc_addr_warnings(&desc_d, more, sizeof(more));
 	for (char *w = more, *nl; *w; w = nl ? nl + 1 : w + strlen(w)) {
@@ -261,13 +256,13 @@ static void filter_event(void *ud, const struct psym_crashlog_ev *ev)
 		fprintf(stderr, "psym: module '%s'%s%s:\n", x->path,
 			*x->build_id ? " build ID " : "", x->build_id);
 		for (size_t i = 0; i < x->ntried; i++)
-			say_tried(stderr, x->tried[i].path, x->tried[i].verdict);
+			psym_say_tried(stderr, x->tried[i].path, x->tried[i].verdict);
 		break;
 	case PSYM_CRASHLOG_NOT_OPEN:
 		fprintf(stderr, "psym: module '%s': %s\n", x->path,
 			ev->why ? psym_reason_text(ev->why) : ev->msg);
 		break;
-	case PSYM_CRASHLOG_TRIED: say_tried(stderr, ev->path, ev->verdict); break;
+	case PSYM_CRASHLOG_TRIED: psym_say_tried(stderr, ev->path, ev->verdict); break;
 	case PSYM_CRASHLOG_DESC:
 		psym_resdesc_summary(ev->desc, desc, sizeof(desc));
 		fprintf(stderr, "psym: module '%s': %s\n",

@@ -167,6 +167,11 @@ static int cmp_order(const void *a, const void *b)
 
 /* Every mapping's line, or with many: counts and the worst. */
 /* --explain, worded from the run's data (symbolize.h): ud is the stream. */
+void psym_say_tried(FILE *out, const char *path, const char *verdict)
+{
+	fprintf(out, "    tried '%s': %s\n", path, verdict);
+}
+
 void psym_say_explain(void *ud, const struct psym_explain_ev *ev)
 {
 	const struct psym_located *x = ev->obj;
@@ -180,14 +185,14 @@ void psym_say_explain(void *ud, const struct psym_explain_ev *ev)
 			*x->build_id ? " build ID " : "", x->build_id, psym_map_class_name(x->cls),
 			ev->mapping_id);
 		for (size_t i = 0; i < x->ntried; i++)
-			fprintf(out, "    tried '%s': %s\n", x->tried[i].path, x->tried[i].verdict);
+			psym_say_tried(out, x->tried[i].path, x->tried[i].verdict);
 		if (x->file)
 			fprintf(out, "    located: '%s'%s\n", x->file,
 				x->index ? " (with a symbol index)" : "");
 		else
 			fprintf(out, "    not located: %s\n", psym_reason_kept_text(&x->why));
 		break;
-	case PSYM_EXPLAIN_TRIED: fprintf(out, "    tried '%s': %s\n", ev->path, ev->verdict); break;
+	case PSYM_EXPLAIN_TRIED: psym_say_tried(out, ev->path, ev->verdict); break;
 	case PSYM_EXPLAIN_MAPPING:
 		fprintf(out, "psym: mapping %" PRIu64 " '%s'%s%s:\n", ev->mapping_id, ev->name,
 			*ev->build_id ? " build ID " : "", ev->build_id);

@@ -24,6 +24,8 @@ struct psym_say {
 	bool shown;
 };
 
+/* One file tried and its verdict, as every --explain says it: "    tried 'P': V". */
+void psym_say_tried(FILE *out, const char *path, const char *verdict);
 /* psym_symbolize_opts' callbacks: --explain's events, notes, progress. */
 void psym_say_explain(void *ud, const struct psym_explain_ev *ev);
 void psym_say_note(void *ud, const struct psym_note *n);
