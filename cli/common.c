@@ -221,17 +221,11 @@ void add_one(const char *arg, const char ***list, size_t *n)
 /* A whole decimal number in [lo, hi], or a usage error naming what it is. */
 long parse_long_arg(const char *cmd, const char *arg, long lo, long hi, const char *what)
 {
-	char *end;
+	struct psym_err e = { 0 };
 	long v;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < lo || v > hi) {
-		if (hi == LONG_MAX)
-			die_usage(cmd, "invalid %s '%s': a whole number from %ld", what, arg, lo);
-		die_usage(cmd, "invalid %s '%s': a whole number from %ld to %ld", what, arg, lo,
-			  hi);
-	}
+	if (psym_parse_whole(arg, lo, hi, what, &v, &e))
+		die_usage(cmd, "%s", e.msg);
 	return v;
 }
 

@@ -502,6 +502,14 @@ char *psym_demangle_gnu(const char *name);
 bool psym_parse_size(const char *s, unsigned long long *out);
 
 /*
+ * An option's value: a whole decimal number in [lo, hi] (what names the
+ * option in the one-line PSYM_EUSAGE error), or a size as psym_parse_size.
+ */
+int psym_parse_whole(const char *arg, long lo, long hi, const char *what, long *out,
+		     struct psym_err *e);
+int psym_parse_size_arg(const char *arg, size_t *out, struct psym_err *e);
+
+/*
  * What getopt_long refused, in words, after it returned '?' with its own
  * message off (opterr = 0): "unrecognized option '--x'", "option '--x'
  * needs an argument", "option '--x' takes no argument", "invalid option

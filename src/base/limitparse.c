@@ -121,3 +121,34 @@ void psym_bad_option_text(char *buf, size_t n, char *const *argv, const char *sh
 	else
 		snprintf(buf, n, "invalid option '-%c'", optopt > 0 && optopt < 256 ? optopt : '?');
 }
+
+int psym_parse_whole(const char *arg, long lo, long hi, const char *what, long *out,
+		     struct psym_err *e)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < lo || v > hi) {
+		if (hi == LONG_MAX)
+			return psym_err_set(e, PSYM_EUSAGE,
+					    "invalid %s '%s': a whole number from %ld", what, arg,
+					    lo);
+		return psym_err_set(e, PSYM_EUSAGE,
+				    "invalid %s '%s': a whole number from %ld to %ld", what, arg,
+				    lo, hi);
+	}
+	*out = v;
+	return 0;
+}
+
+int psym_parse_size_arg(const char *arg, size_t *out, struct psym_err *e)
+{
+	unsigned long long v;
+
+	if (!psym_parse_size(arg, &v) || v > SIZE_MAX)
+		return psym_err_set(e, PSYM_EUSAGE, "invalid size '%s'", arg);
+	*out = (size_t)v;
+	return 0;
+}

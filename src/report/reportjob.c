@@ -157,16 +157,6 @@ static int fraction(const char *arg, const char *what, double *out, struct psym_
 	return 0;
 }
 
-static int size_arg(const char *arg, size_t *dst, struct psym_err *e)
-{
-	unsigned long long v;
-
-	if (!psym_parse_size(arg, &v) || v > SIZE_MAX)
-		return psym_err_set(e, PSYM_EUSAGE, "invalid size '%s'", arg);
-	*dst = (size_t)v;
-	return 0;
-}
-
 /* Which samples and frames: pprof's filters, perf's --comm/--pid. */
 static int set_filter(struct psym_report *r, const char *name, const char *arg)
 {
@@ -219,11 +209,8 @@ static int set_shape(struct psym_report *r, const char *name, const char *arg, s
 		else
 			r->ro.sample_name = arg;
 	} else if (!strcmp(name, "nodes") || !strcmp(name, "nodecount")) {
-		errno = 0;
-		v = strtol(arg, &end, 10);
-		if (errno || *end || end == arg || v < 0)
-			return psym_err_set(e, PSYM_EUSAGE,
-					    "invalid -n '%s': a whole number from 0", arg);
+		if (psym_parse_whole(arg, 0, LONG_MAX, "-n", &v, e))
+			return PSYM_EUSAGE;
 		r->ro.max_rows = (size_t)v;
 		r->n_set = true;
 	} else if (!strcmp(name, "nodefraction")) {
@@ -291,11 +278,11 @@ int psym_report_set(struct psym_report *r, const char *name, const char *arg, st
 		r->demangle = (enum psym_demangle_mode)m;
 		r->demangle_force = true;
 	} else if (!strcmp(name, "max-input-size")) {
-		return size_arg(arg, &r->lim.max_input, e);
+		return psym_parse_size_arg(arg, &r->lim.max_input, e);
 	} else if (!strcmp(name, "max-profile-size")) {
-		return size_arg(arg, &r->lim.max_profile, e);
+		return psym_parse_size_arg(arg, &r->lim.max_profile, e);
 	} else if (!strcmp(name, "max-memory")) {
-		return size_arg(arg, &r->lim.max_memory, e);
+		return psym_parse_size_arg(arg, &r->lim.max_memory, e);
 	} else {
 		return PSYM_NOENT;
 	}

@@ -154,37 +154,6 @@ struct psym_session *psym_session_new(void)
 	return s;
 }
 
-/* A whole decimal number in [lo, hi], or the usage error naming what it is. */
-static int whole(const char *arg, long lo, long hi, const char *what, long *out, struct psym_err *e)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || *end || end == arg || v < lo || v > hi) {
-		if (hi == LONG_MAX)
-			return psym_err_set(e, PSYM_EUSAGE,
-					    "invalid %s '%s': a whole number from %ld", what, arg,
-					    lo);
-		return psym_err_set(e, PSYM_EUSAGE,
-				    "invalid %s '%s': a whole number from %ld to %ld", what, arg,
-				    lo, hi);
-	}
-	*out = v;
-	return 0;
-}
-
-static int size_opt(const char *arg, size_t *dst, struct psym_err *e)
-{
-	unsigned long long v;
-
-	if (!psym_parse_size(arg, &v) || v > SIZE_MAX)
-		return psym_err_set(e, PSYM_EUSAGE, "invalid size '%s'", arg);
-	*dst = (size_t)v;
-	return 0;
-}
-
 /* Where files are found, and the caches: 0, or PSYM_NOENT when name is not one of them. */
 static int set_discovery(struct psym_session *s, const char *name, const char *arg,
 			 struct psym_err *e)
@@ -213,7 +182,7 @@ static int set_discovery(struct psym_session *s, const char *name, const char *a
 	if (!strcmp(name, "debuginfod"))
 		return list_add(&s->urls, arg);
 	if (!strcmp(name, "debuginfod-timeout")) {
-		ret = whole(arg, 1, 3600, "--debuginfod-timeout", &v, e);
+		ret = psym_parse_whole(arg, 1, 3600, "--debuginfod-timeout", &v, e);
 		if (!ret)
 			s->dio.timeout_s = (int)v;
 		return ret;
@@ -231,11 +200,11 @@ static int set_discovery(struct psym_session *s, const char *name, const char *a
 	if (psym_source_by_option(name))
 		return named_source(s, psym_source_by_option(name)->option, arg);
 	if (!strcmp(name, "max-input-size"))
-		return size_opt(arg, &s->lim.max_input, e);
+		return psym_parse_size_arg(arg, &s->lim.max_input, e);
 	if (!strcmp(name, "max-profile-size"))
-		return size_opt(arg, &s->lim.max_profile, e);
+		return psym_parse_size_arg(arg, &s->lim.max_profile, e);
 	if (!strcmp(name, "max-memory"))
-		return size_opt(arg, &s->lim.max_memory, e);
+		return psym_parse_size_arg(arg, &s->lim.max_memory, e);
 	return PSYM_NOENT;
 }
 
@@ -283,7 +252,7 @@ static int set_symbolizing(struct psym_session *s, const char *name, const char 
 	if (!strcmp(name, "perf-map-dir"))
 		return list_add(&s->pmdirs, arg);
 	if (!strcmp(name, "pid")) {
-		ret = whole(arg, 1, INT32_MAX, "--pid", &v, e);
+		ret = psym_parse_whole(arg, 1, INT32_MAX, "--pid", &v, e);
 		if (!ret)
 			so->pid = (int)v;
 		return ret;
