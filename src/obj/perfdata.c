@@ -21,7 +21,10 @@
 #define MAX_IDS ((size_t)1 << 22)
 #define MAX_BUILD_IDS ((size_t)1 << 20)
 #define MAX_STRING 65536
-/* A header-side section read by descriptor is read whole: at most this; larger features are skipped. */
+/*
+ * Header-side sections read by descriptor are read whole and kept: at most
+ * this many bytes together; a feature that would pass it is skipped.
+ */
 #define MAX_SECTION ((uint64_t)64 << 20)
 
 /* Feature bits of the header (HEADER_*). */
@@ -87,10 +90,10 @@ static int bytes_at(struct psym_perfdata *d, uint64_t off, uint64_t n, const uin
 		*out = d->buf + off;
 		return 0;
 	}
-	if (n > MAX_SECTION)
+	if (n > MAX_SECTION - d->held)
 		return psym_err_set(e, PSYM_ELIMIT,
-				    "'%s': header section of %llu bytes at offset %llu (the cap is "
-				    "%llu)",
+				    "'%s': header section of %llu bytes at offset %llu: past the "
+				    "cap of %llu bytes held",
 				    d->name, (unsigned long long)n, (unsigned long long)off,
 				    (unsigned long long)MAX_SECTION);
 	bl = psym_array_grow(d->blobs, &d->capblobs, d->nblobs + 1, sizeof(*bl), 0);
@@ -106,8 +109,18 @@ static int bytes_at(struct psym_perfdata *d, uint64_t off, uint64_t n, const uin
 		return ret;
 	}
 	d->blobs[d->nblobs++] = b;
+	d->held += n;
 	*out = b;
 	return 0;
+}
+
+/* The last section bytes_at read, when it is no longer needed. */
+static void drop_last(struct psym_perfdata *d, uint64_t n)
+{
+	if (d->fd >= 0 && d->nblobs) {
+		free(d->blobs[--d->nblobs]);
+		d->held -= n;
+	}
 }
 
 void psym_perf_event_name(uint32_t type, uint64_t config, char *out, size_t n)
@@ -419,7 +432,6 @@ static int read_attrs(struct psym_perfdata *d, uint64_t attr_size, uint64_t off,
 		uint64_t ioff, isz;
 
 		ret = add_attr(d, p, attr_size - 16, &used, e);
-
 		if (ret)
 			return ret;
 		ioff = psym_perf_rd64(p + attr_size - 16);
@@ -431,11 +443,14 @@ static int read_attrs(struct psym_perfdata *d, uint64_t attr_size, uint64_t off,
 					    d->name, (unsigned long long)i,
 					    (unsigned long long)ioff, (unsigned long long)isz);
 		ret = bytes_at(d, ioff, isz, &ids, e);
-		if (!ret)
-			ret = add_ids(d, ids, isz / 8, e);
+		if (ret)
+			return ret;
+		ret = add_ids(d, ids, isz / 8, e);
+		drop_last(d, isz);
 		if (ret)
 			return ret;
 	}
+	drop_last(d, n * attr_size); /* what the attributes said is copied */
 	return 0;
 }
 
@@ -468,7 +483,8 @@ static int read_features(struct psym_perfdata *d, const uint8_t *bits, uint64_t 
 		off = psym_perf_rd64(tab + 16 * k);
 		size = psym_perf_rd64(tab + 16 * k + 8);
 		k++;
-		if (!known_feature(f) || off > d->len || size > d->len - off || size > MAX_SECTION)
+		if (!known_feature(f) || off > d->len || size > d->len - off ||
+		    size > MAX_SECTION - d->held)
 			continue;
 		ret = bytes_at(d, off, size, &p, e);
 		if (!ret)

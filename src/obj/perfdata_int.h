@@ -36,6 +36,7 @@ struct psym_perfdata {
 	uint8_t hdr[104];
 	uint8_t **blobs;
 	size_t nblobs, capblobs;
+	uint64_t held; /* bytes in blobs (buf: 0) */
 	char *name;
 	bool pipe;
 	/* The records: [data_off, data_end); the header claimed data_claim bytes. */
