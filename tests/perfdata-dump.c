@@ -84,15 +84,16 @@ int main(int argc, char **argv)
 	struct stat st;
 	void *buf;
 	size_t n;
-	bool by_fd = argc == 3 && !strcmp(argv[1], "--fd");
+	bool by_fd = (argc == 3 || argc == 4) && !strcmp(argv[1], "--fd");
+	long long resize = argc == 4 ? atoll(argv[3]) : -1;
 	int fd, ret;
 
 	if (argc != 2 && !by_fd) {
-		fprintf(stderr, "usage: perfdata-dump [--fd] FILE\n");
+		fprintf(stderr, "usage: perfdata-dump [--fd FILE [SIZE]] | FILE\n");
 		return 2;
 	}
 	argv += by_fd;
-	fd = open(argv[1], O_RDONLY);
+	fd = open(argv[1], resize >= 0 ? O_RDWR : O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) || st.st_size == 0) {
 		perror(argv[1]);
 		return 3;
@@ -109,6 +110,11 @@ int main(int argc, char **argv)
 		ret = psym_perfdata_open_fd(fd, (uint64_t)st.st_size, argv[1], &d, &e);
 	else
 		ret = psym_perfdata_open(buf, (size_t)st.st_size, argv[1], &d, &e);
+	/* SIZE: the file cut or grown to SIZE bytes after it was opened, as a writer might. */
+	if (!ret && resize >= 0 && ftruncate(fd, (off_t)resize)) {
+		perror(argv[1]);
+		return 3;
+	}
 	if (!ret) {
 		b = psym_perfdata_build_ids(d, &n);
 		for (size_t i = 0; i < n; i++) {
