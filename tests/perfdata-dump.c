@@ -14,8 +14,10 @@
 
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -82,24 +84,37 @@ int main(int argc, char **argv)
 	struct stat st;
 	void *buf;
 	size_t n;
+	bool by_fd = (argc == 3 || argc == 4) && !strcmp(argv[1], "--fd");
+	long long resize = argc == 4 ? atoll(argv[3]) : -1;
 	int fd, ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: perfdata-dump FILE\n");
+	if (argc != 2 && !by_fd) {
+		fprintf(stderr, "usage: perfdata-dump [--fd FILE [SIZE]] | FILE\n");
 		return 2;
 	}
-	fd = open(argv[1], O_RDONLY);
+	argv += by_fd;
+	fd = open(argv[1], resize >= 0 ? O_RDWR : O_RDONLY);
 	if (fd < 0 || fstat(fd, &st) || st.st_size == 0) {
 		perror(argv[1]);
 		return 3;
 	}
-	buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
+	/* --fd: read by descriptor (pread, a window of records), as psym reads a file. */
+	buf = by_fd ? NULL : mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (!by_fd)
+		close(fd);
 	if (buf == MAP_FAILED) {
 		perror(argv[1]);
 		return 3;
 	}
-	ret = psym_perfdata_open(buf, (size_t)st.st_size, argv[1], &d, &e);
+	if (by_fd)
+		ret = psym_perfdata_open_fd(fd, (uint64_t)st.st_size, argv[1], &d, &e);
+	else
+		ret = psym_perfdata_open(buf, (size_t)st.st_size, argv[1], &d, &e);
+	/* SIZE: the file cut or grown to SIZE bytes after it was opened, as a writer might. */
+	if (!ret && resize >= 0 && ftruncate(fd, (off_t)resize)) {
+		perror(argv[1]);
+		return 3;
+	}
 	if (!ret) {
 		b = psym_perfdata_build_ids(d, &n);
 		for (size_t i = 0; i < n; i++) {
@@ -111,6 +126,9 @@ int main(int argc, char **argv)
 	}
 	printf("end %d: %s\n", ret, ret ? e.msg : "");
 	psym_perfdata_free(d);
-	munmap(buf, (size_t)st.st_size);
+	if (by_fd)
+		close(fd);
+	else
+		munmap(buf, (size_t)st.st_size);
 	return ret ? 2 : 0;
 }

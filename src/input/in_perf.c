@@ -27,7 +27,7 @@
 
 #define MAX_FRAMES 512
 
-/* What stays with the input: the reader (over in->buf) for the stack pass. */
+/* What stays with the input: the reader (over in->buf or in->fd) for the stack pass. */
 struct perf_state {
 	struct psym_perfdata *d;
 	uint16_t machine;
@@ -420,22 +420,20 @@ static void perf_free_state(void *state, void *stacks_ud)
 	free(st);
 }
 
-static int perf_read(const unsigned char *buf, size_t len, bool was_gzip, unsigned flags,
-		     const struct psym_limits *lim, struct psym_input *in, struct psym_err *e)
+/* The profile of the reader d (taken over: kept in in->state or freed). */
+static int perf_read_from(struct psym_perfdata *d, const struct psym_limits *lim,
+			  struct psym_input *in, struct psym_err *e)
 {
 	struct pass *p = calloc(1, sizeof(*p));
 	struct perf_state *st = calloc(1, sizeof(*st));
 	int ret;
 
-	(void)was_gzip;
-	(void)flags;
 	if (!p || !st) {
+		psym_perfdata_free(d);
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 		goto out;
 	}
-	ret = psym_perfdata_open(buf, len, in->name, &st->d, e);
-	if (ret)
-		goto out;
+	st->d = d;
 	st->machine = machine_of(st->d);
 	p->d = st->d;
 	p->e = e;
@@ -469,10 +467,38 @@ out:
 	return ret;
 }
 
+static int perf_read(const unsigned char *buf, size_t len, bool was_gzip, unsigned flags,
+		     const struct psym_limits *lim, struct psym_input *in, struct psym_err *e)
+{
+	struct psym_perfdata *d;
+	int ret;
+
+	(void)was_gzip;
+	(void)flags;
+	ret = psym_perfdata_open(buf, len, in->name, &d, e);
+	return ret ? ret : perf_read_from(d, lim, in, e);
+}
+
+/* A regular file: its records streamed (pipe mode, rare in a file, is read whole). */
+static int perf_read_fd(int fd, uint64_t size, const unsigned char *head, size_t hlen,
+			unsigned flags, const struct psym_limits *lim, struct psym_input *in,
+			struct psym_err *e)
+{
+	struct psym_perfdata *d;
+	int ret;
+
+	(void)flags;
+	if (psym_perfdata_is_pipe(head, hlen))
+		return 1;
+	ret = psym_perfdata_open_fd(fd, size, in->name, &d, e);
+	return ret ? ret : perf_read_from(d, lim, in, e);
+}
+
 const struct psym_input_kind psym_input_perf = {
 	.name = "perf.data",
 	.sniff = psym_perf_sniff,
 	.read = perf_read,
+	.read_fd = perf_read_fd,
 	.write = NULL,
 	.free_state = perf_free_state,
 };

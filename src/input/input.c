@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "input.h"
@@ -45,6 +48,8 @@ void psym_input_free(struct psym_input *in)
 		in->kind->free_state(in->state, in->stacks_ud);
 	psym_profile_free(in->profile);
 	psym_lean_free(in->lean);
+	if (in->fd >= 0)
+		close(in->fd);
 	free(in->buf);
 	free(in->name);
 	free(in);
@@ -81,6 +86,22 @@ static const struct psym_input_kind *sniff(const unsigned char *msg, size_t len,
 	return NULL;
 }
 
+/* The profile read made lean when flags ask for it. */
+static int to_lean(struct psym_input *in, unsigned flags, const struct psym_limits *lim,
+		   struct psym_err *e)
+{
+	int ret;
+
+	if ((flags & PSYM_INPUT_LEAN) && !in->lean && in->profile) {
+		ret = psym_lean_from_profile(in->profile, lim, &in->lean, e);
+		if (ret)
+			return ret;
+		psym_profile_free(in->profile);
+		in->profile = NULL;
+	}
+	return 0;
+}
+
 /*
  * Read in->buf (owned by in, gzip not yet undone) with the kind that
  * takes it; the profile is converted to lean when flags ask for it.
@@ -109,16 +130,7 @@ static int read_owned(struct psym_input *in, unsigned flags, const struct psym_l
 	if (!in->kind)
 		return e->code;
 	ret = in->kind->read(in->buf, in->len, was_gzip, flags, lim, in, e);
-	if (ret)
-		return ret;
-	if ((flags & PSYM_INPUT_LEAN) && !in->lean && in->profile) {
-		ret = psym_lean_from_profile(in->profile, lim, &in->lean, e);
-		if (ret)
-			return ret;
-		psym_profile_free(in->profile);
-		in->profile = NULL;
-	}
-	return 0;
+	return ret ? ret : to_lean(in, flags, lim, e);
 }
 
 static int input_new(const char *name, struct psym_input **out, struct psym_err *e)
@@ -130,8 +142,65 @@ static int input_new(const char *name, struct psym_input **out, struct psym_err 
 		free(in);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
+	in->fd = -1;
 	*out = in;
 	return 0;
+}
+
+/* Bytes sniffed of a file read by descriptor. */
+#define HEAD_SIZE 65536
+
+/*
+ * path, when it is a regular file that is not gzip and a kind with
+ * read_fd takes its first bytes: read by that kind by descriptor. 1: not
+ * so (read it whole); else what the kind returned.
+ */
+static int read_by_fd(const char *path, struct psym_input *in, unsigned flags,
+		      const struct psym_limits *lim, struct psym_err *e)
+{
+	unsigned char *head = NULL;
+	struct psym_err ignored = { 0 };
+	struct stat st;
+	ssize_t n = 0;
+	int fd, ret = 1;
+
+	/*
+	 * Not a FIFO opened and closed here: that would drop what its writer
+	 * put in it (psym_open_input opens it once, blocking).
+	 */
+	if (!strcmp(path, "-") || stat(path, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    (fd = psym_open_regular(path, &ignored)) < 0)
+		return 1; /* the whole-file read says what is wrong */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    !(head = malloc(HEAD_SIZE)))
+		goto out;
+	do
+		n = pread(fd, head, HEAD_SIZE, 0);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0 || psym_is_gzip(head, (size_t)n))
+		goto out;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !in->kind; i++)
+		if (kinds[i]->sniff(head, (size_t)n))
+			in->kind = kinds[i];
+	if (!in->kind || !in->kind->read_fd) {
+		in->kind = NULL;
+		goto out;
+	}
+	in->fd = fd;
+	fd = -1;
+	ret = in->kind->read_fd(in->fd, (uint64_t)st.st_size, head, (size_t)n, flags, lim, in, e);
+	if (ret == 1) {
+		close(in->fd);
+		in->fd = -1;
+		in->kind = NULL;
+	} else if (!ret) {
+		ret = to_lean(in, flags, lim, e);
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(head);
+	return ret;
 }
 
 static int finish(struct psym_input *in, int ret, struct psym_input **out)
@@ -154,6 +223,9 @@ int psym_input_read(const char *path, unsigned flags, const struct psym_limits *
 	ret = input_new(strcmp(path, "-") ? path : "<stdin>", &in, e);
 	if (ret)
 		return ret;
+	ret = read_by_fd(path, in, flags, &lim, e);
+	if (ret != 1)
+		return finish(in, ret, out);
 	ret = psym_read_input_cap(path, lim.max_input, "--max-input-size N", &in->buf, &in->len, e);
 	if (!ret)
 		ret = read_owned(in, flags, &lim, e);

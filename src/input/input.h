@@ -21,6 +21,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "lean.h"
@@ -64,9 +65,14 @@ struct psym_input {
 	 * nothing read is lost, and the drivers say it and exit 1.
 	 */
 	struct psym_err partial;
-	/* The file's bytes (a private copy, never a mapping), gzip undone: input.c's. */
+	/*
+	 * The file's bytes (a private copy, never a mapping), gzip undone:
+	 * input.c's. Or, for a kind that read it by descriptor (read_fd),
+	 * buf NULL and fd the file, open until psym_input_free (else -1).
+	 */
 	unsigned char *buf;
 	size_t len;
+	int fd;
 };
 
 enum {
@@ -90,6 +96,16 @@ struct psym_input_kind {
 	int (*read)(const unsigned char *buf, size_t len, bool was_gzip, unsigned flags,
 		    const struct psym_limits *lim, struct psym_input *in, struct psym_err *e);
 	/*
+	 * Optional: the same from a regular file that is not gzip, open at fd
+	 * (size bytes; borrowed: open until psym_input_free), whose first
+	 * hlen bytes head this kind's sniff took, read without holding the
+	 * file whole (pread; never a mapping). 1: not this way (the file is
+	 * then read whole and given to read).
+	 */
+	int (*read_fd)(int fd, uint64_t size, const unsigned char *head, size_t hlen,
+		       unsigned flags, const struct psym_limits *lim, struct psym_input *in,
+		       struct psym_err *e);
+	/*
 	 * Optional: write p (this input's profile, symbolized) to fp in this
 	 * kind's own format, keeping what the reader kept in in->state. NULL:
 	 * the kind is written as pprof.
@@ -109,7 +125,9 @@ const struct psym_input_kind *psym_input_kind_named(const char *name);
  * Read path ("-": stdin, pipes) as whatever it is, within lim->max_input
  * bytes (--max-input-size); gzip is undone within lim->max_profile. The
  * bytes are a private copy, never a mapping of the file (one that is
- * truncated while read would kill psym with SIGBUS). A file no reader
+ * truncated while read would kill psym with SIGBUS). A regular file of a
+ * kind with read_fd (perf.data) is read by descriptor instead, not held
+ * whole and so not under --max-input-size. A file no reader
  * takes: PSYM_EBADINPUT naming the file and what it looks like. *out is
  * the caller's (psym_input_free).
  */

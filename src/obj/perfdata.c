@@ -2,9 +2,11 @@
 /* perf.data: the header, the attributes and the feature sections. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "perfdata.h"
@@ -19,6 +21,11 @@
 #define MAX_IDS ((size_t)1 << 22)
 #define MAX_BUILD_IDS ((size_t)1 << 20)
 #define MAX_STRING 65536
+/*
+ * Header-side sections read by descriptor are read whole and kept: at most
+ * this many bytes together; a feature that would pass it is skipped.
+ */
+#define MAX_SECTION ((uint64_t)64 << 20)
 
 /* Feature bits of the header (HEADER_*). */
 enum {
@@ -41,6 +48,79 @@ bool psym_perfdata_sniff(const void *buf, size_t len)
 		return false;
 	m = psym_perf_rd64(buf);
 	return m == MAGIC2 || m == __builtin_bswap64(MAGIC2);
+}
+
+int psym_perf_pread(const struct psym_perfdata *d, void *buf, size_t n, uint64_t off,
+		    struct psym_err *e)
+{
+	uint8_t *p = buf;
+
+	while (n) {
+		ssize_t k = pread(d->fd, p, n, (off_t)off);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return psym_err_set(e, errno == ENOMEM ? PSYM_ENOMEM : PSYM_EIO,
+					    "cannot read '%s': %s", d->name, strerror(errno));
+		if (k == 0)
+			return psym_err_set(e, PSYM_EBADINPUT,
+					    "'%s': changed while being read (it ends before offset "
+					    "%llu now, it had %zu bytes)",
+					    d->name, (unsigned long long)off + n, d->len);
+		p += k;
+		n -= (size_t)k;
+		off += (uint64_t)k;
+	}
+	return 0;
+}
+
+/*
+ * Bytes [off, off + n) of the file, checked against d->len by the caller:
+ * in place, or (by descriptor) read into memory kept until the reader is
+ * freed (the feature strings point into it).
+ */
+static int bytes_at(struct psym_perfdata *d, uint64_t off, uint64_t n, const uint8_t **out,
+		    struct psym_err *e)
+{
+	uint8_t **bl, *b;
+	int ret;
+
+	if (d->fd < 0) {
+		*out = d->buf + off;
+		return 0;
+	}
+	if (n > MAX_SECTION - d->held)
+		return psym_err_set(e, PSYM_ELIMIT,
+				    "'%s': header section of %llu bytes at offset %llu: past the "
+				    "cap of %llu bytes held",
+				    d->name, (unsigned long long)n, (unsigned long long)off,
+				    (unsigned long long)MAX_SECTION);
+	bl = psym_array_grow(d->blobs, &d->capblobs, d->nblobs + 1, sizeof(*bl), 0);
+	if (!bl)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	d->blobs = bl;
+	b = malloc(n ? n : 1);
+	if (!b)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	ret = psym_perf_pread(d, b, (size_t)n, off, e);
+	if (ret) {
+		free(b);
+		return ret;
+	}
+	d->blobs[d->nblobs++] = b;
+	d->held += n;
+	*out = b;
+	return 0;
+}
+
+/* The last section bytes_at read, when it is no longer needed. */
+static void drop_last(struct psym_perfdata *d, uint64_t n)
+{
+	if (d->fd >= 0 && d->nblobs) {
+		free(d->blobs[--d->nblobs]);
+		d->held -= n;
+	}
 }
 
 void psym_perf_event_name(uint32_t type, uint64_t config, char *out, size_t n)
@@ -326,7 +406,9 @@ static void feature(struct psym_perfdata *d, unsigned feat, const uint8_t *p, si
 static int read_attrs(struct psym_perfdata *d, uint64_t attr_size, uint64_t off, uint64_t size,
 		      struct psym_err *e)
 {
+	const uint8_t *base;
 	uint64_t n;
+	int ret;
 
 	if (attr_size < ATTR_SIZE_VER0 + 16 || attr_size > 65536)
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s': header: attr_size %llu", d->name,
@@ -341,12 +423,15 @@ static int read_attrs(struct psym_perfdata *d, uint64_t attr_size, uint64_t off,
 	if (n == 0 || n > MAX_ATTRS)
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s': header: %llu events", d->name,
 				    (unsigned long long)n);
+	ret = bytes_at(d, off, n * attr_size, &base, e);
+	if (ret)
+		return ret;
 	for (uint64_t i = 0; i < n; i++) {
-		const uint8_t *p = d->buf + off + i * attr_size;
+		const uint8_t *p = base + i * attr_size, *ids;
 		size_t used;
 		uint64_t ioff, isz;
-		int ret = add_attr(d, p, attr_size - 16, &used, e);
 
+		ret = add_attr(d, p, attr_size - 16, &used, e);
 		if (ret)
 			return ret;
 		ioff = psym_perf_rd64(p + attr_size - 16);
@@ -357,33 +442,60 @@ static int read_attrs(struct psym_perfdata *d, uint64_t attr_size, uint64_t off,
 					    "the file",
 					    d->name, (unsigned long long)i,
 					    (unsigned long long)ioff, (unsigned long long)isz);
-		ret = add_ids(d, d->buf + ioff, isz / 8, e);
+		ret = bytes_at(d, ioff, isz, &ids, e);
+		if (ret)
+			return ret;
+		ret = add_ids(d, ids, isz / 8, e);
+		drop_last(d, isz);
 		if (ret)
 			return ret;
 	}
+	drop_last(d, n * attr_size); /* what the attributes said is copied */
 	return 0;
 }
 
-static void read_features(struct psym_perfdata *d, const uint8_t *bits, uint64_t at)
+static bool known_feature(unsigned f)
 {
-	for (unsigned f = 0; f < FEAT_LAST; f++) {
+	return (f >= FEAT_BUILD_ID && f <= FEAT_NRCPUS) || f == FEAT_CMDLINE ||
+	       f == FEAT_EVENT_DESC;
+}
+
+/* The feature sections: their table at at (16 bytes per bit set), those psym reads. */
+static int read_features(struct psym_perfdata *d, const uint8_t *bits, uint64_t at,
+			 struct psym_err *e)
+{
+	const uint8_t *tab, *p;
+	uint64_t nf = 0, k = 0;
+	int ret;
+
+	for (unsigned f = 0; f < FEAT_LAST; f++)
+		nf += (bits[f / 8] >> (f % 8)) & 1;
+	if (at > d->len)
+		return 0; /* a truncated file: the data's error says it */
+	if (nf > (d->len - at) / 16)
+		nf = (d->len - at) / 16;
+	ret = bytes_at(d, at, 16 * nf, &tab, e);
+	for (unsigned f = 0; !ret && f < FEAT_LAST && k < nf; f++) {
 		uint64_t off, size;
 
 		if (!(bits[f / 8] & (1u << (f % 8))))
 			continue;
-		if (at > d->len || d->len - at < 16)
-			return; /* a truncated file: the data's error says it */
-		off = psym_perf_rd64(d->buf + at);
-		size = psym_perf_rd64(d->buf + at + 8);
-		at += 16;
-		if (off <= d->len && size <= d->len - off)
-			feature(d, f, d->buf + off, size);
+		off = psym_perf_rd64(tab + 16 * k);
+		size = psym_perf_rd64(tab + 16 * k + 8);
+		k++;
+		if (!known_feature(f) || off > d->len || size > d->len - off ||
+		    size > MAX_SECTION - d->held)
+			continue;
+		ret = bytes_at(d, off, size, &p, e);
+		if (!ret)
+			feature(d, f, p, size);
 	}
+	return ret;
 }
 
 static int open_file(struct psym_perfdata *d, struct psym_err *e)
 {
-	const uint8_t *h = d->buf;
+	const uint8_t *h = d->fd >= 0 ? d->hdr : d->buf;
 	uint64_t hsize = psym_perf_rd64(h + 8), doff, dsize;
 	int ret;
 
@@ -406,7 +518,7 @@ static int open_file(struct psym_perfdata *d, struct psym_err *e)
 	d->data_claim = dsize;
 	d->data_end = dsize > d->len - doff ? d->len : doff + dsize;
 	if (dsize <= d->len - doff)
-		read_features(d, h + 72, doff + dsize);
+		return read_features(d, h + 72, doff + dsize, e);
 	return 0;
 }
 
@@ -484,18 +596,15 @@ static int cmp_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
-int psym_perfdata_open(const void *buf, size_t len, const char *name, struct psym_perfdata **out,
-		       struct psym_err *e)
+/* Whether the file whose first 16 bytes are h is perf.data psym reads: 0, or an error naming it. */
+static int check_magic(const uint8_t *h, size_t len, const char *name, struct psym_err *e)
 {
-	struct psym_perfdata *d;
 	uint64_t magic;
-	int ret;
 
-	*out = NULL;
 	if (len < PIPE_HEADER_SIZE)
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s': too short for perf.data (%zu bytes)",
 				    name, len);
-	magic = psym_perf_rd64(buf);
+	magic = psym_perf_rd64(h);
 	if (magic == __builtin_bswap64(MAGIC2))
 		return psym_err_set(e, PSYM_EUNSUPPORTED,
 				    "'%s': perf.data recorded big-endian (byte-swapped): not "
@@ -507,23 +616,40 @@ int psym_perfdata_open(const void *buf, size_t len, const char *name, struct psy
 	if (magic != MAGIC2)
 		return psym_err_set(e, PSYM_EBADINPUT, "'%s': not perf.data (no PERFILE2 magic)",
 				    name);
-	d = calloc(1, sizeof(*d));
+	return 0;
+}
+
+static int perf_new(const char *name, size_t len, struct psym_perfdata **out, struct psym_err *e)
+{
+	struct psym_perfdata *d = calloc(1, sizeof(*d));
+
+	*out = NULL;
 	if (!d || !(d->name = strdup(name))) {
 		free(d);
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	}
-	d->buf = buf;
+	d->fd = -1;
 	d->len = len;
 	d->info.hostname = d->info.osrelease = d->info.arch = d->info.version = d->info.cmdline =
 		"";
-	if (psym_perf_rd64((const uint8_t *)buf + 8) == PIPE_HEADER_SIZE)
-		ret = open_pipe(d, e);
+	*out = d;
+	return 0;
+}
+
+/* The header read (pipe mode: its records), the reader made ready. */
+static int perf_open(struct psym_perfdata *d, const uint8_t *h, struct psym_err *e)
+{
+	int ret;
+
+	if (psym_perf_rd64(h + 8) == PIPE_HEADER_SIZE)
+		ret = d->fd >= 0 ? psym_err_set(e, PSYM_EUNSUPPORTED,
+						"'%s': pipe-mode perf.data read by descriptor",
+						d->name)
+				 : open_pipe(d, e);
 	else
 		ret = open_file(d, e);
-	if (ret) {
-		psym_perfdata_free(d);
+	if (ret)
 		return ret;
-	}
 	if (d->nids)
 		qsort(d->ids, d->nids, sizeof(*d->ids), cmp_id);
 	for (size_t i = 0; i < d->nattrs; i++)
@@ -531,6 +657,59 @@ int psym_perfdata_open(const void *buf, size_t len, const char *name, struct psy
 	if (d->cmdline)
 		d->info.cmdline = d->cmdline;
 	layout(d);
+	return 0;
+}
+
+int psym_perfdata_open(const void *buf, size_t len, const char *name, struct psym_perfdata **out,
+		       struct psym_err *e)
+{
+	struct psym_perfdata *d;
+	int ret = check_magic(buf, len, name, e);
+
+	*out = NULL;
+	if (!ret)
+		ret = perf_new(name, len, &d, e);
+	if (ret)
+		return ret;
+	d->buf = buf;
+	ret = perf_open(d, buf, e);
+	if (ret) {
+		psym_perfdata_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
+bool psym_perfdata_is_pipe(const void *buf, size_t len)
+{
+	return len >= PIPE_HEADER_SIZE &&
+	       psym_perf_rd64((const uint8_t *)buf + 8) == PIPE_HEADER_SIZE;
+}
+
+int psym_perfdata_open_fd(int fd, uint64_t size, const char *name, struct psym_perfdata **out,
+			  struct psym_err *e)
+{
+	struct psym_perfdata *d;
+	int ret;
+
+	*out = NULL;
+	if (size > SIZE_MAX)
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': too large to read", name);
+	ret = perf_new(name, (size_t)size, &d, e);
+	if (ret)
+		return ret;
+	d->fd = fd;
+	ret = psym_perf_pread(d, d->hdr, size < sizeof(d->hdr) ? (size_t)size : sizeof(d->hdr), 0,
+			      e);
+	if (!ret)
+		ret = check_magic(d->hdr, d->len, name, e);
+	if (!ret)
+		ret = perf_open(d, d->hdr, e);
+	if (ret) {
+		psym_perfdata_free(d);
+		return ret;
+	}
 	*out = d;
 	return 0;
 }
@@ -546,6 +725,9 @@ void psym_perfdata_free(struct psym_perfdata *d)
 	free(d->ids);
 	free(d->bids);
 	free(d->cmdline);
+	for (size_t i = 0; i < d->nblobs; i++)
+		free(d->blobs[i]);
+	free(d->blobs);
 	free(d->name);
 	free(d);
 }

@@ -221,6 +221,18 @@ bool psym_perfdata_sniff(const void *buf, size_t len);
  */
 int psym_perfdata_open(const void *buf, size_t len, const char *name, struct psym_perfdata **out,
 		       struct psym_err *e);
+/*
+ * The same for a regular file open at fd (borrowed: it must stay open
+ * until psym_perfdata_free) of size bytes: the header, attributes and
+ * feature sections are read with pread at their offsets, the records by
+ * psym_perfdata_run through a window of a few MiB, so memory does not
+ * grow with the file. A file that shrinks or grows while read is an
+ * error naming it. Pipe mode (psym_perfdata_is_pipe) is read from memory.
+ */
+int psym_perfdata_open_fd(int fd, uint64_t size, const char *name, struct psym_perfdata **out,
+			  struct psym_err *e);
+/* Whether the first len bytes of a perf.data file say pipe mode. */
+bool psym_perfdata_is_pipe(const void *buf, size_t len);
 void psym_perfdata_free(struct psym_perfdata *d);
 
 /*

@@ -25,8 +25,18 @@ struct perf_attr_x {
 };
 
 struct psym_perfdata {
+	/*
+	 * The file: in memory (buf, borrowed), or by descriptor (fd >= 0,
+	 * borrowed: read with pread, its header in hdr, what the feature
+	 * sections hold kept in blobs). len: its size when opened.
+	 */
 	const uint8_t *buf;
 	size_t len;
+	int fd;
+	uint8_t hdr[104];
+	uint8_t **blobs;
+	size_t nblobs, capblobs;
+	uint64_t held; /* bytes in blobs (buf: 0) */
 	char *name;
 	bool pipe;
 	/* The records: [data_off, data_end); the header claimed data_claim bytes. */
@@ -67,5 +77,13 @@ static inline uint32_t psym_perf_rd32(const uint8_t *p)
  * data, pipe mode's tracing data. UINT64_MAX when more than avail.
  */
 uint64_t psym_perf_record_extra(const uint8_t *p, uint16_t size, uint64_t avail);
+
+/*
+ * Read n bytes at off of the file open at d->fd into buf: 0, or a
+ * negative code with e naming the file (one that has shrunk since it was
+ * opened: PSYM_EBADINPUT, "changed while being read").
+ */
+int psym_perf_pread(const struct psym_perfdata *d, void *buf, size_t n, uint64_t off,
+		    struct psym_err *e);
 
 #endif

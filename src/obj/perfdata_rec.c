@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include "array.h"
@@ -15,6 +16,8 @@
 
 /* Decompressed records are held in a window of this size (records are < 64 KiB). */
 #define ZWINDOW ((size_t)1 << 20)
+/* A file read by descriptor: its records through a window of this size. */
+#define RWINDOW ((size_t)4 << 20)
 
 enum {
 	REC_COMPRESSED = 81,
@@ -47,6 +50,10 @@ struct run {
 	uint8_t *zbuf;
 	size_t zlen;
 	uint64_t zoff; /* the compressed record being read, or UINT64_MAX */
+	/* By descriptor: file bytes [woff, woff + wlen) in win. */
+	uint8_t *win;
+	uint64_t woff;
+	size_t wlen;
 	uint64_t chain[PSYM_PERF_MAX_CALLCHAIN];
 	uint64_t regs[64];
 	/*
@@ -591,6 +598,49 @@ static int on_compressed(struct run *r, uint32_t type, const uint8_t *body, size
 	return 0;
 }
 
+/*
+ * The n bytes at file offset off (n <= RWINDOW, within the data): in
+ * place, or in the window, refilled from off with what it held of them
+ * kept. NULL with r->e set when the file cannot be read (or shrank).
+ */
+static const uint8_t *at(struct run *r, uint64_t off, size_t n)
+{
+	struct psym_perfdata *d = r->d;
+	size_t keep = 0, want;
+
+	if (d->fd < 0)
+		return d->buf + off;
+	if (off >= r->woff && off - r->woff <= r->wlen && n <= r->wlen - (off - r->woff))
+		return r->win + (off - r->woff);
+	if (!r->win && !(r->win = malloc(RWINDOW))) {
+		psym_err_set(r->e, PSYM_ENOMEM, "out of memory");
+		return NULL;
+	}
+	if (off >= r->woff && off - r->woff < r->wlen) {
+		keep = r->wlen - (size_t)(off - r->woff);
+		memmove(r->win, r->win + (off - r->woff), keep);
+	}
+	want = d->data_end - off < RWINDOW ? (size_t)(d->data_end - off) : RWINDOW;
+	r->woff = off;
+	r->wlen = 0;
+	if (psym_perf_pread(d, r->win + keep, want - keep, off + keep, r->e))
+		return NULL;
+	r->wlen = want;
+	return r->win;
+}
+
+/* A file read by descriptor whose size moved since it was opened: an error naming it. */
+static int still_same(struct run *r)
+{
+	struct stat st;
+
+	if (r->d->fd < 0 || fstat(r->d->fd, &st) < 0 || (uint64_t)st.st_size == r->d->len)
+		return 0;
+	return psym_err_set(r->e, PSYM_EBADINPUT,
+			    "'%s': changed while being read (%zu bytes when opened, %llu now)",
+			    r->d->name, r->d->len, (unsigned long long)st.st_size);
+}
+
 int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool, void *ud,
 		      struct psym_err *e)
 {
@@ -604,13 +654,17 @@ int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool
 	/* As perf: in time order when every record carries its time. */
 	r->ordered = d->trailer_size && (d->attrs[0].sample_type & PSYM_PERF_SAMPLE_TIME);
 	while (off < d->data_end) {
-		const uint8_t *p = d->buf + off;
+		const uint8_t *p;
 		uint16_t size;
 		uint64_t extra;
 
 		if (d->data_end - off < 8) {
 			ret = bad(r, off, "truncated record header (%llu bytes left)",
 				  (unsigned long long)(d->data_end - off));
+			break;
+		}
+		if (!(p = at(r, off, 8))) {
+			ret = e->code;
 			break;
 		}
 		size = (uint16_t)(psym_perf_rd32(p + 4) >> 16);
@@ -621,6 +675,10 @@ int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool
 		if (size > d->data_end - off) {
 			ret = bad(r, off, "record of %u bytes past the end of the data (%llu left)",
 				  size, (unsigned long long)(d->data_end - off));
+			break;
+		}
+		if (!(p = at(r, off, size))) {
+			ret = e->code;
 			break;
 		}
 		extra = psym_perf_record_extra(p, size, d->data_end - off - size);
@@ -661,8 +719,11 @@ int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool
 				   d->name, (unsigned long long)d->data_claim,
 				   (unsigned long long)d->data_off, d->len,
 				   (unsigned long long)off);
+	if (!ret)
+		ret = still_same(r);
 	ZSTD_freeDStream(r->zs);
 	free(r->zbuf);
+	free(r->win);
 	free(r);
 	return ret;
 }
