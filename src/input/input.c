@@ -266,8 +266,8 @@ int psym_input_read_profile(const char *path, const struct psym_limits *lim,
 	return ret;
 }
 
-int psym_profile_load(const char *path, const struct psym_limits *lim,
-		      struct psym_profile **out, struct psym_err *e)
+int psym_profile_load(const char *path, const struct psym_limits *lim, struct psym_profile **out,
+		      struct psym_err *e)
 {
 	struct psym_err partial = { 0 };
 	int ret = psym_input_read_profile(path, lim, out, &partial);
