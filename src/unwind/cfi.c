@@ -570,6 +570,17 @@ static int op_location(struct interp *in, uint8_t op)
 	}
 }
 
+/*
+ * An operand times the data alignment factor, wrapping as the machine
+ * does: hostile CFI can ask for any product, and a signed overflow is
+ * undefined (the offset is then garbage, which the unwinder's memory reads
+ * check like any other).
+ */
+static int64_t scaled(uint64_t v, int64_t da)
+{
+	return (int64_t)(v * (uint64_t)da);
+}
+
 /* The instructions that give one register (their first operand) a rule. */
 static int op_register_rule(struct interp *in, uint8_t op)
 {
@@ -583,21 +594,22 @@ static int op_register_rule(struct interp *in, uint8_t op)
 	switch (op) {
 	case CFA_offset_extended:
 		u = rd_uleb(c);
-		set_rule(st, reg, PSYM_CFI_OFFSET, (int64_t)u * da, 0, NULL, 0);
+		set_rule(st, reg, PSYM_CFI_OFFSET, scaled(u, da), 0, NULL, 0);
 		break;
 	case CFA_offset_extended_sf:
-		set_rule(st, reg, PSYM_CFI_OFFSET, rd_sleb(c) * da, 0, NULL, 0);
+		set_rule(st, reg, PSYM_CFI_OFFSET, scaled((uint64_t)rd_sleb(c), da), 0, NULL, 0);
 		break;
 	case CFA_GNU_negative_offset_extended:
 		u = rd_uleb(c);
-		set_rule(st, reg, PSYM_CFI_OFFSET, -(int64_t)u * da, 0, NULL, 0);
+		set_rule(st, reg, PSYM_CFI_OFFSET, scaled(0 - u, da), 0, NULL, 0);
 		break;
 	case CFA_val_offset:
 		u = rd_uleb(c);
-		set_rule(st, reg, PSYM_CFI_VAL_OFFSET, (int64_t)u * da, 0, NULL, 0);
+		set_rule(st, reg, PSYM_CFI_VAL_OFFSET, scaled(u, da), 0, NULL, 0);
 		break;
 	case CFA_val_offset_sf:
-		set_rule(st, reg, PSYM_CFI_VAL_OFFSET, rd_sleb(c) * da, 0, NULL, 0);
+		set_rule(st, reg, PSYM_CFI_VAL_OFFSET, scaled((uint64_t)rd_sleb(c), da), 0, NULL,
+			 0);
 		break;
 	case CFA_restore_extended: restore_rule(in, reg); break;
 	case CFA_undefined: set_rule(st, reg, PSYM_CFI_UNDEF, 0, 0, NULL, 0); break;
@@ -631,7 +643,8 @@ static int op_cfa_rule(struct interp *in, uint8_t op)
 		break;
 	case CFA_def_cfa_sf:
 		reg = rd_uleb(c);
-		*cfa = (struct psym_cfi_rule){ PSYM_CFI_REG, reg16(reg), rd_sleb(c) * da, NULL, 0 };
+		*cfa = (struct psym_cfi_rule){ PSYM_CFI_REG, reg16(reg),
+					       scaled((uint64_t)rd_sleb(c), da), NULL, 0 };
 		break;
 	case CFA_def_cfa_register:
 		reg = rd_uleb(c);
@@ -641,7 +654,7 @@ static int op_cfa_rule(struct interp *in, uint8_t op)
 		cfa->reg = reg16(reg);
 		break;
 	case CFA_def_cfa_offset: cfa->off = (int64_t)rd_uleb(c); break;
-	case CFA_def_cfa_offset_sf: cfa->off = rd_sleb(c) * da; break;
+	case CFA_def_cfa_offset_sf: cfa->off = scaled((uint64_t)rd_sleb(c), da); break;
 	default: /* def_cfa_expression */
 		if (!rd_block(c, &blk, &blen))
 			return malformed(in->e);
@@ -675,8 +688,8 @@ static int step(struct interp *in, uint8_t op)
 	switch (op & 0xc0) {
 	case CFA_advance_loc: return advance(in, lo);
 	case CFA_offset:
-		set_rule(in->st, lo, PSYM_CFI_OFFSET,
-			 (int64_t)rd_uleb(&in->c) * in->cie->data_align, 0, NULL, 0);
+		set_rule(in->st, lo, PSYM_CFI_OFFSET, scaled(rd_uleb(&in->c), in->cie->data_align),
+			 0, NULL, 0);
 		return GO_ON;
 	case CFA_restore: restore_rule(in, lo); return GO_ON;
 	}
