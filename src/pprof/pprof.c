@@ -422,6 +422,27 @@ int psym_profile_validate_location(const struct psym_profile *p, size_t i, uint6
 	return 0;
 }
 
+/*
+ * Sample i's label j: its field's name is formatted only for the message
+ * (per label of every sample, the formatting had been a fifth of reading
+ * a perf.data).
+ */
+static int check_label(const struct psym_profile *p, size_t i, size_t j, const pb_label *lb,
+		       struct psym_err *e)
+{
+	static const char *const names[] = { "key", "str", "num_unit" };
+	const int64_t idx[] = { lb->key, lb->str, lb->num_unit };
+	char field[64];
+
+	for (size_t k = 0; k < 3; k++) {
+		if (idx[k] >= 0 && (uint64_t)idx[k] < p->pb->n_string_table)
+			continue;
+		snprintf(field, sizeof(field), "label[%zu].%s", j, names[k]);
+		return check_str(p, idx[k], "sample", i, field, e);
+	}
+	return 0;
+}
+
 int psym_profile_validate_sample(const struct psym_profile *p, size_t i, const pb_sample *s,
 				 size_t nloc, struct psym_err *e)
 {
@@ -438,20 +459,9 @@ int psym_profile_validate_sample(const struct psym_profile *p, size_t i, const p
 				   ": no location has this id",
 				   i, j, s->location_id[j]);
 	}
-	for (size_t j = 0; j < s->n_label; j++) {
-		pb_label *lb = s->label[j];
-		char field[64];
-
-		snprintf(field, sizeof(field), "label[%zu].key", j);
-		if ((ret = check_str(p, lb->key, "sample", i, field, e)))
+	for (size_t j = 0; j < s->n_label; j++)
+		if ((ret = check_label(p, i, j, s->label[j], e)))
 			return ret;
-		snprintf(field, sizeof(field), "label[%zu].str", j);
-		if ((ret = check_str(p, lb->str, "sample", i, field, e)))
-			return ret;
-		snprintf(field, sizeof(field), "label[%zu].num_unit", j);
-		if ((ret = check_str(p, lb->num_unit, "sample", i, field, e)))
-			return ret;
-	}
 	return 0;
 }
 
