@@ -102,6 +102,13 @@ struct psym_collectprof {
 	 */
 	struct psym_idxset by_stack;
 	/*
+	 * Each sample's hash in by_stack, kept to regrow it: hashing the
+	 * samples again (their labels and locations, all over memory) had
+	 * been an eighth of reading a large perf.data.
+	 */
+	uint64_t *stack_h;
+	size_t cap_stack_h;
+	/*
 	 * Labels to share between samples (psym_builder_label.same): for each
 	 * of pid, tid, comm (by its string index) and mntns, the last label
 	 * made for a value, one slot a hash of it; a miss makes a new label.
@@ -175,10 +182,24 @@ static uint64_t stack_hash(const struct psym_idxset *set, int pid, int tid, int6
 static uint64_t stack_rehash(void *ctx, uint32_t i)
 {
 	const struct psym_collectprof *c = ctx;
-	const pb_sample *s = c->p->pb->sample[i];
 
-	return stack_hash(&c->by_stack, (int)s->label[0]->num, (int)s->label[1]->num,
-			  s->label[2]->str, s->location_id, s->n_location_id);
+	return c->stack_h[i];
+}
+
+/* Keep sample ix's hash h (ix: the next sample). 0 or PSYM_ENOMEM. */
+static int keep_stack_hash(struct psym_collectprof *c, size_t ix, uint64_t h)
+{
+	if (ix >= c->cap_stack_h) {
+		size_t ncap = c->cap_stack_h ? c->cap_stack_h * 2 : 1024;
+		uint64_t *n = realloc(c->stack_h, ncap * sizeof(*n));
+
+		if (!n)
+			return PSYM_ENOMEM;
+		c->stack_h = n;
+		c->cap_stack_h = ncap;
+	}
+	c->stack_h[ix] = h;
+	return 0;
 }
 
 static pb_sample *find_stack(const struct psym_collectprof *c, uint64_t h, int pid, int tid,
@@ -275,6 +296,7 @@ void psym_collectprof_free(struct psym_collectprof *c)
 	psym_hashtab_free(&c->by_str);
 	psym_arena_free(&c->strs);
 	psym_idxset_free(&c->by_stack);
+	free(c->stack_h);
 	psym_builder_free(c->b);
 	psym_profile_free(c->p);
 	free(c);
@@ -833,7 +855,8 @@ int psym_collectprof_add_values(struct psym_collectprof *c, int pid, int tid, co
 			*shared_slot(c, (int)k, key[k]) = s->label[k];
 		if (commix < 0) /* comm is in the string table now */
 			h = stack_hash(&c->by_stack, pid, tid, s->label[2]->str, locs, n);
-		if (psym_idxset_add(&c->by_stack, (uint32_t)ix, h, stack_rehash, c))
+		if (keep_stack_hash(c, ix, h) ||
+		    psym_idxset_add(&c->by_stack, (uint32_t)ix, h, stack_rehash, c))
 			return PSYM_ENOMEM;
 		c->st.stacks++;
 	}
