@@ -275,9 +275,11 @@ static bool keep_samples(struct psym_lean *lp, size_t bytes)
 
 /*
  * The walk (see the top of the file) over lp->raw. False: the input is to
- * be read the usual way.
+ * be read the usual way. own: lp->raw is protobuf-c's packing of a
+ * profile in memory, whose samples decode (unpacking each to check had
+ * been a tenth of symbolizing a perf.data).
  */
-static bool walk(struct psym_lean *lp)
+static bool walk(struct psym_lean *lp, bool own)
 {
 	const uint8_t *p = lp->raw, *end = lp->raw + lp->nraw;
 	uint8_t *rest = NULL;
@@ -304,7 +306,7 @@ static bool walk(struct psym_lean *lp)
 		if (!next_field(&p, end, &f, &wt, &len)) /* it was read whole above */
 			goto out;
 		if (f == 2) {
-			if (!sample_decodes(lp, p - len, len))
+			if (!own && !sample_decodes(lp, p - len, len))
 				goto out;
 			lp->sample[lp->nsample++] =
 				(struct psym_lean_span){ .off = (size_t)(p - len - lp->raw),
@@ -355,7 +357,7 @@ static int parse_owned(unsigned char *msg, size_t len, bool was_gzip, const char
 		lp->raw = msg;
 		lp->nraw = len;
 		lp->p->was_gzip = was_gzip;
-		if (walk(lp)) {
+		if (walk(lp, false)) {
 			*out = lp;
 			return 0;
 		}
@@ -461,7 +463,7 @@ int psym_lean_from_profile(const struct psym_profile *p, const struct psym_limit
 	lp->nraw = len;
 	lp->p->was_gzip = p->was_gzip;
 	/* psym's own encoding: the walk takes it whole unless memory runs out. */
-	if (!walk(lp)) {
+	if (!walk(lp, true)) {
 		psym_lean_free(lp);
 		return psym_err_set(e, PSYM_ELIMIT,
 				    "profile: needs more than the memory limit of %zu bytes",
