@@ -752,7 +752,22 @@ static int setup(struct run *run, struct psym_err *e)
 struct labels_ctx {
 	struct run *run;
 	bool pids; /* the string table has "pid": labels are looked at */
+	/*
+	 * The string indexes of "pid" and "mntns" when the table has each at
+	 * most once (-1: not there), so a label's key is an index compared,
+	 * not a string; keys_by_name: a name is there twice, compare names.
+	 */
+	int64_t pid_key, mntns_key;
+	bool keys_by_name;
 };
+
+/* Label key k is "pid" (what 0) or "mntns" (what 1). */
+static bool key_is(const struct labels_ctx *c, int64_t k, int what)
+{
+	if (c->keys_by_name)
+		return !strcmp(psym_profile_str(c->run->p, k), what ? "mntns" : "pid");
+	return k == (what ? c->mntns_key : c->pid_key);
+}
 
 static int sample_labels(void *ud, size_t i, const pb_sample *smp)
 {
@@ -769,11 +784,11 @@ static int sample_labels(void *ud, size_t i, const pb_sample *smp)
 			run->caller_only[pos] = false; /* a leaf: not a return address */
 	}
 	for (size_t j = 0; c->pids && j < smp->n_label; j++) {
-		const char *k = psym_profile_str(run->p, smp->label[j]->key);
+		int64_t k = smp->label[j]->key;
 
-		if (!strcmp(k, "pid") && smp->label[j]->num > 0 && smp->label[j]->num < INT32_MAX)
+		if (key_is(c, k, 0) && smp->label[j]->num > 0 && smp->label[j]->num < INT32_MAX)
 			pid = (int)smp->label[j]->num;
-		ns = ns || (!strcmp(k, "mntns") && smp->label[j]->num);
+		ns = ns || (key_is(c, k, 1) && smp->label[j]->num);
 	}
 	for (size_t j = 0; pid && j < smp->n_location_id; j++) {
 		long pos = psym_lean_location_pos(run->lp, smp->location_id[j]);
@@ -792,13 +807,23 @@ static int sample_labels(void *ud, size_t i, const pb_sample *smp)
 	return 0;
 }
 
-/* The profile's string table has s. */
-static bool has_string(const struct psym_profile *p, const char *s)
+/* Where the string table has "pid" and "mntns" (labels_ctx). */
+static void find_keys(const struct psym_profile *p, struct labels_ctx *c)
 {
-	for (size_t i = 0; i < p->pb->n_string_table; i++)
-		if (p->pb->string_table[i] && !strcmp(p->pb->string_table[i], s))
-			return true;
-	return false;
+	c->pid_key = c->mntns_key = -1;
+	for (size_t i = 0; i < p->pb->n_string_table; i++) {
+		const char *s = p->pb->string_table[i];
+		int64_t *k = !s			   ? NULL
+			     : !strcmp(s, "pid")   ? &c->pid_key
+			     : !strcmp(s, "mntns") ? &c->mntns_key
+						   : NULL;
+
+		if (k && *k >= 0)
+			c->keys_by_name = true;
+		else if (k)
+			*k = (int64_t)i;
+	}
+	c->pids = c->pid_key >= 0;
 }
 
 /*
@@ -827,7 +852,7 @@ static int prepare_labels(struct run *run, struct psym_err *e)
 	}
 	/* A label key is a string: one the table lacks is in no sample (and a
 	 * namespace is noted only with its sample's pid). */
-	c.pids = has_string(run->p, "pid");
+	find_keys(run->p, &c);
 	if (!c.pids && !run->caller_only)
 		return 0;
 	ret = psym_lean_foreach_sample(lp, sample_labels, &c, e);
