@@ -373,7 +373,7 @@ int psym_index_open_map(const void *map, size_t len, const char *name, const cha
 }
 
 /* Check the chunks under [off, off + len) of the body (bounds checked by the caller). */
-static int touch(struct psym_index *x, uint64_t off, uint64_t len, struct psym_err *e)
+static int touch_slow(struct psym_index *x, uint64_t off, uint64_t len, struct psym_err *e)
 {
 	uint64_t body_end = x->h.sec[SEC_CRCS].off;
 
@@ -402,6 +402,20 @@ static int touch(struct psym_index *x, uint64_t off, uint64_t len, struct psym_e
 		x->checked[c] = 1;
 	}
 	return 0;
+}
+
+/*
+ * The same: bytes inside one chunk checked already (almost every call: a
+ * lookup's search reads a start per step) are answered here.
+ */
+static inline int touch(struct psym_index *x, uint64_t off, uint64_t len, struct psym_err *e)
+{
+	uint64_t c = (off - IDX_HDR_SIZE) >> IDX_CHUNK_SHIFT;
+
+	if (off >= IDX_HDR_SIZE && len && off + len <= x->h.sec[SEC_CRCS].off && off + len > off &&
+	    c == (off + len - 1 - IDX_HDR_SIZE) >> IDX_CHUNK_SHIFT && x->checked[c])
+		return 0;
+	return touch_slow(x, off, len, e);
 }
 
 /* A string by id (0: NULL), checked and NUL-terminated inside STRS. */
