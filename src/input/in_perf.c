@@ -434,6 +434,9 @@ static int perf_read_from(struct psym_perfdata *d, const struct psym_limits *lim
 		goto out;
 	}
 	st->d = d;
+	/* A quarter of the profile's cap for the time ordering, PSYM_PERF_QUEUE_CAP at most. */
+	if (lim && lim->max_memory && lim->max_memory / 4 < PSYM_PERF_QUEUE_CAP)
+		psym_perfdata_set_queue_cap(d, lim->max_memory / 4);
 	st->machine = machine_of(st->d);
 	p->d = st->d;
 	p->e = e;

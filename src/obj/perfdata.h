@@ -236,12 +236,22 @@ bool psym_perfdata_is_pipe(const void *buf, size_t len);
 void psym_perfdata_free(struct psym_perfdata *d);
 
 /*
- * Deliver every record to tool, in file order. 0, tool's nonzero return,
+ * Deliver every record to tool: in time order as perf reads them when
+ * every record carries its time (queued until the round after the one
+ * that ends with FINISHED_ROUND), else in file order. 0, tool's nonzero return,
  * or a negative code with e naming the file and the first bad record's
  * offset; the records before it were delivered.
  */
 int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool, void *ud,
 		      struct psym_err *e);
+
+/*
+ * The memory the time-order queue may take (records and their entries;
+ * 0: PSYM_PERF_QUEUE_CAP). Past it, as perf's ordered events do, the
+ * older half of the queue is delivered before its round ends.
+ */
+#define PSYM_PERF_QUEUE_CAP ((size_t)256 << 20)
+void psym_perfdata_set_queue_cap(struct psym_perfdata *d, size_t bytes);
 
 const struct psym_perf_info *psym_perfdata_info(const struct psym_perfdata *d);
 const struct psym_perf_attr *psym_perfdata_attrs(const struct psym_perfdata *d, size_t *n);
