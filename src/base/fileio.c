@@ -15,6 +15,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fileio.h"
 
 int psym_open_regular(const char *path, struct psym_err *e)
@@ -803,4 +804,34 @@ int psym_anon_tmpfile(const char *what, struct psym_err *e)
 				    what, dir, strerror(errno));
 	unlink(tmpl);
 	return fd;
+}
+
+/* Declared in psym.h: addr's input lines. */
+ssize_t psym_read_line_cap(FILE *in, char **buf, size_t *cap, size_t max, bool *overlong)
+{
+	size_t n = 0;
+	int c;
+
+	*overlong = false;
+	while ((c = getc(in)) != EOF && c != '\n') {
+		if (n == max) {
+			*overlong = true;
+			continue;
+		}
+		if (n + 1 >= *cap) {
+			char *nb = psym_array_grow(*buf, cap, n + 2, 1, max + 1);
+
+			if (!nb) {
+				*overlong = true; /* answered as not an address */
+				continue;
+			}
+			*buf = nb;
+		}
+		(*buf)[n++] = (char)c;
+	}
+	if (c == EOF && n == 0 && !*overlong)
+		return -1;
+	if (*buf)
+		(*buf)[n] = '\0';
+	return (ssize_t)n;
 }
