@@ -23,6 +23,12 @@ class is explained only by a reason checked here:
                 SAMPLE and "ustack: size" lines): the stack went on past
                 the copy; perf read the next return address as 0, psym
                 stopped (out-of-stack).
+  copy-last-word  perf's frames are psym's but the last, which is a zero
+                return address for perf, in a full copy: psym's last return
+                address follows a call instruction (objdump). Why (not
+                checked here: the profile keeps no stack pointer): it is
+                the copy's last 8 bytes, which perf's libunwind access_mem
+                refuses (addr + 8 >= end) and reads as 0.
   perf-stopped  psym's frames are perf's and more: each further return
                 address follows a call instruction (objdump) and the last
                 frame is a thread's root (_start, clone3, start_thread).
@@ -186,6 +192,14 @@ def classify(p, q, copy, full, names, paths):
         return "copy-end", (
             "the stack copy is full (%d bytes) and ends inside the stack: perf reads the next return "
             "address as 0 (its frame ffffffffffffffff, [unknown]), psym stops (out-of-stack)" % full)
+    if p[n:] == (("[unknown]", ZERO_RA),) and len(q) == n + 1:
+        path = paths.get(q[n][0])
+        if copy != full or not path or not after_call(path, q[n][1]):
+            return "other", "perf's frame %d is a zero return address, psym's %s" % (n, name_of(q[n], names, paths))
+        return "copy-last-word", (
+            "the stack copy is full (%d bytes): its last 8 bytes hold a return address, which psym reads "
+            "(%s, after a call) and perf's libunwind access_mem refuses (addr + 8 >= end) and reads as 0"
+            % (full, re.sub(r"\+0x.*", "", name_of(q[n], names, paths))))
     if n == len(p) and n < len(q):
         extra = q[n:]
         for f in extra:
