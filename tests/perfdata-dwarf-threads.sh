@@ -31,6 +31,18 @@ libc=$(readlink -f "$libc")
 libstdcxx=$(readlink -f "$libstdcxx")
 check "unwound stacks reach perf script's physical frames, through libc's and libstdc++'s CFI (>= 99% of samples)" \
 	perf_unwind thr.data thr.pb.gz 99 --through "$(basename "$libc")" --through "$(basename "$libstdcxx")"
+# A copy big enough for the deepest stack (~13 KB, 130 frames, past perf
+# script's default --max-stack of 127): every sample whole on both sides.
+perf_rec 'perf record -q -N --buildid-mmap -e cpu-clock -F 199 --call-graph dwarf,32768 -o big.data ./thr 100 >/dev/null'
+check "psym symbolize unwinds 32 KB copies" perf_symbolize big.data big.pb.gz --kallsyms /proc/kallsyms
+whole() {
+	perf_unwind big.data big.pb.gz 99 >big.cmp
+	_rc=$?
+	cat big.cmp
+	[ "$_rc" = 0 ] && ! grep -q copy-end big.cmp &&
+		[ "$(sed -n 's/^deepest stack: perf \([0-9]*\) frames.*/\1/p' big.cmp)" -gt 127 ]
+}
+check "all whole (no copy ended inside a stack), >= 99% equal to perf's, the rest explained" whole
 decode_pb thr.pb.gz >thr.txt 2>/dev/null
 check "the program's lines and inline frames agree with llvm-symbolizer (>= 99%)" \
 	python3 "$top_srcdir/tests/perfdata-lines.py" thr.txt "$T/thr" 99

@@ -46,11 +46,12 @@ perf_frames() {
 }
 # perf_unwind DATA SYM.pb.gz MIN [--through FILE]...: the physical frames
 # psym unwound from a --call-graph dwarf recording against perf script's
-# (perfdata-unwind.py: addresses compared, differences classified).
+# (perfdata-unwind.py: addresses compared, differences classified). perf
+# script stops at 127 frames unless told (--max-stack), psym goes on.
 perf_unwind() {
 	local data=$1 pb=$2 min=$3
 	shift 3
-	perf script --no-inline -i "$data" -F comm,pid,tid,time,ip,sym,symoff,dso \
+	perf script --max-stack=1024 --no-inline -i "$data" -F comm,pid,tid,time,ip,sym,symoff,dso \
 		>"$T/perf-ni.txt" 2>"$T/perf.err" &&
 		perf report -D -i "$data" 2>/dev/null |
 		grep -E 'PERF_RECORD_SAMPLE|^\.\.\. ustack:' >"$T/ustack.txt" &&

@@ -249,6 +249,8 @@ def main():
     same = sum(min(n, psym[k]) for k, n in perf.items())
     pct = 100.0 * same / total if total else 0.0
     print("samples: perf %d, psym %d; physical frames agreeing: %d (%.2f%%)" % (total, sum(psym.values()), same, pct))
+    print("deepest stack: perf %d frames, psym %d" % (max((len(k[3]) for k in perf), default=0),
+                                                     max((len(k[3]) for k in psym), default=0)))
     # perf's samples psym has fewer of (the last ones of each stack), with their times.
     left = {k: n - psym[k] for k, n in perf.items() if n > psym[k]}
     ponly = []
