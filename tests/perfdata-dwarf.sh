@@ -12,6 +12,9 @@
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/perfdata-lib.sh"
 need g++
+need llvm-symbolizer
+need objdump
+need protoc
 perf_usable
 
 g++ -O2 -g -fomit-frame-pointer -o worknofp "$top_srcdir/tests/perfdata-work.cc" || exit 99
