@@ -152,15 +152,6 @@ static int on_sample(void *ud, const struct psym_perf_sample *s)
 	if (ret)
 		return ret;
 	split(p, s, regs_ip(s, p->machine), &nk, &nu);
-	/*
-	 * Below kernel frames, the first user frame is where the kernel was
-	 * entered: the instruction a fault interrupted, or the one after a
-	 * syscall; never a return address. The builder takes it for one
-	 * (address - 1): given + 1, it records the address itself, as perf
-	 * looks it up.
-	 */
-	if (nk && nu)
-		p->u[0]++;
 	memset(p->vals, 0, p->nvals * sizeof(*p->vals));
 	p->vals[2 * s->attr_index] = 1;
 	p->vals[2 * s->attr_index + 1] = (int64_t)s->period;

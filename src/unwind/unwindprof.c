@@ -249,16 +249,9 @@ static int on_sample(void *ud, const struct psym_ustack_sample *s)
 			snprintf(r->st->budget_why, sizeof(r->st->budget_why), "%s", res.why);
 	}
 	r->st->frames += res.n;
-	/*
-	 * The builder takes return addresses (it subtracts one from callers,
-	 * and from the first user frame below kernel frames). That frame is
-	 * the registers' IP, where the kernel was entered (the instruction an
-	 * interrupt or fault stopped, the one after a syscall), never a return
-	 * address: given + 1, it is recorded as the IP itself, as perf and
-	 * the stack reader's own unwound-less path record it.
-	 */
+	/* The builder takes return addresses (it subtracts one from callers). */
 	for (size_t i = 0; i < res.n; i++)
-		r->ustack[i] = i || s->nk ? r->pcs[i] + 1 : r->pcs[i];
+		r->ustack[i] = i ? r->pcs[i] + 1 : r->pcs[i];
 	if (s->values && s->nvalues == r->ntypes)
 		ret = psym_collectprof_add_values(r->c, (int)s->pid, (int)s->tid, s->comm,
 						  s->kstack, s->nk, r->ustack, res.n, 1, s->values);
