@@ -21,11 +21,13 @@
 #include "collectprof.h"
 #include "in_perf.h"
 #include "perfdata.h"
+#include "perfmap.h"
 #include "perftrack.h"
 #include "unwindprof.h"
 #include "unwregs.h"
 
 #define MAX_FRAMES 512
+#define MAX_JITDUMPS 1024 /* jitdump comments in one profile */
 
 /* What stays with the input: the reader (over in->buf or in->fd) for the stack pass. */
 struct perf_state {
@@ -43,6 +45,8 @@ struct pass {
 	int64_t *vals;
 	size_t nvals;
 	uint64_t first, last; /* sample times */
+	size_t njitdumps;
+	char last_jitdump[4200]; /* the last jitdump comment: a file mapped again is said once */
 	/* The stack pass. */
 	const struct psym_ustacks_reader_ops *ops;
 	void *ops_ud;
@@ -55,11 +59,40 @@ bool psym_perf_sniff(const unsigned char *buf, size_t len)
 	return psym_perfdata_sniff(buf, len);
 }
 
+/*
+ * A JIT's jitdump (jit-PID.dump, mapped so that perf records where it
+ * is): said in the profile for the JIT resolver, which reads it when it
+ * is still the file the recording mapped (perfmap.h).
+ */
+static int jitdump_mmap(struct pass *p, const struct psym_perf_mmap *m)
+{
+	struct psym_jitdump_rec r = {
+		.pid = (int)m->pid,
+		.has_inode = m->has_inode,
+		.maj = m->maj,
+		.min = m->min,
+		.ino = m->ino,
+		.path = m->filename,
+	};
+	char line[sizeof(p->last_jitdump)];
+
+	if (!p->c || m->pid == 0 || m->pid > INT32_MAX || m->filename[0] != '/' ||
+	    !psym_jitdump_name_pid(m->filename) || p->njitdumps >= MAX_JITDUMPS ||
+	    !psym_jitdump_comment(&r, line, sizeof(line)) || !strcmp(line, p->last_jitdump))
+		return 0;
+	memcpy(p->last_jitdump, line, sizeof(line));
+	p->njitdumps++;
+	return psym_collectprof_comment(p->c, line)
+		       ? psym_err_set(p->e, PSYM_ENOMEM, "out of memory")
+		       : 0;
+}
+
 static int on_mmap(void *ud, const struct psym_perf_mmap *m)
 {
 	struct pass *p = ud;
+	int ret = jitdump_mmap(p, m);
 
-	return psym_perftrack_mmap(p->t, m, p->e);
+	return ret ? ret : psym_perftrack_mmap(p->t, m, p->e);
 }
 
 static int on_comm(void *ud, const struct psym_perf_comm *c)

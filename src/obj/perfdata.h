@@ -131,6 +131,9 @@ struct psym_perf_mmap {
 	bool exec;	      /* PROT_EXEC (MMAP: not a data mapping) */
 	uint8_t build_id[PSYM_PERF_BUILD_ID_MAX];
 	size_t build_id_len; /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	bool has_inode;	     /* MMAP2 without a build ID: the file's device and inode */
+	uint32_t maj, min;
+	uint64_t ino;
 	const char *filename;
 	struct psym_perf_id sid;
 };

@@ -339,6 +339,11 @@ static int on_mmap(struct run *r, uint32_t type, uint16_t misc, const uint8_t *b
 		if ((misc & MISC_MMAP_BUILD_ID) && body[32] <= PSYM_PERF_BUILD_ID_MAX) {
 			m.build_id_len = body[32];
 			memcpy(m.build_id, body + 36, m.build_id_len);
+		} else if (!(misc & MISC_MMAP_BUILD_ID)) {
+			m.has_inode = true;
+			m.maj = psym_perf_rd32(body + 32);
+			m.min = psym_perf_rd32(body + 36);
+			m.ino = psym_perf_rd64(body + 40);
 		}
 	}
 	m.filename = str_in(body + fixed, n - fixed);

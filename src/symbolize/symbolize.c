@@ -81,6 +81,10 @@ struct run {
 	size_t done_in_mapping;	     /* for the progress callback */
 	size_t capmaps;		     /* of r->maps */
 	struct psym_skipped skipped; /* the kernel's and JIT resolvers' malformed lines */
+
+	/* The jitdumps the recording mapped (perfmap.h). */
+	struct psym_jitdump_rec *jitdumps;
+	size_t njitdumps;
 };
 
 /* A note to the caller (symbolize.h), not with quiet. */
@@ -335,7 +339,7 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 						&o->limits, &run->skipped, out, e);
 	case PSYM_MAP_ANON:
 		if (run->foreign[0] && !run->lo.side_dir && !run->lo.n_perf_map_dirs &&
-		    !o->n_perf_maps) {
+		    !o->n_perf_maps && !run->njitdumps) {
 			psym_reason_set(why, PSYM_R_NO_PERF_MAP,
 					"no perf maps: %s, so this machine's /tmp/perf-PID.map "
 					"names other code (keep the collector's side directory "
@@ -344,8 +348,8 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 			return PSYM_NOENT;
 		}
 		return psym_jit_resolver_new(run->own_tab, ref->x, &run->lo, &o->limits.perfmap,
-					     o->perf_maps, o->n_perf_maps, o->pid, &run->skipped,
-					     out, e);
+					     o->perf_maps, o->n_perf_maps, o->pid, run->jitdumps,
+					     run->njitdumps, &run->skipped, out, e);
 	case PSYM_MAP_SPECIAL:
 	default:
 		psym_reason_set(why, PSYM_R_NOT_CODE,
@@ -702,6 +706,22 @@ static int plan(struct run *run, struct psym_err *e)
 				e);
 }
 
+/* The jitdumps the recording mapped, from the profile's comments. */
+static int recorded_jitdumps(struct run *run, struct psym_err *e)
+{
+	const pb_profile *pb = run->p->pb;
+	struct psym_jitdump_rec r;
+
+	for (size_t i = 0; i < pb->n_comment; i++) {
+		if (!psym_jitdump_comment_parse(psym_profile_str(run->p, pb->comment[i]), &r))
+			continue;
+		if (!run->jitdumps && !(run->jitdumps = calloc(pb->n_comment, sizeof(r))))
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		run->jitdumps[run->njitdumps++] = r;
+	}
+	return 0;
+}
+
 /* The run's locate options, binary options, registries and tables. */
 static int setup(struct run *run, struct psym_err *e)
 {
@@ -742,7 +762,9 @@ static int setup(struct run *run, struct psym_err *e)
 	run->files = o->shared ? psym_bincache_registry(o->shared) : run->own;
 	run->files_tab = o->shared ? psym_bincache_objtab(o->shared) : run->own_tab;
 	run->memo = psym_funcmemo_new();
-	ret = psym_builder_new(run->p, &run->b, e);
+	ret = recorded_jitdumps(run, e);
+	if (!ret)
+		ret = psym_builder_new(run->p, &run->b, e);
 	if (!ret && psym_builder_reserve(run->b, psym_lean_nlocations(run->lp)))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	return ret;
@@ -948,6 +970,7 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 	free(run.loc_pid);
 	free(run.ns_pid);
 	free(run.pids);
+	free(run.jitdumps);
 	free(run.first);
 	free(run.fill);
 	free(run.order);

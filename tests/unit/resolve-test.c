@@ -168,7 +168,8 @@ static void jit_resolver(void)
 	ok(x->nperfmaps == 2 && !x->perfmaps[1].path && x->perfmaps[0].path &&
 		   strstr(x->perfmaps[0].path, "perf-4242.map"),
 	   "jit: the entry records the map found, then the pid as located");
-	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, NULL, &r, &e) == 0, "jit: made");
+	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, NULL, 0, NULL, &r, &e) == 0,
+	   "jit: made");
 	ok(psym_resolver_lookup(r, &ctx, 0x7f0000001050ULL, fr, &why) == 0 && fr->n == 1,
 	   "jit: lookup in the sample's process");
 	is_str(fr->f[0].name, "LazyCompile:*fib", "jit: name from the perf map");
