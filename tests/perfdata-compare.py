@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare psym's stacks of a perf.data with perf script's.
 
-usage: perfdata-compare.py [--inline] PERF.txt PSYM.txt MIN_PERCENT [FRAMES]
+usage: perfdata-compare.py [--inline] [--file-names ORIG.txt] PERF.txt PSYM.txt MIN_PERCENT [FRAMES]
 
 PERF.txt: `perf script -F comm,pid,tid,time,ip,sym,symoff,dso` (callchains);
 PSYM.txt: `psym traces --sample-index EVENT_sample` of the symbolized
@@ -13,6 +13,13 @@ name). FRAMES: compare only the first FRAMES frames of each stack (leaf
 first; a --call-graph dwarf unwind may go deeper on one side). The
 samples' multisets must agree for at least MIN_PERCENT of perf's samples.
 Prints the agreement and the most common differences.
+
+--file-names ORIG.txt: PERF.txt is perf script of `perf inject --jit`'s
+output, ORIG.txt of the recording before it (same samples, same order).
+perf inject maps the jitdump's entries over every address they cover,
+also code of a file (V8's builtins embedded in node: "Builtin:X" in the
+jitdump, "Builtins_X" in node's symbols); there the file's name as perf
+itself gives it in ORIG.txt is the same frame's other name.
 """
 import bisect
 import collections
@@ -54,6 +61,11 @@ def norm(name):
 INLINE = "--inline" in sys.argv
 if INLINE:
     sys.argv.remove("--inline")
+FILE_NAMES = None
+if "--file-names" in sys.argv:
+    i = sys.argv.index("--file-names")
+    FILE_NAMES = sys.argv[i + 1]
+    del sys.argv[i : i + 2]
 ALIASES = {}
 DSOS = set()
 
@@ -199,6 +211,42 @@ def read_perf(path, depth):
     return out
 
 
+def read_raw(path):
+    """perf script's samples in order: [(head, [(ip, sym, dso)])]."""
+    out, cur = [], None
+    hdr = re.compile(r"^\s*(.+?)\s+(\d+)/(\d+)\s+([\d.]+):\s*$")
+    with open(path, errors="replace") as fp:
+        for line in fp:
+            m = hdr.match(line.rstrip("\n"))
+            if m:
+                cur = (m.groups(), [])
+                out.append(cur)
+                continue
+            f = re.match(r"^\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)$", line.rstrip("\n"))
+            if f and cur and f.group(3) != "inlined":
+                cur[1].append((int(f.group(1), 16), f.group(2), f.group(3)))
+    return out
+
+
+def file_names(injected, orig):
+    """Alias a jitted-*.so frame's name with the file's name of its address (see --file-names)."""
+    a, b = read_raw(injected), read_raw(orig)
+    if len(a) != len(b):
+        return
+    for (ha, fa), (hb, fb) in zip(a, b):
+        if ha != hb or len(fa) != len(fb):
+            continue
+        for (ipa, sa, da), (ipb, sb, db) in zip(fa, fb):
+            # perf prints each frame's address in its file's terms: not compared.
+            if not re.search(r"/jitted-\d+-\d+\.so$", da):
+                continue
+            if not db.startswith("/") or re.search(r"/jit-\d+\.dump$", db):
+                continue
+            x, y = norm(sa), norm(sb)
+            if x != "?" and y != "?" and find(x) != find(y):
+                ALIASES[max(find(x), find(y))] = min(find(x), find(y))
+
+
 def read_psym(path, depth):
     out = collections.Counter()
     labels, frames, count = {}, [], 0
@@ -263,6 +311,8 @@ def main():
                     ALIASES[max(a, b)] = min(a, b)
     except OSError:
         pass
+    if FILE_NAMES:
+        file_names(perf_path, FILE_NAMES)
     perf = collections.Counter({k[:3] + (tuple(alias(f) for f in k[3]),): n for k, n in perf.items()})
     psym = read_psym(psym_path, depth)
     psym = collections.Counter({k[:3] + (tuple(alias(f) for f in k[3]),): n for k, n in psym.items()})
