@@ -30,6 +30,8 @@ import sys
 
 
 def strip_nested(s, o, c):
+    if o not in s:
+        return s
     out, depth = [], 0
     for ch in s:
         if ch == o:
@@ -68,6 +70,7 @@ if "--file-names" in sys.argv:
     del sys.argv[i : i + 2]
 ALIASES = {}
 DSOS = set()
+JITTED = re.compile(r"/jitted-\d+-\d+\.so$")
 
 
 def find(n):
@@ -145,7 +148,8 @@ def fix(sym, dso, caller, ip):
     address as perf prints it (the file's own for files).
     """
     m = re.match(r"^(.*)\+0x([0-9a-f]+)$", sym)
-    if not m or not dso.startswith("/"):
+    # perf inject --jit's one-symbol files: the name is the jitdump's, its size exact.
+    if not m or not dso.startswith("/") or JITTED.search(dso):
         return norm(sym)
     name, off = m.group(1), int(m.group(2), 16)
     syms, starts, by_name = symbols(dso)
@@ -238,7 +242,7 @@ def file_names(injected, orig):
             continue
         for (ipa, sa, da), (ipb, sb, db) in zip(fa, fb):
             # perf prints each frame's address in its file's terms: not compared.
-            if not re.search(r"/jitted-\d+-\d+\.so$", da):
+            if not JITTED.search(da):
                 continue
             if not db.startswith("/") or re.search(r"/jit-\d+\.dump$", db):
                 continue
@@ -290,7 +294,7 @@ def main():
     perf = read_perf(perf_path, depth)
     # Aliases (free, cfree, __libc_free) of the files perf named, and of their debug files.
     for d in sorted(DSOS):
-        if d.startswith("/") and os.path.isfile(d):
+        if d.startswith("/") and os.path.isfile(d) and not JITTED.search(d):
             add_aliases(d)
             dbg = debug_file(d)
             if dbg and os.path.isfile(dbg):

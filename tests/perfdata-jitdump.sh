@@ -7,7 +7,8 @@
 # and finds the dump through the recording's own MMAP2 record of it; it
 # must name the same frames (>= 99% of samples), the JavaScript functions
 # included. A moved dump is refused at its old path and read from
-# --perf-map-dir; a different file at the recorded path is refused.
+# --perf-map-dir; a different file at the recorded path is refused; perf
+# inject's own file is refused with what to give instead.
 . "$top_srcdir/tests/lib.sh"
 . "$top_srcdir/tests/perfdata-lib.sh"
 need node "Debian's nodejs"
@@ -51,6 +52,12 @@ cat cmp.txt
 check "the JavaScript functions are named (fibJS, hashLoop)" \
 	sh -c 'grep -q "JS:.*fibJS" traces.txt && grep -q "JS:.*hashLoop" traces.txt'
 echo "# JS frames named: $(grep -c 'JS:' traces.txt) lines of traces"
+
+# perf inject's file: one mapping per JIT code object (thousands) is past
+# psym's per-process cap; psym says so and which file to give instead.
+expect_exit 2 "perf inject --jit's file is refused" perf_symbolize injected.data inj.pb.gz --offline
+check "the refusal says to give the recording from before perf inject" \
+	grep -q "recording from before perf inject" symbolize.log
 
 # The dump moved: not at the recorded path, so no JS name, and the reason says where it was.
 mkdir dumps && mv "$dump" dumps/
