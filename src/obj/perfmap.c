@@ -369,7 +369,8 @@ bool psym_jitdump_comment_parse(const char *s, struct psym_jitdump_rec *r)
 		r->ino = ino;
 	}
 	r->path = s;
-	return *s != '\0';
+	/* Only a file named as a jitdump is ever opened (a profile is untrusted). */
+	return psym_jitdump_name_pid(s) > 0;
 }
 
 int psym_jitdump_check(const struct psym_jitdump_rec *r, char *why, size_t whysz)

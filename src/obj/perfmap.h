@@ -66,7 +66,7 @@ struct psym_jitdump_rec {
 int psym_jitdump_name_pid(const char *path);
 /* The comment for r into buf; false when it does not fit. */
 bool psym_jitdump_comment(const struct psym_jitdump_rec *r, char *buf, size_t n);
-/* Parse such a comment (path borrowed from s); false: not one. */
+/* Parse such a comment (path borrowed from s); false: not one, or its path is not jit-PID.dump. */
 bool psym_jitdump_comment_parse(const char *s, struct psym_jitdump_rec *r);
 /*
  * Is the file at r->path the jitdump the recording mapped: a regular file
