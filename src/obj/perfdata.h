@@ -256,6 +256,8 @@ int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool
 #define PSYM_PERF_QUEUE_CAP ((size_t)256 << 20)
 void psym_perfdata_set_queue_cap(struct psym_perfdata *d, size_t bytes);
 
+/* The name given when it was opened, for messages. */
+const char *psym_perfdata_name(const struct psym_perfdata *d);
 const struct psym_perf_info *psym_perfdata_info(const struct psym_perfdata *d);
 const struct psym_perf_attr *psym_perfdata_attrs(const struct psym_perfdata *d, size_t *n);
 const struct psym_perf_build_id *psym_perfdata_build_ids(const struct psym_perfdata *d, size_t *n);
