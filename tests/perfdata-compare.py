@@ -111,6 +111,8 @@ def alias(name):
 
 
 SYMS = {}
+# Signal trampolines (glibc's x86-64 sa_restorer, the kernel's vDSO ones).
+SIGRETURN = {"__restore_rt", "__kernel_rt_sigreturn", "__vdso_rt_sigreturn"}
 
 
 def symbols(dso):
@@ -144,7 +146,8 @@ def fix(sym, dso, caller, ip):
     the symbol's size is perf's guess (an address between symbols of a
     stripped file) and counts as no name; a caller whose return address is
     a symbol's first byte called from the symbol before (psym looks up
-    the return address - 1, perf the return address). ip: the frame's
+    the return address - 1, perf the return address), except a signal
+    trampoline, which a handler returns into at its first byte. ip: the frame's
     address as perf prints it (the file's own for files).
     """
     m = re.match(r"^(.*)\+0x([0-9a-f]+)$", sym)
@@ -164,7 +167,8 @@ def fix(sym, dso, caller, ip):
     size = max(sz for a, sz in at)
     if size and off >= size:
         return "?"
-    if caller and off == 0:
+    # A signal trampoline is entered by the handler's return, at its first byte.
+    if caller and off == 0 and norm(name) not in SIGRETURN:
         i = bisect.bisect_right(starts, start - 1)
         if not i:
             return "?"
