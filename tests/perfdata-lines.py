@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare a symbolized profile's lines and inline frames with llvm-symbolizer's.
 
-usage: perfdata-lines.py [--aliases] PROFILE.txt BINARY MIN_PERCENT
+usage: perfdata-lines.py [--aliases] PROFILE.txt BINARY MIN_PERCENT [DEBUGFILE]
 
 PROFILE.txt: `protoc --decode` of the profile psym wrote. Every location
 in BINARY's mapping is turned back into the binary's address (through its
@@ -12,6 +12,8 @@ spell some demangled names differently) with the same line numbers.
 --aliases: names of one address in BINARY's symbol tables and its debug
 file's (nm) count as one (a C library's __GI___clone3 and clone3: psym
 and LLVM pick different ones of a function's aliases).
+DEBUGFILE: the separate debug file llvm-symbolizer reads instead of
+BINARY (one from a distribution's -dbg package that is not installed).
 Exit 1 when fewer than MIN_PERCENT of the locations agree.
 """
 import ast
@@ -65,10 +67,11 @@ def main():
     if aliases:
         sys.argv.remove("--aliases")
     prof, binary, minpct = parse(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+    debug = sys.argv[4] if len(sys.argv) > 4 else binary
     one_name = lambda n: n  # noqa: E731
     if aliases:
         compare.add_aliases(binary)
-        dbg = compare.debug_file(binary)
+        dbg = debug if debug != binary else compare.debug_file(binary)
         if dbg and os.path.isfile(dbg):
             compare.add_aliases(dbg)
         one_name = compare.alias
@@ -102,7 +105,7 @@ def main():
         print("FAIL: no locations in %s" % binary)
         return 1
     res = subprocess.run(
-        ["llvm-symbolizer", "--inlines", "--output-style=JSON", "--obj=" + binary] + ["0x%x" % a for a, _ in todo],
+        ["llvm-symbolizer", "--inlines", "--output-style=JSON", "--obj=" + debug] + ["0x%x" % a for a, _ in todo],
         capture_output=True,
         text=True,
     ).stdout
