@@ -10,6 +10,7 @@
 #include <linux/magic.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -834,4 +835,24 @@ ssize_t psym_read_line_cap(FILE *in, char **buf, size_t *cap, size_t max, bool *
 	if (*buf)
 		(*buf)[n] = '\0';
 	return (ssize_t)n;
+}
+
+int psym_own_vdso(const void **bytes, size_t *len)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long long start = 0, limit = 0;
+	char line[512];
+	FILE *f;
+
+	if (!base || !(f = fopen("/proc/self/maps", "re")))
+		return PSYM_NOENT;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &limit) == 2)
+			break;
+	fclose(f);
+	if (start != base || limit <= start || limit - start > (1 << 20))
+		return PSYM_NOENT;
+	*bytes = (const void *)(uintptr_t)start;
+	*len = (size_t)(limit - start);
+	return 0;
 }

@@ -70,6 +70,7 @@ struct run {
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
 	char release[65];			   /* this machine's kernel release */
+	char kbid[PSYM_BUILD_ID_HEX_MAX];	   /* the profile's kernel build ID, or "" */
 	char foreign[256]; /* why this machine's perf maps do not apply, or "" */
 	char boot_id[40];  /* the profile's recorded boot ID, or "" */
 	bool *caller_only; /* by location position, for --adjust-callers */
@@ -734,6 +735,8 @@ static int setup(struct run *run, struct psym_err *e)
 	/* The kernel release whose vmlinux and modules are looked for (hostid.h's rule). */
 	psym_hostid_profile_release(run->p, run->release, sizeof(run->release));
 	run->lo.release = run->release[0] ? run->release : NULL;
+	psym_hostid_profile_kernel_build_id(run->p, run->kbid, sizeof(run->kbid));
+	run->lo.kernel_build_id = run->kbid[0] ? run->kbid : NULL;
 	/* This machine's perf maps stand in for missing side files only for
 	 * a profile recorded here (hostid.h). */
 	if (!psym_hostid_profile_is_local(run->p, &rec, run->foreign, sizeof(run->foreign)) &&
