@@ -18,6 +18,7 @@
 
 #include "collect.h"
 #include "compress.h"
+#include "fileio.h"
 #include "hostid.h"
 #include "kallsyms.h"
 #include "kmodules.h"
@@ -75,26 +76,15 @@ static int save_shared(const char *out, const char *dir, const char *name, const
  */
 static int save_vdso(const char *out, const char *dir, struct psym_err *e)
 {
-	unsigned long base = getauxval(AT_SYSINFO_EHDR);
-	char line[512], sha[PSYM_SHA256_HEX], name[128];
-	uint64_t start = 0, limit = 0;
-	FILE *f;
+	char sha[PSYM_SHA256_HEX], name[128];
+	const void *bytes;
+	size_t len;
 
-	if (!base)
-		return psym_err_set(e, PSYM_EIO, "no vDSO in this process");
-	f = fopen("/proc/self/maps", "r");
-	if (!f)
-		return psym_err_set(e, PSYM_EIO, "cannot read /proc/self/maps");
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") &&
-		    sscanf(line, "%" SCNx64 "-%" SCNx64, &start, &limit) == 2)
-			break;
-	fclose(f);
-	if (start != base || limit <= start || limit - start > (1 << 20))
-		return psym_err_set(e, PSYM_EIO, "cannot find the vDSO mapping");
-	psym_sha256_hex((const void *)(uintptr_t)start, limit - start, sha);
+	if (psym_own_vdso(&bytes, &len))
+		return psym_err_set(e, PSYM_EIO, "cannot find this process's vDSO mapping");
+	psym_sha256_hex(bytes, len, sha);
 	snprintf(name, sizeof(name), PSYM_SIDE_VDSO_PFX "%s" PSYM_SIDE_VDSO_SFX, sha);
-	return save_shared(out, dir, name, sha, (const char *)(uintptr_t)start, limit - start, e);
+	return save_shared(out, dir, name, sha, bytes, len, e);
 }
 
 /* One kallsyms line ("addr type name"): _text or _end's address. */

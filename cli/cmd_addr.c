@@ -270,44 +270,6 @@ static void print_addr(FILE *out, struct addr_out *o, uint64_t addr, const struc
 #define ADDR_LINE_MAX ((size_t)1 << 20)
 #define ADDR_CHUNK 32768 /* inputs answered in address order at a time */
 
-/*
- * One line of in (without its '\n') into *buf, which grows up to max + 1
- * bytes; the rest of a longer line is read and dropped, *overlong set.
- * Returns the bytes kept, or -1 at the end of the input.
- */
-static ssize_t read_addr_line(FILE *in, char **buf, size_t *cap, size_t max, bool *overlong)
-{
-	size_t n = 0;
-	int c;
-
-	*overlong = false;
-	/* Only this thread reads in: no lock per byte. */
-	while ((c = getc_unlocked(in)) != EOF && c != '\n') {
-		if (n == max) {
-			*overlong = true;
-			continue;
-		}
-		if (n + 1 >= *cap) {
-			/* Doubling, up to max + 1 bytes. */
-			size_t nc = *cap ? *cap * 2 : 256;
-			char *nb = realloc(*buf, nc > max + 1 ? max + 1 : nc);
-
-			if (!nb) {
-				*overlong = true; /* answered as not an address */
-				continue;
-			}
-			*buf = nb;
-			*cap = nc > max + 1 ? max + 1 : nc;
-		}
-		(*buf)[n++] = (char)c;
-	}
-	if (c == EOF && n == 0 && !*overlong)
-		return -1;
-	if (*buf)
-		(*buf)[n] = '\0';
-	return (ssize_t)n;
-}
-
 /* The answer for an input that is not an address: "??", as addr2line gives. */
 static void print_bad_addr(FILE *out, struct addr_out *o, const char *arg, const char *why)
 {
@@ -542,7 +504,7 @@ static char *next_input(const struct addr_cli *o, struct addr_input *in)
 
 	if (o->nargs)
 		return in->next < o->nargs ? o->args[in->next++] : NULL;
-	if (read_addr_line(stdin, &in->line, &in->cap, ADDR_LINE_MAX, &in->overlong) < 0)
+	if (psym_read_line_cap(stdin, &in->line, &in->cap, ADDR_LINE_MAX, &in->overlong) < 0)
 		return NULL;
 	in->lineno++;
 	arg = in->line ? in->line + strspn(in->line, " \t\r") : (char *)"";

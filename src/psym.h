@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* ---- errors ------------------------------------------------------------- */
 
@@ -477,6 +478,14 @@ int psym_report_run(struct psym_report *r, const char *regex, const char *file,
 
 /* s with C0 controls and DEL shown, not sent (\n, \r, \t, else \xNN). */
 void psym_text_puts(FILE *out, const char *s);
+
+/*
+ * One line of in (its '\n' left out) into *buf (malloc'd, *cap bytes,
+ * grown as needed; NUL-terminated): its length, or -1 at the end. A line
+ * of more than max bytes keeps its first max and sets *overlong, as does a
+ * line memory ran out for, so one hostile line cannot take more.
+ */
+ssize_t psym_read_line_cap(FILE *in, char **buf, size_t *cap, size_t max, bool *overlong);
 
 /* s as a JSON string (with its quotes), valid UTF-8 (U+FFFD for bad bytes). */
 void psym_json_string(FILE *out, const char *s);

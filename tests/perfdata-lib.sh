@@ -44,3 +44,18 @@ perf_frames() {
 		"$PSYM" traces --sample-index "$3_sample" "$2" >"$T/psym.txt" 2>"$T/traces.err" &&
 		python3 "$top_srcdir/tests/perfdata-compare.py" $inl "$T/perf.txt" "$T/psym.txt" "$4"
 }
+# perf_unwind DATA SYM.pb.gz MIN [--through FILE]...: the physical frames
+# psym unwound from a --call-graph dwarf recording against perf script's
+# (perfdata-unwind.py: addresses compared, differences classified). perf
+# script stops at 127 frames unless told (--max-stack), psym goes on.
+perf_unwind() {
+	local data=$1 pb=$2 min=$3
+	shift 3
+	perf script --max-stack=1024 --no-inline -i "$data" -F comm,pid,tid,time,ip,sym,symoff,dso \
+		>"$T/perf-ni.txt" 2>"$T/perf.err" &&
+		perf report -D -i "$data" 2>/dev/null |
+		grep -E 'PERF_RECORD_SAMPLE|^\.\.\. ustack:' >"$T/ustack.txt" &&
+		decode_pb "$pb" >"$T/unwound.txt" 2>/dev/null &&
+		python3 "$top_srcdir/tests/perfdata-unwind.py" --ustack "$T/ustack.txt" "$@" \
+			"$T/perf-ni.txt" "$T/unwound.txt" "$min"
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare a symbolized profile's lines and inline frames with llvm-symbolizer's.
 
-usage: perfdata-lines.py PROFILE.txt BINARY MIN_PERCENT
+usage: perfdata-lines.py [--aliases] PROFILE.txt BINARY MIN_PERCENT [DEBUGFILE]
 
 PROFILE.txt: `protoc --decode` of the profile psym wrote. Every location
 in BINARY's mapping is turned back into the binary's address (through its
@@ -9,6 +9,11 @@ PT_LOAD segments, from `readelf -lW`) and given to `llvm-symbolizer
 --inlines`; a location agrees when both name the same chain of frames
 (leaf first; names normalized as perfdata-compare.py does: psym and LLVM
 spell some demangled names differently) with the same line numbers.
+--aliases: names of one address in BINARY's symbol tables and its debug
+file's (nm) count as one (a C library's __GI___clone3 and clone3: psym
+and LLVM pick different ones of a function's aliases).
+DEBUGFILE: the separate debug file llvm-symbolizer reads instead of
+BINARY (one from a distribution's -dbg package that is not installed).
 Exit 1 when fewer than MIN_PERCENT of the locations agree.
 """
 import ast
@@ -21,7 +26,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from importlib import import_module  # noqa: E402
 
-norm = import_module("perfdata-compare").norm
+compare = import_module("perfdata-compare")
+norm = compare.norm
 
 
 def parse(path):
@@ -57,10 +63,27 @@ def loads(binary):
 
 
 def main():
+    aliases = "--aliases" in sys.argv
+    if aliases:
+        sys.argv.remove("--aliases")
     prof, binary, minpct = parse(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+    debug = sys.argv[4] if len(sys.argv) > 4 else binary
+    one_name = lambda n: n  # noqa: E731
+    if aliases:
+        compare.add_aliases(binary)
+        dbg = debug if debug != binary else compare.debug_file(binary)
+        if dbg and os.path.isfile(dbg):
+            compare.add_aliases(dbg)
+        one_name = compare.alias
     strs = prof["string_table"]
     one = lambda d, k: d.get(k, [0])[0]  # noqa: E731
-    funcs = {one(f, "id"): strs[one(f, "name")] for f in prof.get("function", [])}
+    # A DWARF name with no linkage name is the system name; the name is
+    # it as pprof simplifies it (every "(...)" and "<...>" removed, so
+    # "operator()<T>" is "operator"): the system name is compared then.
+    funcs = {}
+    for f in prof.get("function", []):
+        name, sysname = strs[one(f, "name")], strs[one(f, "system_name")]
+        funcs[one(f, "id")] = sysname if sysname and not sysname.startswith("_Z") else name
     maps = [m for m in prof["mapping"] if os.path.basename(strs[one(m, "filename")]) == os.path.basename(binary)]
     if not maps:
         print("FAIL: no mapping of %s" % binary)
@@ -82,7 +105,7 @@ def main():
         print("FAIL: no locations in %s" % binary)
         return 1
     res = subprocess.run(
-        ["llvm-symbolizer", "--inlines", "--output-style=JSON", "--obj=" + binary] + ["0x%x" % a for a, _ in todo],
+        ["llvm-symbolizer", "--inlines", "--output-style=JSON", "--obj=" + debug] + ["0x%x" % a for a, _ in todo],
         capture_output=True,
         text=True,
     ).stdout
@@ -90,8 +113,8 @@ def main():
     res = json.loads(res) if res.lstrip().startswith("[") else [json.loads(x) for x in res.splitlines()]
     same, bad = 0, []
     for (addr, frames), line in zip(todo, res):
-        want = [(norm(f["FunctionName"]), f["Line"]) for f in line["Symbol"]]
-        got = [(norm(f), ln) for f, ln in frames]
+        want = [(one_name(norm(f["FunctionName"])), f["Line"]) for f in line["Symbol"]]
+        got = [(one_name(norm(f)), ln) for f, ln in frames]
         if all(ln == 0 for _, ln in want):
             continue  # no line table there (the PLT: LLVM says _init)
         # A name LLVM 14's demangler leaves mangled: the line alone is compared.

@@ -10,11 +10,13 @@
 #include <linux/magic.h>
 #include <limits.h>
 #include <stdio.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fileio.h"
 
 int psym_open_regular(const char *path, struct psym_err *e)
@@ -803,4 +805,54 @@ int psym_anon_tmpfile(const char *what, struct psym_err *e)
 				    what, dir, strerror(errno));
 	unlink(tmpl);
 	return fd;
+}
+
+/* Declared in psym.h: addr's input lines. */
+ssize_t psym_read_line_cap(FILE *in, char **buf, size_t *cap, size_t max, bool *overlong)
+{
+	size_t n = 0;
+	int c;
+
+	*overlong = false;
+	while ((c = getc(in)) != EOF && c != '\n') {
+		if (n == max) {
+			*overlong = true;
+			continue;
+		}
+		if (n + 1 >= *cap) {
+			char *nb = psym_array_grow(*buf, cap, n + 2, 1, max + 1);
+
+			if (!nb) {
+				*overlong = true; /* answered as not an address */
+				continue;
+			}
+			*buf = nb;
+		}
+		(*buf)[n++] = (char)c;
+	}
+	if (c == EOF && n == 0 && !*overlong)
+		return -1;
+	if (*buf)
+		(*buf)[n] = '\0';
+	return (ssize_t)n;
+}
+
+int psym_own_vdso(const void **bytes, size_t *len)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	unsigned long long start = 0, limit = 0;
+	char line[512];
+	FILE *f;
+
+	if (!base || !(f = fopen("/proc/self/maps", "re")))
+		return PSYM_NOENT;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%llx-%llx", &start, &limit) == 2)
+			break;
+	fclose(f);
+	if (start != base || limit <= start || limit - start > (1 << 20))
+		return PSYM_NOENT;
+	*bytes = (const void *)(uintptr_t)start;
+	*len = (size_t)(limit - start);
+	return 0;
 }

@@ -133,4 +133,11 @@ bool psym_stat_trusted(const struct stat *st, char *why, size_t whysz);
  */
 int psym_trusted_dir_open(int atfd, const char *name, bool follow, char *why, size_t whysz);
 
+/*
+ * This process's vDSO (the image every process on this kernel maps): its
+ * bytes and length; 0, or PSYM_NOENT (no vDSO, or its mapping not found
+ * in /proc/self/maps).
+ */
+int psym_own_vdso(const void **bytes, size_t *len);
+
 #endif

@@ -806,8 +806,13 @@ int psym_collectprof_add_values(struct psym_collectprof *c, int pid, int tid, co
 		n++;
 	}
 	for (size_t i = 0; i < nu; i++) {
-		/* The first user frame is a leaf only when no kernel frame is above it. */
-		uint64_t a = (i == 0 && nk == 0) ? ustack[i] : ustack[i] - 1;
+		/*
+		 * The first user frame is the registers' IP: the leaf, or where
+		 * the kernel was entered below kernel frames (the instruction an
+		 * interrupt or fault stopped, the one after a syscall), never a
+		 * return address; perf looks it up as it is too.
+		 */
+		uint64_t a = i == 0 ? ustack[i] : ustack[i] - 1;
 		long mi = find_map(pr, ustack[i]);
 		uint64_t mid = mi >= 0 ? mapping_for(c, pr, mi) : 0;
 

@@ -5,9 +5,11 @@
  * unsymbolized pprof profile. No BPF here: unit tests drive it directly.
  *
  * Stacks are leaf first, as bpf_get_stackid returns them. Every frame but
- * the leaf is a return address and is recorded as address - 1 (inside the
- * call instruction), the rule written into the profile's comment. Kernel
- * frames come first (above user frames). Locations are deduplicated per
+ * the first of each part is a return address and is recorded as address - 1
+ * (inside the call instruction), the rule written into the profile's
+ * comment; the first user frame is the registers' IP even below kernel
+ * frames (where the kernel was entered). Kernel frames come first (above
+ * user frames). Locations are deduplicated per
  * (mapping, address), mappings per (start, limit, offset, path, build ID).
  */
 #ifndef PSYM_COLLECTPROF_H

@@ -134,3 +134,21 @@ void psym_hostid_profile_release(const struct psym_profile *p, char *buf, size_t
 	else if (uname(&u) == 0)
 		snprintf(buf, bufsz, "%s", u.release);
 }
+
+void psym_hostid_profile_kernel_build_id(const struct psym_profile *p, char *buf, size_t bufsz)
+{
+	const pb_profile *pb = p->pb;
+
+	if (!bufsz)
+		return;
+	buf[0] = '\0';
+	for (size_t i = 0; i < pb->n_mapping; i++) {
+		const char *f = psym_profile_str(p, pb->mapping[i]->filename);
+		const char *b = psym_profile_str(p, pb->mapping[i]->build_id);
+
+		if (f && b && *b && !strncmp(f, "[kernel.kallsyms]", 17)) {
+			snprintf(buf, bufsz, "%s", b);
+			return;
+		}
+	}
+}

@@ -60,4 +60,7 @@ bool psym_hostid_profile_is_local(const struct psym_profile *p, struct psym_host
  */
 void psym_hostid_profile_release(const struct psym_profile *p, char *buf, size_t bufsz);
 
+/* The build ID of p's kernel mapping ([kernel.kallsyms]) into buf; "" when none. */
+void psym_hostid_profile_kernel_build_id(const struct psym_profile *p, char *buf, size_t bufsz);
+
 #endif

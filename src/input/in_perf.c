@@ -21,11 +21,13 @@
 #include "collectprof.h"
 #include "in_perf.h"
 #include "perfdata.h"
+#include "perfmap.h"
 #include "perftrack.h"
 #include "unwindprof.h"
 #include "unwregs.h"
 
 #define MAX_FRAMES 512
+#define MAX_JITDUMPS 1024 /* jitdump comments in one profile */
 
 /* What stays with the input: the reader (over in->buf or in->fd) for the stack pass. */
 struct perf_state {
@@ -43,6 +45,8 @@ struct pass {
 	int64_t *vals;
 	size_t nvals;
 	uint64_t first, last; /* sample times */
+	size_t njitdumps;
+	char last_jitdump[4200]; /* the last jitdump comment: a file mapped again is said once */
 	/* The stack pass. */
 	const struct psym_ustacks_reader_ops *ops;
 	void *ops_ud;
@@ -55,11 +59,49 @@ bool psym_perf_sniff(const unsigned char *buf, size_t len)
 	return psym_perfdata_sniff(buf, len);
 }
 
+/*
+ * A JIT's jitdump (jit-PID.dump, mapped so that perf records where it
+ * is): said in the profile for the JIT resolver, which reads it when it
+ * is still the file the recording mapped (perfmap.h).
+ */
+static int jitdump_mmap(struct pass *p, const struct psym_perf_mmap *m)
+{
+	struct psym_jitdump_rec r = {
+		.pid = (int)m->pid,
+		.has_inode = m->has_inode,
+		.maj = m->maj,
+		.min = m->min,
+		.ino = m->ino,
+		.path = m->filename,
+	};
+	char line[sizeof(p->last_jitdump)];
+
+	if (!p->c || m->pid == 0 || m->pid > INT32_MAX || m->filename[0] != '/' ||
+	    !psym_jitdump_name_pid(m->filename) || p->njitdumps >= MAX_JITDUMPS ||
+	    !psym_jitdump_comment(&r, line, sizeof(line)) || !strcmp(line, p->last_jitdump))
+		return 0;
+	memcpy(p->last_jitdump, line, sizeof(line));
+	p->njitdumps++;
+	return psym_collectprof_comment(p->c, line)
+		       ? psym_err_set(p->e, PSYM_ENOMEM, "out of memory")
+		       : 0;
+}
+
 static int on_mmap(void *ud, const struct psym_perf_mmap *m)
 {
 	struct pass *p = ud;
+	int ret = jitdump_mmap(p, m);
 
-	return psym_perftrack_mmap(p->t, m, p->e);
+	if (!ret)
+		ret = psym_perftrack_mmap(p->t, m, p->e);
+	/* A limit the recording passed: said naming the file. */
+	if (ret && ret != PSYM_ENOMEM && strncmp(p->e->msg, "'", 1)) {
+		char msg[sizeof(p->e->msg)];
+
+		memcpy(msg, p->e->msg, sizeof(msg));
+		ret = psym_err_set(p->e, ret, "'%s': %s", psym_perfdata_name(p->d), msg);
+	}
+	return ret;
 }
 
 static int on_comm(void *ud, const struct psym_perf_comm *c)
@@ -152,15 +194,6 @@ static int on_sample(void *ud, const struct psym_perf_sample *s)
 	if (ret)
 		return ret;
 	split(p, s, regs_ip(s, p->machine), &nk, &nu);
-	/*
-	 * Below kernel frames, the first user frame is where the kernel was
-	 * entered: the instruction a fault interrupted, or the one after a
-	 * syscall; never a return address. The builder takes it for one
-	 * (address - 1): given + 1, it records the address itself, as perf
-	 * looks it up.
-	 */
-	if (nk && nu)
-		p->u[0]++;
 	memset(p->vals, 0, p->nvals * sizeof(*p->vals));
 	p->vals[2 * s->attr_index] = 1;
 	p->vals[2 * s->attr_index + 1] = (int64_t)s->period;
@@ -434,6 +467,9 @@ static int perf_read_from(struct psym_perfdata *d, const struct psym_limits *lim
 		goto out;
 	}
 	st->d = d;
+	/* A quarter of the profile's cap for the time ordering, PSYM_PERF_QUEUE_CAP at most. */
+	if (lim && lim->max_memory && lim->max_memory / 4 < PSYM_PERF_QUEUE_CAP)
+		psym_perfdata_set_queue_cap(d, lim->max_memory / 4);
 	st->machine = machine_of(st->d);
 	p->d = st->d;
 	p->e = e;

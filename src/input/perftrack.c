@@ -2,6 +2,7 @@
 /* A perf.data recording's processes: mappings, comms, build IDs. */
 #include "config.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,17 @@ static int cut(struct proc *p, uint64_t s, uint64_t end, struct psym_err *e)
 	return 0;
 }
 
+/* One of the ELF files perf inject --jit writes per JIT code object (jitted-PID-N.so). */
+static bool jitted(const char *path)
+{
+	const char *b = strrchr(path, '/');
+	size_t n;
+
+	b = b ? b + 1 : path;
+	n = strlen(b);
+	return !strncmp(b, "jitted-", 7) && n > 10 && !strcmp(b + n - 3, ".so");
+}
+
 int psym_perftrack_mmap(struct psym_perftrack *t, const struct psym_perf_mmap *m,
 			struct psym_err *e)
 {
@@ -286,6 +298,13 @@ int psym_perftrack_mmap(struct psym_perftrack *t, const struct psym_perf_mmap *m
 	ret = cut(p, nm.start, nm.end, e);
 	if (!ret)
 		ret = room(p, 1, e);
+	if (ret == PSYM_ELIMIT && jitted(m->filename))
+		return psym_err_set(e, ret,
+				    "process %u: more than %d mappings at the record at offset "
+				    "%" PRIu64 " (perf inject --jit's jitted-*.so files: give psym "
+				    "the recording from before perf inject, it reads the jitdump "
+				    "itself)",
+				    p->pid, PSYM_PROCMAPS_MAX, m->offset);
 	if (ret)
 		return ret;
 	p->maps[p->n++] = nm;

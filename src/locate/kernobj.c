@@ -300,6 +300,56 @@ static int perf_cache_file(const struct psym_locate_opts *o, const char *kind, c
 	return PSYM_NOENT;
 }
 
+/*
+ * This process's own vDSO, the image the profiled processes mapped when
+ * the profile is of this kernel (perf reads its own too): when its build
+ * ID is build_id or, the vDSO's unknown (perf.data records none), when the
+ * profile's kernel build ID is the running kernel's. 0 with *out,
+ * PSYM_NOENT, or PSYM_ENOMEM.
+ */
+static int own_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
+		    struct psym_err *e)
+{
+	static const char name[] = "[vdso] (this machine's)";
+	struct psym_err le = { 0 };
+	const void *bytes;
+	const char *id;
+	size_t len;
+	void *copy;
+	int ret;
+
+	char kbid[PSYM_BUILD_ID_HEX_MAX];
+
+	if (!build_id &&
+	    (!o->kernel_build_id || psym_kernel_notes_build_id("/sys/kernel/notes", kbid, &le) ||
+	     strcasecmp(kbid, o->kernel_build_id)))
+		return PSYM_NOENT;
+	if (psym_own_vdso(&bytes, &len))
+		return PSYM_NOENT;
+	copy = malloc(len);
+	if (!copy)
+		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	memcpy(copy, bytes, len);
+	ret = psym_elf_open_mem(copy, len, true, name, o->elf_limits, out, &le);
+	if (ret == PSYM_ENOMEM)
+		return psym_err_set(e, ret, "%s", le.msg);
+	if (ret) {
+		explain(o, name, le.msg);
+		return PSYM_NOENT;
+	}
+	id = psym_elf_build_id(*out);
+	if (build_id && (!id || strcasecmp(id, build_id))) {
+		explain(o, name, "another build ID");
+		psym_elf_close(*out);
+		*out = NULL;
+		return PSYM_NOENT;
+	}
+	explain(o, name,
+		build_id ? "vDSO image used"
+			 : "vDSO image used (the profile's kernel is this one)");
+	return 0;
+}
+
 int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, struct psym_elf **out,
 		     struct psym_reason *why, struct psym_err *e)
 {
@@ -324,7 +374,13 @@ int psym_locate_vdso(const struct psym_locate_opts *o, const char *build_id, str
 			 o->release);
 	psym_reason_set(why, PSYM_R_NO_VDSO,
 			"no vDSO image (give --vdso FILE, or keep the collector's side directory)");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n) {
+			ret = own_vdso(o, build_id, out, e);
+			if (ret != PSYM_NOENT)
+				return ret;
+			break;
+		}
 		struct psym_err le = { 0 };
 
 		if (!is_file_o(o, cands[i])) {

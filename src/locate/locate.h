@@ -89,6 +89,12 @@ struct psym_locate_opts {
 	const char *vdso;			  /* --vdso, or NULL */
 	const struct psym_mem_image *vdso_images; /* tried first, by build ID */
 	size_t n_vdso_images;
+	/*
+	 * The profile's kernel build ID, or NULL: when it is the running
+	 * kernel's, this machine's own vDSO is the profile's (a vDSO mapping
+	 * has no build ID of its own in perf.data).
+	 */
+	const char *kernel_build_id;
 	const char *kallsyms;		  /* --kallsyms, or NULL */
 	const char *boot_id;		  /* the profile's recorded boot: the side dir's kallsyms
 			      * copies of other boots are refused; NULL: any */

@@ -321,6 +321,52 @@ static bool uvarint_slow(const struct psym_gopclntab *t, size_t *pos, uint32_t *
 	return false;
 }
 
+/* A walk over one pc-value table of a function: [pc, next) has value val. */
+struct pcstep {
+	size_t pos;
+	uint64_t pc, next;
+	int32_t val;
+	uint32_t i;
+};
+
+/* s at the table at off (from the pctab) of f: 0, PSYM_NOENT (no table), or PSYM_EBADINPUT. */
+static inline int pcstep_start(const struct psym_gopclntab *t, const struct func *f, uint32_t off,
+			       struct pcstep *s)
+{
+	if (!off)
+		return PSYM_NOENT;
+	if (off >= t->pctab.end - t->pctab.off)
+		return PSYM_EBADINPUT;
+	*s = (struct pcstep){ .pos = t->pctab.off + off, .next = f->entry, .val = -1 };
+	return 0;
+}
+
+/*
+ * The next step of s: 1 (its pc, next and val), 0 at the table's end, or
+ * PSYM_EBADINPUT. Steps stay inside the function and never go back; a
+ * step of no length is real (Go's s390x assembler writes them) and cannot
+ * loop, as each step reads on. Inline: the lookups walk tables step by step.
+ */
+static inline int pcstep_next(const struct psym_gopclntab *t, const struct func *f,
+			      struct pcstep *s)
+{
+	uint32_t uv, pcd;
+
+	if (s->i >= MAX_PCSTEPS || !uvarint(t, &s->pos, &uv))
+		return PSYM_EBADINPUT;
+	if (uv == 0 && s->i)
+		return 0;
+	s->i++;
+	s->val += (int32_t)((uv & 1) ? ~(uv >> 1) : (uv >> 1));
+	if (!uvarint(t, &s->pos, &pcd))
+		return PSYM_EBADINPUT;
+	s->pc = s->next;
+	s->next = s->pc + (uint64_t)pcd * t->minlc;
+	if (s->next < s->pc || s->next > f->end)
+		return PSYM_EBADINPUT;
+	return 1;
+}
+
 /* Visits each step of a table: [pc, next) has value val. */
 typedef bool (*step_fn)(void *ud, uint64_t pc, uint64_t next, int32_t val);
 
@@ -331,80 +377,33 @@ typedef bool (*step_fn)(void *ud, uint64_t pc, uint64_t next, int32_t val);
 static int pcwalk(const struct psym_gopclntab *t, const struct func *f, uint32_t off, step_fn fn,
 		  void *ud)
 {
-	size_t pos;
-	uint64_t pc = f->entry;
-	int32_t val = -1;
-	uint32_t uv, pcd;
+	struct pcstep s;
+	int ret = pcstep_start(t, f, off, &s);
 
-	if (!off)
-		return PSYM_NOENT;
-	if (off >= t->pctab.end - t->pctab.off)
-		return PSYM_EBADINPUT;
-	pos = t->pctab.off + off;
-	for (uint32_t i = 0; i < MAX_PCSTEPS; i++) {
-		uint64_t next;
-
-		if (!uvarint(t, &pos, &uv))
-			return PSYM_EBADINPUT;
-		if (uv == 0 && i)
+	if (ret)
+		return ret;
+	while ((ret = pcstep_next(t, f, &s)) == 1)
+		if (!fn(ud, s.pc, s.next, s.val))
 			return 0;
-		val += (int32_t)((uv & 1) ? ~(uv >> 1) : (uv >> 1));
-		if (!uvarint(t, &pos, &pcd))
-			return PSYM_EBADINPUT;
-		next = pc + (uint64_t)pcd * t->minlc;
-		/*
-		 * Inside the function, never back; a step of no length is
-		 * real (Go's s390x assembler writes them) and cannot loop, as
-		 * each step reads on.
-		 */
-		if (next < pc || next > f->end)
-			return PSYM_EBADINPUT;
-		if (!fn(ud, pc, next, val))
-			return 0;
-		pc = next;
-	}
-	return PSYM_EBADINPUT;
+	return ret;
 }
 
-/*
- * The value of the table at pc: 0 (*val set; -1 when none), or
- * PSYM_EBADINPUT. pcwalk's steps and checks, without a call per step
- * (most lookups walk a table this way).
- */
+/* The value of the table at pc: 0 (*val set; -1 when none), or PSYM_EBADINPUT. */
 static int pcvalue(const struct psym_gopclntab *t, const struct func *f, uint32_t off, uint64_t pc,
 		   int32_t *val)
 {
-	size_t pos;
-	uint64_t cur = f->entry;
-	int32_t v = -1;
-	uint32_t uv, pcd;
+	struct pcstep s;
+	int ret = pcstep_start(t, f, off, &s);
 
 	*val = -1;
-	if (!off)
-		return 0;
-	if (off >= t->pctab.end - t->pctab.off)
-		return PSYM_EBADINPUT;
-	pos = t->pctab.off + off;
-	for (uint32_t i = 0; i < MAX_PCSTEPS; i++) {
-		uint64_t next;
-
-		if (!uvarint(t, &pos, &uv))
-			return PSYM_EBADINPUT;
-		if (uv == 0 && i)
-			return 0;
-		v += (int32_t)((uv & 1) ? ~(uv >> 1) : (uv >> 1));
-		if (!uvarint(t, &pos, &pcd))
-			return PSYM_EBADINPUT;
-		next = cur + (uint64_t)pcd * t->minlc;
-		if (next < cur || next > f->end)
-			return PSYM_EBADINPUT;
-		if (pc < next) {
-			*val = v;
+	if (ret)
+		return ret == PSYM_NOENT ? 0 : ret;
+	while ((ret = pcstep_next(t, f, &s)) == 1)
+		if (pc < s.next) {
+			*val = s.val;
 			return 0;
 		}
-		cur = next;
-	}
-	return PSYM_EBADINPUT;
+	return ret;
 }
 
 static uint32_t pcdata(const struct psym_gopclntab *t, const struct func *f, uint32_t i);
@@ -429,17 +428,12 @@ static bool dtab_push(struct dtab *d, uint32_t end, int32_t val)
 	return true;
 }
 
-/*
- * Table k of f (at off) into t->dec, or marked to be walked per lookup:
- * pcwalk's steps and checks, without a call per step.
- */
+/* Table k of f (at off) into t->dec, or marked to be walked per lookup. */
 static void decode(struct psym_gopclntab *t, const struct func *f, int k, uint32_t off)
 {
 	struct dtab *d = &t->dec->tab[k];
-	uint64_t cur = f->entry;
-	int32_t v = -1;
-	uint32_t uv, pcd;
-	size_t pos;
+	struct pcstep s;
+	int ret;
 
 	d->n = 0;
 	d->state = 0;
@@ -447,33 +441,18 @@ static void decode(struct psym_gopclntab *t, const struct func *f, int k, uint32
 		d->state = 1;
 		return;
 	}
-	if (!off)
-		return;
-	if (off >= t->pctab.end - t->pctab.off) {
-		d->state = PSYM_EBADINPUT;
+	ret = pcstep_start(t, f, off, &s);
+	if (ret) {
+		d->state = ret == PSYM_NOENT ? 0 : PSYM_EBADINPUT;
 		return;
 	}
-	pos = t->pctab.off + off;
-	for (uint32_t i = 0; i < MAX_PCSTEPS; i++) {
-		uint64_t next;
-
-		if (!uvarint(t, &pos, &uv))
-			break;
-		if (uv == 0 && i)
-			return;
-		v += (int32_t)((uv & 1) ? ~(uv >> 1) : (uv >> 1));
-		if (!uvarint(t, &pos, &pcd))
-			break;
-		next = cur + (uint64_t)pcd * t->minlc;
-		if (next < cur || next > f->end)
-			break;
-		if (!dtab_push(d, (uint32_t)(next - f->entry), v)) {
+	while ((ret = pcstep_next(t, f, &s)) == 1)
+		if (!dtab_push(d, (uint32_t)(s.next - f->entry), s.val)) {
 			d->state = 1;
 			return;
 		}
-		cur = next;
-	}
-	d->state = PSYM_EBADINPUT;
+	if (ret)
+		d->state = PSYM_EBADINPUT;
 }
 
 /* The value of table k (at off) of f at pc, as pcvalue gives it. */

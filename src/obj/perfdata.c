@@ -749,6 +749,16 @@ const struct psym_perf_build_id *psym_perfdata_build_ids(const struct psym_perfd
 	return d->bids;
 }
 
+const char *psym_perfdata_name(const struct psym_perfdata *d)
+{
+	return d->name;
+}
+
+void psym_perfdata_set_queue_cap(struct psym_perfdata *d, size_t bytes)
+{
+	d->queue_cap = bytes;
+}
+
 void psym_perfdata_stats(const struct psym_perfdata *d, struct psym_perfdata_stats *s)
 {
 	*s = d->st;

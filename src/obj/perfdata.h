@@ -131,6 +131,9 @@ struct psym_perf_mmap {
 	bool exec;	      /* PROT_EXEC (MMAP: not a data mapping) */
 	uint8_t build_id[PSYM_PERF_BUILD_ID_MAX];
 	size_t build_id_len; /* MMAP2 with PERF_RECORD_MISC_MMAP_BUILD_ID */
+	bool has_inode;	     /* MMAP2 without a build ID: the file's device and inode */
+	uint32_t maj, min;
+	uint64_t ino;
 	const char *filename;
 	struct psym_perf_id sid;
 };
@@ -236,13 +239,25 @@ bool psym_perfdata_is_pipe(const void *buf, size_t len);
 void psym_perfdata_free(struct psym_perfdata *d);
 
 /*
- * Deliver every record to tool, in file order. 0, tool's nonzero return,
+ * Deliver every record to tool: in time order as perf reads them when
+ * every record carries its time (queued until the round after the one
+ * that ends with FINISHED_ROUND), else in file order. 0, tool's nonzero return,
  * or a negative code with e naming the file and the first bad record's
  * offset; the records before it were delivered.
  */
 int psym_perfdata_run(struct psym_perfdata *d, const struct psym_perf_tool *tool, void *ud,
 		      struct psym_err *e);
 
+/*
+ * The memory the time-order queue may take (records and their entries;
+ * 0: PSYM_PERF_QUEUE_CAP). Past it, as perf's ordered events do, the
+ * older half of the queue is delivered before its round ends.
+ */
+#define PSYM_PERF_QUEUE_CAP ((size_t)256 << 20)
+void psym_perfdata_set_queue_cap(struct psym_perfdata *d, size_t bytes);
+
+/* The name given when it was opened, for messages. */
+const char *psym_perfdata_name(const struct psym_perfdata *d);
 const struct psym_perf_info *psym_perfdata_info(const struct psym_perfdata *d);
 const struct psym_perf_attr *psym_perfdata_attrs(const struct psym_perfdata *d, size_t *n);
 const struct psym_perf_build_id *psym_perfdata_build_ids(const struct psym_perfdata *d, size_t *n);

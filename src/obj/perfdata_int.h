@@ -53,6 +53,8 @@ struct psym_perfdata {
 	/* A sample's id at this offset of its body (-1: none); the trailer's size. */
 	int sample_id_pos;
 	unsigned trailer_size;
+	/* Bytes the time-order queue may hold (psym_perfdata_set_queue_cap). */
+	size_t queue_cap;
 	struct psym_perfdata_stats st;
 };
 

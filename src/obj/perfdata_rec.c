@@ -339,6 +339,11 @@ static int on_mmap(struct run *r, uint32_t type, uint16_t misc, const uint8_t *b
 		if ((misc & MISC_MMAP_BUILD_ID) && body[32] <= PSYM_PERF_BUILD_ID_MAX) {
 			m.build_id_len = body[32];
 			memcpy(m.build_id, body + 36, m.build_id_len);
+		} else if (!(misc & MISC_MMAP_BUILD_ID)) {
+			m.has_inode = true;
+			m.maj = psym_perf_rd32(body + 32);
+			m.min = psym_perf_rd32(body + 36);
+			m.ino = psym_perf_rd64(body + 40);
 		}
 	}
 	m.filename = str_in(body + fixed, n - fixed);
@@ -445,6 +450,9 @@ static int cmp_queued(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* What a queued record costs: its bytes, its entry and malloc's header. */
+#define QUEUED_COST(size) ((size_t)(size) + sizeof(struct queued) + 16)
+
 /* Deliver the queued records of time at most limit (all: UINT64_MAX), in time order. */
 static int flush(struct run *r, uint64_t limit)
 {
@@ -458,7 +466,7 @@ static int flush(struct run *r, uint64_t limit)
 	for (; k < r->nq && r->q[k].time <= limit && !ret; k++) {
 		r->zoff = r->q[k].zoff;
 		ret = deliver(r, r->q[k].bytes, r->q[k].size, r->q[k].off);
-		r->qbytes -= r->q[k].size;
+		r->qbytes -= QUEUED_COST(r->q[k].size);
 		free(r->q[k].bytes);
 	}
 	r->zoff = zoff;
@@ -466,6 +474,7 @@ static int flush(struct run *r, uint64_t limit)
 		free(r->q[j].bytes);
 	if (ret) {
 		r->nq = 0;
+		r->qbytes = 0;
 		return ret;
 	}
 	memmove(r->q, r->q + k, (r->nq - k) * sizeof(*r->q));
@@ -487,13 +496,18 @@ static uint64_t record_time(const struct run *r, const uint8_t *p, size_t size)
 	return size >= 8 + r->d->trailer_size && pos + 8 <= size ? psym_perf_rd64(p + pos) : 0;
 }
 
-#define MAX_QUEUED_BYTES ((size_t)256 << 20)
-
 /*
- * One record: delivered now, or queued to be delivered in time order. A
- * file that never ends a round is delivered in pieces of at most
- * MAX_QUEUED_BYTES, each sorted.
+ * The queue past its cap (a round longer than the memory allows, or a
+ * file that never ends one): as perf's ordered events do, the older half
+ * is delivered now, in time order, and the newer half waits for its round.
  */
+static int flush_half(struct run *r)
+{
+	qsort(r->q, r->nq, sizeof(*r->q), cmp_queued);
+	return flush(r, r->q[r->nq / 2].time);
+}
+
+/* One record: delivered now, or queued to be delivered in time order. */
 static int record(struct run *r, const uint8_t *p, size_t size, uint64_t off)
 {
 	uint32_t type = psym_perf_rd32(p);
@@ -507,7 +521,8 @@ static int record(struct run *r, const uint8_t *p, size_t size, uint64_t off)
 	}
 	if (!r->ordered || type >= 64)
 		return deliver(r, p, size, off);
-	if (r->qbytes > MAX_QUEUED_BYTES && (ret = flush(r, UINT64_MAX)))
+	if (r->nq && r->qbytes > (r->d->queue_cap ? r->d->queue_cap : PSYM_PERF_QUEUE_CAP) &&
+	    (ret = flush_half(r)))
 		return ret;
 	q = psym_array_grow(r->q, &r->capq, r->nq + 1, sizeof(*q), 0);
 	if (!q)
@@ -525,7 +540,7 @@ static int record(struct run *r, const uint8_t *p, size_t size, uint64_t off)
 	q->time = record_time(r, p, size);
 	if (q->time > r->maxtime)
 		r->maxtime = q->time;
-	r->qbytes += size;
+	r->qbytes += QUEUED_COST(size);
 	r->nq++;
 	return 0;
 }

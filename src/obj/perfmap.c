@@ -2,9 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "bytes.h"
@@ -290,6 +294,129 @@ int psym_perfmap_add_jitdump(struct psym_perfmap *m, const char *path, struct ps
 	ret = psym_perfmap_add_jitdump_mem(m, buf, len, path, e);
 	free(buf);
 	return ret;
+}
+
+/* ---- the jitdumps a recording mapped ------------------------------------------ */
+
+int psym_jitdump_name_pid(const char *path)
+{
+	const char *b = strrchr(path, '/'), *p;
+	long pid = 0;
+
+	b = b ? b + 1 : path;
+	if (strncmp(b, "jit-", 4) != 0)
+		return 0;
+	for (p = b + 4; *p >= '0' && *p <= '9'; p++) {
+		pid = pid * 10 + (*p - '0');
+		if (pid > INT_MAX)
+			return 0;
+	}
+	return p > b + 4 && !strcmp(p, ".dump") ? (int)pid : 0;
+}
+
+bool psym_jitdump_comment(const struct psym_jitdump_rec *r, char *buf, size_t n)
+{
+	int len;
+
+	if (r->has_inode)
+		len = snprintf(buf, n,
+			       PSYM_JITDUMP_COMMENT "%d %" PRIu32 ":%" PRIu32 ":%" PRIu64 " %s",
+			       r->pid, r->maj, r->min, r->ino, r->path);
+	else
+		len = snprintf(buf, n, PSYM_JITDUMP_COMMENT "%d - %s", r->pid, r->path);
+	return len > 0 && (size_t)len < n;
+}
+
+/* A decimal number ending at stop (no sign, no overflow). */
+static bool dec(const char **p, char stop, uint64_t max, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (v > (max - (uint64_t)(*s - '0')) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (s == *p || *s != stop)
+		return false;
+	*p = s + 1;
+	*out = v;
+	return true;
+}
+
+bool psym_jitdump_comment_parse(const char *s, struct psym_jitdump_rec *r)
+{
+	size_t k = strlen(PSYM_JITDUMP_COMMENT);
+	uint64_t pid, maj, min, ino;
+
+	memset(r, 0, sizeof(*r));
+	if (strncmp(s, PSYM_JITDUMP_COMMENT, k) != 0)
+		return false;
+	s += k;
+	if (!dec(&s, ' ', INT_MAX, &pid) || !pid)
+		return false;
+	r->pid = (int)pid;
+	if (!strncmp(s, "- ", 2)) {
+		s += 2;
+	} else {
+		if (!dec(&s, ':', UINT32_MAX, &maj) || !dec(&s, ':', UINT32_MAX, &min) ||
+		    !dec(&s, ' ', UINT64_MAX, &ino))
+			return false;
+		r->has_inode = true;
+		r->maj = (uint32_t)maj;
+		r->min = (uint32_t)min;
+		r->ino = ino;
+	}
+	r->path = s;
+	/* Only a file named as a jitdump is ever opened (a profile is untrusted). */
+	return psym_jitdump_name_pid(s) > 0;
+}
+
+int psym_jitdump_check(const struct psym_jitdump_rec *r, char *why, size_t whysz)
+{
+	struct psym_err e = { 0 };
+	unsigned char h[40];
+	struct stat st;
+	int fd = psym_open_regular(r->path, &e);
+	uint32_t magic, pid;
+	bool ok;
+
+	if (fd < 0) {
+		snprintf(
+			why, whysz,
+			"%s (the jitdump the recording mapped; give a copy with --perf-map-dir DIR)",
+			e.msg);
+		return PSYM_NOENT;
+	}
+	ok = fstat(fd, &st) == 0 && pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h);
+	close(fd);
+	if (!ok) {
+		snprintf(why, whysz, "'%s': not a jitdump file (too short)", r->path);
+		return PSYM_NOENT;
+	}
+	if (r->has_inode && (major(st.st_dev) != r->maj || minor(st.st_dev) != r->min ||
+			     (uint64_t)st.st_ino != r->ino)) {
+		snprintf(why, whysz,
+			 "'%s' is not the file the recording mapped (device and inode differ): "
+			 "give a copy of it with --perf-map-dir DIR",
+			 r->path);
+		return PSYM_NOENT;
+	}
+	memcpy(&magic, h, 4);
+	if (magic != JITDUMP_MAGIC && magic != __builtin_bswap32(JITDUMP_MAGIC)) {
+		snprintf(why, whysz, "'%s': not a jitdump file (bad magic)", r->path);
+		return PSYM_NOENT;
+	}
+	/* The JIT's own pid (another in a container than the recording's). */
+	pid = rd32(h + 20, magic != JITDUMP_MAGIC);
+	if (pid != (uint32_t)psym_jitdump_name_pid(r->path)) {
+		snprintf(why, whysz,
+			 "'%s' is the jitdump of pid %" PRIu32 ", not the one its name says",
+			 r->path, pid);
+		return PSYM_NOENT;
+	}
+	return 0;
 }
 
 /* ---- lookup ------------------------------------------------------------------- */

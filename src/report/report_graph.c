@@ -22,35 +22,59 @@ static uint64_t hkey(uint64_t k)
 	return k;
 }
 
-struct rpt_edge *psym_rpt_edge_get(struct rpt_etab *t, uint32_t from, uint32_t to)
+/* The key of element i of elem bytes at base. */
+static uint64_t key_at(const void *base, size_t elem, size_t i)
 {
-	uint64_t key = ((uint64_t)from + 1) << 32 | ((uint64_t)to + 1);
-	size_t j;
+	uint64_t k;
 
-	if ((t->n + 1) * 2 > t->slots) {
-		size_t ns = t->slots ? t->slots * 2 : 4096;
-		struct rpt_edge *ne = calloc(ns, sizeof(*ne));
+	memcpy(&k, (const char *)base + i * elem, sizeof(k));
+	return k;
+}
+
+void *psym_rpt_pair_get(void **e, size_t *n, size_t *slots, size_t elem, size_t first, uint32_t a,
+			uint32_t b, bool *fresh)
+{
+	uint64_t key = ((uint64_t)a + 1) << 32 | ((uint64_t)b + 1);
+	size_t j, k;
+	char *t;
+
+	*fresh = false;
+	if ((*n + 1) * 2 > *slots) {
+		size_t ns = *slots ? *slots * 2 : first;
+		char *ne = calloc(ns, elem);
 
 		if (!ne)
 			return NULL;
-		for (size_t i = 0; i < t->slots; i++) {
-			if (!t->e[i].key)
+		for (size_t i = 0; i < *slots; i++) {
+			if (!(k = key_at(*e, elem, i)))
 				continue;
-			for (j = hkey(t->e[i].key) & (ns - 1); ne[j].key; j = (j + 1) & (ns - 1))
+			for (j = hkey(k) & (ns - 1); key_at(ne, elem, j); j = (j + 1) & (ns - 1))
 				;
-			ne[j] = t->e[i];
+			memcpy(ne + j * elem, (char *)*e + i * elem, elem);
 		}
-		free(t->e);
-		t->e = ne;
-		t->slots = ns;
+		free(*e);
+		*e = ne;
+		*slots = ns;
 	}
-	for (j = hkey(key) & (t->slots - 1); t->e[j].key; j = (j + 1) & (t->slots - 1))
-		if (t->e[j].key == key)
-			return &t->e[j];
-	t->e[j].key = key;
-	t->e[j].inl = true;
-	t->n++;
-	return &t->e[j];
+	t = *e;
+	for (j = hkey(key) & (*slots - 1); (k = key_at(t, elem, j)); j = (j + 1) & (*slots - 1))
+		if (k == key)
+			return t + j * elem;
+	memcpy(t + j * elem, &key, sizeof(key));
+	++*n;
+	*fresh = true;
+	return t + j * elem;
+}
+
+struct rpt_edge *psym_rpt_edge_get(struct rpt_etab *t, uint32_t from, uint32_t to)
+{
+	bool fresh;
+	struct rpt_edge *x = psym_rpt_pair_get((void **)&t->e, &t->n, &t->slots, sizeof(*t->e),
+					       4096, from, to, &fresh);
+
+	if (fresh)
+		x->inl = true;
+	return x;
 }
 
 /* pprof's FlatNameOrder / CumNameOrder (ties: the printable name, the other value, the key). */

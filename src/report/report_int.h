@@ -245,6 +245,15 @@ struct rpt_etab {
 /* The edge from -> to, a new one (inline, weight 0) if absent; NULL: no memory. */
 struct rpt_edge *psym_rpt_edge_get(struct rpt_etab *t, uint32_t from, uint32_t to);
 
+/*
+ * The element of the pair (a, b) in an open-addressing table kept at most
+ * half full, of *slots elements of elem bytes (first slots when it is made)
+ * whose first member is their uint64_t key (0: an empty slot): the one
+ * there, or a new zeroed one with its key (*fresh set). NULL: no memory.
+ */
+void *psym_rpt_pair_get(void **e, size_t *n, size_t *slots, size_t elem, size_t first, uint32_t a,
+			uint32_t b, bool *fresh);
+
 struct rpt_node_order {
 	const struct names *names;
 	const struct rpt_node *nodes;

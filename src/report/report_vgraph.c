@@ -17,47 +17,17 @@
 #include "merge.h"
 #include "report_int.h"
 
-static uint64_t mix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xc4ceb9fe1a85ec53ULL;
-	k ^= k >> 33;
-	return k;
-}
-
 /* The tag of node and name, a new one (0, 0) if absent; NULL: no memory or MAX_TAGS. */
 static struct dtag *dtag_get(struct dtab *t, uint32_t node, uint32_t name)
 {
-	uint64_t key = ((uint64_t)node + 1) << 32 | ((uint64_t)name + 1);
-	size_t j;
+	bool fresh;
 
-	if ((t->n + 1) * 2 > t->slots) {
-		if (t->n >= MAX_TAGS) {
-			t->over = true;
-			return NULL;
-		}
-		size_t ns = t->slots ? t->slots * 2 : 1024;
-		struct dtag *ne = calloc(ns, sizeof(*ne));
-
-		if (!ne)
-			return NULL;
-		for (size_t i = 0; i < t->slots; i++) {
-			if (!t->e[i].key)
-				continue;
-			for (j = mix(t->e[i].key) & (ns - 1); ne[j].key; j = (j + 1) & (ns - 1))
-				;
-			ne[j] = t->e[i];
-		}
-		free(t->e);
-		t->e = ne;
-		t->slots = ns;
+	if ((t->n + 1) * 2 > t->slots && t->n >= MAX_TAGS) {
+		t->over = true;
+		return NULL;
 	}
-	for (j = mix(key) & (t->slots - 1); t->e[j].key; j = (j + 1) & (t->slots - 1))
-		if (t->e[j].key == key)
-			return &t->e[j];
-	t->e[j].key = key;
-	t->n++;
-	return &t->e[j];
+	return psym_rpt_pair_get((void **)&t->e, &t->n, &t->slots, sizeof(*t->e), 1024, node, name,
+				 &fresh);
 }
 
 /* Intern a tag name with what it is; its id, -1: no memory. */

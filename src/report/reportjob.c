@@ -427,26 +427,43 @@ static int load_input(struct psym_report *r, const char *file, struct psym_profi
 	return ret;
 }
 
-/* The flame graph, to a file written atomically or to stdout. */
-static int write_flame(struct psym_profile *p, const struct psym_report *r, const char *file,
-		       struct psym_out *volatile *active, struct psym_err *e)
+/* What goes into an output: written to fp (path names it in messages). */
+typedef int (*body_fn)(struct psym_profile *p, const struct psym_report *r, const char *file,
+		       FILE *fp, const char *path, struct psym_err *e);
+
+/*
+ * path ("-": standard output) written by body, atomically: a temporary
+ * file renamed when all of it is written, removed on error; *active names
+ * it meanwhile, for the signal handler.
+ */
+static int write_out(const char *path, body_fn body, struct psym_profile *p,
+		     const struct psym_report *r, const char *file,
+		     struct psym_out *volatile *active, struct psym_err *e)
 {
 	struct psym_out o;
-	int ret = psym_out_open(&o, r->out, e);
+	int ret = psym_out_open(&o, path, e);
 
-	if (!ret) {
-		*active = &o;
-		ret = psym_report_flame(p, &r->ro, r->title ? r->title : file, o.fp, e);
-		if (ret)
-			psym_out_abort(&o);
-		else
-			ret = psym_out_commit(&o, e);
-		*active = NULL;
-	}
+	if (ret)
+		return ret;
+	*active = &o;
+	ret = body(p, r, file, o.fp, path, e);
+	if (ret)
+		psym_out_abort(&o);
+	else
+		ret = psym_out_commit(&o, e);
+	*active = NULL;
 	/* Standard output's errors are the caller's (psym's finish_stdout). */
-	if (ret == PSYM_EIO && !strcmp(r->out, "-") && ferror(stdout))
+	if (ret == PSYM_EIO && !strcmp(path, "-") && ferror(stdout))
 		ret = 0;
 	return ret;
+}
+
+/* The flame graph. */
+static int flame_body(struct psym_profile *p, const struct psym_report *r, const char *file,
+		      FILE *fp, const char *path, struct psym_err *e)
+{
+	(void)path;
+	return psym_report_flame(p, &r->ro, r->title ? r->title : file, fp, e);
 }
 
 extern char **environ;
@@ -497,43 +514,28 @@ static int run_dot(const char *fmt, const char *text, size_t n, int fd, struct p
 	return 0;
 }
 
-/* The graph as DOT, or drawn by dot; to a file written atomically or to stdout. */
-static int write_graph(struct psym_profile *p, const struct psym_report *r,
-		       struct psym_out *volatile *active, struct psym_err *e)
+/* The graph as DOT, or drawn by dot. */
+static int graph_body(struct psym_profile *p, const struct psym_report *r, const char *file,
+		      FILE *fp, const char *path, struct psym_err *e)
 {
-	const char *path = r->out ? r->out : "-";
-	struct psym_out o;
-	int ret = psym_out_open(&o, path, e);
+	char *text = NULL;
+	size_t n = 0;
+	FILE *m;
+	int ret;
 
-	if (ret)
-		return ret;
-	*active = &o;
-	if (!strcmp(r->format, "dot")) {
-		ret = psym_report_dot(p, &r->ro, r->title, o.fp, e);
-	} else {
-		char *text = NULL;
-		size_t n = 0;
-		FILE *m = open_memstream(&text, &n);
-
-		ret = m ? psym_report_dot(p, &r->ro, r->title, m, e)
-			: psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		if (m && fclose(m) && !ret)
-			ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
-		if (!ret && fflush(o.fp))
-			ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", path,
-					   strerror(errno));
-		if (!ret)
-			ret = run_dot(r->format, text, n, fileno(o.fp), e);
-		free(text);
-	}
-	if (ret)
-		psym_out_abort(&o);
-	else
-		ret = psym_out_commit(&o, e);
-	*active = NULL;
-	/* Standard output's errors are the caller's (psym's finish_stdout). */
-	if (ret == PSYM_EIO && !strcmp(path, "-") && ferror(stdout))
-		ret = 0;
+	(void)file;
+	if (!strcmp(r->format, "dot"))
+		return psym_report_dot(p, &r->ro, r->title, fp, e);
+	m = open_memstream(&text, &n);
+	ret = m ? psym_report_dot(p, &r->ro, r->title, m, e)
+		: psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	if (m && fclose(m) && !ret)
+		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
+	if (!ret && fflush(fp))
+		ret = psym_err_set(e, PSYM_EIO, "cannot write '%s': %s", path, strerror(errno));
+	if (!ret)
+		ret = run_dot(r->format, text, n, fileno(fp), e);
+	free(text);
 	return ret;
 }
 
@@ -578,9 +580,9 @@ int psym_report_run(struct psym_report *r, const char *regex, const char *file,
 	/* Mostly raw addresses: say what would give them names (stderr, once). */
 	say_unsymbolized(p, &r->ro, file, stderr);
 	if (r->kind == PSYM_REPORT_FLAME)
-		ret = write_flame(p, r, file, active, e);
+		ret = write_out(r->out, flame_body, p, r, file, active, e);
 	else if (r->kind == PSYM_REPORT_GRAPH)
-		ret = write_graph(p, r, active, e);
+		ret = write_out(r->out ? r->out : "-", graph_body, p, r, file, active, e);
 	else
 		ret = to_stdout(r, p, e);
 	psym_profile_free(p);

@@ -32,6 +32,8 @@ struct jit_resolver {
 	const struct psym_perfmap_limits *lim;
 	const char *const *files;
 	size_t nfiles;
+	const struct psym_jitdump_rec *recs; /* the jitdumps the recording mapped */
+	size_t nrecs;
 	int pid; /* every address's process (a single-process profile), or 0 */
 	const struct psym_skipped *sk; /* NULL: malformed lines not said */
 	struct jit_table *t;
@@ -81,6 +83,7 @@ struct found_ctx {
 	struct jit_resolver *j;
 	struct jit_table *t;
 	size_t found;
+	bool jitdump; /* one was loaded */
 };
 
 static bool found_file(void *ud, const char *path, bool jitdump)
@@ -90,7 +93,25 @@ static bool found_file(void *ud, const char *path, bool jitdump)
 	if (add_file(c->j, c->t, path, jitdump) != 0)
 		return false;
 	c->found++;
+	c->jitdump |= jitdump;
 	return true;
+}
+
+/* The jitdump the recording mapped for pid, when it is still that file. */
+static void add_recorded(struct found_ctx *c, int pid)
+{
+	char why[sizeof(c->t->why.detail)];
+
+	for (size_t i = 0; i < c->j->nrecs && !c->jitdump; i++) {
+		const struct psym_jitdump_rec *r = &c->j->recs[i];
+
+		if (r->pid != pid)
+			continue;
+		if (psym_jitdump_check(r, why, sizeof(why)) != 0)
+			psym_reason_set(&c->t->why, PSYM_R_NO_PERF_MAP, "%s", why);
+		else
+			found_file(c, r->path, true);
+	}
 }
 
 static struct jit_table *table(struct jit_resolver *j, int pid)
@@ -121,6 +142,7 @@ static struct jit_table *table(struct jit_resolver *j, int pid)
 			c.found++;
 	}
 	psym_objtab_perf_maps(j->tab, j->x, j->lo, pid, found_file, &c);
+	add_recorded(&c, pid);
 	if (!c.found) {
 		psym_perfmap_free(c.t->pm);
 		c.t->pm = NULL;
@@ -283,6 +305,7 @@ static const struct psym_resolver_ops jit_ops = {
 int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
 			  const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
 			  const char *const *files, size_t nfiles, int pid,
+			  const struct psym_jitdump_rec *recs, size_t nrecs,
 			  const struct psym_skipped *sk, struct psym_resolver **out,
 			  struct psym_err *e)
 {
@@ -297,6 +320,8 @@ int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
 	j->lim = lim;
 	j->files = files;
 	j->nfiles = nfiles;
+	j->recs = recs;
+	j->nrecs = nrecs;
 	j->pid = pid;
 	j->sk = sk;
 	*out = &j->base;

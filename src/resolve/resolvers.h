@@ -105,12 +105,15 @@ int psym_kernel_resolver_new(struct psym_objtab *t, struct psym_located *x,
 /*
  * JIT code: perf maps and jitdumps given for every process (files), else
  * those of each sample's process that the plan located into x (a
- * PSYM_MAP_ANON entry of t; psym_objtab_perf_maps). t, x, lo and sk (NULL:
- * none; of each file's malformed lines) must outlive it.
+ * PSYM_MAP_ANON entry of t; psym_objtab_perf_maps), else the jitdumps the
+ * recording mapped (recs, from the profile's comments: each used only
+ * when its file is the one mapped, psym_jitdump_check). t, x, lo, recs and
+ * sk (NULL: none; of each file's malformed lines) must outlive it.
  */
 int psym_jit_resolver_new(struct psym_objtab *t, struct psym_located *x,
 			  const struct psym_locate_opts *lo, const struct psym_perfmap_limits *lim,
 			  const char *const *files, size_t nfiles, int pid,
+			  const struct psym_jitdump_rec *recs, size_t nrecs,
 			  const struct psym_skipped *sk, struct psym_resolver **out,
 			  struct psym_err *e);
 

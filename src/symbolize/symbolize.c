@@ -70,6 +70,7 @@ struct run {
 	struct psym_binary_opts bopts;
 	const struct psym_binary_opts *file_bopts; /* run's, or the batch's */
 	char release[65];			   /* this machine's kernel release */
+	char kbid[PSYM_BUILD_ID_HEX_MAX];	   /* the profile's kernel build ID, or "" */
 	char foreign[256]; /* why this machine's perf maps do not apply, or "" */
 	char boot_id[40];  /* the profile's recorded boot ID, or "" */
 	bool *caller_only; /* by location position, for --adjust-callers */
@@ -81,6 +82,10 @@ struct run {
 	size_t done_in_mapping;	     /* for the progress callback */
 	size_t capmaps;		     /* of r->maps */
 	struct psym_skipped skipped; /* the kernel's and JIT resolvers' malformed lines */
+
+	/* The jitdumps the recording mapped (perfmap.h). */
+	struct psym_jitdump_rec *jitdumps;
+	size_t njitdumps;
 };
 
 /* A note to the caller (symbolize.h), not with quiet. */
@@ -335,7 +340,7 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 						&o->limits, &run->skipped, out, e);
 	case PSYM_MAP_ANON:
 		if (run->foreign[0] && !run->lo.side_dir && !run->lo.n_perf_map_dirs &&
-		    !o->n_perf_maps) {
+		    !o->n_perf_maps && !run->njitdumps) {
 			psym_reason_set(why, PSYM_R_NO_PERF_MAP,
 					"no perf maps: %s, so this machine's /tmp/perf-PID.map "
 					"names other code (keep the collector's side directory "
@@ -344,8 +349,8 @@ static int open_object(void *ud, struct psym_resolver **out, struct psym_reason 
 			return PSYM_NOENT;
 		}
 		return psym_jit_resolver_new(run->own_tab, ref->x, &run->lo, &o->limits.perfmap,
-					     o->perf_maps, o->n_perf_maps, o->pid, &run->skipped,
-					     out, e);
+					     o->perf_maps, o->n_perf_maps, o->pid, run->jitdumps,
+					     run->njitdumps, &run->skipped, out, e);
 	case PSYM_MAP_SPECIAL:
 	default:
 		psym_reason_set(why, PSYM_R_NOT_CODE,
@@ -702,6 +707,22 @@ static int plan(struct run *run, struct psym_err *e)
 				e);
 }
 
+/* The jitdumps the recording mapped, from the profile's comments. */
+static int recorded_jitdumps(struct run *run, struct psym_err *e)
+{
+	const pb_profile *pb = run->p->pb;
+	struct psym_jitdump_rec r;
+
+	for (size_t i = 0; i < pb->n_comment; i++) {
+		if (!psym_jitdump_comment_parse(psym_profile_str(run->p, pb->comment[i]), &r))
+			continue;
+		if (!run->jitdumps && !(run->jitdumps = calloc(pb->n_comment, sizeof(r))))
+			return psym_err_set(e, PSYM_ENOMEM, "out of memory");
+		run->jitdumps[run->njitdumps++] = r;
+	}
+	return 0;
+}
+
 /* The run's locate options, binary options, registries and tables. */
 static int setup(struct run *run, struct psym_err *e)
 {
@@ -714,6 +735,8 @@ static int setup(struct run *run, struct psym_err *e)
 	/* The kernel release whose vmlinux and modules are looked for (hostid.h's rule). */
 	psym_hostid_profile_release(run->p, run->release, sizeof(run->release));
 	run->lo.release = run->release[0] ? run->release : NULL;
+	psym_hostid_profile_kernel_build_id(run->p, run->kbid, sizeof(run->kbid));
+	run->lo.kernel_build_id = run->kbid[0] ? run->kbid : NULL;
 	/* This machine's perf maps stand in for missing side files only for
 	 * a profile recorded here (hostid.h). */
 	if (!psym_hostid_profile_is_local(run->p, &rec, run->foreign, sizeof(run->foreign)) &&
@@ -742,7 +765,9 @@ static int setup(struct run *run, struct psym_err *e)
 	run->files = o->shared ? psym_bincache_registry(o->shared) : run->own;
 	run->files_tab = o->shared ? psym_bincache_objtab(o->shared) : run->own_tab;
 	run->memo = psym_funcmemo_new();
-	ret = psym_builder_new(run->p, &run->b, e);
+	ret = recorded_jitdumps(run, e);
+	if (!ret)
+		ret = psym_builder_new(run->p, &run->b, e);
 	if (!ret && psym_builder_reserve(run->b, psym_lean_nlocations(run->lp)))
 		ret = psym_err_set(e, PSYM_ENOMEM, "out of memory");
 	return ret;
@@ -973,6 +998,7 @@ int psym_symbolize(struct psym_lean *lp, const struct psym_symbolize_opts *o,
 	free(run.loc_pid);
 	free(run.ns_pid);
 	free(run.pids);
+	free(run.jitdumps);
 	free(run.first);
 	free(run.fill);
 	free(run.order);

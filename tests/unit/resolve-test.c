@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "psym-int.h"
@@ -168,7 +170,8 @@ static void jit_resolver(void)
 	ok(x->nperfmaps == 2 && !x->perfmaps[1].path && x->perfmaps[0].path &&
 		   strstr(x->perfmaps[0].path, "perf-4242.map"),
 	   "jit: the entry records the map found, then the pid as located");
-	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, NULL, &r, &e) == 0, "jit: made");
+	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, NULL, 0, NULL, &r, &e) == 0,
+	   "jit: made");
 	ok(psym_resolver_lookup(r, &ctx, 0x7f0000001050ULL, fr, &why) == 0 && fr->n == 1,
 	   "jit: lookup in the sample's process");
 	is_str(fr->f[0].name, "LazyCompile:*fib", "jit: name from the perf map");
@@ -185,6 +188,101 @@ static void jit_resolver(void)
 	free(fr);
 }
 
+/* A jitdump of pid with one JIT_CODE_LOAD of name at addr (size 0x100), in dir. */
+static void write_jitdump(const char *name, uint32_t pid, uint64_t addr, const char *fn)
+{
+	unsigned char b[256] = { 0 };
+	uint32_t magic = 0x4A695444, u32;
+	uint64_t u64;
+	size_t n = strlen(fn) + 1, rec = 16 + 40 + n;
+	char path[128];
+	FILE *f;
+
+	memcpy(b, &magic, 4);
+	u32 = 1;
+	memcpy(b + 4, &u32, 4); /* version */
+	u32 = 40;
+	memcpy(b + 8, &u32, 4); /* header size */
+	memcpy(b + 20, &pid, 4);
+	u32 = 0; /* JIT_CODE_LOAD */
+	memcpy(b + 40, &u32, 4);
+	u32 = (uint32_t)rec;
+	memcpy(b + 44, &u32, 4);
+	memcpy(b + 56, &pid, 4);  /* pid */
+	memcpy(b + 60, &pid, 4);  /* tid */
+	memcpy(b + 64, &addr, 8); /* vma */
+	memcpy(b + 72, &addr, 8); /* code_addr */
+	u64 = 0x100;
+	memcpy(b + 80, &u64, 8); /* code_size */
+	memcpy(b + 96, fn, n);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	fwrite(b, 1, 40 + rec, f);
+	fclose(f);
+}
+
+/* The jitdump a perf.data recording mapped: read only while it is that file. */
+static void jit_recorded(void)
+{
+	struct psym_locate_opts lo = { 0 };
+	struct psym_perfmap_limits pl = { 0 };
+	struct psym_resolver *r = NULL;
+	struct psym_lookup_ctx ctx = { .pid = 4300 };
+	struct psym_reason why = { 0 };
+	struct psym_frames *fr = malloc(sizeof(*fr));
+	struct psym_err e = { 0 };
+	struct psym_objtab *t = psym_objtab_new(0);
+	struct psym_located *x = NULL;
+	struct psym_jitdump_rec recs[2];
+	char path[128], other[128], line[300];
+	struct stat st;
+
+	write_jitdump("jit-4300.dump", 4300, 0x7f0000005000ULL, "JS:*work /app/w.js:1:1");
+	write_jitdump("jit-4301.dump", 4300, 0x7f0000005000ULL, "JS:*wrong");
+	snprintf(path, sizeof(path), "%s/jit-4300.dump", dir);
+	snprintf(other, sizeof(other), "%s/jit-4301.dump", dir);
+	stat(path, &st);
+	recs[0] = (struct psym_jitdump_rec){ .pid = 4300,
+					     .has_inode = true,
+					     .maj = major(st.st_dev),
+					     .min = minor(st.st_dev),
+					     .ino = st.st_ino,
+					     .path = path };
+	/* The comment a perf.data profile carries, and back. */
+	ok(psym_jitdump_comment(&recs[0], line, sizeof(line)) &&
+		   psym_jitdump_comment_parse(line, &recs[1]) && recs[1].ino == recs[0].ino &&
+		   !strcmp(recs[1].path, path),
+	   "jitdump comment: written and parsed back");
+	ok(!psym_jitdump_comment_parse("perf-jitdump:1 - /etc/passwd", &recs[1]),
+	   "jitdump comment: a path not named jit-PID.dump is not taken");
+	ok(psym_objtab_add(t, PSYM_MAP_ANON, "", "", NULL, &x, &e) == 0 &&
+		   psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, recs, 1, NULL, &r, &e) == 0,
+	   "jit: made with a recorded jitdump");
+	ok(psym_resolver_lookup(r, &ctx, 0x7f0000005010ULL, fr, &why) == 0 && fr->n == 1 &&
+		   !strcmp(fr->f[0].name, "JS:*work /app/w.js:1:1"),
+	   "jit: named from the jitdump the recording mapped");
+	psym_resolver_free(r);
+	/* Another inode at the recorded path: refused, and said. */
+	recs[0].ino++;
+	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, recs, 1, NULL, &r, &e) == 0 &&
+		   psym_resolver_lookup(r, &ctx, 0x7f0000005010ULL, fr, &why) == PSYM_NOENT,
+	   "jit: another file at the recorded path is not read");
+	ok(strstr(why.detail, "not the file the recording mapped") != NULL,
+	   "jit: the reason says the file is not the recorded one");
+	psym_resolver_free(r);
+	/* A dump whose header names another pid than its name. */
+	recs[0] = (struct psym_jitdump_rec){ .pid = 4300, .path = other };
+	ok(psym_jit_resolver_new(t, x, &lo, &pl, NULL, 0, 0, recs, 1, NULL, &r, &e) == 0 &&
+		   psym_resolver_lookup(r, &ctx, 0x7f0000005010ULL, fr, &why) == PSYM_NOENT &&
+		   strstr(why.detail, "jitdump of pid 4300"),
+	   "jit: a dump whose header contradicts its name is not read");
+	psym_resolver_free(r);
+	psym_objtab_free(t);
+	free(fr);
+	unlink(path);
+	unlink(other);
+}
+
 int main(void)
 {
 	char path[160];
@@ -197,6 +295,7 @@ int main(void)
 	file_resolver();
 	kernel_resolver();
 	jit_resolver();
+	jit_recorded();
 	snprintf(path, sizeof(path), "%s/kallsyms", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/perf-4242.map", dir);
