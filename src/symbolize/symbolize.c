@@ -777,21 +777,17 @@ static int setup(struct run *run, struct psym_err *e)
 struct labels_ctx {
 	struct run *run;
 	bool pids; /* the string table has "pid": labels are looked at */
-	/*
-	 * The string indexes of "pid" and "mntns" when the table has each at
-	 * most once (-1: not there), so a label's key is an index compared,
-	 * not a string; keys_by_name: a name is there twice, compare names.
-	 */
-	int64_t pid_key, mntns_key;
-	bool keys_by_name;
+	/* The string index of each of label_keys (-1: none); by_name: one is there twice. */
+	int64_t key[2];
+	bool by_name;
 };
 
-/* Label key k is "pid" (what 0) or "mntns" (what 1). */
-static bool key_is(const struct labels_ctx *c, int64_t k, int what)
+static const char *const label_keys[2] = { "pid", "mntns" };
+
+/* Label key k is label_keys[w]: an index compared, not a string per label. */
+static bool key_is(const struct labels_ctx *c, int64_t k, int w)
 {
-	if (c->keys_by_name)
-		return !strcmp(psym_profile_str(c->run->p, k), what ? "mntns" : "pid");
-	return k == (what ? c->mntns_key : c->pid_key);
+	return c->by_name ? !strcmp(psym_profile_str(c->run->p, k), label_keys[w]) : k == c->key[w];
 }
 
 static int sample_labels(void *ud, size_t i, const pb_sample *smp)
@@ -835,20 +831,14 @@ static int sample_labels(void *ud, size_t i, const pb_sample *smp)
 /* Where the string table has "pid" and "mntns" (labels_ctx). */
 static void find_keys(const struct psym_profile *p, struct labels_ctx *c)
 {
-	c->pid_key = c->mntns_key = -1;
-	for (size_t i = 0; i < p->pb->n_string_table; i++) {
-		const char *s = p->pb->string_table[i];
-		int64_t *k = !s			   ? NULL
-			     : !strcmp(s, "pid")   ? &c->pid_key
-			     : !strcmp(s, "mntns") ? &c->mntns_key
-						   : NULL;
-
-		if (k && *k >= 0)
-			c->keys_by_name = true;
-		else if (k)
-			*k = (int64_t)i;
-	}
-	c->pids = c->pid_key >= 0;
+	c->key[0] = c->key[1] = -1;
+	for (size_t i = 0; i < p->pb->n_string_table; i++)
+		for (int w = 0; w < 2 && p->pb->string_table[i]; w++)
+			if (!strcmp(p->pb->string_table[i], label_keys[w])) {
+				c->by_name = c->by_name || c->key[w] >= 0;
+				c->key[w] = c->key[w] >= 0 ? c->key[w] : (int64_t)i;
+			}
+	c->pids = c->key[0] >= 0;
 }
 
 /*
