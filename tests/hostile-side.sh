@@ -177,17 +177,25 @@ fi
 # held one copy of them, and the unwinder kept no second table of pids.
 # Most of the rest is the sample's own in the unwound profile (240 bytes)
 # and collectprof's record of the process (104). Not in a sanitizer build.
+# Measured as the slope below, 387 to 407 bytes (392 to 399 before the
+# stack set kept each stack's 4-byte hash, which spares rehashing every
+# sample as it grows): the budget is 450, over the 400 that such runs
+# reached now and then against one record.
+# Measured as the slope between $np records and a tenth of them, so the
+# run's fixed part (a few hundred KB of start-up allocations, which vary
+# from build to build) does not count per record as it did against one.
 kbmany=$kb
-side 1
-unwind one
+nfew=$((np / 10))
+side "$nfew"
+unwind few
 if [ "$san" = yes ] || [ "$kbmany" = 0 ] || [ "$kb" = 0 ]; then
 	echo "# memory per PROCESS record not checked (a sanitizer build, or no max RSS)"
 else
-	per=$(((kbmany - kb) * 1024 / np))
-	if [ "$per" -lt 400 ]; then
-		pass "a PROCESS record and its sample cost $per bytes of RSS ($kbmany KB for $np, $kb KB for 1)"
+	per=$(((kbmany - kb) * 1024 / (np - nfew)))
+	if [ "$per" -lt 450 ]; then
+		pass "a PROCESS record and its sample cost $per bytes of RSS ($kbmany KB for $np, $kb KB for $nfew)"
 	else
-		fail "a PROCESS record and its sample cost $per bytes of RSS ($kbmany KB for $np, $kb KB for 1)"
+		fail "a PROCESS record and its sample cost $per bytes of RSS ($kbmany KB for $np, $kb KB for $nfew)"
 	fi
 fi
 # instructions N: callgrind's count for a run over N processes.

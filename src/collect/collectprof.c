@@ -102,11 +102,12 @@ struct psym_collectprof {
 	 */
 	struct psym_idxset by_stack;
 	/*
-	 * Each sample's hash in by_stack, kept to regrow it: hashing the
-	 * samples again (their labels and locations, all over memory) had
-	 * been an eighth of reading a large perf.data.
+	 * Each sample's hash in by_stack (its 32 bits that make the whole:
+	 * stack_wide), kept to regrow it: hashing the samples again (their
+	 * labels and locations, all over memory) had been an eighth of
+	 * reading a large perf.data.
 	 */
-	uint64_t *stack_h;
+	uint32_t *stack_h;
 	size_t cap_stack_h;
 	/*
 	 * Labels to share between samples (psym_builder_label.same): for each
@@ -170,35 +171,41 @@ static uint64_t pid_rehash(void *ctx, uint32_t i)
 }
 
 /* The hash of a stack's key; comm is its string_table index. */
+/*
+ * A stack's 64-bit hash from its 32 bits: the low half, and a high half
+ * (the set's tag bits) made from it, so 4 bytes a stack keep it whole.
+ */
+static uint64_t stack_wide(uint32_t k)
+{
+	return (psym_hash_mix(k) & 0xffffffff00000000ULL) | k;
+}
+
 static uint64_t stack_hash(const struct psym_idxset *set, int pid, int tid, int64_t comm,
 			   const uint64_t *locs, size_t n)
 {
 	uint64_t h = psym_idxset_hash_u64s(
 		set, (const uint64_t[3]){ (uint32_t)pid, (uint32_t)tid, (uint64_t)comm }, 3);
 
-	return psym_hash_mix(h ^ psym_hash_bytes(locs, n * sizeof(*locs), set->seed));
+	return stack_wide(
+		(uint32_t)psym_hash_mix(h ^ psym_hash_bytes(locs, n * sizeof(*locs), set->seed)));
 }
 
 static uint64_t stack_rehash(void *ctx, uint32_t i)
 {
 	const struct psym_collectprof *c = ctx;
 
-	return c->stack_h[i];
+	return stack_wide(c->stack_h[i]);
 }
 
 /* Keep sample ix's hash h (ix: the next sample). 0 or PSYM_ENOMEM. */
 static int keep_stack_hash(struct psym_collectprof *c, size_t ix, uint64_t h)
 {
-	if (ix >= c->cap_stack_h) {
-		size_t ncap = c->cap_stack_h ? c->cap_stack_h * 2 : 1024;
-		uint64_t *n = realloc(c->stack_h, ncap * sizeof(*n));
+	uint32_t *n = psym_array_grow(c->stack_h, &c->cap_stack_h, ix + 1, sizeof(*n), 0);
 
-		if (!n)
-			return PSYM_ENOMEM;
-		c->stack_h = n;
-		c->cap_stack_h = ncap;
-	}
-	c->stack_h[ix] = h;
+	if (!n)
+		return PSYM_ENOMEM;
+	c->stack_h = n;
+	c->stack_h[ix] = (uint32_t)h;
 	return 0;
 }
 
