@@ -9,14 +9,7 @@
 need node "Debian's nodejs"
 perf_usable
 
-cat >work.js <<'JS'
-function fibJS(n) { return n < 2 ? n : fibJS(n - 1) + fibJS(n - 2); }
-function hashLoop(k) { let h = 0; for (let i = 0; i < k; i++) h = (h * 31 + i) | 0; return h; }
-const end = Date.now() + 1500;
-let acc = 0;
-while (Date.now() < end) acc += fibJS(22) + hashLoop(100000);
-console.log(acc !== 0 ? "done" : "done");
-JS
+cp "$top_srcdir/tests/perfdata-work.js" work.js
 ls /tmp/perf-*.map >maps.before 2>/dev/null
 perf_rec 'perf record -q -N --buildid-mmap -e cpu-clock -F 997 -g -o node.data node --perf-basic-prof work.js >node.out'
 pid=$(perf script -i node.data -F pid 2>/dev/null | awk 'NR == 1 { print $1 }')
