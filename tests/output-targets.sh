@@ -78,8 +78,10 @@ mkdir in batch-out
 cp a.pb in/a.pb && cp a.pb in/b.pb
 ln -s ../batch-a.pb batch-out/a.pb
 mkfifo batch-out/b.pb
-timeout 20 cat batch-out/b.pb >batch-b.pb &
+# A batch does not wait for a FIFO's reader: the reader holds it open first.
+python3 "$top_srcdir/tests/fifo-reader.py" batch-out/b.pb batch-b.pb reader.ready &
 reader=$!
+for _ in $(seq 100); do [ -e reader.ready ] && break; sleep 0.1; done
 timeout 20 "$PSYM" symbolize -q --offline --no-cache --raw -j 1 in -o batch-out
 wait "$reader"
 sym --raw a.pb -o ref-raw.pb
