@@ -92,16 +92,7 @@ static int on_mmap(void *ud, const struct psym_perf_mmap *m)
 	struct pass *p = ud;
 	int ret = jitdump_mmap(p, m);
 
-	if (!ret)
-		ret = psym_perftrack_mmap(p->t, m, p->e);
-	/* A limit the recording passed: said naming the file. */
-	if (ret && ret != PSYM_ENOMEM && strncmp(p->e->msg, "'", 1)) {
-		char msg[sizeof(p->e->msg)];
-
-		memcpy(msg, p->e->msg, sizeof(msg));
-		ret = psym_err_set(p->e, ret, "'%s': %s", psym_perfdata_name(p->d), msg);
-	}
-	return ret;
+	return ret ? ret : psym_perftrack_mmap(p->t, m, p->e);
 }
 
 static int on_comm(void *ud, const struct psym_perf_comm *c)

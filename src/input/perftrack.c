@@ -45,6 +45,7 @@ struct psym_perftrack {
 	struct psym_hashtab procs, threads, strs, bids;
 	struct psym_arena arena; /* interned strings, build-ID keys */
 	const char *kernel_bid;
+	const char *name; /* the recording's, for messages (the reader's) */
 	struct psym_procmap *scratch;
 	size_t capscratch;
 };
@@ -119,6 +120,7 @@ int psym_perftrack_new(const struct psym_perfdata *d, struct psym_perftrack **ou
 	psym_hashtab_init(&t->strs, MAX_STRINGS);
 	psym_hashtab_init(&t->bids, MAX_STRINGS);
 	psym_arena_init(&t->arena, (size_t)1 << 30);
+	t->name = psym_perfdata_name(d);
 	ret = index_build_ids(t, d, e);
 	if (ret) {
 		psym_perftrack_free(t);
@@ -207,13 +209,13 @@ static struct thread *get_thread(struct psym_perftrack *t, uint32_t tid, struct 
 }
 
 /* Room for k more mappings of p. */
-static int room(struct proc *p, size_t k, struct psym_err *e)
+static int room(const struct psym_perftrack *t, struct proc *p, size_t k, struct psym_err *e)
 {
 	struct tmap *m;
 
 	if (p->n + k > PSYM_PROCMAPS_MAX)
-		return psym_err_set(e, PSYM_ELIMIT, "process %u: more than %d mappings", p->pid,
-				    PSYM_PROCMAPS_MAX);
+		return psym_err_set(e, PSYM_ELIMIT, "'%s': process %u: more than %d mappings",
+				    t->name, p->pid, PSYM_PROCMAPS_MAX);
 	m = psym_array_grow(p->maps, &p->cap, p->n + k, sizeof(*m), PSYM_PROCMAPS_MAX);
 	if (!m)
 		return psym_err_set(e, PSYM_ENOMEM, "out of memory");
@@ -222,7 +224,8 @@ static int room(struct proc *p, size_t k, struct psym_err *e)
 }
 
 /* Cut what overlaps [s, e) out of p's mappings (its pieces outside stay). */
-static int cut(struct proc *p, uint64_t s, uint64_t end, struct psym_err *e)
+static int cut(const struct psym_perftrack *t, struct proc *p, uint64_t s, uint64_t end,
+	       struct psym_err *e)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		struct tmap *m = &p->maps[i], right;
@@ -235,7 +238,7 @@ static int cut(struct proc *p, uint64_t s, uint64_t end, struct psym_err *e)
 		if (m->start < s) {
 			m->end = s; /* the left piece stays here */
 			if (right.end > end) {
-				int ret = room(p, 1, e);
+				int ret = room(t, p, 1, e);
 
 				if (ret)
 					return ret;
@@ -295,16 +298,17 @@ int psym_perftrack_mmap(struct psym_perftrack *t, const struct psym_perf_mmap *m
 		    !psym_hashtab_get(&t->bids, m->filename, strlen(m->filename), &v))
 			nm.bid = v;
 	}
-	ret = cut(p, nm.start, nm.end, e);
+	ret = cut(t, p, nm.start, nm.end, e);
 	if (!ret)
-		ret = room(p, 1, e);
+		ret = room(t, p, 1, e);
 	if (ret == PSYM_ELIMIT && jitted(m->filename))
-		return psym_err_set(e, ret,
-				    "process %u: more than %d mappings at the record at offset "
-				    "%" PRIu64 " (perf inject --jit's jitted-*.so files: give psym "
-				    "the recording from before perf inject, it reads the jitdump "
-				    "itself)",
-				    p->pid, PSYM_PROCMAPS_MAX, m->offset);
+		return psym_err_set(
+			e, ret,
+			"'%s': process %u: more than %d mappings at the record at offset "
+			"%" PRIu64 " (perf inject --jit's jitted-*.so files: give psym "
+			"the recording from before perf inject, it reads the jitdump "
+			"itself)",
+			t->name, p->pid, PSYM_PROCMAPS_MAX, m->offset);
 	if (ret)
 		return ret;
 	p->maps[p->n++] = nm;
@@ -362,7 +366,7 @@ int psym_perftrack_task(struct psym_perftrack *t, const struct psym_perf_task *k
 		return e->code;
 	pp = find_proc(t, k->ppid);
 	if (pp && pp->n) {
-		int ret = room(p, pp->n, e);
+		int ret = room(t, p, pp->n, e);
 
 		if (ret)
 			return ret;
